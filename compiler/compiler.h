@@ -1,0 +1,355 @@
+/* compiler.h: the middle of patc (the one header of compiler/).
+ *
+ * Pipeline (one file per pass):
+ *   expand.c     AST program -> one closed AST term per kernel (defs inlined,
+ *                beta-reduced with let semantics)
+ *   typecheck.c  closed AST -> typed functional IR (Expr), nat arithmetic in nat.c
+ *   interp.c     CPU interpreter of the typed functional IR (the reference semantics)
+ *   lower.c      Expr -> imperative kernel IR (Stmt/X); views become index functions
+ *   barrier.c    barrier placement from a read/write analysis
+ *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
+ *   smem.c       shared-memory layout with lifetime-based reuse
+ *   driver.c     runs the pipeline; -d dump letters
+ */
+#ifndef PATC_COMPILER_H
+#define PATC_COMPILER_H
+
+#include "../lang/lang.h"
+#include "nat.h"
+
+/* ---------------------------------------------------------------- primitives */
+
+/* X(enum, name, nat args, data/function args, takes an optional dimension)
+ * Source order of explicit arguments: the nat args first, then the others. */
+#define PRIMITIVES(X)                               \
+    X(P_SPLIT, "split", 1, 1, 0)                    \
+    X(P_JOIN, "join", 0, 1, 0)                      \
+    X(P_TRANSPOSE, "transpose", 0, 1, 0)            \
+    X(P_PADCST, "padCst", 2, 2, 0)                  \
+    X(P_PADCLAMP, "padClamp", 2, 1, 0)              \
+    X(P_TAKE, "take", 1, 1, 0)                      \
+    X(P_DROP, "drop", 1, 1, 0)                      \
+    X(P_SLIDE, "slide", 2, 1, 0)                    \
+    X(P_ZIP, "zip", 0, 2, 0)                        \
+    X(P_UNZIP, "unzip", 0, 1, 0)                    \
+    X(P_PAIR, "pair", 0, 2, 0)                      \
+    X(P_FST, "fst", 0, 1, 0)                        \
+    X(P_SND, "snd", 0, 1, 0)                        \
+    X(P_GENERATE, "generate", 0, 1, 0)              \
+    X(P_ID, "id", 0, 1, 0)                          \
+    X(P_MAPSEQ, "mapSeq", 0, 2, 0)                  \
+    X(P_MAPSEQUNROLL, "mapSeqUnroll", 0, 2, 0)      \
+    X(P_REDUCESEQ, "reduceSeq", 0, 3, 0)            \
+    X(P_REDUCESEQUNROLL, "reduceSeqUnroll", 0, 3, 0) \
+    X(P_TOGLOBAL, "toGlobal", 0, 1, 0)              \
+    X(P_TOSHARED, "toShared", 0, 1, 0)              \
+    X(P_TOPRIVATE, "toPrivate", 0, 1, 0)            \
+    X(P_TOPRIVATEFUN, "toPrivateFun", 0, 2, 0)      \
+    X(P_TOSHAREDFUN, "toSharedFun", 0, 2, 0)        \
+    X(P_MAPGLOBAL, "mapGlobal", 0, 2, 1)            \
+    X(P_MAPBLOCK, "mapBlock", 0, 2, 1)              \
+    X(P_MAPTHREADS, "mapThreads", 0, 2, 1)          \
+    X(P_MAPWARP, "mapWarp", 0, 2, 1)                \
+    X(P_MAPLANE, "mapLane", 0, 2, 1)                \
+    X(P_SHFLDOWN, "shflDownWarp", 1, 1, 0)          \
+    X(P_SHFLUP, "shflUpWarp", 1, 1, 0)              \
+    X(P_SHFLXOR, "shflXorWarp", 1, 1, 0)            \
+    X(P_SHFLWARP, "shflWarp", 0, 2, 0)              \
+    X(P_ADD, "add", 0, 2, 0)                        \
+    X(P_MUL, "mul", 0, 2, 0)                        \
+    X(P_MIN, "min", 0, 2, 0)                        \
+    X(P_MAX, "max", 0, 2, 0)
+
+typedef enum {
+#define X(e, n, nn, na, d) e,
+    PRIMITIVES(X)
+#undef X
+    P_COUNT
+} Prim;
+
+typedef struct PrimInfo {
+    const char *name;
+    int nnats, nargs;
+    bool has_dim;
+} PrimInfo;
+extern const PrimInfo prim_info[P_COUNT];
+/* The primitive named `name`, or -1. */
+int prim_lookup(const char *name);
+
+/* Parallelism levels of the map family; LVL_SEQ for mapSeq. */
+typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE } Level;
+
+/* ---------------------------------------------------------------- types */
+
+typedef enum {
+    T_SCALAR, /* sk */
+    T_ARRAY,  /* arr: n elements of elem */
+    T_PAIR,   /* pair */
+    T_IDX,    /* idx: an index below n */
+    T_FUN,    /* fun: param -> ret (lambdas; kernels) */
+} TypeKind;
+
+typedef struct Type Type;
+struct Type {
+    TypeKind kind;
+    union {
+        ScalarKind sk;
+        struct { Nat *n; Type *elem; } arr;
+        struct { Type *a, *b; } pair;
+        struct { Nat *n; } idx;
+        struct { Type *param, *ret; } fun;
+    };
+};
+
+Type *ty_scalar(Arena *a, ScalarKind sk);
+Type *ty_array(Arena *a, Nat *n, Type *elem);
+Type *ty_pair(Arena *a, Type *x, Type *y);
+Type *ty_idx(Arena *a, Nat *n);
+Type *ty_fun(Arena *a, Type *param, Type *ret);
+bool ty_equal(const Type *x, const Type *y);
+void ty_print(StrBuf *b, const Type *t);
+char *ty_str(Arena *a, const Type *t);
+/* The scalar at the bottom of nested arrays (NULL for pairs); *count = total elements. */
+const Type *ty_innermost(Arena *a, const Type *t, Nat **count);
+
+/* ---------------------------------------------------------------- typed functional IR */
+
+/* A variable bound by a lambda, a let or a kernel parameter. ids are dense per
+ * compilation, so passes keep per-binder state in arrays indexed by id. */
+typedef struct Binder {
+    const char *name;
+    Type *ty;
+    int id;
+    Span sp;
+} Binder;
+
+typedef enum {
+    E_VAR,  /* var: a bound variable */
+    E_LIT,  /* lit: a scalar constant of type ty (ty->sk) */
+    E_NAT,  /* nat: a nat used as a value (an index of generate, a nat parameter); ty is i32 or idx */
+    E_PRIM, /* prim: a saturated primitive application */
+    E_LAM,  /* lam: function; only as a function argument of a primitive */
+    E_LET,  /* let: x = value evaluated once, then body */
+    E_BIN,  /* bin */
+    E_UN,   /* un */
+} ExprKind;
+
+typedef struct Expr Expr;
+struct Expr {
+    ExprKind kind;
+    Type *ty;
+    Span sp;
+    union {
+        struct { Binder *b; } var;
+        struct { union { int64_t i; uint64_t u; double f; bool b; }; } lit;
+        struct { Nat *n; } nat;
+        struct {
+            Prim p;
+            int dim;      /* 0/1/2 for the map family */
+            Nat *nats[2]; /* prim_info[p].nnats of them */
+            Expr *args[3];/* prim_info[p].nargs of them; functions are E_LAM */
+        } prim;
+        struct { Binder *param; Expr *body; } lam;
+        struct { Binder *x; Expr *value, *body; } let;
+        struct { BinOp op; Expr *l, *r; } bin;
+        struct { UnOp op; Expr *e; } un;
+    };
+};
+
+/* A kernel after type checking: kernel name = nFun(nats => fun(params => body)). */
+typedef struct KernelDef {
+    const char *name;
+    Span sp;
+    NatVar **nats;  /* nat parameters that remain after -D */
+    int nnats;
+    Binder **params;/* data parameters, in order */
+    int nparams;
+    Expr *body;     /* its type is the output type */
+} KernelDef;
+
+/* ---------------------------------------------------------------- kernel IR */
+
+typedef enum { AS_GLOBAL, AS_SHARED, AS_PRIVATE } AddrSpace;
+
+/* A piece of memory: a kernel parameter, the output, a shared or private buffer. */
+typedef struct Buffer {
+    const char *name;
+    AddrSpace as;
+    ScalarKind sk;
+    Nat *count;      /* elements */
+    int param;       /* index among data params, -1 for the output, -2 for temporaries */
+    int id;
+    bool scalar;     /* a private one-element buffer printed as a scalar variable */
+    Nat *offset;     /* shared: byte offset in the kernel's shared block (smem.c) */
+    int first, last; /* shared: lifetime in statement numbers (smem.c) */
+} Buffer;
+
+/* Scalar expressions of the kernel IR. */
+typedef enum {
+    X_LIT,    /* lit (typed by sk) */
+    X_NAT,    /* nat: an integer-valued nat expression */
+    X_LOAD,   /* load: buf[index] (a scalar private buffer ignores index) */
+    X_BIN,    /* bin */
+    X_UN,     /* un */
+    X_SELECT, /* sel: c ? a : b */
+    X_MINMAX, /* bin with op OP_LT (min) or OP_GT (max) */
+    X_SHFL,   /* shfl: a warp shuffle of val */
+    X_CAST,   /* un.e converted to sk */
+} XKind;
+
+typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX } ShflKind;
+
+typedef struct X X;
+struct X {
+    XKind kind;
+    ScalarKind sk;
+    union {
+        struct { union { int64_t i; uint64_t u; double f; bool b; }; } lit;
+        struct { Nat *n; } nat;
+        struct { Buffer *buf; Nat *index; } load;
+        struct { BinOp op; X *l, *r; } bin;
+        struct { UnOp op; X *e; } un;
+        struct { X *c, *a, *b; } sel;
+        struct { ShflKind k; X *val; X *arg; Nat *width; } shfl;
+    };
+};
+
+typedef enum {
+    S_SEQ,     /* seq: items[0..n) */
+    S_DECL,    /* decl: declare private buffer buf (scalar or array), optional init */
+    S_STORE,   /* store: buf[index] = val */
+    S_FOR,     /* loop: a sequential or parallel loop (see LoopForm) */
+    S_IF,      /* cond: if (c) then */
+    S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK) or __syncwarp (LVL_WARP) */
+    S_COMMENT, /* comment */
+} StmtKind;
+
+/* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
+typedef enum {
+    LF_LOOP,     /* a (grid/block/thread/warp/lane-)stride loop or a plain for loop */
+    LF_ONCE,     /* provably exactly one trip: straight-line code */
+    LF_GUARDED,  /* at most one trip: if (id < extent) */
+} LoopForm;
+
+typedef struct Stmt Stmt;
+struct Stmt {
+    StmtKind kind;
+    union {
+        struct { Stmt **items; int n, cap; } seq;
+        struct { Buffer *buf; X *init; } decl;
+        struct { Buffer *buf; Nat *index; X *val; } store;
+        struct {
+            Level level;
+            int dim;
+            NatVar *var;     /* the index, range [0, extent) */
+            Nat *extent;
+            Stmt *body;
+            LoopForm form;
+            bool unroll;
+        } loop;
+        struct { X *c; Stmt *then; } cond;
+        struct { Level level; } barrier;
+        struct { const char *text; } comment;
+    };
+};
+
+/* Hardware ids a kernel may use, as nat variables with their ranges. */
+typedef struct HwIds {
+    NatVar *tid[3], *bid[3], *bdim[3], *gdim[3]; /* threadIdx, blockIdx, blockDim, gridDim */
+    NatVar *lane, *warp, *nwarps;                 /* lane and warp id within the block */
+} HwIds;
+
+/* A lowered kernel: everything codegen needs, and launch metadata for the runtime. */
+typedef struct Kernel {
+    const char *name;
+    KernelDef *def;
+    Buffer *out;                 /* the output */
+    Buffer **inputs;             /* data parameters, in order */
+    int ninputs;
+    Buffer **shared;             /* shared buffers (offsets from smem.c) */
+    int nshared, capshared;
+    Stmt *body;
+    HwIds hw;
+    Nat *block[3];               /* launch rule: threads per block, per dimension */
+    Nat *grid[3];                /* launch rule: blocks per grid, per dimension */
+    bool block_fixed;            /* code assumes exactly `block` threads (straight-line maps) */
+    Nat *shared_bytes;           /* total shared memory, bytes */
+    bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */
+} Kernel;
+
+/* ---------------------------------------------------------------- pipeline */
+
+/* -d letters: which IR to dump after which pass (to stderr). */
+typedef struct DumpFlags {
+    bool ast;      /* 'a': after parsing */
+    bool expand;   /* 'e': after expand */
+    bool types;    /* 't': after typecheck */
+    bool lower;    /* 'l': after lowering */
+    bool barrier;  /* 'b': after barrier placement */
+    bool loops;    /* 'o': after loop specialisation */
+    bool smem;     /* 's': after shared-memory layout */
+} DumpFlags;
+
+typedef struct Define {
+    const char *name;
+    int64_t value;
+} Define;
+
+typedef struct CompileOptions {
+    LangOptions lang;
+    const Define *defines;   /* -D name=value: specialise nat parameters */
+    int ndefines;
+    const char *only_kernel; /* --kernel NAME, or NULL for all */
+    DumpFlags dump;
+    FILE *dump_out;
+} CompileOptions;
+
+/* The result of compiling a program: typed kernels and their lowered forms. */
+typedef struct Compilation {
+    Arena *arena;
+    Diag *diag;
+    Program prog;
+    KernelDef **defs;
+    int ndefs;
+    Kernel **kernels;
+    int nkernels;
+} Compilation;
+
+/* Passes. Each requires what the previous one ensures. */
+KernelDef **expand_and_check(Compilation *c, const CompileOptions *opt, int *ndefs); /* expand.c + typecheck.c */
+Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k);               /* expand.c */
+KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed,
+                            const Define *defs, int ndefs);                           /* typecheck.c */
+Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k);                                 /* lower.c */
+void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
+void loops_specialise(Arena *a, Kernel *k);                                             /* loops.c */
+void smem_layout(Arena *a, Kernel *k);                                                  /* smem.c */
+
+/* Run parse -> expand -> typecheck -> lower -> passes on a file or string. Returns
+ * false after reporting an error through c->diag. */
+bool compile_file(Compilation *c, const CompileOptions *opt, const char *path);
+bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
+                    const char *text, size_t len);
+
+/* Dumps. */
+void expr_print(StrBuf *b, const Expr *e);
+void kernel_print(StrBuf *b, const Kernel *k);
+
+/* Statement builders (used by lower.c and the passes). */
+Stmt *stmt_seq(Arena *a);
+void stmt_append(Arena *a, Stmt *seq, Stmt *s);
+
+/* ---------------------------------------------------------------- interpreter */
+
+/* A value of the interpreter: scalars as doubles/int64 by type, arrays flattened. */
+typedef struct IValue IValue;
+
+/* Interpret kernel `k` on host buffers. inputs[i] holds the flattened elements of data
+ * parameter i (its innermost scalar type, little-endian, packed); nat values are given
+ * in `nats` in the order of k->nats. The flattened output is written to `out`, which
+ * must hold the output's element count. Returns false and fills `err` on a run-time
+ * error (an index out of bounds in a shuffle pattern, say). */
+bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *inputs,
+                   void *out, char *err, size_t errlen);
+
+#endif

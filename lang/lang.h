@@ -1,0 +1,251 @@
+/* lang.h: the front end of patc (the one header of lang/).
+ *
+ * Everything a later stage needs from the front end lives here: the arena every
+ * compilation allocates from, the growable string buffer, source spans, the single
+ * diagnostic function, die(), the AST and the parser entry points.
+ */
+#ifndef PATC_LANG_H
+#define PATC_LANG_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PATC_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- internal bugs */
+
+/* die() is for bugs in patc itself, never for errors in the user's program. */
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...);
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define unreachable() die_at(__FILE__, __LINE__, "unreachable")
+
+/* ---------------------------------------------------------------- arena */
+
+/* One arena per compilation: every AST node, type, nat and IR node of a compilation
+ * is allocated here and freed in one call. */
+typedef struct Arena Arena;
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t size); /* zeroed, 16-byte aligned */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A counter per arena: unique small ids for variables and binders of one compilation. */
+int arena_next_id(Arena *a);
+#define ANEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ANEWN(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* ---------------------------------------------------------------- string buffer */
+
+/* A growable, always NUL-terminated string on the heap (not the arena: printers
+ * produce output that outlives a compilation). */
+typedef struct StrBuf {
+    char *s;
+    size_t len, cap;
+} StrBuf;
+void sb_putc(StrBuf *b, char c);
+void sb_puts(StrBuf *b, const char *s);
+void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
+char *sb_take(StrBuf *b); /* caller frees; b is reset */
+void sb_free(StrBuf *b);
+
+/* ---------------------------------------------------------------- sources and spans */
+
+typedef struct SrcFile {
+    const char *path;  /* as the user named it (for messages) */
+    const char *text;  /* whole contents, NUL-terminated */
+    size_t len;
+} SrcFile;
+
+/* A position in a source file: 1-based line and column of the first character. */
+typedef struct Span {
+    const SrcFile *file; /* NULL for synthesised nodes */
+    int line, col;
+} Span;
+
+/* ---------------------------------------------------------------- diagnostics */
+
+/* Diagnostics of one compilation. Every user error goes through diag_error(), which
+ * prints "file:line:col: error: message", the source line and a caret to the sink.
+ * The first error ends the compilation: diag_error() longjmps to `on_error`, which
+ * the driver sets with setjmp before running the front end and the passes. */
+typedef struct Diag {
+    FILE *sink;       /* where messages go; may be NULL when `buf` is used */
+    StrBuf *buf;      /* if non-NULL, messages are appended here as well */
+    int nerrors;
+    jmp_buf on_error;
+    bool jump_armed;  /* diag_error longjmps only when the driver armed it */
+} Diag;
+
+void diag_init(Diag *d, FILE *sink, StrBuf *buf);
+/* Report an error in the user's program at `sp` and abandon the compilation. */
+_Noreturn void diag_error(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Report an error, then a note at a second place, and abandon the compilation. */
+_Noreturn void diag_error2(Diag *d, Span sp, Span note_sp, const char *note, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A note or warning that does not stop the compilation. */
+void diag_note(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error with no source position (missing file, bad -D): "patc: error: ...". */
+_Noreturn void diag_error_nopos(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- scalar types and ops */
+
+/* Scalar types: X(enum, spelling, C type, size in bytes, is_float, is_signed) */
+#define SCALAR_TYPES(X)                          \
+    X(SK_F32, "f32", "float", 4, 1, 1)           \
+    X(SK_F64, "f64", "double", 8, 1, 1)          \
+    X(SK_I32, "i32", "int", 4, 0, 1)             \
+    X(SK_U32, "u32", "unsigned int", 4, 0, 0)    \
+    X(SK_I64, "i64", "long long", 8, 0, 1)       \
+    X(SK_U64, "u64", "unsigned long long", 8, 0, 0) \
+    X(SK_BOOL, "bool", "bool", 1, 0, 0)
+
+typedef enum {
+#define X(e, s, c, sz, f, sg) e,
+    SCALAR_TYPES(X)
+#undef X
+    SK_COUNT
+} ScalarKind;
+
+typedef struct ScalarInfo {
+    const char *name, *ctype;
+    int size;
+    bool is_float, is_signed;
+} ScalarInfo;
+extern const ScalarInfo scalar_info[SK_COUNT];
+
+/* Binary operators: X(enum, spelling, precedence class) */
+#define BIN_OPS(X)          \
+    X(OP_ADD, "+")          \
+    X(OP_SUB, "-")          \
+    X(OP_MUL, "*")          \
+    X(OP_DIV, "/")          \
+    X(OP_MOD, "%")          \
+    X(OP_LT, "<")           \
+    X(OP_GT, ">")           \
+    X(OP_LE, "<=")          \
+    X(OP_GE, ">=")          \
+    X(OP_EQ, "==")          \
+    X(OP_NE, "!=")          \
+    X(OP_AND, "&&")         \
+    X(OP_OR, "||")
+
+typedef enum {
+#define X(e, s) e,
+    BIN_OPS(X)
+#undef X
+    OP_COUNT
+} BinOp;
+extern const char *const binop_spelling[OP_COUNT];
+
+typedef enum { UOP_NEG, UOP_NOT } UnOp;
+
+/* ---------------------------------------------------------------- AST */
+
+/* AST kinds. Each comment names the union member that is valid for the kind. */
+typedef enum {
+    A_VAR,     /* var: a name (a binder, a def, a primitive, or a nat name) */
+    A_INT,     /* lit_int: integer literal; sk is SK_I32 unless suffixed ('u' -> SK_U32) */
+    A_FLOAT,   /* lit_float: float literal; SK_F32 with an 'f' suffix, else SK_F64 */
+    A_BOOL,    /* lit_bool: true / false */
+    A_DIM,     /* dim: a dimension literal 'x' 'y' 'z' (0, 1, 2) */
+    A_APP,     /* app: one curried application fn(arg) */
+    A_LAM,     /* lam: fun(x => body), optionally with the parameter's type */
+    A_NLAM,    /* lam: nFun(n => body); ptype is NULL */
+    A_LET,     /* let: produced by expand for `e |> fun(x => b)` when e is data */
+    A_BIN,     /* bin: a binary operator */
+    A_UN,      /* un: a unary operator */
+} AstKind;
+
+typedef struct TypeExpr TypeExpr;
+typedef struct Ast Ast;
+
+struct Ast {
+    AstKind kind;
+    Span sp;
+    union {
+        struct { const char *name; } var;
+        struct { uint64_t v; ScalarKind sk; bool suffixed; } lit_int;
+        struct { double v; ScalarKind sk; } lit_float;
+        struct { bool v; } lit_bool;
+        struct { int d; } dim;
+        struct { Ast *fn, *arg; } app;
+        struct { const char *param; TypeExpr *ptype; Ast *body; } lam;
+        struct { const char *name; Ast *value, *body; } let;
+        struct { BinOp op; Ast *l, *r; } bin;
+        struct { UnOp op; Ast *e; } un;
+    };
+};
+
+/* Type expressions as written in the source (fun(T)(x => ...)). */
+typedef enum {
+    TE_SCALAR, /* sk */
+    TE_ARRAY,  /* arr: size is an Ast nat expression */
+    TE_PAIR,   /* pair */
+    TE_IDX,    /* idx: idx[N] */
+} TypeExprKind;
+
+struct TypeExpr {
+    TypeExprKind kind;
+    Span sp;
+    union {
+        ScalarKind sk;
+        struct { Ast *size; TypeExpr *elem; } arr;
+        struct { TypeExpr *a, *b; } pair;
+        struct { Ast *size; } idx;
+    };
+};
+
+/* Top-level declarations. */
+typedef enum { D_DEF, D_KERNEL } DeclKind;
+
+typedef struct Decl {
+    DeclKind kind;
+    Span sp;
+    const char *name;
+    const char **params; /* def f(a, b) = e: parameter names; NULL for none */
+    Span *param_spans;
+    int nparams;
+    Ast *body;
+    struct Decl *next;
+} Decl;
+
+typedef struct Program {
+    Decl *decls;   /* in source order, imports spliced in where they appear */
+    Decl **tail;
+} Program;
+
+/* AST constructors (one call per grammar action). */
+Ast *ast_new(Arena *a, AstKind k, Span sp);
+Ast *ast_var(Arena *a, Span sp, const char *name);
+Ast *ast_app(Arena *a, Span sp, Ast *fn, Ast *arg);
+Ast *ast_lam(Arena *a, Span sp, const char *param, TypeExpr *ptype, Ast *body);
+Ast *ast_nlam(Arena *a, Span sp, const char *param, Ast *body);
+Ast *ast_bin(Arena *a, Span sp, BinOp op, Ast *l, Ast *r);
+Ast *ast_un(Arena *a, Span sp, UnOp op, Ast *e);
+/* Print an AST in source syntax (for -d dumps and tests). */
+void ast_print(StrBuf *b, const Ast *e);
+
+/* ---------------------------------------------------------------- parsing */
+
+typedef struct LangOptions {
+    const char **include_dirs; /* -I directories, searched after the importing file's directory */
+    int ninclude_dirs;
+} LangOptions;
+
+/* Parse one source text (already in memory) into `prog`, following imports.
+ * Errors go through `d` (and so longjmp). */
+void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog,
+                       const char *path, const char *text, size_t len);
+/* Read and parse a file; a missing file is reported through `d`. */
+void lang_parse_file(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path);
+
+/* Read a whole file; returns NULL (and sets errno) on failure. Caller frees. */
+char *lang_read_file(const char *path, size_t *len);
+
+#endif
