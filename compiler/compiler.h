@@ -246,6 +246,8 @@ struct Stmt {
             Stmt *body;
             LoopForm form;
             bool unroll;
+            bool var_used;   /* the body mentions var (else its id is not computed) */
+            Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
         } loop;
         struct { X *c; Stmt *then; } cond;
         struct { Level level; } barrier;
@@ -286,8 +288,9 @@ typedef struct DumpFlags {
     bool types;    /* 't': after typecheck */
     bool lower;    /* 'l': after lowering */
     bool barrier;  /* 'b': after barrier placement */
-    bool loops;    /* 'o': after loop specialisation */
+    bool loops;    /* 'o': after loop specialisation and single-thread regions */
     bool smem;     /* 's': after shared-memory layout */
+    /* barrier ('b') runs last: lower, loops, smem, barrier */
 } DumpFlags;
 
 typedef struct Define {
@@ -321,9 +324,15 @@ Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k);         
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed,
                             const Define *defs, int ndefs);                           /* typecheck.c */
 Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k);                                 /* lower.c */
-void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
-void loops_specialise(Arena *a, Kernel *k);                                             /* loops.c */
+void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
 void smem_layout(Arena *a, Kernel *k);                                                  /* smem.c */
+void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
+
+/* IR walks shared by the passes (print.c). */
+bool stmt_mentions_var(const Stmt *s, const NatVar *v);
+bool x_mentions_var(const X *x, const NatVar *v);
+/* Calls f on every buffer access in s: write is true for stores. */
+void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), void *ctx);
 
 /* Run parse -> expand -> typecheck -> lower -> passes on a file or string. Returns
  * false after reporting an error through c->diag. */

@@ -1,0 +1,374 @@
+/* cuda.c: the CUDA C printer. It decides nothing: loop forms, guards, barriers and
+ * shared offsets come from the passes in compiler/. */
+#include "codegen.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct Pr {
+    Arena *a;
+    StrBuf *o;
+    const Kernel *k;
+    int ind;
+} Pr;
+
+static void indent(Pr *p)
+{
+    for (int i = 0; i < p->ind; i++) sb_puts(p->o, "    ");
+}
+
+static void nat(Pr *p, const Nat *n) { nat_print_c(p->a, p->o, n); }
+
+/* A float literal that reads back to the same value and is never an integer literal. */
+static void print_float(StrBuf *o, double v, bool f32)
+{
+    if (isinf(v)) {
+        sb_printf(o, "%s(%s__int_as_float(0x7f800000))", v < 0 ? "-" : "", f32 ? "" : "(double)");
+        return;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
+    sb_puts(o, buf);
+    if (!strpbrk(buf, ".eEn")) sb_puts(o, ".0");
+    if (f32) sb_putc(o, 'f');
+}
+
+static void expr(Pr *p, const X *x);
+
+static void load(Pr *p, const Buffer *b, const Nat *i)
+{
+    if (b->as == AS_PRIVATE && b->scalar) {
+        sb_puts(p->o, b->name);
+        return;
+    }
+    sb_printf(p->o, "%s[", b->name);
+    nat(p, i);
+    sb_putc(p->o, ']');
+}
+
+static void expr(Pr *p, const X *x)
+{
+    StrBuf *o = p->o;
+    switch (x->kind) {
+    case X_LIT:
+        switch (x->sk) {
+        case SK_F32: print_float(o, x->lit.f, true); return;
+        case SK_F64: print_float(o, x->lit.f, false); return;
+        case SK_I32: sb_printf(o, "%lld", (long long)(int32_t)x->lit.i); return;
+        case SK_U32: sb_printf(o, "%lluu", (unsigned long long)(uint32_t)x->lit.u); return;
+        case SK_I64:
+            if (x->lit.i == INT64_MIN) sb_puts(o, "(-9223372036854775807ll - 1)");
+            else sb_printf(o, "%lldll", (long long)x->lit.i);
+            return;
+        case SK_U64: sb_printf(o, "%lluull", (unsigned long long)x->lit.u); return;
+        case SK_BOOL: sb_puts(o, x->lit.b ? "true" : "false"); return;
+        default: unreachable();
+        }
+    case X_NAT: nat(p, x->nat.n); return;
+    case X_LOAD: load(p, x->load.buf, x->load.index); return;
+    case X_BIN:
+        sb_putc(o, '(');
+        expr(p, x->bin.l);
+        sb_printf(o, " %s ", binop_spelling[x->bin.op]);
+        expr(p, x->bin.r);
+        sb_putc(o, ')');
+        return;
+    case X_UN:
+        sb_printf(o, "(%s", x->un.op == UOP_NEG ? "-" : "!");
+        expr(p, x->un.e);
+        sb_putc(o, ')');
+        return;
+    case X_SELECT:
+        sb_putc(o, '(');
+        expr(p, x->sel.c);
+        sb_puts(o, " ? ");
+        expr(p, x->sel.a);
+        sb_puts(o, " : ");
+        expr(p, x->sel.b);
+        sb_putc(o, ')');
+        return;
+    case X_MINMAX: {
+        bool mx = x->bin.op == OP_GT;
+        const char *f = x->sk == SK_F32 ? (mx ? "fmaxf" : "fminf") : x->sk == SK_F64 ? (mx ? "fmax" : "fmin") : (mx ? "max" : "min");
+        sb_printf(o, "%s(", f);
+        expr(p, x->bin.l);
+        sb_puts(o, ", ");
+        expr(p, x->bin.r);
+        sb_putc(o, ')');
+        return;
+    }
+    case X_SHFL: {
+        static const char *const fn[] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"};
+        sb_printf(o, "%s(0xffffffffu, ", fn[x->shfl.k]);
+        expr(p, x->shfl.val);
+        sb_puts(o, ", ");
+        expr(p, x->shfl.arg);
+        sb_putc(o, ')');
+        return;
+    }
+    case X_CAST:
+        sb_printf(o, "((%s)", scalar_info[x->sk].ctype);
+        expr(p, x->un.e);
+        sb_putc(o, ')');
+        return;
+    }
+    unreachable();
+}
+
+static void stmt(Pr *p, const Stmt *s);
+
+static void block(Pr *p, const Stmt *body)
+{
+    p->ind++;
+    stmt(p, body);
+    p->ind--;
+}
+
+/* The id a parallel loop's index starts from, and its stride. */
+static void loop_id(Pr *p, const Stmt *s, StrBuf *id, StrBuf *stride)
+{
+    const Kernel *k = p->k;
+    static const char xyz[] = "xyz";
+    int d = s->loop.dim;
+    int64_t b;
+    bool cb = nat_is_const(k->block[d], &b) && k->block_fixed;
+    switch (s->loop.level) {
+    case LVL_THREADS:
+        sb_printf(id, "threadIdx.%c", xyz[d]);
+        if (cb) sb_printf(stride, "%lld", (long long)b);
+        else sb_printf(stride, "blockDim.%c", xyz[d]);
+        return;
+    case LVL_BLOCK:
+        sb_printf(id, "blockIdx.%c", xyz[d]);
+        sb_printf(stride, "gridDim.%c", xyz[d]);
+        return;
+    case LVL_GLOBAL:
+        sb_printf(id, "blockIdx.%c * blockDim.%c + threadIdx.%c", xyz[d], xyz[d], xyz[d]);
+        sb_printf(stride, "gridDim.%c * blockDim.%c", xyz[d], xyz[d]);
+        return;
+    case LVL_WARP:
+        sb_puts(id, "warp");
+        sb_puts(stride, "nwarps");
+        return;
+    case LVL_LANE:
+        sb_puts(id, "lane");
+        sb_puts(stride, "32");
+        return;
+    default: unreachable();
+    }
+}
+
+static void print_loop(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o;
+    const char *v = s->loop.var->name;
+    if (s->loop.level == LVL_SEQ) {
+        if (s->loop.form == LF_ONCE) {
+            indent(p);
+            sb_puts(o, "{\n");
+            if (s->loop.var_used) {
+                p->ind++;
+                indent(p);
+                sb_printf(o, "const int %s = 0;\n", v);
+                p->ind--;
+            }
+        } else {
+            if (s->loop.unroll) {
+                indent(p);
+                sb_puts(o, "#pragma unroll\n");
+            }
+            indent(p);
+            sb_printf(o, "for (int %s = 0; %s < ", v, v);
+            nat(p, s->loop.extent);
+            sb_printf(o, "; %s += 1) {\n", v);
+        }
+        block(p, s->loop.body);
+        indent(p);
+        sb_puts(o, "}\n");
+        return;
+    }
+    StrBuf id = {0}, stride = {0};
+    loop_id(p, s, &id, &stride);
+    indent(p);
+    switch (s->loop.form) {
+    case LF_ONCE:
+        sb_puts(o, "{\n");
+        break;
+    case LF_GUARDED:
+        sb_printf(o, "if (%s < ", id.s);
+        nat(p, s->loop.extent);
+        sb_puts(o, ") {\n");
+        break;
+    case LF_LOOP:
+        sb_printf(o, "for (int %s = %s; %s < ", v, id.s, v);
+        nat(p, s->loop.extent);
+        sb_printf(o, "; %s += %s) {\n", v, stride.s);
+        break;
+    }
+    if (s->loop.form != LF_LOOP && s->loop.var_used) {
+        indent(p);
+        sb_printf(o, "    const int %s = %s;\n", v, id.s);
+    }
+    sb_free(&id);
+    sb_free(&stride);
+    block(p, s->loop.body);
+    indent(p);
+    sb_puts(o, "}\n");
+}
+
+static void stmt(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) stmt(p, s->seq.items[i]);
+        return;
+    case S_DECL: {
+        const Buffer *b = s->decl.buf;
+        indent(p);
+        if (b->scalar) {
+            sb_printf(o, "%s %s", scalar_info[b->sk].ctype, b->name);
+        } else {
+            sb_printf(o, "%s %s[", scalar_info[b->sk].ctype, b->name);
+            nat(p, b->count);
+            sb_putc(o, ']');
+        }
+        if (s->decl.init) {
+            sb_puts(o, " = ");
+            expr(p, s->decl.init);
+        }
+        sb_puts(o, ";\n");
+        return;
+    }
+    case S_STORE:
+        indent(p);
+        load(p, s->store.buf, s->store.index);
+        sb_puts(o, " = ");
+        expr(p, s->store.val);
+        sb_puts(o, ";\n");
+        return;
+    case S_FOR: print_loop(p, s); return;
+    case S_IF:
+        indent(p);
+        sb_puts(o, "if (");
+        expr(p, s->cond.c);
+        sb_puts(o, ") {\n");
+        block(p, s->cond.then);
+        indent(p);
+        sb_puts(o, "}\n");
+        return;
+    case S_BARRIER:
+        indent(p);
+        sb_puts(o, s->barrier.level == LVL_WARP ? "__syncwarp();\n" : "__syncthreads();\n");
+        return;
+    case S_COMMENT:
+        indent(p);
+        sb_printf(o, "/* %s */\n", s->comment.text);
+        return;
+    }
+}
+
+static void dims(Pr *p, Nat *const d[3])
+{
+    sb_putc(p->o, '(');
+    for (int i = 0; i < 3; i++) {
+        if (i) sb_puts(p->o, ", ");
+        nat_print(p->o, d[i]);
+    }
+    sb_putc(p->o, ')');
+}
+
+/* The comment block: what a caller needs to launch the kernel. */
+static void header(Pr *p)
+{
+    const Kernel *k = p->k;
+    StrBuf *o = p->o;
+    sb_printf(o, "/* kernel %s\n", k->name);
+    sb_puts(o, " *   data parameters: ");
+    if (!k->ninputs) sb_puts(o, "none");
+    for (int i = 0; i < k->ninputs; i++) {
+        if (i) sb_puts(o, ", ");
+        sb_printf(o, "%s: ", k->inputs[i]->name);
+        ty_print(o, k->def->params[i]->ty);
+    }
+    sb_puts(o, "\n *   nat parameters:  ");
+    if (!k->def->nnats) sb_puts(o, "none");
+    for (int i = 0; i < k->def->nnats; i++) sb_printf(o, "%s%s", i ? ", " : "", k->def->nats[i]->name);
+    sb_puts(o, "\n *   output:          out: ");
+    ty_print(o, k->def->body->ty);
+    sb_puts(o, " (");
+    nat_print(o, k->out->count);
+    sb_printf(o, " x %s)\n *   block size:      ", scalar_info[k->out->sk].ctype);
+    dims(p, k->block);
+    sb_puts(o, k->block_fixed ? " threads, fixed: the code assumes exactly this many\n" : " threads\n");
+    sb_puts(o, " *   grid size:       ");
+    dims(p, k->grid);
+    sb_puts(o, " blocks\n *   shared memory:   ");
+    nat_print(o, k->shared_bytes);
+    sb_puts(o, " bytes\n */\n");
+}
+
+void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
+{
+    Pr p = {a, o, k, 0};
+    header(&p);
+    int64_t threads = 1, b;
+    bool cb = true;
+    for (int d = 0; d < 3; d++) {
+        if (nat_is_const(k->block[d], &b)) threads *= b;
+        else cb = false;
+    }
+    sb_puts(o, "extern \"C\" __global__ void ");
+    if (cb && k->block_fixed) sb_printf(o, "__launch_bounds__(%lld) ", (long long)threads);
+    sb_printf(o, "%s(%s *__restrict__ out", k->name, scalar_info[k->out->sk].ctype);
+    for (int i = 0; i < k->ninputs; i++)
+        sb_printf(o, ", const %s *__restrict__ %s", scalar_info[k->inputs[i]->sk].ctype, k->inputs[i]->name);
+    for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", int %s", k->def->nats[i]->name);
+    sb_puts(o, ")\n{\n");
+    p.ind = 1;
+    if (k->nshared) {
+        indent(&p);
+        sb_puts(o, "extern __shared__ __align__(16) unsigned char patc_smem[];\n");
+        for (int i = 0; i < k->nshared; i++) {
+            const Buffer *s = k->shared[i];
+            if (s->first < 0) continue; /* never accessed */
+            indent(&p);
+            sb_printf(o, "%s *%s = (%s *)(patc_smem + ", scalar_info[s->sk].ctype, s->name, scalar_info[s->sk].ctype);
+            nat(&p, s->offset);
+            sb_puts(o, ");\n");
+        }
+    }
+    if (stmt_mentions_var(k->body, k->hw.lane)) {
+        indent(&p);
+        sb_puts(o, "const int lane = threadIdx.x & 31;\n");
+    }
+    if (stmt_mentions_var(k->body, k->hw.warp)) {
+        indent(&p);
+        sb_puts(o, "const int warp = threadIdx.x >> 5;\n");
+    }
+    if (stmt_mentions_var(k->body, k->hw.nwarps)) {
+        indent(&p);
+        sb_puts(o, "const int nwarps = blockDim.x >> 5;\n");
+    }
+    stmt(&p, k->body);
+    sb_puts(o, "}\n");
+}
+
+static const char prelude_fdiv[] =
+    "/* floor division and remainder for numerators that may be negative */\n"
+    "static __device__ __forceinline__ int patc_fdiv(int a, int b) { int q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+    "static __device__ __forceinline__ int patc_fmod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n\n";
+
+void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
+{
+    StrBuf body = {0};
+    for (int i = 0; i < n; i++) {
+        if (i) sb_putc(&body, '\n');
+        cu_emit_kernel(a, &body, ks[i]);
+    }
+    sb_printf(out, "/* generated by patc %s; do not edit (or load an edited copy with patc run --cuda) */\n", PATC_VERSION);
+    if (body.s && (strstr(body.s, "patc_fdiv(") || strstr(body.s, "patc_fmod("))) sb_puts(out, prelude_fdiv);
+    else sb_putc(out, '\n');
+    sb_puts(out, body.s ? body.s : "");
+    sb_free(&body);
+}

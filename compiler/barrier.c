@@ -1,0 +1,158 @@
+/* barrier.c: barriers from a read/write analysis.
+ *
+ * Requires: loops.c and smem.c have run.
+ * Ensures:
+ *   - a __syncthreads() sits between two accesses to the same shared memory (the same
+ *     buffer, or buffers whose byte ranges overlap after smem.c) when at least one of
+ *     them writes and they happen in different statements of block-uniform code: the
+ *     writer and the reader may be different threads of the block;
+ *   - barriers are placed only in block-uniform statement lists (the kernel body, the
+ *     body of a mapBlock loop, sequential loops there), so every thread of the block
+ *     reaches each of them; never inside a thread-, warp- or lane-level loop or a
+ *     single-thread guard;
+ *   - registers need none, shuffles need none, none is placed at the end of the kernel
+ *     and none twice in a row;
+ *   - a loop whose next trip would read or overwrite what this trip left pending gets
+ *     one barrier at the end of its body.
+ * Global memory needs no barrier: inputs are read-only and the output is only written.
+ */
+#include "compiler.h"
+
+#include <string.h>
+
+enum { MAXP = 128 };
+
+typedef struct Pend {
+    Buffer *r[MAXP], *w[MAXP];
+    int nr, nw;
+} Pend;
+
+/* Two shared buffers overlap when they are the same, or their constant byte ranges meet. */
+static bool overlap(const Buffer *x, const Buffer *y)
+{
+    if (x == y) return true;
+    int64_t ox, oy, cx, cy;
+    if (!x->offset || !y->offset || !nat_is_const(x->offset, &ox) || !nat_is_const(y->offset, &oy) ||
+        !nat_is_const(x->count, &cx) || !nat_is_const(y->count, &cy))
+        return false; /* symbolic buffers are never placed on top of each other */
+    return ox < oy + cy * scalar_info[y->sk].size && oy < ox + cx * scalar_info[x->sk].size;
+}
+
+static bool in(Buffer *const *set, int n, const Buffer *b)
+{
+    for (int i = 0; i < n; i++)
+        if (overlap(set[i], b)) return true;
+    return false;
+}
+
+static void add(Buffer **set, int *n, Buffer *b)
+{
+    for (int i = 0; i < *n; i++)
+        if (set[i] == b) return;
+    if (*n < MAXP) set[(*n)++] = b;
+}
+
+typedef struct Sum {
+    Pend p;
+} Sum;
+
+static void sum_cb(void *ctx, Buffer *b, bool write)
+{
+    if (b->as != AS_SHARED) return;
+    Pend *p = ctx;
+    if (write) add(p->w, &p->nw, b);
+    else add(p->r, &p->nr, b);
+}
+
+/* RAW, WAR or WAW between what is pending and what s does */
+static bool conflicts(const Pend *pending, const Pend *s)
+{
+    for (int i = 0; i < s->nr; i++)
+        if (in(pending->w, pending->nw, s->r[i])) return true;
+    for (int i = 0; i < s->nw; i++)
+        if (in(pending->w, pending->nw, s->w[i]) || in(pending->r, pending->nr, s->w[i])) return true;
+    return false;
+}
+
+static void merge(Pend *into, const Pend *from)
+{
+    for (int i = 0; i < from->nr; i++) add(into->r, &into->nr, from->r[i]);
+    for (int i = 0; i < from->nw; i++) add(into->w, &into->nw, from->w[i]);
+}
+
+static Stmt *mk_barrier(Arena *a)
+{
+    Stmt *s = ANEW(a, Stmt);
+    s->kind = S_BARRIER;
+    s->barrier.level = LVL_BLOCK;
+    return s;
+}
+
+static bool block_uniform_loop(const Stmt *s)
+{
+    return s->kind == S_FOR && (s->loop.level == LVL_SEQ || s->loop.level == LVL_BLOCK);
+}
+
+static void place(Arena *a, Stmt *seq, Pend *st);
+
+/* A loop at block-uniform level: its body is placed recursively. When the body ends
+ * with accesses pending that its own start would conflict with, and it may run more
+ * than one trip, a barrier ends the body. */
+static void place_loop(Arena *a, Stmt *s, Pend *st)
+{
+    Pend whole = {0};
+    stmt_accesses(s->loop.body, sum_cb, &whole);
+    place(a, s->loop.body, st);
+    if (s->loop.form == LF_LOOP && conflicts(st, &whole)) {
+        stmt_append(a, s->loop.body, mk_barrier(a));
+        memset(st, 0, sizeof *st);
+    }
+}
+
+static void place(Arena *a, Stmt *seq, Pend *st)
+{
+    Stmt **out = ANEWN(a, Stmt *, 2 * seq->seq.n + 1);
+    int n = 0;
+    for (int i = 0; i < seq->seq.n; i++) {
+        Stmt *s = seq->seq.items[i];
+        Pend here = {0};
+        stmt_accesses(s, sum_cb, &here);
+        if (block_uniform_loop(s) && (here.nr || here.nw)) {
+            /* the loop's first statements may conflict: place inside, with st flowing in */
+            Stmt *inner = s->loop.body;
+            Pend before = *st;
+            (void)before;
+            place_loop(a, s, st);
+            (void)inner;
+            out[n++] = s;
+            continue;
+        }
+        if (conflicts(st, &here)) {
+            if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+            memset(st, 0, sizeof *st);
+        }
+        merge(st, &here);
+        out[n++] = s;
+    }
+    seq->seq.items = out;
+    seq->seq.n = n;
+    seq->seq.cap = n;
+}
+
+/* Remove a barrier that ends the kernel: no thread reads anything after it. */
+static void trim_tail(Stmt *seq)
+{
+    while (seq->seq.n && seq->seq.items[seq->seq.n - 1]->kind == S_BARRIER) seq->seq.n--;
+    if (seq->seq.n) {
+        Stmt *last = seq->seq.items[seq->seq.n - 1];
+        if (last->kind == S_FOR && last->loop.form != LF_LOOP) trim_tail(last->loop.body);
+    }
+}
+
+void barrier_place(Arena *a, Diag *d, Kernel *k)
+{
+    (void)d;
+    Pend st = {0};
+    place(a, k->body, &st);
+    trim_tail(k->body);
+}

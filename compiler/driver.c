@@ -1,0 +1,116 @@
+/* driver.c: runs the pipeline  parse -> expand -> typecheck -> lower -> loops -> smem
+ * -> barrier, with -d dumps after each pass. */
+#include "compiler.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void dump_kernel(const CompileOptions *opt, const char *pass, const Kernel *k)
+{
+    StrBuf b = {0};
+    kernel_print(&b, k);
+    fprintf(opt->dump_out ? opt->dump_out : stderr, "=== %s: %s ===\n%s\n", pass, k->name, b.s);
+    sb_free(&b);
+}
+
+/* Each kernel: expand, check, lower, then the passes over the kernel IR. */
+static void compile_program(Compilation *c, const CompileOptions *opt)
+{
+    Arena *a = c->arena;
+    Diag *d = c->diag;
+    FILE *df = opt->dump_out ? opt->dump_out : stderr;
+    int nk = 0;
+    for (Decl *x = c->prog.decls; x; x = x->next) {
+        for (Decl *y = c->prog.decls; y != x; y = y->next)
+            if (strcmp(x->name, y->name) == 0)
+                diag_error2(d, x->sp, y->sp, "first defined here", "'%s' is defined twice", x->name);
+        if (prim_lookup(x->name) >= 0 && x->kind == D_KERNEL)
+            diag_error(d, x->sp, "kernel name '%s' is a primitive", x->name);
+        if (x->kind == D_KERNEL) nk++;
+    }
+    if (opt->only_kernel) {
+        bool found = false;
+        for (Decl *x = c->prog.decls; x; x = x->next)
+            if (x->kind == D_KERNEL && strcmp(x->name, opt->only_kernel) == 0) found = true;
+        if (!found) diag_error_nopos(d, "no kernel named '%s' in this program", opt->only_kernel);
+    }
+    c->defs = ANEWN(a, KernelDef *, nk + 1);
+    c->kernels = ANEWN(a, Kernel *, nk + 1);
+    bool define_used[64] = {0};
+    for (Decl *x = c->prog.decls; x; x = x->next) {
+        if (x->kind != D_KERNEL) continue;
+        if (opt->only_kernel && strcmp(x->name, opt->only_kernel) != 0) continue;
+        Ast *closed = expand_kernel(a, d, &c->prog, x);
+        if (opt->dump.expand) {
+            StrBuf b = {0};
+            ast_print(&b, closed);
+            fprintf(df, "=== expand: %s ===\n%s\n\n", x->name, b.s);
+            sb_free(&b);
+        }
+        KernelDef *kd = typecheck_kernel(a, d, x, closed, opt->defines, opt->ndefines);
+        for (int i = 0; i < opt->ndefines && i < 64; i++) {
+            bool isnat = false;
+            for (int j = 0; j < kd->nnats; j++)
+                if (strcmp(kd->nats[j]->name, opt->defines[i].name) == 0) isnat = true;
+            if (!isnat) define_used[i] = true; /* substituted (or absent: checked below) */
+        }
+        if (opt->dump.types) {
+            StrBuf b = {0};
+            expr_print(&b, kd->body);
+            fprintf(df, "=== typecheck: %s ===\n%s\n\n", x->name, b.s);
+            sb_free(&b);
+        }
+        c->defs[c->ndefs++] = kd;
+        Kernel *k = lower_kernel(a, d, kd);
+        if (opt->dump.lower) dump_kernel(opt, "lower", k);
+        loops_specialise(a, d, k);
+        if (opt->dump.loops) dump_kernel(opt, "loops", k);
+        smem_layout(a, k);
+        if (opt->dump.smem) dump_kernel(opt, "smem", k);
+        barrier_place(a, d, k);
+        if (opt->dump.barrier) dump_kernel(opt, "barrier", k);
+        c->kernels[c->nkernels++] = k;
+    }
+    (void)define_used;
+}
+
+bool compile_string(Compilation *c, const CompileOptions *opt, const char *path, const char *text, size_t len)
+{
+    c->diag->jump_armed = true;
+    if (setjmp(c->diag->on_error)) {
+        c->diag->jump_armed = false;
+        return false;
+    }
+    c->prog.decls = NULL;
+    c->prog.tail = &c->prog.decls;
+    lang_parse_string(c->arena, c->diag, &opt->lang, &c->prog, path, text, len);
+    if (opt->dump.ast) {
+        FILE *df = opt->dump_out ? opt->dump_out : stderr;
+        for (Decl *x = c->prog.decls; x; x = x->next) {
+            StrBuf b = {0};
+            ast_print(&b, x->body);
+            fprintf(df, "=== ast: %s %s ===\n%s\n\n", x->kind == D_KERNEL ? "kernel" : "def", x->name, b.s);
+            sb_free(&b);
+        }
+    }
+    compile_program(c, opt);
+    c->diag->jump_armed = false;
+    return true;
+}
+
+bool compile_file(Compilation *c, const CompileOptions *opt, const char *path)
+{
+    c->diag->jump_armed = true;
+    if (setjmp(c->diag->on_error)) {
+        c->diag->jump_armed = false;
+        return false;
+    }
+    size_t len;
+    char *text = lang_read_file(path, &len);
+    if (!text) diag_error_nopos(c->diag, "cannot read '%s': %s", path, strerror(errno));
+    char *copy = arena_strndup(c->arena, text, len);
+    free(text);
+    c->diag->jump_armed = false;
+    return compile_string(c, opt, path, copy, len);
+}

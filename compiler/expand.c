@@ -1,0 +1,246 @@
+/* expand.c: definitions inlined, beta-reduction with let semantics.
+ *
+ * Requires: a parsed Program.
+ * Ensures:  for one kernel, a closed AST in which
+ *   - no def name remains (each use got a fresh copy, so defs are polymorphic);
+ *   - every binder has a unique name "x`N" (the part before ` is the user's name);
+ *   - a lambda applied to a function, a variable, a literal or arithmetic on those
+ *     was substituted; a lambda applied to any other (data-computing) argument became
+ *     A_LET, so the argument is evaluated once however often the body uses it;
+ *   - toPrivateFun(f)(x) / toSharedFun(f)(x) became toPrivate(f(x)) / toShared(f(x)).
+ * Lambdas that remain are either the kernel's own parameters or function arguments
+ * of primitives (or of a primitive spine that is still unsaturated).
+ */
+#include "compiler.h"
+
+#include <string.h>
+
+typedef enum { B_RENAME, B_VALUE } BindKind;
+
+typedef struct Env {
+    const char *name;
+    BindKind kind;
+    const char *newname; /* B_RENAME */
+    Ast *value;          /* B_VALUE: an expanded term, copied freshly at each use */
+    struct Env *next;
+} Env;
+
+typedef struct Active {
+    const Decl *d;
+    struct Active *next;
+} Active;
+
+typedef struct Ex {
+    Arena *a;
+    Diag *d;
+    const Program *p;
+    Active *active; /* defs being expanded: a def reached again is recursive */
+    int depth;
+} Ex;
+
+static Ast *ex(Ex *x, Ast *e, Env *env);
+
+/* The user's spelling of a (possibly renamed) binder. */
+static const char *user_name(Arena *a, const char *n)
+{
+    const char *tick = strchr(n, '`');
+    return tick ? arena_strndup(a, n, (size_t)(tick - n)) : n;
+}
+
+static const char *fresh(Ex *x, const char *n)
+{
+    return arena_printf(x->a, "%s`%d", user_name(x->a, n), arena_next_id(x->a));
+}
+
+static Env *bind(Ex *x, Env *env, const char *name, BindKind k, const char *newname, Ast *value)
+{
+    Env *b = ANEW(x->a, Env);
+    b->name = name;
+    b->kind = k;
+    b->newname = newname;
+    b->value = value;
+    b->next = env;
+    return b;
+}
+
+static const Decl *find_def(const Program *p, const char *name)
+{
+    for (const Decl *d = p->decls; d; d = d->next)
+        if (d->kind == D_DEF && strcmp(d->name, name) == 0) return d;
+    return NULL;
+}
+
+/* Head of an application spine f(a1)...(ak), and k. */
+static Ast *spine_head(Ast *e, int *nargs)
+{
+    int n = 0;
+    while (e->kind == A_APP) {
+        e = e->app.fn;
+        n++;
+    }
+    *nargs = n;
+    return e;
+}
+
+/* The i-th argument (0-based, source order) of a spine with n arguments. */
+static Ast *spine_arg(Ast *e, int n, int i)
+{
+    for (int k = n - 1; k > i; k--) e = e->app.fn;
+    return e->app.arg;
+}
+
+/* Explicit arity of primitive `p` applied in spine `e` (a leading dimension literal
+ * counts as one more argument). */
+static int prim_arity(Ast *e, int n, int p)
+{
+    int ar = prim_info[p].nnats + prim_info[p].nargs;
+    if (prim_info[p].has_dim && n >= 1 && spine_arg(e, n, 0)->kind == A_DIM) ar++;
+    return ar;
+}
+
+/* A primitive spine with fewer arguments than its arity is a function value. */
+static bool unsaturated_prim(Ast *e)
+{
+    int n;
+    Ast *h = spine_head(e, &n);
+    if (h->kind != A_VAR || strchr(h->var.name, '`')) return false;
+    int p = prim_lookup(h->var.name);
+    return p >= 0 && n < prim_arity(e, n, p);
+}
+
+/* Duplicable arguments are substituted: functions (no work happens until applied),
+ * variables, literals and arithmetic on them (cheap, no memory traffic). */
+static bool duplicable(Ast *e)
+{
+    switch (e->kind) {
+    case A_LAM: case A_NLAM: case A_VAR: case A_INT: case A_FLOAT: case A_BOOL: case A_DIM:
+        return true;
+    case A_BIN: return duplicable(e->bin.l) && duplicable(e->bin.r) && e->bin.l->kind != A_LAM;
+    case A_UN: return duplicable(e->un.e);
+    case A_APP: return unsaturated_prim(e);
+    case A_LET: return false;
+    }
+    return false;
+}
+
+/* (fun(x => b))(a) -> b[x := a]        when a is duplicable
+ * (fun(x => b))(a) -> let x = a in b   otherwise
+ * (nFun(n => b))(a) -> b[n := a]
+ * toPrivateFun(f)(v) -> toPrivate(f(v)), toSharedFun likewise */
+static Ast *apply(Ex *x, Span sp, Ast *f, Ast *arg)
+{
+    if (f->kind == A_NLAM || (f->kind == A_LAM && duplicable(arg)))
+        return ex(x, f->lam.body, bind(x, NULL, f->lam.param, B_VALUE, NULL, arg));
+    if (f->kind == A_LAM) {
+        Ast *l = ast_new(x->a, A_LET, sp);
+        l->let.name = f->lam.param;
+        l->let.value = arg;
+        l->let.body = f->lam.body;
+        return l;
+    }
+    Ast *app = ast_app(x->a, sp, f, arg);
+    int n;
+    Ast *h = spine_head(app, &n);
+    if (h->kind == A_VAR && n == 2 && !strchr(h->var.name, '`') &&
+        (strcmp(h->var.name, "toPrivateFun") == 0 || strcmp(h->var.name, "toSharedFun") == 0)) {
+        const char *to = h->var.name[2] == 'P' ? "toPrivate" : "toShared";
+        Ast *inner = apply(x, sp, spine_arg(app, 2, 0), arg);
+        return ast_app(x->a, sp, ast_var(x->a, h->sp, to), inner);
+    }
+    return app;
+}
+
+/* def f(a, b) = e  is  def f = fun(a => fun(b => e)) */
+static Ast *def_as_term(Ex *x, const Decl *d)
+{
+    Ast *body = d->body;
+    for (int i = d->nparams - 1; i >= 0; i--)
+        body = ast_lam(x->a, d->param_spans ? d->param_spans[i] : d->sp, d->params[i], NULL, body);
+    return body;
+}
+
+static TypeExpr *ex_type(Ex *x, TypeExpr *t, Env *env)
+{
+    if (!t) return NULL;
+    TypeExpr *r = ANEW(x->a, TypeExpr);
+    *r = *t;
+    switch (t->kind) {
+    case TE_SCALAR: break;
+    case TE_ARRAY:
+        r->arr.size = ex(x, t->arr.size, env);
+        r->arr.elem = ex_type(x, t->arr.elem, env);
+        break;
+    case TE_PAIR:
+        r->pair.a = ex_type(x, t->pair.a, env);
+        r->pair.b = ex_type(x, t->pair.b, env);
+        break;
+    case TE_IDX: r->idx.size = ex(x, t->idx.size, env); break;
+    }
+    return r;
+}
+
+/* A name resolves, innermost first, to a binder, a def (inlined afresh), or a
+ * primitive; anything else is an error. */
+static Ast *ex_var(Ex *x, Ast *e, Env *env)
+{
+    const char *n = e->var.name;
+    for (Env *b = env; b; b = b->next) {
+        if (strcmp(b->name, n) != 0) continue;
+        if (b->kind == B_RENAME) return ast_var(x->a, e->sp, b->newname);
+        return ex(x, b->value, NULL); /* a fresh copy: its binders are renamed again */
+    }
+    if (strchr(n, '`')) return e; /* bound further out, already renamed */
+    const Decl *d = find_def(x->p, n);
+    if (d) {
+        for (Active *a = x->active; a; a = a->next)
+            if (a->d == d) diag_error(x->d, e->sp, "definition '%s' refers to itself; recursion is not supported", n);
+        Active act = {d, x->active};
+        x->active = &act;
+        Ast *r = ex(x, def_as_term(x, d), NULL);
+        x->active = act.next;
+        return r;
+    }
+    if (prim_lookup(n) >= 0) return e;
+    diag_error(x->d, e->sp, "unknown name '%s'", n);
+}
+
+static Ast *ex(Ex *x, Ast *e, Env *env)
+{
+    if (++x->depth > 20000) diag_error(x->d, e->sp, "program too deeply nested after inlining definitions");
+    Ast *r;
+    switch (e->kind) {
+    case A_VAR: r = ex_var(x, e, env); break;
+    case A_INT: case A_FLOAT: case A_BOOL: case A_DIM: r = e; break;
+    case A_LAM: case A_NLAM: {
+        const char *p = fresh(x, e->lam.param);
+        Env *inner = bind(x, env, e->lam.param, B_RENAME, p, NULL);
+        r = ast_new(x->a, e->kind, e->sp);
+        r->lam.param = p;
+        r->lam.ptype = ex_type(x, e->lam.ptype, env);
+        r->lam.body = ex(x, e->lam.body, inner);
+        break;
+    }
+    case A_LET: {
+        const char *p = fresh(x, e->let.name);
+        r = ast_new(x->a, A_LET, e->sp);
+        r->let.name = p;
+        r->let.value = ex(x, e->let.value, env);
+        r->let.body = ex(x, e->let.body, bind(x, env, e->let.name, B_RENAME, p, NULL));
+        break;
+    }
+    case A_APP: r = apply(x, e->sp, ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
+    case A_BIN: r = ast_bin(x->a, e->sp, e->bin.op, ex(x, e->bin.l, env), ex(x, e->bin.r, env)); break;
+    case A_UN: r = ast_un(x->a, e->sp, e->un.op, ex(x, e->un.e, env)); break;
+    default: unreachable();
+    }
+    x->depth--;
+    return r;
+}
+
+/* A kernel is expanded like any term: its parameters are renamed too (codegen prints
+ * the user's part of the name). */
+Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k)
+{
+    Ex x = {a, d, p, NULL, 0};
+    return ex(&x, k->body, NULL);
+}

@@ -1,0 +1,393 @@
+/* loops.c: launch rule, loop specialisation and single-thread regions.
+ *
+ * Requires: a lowered Kernel (lower.c).
+ * Ensures:
+ *   - k->block / k->grid: the launch rule. Threads per block in a dimension are the
+ *     largest constant mapThreads extent there (32 * warps for mapWarp); blocks per
+ *     grid are the mapBlock extent (or ceil(extent / block) for mapGlobal).
+ *   - every parallel S_FOR has a form: LF_ONCE when its extent equals the launch size
+ *     (straight-line code), LF_GUARDED when the extent is provably smaller (an if),
+ *     LF_LOOP otherwise (a stride loop). Sequential loops with one trip become LF_ONCE.
+ *   - loop.var_used says whether the body needs the index at all.
+ *   - stores to shared or global memory made by code that every thread of a block (or
+ *     of the grid, or every lane of a warp) runs redundantly are wrapped in a guard so
+ *     that exactly one thread performs them.
+ */
+#include "compiler.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- IR walks */
+
+bool x_mentions_var(const X *x, const NatVar *v)
+{
+    if (!x) return false;
+    switch (x->kind) {
+    case X_LIT: return false;
+    case X_NAT: return nat_mentions(x->nat.n, v);
+    case X_LOAD: return nat_mentions(x->load.index, v);
+    case X_BIN: case X_MINMAX: return x_mentions_var(x->bin.l, v) || x_mentions_var(x->bin.r, v);
+    case X_UN: case X_CAST: return x_mentions_var(x->un.e, v);
+    case X_SELECT: return x_mentions_var(x->sel.c, v) || x_mentions_var(x->sel.a, v) || x_mentions_var(x->sel.b, v);
+    case X_SHFL: return x_mentions_var(x->shfl.val, v) || x_mentions_var(x->shfl.arg, v);
+    }
+    return false;
+}
+
+bool stmt_mentions_var(const Stmt *s, const NatVar *v)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++)
+            if (stmt_mentions_var(s->seq.items[i], v)) return true;
+        return false;
+    case S_DECL: return x_mentions_var(s->decl.init, v);
+    case S_STORE: return nat_mentions(s->store.index, v) || x_mentions_var(s->store.val, v);
+    case S_FOR: return nat_mentions(s->loop.extent, v) || stmt_mentions_var(s->loop.body, v);
+    case S_IF: return x_mentions_var(s->cond.c, v) || stmt_mentions_var(s->cond.then, v);
+    case S_BARRIER: case S_COMMENT: return false;
+    }
+    return false;
+}
+
+static void x_accesses(const X *x, void (*f)(void *, Buffer *, bool), void *ctx)
+{
+    if (!x) return;
+    switch (x->kind) {
+    case X_LIT: case X_NAT: return;
+    case X_LOAD: f(ctx, x->load.buf, false); return;
+    case X_BIN: case X_MINMAX: x_accesses(x->bin.l, f, ctx); x_accesses(x->bin.r, f, ctx); return;
+    case X_UN: case X_CAST: x_accesses(x->un.e, f, ctx); return;
+    case X_SELECT: x_accesses(x->sel.c, f, ctx); x_accesses(x->sel.a, f, ctx); x_accesses(x->sel.b, f, ctx); return;
+    case X_SHFL: x_accesses(x->shfl.val, f, ctx); x_accesses(x->shfl.arg, f, ctx); return;
+    }
+}
+
+void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), void *ctx)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) stmt_accesses(s->seq.items[i], f, ctx);
+        return;
+    case S_DECL: x_accesses(s->decl.init, f, ctx); return;
+    case S_STORE: x_accesses(s->store.val, f, ctx); f(ctx, s->store.buf, true); return;
+    case S_FOR: stmt_accesses(s->loop.body, f, ctx); return;
+    case S_IF: x_accesses(s->cond.c, f, ctx); stmt_accesses(s->cond.then, f, ctx); return;
+    case S_BARRIER: case S_COMMENT: return;
+    }
+}
+
+/* ---------------------------------------------------------------- launch rule */
+
+typedef struct Ext {
+    Nat *e[64];
+    int n;
+} Ext;
+
+typedef struct Collect {
+    Ext lv[6][3]; /* by level and dimension */
+} Collect;
+
+static void collect(Collect *c, Stmt *s)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) collect(c, s->seq.items[i]);
+        return;
+    case S_FOR: {
+        Ext *x = &c->lv[s->loop.level][s->loop.dim];
+        if (x->n < 64) x->e[x->n++] = s->loop.extent;
+        collect(c, s->loop.body);
+        return;
+    }
+    case S_IF: collect(c, s->cond.then); return;
+    default: return;
+    }
+}
+
+/* The largest constant among extents, or -1 when one is not constant. */
+static int64_t max_const(const Ext *x)
+{
+    int64_t m = 0, c;
+    for (int i = 0; i < x->n; i++) {
+        if (!nat_is_const(x->e[i], &c)) return -1;
+        if (c > m) m = c;
+    }
+    return m;
+}
+
+/* All extents have the same normal form. */
+static bool all_equal(const Ext *x)
+{
+    for (int i = 1; i < x->n; i++)
+        if (!nat_equal(x->e[0], x->e[i])) return false;
+    return true;
+}
+
+enum { DEFAULT_BLOCK = 256, MAX_BLOCK = 1024, MAX_GRID_YZ = 65535 };
+
+static void launch_rule(Arena *a, Diag *d, Kernel *k, Collect *c)
+{
+    for (int dim = 0; dim < 3; dim++) {
+        k->block[dim] = nat_cst(a, 1);
+        k->grid[dim] = nat_cst(a, 1);
+    }
+    int64_t threads = 1;
+    for (int dim = 0; dim < 3; dim++) {
+        Ext *th = &c->lv[LVL_THREADS][dim], *wp = &c->lv[LVL_WARP][dim], *gl = &c->lv[LVL_GLOBAL][dim];
+        int64_t b = 1;
+        if (th->n) {
+            int64_t m = max_const(th);
+            b = m < 0 ? DEFAULT_BLOCK : m;
+        }
+        if (wp->n) {
+            if (dim != 0) diag_error(d, k->def->sp, "mapWarp is only supported in dimension 'x' (warps are formed along x)");
+            int64_t m = max_const(wp);
+            int64_t wb = m < 0 ? DEFAULT_BLOCK : 32 * m;
+            if (wb > b) b = wb;
+        }
+        if (gl->n) b = dim == 0 ? DEFAULT_BLOCK : 1;
+        if (b > MAX_BLOCK) b = MAX_BLOCK;
+        if (b < 1) b = 1;
+        if (c->lv[LVL_WARP][0].n && dim == 0 && b % 32) b = (b + 31) / 32 * 32; /* whole warps */
+        threads *= b;
+        k->block[dim] = nat_cst(a, b);
+        if (gl->n) {
+            Nat *e = all_equal(gl) ? gl->e[0] : NULL;
+            if (!e) {
+                e = gl->e[0];
+                for (int i = 1; i < gl->n; i++) e = nat_max(a, e, gl->e[i]);
+            }
+            k->grid[dim] = nat_div(a, nat_add(a, e, nat_cst(a, b - 1)), nat_cst(a, b));
+        }
+        Ext *bl = &c->lv[LVL_BLOCK][dim];
+        if (bl->n) {
+            Nat *e = bl->e[0];
+            for (int i = 1; i < bl->n; i++)
+                if (!nat_equal(e, bl->e[i])) e = nat_max(a, e, bl->e[i]);
+            if (dim > 0) e = nat_min(a, e, nat_cst(a, MAX_GRID_YZ));
+            k->grid[dim] = e;
+        }
+    }
+    if (threads > MAX_BLOCK)
+        diag_error(d, k->def->sp, "kernel '%s' needs %lld threads per block; CUDA allows at most %d", k->name,
+                   (long long)threads, MAX_BLOCK);
+}
+
+/* ---------------------------------------------------------------- loop forms */
+
+static Nat *launch_size(Arena *a, Kernel *k, Level l, int dim)
+{
+    switch (l) {
+    case LVL_THREADS: return k->block[dim];
+    case LVL_BLOCK: return k->grid[dim];
+    case LVL_GLOBAL: return nat_mul(a, k->grid[dim], k->block[dim]);
+    case LVL_WARP: return nat_div(a, k->block[0], nat_cst(a, 32));
+    case LVL_LANE: return nat_cst(a, 32);
+    default: return NULL;
+    }
+}
+
+/* extent == size -> ONCE; extent <= size (provably) -> GUARDED; else LOOP.
+ * A sequential loop of one trip is ONCE. */
+static void forms(Arena *a, Kernel *k, Stmt *s)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) forms(a, k, s->seq.items[i]);
+        return;
+    case S_IF: forms(a, k, s->cond.then); return;
+    case S_FOR: {
+        forms(a, k, s->loop.body);
+        s->loop.var_used = stmt_mentions_var(s->loop.body, s->loop.var);
+        int64_t c;
+        if (s->loop.level == LVL_SEQ) {
+            s->loop.form = nat_is_const(s->loop.extent, &c) && c == 1 ? LF_ONCE : LF_LOOP;
+            return;
+        }
+        Nat *size = launch_size(a, k, s->loop.level, s->loop.dim);
+        s->loop.hw_size = size;
+        if (nat_equal(size, s->loop.extent)) s->loop.form = LF_ONCE;
+        else if (nat_prove_ge(a, size, s->loop.extent)) s->loop.form = LF_GUARDED;
+        else s->loop.form = LF_LOOP;
+        if (s->loop.level != LVL_GLOBAL && s->loop.level != LVL_BLOCK && s->loop.form != LF_LOOP) k->block_fixed = true;
+        if (s->loop.level == LVL_WARP || s->loop.level == LVL_LANE) k->block_fixed = true;
+        return;
+    }
+    default: return;
+    }
+}
+
+/* ---------------------------------------------------------------- single-thread regions */
+
+/* Who runs a statement list: every thread of the grid, of a block, or of a warp, all
+ * computing the same thing; or each thread on its own element. */
+typedef enum { RUN_GRID, RUN_BLOCK, RUN_WARP, RUN_OWN } Runner;
+
+static void writes_mem(void *ctx, Buffer *b, bool write)
+{
+    if (write && b->as != AS_PRIVATE) *(bool *)ctx = true;
+}
+
+static bool has_parallel(const Stmt *s)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++)
+            if (has_parallel(s->seq.items[i])) return true;
+        return false;
+    case S_FOR: return s->loop.level != LVL_SEQ || has_parallel(s->loop.body);
+    case S_IF: return has_parallel(s->cond.then);
+    case S_BARRIER: return true;
+    default: return false;
+    }
+}
+
+static X *xeq0(Arena *a, NatVar *v)
+{
+    X *l = ANEW(a, X), *r = ANEW(a, X), *x = ANEW(a, X);
+    l->kind = X_NAT;
+    l->sk = SK_I32;
+    l->nat.n = nat_var(a, v);
+    r->kind = X_NAT;
+    r->sk = SK_I32;
+    r->nat.n = nat_cst(a, 0);
+    x->kind = X_BIN;
+    x->sk = SK_BOOL;
+    x->bin.op = OP_EQ;
+    x->bin.l = l;
+    x->bin.r = r;
+    return x;
+}
+
+static X *xand(Arena *a, X *l, X *r)
+{
+    if (!l) return r;
+    X *x = ANEW(a, X);
+    x->kind = X_BIN;
+    x->sk = SK_BOOL;
+    x->bin.op = OP_AND;
+    x->bin.l = l;
+    x->bin.r = r;
+    return x;
+}
+
+/* threadIdx == 0 (and blockIdx == 0 at grid level; lane == 0 at warp level), over the
+ * dimensions the launch actually uses */
+static X *one_thread(Arena *a, Kernel *k, Runner r)
+{
+    X *c = NULL;
+    int64_t v;
+    if (r == RUN_WARP) return xeq0(a, k->hw.lane);
+    for (int d = 0; d < 3; d++)
+        if (!nat_is_const(k->block[d], &v) || v != 1) c = xand(a, c, xeq0(a, k->hw.tid[d]));
+    if (r == RUN_GRID)
+        for (int d = 0; d < 3; d++)
+            if (!nat_is_const(k->grid[d], &v) || v != 1) c = xand(a, c, xeq0(a, k->hw.bid[d]));
+    return c;
+}
+
+typedef struct Uses {
+    Buffer **decl;
+    int n;
+    bool used;
+} Uses;
+
+static void note_use(void *ctx, Buffer *b, bool write)
+{
+    (void)write;
+    Uses *u = ctx;
+    for (int i = 0; i < u->n; i++)
+        if (u->decl[i] == b) u->used = true;
+}
+
+static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r);
+
+/* A run items[i..j) of redundant sequential statements containing a memory write is
+ * wrapped in one guard when nothing it declares is used after it; otherwise each
+ * writing statement gets its own guard. */
+static void guard_run(Arena *a, Kernel *k, Stmt *seq, int i, int j, Runner r, Stmt **out, int *nout)
+{
+    bool writes = false;
+    for (int q = i; q < j; q++) stmt_accesses(seq->seq.items[q], writes_mem, &writes);
+    if (!writes || !one_thread(a, k, r)) {
+        for (int q = i; q < j; q++) out[(*nout)++] = seq->seq.items[q];
+        return;
+    }
+    Buffer *decl[256];
+    Uses u = {decl, 0, false};
+    for (int q = i; q < j; q++)
+        if (seq->seq.items[q]->kind == S_DECL && u.n < 256) decl[u.n++] = seq->seq.items[q]->decl.buf;
+    for (int q = j; q < seq->seq.n; q++) stmt_accesses(seq->seq.items[q], note_use, &u);
+    if (!u.used) {
+        Stmt *g = ANEW(a, Stmt), *body = stmt_seq(a);
+        g->kind = S_IF;
+        g->cond.c = one_thread(a, k, r);
+        g->cond.then = body;
+        for (int q = i; q < j; q++) stmt_append(a, body, seq->seq.items[q]);
+        out[(*nout)++] = g;
+        return;
+    }
+    for (int q = i; q < j; q++) {
+        Stmt *s = seq->seq.items[q];
+        bool w = false;
+        stmt_accesses(s, writes_mem, &w);
+        if (w) {
+            Stmt *g = ANEW(a, Stmt), *body = stmt_seq(a);
+            g->kind = S_IF;
+            g->cond.c = one_thread(a, k, r);
+            g->cond.then = body;
+            stmt_append(a, body, s);
+            s = g;
+        }
+        out[(*nout)++] = s;
+    }
+}
+
+static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
+{
+    if (r == RUN_OWN) return;
+    Stmt **out = ANEWN(a, Stmt *, seq->seq.n + 1);
+    int nout = 0;
+    for (int i = 0; i < seq->seq.n;) {
+        Stmt *s = seq->seq.items[i];
+        if (has_parallel(s)) {
+            if (s->kind == S_FOR) {
+                Runner inner = r;
+                switch (s->loop.level) {
+                case LVL_BLOCK: inner = RUN_BLOCK; break;
+                case LVL_WARP: inner = RUN_WARP; break;
+                case LVL_THREADS: case LVL_GLOBAL: case LVL_LANE: inner = RUN_OWN; break;
+                default: break;
+                }
+                guard(a, k, s->loop.body, inner);
+            } else if (s->kind == S_IF) {
+                guard(a, k, s->cond.then, r);
+            }
+            out[nout++] = s;
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j < seq->seq.n && !has_parallel(seq->seq.items[j])) j++;
+        guard_run(a, k, seq, i, j, r, out, &nout);
+        i = j;
+    }
+    seq->seq.items = out;
+    seq->seq.n = nout;
+    seq->seq.cap = seq->seq.n + 1;
+}
+
+void loops_specialise(Arena *a, Diag *d, Kernel *k)
+{
+    Collect *c = ANEW(a, Collect);
+    collect(c, k->body);
+    launch_rule(a, d, k, c);
+    /* the hardware ids range over the launch sizes */
+    for (int dim = 0; dim < 3; dim++) {
+        k->hw.tid[dim]->ub = k->block[dim];
+        k->hw.bid[dim]->ub = k->grid[dim];
+    }
+    forms(a, k, k->body);
+    guard(a, k, k->body, RUN_GRID);
+}

@@ -1,0 +1,839 @@
+/* lower.c: typed functional IR -> imperative kernel IR.
+ *
+ * Requires: a type-checked KernelDef.
+ * Ensures:  a Kernel whose body writes the kernel's result into the output buffer.
+ *   - Views (split, join, transpose, padCst, padClamp, take, drop, slide, zip, unzip,
+ *     generate, and mapSeq in a read position) are index functions: reading element i
+ *     of a view computes where it lives; nothing is copied.
+ *   - Memory is allocated only by toShared/toPrivate, by reduceSeq accumulators, by
+ *     let-bound scalars (so a binding evaluates once) and by the kernel output.
+ *   - Writes go through acceptors: a map writes element i of its result to element i
+ *     of its acceptor; join/split/transpose in a written position transform the
+ *     acceptor instead of the data.
+ *   - Parallel maps become S_FOR loops at their level; loops.c picks their form.
+ * Barriers are not placed here (barrier.c), nor single-thread regions (loops.c).
+ */
+#include "compiler.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- values and views */
+
+typedef struct View View;
+typedef struct Val Val;
+
+typedef enum { VAL_SCALAR, VAL_PAIR, VAL_ARRAY } ValKind;
+
+struct Val {
+    ValKind k;
+    X *x;         /* VAL_SCALAR */
+    Val *a, *b;   /* VAL_PAIR */
+    View *v;      /* VAL_ARRAY */
+};
+
+typedef enum {
+    V_MEM,      /* buf, base: row-major storage of ty starting at element base */
+    V_OFFSET,   /* in, n1: at(j) = in.at(n1 + j)  (split rows, drop, slide windows) */
+    V_SPLIT,    /* in, n1 = k: at(i) = OFFSET(in, i*k) */
+    V_JOIN,     /* in, n1 = m: at(i) = in.at(i / m).at(i % m) */
+    V_TRANSPOSE,/* in: at(i) = TROW(in, i) */
+    V_TROW,     /* in, n1 = i: at(j) = in.at(j).at(i) */
+    V_PADCST,   /* in, n1 = l, n2 = inner length, val */
+    V_PADCLAMP, /* in, n1 = l, n2 = inner length */
+    V_SLIDE,    /* in, n1 = step: at(i) = OFFSET(in, i*step) */
+    V_ZIP,      /* in, in2 */
+    V_PROJ,     /* in, proj 0/1: at(i) = in.at(i).a or .b (unzip) */
+    V_GEN,      /* fn: at(i) = fn(i) */
+    V_MAP,      /* fn, in: at(i) = fn(in.at(i))  (mapSeq read lazily) */
+} ViewKind;
+
+struct View {
+    ViewKind kind;
+    Type *ty; /* the array type of this view */
+    View *in, *in2;
+    Buffer *buf;
+    Nat *base, *n1, *n2;
+    Val *val;
+    Expr *fn;
+    int proj;
+};
+
+/* Acceptors: where a value is written. */
+typedef enum {
+    W_MEM,      /* buf, base, ty */
+    W_OFFSET,   /* in, n1: at(j) = in.at(n1 + j) */
+    W_SPLITW,   /* in, n1 = k: writing x of (m*k).t into in : m.k.t: at(i) = in.at(i / k).at(i % k) */
+    W_JOINW,    /* in, n1 = m: writing x of n.m.t into in : (n*m).t: at(i) = OFFSET(in, i*m) */
+    W_TRANSW,   /* in: writing x of n.m.t into in : m.n.t: at(i) = TROWW(in, i) */
+    W_TROWW,    /* in, n1 = i: at(j) = in.at(j).at(i) */
+} AccKind;
+
+typedef struct Acc Acc;
+struct Acc {
+    AccKind kind;
+    Type *ty; /* the type of what is written */
+    Acc *in;
+    Buffer *buf;
+    Nat *base, *n1;
+};
+
+typedef struct Lw {
+    Arena *a;
+    Diag *d;
+    Kernel *k;
+    Val **env; /* by binder id */
+    int nenv;
+    Stmt *cur;
+    Level lv[8];
+    int ndepth;
+    int names;
+} Lw;
+
+static Val *lower_exp(Lw *w, Expr *e);
+static void lower_acc(Lw *w, Expr *e, Acc *acc);
+static Val *view_at(Lw *w, View *v, Nat *i);
+static const char *user_part(Arena *a, const char *n);
+static void bind_let(Lw *w, Expr *e);
+
+static Val *scalar(Lw *w, X *x)
+{
+    Val *v = ANEW(w->a, Val);
+    v->k = VAL_SCALAR;
+    v->x = x;
+    return v;
+}
+
+static Val *array(Lw *w, View *view)
+{
+    Val *v = ANEW(w->a, Val);
+    v->k = VAL_ARRAY;
+    v->v = view;
+    return v;
+}
+
+static Val *pairv(Lw *w, Val *a, Val *b)
+{
+    Val *v = ANEW(w->a, Val);
+    v->k = VAL_PAIR;
+    v->a = a;
+    v->b = b;
+    return v;
+}
+
+static View *view(Lw *w, ViewKind k, Type *ty, View *in)
+{
+    View *v = ANEW(w->a, View);
+    v->kind = k;
+    v->ty = ty;
+    v->in = in;
+    return v;
+}
+
+static Acc *acceptor(Lw *w, AccKind k, Type *ty, Acc *in)
+{
+    Acc *c = ANEW(w->a, Acc);
+    c->kind = k;
+    c->ty = ty;
+    c->in = in;
+    return c;
+}
+
+/* ---------------------------------------------------------------- IR builders */
+
+static X *xnew(Lw *w, XKind k, ScalarKind sk)
+{
+    X *x = ANEW(w->a, X);
+    x->kind = k;
+    x->sk = sk;
+    return x;
+}
+
+static X *xnat(Lw *w, Nat *n)
+{
+    X *x = xnew(w, X_NAT, SK_I32);
+    x->nat.n = n;
+    return x;
+}
+
+static X *xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r)
+{
+    X *x = xnew(w, X_BIN, sk);
+    x->bin.op = op;
+    x->bin.l = l;
+    x->bin.r = r;
+    return x;
+}
+
+static X *xload(Lw *w, Buffer *b, Nat *i)
+{
+    X *x = xnew(w, X_LOAD, b->sk);
+    x->load.buf = b;
+    x->load.index = i;
+    return x;
+}
+
+static X *xbool(Lw *w, bool v)
+{
+    X *x = xnew(w, X_LIT, SK_BOOL);
+    x->lit.b = v;
+    return x;
+}
+
+static Stmt *snew(Lw *w, StmtKind k)
+{
+    Stmt *s = ANEW(w->a, Stmt);
+    s->kind = k;
+    return s;
+}
+
+Stmt *stmt_seq(Arena *a)
+{
+    Stmt *s = ANEW(a, Stmt);
+    s->kind = S_SEQ;
+    return s;
+}
+
+void stmt_append(Arena *a, Stmt *seq, Stmt *s)
+{
+    if (seq->seq.n == seq->seq.cap) {
+        int cap = seq->seq.cap ? seq->seq.cap * 2 : 8;
+        Stmt **items = ANEWN(a, Stmt *, cap);
+        if (seq->seq.n) memcpy(items, seq->seq.items, sizeof(Stmt *) * (size_t)seq->seq.n);
+        seq->seq.items = items;
+        seq->seq.cap = cap;
+    }
+    seq->seq.items[seq->seq.n++] = s;
+}
+
+static void emit(Lw *w, Stmt *s) { stmt_append(w->a, w->cur, s); }
+
+static Buffer *new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count)
+{
+    Buffer *b = ANEW(w->a, Buffer);
+    b->name = arena_printf(w->a, "%s%d", prefix, w->names++);
+    b->as = as;
+    b->sk = sk;
+    b->count = count;
+    b->param = -2;
+    b->id = arena_next_id(w->a);
+    return b;
+}
+
+/* A private scalar initialised with x: the value is computed once, here. */
+static X *materialise(Lw *w, X *x, const char *prefix)
+{
+    if (x->kind == X_LIT || x->kind == X_NAT) return x;
+    if (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar) return x;
+    Buffer *b = new_buffer(w, prefix, AS_PRIVATE, x->sk, nat_cst(w->a, 1));
+    b->scalar = true;
+    Stmt *s = snew(w, S_DECL);
+    s->decl.buf = b;
+    s->decl.init = x;
+    emit(w, s);
+    return xload(w, b, nat_cst(w->a, 0));
+}
+
+static void store(Lw *w, Buffer *b, Nat *i, X *x)
+{
+    Stmt *s = snew(w, S_STORE);
+    s->store.buf = b;
+    s->store.index = i;
+    s->store.val = x;
+    emit(w, s);
+}
+
+/* ---------------------------------------------------------------- nat helpers */
+
+static Nat *elems(Lw *w, const Type *t)
+{
+    Nat *c;
+    ty_innermost(w->a, t, &c);
+    return c;
+}
+
+static Nat *nadd(Lw *w, Nat *x, Nat *y) { return nat_add(w->a, x, y); }
+static Nat *nmul(Lw *w, Nat *x, Nat *y) { return nat_mul(w->a, x, y); }
+
+/* ---------------------------------------------------------------- reading views */
+
+static void bind(Lw *w, Binder *b, Val *v)
+{
+    if (b->id >= w->nenv) die("binder id %d out of range", b->id);
+    w->env[b->id] = v;
+}
+
+/* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression. */
+static Val *apply1(Lw *w, Expr *lam, Val *arg)
+{
+    bind(w, lam->lam.param, arg);
+    return lower_exp(w, lam->lam.body);
+}
+
+/* select(c, a, b) on values of any shape (pairs select componentwise) */
+static Val *select_val(Lw *w, X *c, Val *a, Val *b)
+{
+    if (a->k == VAL_PAIR) return pairv(w, select_val(w, c, a->a, b->a), select_val(w, c, a->b, b->b));
+    if (a->k != VAL_SCALAR) diag_error(w->d, (Span){0}, "padCst of nested arrays is not supported");
+    X *x = xnew(w, X_SELECT, a->x->sk);
+    x->sel.c = c;
+    x->sel.a = a->x;
+    x->sel.b = b->x;
+    return scalar(w, x);
+}
+
+/* nat comparison as a boolean X, folded when provable */
+static X *nat_lt(Lw *w, Nat *x, Nat *y)
+{
+    if (nat_prove_lt(w->a, x, y)) return xbool(w, true);
+    if (nat_prove_ge(w->a, x, y)) return xbool(w, false);
+    return xbin(w, OP_LT, SK_BOOL, xnat(w, x), xnat(w, y));
+}
+
+static X *x_or(Lw *w, X *a, X *b)
+{
+    if (a->kind == X_LIT) return a->lit.b ? a : b;
+    if (b->kind == X_LIT) return b->lit.b ? b : a;
+    return xbin(w, OP_OR, SK_BOOL, a, b);
+}
+
+/* Element i of a view (rules in the ViewKind comments). */
+static Val *view_at(Lw *w, View *v, Nat *i)
+{
+    Arena *a = w->a;
+    Type *et = v->ty->arr.elem;
+    switch (v->kind) {
+    case V_MEM: {
+        Nat *off = nadd(w, v->base, nmul(w, i, elems(w, et)));
+        if (et->kind == T_ARRAY) {
+            View *r = view(w, V_MEM, et, NULL);
+            r->buf = v->buf;
+            r->base = off;
+            return array(w, r);
+        }
+        if (et->kind == T_PAIR) diag_error(w->d, (Span){0}, "arrays of pairs in memory are not supported");
+        return scalar(w, xload(w, v->buf, off));
+    }
+    case V_OFFSET: return view_at(w, v->in, nadd(w, v->n1, i));
+    case V_SPLIT:
+    case V_SLIDE: {
+        View *r = view(w, V_OFFSET, et, v->in);
+        r->n1 = nmul(w, i, v->n1);
+        return array(w, r);
+    }
+    case V_JOIN: {
+        Val *row = view_at(w, v->in, nat_div(a, i, v->n1));
+        return view_at(w, row->v, nat_mod(a, i, v->n1));
+    }
+    case V_TRANSPOSE: {
+        View *r = view(w, V_TROW, et, v->in);
+        r->n1 = i;
+        return array(w, r);
+    }
+    case V_TROW: return view_at(w, view_at(w, v->in, i)->v, v->n1);
+    case V_PADCST: {
+        /* outside ? v : in[i - l]; C's ?: evaluates only the chosen operand, so the
+         * array is never read out of bounds */
+        Nat *j = nat_sub(a, i, v->n1);
+        X *hi = nat_prove_ge(a, j, v->n2) ? xbool(w, true)
+              : nat_prove_lt(a, j, v->n2) ? xbool(w, false)
+              : xbin(w, OP_GE, SK_BOOL, xnat(w, j), xnat(w, v->n2));
+        X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
+        if (outside->kind == X_LIT) return outside->lit.b ? v->val : view_at(w, v->in, j);
+        return select_val(w, outside, v->val, view_at(w, v->in, j));
+    }
+    case V_PADCLAMP: {
+        Nat *j = nat_sub(a, i, v->n1);
+        return view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
+    }
+    case V_ZIP: return pairv(w, view_at(w, v->in, i), view_at(w, v->in2, i));
+    case V_PROJ: {
+        Val *p = view_at(w, v->in, i);
+        return v->proj == 0 ? p->a : p->b;
+    }
+    case V_GEN: return apply1(w, v->fn, scalar(w, xnat(w, i)));
+    case V_MAP: return apply1(w, v->fn, view_at(w, v->in, i));
+    }
+    unreachable();
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static Acc *acc_at(Lw *w, Acc *c, Nat *i)
+{
+    Type *et = c->ty->arr.elem;
+    switch (c->kind) {
+    case W_MEM: {
+        Acc *r = acceptor(w, W_MEM, et, NULL);
+        r->buf = c->buf;
+        r->base = nadd(w, c->base, nmul(w, i, elems(w, et)));
+        return r;
+    }
+    case W_OFFSET: return acc_at(w, c->in, nadd(w, c->n1, i));
+    case W_SPLITW: return acc_at(w, acc_at(w, c->in, nat_div(w->a, i, c->n1)), nat_mod(w->a, i, c->n1));
+    case W_JOINW: {
+        Acc *r = acceptor(w, W_OFFSET, et, c->in);
+        r->n1 = nmul(w, i, c->n1);
+        return r;
+    }
+    case W_TRANSW: {
+        Acc *r = acceptor(w, W_TROWW, et, c->in);
+        r->n1 = i;
+        return r;
+    }
+    case W_TROWW: return acc_at(w, acc_at(w, c->in, i), c->n1);
+    }
+    unreachable();
+}
+
+/* A scalar acceptor is a memory cell: find it by peeling the transformations. */
+static void acc_store(Lw *w, Acc *c, Val *v, Span sp)
+{
+    if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");
+    if (c->kind != W_MEM) die("scalar acceptor is not memory");
+    store(w, c->buf, c->base, v->x);
+}
+
+static NatVar *loop_var(Lw *w, const char *prefix, Nat *extent)
+{
+    return nat_newvar(w->a, arena_printf(w->a, "%s%d", prefix, w->names++), 0, extent);
+}
+
+static Stmt *open_loop(Lw *w, Level l, int dim, Nat *extent, NatVar **iv, Stmt **saved)
+{
+    static const char *const prefix[] = {"i", "g", "b", "t", "w", "l"};
+    Stmt *s = snew(w, S_FOR);
+    s->loop.level = l;
+    s->loop.dim = dim;
+    s->loop.extent = extent;
+    s->loop.var = *iv = loop_var(w, prefix[l], extent);
+    s->loop.body = stmt_seq(w->a);
+    emit(w, s);
+    *saved = w->cur;
+    w->cur = s->loop.body;
+    if (l != LVL_SEQ) w->lv[w->ndepth++] = l;
+    return s;
+}
+
+static void close_loop(Lw *w, Stmt *s, Stmt *saved)
+{
+    if (s->loop.level != LVL_SEQ) w->ndepth--;
+    w->cur = saved;
+}
+
+/* Copy an array value element by element (a sequential loop in the current context). */
+static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
+{
+    if (v->k != VAL_ARRAY) {
+        acc_store(w, c, v, sp);
+        return;
+    }
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
+    Nat *i = nat_var(w->a, iv);
+    copy_val(w, view_at(w, v->v, i), acc_at(w, c, i), sp);
+    close_loop(w, s, saved);
+}
+
+static Level map_level(Prim p)
+{
+    switch (p) {
+    case P_MAPGLOBAL: return LVL_GLOBAL;
+    case P_MAPBLOCK: return LVL_BLOCK;
+    case P_MAPTHREADS: return LVL_THREADS;
+    case P_MAPWARP: return LVL_WARP;
+    case P_MAPLANE: return LVL_LANE;
+    default: return LVL_SEQ;
+    }
+}
+
+static bool is_map(Prim p) { return p == P_MAPSEQ || p == P_MAPSEQUNROLL || map_level(p) != LVL_SEQ; }
+
+/* acc(map_L(f)(xs), out)       = for_L i: acc(f(xs[i]), out[i])
+ * acc(join(x), out)            = acc(x, JOINW(out))
+ * acc(split(k)(x), out)        = acc(x, SPLITW(out, k))
+ * acc(transpose(x), out)       = acc(x, TRANSW(out))
+ * acc(let y = v in b, out)     = bind y; acc(b, out)
+ * acc(id(x), out)              = acc(x, out)
+ * acc(x, out) otherwise        = copy(exp(x), out) */
+static void lower_acc(Lw *w, Expr *e, Acc *c)
+{
+    if (e->kind == E_LET) {
+        bind_let(w, e);
+        lower_acc(w, e->let.body, c);
+        return;
+    }
+    if (e->kind == E_PRIM) {
+        Prim p = e->prim.p;
+        if (is_map(p)) {
+            Val *xs = lower_exp(w, e->prim.args[1]);
+            NatVar *iv;
+            Stmt *saved;
+            Stmt *s = open_loop(w, map_level(p), e->prim.dim, e->ty->arr.n, &iv, &saved);
+            s->loop.unroll = p == P_MAPSEQUNROLL;
+            Nat *i = nat_var(w->a, iv);
+            Expr *f = e->prim.args[0];
+            bind(w, f->lam.param, view_at(w, xs->v, i));
+            lower_acc(w, f->lam.body, acc_at(w, c, i));
+            close_loop(w, s, saved);
+            return;
+        }
+        switch (p) {
+        case P_JOIN: {
+            Acc *r = acceptor(w, W_JOINW, e->prim.args[0]->ty, c);
+            r->n1 = e->prim.args[0]->ty->arr.elem->arr.n;
+            lower_acc(w, e->prim.args[0], r);
+            return;
+        }
+        case P_SPLIT: {
+            Acc *r = acceptor(w, W_SPLITW, e->prim.args[0]->ty, c);
+            r->n1 = e->prim.nats[0];
+            lower_acc(w, e->prim.args[0], r);
+            return;
+        }
+        case P_TRANSPOSE: lower_acc(w, e->prim.args[0], acceptor(w, W_TRANSW, e->prim.args[0]->ty, c)); return;
+        case P_ID: lower_acc(w, e->prim.args[0], c); return;
+        default: break;
+        }
+    }
+    copy_val(w, lower_exp(w, e), c, e->sp);
+}
+
+/* ---------------------------------------------------------------- expressions */
+
+static bool inside(Lw *w, Level l)
+{
+    for (int i = 0; i < w->ndepth; i++)
+        if (w->lv[i] == l) return true;
+    return false;
+}
+
+static int count_uses(const Expr *e, const Binder *b, int weight)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case E_VAR: return e->var.b == b ? weight : 0;
+    case E_LIT: case E_NAT: return 0;
+    case E_LAM: return count_uses(e->lam.body, b, 2); /* a lambda body may run many times */
+    case E_LET: return count_uses(e->let.value, b, weight) + count_uses(e->let.body, b, weight);
+    case E_BIN: return count_uses(e->bin.l, b, weight) + count_uses(e->bin.r, b, weight);
+    case E_UN: return count_uses(e->un.e, b, weight);
+    case E_PRIM: {
+        int n = 0;
+        for (int i = 0; i < prim_info[e->prim.p].nargs; i++) n += count_uses(e->prim.args[i], b, weight);
+        return n;
+    }
+    }
+    return 0;
+}
+
+/* Does reading this view recompute something (a lazily read map)? */
+static bool view_computes(const View *v)
+{
+    for (; v; v = v->in) {
+        if (v->kind == V_MAP || v->kind == V_GEN) return true;
+        if (v->kind == V_ZIP && view_computes(v->in2)) return true;
+    }
+    return false;
+}
+
+static ScalarKind sk_of(const Type *t) { return t->kind == T_IDX ? SK_I32 : t->sk; }
+
+/* let x = v in b: v is computed once. A scalar goes to a register; an array is a
+ * view, and a view that recomputes on each read must be materialised by the user
+ * when the body reads it more than once. */
+static void bind_let(Lw *w, Expr *e)
+{
+    Val *v = lower_exp(w, e->let.value);
+    if (v->k == VAL_SCALAR) v = scalar(w, materialise(w, v->x, "v"));
+    else if (v->k == VAL_ARRAY && view_computes(v->v) && count_uses(e->let.body, e->let.x, 1) > 1)
+        diag_error(w->d, e->let.value->sp, "the array bound to '%s' is computed and used more than once; "
+                   "materialise it with toPrivate or toShared so it is computed once",
+                   user_part(w->a, e->let.x->name));
+    bind(w, e->let.x, v);
+}
+
+static Val *lower_prim(Lw *w, Expr *e)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args;
+    Prim p = e->prim.p;
+    View *v;
+    switch (p) {
+    case P_SPLIT:
+    case P_SLIDE:
+        v = view(w, p == P_SPLIT ? V_SPLIT : V_SLIDE, e->ty, lower_exp(w, arg[0])->v);
+        v->n1 = p == P_SPLIT ? e->prim.nats[0] : e->prim.nats[1];
+        return array(w, v);
+    case P_JOIN:
+        v = view(w, V_JOIN, e->ty, lower_exp(w, arg[0])->v);
+        v->n1 = arg[0]->ty->arr.elem->arr.n;
+        return array(w, v);
+    case P_TRANSPOSE: return array(w, view(w, V_TRANSPOSE, e->ty, lower_exp(w, arg[0])->v));
+    case P_PADCST:
+        v = view(w, V_PADCST, e->ty, lower_exp(w, arg[1])->v);
+        v->n1 = e->prim.nats[0];
+        v->n2 = arg[1]->ty->arr.n;
+        v->val = lower_exp(w, arg[0]);
+        if (v->val->k == VAL_SCALAR) v->val->x = materialise(w, v->val->x, "pad");
+        return array(w, v);
+    case P_PADCLAMP:
+        v = view(w, V_PADCLAMP, e->ty, lower_exp(w, arg[0])->v);
+        v->n1 = e->prim.nats[0];
+        v->n2 = arg[0]->ty->arr.n;
+        return array(w, v);
+    case P_TAKE: {
+        View *in = lower_exp(w, arg[0])->v;
+        v = view(w, V_OFFSET, e->ty, in);
+        v->n1 = nat_cst(a, 0);
+        return array(w, v);
+    }
+    case P_DROP:
+        v = view(w, V_OFFSET, e->ty, lower_exp(w, arg[0])->v);
+        v->n1 = e->prim.nats[0];
+        return array(w, v);
+    case P_ZIP:
+        v = view(w, V_ZIP, e->ty, lower_exp(w, arg[0])->v);
+        v->in2 = lower_exp(w, arg[1])->v;
+        return array(w, v);
+    case P_UNZIP: {
+        View *in = lower_exp(w, arg[0])->v;
+        View *x = view(w, V_PROJ, e->ty->pair.a, in), *y = view(w, V_PROJ, e->ty->pair.b, in);
+        y->proj = 1;
+        return pairv(w, array(w, x), array(w, y));
+    }
+    case P_PAIR: return pairv(w, lower_exp(w, arg[0]), lower_exp(w, arg[1]));
+    case P_FST: return lower_exp(w, arg[0])->a;
+    case P_SND: return lower_exp(w, arg[0])->b;
+    case P_GENERATE:
+        v = view(w, V_GEN, e->ty, NULL);
+        v->fn = arg[0];
+        return array(w, v);
+    case P_ID: return lower_exp(w, arg[0]);
+    case P_MAPSEQ:
+    case P_MAPSEQUNROLL:
+        v = view(w, V_MAP, e->ty, lower_exp(w, arg[1])->v);
+        v->fn = arg[0];
+        return array(w, v);
+    case P_MAPGLOBAL:
+    case P_MAPBLOCK:
+    case P_MAPTHREADS:
+    case P_MAPWARP:
+    case P_MAPLANE:
+        diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
+                   "toShared (or toGlobal), or make it the kernel's result", prim_info[p].name);
+    case P_REDUCESEQ:
+    case P_REDUCESEQUNROLL: {
+        /* acc = init; for j < n: acc = f(acc, xs[j]); the accumulator lives in a register */
+        Val *init = lower_exp(w, arg[1]);
+        if (init->k != VAL_SCALAR)
+            diag_error(w->d, e->sp, "reduceSeq with a %s accumulator is not supported; use a scalar accumulator",
+                       init->k == VAL_PAIR ? "pair" : "array");
+        Val *xs = lower_exp(w, arg[2]);
+        Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(e->ty), nat_cst(a, 1));
+        accb->scalar = true;
+        Stmt *d = snew(w, S_DECL);
+        d->decl.buf = accb;
+        d->decl.init = init->x;
+        emit(w, d);
+        NatVar *iv;
+        Stmt *saved;
+        Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
+        s->loop.unroll = p == P_REDUCESEQUNROLL;
+        Expr *f = arg[0];
+        bind(w, f->lam.param, scalar(w, xload(w, accb, nat_cst(a, 0))));
+        bind(w, f->lam.body->lam.param, view_at(w, xs->v, nat_var(a, iv)));
+        Val *r = lower_exp(w, f->lam.body->lam.body);
+        store(w, accb, nat_cst(a, 0), r->x);
+        close_loop(w, s, saved);
+        return scalar(w, xload(w, accb, nat_cst(a, 0)));
+    }
+    case P_TOPRIVATE: {
+        if (arg[0]->ty->kind == T_SCALAR || arg[0]->ty->kind == T_IDX)
+            return scalar(w, materialise(w, lower_exp(w, arg[0])->x, "p"));
+        Nat *cnt;
+        const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
+        int64_t c;
+        if (!in) diag_error(w->d, e->sp, "toPrivate of %s: only arrays of scalars can be stored", ty_str(a, arg[0]->ty));
+        if (!nat_is_const(cnt, &c))
+            diag_error(w->d, e->sp, "toPrivate needs a size known at compile time, but this array has %s elements "
+                       "(specialise it with -D)", nat_str(a, cnt));
+        Buffer *b = new_buffer(w, "p", AS_PRIVATE, sk_of(in), cnt);
+        b->scalar = c == 1; /* a one-element private array is a scalar */
+        Stmt *d = snew(w, S_DECL);
+        d->decl.buf = b;
+        emit(w, d);
+        Acc *c0 = acceptor(w, W_MEM, arg[0]->ty, NULL);
+        c0->buf = b;
+        c0->base = nat_cst(a, 0);
+        lower_acc(w, arg[0], c0);
+        v = view(w, V_MEM, arg[0]->ty, NULL);
+        v->buf = b;
+        v->base = nat_cst(a, 0);
+        return array(w, v);
+    }
+    case P_TOSHARED: {
+        if (inside(w, LVL_THREADS) || inside(w, LVL_LANE) || inside(w, LVL_GLOBAL) || inside(w, LVL_WARP))
+            diag_error(w->d, e->sp, "toShared inside a per-thread map is not supported: materialise the whole "
+                       "mapThreads/mapWarp result at block level instead");
+        Nat *cnt;
+        const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
+        if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
+        Buffer *b = new_buffer(w, "s", AS_SHARED, sk_of(in), cnt);
+        Kernel *k = w->k;
+        if (k->nshared == k->capshared) {
+            int cap = k->capshared ? 2 * k->capshared : 8;
+            Buffer **nb = ANEWN(a, Buffer *, cap);
+            if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
+            k->shared = nb;
+            k->capshared = cap;
+        }
+        k->shared[k->nshared++] = b;
+        Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
+        Acc *c0 = acceptor(w, W_MEM, aty, NULL);
+        c0->buf = b;
+        c0->base = nat_cst(a, 0);
+        if (arg[0]->ty->kind == T_ARRAY) lower_acc(w, arg[0], c0);
+        else store(w, b, nat_cst(a, 0), lower_exp(w, arg[0])->x);
+        if (arg[0]->ty->kind != T_ARRAY) return scalar(w, xload(w, b, nat_cst(a, 0)));
+        v = view(w, V_MEM, arg[0]->ty, NULL);
+        v->buf = b;
+        v->base = nat_cst(a, 0);
+        return array(w, v);
+    }
+    case P_TOGLOBAL:
+        diag_error(w->d, e->sp, "toGlobal is not supported yet: a kernel's global memory is its output; "
+                   "split the program into two kernels");
+    case P_SHFLDOWN:
+    case P_SHFLUP:
+    case P_SHFLXOR:
+    case P_SHFLWARP:
+        diag_error(w->d, e->sp, "%s is only supported on a warp array produced by mapLane inside mapWarp",
+                   prim_info[p].name);
+    case P_ADD:
+    case P_MUL: {
+        Val *x = lower_exp(w, arg[0]), *y = lower_exp(w, arg[1]);
+        return scalar(w, xbin(w, p == P_ADD ? OP_ADD : OP_MUL, sk_of(e->ty), x->x, y->x));
+    }
+    case P_MIN:
+    case P_MAX: {
+        Val *x = lower_exp(w, arg[0]), *y = lower_exp(w, arg[1]);
+        X *m = xnew(w, X_MINMAX, sk_of(e->ty));
+        m->bin.op = p == P_MIN ? OP_LT : OP_GT;
+        m->bin.l = x->x;
+        m->bin.r = y->x;
+        return scalar(w, m);
+    }
+    case P_TOPRIVATEFUN:
+    case P_TOSHAREDFUN:
+    case P_COUNT: break;
+    }
+    unreachable();
+}
+
+static Val *lower_exp(Lw *w, Expr *e)
+{
+    switch (e->kind) {
+    case E_VAR: {
+        Val *v = e->var.b->id < w->nenv ? w->env[e->var.b->id] : NULL;
+        if (!v) die("unbound variable %s", e->var.b->name);
+        return v;
+    }
+    case E_LIT: {
+        X *x = xnew(w, X_LIT, sk_of(e->ty));
+        x->lit.u = e->lit.u;
+        return scalar(w, x);
+    }
+    case E_NAT: return scalar(w, xnat(w, e->nat.n));
+    case E_BIN: {
+        Val *l = lower_exp(w, e->bin.l), *r = lower_exp(w, e->bin.r);
+        return scalar(w, xbin(w, e->bin.op, sk_of(e->ty), l->x, r->x));
+    }
+    case E_UN: {
+        X *x = xnew(w, X_UN, sk_of(e->ty));
+        x->un.op = e->un.op;
+        x->un.e = lower_exp(w, e->un.e)->x;
+        return scalar(w, x);
+    }
+    case E_LET:
+        bind_let(w, e);
+        return lower_exp(w, e->let.body);
+    case E_PRIM: return lower_prim(w, e);
+    case E_LAM: diag_error(w->d, e->sp, "a function is used where data is expected");
+    }
+    unreachable();
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static HwIds make_hw(Arena *a)
+{
+    HwIds h;
+    static const char *const xyz = "xyz";
+    for (int d = 0; d < 3; d++) {
+        h.bdim[d] = nat_newvar(a, arena_printf(a, "blockDim.%c", xyz[d]), 1, NULL);
+        h.gdim[d] = nat_newvar(a, arena_printf(a, "gridDim.%c", xyz[d]), 1, NULL);
+        h.tid[d] = nat_newvar(a, arena_printf(a, "threadIdx.%c", xyz[d]), 0, nat_var(a, h.bdim[d]));
+        h.bid[d] = nat_newvar(a, arena_printf(a, "blockIdx.%c", xyz[d]), 0, nat_var(a, h.gdim[d]));
+    }
+    h.lane = nat_newvar(a, "lane", 0, nat_cst(a, 32));
+    h.nwarps = nat_newvar(a, "nwarps", 1, NULL);
+    h.warp = nat_newvar(a, "warp", 0, nat_var(a, h.nwarps));
+    return h;
+}
+
+static const char *user_part(Arena *a, const char *n)
+{
+    const char *t = strchr(n, '`');
+    return t ? arena_strndup(a, n, (size_t)(t - n)) : n;
+}
+
+Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
+{
+    Kernel *k = ANEW(a, Kernel);
+    k->name = kd->name;
+    k->def = kd;
+    k->hw = make_hw(a);
+    Lw w = {.a = a, .d = d, .k = k};
+    w.nenv = arena_next_id(a) + 1;
+    w.env = ANEWN(a, Val *, w.nenv);
+    k->inputs = ANEWN(a, Buffer *, kd->nparams + 1);
+    k->ninputs = kd->nparams;
+    for (int i = 0; i < kd->nparams; i++) {
+        Nat *cnt;
+        const Type *in = ty_innermost(a, kd->params[i]->ty, &cnt);
+        Buffer *b = ANEW(a, Buffer);
+        b->name = user_part(a, kd->params[i]->name);
+        b->as = AS_GLOBAL;
+        b->sk = sk_of(in);
+        b->count = cnt;
+        b->param = i;
+        b->id = arena_next_id(a);
+        k->inputs[i] = b;
+        if (kd->params[i]->ty->kind == T_ARRAY) {
+            View *v = view(&w, V_MEM, kd->params[i]->ty, NULL);
+            v->buf = b;
+            v->base = nat_cst(a, 0);
+            bind(&w, kd->params[i], array(&w, v));
+        } else {
+            bind(&w, kd->params[i], scalar(&w, xload(&w, b, nat_cst(a, 0))));
+        }
+    }
+    Nat *cnt;
+    const Type *ot = ty_innermost(a, kd->body->ty, &cnt);
+    Buffer *out = ANEW(a, Buffer);
+    out->name = "out";
+    out->as = AS_GLOBAL;
+    out->sk = sk_of(ot);
+    out->count = cnt;
+    out->param = -1;
+    out->id = arena_next_id(a);
+    k->out = out;
+    k->body = w.cur = stmt_seq(a);
+    Acc *c = acceptor(&w, W_MEM, kd->body->ty->kind == T_ARRAY ? kd->body->ty : ty_array(a, nat_cst(a, 1), kd->body->ty), NULL);
+    c->buf = out;
+    c->base = nat_cst(a, 0);
+    if (kd->body->ty->kind == T_ARRAY) lower_acc(&w, kd->body, c);
+    else store(&w, out, nat_cst(a, 0), lower_exp(&w, kd->body)->x);
+    return k;
+}

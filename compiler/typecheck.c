@@ -1,0 +1,762 @@
+/* typecheck.c: closed AST -> typed functional IR (Expr).
+ *
+ * Requires: a closed kernel term from expand.c.
+ * Ensures:  every Expr has a type; array sizes are nats in normal form; every split
+ *   divides its input (proved, else an error naming the sizes); take/drop/slide fit;
+ *   zip sizes agree; function arguments of primitives are E_LAM of the right arity;
+ *   map nestings are ones CUDA can run.
+ *
+ * Typing is bidirectional and spine-based: a primitive application is typed as a
+ * whole, data arguments first, so the element type of the array is known before the
+ * function argument is checked. Where arguments do not fix a type (generate, integer
+ * literals), the expected type from the context does.
+ */
+#include "compiler.h"
+
+#include <float.h>
+#include <string.h>
+
+typedef enum { SC_DATA, SC_NAT } ScopeKind;
+
+typedef struct Scope {
+    const char *name;
+    ScopeKind kind;
+    Binder *b;  /* SC_DATA */
+    Nat *nat;   /* SC_NAT: a variable, or a constant after -D */
+    struct Scope *next;
+} Scope;
+
+/* The enclosing parallel maps, to reject nestings CUDA cannot run. */
+typedef struct Ctx {
+    Level lv[8];
+    int dim[8];
+    Span sp[8];
+    int n;
+} Ctx;
+
+typedef struct Tc {
+    Arena *a;
+    Diag *d;
+    Ctx ctx;
+} Tc;
+
+static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected);
+
+static const char *uname(Tc *t, const char *n)
+{
+    const char *tick = strchr(n, '`');
+    return tick ? arena_strndup(t->a, n, (size_t)(tick - n)) : n;
+}
+
+static const char *tstr(Tc *t, const Type *ty) { return ty_str(t->a, ty); }
+static const char *nstr(Tc *t, const Nat *n) { return nat_str(t->a, n); }
+
+static Scope *push(Tc *t, Scope *sc, const char *name, ScopeKind k, Binder *b, Nat *n)
+{
+    Scope *s = ANEW(t->a, Scope);
+    s->name = name;
+    s->kind = k;
+    s->b = b;
+    s->nat = n;
+    s->next = sc;
+    return s;
+}
+
+static Scope *lookup(Scope *sc, const char *name)
+{
+    for (; sc; sc = sc->next)
+        if (strcmp(sc->name, name) == 0) return sc;
+    return NULL;
+}
+
+static Binder *new_binder(Tc *t, const char *name, Type *ty, Span sp)
+{
+    Binder *b = ANEW(t->a, Binder);
+    b->name = name;
+    b->ty = ty;
+    b->id = arena_next_id(t->a);
+    b->sp = sp;
+    return b;
+}
+
+static Expr *mk(Tc *t, ExprKind k, Type *ty, Span sp)
+{
+    Expr *e = ANEW(t->a, Expr);
+    e->kind = k;
+    e->ty = ty;
+    e->sp = sp;
+    return e;
+}
+
+/* ---------------------------------------------------------------- nat expressions */
+
+/* nat ::= number | name | nat (+ - * / %) nat | ( nat )   (in a nat position) */
+static Nat *nat_of(Tc *t, Ast *e, Scope *sc)
+{
+    switch (e->kind) {
+    case A_INT:
+        if (e->lit_int.v > (uint64_t)INT32_MAX)
+            diag_error(t->d, e->sp, "natural number %llu is too large (sizes must stay below 2^31)",
+                       (unsigned long long)e->lit_int.v);
+        return nat_cst(t->a, (int64_t)e->lit_int.v);
+    case A_VAR: {
+        Scope *s = lookup(sc, e->var.name);
+        if (!s) {
+            if (prim_lookup(e->var.name) >= 0)
+                diag_error(t->d, e->sp, "expected a natural number, found primitive '%s'", e->var.name);
+            diag_error(t->d, e->sp, "unknown natural number '%s'", uname(t, e->var.name));
+        }
+        if (s->kind != SC_NAT)
+            diag_error(t->d, e->sp, "'%s' is a value, not a natural number (nat positions take nFun names and constants)",
+                       uname(t, e->var.name));
+        return s->nat;
+    }
+    case A_BIN: {
+        Nat *l = nat_of(t, e->bin.l, sc), *r = nat_of(t, e->bin.r, sc);
+        int64_t c;
+        switch (e->bin.op) {
+        case OP_ADD: return nat_add(t->a, l, r);
+        case OP_SUB: return nat_sub(t->a, l, r);
+        case OP_MUL: return nat_mul(t->a, l, r);
+        case OP_DIV:
+        case OP_MOD:
+            if (nat_is_const(r, &c) && c <= 0)
+                diag_error(t->d, e->bin.r->sp, "division by %s in a natural-number expression",
+                           c == 0 ? "zero" : "a negative number");
+            return e->bin.op == OP_DIV ? nat_div(t->a, l, r) : nat_mod(t->a, l, r);
+        default: break;
+        }
+        diag_error(t->d, e->sp, "operator '%s' is not allowed in a natural-number expression",
+                   binop_spelling[e->bin.op]);
+    }
+    case A_FLOAT:
+        diag_error(t->d, e->sp, "expected a natural number, found a floating-point literal");
+    default:
+        diag_error(t->d, e->sp, "expected a natural-number expression here");
+    }
+}
+
+/* A nat argument that must be positive (a split size, a slide step). */
+static Nat *pos_nat_of(Tc *t, Ast *e, Scope *sc, const char *what)
+{
+    Nat *n = nat_of(t, e, sc);
+    int64_t c;
+    if (nat_is_const(n, &c) && c <= 0) diag_error(t->d, e->sp, "%s must be positive, got %lld", what, (long long)c);
+    return n;
+}
+
+static Type *type_of(Tc *t, TypeExpr *te, Scope *sc)
+{
+    switch (te->kind) {
+    case TE_SCALAR: return ty_scalar(t->a, te->sk);
+    case TE_ARRAY: return ty_array(t->a, nat_of(t, te->arr.size, sc), type_of(t, te->arr.elem, sc));
+    case TE_PAIR: return ty_pair(t->a, type_of(t, te->pair.a, sc), type_of(t, te->pair.b, sc));
+    case TE_IDX: return ty_idx(t->a, nat_of(t, te->idx.size, sc));
+    }
+    unreachable();
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static bool is_scalar(const Type *ty) { return ty->kind == T_SCALAR || ty->kind == T_IDX; }
+/* idx[n] computes as i32 */
+static ScalarKind num_kind(const Type *ty) { return ty->kind == T_IDX ? SK_I32 : ty->sk; }
+
+static Type *want_array(Tc *t, Expr *e, const char *prim)
+{
+    if (e->ty->kind != T_ARRAY)
+        diag_error(t->d, e->sp, "%s expects an array, but this has type %s", prim, tstr(t, e->ty));
+    return e->ty;
+}
+
+static Type *want_2d(Tc *t, Expr *e, const char *prim)
+{
+    Type *ty = want_array(t, e, prim);
+    if (ty->arr.elem->kind != T_ARRAY)
+        diag_error(t->d, e->sp, "%s expects an array of arrays, but this has type %s", prim, tstr(t, e->ty));
+    return ty;
+}
+
+/* An expected type is adopted by an unsuffixed integer literal when it is an integer
+ * type; any other mismatch is reported by the caller. */
+static Expr *lit_int(Tc *t, Ast *e, Type *expected)
+{
+    ScalarKind sk = e->lit_int.sk;
+    if (!e->lit_int.suffixed && expected && expected->kind == T_SCALAR && !scalar_info[expected->sk].is_float &&
+        expected->sk != SK_BOOL)
+        sk = expected->sk;
+    if (!e->lit_int.suffixed && expected && expected->kind == T_SCALAR && scalar_info[expected->sk].is_float)
+        diag_error(t->d, e->sp, "integer literal where %s is expected; write %llu.0%s", scalar_info[expected->sk].name,
+                   (unsigned long long)e->lit_int.v, expected->sk == SK_F32 ? "f" : "");
+    uint64_t max = sk == SK_I32 ? (uint64_t)INT32_MAX : sk == SK_U32 ? UINT32_MAX : sk == SK_I64 ? (uint64_t)INT64_MAX : UINT64_MAX;
+    if (e->lit_int.v > max)
+        diag_error(t->d, e->sp, "integer literal %llu does not fit in %s", (unsigned long long)e->lit_int.v,
+                   scalar_info[sk].name);
+    Expr *r = mk(t, E_LIT, ty_scalar(t->a, sk), e->sp);
+    r->lit.u = e->lit_int.v;
+    return r;
+}
+
+/* Application spine: head and arguments in source order. */
+static Ast *spine(Ast *e, Ast **args, int *n, int max)
+{
+    int k = 0;
+    for (Ast *p = e; p->kind == A_APP; p = p->app.fn) k++;
+    *n = k;
+    Ast *p = e;
+    for (int i = k - 1; i >= 0; i--, p = p->app.fn)
+        if (i < max) args[i] = p->app.arg;
+    return p;
+}
+
+/* ---------------------------------------------------------------- function arguments */
+
+/* Check a function argument against parameter types `ps` (curried), giving E_LAM
+ * chains. A primitive used as a function (reduceSeq(add), mapLane(id)) is
+ * eta-expanded: add  ==>  fun(a => fun(b => add(a)(b))). */
+static Expr *check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_expected, Span at)
+{
+    if (f->kind != A_LAM) {
+        int n;
+        Ast *args[8];
+        Ast *h = spine(f, args, &n, 8);
+        if (h->kind == A_VAR && !strchr(h->var.name, '`') && prim_lookup(h->var.name) >= 0) {
+            Ast *body = f;
+            const char *names[4];
+            for (int i = 0; i < np; i++) {
+                names[i] = arena_printf(t->a, "eta`%d", arena_next_id(t->a));
+                body = ast_app(t->a, f->sp, body, ast_var(t->a, f->sp, names[i]));
+            }
+            for (int i = np - 1; i >= 0; i--) body = ast_lam(t->a, f->sp, names[i], NULL, body);
+            f = body;
+        } else if (f->kind == A_VAR && lookup(sc, f->var.name)) {
+            diag_error(t->d, f->sp, "'%s' is data, but a function is expected here", uname(t, f->var.name));
+        } else {
+            diag_error(t->d, f->sp, "expected a function here (fun(x => ...) or a primitive)");
+        }
+    }
+    Expr *lam = mk(t, E_LAM, NULL, f->sp);
+    Type *pty = ps[0];
+    if (f->lam.ptype) {
+        Type *ann = type_of(t, f->lam.ptype, sc);
+        if (!ty_equal(ann, pty))
+            diag_error(t->d, f->lam.ptype->sp, "parameter annotated %s, but it receives %s", tstr(t, ann), tstr(t, pty));
+    }
+    lam->lam.param = new_binder(t, f->lam.param, pty, f->sp);
+    Scope *inner = push(t, sc, f->lam.param, SC_DATA, lam->lam.param, NULL);
+    if (np > 1) {
+        if (f->lam.body->kind != A_LAM && f->lam.body->kind != A_APP && f->lam.body->kind != A_VAR)
+            diag_error(t->d, f->lam.body->sp, "expected a function of %d parameters here", np);
+        lam->lam.body = check_fun(t, f->lam.body, ps + 1, np - 1, inner, ret_expected, at);
+    } else {
+        lam->lam.body = infer(t, f->lam.body, inner, ret_expected);
+    }
+    Type *rt = lam->lam.body->ty;
+    lam->ty = ty_fun(t->a, pty, rt);
+    return lam;
+}
+
+/* The result type of a checked curried lambda of np parameters. */
+static Type *fun_result(Expr *lam, int np)
+{
+    for (int i = 1; i < np; i++) lam = lam->lam.body;
+    return lam->lam.body->ty;
+}
+
+/* ---------------------------------------------------------------- nesting */
+
+static const char *level_name(Level l)
+{
+    static const char *const n[] = {"mapSeq", "mapGlobal", "mapBlock", "mapThreads", "mapWarp", "mapLane"};
+    return n[l];
+}
+
+/* Allowed nestings (outer -> inner), each in a dimension not already used by the
+ * same level:
+ *   top -> mapGlobal | mapBlock | mapThreads | mapWarp
+ *   mapGlobal -> mapGlobal;  mapBlock -> mapBlock | mapThreads | mapWarp
+ *   mapThreads -> mapThreads;  mapWarp -> mapLane | mapWarp;  mapLane -> mapLane? no
+ * mapSeq may appear anywhere and does not change the context. */
+static void check_nesting(Tc *t, Level l, int dim, Span sp)
+{
+    Ctx *c = &t->ctx;
+    Level outer = LVL_SEQ;
+    for (int i = 0; i < c->n; i++) {
+        if (c->lv[i] == l && c->dim[i] == dim)
+            diag_error2(t->d, sp, c->sp[i], "the enclosing map is here",
+                        "%s('%c') nested inside %s('%c'): each dimension can be distributed once", level_name(l),
+                        "xyz"[dim], level_name(c->lv[i]), "xyz"[c->dim[i]]);
+        outer = c->lv[i];
+    }
+    bool ok;
+    switch (l) {
+    case LVL_GLOBAL: ok = outer == LVL_SEQ || outer == LVL_GLOBAL; break;
+    case LVL_BLOCK: ok = outer == LVL_SEQ || outer == LVL_BLOCK; break;
+    case LVL_THREADS: ok = outer == LVL_SEQ || outer == LVL_BLOCK || outer == LVL_THREADS; break;
+    case LVL_WARP: ok = outer == LVL_SEQ || outer == LVL_BLOCK || outer == LVL_WARP; break;
+    case LVL_LANE: ok = outer == LVL_WARP || outer == LVL_LANE; break;
+    default: ok = true;
+    }
+    if (!ok) {
+        if (l == LVL_LANE)
+            diag_error(t->d, sp, "mapLane must be nested inside mapWarp%s%s", outer == LVL_SEQ ? "" : ", not inside ",
+                       outer == LVL_SEQ ? "" : level_name(outer));
+        diag_error(t->d, sp, "%s cannot run inside %s: CUDA has no such nesting", level_name(l), level_name(outer));
+    }
+}
+
+/* ---------------------------------------------------------------- primitives */
+
+static Expr *prim_expr(Tc *t, Prim p, Type *ty, Span sp)
+{
+    Expr *e = mk(t, E_PRIM, ty, sp);
+    e->prim.p = p;
+    return e;
+}
+
+static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
+{
+    const PrimInfo *pi = &prim_info[p];
+    Span sp = whole->sp;
+    int dim = 0, first = 0;
+    if (pi->has_dim && n >= 1 && args[0]->kind == A_DIM) {
+        dim = args[0]->dim.d;
+        first = 1;
+    }
+    int want = first + pi->nnats + pi->nargs;
+    if (n < want)
+        diag_error(t->d, sp, "'%s' is applied to %d argument%s but takes %d", pi->name, n - first,
+                   n - first == 1 ? "" : "s", want - first);
+    if (n > want)
+        diag_error(t->d, args[want]->sp, "too many arguments: '%s' takes %d", pi->name, want - first);
+    for (int i = 0; i < n; i++)
+        if (args[i]->kind == A_DIM && i != 0)
+            diag_error(t->d, args[i]->sp, "a dimension literal is only allowed as the first argument of a map");
+    if (args[0]->kind == A_DIM && !pi->has_dim)
+        diag_error(t->d, args[0]->sp, "'%s' takes no dimension", pi->name);
+
+    Ast **nat = args + first, **arg = args + first + pi->nnats;
+    Expr *e;
+    Arena *a = t->a;
+    switch (p) {
+    case P_SPLIT: {
+        Nat *k = pos_nat_of(t, nat[0], sc, "split size");
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *ty = want_array(t, x, "split");
+        if (!nat_divides(a, k, ty->arr.n))
+            diag_error(t->d, sp, "split(%s): cannot show that %s divides the array length %s; pad the array first, "
+                       "e.g. padCst(0)((k - n %% k) %% k)", nstr(t, k), nstr(t, k), nstr(t, ty->arr.n));
+        e = prim_expr(t, p, ty_array(a, nat_div(a, ty->arr.n, k), ty_array(a, k, ty->arr.elem)), sp);
+        e->prim.nats[0] = k;
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_JOIN: {
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *ty = want_2d(t, x, "join");
+        e = prim_expr(t, p, ty_array(a, nat_mul(a, ty->arr.n, ty->arr.elem->arr.n), ty->arr.elem->arr.elem), sp);
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_TRANSPOSE: {
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *ty = want_2d(t, x, "transpose");
+        e = prim_expr(t, p, ty_array(a, ty->arr.elem->arr.n, ty_array(a, ty->arr.n, ty->arr.elem->arr.elem)), sp);
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_PADCST:
+    case P_PADCLAMP: {
+        Nat *l = nat_of(t, nat[0], sc), *r = nat_of(t, nat[1], sc);
+        Expr *x = infer(t, arg[p == P_PADCST ? 1 : 0], sc, NULL);
+        Type *ty = want_array(t, x, pi->name);
+        e = prim_expr(t, p, ty_array(a, nat_add(a, nat_add(a, l, ty->arr.n), r), ty->arr.elem), sp);
+        e->prim.nats[0] = l;
+        e->prim.nats[1] = r;
+        if (p == P_PADCST) {
+            Expr *v = infer(t, arg[0], sc, ty->arr.elem);
+            if (!ty_equal(v->ty, ty->arr.elem))
+                diag_error(t->d, v->sp, "padCst: the padding value has type %s but the elements have type %s",
+                           tstr(t, v->ty), tstr(t, ty->arr.elem));
+            e->prim.args[0] = v;
+            e->prim.args[1] = x;
+        } else {
+            e->prim.args[0] = x;
+        }
+        return e;
+    }
+    case P_TAKE:
+    case P_DROP: {
+        Nat *k = nat_of(t, nat[0], sc);
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *ty = want_array(t, x, pi->name);
+        if (!nat_prove_ge(a, ty->arr.n, k))
+            diag_error(t->d, sp, "%s(%s): cannot show that %s <= the array length %s", pi->name, nstr(t, k),
+                       nstr(t, k), nstr(t, ty->arr.n));
+        e = prim_expr(t, p, ty_array(a, p == P_TAKE ? k : nat_sub(a, ty->arr.n, k), ty->arr.elem), sp);
+        e->prim.nats[0] = k;
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_SLIDE: {
+        Nat *sz = pos_nat_of(t, nat[0], sc, "window size"), *st = pos_nat_of(t, nat[1], sc, "slide step");
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *ty = want_array(t, x, "slide");
+        if (!nat_prove_ge(a, ty->arr.n, sz))
+            diag_error(t->d, sp, "slide(%s): cannot show that the window fits the array length %s", nstr(t, sz),
+                       nstr(t, ty->arr.n));
+        Nat *rest = nat_sub(a, ty->arr.n, sz);
+        if (!nat_divides(a, st, rest))
+            diag_error(t->d, sp, "slide(%s)(%s): cannot show that the step %s divides %s", nstr(t, sz), nstr(t, st),
+                       nstr(t, st), nstr(t, rest));
+        Nat *cnt = nat_add(a, nat_div(a, rest, st), nat_cst(a, 1));
+        e = prim_expr(t, p, ty_array(a, cnt, ty_array(a, sz, ty->arr.elem)), sp);
+        e->prim.nats[0] = sz;
+        e->prim.nats[1] = st;
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_ZIP: {
+        Expr *x = infer(t, arg[0], sc, NULL), *y = infer(t, arg[1], sc, NULL);
+        Type *tx = want_array(t, x, "zip"), *ty = want_array(t, y, "zip");
+        if (!nat_equal(tx->arr.n, ty->arr.n))
+            diag_error(t->d, sp, "zip of arrays of different sizes: %s and %s", tstr(t, tx), tstr(t, ty));
+        e = prim_expr(t, p, ty_array(a, tx->arr.n, ty_pair(a, tx->arr.elem, ty->arr.elem)), sp);
+        e->prim.args[0] = x;
+        e->prim.args[1] = y;
+        return e;
+    }
+    case P_UNZIP: {
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *tx = want_array(t, x, "unzip");
+        if (tx->arr.elem->kind != T_PAIR)
+            diag_error(t->d, x->sp, "unzip expects an array of pairs, but this has type %s", tstr(t, tx));
+        e = prim_expr(t, p, ty_pair(a, ty_array(a, tx->arr.n, tx->arr.elem->pair.a), ty_array(a, tx->arr.n, tx->arr.elem->pair.b)), sp);
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_PAIR: {
+        Type *ea = expected && expected->kind == T_PAIR ? expected->pair.a : NULL;
+        Type *eb = expected && expected->kind == T_PAIR ? expected->pair.b : NULL;
+        Expr *x = infer(t, arg[0], sc, ea), *y = infer(t, arg[1], sc, eb);
+        e = prim_expr(t, p, ty_pair(a, x->ty, y->ty), sp);
+        e->prim.args[0] = x;
+        e->prim.args[1] = y;
+        return e;
+    }
+    case P_FST:
+    case P_SND: {
+        Expr *x = infer(t, arg[0], sc, NULL);
+        if (x->ty->kind != T_PAIR) diag_error(t->d, x->sp, "%s expects a pair, but this has type %s", pi->name, tstr(t, x->ty));
+        e = prim_expr(t, p, p == P_FST ? x->ty->pair.a : x->ty->pair.b, sp);
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_GENERATE: {
+        if (!expected || expected->kind != T_ARRAY)
+            diag_error(t->d, sp, "generate takes its length from the context, and here there is none "
+                       "(use it where an array type is expected, e.g. as the argument of shflWarp)");
+        Type *ip = ty_idx(a, expected->arr.n);
+        Expr *f = check_fun(t, arg[0], &ip, 1, sc, expected->arr.elem, sp);
+        Type *rt = fun_result(f, 1);
+        if (rt->kind == T_IDX && expected->arr.elem->kind == T_IDX) rt = expected->arr.elem;
+        e = prim_expr(t, p, ty_array(a, expected->arr.n, rt), sp);
+        e->prim.args[0] = f;
+        return e;
+    }
+    case P_ID:
+    case P_TOGLOBAL:
+    case P_TOSHARED:
+    case P_TOPRIVATE: {
+        Expr *x = infer(t, arg[0], sc, expected);
+        e = prim_expr(t, p, x->ty, sp);
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_TOPRIVATEFUN:
+    case P_TOSHAREDFUN:
+        unreachable(); /* desugared by expand */
+    case P_MAPSEQ:
+    case P_MAPSEQUNROLL:
+    case P_MAPGLOBAL:
+    case P_MAPBLOCK:
+    case P_MAPTHREADS:
+    case P_MAPWARP:
+    case P_MAPLANE: {
+        Expr *x = infer(t, arg[1], sc, NULL);
+        Type *tx = want_array(t, x, pi->name);
+        Level l = p == P_MAPGLOBAL ? LVL_GLOBAL : p == P_MAPBLOCK ? LVL_BLOCK : p == P_MAPTHREADS ? LVL_THREADS
+                : p == P_MAPWARP ? LVL_WARP : p == P_MAPLANE ? LVL_LANE : LVL_SEQ;
+        if (l != LVL_SEQ) {
+            check_nesting(t, l, dim, sp);
+            if (l == LVL_LANE) {
+                int64_t c;
+                if (!nat_is_const(tx->arr.n, &c) || c != 32)
+                    diag_error(t->d, sp, "mapLane distributes over the 32 lanes of a warp, but the array has type %s; "
+                               "split(32) it first", tstr(t, tx));
+            }
+            if (t->ctx.n == 8) diag_error(t->d, sp, "maps nested too deeply");
+            t->ctx.lv[t->ctx.n] = l;
+            t->ctx.dim[t->ctx.n] = dim;
+            t->ctx.sp[t->ctx.n] = sp;
+            t->ctx.n++;
+        }
+        Type *et = expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL;
+        Expr *f = check_fun(t, arg[0], &tx->arr.elem, 1, sc, et, sp);
+        if (l != LVL_SEQ) t->ctx.n--;
+        e = prim_expr(t, p, ty_array(a, tx->arr.n, fun_result(f, 1)), sp);
+        e->prim.dim = dim;
+        e->prim.args[0] = f;
+        e->prim.args[1] = x;
+        return e;
+    }
+    case P_REDUCESEQ:
+    case P_REDUCESEQUNROLL: {
+        Expr *x = infer(t, arg[2], sc, NULL);
+        Type *tx = want_array(t, x, pi->name);
+        Expr *init = infer(t, arg[1], sc, tx->arr.elem);
+        Type *ps[2] = {init->ty, tx->arr.elem};
+        Expr *f = check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
+        Type *rt = fun_result(f, 2);
+        if (!ty_equal(rt, init->ty))
+            diag_error(t->d, arg[0]->sp, "%s: the operator returns %s but the accumulator has type %s", pi->name,
+                       tstr(t, rt), tstr(t, init->ty));
+        e = prim_expr(t, p, init->ty, sp);
+        e->prim.args[0] = f;
+        e->prim.args[1] = init;
+        e->prim.args[2] = x;
+        return e;
+    }
+    case P_SHFLDOWN:
+    case P_SHFLUP:
+    case P_SHFLXOR: {
+        Nat *d = nat_of(t, nat[0], sc);
+        int64_t c;
+        if (!nat_is_const(d, &c) || c < 0 || c > 31)
+            diag_error(t->d, nat[0]->sp, "%s: the %s must be a constant in 0..31", pi->name, p == P_SHFLXOR ? "lane mask" : "delta");
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *tx = want_array(t, x, pi->name);
+        if (!nat_is_const(tx->arr.n, &c) || c != 32 || !is_scalar(tx->arr.elem))
+            diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars, but this has type %s", pi->name, tstr(t, tx));
+        e = prim_expr(t, p, tx, sp);
+        e->prim.nats[0] = d;
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_SHFLWARP: {
+        Nat *n32 = nat_cst(a, 32);
+        Expr *src = infer(t, arg[0], sc, ty_array(a, n32, ty_idx(a, n32)));
+        Expr *x = infer(t, arg[1], sc, NULL);
+        int64_t c;
+        Type *ts = want_array(t, src, "shflWarp");
+        if (!nat_is_const(ts->arr.n, &c) || c != 32 ||
+            !(ts->arr.elem->kind == T_IDX || (ts->arr.elem->kind == T_SCALAR && (ts->arr.elem->sk == SK_I32 || ts->arr.elem->sk == SK_U32))))
+            diag_error(t->d, src->sp, "shflWarp expects 32 lane indices (32.idx[32]), but this has type %s", tstr(t, ts));
+        Type *tx = want_array(t, x, "shflWarp");
+        if (!nat_is_const(tx->arr.n, &c) || c != 32 || !is_scalar(tx->arr.elem))
+            diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars, but this has type %s", tstr(t, tx));
+        e = prim_expr(t, p, tx, sp);
+        e->prim.args[0] = src;
+        e->prim.args[1] = x;
+        return e;
+    }
+    case P_ADD:
+    case P_MUL:
+    case P_MIN:
+    case P_MAX: {
+        Expr *x = infer(t, arg[0], sc, expected);
+        Expr *y = infer(t, arg[1], sc, x->ty);
+        if (!is_scalar(x->ty) || !ty_equal(x->ty, y->ty))
+            diag_error(t->d, sp, "%s expects two scalars of the same type, got %s and %s", pi->name, tstr(t, x->ty), tstr(t, y->ty));
+        e = prim_expr(t, p, x->ty, sp);
+        e->prim.args[0] = x;
+        e->prim.args[1] = y;
+        return e;
+    }
+    case P_COUNT: break;
+    }
+    unreachable();
+}
+
+/* ---------------------------------------------------------------- expressions */
+
+static bool is_literal(Ast *e)
+{
+    return e->kind == A_INT || e->kind == A_FLOAT || (e->kind == A_UN && is_literal(e->un.e));
+}
+
+/* Binary operators: both sides one scalar type (idx computes as i32); an unsuffixed
+ * literal adopts the other side's integer type. Arithmetic keeps the type, comparisons
+ * give bool, && and || take bools. */
+static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected)
+{
+    Expr *l, *r;
+    bool arith = e->bin.op <= OP_MOD, logic = e->bin.op == OP_AND || e->bin.op == OP_OR;
+    Type *hint = arith ? expected : NULL;
+    if (is_literal(e->bin.l) && !is_literal(e->bin.r)) {
+        r = infer(t, e->bin.r, sc, hint);
+        l = infer(t, e->bin.l, sc, r->ty->kind == T_IDX ? ty_scalar(t->a, SK_I32) : r->ty);
+    } else {
+        l = infer(t, e->bin.l, sc, hint);
+        r = infer(t, e->bin.r, sc, l->ty->kind == T_IDX ? ty_scalar(t->a, SK_I32) : l->ty);
+    }
+    if (!is_scalar(l->ty) || !is_scalar(r->ty))
+        diag_error(t->d, e->sp, "operator '%s' takes scalars, got %s and %s", binop_spelling[e->bin.op], tstr(t, l->ty),
+                   tstr(t, r->ty));
+    ScalarKind a = num_kind(l->ty), b = num_kind(r->ty);
+    if (a != b)
+        diag_error(t->d, e->sp, "operator '%s' on different types %s and %s (there are no implicit conversions)",
+                   binop_spelling[e->bin.op], scalar_info[a].name, scalar_info[b].name);
+    if (logic && a != SK_BOOL)
+        diag_error(t->d, e->sp, "operator '%s' takes bool operands, got %s", binop_spelling[e->bin.op], scalar_info[a].name);
+    if (!logic && a == SK_BOOL && e->bin.op != OP_EQ && e->bin.op != OP_NE)
+        diag_error(t->d, e->sp, "operator '%s' does not apply to bool", binop_spelling[e->bin.op]);
+    if (e->bin.op == OP_MOD && scalar_info[a].is_float)
+        diag_error(t->d, e->sp, "operator '%%' is defined on integers only, got %s", scalar_info[a].name);
+    Expr *x = mk(t, E_BIN, ty_scalar(t->a, arith ? a : SK_BOOL), e->sp);
+    x->bin.op = e->bin.op;
+    x->bin.l = l;
+    x->bin.r = r;
+    return x;
+}
+
+static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
+{
+    Expr *x;
+    switch (e->kind) {
+    case A_VAR: {
+        Scope *s = lookup(sc, e->var.name);
+        if (s && s->kind == SC_DATA) {
+            x = mk(t, E_VAR, s->b->ty, e->sp);
+            x->var.b = s->b;
+            return x;
+        }
+        if (s) { /* a nat used as a value */
+            x = mk(t, E_NAT, ty_scalar(t->a, SK_I32), e->sp);
+            x->nat.n = s->nat;
+            return x;
+        }
+        if (prim_lookup(e->var.name) >= 0)
+            diag_error(t->d, e->sp, "primitive '%s' used without its arguments", e->var.name);
+        diag_error(t->d, e->sp, "unknown name '%s'", uname(t, e->var.name));
+    }
+    case A_INT: return lit_int(t, e, expected);
+    case A_FLOAT: {
+        if (e->lit_float.sk == SK_F32 && e->lit_float.v > FLT_MAX)
+            diag_error(t->d, e->sp, "floating-point literal is out of range for f32");
+        x = mk(t, E_LIT, ty_scalar(t->a, e->lit_float.sk), e->sp);
+        x->lit.f = e->lit_float.v;
+        return x;
+    }
+    case A_BOOL:
+        x = mk(t, E_LIT, ty_scalar(t->a, SK_BOOL), e->sp);
+        x->lit.b = e->lit_bool.v;
+        return x;
+    case A_DIM: diag_error(t->d, e->sp, "a dimension literal is only allowed as the first argument of a map");
+    case A_LAM:
+    case A_NLAM: diag_error(t->d, e->sp, "a function is used where data is expected");
+    case A_LET: {
+        Expr *v = infer(t, e->let.value, sc, NULL);
+        Binder *b = new_binder(t, e->let.name, v->ty, e->sp);
+        Expr *body = infer(t, e->let.body, push(t, sc, e->let.name, SC_DATA, b, NULL), expected);
+        x = mk(t, E_LET, body->ty, e->sp);
+        x->let.x = b;
+        x->let.value = v;
+        x->let.body = body;
+        return x;
+    }
+    case A_BIN: return infer_bin(t, e, sc, expected);
+    case A_UN: {
+        if (e->un.op == UOP_NEG && (e->un.e->kind == A_INT || e->un.e->kind == A_FLOAT)) {
+            /* -literal: fold, so -2147483648 is not rejected as 2147483648 */
+            Expr *v = infer(t, e->un.e, sc, expected);
+            if (scalar_info[v->ty->sk].is_float) v->lit.f = -v->lit.f;
+            else if (!scalar_info[v->ty->sk].is_signed) diag_error(t->d, e->sp, "negative literal of unsigned type %s", scalar_info[v->ty->sk].name);
+            else v->lit.i = -v->lit.i;
+            v->sp = e->sp;
+            return v;
+        }
+        Expr *v = infer(t, e->un.e, sc, expected);
+        if (!is_scalar(v->ty)) diag_error(t->d, e->sp, "unary operator on %s", tstr(t, v->ty));
+        ScalarKind k = num_kind(v->ty);
+        if (e->un.op == UOP_NOT && k != SK_BOOL) diag_error(t->d, e->sp, "'!' takes a bool, got %s", scalar_info[k].name);
+        if (e->un.op == UOP_NEG && (k == SK_BOOL || !scalar_info[k].is_signed))
+            diag_error(t->d, e->sp, "unary '-' does not apply to %s", scalar_info[k].name);
+        x = mk(t, E_UN, ty_scalar(t->a, k), e->sp);
+        x->un.op = e->un.op;
+        x->un.e = v;
+        return x;
+    }
+    case A_APP: {
+        Ast *args[8];
+        int n;
+        Ast *h = spine(e, args, &n, 8);
+        if (n > 8) diag_error(t->d, e->sp, "too many arguments");
+        if (h->kind == A_VAR) {
+            Scope *s = lookup(sc, h->var.name);
+            if (s) diag_error(t->d, h->sp, "'%s' is not a function", uname(t, h->var.name));
+            int p = prim_lookup(h->var.name);
+            if (p >= 0) return infer_prim(t, e, (Prim)p, args, n, sc, expected);
+            diag_error(t->d, h->sp, "unknown name '%s'", uname(t, h->var.name));
+        }
+        diag_error(t->d, h->sp, "this is applied to an argument but is not a function");
+    }
+    }
+    unreachable();
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static void check_storable(Tc *t, const Type *ty, Span sp, const char *what)
+{
+    Nat *cnt;
+    const Type *s = ty_innermost(t->a, ty, &cnt);
+    if (!s || (ty->kind != T_ARRAY && ty->kind != T_SCALAR))
+        diag_error(t->d, sp, "%s of type %s: kernel inputs and outputs must be scalars or (nested) arrays of scalars",
+                   what, tstr(t, ty));
+}
+
+/* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
+KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
+{
+    Tc t = {a, d, {0}};
+    KernelDef *kd = ANEW(a, KernelDef);
+    kd->name = k->name;
+    kd->sp = k->sp;
+    kd->nats = ANEWN(a, NatVar *, 32);
+    kd->params = ANEWN(a, Binder *, 32);
+    Scope *sc = NULL;
+    Ast *e = closed;
+    while (e->kind == A_NLAM) {
+        const char *un = uname(&t, e->lam.param);
+        Nat *val = NULL;
+        for (int i = 0; i < ndefs; i++)
+            if (strcmp(defs[i].name, un) == 0) val = nat_cst(a, defs[i].value);
+        if (!val) {
+            if (kd->nnats == 32) diag_error(d, e->sp, "too many nat parameters");
+            NatVar *v = nat_newvar(a, un, 0, NULL);
+            kd->nats[kd->nnats++] = v;
+            val = nat_var(a, v);
+        }
+        sc = push(&t, sc, e->lam.param, SC_NAT, NULL, val);
+        e = e->lam.body;
+    }
+    while (e->kind == A_LAM && e->lam.ptype) {
+        if (kd->nparams == 32) diag_error(d, e->sp, "too many kernel parameters");
+        Type *ty = type_of(&t, e->lam.ptype, sc);
+        check_storable(&t, ty, e->lam.ptype->sp, "kernel parameter");
+        Binder *b = new_binder(&t, e->lam.param, ty, e->sp);
+        kd->params[kd->nparams++] = b;
+        sc = push(&t, sc, e->lam.param, SC_DATA, b, NULL);
+        e = e->lam.body;
+    }
+    if (e->kind == A_LAM)
+        diag_error(d, e->sp, "kernel parameter '%s' needs a type: write fun(T)(%s => ...)", uname(&t, e->lam.param),
+                   uname(&t, e->lam.param));
+    if (kd->nparams == 0 && kd->nnats == 0 && e->kind != A_APP)
+        diag_error(d, k->sp, "kernel '%s' is not a typed function: write kernel %s = nFun(n => fun(n.f32)(xs => ...))",
+                   k->name, k->name);
+    kd->body = infer(&t, e, sc, NULL);
+    check_storable(&t, kd->body->ty, kd->body->sp, "kernel result");
+    return kd;
+}
