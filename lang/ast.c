@@ -116,10 +116,11 @@ static void print_float(StrBuf *b, double v, bool f32)
     if (f32) sb_putc(b, 'f');
 }
 
-/* The callee of an application needs parentheses unless it is a name or an application. */
+/* The callee of an application needs parentheses unless it is a name, an application or
+ * already parenthesised (operators and let). */
 static void print_callee(StrBuf *b, const Ast *e)
 {
-    bool atom = e->kind == A_VAR || e->kind == A_APP;
+    bool atom = e->kind != A_LAM && e->kind != A_NLAM;
     if (!atom) sb_putc(b, '(');
     ast_print(b, e);
     if (!atom) sb_putc(b, ')');

@@ -20,6 +20,7 @@
 %define api.token.prefix {TOK_}
 %define api.location.type {Span}
 %define parse.error detailed
+%define lr.default-reduction consistent
 %locations
 %expect 0
 
