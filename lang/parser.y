@@ -20,6 +20,9 @@
 %define api.token.prefix {TOK_}
 %define api.location.type {Span}
 %define parse.error detailed
+/* no default reductions in states that need a lookahead: a bad token is reported where
+ * it is (with the tokens expected there) before any action such as "unknown type name"
+ * runs on a reduction it does not justify */
 %define lr.default-reduction consistent
 %locations
 %expect 0
