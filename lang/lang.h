@@ -230,6 +230,14 @@ Ast *ast_bin(Arena *a, Span sp, BinOp op, Ast *l, Ast *r);
 Ast *ast_un(Arena *a, Span sp, UnOp op, Ast *e);
 /* Print an AST in source syntax (for -d dumps and tests). */
 void ast_print(StrBuf *b, const Ast *e);
+/* Type-expression constructors (one call per grammar action) and printer. */
+TypeExpr *ast_te_scalar(Arena *a, Span sp, ScalarKind sk);
+TypeExpr *ast_te_array(Arena *a, Span sp, Ast *size, TypeExpr *elem);
+TypeExpr *ast_te_pair(Arena *a, Span sp, TypeExpr *x, TypeExpr *y);
+TypeExpr *ast_te_idx(Arena *a, Span sp, Ast *size);
+void ast_print_type(StrBuf *b, const TypeExpr *t);
+/* Print a program's declarations, one per line ("def f(a) = ...", "kernel k = ..."). */
+void ast_print_program(StrBuf *b, const Program *p);
 
 /* ---------------------------------------------------------------- parsing */
 
