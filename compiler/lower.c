@@ -66,12 +66,15 @@ typedef enum {
     W_JOINW,    /* in, n1 = m: writing x of n.m.t into in : (n*m).t: at(i) = OFFSET(in, i*m) */
     W_TRANSW,   /* in: writing x of n.m.t into in : m.n.t: at(i) = TROWW(in, i) */
     W_TROWW,    /* in, n1 = i: at(j) = in.at(j).at(i) */
+    W_MAPF,     /* in, fn: writing x into in where in[i] receives fn(x[i]) and fn is a view
+                   chain: at(i) = the acceptor fn's body needs, given in.at(i) */
 } AccKind;
 
 typedef struct Acc Acc;
 struct Acc {
     AccKind kind;
     Type *ty; /* the type of what is written */
+    Expr *fn; /* W_MAPF */
     Acc *in;
     Buffer *buf;
     Nat *base, *n1;
@@ -94,6 +97,7 @@ static void lower_acc(Lw *w, Expr *e, Acc *acc);
 static Val *view_at(Lw *w, View *v, Nat *i);
 static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
+static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
 
 static Val *scalar(Lw *w, X *x)
 {
@@ -381,8 +385,41 @@ static Acc *acc_at(Lw *w, Acc *c, Nat *i)
         return r;
     }
     case W_TROWW: return acc_at(w, acc_at(w, c->in, i), c->n1);
+    case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, acc_at(w, c->in, i));
     }
     unreachable();
+}
+
+/* Is body a chain of join/split/transpose/id/mapSeq-of-such over the variable x? */
+static bool view_chain(const Expr *body, const Binder *x)
+{
+    if (body->kind == E_VAR) return body->var.b == x;
+    if (body->kind != E_PRIM) return false;
+    switch (body->prim.p) {
+    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: return view_chain(body->prim.args[0], x);
+    case P_MAPSEQ: case P_MAPSEQUNROLL:
+        return view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
+               view_chain(body->prim.args[1], x);
+    default: return false;
+    }
+}
+
+/* The acceptor for x when `body` (a view chain over x) is written to c:
+ *   x -> c;  join(b) -> b into JOINW(c);  split(k)(b) -> b into SPLITW(c, k);
+ *   transpose(b) -> b into TRANSW(c);  mapSeq(f)(b) -> b into MAPF(c, f) */
+static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
+{
+    if (body->kind == E_VAR) return c;
+    Expr *arg = body->prim.p == P_MAPSEQ || body->prim.p == P_MAPSEQUNROLL ? body->prim.args[1] : body->prim.args[0];
+    Acc *r;
+    switch (body->prim.p) {
+    case P_JOIN: r = acceptor(w, W_JOINW, arg->ty, c); r->n1 = arg->ty->arr.elem->arr.n; break;
+    case P_SPLIT: r = acceptor(w, W_SPLITW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
+    case P_TRANSPOSE: r = acceptor(w, W_TRANSW, arg->ty, c); break;
+    case P_ID: r = c; break;
+    default: r = acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
+    }
+    return acc_through(w, arg, x, r);
 }
 
 /* A scalar acceptor is a memory cell: find it by peeling the transformations. */
@@ -449,7 +486,8 @@ static Level map_level(Prim p)
 
 static bool is_map(Prim p) { return p == P_MAPSEQ || p == P_MAPSEQUNROLL || map_level(p) != LVL_SEQ; }
 
-/* acc(map_L(f)(xs), out)       = for_L i: acc(f(xs[i]), out[i])
+/* acc(mapSeq(f)(x), out)       = acc(x, MAPF(out, f))   when f is a view chain
+ * acc(map_L(f)(xs), out)       = for_L i: acc(f(xs[i]), out[i])
  * acc(join(x), out)            = acc(x, JOINW(out))
  * acc(split(k)(x), out)        = acc(x, SPLITW(out, k))
  * acc(transpose(x), out)       = acc(x, TRANSW(out))
@@ -465,6 +503,13 @@ static void lower_acc(Lw *w, Expr *e, Acc *c)
     }
     if (e->kind == E_PRIM) {
         Prim p = e->prim.p;
+        if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) && view_chain(e->prim.args[0]->lam.body, e->prim.args[0]->lam.param)) {
+            /* a map of a pure view function writes through a transformed acceptor: no loop */
+            Acc *r = acceptor(w, W_MAPF, e->prim.args[1]->ty, c);
+            r->fn = e->prim.args[0];
+            lower_acc(w, e->prim.args[1], r);
+            return;
+        }
         if (is_map(p)) {
             Val *xs = lower_exp(w, e->prim.args[1]);
             NatVar *iv;

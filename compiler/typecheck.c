@@ -719,7 +719,7 @@ static void check_storable(Tc *t, const Type *ty, Span sp, const char *what)
 /* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
 {
-    Tc t = {a, d, {0}};
+    Tc t = {.a = a, .d = d};
     KernelDef *kd = ANEW(a, KernelDef);
     kd->name = k->name;
     kd->sp = k->sp;
@@ -734,7 +734,7 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
             if (strcmp(defs[i].name, un) == 0) val = nat_cst(a, defs[i].value);
         if (!val) {
             if (kd->nnats == 32) diag_error(d, e->sp, "too many nat parameters");
-            NatVar *v = nat_newvar(a, un, 0, NULL);
+            NatVar *v = nat_newvar(a, un, 1, NULL); /* nat parameters are positive */
             kd->nats[kd->nnats++] = v;
             val = nat_var(a, v);
         }
