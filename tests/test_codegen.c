@@ -1,0 +1,212 @@
+/* test_codegen.c: the CUDA printer, NVRTC compile checks, the padding block count and
+ * the speed of emission. */
+#include "testutil.h"
+#include "cexpr.h"
+
+#include <dirent.h>
+#include <nvrtc.h>
+#include <time.h>
+
+static char *slurp(const char *path)
+{
+    size_t len;
+    char *s = lang_read_file(path, &len);
+    ck_assert_msg(s != NULL, "cannot read %s", path);
+    return s;
+}
+
+/* Compile CUDA text with NVRTC for sm_90 to a cubin; returns the log on failure. */
+static bool nvrtc_ok(const char *src, const char *name, char **log)
+{
+    nvrtcProgram p;
+    if (nvrtcCreateProgram(&p, src, name, 0, NULL, NULL) != NVRTC_SUCCESS) return false;
+    const char *opts[] = {"--gpu-architecture=sm_90", "--std=c++17"};
+    nvrtcResult r = nvrtcCompileProgram(p, 2, opts);
+    size_t n;
+    nvrtcGetProgramLogSize(p, &n);
+    *log = malloc(n + 1);
+    nvrtcGetProgramLog(p, *log);
+    size_t cubin = 0;
+    if (r == NVRTC_SUCCESS) nvrtcGetCUBINSize(p, &cubin);
+    nvrtcDestroyProgram(&p);
+    return r == NVRTC_SUCCESS && cubin > 0;
+}
+
+/* Every example and every kernel of patterns/ compiles with NVRTC for sm_90. */
+START_TEST(examples_compile_with_nvrtc)
+{
+    const char *dirs[] = {PATC_SOURCE_DIR "/examples", PATC_SOURCE_DIR "/tests/programs"};
+    int compiled = 0;
+    for (int di = 0; di < 2; di++) {
+        DIR *d = opendir(dirs[di]);
+        if (!d) continue;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l < 6 || strcmp(e->d_name + l - 5, ".rise")) continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
+            char *src = slurp(path);
+            TC *t = tc_compile(src);
+            ck_assert_msg(t->ok, "%s: %s", path, tc_err(t));
+            char *cu = tc_cuda(t), *log = NULL;
+            ck_assert_msg(nvrtc_ok(cu, e->d_name, &log), "%s does not compile:\n%s\n%s", path, log, cu);
+            compiled++;
+            free(log);
+            free(cu);
+            tc_free(t);
+            free(src);
+        }
+        closedir(d);
+    }
+    ck_assert_int_ge(compiled, 6);
+}
+END_TEST
+
+/* The block count patc emits for padCst(0)((k - n % k) % k) |> split(k) is ceil(n/k)
+ * for every n in 1..20000: the expression is the kernel's grid rule, the same Nat node
+ * the printer prints in the mapBlock loop; it is printed as C and evaluated with C
+ * semantics (truncating division), not with patc's own evaluator. */
+START_TEST(padding_block_count)
+{
+    static const int ks[] = {1, 2, 3, 32, 1000, 1024};
+    for (int ki = 0; ki < 6; ki++) {
+        Define d[] = {{"k", ks[ki]}};
+        TC *t = tc_compile_defs("kernel r = nFun((n, k) => fun(n.f32)(xs => xs |> padCst(0)((k - n % k) % k)(0.0f) "
+                                "|> split(k) |> mapBlock(fun(c => c |> reduceSeq(add)(0.0f)))))", d, 1);
+        EXPECT_OK(t);
+        Kernel *k = t->c.kernels[0];
+        /* the loop the printer prints */
+        Stmt *loop = k->body->seq.items[0];
+        ck_assert_int_eq(loop->kind, S_FOR);
+        ck_assert_int_eq(loop->loop.level, LVL_BLOCK);
+        ck_assert(nat_equal(loop->loop.extent, k->grid[0]));
+        StrBuf c = {0};
+        nat_print_c(t->a, &c, loop->loop.extent);
+        char *cu = tc_cuda(t);
+        ck_assert_msg(strstr(cu, c.s), "grid expression %s not in the CUDA text", c.s);
+        const char *names[] = {"n"};
+        for (long long n = 1; n <= 20000; n++) {
+            long long v, want = (n + ks[ki] - 1) / ks[ki];
+            char err[128];
+            ck_assert_msg(cexpr_eval(c.s, names, &n, 1, &v, err, sizeof err), "%s: %s", c.s, err);
+            if (v != want) ck_abort_msg("k=%d n=%lld: %s = %lld, want %lld", ks[ki], n, c.s, v, want);
+        }
+        free(cu);
+        sb_free(&c);
+        tc_free(t);
+    }
+}
+END_TEST
+
+/* The same with k symbolic: the printed C must still be right for every k. */
+START_TEST(padding_block_count_symbolic)
+{
+    TC *t = tc_compile("kernel r = nFun((n, k) => fun(n.f32)(xs => xs |> padCst(0)((k - n % k) % k)(0.0f) "
+                       "|> split(k) |> mapBlock(fun(c => c |> reduceSeq(add)(0.0f)))))");
+    EXPECT_OK(t);
+    StrBuf c = {0};
+    nat_print_c(t->a, &c, t->c.kernels[0]->grid[0]);
+    ck_assert_ptr_null(strstr(c.s, "patc_fdiv"));
+    const char *names[] = {"n", "k"};
+    for (long long k = 1; k <= 70; k++)
+        for (long long n = 1; n <= 3000; n++) {
+            long long vals[2] = {n, k}, v;
+            char err[128];
+            ck_assert(cexpr_eval(c.s, names, vals, 2, &v, err, sizeof err));
+            if (v != (n + k - 1) / k) ck_abort_msg("k=%lld n=%lld: %s = %lld", k, n, c.s, v);
+        }
+    sb_free(&c);
+    tc_free(t);
+}
+END_TEST
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Emitting the device-level reduction pass is fast: the best of 5 runs of the whole
+ * in-process pipeline (parse, import, passes, printing) stays under 10 ms. Sanitizer
+ * builds are several times slower and get a proportionally larger bound. */
+START_TEST(emission_is_fast)
+{
+    char *src = slurp(PATC_SOURCE_DIR "/examples/reduce_device_naive.rise");
+    double best = 1e9;
+    for (int i = 0; i < 5; i++) {
+        double t0 = now_ms();
+        TC *t = tc_compile(src);
+        char *cu = tc_cuda(t);
+        double dt = now_ms() - t0;
+        EXPECT_OK(t);
+        if (dt < best) best = dt;
+        free(cu);
+        tc_free(t);
+    }
+    free(src);
+#if defined(__SANITIZE_ADDRESS__)
+    ck_assert_msg(best < 100.0, "emission took %.2f ms", best);
+#else
+    ck_assert_msg(best < 10.0, "emission took %.2f ms", best);
+#endif
+}
+END_TEST
+
+/* The printed kernel carries the comment block the runtime and the user rely on. */
+START_TEST(header_and_signature)
+{
+    TC *t = tc_compile("kernel scale = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * 2.0f))))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "extern \"C\" __global__ void scale(float *__restrict__ out, const float *__restrict__ xs, int n)"));
+    ck_assert_ptr_nonnull(strstr(cu, "data parameters: xs: n.f32"));
+    ck_assert_ptr_nonnull(strstr(cu, "nat parameters:  n"));
+    ck_assert_ptr_nonnull(strstr(cu, "output:          out: n.f32"));
+    ck_assert_ptr_nonnull(strstr(cu, "block size:      (256, 1, 1)"));
+    ck_assert_ptr_nonnull(strstr(cu, "grid size:       ((n + 255) / 256, 1, 1)"));
+    ck_assert_ptr_nonnull(strstr(cu, "shared memory:   0 bytes"));
+    ck_assert_int_eq(count_substr(cu, "__syncthreads"), 0);
+    ck_assert_ptr_null(strstr(cu, "patc_fdiv"));
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* Literals print so that they read back as the same type and value. */
+START_TEST(literals)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f64)(xs => fun(n.u32)(ys => zip(xs)(ys) |> mapGlobal(fun(p => "
+                       "fst(p) * 0.1 + 1e300 - 3.0)))))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "0.10000000000000001"));
+    ck_assert_ptr_nonnull(strstr(cu, "1.0000000000000001e+300"));
+    ck_assert_ptr_nonnull(strstr(cu, "3.0)"));
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => x * 7u + 4000000000))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "7u"));
+    ck_assert_ptr_nonnull(strstr(cu, "4000000000u"));
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("codegen");
+    TCase *c = tcase_create("core");
+    tcase_set_timeout(c, 300);
+    tcase_add_test(c, header_and_signature);
+    tcase_add_test(c, literals);
+    tcase_add_test(c, padding_block_count);
+    tcase_add_test(c, padding_block_count_symbolic);
+    tcase_add_test(c, emission_is_fast);
+    tcase_add_test(c, examples_compile_with_nvrtc);
+    suite_add_tcase(s, c);
+    return run_suite(s);
+}

@@ -1,0 +1,150 @@
+/* test_types.c: expand + typecheck (one suite for the type checker). */
+#include "testutil.h"
+
+static const char *body_type(TC *t)
+{
+    return ty_str(t->a, t->c.defs[0]->body->ty);
+}
+
+#define TYPE_IS(src, want)                                                   \
+    do {                                                                     \
+        TC *t_ = tc_compile(src);                                            \
+        EXPECT_OK(t_);                                                       \
+        ck_assert_str_eq(body_type(t_), want);                               \
+        tc_free(t_);                                                         \
+    } while (0)
+
+#define ERR_IS(src, sub)            \
+    do {                            \
+        TC *t_ = tc_compile(src);   \
+        EXPECT_ERR(t_, sub);        \
+        tc_free(t_);                \
+    } while (0)
+
+START_TEST(views)
+{
+    TYPE_IS("kernel k = nFun(n => fun((4*n).f32)(xs => xs |> split(4) |> mapGlobal(fun(r => r |> reduceSeq(add)(0.0f)))))",
+            "n.f32");
+    TYPE_IS("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> transpose |> mapGlobal(mapSeq(id))))", "n.m.f32");
+    TYPE_IS("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> join |> mapGlobal(id)))", "(m * n).f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(a => a |> padCst(2)(3)(0.0f) |> mapGlobal(id)))", "(n + 5).f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(a => a |> padClamp(1)(1) |> mapGlobal(id)))", "(n + 2).f32");
+    TYPE_IS("kernel k = nFun(n => fun((n+8).f32)(a => a |> take(8) |> mapGlobal(id)))", "8.f32");
+    TYPE_IS("kernel k = nFun(n => fun((n+8).f32)(a => a |> drop(8) |> mapGlobal(id)))", "n.f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(a => a |> padClamp(1)(1) |> slide(3)(1) |> mapGlobal(reduceSeq(add)(0.0f))))",
+            "n.f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(a => fun(n.i32)(b => zip(a)(b) |> mapGlobal(fun(p => snd(p))))))", "n.i32");
+}
+END_TEST
+
+START_TEST(padding_idiom)
+{
+    /* symbolic n and k: the padded length must be shown divisible by k */
+    TYPE_IS("kernel k = nFun((n, k) => fun(n.f32)(xs => xs |> padCst(0)((k - n % k) % k)(0.0f) |> split(k) "
+            "|> mapBlock(fun(c => c |> reduceSeq(add)(0.0f)))))",
+            "((n + k - 1) / k).f32");
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> padCst(0)((32 - n % 32) % 32)(0.0f) |> split(32) "
+                       "|> mapBlock(fun(c => c |> reduceSeq(add)(0.0f)))))");
+    EXPECT_OK(t);
+    ck_assert_str_eq(body_type(t), "((n + 31) / 32).f32");
+    tc_free(t);
+}
+END_TEST
+
+START_TEST(size_errors)
+{
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> split(4) |> mapGlobal(id)))",
+           "split(4): cannot show that 4 divides the array length n");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> split(0) |> mapGlobal(id)))", "split size must be positive");
+    ERR_IS("kernel k = nFun((n, m) => fun(n.f32)(a => fun(m.f32)(b => zip(a)(b) |> mapGlobal(fst))))",
+           "zip of arrays of different sizes: n.f32 and m.f32");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(a => a |> take(8) |> mapGlobal(id)))", "take(8): cannot show that 8 <= the array length n");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(a => a |> transpose))", "transpose expects an array of arrays");
+}
+END_TEST
+
+START_TEST(scalar_errors)
+{
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * 2))))", "integer literal where f32 is expected");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => fun(n.i32)(ys => zip(xs)(ys) |> mapGlobal(fun(p => fst(p) + snd(p))))))",
+           "operator '+' on different types f32 and i32");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x % 2.0f))))", "defined on integers only");
+    ERR_IS("kernel k = nFun(n => fun(n.i32)(xs => xs |> mapGlobal(fun(x => x + 3000000000))))", "does not fit in i32");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x && true))))", "take bool operands");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => y))))", "unknown name 'y'");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => fst(x)))))", "fst expects a pair");
+}
+END_TEST
+
+START_TEST(nesting_errors)
+{
+    ERR_IS("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapThreads(fun(c => c |> mapBlock(id)))))",
+           "mapBlock cannot run inside mapThreads");
+    ERR_IS("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapBlock(fun(c => c |> mapLane(id)))))",
+           "mapLane must be nested inside mapWarp");
+    ERR_IS("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapBlock(fun(c => c |> split(4) |> mapBlock(mapThreads(id))))))",
+           "mapBlock('x') nested inside mapBlock('x')");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x |> mapGlobal(id)))))", "mapGlobal expects an array");
+}
+END_TEST
+
+START_TEST(defs_and_lets)
+{
+    TYPE_IS("def twice(f) = fun(x => f(f(x)))\n"
+            "kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(twice(fun(y => y * 3.0f)))))",
+            "n.f32");
+    ERR_IS("def loop(x) = loop(x)\nkernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(loop)))", "refers to itself");
+    /* a let binds once: the typed IR keeps the let for a data argument */
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => (x * x) |> fun(y => y + y)))))");
+    EXPECT_OK(t);
+    StrBuf b = {0};
+    expr_print(&b, t->c.defs[0]->body);
+    ck_assert_ptr_nonnull(strstr(b.s, "let y_"));
+    sb_free(&b);
+    tc_free(t);
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x)(3))))", "too many arguments");
+    ERR_IS("kernel k = fun(xs => xs)", "needs a type");
+    ERR_IS("def a = 1\ndef a = 2\nkernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(id)))", "defined twice");
+}
+END_TEST
+
+START_TEST(defines)
+{
+    Define d[] = {{"k", 32}};
+    TC *t = tc_compile_defs("kernel r = nFun((n, k) => fun(n.f32)(xs => xs |> padCst(0)((k - n % k) % k)(0.0f) "
+                            "|> split(k) |> mapBlock(fun(c => c |> reduceSeq(add)(0.0f)))))", d, 1);
+    EXPECT_OK(t);
+    ck_assert_int_eq(t->c.defs[0]->nnats, 1);
+    ck_assert_str_eq(t->c.defs[0]->nats[0]->name, "n");
+    ck_assert_str_eq(body_type(t), "((n + 31) / 32).f32");
+    tc_free(t);
+}
+END_TEST
+
+START_TEST(generate_and_shfl_types)
+{
+    TYPE_IS("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapGlobal(fun(c => c |> "
+            "shflWarp(generate(fun(i => (5*i + 3) % 32))) |> reduceSeq(add)(0.0f)))))",
+            "n.f32");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => generate(fun(i => i))))))",
+           "generate takes its length from the context");
+    ERR_IS("kernel k = nFun(n => fun((16*n).f32)(xs => xs |> split(16) |> mapGlobal(fun(c => c |> shflDownWarp(1) |> reduceSeq(add)(0.0f)))))",
+           "expects a 32-element warp array");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("types");
+    TCase *c = tcase_create("core");
+    tcase_add_test(c, views);
+    tcase_add_test(c, padding_idiom);
+    tcase_add_test(c, size_errors);
+    tcase_add_test(c, scalar_errors);
+    tcase_add_test(c, nesting_errors);
+    tcase_add_test(c, defs_and_lets);
+    tcase_add_test(c, defines);
+    tcase_add_test(c, generate_and_shfl_types);
+    suite_add_tcase(s, c);
+    return run_suite(s);
+}
