@@ -551,46 +551,47 @@ static Scalar val_read(Ctx *c, const Val *v, const int64_t *sub, int len)
     return rd(c, n, p, len);
 }
 
-/* Component i (an array index, or 0/1 of a pair) of v; et is its type. Scalars are read
- * at once, so a loop over an array of scalars allocates nothing. */
-static Val val_sel(Ctx *c, const Val *v, int64_t i, const RType *et)
+/* *d = *s, copying only the used part of the prefix (values are copied often). */
+static inline void val_set(Val *d, const Val *s)
 {
-    Val r;
+    d->ty = s->ty;
+    d->node = s->node;
+    d->s = s->s;
+    d->plen = s->plen;
+    memcpy(d->pre, s->pre, sizeof(int64_t) * (size_t)s->plen);
+}
+
+static inline void val_node(Val *v, const RType *t, Node *n)
+{
+    v->ty = t;
+    v->node = n;
+    v->s.u = 0;
+    v->plen = 0;
+}
+
+static inline void val_scalar(Val *v, const RType *t, Scalar s)
+{
+    v->ty = t;
+    v->node = NULL;
+    v->s = s;
+    v->plen = 0;
+}
+
+/* *r = component i (an array index, or 0/1 of a pair) of v; et is its type; r may be v.
+ * Scalars are read at once, so a loop over an array of scalars allocates nothing. */
+static void val_sel(Ctx *c, const Val *v, int64_t i, const RType *et, Val *r)
+{
     if (et->kind == T_SCALAR) {
-        r.ty = et;
-        r.node = NULL;
-        r.plen = 0;
-        r.s = val_read(c, v, &i, 1);
-        return r;
+        val_scalar(r, et, val_read(c, v, &i, 1));
+        return;
     }
-    r = *v;
-    r.ty = et;
-    r.pre[r.plen++] = i;
-    return r;
+    if (r != v) val_set(r, v);
+    r->ty = et;
+    r->pre[r->plen++] = i;
 }
 
 /* the type of generate's index (idx counts as i32) */
 static const RType rt_i32 = {.kind = T_SCALAR, .sk = SK_I32, .nleaves = 1};
-
-static Val val_node(const RType *t, Node *n)
-{
-    Val v;
-    v.ty = t;
-    v.node = n;
-    v.s.u = 0;
-    v.plen = 0;
-    return v;
-}
-
-static Val val_scalar(const RType *t, Scalar s)
-{
-    Val v;
-    v.ty = t;
-    v.node = NULL;
-    v.s = s;
-    v.plen = 0;
-    return v;
-}
 
 /* Copy every scalar of src (type t, at sub-path sp[0..slen)) into store dst at path
  * dp[0..dlen) + the same sub-path. */
@@ -765,7 +766,7 @@ static Code *prep(Ctx *c, const Expr *e)
 
 /* ---------------------------------------------------------------- evaluation */
 
-static Val eval(Ctx *c, const Code *e);
+static void eval(Ctx *c, const Code *e, Val *r);
 
 static Node *node_new(Ctx *c, NodeKind k, const Val *a, const Val *b)
 {
@@ -773,82 +774,84 @@ static Node *node_new(Ctx *c, NodeKind k, const Val *a, const Val *b)
     n->kind = k;
     n->k = n->n = 0;
     n->perm = NULL;
-    n->a = *a;
-    if (b) n->b = *b;
+    val_set(&n->a, a);
+    if (b) val_set(&n->b, b);
     return n;
 }
 
-/* f(x) for a lambda f: bind the parameter, evaluate the body. */
-static Val apply(Ctx *c, const Code *f, const Val *x)
+/* *r = f(x) for a lambda f: bind the parameter, evaluate the body. */
+static void apply(Ctx *c, const Code *f, const Val *x, Val *r)
 {
-    c->env[f->slot] = *x;
-    return eval(c, f->args[0]);
+    val_set(&c->env[f->slot], x);
+    eval(c, f->args[0], r);
 }
 
 /* map(f)(a)[i] = f(a[i]) (all map levels alike); generate(f)[i] = f(i). Each iteration's
  * temporaries are released once its result is copied into the output store. */
-static Val eval_map(Ctx *c, const Code *e, bool gen)
+static void eval_map(Ctx *c, const Code *e, bool gen, Val *res)
 {
     const Code *f = e->args[0];
-    Val a;
-    if (!gen) a = eval(c, e->args[1]);
+    Val a, x, r;
+    if (!gen) eval(c, e->args[1], &a);
     const RType *rt = e->ty;
     Node *out = store_new(c, rt, NULL);
     for (int64_t i = 0; i < rt->n; i++) {
         Mark m = pool_mark(c);
-        Val x = gen ? val_scalar(&rt_i32, scalar_of_int(SK_I32, i)) : val_sel(c, &a, i, a.ty->elem);
-        Val r = apply(c, f, &x);
+        if (gen)
+            val_scalar(&x, &rt_i32, scalar_of_int(SK_I32, i));
+        else
+            val_sel(c, &a, i, a.ty->elem, &x);
+        apply(c, f, &x, &r);
         store_put(c, out, i, &r);
         pool_release(c, m);
     }
-    return val_node(rt, out);
+    val_node(res, rt, out);
 }
 
 /* reduceSeq(f)(init)(a) = f(...f(f(init, a[0]), a[1])..., a[n-1]). A non-scalar
  * accumulator alternates between two stores, so that an iteration's temporaries can go. */
-static Val eval_reduce(Ctx *c, const Code *e)
+static void eval_reduce(Ctx *c, const Code *e, Val *acc)
 {
     const Code *f = e->args[0], *g = f->args[0];
-    Val acc = eval(c, e->args[1]);
-    Val a = eval(c, e->args[2]);
+    Val a, r;
+    eval(c, e->args[1], acc);
+    eval(c, e->args[2], &a);
     const RType *at = e->ty;
     Node *st[2] = {NULL, NULL};
     int cur = 0;
     if (at->kind != T_SCALAR) {
         st[0] = store_new(c, at, NULL);
         st[1] = store_new(c, at, NULL);
-        acc.ty = at;
-        store_put(c, st[0], -1, &acc);
-        acc = val_node(at, st[0]);
+        acc->ty = at;
+        store_put(c, st[0], -1, acc);
+        val_node(acc, at, st[0]);
     }
     for (int64_t i = 0; i < a.ty->n; i++) {
         Mark m = pool_mark(c);
-        Val x = val_sel(c, &a, i, a.ty->elem);
-        c->env[f->slot] = acc;
-        c->env[g->slot] = x;
-        Val r = eval(c, g->args[0]);
+        val_set(&c->env[f->slot], acc);
+        val_sel(c, &a, i, a.ty->elem, &c->env[g->slot]);
+        eval(c, g->args[0], &r);
         if (at->kind == T_SCALAR) {
-            acc = val_scalar(at, r.s);
+            val_scalar(acc, at, r.s);
         } else {
             r.ty = at;
             store_put(c, st[1 - cur], -1, &r);
             cur = 1 - cur;
-            acc = val_node(at, st[cur]);
+            val_node(acc, at, st[cur]);
         }
         pool_release(c, m);
     }
-    acc.ty = at;
-    return acc;
+    acc->ty = at;
 }
 
 /* The 32-lane shuffles as a permutation view: lane i reads lane perm[i]. */
-static Val eval_shuffle(Ctx *c, const Code *e)
+static void eval_shuffle(Ctx *c, const Code *e, Val *res)
 {
-    Val a = eval(c, e->args[e->p == P_SHFLWARP ? 1 : 0]);
+    Val a, src, s;
+    eval(c, e->args[e->p == P_SHFLWARP ? 1 : 0], &a);
     int64_t n = a.ty->n, d = e->k[0];
     int64_t *perm = pool_alloc(c, sizeof(int64_t) * (size_t)(n ? n : 1), false);
-    Val src;
-    if (e->p == P_SHFLWARP) src = eval(c, e->args[0]);
+    if (e->p == P_SHFLWARP) eval(c, e->args[0], &src);
     for (int64_t i = 0; i < n; i++) {
         switch (e->p) {
         case P_SHFLDOWN: /* a[i+d] if i+d <= 31 else a[i] */
@@ -863,7 +866,7 @@ static Val eval_shuffle(Ctx *c, const Code *e)
             perm[i] = i ^ d;
             break;
         case P_SHFLWARP: { /* a[src[i]] */
-            Val s = val_sel(c, &src, i, src.ty->elem);
+            val_sel(c, &src, i, src.ty->elem, &s);
             int64_t v = s.s.i;
             if (v < 0 || v >= n)
                 fail(c, e->sp, "shflWarp: lane %lld reads lane %lld, outside the warp of %lld",
@@ -876,17 +879,17 @@ static Val eval_shuffle(Ctx *c, const Code *e)
     }
     Node *nd = node_new(c, N_PERM, &a, NULL);
     nd->perm = perm;
-    return val_node(e->ty, nd);
+    val_node(res, e->ty, nd);
 }
 
-static Val eval_prim(Ctx *c, const Code *e)
+static void eval_prim(Ctx *c, const Code *e, Val *r)
 {
     Val a, b;
     Node *n;
     switch (e->p) {
     case P_SPLIT: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE:
     case P_UNZIP:
-        a = eval(c, e->args[0]);
+        eval(c, e->args[0], &a);
         n = node_new(c, N_SPLIT, &a, NULL);
         switch (e->p) {
         case P_SPLIT: n->k = e->k[0]; break;
@@ -903,84 +906,99 @@ static Val eval_prim(Ctx *c, const Code *e)
         case P_UNZIP: n->kind = N_UNZIP; break;
         default: unreachable();
         }
-        return val_node(e->ty, n);
+        val_node(r, e->ty, n);
+        return;
     case P_PADCST: /* l copies of v, then a, then r copies */
-        b = eval(c, e->args[0]);
-        a = eval(c, e->args[1]);
+        eval(c, e->args[0], &b);
+        eval(c, e->args[1], &a);
         n = node_new(c, N_PADCST, &a, &b);
         n->k = e->k[0];
         n->n = a.ty->n;
-        return val_node(e->ty, n);
+        val_node(r, e->ty, n);
+        return;
     case P_ZIP: case P_PAIR:
-        a = eval(c, e->args[0]);
-        b = eval(c, e->args[1]);
-        return val_node(e->ty, node_new(c, e->p == P_ZIP ? N_ZIP : N_PAIR, &a, &b));
+        eval(c, e->args[0], &a);
+        eval(c, e->args[1], &b);
+        val_node(r, e->ty, node_new(c, e->p == P_ZIP ? N_ZIP : N_PAIR, &a, &b));
+        return;
     case P_TAKE: /* the first k elements: the same value with a shorter type */
     case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
-        a = eval(c, e->args[0]);
-        a.ty = e->ty;
-        return a;
+        eval(c, e->args[0], r);
+        r->ty = e->ty;
+        return;
     case P_FST: case P_SND:
-        a = eval(c, e->args[0]);
-        return val_sel(c, &a, e->p == P_SND, e->ty);
-    case P_GENERATE: return eval_map(c, e, true);
+        eval(c, e->args[0], r);
+        val_sel(c, r, e->p == P_SND, e->ty, r);
+        return;
+    case P_GENERATE: eval_map(c, e, true, r); return;
     case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
     case P_MAPWARP: case P_MAPLANE:
-        return eval_map(c, e, false);
-    case P_REDUCESEQ: case P_REDUCESEQUNROLL: return eval_reduce(c, e);
+        eval_map(c, e, false, r);
+        return;
+    case P_REDUCESEQ: case P_REDUCESEQUNROLL: eval_reduce(c, e, r); return;
     case P_TOPRIVATEFUN: case P_TOSHAREDFUN: /* fun(x => toPrivate(f(x))) */
-        a = eval(c, e->args[1]);
-        a = apply(c, e->args[0], &a);
-        a.ty = e->ty;
-        return a;
-    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: return eval_shuffle(c, e);
+        eval(c, e->args[1], &a);
+        apply(c, e->args[0], &a, r);
+        r->ty = e->ty;
+        return;
+    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: eval_shuffle(c, e, r); return;
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: {
-        a = eval(c, e->args[0]);
-        b = eval(c, e->args[1]);
+        eval(c, e->args[0], &a);
+        eval(c, e->args[1], &b);
         if (a.node || b.node) fail(c, e->sp, "%s of non-scalars", prim_info[e->p].name);
         ScalarKind sk = e->args[0]->ty->sk;
-        Scalar r = e->p == P_ADD ? binop(c, e->sp, OP_ADD, sk, a.s, b.s)
+        Scalar s = e->p == P_ADD ? binop(c, e->sp, OP_ADD, sk, a.s, b.s)
                  : e->p == P_MUL ? binop(c, e->sp, OP_MUL, sk, a.s, b.s)
                                  : minmax(e->p == P_MAX, sk, a.s, b.s);
-        return val_scalar(e->ty, r);
+        val_scalar(r, e->ty, s);
+        return;
     }
     case P_COUNT: break;
     }
     unreachable();
 }
 
-static Val eval(Ctx *c, const Code *e)
+/* *r = the value of e */
+static void eval(Ctx *c, const Code *e, Val *r)
 {
     switch (e->kind) {
     case E_VAR: {
-        Val v = c->env[e->slot];
-        if (!v.ty) fail(c, e->sp, "internal: unbound variable");
-        v.ty = e->ty;
-        return v;
+        const Val *v = &c->env[e->slot];
+        if (!v->ty) fail(c, e->sp, "internal: unbound variable");
+        val_set(r, v);
+        r->ty = e->ty;
+        return;
     }
-    case E_LIT: case E_NAT: return val_scalar(e->ty, e->lit);
-    case E_PRIM: return eval_prim(c, e);
+    case E_LIT: case E_NAT: val_scalar(r, e->ty, e->lit); return;
+    case E_PRIM: eval_prim(c, e, r); return;
     case E_LAM: fail(c, e->sp, "a function where a value was expected");
-    case E_LET: {
-        Val v = eval(c, e->args[1]);
-        c->env[e->slot] = v;
-        return eval(c, e->args[0]);
-    }
+    case E_LET:
+        eval(c, e->args[1], &c->env[e->slot]);
+        eval(c, e->args[0], r);
+        return;
     case E_BIN: {
-        const Code *l = e->args[0], *r = e->args[1];
-        Val x = eval(c, l);
+        const Code *l = e->args[0];
+        Val x, y;
+        eval(c, l, &x);
         if (e->op == OP_AND || e->op == OP_OR) {
             /* short-circuit, as the generated C does */
-            if (x.s.b == (e->op == OP_OR)) return val_scalar(e->ty, x.s);
-            Val y = eval(c, r);
-            return val_scalar(e->ty, y.s);
+            if (x.s.b == (e->op == OP_OR)) {
+                val_scalar(r, e->ty, x.s);
+                return;
+            }
+            eval(c, e->args[1], &y);
+            val_scalar(r, e->ty, y.s);
+            return;
         }
-        Val y = eval(c, r);
-        return val_scalar(e->ty, binop(c, e->sp, e->op, l->ty->sk, x.s, y.s));
+        eval(c, e->args[1], &y);
+        val_scalar(r, e->ty, binop(c, e->sp, e->op, l->ty->sk, x.s, y.s));
+        return;
     }
     case E_UN: {
-        Val x = eval(c, e->args[0]);
-        return val_scalar(e->ty, unop(c, e->sp, e->uop, e->args[0]->ty->sk, x.s));
+        Val x;
+        eval(c, e->args[0], &x);
+        val_scalar(r, e->ty, unop(c, e->sp, e->uop, e->args[0]->ty->sk, x.s));
+        return;
     }
     }
     unreachable();
@@ -1037,12 +1055,13 @@ bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *i
             /* inputs are only read, never written through this store */
             unsigned char *data = (unsigned char *)(uintptr_t)inputs[i];
             if (pty[i]->kind == T_SCALAR) {
-                c->env[k->params[i]->id] = val_scalar(pty[i], load(pty[i]->sk, data, 0));
+                val_scalar(&c->env[k->params[i]->id], pty[i], load(pty[i]->sk, data, 0));
             } else {
-                c->env[k->params[i]->id] = val_node(pty[i], store_new(c, pty[i], data));
+                val_node(&c->env[k->params[i]->id], pty[i], store_new(c, pty[i], data));
             }
         }
-        Val r = eval(c, body);
+        Val r;
+        eval(c, body, &r);
         r.ty = body->ty;
         Node *o = store_new(c, body->ty, out);
         if (r.node && r.node->kind == N_STORE && r.plen == 0 && r.node->store.ty->nleaves == 1 &&
