@@ -607,6 +607,7 @@ static void copy_into(Ctx *c, Node *dst, int64_t *dp, int dlen, const Val *src, 
         return;
     }
     case T_ARRAY:
+        if (t->n == 0) return;
         if (t->elem->kind == T_SCALAR && src->node) {
             /* the common case: a row of scalars, located once */
             int64_t f;

@@ -465,6 +465,12 @@ START_TEST(test_maps)
     Expr *inner = map(P_MAPTHREADS, x, BIN(OP_MUL, V(x), LF32(2)), V(r));
     ck_assert(run1(join(map(P_MAPBLOCK, r, inner, split(C(11), V(a)))), a, in, out, err));
     for (int i = 0; i < 33; i++) ck_assert_float_eq(out[i], 2.0f * in[i]);
+    /* rows of length 0: nothing to compute, nothing to write */
+    Binder *e = B("e", ARRC(2, ARRC(0, S(SK_F32)))), *er = B("er", ARRC(0, S(SK_F32)));
+    Binder *ex = B("ex", S(SK_F32));
+    out[0] = 9;
+    ck_assert(run1(map(P_MAPSEQ, er, map(P_MAPSEQ, ex, V(ex), V(er)), V(e)), e, in, out, err));
+    ck_assert_float_eq(out[0], 9);
 }
 END_TEST
 
