@@ -19,7 +19,11 @@
  * released when its result has been copied out, so memory stays proportional to the
  * largest materialised value, not to the work done.
  *
- * No global mutable state: all state is in a Ctx on the caller's stack.
+ * Inputs are read in place, never copied. Run-time errors longjmp out of the evaluator;
+ * everything a run allocates is on its arena or its pool, so nothing leaks either way.
+ *
+ * No global mutable state: all state is in a Ctx allocated per call, so several
+ * threads may interpret at once.
  */
 #include "compiler.h"
 
@@ -104,10 +108,10 @@ struct Code {
     const RType *ty;
     Span sp;
     Prim p;
-    int64_t k[2];   /* prim nats; E_NAT: the value */
+    int64_t k[2];   /* prim nats */
     Code *args[3];  /* prim args; E_LAM/E_LET: args[0] is the body, args[1] a let's value */
     int slot;       /* E_VAR, E_LAM param, E_LET binder */
-    Scalar lit;
+    Scalar lit;     /* E_LIT, E_NAT: the value */
     BinOp op;
     UnOp uop;
 };
@@ -157,6 +161,7 @@ static _Noreturn __attribute__((format(printf, 3, 4))) void fail(Ctx *c, Span sp
     longjmp(c->fail, 1);
 }
 
+/* the position of errors that have none (internal ones, out of memory) */
 static const Span nospan;
 
 /* bump within the top block, else push a block of max(size, BLK_SIZE) */
@@ -184,6 +189,7 @@ static void *pool_alloc(Ctx *c, size_t size, bool zero)
     return p;
 }
 
+/* the current top of the pool, to release back to */
 static Mark pool_mark(Ctx *c) { return (Mark){c->top, c->top ? c->top->used : 0}; }
 
 /* pop blocks pushed since the mark; keep one standard block as the spare */
@@ -200,6 +206,7 @@ static void pool_release(Ctx *c, Mark m)
     if (c->top) c->top->used = m.used;
 }
 
+/* free every block, the spare included */
 static void pool_free(Ctx *c)
 {
     pool_release(c, (Mark){NULL, 0});
@@ -243,6 +250,7 @@ static Scalar load(ScalarKind sk, const unsigned char *base, int64_t i)
     return s;
 }
 
+/* store element i of a packed buffer of kind sk (the inverse of load) */
 static void store1(ScalarKind sk, unsigned char *base, int64_t i, Scalar s)
 {
     switch (sk) {
@@ -561,6 +569,7 @@ static inline void val_set(Val *d, const Val *s)
     memcpy(d->pre, s->pre, sizeof(int64_t) * (size_t)s->plen);
 }
 
+/* *v = the whole of node n, of type t */
 static inline void val_node(Val *v, const RType *t, Node *n)
 {
     v->ty = t;
@@ -569,6 +578,7 @@ static inline void val_node(Val *v, const RType *t, Node *n)
     v->plen = 0;
 }
 
+/* *v = the scalar s of type t */
 static inline void val_scalar(Val *v, const RType *t, Scalar s)
 {
     v->ty = t;
@@ -677,6 +687,7 @@ static const RType *rtype(Ctx *c, const Type *t, Span sp)
     return r;
 }
 
+/* a binder's slot in env is its dense id; env is sized after prep has seen them all */
 static int slot_of(Ctx *c, const Binder *b)
 {
     if (b->id < 0) die("binder %s without id", b->name);
@@ -697,6 +708,7 @@ static Code *prep_fun(Ctx *c, const Expr *e, int params, Span sp)
     return k;
 }
 
+/* Expr -> Code: types and nat arguments evaluated once, functions checked to be lambdas */
 static Code *prep(Ctx *c, const Expr *e)
 {
     Code *k = ANEW(c->arena, Code);
@@ -769,6 +781,7 @@ static Code *prep(Ctx *c, const Expr *e)
 
 static void eval(Ctx *c, const Code *e, Val *r);
 
+/* a view node of kind k over operands a (and b) */
 static Node *node_new(Ctx *c, NodeKind k, const Val *a, const Val *b)
 {
     Node *n = pool_alloc(c, sizeof(Node), false);
@@ -883,6 +896,7 @@ static void eval_shuffle(Ctx *c, const Code *e, Val *res)
     val_node(res, e->ty, nd);
 }
 
+/* *r = a saturated primitive; views build nodes, maps and reductions compute */
 static void eval_prim(Ctx *c, const Code *e, Val *r)
 {
     Val a, b;
@@ -1014,6 +1028,7 @@ static bool flat_type(const RType *t)
     return t->kind == T_SCALAR;
 }
 
+/* Bind nats and parameters, prepare, evaluate the body, write it out packed. */
 bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *inputs,
                    void *out, char *err, size_t errlen)
 {
