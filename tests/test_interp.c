@@ -443,6 +443,11 @@ START_TEST(test_id_to)
     Expr *f = LAM(x, map(P_MAPSEQ, y, BIN(OP_SUB, V(y), LI32(3)), V(x)));
     ck_assert(run1(P(P_TOPRIVATEFUN, f->ty->fun.ret, NULL, NULL, f, V(a), NULL), a, in, out, err));
     for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], i);
+    /* toSharedFun(f)(x) = toShared(f(x)) */
+    Binder *x2 = B("x", ARRC(5, S(SK_I32))), *y2 = B("y", S(SK_I32));
+    Expr *g = LAM(x2, map(P_MAPSEQ, y2, BIN(OP_MUL, V(y2), V(y2)), V(x2)));
+    ck_assert(run1(P(P_TOSHAREDFUN, g->ty->fun.ret, NULL, NULL, g, V(a), NULL), a, in, out, err));
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], in[i] * in[i]);
 }
 END_TEST
 
