@@ -1,0 +1,911 @@
+/* test_interp.c: Check suite for the CPU interpreter (compiler/interp.c).
+ *
+ * Expr trees are built by hand with the typed builders below (each computes the
+ * result type the way typecheck would). Every expected value is computed in the test by
+ * an explicit loop, never by running the interpreter a second time. */
+#include "../compiler/compiler.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- builders */
+
+static Arena *A; /* one per test, see setup/teardown */
+
+static void setup(void) { A = arena_new(); }
+static void teardown(void) { arena_free(A); }
+
+static Nat *C(int64_t v) { return nat_cst(A, v); }
+static Type *S(ScalarKind sk) { return ty_scalar(A, sk); }
+static Type *ARR(Nat *n, Type *t) { return ty_array(A, n, t); }
+static Type *ARRC(int64_t n, Type *t) { return ty_array(A, C(n), t); }
+static Type *IDX(int64_t n) { return ty_idx(A, C(n)); }
+static Type *EL(Type *t) { return t->arr.elem; }
+static Nat *LEN(Type *t) { return t->arr.n; }
+
+static Binder *B(const char *name, Type *ty)
+{
+    Binder *b = ANEW(A, Binder);
+    b->name = name;
+    b->ty = ty;
+    b->id = arena_next_id(A);
+    return b;
+}
+
+static Expr *mk(ExprKind k, Type *ty)
+{
+    Expr *e = ANEW(A, Expr);
+    e->kind = k;
+    e->ty = ty;
+    return e;
+}
+
+static Expr *V(Binder *b)
+{
+    Expr *e = mk(E_VAR, b->ty);
+    e->var.b = b;
+    return e;
+}
+
+static Expr *LF32(double v) { Expr *e = mk(E_LIT, S(SK_F32)); e->lit.f = v; return e; }
+static Expr *LF64(double v) { Expr *e = mk(E_LIT, S(SK_F64)); e->lit.f = v; return e; }
+static Expr *LI32(int64_t v) { Expr *e = mk(E_LIT, S(SK_I32)); e->lit.i = v; return e; }
+static Expr *LI64(int64_t v) { Expr *e = mk(E_LIT, S(SK_I64)); e->lit.i = v; return e; }
+static Expr *LU32(uint64_t v) { Expr *e = mk(E_LIT, S(SK_U32)); e->lit.u = v; return e; }
+static Expr *LB(bool v) { Expr *e = mk(E_LIT, S(SK_BOOL)); e->lit.b = v; return e; }
+
+static Expr *NATE(Nat *n, Type *ty)
+{
+    Expr *e = mk(E_NAT, ty);
+    e->nat.n = n;
+    return e;
+}
+
+static Expr *P(Prim p, Type *ty, Nat *n0, Nat *n1, Expr *a0, Expr *a1, Expr *a2)
+{
+    Expr *e = mk(E_PRIM, ty);
+    e->prim.p = p;
+    e->prim.nats[0] = n0;
+    e->prim.nats[1] = n1;
+    e->prim.args[0] = a0;
+    e->prim.args[1] = a1;
+    e->prim.args[2] = a2;
+    return e;
+}
+
+static Expr *LAM(Binder *x, Expr *body)
+{
+    Expr *e = mk(E_LAM, ty_fun(A, x->ty, body->ty));
+    e->lam.param = x;
+    e->lam.body = body;
+    return e;
+}
+
+static Expr *LET(Binder *x, Expr *value, Expr *body)
+{
+    Expr *e = mk(E_LET, body->ty);
+    e->let.x = x;
+    e->let.value = value;
+    e->let.body = body;
+    return e;
+}
+
+/* comparisons and && || give bool; arithmetic has the left operand's type, idx as i32 */
+static Expr *BIN(BinOp op, Expr *l, Expr *r)
+{
+    Type *t = op >= OP_LT ? S(SK_BOOL) : l->ty->kind == T_IDX ? S(SK_I32) : l->ty;
+    Expr *e = mk(E_BIN, t);
+    e->bin.op = op;
+    e->bin.l = l;
+    e->bin.r = r;
+    return e;
+}
+
+static Expr *UN(UnOp op, Expr *x)
+{
+    Expr *e = mk(E_UN, x->ty);
+    e->un.op = op;
+    e->un.e = x;
+    return e;
+}
+
+/* the typed primitives */
+static Expr *split(Nat *k, Expr *a)
+{
+    return P(P_SPLIT, ARR(nat_div(A, LEN(a->ty), k), ARR(k, EL(a->ty))), k, NULL, a, NULL, NULL);
+}
+static Expr *join(Expr *a)
+{
+    return P(P_JOIN, ARR(nat_mul(A, LEN(a->ty), LEN(EL(a->ty))), EL(EL(a->ty))), NULL, NULL, a, NULL, NULL);
+}
+static Expr *transpose(Expr *a)
+{
+    return P(P_TRANSPOSE, ARR(LEN(EL(a->ty)), ARR(LEN(a->ty), EL(EL(a->ty)))), NULL, NULL, a, NULL, NULL);
+}
+static Expr *padcst(Nat *l, Nat *r, Expr *v, Expr *a)
+{
+    Type *t = ARR(nat_add(A, nat_add(A, l, LEN(a->ty)), r), EL(a->ty));
+    return P(P_PADCST, t, l, r, v, a, NULL);
+}
+static Expr *padclamp(Nat *l, Nat *r, Expr *a)
+{
+    Type *t = ARR(nat_add(A, nat_add(A, l, LEN(a->ty)), r), EL(a->ty));
+    return P(P_PADCLAMP, t, l, r, a, NULL, NULL);
+}
+static Expr *take(Nat *k, Expr *a) { return P(P_TAKE, ARR(k, EL(a->ty)), k, NULL, a, NULL, NULL); }
+static Expr *drop(Nat *k, Expr *a)
+{
+    return P(P_DROP, ARR(nat_sub(A, LEN(a->ty), k), EL(a->ty)), k, NULL, a, NULL, NULL);
+}
+static Expr *slide(Nat *sz, Nat *sp, Expr *a)
+{
+    Nat *n = nat_add(A, C(1), nat_div(A, nat_sub(A, LEN(a->ty), sz), sp));
+    return P(P_SLIDE, ARR(n, ARR(sz, EL(a->ty))), sz, sp, a, NULL, NULL);
+}
+static Expr *zip(Expr *a, Expr *b)
+{
+    return P(P_ZIP, ARR(LEN(a->ty), ty_pair(A, EL(a->ty), EL(b->ty))), NULL, NULL, a, b, NULL);
+}
+static Expr *unzip(Expr *z)
+{
+    Type *pt = EL(z->ty);
+    Type *t = ty_pair(A, ARR(LEN(z->ty), pt->pair.a), ARR(LEN(z->ty), pt->pair.b));
+    return P(P_UNZIP, t, NULL, NULL, z, NULL, NULL);
+}
+static Expr *pair(Expr *x, Expr *y) { return P(P_PAIR, ty_pair(A, x->ty, y->ty), NULL, NULL, x, y, NULL); }
+static Expr *fst(Expr *p) { return P(P_FST, p->ty->pair.a, NULL, NULL, p, NULL, NULL); }
+static Expr *snd(Expr *p) { return P(P_SND, p->ty->pair.b, NULL, NULL, p, NULL, NULL); }
+/* generate(fun(i: idx[n] => body)); the caller made i with IDX(n) */
+static Expr *generate(Binder *i, Expr *body)
+{
+    return P(P_GENERATE, ARR(i->ty->idx.n, body->ty), NULL, NULL, LAM(i, body), NULL, NULL);
+}
+static Expr *map(Prim p, Binder *x, Expr *body, Expr *a)
+{
+    return P(p, ARR(LEN(a->ty), body->ty), NULL, NULL, LAM(x, body), a, NULL);
+}
+static Expr *reduce(Prim p, Binder *acc, Binder *x, Expr *body, Expr *init, Expr *a)
+{
+    return P(p, init->ty, NULL, NULL, LAM(acc, LAM(x, body)), init, a);
+}
+static Expr *un1(Prim p, Expr *a) { return P(p, a->ty, NULL, NULL, a, NULL, NULL); }
+static Expr *shfl(Prim p, int64_t d, Expr *a) { return P(p, a->ty, C(d), NULL, a, NULL, NULL); }
+static Expr *shflwarp(Expr *src, Expr *a) { return P(P_SHFLWARP, a->ty, NULL, NULL, src, a, NULL); }
+static Expr *arith(Prim p, Expr *x, Expr *y) { return P(p, x->ty, NULL, NULL, x, y, NULL); }
+
+/* sum of an array of f32/i32 with reduceSeq(add) */
+static Expr *sum(Expr *a, Expr *zero)
+{
+    Binder *acc = B("acc", zero->ty), *x = B("x", EL(a->ty));
+    return reduce(P_REDUCESEQ, acc, x, arith(P_ADD, V(acc), V(x)), zero, a);
+}
+
+static KernelDef *K(Expr *body, int np, Binder **params, int nn, NatVar **nats)
+{
+    KernelDef *k = ANEW(A, KernelDef);
+    k->name = "k";
+    k->body = body;
+    k->params = params;
+    k->nparams = np;
+    k->nats = nats;
+    k->nnats = nn;
+    return k;
+}
+
+/* Runs a kernel of one parameter p and no nats. */
+static bool run1(Expr *body, Binder *p, const void *in, void *out, char *err)
+{
+    Binder **ps = ANEWN(A, Binder *, 1);
+    ps[0] = p;
+    const void *ins[1] = {in};
+    return interp_kernel(K(body, 1, ps, 0, NULL), NULL, ins, out, err, 256);
+}
+
+/* Runs a kernel of no parameters and no nats. */
+static bool run0(Expr *body, void *out, char *err) { return interp_kernel(K(body, 0, NULL, 0, NULL), NULL, NULL, out, err, 256); }
+
+static void iota(int32_t *a, int n, int32_t base)
+{
+    for (int i = 0; i < n; i++) a[i] = base + i;
+}
+
+/* ---------------------------------------------------------------- views */
+
+/* split(k)(a)[i][j] = a[i*k + j] */
+START_TEST(test_split)
+{
+    int32_t in[12], out[12], sums[3];
+    char err[256];
+    iota(in, 12, 100);
+    Binder *a = B("a", ARRC(12, S(SK_I32)));
+    ck_assert(run1(split(C(4), V(a)), a, in, out, err));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) ck_assert_int_eq(out[i * 4 + j], in[i * 4 + j]);
+    /* row sums see the rows of split */
+    Binder *r = B("r", ARRC(4, S(SK_I32)));
+    ck_assert(run1(map(P_MAPSEQ, r, sum(V(r), LI32(0)), split(C(4), V(a))), a, in, sums, err));
+    for (int i = 0; i < 3; i++) {
+        int32_t s = 0;
+        for (int j = 0; j < 4; j++) s += in[i * 4 + j];
+        ck_assert_int_eq(sums[i], s);
+    }
+    /* column sums: transpose of split reads a[i*k + j] with i and j swapped */
+    int32_t cols[4];
+    Binder *c = B("c", ARRC(3, S(SK_I32)));
+    ck_assert(run1(map(P_MAPSEQ, c, sum(V(c), LI32(0)), transpose(split(C(4), V(a)))), a, in, cols, err));
+    for (int j = 0; j < 4; j++) ck_assert_int_eq(cols[j], in[j] + in[4 + j] + in[8 + j]);
+}
+END_TEST
+
+/* join(a)[i] = a[i / m][i % m] */
+START_TEST(test_join)
+{
+    int32_t in[12], out[12];
+    char err[256];
+    iota(in, 12, -5);
+    Binder *a = B("a", ARRC(3, ARRC(4, S(SK_I32))));
+    ck_assert(run1(join(V(a)), a, in, out, err));
+    for (int i = 0; i < 12; i++) ck_assert_int_eq(out[i], in[i]);
+    /* join(transpose(a))[i] = a[i % 3][i / 3] */
+    ck_assert(run1(join(transpose(V(a))), a, in, out, err));
+    for (int i = 0; i < 12; i++) ck_assert_int_eq(out[i], in[(i % 3) * 4 + i / 3]);
+    /* join of a materialised 2D value */
+    Binder *r = B("r", ARRC(4, S(SK_I32))), *x = B("x", S(SK_I32));
+    Expr *m = map(P_MAPSEQ, r, map(P_MAPSEQ, x, BIN(OP_MUL, V(x), LI32(2)), V(r)), V(a));
+    ck_assert(run1(join(m), a, in, out, err));
+    for (int i = 0; i < 12; i++) ck_assert_int_eq(out[i], 2 * in[i]);
+}
+END_TEST
+
+/* transpose(a)[i][j] = a[j][i] */
+START_TEST(test_transpose)
+{
+    int32_t in[15], out[15];
+    char err[256];
+    iota(in, 15, 7);
+    Binder *a = B("a", ARRC(3, ARRC(5, S(SK_I32))));
+    ck_assert(run1(transpose(V(a)), a, in, out, err));
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 3; j++) ck_assert_int_eq(out[i * 3 + j], in[j * 5 + i]);
+    ck_assert(run1(transpose(transpose(V(a))), a, in, out, err));
+    for (int i = 0; i < 15; i++) ck_assert_int_eq(out[i], in[i]);
+}
+END_TEST
+
+/* padCst(l)(r)(v)(a): l copies of v, then a, then r copies */
+START_TEST(test_padcst)
+{
+    int32_t in[5], out[10];
+    char err[256];
+    iota(in, 5, 1);
+    Binder *a = B("a", ARRC(5, S(SK_I32)));
+    ck_assert(run1(padcst(C(2), C(3), LI32(-1), V(a)), a, in, out, err));
+    int32_t want[10] = {-1, -1, 1, 2, 3, 4, 5, -1, -1, -1};
+    for (int i = 0; i < 10; i++) ck_assert_int_eq(out[i], want[i]);
+    /* padding a 2D array with an array-valued row: generate(i => 10*i) */
+    int32_t in2[6], out2[12];
+    iota(in2, 6, 50);
+    Binder *m = B("m", ARRC(2, ARRC(3, S(SK_I32))));
+    Binder *i = B("i", IDX(3));
+    Expr *row = generate(i, BIN(OP_MUL, V(i), LI32(10)));
+    ck_assert(run1(padcst(C(1), C(1), row, V(m)), m, in2, out2, err));
+    for (int r = 0; r < 4; r++)
+        for (int j = 0; j < 3; j++) {
+            int32_t w = (r == 0 || r == 3) ? 10 * j : in2[(r - 1) * 3 + j];
+            ck_assert_int_eq(out2[r * 3 + j], w);
+        }
+}
+END_TEST
+
+/* padClamp(l)(r)(a)[i] = a[clamp(i - l, 0, n-1)] */
+START_TEST(test_padclamp)
+{
+    int32_t in[4] = {3, 1, 4, 1}, out[9];
+    char err[256];
+    Binder *a = B("a", ARRC(4, S(SK_I32)));
+    ck_assert(run1(padclamp(C(2), C(3), V(a)), a, in, out, err));
+    for (int i = 0; i < 9; i++) {
+        int k = i - 2 < 0 ? 0 : i - 2 > 3 ? 3 : i - 2;
+        ck_assert_int_eq(out[i], in[k]);
+    }
+    ck_assert_int_eq(out[0], 3);
+    ck_assert_int_eq(out[8], 1);
+}
+END_TEST
+
+/* take(k)(a) = a[0..k); drop(k)(a) = a[k..n) */
+START_TEST(test_take_drop)
+{
+    int32_t in[7], out[7];
+    char err[256];
+    iota(in, 7, 20);
+    Binder *a = B("a", ARRC(7, S(SK_I32)));
+    ck_assert(run1(take(C(3), V(a)), a, in, out, err));
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(out[i], in[i]);
+    ck_assert(run1(drop(C(3), V(a)), a, in, out, err));
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(out[i], in[3 + i]);
+    /* take(2)(drop(3)(a)) and take on a materialised array */
+    ck_assert(run1(take(C(2), drop(C(3), V(a))), a, in, out, err));
+    ck_assert_int_eq(out[0], 23);
+    ck_assert_int_eq(out[1], 24);
+    Binder *x = B("x", S(SK_I32));
+    ck_assert(run1(drop(C(5), map(P_MAPSEQ, x, BIN(OP_ADD, V(x), LI32(1)), V(a))), a, in, out, err));
+    ck_assert_int_eq(out[0], 26);
+    ck_assert_int_eq(out[1], 27);
+}
+END_TEST
+
+/* slide(sz)(sp)(a)[i][j] = a[i*sp + j], 1 + (n - sz)/sp windows */
+START_TEST(test_slide)
+{
+    int32_t in[9], out[64];
+    char err[256];
+    iota(in, 9, 1);
+    Binder *a = B("a", ARRC(9, S(SK_I32)));
+    Expr *s = slide(C(3), C(2), V(a));
+    ck_assert_int_eq(s->ty->arr.n->cst, 4);
+    ck_assert(run1(s, a, in, out, err));
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++) ck_assert_int_eq(out[i * 3 + j], in[i * 2 + j]);
+    /* a 3-point stencil: slide(3)(1) then sum each window */
+    Binder *w = B("w", ARRC(3, S(SK_I32)));
+    ck_assert(run1(map(P_MAPSEQ, w, sum(V(w), LI32(0)), slide(C(3), C(1), V(a))), a, in, out, err));
+    for (int i = 0; i < 7; i++) ck_assert_int_eq(out[i], in[i] + in[i + 1] + in[i + 2]);
+}
+END_TEST
+
+/* zip(a, b)[i] = (a[i], b[i]); unzip(z) = (map fst z, map snd z) */
+START_TEST(test_zip_unzip)
+{
+    float in[2][6], out[12];
+    char err[256];
+    for (int i = 0; i < 6; i++) in[0][i] = 0.5f * (float)i, in[1][i] = 3.0f - (float)i;
+    Binder *a = B("a", ARRC(6, S(SK_F32))), *b = B("b", ARRC(6, S(SK_F32)));
+    Binder *p = B("p", ty_pair(A, S(SK_F32), S(SK_F32)));
+    Expr *body = map(P_MAPSEQ, p, BIN(OP_MUL, fst(V(p)), snd(V(p))), zip(V(a), V(b)));
+    Binder *ps[2] = {a, b};
+    const void *ins[2] = {in[0], in[1]};
+    ck_assert(interp_kernel(K(body, 2, ps, 0, NULL), NULL, ins, out, err, sizeof err));
+    for (int i = 0; i < 6; i++) ck_assert_float_eq(out[i], in[0][i] * in[1][i]);
+    ck_assert(interp_kernel(K(snd(unzip(zip(V(a), V(b)))), 2, ps, 0, NULL), NULL, ins, out, err, sizeof err));
+    for (int i = 0; i < 6; i++) ck_assert_float_eq(out[i], in[1][i]);
+    ck_assert(interp_kernel(K(fst(unzip(zip(V(a), V(b)))), 2, ps, 0, NULL), NULL, ins, out, err, sizeof err));
+    for (int i = 0; i < 6; i++) ck_assert_float_eq(out[i], in[0][i]);
+    /* a materialised array of pairs (map producing pairs), then unzip */
+    Binder *x = B("x", S(SK_F32));
+    Expr *pairs = map(P_MAPSEQ, x, pair(V(x), BIN(OP_ADD, V(x), V(x))), V(a));
+    ck_assert(interp_kernel(K(snd(unzip(pairs)), 2, ps, 0, NULL), NULL, ins, out, err, sizeof err));
+    for (int i = 0; i < 6; i++) ck_assert_float_eq(out[i], in[0][i] + in[0][i]);
+}
+END_TEST
+
+/* pair(x, y), fst, snd */
+START_TEST(test_pair)
+{
+    char err[256];
+    int32_t out[4];
+    ck_assert(run0(fst(pair(LI32(7), LI32(9))), out, err));
+    ck_assert_int_eq(out[0], 7);
+    ck_assert(run0(snd(pair(LI32(7), LI32(9))), out, err));
+    ck_assert_int_eq(out[0], 9);
+    /* a pair of arrays, and a nested pair */
+    int32_t in[4];
+    iota(in, 4, 10);
+    Binder *a = B("a", ARRC(4, S(SK_I32)));
+    ck_assert(run1(snd(pair(LI32(1), take(C(2), V(a)))), a, in, out, err));
+    ck_assert_int_eq(out[0], 10);
+    ck_assert_int_eq(out[1], 11);
+    ck_assert(run0(fst(snd(pair(LI32(1), pair(LI32(2), LI32(3))))), out, err));
+    ck_assert_int_eq(out[0], 2);
+}
+END_TEST
+
+/* generate(f)[i] = f(i), i < n */
+START_TEST(test_generate)
+{
+    char err[256];
+    int32_t out[10];
+    Binder *i = B("i", IDX(10));
+    ck_assert(run0(generate(i, BIN(OP_MUL, V(i), V(i))), out, err));
+    for (int k = 0; k < 10; k++) ck_assert_int_eq(out[k], k * k);
+    /* a nat parameter used as a value, and generate of arrays */
+    NatVar *n = nat_newvar(A, "n", 0, NULL);
+    Binder *j = B("j", IDX(3)), *k = B("k", IDX(2));
+    Expr *body = generate(j, generate(k, BIN(OP_ADD, BIN(OP_MUL, V(j), NATE(nat_var(A, n), S(SK_I32))), V(k))));
+    NatVar *ns[1] = {n};
+    int64_t nv[1] = {100};
+    ck_assert(interp_kernel(K(body, 0, NULL, 1, ns), nv, NULL, out, err, sizeof err));
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 2; b++) ck_assert_int_eq(out[a * 2 + b], a * 100 + b);
+}
+END_TEST
+
+/* id(x) = x; toGlobal/toShared/toPrivate are the identity */
+START_TEST(test_id_to)
+{
+    char err[256];
+    int32_t in[5], out[5];
+    iota(in, 5, 3);
+    Binder *a = B("a", ARRC(5, S(SK_I32)));
+    Prim ps[] = {P_ID, P_TOGLOBAL, P_TOSHARED, P_TOPRIVATE};
+    for (int k = 0; k < 4; k++) {
+        memset(out, 0, sizeof out);
+        ck_assert(run1(un1(ps[k], V(a)), a, in, out, err));
+        for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], in[i]);
+    }
+    ck_assert(run0(un1(P_TOPRIVATE, LI32(42)), out, err));
+    ck_assert_int_eq(out[0], 42);
+    /* toPrivateFun(f)(x) = toPrivate(f(x)) */
+    Binder *x = B("x", ARRC(5, S(SK_I32))), *y = B("y", S(SK_I32));
+    Expr *f = LAM(x, map(P_MAPSEQ, y, BIN(OP_SUB, V(y), LI32(3)), V(x)));
+    ck_assert(run1(P(P_TOPRIVATEFUN, f->ty->fun.ret, NULL, NULL, f, V(a), NULL), a, in, out, err));
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], i);
+    /* toSharedFun(f)(x) = toShared(f(x)) */
+    Binder *x2 = B("x", ARRC(5, S(SK_I32))), *y2 = B("y", S(SK_I32));
+    Expr *g = LAM(x2, map(P_MAPSEQ, y2, BIN(OP_MUL, V(y2), V(y2)), V(x2)));
+    ck_assert(run1(P(P_TOSHAREDFUN, g->ty->fun.ret, NULL, NULL, g, V(a), NULL), a, in, out, err));
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], in[i] * in[i]);
+}
+END_TEST
+
+/* map*(f)(a)[i] = f(a[i]) for every map level */
+START_TEST(test_maps)
+{
+    char err[256];
+    float in[33], out[33];
+    for (int i = 0; i < 33; i++) in[i] = (float)i * 0.25f - 2.0f;
+    Prim ps[] = {P_MAPSEQ, P_MAPSEQUNROLL, P_MAPGLOBAL, P_MAPBLOCK, P_MAPTHREADS, P_MAPWARP, P_MAPLANE};
+    for (int k = 0; k < 7; k++) {
+        Binder *a = B("a", ARRC(33, S(SK_F32))), *x = B("x", S(SK_F32));
+        memset(out, 0, sizeof out);
+        ck_assert(run1(map(ps[k], x, BIN(OP_ADD, BIN(OP_MUL, V(x), V(x)), LF32(1)), V(a)), a, in, out, err));
+        for (int i = 0; i < 33; i++) ck_assert_float_eq(out[i], in[i] * in[i] + 1.0f);
+    }
+    /* nested maps over a split: mapBlock(mapThreads(x * row index)) */
+    Binder *a = B("a", ARRC(33, S(SK_F32)));
+    Binder *r = B("r", ARRC(11, S(SK_F32))), *x = B("x", S(SK_F32));
+    Expr *inner = map(P_MAPTHREADS, x, BIN(OP_MUL, V(x), LF32(2)), V(r));
+    ck_assert(run1(join(map(P_MAPBLOCK, r, inner, split(C(11), V(a)))), a, in, out, err));
+    for (int i = 0; i < 33; i++) ck_assert_float_eq(out[i], 2.0f * in[i]);
+    /* rows of length 0: nothing to compute, nothing to write */
+    Binder *e = B("e", ARRC(2, ARRC(0, S(SK_F32)))), *er = B("er", ARRC(0, S(SK_F32)));
+    Binder *ex = B("ex", S(SK_F32));
+    out[0] = 9;
+    ck_assert(run1(map(P_MAPSEQ, er, map(P_MAPSEQ, ex, V(ex), V(er)), V(e)), e, in, out, err));
+    ck_assert_float_eq(out[0], 9);
+}
+END_TEST
+
+/* reduceSeq(f)(init)(a) = f(...f(f(init, a0), a1)..., a[n-1]) */
+START_TEST(test_reduce)
+{
+    char err[256];
+    int32_t in[6] = {3, 1, 4, 1, 5, 9}, out[4];
+    Prim ps[] = {P_REDUCESEQ, P_REDUCESEQUNROLL};
+    for (int k = 0; k < 2; k++) {
+        Binder *a = B("a", ARRC(6, S(SK_I32)));
+        Binder *acc = B("acc", S(SK_I32)), *x = B("x", S(SK_I32));
+        /* a left fold: acc*10 + x reads the digits in order */
+        Expr *body = BIN(OP_ADD, BIN(OP_MUL, V(acc), LI32(10)), V(x));
+        ck_assert(run1(reduce(ps[k], acc, x, body, LI32(7), V(a)), a, in, out, err));
+        ck_assert_int_eq(out[0], 7314159);
+        /* acc - x: not commutative either */
+        Binder *acc2 = B("acc", S(SK_I32)), *x2 = B("x", S(SK_I32));
+        ck_assert(run1(reduce(ps[k], acc2, x2, BIN(OP_SUB, V(acc2), V(x2)), LI32(100), V(a)), a, in, out, err));
+        ck_assert_int_eq(out[0], 100 - 3 - 1 - 4 - 1 - 5 - 9);
+    }
+    /* an array accumulator: column sums of a 3x2 matrix by elementwise addition of rows */
+    Binder *m = B("m", ARRC(3, ARRC(2, S(SK_I32))));
+    Binder *acc = B("acc", ARRC(2, S(SK_I32))), *row = B("row", ARRC(2, S(SK_I32)));
+    Binder *p = B("p", ty_pair(A, S(SK_I32), S(SK_I32)));
+    Binder *i = B("i", IDX(2));
+    Expr *body = map(P_MAPSEQ, p, BIN(OP_ADD, fst(V(p)), snd(V(p))), zip(V(acc), V(row)));
+    Expr *init = generate(i, BIN(OP_MUL, V(i), LI32(1000)));
+    ck_assert(run1(reduce(P_REDUCESEQ, acc, row, body, init, V(m)), m, in, out, err));
+    ck_assert_int_eq(out[0], 0 + 3 + 4 + 5);
+    ck_assert_int_eq(out[1], 1000 + 1 + 1 + 9);
+    /* an empty array gives init */
+    Binder *e = B("e", ARRC(0, S(SK_I32)));
+    ck_assert(run1(sum(V(e), LI32(-4)), e, in, out, err));
+    ck_assert_int_eq(out[0], -4);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- shuffles */
+
+static void lanes(float *a)
+{
+    for (int i = 0; i < 32; i++) a[i] = (float)(i * i) + 0.5f;
+}
+
+/* shflDownWarp(d)(a)[i] = a[i+d] if i+d <= 31 else a[i] */
+START_TEST(test_shfl_down)
+{
+    char err[256];
+    float in[32], out[32];
+    lanes(in);
+    Binder *a = B("a", ARRC(32, S(SK_F32)));
+    ck_assert(run1(shfl(P_SHFLDOWN, 3, V(a)), a, in, out, err));
+    for (int i = 0; i < 32; i++) ck_assert_float_eq(out[i], in[i + 3 <= 31 ? i + 3 : i]);
+    ck_assert_float_eq(out[31], in[31]);
+    /* the tree step of a warp reduction: a + shflDown(16)(a) */
+    Binder *p = B("p", ty_pair(A, S(SK_F32), S(SK_F32)));
+    Expr *step = map(P_MAPLANE, p, arith(P_ADD, fst(V(p)), snd(V(p))), zip(V(a), shfl(P_SHFLDOWN, 16, V(a))));
+    ck_assert(run1(step, a, in, out, err));
+    for (int i = 0; i < 32; i++) ck_assert_float_eq(out[i], in[i] + in[i < 16 ? i + 16 : i]);
+}
+END_TEST
+
+/* shflUpWarp(d)(a)[i] = a[i-d] if i-d >= 0 else a[i] */
+START_TEST(test_shfl_up)
+{
+    char err[256];
+    float in[32], out[32];
+    lanes(in);
+    Binder *a = B("a", ARRC(32, S(SK_F32)));
+    ck_assert(run1(shfl(P_SHFLUP, 5, V(a)), a, in, out, err));
+    for (int i = 0; i < 32; i++) ck_assert_float_eq(out[i], in[i - 5 >= 0 ? i - 5 : i]);
+    ck_assert_float_eq(out[4], in[4]);
+    ck_assert_float_eq(out[5], in[0]);
+}
+END_TEST
+
+/* shflXorWarp(m)(a)[i] = a[i xor m] */
+START_TEST(test_shfl_xor)
+{
+    char err[256];
+    float in[32], out[32];
+    lanes(in);
+    Binder *a = B("a", ARRC(32, S(SK_F32)));
+    ck_assert(run1(shfl(P_SHFLXOR, 7, V(a)), a, in, out, err));
+    for (int i = 0; i < 32; i++) ck_assert_float_eq(out[i], in[i ^ 7]);
+    ck_assert(run1(shfl(P_SHFLXOR, 31, V(a)), a, in, out, err));
+    ck_assert_float_eq(out[0], in[31]);
+    ck_assert(!run1(shfl(P_SHFLXOR, 32, V(a)), a, in, out, err));
+    ck_assert_ptr_nonnull(strstr(err, "shflXorWarp"));
+}
+END_TEST
+
+/* shflWarp(src)(a)[i] = a[src[i]]: the non-broadcast pattern (5i + 3) mod 32 */
+START_TEST(test_shfl_warp)
+{
+    char err[256];
+    float in[32], out[32];
+    lanes(in);
+    Binder *a = B("a", ARRC(32, S(SK_F32)));
+    Binder *i = B("i", IDX(32));
+    Expr *src = generate(i, BIN(OP_MOD, BIN(OP_ADD, BIN(OP_MUL, LI32(5), V(i)), LI32(3)), LI32(32)));
+    ck_assert(run1(shflwarp(src, V(a)), a, in, out, err));
+    for (int k = 0; k < 32; k++) ck_assert_float_eq(out[k], in[(5 * k + 3) % 32]);
+    ck_assert_float_eq(out[0], in[3]);
+    ck_assert_float_eq(out[31], in[(5 * 31 + 3) % 32]);
+    /* broadcast of lane 9 */
+    Binder *j = B("j", IDX(32));
+    ck_assert(run1(shflwarp(generate(j, LI32(9)), V(a)), a, in, out, err));
+    for (int k = 0; k < 32; k++) ck_assert_float_eq(out[k], in[9]);
+    /* a source lane outside the warp is a run-time error, not a crash */
+    Binder *l = B("l", IDX(32));
+    ck_assert(!run1(shflwarp(generate(l, BIN(OP_ADD, V(l), LI32(1))), V(a)), a, in, out, err));
+    ck_assert_ptr_nonnull(strstr(err, "lane 31 reads lane 32"));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- scalars */
+
+/* add/mul/min/max on i32 and f32 */
+START_TEST(test_arith_prims)
+{
+    char err[256];
+    int32_t o;
+    float f;
+    ck_assert(run0(arith(P_ADD, LI32(40), LI32(2)), &o, err));
+    ck_assert_int_eq(o, 42);
+    ck_assert(run0(arith(P_MUL, LI32(-6), LI32(7)), &o, err));
+    ck_assert_int_eq(o, -42);
+    ck_assert(run0(arith(P_MIN, LI32(-6), LI32(7)), &o, err));
+    ck_assert_int_eq(o, -6);
+    ck_assert(run0(arith(P_MAX, LI32(-6), LI32(7)), &o, err));
+    ck_assert_int_eq(o, 7);
+    ck_assert(run0(arith(P_MAX, LF32(1.5), LF32(-2.5)), &f, err));
+    ck_assert_float_eq(f, 1.5f);
+    ck_assert(run0(arith(P_MIN, LF32(1.5), LF32(-2.5)), &f, err));
+    ck_assert_float_eq(f, -2.5f);
+    uint32_t u;
+    ck_assert(run0(arith(P_MAX, LU32(4000000000u), LU32(5)), &u, err));
+    ck_assert_uint_eq(u, 4000000000u);
+}
+END_TEST
+
+/* C semantics: truncating / and %, comparisons to bool, && || short-circuit, unary ops */
+START_TEST(test_operators)
+{
+    char err[256];
+    int32_t o;
+    bool b;
+    ck_assert(run0(BIN(OP_DIV, LI32(-7), LI32(2)), &o, err));
+    ck_assert_int_eq(o, -7 / 2);
+    ck_assert(run0(BIN(OP_MOD, LI32(-7), LI32(2)), &o, err));
+    ck_assert_int_eq(o, -7 % 2);
+    ck_assert(run0(BIN(OP_LT, LI32(-1), LI32(0)), &b, err));
+    ck_assert(b);
+    ck_assert(run0(BIN(OP_LT, LU32(4294967295u), LU32(0)), &b, err));
+    ck_assert(!b);
+    ck_assert(run0(BIN(OP_GE, LF64(2.0), LF64(2.0)), &b, err));
+    ck_assert(b);
+    ck_assert(run0(BIN(OP_NE, LI32(3), LI32(3)), &b, err));
+    ck_assert(!b);
+    /* false && 1/0 == 0 does not divide */
+    ck_assert(run0(BIN(OP_AND, LB(false), BIN(OP_EQ, BIN(OP_DIV, LI32(1), LI32(0)), LI32(0))), &b, err));
+    ck_assert(!b);
+    ck_assert(run0(BIN(OP_OR, LB(false), LB(true)), &b, err));
+    ck_assert(b);
+    ck_assert(run0(UN(UOP_NEG, LI32(5)), &o, err));
+    ck_assert_int_eq(o, -5);
+    ck_assert(run0(UN(UOP_NOT, LB(false)), &b, err));
+    ck_assert(b);
+    /* a bool array output is one byte per element */
+    int32_t in[4] = {1, 5, 2, 8};
+    unsigned char bo[4];
+    Binder *a = B("a", ARRC(4, S(SK_I32))), *x = B("x", S(SK_I32));
+    ck_assert(run1(map(P_MAPSEQ, x, BIN(OP_GT, V(x), LI32(2)), V(a)), a, in, bo, err));
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(bo[i], in[i] > 2);
+}
+END_TEST
+
+/* i32 and u32 wrap in 32 bits; i64 in 64 */
+START_TEST(test_wraparound)
+{
+    char err[256];
+    int32_t o;
+    uint32_t u;
+    int64_t l;
+    ck_assert(run0(BIN(OP_ADD, LI32(2147483647), LI32(1)), &o, err));
+    ck_assert_int_eq(o, INT32_MIN);
+    ck_assert(run0(BIN(OP_MUL, LI32(65536), LI32(65536)), &o, err));
+    ck_assert_int_eq(o, 0);
+    ck_assert(run0(BIN(OP_MUL, LI32(65537), LI32(65537)), &o, err));
+    ck_assert_int_eq(o, (int32_t)(65537u * 65537u));
+    ck_assert(run0(BIN(OP_SUB, LU32(0), LU32(1)), &u, err));
+    ck_assert_uint_eq(u, 4294967295u);
+    ck_assert(run0(BIN(OP_ADD, LU32(4294967295u), LU32(2)), &u, err));
+    ck_assert_uint_eq(u, 1);
+    ck_assert(run0(BIN(OP_ADD, LI64(INT64_MAX), LI64(1)), &l, err));
+    ck_assert(l == INT64_MIN);
+    ck_assert(run0(BIN(OP_DIV, LI32(INT32_MIN), LI32(-1)), &o, err));
+    ck_assert_int_eq(o, INT32_MIN);
+    ck_assert(run0(UN(UOP_NEG, LI32(INT32_MIN)), &o, err));
+    ck_assert_int_eq(o, INT32_MIN);
+    /* sums of i32 inputs wrap too */
+    int32_t in[3] = {2000000000, 2000000000, 1};
+    Binder *a = B("a", ARRC(3, S(SK_I32)));
+    ck_assert(run1(sum(V(a), LI32(0)), a, in, &o, err));
+    ck_assert_int_eq(o, (int32_t)(4000000001u));
+}
+END_TEST
+
+/* a zero integer divisor is a run-time error with a message, not a crash */
+START_TEST(test_div_zero)
+{
+    char err[256];
+    int32_t o;
+    int32_t in[3] = {4, 0, 2};
+    ck_assert(!run0(BIN(OP_DIV, LI32(1), LI32(0)), &o, err));
+    ck_assert_str_eq(err, "division by zero");
+    ck_assert(!run0(BIN(OP_MOD, LU32(1), LU32(0)), &o, err));
+    ck_assert_str_eq(err, "remainder by zero");
+    /* inside a map over data, with the position of the operator */
+    static SrcFile file = {"t.rise", "", 0};
+    Binder *a = B("a", ARRC(3, S(SK_I32))), *x = B("x", S(SK_I32));
+    Expr *d = BIN(OP_DIV, LI32(12), V(x));
+    d->sp = (Span){&file, 3, 14};
+    int32_t out[3];
+    ck_assert(!run1(map(P_MAPSEQ, x, d, V(a)), a, in, out, err));
+    ck_assert_str_eq(err, "t.rise:3:14: division by zero");
+    /* float division by zero is IEEE, not an error */
+    float f;
+    ck_assert(run0(BIN(OP_DIV, LF32(1), LF32(0)), &f, err));
+    ck_assert(isinf(f));
+}
+END_TEST
+
+/* f32 arithmetic is done in float, f64 in double */
+START_TEST(test_precision)
+{
+    char err[256];
+    float f;
+    double d;
+    /* 2^24 + 1 is not a float */
+    ck_assert(run0(BIN(OP_SUB, BIN(OP_ADD, LF32(16777216.0), LF32(1)), LF32(16777216.0)), &f, err));
+    ck_assert_float_eq(f, 0.0f);
+    ck_assert(run0(BIN(OP_SUB, BIN(OP_ADD, LF64(16777216.0), LF64(1)), LF64(16777216.0)), &d, err));
+    ck_assert_double_eq(d, 1.0);
+    /* 0.1f is rounded to float when the literal is read */
+    ck_assert(run0(BIN(OP_MUL, LF32(0.1), LF32(3)), &f, err));
+    ck_assert_float_eq(f, 0.1f * 3.0f);
+    ck_assert(run0(BIN(OP_MUL, LF64(0.1), LF64(3)), &d, err));
+    ck_assert_double_eq(d, 0.1 * 3.0);
+    ck_assert(run0(BIN(OP_DIV, LF32(1), LF32(3)), &f, err));
+    ck_assert(f == 1.0f / 3.0f && (double)f != 1.0 / 3.0);
+}
+END_TEST
+
+/* let x = v evaluates v once and binds it; nat values of idx type act as i32 */
+START_TEST(test_let_nat)
+{
+    char err[256];
+    int32_t in[4] = {1, 2, 3, 4}, out[4];
+    Binder *a = B("a", ARRC(4, S(SK_I32))), *x = B("x", S(SK_I32));
+    Binder *m = B("m", ARRC(4, S(SK_I32))), *p = B("p", ty_pair(A, S(SK_I32), S(SK_I32)));
+    Expr *sq = map(P_MAPSEQ, x, BIN(OP_MUL, V(x), V(x)), V(a));
+    Expr *body = LET(m, sq, map(P_MAPSEQ, p, BIN(OP_SUB, fst(V(p)), snd(V(p))), zip(V(m), drop(C(0), V(m)))));
+    ck_assert(run1(body, a, in, out, err));
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(out[i], 0);
+    Binder *y = B("y", S(SK_I32));
+    ck_assert(run1(LET(y, LI32(6), BIN(OP_MUL, V(y), V(y))), a, in, out, err));
+    ck_assert_int_eq(out[0], 36);
+    ck_assert(run0(BIN(OP_ADD, NATE(C(5), IDX(8)), LI32(1)), out, err));
+    ck_assert_int_eq(out[0], 6);
+}
+END_TEST
+
+/* a scalar parameter, and pair-typed parameters rejected with a message */
+START_TEST(test_params)
+{
+    char err[256];
+    float s = 2.5f, in[3] = {1, 2, 3}, out[3];
+    Binder *k = B("k", S(SK_F32)), *a = B("a", ARRC(3, S(SK_F32))), *x = B("x", S(SK_F32));
+    Binder *ps[2] = {k, a};
+    const void *ins[2] = {&s, in};
+    Expr *body = map(P_MAPSEQ, x, BIN(OP_MUL, V(x), V(k)), V(a));
+    ck_assert(interp_kernel(K(body, 2, ps, 0, NULL), NULL, ins, out, err, sizeof err));
+    for (int i = 0; i < 3; i++) ck_assert_float_eq(out[i], in[i] * s);
+    Binder *q = B("q", ty_pair(A, S(SK_F32), S(SK_F32)));
+    ck_assert(!run1(fst(V(q)), q, in, out, err));
+    ck_assert_ptr_nonnull(strstr(err, "pair"));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the thesis's reduction */
+
+/* padCst(0)((B - n%B)%B)(0) >> split(B) >> mapBlock(split(T) >> transpose >>
+ * mapThreads(reduceSeq(add)(0)) >> toShared >> (split(2) >> mapThreads(reduceSeq(add)(0))
+ * >> toShared)^log2(T)) >> join >> reduceSeq(add)(0), with T threads and B = 8*T. */
+static KernelDef *reduction_kernel(NatVar **nv)
+{
+    enum { T = 256, BLK = 8 * T };
+    NatVar *n = nat_newvar(A, "n", 0, NULL);
+    *nv = n;
+    Nat *N = nat_var(A, n);
+    Binder *xs = B("xs", ARR(N, S(SK_F32)));
+    Nat *pad = nat_mod(A, nat_sub(A, C(BLK), nat_mod(A, N, C(BLK))), C(BLK));
+    Expr *blocks = split(C(BLK), padcst(C(0), pad, LF32(0), V(xs)));
+    Binder *chunk = B("chunk", EL(blocks->ty));
+    Binder *col = B("col", ARRC(BLK / T, S(SK_F32)));
+    Expr *cur = un1(P_TOSHARED, map(P_MAPTHREADS, col, sum(V(col), LF32(0)),
+                                    transpose(split(C(T), V(chunk)))));
+    for (int w = T; w > 1; w /= 2) {
+        Binder *two = B("two", ARRC(2, S(SK_F32)));
+        cur = un1(P_TOSHARED, map(P_MAPTHREADS, two, sum(V(two), LF32(0)), split(C(2), cur)));
+    }
+    Expr *partial = join(map(P_MAPBLOCK, chunk, cur, blocks));
+    Binder **ps = ANEWN(A, Binder *, 1);
+    ps[0] = xs;
+    NatVar **ns = ANEWN(A, NatVar *, 1);
+    ns[0] = n;
+    return K(sum(partial, LF32(0)), 1, ps, 1, ns);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void reduce_n(int64_t n, bool check)
+{
+    NatVar *nv;
+    KernelDef *k = reduction_kernel(&nv);
+    float *in = malloc(sizeof(float) * (size_t)n);
+    ck_assert_ptr_nonnull(in);
+    double want = 0;
+    uint32_t seed = 12345;
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        in[i] = (float)(seed >> 8) / 16777216.0f; /* in [0, 1) */
+        want += in[i];
+    }
+    const void *ins[1] = {in};
+    float out = -1;
+    char err[256];
+    double t0 = now();
+    bool ok = interp_kernel(k, &n, ins, &out, err, sizeof err);
+    double t1 = now();
+    fprintf(stderr, "reduce of %lld f32: %.3f s, got %.6f, double sum %.6f, rel err %.2e\n", (long long)n,
+            t1 - t0, (double)out, want, fabs((double)out - want) / want);
+    ck_assert_msg(ok, "%s", err);
+    if (check) ck_assert(fabs((double)out - want) / want < 1e-5);
+    free(in);
+}
+
+START_TEST(test_reduce_big) { reduce_n(1000003, true); }
+END_TEST
+
+/* a small n that leaves most of one block as padding */
+START_TEST(test_reduce_small)
+{
+    NatVar *nv;
+    KernelDef *k = reduction_kernel(&nv);
+    float in[5] = {1, 2, 3, 4, 5.5f}, out = 0;
+    int64_t n = 5;
+    const void *ins[1] = {in};
+    char err[256];
+    ck_assert(interp_kernel(k, &n, ins, &out, err, sizeof err));
+    ck_assert_float_eq(out, 15.5f);
+    n = 2048; /* exactly one block, no padding */
+    float *big = malloc(sizeof(float) * 2048);
+    for (int i = 0; i < 2048; i++) big[i] = (float)(i % 7);
+    ins[0] = big;
+    ck_assert(interp_kernel(k, &n, ins, &out, err, sizeof err));
+    float w = 0;
+    for (int i = 0; i < 2048; i++) w += (float)(i % 7);
+    ck_assert_float_eq(out, w);
+    free(big);
+}
+END_TEST
+
+/* PATC_INTERP_BENCH=1: the 2^24-element reduction, timed */
+START_TEST(test_reduce_2_24)
+{
+    if (getenv("PATC_INTERP_BENCH")) reduce_n((int64_t)1 << 24, true);
+}
+END_TEST
+
+static Suite *interp_suite(void)
+{
+    Suite *s = suite_create("interp");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_split);
+    tcase_add_test(tc, test_join);
+    tcase_add_test(tc, test_transpose);
+    tcase_add_test(tc, test_padcst);
+    tcase_add_test(tc, test_padclamp);
+    tcase_add_test(tc, test_take_drop);
+    tcase_add_test(tc, test_slide);
+    tcase_add_test(tc, test_zip_unzip);
+    tcase_add_test(tc, test_pair);
+    tcase_add_test(tc, test_generate);
+    tcase_add_test(tc, test_id_to);
+    tcase_add_test(tc, test_maps);
+    tcase_add_test(tc, test_reduce);
+    tcase_add_test(tc, test_shfl_down);
+    tcase_add_test(tc, test_shfl_up);
+    tcase_add_test(tc, test_shfl_xor);
+    tcase_add_test(tc, test_shfl_warp);
+    tcase_add_test(tc, test_arith_prims);
+    tcase_add_test(tc, test_operators);
+    tcase_add_test(tc, test_wraparound);
+    tcase_add_test(tc, test_div_zero);
+    tcase_add_test(tc, test_precision);
+    tcase_add_test(tc, test_let_nat);
+    tcase_add_test(tc, test_params);
+    tcase_add_test(tc, test_reduce_big);
+    tcase_add_test(tc, test_reduce_small);
+    tcase_add_test(tc, test_reduce_2_24);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(interp_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
