@@ -968,6 +968,12 @@ static void pr_nat(Pr *p, const Nat *x, int prec)
     case N_VAR: sb_puts(p->b, x->var->name); return;
     case N_SUM:
     case N_PROD: {
+        Nat *mx, *md, *rest;
+        int64_t q;
+        if (find_mod(p->a, (Nat *)x, &mx, &md, &q, &rest) && q == 1 && nterms(rest) == 0) {
+            pr_mod(p, mx, md, prec); /* a lone X % D needs no parentheses of its own */
+            return;
+        }
         bool paren = p->c || prec > 0;
         bool first = true;
         if (paren) sb_putc(p->b, '(');
