@@ -437,49 +437,6 @@ static Range range_of(const Nat *x, int depth)
 
 /* ---------------------------------------------------------------- proofs */
 
-/* Splits a monomial's atoms into `t` (at index j) and the rest. */
-static bool atoms_equal_except(Nat **at, int n, int j, Nat **other, int no)
-{
-    if (n - 1 != no) return false;
-    for (int i = 0, k = 0; i < n; i++) {
-        if (i == j) continue;
-        if (nat_compare(at[i], other[k++]) != 0) return false;
-    }
-    return true;
-}
-
-/* A Nat that is a single monomial, as coefficient and atoms. */
-static bool as_mono(Arena *a, Nat *x, Mono *m)
-{
-    Poly p = {0};
-    poly_from(a, &p, x, 1);
-    if (p.n != 1) return false;
-    *m = p.m[0];
-    return true;
-}
-
-/* q * D * floor(X / D) lies in [q*(X - D + 1), q*X] for q > 0 and in [q*X, q*(X - D + 1)]
- * for q < 0, because X - D < D*floor(X/D) <= X when D >= 1. Appends the lower bound of
- * the monomial to `out` when it has that shape. */
-static bool div_lower_bound(Arena *a, const Mono *m, Poly *out)
-{
-    for (int j = 0; j < m->n; j++) {
-        Nat *t = m->at[j];
-        if (t->kind != N_DIV) continue;
-        Mono dm;
-        if (!as_mono(a, t->bin.r, &dm) || dm.coef <= 0 || m->coef % dm.coef != 0) continue;
-        if (!atoms_equal_except(m->at, m->n, j, dm.at, dm.n)) continue;
-        int64_t q = m->coef / dm.coef;
-        poly_from(a, out, t->bin.l, q);
-        if (q > 0) {
-            poly_from(a, out, t->bin.r, -q);
-            poly_push(a, out, q, NULL, 0);
-        }
-        return true;
-    }
-    return false;
-}
-
 /* Replaces each top-level factor equal to atom t by `val` (not inside other atoms). */
 static Nat *subst_atom(Arena *a, const Poly *p, const Nat *t, Nat *val)
 {
@@ -506,6 +463,58 @@ static bool inside_atoms(const Poly *p, const NatVar *v)
         for (int j = 0; j < p->m[i].n; j++)
             if (p->m[i].at[j]->kind != N_VAR && nat_mentions(p->m[i].at[j], v)) return true;
     return false;
+}
+
+/* The coefficient of atom t in p: the sum of the monomials that contain t, with t
+ * removed. False when some monomial contains t more than once. */
+static bool coef_of_atom(Arena *a, const Poly *p, const Nat *t, Nat **out)
+{
+    Poly c = {0};
+    for (int i = 0; i < p->n; i++) {
+        int n = count_factor(&p->m[i], t);
+        if (n > 1) return false;
+        if (n == 0) continue;
+        Nat **rest = ANEWN(a, Nat *, p->m[i].n);
+        int k = 0;
+        for (int j = 0; j < p->m[i].n; j++)
+            if (nat_compare(p->m[i].at[j], t) != 0) rest[k++] = p->m[i].at[j];
+        poly_push(a, &c, p->m[i].coef, rest, k);
+    }
+    *out = poly_finish(a, &c);
+    return true;
+}
+
+/* q with c == q * d, or 0 when c is not an integer multiple of d. */
+static int64_t multiple_of(Arena *a, Nat *c, Nat *d)
+{
+    Poly C = {0}, D = {0};
+    poly_from(a, &C, c, 1);
+    poly_from(a, &D, d, 1);
+    if (C.n == 0 || C.n != D.n || mono_cmp(&C.m[0], &D.m[0]) != 0 || C.m[0].coef % D.m[0].coef != 0) return 0;
+    int64_t q = C.m[0].coef / D.m[0].coef;
+    for (int i = 1; i < C.n; i++)
+        if (mono_cmp(&C.m[i], &D.m[i]) != 0 || C.m[i].coef != ck_mul(q, D.m[i].coef)) return 0;
+    return q;
+}
+
+/* q * D * floor(X / D) lies in [q*(X - D + 1), q*X] for q > 0 and in [q*X, q*(X - D + 1)]
+ * for q < 0, because X - D < D*floor(X/D) <= X when D >= 1. Replaces the first such
+ * group of monomials in x by its lower bound; NULL when there is none. */
+static Nat *div_lower_bound(Arena *a, Nat *x)
+{
+    Poly p = {0};
+    poly_from(a, &p, x, 1);
+    for (int i = 0; i < p.n; i++)
+        for (int j = 0; j < p.m[i].n; j++) {
+            Nat *t = p.m[i].at[j], *c;
+            if (t->kind != N_DIV || !coef_of_atom(a, &p, t, &c)) continue;
+            int64_t q = multiple_of(a, c, t->bin.r);
+            if (q == 0) continue;
+            Nat *r = nat_sub(a, x, nat_scale(a, nat_mul(a, t->bin.r, t), q));
+            Nat *bound = q < 0 ? t->bin.l : add_cst(a, nat_sub(a, t->bin.l, t->bin.r), 1);
+            return nat_add(a, r, nat_scale(a, bound, q));
+        }
+    return NULL;
 }
 
 /* A variable v with an upper bound that occurs only as a plain factor of monomials
@@ -544,13 +553,13 @@ static bool prove_nn(Arena *a, Nat *x, int depth)
     poly_from(a, &p, x, 1);
 
     /* (a) D * floor(X / D) bounded by X */
-    Poly lb = {0};
-    bool changed = false;
-    for (int i = 0; i < p.n; i++) {
-        if (div_lower_bound(a, &p.m[i], &lb)) changed = true;
-        else poly_push(a, &lb, p.m[i].coef, p.m[i].at, p.m[i].n);
+    Nat *cur = x;
+    for (int iter = 0; iter < 8; iter++) {
+        Nat *nx = div_lower_bound(a, cur);
+        if (!nx) break;
+        cur = nx;
     }
-    if (changed) return prove_nn(a, poly_finish(a, &lb), depth + 1);
+    if (cur != x) return prove_nn(a, cur, depth + 1);
 
     /* (b) v <= ub - 1 where v only lowers the sum */
     NatVar *v = ub_candidate(&p);
@@ -860,33 +869,32 @@ static void pr_cst(Pr *p, int64_t v, int prec)
 }
 
 /* Finds q, X, D with S = rest + q * (X - D*(X/D)) where every monomial of q*X and of
- * -q*D*(X/D) occurs in S exactly, so that S can be shown as rest + q * (X % D). */
+ * -q*D*(X/D) occurs in S exactly, so that S can be shown as rest + q * (X % D). Of
+ * several candidates the one that absorbs the most monomials wins, so that an outer
+ * remainder is found before the remainders nested in its X. */
 static bool find_mod(Arena *a, Nat *s, Nat **xo, Nat **dout, int64_t *qo, Nat **resto)
 {
     Poly S = {0};
     poly_from(a, &S, s, 1);
+    int best = 0;
     for (int i = 0; i < S.n; i++)
         for (int j = 0; j < S.m[i].n; j++) {
-            Nat *t = S.m[i].at[j];
-            if (t->kind != N_DIV || count_factor(&S.m[i], t) != 1) continue;
-            Nat *x = t->bin.l, *d = t->bin.r, *dt = nat_mul(a, d, t);
-            Poly DT = {0};
-            poly_from(a, &DT, dt, 1);
-            if (DT.n == 0) continue;
-            int k = 0;
-            while (k < S.n && mono_cmp(&S.m[k], &DT.m[0]) != 0) k++;
-            if (k == S.n || S.m[k].coef % DT.m[0].coef != 0) continue;
-            int64_t q = -(S.m[k].coef / DT.m[0].coef);
+            Nat *t = S.m[i].at[j], *c;
+            if (t->kind != N_DIV || !coef_of_atom(a, &S, t, &c)) continue;
+            Nat *x = t->bin.l, *d = t->bin.r;
+            int64_t q = -multiple_of(a, c, d);
             if (q == 0) continue;
+            Nat *dt = nat_mul(a, d, t);
             Nat *rest = nat_sub(a, s, nat_scale(a, nat_sub(a, x, dt), q));
-            if (nterms(rest) + nterms(x) + nterms(dt) > S.n) continue;
+            int used = nterms(x) + nterms(dt);
+            if (nterms(rest) + used > S.n || used <= best) continue;
+            best = used;
             *xo = x;
             *dout = d;
             *qo = q;
             *resto = rest;
-            return true;
         }
-    return false;
+    return best > 0;
 }
 
 static void pr_mod(Pr *p, Nat *x, Nat *d, int prec)
