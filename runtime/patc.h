@@ -65,7 +65,9 @@ typedef struct patc_define {
 } patc_define;
 
 /* A launch override. A zero grid[0] (block[0]) means "derive the grid (block) from the
- * kernel's rule"; a negative shared_bytes means "derive the dynamic shared memory". */
+ * kernel's rule" (zeros in the other two dimensions mean 1). A zero shared_bytes means
+ * "derive the dynamic shared memory"; more than the rule gives is allowed, less is
+ * refused. A kernel whose code assumes its block size (block_fixed) refuses another. */
 typedef struct patc_launch_config {
     unsigned grid[3];
     unsigned block[3];
