@@ -53,6 +53,7 @@ struct patc_program {
     Compilation comp;
     char *cuda;
     void *module;
+    int arch;       /* the sm_XY its cubin was built for */
     patc_kernel *kernels;
     int nkernels;
     patc_program *prev, *next;
@@ -321,7 +322,7 @@ static patc_status build(patc_ctx *c, patc_program *p, const char *name)
     size_t n = 0;
     char *log = NULL;
     RtBuildStats st;
-    c->stats.arch = c->arch;
+    c->stats.arch = p->arch = c->arch;
     c->stats.load_ms = 0;
     if (!rt_nvrtc_compile(p->cuda, name, c->arch, c->cache_dir, &cubin, &n, &log, &st)) {
         patc_status s = fail(c, PATC_ERR_NVRTC, "%s", log ? log : "nvrtc: compile failed");
@@ -332,7 +333,9 @@ static patc_status build(patc_ctx *c, patc_program *p, const char *name)
     c->stats.cache_corrupt = st.cache_corrupt;
     c->stats.compile_ms = st.ms;
     patc_status s = PATC_OK;
-    if (c->drv) {
+    /* A cubin for another arch (patc_set_arch) is a compile-only cross-check: loading it
+     * would fail, so its kernels stay unloaded and launching them says why. */
+    if (c->drv && c->arch == rt_driver_arch(c->drv)) {
         double t0 = rt_now_ms();
         if ((s = need_device(c)) == PATC_OK)
             s = drv_check(c, rt_driver_module_load(c->drv, cubin, &p->module), "cuModuleLoadData");
@@ -703,7 +706,7 @@ static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, p
 
 static patc_status check_buffer(patc_kernel *k, const Buffer *b, const patc_buffer *pb, const char *what)
 {
-    size_t need;
+    size_t need = 0;
     patc_status s = buffer_info(k, b, what, NULL, NULL, &need);
     if (s != PATC_OK) return s;
     if (!pb) return fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: no buffer given for %s", k->k->name, what);
@@ -723,7 +726,9 @@ static patc_status prepare(patc_kernel *k, const long long *nats, patc_buffer *c
     memset(L, 0, sizeof *L);
     patc_status s = need_device(c);
     if (s != PATC_OK) return s;
-    if (!k->fn) return fail(c, PATC_ERR_DRIVER, "kernel %s is not loaded on the device", k->k->name);
+    if (!k->fn)
+        return fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s was compiled for sm_%d, the device is sm_%d: not loaded",
+                    k->k->name, k->prog->arch, rt_driver_arch(c->drv));
     if ((s = bind_nats(k, nats)) != PATC_OK || (s = derive(k, &L->cfg)) != PATC_OK) return s;
     if (cfg && (s = apply_override(k, cfg, &L->cfg)) != PATC_OK) return s;
     int ni = k->k->ninputs, nn = k->k->def->nnats;
@@ -898,7 +903,7 @@ static patc_status chain_run(patc_kernel *k, Chain *ch, patc_buffer *input, long
     patc_status s = PATC_OK;
     while (n > 1) {
         ch->nats[ch->len_nat] = n;
-        long long m;
+        long long m = 0;
         if ((s = patc_kernel_output_info(k, ch->nats, NULL, &m, NULL)) != PATC_OK) return s;
         if (m < 1 || m >= n)
             return fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s maps %lld elements to %lld: not a reduction pass",

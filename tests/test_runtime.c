@@ -410,6 +410,9 @@ int main(int argc, char **argv)
     }
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
+    /* CUDA does not survive fork() after cuInit in the parent (done above to decide
+     * whether to skip), so GPU tests run in this process. */
+    if (gpu) srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
