@@ -317,7 +317,7 @@ int main(void)
     tcase_add_test(tc, nvrtc_error_log);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
+    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? 1 : 0;

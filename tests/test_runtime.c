@@ -413,7 +413,7 @@ int main(int argc, char **argv)
     /* CUDA does not survive fork() after cuInit in the parent (done above to decide
      * whether to skip), so GPU tests run in this process. */
     if (gpu) srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
+    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? 1 : 0;
