@@ -1,0 +1,184 @@
+/* patc.h: the public API of libpatrt, the patc runtime library.
+ *
+ * libpatrt compiles .rise programs in-process (front end -> CUDA C -> NVRTC cubin,
+ * with an on-disk cache), loads them through the CUDA driver API (libcuda.so.1 is
+ * dlopen'ed at run time, never linked), and launches kernels with their launch
+ * configuration derived from the kernel's own size rules.
+ *
+ * Conventions:
+ *   - every call returns a patc_status; nothing exits or aborts the caller's process;
+ *   - after an error, patc_last_error(ctx) holds a human-readable message (the patc
+ *     diagnostics of a bad .rise program, the NVRTC log, or the driver's error name);
+ *   - handles are opaque; everything a context allocates is released by the matching
+ *     free call, and whatever is still alive when the context is destroyed is released
+ *     then (programs, kernels, buffers);
+ *   - a context is used by one thread at a time.
+ *
+ * A context without a GPU driver is valid: programs compile (NVRTC works without a
+ * device) for a default architecture (sm_90, or the one set by patc_set_arch), and
+ * every call that needs the device returns PATC_ERR_NO_DRIVER or PATC_ERR_NO_DEVICE.
+ */
+#ifndef PATC_H
+#define PATC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PATC_API_VERSION 1
+
+typedef enum patc_status {
+    PATC_OK = 0,
+    PATC_ERR_INVALID,       /* a bad argument (NULL handle, index out of range, ...) */
+    PATC_ERR_NO_MEMORY,     /* host allocation failed */
+    PATC_ERR_IO,            /* a file could not be read */
+    PATC_ERR_COMPILE,       /* the .rise program was rejected; last_error has the diagnostics */
+    PATC_ERR_NVRTC,         /* NVRTC rejected the CUDA C; last_error has its log */
+    PATC_ERR_NO_DRIVER,     /* libcuda.so.1 could not be loaded */
+    PATC_ERR_NO_DEVICE,     /* the driver loaded but the device does not exist */
+    PATC_ERR_DRIVER,        /* a CUDA driver call failed; last_error names the error */
+    PATC_ERR_NOT_FOUND,     /* no kernel of that name */
+    PATC_ERR_SIZE,          /* a buffer is smaller than the kernel needs, or a nat is out of range */
+    PATC_ERR_LAUNCH_CONFIG, /* a launch override the kernel cannot run with */
+} patc_status;
+
+/* Context flags. */
+#define PATC_NO_CACHE 0x1u     /* never read or write the on-disk cubin cache */
+#define PATC_COMPILE_ONLY 0x2u /* do not load the driver at all (compile-only tools) */
+
+/* Element types of kernel parameters (the innermost scalar of an array). */
+typedef enum patc_type {
+    PATC_F32, PATC_F64, PATC_I32, PATC_U32, PATC_I64, PATC_U64, PATC_BOOL
+} patc_type;
+
+typedef struct patc_ctx patc_ctx;
+typedef struct patc_program patc_program;
+typedef struct patc_kernel patc_kernel;
+typedef struct patc_buffer patc_buffer;
+
+/* -D name=value: specialises a nat parameter at compile time. */
+typedef struct patc_define {
+    const char *name;
+    long long value;
+} patc_define;
+
+/* A launch override. A zero grid[0] (block[0]) means "derive the grid (block) from the
+ * kernel's rule" (zeros in the other two dimensions mean 1). A zero shared_bytes means
+ * "derive the dynamic shared memory"; more than the rule gives is allowed, less is
+ * refused. A kernel whose code assumes its block size (block_fixed) refuses another. */
+typedef struct patc_launch_config {
+    unsigned grid[3];
+    unsigned block[3];
+    long long shared_bytes;
+} patc_launch_config;
+
+/* What the last compile of a context did (for --time). */
+typedef struct patc_compile_stats {
+    int cache_hit;        /* 1 when the cubin came from the disk cache */
+    int cache_corrupt;    /* 1 when a cache entry was found damaged and rebuilt */
+    double frontend_ms;   /* .rise -> CUDA C */
+    double compile_ms;    /* CUDA C -> cubin (NVRTC or cache lookup), ms */
+    double load_ms;       /* cuModuleLoadData, ms (0 without a device) */
+    int arch;             /* e.g. 90 for sm_90 */
+} patc_compile_stats;
+
+/* ---------------------------------------------------------------- context */
+
+const char *patc_status_string(patc_status s);
+const char *patc_version(void);
+
+/* Create a context for CUDA device `device`. Succeeds without a driver or device (for
+ * compile-only use); the reason is kept and returned by every call that needs one. */
+patc_status patc_create(patc_ctx **ctx, int device, unsigned flags);
+void patc_destroy(patc_ctx *ctx);
+/* The message of the last failed call on ctx ("" when none). Valid until the next call. */
+const char *patc_last_error(const patc_ctx *ctx);
+/* PATC_OK when kernels can be launched; else the reason (and last_error says why). */
+patc_status patc_device_status(patc_ctx *ctx);
+/* The target architecture as 10*major+minor (e.g. 90). */
+int patc_get_arch(const patc_ctx *ctx);
+/* Compile for another architecture (compile-only use, or a cross-check). */
+patc_status patc_set_arch(patc_ctx *ctx, int arch);
+/* Add a directory searched for `import`s after the importing file's directory. */
+patc_status patc_add_include_dir(patc_ctx *ctx, const char *dir);
+/* The cache directory in use (NULL when the cache is off). */
+const char *patc_cache_dir(const patc_ctx *ctx);
+void patc_get_compile_stats(const patc_ctx *ctx, patc_compile_stats *out);
+
+/* ---------------------------------------------------------------- programs */
+
+patc_status patc_program_from_file(patc_ctx *ctx, const char *path, const patc_define *defs,
+                                   int ndefs, patc_program **out);
+/* `name` is used in diagnostics and to resolve relative imports. */
+patc_status patc_program_from_string(patc_ctx *ctx, const char *name, const char *text,
+                                     const patc_define *defs, int ndefs, patc_program **out);
+/* Use hand-edited CUDA C in place of the generated one; the kernel metadata (parameters,
+ * launch rules) still comes from the .rise program. `cu_path_or_text` is read as a file
+ * when such a file exists, otherwise taken as the CUDA text itself. */
+patc_status patc_program_from_cuda(patc_ctx *ctx, const char *rise_path, const char *cu_path_or_text,
+                                   const patc_define *defs, int ndefs, patc_program **out);
+void patc_program_free(patc_program *prog);
+/* The CUDA C the program was built from (owned by the program). */
+const char *patc_program_cuda(const patc_program *prog);
+int patc_program_num_kernels(const patc_program *prog);
+const char *patc_program_kernel_name(const patc_program *prog, int i);
+
+/* ---------------------------------------------------------------- kernels */
+
+/* The kernel handle belongs to the program (freed with it). */
+patc_status patc_get_kernel(patc_program *prog, const char *name, patc_kernel **k);
+const char *patc_kernel_name(const patc_kernel *k);
+int patc_kernel_num_inputs(const patc_kernel *k);
+int patc_kernel_num_nats(const patc_kernel *k);
+/* Name of nat parameter i (those left after -D), in the order nat_values are given. */
+const char *patc_kernel_nat_name(const patc_kernel *k, int i);
+/* Element type, element count and bytes of data parameter i for the given nat values. */
+patc_status patc_kernel_input_info(patc_kernel *k, int i, const long long *nat_values,
+                                   patc_type *type, long long *count, size_t *bytes);
+patc_status patc_kernel_output_info(patc_kernel *k, const long long *nat_values,
+                                    patc_type *type, long long *count, size_t *bytes);
+/* The launch configuration the kernel's rules give for these nat values. */
+patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nat_values,
+                                    patc_launch_config *out);
+const char *patc_type_name(patc_type t);
+size_t patc_type_size(patc_type t);
+
+/* ---------------------------------------------------------------- buffers */
+
+patc_status patc_buffer_alloc(patc_ctx *ctx, size_t bytes, patc_buffer **out);
+patc_status patc_buffer_upload(patc_buffer *b, const void *host, size_t bytes);
+patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes);
+size_t patc_buffer_size(const patc_buffer *b);
+void patc_buffer_free(patc_buffer *b);
+
+/* ---------------------------------------------------------------- launches */
+
+/* Launch `k` with its nat parameters set to nat_values[0..num_nats) and wait for it.
+ * The C signature is NAME(out, in0, .., inN-1, nat0, .., natM-1). Buffer sizes are
+ * checked against the sizes the kernel's types give. cfg may be NULL. */
+patc_status patc_launch(patc_kernel *k, const long long *nat_values, patc_buffer *const *inputs,
+                        patc_buffer *output, const patc_launch_config *cfg);
+/* Launch `warmup` times, then time `reps` launches with CUDA events; *median_ms is
+ * the median of the reps. */
+patc_status patc_time_launch(patc_kernel *k, const long long *nat_values, patc_buffer *const *inputs,
+                             patc_buffer *output, const patc_launch_config *cfg, int warmup,
+                             int reps, float *median_ms);
+/* Reduce `n` elements of `input` to one value by launching the device-level reduction
+ * pass `k` until one element is left. `k` has one data parameter whose element count
+ * is a single nat variable (set to the current length each pass); the values of the
+ * other nats come from nat_values (the entry of the length nat is ignored). The value
+ * is written to host_result (one element of the output type). `input` is not changed.
+ * launches (may be NULL) receives the number of passes. */
+patc_status patc_reduce_to_one(patc_kernel *k, const long long *nat_values, patc_buffer *input,
+                               long long n, void *host_result, int *launches);
+/* The same, timed as a whole (all passes) with CUDA events: median of reps. */
+patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nat_values, patc_buffer *input,
+                                    long long n, int warmup, int reps, float *median_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,234 @@
+/* rt_cache.c: the on-disk cubin cache.
+ *
+ * One file per key, "<dir>/<key>.cubin", laid out as
+ *     magic "PATCCUBN" | u32 format version | u32 0 | u64 payload length |
+ *     32-byte SHA-256 of the payload | payload
+ * (integers little-endian). The header lets a reader reject a truncated or damaged
+ * entry instead of handing junk to the driver. Writers never write in place: they
+ * write a uniquely named temporary file in the same directory and rename() it over the
+ * entry, so a concurrent reader sees the old entry, the new one, or none. */
+#include "rt_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAGIC "PATCCUBN"
+#define FORMAT_VERSION 1u
+#define HEADER_SIZE (8 + 4 + 4 + 8 + 32)
+
+static char *xstrcat3(const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *s = malloc(la + lb + lc + 1);
+    if (!s) return NULL;
+    memcpy(s, a, la);
+    memcpy(s + la, b, lb);
+    memcpy(s + la + lb, c, lc + 1);
+    return s;
+}
+
+/* $PATC_CACHE_DIR, else $XDG_CACHE_HOME/patc, else $HOME/.cache/patc (XDG base dirs). */
+char *rt_cache_default_dir(void)
+{
+    const char *e = getenv("PATC_CACHE_DIR");
+    if (e && *e) return xstrcat3(e, "", "");
+    e = getenv("XDG_CACHE_HOME");
+    if (e && *e) return xstrcat3(e, "/patc", "");
+    e = getenv("HOME");
+    if (e && *e) return xstrcat3(e, "/.cache/patc", "");
+    return NULL;
+}
+
+static void put_field(RtSha256 *s, const void *p, size_t n)
+{
+    uint64_t len = n;
+    rt_sha256_update(s, &len, sizeof len);
+    rt_sha256_update(s, p, n);
+}
+
+/* key = SHA-256(len|"patc-cubin" , len|version, len|nvrtc, len|arch, len|opt..., len|src) */
+void rt_cache_key(const char *patc_version, int nvrtc_major, int nvrtc_minor, int arch,
+                  const char *const *options, int noptions, const char *cuda_src, char key[65])
+{
+    RtSha256 s;
+    char num[64];
+    uint8_t d[32];
+    rt_sha256_init(&s);
+    put_field(&s, "patc-cubin", 10);
+    put_field(&s, patc_version, strlen(patc_version));
+    snprintf(num, sizeof num, "nvrtc %d.%d arch %d nopt %d", nvrtc_major, nvrtc_minor, arch, noptions);
+    put_field(&s, num, strlen(num));
+    for (int i = 0; i < noptions; i++) put_field(&s, options[i], strlen(options[i]));
+    put_field(&s, cuda_src, strlen(cuda_src));
+    rt_sha256_final(&s, d);
+    rt_hex(d, key);
+}
+
+char *rt_cache_entry_path(const char *dir, const char *key)
+{
+    char *name = xstrcat3("/", key, ".cubin");
+    if (!name) return NULL;
+    char *p = xstrcat3(dir, name, "");
+    free(name);
+    return p;
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint32_t get_u32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+static uint64_t get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+/* Read exactly n bytes unless the file ends first; returns bytes read or -1. */
+static ssize_t read_full(int fd, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+static bool write_full(int fd, const void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, (const char *)buf + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        done += (size_t)w;
+    }
+    return true;
+}
+
+/* An entry is a hit only when the magic and version match, the file holds exactly
+ * header + payload length bytes and the payload hashes to the stored checksum. */
+RtCacheResult rt_cache_load(const char *dir, const char *key, void **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    char *path = rt_cache_entry_path(dir, key);
+    if (!path) return RT_CACHE_MISS;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    if (fd < 0) return RT_CACHE_MISS;
+    RtCacheResult res = RT_CACHE_CORRUPT;
+    uint8_t hdr[HEADER_SIZE];
+    struct stat st;
+    uint8_t *payload = NULL;
+    if (fstat(fd, &st) != 0 || read_full(fd, hdr, HEADER_SIZE) != HEADER_SIZE) goto out;
+    if (memcmp(hdr, MAGIC, 8) != 0 || get_u32(hdr + 8) != FORMAT_VERSION) goto out;
+    uint64_t n = get_u64(hdr + 16);
+    if ((uint64_t)st.st_size != HEADER_SIZE + n || n == 0 || n > ((uint64_t)1 << 34)) goto out;
+    payload = malloc((size_t)n);
+    if (!payload) {
+        res = RT_CACHE_MISS;
+        goto out;
+    }
+    if (read_full(fd, payload, (size_t)n) != (ssize_t)n) goto out;
+    uint8_t d[32];
+    rt_sha256(payload, (size_t)n, d);
+    if (memcmp(d, hdr + 24, 32) != 0) goto out;
+    *data = payload;
+    *len = (size_t)n;
+    payload = NULL;
+    res = RT_CACHE_HIT;
+out:
+    free(payload);
+    close(fd);
+    return res;
+}
+
+/* mkdir -p: create each missing component of `dir`. */
+static bool mkdir_p(const char *dir)
+{
+    char *p = xstrcat3(dir, "", "");
+    if (!p) return false;
+    bool ok = true;
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == 0) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(p, 0755) != 0 && errno != EEXIST) ok = false;
+            *s = c;
+            if (!c || !ok) break;
+        }
+    }
+    free(p);
+    return ok;
+}
+
+/* A name no other process or thread picks: pid, a clock reading and a counter. */
+static char *temp_name(const char *dir, const char *key)
+{
+    static unsigned counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    char tail[160];
+    snprintf(tail, sizeof tail, "/.tmp-%.16s-%ld-%lx-%u", key, (long)getpid(),
+             (unsigned long)ts.tv_nsec ^ (unsigned long)ts.tv_sec * 2654435761u ^ (unsigned long)rand(),
+             __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    return xstrcat3(dir, tail, "");
+}
+
+/* Write header and payload to a fresh temporary file, then rename() it into place:
+ * rename within one directory is atomic, so readers never see a half-written entry. */
+bool rt_cache_store(const char *dir, const char *key, const void *data, size_t len)
+{
+    if (!mkdir_p(dir)) return false;
+    char *tmp = temp_name(dir, key), *path = rt_cache_entry_path(dir, key);
+    bool ok = false;
+    int fd = -1;
+    if (!tmp || !path) goto out;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) goto out;
+    uint8_t hdr[HEADER_SIZE];
+    memcpy(hdr, MAGIC, 8);
+    put_u32(hdr + 8, FORMAT_VERSION);
+    put_u32(hdr + 12, 0);
+    put_u64(hdr + 16, len);
+    rt_sha256(data, len, hdr + 24);
+    if (!write_full(fd, hdr, HEADER_SIZE) || !write_full(fd, data, len)) goto out;
+    if (close(fd) != 0) {
+        fd = -1;
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) goto out;
+    ok = true;
+out:
+    if (fd >= 0) close(fd);
+    if (!ok && tmp) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    free(tmp);
+    free(path);
+    return ok;
+}

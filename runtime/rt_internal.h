@@ -1,0 +1,102 @@
+/* rt_internal.h: what the files of runtime/ share (never installed).
+ *
+ * Layers, each testable on its own:
+ *   rt_sha256.c  SHA-256
+ *   rt_cache.c   the on-disk cubin cache (bytes in, bytes out)
+ *   rt_nvrtc.c   CUDA C -> cubin with NVRTC, through the cache
+ *   rt_driver.c  the CUDA driver API, dlopen'ed at run time
+ *   rt_api.c     the public API of patc.h
+ */
+#ifndef PATC_RT_INTERNAL_H
+#define PATC_RT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- sha256 */
+
+typedef struct RtSha256 {
+    uint32_t h[8];
+    uint64_t len;
+    uint8_t buf[64];
+    size_t nbuf;
+} RtSha256;
+void rt_sha256_init(RtSha256 *s);
+void rt_sha256_update(RtSha256 *s, const void *data, size_t n);
+void rt_sha256_final(RtSha256 *s, uint8_t out[32]);
+void rt_sha256(const void *data, size_t n, uint8_t out[32]);
+void rt_hex(const uint8_t d[32], char out[65]);
+
+/* ---------------------------------------------------------------- cache */
+
+typedef enum { RT_CACHE_MISS, RT_CACHE_HIT, RT_CACHE_CORRUPT } RtCacheResult;
+
+/* The cache directory: $PATC_CACHE_DIR, else $XDG_CACHE_HOME/patc, else ~/.cache/patc.
+ * Returns a malloc'ed path, or NULL when none can be determined. */
+char *rt_cache_default_dir(void);
+/* The key of a cubin: SHA-256 over every field that changes the cubin. Each field is
+ * hashed with its length in front, so ("ab","c") and ("a","bc") differ. */
+void rt_cache_key(const char *patc_version, int nvrtc_major, int nvrtc_minor, int arch,
+                  const char *const *options, int noptions, const char *cuda_src, char key[65]);
+/* Look `key` up. On a hit *data (malloc'ed, caller frees) and *len hold the payload.
+ * A damaged entry (bad magic, length, checksum) is reported as RT_CACHE_CORRUPT and
+ * counts as a miss; the next store replaces it. */
+RtCacheResult rt_cache_load(const char *dir, const char *key, void **data, size_t *len);
+/* Store atomically: a temporary file in `dir` with a unique name, then rename().
+ * Creates `dir` as needed. Returns false (with errno set) on failure; a failed store
+ * never leaves a partial entry under the key's name. */
+bool rt_cache_store(const char *dir, const char *key, const void *data, size_t len);
+/* The path of the entry for `key` (malloc'ed), for tests and messages. */
+char *rt_cache_entry_path(const char *dir, const char *key);
+
+/* ---------------------------------------------------------------- nvrtc */
+
+typedef struct RtBuildStats {
+    bool cache_hit, cache_corrupt;
+    double ms;
+} RtBuildStats;
+
+/* Compile CUDA C to a cubin for sm_<arch>. Uses the cache in `cache_dir` when it is
+ * non-NULL. On failure returns false and *log holds the NVRTC log or the reason
+ * (malloc'ed, caller frees). On success *cubin is malloc'ed. */
+bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *cache_dir,
+                      void **cubin, size_t *cubin_len, char **log, RtBuildStats *st);
+void rt_nvrtc_version(int *major, int *minor);
+
+/* ---------------------------------------------------------------- driver */
+
+typedef struct RtDriver RtDriver;
+typedef unsigned long long RtDevPtr;
+
+/* Load libcuda.so.1, initialise it and retain the primary context of `device`.
+ * Returns NULL and a malloc'ed reason in *why (naming the missing driver or device);
+ * *no_device is set when the driver loaded but the device is absent. */
+RtDriver *rt_driver_open(int device, char **why, bool *no_device);
+void rt_driver_close(RtDriver *d);
+/* Compute capability as 10*major+minor. */
+int rt_driver_arch(const RtDriver *d);
+/* Each returns 0 on success, else the CUresult; rt_driver_error_name names it. */
+int rt_driver_bind(RtDriver *d);
+const char *rt_driver_error_name(RtDriver *d, int err);
+int rt_driver_mem_alloc(RtDriver *d, RtDevPtr *p, size_t bytes);
+int rt_driver_mem_free(RtDriver *d, RtDevPtr p);
+int rt_driver_htod(RtDriver *d, RtDevPtr dst, const void *src, size_t bytes);
+int rt_driver_dtoh(RtDriver *d, void *dst, RtDevPtr src, size_t bytes);
+int rt_driver_module_load(RtDriver *d, const void *image, void **module);
+int rt_driver_module_unload(RtDriver *d, void *module);
+int rt_driver_get_function(RtDriver *d, void *module, const char *name, void **fn);
+/* Launch on the default stream; raises the function's dynamic shared memory limit
+ * first when `shared` is above the 48 KiB default. */
+int rt_driver_launch(RtDriver *d, void *fn, const unsigned grid[3], const unsigned block[3],
+                     unsigned shared, void **args);
+int rt_driver_sync(RtDriver *d);
+int rt_driver_event_create(RtDriver *d, void **ev);
+int rt_driver_event_destroy(RtDriver *d, void *ev);
+int rt_driver_event_record(RtDriver *d, void *ev);
+int rt_driver_event_elapsed(RtDriver *d, void *start, void *stop, float *ms);
+
+/* Milliseconds of a monotonic clock. */
+double rt_now_ms(void);
+
+#endif

@@ -1,0 +1,324 @@
+/* test_cache.c: the on-disk cubin cache (runtime/rt_cache.c, rt_sha256.c, rt_nvrtc.c).
+ * Needs no GPU: NVRTC compiles for sm_90 without one. */
+#include "../runtime/rt_internal.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/patc-cache-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+static char *subdir(const char *name)
+{
+    static char p[400];
+    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+    return p;
+}
+
+START_TEST(sha256_known_answers)
+{
+    uint8_t d[32];
+    char hex[65];
+    rt_sha256("", 0, d);
+    rt_hex(d, hex);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    rt_sha256("abc", 3, d);
+    rt_hex(d, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    rt_sha256(m, strlen(m), d);
+    rt_hex(d, hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* a million 'a's, fed in uneven pieces to exercise the block buffer */
+    RtSha256 s;
+    rt_sha256_init(&s);
+    char a[997];
+    memset(a, 'a', sizeof a);
+    size_t left = 1000000;
+    while (left) {
+        size_t k = left < sizeof a ? left : sizeof a;
+        rt_sha256_update(&s, a, k);
+        left -= k;
+    }
+    rt_sha256_final(&s, d);
+    rt_hex(d, hex);
+    ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
+START_TEST(key_changes_with_every_field)
+{
+    const char *o1[] = {"--gpu-architecture=sm_90", "-lineinfo"};
+    const char *o2[] = {"--gpu-architecture=sm_90", "-G"};
+    const char *o3[] = {"--gpu-architecture=sm_90-", "lineinfo"};
+    char k0[65], k[65];
+    rt_cache_key("0.1.0", 13, 0, 90, o1, 2, "src", k0);
+    rt_cache_key("0.1.0", 13, 0, 90, o1, 2, "src", k);
+    ck_assert_str_eq(k0, k);
+    ck_assert_int_eq(strlen(k0), 64);
+    rt_cache_key("0.1.1", 13, 0, 90, o1, 2, "src", k);
+    ck_assert_str_ne(k0, k);
+    rt_cache_key("0.1.0", 13, 1, 90, o1, 2, "src", k);
+    ck_assert_str_ne(k0, k);
+    rt_cache_key("0.1.0", 12, 0, 90, o1, 2, "src", k);
+    ck_assert_str_ne(k0, k);
+    rt_cache_key("0.1.0", 13, 0, 80, o1, 2, "src", k);
+    ck_assert_str_ne(k0, k);
+    rt_cache_key("0.1.0", 13, 0, 90, o2, 2, "src", k);
+    ck_assert_str_ne(k0, k);
+    rt_cache_key("0.1.0", 13, 0, 90, o3, 2, "src", k); /* same bytes, split differently */
+    ck_assert_str_ne(k0, k);
+    rt_cache_key("0.1.0", 13, 0, 90, o1, 1, "src", k);
+    ck_assert_str_ne(k0, k);
+    rt_cache_key("0.1.0", 13, 0, 90, o1, 2, "src ", k);
+    ck_assert_str_ne(k0, k);
+}
+END_TEST
+
+START_TEST(default_dir_precedence)
+{
+    setenv("PATC_CACHE_DIR", "/x/p", 1);
+    setenv("XDG_CACHE_HOME", "/x/xdg", 1);
+    setenv("HOME", "/x/home", 1);
+    char *d = rt_cache_default_dir();
+    ck_assert_str_eq(d, "/x/p");
+    free(d);
+    unsetenv("PATC_CACHE_DIR");
+    d = rt_cache_default_dir();
+    ck_assert_str_eq(d, "/x/xdg/patc");
+    free(d);
+    unsetenv("XDG_CACHE_HOME");
+    d = rt_cache_default_dir();
+    ck_assert_str_eq(d, "/x/home/.cache/patc");
+    free(d);
+}
+END_TEST
+
+static const char KEY[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+START_TEST(miss_then_hit)
+{
+    void *p;
+    size_t n;
+    const char *dir = subdir("a/b/c"); /* created on demand */
+    ck_assert_int_eq(rt_cache_load(dir, KEY, &p, &n), RT_CACHE_MISS);
+    ck_assert_ptr_null(p);
+    const char payload[] = "not really a cubin, but bytes all the same";
+    ck_assert(rt_cache_store(dir, KEY, payload, sizeof payload));
+    ck_assert_int_eq(rt_cache_load(dir, KEY, &p, &n), RT_CACHE_HIT);
+    ck_assert_uint_eq(n, sizeof payload);
+    ck_assert_mem_eq(p, payload, n);
+    free(p);
+    /* another key is still a miss */
+    ck_assert_int_eq(rt_cache_load(dir, "ff" "00112233445566778899aabbccddeeff00112233445566778899aabbccddee", &p, &n),
+                     RT_CACHE_MISS);
+}
+END_TEST
+
+static void damage(const char *path, long off, int truncate_to)
+{
+    if (truncate_to >= 0) {
+        ck_assert_int_eq(truncate(path, truncate_to), 0);
+        return;
+    }
+    int fd = open(path, O_RDWR);
+    ck_assert_int_ge(fd, 0);
+    unsigned char c;
+    ck_assert_int_eq(pread(fd, &c, 1, off), 1);
+    c ^= 0x5a;
+    ck_assert_int_eq(pwrite(fd, &c, 1, off), 1);
+    close(fd);
+}
+
+START_TEST(corrupt_entries_are_detected_and_rebuilt)
+{
+    /* byte offsets: magic 0, version 8, length 16, checksum 24, payload 56 */
+    static const long offs[] = {0, 8, 17, 30, 56, 56 + 500};
+    char payload[1000];
+    for (int i = 0; i < 1000; i++) payload[i] = (char)(i * 7);
+    char *path = rt_cache_entry_path(tmpdir, KEY);
+    for (int t = 0; t < 9; t++) {
+        void *p;
+        size_t n;
+        ck_assert(rt_cache_store(tmpdir, KEY, payload, sizeof payload));
+        if (t < 6) damage(path, offs[t], -1);
+        else damage(path, 0, t == 6 ? 0 : t == 7 ? 40 : 56 + 999); /* empty, in the header, one byte short */
+        ck_assert_msg(rt_cache_load(tmpdir, KEY, &p, &n) == RT_CACHE_CORRUPT, "damage %d not detected", t);
+        ck_assert_ptr_null(p);
+        ck_assert(rt_cache_store(tmpdir, KEY, payload, sizeof payload)); /* rebuilt, overwritten */
+        ck_assert_int_eq(rt_cache_load(tmpdir, KEY, &p, &n), RT_CACHE_HIT);
+        ck_assert_mem_eq(p, payload, sizeof payload);
+        free(p);
+    }
+    /* trailing junk after a valid entry is damage too */
+    FILE *f = fopen(path, "ab");
+    fputs("junk", f);
+    fclose(f);
+    void *p;
+    size_t n;
+    ck_assert_int_eq(rt_cache_load(tmpdir, KEY, &p, &n), RT_CACHE_CORRUPT);
+    free(path);
+}
+END_TEST
+
+enum { WRITES = 300, PAYLOAD = 48 * 1024 };
+
+static void fill(unsigned char *b, int writer)
+{
+    for (int i = 0; i < PAYLOAD; i++) b[i] = (unsigned char)(i * (writer + 3) + writer);
+}
+
+START_TEST(two_writers_and_a_reader)
+{
+    static unsigned char a[PAYLOAD], b[PAYLOAD];
+    fill(a, 0);
+    fill(b, 1);
+    pid_t kids[2];
+    for (int w = 0; w < 2; w++) {
+        kids[w] = fork();
+        ck_assert_int_ge(kids[w], 0);
+        if (kids[w] == 0) {
+            for (int i = 0; i < WRITES; i++)
+                if (!rt_cache_store(tmpdir, KEY, w ? b : a, PAYLOAD)) _exit(1);
+            _exit(0);
+        }
+    }
+    int hits = 0, misses = 0, running = 2;
+    while (running > 0 || hits + misses < 2000) {
+        void *p;
+        size_t n;
+        RtCacheResult r = rt_cache_load(tmpdir, KEY, &p, &n);
+        ck_assert_msg(r != RT_CACHE_CORRUPT, "a reader saw a half-written entry");
+        if (r == RT_CACHE_HIT) {
+            ck_assert_uint_eq(n, PAYLOAD);
+            ck_assert(memcmp(p, a, PAYLOAD) == 0 || memcmp(p, b, PAYLOAD) == 0);
+            hits++;
+            free(p);
+        } else
+            misses++;
+        for (int w = 0; w < 2; w++) {
+            int st;
+            if (kids[w] > 0 && waitpid(kids[w], &st, WNOHANG) == kids[w]) {
+                ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+                kids[w] = 0;
+                running--;
+            }
+        }
+    }
+    ck_assert_int_gt(hits, 0);
+    /* no temporary files are left behind */
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    int entries = 0;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' || strncmp(e->d_name, ".tmp", 4) == 0) {
+            ck_assert_msg(strncmp(e->d_name, ".tmp", 4) != 0, "left over %s", e->d_name);
+            entries++;
+        }
+    closedir(d);
+    ck_assert_int_eq(entries, 1);
+}
+END_TEST
+
+static const char *SRC = "extern \"C\" __global__ void k(float *o, const float *i, int n)\n"
+                         "{ int t = blockIdx.x * blockDim.x + threadIdx.x; if (t < n) o[t] = i[t] + 1.0f; }\n";
+
+START_TEST(nvrtc_through_the_cache)
+{
+    void *c1, *c2;
+    size_t n1, n2;
+    char *log;
+    RtBuildStats st;
+    ck_assert_msg(rt_nvrtc_compile(SRC, "k.cu", 90, tmpdir, &c1, &n1, &log, &st), "%s", log ? log : "");
+    ck_assert(!st.cache_hit && !st.cache_corrupt);
+    ck_assert_uint_gt(n1, 16);
+    ck_assert_mem_eq(c1, "\177ELF", 4); /* a cubin, not PTX */
+    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, tmpdir, &c2, &n2, &log, &st));
+    ck_assert(st.cache_hit);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_mem_eq(c1, c2, n1);
+    free(c2);
+    /* another arch is another key */
+    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 80, tmpdir, &c2, &n2, &log, &st));
+    ck_assert(!st.cache_hit);
+    free(c2);
+    /* damage the sm_90 entry: rebuilt, flagged, then a hit again */
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            char p[600];
+            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+            damage(p, 200, -1);
+        }
+    closedir(d);
+    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, tmpdir, &c2, &n2, &log, &st));
+    ck_assert(!st.cache_hit && st.cache_corrupt);
+    ck_assert_mem_eq(c1, c2, n1);
+    free(c2);
+    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, tmpdir, &c2, &n2, &log, &st));
+    ck_assert(st.cache_hit);
+    free(c2);
+    free(c1);
+    /* no cache directory: always compiles */
+    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, NULL, &c2, &n2, &log, &st));
+    ck_assert(!st.cache_hit);
+    free(c2);
+}
+END_TEST
+
+START_TEST(nvrtc_error_log)
+{
+    void *c;
+    size_t n;
+    char *log;
+    RtBuildStats st;
+    ck_assert(!rt_nvrtc_compile("__global__ void k() { undeclared_thing = 1; }", "bad.cu", 90, tmpdir, &c, &n,
+                                &log, &st));
+    ck_assert_ptr_nonnull(log);
+    ck_assert_msg(strstr(log, "undeclared_thing") != NULL, "log: %s", log);
+    ck_assert_msg(strstr(log, "bad.cu") != NULL, "log: %s", log);
+    free(log);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cache");
+    TCase *tc = tcase_create("cache");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, sha256_known_answers);
+    tcase_add_test(tc, key_changes_with_every_field);
+    tcase_add_test(tc, default_dir_precedence);
+    tcase_add_test(tc, miss_then_hit);
+    tcase_add_test(tc, corrupt_entries_are_detected_and_rebuilt);
+    tcase_add_test(tc, two_writers_and_a_reader);
+    tcase_add_test(tc, nvrtc_through_the_cache);
+    tcase_add_test(tc, nvrtc_error_log);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,420 @@
+/* test_runtime.c: the public API of libpatrt (runtime/patc.h).
+ *
+ *   test_runtime        API tests that need no GPU: contexts without a driver, compiling
+ *                       .rise programs to cubins for sm_90, queries, error paths.
+ *   test_runtime gpu    launches on device 0; exits 77 (skipped) when there is none.
+ *
+ * Built with -DRT_STUBS against tests/rt_stubs.c (hand-made kernels) until the compiler
+ * exists; the exact launch geometry is asserted only then, since it belongs to the
+ * compiler's rules. */
+#include "../runtime/patc.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PATC_EXAMPLES_DIR
+#define PATC_EXAMPLES_DIR "examples"
+#endif
+
+static const char *SCALE =
+    "kernel scale = nFun(n =>\n"
+    "  fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * 2.0f))))\n";
+static const char *BAD =
+    "kernel bad = nFun(n =>\n"
+    "  fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * undefined_name))))\n";
+
+static char cachedir[256];
+
+static void setup(void)
+{
+    snprintf(cachedir, sizeof cachedir, "/tmp/patc-rt-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(cachedir));
+    setenv("PATC_CACHE_DIR", cachedir, 1);
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cachedir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", cachedir);
+}
+
+/* ---------------------------------------------------------------- without a GPU */
+
+START_TEST(create_without_driver_succeeds)
+{
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, 0), PATC_OK);
+    ck_assert_ptr_nonnull(c);
+    patc_status s = patc_device_status(c);
+    if (s != PATC_OK) {
+        ck_assert(s == PATC_ERR_NO_DRIVER || s == PATC_ERR_NO_DEVICE);
+        const char *m = patc_last_error(c);
+        ck_assert_msg(strstr(m, "libcuda.so.1") || strstr(m, "device") || strstr(m, "GPU"), "message: %s", m);
+        if (s == PATC_ERR_NO_DRIVER)
+            ck_assert_str_eq(m, "libcuda.so.1 not found: no NVIDIA driver on this machine");
+        ck_assert_int_eq(patc_get_arch(c), 90); /* the default target without a device */
+    }
+    ck_assert_str_eq(patc_cache_dir(c), cachedir);
+    patc_destroy(c);
+    /* a device that does not exist is reported, not fatal */
+    ck_assert_int_eq(patc_create(&c, 4242, 0), PATC_OK);
+    ck_assert_int_ne(patc_device_status(c), PATC_OK);
+    patc_destroy(c);
+    ck_assert_int_eq(patc_create(NULL, 0, 0), PATC_ERR_INVALID);
+    patc_destroy(NULL);
+}
+END_TEST
+
+START_TEST(compile_only_flag_and_no_cache)
+{
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    ck_assert_int_eq(patc_device_status(c), PATC_ERR_NO_DRIVER);
+    ck_assert_ptr_null(patc_cache_dir(c));
+    patc_program *p;
+    patc_compile_stats st;
+    for (int i = 0; i < 2; i++) {
+        ck_assert_msg(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &p) == PATC_OK, "%s",
+                      patc_last_error(c));
+        patc_get_compile_stats(c, &st);
+        ck_assert_int_eq(st.cache_hit, 0);
+        patc_program_free(p);
+    }
+    patc_destroy(c);
+}
+END_TEST
+
+START_TEST(compile_rise_to_cubin_and_hit_the_cache)
+{
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, 0), PATC_OK);
+    if (patc_device_status(c) != PATC_OK) ck_assert_int_eq(patc_set_arch(c, 90), PATC_OK);
+    patc_program *p, *q;
+    patc_compile_stats st;
+    ck_assert_msg(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
+    patc_get_compile_stats(c, &st);
+    ck_assert_int_eq(st.cache_hit, 0);
+    ck_assert(st.compile_ms > 0);
+    ck_assert_ptr_nonnull(strstr(patc_program_cuda(p), "__global__"));
+    ck_assert_int_ge(patc_program_num_kernels(p), 1);
+    ck_assert_msg(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &q) == PATC_OK, "%s", patc_last_error(c));
+    patc_get_compile_stats(c, &st);
+    ck_assert_int_eq(st.cache_hit, 1);
+    ck_assert_int_eq(st.arch, patc_get_arch(c));
+    patc_program_free(q);
+    /* another arch misses */
+    ck_assert_int_eq(patc_set_arch(c, 80), PATC_OK);
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &q), PATC_OK);
+    patc_get_compile_stats(c, &st);
+    ck_assert_int_eq(st.cache_hit, 0);
+    ck_assert_int_eq(st.arch, 80);
+    patc_program_free(q);
+    ck_assert_int_eq(patc_set_arch(c, 3), PATC_ERR_INVALID);
+    patc_program_free(p);
+    patc_destroy(c);
+}
+END_TEST
+
+START_TEST(kernel_queries)
+{
+    patc_ctx *c;
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &p), PATC_OK);
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    ck_assert_str_eq(patc_kernel_name(k), "scale");
+    ck_assert_int_eq(patc_kernel_num_inputs(k), 1);
+    ck_assert_int_eq(patc_kernel_num_nats(k), 1);
+    ck_assert_str_eq(patc_kernel_nat_name(k, 0), "n");
+    ck_assert_ptr_null(patc_kernel_nat_name(k, 1));
+    long long n = 1000, count;
+    patc_type t;
+    size_t bytes;
+    ck_assert_int_eq(patc_kernel_input_info(k, 0, &n, &t, &count, &bytes), PATC_OK);
+    ck_assert_int_eq(t, PATC_F32);
+    ck_assert_int_eq(count, 1000);
+    ck_assert_uint_eq(bytes, 4000);
+    ck_assert_str_eq(patc_type_name(t), "f32");
+    ck_assert_uint_eq(patc_type_size(PATC_F64), 8);
+    ck_assert_int_eq(patc_kernel_output_info(k, &n, &t, &count, &bytes), PATC_OK);
+    ck_assert_int_eq(count, 1000);
+    ck_assert_int_eq(patc_kernel_input_info(k, 1, &n, &t, &count, &bytes), PATC_ERR_INVALID);
+    patc_launch_config lc;
+    ck_assert_int_eq(patc_kernel_launch_dims(k, &n, &lc), PATC_OK);
+    ck_assert_uint_ge(lc.block[0], 1);
+    ck_assert_uint_ge(lc.grid[0], 1);
+#ifdef RT_STUBS
+    ck_assert_uint_eq(lc.block[0], 256);
+    ck_assert_uint_eq(lc.grid[0], 4);
+    ck_assert_int_eq(lc.shared_bytes, 0);
+#endif
+    /* nats out of range are refused with a message naming the nat */
+    long long neg = -1;
+    ck_assert_int_eq(patc_kernel_output_info(k, &neg, &t, &count, &bytes), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "n = -1"));
+    long long huge = 1LL << 40;
+    ck_assert_int_eq(patc_kernel_output_info(k, &huge, &t, &count, &bytes), PATC_ERR_SIZE);
+    ck_assert_int_eq(patc_kernel_output_info(k, NULL, &t, &count, &bytes), PATC_ERR_INVALID);
+    /* an unknown kernel lists the ones there are */
+    ck_assert_int_eq(patc_get_kernel(p, "nope", &k), PATC_ERR_NOT_FOUND);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "scale"));
+    patc_destroy(c); /* frees the program too */
+}
+END_TEST
+
+START_TEST(bad_program_reports_diagnostics)
+{
+    patc_ctx *c;
+    patc_program *p = (patc_program *)1;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    ck_assert_int_eq(patc_program_from_string(c, "bad.rise", BAD, NULL, 0, &p), PATC_ERR_COMPILE);
+    ck_assert_ptr_null(p);
+    const char *m = patc_last_error(c);
+    ck_assert_msg(strstr(m, "bad.rise:") && strstr(m, "error"), "message: %s", m);
+    ck_assert_int_eq(patc_program_from_file(c, "/nonexistent/x.rise", NULL, 0, &p), PATC_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "/nonexistent/x.rise"));
+    ck_assert_int_eq(patc_program_from_string(c, "x", NULL, NULL, 0, &p), PATC_ERR_INVALID);
+    patc_destroy(c);
+}
+END_TEST
+
+static char *write_tmp(const char *dir, const char *name, const char *text)
+{
+    static char path[2][400];
+    static int which;
+    char *p = path[which++ % 2];
+    snprintf(p, 400, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+START_TEST(program_from_file_and_edited_cuda)
+{
+    patc_ctx *c;
+    patc_program *p;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    char *rise = write_tmp(cachedir, "scale.rise", SCALE);
+    ck_assert_msg(patc_program_from_file(c, rise, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
+    /* edit the generated CUDA: add a comment and a helper; metadata still from .rise */
+    size_t n = strlen(patc_program_cuda(p));
+    char *edited = malloc(n + 100);
+    sprintf(edited, "// edited by hand\n__device__ float twice(float x) { return 2 * x; }\n%s", patc_program_cuda(p));
+    patc_program_free(p);
+    char *cu = write_tmp(cachedir, "scale.cu", edited);
+    ck_assert_msg(patc_program_from_cuda(c, rise, cu, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_str_eq(patc_program_cuda(p), edited);
+    patc_kernel *k;
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    patc_program_free(p);
+    /* text instead of a path */
+    ck_assert_int_eq(patc_program_from_cuda(c, rise, edited, NULL, 0, &p), PATC_OK);
+    patc_program_free(p);
+    /* broken CUDA: the NVRTC log comes back */
+    ck_assert_int_eq(patc_program_from_cuda(c, rise, "this is not CUDA;\n", NULL, 0, &p), PATC_ERR_NVRTC);
+    ck_assert_msg(strstr(patc_last_error(c), "error"), "log: %s", patc_last_error(c));
+    ck_assert_int_eq(patc_program_from_cuda(c, rise, "/nonexistent.cu", NULL, 0, &p), PATC_ERR_IO);
+    free(edited);
+    patc_destroy(c);
+}
+END_TEST
+
+START_TEST(device_calls_without_device_fail_cleanly)
+{
+    patc_ctx *c;
+    patc_program *p;
+    patc_kernel *k;
+    patc_buffer *b = (patc_buffer *)1;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(c, 1024, &b), PATC_ERR_NO_DRIVER);
+    ck_assert_ptr_null(b);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "PATC_COMPILE_ONLY"));
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &p), PATC_OK);
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    long long n = 16;
+    float ms;
+    ck_assert_int_eq(patc_launch(k, &n, NULL, NULL, NULL), PATC_ERR_NO_DRIVER);
+    ck_assert_int_eq(patc_time_launch(k, &n, NULL, NULL, NULL, 1, 3, &ms), PATC_ERR_NO_DRIVER);
+    float r;
+    ck_assert_int_eq(patc_reduce_to_one(k, &n, NULL, 16, &r, NULL), PATC_ERR_NO_DRIVER);
+    /* NULL handles are refused, never dereferenced */
+    ck_assert_int_eq(patc_buffer_upload(NULL, &r, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_buffer_download(NULL, &r, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_launch(NULL, &n, NULL, NULL, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_get_kernel(NULL, "scale", &k), PATC_ERR_INVALID);
+    patc_buffer_free(NULL);
+    patc_program_free(NULL);
+    ck_assert_str_eq(patc_last_error(NULL), "");
+    patc_destroy(c);
+    /* and the same through a real attempt to load the driver */
+    ck_assert_int_eq(patc_create(&c, 0, 0), PATC_OK);
+    if (patc_device_status(c) != PATC_OK) {
+        ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &p), PATC_OK);
+        ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+        patc_status s = patc_launch(k, &n, NULL, NULL, NULL);
+        ck_assert(s == PATC_ERR_NO_DRIVER || s == PATC_ERR_NO_DEVICE);
+        ck_assert_msg(strstr(patc_last_error(c), "libcuda.so.1") || strstr(patc_last_error(c), "device"), "%s",
+                      patc_last_error(c));
+        ck_assert_int_ne(patc_buffer_alloc(c, 4, &b), PATC_OK);
+    }
+    patc_destroy(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- on a GPU */
+
+static patc_ctx *gctx;
+
+static void gpu_setup(void)
+{
+    setup();
+    ck_assert_int_eq(patc_create(&gctx, 0, 0), PATC_OK);
+    ck_assert_msg(patc_device_status(gctx) == PATC_OK, "%s", patc_last_error(gctx));
+}
+
+static void gpu_teardown(void)
+{
+    patc_destroy(gctx);
+    teardown();
+}
+
+START_TEST(gpu_scale_matches_cpu)
+{
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_msg(patc_program_from_string(gctx, "scale.rise", SCALE, NULL, 0, &p) == PATC_OK, "%s",
+                  patc_last_error(gctx));
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    enum { N = 100003 };
+    static float in[N], out[N];
+    for (int i = 0; i < N; i++) in[i] = (float)(i % 1000) * 0.25f;
+    patc_buffer *bi, *bo, *small;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof in, &bi), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof out, &bo), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bi, in, sizeof in), PATC_OK);
+    long long n = N;
+    ck_assert_msg(patc_launch(k, &n, &bi, bo, NULL) == PATC_OK, "%s", patc_last_error(gctx));
+    ck_assert_int_eq(patc_buffer_download(bo, out, sizeof out), PATC_OK);
+    for (int i = 0; i < N; i++) ck_assert_float_eq(out[i], 2 * in[i]);
+    /* a grid override still computes the same (grid-stride loops) */
+    patc_launch_config cfg = {{7, 0, 0}, {0, 0, 0}, 0};
+    memset(out, 0, sizeof out);
+    ck_assert_int_eq(patc_buffer_upload(bo, out, sizeof out), PATC_OK);
+#ifdef RT_STUBS
+    ck_assert_msg(patc_launch(k, &n, &bi, bo, &cfg) == PATC_OK, "%s", patc_last_error(gctx));
+    ck_assert_int_eq(patc_buffer_download(bo, out, sizeof out), PATC_OK);
+    for (int i = 0; i < N; i++) ck_assert_float_eq(out[i], 2 * in[i]);
+#else
+    (void)cfg;
+#endif
+    /* buffers too small are refused before launching */
+    ck_assert_int_eq(patc_buffer_alloc(gctx, 16, &small), PATC_OK);
+    ck_assert_int_eq(patc_launch(k, &n, &small, bo, NULL), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(gctx), "input 0"));
+    ck_assert_int_eq(patc_launch(k, &n, &bi, small, NULL), PATC_ERR_SIZE);
+    ck_assert_int_eq(patc_buffer_upload(small, in, 17), PATC_ERR_SIZE);
+    float ms = -1;
+    ck_assert_int_eq(patc_time_launch(k, &n, &bi, bo, NULL, 2, 9, &ms), PATC_OK);
+    ck_assert(ms > 0 && ms < 1000);
+    fprintf(stderr, "scale n=%d: median %.4f ms\n", N, ms);
+    patc_buffer_free(small);
+    patc_buffer_free(bi);
+    /* bo and p are left for patc_destroy to free */
+}
+END_TEST
+
+START_TEST(gpu_reduce_to_one)
+{
+    patc_program *p;
+    patc_kernel *k;
+#ifdef RT_STUBS
+    ck_assert_int_eq(patc_program_from_string(gctx, "r.rise", SCALE, NULL, 0, &p), PATC_OK);
+#else
+    ck_assert_msg(patc_program_from_file(gctx, PATC_EXAMPLES_DIR "/reduce_device_naive.rise", NULL, 0, &p) == PATC_OK,
+                  "%s", patc_last_error(gctx));
+#endif
+    ck_assert_int_eq(patc_get_kernel(p, "reduceNaive", &k), PATC_OK);
+    static const long long sizes[] = {1, 2, 511, 512, 513, 100000, 1 << 22};
+    enum { MAXN = 1 << 22 };
+    static float in[MAXN];
+    srand(7);
+    for (int i = 0; i < MAXN; i++) in[i] = (float)(rand() % 17) - 8.0f; /* exact sums in float */
+    patc_buffer *b;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof in, &b), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(b, in, sizeof in), PATC_OK);
+    long long nats[8] = {0};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        long long n = sizes[t];
+        double want = 0;
+        for (long long i = 0; i < n; i++) want += in[i];
+        float got = NAN;
+        int passes = -1;
+        ck_assert_msg(patc_reduce_to_one(k, nats, b, n, &got, &passes) == PATC_OK, "%s", patc_last_error(gctx));
+        ck_assert_msg(got == (float)want, "n=%lld: %f != %f", n, got, want);
+        ck_assert_int_ge(passes, n > 1 ? 1 : 0);
+    }
+    float ms;
+    ck_assert_int_eq(patc_time_reduce_to_one(k, nats, b, MAXN, 1, 5, &ms), PATC_OK);
+    fprintf(stderr, "reduceNaive n=2^22: median %.4f ms for all passes\n", ms);
+#ifdef RT_STUBS
+    /* the stub kernel assumes its block size */
+    patc_launch_config cfg = {{0, 0, 0}, {128, 0, 0}, 0};
+    patc_buffer *o;
+    long long n = 1024;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, 1024, &o), PATC_OK);
+    ck_assert_int_eq(patc_launch(k, &n, &b, o, &cfg), PATC_ERR_LAUNCH_CONFIG);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(gctx), "assumes exactly 256x1x1"));
+    cfg.block[0] = 256;
+    ck_assert_int_eq(patc_launch(k, &n, &b, o, &cfg), PATC_OK);
+    cfg.shared_bytes = 100; /* less than the kernel needs */
+    ck_assert_int_eq(patc_launch(k, &n, &b, o, &cfg), PATC_ERR_LAUNCH_CONFIG);
+#endif
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
+    Suite *s = suite_create(gpu ? "runtime-gpu" : "runtime");
+    TCase *tc = tcase_create(gpu ? "gpu" : "nogpu");
+    tcase_set_timeout(tc, 120);
+    if (gpu) {
+        patc_ctx *c;
+        if (patc_create(&c, 0, 0) != PATC_OK || patc_device_status(c) != PATC_OK) {
+            printf("SKIPPED: %s\n", c ? patc_last_error(c) : "no context");
+            patc_destroy(c);
+            return 77;
+        }
+        patc_destroy(c);
+        tcase_add_checked_fixture(tc, gpu_setup, gpu_teardown);
+        tcase_add_test(tc, gpu_scale_matches_cpu);
+        tcase_add_test(tc, gpu_reduce_to_one);
+    } else {
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, create_without_driver_succeeds);
+        tcase_add_test(tc, compile_only_flag_and_no_cache);
+        tcase_add_test(tc, compile_rise_to_cubin_and_hit_the_cache);
+        tcase_add_test(tc, kernel_queries);
+        tcase_add_test(tc, bad_program_reports_diagnostics);
+        tcase_add_test(tc, program_from_file_and_edited_cuda);
+        tcase_add_test(tc, device_calls_without_device_fail_cleanly);
+    }
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    /* CUDA does not survive fork() after cuInit in the parent (done above to decide
+     * whether to skip), so GPU tests run in this process. */
+    if (gpu) srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
