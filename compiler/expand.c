@@ -109,14 +109,14 @@ static bool unsaturated_prim(Ast *e)
 }
 
 /* Duplicable arguments are substituted: functions (no work happens until applied),
- * variables, literals and arithmetic on them (cheap, no memory traffic). */
+ * variables and literals. Arithmetic is work, so it is let-bound; typecheck turns a
+ * let of a nat expression (elemsBlock * 2) back into a nat binding. */
 static bool duplicable(Ast *e)
 {
     switch (e->kind) {
     case A_LAM: case A_NLAM: case A_VAR: case A_INT: case A_FLOAT: case A_BOOL: case A_DIM:
         return true;
-    case A_BIN: return duplicable(e->bin.l) && duplicable(e->bin.r) && e->bin.l->kind != A_LAM;
-    case A_UN: return duplicable(e->un.e);
+    case A_BIN: case A_UN: return false;
     case A_APP: return unsaturated_prim(e);
     case A_LET: return false;
     }

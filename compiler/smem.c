@@ -32,10 +32,17 @@ static void touch_cb(void *ctx, Buffer *b, bool write)
     touch(ctx, b);
 }
 
-/* Number statements in pre-order and record each shared buffer's first/last use. */
+/* Number statements in pre-order and record each shared buffer's first/last use.
+ * Code run by many threads at once (a thread-, warp- or lane-level loop, a guarded
+ * region) is one moment: while one thread reads a buffer another may already write
+ * the next, so everything it touches is live together. */
 static void number(Live *l, Stmt *s)
 {
     l->clock++;
+    if ((s->kind == S_FOR && s->loop.level != LVL_SEQ && s->loop.level != LVL_BLOCK) || s->kind == S_IF) {
+        stmt_accesses(s, touch_cb, l);
+        return;
+    }
     switch (s->kind) {
     case S_SEQ:
         for (int i = 0; i < s->seq.n; i++) number(l, s->seq.items[i]);
@@ -63,6 +70,13 @@ void smem_layout(Arena *a, Kernel *k)
     Live l = {k, 0};
     for (int i = 0; i < k->nshared; i++) k->shared[i]->first = -1;
     number(&l, k->body);
+    /* place in order of first use (insertion sort: few buffers) */
+    for (int i = 1; i < k->nshared; i++)
+        for (int j = i; j > 0 && k->shared[j - 1]->first > k->shared[j]->first; j--) {
+            Buffer *t = k->shared[j];
+            k->shared[j] = k->shared[j - 1];
+            k->shared[j - 1] = t;
+        }
     /* constant-size buffers: first fit over the already placed ones whose lifetimes overlap */
     int64_t top = 0;
     for (int i = 0; i < k->nshared; i++) {

@@ -620,6 +620,20 @@ static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected)
     return x;
 }
 
+/* Built only from integer literals, nat names and + - * / %. */
+static bool nat_like(const Ast *e, Scope *sc)
+{
+    switch (e->kind) {
+    case A_INT: return !e->lit_int.suffixed;
+    case A_VAR: {
+        Scope *s = lookup(sc, e->var.name);
+        return s && s->kind == SC_NAT;
+    }
+    case A_BIN: return e->bin.op <= OP_MOD && nat_like(e->bin.l, sc) && nat_like(e->bin.r, sc);
+    default: return false;
+    }
+}
+
 static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
 {
     Expr *x;
@@ -656,6 +670,8 @@ static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
     case A_LAM:
     case A_NLAM: diag_error(t->d, e->sp, "a function is used where data is expected");
     case A_LET: {
+        if (nat_like(e->let.value, sc)) /* a nat argument of a definition: bind it as a nat */
+            return infer(t, e->let.body, push(t, sc, e->let.name, SC_NAT, NULL, nat_of(t, e->let.value, sc)), expected);
         Expr *v = infer(t, e->let.value, sc, NULL);
         Binder *b = new_binder(t, e->let.name, v->ty, e->sp);
         Expr *body = infer(t, e->let.body, push(t, sc, e->let.name, SC_DATA, b, NULL), expected);

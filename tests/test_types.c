@@ -70,7 +70,8 @@ START_TEST(scalar_errors)
            "operator '+' on different types f32 and i32");
     ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x % 2.0f))))", "defined on integers only");
     ERR_IS("kernel k = nFun(n => fun(n.i32)(xs => xs |> mapGlobal(fun(x => x + 3000000000))))", "does not fit in i32");
-    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x && true))))", "take bool operands");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x && x))))", "takes bool operands");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x && true))))", "on different types f32 and bool");
     ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => y))))", "unknown name 'y'");
     ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => fst(x)))))", "fst expects a pair");
 }
@@ -90,6 +91,9 @@ END_TEST
 
 START_TEST(defs_and_lets)
 {
+    TYPE_IS("def chunked(k) = fun(xs => xs |> split(k * 2))\n"
+            "kernel k = nFun(n => fun((8*n).f32)(xs => xs |> chunked(4) |> mapGlobal(reduceSeq(add)(0.0f))))",
+            "n.f32");
     TYPE_IS("def twice(f) = fun(x => f(f(x)))\n"
             "kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(twice(fun(y => y * 3.0f)))))",
             "n.f32");
@@ -102,7 +106,8 @@ START_TEST(defs_and_lets)
     ck_assert_ptr_nonnull(strstr(b.s, "let y_"));
     sb_free(&b);
     tc_free(t);
-    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x)(3))))", "too many arguments");
+    ERR_IS("kernel k = nFun(n => fun((2*n).f32)(xs => split(2)(xs)(xs) |> mapGlobal(id)))", "too many arguments");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x)(3))))", "expected a function here");
     ERR_IS("kernel k = fun(xs => xs)", "needs a type");
     ERR_IS("def a = 1\ndef a = 2\nkernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(id)))", "defined twice");
 }
@@ -123,9 +128,10 @@ END_TEST
 
 START_TEST(generate_and_shfl_types)
 {
-    TYPE_IS("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapGlobal(fun(c => c |> "
-            "shflWarp(generate(fun(i => (5*i + 3) % 32))) |> reduceSeq(add)(0.0f)))))",
-            "n.f32");
+    /* the pattern types as 32.idx[32]; lowering then wants a warp array */
+    ERR_IS("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapGlobal(fun(c => c |> "
+           "shflWarp(generate(fun(i => (5*i + 3) % 32))) |> reduceSeq(add)(0.0f)))))",
+           "only supported on a warp array");
     ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => generate(fun(i => i))))))",
            "generate takes its length from the context");
     ERR_IS("kernel k = nFun(n => fun((16*n).f32)(xs => xs |> split(16) |> mapGlobal(fun(c => c |> shflDownWarp(1) |> reduceSeq(add)(0.0f)))))",

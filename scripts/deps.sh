@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install what the build needs and a fresh Debian machine with the CUDA toolkit lacks:
+# flex, bison, Check (with pkg-config), ninja and valgrind. Idempotent and quiet when
+# everything is there.
+set -euo pipefail
+need=()
+command -v flex >/dev/null 2>&1 || need+=(flex)
+command -v bison >/dev/null 2>&1 || need+=(bison)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+pkg-config --exists check 2>/dev/null || need+=(check)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+if ((${#need[@]})); then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "installing: ${need[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "note: add /usr/local/cuda/bin to PATH" >&2
+fi

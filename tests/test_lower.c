@@ -1,0 +1,217 @@
+/* test_lower.c: lowering and the passes over the kernel IR (loops, smem, barrier). */
+#include "testutil.h"
+
+static int count_stmts(const Stmt *s, StmtKind k)
+{
+    int n = s->kind == k;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) n += count_stmts(s->seq.items[i], k);
+        break;
+    case S_FOR: n += count_stmts(s->loop.body, k); break;
+    case S_IF: n += count_stmts(s->cond.then, k); break;
+    default: break;
+    }
+    return n;
+}
+
+static const Stmt *find_loop(const Stmt *s, Level l)
+{
+    if (s->kind == S_FOR && s->loop.level == l) return s;
+    const Stmt *r = NULL;
+    if (s->kind == S_SEQ)
+        for (int i = 0; i < s->seq.n && !r; i++) r = find_loop(s->seq.items[i], l);
+    if (s->kind == S_FOR) r = find_loop(s->loop.body, l);
+    if (s->kind == S_IF) r = find_loop(s->cond.then, l);
+    return r;
+}
+
+static TC *compile_file_tc(const char *path)
+{
+    size_t len;
+    char *src = lang_read_file(path, &len);
+    ck_assert_ptr_nonnull(src);
+    TC *t = tc_compile(src);
+    free(src);
+    EXPECT_OK(t);
+    return t;
+}
+
+/* Views are index functions: the scale kernel allocates nothing and has one store. */
+START_TEST(views_copy_nothing)
+{
+    TC *t = tc_compile("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> transpose |> join |> mapGlobal(fun(x => x + 1.0f))))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(k->nshared, 0);
+    ck_assert_int_eq(count_stmts(k->body, S_DECL), 0);
+    ck_assert_int_eq(count_stmts(k->body, S_STORE), 1);
+    char *cu = tc_cuda(t);
+    /* element g of transpose(a) joined: a[(g % m) * n + g / m] */
+    ck_assert_msg(strstr(cu, "a[") != NULL, "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* Naive block reduction: one barrier, the block-level fold in a thread-0 region,
+ * the thread loop straight-line (256 threads for 256 segments). */
+START_TEST(naive_reduction_shape)
+{
+    TC *t = compile_file_tc(PATC_SOURCE_DIR "/examples/reduce_device_naive.rise");
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 1);
+    ck_assert_int_eq(count_stmts(k->body, S_IF), 1);
+    int64_t b;
+    ck_assert(nat_is_const(k->block[0], &b));
+    ck_assert_int_eq(b, 256);
+    const Stmt *th = find_loop(k->body, LVL_THREADS);
+    ck_assert_ptr_nonnull(th);
+    ck_assert_int_eq(th->loop.form, LF_ONCE);
+    const Stmt *bl = find_loop(k->body, LVL_BLOCK);
+    ck_assert_int_eq(bl->loop.form, LF_ONCE);
+    ck_assert(k->block_fixed);
+    ck_assert(nat_is_const(k->shared_bytes, &b));
+    ck_assert_int_eq(b, 1024);
+    tc_free(t);
+}
+END_TEST
+
+/* Tree reduction: exactly one __syncthreads per halving step (ten), none at the end,
+ * and the ten shared buffers fit in two (4096 + 2048 bytes) by lifetime reuse. */
+START_TEST(tree_reduction_barriers_and_reuse)
+{
+    TC *t = compile_file_tc(PATC_SOURCE_DIR "/examples/reduce_device_tree.rise");
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 10);
+    ck_assert_int_eq(k->nshared, 10);
+    int64_t b;
+    ck_assert(nat_is_const(k->shared_bytes, &b));
+    ck_assert_int_eq(b, 4096 + 2048);
+    ck_assert(nat_is_const(k->block[0], &b));
+    ck_assert_int_eq(b, 1024);
+    /* the last statement of the block body is the final store, not a barrier */
+    const Stmt *bl = find_loop(k->body, LVL_BLOCK);
+    const Stmt *last = bl->loop.body->seq.items[bl->loop.body->seq.n - 1];
+    ck_assert_int_ne(last->kind, S_BARRIER);
+    char *cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "__syncthreads()"), 10);
+    ck_assert_int_eq(count_substr(cu, "__syncwarp"), 0);
+    /* steps with fewer threads than the block are guarded, not looped */
+    ck_assert_ptr_nonnull(strstr(cu, "if (threadIdx.x < 512)"));
+    ck_assert_ptr_null(strstr(cu, "threadIdx.x; t"));
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* No barrier for register-only code, and none when only private memory is used. */
+START_TEST(no_barrier_without_shared)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((256*n).f32)(xs => xs |> split(256) |> mapBlock(fun(c => c |> "
+                       "split(8) |> mapThreads(fun(s => s |> toPrivate |> reduceSeq(add)(0.0f)))))))");
+    EXPECT_OK(t);
+    ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_BARRIER), 0);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "float p"));
+    ck_assert_ptr_nonnull(strstr(cu, "[8]"));
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* A one-element private array is a scalar; an unused loop index is not computed. */
+START_TEST(scalarise_and_dead_index)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapBlock(fun(c => c |> "
+                       "split(1) |> mapThreads(fun(s => s |> toPrivate |> reduceSeq(add)(1.0f)))))))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_null(strstr(cu, "[1]"));
+    free(cu);
+    tc_free(t);
+    /* the element is never read: no index variable is declared */
+    t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> split(1) |> mapGlobal(fun(s => 1.0f))))");
+    EXPECT_OK(t);
+    const Stmt *g = find_loop(t->c.kernels[0]->body, LVL_GLOBAL);
+    ck_assert(g->loop.var_used); /* the store out[g] needs it */
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapBlock(fun(c => c |> "
+                   "mapThreads(fun(x => 1.0f)) |> toShared |> reduceSeq(add)(0.0f)))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    const Stmt *th = find_loop(t->c.kernels[0]->body, LVL_THREADS);
+    ck_assert(th->loop.var_used);
+    ck_assert_ptr_null(strstr(cu, "xs["));
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* Block-level code writing global memory runs on one thread only. */
+START_TEST(single_thread_region)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((64*n).f32)(xs => xs |> split(64) |> mapBlock(fun(c => c |> "
+                       "mapThreads(fun(x => x * 2.0f)) |> toShared |> reduceSeq(max)(0.0f)))))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "if ((threadIdx.x == 0))"));
+    ck_assert_int_eq(count_substr(cu, "__syncthreads()"), 1);
+    ck_assert_ptr_nonnull(strstr(cu, "fmaxf("));
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* A grid-stride mapBlock loop that reuses shared memory across trips needs a barrier
+ * at the end of its body (the next trip overwrites what this one read). */
+START_TEST(loop_carried_barrier)
+{
+    TC *t = compile_file_tc(PATC_SOURCE_DIR "/examples/transpose_tiled.rise");
+    Kernel *k = t->c.kernels[0];
+    const Stmt *by = NULL;
+    const Stmt *bl = find_loop(k->body, LVL_BLOCK);
+    ck_assert_ptr_nonnull(bl);
+    by = find_loop(bl->loop.body, LVL_BLOCK);
+    ck_assert_ptr_nonnull(by);
+    ck_assert_int_eq(by->loop.form, LF_LOOP); /* grid y is capped at 65535 */
+    ck_assert_int_eq(count_stmts(by->loop.body, S_BARRIER), 2);
+    int64_t b;
+    ck_assert(nat_is_const(k->block[0], &b) && b == 32);
+    ck_assert(nat_is_const(k->block[1], &b) && b == 32);
+    tc_free(t);
+}
+END_TEST
+
+/* Let binds once: a scalar let becomes one register, read twice. */
+START_TEST(let_evaluates_once)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((4*n).f32)(xs => xs |> split(4) |> mapGlobal(fun(c => "
+                       "(c |> reduceSeq(add)(0.0f)) |> fun(s => s * s)))))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "for (int"), 1);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((4*n).f32)(xs => xs |> split(4) |> mapGlobal(fun(c => "
+                   "(c |> mapSeq(fun(x => x * 2.0f))) |> fun(d => (d |> reduceSeq(add)(0.0f)) + (d |> reduceSeq(max)(0.0f)))))))");
+    EXPECT_ERR(t, "computed and used more than once");
+    tc_free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("lower");
+    TCase *c = tcase_create("core");
+    tcase_add_test(c, views_copy_nothing);
+    tcase_add_test(c, naive_reduction_shape);
+    tcase_add_test(c, tree_reduction_barriers_and_reuse);
+    tcase_add_test(c, no_barrier_without_shared);
+    tcase_add_test(c, scalarise_and_dead_index);
+    tcase_add_test(c, single_thread_region);
+    tcase_add_test(c, loop_carried_barrier);
+    tcase_add_test(c, let_evaluates_once);
+    suite_add_tcase(s, c);
+    return run_suite(s);
+}
