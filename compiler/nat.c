@@ -710,23 +710,31 @@ static Nat *div_rec(Arena *a, Nat *p, Nat *d, int depth)
             }
         }
     } else {
-        /* a sum divisor: pull out q when P contains q*D term by term */
-        int64_t q = 0;
-        bool ok = true;
-        for (int i = 0; ok && i < D.n; i++) {
-            int k = 0;
-            while (k < P.n && mono_cmp(&P.m[k], &D.m[i]) != 0) k++;
-            if (k == P.n || P.m[k].coef % D.m[i].coef != 0) ok = false;
-            else if (i == 0) q = P.m[k].coef / D.m[i].coef;
-            else if (P.m[k].coef / D.m[i].coef != q) ok = false;
+        /* A sum divisor: pull out M*D for a monomial M whenever every monomial of M*D
+         * occurs in P with exactly its coefficient (M from D's leading monomial). */
+        Nat *rest = p;
+        const Mono *lead = &D.m[0]; /* not the constant: that one comes last */
+        for (int iter = 0; iter < 64; iter++) {
+            Poly RP = {0};
+            poly_from(a, &RP, rest, 1);
+            bool found = false;
+            for (int i = 0; i < RP.n && !found; i++) {
+                Nat **qa;
+                int nq;
+                if (RP.m[i].coef % lead->coef != 0 || !atoms_remove(a, RP.m[i].at, RP.m[i].n, lead->at, lead->n, &qa, &nq))
+                    continue;
+                Mono qm = {RP.m[i].coef / lead->coef, qa, nq};
+                Poly QD = {0};
+                for (int j = 0; j < D.n; j++) mono_mul_push(a, &QD, &qm, &D.m[j]);
+                Nat *r2 = nat_sub(a, rest, poly_finish(a, &QD));
+                if (nterms(r2) != RP.n - D.n) continue;
+                poly_push(a, &Q, qm.coef, qm.at, qm.n);
+                rest = r2;
+                found = true;
+            }
+            if (!found) break;
         }
-        if (ok && q != 0) {
-            poly_push(a, &Q, q, NULL, 0);
-            poly_from(a, &R, p, 1);
-            poly_from(a, &R, d, -q);
-        } else {
-            poly_from(a, &R, p, 1);
-        }
+        poly_from(a, &R, rest, 1);
     }
     Nat *qn = poly_finish(a, &Q), *rn = poly_finish(a, &R);
     if (nterms(rn) == 0) return qn;
@@ -740,9 +748,11 @@ static Nat *div_rec(Arena *a, Nat *p, Nat *d, int depth)
     Nat *an = add_cst(a, rn, -c);
     Range ar = range_of(an, 0);
     if (ar.hl && ar.lo >= 0) {
-        /* r*D would blow up the coefficients for a large r; then R / D stays as is */
-        int64_t rmax = D.n == 1 ? INT64_C(1) << 30 : 1024;
-        if (c >= 0 || -c > rmax) return nat_add(a, qn, div_atom(a, rn, d, depth));
+        /* Only for a monomial D: there r*D is pulled out again on re-entry, so the
+         * result is stable; a sum D (whose own constant may be negative) could leave a
+         * negative constant and grow on every rebuild. A huge r would blow up the
+         * coefficients. In both cases R / D stays as is. */
+        if (c >= 0 || D.n != 1 || -c > (INT64_C(1) << 30)) return nat_add(a, qn, div_atom(a, rn, d, depth));
         Nat *n2 = nat_add(a, rn, nat_scale(a, d, -c));
         if (prove_nn(a, n2, 0) && nat_prove_lt(a, n2, d)) return add_cst(a, qn, c);
         return nat_add(a, add_cst(a, qn, c), div_atom(a, n2, d, depth));
