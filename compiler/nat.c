@@ -25,6 +25,7 @@ static int64_t ck_add(int64_t x, int64_t y)
     return r;
 }
 
+/* x * y, or die: a wrapped coefficient would make the normal form silently wrong. */
 static int64_t ck_mul(int64_t x, int64_t y)
 {
     int64_t r;
@@ -40,6 +41,7 @@ static int64_t floordiv(int64_t x, int64_t y)
     return q;
 }
 
+/* Euclid; gcd(0, y) = y so that folding over a list starts from 0. */
 static uint64_t gcd_u64(uint64_t x, uint64_t y)
 {
     while (y) {
@@ -66,6 +68,7 @@ NatVar *nat_newvar(Arena *a, const char *name, int64_t lb, Nat *ub)
     return v;
 }
 
+/* A constant is its own normal form. */
 Nat *nat_cst(Arena *a, int64_t v)
 {
     Nat *x = ANEW(a, Nat);
@@ -74,6 +77,7 @@ Nat *nat_cst(Arena *a, int64_t v)
     return x;
 }
 
+/* A variable is an atom and its own normal form. */
 Nat *nat_var(Arena *a, NatVar *v)
 {
     Nat *x = ANEW(a, Nat);
@@ -82,6 +86,7 @@ Nat *nat_var(Arena *a, NatVar *v)
     return x;
 }
 
+/* A div/min/max atom as is: callers have applied every rule first. */
 static Nat *mk_bin(Arena *a, NatKind k, Nat *l, Nat *r)
 {
     Nat *x = ANEW(a, Nat);
@@ -91,6 +96,7 @@ static Nat *mk_bin(Arena *a, NatKind k, Nat *l, Nat *r)
     return x;
 }
 
+/* Normal forms fold constants completely, so a constant value is an N_CST node. */
 bool nat_is_const(const Nat *x, int64_t *v)
 {
     if (x->kind != N_CST) return false;
@@ -98,6 +104,7 @@ bool nat_is_const(const Nat *x, int64_t *v)
     return true;
 }
 
+/* Variables are identified by id (unique per arena); the name guards against mixing arenas. */
 static bool same_var(const NatVar *x, const NatVar *y)
 {
     return x == y || (x->id == y->id && strcmp(x->name, y->name) == 0);
@@ -156,6 +163,7 @@ typedef struct Poly {
     int n, cap;
 } Poly;
 
+/* Appends coef * at; a zero coefficient contributes nothing. */
 static void poly_push(Arena *a, Poly *p, int64_t coef, Nat **at, int n)
 {
     if (coef == 0) return;
@@ -216,6 +224,7 @@ static void poly_norm(Poly *p)
     p->n = j;
 }
 
+/* c * () = c;  1 * x = x;  anything else is an N_PROD. */
 static Nat *mk_mono(Arena *a, const Mono *m)
 {
     if (m->n == 0) return nat_cst(a, m->coef);
@@ -228,6 +237,7 @@ static Nat *mk_mono(Arena *a, const Mono *m)
     return x;
 }
 
+/* The normal form of a polynomial: 0, a lone monomial, or a sum with the constant last. */
 static Nat *poly_finish(Arena *a, Poly *p)
 {
     poly_norm(p);
@@ -253,6 +263,7 @@ static void mono_mul_push(Arena *a, Poly *out, const Mono *x, const Mono *y)
     poly_push(a, out, ck_mul(x->coef, y->coef), at, n);
 }
 
+/* Number of monomials of a normal form (0 for the constant 0). */
 static int nterms(const Nat *x)
 {
     if (x->kind == N_SUM) return x->sum.n;
@@ -280,6 +291,7 @@ Nat *nat_sub(Arena *a, Nat *x, Nat *y)
     return poly_finish(a, &p);
 }
 
+/* k * x, monomial by monomial. */
 static Nat *nat_scale(Arena *a, Nat *x, int64_t k)
 {
     Poly p = {0};
@@ -387,6 +399,8 @@ static Range rg_div(Range x, Range y)
     return r;
 }
 
+/* Interval of a normal form from the variables' bounds (lb, and ub - 1 when ub is known);
+ * depth guards against variables whose bounds refer to each other. */
 static Range range_of(const Nat *x, int depth)
 {
     Range r = UNKNOWN;
@@ -450,6 +464,7 @@ static Nat *subst_atom(Arena *a, const Poly *p, const Nat *t, Nat *val)
     return res;
 }
 
+/* Multiplicity of atom t in monomial m. */
 static int count_factor(const Mono *m, const Nat *t)
 {
     int c = 0;
@@ -457,6 +472,7 @@ static int count_factor(const Mono *m, const Nat *t)
     return c;
 }
 
+/* True when v occurs inside a div/min/max atom of p (where substituting a bound is unsound). */
 static bool inside_atoms(const Poly *p, const NatVar *v)
 {
     for (int i = 0; i < p->n; i++)
@@ -619,6 +635,14 @@ static bool atoms_remove(Arena *a, Nat **at, int n, Nat **sub, int ns, Nat ***ou
 
 static Nat *div_rec(Arena *a, Nat *p, Nat *d, int depth);
 
+/* The division atom R / D once no rule applies; (X / A) / D = X / (A*D) is still
+ * folded here, since gcd reduction and pulling out can leave a lone division. */
+static Nat *div_atom(Arena *a, Nat *r, Nat *d, int depth)
+{
+    if (r->kind == N_DIV) return div_rec(a, r->bin.l, nat_mul(a, r->bin.r, d), depth);
+    return mk_bin(a, N_DIV, r, d);
+}
+
 /* x / y with floor semantics. */
 Nat *nat_div(Arena *a, Nat *x, Nat *y) { return div_rec(a, x, y, 0); }
 
@@ -637,7 +661,7 @@ static Nat *div_rec(Arena *a, Nat *p, Nat *d, int depth)
 {
     int64_t dv, pv;
     if (nat_is_const(d, &dv) && dv <= 0) return mk_bin(a, N_DIV, p, d);
-    if (p->kind == N_DIV) return div_rec(a, p->bin.l, nat_mul(a, p->bin.r, d), depth + 1);
+    if (p->kind == N_DIV) return div_rec(a, p->bin.l, nat_mul(a, p->bin.r, d), depth);
     if (nat_is_const(p, &pv) && pv == 0) return p;
 
     Poly P = {0}, D = {0};
@@ -686,23 +710,31 @@ static Nat *div_rec(Arena *a, Nat *p, Nat *d, int depth)
             }
         }
     } else {
-        /* a sum divisor: pull out q when P contains q*D term by term */
-        int64_t q = 0;
-        bool ok = true;
-        for (int i = 0; ok && i < D.n; i++) {
-            int k = 0;
-            while (k < P.n && mono_cmp(&P.m[k], &D.m[i]) != 0) k++;
-            if (k == P.n || P.m[k].coef % D.m[i].coef != 0) ok = false;
-            else if (i == 0) q = P.m[k].coef / D.m[i].coef;
-            else if (P.m[k].coef / D.m[i].coef != q) ok = false;
+        /* A sum divisor: pull out M*D for a monomial M whenever every monomial of M*D
+         * occurs in P with exactly its coefficient (M from D's leading monomial). */
+        Nat *rest = p;
+        const Mono *lead = &D.m[0]; /* not the constant: that one comes last */
+        for (int iter = 0; iter < 64; iter++) {
+            Poly RP = {0};
+            poly_from(a, &RP, rest, 1);
+            bool found = false;
+            for (int i = 0; i < RP.n && !found; i++) {
+                Nat **qa;
+                int nq;
+                if (RP.m[i].coef % lead->coef != 0 || !atoms_remove(a, RP.m[i].at, RP.m[i].n, lead->at, lead->n, &qa, &nq))
+                    continue;
+                Mono qm = {RP.m[i].coef / lead->coef, qa, nq};
+                Poly QD = {0};
+                for (int j = 0; j < D.n; j++) mono_mul_push(a, &QD, &qm, &D.m[j]);
+                Nat *r2 = nat_sub(a, rest, poly_finish(a, &QD));
+                if (nterms(r2) != RP.n - D.n) continue;
+                poly_push(a, &Q, qm.coef, qm.at, qm.n);
+                rest = r2;
+                found = true;
+            }
+            if (!found) break;
         }
-        if (ok && q != 0) {
-            poly_push(a, &Q, q, NULL, 0);
-            poly_from(a, &R, p, 1);
-            poly_from(a, &R, d, -q);
-        } else {
-            poly_from(a, &R, p, 1);
-        }
+        poly_from(a, &R, rest, 1);
     }
     Nat *qn = poly_finish(a, &Q), *rn = poly_finish(a, &R);
     if (nterms(rn) == 0) return qn;
@@ -716,21 +748,26 @@ static Nat *div_rec(Arena *a, Nat *p, Nat *d, int depth)
     Nat *an = add_cst(a, rn, -c);
     Range ar = range_of(an, 0);
     if (ar.hl && ar.lo >= 0) {
-        if (c >= 0) return nat_add(a, qn, mk_bin(a, N_DIV, rn, d));
+        /* Only for a monomial D: there r*D is pulled out again on re-entry, so the
+         * result is stable; a sum D (whose own constant may be negative) could leave a
+         * negative constant and grow on every rebuild. A huge r would blow up the
+         * coefficients. In both cases R / D stays as is. */
+        if (c >= 0 || D.n != 1 || -c > (INT64_C(1) << 30)) return nat_add(a, qn, div_atom(a, rn, d, depth));
         Nat *n2 = nat_add(a, rn, nat_scale(a, d, -c));
         if (prove_nn(a, n2, 0) && nat_prove_lt(a, n2, d)) return add_cst(a, qn, c);
-        return nat_add(a, add_cst(a, qn, c), mk_bin(a, N_DIV, n2, d));
+        return nat_add(a, add_cst(a, qn, c), div_atom(a, n2, d, depth));
     }
     if (nterms(an) > 0 && ar.hh && ar.hi <= 0 && depth < 4) {
         Nat *n2 = add_cst(a, nat_add(a, nat_scale(a, rn, -1), d), -1);
         return nat_sub(a, qn, div_rec(a, n2, d, depth + 1));
     }
-    return nat_add(a, qn, mk_bin(a, N_DIV, rn, d));
+    return nat_add(a, qn, div_atom(a, rn, d, depth));
 }
 
 /* x % y = x - y * (x / y) */
 Nat *nat_mod(Arena *a, Nat *x, Nat *y) { return nat_sub(a, x, nat_mul(a, y, nat_div(a, x, y))); }
 
+/* k | x  when the normal form of x % k is the constant 0 ("not shown" otherwise). */
 bool nat_divides(Arena *a, Nat *k, Nat *x)
 {
     int64_t v;
@@ -855,6 +892,8 @@ typedef struct Pr {
 
 static void pr_nat(Pr *p, const Nat *x, int prec);
 
+/* Negative constants are parenthesised in C (so `a - (-5)` never becomes `a --5`), and
+ * constants outside int get an LL suffix. */
 static void pr_cst(Pr *p, int64_t v, int prec)
 {
     if (!p->c) {
@@ -897,6 +936,7 @@ static bool find_mod(Arena *a, Nat *s, Nat **xo, Nat **dout, int64_t *qo, Nat **
     return best > 0;
 }
 
+/* X % D; in C, `%` equals the floor remainder only for X >= 0 (D >= 1 where defined). */
 static void pr_mod(Pr *p, Nat *x, Nat *d, int prec)
 {
     if (p->c) {
@@ -933,6 +973,8 @@ static void pr_sign(Pr *p, int64_t coef, bool *first)
     *first = false;
 }
 
+/* A monomial as a term of a sum: sign, |coef| (omitted when 1), atoms. A leading
+ * negative atom gets parentheses: -(n / k) is not (-n) / k under floor division. */
 static void pr_mono(Pr *p, const Mono *m, bool *first)
 {
     bool neg = m->coef < 0, lead_neg = *first && neg;
@@ -951,6 +993,7 @@ static void pr_mono(Pr *p, const Mono *m, bool *first)
     }
 }
 
+/* The terms of a sum, re-sugaring X - D*(X/D) into X % D wherever it is found. */
 static void pr_terms(Pr *p, Nat *s, bool *first)
 {
     Nat *x, *d, *rest;
@@ -969,6 +1012,8 @@ static void pr_terms(Pr *p, Nat *s, bool *first)
     for (int i = 0; i < S.n; i++) pr_mono(p, &S.m[i], first);
 }
 
+/* Division: C `/` truncates, so it is emitted only for a provably nonnegative numerator
+ * (the divisor is >= 1 wherever the expression is defined); patc_fdiv otherwise. */
 static void pr_nat(Pr *p, const Nat *x, int prec)
 {
     switch (x->kind) {
@@ -1024,6 +1069,7 @@ static void pr_nat(Pr *p, const Nat *x, int prec)
     unreachable();
 }
 
+/* Human form with minimal parentheses and re-sugared remainders. */
 void nat_print(StrBuf *b, const Nat *x)
 {
     /* printing works on scratch polynomials; they live only as long as this call */
@@ -1033,6 +1079,7 @@ void nat_print(StrBuf *b, const Nat *x)
     arena_free(a);
 }
 
+/* nat_print into the arena. */
 char *nat_str(Arena *a, const Nat *x)
 {
     StrBuf b = {0};
@@ -1042,6 +1089,7 @@ char *nat_str(Arena *a, const Nat *x)
     return s;
 }
 
+/* C form: every compound subexpression parenthesised, floor helpers where needed. */
 void nat_print_c(Arena *a, StrBuf *b, const Nat *x)
 {
     Pr p = {a, b, true};
