@@ -147,8 +147,13 @@ static void loop_id(Pr *p, const Stmt *s, StrBuf *id, StrBuf *stride)
         sb_printf(stride, "gridDim.%c * blockDim.%c", xyz[d], xyz[d]);
         return;
     case LVL_WARP:
-        sb_puts(id, "warp");
-        sb_puts(stride, "nwarps");
+        if (d == 0) {
+            sb_puts(id, "warp");
+            sb_puts(stride, "nwarps");
+        } else {
+            sb_printf(id, "threadIdx.%c", xyz[d]);
+            sb_printf(stride, "blockDim.%c", xyz[d]);
+        }
         return;
     case LVL_LANE:
         sb_puts(id, "lane");
@@ -308,6 +313,26 @@ static void header(Pr *p)
     sb_puts(o, " bytes\n */\n");
 }
 
+/* Which warp ids the printed mapWarp('x') loops use: 1 = the warp id (every form but an
+ * unused straight-line one), 2 = the number of warps (stride loops). */
+static int warp_loops(const Stmt *s)
+{
+    int r = 0;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) r |= warp_loops(s->seq.items[i]);
+        return r;
+    case S_IF: return warp_loops(s->cond.then);
+    case S_FOR:
+        if (s->loop.level == LVL_WARP && s->loop.dim == 0) {
+            if (s->loop.form != LF_ONCE || s->loop.var_used) r |= 1;
+            if (s->loop.form == LF_LOOP) r |= 2;
+        }
+        return r | warp_loops(s->loop.body);
+    default: return 0;
+    }
+}
+
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
 {
     Pr p = {a, o, k, 0};
@@ -342,11 +367,12 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
         indent(&p);
         sb_puts(o, "const int lane = threadIdx.x & 31;\n");
     }
-    if (stmt_mentions_var(k->body, k->hw.warp)) {
+    int wforms = warp_loops(k->body);
+    if ((wforms & 1) || stmt_mentions_var(k->body, k->hw.warp)) {
         indent(&p);
         sb_puts(o, "const int warp = threadIdx.x >> 5;\n");
     }
-    if (stmt_mentions_var(k->body, k->hw.nwarps)) {
+    if ((wforms & 2) || stmt_mentions_var(k->body, k->hw.nwarps)) {
         indent(&p);
         sb_puts(o, "const int nwarps = blockDim.x >> 5;\n");
     }

@@ -249,7 +249,7 @@ struct Stmt {
             bool var_used;   /* the body mentions var (else its id is not computed) */
             Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
         } loop;
-        struct { X *c; Stmt *then; } cond;
+        struct { X *c; Stmt *then; bool per_lane; } cond; /* per_lane: each lane writes its own element */
         struct { Level level; } barrier;
         struct { const char *text; } comment;
     };

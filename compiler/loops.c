@@ -141,11 +141,13 @@ static void launch_rule(Arena *a, Diag *d, Kernel *k, Collect *c)
             b = m < 0 ? DEFAULT_BLOCK : m;
         }
         if (wp->n) {
-            if (dim != 0) diag_error(d, k->def->sp, "mapWarp is only supported in dimension 'x' (warps are formed along x)");
+            /* warps are 32 consecutive threads along x: W warps along x need 32*W threads
+             * there; along y and z a warp is one row (plane) of the block */
             int64_t m = max_const(wp);
-            int64_t wb = m < 0 ? DEFAULT_BLOCK : 32 * m;
+            int64_t wb = dim == 0 ? (m < 0 ? DEFAULT_BLOCK : 32 * m) : (m < 0 ? 8 : m);
             if (wb > b) b = wb;
         }
+        if (dim == 0 && c->lv[LVL_LANE][0].n && b < 32) b = 32;
         if (gl->n) b = dim == 0 ? DEFAULT_BLOCK : 1;
         if (b > MAX_BLOCK) b = MAX_BLOCK;
         if (b < 1) b = 1;
@@ -182,7 +184,7 @@ static Nat *launch_size(Arena *a, Kernel *k, Level l, int dim)
     case LVL_THREADS: return k->block[dim];
     case LVL_BLOCK: return k->grid[dim];
     case LVL_GLOBAL: return nat_mul(a, k->grid[dim], k->block[dim]);
-    case LVL_WARP: return nat_div(a, k->block[0], nat_cst(a, 32));
+    case LVL_WARP: return dim == 0 ? nat_div(a, k->block[0], nat_cst(a, 32)) : k->block[dim];
     case LVL_LANE: return nat_cst(a, 32);
     default: return NULL;
     }
@@ -237,7 +239,7 @@ static bool has_parallel(const Stmt *s)
             if (has_parallel(s->seq.items[i])) return true;
         return false;
     case S_FOR: return s->loop.level != LVL_SEQ || has_parallel(s->loop.body);
-    case S_IF: return has_parallel(s->cond.then);
+    case S_IF: return s->cond.per_lane || has_parallel(s->cond.then);
     case S_BARRIER: return true;
     default: return false;
     }
@@ -303,6 +305,33 @@ static void note_use(void *ctx, Buffer *b, bool write)
 
 static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r);
 
+static bool x_has_shfl(const X *x)
+{
+    if (!x) return false;
+    switch (x->kind) {
+    case X_SHFL: return true;
+    case X_BIN: case X_MINMAX: return x_has_shfl(x->bin.l) || x_has_shfl(x->bin.r);
+    case X_UN: case X_CAST: return x_has_shfl(x->un.e);
+    case X_SELECT: return x_has_shfl(x->sel.c) || x_has_shfl(x->sel.a) || x_has_shfl(x->sel.b);
+    default: return false;
+    }
+}
+
+static bool stmt_has_shfl(const Stmt *s)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++)
+            if (stmt_has_shfl(s->seq.items[i])) return true;
+        return false;
+    case S_DECL: return x_has_shfl(s->decl.init);
+    case S_STORE: return x_has_shfl(s->store.val);
+    case S_FOR: return stmt_has_shfl(s->loop.body);
+    case S_IF: return x_has_shfl(s->cond.c) || stmt_has_shfl(s->cond.then);
+    default: return false;
+    }
+}
+
 /* A run items[i..j) of redundant sequential statements containing a memory write is
  * wrapped in one guard when nothing it declares is used after it; otherwise each
  * writing statement gets its own guard. */
@@ -319,7 +348,10 @@ static void guard_run(Arena *a, Kernel *k, Stmt *seq, int i, int j, Runner r, St
     for (int q = i; q < j; q++)
         if (seq->seq.items[q]->kind == S_DECL && u.n < 256) decl[u.n++] = seq->seq.items[q]->decl.buf;
     for (int q = j; q < seq->seq.n; q++) stmt_accesses(seq->seq.items[q], note_use, &u);
-    if (!u.used) {
+    /* a shuffle needs every lane: it must stay outside the one-thread guard */
+    bool shfl = false;
+    for (int q = i; q < j; q++) shfl = shfl || stmt_has_shfl(seq->seq.items[q]);
+    if (!u.used && !shfl) {
         Stmt *g = ANEW(a, Stmt), *body = stmt_seq(a);
         g->kind = S_IF;
         g->cond.c = one_thread(a, k, r);
@@ -332,6 +364,33 @@ static void guard_run(Arena *a, Kernel *k, Stmt *seq, int i, int j, Runner r, St
         Stmt *s = seq->seq.items[q];
         bool w = false;
         stmt_accesses(s, writes_mem, &w);
+        if (w && s->kind == S_STORE && x_has_shfl(s->store.val)) {
+            /* compute the shuffled value on every lane, store it from one */
+            Buffer *t = ANEW(a, Buffer);
+            t->name = arena_printf(a, "sh%d", arena_next_id(a));
+            t->as = AS_PRIVATE;
+            t->sk = s->store.val->sk;
+            t->count = nat_cst(a, 1);
+            t->scalar = true;
+            t->param = -2;
+            Stmt *d = ANEW(a, Stmt);
+            d->kind = S_DECL;
+            d->decl.buf = t;
+            d->decl.init = s->store.val;
+            out[(*nout)++] = d;
+            X *ld = ANEW(a, X);
+            ld->kind = X_LOAD;
+            ld->sk = t->sk;
+            ld->load.buf = t;
+            ld->load.index = nat_cst(a, 0);
+            Stmt *st = ANEW(a, Stmt);
+            *st = *s;
+            st->store.val = ld;
+            s = st;
+        } else if (w && stmt_has_shfl(s)) {
+            out[(*nout)++] = s; /* cannot be guarded; the write is redundant but identical */
+            continue;
+        }
         if (w) {
             Stmt *g = ANEW(a, Stmt), *body = stmt_seq(a);
             g->kind = S_IF;
@@ -361,7 +420,7 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
                 default: break;
                 }
                 guard(a, k, s->loop.body, inner);
-            } else if (s->kind == S_IF) {
+            } else if (s->kind == S_IF && !s->cond.per_lane) {
                 guard(a, k, s->cond.then, r);
             }
             out[nout++] = s;

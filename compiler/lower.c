@@ -45,6 +45,10 @@ typedef enum {
     V_PROJ,     /* in, proj 0/1: at(i) = in.at(i).a or .b (unzip) */
     V_GEN,      /* fn: at(i) = fn(i) */
     V_MAP,      /* fn, in: at(i) = fn(in.at(i))  (mapSeq read lazily) */
+    V_LANES,    /* a warp array in registers: lane i holds element i in `mine`;
+                   at(lane) = mine, at(j) = __shfl_sync(mine, j) (all lanes must run it) */
+    V_SHFL,     /* in (a warp array), shfl, n1 = delta/mask or fn = source pattern view:
+                   at(lane) = __shfl_*_sync(in.at(lane), ...) */
 } ViewKind;
 
 struct View {
@@ -56,6 +60,9 @@ struct View {
     Val *val;
     Expr *fn;
     int proj;
+    X *mine;       /* V_LANES */
+    ShflKind shfl; /* V_SHFL */
+    View *src;     /* V_SHFL with SHFL_IDX: the 32 source lanes */
 };
 
 /* Acceptors: where a value is written. */
@@ -90,6 +97,8 @@ typedef struct Lw {
     Level lv[8];
     int ndepth;
     int names;
+    int partial_lanes; /* inside code that not all 32 lanes of a warp run */
+    Expr *lane_fn;     /* the function of the mapLane being written by owner lanes */
 } Lw;
 
 static Val *lower_exp(Lw *w, Expr *e);
@@ -98,6 +107,7 @@ static Val *view_at(Lw *w, View *v, Nat *i);
 static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
+static void lower_acc(Lw *w, Expr *e, Acc *acc);
 
 static Val *scalar(Lw *w, X *x)
 {
@@ -356,6 +366,31 @@ static Val *view_at(Lw *w, View *v, Nat *i)
     }
     case V_GEN: return apply1(w, v->fn, scalar(w, xnat(w, i)));
     case V_MAP: return apply1(w, v->fn, view_at(w, v->in, i));
+    case V_LANES: {
+        if (nat_equal(i, nat_var(a, w->k->hw.lane))) return scalar(w, v->mine);
+        /* another lane's element: a shuffle, which every lane of the warp must execute */
+        if (w->partial_lanes)
+            diag_error(w->d, (Span){0}, "a warp array is read at another lane's index inside code that only some "
+                       "lanes run; read it at the lane's own index (mapLane) or before the partial map");
+        X *x = xnew(w, X_SHFL, v->mine->sk);
+        x->shfl.k = SHFL_IDX;
+        x->shfl.val = v->mine;
+        x->shfl.arg = xnat(w, i);
+        return scalar(w, x);
+    }
+    case V_SHFL: {
+        if (!nat_equal(i, nat_var(a, w->k->hw.lane)))
+            diag_error(w->d, (Span){0}, "the result of a shuffle can only be read at the lane's own index; "
+                       "distribute it with mapLane");
+        if (w->partial_lanes)
+            diag_error(w->d, (Span){0}, "a shuffle inside code that only some lanes of the warp run");
+        Val *mine = view_at(w, v->in, i);
+        X *x = xnew(w, X_SHFL, mine->x->sk);
+        x->shfl.k = v->shfl;
+        x->shfl.val = mine->x;
+        x->shfl.arg = v->shfl == SHFL_IDX ? view_at(w, v->src, i)->x : xnat(w, v->n1);
+        return scalar(w, x);
+    }
     }
     unreachable();
 }
@@ -457,11 +492,72 @@ static void close_loop(Lw *w, Stmt *s, Stmt *saved)
     w->cur = saved;
 }
 
-/* Copy an array value element by element (a sequential loop in the current context). */
+/* A warp array seen through drop/take: element i lives in lane i + *off. */
+static bool lanes_offset(Lw *w, View *v, int64_t *off)
+{
+    int64_t o = 0, c;
+    for (; v->kind == V_OFFSET; v = v->in) {
+        if (!nat_is_const(v->n1, &c)) return false;
+        o += c;
+    }
+    (void)w;
+    *off = o;
+    return v->kind == V_LANES || v->kind == V_SHFL;
+}
+
+/* Write a warp array's elements where they live: element i of a view whose element
+ * lives in lane i + c is written by that lane, from its register:
+ *   if (lane >= c && lane < c + n) out[lane - c] = mine */
+static void store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, Val *, Acc *, Span), Span sp)
+{
+    Arena *a = w->a;
+    Nat *lane = nat_var(a, w->k->hw.lane), *n = v->ty->arr.n;
+    Nat *i = nat_sub(a, lane, nat_cst(a, off));
+    X *cond = NULL;
+    if (off > 0) cond = xbin(w, OP_GE, SK_BOOL, xnat(w, lane), xnat(w, nat_cst(a, off)));
+    if (!nat_prove_lt(a, lane, nat_add(a, n, nat_cst(a, off)))) {
+        X *hi = xbin(w, OP_LT, SK_BOOL, xnat(w, lane), xnat(w, nat_add(a, n, nat_cst(a, off))));
+        cond = cond ? xbin(w, OP_AND, SK_BOOL, cond, hi) : hi;
+    }
+    Stmt *saved = w->cur;
+    if (cond) {
+        Stmt *g = snew(w, S_IF);
+        g->cond.c = cond;
+        g->cond.then = stmt_seq(a);
+        g->cond.per_lane = true;
+        emit(w, g);
+        w->cur = g->cond.then;
+        w->partial_lanes++;
+    }
+    body(w, view_at(w, v, i), acc_at(w, c, i), sp);
+    if (cond) {
+        w->partial_lanes--;
+        w->cur = saved;
+    }
+}
+
+static void copy_val(Lw *w, Val *v, Acc *c, Span sp);
+
+/* mapLane(f) element written by its owner lane: acc(f(x), out) */
+static void lane_body(Lw *w, Val *x, Acc *c, Span sp)
+{
+    (void)sp;
+    Expr *f = w->lane_fn;
+    bind(w, f->lam.param, x);
+    lower_acc(w, f->lam.body, c);
+}
+
+/* Copy an array value element by element (a sequential loop in the current context),
+ * except warp arrays, which each lane writes from its own register. */
 static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
 {
     if (v->k != VAL_ARRAY) {
         acc_store(w, c, v, sp);
+        return;
+    }
+    int64_t off;
+    if (lanes_offset(w, v->v, &off)) {
+        store_by_owner(w, v->v, off, c, copy_val, sp);
         return;
     }
     NatVar *iv;
@@ -510,16 +606,30 @@ static void lower_acc(Lw *w, Expr *e, Acc *c)
             lower_acc(w, e->prim.args[1], r);
             return;
         }
+        int64_t off;
+        Val *lx = p == P_MAPLANE ? lower_exp(w, e->prim.args[1]) : NULL;
+        if (lx && lanes_offset(w, lx->v, &off)) {
+            /* mapLane over a warp array: each element is handled by the lane holding it */
+            Expr *saved_fn = w->lane_fn;
+            w->lane_fn = e->prim.args[0];
+            store_by_owner(w, lx->v, off, c, lane_body, e->sp);
+            w->lane_fn = saved_fn;
+            return;
+        }
         if (is_map(p)) {
-            Val *xs = lower_exp(w, e->prim.args[1]);
+            Val *xs = lx ? lx : lower_exp(w, e->prim.args[1]);
             NatVar *iv;
             Stmt *saved;
             Stmt *s = open_loop(w, map_level(p), e->prim.dim, e->ty->arr.n, &iv, &saved);
             s->loop.unroll = p == P_MAPSEQUNROLL;
             Nat *i = nat_var(w->a, iv);
             Expr *f = e->prim.args[0];
+            int64_t ext;
+            bool partial = p == P_MAPLANE && !(nat_is_const(e->ty->arr.n, &ext) && ext == 32);
+            w->partial_lanes += partial;
             bind(w, f->lam.param, view_at(w, xs->v, i));
             lower_acc(w, f->lam.body, acc_at(w, c, i));
+            w->partial_lanes -= partial;
             close_loop(w, s, saved);
             return;
         }
@@ -660,11 +770,27 @@ static Val *lower_prim(Lw *w, Expr *e)
         v = view(w, V_MAP, e->ty, lower_exp(w, arg[1])->v);
         v->fn = arg[0];
         return array(w, v);
+    case P_MAPLANE:
+        /* read inside a warp: each lane computes its own element into a register */
+        if (inside(w, LVL_WARP) && !inside(w, LVL_LANE)) {
+            int64_t n;
+            if (!nat_is_const(e->ty->arr.n, &n) || n != 32)
+                diag_error(w->d, e->sp, "a mapLane whose result is read must cover all 32 lanes, not %s",
+                           nat_str(a, e->ty->arr.n));
+            Val *xs = lower_exp(w, arg[1]);
+            Val *mine = apply1(w, arg[0], view_at(w, xs->v, nat_var(a, w->k->hw.lane)));
+            if (mine->k != VAL_SCALAR)
+                diag_error(w->d, e->sp, "a warp array read after mapLane must hold one scalar per lane, not %s",
+                           ty_str(a, e->ty->arr.elem));
+            v = view(w, V_LANES, e->ty, NULL);
+            v->mine = materialise(w, mine->x, "r");
+            return array(w, v);
+        }
+        /* fall through */
     case P_MAPGLOBAL:
     case P_MAPBLOCK:
     case P_MAPTHREADS:
     case P_MAPWARP:
-    case P_MAPLANE:
         diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
                    "toShared (or toGlobal), or make it the kernel's result", prim_info[p].name);
     case P_REDUCESEQ:
@@ -696,6 +822,18 @@ static Val *lower_prim(Lw *w, Expr *e)
     case P_TOPRIVATE: {
         if (arg[0]->ty->kind == T_SCALAR || arg[0]->ty->kind == T_IDX)
             return scalar(w, materialise(w, lower_exp(w, arg[0])->x, "p"));
+        int64_t n32;
+        if (inside(w, LVL_WARP) && !inside(w, LVL_LANE) && nat_is_const(arg[0]->ty->arr.n, &n32) && n32 == 32) {
+            /* private memory of a warp: one element per lane, in a register */
+            Val *xs = lower_exp(w, arg[0]);
+            int64_t off;
+            if (lanes_offset(w, xs->v, &off) && off == 0 && xs->v->kind == V_LANES) return xs;
+            Val *mine = view_at(w, xs->v, nat_var(a, w->k->hw.lane));
+            if (mine->k != VAL_SCALAR) diag_error(w->d, e->sp, "toPrivate of a warp array of %s is not supported", ty_str(a, arg[0]->ty->arr.elem));
+            v = view(w, V_LANES, arg[0]->ty, NULL);
+            v->mine = materialise(w, mine->x, "r");
+            return array(w, v);
+        }
         Nat *cnt;
         const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
         int64_t c;
@@ -752,9 +890,18 @@ static Val *lower_prim(Lw *w, Expr *e)
     case P_SHFLDOWN:
     case P_SHFLUP:
     case P_SHFLXOR:
-    case P_SHFLWARP:
-        diag_error(w->d, e->sp, "%s is only supported on a warp array produced by mapLane inside mapWarp",
-                   prim_info[p].name);
+    case P_SHFLWARP: {
+        Val *in = lower_exp(w, arg[p == P_SHFLWARP ? 1 : 0]);
+        int64_t off;
+        if (!inside(w, LVL_WARP) || inside(w, LVL_LANE) || !lanes_offset(w, in->v, &off) || off != 0)
+            diag_error(w->d, e->sp, "%s is only supported on a warp array (one element per lane, e.g. from "
+                       "mapLane or toPrivate inside mapWarp)", prim_info[p].name);
+        v = view(w, V_SHFL, e->ty, in->v);
+        v->shfl = p == P_SHFLDOWN ? SHFL_DOWN : p == P_SHFLUP ? SHFL_UP : p == P_SHFLXOR ? SHFL_XOR : SHFL_IDX;
+        if (p == P_SHFLWARP) v->src = lower_exp(w, arg[0])->v;
+        else v->n1 = e->prim.nats[0];
+        return array(w, v);
+    }
     case P_ADD:
     case P_MUL: {
         Val *x = lower_exp(w, arg[0]), *y = lower_exp(w, arg[1]);

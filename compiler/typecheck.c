@@ -491,9 +491,11 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
             check_nesting(t, l, dim, sp);
             if (l == LVL_LANE) {
                 int64_t c;
-                if (!nat_is_const(tx->arr.n, &c) || c != 32)
+                if (!nat_is_const(tx->arr.n, &c) || c > 32 || c < 1)
                     diag_error(t->d, sp, "mapLane distributes over the 32 lanes of a warp, but the array has type %s; "
                                "split(32) it first", tstr(t, tx));
+                if (dim != 0)
+                    diag_error(t->d, sp, "mapLane('%c'): the lanes of a warp are 32 consecutive threads along 'x'", "xyz"[dim]);
             }
             if (t->ctx.n == 8) diag_error(t->d, sp, "maps nested too deeply");
             t->ctx.lv[t->ctx.n] = l;
