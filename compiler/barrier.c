@@ -93,23 +93,51 @@ static bool block_uniform_loop(const Stmt *s)
     return s->kind == S_FOR && (s->loop.level == LVL_SEQ || s->loop.level == LVL_BLOCK);
 }
 
-static void place(Arena *a, Stmt *seq, Pend *st);
+static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw);
+
+static X *xv(Arena *a, Nat *n)
+{
+    X *x = ANEW(a, X);
+    x->kind = X_NAT;
+    x->sk = SK_I32;
+    x->nat.n = n;
+    return x;
+}
 
 /* A loop at block-uniform level: its body is placed recursively. When the body ends
  * with accesses pending that its own start would conflict with, and it may run more
- * than one trip, a barrier ends the body. */
-static void place_loop(Arena *a, Stmt *s, Pend *st)
+ * than one trip, the next trip starts with a barrier:
+ *     for (i = first; ...) { if (i != first) __syncthreads(); ... }
+ * (at the start rather than the end, so the kernel never ends with a barrier; the
+ * condition is the same for the whole block). */
+static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
 {
     Pend whole = {0};
     stmt_accesses(s->loop.body, sum_cb, &whole);
-    place(a, s->loop.body, st);
+    Pend in = *st;
+    place(a, s->loop.body, st, hw);
     if (s->loop.form == LF_LOOP && conflicts(st, &whole)) {
-        stmt_append(a, s->loop.body, mk_barrier(a));
-        memset(st, 0, sizeof *st);
+        Stmt *seq = s->loop.body, *g = ANEW(a, Stmt), *then = stmt_seq(a);
+        stmt_append(a, then, mk_barrier(a));
+        Nat *first = s->loop.level == LVL_BLOCK ? nat_var(a, hw->bid[s->loop.dim]) : nat_cst(a, 0);
+        X *c = ANEW(a, X);
+        c->kind = X_BIN;
+        c->sk = SK_BOOL;
+        c->bin.op = OP_NE;
+        c->bin.l = xv(a, nat_var(a, s->loop.var));
+        c->bin.r = xv(a, first);
+        g->kind = S_IF;
+        g->cond.c = c;
+        g->cond.then = then;
+        stmt_append(a, seq, g); /* grow, then rotate to the front */
+        memmove(seq->seq.items + 1, seq->seq.items, sizeof(Stmt *) * (size_t)(seq->seq.n - 1));
+        seq->seq.items[0] = g;
+        /* after the loop: what the last trip left pending */
+        (void)in;
     }
 }
 
-static void place(Arena *a, Stmt *seq, Pend *st)
+static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
 {
     Stmt **out = ANEWN(a, Stmt *, 2 * seq->seq.n + 1);
     int n = 0;
@@ -119,11 +147,7 @@ static void place(Arena *a, Stmt *seq, Pend *st)
         stmt_accesses(s, sum_cb, &here);
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
             /* the loop's first statements may conflict: place inside, with st flowing in */
-            Stmt *inner = s->loop.body;
-            Pend before = *st;
-            (void)before;
-            place_loop(a, s, st);
-            (void)inner;
+            place_loop(a, s, st, hw);
             out[n++] = s;
             continue;
         }
@@ -153,6 +177,6 @@ void barrier_place(Arena *a, Diag *d, Kernel *k)
 {
     (void)d;
     Pend st = {0};
-    place(a, k->body, &st);
+    place(a, k->body, &st, &k->hw);
     trim_tail(k->body);
 }

@@ -15,6 +15,9 @@ extern "C" __global__ void __launch_bounds__(1024) transposeTiled(float *__restr
     {
         const int b0 = blockIdx.x;
         for (int b1 = blockIdx.y; b1 < mt; b1 += gridDim.y) {
+            if ((b1 != blockIdx.y)) {
+                __syncthreads();
+            }
             {
                 const int t3 = threadIdx.y;
                 {
@@ -30,7 +33,6 @@ extern "C" __global__ void __launch_bounds__(1024) transposeTiled(float *__restr
                     out[(1024 * mt * b0 + 32 * mt * t5 + 32 * b1 + t6)] = s2[(t5 + 32 * t6)];
                 }
             }
-            __syncthreads();
         }
     }
 }
