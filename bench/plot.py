@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""plot.py RESULTS_CSV PLOT_PNG: log-log time vs n, one line per impl, one subplot per workload.
+The dashed line is the time to read n*sizeof(T) bytes at the measured copy bandwidth."""
+import csv
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+src, dst = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(src)))
+copy = [r for r in rows if r["impl"] == "memcpy_d2d"]
+copy_gbs = float(copy[0]["GB/s"]) if copy else None
+workloads = []
+for r in rows:
+    if r["impl"] != "memcpy_d2d" and r["workload"] not in workloads:
+        workloads.append(r["workload"])
+
+fig, axes = plt.subplots(1, len(workloads), figsize=(6 * len(workloads), 5), squeeze=False)
+for ax, w in zip(axes[0], workloads):
+    impls = []
+    for r in rows:
+        if r["workload"] == w and r["impl"] not in impls:
+            impls.append(r["impl"])
+    ns_all = sorted({int(r["n"]) for r in rows if r["workload"] == w})
+    for im in impls:
+        pts = sorted((int(r["n"]), float(r["median_us"]), r["correct"] == "true")
+                     for r in rows if r["workload"] == w and r["impl"] == im)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=im)
+        bad = [p for p in pts if not p[2]]
+        if bad:
+            ax.plot([p[0] for p in bad], [p[1] for p in bad], "rx", ms=9)
+    if copy_gbs:
+        ymin = min(float(r["median_us"]) for r in rows if r["workload"] == w) / 3
+        bound = [(n, n * 4 / (copy_gbs * 1e3)) for n in ns_all]
+        bound = [b for b in bound if b[1] >= ymin]
+        if bound:
+            ax.plot([b[0] for b in bound], [b[1] for b in bound], "k--", lw=1,
+                    label="n*4 B at copy BW (%.0f GB/s)" % copy_gbs)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("n (elements)")
+    ax.set_ylabel("median time (µs)")
+    ax.set_title(w)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+fig.suptitle("Reductions: median of timed-alone runs (red x = failed verification)")
+fig.tight_layout()
+fig.savefig(dst, dpi=120)
+print("wrote", dst)
