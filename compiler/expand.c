@@ -116,7 +116,8 @@ static bool duplicable(Ast *e)
     switch (e->kind) {
     case A_LAM: case A_NLAM: case A_VAR: case A_INT: case A_FLOAT: case A_BOOL: case A_DIM:
         return true;
-    case A_BIN: case A_UN: return false;
+    case A_UN: return e->un.e->kind == A_INT || e->un.e->kind == A_FLOAT; /* -1, -2.0f */
+    case A_BIN: return false;
     case A_APP: return unsaturated_prim(e);
     case A_LET: return false;
     }
@@ -126,9 +127,17 @@ static bool duplicable(Ast *e)
 /* (fun(x => b))(a) -> b[x := a]        when a is duplicable
  * (fun(x => b))(a) -> let x = a in b   otherwise
  * (nFun(n => b))(a) -> b[n := a]
+ * (let y = v in g)(a) -> let y = v in g(a)
  * toPrivateFun(f)(v) -> toPrivate(f(v)), toSharedFun likewise */
 static Ast *apply(Ex *x, Span sp, Ast *f, Ast *arg)
 {
+    if (f->kind == A_LET) { /* (let y = v in g)(a) -> let y = v in g(a): y is fresh, so not free in a */
+        Ast *l = ast_new(x->a, A_LET, f->sp);
+        l->let.name = f->let.name;
+        l->let.value = f->let.value;
+        l->let.body = apply(x, sp, f->let.body, arg);
+        return l;
+    }
     if (f->kind == A_NLAM || (f->kind == A_LAM && duplicable(arg)))
         return ex(x, f->lam.body, bind(x, NULL, f->lam.param, B_VALUE, NULL, arg));
     if (f->kind == A_LAM) {

@@ -14,6 +14,7 @@
 #include "compiler.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 typedef enum { SC_DATA, SC_NAT } ScopeKind;
@@ -658,7 +659,7 @@ static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
     }
     case A_INT: return lit_int(t, e, expected);
     case A_FLOAT: {
-        if (e->lit_float.sk == SK_F32 && e->lit_float.v > FLT_MAX)
+        if (e->lit_float.sk == SK_F32 && isinf((float)e->lit_float.v))
             diag_error(t->d, e->sp, "floating-point literal is out of range for f32");
         x = mk(t, E_LIT, ty_scalar(t->a, e->lit_float.sk), e->sp);
         x->lit.f = e->lit_float.v;

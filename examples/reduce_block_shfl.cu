@@ -235,3 +235,50 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflI32(int *__restrict_
         }
     }
 }
+
+/* kernel reduceShflMax
+ *   data parameters: xs: n.f32
+ *   nat parameters:  n
+ *   output:          out: ((n + 1023) / 1024).f32 ((n + 1023) / 1024 x float)
+ *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
+ *   shared memory:   16 bytes
+ */
+extern "C" __global__ void __launch_bounds__(128) reduceShflMax(float *__restrict__ out, const float *__restrict__ xs, int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s1 = (float *)(patc_smem + 0);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const int b0 = blockIdx.x;
+        {
+            const int w2 = warp;
+            float acc3 = -3.40282347e+38f;
+            for (int i4 = 0; i4 < 8; i4 += 1) {
+                acc3 = fmaxf(acc3, (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? -3.40282347e+38f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+            }
+            float r5 = fmaxf(acc3, __shfl_down_sync(0xffffffffu, acc3, 16));
+            float r6 = fmaxf(r5, __shfl_down_sync(0xffffffffu, r5, 8));
+            float r7 = fmaxf(r6, __shfl_down_sync(0xffffffffu, r6, 4));
+            float r8 = fmaxf(r7, __shfl_down_sync(0xffffffffu, r7, 2));
+            float r9 = fmaxf(r8, __shfl_down_sync(0xffffffffu, r8, 1));
+            if ((lane < 1)) {
+                s1[(lane + w2)] = r9;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const int w10 = warp;
+            float r11 = (((lane + 32 * w10) >= 4) ? -3.40282347e+38f : s1[(lane + 32 * w10)]);
+            float r12 = fmaxf(r11, __shfl_down_sync(0xffffffffu, r11, 16));
+            float r13 = fmaxf(r12, __shfl_down_sync(0xffffffffu, r12, 8));
+            float r14 = fmaxf(r13, __shfl_down_sync(0xffffffffu, r13, 4));
+            float r15 = fmaxf(r14, __shfl_down_sync(0xffffffffu, r14, 2));
+            float r16 = fmaxf(r15, __shfl_down_sync(0xffffffffu, r15, 1));
+            if ((lane < 1)) {
+                out[(lane + b0 + w10)] = r16;
+            }
+        }
+    }
+}

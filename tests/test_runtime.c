@@ -384,10 +384,7 @@ END_TEST
 int main(int argc, char **argv)
 {
     bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
-    Suite *s = suite_create(gpu ? "runtime-gpu" : "runtime");
-    TCase *tc = tcase_create(gpu ? "gpu" : "nogpu");
-    tcase_set_timeout(tc, 120);
-    if (gpu) {
+    if (gpu) { /* decide about skipping before Check allocates anything */
         patc_ctx *c;
         if (patc_create(&c, 0, 0) != PATC_OK || patc_device_status(c) != PATC_OK) {
             printf("SKIPPED: %s\n", c ? patc_last_error(c) : "no context");
@@ -395,6 +392,11 @@ int main(int argc, char **argv)
             return 77;
         }
         patc_destroy(c);
+    }
+    Suite *s = suite_create(gpu ? "runtime-gpu" : "runtime");
+    TCase *tc = tcase_create(gpu ? "gpu" : "nogpu");
+    tcase_set_timeout(tc, 120);
+    if (gpu) {
         tcase_add_checked_fixture(tc, gpu_setup, gpu_teardown);
         tcase_add_test(tc, gpu_scale_matches_cpu);
         tcase_add_test(tc, gpu_reduce_to_one);

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Every GPU check in one call, for the GPU machine (which has nvcc, compute-sanitizer
+# and Python, but no flex/bison/Check): build/ is built on a CPU machine and carried.
+#
+#   bash tests/gpu/all.sh [--no-bench] [--quick]
+#
+# 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
+#    result against the CPU interpreter) for many sizes, ragged ones included;
+# 2. compute-sanitizer memcheck, racecheck and synccheck on each kernel;
+# 3. the runtime's GPU tests and the host example;
+# 4. the warm-cache compile time of `patc run --time`;
+# 5. the benchmark (bench/run.sh) with patc's generated reductions against CUB.
+# Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu-results}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+PATC=$PWD/build/cli/patc
+bench=1 quick=0
+for a in "$@"; do case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; esac; done
+log=$OUT/gpu_tests.log csv=$OUT/gpu_tests.csv
+: >"$log"
+echo "check,example,kernel,size,result,detail" >"$csv"
+pass=0 fail=0
+export PATC_CACHE_DIR=$(mktemp -d)
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
+
+# record CHECK EXAMPLE KERNEL SIZE RC DETAIL
+record() {
+  local r=PASS
+  [ "$5" = 0 ] || r=FAIL
+  if [ $r = PASS ]; then pass=$((pass+1)); else fail=$((fail+1)); fi
+  printf '%-10s %-28s %-24s %-12s %s %s\n' "$1" "$2" "$3" "$4" "$r" "$6" | tee -a "$log"
+  echo "$1,$2,$3,$4,$r,\"$6\"" >>"$csv"
+}
+
+# run_case CHECK FILE KERNEL SIZE-LABEL NINPUTS -D...
+run_case() {
+  local check=$1 file=$2 kernel=$3 size=$4 nin=$5; shift 5
+  local ins=() i
+  for ((i = 0; i < nin; i++)); do ins+=(--input random); done
+  local o rc
+  o=$("$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" --check-against-cpu "$@" 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record "$check" "$file" "$kernel" "$size" $rc "$(echo "$o" | grep -m1 -o 'max relative error: [^ ]*')"
+}
+
+# ---------------------------------------------------------------- 1. correctness
+sizes="1 31 32 33 1000 4097 65536 1048583 16777216"
+[ $quick = 1 ] && sizes="1 33 1000 1048583"
+for n in $sizes; do
+  run_case gpu scale.rise scale $n 1 -D n=$n
+  run_case gpu stencil3.rise stencil3 $n 1 -D n=$n
+  run_case gpu dot.rise dotPartial $n 2 -D n=$n
+  run_case gpu reduce_device_naive.rise reduceNaive $n 1 -D n=$n
+  run_case gpu reduce_device_tree.rise reduceTree $n 1 -D n=$n
+  for k in reduceShfl_1024_256 reduceShfl_256_32 reduceShfl_2048_64 reduceShflXor_1024_256 reduceShflI32 reduceShflMax; do
+    run_case gpu reduce_block_shfl.rise $k $n 1 -D n=$n
+  done
+done
+for b in 1 3 1000 4096; do # the warp kernels take 256*b elements
+  for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do run_case gpu reduce_warp.rise $k "256*$b" 1 -D n=$b; done
+  run_case gpu shfl_permute.rise permute "256*$b" 1 -D n=$b
+done
+for t in "1 1" "2 3" "17 5" "64 64"; do
+  set -- $t
+  run_case gpu transpose_tiled.rise transposeTiled "32*$1x32*$2" 1 -D mt=$1 -D nt=$2
+done
+
+# ---------------------------------------------------------------- 2. sanitizers
+san() { # TOOL FILE KERNEL NINPUTS -D...
+  local tool=$1 file=$2 kernel=$3 nin=$4; shift 4
+  local ins=() i
+  for ((i = 0; i < nin; i++)); do ins+=(--input random); done
+  local o rc
+  o=$(compute-sanitizer --tool "$tool" --error-exitcode 1 "$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" "$@" 2>&1); rc=$?
+  echo "$o" >>"$OUT/sanitizer.log"
+  record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
+}
+: >"$OUT/sanitizer.log"
+for tool in memcheck racecheck synccheck; do
+  san $tool scale.rise scale 1 -D n=1000
+  san $tool stencil3.rise stencil3 1 -D n=1000
+  san $tool dot.rise dotPartial 2 -D n=1000
+  san $tool reduce_device_naive.rise reduceNaive 1 -D n=4097
+  san $tool reduce_device_tree.rise reduceTree 1 -D n=10007
+  for k in reduceShfl_1024_256 reduceShfl_256_32 reduceShfl_2048_64 reduceShflXor_1024_256 reduceShflI32 reduceShflMax; do
+    san $tool reduce_block_shfl.rise $k 1 -D n=5000
+  done
+  for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do san $tool reduce_warp.rise $k 1 -D n=3; done
+  san $tool shfl_permute.rise permute 1 -D n=3
+  san $tool transpose_tiled.rise transposeTiled 1 -D mt=3 -D nt=2
+done
+
+# ---------------------------------------------------------------- 3. runtime GPU tests
+for t in "build/runtime/test_runtime gpu" "build/runtime/reduce_host"; do
+  o=$($t 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record runtime "${t%% *}" "${t#* }" - $rc "$(echo "$o" | tail -1)"
+done
+
+# ---------------------------------------------------------------- 4. warm cache
+cache=$(mktemp -d)
+for i in 1 2; do
+  o=$(PATC_CACHE_DIR=$cache "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive --input random -D n=1000003 --time 2>&1)
+  echo "run $i: $o" >>"$log"
+done
+echo "$o" | tee -a "$log"
+ms=$(echo "$o" | grep -io 'compile[^0-9]*[0-9.]* *ms' | grep -o '[0-9.]*' | head -1)
+hit=$(echo "$o" | grep -ci 'hit')
+ok=1; awk -v m="${ms:-99}" 'BEGIN{exit !(m < 2.0)}' && [ "$hit" -ge 1 ] && ok=0
+record cache reduce_device_naive.rise reduceNaive "warm" $ok "compile step ${ms:-?} ms, cache hit lines: $hit"
+
+echo "== $pass passed, $fail failed" | tee -a "$log"
+
+# ---------------------------------------------------------------- 5. benchmark
+if [ $bench = 1 ]; then
+  pd=$(mktemp -d)
+  for f in reduce_block_shfl reduce_device_naive reduce_device_tree; do "$PATC" --emit-cuda "examples/$f.rise" >"$pd/$f.cu"; done
+  # one manifest line per kernel, the launch rule read from the emitted comment block
+  manifest() { # WORKLOAD FILE KERNEL NAME
+    local hdr block smem e
+    hdr=$(sed -n "/^\/\* kernel $3\$/,/\*\//p" "$pd/$2")
+    block=$(echo "$hdr" | sed -n 's/.*block size: *(\([0-9]*\),.*/\1/p')
+    smem=$(echo "$hdr" | sed -n 's/.*shared memory: *\([0-9]*\) bytes.*/\1/p')
+    e=$(echo "$hdr" | sed -n 's/.*grid size: *((n + [0-9]*) \/ \([0-9]*\),.*/\1/p')
+    echo "$1 $2 $3 name=$4 block=$block E=$e smem=$smem"
+  }
+  {
+    manifest f32_sum reduce_block_shfl.cu reduceShfl_1024_256 patc_shfl_1024_256
+    manifest f32_sum reduce_block_shfl.cu reduceShfl_2048_64 patc_shfl_2048_64
+    manifest f32_sum reduce_block_shfl.cu reduceShfl_256_32 patc_shfl_256_32
+    manifest f32_sum reduce_block_shfl.cu reduceShflXor_1024_256 patc_shflxor_1024_256
+    manifest f32_sum reduce_device_naive.cu reduceNaive patc_naive
+    manifest f32_sum reduce_device_tree.cu reduceTree patc_tree
+    manifest i32_sum reduce_block_shfl.cu reduceShflI32 patc_shfl_1024_256
+    manifest f32_max reduce_block_shfl.cu reduceShflMax patc_shfl_1024_256
+  } >"$pd/manifest.txt"
+  cat "$pd/manifest.txt" | tee -a "$log"
+  bash bench/run.sh "$OUT/bench" --patc-dir "$pd" 2>&1 | tail -60 | tee -a "$log"
+fi
+[ $fail = 0 ]
