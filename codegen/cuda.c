@@ -254,6 +254,14 @@ static void stmt(Pr *p, const Stmt *s)
         return;
     case S_FOR: print_loop(p, s); return;
     case S_IF:
+        if (s->cond.c->kind == X_LIT && s->cond.c->lit.b) { /* a region every thread runs */
+            indent(p);
+            sb_puts(o, "{\n");
+            block(p, s->cond.then);
+            indent(p);
+            sb_puts(o, "}\n");
+            return;
+        }
         indent(p);
         sb_puts(o, "if (");
         expr(p, s->cond.c);

@@ -519,21 +519,18 @@ static void store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw 
         X *hi = xbin(w, OP_LT, SK_BOOL, xnat(w, lane), xnat(w, nat_add(a, n, nat_cst(a, off))));
         cond = cond ? xbin(w, OP_AND, SK_BOOL, cond, hi) : hi;
     }
-    Stmt *saved = w->cur;
-    if (cond) {
-        Stmt *g = snew(w, S_IF);
-        g->cond.c = cond;
-        g->cond.then = stmt_seq(a);
-        g->cond.per_lane = true;
-        emit(w, g);
-        w->cur = g->cond.then;
-        w->partial_lanes++;
-    }
+    /* the region is marked per-lane even when every lane takes part, so that the
+     * single-thread pass does not mistake it for redundant warp-level code */
+    Stmt *saved = w->cur, *g = snew(w, S_IF);
+    g->cond.c = cond ? cond : xbool(w, true);
+    g->cond.then = stmt_seq(a);
+    g->cond.per_lane = true;
+    emit(w, g);
+    w->cur = g->cond.then;
+    if (cond) w->partial_lanes++;
     body(w, view_at(w, v, i), acc_at(w, c, i), sp);
-    if (cond) {
-        w->partial_lanes--;
-        w->cur = saved;
-    }
+    if (cond) w->partial_lanes--;
+    w->cur = saved;
 }
 
 static void copy_val(Lw *w, Val *v, Acc *c, Span sp);
