@@ -16,8 +16,9 @@
 
 static const char usage[] =
     "usage: patc [options] (--emit-cuda | --emit-ir | --check) FILE\n"
-    "       patc run FILE --kernel K [-D name=value]... [--input PATH|random]... [--output PATH]\n"
-    "                [--cpu] [--check-against-cpu] [--repeat R] [--time] [--no-cache] [--cuda FILE.cu]\n"
+    "       patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random]...\n"
+    "                [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
+    "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
     "\n"
     "options:\n"
     "  --emit-cuda        print the generated CUDA C\n"
@@ -29,7 +30,29 @@ static const char usage[] =
     "  --kernel NAME      only this kernel\n"
     "  -d LETTERS         dump IR to stderr after passes: a=ast e=expand t=typecheck l=lower\n"
     "                     o=loops s=smem b=barrier\n"
-    "  --help, --version\n";
+    "  --help, --version\n"
+    "\n"
+    "patc run: JIT-compile kernel K (NVRTC, cubin cache) and run it on GPU 0.\n"
+    "  -D name=value      every nat parameter of K must be given; they are specialised at\n"
+    "                     compile time (a reduction's length nat is passed at launch)\n"
+    "  --input PATH       one per data parameter, in order: raw little-endian data of\n"
+    "                     exactly the parameter's size in bytes\n"
+    "  --input random     fixed-seed data (splitmix64, seed 42, one stream over all inputs):\n"
+    "                     floats uniform in [0,1), integers 0..99, bools 0/1\n"
+    "  --output PATH      write the result as raw little-endian data; without it a summary\n"
+    "                     is printed (type, count, first elements, sum, the value if one)\n"
+    "  --cpu              run the CPU reference interpreter instead (no GPU needed)\n"
+    "  --check-against-cpu  run both; print the max relative error |gpu-cpu|/max(|cpu|,1e-30)\n"
+    "                     and exit 1 above the tolerance (f32 1e-5, f64 1e-12, integers exact)\n"
+    "  --reduce           relaunch a device-level reduction pass on its own output until one\n"
+    "                     element is left (done anyway, and said, for a kernel with one input\n"
+    "                     of nat length and a shorter output of the same type)\n"
+    "  --time             median kernel time (CUDA events) of R runs after 3 warm-up runs,\n"
+    "                     front-end and compile times, cubin cache hit or miss\n"
+    "  --repeat R         timed runs for --time (default 10)\n"
+    "  --no-cache         do not read or write the cubin cache\n"
+    "  --cuda EDITED.cu   run hand-edited CUDA C (kernel metadata still from FILE)\n"
+    "  exit status: 0 ok, 1 program or run error (also no driver/device), 2 bad usage\n";
 
 /* Parse "name=value" with a natural-number value. */
 bool cli_parse_define(const char *s, Define *d)

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# cli_test.sh PATC SRCDIR: `patc run` without a GPU (ctest registers it from
+# cli/CMakeLists.txt). Checks the CPU interpreter path on every example, output files,
+# input and usage errors, the one-line no-driver error and the CPU reduction against
+# an independent double-precision sum. Exit 0 when all pass, 1 otherwise.
+set -u
+PATC=${1:?usage: cli_test.sh PATC SRCDIR}
+SRC=${2:?usage: cli_test.sh PATC SRCDIR}
+cd "$SRC" || exit 1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1"; fails=$((fails + 1)); }
+
+# expect NAME RC CMD...: CMD exits with RC; stdout/stderr kept in $TMP/out, $TMP/err
+expect() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" = "$want" ]; then pass "$name"; else
+        fail "$name (exit $rc, want $want)"; sed 's/^/    /' "$TMP/err" | head -5
+    fi
+}
+# has NAME FILE REGEX
+has() { if grep -Eq -- "$3" "$2"; then pass "$1"; else fail "$1 (no /$3/ in $2)"; sed 's/^/    /' "$2" | head -5; fi; }
+
+# 1. every example on the CPU, small sizes: exit 0 and a finite sum
+while read -r name args; do
+    # shellcheck disable=SC2086
+    expect "cpu $name" 0 "$PATC" run $args --cpu
+    has "cpu $name: summary" "$TMP/out" '^sum: [0-9.e+-]+$'
+    has "cpu $name: type" "$TMP/out" '^output: f32, [0-9]+ elements?$'
+done <<'T'
+scale examples/scale.rise --kernel scale -D n=33 --input random
+stencil3 examples/stencil3.rise --kernel stencil3 -D n=31 --input random
+dot examples/dot.rise --kernel dotPartial -D n=1000 --input random --input random
+transpose examples/transpose_tiled.rise --kernel transposeTiled -D mt=2 -D nt=1 --input random
+reduce_naive examples/reduce_device_naive.rise --kernel reduceNaive -D n=5000 --input random
+reduce_tree examples/reduce_device_tree.rise --kernel reduceTree -D n=5000 --input random
+scale_n1 examples/scale.rise --kernel scale -D n=1 --input random
+reduce_n1 examples/reduce_device_naive.rise --kernel reduceNaive -D n=1 --input random
+T
+expect "reduction is announced" 0 "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive -D n=5000 --input random --cpu
+has "reduction is announced: text" "$TMP/out" 'relaunched until one element is left'
+has "reduction: one value" "$TMP/out" '^value: '
+
+# 2. --output writes exactly count * size bytes
+while read -r name bytes args; do
+    rm -f "$TMP/o.bin"
+    # shellcheck disable=SC2086
+    expect "output $name" 0 "$PATC" run $args --cpu --output "$TMP/o.bin"
+    size=$(stat -c %s "$TMP/o.bin" 2>/dev/null || echo none)
+    if [ "$size" = "$bytes" ]; then pass "output $name: $bytes bytes"; else fail "output $name: $size bytes, want $bytes"; fi
+done <<'T'
+scale 40 examples/scale.rise --kernel scale -D n=10 --input random
+transpose 8192 examples/transpose_tiled.rise --kernel transposeTiled -D mt=1 -D nt=2 --input random
+dot 16 examples/dot.rise --kernel dotPartial -D n=1000 --input random --input random
+reduce 4 examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random
+T
+
+# 3. input errors (exit 1) and usage errors (exit 2), each one line
+head -c 12 /dev/zero >"$TMP/short.bin"
+expect "wrong input size" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input "$TMP/short.bin" --cpu
+has "wrong input size: message" "$TMP/err" '^patc: error: input 1 .*expected 40 bytes.*has 12 bytes$'
+head -c 44 /dev/zero >"$TMP/long.bin"
+expect "input too long" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input "$TMP/long.bin" --cpu
+has "input too long: message" "$TMP/err" 'expected 40 bytes'
+expect "missing input file" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input "$TMP/none.bin" --cpu
+expect "missing -D" 2 "$PATC" run examples/scale.rise --kernel scale --input random --cpu
+has "missing -D: names it" "$TMP/err" '^patc: error: .*-D n='
+expect "missing -D of a reduction" 2 "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive --input random --cpu
+has "missing -D of a reduction: names it" "$TMP/err" '-D n='
+expect "missing -D of two" 2 "$PATC" run examples/transpose_tiled.rise --kernel transposeTiled -D mt=1 --input random --cpu
+has "missing -D of two: names nt" "$TMP/err" '-D nt='
+expect "unknown -D" 2 "$PATC" run examples/scale.rise --kernel scale -D n=3 -D q=1 --input random --cpu
+expect "too few inputs" 2 "$PATC" run examples/dot.rise --kernel dotPartial -D n=10 --input random --cpu
+expect "too many inputs" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --input random --cpu
+expect "unknown option" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --frobnicate
+expect "no --kernel" 2 "$PATC" run examples/scale.rise -D n=10 --input random --cpu
+expect "bad --repeat" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --repeat 0
+expect "no such kernel" 1 "$PATC" run examples/scale.rise --kernel nope -D n=10 --input random --cpu
+expect "--reduce on a map" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --reduce
+expect "--reduce on two inputs" 1 "$PATC" run examples/dot.rise --kernel dotPartial -D n=10 --input random --input random --cpu --reduce
+expect "run --help" 0 "$PATC" run --help
+expect "patc --help mentions run" 0 "$PATC" --help
+has "patc --help: --check-against-cpu" "$TMP/out" '--check-against-cpu'
+
+# 4. without a GPU driver: exit 1, one line naming the driver (skipped where there is one)
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    echo "SKIP: no-driver checks (this machine has libcuda.so.1)"
+else
+    for extra in "" "--check-against-cpu" "--time"; do
+        # shellcheck disable=SC2086
+        expect "no driver $extra" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random $extra
+        lines=$(wc -l <"$TMP/err")
+        if [ "$lines" = 1 ]; then pass "no driver $extra: one line"; else fail "no driver $extra: $lines lines"; fi
+        has "no driver $extra: names the driver" "$TMP/err" '^patc: error: .*(driver|libcuda)'
+    done
+fi
+
+# 5. --random is deterministic
+"$PATC" run examples/scale.rise --kernel scale -D n=1000 --input random --cpu >"$TMP/a" 2>&1
+"$PATC" run examples/scale.rise --kernel scale -D n=1000 --input random --cpu >"$TMP/b" 2>&1
+if cmp -s "$TMP/a" "$TMP/b"; then pass "random input is reproducible"; else fail "random input differs between runs"; fi
+
+# 6. --reduce --cpu against an independent double sum of the same file
+if command -v python3 >/dev/null; then
+    for n in 1 1000 100003; do
+        want=$(python3 - "$TMP/in.bin" "$n" <<'PY'
+import random, struct, sys
+random.seed(7)
+xs = [struct.unpack('<f', struct.pack('<f', random.random()))[0] for _ in range(int(sys.argv[2]))]
+open(sys.argv[1], 'wb').write(struct.pack('<%df' % len(xs), *xs))
+print(repr(sum(xs)))
+PY
+)
+        for flag in --reduce ""; do
+            expect "reduce n=$n $flag" 0 "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive -D n=$n --input "$TMP/in.bin" --cpu $flag
+            got=$(sed -n 's/^sum: //p' "$TMP/out")
+            if python3 -c "import sys; g, w = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(g - w) / max(abs(w), 1e-30) > 1e-5)" "$got" "$want"; then
+                pass "reduce n=$n $flag: $got ~ $want"
+            else fail "reduce n=$n $flag: $got vs $want"; fi
+        done
+    done
+else
+    echo "SKIP: reduction reference (no python3)"
+fi
+
+# 7. no leaks on the CPU path (still-reachable blocks are libnvrtc's static initialisers)
+if command -v valgrind >/dev/null; then
+    for args in "examples/scale.rise --kernel scale -D n=100 --input random --cpu --time" \
+                "examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random --cpu" \
+                "examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu"; do
+        # shellcheck disable=SC2086
+        valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$PATC" run $args >/dev/null 2>"$TMP/vg"
+        if [ $? -ne 99 ]; then pass "valgrind: $args"; else fail "valgrind: $args"; sed 's/^/    /' "$TMP/vg" | head -20; fi
+    done
+else
+    echo "SKIP: valgrind (not installed)"
+fi
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
