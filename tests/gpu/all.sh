@@ -11,11 +11,14 @@
 # 4. the warm-cache compile time of `patc run --time`;
 # 5. the benchmark (bench/run.sh) with patc's generated reductions against CUB.
 # Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
+# Before carrying build/ there:  mkdir -p build/extra-libs && cp /usr/lib/x86_64-linux-gnu/libsubunit.so.0* build/extra-libs/
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-results}
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
+# the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
+export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
 bench=1 quick=0
 for a in "$@"; do case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; esac; done
