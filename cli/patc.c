@@ -3,7 +3,7 @@
  *   patc [options] --emit-cuda FILE     print CUDA C (or to -o FILE)
  *   patc [options] --emit-ir FILE       print the typed IR and the kernel IR
  *   patc [options] --check FILE         type-check only
- *   patc run FILE --kernel K ...        JIT-compile and run (see run.c)
+ *   patc run FILE [--kernel K] ...      JIT-compile and run (see run.c)
  *
  * Exit status: 0 success, 1 errors in the program, 2 bad usage.
  */
@@ -16,7 +16,7 @@
 
 static const char usage[] =
     "usage: patc [options] (--emit-cuda | --emit-ir | --check) FILE\n"
-    "       patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random]...\n"
+    "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random]...\n"
     "                [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
     "\n"

@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +39,7 @@ static const uint64_t RANDOM_SEED = 42;
 
 typedef struct RunOpts {
     const char *file, *kernel, *output, *cuda;
+    char kernel_buf[256]; /* the program's only kernel, when --kernel was not given */
     Define defs[MAX_ARGS];
     int ndefs;
     const char *incs[MAX_ARGS];
@@ -57,7 +59,7 @@ typedef struct HostData {
 } HostData;
 
 static const char run_usage[] =
-    "usage: patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random]...\n"
+    "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random]...\n"
     "                [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
     "see 'patc --help' for the options\n";
@@ -150,7 +152,6 @@ static int parse_args(int argc, char **argv, RunOpts *o)
         }
     }
     if (!o->file) return error(2, "patc run: no input file");
-    if (!o->kernel) return error(2, "patc run: say which kernel with --kernel NAME");
     if (o->cpu && o->check) return error(2, "--cpu and --check-against-cpu exclude each other");
     if (o->cpu && o->cuda) return error(2, "--cuda replaces the GPU code; it has no effect with --cpu");
     if (!o->repeat) o->repeat = DEFAULT_REPEAT;
@@ -596,6 +597,41 @@ done:
 
 /* ---------------------------------------------------------------- patc run */
 
+/* Without --kernel, a program with exactly one kernel runs that one; with several,
+ * the user must say which (the names are listed). Returns an exit status, or -1. */
+static int pick_kernel(RunOpts *o)
+{
+    if (o->kernel) return -1;
+    Arena *arena = arena_new();
+    Diag diag;
+    diag_init(&diag, stderr, NULL);
+    int rc = -1;
+    diag.jump_armed = true;
+    if (setjmp(diag.on_error)) {
+        rc = 1;
+        goto done;
+    }
+    Program p = {0};
+    p.tail = &p.decls;
+    LangOptions lo = {(const char **)(uintptr_t)o->incs, o->nincs};
+    lang_parse_file(arena, &diag, &lo, &p, o->file);
+    int n = 0;
+    StrBuf names = {0};
+    for (Decl *d = p.decls; d; d = d->next)
+        if (d->kind == D_KERNEL) {
+            sb_printf(&names, "%s%s", n++ ? ", " : "", d->name);
+            snprintf(o->kernel_buf, sizeof o->kernel_buf, "%s", d->name);
+        }
+    if (n == 1) o->kernel = o->kernel_buf;
+    else rc = error(2, n ? "%s has several kernels (%s): say which with --kernel NAME" : "%s has no kernel%s",
+                    o->file, n ? names.s : "");
+    sb_free(&names);
+done:
+    diag.jump_armed = false;
+    arena_free(arena);
+    return rc;
+}
+
 int cli_run(int argc, char **argv)
 {
     RunOpts o = {0};
@@ -604,6 +640,7 @@ int cli_run(int argc, char **argv)
     HostData *inputs = NULL, gpu_out = {0}, cpu_out = {0};
     int ninputs = 0;
     if (rc >= 0) goto out;
+    if ((rc = pick_kernel(&o)) >= 0) goto out;
     rc = 1;
 
     /* Which nats are specialised depends on whether this is a reduction. */

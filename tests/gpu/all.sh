@@ -67,6 +67,11 @@ for b in 1 3 1000 4096; do # the warp kernels take 256*b elements
   for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do run_case gpu reduce_warp.rise $k "256*$b" 1 -D n=$b; done
   run_case gpu shfl_permute.rise permute "256*$b" 1 -D n=$b
 done
+for b in 1 7 1000; do # the shuffles on f64, i32, u32, i64 and u64 (64*b elements)
+  for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64; do
+    run_case gpu ../tests/programs/shfl_types.rise $k "64*$b" 1 -D n=$b
+  done
+done
 for t in "1 1" "2 3" "17 5" "64 64"; do
   set -- $t
   run_case gpu transpose_tiled.rise transposeTiled "32*$1x32*$2" 1 -D mt=$1 -D nt=$2
@@ -95,7 +100,14 @@ for tool in memcheck racecheck synccheck; do
   for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do san $tool reduce_warp.rise $k 1 -D n=3; done
   san $tool shfl_permute.rise permute 1 -D n=3
   san $tool transpose_tiled.rise transposeTiled 1 -D mt=3 -D nt=2
+  san $tool ../tests/programs/shfl_types.rise permuteF64 1 -D n=3
+  san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
 done
+
+# the acceptance command of the runtime issue, verbatim
+o=$("$PATC" run examples/reduce_device_naive.rise --input random --check-against-cpu -D n=1000003 2>&1); rc=$?
+echo "$o" | tee -a "$log"
+record accept reduce_device_naive.rise reduceNaive 1000003 $rc "$(echo "$o" | grep -m1 -o 'max relative error: [^ ]*')"
 
 # ---------------------------------------------------------------- 3. runtime GPU tests
 for t in "build/runtime/test_runtime gpu" "build/runtime/reduce_host"; do
