@@ -52,10 +52,6 @@ static void add(Buffer **set, int *n, Buffer *b)
     if (*n < MAXP) set[(*n)++] = b;
 }
 
-typedef struct Sum {
-    Pend p;
-} Sum;
-
 static void sum_cb(void *ctx, Buffer *b, bool write)
 {
     if (b->as != AS_SHARED) return;
@@ -114,7 +110,6 @@ static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
 {
     Pend whole = {0};
     stmt_accesses(s->loop.body, sum_cb, &whole);
-    Pend in = *st;
     place(a, s->loop.body, st, hw);
     if (s->loop.form == LF_LOOP && conflicts(st, &whole)) {
         Stmt *seq = s->loop.body, *g = ANEW(a, Stmt), *then = stmt_seq(a);
@@ -132,8 +127,6 @@ static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
         stmt_append(a, seq, g); /* grow, then rotate to the front */
         memmove(seq->seq.items + 1, seq->seq.items, sizeof(Stmt *) * (size_t)(seq->seq.n - 1));
         seq->seq.items[0] = g;
-        /* after the loop: what the last trip left pending */
-        (void)in;
     }
 }
 

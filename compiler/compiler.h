@@ -350,9 +350,6 @@ void stmt_append(Arena *a, Stmt *seq, Stmt *s);
 
 /* ---------------------------------------------------------------- interpreter */
 
-/* A value of the interpreter: scalars as doubles/int64 by type, arrays flattened. */
-typedef struct IValue IValue;
-
 /* Interpret kernel `k` on host buffers. inputs[i] holds the flattened elements of data
  * parameter i (its innermost scalar type, little-endian, packed); nat values are given
  * in `nats` in the order of k->nats. The flattened output is written to `out`, which

@@ -37,6 +37,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
     }
     c->defs = ANEWN(a, KernelDef *, nk + 1);
     c->kernels = ANEWN(a, Kernel *, nk + 1);
+    /* a -D that names no nat parameter of any compiled kernel is a mistake, not a no-op */
     bool define_used[64] = {0};
     for (Decl *x = c->prog.decls; x; x = x->next) {
         if (x->kind != D_KERNEL) continue;
@@ -48,13 +49,14 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             fprintf(df, "=== expand: %s ===\n%s\n\n", x->name, b.s);
             sb_free(&b);
         }
-        KernelDef *kd = typecheck_kernel(a, d, x, closed, opt->defines, opt->ndefines);
-        for (int i = 0; i < opt->ndefines && i < 64; i++) {
-            bool isnat = false;
-            for (int j = 0; j < kd->nnats; j++)
-                if (strcmp(kd->nats[j]->name, opt->defines[i].name) == 0) isnat = true;
-            if (!isnat) define_used[i] = true; /* substituted (or absent: checked below) */
+        for (Ast *l = closed; l->kind == A_NLAM; l = l->lam.body) {
+            const char *tick = strchr(l->lam.param, '`');
+            size_t len = tick ? (size_t)(tick - l->lam.param) : strlen(l->lam.param);
+            for (int i = 0; i < opt->ndefines && i < 64; i++)
+                if (strlen(opt->defines[i].name) == len && !strncmp(opt->defines[i].name, l->lam.param, len))
+                    define_used[i] = true;
         }
+        KernelDef *kd = typecheck_kernel(a, d, x, closed, opt->defines, opt->ndefines);
         if (opt->dump.types) {
             StrBuf b = {0};
             expr_print(&b, kd->body);
@@ -72,7 +74,10 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         if (opt->dump.barrier) dump_kernel(opt, "barrier", k);
         c->kernels[c->nkernels++] = k;
     }
-    (void)define_used;
+    for (int i = 0; i < opt->ndefines && i < 64; i++)
+        if (!define_used[i])
+            diag_error_nopos(d, "-D %s: no %skernel has a nat parameter named '%s'", opt->defines[i].name,
+                             opt->only_kernel ? "selected " : "", opt->defines[i].name);
 }
 
 bool compile_string(Compilation *c, const CompileOptions *opt, const char *path, const char *text, size_t len)

@@ -47,7 +47,7 @@ START_TEST(examples_compile_with_nvrtc)
             char path[1024];
             snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
             char *src = slurp(path);
-            TC *t = tc_compile(src);
+            TC *t = tc_compile_named(path, src, NULL, 0);
             ck_assert_msg(t->ok, "%s: %s", path, tc_err(t));
             char *cu = tc_cuda(t), *log = NULL;
             ck_assert_msg(nvrtc_ok(cu, e->d_name, &log), "%s does not compile:\n%s\n%s", path, log, cu);

@@ -31,7 +31,7 @@ static TC *compile_file_tc(const char *path)
     size_t len;
     char *src = lang_read_file(path, &len);
     ck_assert_ptr_nonnull(src);
-    TC *t = tc_compile(src);
+    TC *t = tc_compile_named(path, src, NULL, 0);
     free(src);
     EXPECT_OK(t);
     return t;

@@ -123,6 +123,10 @@ START_TEST(defines)
     ck_assert_str_eq(t->c.defs[0]->nats[0]->name, "n");
     ck_assert_str_eq(body_type(t), "((n + 31) / 32).f32");
     tc_free(t);
+    Define bad[] = {{"kk", 32}};
+    t = tc_compile_defs("kernel r = nFun((n, k) => fun(n.f32)(xs => xs |> mapGlobal(id)))", bad, 1);
+    EXPECT_ERR(t, "-D kk: no kernel has a nat parameter named 'kk'");
+    tc_free(t);
 }
 END_TEST
 

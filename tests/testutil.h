@@ -16,8 +16,9 @@ typedef struct TC {
     bool ok;
 } TC;
 
-/* Compile `src` (with optional -D defines); diagnostics go to tc->err. */
-static inline TC *tc_compile_defs(const char *src, const Define *defs, int ndefs)
+/* Compile `src`, named `path` (imports resolve relative to it), with optional -D
+ * defines; diagnostics go to tc->err. */
+static inline TC *tc_compile_named(const char *path, const char *src, const Define *defs, int ndefs)
 {
     TC *t = calloc(1, sizeof *t);
     t->a = arena_new();
@@ -30,8 +31,13 @@ static inline TC *tc_compile_defs(const char *src, const Define *defs, int ndefs
     opt.lang.ninclude_dirs = 1;
     opt.defines = defs;
     opt.ndefines = ndefs;
-    t->ok = compile_string(&t->c, &opt, "t.rise", src, strlen(src));
+    t->ok = compile_string(&t->c, &opt, path, src, strlen(src));
     return t;
+}
+
+static inline TC *tc_compile_defs(const char *src, const Define *defs, int ndefs)
+{
+    return tc_compile_named("t.rise", src, defs, ndefs);
 }
 
 static inline TC *tc_compile(const char *src) { return tc_compile_defs(src, NULL, 0); }
