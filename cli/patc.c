@@ -4,6 +4,7 @@
  *   patc [options] --emit-ir FILE       print the typed IR and the kernel IR
  *   patc [options] --check FILE         type-check only
  *   patc run FILE [--kernel K] ...      JIT-compile and run (see run.c)
+ *   patc tune FILE --kernel K ...       tune single-launch reductions (see tune.c)
  *
  * Exit status: 0 success, 1 errors in the program, 2 bad usage.
  */
@@ -19,6 +20,8 @@ static const char usage[] =
     "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random]...\n"
     "                [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
+    "       patc tune FILE --kernel K [--kernel K]... [--out SETTINGS] [--min-log A] [--max-log B]\n"
+    "                [--step-log S] [--reps R]\n"
     "\n"
     "options:\n"
     "  --emit-cuda        print the generated CUDA C\n"
@@ -52,7 +55,12 @@ static const char usage[] =
     "  --repeat R         timed runs for --time (default 10)\n"
     "  --no-cache         do not read or write the cubin cache\n"
     "  --cuda EDITED.cu   run hand-edited CUDA C (kernel metadata still from FILE)\n"
-    "  exit status: 0 ok, 1 program or run error (also no driver/device), 2 bad usage\n";
+    "  exit status: 0 ok, 1 program or run error (also no driver/device), 2 bad usage\n"
+    "\n"
+    "patc tune: time every setting of a single-launch reduction (elemsWarp, warps per block,\n"
+    "  blocks per SM; see docs/tuning.md) at n = 2^A, 2^(A+S), ..., 2^B (default 10..28 step 2)\n"
+    "  and write the best per size range to SETTINGS (default patc-tuning.conf), which the\n"
+    "  runtime reads at launch (patc_reducer_*, $PATC_TUNING)\n";
 
 /* Parse "name=value" with a natural-number value. */
 bool cli_parse_define(const char *s, Define *d)
@@ -98,6 +106,7 @@ bool cli_parse_dump(const char *s, DumpFlags *f)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "run") == 0) return cli_run(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "tune") == 0) return cli_tune(argc - 1, argv + 1);
     enum { NONE, CUDA, IR, CHECK } mode = NONE;
     const char *file = NULL, *outpath = NULL;
     CompileOptions opt = {0};

@@ -41,6 +41,12 @@ static void load(Pr *p, const Buffer *b, const Nat *i)
         sb_puts(p->o, b->name);
         return;
     }
+    if (b->coherent) { /* written by other blocks of this launch: through L2, never a stale L1 line */
+        sb_printf(p->o, "__ldcg(&%s[", b->name);
+        nat(p, i);
+        sb_puts(p->o, "])");
+        return;
+    }
     sb_printf(p->o, "%s[", b->name);
     nat(p, i);
     sb_putc(p->o, ']');
@@ -116,6 +122,87 @@ static void expr(Pr *p, const X *x)
 }
 
 static void stmt(Pr *p, const Stmt *s);
+
+/* The CUDA vector type of `width` elements of sk (asVector allows 8 and 16 bytes). */
+static const char *vec_type(ScalarKind sk, int width)
+{
+    switch (sk) {
+    case SK_F32: return width == 4 ? "float4" : "float2";
+    case SK_I32: return width == 4 ? "int4" : "int2";
+    case SK_U32: return width == 4 ? "uint4" : "uint2";
+    case SK_F64: return "double2";
+    case SK_I64: return "longlong2";
+    case SK_U64: return "ulonglong2";
+    default: die("no vector type for %s x %d", scalar_info[sk].name, width);
+    }
+}
+
+static void block(Pr *p, const Stmt *body);
+
+/* v = one width-wide load of src[index..); elementwise (bounds-tested) when guard holds */
+static void vload(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o;
+    const char *vt = vec_type(s->vload.src->sk, s->vload.width);
+    indent(p);
+    if (s->vload.guard) {
+        sb_puts(o, "if (");
+        expr(p, s->vload.guard);
+        sb_puts(o, ") {\n");
+        p->ind++;
+        for (int j = 0; j < s->vload.width; j++) {
+            indent(p);
+            sb_printf(o, "%s[%d] = ", s->vload.dst->name, j);
+            expr(p, s->vload.fallback[j]);
+            sb_puts(o, ";\n");
+        }
+        p->ind--;
+        indent(p);
+        sb_puts(o, "} else {\n");
+        p->ind++;
+        indent(p);
+    }
+    sb_printf(o, "*(%s *)%s = *(const %s *)(%s + ", vt, s->vload.dst->name, vt, s->vload.src->name);
+    nat(p, s->vload.index);
+    sb_puts(o, ");\n");
+    if (s->vload.guard) {
+        p->ind--;
+        indent(p);
+        sb_puts(o, "}\n");
+    }
+}
+
+/* The last-block protocol (threadFenceReduction): every block makes its global writes
+ * visible, then one thread takes a ticket; the block with the last ticket runs the
+ * body and resets the ticket for the next launch. A one-block grid skips the atomic. */
+static void last_block(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o;
+    const char *t = s->last.ticket->name;
+    static const char nb[] = "gridDim.x * gridDim.y * gridDim.z";
+    indent(p);
+    sb_printf(o, "if (%s > 1u) __threadfence();\n", nb);
+    indent(p);
+    sb_puts(o, "__syncthreads();\n");
+    indent(p);
+    sb_printf(o, "if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) patc_last = %s == 1u || atomicAdd(%s, 1u) == %s - 1u;\n",
+              nb, t, nb);
+    indent(p);
+    sb_puts(o, "__syncthreads();\n");
+    indent(p);
+    sb_puts(o, "if (patc_last) {\n");
+    p->ind++;
+    indent(p);
+    sb_puts(o, "__threadfence();\n");
+    p->ind--;
+    block(p, s->last.body);
+    p->ind++;
+    indent(p);
+    sb_printf(o, "if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) *%s = 0u;\n", t);
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+}
 
 static void block(Pr *p, const Stmt *body)
 {
@@ -231,6 +318,7 @@ static void stmt(Pr *p, const Stmt *s)
     case S_DECL: {
         const Buffer *b = s->decl.buf;
         indent(p);
+        if (b->vec) sb_printf(o, "__align__(%d) ", b->vec * scalar_info[b->sk].size);
         if (b->scalar) {
             sb_printf(o, "%s %s", scalar_info[b->sk].ctype, b->name);
         } else {
@@ -247,7 +335,12 @@ static void stmt(Pr *p, const Stmt *s)
     }
     case S_STORE:
         indent(p);
-        load(p, s->store.buf, s->store.index);
+        if (s->store.buf->as == AS_PRIVATE && s->store.buf->scalar) sb_puts(o, s->store.buf->name);
+        else {
+            sb_printf(o, "%s[", s->store.buf->name);
+            nat(p, s->store.index);
+            sb_putc(o, ']');
+        }
         sb_puts(o, " = ");
         expr(p, s->store.val);
         sb_puts(o, ";\n");
@@ -278,6 +371,8 @@ static void stmt(Pr *p, const Stmt *s)
         indent(p);
         sb_printf(o, "/* %s */\n", s->comment.text);
         return;
+    case S_VLOAD: vload(p, s); return;
+    case S_LASTBLOCK: last_block(p, s); return;
     }
 }
 
@@ -311,7 +406,17 @@ static void header(Pr *p)
     ty_print(o, k->def->body->ty);
     sb_puts(o, " (");
     nat_print(o, k->out->count);
-    sb_printf(o, " x %s)\n *   block size:      ", scalar_info[k->out->sk].ctype);
+    sb_printf(o, " x %s)\n", scalar_info[k->out->sk].ctype);
+    if (k->nscratch) {
+        sb_puts(o, " *   scratch:         ");
+        for (int i = 0; i < k->nscratch; i++) {
+            sb_printf(o, "%s%s: ", i ? ", " : "", k->scratch[i]->name);
+            nat_print(o, k->scratch[i]->count);
+            sb_printf(o, " x %s", scalar_info[k->scratch[i]->sk].ctype);
+        }
+        sb_puts(o, "\n *                    (global, zeroed once by the runtime; the kernel leaves them reusable)\n");
+    }
+    sb_puts(o, " *   block size:      ");
     dims(p, k->block);
     sb_puts(o, k->block_fixed ? " threads, fixed: the code assumes exactly this many\n" : " threads\n");
     sb_puts(o, " *   grid size:       ");
@@ -331,6 +436,7 @@ static int warp_loops(const Stmt *s)
         for (int i = 0; i < s->seq.n; i++) r |= warp_loops(s->seq.items[i]);
         return r;
     case S_IF: return warp_loops(s->cond.then);
+    case S_LASTBLOCK: return warp_loops(s->last.body);
     case S_FOR:
         if (s->loop.level == LVL_WARP && s->loop.dim == 0) {
             if (s->loop.form != LF_ONCE || s->loop.var_used) r |= 1;
@@ -356,9 +462,15 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     sb_printf(o, "%s(%s *__restrict__ out", k->name, scalar_info[k->out->sk].ctype);
     for (int i = 0; i < k->ninputs; i++)
         sb_printf(o, ", const %s *__restrict__ %s", scalar_info[k->inputs[i]->sk].ctype, k->inputs[i]->name);
+    for (int i = 0; i < k->nscratch; i++)
+        sb_printf(o, ", %s *__restrict__ %s", scalar_info[k->scratch[i]->sk].ctype, k->scratch[i]->name);
     for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", int %s", k->def->nats[i]->name);
     sb_puts(o, ")\n{\n");
     p.ind = 1;
+    if (k->nscratch) {
+        indent(&p);
+        sb_puts(o, "__shared__ bool patc_last;\n");
+    }
     if (k->nshared) {
         indent(&p);
         sb_puts(o, "extern __shared__ __align__(16) unsigned char patc_smem[];\n");

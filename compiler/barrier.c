@@ -136,6 +136,14 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
     int n = 0;
     for (int i = 0; i < seq->seq.n; i++) {
         Stmt *s = seq->seq.items[i];
+        if (s->kind == S_LASTBLOCK) {
+            /* its ticket protocol has a __syncthreads before the body: nothing is
+             * pending inside, and the last block's body is block-uniform */
+            memset(st, 0, sizeof *st);
+            place(a, s->last.body, st, hw);
+            out[n++] = s;
+            continue;
+        }
         Pend here = {0};
         stmt_accesses(s, sum_cb, &here);
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
@@ -163,6 +171,7 @@ static void trim_tail(Stmt *seq)
     if (seq->seq.n) {
         Stmt *last = seq->seq.items[seq->seq.n - 1];
         if (last->kind == S_FOR && last->loop.form != LF_LOOP) trim_tail(last->loop.body);
+        if (last->kind == S_LASTBLOCK) trim_tail(last->last.body);
     }
 }
 

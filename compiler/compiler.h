@@ -23,6 +23,7 @@
  * Source order of explicit arguments: the nat args first, then the others. */
 #define PRIMITIVES(X)                               \
     X(P_SPLIT, "split", 1, 1, 0)                    \
+    X(P_ASVECTOR, "asVector", 1, 1, 0)              \
     X(P_JOIN, "join", 0, 1, 0)                      \
     X(P_TRANSPOSE, "transpose", 0, 1, 0)            \
     X(P_PADCST, "padCst", 2, 2, 0)                  \
@@ -55,6 +56,7 @@
     X(P_SHFLUP, "shflUpWarp", 1, 1, 0)              \
     X(P_SHFLXOR, "shflXorWarp", 1, 1, 0)            \
     X(P_SHFLWARP, "shflWarp", 0, 2, 0)              \
+    X(P_LASTBLOCK, "lastBlock", 0, 2, 0)            \
     X(P_ADD, "add", 0, 2, 0)                        \
     X(P_MUL, "mul", 0, 2, 0)                        \
     X(P_MIN, "min", 0, 2, 0)                        \
@@ -182,6 +184,8 @@ typedef struct Buffer {
     bool scalar;     /* a private one-element buffer printed as a scalar variable */
     Nat *offset;     /* shared: byte offset in the kernel's shared block (smem.c) */
     int first, last; /* shared: lifetime in statement numbers (smem.c) */
+    bool coherent;   /* global scratch written by other blocks of this launch: read through L2 (__ldcg) */
+    int vec;         /* private: > 0 when it is one vector register of vec elements (S_VLOAD's dst) */
 } Buffer;
 
 /* Scalar expressions of the kernel IR. */
@@ -222,6 +226,10 @@ typedef enum {
     S_IF,      /* cond: if (c) then */
     S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK) or __syncwarp (LVL_WARP) */
     S_COMMENT, /* comment */
+    S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
+                  when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
+    S_LASTBLOCK,/* last: every block fences its global writes and takes a ticket; the block
+                  that takes the last one runs body (block-uniformly), then resets the ticket */
 } StmtKind;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
@@ -252,6 +260,8 @@ struct Stmt {
         struct { X *c; Stmt *then; bool per_lane; } cond; /* per_lane: each lane writes its own element */
         struct { Level level; } barrier;
         struct { const char *text; } comment;
+        struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
+        struct { Buffer *ticket; Stmt *body; } last;
     };
 };
 
@@ -276,6 +286,9 @@ typedef struct Kernel {
     Nat *grid[3];                /* launch rule: blocks per grid, per dimension */
     bool block_fixed;            /* code assumes exactly `block` threads (straight-line maps) */
     Nat *shared_bytes;           /* total shared memory, bytes */
+    Buffer **scratch;            /* global scratch buffers the runtime allocates (zeroed once;
+                                    kernels leave them reusable): parameters after the inputs */
+    int nscratch;
     bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */
 } Kernel;
 

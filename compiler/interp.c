@@ -744,7 +744,7 @@ static Code *prep(Ctx *c, const Expr *e)
             const Expr *a = e->prim.args[i];
             bool fn = (i == 0 && (p == P_GENERATE || p == P_MAPSEQ || p == P_MAPSEQUNROLL ||
                                   p == P_MAPGLOBAL || p == P_MAPBLOCK || p == P_MAPTHREADS ||
-                                  p == P_MAPWARP || p == P_MAPLANE || p == P_TOPRIVATEFUN ||
+                                  p == P_MAPWARP || p == P_MAPLANE || p == P_TOPRIVATEFUN || p == P_LASTBLOCK ||
                                   p == P_TOSHAREDFUN)) ||
                       (i == 0 && (p == P_REDUCESEQ || p == P_REDUCESEQUNROLL));
             int np = (p == P_REDUCESEQ || p == P_REDUCESEQUNROLL) ? 2 : 1;
@@ -902,12 +902,12 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
     Val a, b;
     Node *n;
     switch (e->p) {
-    case P_SPLIT: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE:
+    case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE:
     case P_UNZIP:
         eval(c, e->args[0], &a);
         n = node_new(c, N_SPLIT, &a, NULL);
         switch (e->p) {
-        case P_SPLIT: n->k = e->k[0]; break;
+        case P_SPLIT: case P_ASVECTOR: n->k = e->k[0]; break;
         case P_JOIN: n->kind = N_JOIN; n->k = a.ty->elem->n; break;
         case P_TRANSPOSE: n->kind = N_TRANSPOSE; break;
         case P_PADCLAMP:
@@ -951,6 +951,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         eval_map(c, e, false, r);
         return;
     case P_REDUCESEQ: case P_REDUCESEQUNROLL: eval_reduce(c, e, r); return;
+    case P_LASTBLOCK: /* lastBlock(f)(ys) = f(ys) */
     case P_TOPRIVATEFUN: case P_TOSHAREDFUN: /* fun(x => toPrivate(f(x))) */
         eval(c, e->args[1], &a);
         apply(c, e->args[0], &a, r);

@@ -46,6 +46,12 @@ bool stmt_mentions_var(const Stmt *s, const NatVar *v)
     case S_FOR: return nat_mentions(s->loop.extent, v) || stmt_mentions_var(s->loop.body, v);
     case S_IF: return x_mentions_var(s->cond.c, v) || stmt_mentions_var(s->cond.then, v);
     case S_BARRIER: case S_COMMENT: return false;
+    case S_VLOAD:
+        if (nat_mentions(s->vload.index, v) || (s->vload.guard && x_mentions_var(s->vload.guard, v))) return true;
+        for (int i = 0; s->vload.guard && i < s->vload.width; i++)
+            if (x_mentions_var(s->vload.fallback[i], v)) return true;
+        return false;
+    case S_LASTBLOCK: return stmt_mentions_var(s->last.body, v);
     }
     return false;
 }
@@ -74,6 +80,15 @@ void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), v
     case S_FOR: stmt_accesses(s->loop.body, f, ctx); return;
     case S_IF: x_accesses(s->cond.c, f, ctx); stmt_accesses(s->cond.then, f, ctx); return;
     case S_BARRIER: case S_COMMENT: return;
+    case S_VLOAD:
+        f(ctx, s->vload.src, false);
+        if (s->vload.guard) {
+            x_accesses(s->vload.guard, f, ctx);
+            for (int i = 0; i < s->vload.width; i++) x_accesses(s->vload.fallback[i], f, ctx);
+        }
+        f(ctx, s->vload.dst, true);
+        return;
+    case S_LASTBLOCK: stmt_accesses(s->last.body, f, ctx); return;
     }
 }
 
@@ -101,6 +116,7 @@ static void collect(Collect *c, Stmt *s)
         return;
     }
     case S_IF: collect(c, s->cond.then); return;
+    case S_LASTBLOCK: collect(c, s->last.body); return;
     default: return;
     }
 }
@@ -199,6 +215,7 @@ static void forms(Arena *a, Kernel *k, Stmt *s)
         for (int i = 0; i < s->seq.n; i++) forms(a, k, s->seq.items[i]);
         return;
     case S_IF: forms(a, k, s->cond.then); return;
+    case S_LASTBLOCK: forms(a, k, s->last.body); return;
     case S_FOR: {
         forms(a, k, s->loop.body);
         s->loop.var_used = stmt_mentions_var(s->loop.body, s->loop.var);
@@ -240,7 +257,7 @@ static bool has_parallel(const Stmt *s)
         return false;
     case S_FOR: return s->loop.level != LVL_SEQ || has_parallel(s->loop.body);
     case S_IF: return s->cond.per_lane || has_parallel(s->cond.then);
-    case S_BARRIER: return true;
+    case S_BARRIER: case S_LASTBLOCK: return true;
     default: return false;
     }
 }
@@ -422,6 +439,8 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
                 guard(a, k, s->loop.body, inner);
             } else if (s->kind == S_IF && !s->cond.per_lane) {
                 guard(a, k, s->cond.then, r);
+            } else if (s->kind == S_LASTBLOCK) {
+                guard(a, k, s->last.body, RUN_BLOCK); /* one block runs it, all its threads */
             }
             out[nout++] = s;
             i++;

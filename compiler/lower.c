@@ -49,6 +49,8 @@ typedef enum {
                    at(lane) = mine, at(j) = __shfl_sync(mine, j) (all lanes must run it) */
     V_SHFL,     /* in (a warp array), shfl, n1 = delta/mask or fn = source pattern view:
                    at(lane) = __shfl_*_sync(in.at(lane), ...) */
+    V_VEC,      /* in, n1 = k, fn = the asVector expression (for its span): at(i) = a private
+                   vector register holding in[i*k .. i*k+k), filled by one k-wide load */
 } ViewKind;
 
 struct View {
@@ -104,6 +106,7 @@ typedef struct Lw {
 static Val *lower_exp(Lw *w, Expr *e);
 static void lower_acc(Lw *w, Expr *e, Acc *acc);
 static Val *view_at(Lw *w, View *v, Nat *i);
+static Val *vector_at(Lw *w, View *v, Nat *i);
 static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
@@ -310,6 +313,102 @@ static X *x_or(Lw *w, X *a, X *b)
     return xbin(w, OP_OR, SK_BOOL, a, b);
 }
 
+static ScalarKind sk_of(const Type *t) { return t->kind == T_IDX ? SK_I32 : t->sk; }
+
+/* Is c the bound test `a >= N` that padCst emits for the upper edge? */
+static bool upper_edge(const X *c, Nat **a, Nat **n)
+{
+    if (c->kind != X_BIN || c->bin.op != OP_GE || c->bin.l->kind != X_NAT || c->bin.r->kind != X_NAT) return false;
+    *a = c->bin.l->nat.n;
+    *n = c->bin.r->nat.n;
+    return true;
+}
+
+/* Group i of asVector(k)(in): the k elements in[i*k + j] must each be a load of
+ * one global input at consecutive indices idx+j, with idx a multiple of k, possibly
+ * behind padCst's bound tests. Then they are one k-wide load into a vector register:
+ *     if (any bound test holds) v[j] = element j, one by one; else v = load_k(&src[idx])
+ * The bound tests of a padCst at the upper edge are `idx+j >= N`; they hold for some j
+ * exactly when the last one holds, so that one alone guards the vector load. */
+static Val *vector_at(Lw *w, View *v, Nat *i)
+{
+    Arena *a = w->a;
+    int64_t k;
+    if (!nat_is_const(v->n1, &k) || k < 1 || k > 4) die("asVector width");
+    Nat *base = nmul(w, i, v->n1);
+    X **xs = ANEWN(a, X *, k);
+    Buffer *src = NULL;
+    Nat *idx = NULL;
+    X *guard = NULL, *conds[4] = {0};
+    bool ok = true, pads = false;
+    for (int64_t j = 0; j < k && ok; j++) {
+        Val *e = view_at(w, v->in, nadd(w, base, nat_cst(a, j)));
+        if (e->k != VAL_SCALAR) die("asVector of a non-scalar");
+        X *x = xs[j] = e->x;
+        if (x->kind == X_SELECT && x->sel.b->kind == X_LOAD) {
+            conds[j] = x->sel.c;
+            x = x->sel.b;
+        }
+        if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar)) {
+            pads = true; /* provably padding (sizes fixed by -D): this group is never one load */
+        } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL || x->load.buf->param < 0) {
+            ok = false;
+        } else if (!src) {
+            src = x->load.buf;
+            idx = x->load.index;
+        } else if (x->load.buf != src || !nat_equal(x->load.index, nadd(w, idx, nat_cst(a, j)))) {
+            ok = false;
+        }
+        if (conds[j]) guard = guard ? xbin(w, OP_OR, SK_BOOL, guard, conds[j]) : conds[j];
+    }
+    bool edges = true;
+    Nat *a0 = NULL, *n0 = NULL;
+    for (int64_t j = 0; j < k && edges; j++) {
+        Nat *ca, *cn;
+        if (!conds[j] || !upper_edge(conds[j], &ca, &cn)) edges = false;
+        else if (j == 0) a0 = ca, n0 = cn;
+        else if (!nat_equal(cn, n0) || !nat_equal(ca, nadd(w, a0, nat_cst(a, j)))) edges = false;
+    }
+    if (!ok)
+        diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
+                   "kernel input (through split, join, transpose, padCst, ...), so that one load reads them",
+                   (long long)k, (long long)k);
+    if (pads) {
+        /* never one load: fill the register element by element */
+        Buffer *vb = new_buffer(w, "v", AS_PRIVATE, sk_of(v->ty->arr.elem->arr.elem), v->n1);
+        Stmt *d = snew(w, S_DECL);
+        d->decl.buf = vb;
+        emit(w, d);
+        for (int64_t j = 0; j < k; j++) store(w, vb, nat_cst(a, j), xs[j]);
+        View *r = view(w, V_MEM, v->ty->arr.elem, NULL);
+        r->buf = vb;
+        r->base = nat_cst(a, 0);
+        return array(w, r);
+    }
+    if (!nat_divides(a, v->n1, idx))
+        diag_error(w->d, v->fn->sp, "asVector(%lld): a group starts at element %s of '%s', which is not provably a "
+                   "multiple of %lld, so the %lld-wide load could be misaligned",
+                   (long long)k, nat_str(a, idx), src->name, (long long)k, (long long)k);
+    else if (guard && edges) guard = conds[k - 1]; /* the last element's bound test covers all */
+    Buffer *vb = new_buffer(w, "v", AS_PRIVATE, src->sk, v->n1);
+    vb->vec = (int)k;
+    Stmt *d = snew(w, S_DECL);
+    d->decl.buf = vb;
+    emit(w, d);
+    Stmt *s = snew(w, S_VLOAD);
+    s->vload.dst = vb;
+    s->vload.src = src;
+    s->vload.index = idx;
+    s->vload.width = (int)k;
+    s->vload.guard = guard;
+    s->vload.fallback = xs;
+    emit(w, s);
+    View *r = view(w, V_MEM, v->ty->arr.elem, NULL);
+    r->buf = vb;
+    r->base = nat_cst(a, 0);
+    return array(w, r);
+}
+
 /* Element i of a view (rules in the ViewKind comments). */
 static Val *view_at(Lw *w, View *v, Nat *i)
 {
@@ -378,6 +477,7 @@ static Val *view_at(Lw *w, View *v, Nat *i)
         x->shfl.arg = xnat(w, i);
         return scalar(w, x);
     }
+    case V_VEC: return vector_at(w, v, i);
     case V_SHFL: {
         if (!nat_equal(i, nat_var(a, w->k->hw.lane)))
             diag_error(w->d, (Span){0}, "the result of a shuffle can only be read at the lane's own index; "
@@ -579,6 +679,54 @@ static Level map_level(Prim p)
 
 static bool is_map(Prim p) { return p == P_MAPSEQ || p == P_MAPSEQUNROLL || map_level(p) != LVL_SEQ; }
 
+
+static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
+{
+    Kernel *k = w->k;
+    Buffer *b = new_buffer(w, prefix, AS_GLOBAL, sk, count);
+    b->param = -3 - k->nscratch;
+    Buffer **nb = ANEWN(w->a, Buffer *, k->nscratch + 1);
+    if (k->nscratch) memcpy(nb, k->scratch, sizeof(Buffer *) * (size_t)k->nscratch);
+    nb[k->nscratch++] = b;
+    k->scratch = nb;
+    return b;
+}
+
+/* acc(lastBlock(f)(ys), out) = acc(ys, partials); ticket protocol;
+ *                             in the last block: acc(f(partials), out)
+ * ys is computed by the whole grid into a global scratch buffer; the block that
+ * takes the last ticket (after every block fenced its writes) sees all of it and
+ * computes f at block level. No second launch is needed. */
+static void lower_last_block(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    if (w->ndepth) diag_error(w->d, e->sp, "lastBlock cannot be inside a map");
+    Expr *ys = e->prim.args[1], *f = e->prim.args[0];
+    Nat *cnt;
+    const Type *in = ty_innermost(a, ys->ty, &cnt);
+    if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
+    Buffer *part = scratch_buffer(w, "partial", sk_of(in), cnt);
+    part->coherent = true;
+    Buffer *ticket = scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    Acc *c0 = acceptor(w, W_MEM, ys->ty, NULL);
+    c0->buf = part;
+    c0->base = nat_cst(a, 0);
+    lower_acc(w, ys, c0);
+    Stmt *s = snew(w, S_LASTBLOCK), *saved = w->cur;
+    s->last.ticket = ticket;
+    s->last.body = stmt_seq(a);
+    emit(w, s);
+    w->cur = s->last.body;
+    w->lv[w->ndepth++] = LVL_BLOCK;
+    View *pv = view(w, V_MEM, ys->ty, NULL);
+    pv->buf = part;
+    pv->base = nat_cst(a, 0);
+    bind(w, f->lam.param, array(w, pv));
+    lower_acc(w, f->lam.body, c);
+    w->ndepth--;
+    w->cur = saved;
+}
+
 /* acc(mapSeq(f)(x), out)       = acc(x, MAPF(out, f))   when f is a view chain
  * acc(map_L(f)(xs), out)       = for_L i: acc(f(xs[i]), out[i])
  * acc(join(x), out)            = acc(x, JOINW(out))
@@ -645,6 +793,7 @@ static void lower_acc(Lw *w, Expr *e, Acc *c)
         }
         case P_TRANSPOSE: lower_acc(w, e->prim.args[0], acceptor(w, W_TRANSW, e->prim.args[0]->ty, c)); return;
         case P_ID: lower_acc(w, e->prim.args[0], c); return;
+        case P_LASTBLOCK: lower_last_block(w, e, c); return;
         default: break;
         }
     }
@@ -689,7 +838,6 @@ static bool view_computes(const View *v)
     return false;
 }
 
-static ScalarKind sk_of(const Type *t) { return t->kind == T_IDX ? SK_I32 : t->sk; }
 
 /* let x = v in b: v is computed once. A scalar goes to a register; an array is a
  * view, and a view that recomputes on each read must be materialised by the user
@@ -717,6 +865,13 @@ static Val *lower_prim(Lw *w, Expr *e)
         v = view(w, p == P_SPLIT ? V_SPLIT : V_SLIDE, e->ty, lower_exp(w, arg[0])->v);
         v->n1 = p == P_SPLIT ? e->prim.nats[0] : e->prim.nats[1];
         return array(w, v);
+    case P_ASVECTOR:
+        v = view(w, V_VEC, e->ty, lower_exp(w, arg[0])->v);
+        v->n1 = e->prim.nats[0];
+        v->fn = e;
+        return array(w, v);
+    case P_LASTBLOCK:
+        diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
     case P_JOIN:
         v = view(w, V_JOIN, e->ty, lower_exp(w, arg[0])->v);
         v->n1 = arg[0]->ty->arr.elem->arr.n;
@@ -807,7 +962,8 @@ static Val *lower_prim(Lw *w, Expr *e)
         NatVar *iv;
         Stmt *saved;
         Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
-        s->loop.unroll = p == P_REDUCESEQUNROLL;
+        /* a vector register is only a register when every index is a constant */
+        s->loop.unroll = p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
         Expr *f = arg[0];
         bind(w, f->lam.param, scalar(w, xload(w, accb, nat_cst(a, 0))));
         bind(w, f->lam.body->lam.param, view_at(w, xs->v, nat_var(a, iv)));

@@ -197,6 +197,23 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         pad(b, ind);
         sb_printf(b, "-- %s\n", s->comment.text);
         return;
+    case S_VLOAD:
+        pad(b, ind);
+        sb_printf(b, "%s[0..%d) := vector %s[", s->vload.dst->name, s->vload.width, s->vload.src->name);
+        nat_print(b, s->vload.index);
+        sb_printf(b, " ..+%d]", s->vload.width);
+        if (s->vload.guard) {
+            sb_puts(b, " unless ");
+            xprint(b, s->vload.guard);
+            sb_puts(b, ", else elementwise");
+        }
+        sb_putc(b, '\n');
+        return;
+    case S_LASTBLOCK:
+        pad(b, ind);
+        sb_printf(b, "fence; ticket %s; if last block:\n", s->last.ticket->name);
+        sprint(b, s->last.body, ind + 1);
+        return;
     }
 }
 
@@ -212,6 +229,11 @@ void kernel_print(StrBuf *b, const Kernel *k)
     sb_printf(b, "  out %s: global %s[", k->out->name, scalar_info[k->out->sk].name);
     nat_print(b, k->out->count);
     sb_puts(b, "]\n");
+    for (int i = 0; i < k->nscratch; i++) {
+        sb_printf(b, "  scratch %s: global %s[", k->scratch[i]->name, scalar_info[k->scratch[i]->sk].name);
+        nat_print(b, k->scratch[i]->count);
+        sb_puts(b, "]\n");
+    }
     for (int i = 0; i < k->nshared; i++) {
         const Buffer *s = k->shared[i];
         sb_printf(b, "  shared %s: %s[", s->name, scalar_info[s->sk].name);

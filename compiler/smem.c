@@ -59,6 +59,7 @@ static void number(Live *l, Stmt *s)
         return;
     }
     case S_IF: number(l, s->cond.then); return;
+    case S_LASTBLOCK: number(l, s->last.body); return;
     default: stmt_accesses(s, touch_cb, l); return;
     }
 }

@@ -352,6 +352,45 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         e->prim.args[0] = x;
         return e;
     }
+    case P_ASVECTOR: {
+        /* split(k) whose k-element groups are loaded with one k-wide load: k * size
+         * must be 8 or 16 bytes (float2/float4, int4, double2, ...) */
+        Nat *k = pos_nat_of(t, nat[0], sc, "vector width");
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *ty = want_array(t, x, "asVector");
+        int64_t kc;
+        if (!nat_is_const(k, &kc) || (kc != 2 && kc != 4))
+            diag_error(t->d, nat[0]->sp, "asVector(%s): the vector width must be 2 or 4", nstr(t, k));
+        if (ty->arr.elem->kind != T_SCALAR || ty->arr.elem->sk == SK_BOOL ||
+            kc * scalar_info[ty->arr.elem->sk].size > 16)
+            diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together",
+                       (long long)kc, tstr(t, ty));
+        if (!nat_divides(a, k, ty->arr.n))
+            diag_error(t->d, sp, "asVector(%s): cannot show that %s divides the array length %s; pad the array first, "
+                       "e.g. padCst(0)((k - n %% k) %% k)", nstr(t, k), nstr(t, k), nstr(t, ty->arr.n));
+        e = prim_expr(t, p, ty_array(a, nat_div(a, ty->arr.n, k), ty_array(a, k, ty->arr.elem)), sp);
+        e->prim.nats[0] = k;
+        e->prim.args[0] = x;
+        return e;
+    }
+    case P_LASTBLOCK: {
+        /* lastBlock(f)(ys) = f(ys); ys is computed by all blocks, f runs in the last one */
+        if (t->ctx.n)
+            diag_error2(t->d, sp, t->ctx.sp[t->ctx.n - 1], "the enclosing map is here",
+                        "lastBlock runs after the whole grid; it cannot be inside a map");
+        Expr *x = infer(t, arg[1], sc, NULL);
+        want_array(t, x, "lastBlock");
+        t->ctx.lv[0] = LVL_BLOCK;
+        t->ctx.dim[0] = 0;
+        t->ctx.sp[0] = sp;
+        t->ctx.n = 1;
+        Expr *f = check_fun(t, arg[0], &x->ty, 1, sc, expected, sp);
+        t->ctx.n = 0;
+        e = prim_expr(t, p, fun_result(f, 1), sp);
+        e->prim.args[0] = f;
+        e->prim.args[1] = x;
+        return e;
+    }
     case P_JOIN: {
         Expr *x = infer(t, arg[0], sc, NULL);
         Type *ty = want_2d(t, x, "join");

@@ -22,6 +22,7 @@
 #define PATC_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -151,6 +152,8 @@ patc_status patc_buffer_alloc(patc_ctx *ctx, size_t bytes, patc_buffer **out);
 patc_status patc_buffer_upload(patc_buffer *b, const void *host, size_t bytes);
 patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes);
 size_t patc_buffer_size(const patc_buffer *b);
+/* Set every byte of the buffer to zero. */
+patc_status patc_buffer_zero(patc_buffer *b);
 void patc_buffer_free(patc_buffer *b);
 
 /* ---------------------------------------------------------------- launches */
@@ -176,6 +179,39 @@ patc_status patc_reduce_to_one(patc_kernel *k, const long long *nat_values, patc
 /* The same, timed as a whole (all passes) with CUDA events: median of reps. */
 patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nat_values, patc_buffer *input,
                                     long long n, int warmup, int reps, float *median_ms);
+
+/* ---------------------------------------------------------------- tuned reductions */
+
+/* The number of SMs of the context's device (0 without one). */
+int patc_device_sm_count(patc_ctx *ctx);
+
+/* A single-launch reduction (lastBlock) whose settings come from a tuning file. The
+ * kernel `kernel` of the .rise file `path` must take one array of length n, have a
+ * grid of (g, 1, 1) for a second nat g, and nats elemsBlock and elemsWarp that the
+ * settings fix with -D (patterns/reduce.rise: reduceGrid). For an input of n elements
+ * the reducer uses the file's line for (kernel, n), compiles that variant once, and
+ * launches it with g = min(blocks_per_sm * SMs, ceil(n / elemsBlock)). tuning_file
+ * NULL means $PATC_TUNING; with no file, or no line for n, it uses elemsBlock=4096
+ * elemsWarp=512 and 4 blocks per SM. File format: docs/tuning.md. */
+typedef struct patc_reducer patc_reducer;
+patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
+                                patc_reducer **out);
+void patc_reducer_free(patc_reducer *r);
+/* Reduce input[0..n) to one value, written to host_result (one element). */
+patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, void *host_result);
+/* Time the reduction of n elements: warm-up runs, then the median of reps runs, each
+ * timed alone with CUDA events. */
+patc_status patc_reducer_time(patc_reducer *r, patc_buffer *input, long long n, int warmup, int reps,
+                              float *median_ms);
+/* The settings used for n, e.g. "elemsBlock=4096 elemsWarp=512 blocks_per_sm=4 grid=528". */
+patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_t len);
+/* The tuner (patc tune): for each n in sizes[0..count) (increasing), time every setting
+ * of elemsWarp in {128, 256, 512, 1024}, 4, 8 or 16 warps per block and 1..16 blocks
+ * per SM (median of reps runs each), and append the best per size to out_file, each
+ * covering the sizes up to the middle between it and the next. Progress goes to log
+ * (may be NULL). */
+patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
+                      int reps, const char *out_file, FILE *log);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,8 @@ struct patc_kernel {
     int env_n;     /* NatEnv size: 1 + the largest NatVar id of the kernel's nats */
     int64_t *vals;
     bool *has;
+    RtDevPtr *scratch;     /* the kernel's scratch buffers (k->scratch), allocated on first launch */
+    size_t *scratch_bytes; /* and grown when a launch needs more; zeroed when (re)allocated */
 };
 
 struct patc_program {
@@ -115,6 +117,41 @@ const char *patc_status_string(patc_status s)
 }
 
 const char *patc_version(void) { return PATC_VERSION; }
+
+int rt_fail(patc_ctx *c, int s, const char *fmt, ...)
+{
+    va_list ap;
+    c->err.len = 0;
+    if (c->err.s) c->err.s[0] = 0;
+    va_start(ap, fmt);
+    sb_vprintf(&c->err, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+bool rt_kernel_roles(const patc_kernel *k, int *len_nat, int *grid_nat)
+{
+    const Kernel *kk = k->k;
+    *len_nat = *grid_nat = -1;
+    if (kk->ninputs != 1 || kk->inputs[0]->count->kind != N_VAR || !kk->grid[0] || kk->grid[0]->kind != N_VAR)
+        return false;
+    for (int d = 1; d < 3; d++) {
+        int64_t v;
+        if (kk->grid[d] && (!nat_is_const(kk->grid[d], &v) || v != 1)) return false;
+    }
+    for (int i = 0; i < kk->def->nnats; i++) {
+        if (kk->def->nats[i] == kk->inputs[0]->count->var) *len_nat = i;
+        if (kk->def->nats[i] == kk->grid[0]->var) *grid_nat = i;
+    }
+    return *len_nat >= 0 && *grid_nat >= 0 && *len_nat != *grid_nat && kk->def->nnats == 2;
+}
+
+int rt_ctx_sm_count(patc_ctx *c)
+{
+    int n = 0;
+    if (!c->drv || rt_driver_bind(c->drv) != 0 || rt_driver_sm_count(c->drv, &n) != 0) return 0;
+    return n;
+}
 
 const char *patc_last_error(const patc_ctx *c)
 {
@@ -245,8 +282,14 @@ void patc_program_free(patc_program *p)
         rt_driver_module_unload(p->ctx->drv, p->module);
     unlink_program(p);
     for (int i = 0; i < p->nkernels; i++) {
-        free(p->kernels[i].vals);
-        free(p->kernels[i].has);
+        patc_kernel *k = &p->kernels[i];
+        for (int j = 0; k->scratch && j < k->k->nscratch; j++)
+            if (k->scratch[j] && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
+                rt_driver_mem_free(p->ctx->drv, k->scratch[j]);
+        free(k->scratch);
+        free(k->scratch_bytes);
+        free(k->vals);
+        free(k->has);
     }
     free(p->kernels);
     free(p->cuda);
@@ -645,6 +688,15 @@ patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes)
 
 size_t patc_buffer_size(const patc_buffer *b) { return b ? b->bytes : 0; }
 
+patc_status patc_buffer_zero(patc_buffer *b)
+{
+    if (!b) return PATC_ERR_INVALID;
+    patc_status s = need_device(b->ctx);
+    return s != PATC_OK ? s : drv_check(b->ctx, rt_driver_memset0(b->ctx->drv, b->ptr, b->bytes), "cuMemsetD8");
+}
+
+int patc_device_sm_count(patc_ctx *c) { return c ? rt_ctx_sm_count(c) : 0; }
+
 void patc_buffer_free(patc_buffer *b)
 {
     if (!b) return;
@@ -718,7 +770,36 @@ static patc_status check_buffer(patc_kernel *k, const Buffer *b, const patc_buff
     return PATC_OK;
 }
 
-/* Check everything and build the argument array (out, in0.., nat0..). */
+/* Scratch buffers (the partials and ticket of lastBlock): one set per kernel handle,
+ * grown to what these nats need. A fresh one is zeroed; the kernel leaves its ticket
+ * at zero, so later launches reuse it without a memset. */
+static patc_status ensure_scratch(patc_kernel *k)
+{
+    patc_ctx *c = k->prog->ctx;
+    int ns = k->k->nscratch;
+    if (!ns) return PATC_OK;
+    if (!k->scratch) {
+        k->scratch = calloc((size_t)ns, sizeof *k->scratch);
+        k->scratch_bytes = calloc((size_t)ns, sizeof *k->scratch_bytes);
+        if (!k->scratch || !k->scratch_bytes) return fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int i = 0; i < ns; i++) {
+        size_t need = 0;
+        patc_status s = buffer_info(k, k->k->scratch[i], "a scratch buffer", NULL, NULL, &need);
+        if (s != PATC_OK) return s;
+        if (need <= k->scratch_bytes[i] && k->scratch[i]) continue;
+        if (k->scratch[i]) rt_driver_mem_free(c->drv, k->scratch[i]);
+        k->scratch[i] = 0;
+        k->scratch_bytes[i] = 0;
+        if ((s = drv_check(c, rt_driver_mem_alloc(c->drv, &k->scratch[i], need), "cuMemAlloc (scratch)")) != PATC_OK ||
+            (s = drv_check(c, rt_driver_memset0(c->drv, k->scratch[i], need), "cuMemsetD8 (scratch)")) != PATC_OK)
+            return s;
+        k->scratch_bytes[i] = need;
+    }
+    return PATC_OK;
+}
+
+/* Check everything and build the argument array (out, in0.., scratch0.., nat0..). */
 static patc_status prepare(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
                            const patc_launch_config *cfg, Launch *L)
 {
@@ -739,8 +820,10 @@ static patc_status prepare(patc_kernel *k, const long long *nats, patc_buffer *c
         snprintf(what, sizeof what, "input %d", i);
         if ((s = check_buffer(k, k->k->inputs[i], inputs[i], what)) != PATC_OK) return s;
     }
-    L->args = calloc((size_t)(1 + ni + nn), sizeof *L->args);
-    L->ptrs = calloc((size_t)(1 + ni), sizeof *L->ptrs);
+    int ns = k->k->nscratch;
+    if ((s = ensure_scratch(k)) != PATC_OK) return s;
+    L->args = calloc((size_t)(1 + ni + ns + nn), sizeof *L->args);
+    L->ptrs = calloc((size_t)(1 + ni + ns), sizeof *L->ptrs);
     L->natv = calloc((size_t)(nn ? nn : 1), sizeof *L->natv);
     if (!L->args || !L->ptrs || !L->natv) {
         launch_free(L);
@@ -752,9 +835,13 @@ static patc_status prepare(patc_kernel *k, const long long *nats, patc_buffer *c
         L->ptrs[1 + i] = inputs[i]->ptr;
         L->args[1 + i] = &L->ptrs[1 + i];
     }
+    for (int i = 0; i < ns; i++) {
+        L->ptrs[1 + ni + i] = k->scratch[i];
+        L->args[1 + ni + i] = &L->ptrs[1 + ni + i];
+    }
     for (int i = 0; i < nn; i++) {
         L->natv[i] = (int)nats[i];
-        L->args[1 + ni + i] = &L->natv[i];
+        L->args[1 + ni + ns + i] = &L->natv[i];
     }
     L->empty = !L->cfg.grid[0] || !L->cfg.grid[1] || !L->cfg.grid[2];
     return PATC_OK;

@@ -32,6 +32,7 @@
     X(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                   \
     X(MemFree, "cuMemFree_v2", (CUdeviceptr))                                               \
     X(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                   \
+    X(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                      \
     X(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                         \
     X(EventCreate, "cuEventCreate", (CUevent *, unsigned))                                  \
     X(EventDestroy, "cuEventDestroy_v2", (CUevent))                                         \
@@ -166,6 +167,11 @@ int rt_driver_mem_alloc(RtDriver *d, RtDevPtr *p, size_t bytes)
     return r;
 }
 int rt_driver_mem_free(RtDriver *d, RtDevPtr p) { return d->MemFree((CUdeviceptr)p); }
+int rt_driver_memset0(RtDriver *d, RtDevPtr p, size_t n) { return n ? d->MemsetD8((CUdeviceptr)p, 0, n) : 0; }
+int rt_driver_sm_count(RtDriver *d, int *n)
+{
+    return d->DeviceGetAttribute(n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);
+}
 int rt_driver_htod(RtDriver *d, RtDevPtr dst, const void *src, size_t n)
 {
     return n ? d->MemcpyHtoD((CUdeviceptr)dst, src, n) : 0;

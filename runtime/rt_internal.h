@@ -67,6 +67,18 @@ void rt_nvrtc_version(int *major, int *minor);
 /* ---------------------------------------------------------------- driver */
 
 typedef struct RtDriver RtDriver;
+
+/* ---------------------------------------------------------------- api internals (rt_api.c) */
+
+struct patc_ctx;
+struct patc_kernel;
+/* Set the context's last error; returns s. */
+int rt_fail(struct patc_ctx *c, int s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* For a kernel of the tuned-reduction shape: the index of the nat that is its one input's
+ * length and of the nat that is its grid (grid = (g, 1, 1)). Returns false otherwise. */
+bool rt_kernel_roles(const struct patc_kernel *k, int *len_nat, int *grid_nat);
+/* The context's device's SM count (0 without a device). */
+int rt_ctx_sm_count(struct patc_ctx *c);
 typedef unsigned long long RtDevPtr;
 
 /* Load libcuda.so.1, initialise it and retain the primary context of `device`.
@@ -81,6 +93,8 @@ int rt_driver_bind(RtDriver *d);
 const char *rt_driver_error_name(RtDriver *d, int err);
 int rt_driver_mem_alloc(RtDriver *d, RtDevPtr *p, size_t bytes);
 int rt_driver_mem_free(RtDriver *d, RtDevPtr p);
+int rt_driver_memset0(RtDriver *d, RtDevPtr p, size_t bytes);
+int rt_driver_sm_count(RtDriver *d, int *n);
 int rt_driver_htod(RtDriver *d, RtDevPtr dst, const void *src, size_t bytes);
 int rt_driver_dtoh(RtDriver *d, void *dst, RtDevPtr src, size_t bytes);
 int rt_driver_module_load(RtDriver *d, const void *image, void **module);

@@ -20,7 +20,11 @@ check() { # source expected-file want-exit stream(1|2) args...
   if ! cmp -s "$tmp" "$exp"; then echo "FAIL $src: differs from $exp"; diff "$exp" "$tmp" | head -20; fail=$((fail+1)); return; fi
   pass=$((pass+1))
 }
-for f in examples/*.rise; do check "$f" "${f%.rise}.cu" 0 1 --emit-cuda; done
+# an example's first line may name the options it needs: -- golden-args: -D a=1 ...
+for f in examples/*.rise; do
+  # shellcheck disable=SC2046
+  check "$f" "${f%.rise}.cu" 0 1 --emit-cuda $(sed -n '1s/^-- golden-args: //p' "$f")
+done
 for f in tests/ir/*.rise; do [ -e "$f" ] && check "$f" "${f%.rise}.ir" 0 1 --emit-ir; done
 for f in tests/err/*.rise; do check "$f" "${f%.rise}.err" 1 2 -I patterns --check; done
 echo "golden: $pass passed, $fail failed"

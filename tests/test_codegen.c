@@ -47,7 +47,21 @@ START_TEST(examples_compile_with_nvrtc)
             char path[1024];
             snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
             char *src = slurp(path);
-            TC *t = tc_compile_named(path, src, NULL, 0);
+            /* the options an example names on its first line (-- golden-args: -D a=1 ...) */
+            Define defs[8];
+            char name[8][64];
+            int nd = 0;
+            if (strncmp(src, "-- golden-args:", 15) == 0) {
+                long long v;
+                const char *q = src + 15;
+                int used;
+                while (nd < 8 && sscanf(q, " -D %63[^=]=%lld%n", name[nd], &v, &used) == 2) {
+                    defs[nd] = (Define){name[nd], v};
+                    nd++;
+                    q += used;
+                }
+            }
+            TC *t = tc_compile_named(path, src, nd ? defs : NULL, nd);
             ck_assert_msg(t->ok, "%s: %s", path, tc_err(t));
             char *cu = tc_cuda(t), *log = NULL;
             ck_assert_msg(nvrtc_ok(cu, e->d_name, &log), "%s does not compile:\n%s\n%s", path, log, cu);

@@ -1,0 +1,100 @@
+/* tune.c: `patc tune FILE --kernel K [--kernel K2]... [--out SETTINGS] [--min-log A]
+ * [--max-log B] [--step-log S] [--reps R]`: search the launch settings of single-launch
+ * reductions on this GPU and write the best per size range to SETTINGS, which the
+ * runtime (patc_reducer_*, `patc run --tuned`) reads at launch. The search itself is
+ * patc_tune in runtime/rt_tune.c. */
+#include "../runtime/patc.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "patc tune: %s\nusage: patc tune FILE --kernel K [--kernel K]... [--out SETTINGS] "
+                    "[--min-log A] [--max-log B] [--step-log S] [--reps R]\n", msg);
+    return 2;
+}
+
+/* Parse a small positive integer option value. */
+static bool int_arg(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == 0 || *end || v < lo || v > hi) return false;
+    *out = (int)v;
+    return true;
+}
+
+int cli_tune(int argc, char **argv)
+{
+    const char *file = NULL, *out = "patc-tuning.conf", *kernels[16];
+    int nk = 0, lo = 10, hi = 28, step = 2, reps = 50;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--kernel") == 0 && v) {
+            if (nk == 16) return usage_error("at most 16 kernels");
+            kernels[nk++] = v;
+            i++;
+        } else if (strcmp(a, "--out") == 0 && v) {
+            out = v;
+            i++;
+        } else if (strcmp(a, "--min-log") == 0 && v) {
+            if (!int_arg(v, 0, 30, &lo)) return usage_error("--min-log wants 0..30");
+            i++;
+        } else if (strcmp(a, "--max-log") == 0 && v) {
+            if (!int_arg(v, 0, 30, &hi)) return usage_error("--max-log wants 0..30");
+            i++;
+        } else if (strcmp(a, "--step-log") == 0 && v) {
+            if (!int_arg(v, 1, 30, &step)) return usage_error("--step-log wants 1..30");
+            i++;
+        } else if (strcmp(a, "--reps") == 0 && v) {
+            if (!int_arg(v, 1, 100000, &reps)) return usage_error("--reps wants 1..100000");
+            i++;
+        } else if (a[0] == '-') {
+            return usage_error("unknown option or missing value");
+        } else if (!file) {
+            file = a;
+        } else {
+            return usage_error("more than one FILE");
+        }
+    }
+    if (!file || !nk) return usage_error("need FILE and at least one --kernel");
+    if (lo > hi) return usage_error("--min-log is above --max-log");
+    long long sizes[31];
+    int ns = 0;
+    for (int e = lo; e <= hi; e += step) sizes[ns++] = 1LL << e;
+    patc_ctx *ctx;
+    patc_status s = patc_create(&ctx, 0, 0);
+    if (s == PATC_OK) s = patc_device_status(ctx);
+    if (s != PATC_OK) {
+        fprintf(stderr, "patc tune: error: %s\n", ctx ? patc_last_error(ctx) : patc_status_string(s));
+        patc_destroy(ctx);
+        return 1;
+    }
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        fprintf(stderr, "patc tune: error: cannot write %s\n", out);
+        patc_destroy(ctx);
+        return 1;
+    }
+    fprintf(f, "# patc tuning settings, written by: patc tune %s", file);
+    for (int i = 0; i < nk; i++) fprintf(f, " --kernel %s", kernels[i]);
+    fprintf(f, " --min-log %d --max-log %d --step-log %d --reps %d\n", lo, hi, step, reps);
+    fprintf(f, "# device: %d SMs, sm_%d. Format: KERNEL N_MIN N_MAX BLOCKS_PER_SM NAME=VALUE... (docs/tuning.md)\n",
+            patc_device_sm_count(ctx), patc_get_arch(ctx));
+    fclose(f);
+    int rc = 0;
+    for (int i = 0; i < nk && rc == 0; i++) {
+        s = patc_tune(ctx, file, kernels[i], sizes, ns, reps, out, stdout);
+        if (s != PATC_OK) {
+            fprintf(stderr, "patc tune: error: %s\n", patc_last_error(ctx));
+            rc = 1;
+        }
+    }
+    if (rc == 0) printf("settings written to %s\n", out);
+    patc_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,360 @@
+/* rt_tune.c: tuned single-launch reductions: the settings file, the tuner that writes
+ * it (patc tune) and the reducer that reads it at launch.
+ *
+ * A tunable kernel has the shape of reduceGrid in patterns/reduce.rise: one input
+ * array whose length is a nat n, a grid of (g, 1, 1) for a second nat g, and two nats
+ * elemsBlock and elemsWarp that each setting fixes with -D (they shape the code:
+ * threads = 32 * elemsBlock / elemsWarp, loads per lane per trip = elemsWarp / 32).
+ * The grid is min(blocks_per_sm * SMs, ceil(n / elemsBlock)): enough blocks to fill the
+ * device, never a block without a chunk to read.
+ *
+ * Settings file, one line per (kernel, size range); '#' starts a comment:
+ *     KERNEL N_MIN N_MAX BLOCKS_PER_SM NAME=VALUE...
+ */
+#include "patc.h"
+#include "rt_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_DEFS = 8, MAX_VARIANTS = 32 };
+
+typedef struct Setting {
+    char kernel[128];
+    long long lo, hi;
+    int bps;
+    int ndefs;
+    char names[MAX_DEFS][32];
+    long long values[MAX_DEFS];
+} Setting;
+
+/* Used when the file has no line for the kernel and size: a middle-of-the-road
+ * choice (256 threads, 4 float4 loads per lane per trip, 4 blocks per SM). */
+static const Setting default_setting = {"", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}};
+
+typedef struct Variant {
+    long long values[MAX_DEFS];
+    int ndefs;
+    patc_program *prog;
+    patc_kernel *k;
+    int len_nat, grid_nat;
+} Variant;
+
+struct patc_reducer {
+    patc_ctx *ctx;
+    char *path, *kernel;
+    Setting *set;
+    int nset;
+    Variant var[MAX_VARIANTS];
+    int nvar;
+};
+
+/* ---------------------------------------------------------------- the file */
+
+/* Parse one settings line; false for blank/comment lines and malformed ones (*bad). */
+static bool parse_line(char *line, Setting *s, bool *bad)
+{
+    *bad = false;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *tok[4 + MAX_DEFS];
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+        if (n == 4 + MAX_DEFS) {
+            *bad = true;
+            return false;
+        }
+        tok[n++] = t;
+    }
+    if (n == 0) return false;
+    memset(s, 0, sizeof *s);
+    char *end;
+    if (n < 4 || strlen(tok[0]) >= sizeof s->kernel) goto bad;
+    strcpy(s->kernel, tok[0]);
+    s->lo = strtoll(tok[1], &end, 10);
+    if (*end) goto bad;
+    s->hi = strtoll(tok[2], &end, 10);
+    if (*end || s->hi < s->lo) goto bad;
+    s->bps = (int)strtol(tok[3], &end, 10);
+    if (*end || s->bps < 1 || s->bps > 64) goto bad;
+    for (int i = 4; i < n; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq || eq == tok[i] || (size_t)(eq - tok[i]) >= sizeof s->names[0]) goto bad;
+        memcpy(s->names[s->ndefs], tok[i], (size_t)(eq - tok[i]));
+        s->values[s->ndefs] = strtoll(eq + 1, &end, 10);
+        if (*end || eq[1] == 0) goto bad;
+        s->ndefs++;
+    }
+    return true;
+bad:
+    *bad = true;
+    return false;
+}
+
+static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!file) return PATC_OK;
+    FILE *f = fopen(file, "r");
+    if (!f) return rt_fail(c, PATC_ERR_IO, "cannot read tuning file %s: %s", file, strerror(errno));
+    char line[1024];
+    int cap = 0, lineno = 0;
+    patc_status st = PATC_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        Setting s;
+        bool bad;
+        if (!parse_line(line, &s, &bad)) {
+            if (bad) {
+                st = rt_fail(c, PATC_ERR_INVALID, "%s:%d: malformed tuning line (want: KERNEL N_MIN N_MAX "
+                             "BLOCKS_PER_SM NAME=VALUE...)", file, lineno);
+                break;
+            }
+            continue;
+        }
+        if (*nout == cap) {
+            cap = cap ? 2 * cap : 16;
+            Setting *ns = realloc(*out, sizeof *ns * (size_t)cap);
+            if (!ns) {
+                st = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+                break;
+            }
+            *out = ns;
+        }
+        (*out)[(*nout)++] = s;
+    }
+    fclose(f);
+    return st;
+}
+
+static const Setting *lookup(const patc_reducer *r, long long n)
+{
+    for (int i = 0; i < r->nset; i++)
+        if (strcmp(r->set[i].kernel, r->kernel) == 0 && n >= r->set[i].lo && n <= r->set[i].hi) return &r->set[i];
+    return &default_setting;
+}
+
+static long long def_value(const Setting *s, const char *name)
+{
+    for (int i = 0; i < s->ndefs; i++)
+        if (strcmp(s->names[i], name) == 0) return s->values[i];
+    return 0;
+}
+
+/* ---------------------------------------------------------------- variants */
+
+static void variant_free(Variant *v) { patc_program_free(v->prog); }
+
+/* The compiled kernel for a setting's -D values (compiled once per reducer). */
+static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
+{
+    for (int i = 0; i < r->nvar; i++) {
+        Variant *v = &r->var[i];
+        if (v->ndefs == s->ndefs && memcmp(v->values, s->values, sizeof(long long) * (size_t)s->ndefs) == 0) {
+            *out = v;
+            return PATC_OK;
+        }
+    }
+    if (r->nvar == MAX_VARIANTS) variant_free(&r->var[--r->nvar]);
+    Variant *v = &r->var[r->nvar];
+    memset(v, 0, sizeof *v);
+    patc_define defs[MAX_DEFS];
+    for (int i = 0; i < s->ndefs; i++) defs[i] = (patc_define){s->names[i], s->values[i]};
+    patc_status st = patc_program_from_file(r->ctx, r->path, defs, s->ndefs, &v->prog);
+    if (st == PATC_OK) st = patc_get_kernel(v->prog, r->kernel, &v->k);
+    if (st == PATC_OK && !rt_kernel_roles(v->k, &v->len_nat, &v->grid_nat))
+        st = rt_fail(r->ctx, PATC_ERR_INVALID, "kernel %s is not a tunable reduction: it must take one array of length "
+                     "n, have a grid of (g, 1, 1), and no nats besides n and g once the settings are applied",
+                     r->kernel);
+    if (st != PATC_OK) {
+        patc_program_free(v->prog);
+        return st;
+    }
+    v->ndefs = s->ndefs;
+    memcpy(v->values, s->values, sizeof(long long) * (size_t)s->ndefs);
+    r->nvar++;
+    *out = v;
+    return PATC_OK;
+}
+
+/* grid = min(bps * SMs, ceil(n / elemsBlock)), at least 1 */
+static long long grid_for(patc_ctx *c, const Setting *s, long long n)
+{
+    long long eb = def_value(s, "elemsBlock"), sms = rt_ctx_sm_count(c);
+    long long g = (long long)s->bps * (sms > 0 ? sms : 1);
+    if (eb > 0 && (n + eb - 1) / eb < g) g = (n + eb - 1) / eb;
+    return g < 1 ? 1 : g;
+}
+
+patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
+                                patc_reducer **out)
+{
+    if (!ctx || !out) return PATC_ERR_INVALID;
+    *out = NULL;
+    if (!path || !kernel) return rt_fail(ctx, PATC_ERR_INVALID, "patc_reducer_create: no program or kernel");
+    patc_reducer *r = calloc(1, sizeof *r);
+    if (!r) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    r->ctx = ctx;
+    r->path = strdup(path);
+    r->kernel = strdup(kernel);
+    if (!tuning_file) tuning_file = getenv("PATC_TUNING");
+    patc_status s = !r->path || !r->kernel ? (patc_status)rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory")
+                                            : load_settings(ctx, tuning_file, &r->set, &r->nset);
+    Variant *v;
+    if (s == PATC_OK) s = variant_for(r, lookup(r, 1), &v); /* reject a wrong kernel now, not at launch */
+    if (s != PATC_OK) {
+        patc_reducer_free(r);
+        return s;
+    }
+    *out = r;
+    return PATC_OK;
+}
+
+void patc_reducer_free(patc_reducer *r)
+{
+    if (!r) return;
+    for (int i = 0; i < r->nvar; i++) variant_free(&r->var[i]);
+    free(r->set);
+    free(r->path);
+    free(r->kernel);
+    free(r);
+}
+
+/* The kernel and nat values for n. */
+static patc_status prepare_n(patc_reducer *r, long long n, Variant **v, long long nats[2], const Setting **used)
+{
+    if (n < 1) return rt_fail(r->ctx, PATC_ERR_INVALID, "a reduction needs at least one element");
+    const Setting *s = lookup(r, n);
+    patc_status st = variant_for(r, s, v);
+    if (st != PATC_OK) return st;
+    nats[(*v)->len_nat] = n;
+    nats[(*v)->grid_nat] = grid_for(r->ctx, s, n);
+    if (used) *used = s;
+    return PATC_OK;
+}
+
+patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, void *host_result)
+{
+    if (!r) return PATC_ERR_INVALID;
+    Variant *v;
+    long long nats[2];
+    patc_status s = prepare_n(r, n, &v, nats, NULL);
+    return s != PATC_OK ? s : patc_reduce_to_one(v->k, nats, input, n, host_result, NULL);
+}
+
+patc_status patc_reducer_time(patc_reducer *r, patc_buffer *input, long long n, int warmup, int reps,
+                              float *median_ms)
+{
+    if (!r) return PATC_ERR_INVALID;
+    Variant *v;
+    long long nats[2];
+    patc_status s = prepare_n(r, n, &v, nats, NULL);
+    return s != PATC_OK ? s : patc_time_reduce_to_one(v->k, nats, input, n, warmup, reps, median_ms);
+}
+
+patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_t len)
+{
+    if (!r || !buf || !len) return PATC_ERR_INVALID;
+    Variant *v;
+    long long nats[2];
+    const Setting *s;
+    patc_status st = prepare_n(r, n, &v, nats, &s);
+    if (st != PATC_OK) return st;
+    size_t o = 0;
+    for (int i = 0; i < s->ndefs && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s=%lld ", s->names[i], s->values[i]);
+    if (o < len)
+        snprintf(buf + o, len - o, "blocks_per_sm=%d grid=%lld%s", s->bps, nats[v->grid_nat],
+                 s == &default_setting ? " (default setting)" : "");
+    return PATC_OK;
+}
+
+/* ---------------------------------------------------------------- the tuner */
+
+/* The search space: elemsWarp = 32 lanes x 4-wide vectors x {1, 2, 4, 8} loads per lane
+ * per trip; {4, 8, 16} warps per block; {1, 2, 4, 8, 16} blocks per SM, as far as
+ * 2048 threads per SM allow. */
+static const long long tune_ew[] = {128, 256, 512, 1024};
+static const int tune_warps[] = {4, 8, 16};
+static const int tune_bps[] = {1, 2, 4, 8, 16};
+
+patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
+                      int reps, const char *out_file, FILE *log)
+{
+    if (!ctx || !path || !kernel || !sizes || count < 1 || reps < 1 || !out_file) return PATC_ERR_INVALID;
+    patc_status st = patc_device_status(ctx);
+    if (st != PATC_OK) return st;
+    long long maxn = 0;
+    for (int i = 0; i < count; i++) {
+        if (sizes[i] < 1 || (i && sizes[i] <= sizes[i - 1]))
+            return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune: sizes must be positive and increasing");
+        if (sizes[i] > maxn) maxn = sizes[i];
+    }
+    patc_reducer *r;
+    if ((st = patc_reducer_create(ctx, path, kernel, NULL, &r)) != PATC_OK) return st;
+    Setting *best = calloc((size_t)count, sizeof *best);
+    float *best_ms = malloc(sizeof *best_ms * (size_t)count);
+    patc_buffer *in = NULL;
+    patc_type ty;
+    size_t esz = 0;
+    if (!best || !best_ms) st = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    if (st == PATC_OK) st = patc_kernel_input_info(r->var[0].k, 0, (long long[2]){1, 1}, &ty, NULL, NULL);
+    if (st == PATC_OK) {
+        esz = patc_type_size(ty);
+        st = patc_buffer_alloc(ctx, (size_t)maxn * esz, &in);
+    }
+    if (st == PATC_OK) st = patc_buffer_zero(in);
+    for (int i = 0; i < count; i++) best_ms[i] = 1e30f;
+    int sms = rt_ctx_sm_count(ctx);
+    for (size_t a = 0; st == PATC_OK && a < sizeof tune_ew / sizeof *tune_ew; a++)
+        for (size_t b = 0; st == PATC_OK && b < sizeof tune_warps / sizeof *tune_warps; b++) {
+            Setting s = {"", 0, 0, 1, 2, {"elemsBlock", "elemsWarp"}, {tune_ew[a] * tune_warps[b], tune_ew[a]}};
+            snprintf(s.kernel, sizeof s.kernel, "%s", kernel);
+            Variant *v;
+            if ((st = variant_for(r, &s, &v)) != PATC_OK) break;
+            for (int i = 0; st == PATC_OK && i < count; i++) {
+                long long last_g = -1;
+                for (size_t c = 0; c < sizeof tune_bps / sizeof *tune_bps; c++) {
+                    if (tune_bps[c] * 32 * tune_warps[b] > 2048) break;
+                    s.bps = tune_bps[c];
+                    long long nats[2];
+                    nats[v->len_nat] = sizes[i];
+                    nats[v->grid_nat] = grid_for(ctx, &s, sizes[i]);
+                    if (nats[v->grid_nat] == last_g) continue; /* the same launch as the last one */
+                    last_g = nats[v->grid_nat];
+                    float ms;
+                    st = patc_time_reduce_to_one(v->k, nats, in, sizes[i], reps / 10 + 2, reps, &ms);
+                    if (st != PATC_OK) break;
+                    if (log)
+                        fprintf(log, "tune %s n=%lld elemsBlock=%lld elemsWarp=%lld blocks_per_sm=%d grid=%lld: %.2f us\n",
+                                kernel, sizes[i], s.values[0], s.values[1], s.bps, last_g, ms * 1e3);
+                    if (ms < best_ms[i]) {
+                        best_ms[i] = ms;
+                        best[i] = s;
+                    }
+                }
+            }
+        }
+    /* each size covers up to the middle between it and the next one */
+    if (st == PATC_OK) {
+        FILE *f = fopen(out_file, "a");
+        if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
+        for (int i = 0; f && i < count; i++) {
+            long long lo = i == 0 ? 1 : best[i - 1].hi + 1;
+            long long hi = i + 1 == count ? 2147483647LL : (long long)(sizes[i] + (sizes[i + 1] - sizes[i]) / 2);
+            best[i].lo = lo;
+            best[i].hi = hi;
+            fprintf(f, "%s %lld %lld %d elemsBlock=%lld elemsWarp=%lld # %.2f us at n=%lld on %d SMs\n", kernel, lo, hi,
+                    best[i].bps, best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i], sms);
+        }
+        if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
+    }
+    patc_buffer_free(in);
+    free(best);
+    free(best_ms);
+    patc_reducer_free(r);
+    return st;
+}
