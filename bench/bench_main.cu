@@ -6,12 +6,14 @@
 // p10 and p90 of the runs are reported.  Results are verified against a CPU
 // reference (exact arithmetic for the reference) before AND after the timed runs.
 //
-// patc-generated kernels are plugged in with --patc-dir DIR (see README.md for the
-// manifest format): loaded with NVRTC, launched with the driver API.
+// patc's kernels run through the runtime library libpatrt (patc.h), on the same stream
+// as the baselines: the single-launch reductions of --rise (default
+// examples/reduce_fast.rise) through patc_reducer_* with the settings of --tuning
+// (written by `patc tune` earlier in the same GPU session), and the multi-pass
+// shuffle reduction of --multipass-rise through patc_time_reduce_to_one.
 #include "baselines.h"
-#include <cuda.h>
+#include "patc.h"
 #include <cuda_runtime.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -35,15 +37,13 @@
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: CUDA error %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(3); } } while (0)
-#define CKD(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char *s_ = ""; cuGetErrorString(r_, &s_); \
-    fprintf(stderr, "%s:%d: CUDA driver error %s: %s\n", __FILE__, __LINE__, #x, s_); exit(3); } } while (0)
-#define CKR(x) do { nvrtcResult r_ = (x); if (r_ != NVRTC_SUCCESS) { \
-    fprintf(stderr, "%s:%d: NVRTC error %s: %s\n", __FILE__, __LINE__, #x, nvrtcGetErrorString(r_)); exit(3); } } while (0)
+#define CKP(ctx, x) do { patc_status s_ = (x); if (s_ != PATC_OK) { \
+    fprintf(stderr, "%s:%d: patc error %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(3); } } while (0)
 
 // ------------------------------------------------------------------ options
 struct Options {
     std::string out_dir = "bench-results";
-    std::string patc_dir;
+    std::string rise, tuning, multipass_rise;
     int min_log = 10, max_log = 28, step_log = 2;
     int warmup = 20, reps = 200;
     std::string only_impl;   // substring filter on implementation names
@@ -52,7 +52,8 @@ struct Options {
 
 static void usage() {
     fprintf(stderr,
-        "usage: bench_main [--out DIR] [--patc-dir DIR] [--min-log K] [--max-log K] [--step-log K]\n"
+        "usage: bench_main [--out DIR] [--rise FILE] [--tuning FILE] [--multipass-rise FILE]\n"
+        "                  [--min-log K] [--max-log K] [--step-log K]\n"
         "                  [--warmup N] [--reps N] [--only SUBSTR]\n"
         "  sizes are n = 2^min-log, 2^(min-log+step-log), ..., 2^max-log (default 10..28 step 2)\n");
     exit(2);
@@ -64,138 +65,10 @@ enum RedOp { SUM, MAX };
 struct Workload { const char *name; DType t; RedOp op; };
 static const Workload WORKLOADS[] = { {"f32_sum", F32, SUM}, {"i32_sum", I32, SUM}, {"f32_max", F32, MAX} };
 
-// ------------------------------------------------------------------ patc plug-ins
-struct PatcKernel {
-    std::string workload, source, kernel, name = "patc";
-    int block = 256;
-    long long elems_per_block = 0;  // E
-    long long max_grid = 1 << 30;   // G
-    bool single = false;            // single-launch vs multi-pass
-    size_t smem = 0;
-    std::vector<size_t> scratch;    // bytes of each extra zeroed scratch param
-    std::vector<std::string> nvrtc_opts;
-    // loaded
-    CUmodule mod = nullptr;
-    CUfunction fn = nullptr;
-    std::vector<CUdeviceptr> scratch_ptrs;
-    CUdeviceptr bufA = 0, bufB = 0;  // partials ping-pong (multi-pass)
-    double compile_ms = 0;
-};
-
-static std::vector<std::string> split(const std::string &s, char c) {
-    std::vector<std::string> v; std::string cur; std::istringstream is(s);
-    while (std::getline(is, cur, c)) if (!cur.empty()) v.push_back(cur);
-    return v;
-}
-
-static std::string read_file(const std::string &p) {
-    std::ifstream f(p, std::ios::binary);
-    if (!f) { fprintf(stderr, "cannot read %s\n", p.c_str()); exit(2); }
-    std::stringstream ss; ss << f.rdbuf(); return ss.str();
-}
-
-static std::vector<PatcKernel> parse_manifest(const std::string &dir) {
-    std::vector<PatcKernel> ks;
-    std::string path = dir + "/manifest.txt";
-    std::ifstream f(path);
-    if (!f) { fprintf(stderr, "cannot read %s\n", path.c_str()); exit(2); }
-    std::string line; int ln = 0;
-    while (std::getline(f, line)) {
-        ln++;
-        size_t h = line.find('#'); if (h != std::string::npos) line.resize(h);
-        std::istringstream is(line); std::vector<std::string> tok; std::string t;
-        while (is >> t) tok.push_back(t);
-        if (tok.empty()) continue;
-        if (tok.size() < 3) { fprintf(stderr, "%s:%d: need WORKLOAD FILE KERNEL [key=value...]\n", path.c_str(), ln); exit(2); }
-        PatcKernel k; k.workload = tok[0]; k.source = tok[1]; k.kernel = tok[2];
-        bool known = false;
-        for (auto &w : WORKLOADS) known |= k.workload == w.name;
-        if (!known) { fprintf(stderr, "%s:%d: unknown workload '%s'\n", path.c_str(), ln, k.workload.c_str()); exit(2); }
-        for (size_t i = 3; i < tok.size(); i++) {
-            size_t eq = tok[i].find('=');
-            if (eq == std::string::npos) { fprintf(stderr, "%s:%d: expected key=value, got '%s'\n", path.c_str(), ln, tok[i].c_str()); exit(2); }
-            std::string key = tok[i].substr(0, eq), val = tok[i].substr(eq + 1);
-            if (key == "block") k.block = atoi(val.c_str());
-            else if (key == "E") k.elems_per_block = atoll(val.c_str());
-            else if (key == "G") k.max_grid = atoll(val.c_str());
-            else if (key == "mode") {
-                if (val == "single-launch") k.single = true;
-                else if (val == "multi-pass") k.single = false;
-                else { fprintf(stderr, "%s:%d: mode must be single-launch or multi-pass\n", path.c_str(), ln); exit(2); }
-            } else if (key == "smem") k.smem = (size_t)atoll(val.c_str());
-            else if (key == "scratch") { for (auto &b : split(val, ',')) k.scratch.push_back((size_t)atoll(b.c_str())); }
-            else if (key == "name") k.name = val;
-            else if (key == "nvrtc") k.nvrtc_opts.push_back(val);
-            else { fprintf(stderr, "%s:%d: unknown key '%s'\n", path.c_str(), ln, key.c_str()); exit(2); }
-        }
-        if (k.elems_per_block <= 0 || k.block <= 0 || k.max_grid <= 0) {
-            fprintf(stderr, "%s:%d: block, E and G must be positive (E is required)\n", path.c_str(), ln); exit(2);
-        }
-        ks.push_back(k);
-    }
-    return ks;
-}
-
-static long long patc_blocks(const PatcKernel &k, long long n) {
-    long long b = (n + k.elems_per_block - 1) / k.elems_per_block;
-    if (b < 1) b = 1;
-    return std::min(b, k.max_grid);
-}
-
-static void patc_load(PatcKernel &k, const std::string &dir, int cc_major, int cc_minor, size_t elem, long long max_n) {
-    std::string src = read_file(dir + "/" + k.source);
-    auto t0 = std::chrono::steady_clock::now();
-    nvrtcProgram prog;
-    CKR(nvrtcCreateProgram(&prog, src.c_str(), k.source.c_str(), 0, nullptr, nullptr));
-    std::string arch = "-arch=sm_" + std::to_string(cc_major * 10 + cc_minor);
-    std::string inc = std::string("-I") + BENCH_CUDA_INCLUDE;
-    std::vector<const char *> opts = { arch.c_str(), "-std=c++17", inc.c_str() };
-    for (auto &o : k.nvrtc_opts) opts.push_back(o.c_str());
-    nvrtcResult r = nvrtcCompileProgram(prog, (int)opts.size(), opts.data());
-    size_t logsz = 0; nvrtcGetProgramLogSize(prog, &logsz);
-    if (logsz > 1) { std::string log(logsz, '\0'); nvrtcGetProgramLog(prog, &log[0]); fprintf(stderr, "NVRTC log for %s:\n%s\n", k.source.c_str(), log.c_str()); }
-    if (r != NVRTC_SUCCESS) { fprintf(stderr, "NVRTC failed for %s: %s\n", k.source.c_str(), nvrtcGetErrorString(r)); exit(3); }
-    size_t cubin_sz = 0; CKR(nvrtcGetCUBINSize(prog, &cubin_sz));
-    std::vector<char> cubin(cubin_sz); CKR(nvrtcGetCUBIN(prog, cubin.data()));
-    CKR(nvrtcDestroyProgram(&prog));
-    k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    CKD(cuModuleLoadData(&k.mod, cubin.data()));
-    CKD(cuModuleGetFunction(&k.fn, k.mod, k.kernel.c_str()));
-    if (k.smem > 48 * 1024) CKD(cuFuncSetAttribute(k.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)k.smem));
-    for (size_t bytes : k.scratch) {
-        CUdeviceptr p; CKD(cuMemAlloc(&p, std::max<size_t>(bytes, 4)));
-        CKD(cuMemsetD8(p, 0, std::max<size_t>(bytes, 4)));  // zeroed ONCE; kernel must leave it reusable
-        k.scratch_ptrs.push_back(p);
-    }
-    long long maxb = patc_blocks(k, max_n);
-    CKD(cuMemAlloc(&k.bufA, (size_t)maxb * elem + 16));
-    CKD(cuMemAlloc(&k.bufB, (size_t)maxb * elem + 16));
-    CKD(cuCtxSynchronize());
-    printf("patc plug-in %-24s %s:%s  NVRTC+load %.1f ms  block=%d E=%lld G=%lld %s scratch=%zu\n",
-           k.name.c_str(), k.workload.c_str(), k.kernel.c_str(), k.compile_ms, k.block, k.elems_per_block,
-           k.max_grid, k.single ? "single-launch" : "multi-pass", k.scratch.size());
-}
-
-static void patc_launch_one(PatcKernel &k, CUdeviceptr out, CUdeviceptr in, int n, long long blocks, CUstream s) {
-    std::vector<void *> args;
-    args.push_back(&out); args.push_back(&in); args.push_back(&n);
-    for (auto &p : k.scratch_ptrs) args.push_back(&p);
-    CKD(cuLaunchKernel(k.fn, (unsigned)blocks, 1, 1, (unsigned)k.block, 1, 1, (unsigned)k.smem, s, args.data(), nullptr));
-}
-
-static void patc_run(PatcKernel &k, CUdeviceptr out, CUdeviceptr in, long long n, CUstream s) {
-    long long blocks = patc_blocks(k, n);
-    if (k.single) { patc_launch_one(k, out, in, (int)n, blocks, s); return; }
-    // multi-pass: relaunch on the partials until one remains
-    CUdeviceptr src = in, bufs[2] = { k.bufA, k.bufB };
-    int which = 0;
-    for (;;) {
-        CUdeviceptr dst = blocks == 1 ? out : bufs[which];
-        patc_launch_one(k, dst, src, (int)n, blocks, s);
-        if (blocks == 1) return;
-        src = dst; which ^= 1; n = blocks; blocks = patc_blocks(k, n);
-    }
-}
+// ------------------------------------------------------------------ patc kernels
+// The kernels each workload runs: single-launch (tuned) and multi-pass.
+static const char *const SINGLE_KERNEL[] = {"reduceSumF32", "reduceSumI32", "reduceMaxF32"};
+static const char *const MULTIPASS_KERNEL[] = {"reduceShfl_1024_256", "reduceShflI32", "reduceShflMax"};
 
 // ------------------------------------------------------------------ data + reference
 static inline uint64_t splitmix64(uint64_t &x) {
@@ -250,7 +123,9 @@ int main(int argc, char **argv) {
         std::string a = argv[i];
         auto next = [&]() -> std::string { if (i + 1 >= argc) usage(); return argv[++i]; };
         if (a == "--out") o.out_dir = next();
-        else if (a == "--patc-dir") o.patc_dir = next();
+        else if (a == "--rise") o.rise = next();
+        else if (a == "--tuning") o.tuning = next();
+        else if (a == "--multipass-rise") o.multipass_rise = next();
         else if (a == "--min-log") o.min_log = atoi(next().c_str());
         else if (a == "--max-log") o.max_log = atoi(next().c_str());
         else if (a == "--step-log") o.step_log = atoi(next().c_str());
@@ -264,8 +139,7 @@ int main(int argc, char **argv) {
 
     // ---- device
     CK(cudaSetDevice(0));
-    CK(cudaFree(0));  // create the primary context, shared with the driver API
-    CKD(cuInit(0));
+    CK(cudaFree(0));  // create the primary context, which libpatrt shares
     cudaDeviceProp prop; CK(cudaGetDeviceProperties(&prop, 0));
     int drv = 0, rt = 0; CK(cudaDriverGetVersion(&drv)); CK(cudaRuntimeGetVersion(&rt));
     printf("device: %s (cc %d.%d, %d SMs, L2 %d MB), driver API %d, runtime %d\n", prop.name, prop.major, prop.minor,
@@ -324,18 +198,36 @@ int main(int argc, char **argv) {
     void *d_cub; CK(cudaMalloc(&d_cub, std::max<size_t>(cub_bytes, 16)));
     printf("CUB temp storage: %zu bytes (allocated once)\n", cub_bytes);
 
-    // ---- patc plug-ins
-    std::vector<PatcKernel> patc;
-    if (!o.patc_dir.empty()) {
-        patc = parse_manifest(o.patc_dir);
-        for (auto &k : patc) {
-            size_t elem = 4;
-            patc_load(k, o.patc_dir, prop.major, prop.minor, elem, max_n);
+    // ---- patc, through libpatrt, on the baselines' stream, over the same device buffers
+    patc_ctx *pctx = nullptr;
+    patc_reducer *red[3] = {nullptr, nullptr, nullptr};
+    patc_program *mprog = nullptr;
+    patc_kernel *mk[3] = {nullptr, nullptr, nullptr};
+    patc_buffer *pin[2] = {nullptr, nullptr};  // wraps d_f, d_i
+    if (!o.rise.empty() || !o.multipass_rise.empty()) {
+        CKP(pctx, patc_create(&pctx, 0, 0));
+        CKP(pctx, patc_device_status(pctx));
+        patc_set_stream(pctx, (void *)s);
+        CKP(pctx, patc_buffer_wrap(pctx, (unsigned long long)d_f, max_n * sizeof(float), &pin[0]));
+        CKP(pctx, patc_buffer_wrap(pctx, (unsigned long long)d_i, max_n * sizeof(int), &pin[1]));
+        for (int i = 0; i < 3 && !o.rise.empty(); i++)
+            CKP(pctx, patc_reducer_create(pctx, o.rise.c_str(), SINGLE_KERNEL[i], o.tuning.empty() ? nullptr : o.tuning.c_str(), &red[i]));
+        if (!o.multipass_rise.empty()) {
+            CKP(pctx, patc_program_from_file(pctx, o.multipass_rise.c_str(), nullptr, 0, &mprog));
+            for (int i = 0; i < 3; i++) CKP(pctx, patc_get_kernel(mprog, MULTIPASS_KERNEL[i], &mk[i]));
         }
+        printf("patc %s: single-launch %s (tuning: %s), multi-pass %s\n", patc_version(), o.rise.c_str(),
+               o.tuning.empty() ? "none: defaults" : o.tuning.c_str(), o.multipass_rise.c_str());
     }
+    std::map<std::string, std::string> patc_settings;  // "workload n" -> settings used
 
     // ---- implementations per workload
-    struct Impl { std::string name; std::function<void(long long)> run; };
+    // run: enqueue one reduction into d_out (the baselines); or, for patc, get: run it and
+    // return the value on the host, and time: time it the same way as time_op does
+    struct Impl {
+        std::string name; std::function<void(long long)> run;
+        std::function<bool(long long, double *, long long *)> get; std::function<Stats(long long)> time;
+    };
     std::vector<Row> rows;
     std::map<std::string, std::map<long long, double>> cub_median;  // workload -> n -> us
     std::vector<std::string> impl_order;
@@ -356,11 +248,37 @@ int main(int argc, char **argv) {
             impls.push_back({"kepler_shfl", [&](long long n) { kepler_f32_max(d_f, fp, fo, (int)n, s); }});
             impls.push_back({"harris_reduce6", [&](long long n) { harris_f32_max(d_f, fp, fo, (int)n, s); }});
         }
-        for (auto &k : patc) {
-            if (k.workload != w.name) continue;
-            PatcKernel *kp = &k;
-            CUdeviceptr in = (CUdeviceptr)(w.t == F32 ? (void *)d_f : (void *)d_i);
-            impls.push_back({k.name, [=, &s](long long n) { patc_run(*kp, (CUdeviceptr)d_out, in, n, (CUstream)s); }});
+        int wi = (int)(&w - WORKLOADS);
+        patc_buffer *pb = pin[w.t == F32 ? 0 : 1];
+        auto patc_get = [&, wi, pb](patc_reducer *r, patc_kernel *k) {
+            return [=, &w](long long n, double *fv, long long *iv) -> bool {
+                float f = 0; int ii = 0;
+                void *res = w.t == I32 ? (void *)&ii : (void *)&f;
+                long long nat = n;
+                patc_status st = r ? patc_reducer_run(r, pb, n, res) : patc_reduce_to_one(k, &nat, pb, n, res, nullptr);
+                if (st != PATC_OK) { fprintf(stderr, "patc: %s\n", patc_last_error(pctx)); return false; }
+                *fv = f; *iv = ii;
+                (void)wi;
+                return true;
+            };
+        };
+        if (red[wi]) {
+            patc_reducer *r = red[wi];
+            impls.push_back({"patc_single", nullptr, patc_get(r, nullptr), [&, r, pb](long long n) {
+                std::vector<float> ms(o.reps); float med;
+                CKP(pctx, patc_reducer_time(r, pb, n, o.warmup, o.reps, &med, ms.data()));
+                char d[160]; CKP(pctx, patc_reducer_describe(r, n, d, sizeof d));
+                patc_settings[std::string(w.name) + " " + std::to_string(n)] = d;
+                return stats_of(ms);
+            }});
+        }
+        if (mk[wi]) {
+            patc_kernel *k = mk[wi];
+            impls.push_back({"patc_multipass", nullptr, patc_get(nullptr, k), [&, k, pb](long long n) {
+                float med; long long nat = n;
+                CKP(pctx, patc_time_reduce_to_one(k, &nat, pb, n, o.warmup, o.reps, &med));
+                return Stats{med * 1e3, NAN, NAN, NAN};
+            }});
         }
         for (auto &im : impls) {
             if (!o.only_impl.empty() && im.name != "cub" && im.name.find(o.only_impl) == std::string::npos) continue;
@@ -368,19 +286,24 @@ int main(int argc, char **argv) {
             for (long long n : sizes) {
                 // verify: poison the output, run once, compare with the CPU reference
                 auto verify = [&](std::string &why) -> bool {
-                    CK(cudaMemsetAsync(d_out, 0xFF, 64, s));  // f32 NaN / i32 -1
-                    im.run(n);
-                    CK(cudaStreamSynchronize(s));
-                    cudaError_t e = cudaGetLastError();
-                    if (e != cudaSuccess) { why = cudaGetErrorString(e); return false; }
+                    double pf = 0; long long pi = 0;
+                    if (im.get) {
+                        if (!im.get(n, &pf, &pi)) { why = "patc run failed"; return false; }
+                    } else {
+                        CK(cudaMemsetAsync(d_out, 0xFF, 64, s));  // f32 NaN / i32 -1
+                        im.run(n);
+                        CK(cudaStreamSynchronize(s));
+                        cudaError_t e = cudaGetLastError();
+                        if (e != cudaSuccess) { why = cudaGetErrorString(e); return false; }
+                    }
                     char buf[160];
                     if (w.t == I32) {
-                        int g; CK(cudaMemcpy(&g, d_out, 4, cudaMemcpyDeviceToHost));
+                        int g = (int)pi; if (!im.get) CK(cudaMemcpy(&g, d_out, 4, cudaMemcpyDeviceToHost));
                         long long r = ref.i32_sum[n];
                         snprintf(buf, sizeof buf, "got %d want %lld", g, r); why = buf;
                         return g == r;
                     }
-                    float g; CK(cudaMemcpy(&g, d_out, 4, cudaMemcpyDeviceToHost));
+                    float g = (float)pf; if (!im.get) CK(cudaMemcpy(&g, d_out, 4, cudaMemcpyDeviceToHost));
                     if (w.op == MAX) {
                         double r = ref.f32_max[n];
                         snprintf(buf, sizeof buf, "got %.9g want %.9g", g, r); why = buf;
@@ -391,9 +314,9 @@ int main(int argc, char **argv) {
                     return std::isfinite(g) && std::fabs((double)g - r) <= tol;
                 };
                 std::string why1, why2;
-                for (int i = 0; i < 2; i++) im.run(n);  // first-touch warm-up before verifying
+                if (!im.get) for (int i = 0; i < 2; i++) im.run(n);  // first-touch warm-up before verifying
                 bool ok1 = verify(why1);
-                Stats st = time_op([&] { im.run(n); }, s, o.warmup, o.reps);
+                Stats st = im.time ? im.time(n) : time_op([&] { im.run(n); }, s, o.warmup, o.reps);
                 bool ok2 = verify(why2);  // after many runs: scratch/ticket state must be reusable
                 size_t elem = 4;
                 Row r{im.name, w.name, n, st, 0, 0, 0, ok1 && ok2, ok1 ? (ok2 ? "" : "after-timing: " + why2) : why1};
@@ -432,11 +355,15 @@ int main(int argc, char **argv) {
           "% BW = GB/s over the measured device-to-device copy bandwidth. CUB/impl > 1 means faster than CUB.\n\n";
     md << "Copy bandwidth (cudaMemcpy D2D, 2^28 f32, read+write): " << fmt("%.0f", copy_gbs) << " GB/s (median "
        << fmt("%.1f", copy_st.median) << " us)\n\n";
-    if (patc.empty()) md << "Baselines only (no --patc-dir given): CUB, the Kepler-blog shuffle reduction, the Harris reduce6-style tree.\n\n";
-    for (auto &k : patc)
-        md << "Plug-in `" << k.name << "` (" << k.workload << "): " << o.patc_dir << "/" << k.source << ", kernel `" << k.kernel
-           << "`, " << (k.single ? "single-launch" : "multi-pass") << ", block " << k.block << ", E " << k.elems_per_block
-           << ", G " << k.max_grid << "\n\n";
+    md << "Baselines: `cub` (DeviceReduce::Sum/Max, nvcc), `kepler_shfl` (the two-pass shuffle kernel of \"Faster "
+          "Parallel Reductions on Kepler\"), `harris_reduce6` (shared-memory tree, two passes).\n\n";
+    if (!o.rise.empty())
+        md << "`patc_single`: " << o.rise << " (reduceSumF32 / reduceSumI32 / reduceMaxF32), one launch, run through "
+              "libpatrt's patc_reducer with the settings of " << (o.tuning.empty() ? "its defaults" : o.tuning)
+           << " (per n below).\n\n";
+    if (!o.multipass_rise.empty())
+        md << "`patc_multipass`: " << o.multipass_rise << " (reduceShfl_1024_256 / reduceShflI32 / reduceShflMax), "
+              "relaunched until one value is left, through patc_time_reduce_to_one (median only).\n\n";
     for (const Workload &w : WORKLOADS) {
         std::vector<std::string> names;
         for (auto &nm : impl_order)
@@ -463,6 +390,16 @@ int main(int argc, char **argv) {
                        << (r.correct ? "yes" : "NO: " + r.note) << " |\n";
         md << "\n";
     }
+    if (!patc_settings.empty()) {
+        md << "## patc_single settings used (from the tuning file)\n\n| workload | n | settings |\n|---|---|---|\n";
+        for (const Workload &w : WORKLOADS)
+            for (long long n : sizes) {
+                auto it = patc_settings.find(std::string(w.name) + " " + std::to_string(n));
+                if (it != patc_settings.end())
+                    md << "| " << w.name << " | 2^" << (int)std::log2((double)n) << " | " << it->second << " |\n";
+            }
+        md << "\n";
+    }
     {
         std::string p = o.out_dir + "/table.md";
         FILE *f = fopen(p.c_str(), "w"); if (!f) { perror(p.c_str()); return 3; }
@@ -477,9 +414,7 @@ int main(int argc, char **argv) {
         fprintf(f, "command: %s\ndate: %s\ndevice: %s (cc %d.%d, %d SMs, L2 %d MB)\ncuda driver API version: %d\n"
                    "cuda runtime version: %d\n", o.command.c_str(), tb, prop.name, prop.major, prop.minor,
                 prop.multiProcessorCount, prop.l2CacheSize >> 20, drv, rt);
-        for (auto &k : patc)
-            fprintf(f, "patc plug-in: %s %s %s (NVRTC compile+load %.1f ms)\n", k.name.c_str(), k.workload.c_str(),
-                    k.source.c_str(), k.compile_ms);
+        for (auto &kv : patc_settings) fprintf(f, "patc_single settings %s: %s\n", kv.first.c_str(), kv.second.c_str());
         fclose(f);
     }
 
@@ -504,6 +439,8 @@ int main(int argc, char **argv) {
             printf("\n");
         }
     }
+    for (auto *r : red) patc_reducer_free(r);
+    patc_destroy(pctx);
     int fails = 0; for (auto &r : rows) fails += !r.correct;
     printf("failures: %d\n", fails);
     return fails ? 1 : 0;

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# run.sh: build bench_main with nvcc and run the whole reduction benchmark.
+# run.sh: the whole reduction benchmark in one command, on the GPU machine:
+#   1. build bench_main with nvcc (CUB and the hand-written baselines) against libpatrt;
+#   2. patc tune: search the single-launch reductions' settings on this GPU
+#      (OUTDIR/tuning.conf, log in OUTDIR/tune.log);
+#   3. bench_main: every implementation, timed the same way, patc through libpatrt
+#      with the settings of step 2;
+#   4. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
 # OUTDIR defaults to bench/results/<YYYY-MM-DD>-<gpu-name-slug>.
-# Example with patc kernels:  bash bench/run.sh /tmp/res --patc-dir path/to/patc-out
-# Env: CUDA_HOME (default: from nvcc on PATH, else /usr/local/cuda), BENCH_BUILD (build dir).
+# Env: CUDA_HOME (default: from nvcc on PATH, else /usr/local/cuda), BENCH_BUILD (bench
+# build dir), PATC_BUILD (patc's CMake build dir with cli/patc and runtime/libpatrt.so;
+# default: build/ next to this directory), TUNE_ARGS (extra patc tune options).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 if command -v nvcc >/dev/null 2>&1; then NVCC=$(command -v nvcc); else NVCC=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc; fi
@@ -14,22 +21,33 @@ OUTDIR=${1:-$HERE/results/$(date -u +%F)-$SLUG}
 [ $# -gt 0 ] && shift
 mkdir -p "$OUTDIR" || exit 2
 BUILD=${BENCH_BUILD:-/tmp/patc-bench-build}
+ROOT=$(cd "$HERE/.." && pwd)
+PB=${PATC_BUILD:-$ROOT/build}
 mkdir -p "$BUILD"
+[ -x "$PB/cli/patc" ] && [ -e "$PB/runtime/libpatrt.so" ] || { echo "no patc build in $PB (set PATC_BUILD)"; exit 3; }
 
 echo "== build ($NVCC)"
-"$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -DBENCH_CUDA_INCLUDE="\"$CUDA_HOME/include\"" \
+"$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" \
     -o "$BUILD/bench_main" "$HERE/bench_main.cu" "$HERE/baselines.cu" \
-    -L"$CUDA_HOME/lib64" -L"$CUDA_HOME/lib64/stubs" -Xlinker -rpath="$CUDA_HOME/lib64" -lnvrtc -lcuda || { echo "build failed"; exit 3; }
+    -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "build failed"; exit 3; }
+
+echo "== tune"
+TUNE_CMD=("$PB/cli/patc" tune "$ROOT/examples/reduce_fast.rise" --kernel reduceSumF32 --kernel reduceSumI32
+          --kernel reduceMaxF32 --out "$OUTDIR/tuning.conf" ${TUNE_ARGS:-})
+"${TUNE_CMD[@]}" > "$OUTDIR/tune.log" 2>&1 || { echo "patc tune failed:"; tail -20 "$OUTDIR/tune.log"; exit 3; }
+tail -1 "$OUTDIR/tune.log"
 
 echo "== run"
-"$BUILD/bench_main" --out "$OUTDIR" "$@" 2>&1 | tee "$OUTDIR/log.txt"
+"$BUILD/bench_main" --out "$OUTDIR" --rise "$ROOT/examples/reduce_fast.rise" --tuning "$OUTDIR/tuning.conf" \
+    --multipass-rise "$ROOT/examples/reduce_block_shfl.rise" "$@" 2>&1 | tee "$OUTDIR/log.txt"
 rc=${PIPESTATUS[0]}
 
 {
     echo "run.sh: bash $0 $OUTDIR $*"
     echo "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null | head -1)"
     echo "nvcc: $("$NVCC" --version | tail -1)"
-    echo "build: $NVCC -O3 -arch=sm_90 -std=c++17 bench_main.cu baselines.cu -lnvrtc -lcuda"
+    echo "build: $NVCC -O3 -arch=sm_90 -std=c++17 bench_main.cu baselines.cu -lpatrt"
+    echo "tune: ${TUNE_CMD[*]}"
     echo "bench_main exit status: $rc"
 } >> "$OUTDIR/command.txt"
 

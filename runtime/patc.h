@@ -152,11 +152,18 @@ patc_status patc_buffer_alloc(patc_ctx *ctx, size_t bytes, patc_buffer **out);
 patc_status patc_buffer_upload(patc_buffer *b, const void *host, size_t bytes);
 patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes);
 size_t patc_buffer_size(const patc_buffer *b);
+/* A buffer over device memory the caller allocated (cudaMalloc, cuMemAlloc) in the
+ * device's primary context; patc_buffer_free forgets it without freeing the memory. */
+patc_status patc_buffer_wrap(patc_ctx *ctx, unsigned long long device_ptr, size_t bytes, patc_buffer **out);
 /* Set every byte of the buffer to zero. */
 patc_status patc_buffer_zero(patc_buffer *b);
 void patc_buffer_free(patc_buffer *b);
 
 /* ---------------------------------------------------------------- launches */
+
+/* Launch and time on this CUstream (e.g. a cudaStream_t); NULL, the default, is the
+ * legacy default stream. */
+void patc_set_stream(patc_ctx *ctx, void *stream);
 
 /* Launch `k` with its nat parameters set to nat_values[0..num_nats) and wait for it.
  * The C signature is NAME(out, in0, .., inN-1, nat0, .., natM-1). Buffer sizes are
@@ -200,9 +207,9 @@ void patc_reducer_free(patc_reducer *r);
 /* Reduce input[0..n) to one value, written to host_result (one element). */
 patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, void *host_result);
 /* Time the reduction of n elements: warm-up runs, then the median of reps runs, each
- * timed alone with CUDA events. */
+ * timed alone with CUDA events; each_ms (may be NULL) receives every run's time. */
 patc_status patc_reducer_time(patc_reducer *r, patc_buffer *input, long long n, int warmup, int reps,
-                              float *median_ms);
+                              float *median_ms, float *each_ms);
 /* The settings used for n, e.g. "elemsBlock=4096 elemsWarp=512 blocks_per_sm=4 grid=528". */
 patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_t len);
 /* The tuner (patc tune): for each n in sizes[0..count) (increasing), time every setting

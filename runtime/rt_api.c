@@ -35,6 +35,7 @@ struct patc_ctx {
     patc_compile_stats stats;
     patc_program *programs;
     patc_buffer *buffers;
+    void *stream;           /* CUstream of launches and timing events; NULL: the default stream */
 };
 
 struct patc_kernel {
@@ -65,6 +66,7 @@ struct patc_buffer {
     patc_ctx *ctx;
     RtDevPtr ptr;
     size_t bytes;
+    bool wrapped;           /* memory the caller owns (patc_buffer_wrap): never freed here */
     patc_buffer *prev, *next;
 };
 
@@ -688,6 +690,31 @@ patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes)
 
 size_t patc_buffer_size(const patc_buffer *b) { return b ? b->bytes : 0; }
 
+patc_status patc_buffer_wrap(patc_ctx *c, unsigned long long device_ptr, size_t bytes, patc_buffer **out)
+{
+    if (!c) return PATC_ERR_INVALID;
+    if (!out || !device_ptr) return fail(c, PATC_ERR_INVALID, "patc_buffer_wrap: no pointer or no output");
+    *out = NULL;
+    patc_status s = need_device(c);
+    if (s != PATC_OK) return s;
+    patc_buffer *b = calloc(1, sizeof *b);
+    if (!b) return fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    b->ctx = c;
+    b->ptr = device_ptr;
+    b->bytes = bytes;
+    b->wrapped = true;
+    b->next = c->buffers;
+    if (c->buffers) c->buffers->prev = b;
+    c->buffers = b;
+    *out = b;
+    return PATC_OK;
+}
+
+void patc_set_stream(patc_ctx *c, void *stream)
+{
+    if (c) c->stream = stream;
+}
+
 patc_status patc_buffer_zero(patc_buffer *b)
 {
     if (!b) return PATC_ERR_INVALID;
@@ -701,7 +728,7 @@ void patc_buffer_free(patc_buffer *b)
 {
     if (!b) return;
     patc_ctx *c = b->ctx;
-    if (c->drv && rt_driver_bind(c->drv) == 0) rt_driver_mem_free(c->drv, b->ptr);
+    if (!b->wrapped && c->drv && rt_driver_bind(c->drv) == 0) rt_driver_mem_free(c->drv, b->ptr);
     if (b->prev) b->prev->next = b->next;
     else c->buffers = b->next;
     if (b->next) b->next->prev = b->prev;
@@ -851,7 +878,7 @@ static patc_status fire(patc_kernel *k, Launch *L)
 {
     if (L->empty) return PATC_OK;
     patc_ctx *c = k->prog->ctx;
-    int r = rt_driver_launch(c->drv, k->fn, L->cfg.grid, L->cfg.block, (unsigned)L->cfg.shared_bytes, L->args);
+    int r = rt_driver_launch(c->drv, k->fn, L->cfg.grid, L->cfg.block, (unsigned)L->cfg.shared_bytes, c->stream, L->args);
     if (r)
         return fail(c, PATC_ERR_DRIVER, "launching %s (grid %ux%ux%u, block %ux%ux%u, %lld B shared): %s", k->k->name,
                     L->cfg.grid[0], L->cfg.grid[1], L->cfg.grid[2], L->cfg.block[0], L->cfg.block[1],
@@ -918,9 +945,9 @@ patc_status patc_time_launch(patc_kernel *k, const long long *nats, patc_buffer 
     if ((s = timer_open(c, &t, reps)) == PATC_OK) {
         for (int i = 0; s == PATC_OK && i < warmup; i++) s = fire(k, &L);
         for (int i = 0; s == PATC_OK && i < reps; i++) {
-            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.start), "cuEventRecord")) != PATC_OK) break;
+            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
             if ((s = fire(k, &L)) != PATC_OK) break;
-            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.stop), "cuEventRecord")) != PATC_OK) break;
+            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
             s = drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &t.ms[i]), "kernel execution");
         }
         if (s == PATC_OK) *median_ms = median(t.ms, reps);
@@ -932,12 +959,26 @@ patc_status patc_time_launch(patc_kernel *k, const long long *nats, patc_buffer 
 
 /* ---------------------------------------------------------------- multi-launch reduction */
 
+/* The passes of one reduction, checked and ready to fire: pass i reads src(i) and
+ * writes tmp[i % 2]; the sizes only depend on n, so they are planned once and a timed
+ * run does nothing on the host but the launches. */
 typedef struct Chain {
     long long *nats;  /* a copy of the caller's, the length nat rewritten each pass */
     int len_nat;      /* index of the length nat among the kernel's nats */
     size_t elem;      /* bytes of one element */
     patc_buffer *tmp[2];
+    Launch *pass;
+    int npass;
 } Chain;
+
+static void chain_close(Chain *ch)
+{
+    for (int i = 0; i < ch->npass; i++) launch_free(&ch->pass[i]);
+    free(ch->pass);
+    patc_buffer_free(ch->tmp[0]);
+    patc_buffer_free(ch->tmp[1]);
+    free(ch->nats);
+}
 
 /* Requires: one data parameter whose count is a single nat variable of the kernel, an
  * output of the same element type, and an output count that shrinks each pass. */
@@ -964,51 +1005,42 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
                     (size_t)n * ch->elem, input->bytes);
     int nn = k->k->def->nnats;
     if (nn > 1 && !nats) return fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->k->name, nn);
-    if (!(ch->nats = calloc((size_t)nn, sizeof *ch->nats))) return fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    if (!(ch->nats = calloc((size_t)nn, sizeof *ch->nats)) || !(ch->pass = calloc(64, sizeof *ch->pass)))
+        return fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < nn; i++) ch->nats[i] = nats ? nats[i] : 0;
     /* The first pass has the largest output: both ping-pong buffers get its size. */
     ch->nats[ch->len_nat] = n;
     long long m = 1;
     patc_status s = n > 1 ? patc_kernel_output_info(k, ch->nats, NULL, &m, NULL) : PATC_OK;
     for (int i = 0; s == PATC_OK && i < 2; i++) s = patc_buffer_alloc(c, (size_t)(m ? m : 1) * ch->elem, &ch->tmp[i]);
-    return s;
-}
-
-static void chain_close(Chain *ch)
-{
-    patc_buffer_free(ch->tmp[0]);
-    patc_buffer_free(ch->tmp[1]);
-    free(ch->nats);
-}
-
-/* input -> tmp0 -> tmp1 -> tmp0 ... until one element; *last is where it is. */
-static patc_status chain_run(patc_kernel *k, Chain *ch, patc_buffer *input, long long n, patc_buffer **last,
-                             int *passes)
-{
     patc_buffer *src = input;
-    int np = 0;
-    patc_status s = PATC_OK;
-    while (n > 1) {
+    while (s == PATC_OK && n > 1) {
         ch->nats[ch->len_nat] = n;
-        long long m = 0;
-        if ((s = patc_kernel_output_info(k, ch->nats, NULL, &m, NULL)) != PATC_OK) return s;
-        if (m < 1 || m >= n)
-            return fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s maps %lld elements to %lld: not a reduction pass",
-                        k->k->name, n, m);
-        patc_buffer *dst = ch->tmp[np % 2];
-        Launch L;
-        patc_buffer *in[1] = {src};
-        if ((s = prepare(k, ch->nats, in, dst, NULL, &L)) != PATC_OK) return s;
-        s = fire(k, &L);
-        launch_free(&L);
-        if (s != PATC_OK) return s;
+        if ((s = patc_kernel_output_info(k, ch->nats, NULL, &m, NULL)) != PATC_OK) break;
+        if (m < 1 || m >= n || ch->npass == 64) {
+            s = fail(c, PATC_ERR_SIZE, "kernel %s maps %lld elements to %lld: not a reduction pass", k->k->name, n, m);
+            break;
+        }
+        patc_buffer *dst = ch->tmp[ch->npass % 2], *in[1] = {src};
+        if ((s = prepare(k, ch->nats, in, dst, NULL, &ch->pass[ch->npass])) != PATC_OK) break;
+        ch->npass++;
         src = dst;
         n = m;
-        np++;
     }
-    *last = src;
-    if (passes) *passes = np;
     return s;
+}
+
+/* Fire the planned passes; the result is in last_buffer(ch, input). */
+static patc_status chain_fire(patc_kernel *k, Chain *ch)
+{
+    patc_status s = PATC_OK;
+    for (int i = 0; s == PATC_OK && i < ch->npass; i++) s = fire(k, &ch->pass[i]);
+    return s;
+}
+
+static patc_buffer *chain_last(Chain *ch, patc_buffer *input)
+{
+    return ch->npass ? ch->tmp[(ch->npass - 1) % 2] : input;
 }
 
 patc_status patc_reduce_to_one(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
@@ -1018,19 +1050,18 @@ patc_status patc_reduce_to_one(patc_kernel *k, const long long *nats, patc_buffe
     patc_ctx *c = k->prog->ctx;
     if (!host_result) return fail(c, PATC_ERR_INVALID, "patc_reduce_to_one: no result pointer");
     Chain ch;
-    patc_buffer *last = NULL;
     patc_status s = need_device(c);
-    if (s == PATC_OK) s = chain_open(k, nats, input, n, &ch);
-    else return s;
-    if (s == PATC_OK) s = chain_run(k, &ch, input, n, &last, launches);
-    if (s == PATC_OK) s = drv_check(c, rt_driver_sync(c->drv), "kernel execution");
-    if (s == PATC_OK) s = patc_buffer_download(last, host_result, ch.elem);
+    if (s != PATC_OK) return s;
+    if ((s = chain_open(k, nats, input, n, &ch)) == PATC_OK && (s = chain_fire(k, &ch)) == PATC_OK &&
+        (s = drv_check(c, rt_driver_sync(c->drv), "kernel execution")) == PATC_OK)
+        s = patc_buffer_download(chain_last(&ch, input), host_result, ch.elem);
+    if (s == PATC_OK && launches) *launches = ch.npass;
     chain_close(&ch);
     return s;
 }
 
-patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
-                                    int warmup, int reps, float *median_ms)
+int rt_time_reduce(patc_kernel *k, const long long *nats, patc_buffer *input, long long n, int warmup,
+                   int reps, float *median_ms, float *each_ms)
 {
     if (!k) return PATC_ERR_INVALID;
     patc_ctx *c = k->prog->ctx;
@@ -1039,18 +1070,25 @@ patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nats, patc_
     if (s != PATC_OK) return s;
     Chain ch;
     Timer t = {0};
-    patc_buffer *last;
     if ((s = chain_open(k, nats, input, n, &ch)) == PATC_OK && (s = timer_open(c, &t, reps)) == PATC_OK) {
-        for (int i = 0; s == PATC_OK && i < warmup; i++) s = chain_run(k, &ch, input, n, &last, NULL);
+        for (int i = 0; s == PATC_OK && i < warmup; i++) s = chain_fire(k, &ch);
+        if (s == PATC_OK) s = drv_check(c, rt_driver_sync(c->drv), "kernel execution");
         for (int i = 0; s == PATC_OK && i < reps; i++) {
-            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.start), "cuEventRecord")) != PATC_OK) break;
-            if ((s = chain_run(k, &ch, input, n, &last, NULL)) != PATC_OK) break;
-            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.stop), "cuEventRecord")) != PATC_OK) break;
+            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
+            if ((s = chain_fire(k, &ch)) != PATC_OK) break;
+            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
             s = drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &t.ms[i]), "kernel execution");
         }
+        if (s == PATC_OK && each_ms) memcpy(each_ms, t.ms, sizeof *each_ms * (size_t)reps);
         if (s == PATC_OK) *median_ms = median(t.ms, reps);
     }
     timer_close(c, &t);
     chain_close(&ch);
     return s;
+}
+
+patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
+                                    int warmup, int reps, float *median_ms)
+{
+    return (patc_status)rt_time_reduce(k, nats, input, n, warmup, reps, median_ms, NULL);
 }

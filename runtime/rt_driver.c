@@ -199,7 +199,7 @@ int rt_driver_get_function(RtDriver *d, void *module, const char *name, void **f
 /* Kernels may use more than the 48 KiB of dynamic shared memory a function gets by
  * default only after opting in per function. */
 int rt_driver_launch(RtDriver *d, void *fn, const unsigned grid[3], const unsigned block[3],
-                     unsigned shared, void **args)
+                     unsigned shared, void *stream, void **args)
 {
     CUresult r;
     if (shared > 48 * 1024 &&
@@ -207,7 +207,7 @@ int rt_driver_launch(RtDriver *d, void *fn, const unsigned grid[3], const unsign
                                  (int)shared)) != CUDA_SUCCESS)
         return r;
     return d->LaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                           shared, NULL, args, NULL);
+                           shared, (CUstream)stream, args, NULL);
 }
 int rt_driver_sync(RtDriver *d) { return d->CtxSynchronize(); }
 int rt_driver_event_create(RtDriver *d, void **ev)
@@ -218,7 +218,7 @@ int rt_driver_event_create(RtDriver *d, void **ev)
     return r;
 }
 int rt_driver_event_destroy(RtDriver *d, void *ev) { return d->EventDestroy((CUevent)ev); }
-int rt_driver_event_record(RtDriver *d, void *ev) { return d->EventRecord((CUevent)ev, NULL); }
+int rt_driver_event_record(RtDriver *d, void *ev, void *stream) { return d->EventRecord((CUevent)ev, (CUstream)stream); }
 int rt_driver_event_elapsed(RtDriver *d, void *start, void *stop, float *ms)
 {
     CUresult r = d->EventSynchronize((CUevent)stop);

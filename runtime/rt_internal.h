@@ -72,11 +72,15 @@ typedef struct RtDriver RtDriver;
 
 struct patc_ctx;
 struct patc_kernel;
+struct patc_buffer;
 /* Set the context's last error; returns s. */
 int rt_fail(struct patc_ctx *c, int s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* For a kernel of the tuned-reduction shape: the index of the nat that is its one input's
  * length and of the nat that is its grid (grid = (g, 1, 1)). Returns false otherwise. */
 bool rt_kernel_roles(const struct patc_kernel *k, int *len_nat, int *grid_nat);
+/* patc_time_reduce_to_one, also giving each run's time (each_ms: reps entries, or NULL). */
+int rt_time_reduce(struct patc_kernel *k, const long long *nats, struct patc_buffer *input, long long n, int warmup,
+                   int reps, float *median_ms, float *each_ms);
 /* The context's device's SM count (0 without a device). */
 int rt_ctx_sm_count(struct patc_ctx *c);
 typedef unsigned long long RtDevPtr;
@@ -103,11 +107,11 @@ int rt_driver_get_function(RtDriver *d, void *module, const char *name, void **f
 /* Launch on the default stream; raises the function's dynamic shared memory limit
  * first when `shared` is above the 48 KiB default. */
 int rt_driver_launch(RtDriver *d, void *fn, const unsigned grid[3], const unsigned block[3],
-                     unsigned shared, void **args);
+                     unsigned shared, void *stream, void **args);
 int rt_driver_sync(RtDriver *d);
 int rt_driver_event_create(RtDriver *d, void **ev);
 int rt_driver_event_destroy(RtDriver *d, void *ev);
-int rt_driver_event_record(RtDriver *d, void *ev);
+int rt_driver_event_record(RtDriver *d, void *ev, void *stream);
 int rt_driver_event_elapsed(RtDriver *d, void *start, void *stop, float *ms);
 
 /* Milliseconds of a monotonic clock. */

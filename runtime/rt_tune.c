@@ -246,13 +246,13 @@ patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, v
 }
 
 patc_status patc_reducer_time(patc_reducer *r, patc_buffer *input, long long n, int warmup, int reps,
-                              float *median_ms)
+                              float *median_ms, float *each_ms)
 {
     if (!r) return PATC_ERR_INVALID;
     Variant *v;
     long long nats[2];
     patc_status s = prepare_n(r, n, &v, nats, NULL);
-    return s != PATC_OK ? s : patc_time_reduce_to_one(v->k, nats, input, n, warmup, reps, median_ms);
+    return s != PATC_OK ? s : (patc_status)rt_time_reduce(v->k, nats, input, n, warmup, reps, median_ms, each_ms);
 }
 
 patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_t len)

@@ -381,6 +381,73 @@ START_TEST(gpu_reduce_to_one)
 }
 END_TEST
 
+/* The single-launch reduction through patc_reducer: ragged sizes, several settings
+ * from a tuning file (one trip, many trips, the padded tail), and the same kernel run
+ * again and again (its ticket must be left at zero for the next launch). */
+START_TEST(gpu_reducer_single_launch)
+{
+    char conf[] = "/tmp/patc-tune-XXXXXX";
+    int fd = mkstemp(conf);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("# test settings\n"
+          "reduceSumI32 1 5000 1 elemsBlock=1024 elemsWarp=128\n"
+          "reduceSumI32 5001 200000 2 elemsBlock=2048 elemsWarp=256 # comment\n"
+          "reduceSumI32 200001 2147483647 3 elemsBlock=16384 elemsWarp=1024\n"
+          "reduceMaxF32 1 2147483647 2 elemsBlock=4096 elemsWarp=512\n", f);
+    fclose(f);
+    patc_reducer *r, *rm;
+    ck_assert_msg(patc_reducer_create(gctx, PATC_EXAMPLES_DIR "/reduce_fast.rise", "reduceSumI32", conf, &r) == PATC_OK,
+                  "%s", patc_last_error(gctx));
+    ck_assert_msg(patc_reducer_create(gctx, PATC_EXAMPLES_DIR "/reduce_fast.rise", "reduceMaxF32", conf, &rm) == PATC_OK,
+                  "%s", patc_last_error(gctx));
+    enum { MAXN = (1 << 22) + 7 };
+    static int in[MAXN];
+    static float fin[MAXN];
+    srand(11);
+    for (int i = 0; i < MAXN; i++) {
+        in[i] = rand() % 201 - 100;
+        fin[i] = (float)(rand() % 100000) * 0.01f - 500.0f;
+    }
+    patc_buffer *b, *fb;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof in, &b), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(b, in, sizeof in), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof fin, &fb), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(fb, fin, sizeof fin), PATC_OK);
+    static const long long sizes[] = {1, 3, 4, 5, 127, 1023, 1024, 1025, 4097, 5001, 100003, 262144, 1000003, MAXN};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        long long n = sizes[t], want = 0;
+        float fwant = -INFINITY;
+        for (long long i = 0; i < n; i++) {
+            want += in[i];
+            if (fin[i] > fwant) fwant = fin[i];
+        }
+        for (int rep = 0; rep < 3; rep++) {
+            int got = 12345;
+            float fgot = NAN;
+            ck_assert_msg(patc_reducer_run(r, b, n, &got) == PATC_OK, "%s", patc_last_error(gctx));
+            ck_assert_msg(got == want, "sum n=%lld rep %d: %d != %lld", n, rep, got, want);
+            ck_assert_msg(patc_reducer_run(rm, fb, n, &fgot) == PATC_OK, "%s", patc_last_error(gctx));
+            ck_assert_msg(fgot == fwant, "max n=%lld rep %d: %g != %g", n, rep, fgot, fwant);
+        }
+        char d[200];
+        ck_assert_int_eq(patc_reducer_describe(r, n, d, sizeof d), PATC_OK);
+        fprintf(stderr, "reducer n=%lld: %s\n", n, d);
+    }
+    float ms, each[9];
+    ck_assert_int_eq(patc_reducer_time(r, b, MAXN, 2, 9, &ms, each), PATC_OK);
+    ck_assert(ms > 0 && each[0] > 0);
+    int got = 0;
+    long long want = 0;
+    for (long long i = 0; i < MAXN; i++) want += in[i];
+    ck_assert_int_eq(patc_reducer_run(r, b, MAXN, &got), PATC_OK); /* after the timed runs */
+    ck_assert_int_eq(got, want);
+    patc_reducer_free(r);
+    patc_reducer_free(rm);
+    unlink(conf);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
@@ -400,6 +467,7 @@ int main(int argc, char **argv)
         tcase_add_checked_fixture(tc, gpu_setup, gpu_teardown);
         tcase_add_test(tc, gpu_scale_matches_cpu);
         tcase_add_test(tc, gpu_reduce_to_one);
+        tcase_add_test(tc, gpu_reducer_single_launch);
     } else {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, create_without_driver_succeeds);

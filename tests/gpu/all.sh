@@ -9,7 +9,7 @@
 # 2. compute-sanitizer memcheck, racecheck and synccheck on each kernel;
 # 3. the runtime's GPU tests and the host example;
 # 4. the warm-cache compile time of `patc run --time`;
-# 5. the benchmark (bench/run.sh) with patc's generated reductions against CUB.
+# 5. the benchmark (bench/run.sh): patc tune, then patc's reductions against CUB.
 # Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
 # Before carrying build/ there:  mkdir -p build/extra-libs && cp /usr/lib/x86_64-linux-gnu/libsubunit.so.0* build/extra-libs/
 set -u
@@ -63,6 +63,17 @@ for n in $sizes; do
     run_case gpu reduce_block_shfl.rise $k $n 1 -D n=$n
   done
 done
+# the single-launch reductions (lastBlock): sizes, grids and settings, specialised by -D
+for cfg in "1024 128" "4096 512" "16384 1024"; do
+  set -- $cfg
+  for ng in "1 1" "1000 1" "4097 2" "1048583 7" "1048583 264" "16777216 528"; do
+    set -- $1 $2 $ng
+    [ $quick = 1 ] && [ "$3" = 16777216 ] && continue
+    for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
+      run_case gpu reduce_fast.rise $k "$3/g$4/E$1/W$2" 1 -D n=$3 -D g=$4 -D elemsBlock=$1 -D elemsWarp=$2
+    done
+  done
+done
 for b in 1 3 1000 4096; do # the warp kernels take 256*b elements
   for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do run_case gpu reduce_warp.rise $k "256*$b" 1 -D n=$b; done
   run_case gpu shfl_permute.rise permute "256*$b" 1 -D n=$b
@@ -102,6 +113,9 @@ for tool in memcheck racecheck synccheck; do
   san $tool transpose_tiled.rise transposeTiled 1 -D mt=3 -D nt=2
   san $tool ../tests/programs/shfl_types.rise permuteF64 1 -D n=3
   san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
+  for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
+    san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
+  done
 done
 
 # the acceptance command of the runtime issue, verbatim
@@ -132,28 +146,7 @@ echo "== $pass passed, $fail failed" | tee -a "$log"
 
 # ---------------------------------------------------------------- 5. benchmark
 if [ $bench = 1 ]; then
-  pd=$(mktemp -d)
-  for f in reduce_block_shfl reduce_device_naive reduce_device_tree; do "$PATC" --emit-cuda "examples/$f.rise" >"$pd/$f.cu"; done
-  # one manifest line per kernel, the launch rule read from the emitted comment block
-  manifest() { # WORKLOAD FILE KERNEL NAME
-    local hdr block smem e
-    hdr=$(sed -n "/^\/\* kernel $3\$/,/\*\//p" "$pd/$2")
-    block=$(echo "$hdr" | sed -n 's/.*block size: *(\([0-9]*\),.*/\1/p')
-    smem=$(echo "$hdr" | sed -n 's/.*shared memory: *\([0-9]*\) bytes.*/\1/p')
-    e=$(echo "$hdr" | sed -n 's/.*grid size: *((n + [0-9]*) \/ \([0-9]*\),.*/\1/p')
-    echo "$1 $2 $3 name=$4 block=$block E=$e smem=$smem"
-  }
-  {
-    manifest f32_sum reduce_block_shfl.cu reduceShfl_1024_256 patc_shfl_1024_256
-    manifest f32_sum reduce_block_shfl.cu reduceShfl_2048_64 patc_shfl_2048_64
-    manifest f32_sum reduce_block_shfl.cu reduceShfl_256_32 patc_shfl_256_32
-    manifest f32_sum reduce_block_shfl.cu reduceShflXor_1024_256 patc_shflxor_1024_256
-    manifest f32_sum reduce_device_naive.cu reduceNaive patc_naive
-    manifest f32_sum reduce_device_tree.cu reduceTree patc_tree
-    manifest i32_sum reduce_block_shfl.cu reduceShflI32 patc_shfl_1024_256
-    manifest f32_max reduce_block_shfl.cu reduceShflMax patc_shfl_1024_256
-  } >"$pd/manifest.txt"
-  cat "$pd/manifest.txt" | tee -a "$log"
-  bash bench/run.sh "$OUT/bench" --patc-dir "$pd" 2>&1 | tail -60 | tee -a "$log"
+  # patc tune, then CUB, the baselines and patc (through libpatrt) in one process
+  bash bench/run.sh "$OUT/bench" 2>&1 | tail -60 | tee -a "$log"
 fi
 [ $fail = 0 ]
