@@ -173,32 +173,36 @@ static void vload(Pr *p, const Stmt *s)
 }
 
 /* The last-block protocol (threadFenceReduction): every block makes its global writes
- * visible, then one thread takes a ticket; the block with the last ticket runs the
- * body and resets the ticket for the next launch. A one-block grid skips the atomic. */
+ * visible (release fence), then one thread takes a ticket; the thread that takes the
+ * last one fences again (acquire) before its block reads what the others wrote, runs
+ * the body and resets the ticket for the next launch. A one-block grid needs neither
+ * fence nor atomic: __syncthreads orders a block's own global accesses. */
 static void last_block(Pr *p, const Stmt *s)
 {
     StrBuf *o = p->o;
     const char *t = s->last.ticket->name;
     static const char nb[] = "gridDim.x * gridDim.y * gridDim.z";
+    static const char t0[] = "threadIdx.x + threadIdx.y + threadIdx.z == 0u";
     indent(p);
     sb_printf(o, "if (%s > 1u) __threadfence();\n", nb);
     indent(p);
     sb_puts(o, "__syncthreads();\n");
     indent(p);
-    sb_printf(o, "if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) patc_last = %s == 1u || atomicAdd(%s, 1u) == %s - 1u;\n",
-              nb, t, nb);
+    sb_printf(o, "if (%s) {\n", t0);
+    indent(p);
+    sb_printf(o, "    patc_last = %s == 1u || atomicAdd(%s, 1u) == %s - 1u;\n", nb, t, nb);
+    indent(p);
+    sb_printf(o, "    if (patc_last && %s > 1u) __threadfence();\n", nb);
+    indent(p);
+    sb_puts(o, "}\n");
     indent(p);
     sb_puts(o, "__syncthreads();\n");
     indent(p);
     sb_puts(o, "if (patc_last) {\n");
-    p->ind++;
-    indent(p);
-    sb_puts(o, "__threadfence();\n");
-    p->ind--;
     block(p, s->last.body);
     p->ind++;
     indent(p);
-    sb_printf(o, "if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) *%s = 0u;\n", t);
+    sb_printf(o, "if (%s && %s > 1u) *%s = 0u;\n", t0, nb, t);
     p->ind--;
     indent(p);
     sb_puts(o, "}\n");
@@ -267,7 +271,10 @@ static void print_loop(Pr *p, const Stmt *s)
         } else {
             if (s->loop.unroll) {
                 indent(p);
-                sb_puts(o, "#pragma unroll\n");
+                /* a trip count known only at run time: unroll by 4, so that four trips'
+                 * independent loads can be in flight together */
+                int64_t c;
+                sb_puts(o, nat_is_const(s->loop.extent, &c) ? "#pragma unroll\n" : "#pragma unroll 4\n");
             }
             indent(p);
             sb_printf(o, "for (int %s = 0; %s < ", v, v);

@@ -23,6 +23,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
         {
             const int w4 = warp;
             float acc5 = 0.0f;
+            #pragma unroll 4
             for (int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
                 float acc7 = acc5;
                 #pragma unroll
@@ -82,10 +83,12 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
     }
     if (gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
+        patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
+        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
+    }
     __syncthreads();
     if (patc_last) {
-        __threadfence();
         {
             const int w30 = warp;
             float acc31 = 0.0f;
@@ -114,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
                 out[(lane + w38)] = r44;
             }
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) *ticket1 = 0u;
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
     }
 }
 
@@ -141,6 +144,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
         {
             const int w4 = warp;
             int acc5 = 0;
+            #pragma unroll 4
             for (int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
                 int acc7 = acc5;
                 #pragma unroll
@@ -200,10 +204,12 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
     }
     if (gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
+        patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
+        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
+    }
     __syncthreads();
     if (patc_last) {
-        __threadfence();
         {
             const int w30 = warp;
             int acc31 = 0;
@@ -232,7 +238,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
                 out[(lane + w38)] = r44;
             }
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) *ticket1 = 0u;
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
     }
 }
 
@@ -259,6 +265,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
         {
             const int w4 = warp;
             float acc5 = -3.40282347e+38f;
+            #pragma unroll 4
             for (int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
                 float acc7 = acc5;
                 #pragma unroll
@@ -318,10 +325,12 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
     }
     if (gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
+        patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
+        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
+    }
     __syncthreads();
     if (patc_last) {
-        __threadfence();
         {
             const int w30 = warp;
             float acc31 = -3.40282347e+38f;
@@ -350,6 +359,6 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
                 out[(lane + w38)] = r44;
             }
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) *ticket1 = 0u;
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
     }
 }
