@@ -250,7 +250,7 @@ int main(int argc, char **argv) {
         }
         int wi = (int)(&w - WORKLOADS);
         patc_buffer *pb = pin[w.t == F32 ? 0 : 1];
-        auto patc_get = [&, wi, pb](patc_reducer *r, patc_kernel *k) {
+        auto patc_get = [&, pb](patc_reducer *r, patc_kernel *k) {
             return [=, &w](long long n, double *fv, long long *iv) -> bool {
                 float f = 0; int ii = 0;
                 void *res = w.t == I32 ? (void *)&ii : (void *)&f;
@@ -258,7 +258,6 @@ int main(int argc, char **argv) {
                 patc_status st = r ? patc_reducer_run(r, pb, n, res) : patc_reduce_to_one(k, &nat, pb, n, res, nullptr);
                 if (st != PATC_OK) { fprintf(stderr, "patc: %s\n", patc_last_error(pctx)); return false; }
                 *fv = f; *iv = ii;
-                (void)wi;
                 return true;
             };
         };

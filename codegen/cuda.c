@@ -35,21 +35,28 @@ static void print_float(StrBuf *o, double v, bool f32)
 
 static void expr(Pr *p, const X *x);
 
-static void load(Pr *p, const Buffer *b, const Nat *i)
+/* The memory cell b[i] as a C lvalue (a scalar private buffer is a plain variable). */
+static void cell(Pr *p, const Buffer *b, const Nat *i)
 {
     if (b->as == AS_PRIVATE && b->scalar) {
         sb_puts(p->o, b->name);
         return;
     }
-    if (b->coherent) { /* written by other blocks of this launch: through L2, never a stale L1 line */
-        sb_printf(p->o, "__ldcg(&%s[", b->name);
-        nat(p, i);
-        sb_puts(p->o, "])");
-        return;
-    }
     sb_printf(p->o, "%s[", b->name);
     nat(p, i);
     sb_putc(p->o, ']');
+}
+
+static void load(Pr *p, const Buffer *b, const Nat *i)
+{
+    if (!b->coherent) {
+        cell(p, b, i);
+        return;
+    }
+    /* written by other blocks of this launch: through L2, never a stale L1 line */
+    sb_puts(p->o, "__ldcg(&");
+    cell(p, b, i);
+    sb_putc(p->o, ')');
 }
 
 static void expr(Pr *p, const X *x)
@@ -342,12 +349,7 @@ static void stmt(Pr *p, const Stmt *s)
     }
     case S_STORE:
         indent(p);
-        if (s->store.buf->as == AS_PRIVATE && s->store.buf->scalar) sb_puts(o, s->store.buf->name);
-        else {
-            sb_printf(o, "%s[", s->store.buf->name);
-            nat(p, s->store.index);
-            sb_putc(o, ']');
-        }
+        cell(p, s->store.buf, s->store.index);
         sb_puts(o, " = ");
         expr(p, s->store.val);
         sb_puts(o, ";\n");

@@ -350,7 +350,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
             x = x->sel.b;
         }
         if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar)) {
-            pads = true; /* provably padding (sizes fixed by -D): this group is never one load */
+            pads = true;
         } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL || x->load.buf->param < 0) {
             ok = false;
         } else if (!src) {
@@ -373,36 +373,28 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
                    "kernel input (through split, join, transpose, padCst, ...), so that one load reads them",
                    (long long)k, (long long)k);
-    if (pads) {
-        /* never one load: fill the register element by element */
-        Buffer *vb = new_buffer(w, "v", AS_PRIVATE, sk_of(v->ty->arr.elem->arr.elem), v->n1);
-        Stmt *d = snew(w, S_DECL);
-        d->decl.buf = vb;
-        emit(w, d);
-        for (int64_t j = 0; j < k; j++) store(w, vb, nat_cst(a, j), xs[j]);
-        View *r = view(w, V_MEM, v->ty->arr.elem, NULL);
-        r->buf = vb;
-        r->base = nat_cst(a, 0);
-        return array(w, r);
-    }
-    if (!nat_divides(a, v->n1, idx))
+    if (!pads && !nat_divides(a, v->n1, idx))
         diag_error(w->d, v->fn->sp, "asVector(%lld): a group starts at element %s of '%s', which is not provably a "
                    "multiple of %lld, so the %lld-wide load could be misaligned",
                    (long long)k, nat_str(a, idx), src->name, (long long)k, (long long)k);
-    else if (guard && edges) guard = conds[k - 1]; /* the last element's bound test covers all */
-    Buffer *vb = new_buffer(w, "v", AS_PRIVATE, src->sk, v->n1);
-    vb->vec = (int)k;
+    Buffer *vb = new_buffer(w, "v", AS_PRIVATE, sk_of(v->ty->arr.elem->arr.elem), v->n1);
     Stmt *d = snew(w, S_DECL);
     d->decl.buf = vb;
     emit(w, d);
-    Stmt *s = snew(w, S_VLOAD);
-    s->vload.dst = vb;
-    s->vload.src = src;
-    s->vload.index = idx;
-    s->vload.width = (int)k;
-    s->vload.guard = guard;
-    s->vload.fallback = xs;
-    emit(w, s);
+    if (pads) {
+        /* provably padding in part (sizes fixed by -D): never one load, element by element */
+        for (int64_t j = 0; j < k; j++) store(w, vb, nat_cst(a, j), xs[j]);
+    } else {
+        vb->vec = (int)k;
+        Stmt *s = snew(w, S_VLOAD);
+        s->vload.dst = vb;
+        s->vload.src = src;
+        s->vload.index = idx;
+        s->vload.width = (int)k;
+        s->vload.guard = guard && edges ? conds[k - 1] : guard; /* the last bound test covers all */
+        s->vload.fallback = xs;
+        emit(w, s);
+    }
     View *r = view(w, V_MEM, v->ty->arr.elem, NULL);
     r->buf = vb;
     r->base = nat_cst(a, 0);
@@ -700,7 +692,7 @@ static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *cou
 static void lower_last_block(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
-    if (w->ndepth) diag_error(w->d, e->sp, "lastBlock cannot be inside a map");
+    if (w->ndepth) die("lastBlock inside a map passed the type checker");
     Expr *ys = e->prim.args[1], *f = e->prim.args[0];
     Nat *cnt;
     const Type *in = ty_innermost(a, ys->ty, &cnt);

@@ -340,34 +340,26 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     Expr *e;
     Arena *a = t->a;
     switch (p) {
-    case P_SPLIT: {
-        Nat *k = pos_nat_of(t, nat[0], sc, "split size");
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *ty = want_array(t, x, "split");
-        if (!nat_divides(a, k, ty->arr.n))
-            diag_error(t->d, sp, "split(%s): cannot show that %s divides the array length %s; pad the array first, "
-                       "e.g. padCst(0)((k - n %% k) %% k)", nstr(t, k), nstr(t, k), nstr(t, ty->arr.n));
-        e = prim_expr(t, p, ty_array(a, nat_div(a, ty->arr.n, k), ty_array(a, k, ty->arr.elem)), sp);
-        e->prim.nats[0] = k;
-        e->prim.args[0] = x;
-        return e;
-    }
+    case P_SPLIT:
     case P_ASVECTOR: {
-        /* split(k) whose k-element groups are loaded with one k-wide load: k * size
-         * must be 8 or 16 bytes (float2/float4, int4, double2, ...) */
-        Nat *k = pos_nat_of(t, nat[0], sc, "vector width");
+        /* asVector(k) is split(k) whose k-element groups are each loaded with one k-wide
+         * load: k must be 2 or 4 and the group 8 or 16 bytes (float2/float4, int4, ...) */
+        const char *pn = pi->name;
+        Nat *k = pos_nat_of(t, nat[0], sc, p == P_SPLIT ? "split size" : "vector width");
         Expr *x = infer(t, arg[0], sc, NULL);
-        Type *ty = want_array(t, x, "asVector");
-        int64_t kc;
-        if (!nat_is_const(k, &kc) || (kc != 2 && kc != 4))
-            diag_error(t->d, nat[0]->sp, "asVector(%s): the vector width must be 2 or 4", nstr(t, k));
-        if (ty->arr.elem->kind != T_SCALAR || ty->arr.elem->sk == SK_BOOL ||
-            kc * scalar_info[ty->arr.elem->sk].size > 16)
-            diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together",
-                       (long long)kc, tstr(t, ty));
+        Type *ty = want_array(t, x, pn);
+        if (p == P_ASVECTOR) {
+            int64_t kc;
+            if (!nat_is_const(k, &kc) || (kc != 2 && kc != 4))
+                diag_error(t->d, nat[0]->sp, "asVector(%s): the vector width must be 2 or 4", nstr(t, k));
+            if (ty->arr.elem->kind != T_SCALAR || ty->arr.elem->sk == SK_BOOL ||
+                kc * scalar_info[ty->arr.elem->sk].size > 16)
+                diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together",
+                           (long long)kc, tstr(t, ty));
+        }
         if (!nat_divides(a, k, ty->arr.n))
-            diag_error(t->d, sp, "asVector(%s): cannot show that %s divides the array length %s; pad the array first, "
-                       "e.g. padCst(0)((k - n %% k) %% k)", nstr(t, k), nstr(t, k), nstr(t, ty->arr.n));
+            diag_error(t->d, sp, "%s(%s): cannot show that %s divides the array length %s; pad the array first, "
+                       "e.g. padCst(0)((k - n %% k) %% k)", pn, nstr(t, k), nstr(t, k), nstr(t, ty->arr.n));
         e = prim_expr(t, p, ty_array(a, nat_div(a, ty->arr.n, k), ty_array(a, k, ty->arr.elem)), sp);
         e->prim.nats[0] = k;
         e->prim.args[0] = x;

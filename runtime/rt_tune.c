@@ -49,6 +49,7 @@ struct patc_reducer {
     int nset;
     Variant var[MAX_VARIANTS];
     int nvar;
+    int sms;  /* the device's SM count, asked once (0 without a device) */
 };
 
 /* ---------------------------------------------------------------- the file */
@@ -181,9 +182,9 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
 }
 
 /* grid = min(bps * SMs, ceil(n / elemsBlock)), at least 1 */
-static long long grid_for(patc_ctx *c, const Setting *s, long long n)
+static long long grid_for(int sms, const Setting *s, long long n)
 {
-    long long eb = def_value(s, "elemsBlock"), sms = rt_ctx_sm_count(c);
+    long long eb = def_value(s, "elemsBlock");
     long long g = (long long)s->bps * (sms > 0 ? sms : 1);
     if (eb > 0 && (n + eb - 1) / eb < g) g = (n + eb - 1) / eb;
     return g < 1 ? 1 : g;
@@ -198,6 +199,7 @@ patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *ker
     patc_reducer *r = calloc(1, sizeof *r);
     if (!r) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     r->ctx = ctx;
+    r->sms = rt_ctx_sm_count(ctx);
     r->path = strdup(path);
     r->kernel = strdup(kernel);
     if (!tuning_file) tuning_file = getenv("PATC_TUNING");
@@ -231,7 +233,7 @@ static patc_status prepare_n(patc_reducer *r, long long n, Variant **v, long lon
     patc_status st = variant_for(r, s, v);
     if (st != PATC_OK) return st;
     nats[(*v)->len_nat] = n;
-    nats[(*v)->grid_nat] = grid_for(r->ctx, s, n);
+    nats[(*v)->grid_nat] = grid_for(r->sms, s, n);
     if (used) *used = s;
     return PATC_OK;
 }
@@ -308,7 +310,7 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
     }
     if (st == PATC_OK) st = patc_buffer_zero(in);
     for (int i = 0; i < count; i++) best_ms[i] = 1e30f;
-    int sms = rt_ctx_sm_count(ctx);
+    int sms = r->sms;
     for (size_t a = 0; st == PATC_OK && a < sizeof tune_ew / sizeof *tune_ew; a++)
         for (size_t b = 0; st == PATC_OK && b < sizeof tune_warps / sizeof *tune_warps; b++) {
             Setting s = {"", 0, 0, 1, 2, {"elemsBlock", "elemsWarp"}, {tune_ew[a] * tune_warps[b], tune_ew[a]}};
@@ -322,7 +324,7 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
                     s.bps = tune_bps[c];
                     long long nats[2];
                     nats[v->len_nat] = sizes[i];
-                    nats[v->grid_nat] = grid_for(ctx, &s, sizes[i]);
+                    nats[v->grid_nat] = grid_for(sms, &s, sizes[i]);
                     if (nats[v->grid_nat] == last_g) continue; /* the same launch as the last one */
                     last_g = nats[v->grid_nat];
                     float ms;

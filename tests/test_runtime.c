@@ -270,6 +270,56 @@ START_TEST(device_calls_without_device_fail_cleanly)
 }
 END_TEST
 
+/* The tuning file and the reducer's checks need no device: a malformed line is
+ * reported with its line number, a kernel of the wrong shape is refused, and a size
+ * the file does not cover falls back to the documented default. */
+static char *write_conf(const char *text)
+{
+    static char path[64];
+    strcpy(path, "/tmp/patc-tuneconf-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+START_TEST(reducer_settings_without_device)
+{
+    patc_ctx *c;
+    patc_reducer *r = NULL;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    const char *rf = PATC_EXAMPLES_DIR "/reduce_fast.rise";
+    char *bad = write_conf("# ok\nreduceSumF32 1 100 2 elemsBlock=1024 elemsWarp=128\nreduceSumF32 x 5 1\n");
+    ck_assert_int_eq(patc_reducer_create(c, rf, "reduceSumF32", bad, &r), PATC_ERR_INVALID);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(patc_last_error(c), ":3: malformed tuning line"), "%s", patc_last_error(c));
+    unlink(bad);
+    char *good = write_conf("reduceSumF32 1 100 2 elemsBlock=1024 elemsWarp=128 # first\n");
+    ck_assert_msg(patc_reducer_create(c, rf, "reduceSumF32", good, &r) == PATC_OK, "%s", patc_last_error(c));
+    char d[200];
+    ck_assert_int_eq(patc_reducer_describe(r, 100, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "elemsBlock=1024 elemsWarp=128 blocks_per_sm=2 grid=1");
+    ck_assert_int_eq(patc_reducer_describe(r, 101, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "elemsBlock=4096 elemsWarp=512 blocks_per_sm=4 grid=1 (default setting)");
+    int out;
+    ck_assert_int_eq(patc_reducer_run(r, NULL, 0, &out), PATC_ERR_INVALID);
+    patc_reducer_free(r);
+    /* a multi-pass kernel has no nats for the settings: refused when it is compiled */
+    ck_assert_int_eq(patc_reducer_create(c, PATC_EXAMPLES_DIR "/reduce_block_shfl.rise", "reduceShfl_1024_256", good, &r),
+                     PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(c), "elemsBlock"), "%s", patc_last_error(c));
+    unlink(good); /* write_conf reuses its path buffer */
+    /* right nats, wrong shape: fixing g as well leaves the kernel without a grid nat */
+    char *fixed = write_conf("reduceMaxF32 1 2147483647 1 elemsBlock=1024 elemsWarp=128 g=3\n");
+    ck_assert_int_eq(patc_reducer_create(c, rf, "reduceMaxF32", fixed, &r), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), "not a tunable reduction"), "%s", patc_last_error(c));
+    unlink(fixed);
+    patc_destroy(c);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- on a GPU */
 
 static patc_ctx *gctx;
@@ -477,6 +527,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, bad_program_reports_diagnostics);
         tcase_add_test(tc, program_from_file_and_edited_cuda);
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
+        tcase_add_test(tc, reducer_settings_without_device);
     }
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
