@@ -81,17 +81,18 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
             }
         }
     }
-    if (gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
     __syncthreads();
     if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
-        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
+        unsigned int patc_ticket = 0u;
+        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket1) : "memory");
+        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
     }
     __syncthreads();
     if (patc_last) {
         {
             const int w30 = warp;
             float acc31 = 0.0f;
+            #pragma unroll 4
             for (int i32 = 0; i32 < ((g + 255) / 256); i32 += 1) {
                 acc31 = (acc31 + (((lane + 32 * w30 + 256 * i32) >= g) ? 0.0f : __ldcg(&partial0[(lane + 32 * w30 + 256 * i32)])));
             }
@@ -202,17 +203,18 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
             }
         }
     }
-    if (gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
     __syncthreads();
     if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
-        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
+        unsigned int patc_ticket = 0u;
+        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket1) : "memory");
+        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
     }
     __syncthreads();
     if (patc_last) {
         {
             const int w30 = warp;
             int acc31 = 0;
+            #pragma unroll 4
             for (int i32 = 0; i32 < ((g + 255) / 256); i32 += 1) {
                 acc31 = (acc31 + (((lane + 32 * w30 + 256 * i32) >= g) ? 0 : __ldcg(&partial0[(lane + 32 * w30 + 256 * i32)])));
             }
@@ -323,17 +325,18 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
             }
         }
     }
-    if (gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
     __syncthreads();
     if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        patc_last = gridDim.x * gridDim.y * gridDim.z == 1u || atomicAdd(ticket1, 1u) == gridDim.x * gridDim.y * gridDim.z - 1u;
-        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) __threadfence();
+        unsigned int patc_ticket = 0u;
+        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket1) : "memory");
+        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
     }
     __syncthreads();
     if (patc_last) {
         {
             const int w30 = warp;
             float acc31 = -3.40282347e+38f;
+            #pragma unroll 4
             for (int i32 = 0; i32 < ((g + 255) / 256); i32 += 1) {
                 acc31 = fmaxf(acc31, (((lane + 32 * w30 + 256 * i32) >= g) ? -3.40282347e+38f : __ldcg(&partial0[(lane + 32 * w30 + 256 * i32)])));
             }
@@ -360,5 +363,242 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
             }
         }
         if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
+    }
+}
+
+/* kernel reduceSumF32OneBlock
+ *   data parameters: xs: n.f32
+ *   nat parameters:  n
+ *   output:          out: 1.f32 (1 x float)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (1, 1, 1) blocks
+ *   shared memory:   32 bytes
+ */
+extern "C" __global__ void __launch_bounds__(256) reduceSumF32OneBlock(float *__restrict__ out, const float *__restrict__ xs, int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s1 = (float *)(patc_smem + 0);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const int b0 = blockIdx.x;
+        {
+            const int w2 = warp;
+            float acc3 = 0.0f;
+            #pragma unroll 4
+            for (int i4 = 0; i4 < (n / 4096); i4 += 1) {
+                float acc5 = acc3;
+                #pragma unroll
+                for (int i6 = 0; i6 < 4; i6 += 1) {
+                    __align__(16) float v7[4];
+                    *(float4 *)v7 = *(const float4 *)(xs + (4 * lane + 4096 * b0 + 512 * w2 + 4096 * i4 + 128 * i6));
+                    float acc8 = acc5;
+                    #pragma unroll
+                    for (int i9 = 0; i9 < 4; i9 += 1) {
+                        acc8 = (acc8 + v7[i9]);
+                    }
+                    acc5 = acc8;
+                }
+                acc3 = acc5;
+            }
+            float acc10 = acc3;
+            #pragma unroll
+            for (int i11 = 0; i11 < 4; i11 += 1) {
+                __align__(16) float v12[4];
+                if (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096))) {
+                    v12[0] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11) >= (n % 4096)) ? 0.0f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096))]);
+                    v12[1] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 1) >= (n % 4096)) ? 0.0f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 1)]);
+                    v12[2] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 2) >= (n % 4096)) ? 0.0f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 2)]);
+                    v12[3] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096)) ? 0.0f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 3)]);
+                } else {
+                    *(float4 *)v12 = *(const float4 *)(xs + (4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096)));
+                }
+                float acc13 = acc10;
+                #pragma unroll
+                for (int i14 = 0; i14 < 4; i14 += 1) {
+                    acc13 = (acc13 + v12[i14]);
+                }
+                acc10 = acc13;
+            }
+            float r15 = (acc10 + __shfl_down_sync(0xffffffffu, acc10, 16));
+            float r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 8));
+            float r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 4));
+            float r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 2));
+            float r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 1));
+            if ((lane < 1)) {
+                s1[(lane + w2)] = r19;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const int w20 = warp;
+            float r21 = (((lane + 32 * w20) >= 8) ? 0.0f : s1[(lane + 32 * w20)]);
+            float r22 = (r21 + __shfl_down_sync(0xffffffffu, r21, 16));
+            float r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 8));
+            float r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 4));
+            float r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 2));
+            float r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 1));
+            if ((lane < 1)) {
+                out[(lane + b0 + w20)] = r26;
+            }
+        }
+    }
+}
+
+/* kernel reduceSumI32OneBlock
+ *   data parameters: xs: n.i32
+ *   nat parameters:  n
+ *   output:          out: 1.i32 (1 x int)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (1, 1, 1) blocks
+ *   shared memory:   32 bytes
+ */
+extern "C" __global__ void __launch_bounds__(256) reduceSumI32OneBlock(int *__restrict__ out, const int *__restrict__ xs, int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *s1 = (int *)(patc_smem + 0);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const int b0 = blockIdx.x;
+        {
+            const int w2 = warp;
+            int acc3 = 0;
+            #pragma unroll 4
+            for (int i4 = 0; i4 < (n / 4096); i4 += 1) {
+                int acc5 = acc3;
+                #pragma unroll
+                for (int i6 = 0; i6 < 4; i6 += 1) {
+                    __align__(16) int v7[4];
+                    *(int4 *)v7 = *(const int4 *)(xs + (4 * lane + 4096 * b0 + 512 * w2 + 4096 * i4 + 128 * i6));
+                    int acc8 = acc5;
+                    #pragma unroll
+                    for (int i9 = 0; i9 < 4; i9 += 1) {
+                        acc8 = (acc8 + v7[i9]);
+                    }
+                    acc5 = acc8;
+                }
+                acc3 = acc5;
+            }
+            int acc10 = acc3;
+            #pragma unroll
+            for (int i11 = 0; i11 < 4; i11 += 1) {
+                __align__(16) int v12[4];
+                if (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096))) {
+                    v12[0] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11) >= (n % 4096)) ? 0 : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096))]);
+                    v12[1] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 1) >= (n % 4096)) ? 0 : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 1)]);
+                    v12[2] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 2) >= (n % 4096)) ? 0 : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 2)]);
+                    v12[3] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096)) ? 0 : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 3)]);
+                } else {
+                    *(int4 *)v12 = *(const int4 *)(xs + (4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096)));
+                }
+                int acc13 = acc10;
+                #pragma unroll
+                for (int i14 = 0; i14 < 4; i14 += 1) {
+                    acc13 = (acc13 + v12[i14]);
+                }
+                acc10 = acc13;
+            }
+            int r15 = (acc10 + __shfl_down_sync(0xffffffffu, acc10, 16));
+            int r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 8));
+            int r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 4));
+            int r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 2));
+            int r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 1));
+            if ((lane < 1)) {
+                s1[(lane + w2)] = r19;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const int w20 = warp;
+            int r21 = (((lane + 32 * w20) >= 8) ? 0 : s1[(lane + 32 * w20)]);
+            int r22 = (r21 + __shfl_down_sync(0xffffffffu, r21, 16));
+            int r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 8));
+            int r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 4));
+            int r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 2));
+            int r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 1));
+            if ((lane < 1)) {
+                out[(lane + b0 + w20)] = r26;
+            }
+        }
+    }
+}
+
+/* kernel reduceMaxF32OneBlock
+ *   data parameters: xs: n.f32
+ *   nat parameters:  n
+ *   output:          out: 1.f32 (1 x float)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (1, 1, 1) blocks
+ *   shared memory:   32 bytes
+ */
+extern "C" __global__ void __launch_bounds__(256) reduceMaxF32OneBlock(float *__restrict__ out, const float *__restrict__ xs, int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s1 = (float *)(patc_smem + 0);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const int b0 = blockIdx.x;
+        {
+            const int w2 = warp;
+            float acc3 = -3.40282347e+38f;
+            #pragma unroll 4
+            for (int i4 = 0; i4 < (n / 4096); i4 += 1) {
+                float acc5 = acc3;
+                #pragma unroll
+                for (int i6 = 0; i6 < 4; i6 += 1) {
+                    __align__(16) float v7[4];
+                    *(float4 *)v7 = *(const float4 *)(xs + (4 * lane + 4096 * b0 + 512 * w2 + 4096 * i4 + 128 * i6));
+                    float acc8 = acc5;
+                    #pragma unroll
+                    for (int i9 = 0; i9 < 4; i9 += 1) {
+                        acc8 = fmaxf(acc8, v7[i9]);
+                    }
+                    acc5 = acc8;
+                }
+                acc3 = acc5;
+            }
+            float acc10 = acc3;
+            #pragma unroll
+            for (int i11 = 0; i11 < 4; i11 += 1) {
+                __align__(16) float v12[4];
+                if (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096))) {
+                    v12[0] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096))]);
+                    v12[1] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 1) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 1)]);
+                    v12[2] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 2) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 2)]);
+                    v12[3] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 3)]);
+                } else {
+                    *(float4 *)v12 = *(const float4 *)(xs + (4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096)));
+                }
+                float acc13 = acc10;
+                #pragma unroll
+                for (int i14 = 0; i14 < 4; i14 += 1) {
+                    acc13 = fmaxf(acc13, v12[i14]);
+                }
+                acc10 = acc13;
+            }
+            float r15 = fmaxf(acc10, __shfl_down_sync(0xffffffffu, acc10, 16));
+            float r16 = fmaxf(r15, __shfl_down_sync(0xffffffffu, r15, 8));
+            float r17 = fmaxf(r16, __shfl_down_sync(0xffffffffu, r16, 4));
+            float r18 = fmaxf(r17, __shfl_down_sync(0xffffffffu, r17, 2));
+            float r19 = fmaxf(r18, __shfl_down_sync(0xffffffffu, r18, 1));
+            if ((lane < 1)) {
+                s1[(lane + w2)] = r19;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const int w20 = warp;
+            float r21 = (((lane + 32 * w20) >= 8) ? -3.40282347e+38f : s1[(lane + 32 * w20)]);
+            float r22 = fmaxf(r21, __shfl_down_sync(0xffffffffu, r21, 16));
+            float r23 = fmaxf(r22, __shfl_down_sync(0xffffffffu, r22, 8));
+            float r24 = fmaxf(r23, __shfl_down_sync(0xffffffffu, r23, 4));
+            float r25 = fmaxf(r24, __shfl_down_sync(0xffffffffu, r24, 2));
+            float r26 = fmaxf(r25, __shfl_down_sync(0xffffffffu, r25, 1));
+            if ((lane < 1)) {
+                out[(lane + b0 + w20)] = r26;
+            }
+        }
     }
 }
