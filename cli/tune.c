@@ -1,8 +1,10 @@
-/* tune.c: `patc tune FILE --kernel K [--kernel K2]... [--out SETTINGS] [--min-log A]
- * [--max-log B] [--step-log S] [--reps R]`: search the launch settings of single-launch
- * reductions on this GPU and write the best per size range to SETTINGS, which the
- * runtime (patc_reducer_*, `patc run --tuned`) reads at launch. The search itself is
- * patc_tune in runtime/rt_tune.c. */
+/* tune.c: `patc tune FILE --kernel K [--alt A]... [--kernel K2 [--alt A2]...]...
+ * [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]`: search the
+ * launch settings of single-launch reductions on this GPU (an --alt is another kernel
+ * of FILE that computes the preceding --kernel's reduction, tried at the sizes it
+ * suits) and write the best per size range to SETTINGS, which the runtime
+ * (patc_reducer_*, `patc run --tuned`) reads at launch. The search itself is patc_tune
+ * in runtime/rt_tune.c. */
 #include "../runtime/patc.h"
 #include "cli.h"
 
@@ -12,8 +14,8 @@
 
 static int usage_error(const char *msg)
 {
-    fprintf(stderr, "patc tune: %s\nusage: patc tune FILE --kernel K [--kernel K]... [--out SETTINGS] "
-                    "[--min-log A] [--max-log B] [--step-log S] [--reps R]\n", msg);
+    fprintf(stderr, "patc tune: %s\nusage: patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... "
+                    "[--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]\n", msg);
     return 2;
 }
 
@@ -29,8 +31,8 @@ static bool int_arg(const char *s, int lo, int hi, int *out)
 
 int cli_tune(int argc, char **argv)
 {
-    const char *file = NULL, *out = "patc-tuning.conf", *kernels[16];
-    int nk = 0, lo = 10, hi = 28, step = 2, reps = 50;
+    const char *file = NULL, *out = "patc-tuning.conf", *kernels[16], *alts[16][3];
+    int nk = 0, nalt[16] = {0}, lo = 10, hi = 28, step = 2, reps = 50;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -38,11 +40,16 @@ int cli_tune(int argc, char **argv)
             if (nk == 16) return usage_error("at most 16 kernels");
             kernels[nk++] = v;
             i++;
+        } else if (strcmp(a, "--alt") == 0 && v) {
+            if (!nk) return usage_error("--alt belongs to the --kernel before it");
+            if (nalt[nk - 1] == 3) return usage_error("at most 3 --alt per --kernel");
+            alts[nk - 1][nalt[nk - 1]++] = v;
+            i++;
         } else if (strcmp(a, "--out") == 0 && v) {
             out = v;
             i++;
         } else if (strcmp(a, "--min-log") == 0 && v) {
-            if (!int_arg(v, 0, 30, &lo)) return usage_error("--min-log wants 0..30");
+            if (!int_arg(v, 1, 30, &lo)) return usage_error("--min-log wants 1..30");
             i++;
         } else if (strcmp(a, "--max-log") == 0 && v) {
             if (!int_arg(v, 0, 30, &hi)) return usage_error("--max-log wants 0..30");
@@ -81,14 +88,18 @@ int cli_tune(int argc, char **argv)
         return 1;
     }
     fprintf(f, "# patc tuning settings, written by: patc tune %s", file);
-    for (int i = 0; i < nk; i++) fprintf(f, " --kernel %s", kernels[i]);
+    for (int i = 0; i < nk; i++) {
+        fprintf(f, " --kernel %s", kernels[i]);
+        for (int j = 0; j < nalt[i]; j++) fprintf(f, " --alt %s", alts[i][j]);
+    }
     fprintf(f, " --min-log %d --max-log %d --step-log %d --reps %d\n", lo, hi, step, reps);
-    fprintf(f, "# device: %d SMs, sm_%d. Format: KERNEL N_MIN N_MAX BLOCKS_PER_SM NAME=VALUE... (docs/tuning.md)\n",
+    fprintf(f, "# device: %d SMs, sm_%d. Format: KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] NAME=VALUE... "
+               "(docs/tuning.md)\n",
             patc_device_sm_count(ctx), patc_get_arch(ctx));
     fclose(f);
     int rc = 0;
     for (int i = 0; i < nk && rc == 0; i++) {
-        s = patc_tune(ctx, file, kernels[i], sizes, ns, reps, out, stdout);
+        s = patc_tune(ctx, file, kernels[i], alts[i], nalt[i], sizes, ns, reps, out, stdout);
         if (s != PATC_OK) {
             fprintf(stderr, "patc tune: error: %s\n", patc_last_error(ctx));
             rc = 1;

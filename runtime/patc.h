@@ -150,6 +150,7 @@ size_t patc_type_size(patc_type t);
 
 patc_status patc_buffer_alloc(patc_ctx *ctx, size_t bytes, patc_buffer **out);
 patc_status patc_buffer_upload(patc_buffer *b, const void *host, size_t bytes);
+/* Waits for the work enqueued before it (on the stream of patc_set_stream too). */
 patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes);
 size_t patc_buffer_size(const patc_buffer *b);
 /* A buffer over device memory the caller allocated (cudaMalloc, cuMemAlloc) in the
@@ -197,28 +198,36 @@ int patc_device_sm_count(patc_ctx *ctx);
  * grid of (g, 1, 1) for a second nat g, and nats elemsBlock and elemsWarp that the
  * settings fix with -D (patterns/reduce.rise: reduceGrid). For an input of n elements
  * the reducer uses the file's line for (kernel, n), compiles that variant once, and
- * launches it with g = min(blocks_per_sm * SMs, ceil(n / elemsBlock)). tuning_file
- * NULL means $PATC_TUNING; with no file, or no line for n, it uses elemsBlock=4096
- * elemsWarp=512 and 4 blocks per SM. File format: docs/tuning.md. */
+ * launches it with g = min(blocks_per_sm * SMs, ceil(n / elemsBlock)). A line may name
+ * another kernel of the same file to run for its sizes (kernel=OTHER), which may have a
+ * fixed grid (reduceOneBlock). tuning_file NULL means $PATC_TUNING; with no file, or no
+ * line for n, it uses elemsBlock=4096 elemsWarp=512 and 4 blocks per SM. File format:
+ * docs/tuning.md. */
 typedef struct patc_reducer patc_reducer;
 patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
                                 patc_reducer **out);
 void patc_reducer_free(patc_reducer *r);
 /* Reduce input[0..n) to one value, written to host_result (one element). */
 patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, void *host_result);
+/* Enqueue the reduction of input[0..n) into output[0] on the context's stream and return
+ * without waiting (n >= 2). The launch is planned on the first call for (n, input,
+ * output) and reused while they stay the same. */
+patc_status patc_reducer_enqueue(patc_reducer *r, patc_buffer *input, long long n, patc_buffer *output);
 /* Time the reduction of n elements: warm-up runs, then the median of reps runs, each
  * timed alone with CUDA events; each_ms (may be NULL) receives every run's time. */
 patc_status patc_reducer_time(patc_reducer *r, patc_buffer *input, long long n, int warmup, int reps,
                               float *median_ms, float *each_ms);
 /* The settings used for n, e.g. "elemsBlock=4096 elemsWarp=512 blocks_per_sm=4 grid=528". */
 patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_t len);
-/* The tuner (patc tune): for each n in sizes[0..count) (increasing), time every setting
- * of elemsWarp in {128, 256, 512, 1024}, 4, 8 or 16 warps per block and 1..16 blocks
- * per SM (median of reps runs each), and append the best per size to out_file, each
- * covering the sizes up to the middle between it and the next. Progress goes to log
- * (may be NULL). */
-patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
-                      int reps, const char *out_file, FILE *log);
+/* The tuner (patc tune): for each n in sizes[0..count) (increasing, >= 2), time every
+ * setting of elemsWarp in {128, 256, 512, 1024}, 4, 8 or 16 warps per block and 1..16
+ * blocks per SM, and the same shapes of the alternative kernels alts[0..nalts) (at most
+ * 3; a fixed grid is tried while it reads n in at most 16 trips). The candidates are
+ * timed interleaved, each run alone with CUDA events, median of reps runs. The best per
+ * size is appended to out_file, each covering the sizes up to the middle between it and
+ * the next. Progress goes to log (may be NULL). */
+patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const char *const *alts, int nalts,
+                      const long long *sizes, int count, int reps, const char *out_file, FILE *log);
 
 #ifdef __cplusplus
 }

@@ -135,16 +135,17 @@ bool rt_kernel_roles(const patc_kernel *k, int *len_nat, int *grid_nat)
 {
     const Kernel *kk = k->k;
     *len_nat = *grid_nat = -1;
-    if (kk->ninputs != 1 || kk->inputs[0]->count->kind != N_VAR || !kk->grid[0] || kk->grid[0]->kind != N_VAR)
-        return false;
-    for (int d = 1; d < 3; d++) {
-        int64_t v;
+    if (kk->ninputs != 1 || kk->inputs[0]->count->kind != N_VAR || !kk->grid[0]) return false;
+    int64_t v;
+    bool fixed = nat_is_const(kk->grid[0], &v);
+    if (!fixed && kk->grid[0]->kind != N_VAR) return false;
+    for (int d = 1; d < 3; d++)
         if (kk->grid[d] && (!nat_is_const(kk->grid[d], &v) || v != 1)) return false;
-    }
     for (int i = 0; i < kk->def->nnats; i++) {
         if (kk->def->nats[i] == kk->inputs[0]->count->var) *len_nat = i;
-        if (kk->def->nats[i] == kk->grid[0]->var) *grid_nat = i;
+        if (!fixed && kk->def->nats[i] == kk->grid[0]->var) *grid_nat = i;
     }
+    if (fixed) return *len_nat >= 0 && kk->def->nnats == 1;
     return *len_nat >= 0 && *grid_nat >= 0 && *len_nat != *grid_nat && kk->def->nnats == 2;
 }
 
@@ -685,6 +686,9 @@ patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes)
     if (bytes > b->bytes)
         return fail(b->ctx, PATC_ERR_SIZE, "download of %zu bytes from a buffer of %zu", bytes, b->bytes);
     patc_status s = need_device(b->ctx);
+    /* cuMemcpyDtoH waits for the legacy default stream only: work enqueued on a stream
+     * of patc_set_stream (patc_reducer_enqueue) must be waited for first */
+    if (s == PATC_OK && b->ctx->stream) s = drv_check(b->ctx, rt_driver_sync(b->ctx->drv), "kernel execution");
     return s != PATC_OK ? s : drv_check(b->ctx, rt_driver_dtoh(b->ctx->drv, host, b->ptr, bytes), "cuMemcpyDtoH");
 }
 
@@ -969,6 +973,7 @@ typedef struct Chain {
     patc_buffer *tmp[2];
     Launch *pass;
     int npass;
+    patc_buffer *last; /* where the last pass writes */
 } Chain;
 
 static void chain_close(Chain *ch)
@@ -981,8 +986,10 @@ static void chain_close(Chain *ch)
 }
 
 /* Requires: one data parameter whose count is a single nat variable of the kernel, an
- * output of the same element type, and an output count that shrinks each pass. */
-static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer *input, long long n, Chain *ch)
+ * output of the same element type, and an output count that shrinks each pass. The
+ * last pass writes to `final` when it is given, else to a ping-pong buffer. */
+static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
+                              patc_buffer *final, Chain *ch)
 {
     patc_ctx *c = k->prog->ctx;
     memset(ch, 0, sizeof *ch);
@@ -1003,6 +1010,8 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
     if (input->bytes < (size_t)n * ch->elem)
         return fail(c, PATC_ERR_SIZE, "patc_reduce_to_one: %lld elements need %zu bytes, the buffer has %zu", n,
                     (size_t)n * ch->elem, input->bytes);
+    if (final && final->bytes < ch->elem)
+        return fail(c, PATC_ERR_SIZE, "the result buffer has %zu bytes; one element needs %zu", final->bytes, ch->elem);
     int nn = k->k->def->nnats;
     if (nn > 1 && !nats) return fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->k->name, nn);
     if (!(ch->nats = calloc((size_t)nn, sizeof *ch->nats)) || !(ch->pass = calloc(64, sizeof *ch->pass)))
@@ -1021,10 +1030,10 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
             s = fail(c, PATC_ERR_SIZE, "kernel %s maps %lld elements to %lld: not a reduction pass", k->k->name, n, m);
             break;
         }
-        patc_buffer *dst = ch->tmp[ch->npass % 2], *in[1] = {src};
+        patc_buffer *dst = m == 1 && final ? final : ch->tmp[ch->npass % 2], *in[1] = {src};
         if ((s = prepare(k, ch->nats, in, dst, NULL, &ch->pass[ch->npass])) != PATC_OK) break;
         ch->npass++;
-        src = dst;
+        ch->last = src = dst;
         n = m;
     }
     return s;
@@ -1040,7 +1049,7 @@ static patc_status chain_fire(patc_kernel *k, Chain *ch)
 
 static patc_buffer *chain_last(Chain *ch, patc_buffer *input)
 {
-    return ch->npass ? ch->tmp[(ch->npass - 1) % 2] : input;
+    return ch->npass ? ch->last : input;
 }
 
 patc_status patc_reduce_to_one(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
@@ -1052,7 +1061,7 @@ patc_status patc_reduce_to_one(patc_kernel *k, const long long *nats, patc_buffe
     Chain ch;
     patc_status s = need_device(c);
     if (s != PATC_OK) return s;
-    if ((s = chain_open(k, nats, input, n, &ch)) == PATC_OK && (s = chain_fire(k, &ch)) == PATC_OK &&
+    if ((s = chain_open(k, nats, input, n, NULL, &ch)) == PATC_OK && (s = chain_fire(k, &ch)) == PATC_OK &&
         (s = drv_check(c, rt_driver_sync(c->drv), "kernel execution")) == PATC_OK)
         s = patc_buffer_download(chain_last(&ch, input), host_result, ch.elem);
     if (s == PATC_OK && launches) *launches = ch.npass;
@@ -1070,7 +1079,7 @@ int rt_time_reduce(patc_kernel *k, const long long *nats, patc_buffer *input, lo
     if (s != PATC_OK) return s;
     Chain ch;
     Timer t = {0};
-    if ((s = chain_open(k, nats, input, n, &ch)) == PATC_OK && (s = timer_open(c, &t, reps)) == PATC_OK) {
+    if ((s = chain_open(k, nats, input, n, NULL, &ch)) == PATC_OK && (s = timer_open(c, &t, reps)) == PATC_OK) {
         for (int i = 0; s == PATC_OK && i < warmup; i++) s = chain_fire(k, &ch);
         if (s == PATC_OK) s = drv_check(c, rt_driver_sync(c->drv), "kernel execution");
         for (int i = 0; s == PATC_OK && i < reps; i++) {
@@ -1091,4 +1100,70 @@ patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nats, patc_
                                     int warmup, int reps, float *median_ms)
 {
     return (patc_status)rt_time_reduce(k, nats, input, n, warmup, reps, median_ms, NULL);
+}
+
+/* ---------------------------------------------------------------- plans (rt_tune.c) */
+
+struct RtPlan {
+    patc_kernel *k;
+    Chain ch;
+};
+
+int rt_plan_open(patc_kernel *k, const long long *nats, patc_buffer *input, long long n, patc_buffer *output,
+                 RtPlan **out)
+{
+    patc_ctx *c = k->prog->ctx;
+    *out = NULL;
+    patc_status s = need_device(c);
+    if (s != PATC_OK) return s;
+    RtPlan *p = calloc(1, sizeof *p);
+    if (!p) return fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    p->k = k;
+    if ((s = chain_open(k, nats, input, n, output, &p->ch)) != PATC_OK) {
+        chain_close(&p->ch);
+        free(p);
+        return s;
+    }
+    if (!p->ch.npass && output) /* n == 1: the input is the result */
+        s = fail(c, PATC_ERR_INVALID, "a one-element reduction has nothing to launch");
+    if (s != PATC_OK) {
+        rt_plan_close(p);
+        return s;
+    }
+    *out = p;
+    return PATC_OK;
+}
+
+int rt_plan_fire(RtPlan *p) { return chain_fire(p->k, &p->ch); }
+
+void rt_plan_close(RtPlan *p)
+{
+    if (!p) return;
+    chain_close(&p->ch);
+    free(p);
+}
+
+/* Interleaved timing: every round times each plan once, in turn, so that a drift of the
+ * host or the clocks during the measurement affects all plans alike. */
+int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms)
+{
+    if (count < 1 || reps < 1 || warmup < 0) return fail(c, PATC_ERR_INVALID, "rt_time_plans: bad arguments");
+    Timer t = {0};
+    float *all = calloc((size_t)count * (size_t)reps, sizeof *all);
+    patc_status s = all ? timer_open(c, &t, 1) : fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; s == PATC_OK && i < warmup; i++)
+        for (int j = 0; s == PATC_OK && j < count; j++) s = rt_plan_fire(plans[j]);
+    if (s == PATC_OK) s = drv_check(c, rt_driver_sync(c->drv), "kernel execution");
+    for (int i = 0; s == PATC_OK && i < reps; i++)
+        for (int j = 0; s == PATC_OK && j < count; j++) {
+            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
+            if ((s = rt_plan_fire(plans[j])) != PATC_OK) break;
+            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
+            s = drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &all[(size_t)j * (size_t)reps + (size_t)i]),
+                          "kernel execution");
+        }
+    for (int j = 0; s == PATC_OK && j < count; j++) median_ms[j] = median(all + (size_t)j * (size_t)reps, reps);
+    timer_close(c, &t);
+    free(all);
+    return s;
 }

@@ -76,11 +76,23 @@ struct patc_buffer;
 /* Set the context's last error; returns s. */
 int rt_fail(struct patc_ctx *c, int s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* For a kernel of the tuned-reduction shape: the index of the nat that is its one input's
- * length and of the nat that is its grid (grid = (g, 1, 1)). Returns false otherwise. */
+ * length and of the nat that is its grid (grid = (g, 1, 1)); *grid_nat is -1 for a
+ * fixed grid (then n must be the only nat). Returns false for any other shape. */
 bool rt_kernel_roles(const struct patc_kernel *k, int *len_nat, int *grid_nat);
 /* patc_time_reduce_to_one, also giving each run's time (each_ms: reps entries, or NULL). */
 int rt_time_reduce(struct patc_kernel *k, const long long *nats, struct patc_buffer *input, long long n, int warmup,
                    int reps, float *median_ms, float *each_ms);
+/* A planned reduction: the passes of patc_reduce_to_one for one (kernel, nats, input,
+ * n), checked and bound once, the last pass writing to `output` (one element). Firing
+ * only enqueues the launches on the context's stream. */
+typedef struct RtPlan RtPlan;
+int rt_plan_open(struct patc_kernel *k, const long long *nats, struct patc_buffer *input, long long n,
+                 struct patc_buffer *output, RtPlan **out);
+int rt_plan_fire(RtPlan *p);
+void rt_plan_close(RtPlan *p);
+/* Time the plans interleaved (each round runs each plan once, each run timed alone with
+ * CUDA events) after `warmup` rounds; median_ms[i] is plan i's median of reps runs. */
+int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms);
 /* The context's device's SM count (0 without a device). */
 int rt_ctx_sm_count(struct patc_ctx *c);
 typedef unsigned long long RtDevPtr;

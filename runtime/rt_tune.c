@@ -6,10 +6,12 @@
  * elemsBlock and elemsWarp that each setting fixes with -D (they shape the code:
  * threads = 32 * elemsBlock / elemsWarp, loads per lane per trip = elemsWarp / 32).
  * The grid is min(blocks_per_sm * SMs, ceil(n / elemsBlock)): enough blocks to fill the
- * device, never a block without a chunk to read.
+ * device, never a block without a chunk to read. An alternative kernel of the same
+ * file may run instead for some sizes (reduceOneBlock: a fixed grid, n the only nat
+ * left); the tuner tries it where a fixed grid can cover n in at most 16 trips.
  *
  * Settings file, one line per (kernel, size range); '#' starts a comment:
- *     KERNEL N_MIN N_MAX BLOCKS_PER_SM NAME=VALUE...
+ *     KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] NAME=VALUE...
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -19,10 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_DEFS = 8, MAX_VARIANTS = 32 };
+enum { MAX_DEFS = 8, MAX_VARIANTS = 64, MAX_ALTS = 3 };
 
 typedef struct Setting {
     char kernel[128];
+    char use[128];  /* the kernel to run, when it is not `kernel` (kernel=OTHER) */
     long long lo, hi;
     int bps;
     int ndefs;
@@ -32,9 +35,10 @@ typedef struct Setting {
 
 /* Used when the file has no line for the kernel and size: a middle-of-the-road
  * choice (256 threads, 4 float4 loads per lane per trip, 4 blocks per SM). */
-static const Setting default_setting = {"", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}};
+static const Setting default_setting = {"", "", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}};
 
 typedef struct Variant {
+    char kname[128];
     long long values[MAX_DEFS];
     int ndefs;
     patc_program *prog;
@@ -50,6 +54,11 @@ struct patc_reducer {
     Variant var[MAX_VARIANTS];
     int nvar;
     int sms;  /* the device's SM count, asked once (0 without a device) */
+    /* the last enqueued reduction, planned once (patc_reducer_enqueue) */
+    RtPlan *plan;
+    const Variant *plan_v;
+    long long plan_n, plan_g;
+    patc_buffer *plan_in, *plan_out;
 };
 
 /* ---------------------------------------------------------------- the file */
@@ -60,10 +69,10 @@ static bool parse_line(char *line, Setting *s, bool *bad)
     *bad = false;
     char *hash = strchr(line, '#');
     if (hash) *hash = 0;
-    char *tok[4 + MAX_DEFS];
+    char *tok[5 + MAX_DEFS];
     int n = 0;
     for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-        if (n == 4 + MAX_DEFS) {
+        if (n == 5 + MAX_DEFS) {
             *bad = true;
             return false;
         }
@@ -82,6 +91,11 @@ static bool parse_line(char *line, Setting *s, bool *bad)
     if (*end || s->bps < 1 || s->bps > 64) goto bad;
     for (int i = 4; i < n; i++) {
         char *eq = strchr(tok[i], '=');
+        if (eq && eq - tok[i] == 6 && strncmp(tok[i], "kernel", 6) == 0) { /* no nat can be called kernel */
+            if (eq[1] == 0 || strlen(eq + 1) >= sizeof s->use || s->use[0]) goto bad;
+            strcpy(s->use, eq + 1);
+            continue;
+        }
         if (!eq || eq == tok[i] || (size_t)(eq - tok[i]) >= sizeof s->names[0]) goto bad;
         memcpy(s->names[s->ndefs], tok[i], (size_t)(eq - tok[i]));
         s->values[s->ndefs] = strtoll(eq + 1, &end, 10);
@@ -111,7 +125,7 @@ static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, i
         if (!parse_line(line, &s, &bad)) {
             if (bad) {
                 st = rt_fail(c, PATC_ERR_INVALID, "%s:%d: malformed tuning line (want: KERNEL N_MIN N_MAX "
-                             "BLOCKS_PER_SM NAME=VALUE...)", file, lineno);
+                             "BLOCKS_PER_SM [kernel=OTHER] NAME=VALUE...)", file, lineno);
                 break;
             }
             continue;
@@ -147,29 +161,44 @@ static long long def_value(const Setting *s, const char *name)
 
 /* ---------------------------------------------------------------- variants */
 
-static void variant_free(Variant *v) { patc_program_free(v->prog); }
+static void variant_free(patc_reducer *r, Variant *v)
+{
+    if (r->plan_v == v) { /* the cached plan launches this variant's kernel */
+        rt_plan_close(r->plan);
+        r->plan = NULL;
+        r->plan_v = NULL;
+    }
+    patc_program_free(v->prog);
+}
 
-/* The compiled kernel for a setting's -D values (compiled once per reducer). */
+/* The kernel a setting runs. */
+static const char *setting_kernel(const patc_reducer *r, const Setting *s) { return s->use[0] ? s->use : r->kernel; }
+
+/* The compiled kernel for a setting's kernel and -D values (compiled once per reducer). */
 static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
 {
+    const char *kn = setting_kernel(r, s);
     for (int i = 0; i < r->nvar; i++) {
         Variant *v = &r->var[i];
-        if (v->ndefs == s->ndefs && memcmp(v->values, s->values, sizeof(long long) * (size_t)s->ndefs) == 0) {
+        if (v->ndefs == s->ndefs && strcmp(v->kname, kn) == 0 &&
+            memcmp(v->values, s->values, sizeof(long long) * (size_t)s->ndefs) == 0) {
             *out = v;
             return PATC_OK;
         }
     }
-    if (r->nvar == MAX_VARIANTS) variant_free(&r->var[--r->nvar]);
+    if (r->nvar == MAX_VARIANTS) variant_free(r, &r->var[--r->nvar]);
     Variant *v = &r->var[r->nvar];
     memset(v, 0, sizeof *v);
+    if (strlen(kn) >= sizeof v->kname) return rt_fail(r->ctx, PATC_ERR_INVALID, "kernel name too long: %s", kn);
+    strcpy(v->kname, kn);
     patc_define defs[MAX_DEFS];
     for (int i = 0; i < s->ndefs; i++) defs[i] = (patc_define){s->names[i], s->values[i]};
     patc_status st = patc_program_from_file(r->ctx, r->path, defs, s->ndefs, &v->prog);
-    if (st == PATC_OK) st = patc_get_kernel(v->prog, r->kernel, &v->k);
+    if (st == PATC_OK) st = patc_get_kernel(v->prog, kn, &v->k);
     if (st == PATC_OK && !rt_kernel_roles(v->k, &v->len_nat, &v->grid_nat))
         st = rt_fail(r->ctx, PATC_ERR_INVALID, "kernel %s is not a tunable reduction: it must take one array of length "
-                     "n, have a grid of (g, 1, 1), and no nats besides n and g once the settings are applied",
-                     r->kernel);
+                     "n, have a grid of (g, 1, 1) or a fixed grid, and no nats besides n and g once the settings "
+                     "are applied", kn);
     if (st != PATC_OK) {
         patc_program_free(v->prog);
         return st;
@@ -179,6 +208,16 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     r->nvar++;
     *out = v;
     return PATC_OK;
+}
+
+/* The block count of a fixed grid (0 if the kernel's rules fail, which they cannot
+ * for a kernel that rt_kernel_roles accepted). */
+static long long fixed_grid(const Variant *v)
+{
+    patc_launch_config lc;
+    long long one = 1;
+    if (patc_kernel_launch_dims(v->k, &one, &lc) != PATC_OK) return 0;
+    return (long long)lc.grid[0] * (lc.grid[1] ? lc.grid[1] : 1) * (lc.grid[2] ? lc.grid[2] : 1);
 }
 
 /* grid = min(bps * SMs, ceil(n / elemsBlock)), at least 1 */
@@ -218,7 +257,7 @@ patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *ker
 void patc_reducer_free(patc_reducer *r)
 {
     if (!r) return;
-    for (int i = 0; i < r->nvar; i++) variant_free(&r->var[i]);
+    for (int i = 0; i < r->nvar; i++) variant_free(r, &r->var[i]);
     free(r->set);
     free(r->path);
     free(r->kernel);
@@ -233,9 +272,36 @@ static patc_status prepare_n(patc_reducer *r, long long n, Variant **v, long lon
     patc_status st = variant_for(r, s, v);
     if (st != PATC_OK) return st;
     nats[(*v)->len_nat] = n;
-    nats[(*v)->grid_nat] = grid_for(r->sms, s, n);
+    if ((*v)->grid_nat >= 0) nats[(*v)->grid_nat] = grid_for(r->sms, s, n);
     if (used) *used = s;
     return PATC_OK;
+}
+
+patc_status patc_reducer_enqueue(patc_reducer *r, patc_buffer *input, long long n, patc_buffer *output)
+{
+    if (!r) return PATC_ERR_INVALID;
+    /* The same call as the last one: its plan stands (the settings never change after
+     * patc_reducer_create, and a variant's eviction closes the plan), so the host does
+     * nothing but the launch; an idle GPU waits for every nanosecond spent here. */
+    if (r->plan && n == r->plan_n && input == r->plan_in && output == r->plan_out) return (patc_status)rt_plan_fire(r->plan);
+    if (!output) return rt_fail(r->ctx, PATC_ERR_INVALID, "patc_reducer_enqueue: no result buffer");
+    Variant *v;
+    long long nats[2];
+    patc_status s = prepare_n(r, n, &v, nats, NULL);
+    if (s != PATC_OK) return s;
+    long long g = v->grid_nat >= 0 ? nats[v->grid_nat] : 0;
+    if (!r->plan || r->plan_v != v || r->plan_n != n || r->plan_g != g || r->plan_in != input || r->plan_out != output) {
+        rt_plan_close(r->plan);
+        r->plan = NULL;
+        r->plan_v = NULL;
+        if ((s = (patc_status)rt_plan_open(v->k, nats, input, n, output, &r->plan)) != PATC_OK) return s;
+        r->plan_v = v;
+        r->plan_n = n;
+        r->plan_g = g;
+        r->plan_in = input;
+        r->plan_out = output;
+    }
+    return (patc_status)rt_plan_fire(r->plan);
 }
 
 patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, void *host_result)
@@ -266,11 +332,12 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
     patc_status st = prepare_n(r, n, &v, nats, &s);
     if (st != PATC_OK) return st;
     size_t o = 0;
+    if (s->use[0]) o += (size_t)snprintf(buf, len, "kernel=%s ", s->use);
     for (int i = 0; i < s->ndefs && o < len; i++)
         o += (size_t)snprintf(buf + o, len - o, "%s=%lld ", s->names[i], s->values[i]);
     if (o < len)
-        snprintf(buf + o, len - o, "blocks_per_sm=%d grid=%lld%s", s->bps, nats[v->grid_nat],
-                 s == &default_setting ? " (default setting)" : "");
+        snprintf(buf + o, len - o, "blocks_per_sm=%d grid=%s%lld%s", s->bps, v->grid_nat >= 0 ? "" : "fixed ",
+                 v->grid_nat >= 0 ? nats[v->grid_nat] : fixed_grid(v), s == &default_setting ? " (default setting)" : "");
     return PATC_OK;
 }
 
@@ -282,64 +349,106 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
 static const long long tune_ew[] = {128, 256, 512, 1024};
 static const int tune_warps[] = {4, 8, 16};
 static const int tune_bps[] = {1, 2, 4, 8, 16};
+enum { TUNE_SHAPES = 12, MAX_CANDIDATES = TUNE_SHAPES * (5 + MAX_ALTS) };
 
-patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
-                      int reps, const char *out_file, FILE *log)
+/* One launch the tuner times: a setting and its plan for the current size. */
+typedef struct Candidate {
+    Setting s;
+    long long g;
+    RtPlan *plan;
+} Candidate;
+
+/* The candidates for size n: every shape of the main kernel with each blocks-per-SM
+ * count that gives a new grid, and every shape of each fixed-grid alternative whose
+ * grid reads n in at most 16 trips (beyond that one block is far behind). */
+static patc_status candidates_for(patc_reducer *r, const char *const *alts, int nalts, long long n, patc_buffer *in,
+                                  patc_buffer *out, Candidate *cs, int *ncs)
 {
-    if (!ctx || !path || !kernel || !sizes || count < 1 || reps < 1 || !out_file) return PATC_ERR_INVALID;
+    patc_status st = PATC_OK;
+    *ncs = 0;
+    for (int k = -1; st == PATC_OK && k < nalts; k++)
+        for (int a = 0; st == PATC_OK && a < TUNE_SHAPES; a++) {
+            int w = tune_warps[a % 3];
+            long long ew = tune_ew[a / 3];
+            Setting s = {"", "", 0, 0, 1, 2, {"elemsBlock", "elemsWarp"}, {ew * w, ew}};
+            snprintf(s.kernel, sizeof s.kernel, "%s", r->kernel);
+            if (k >= 0) snprintf(s.use, sizeof s.use, "%s", alts[k]);
+            Variant *v;
+            if ((st = variant_for(r, &s, &v)) != PATC_OK) break;
+            long long last_g = -1;
+            for (size_t c = 0; st == PATC_OK && c < sizeof tune_bps / sizeof *tune_bps; c++) {
+                if (tune_bps[c] * 32 * w > 2048) break;
+                s.bps = tune_bps[c];
+                long long g = v->grid_nat >= 0 ? grid_for(r->sms, &s, n) : fixed_grid(v);
+                if (g == last_g) continue; /* the same launch as the last one */
+                last_g = g;
+                if (v->grid_nat < 0 && n > 16 * s.values[0] * g) break;
+                long long nats[2];
+                nats[v->len_nat] = n;
+                if (v->grid_nat >= 0) nats[v->grid_nat] = g;
+                Candidate *cd = &cs[(*ncs)++];
+                cd->s = s;
+                cd->g = g;
+                st = (patc_status)rt_plan_open(v->k, nats, in, n, out, &cd->plan);
+                if (v->grid_nat < 0) break; /* blocks per SM do not matter */
+            }
+        }
+    return st;
+}
+
+patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const char *const *alts, int nalts,
+                      const long long *sizes, int count, int reps, const char *out_file, FILE *log)
+{
+    if (!ctx || !path || !kernel || !sizes || count < 1 || reps < 1 || !out_file || nalts < 0 || (nalts && !alts))
+        return PATC_ERR_INVALID;
+    if (nalts > MAX_ALTS) return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune: at most %d alternative kernels", MAX_ALTS);
     patc_status st = patc_device_status(ctx);
     if (st != PATC_OK) return st;
     long long maxn = 0;
     for (int i = 0; i < count; i++) {
-        if (sizes[i] < 1 || (i && sizes[i] <= sizes[i - 1]))
-            return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune: sizes must be positive and increasing");
+        if (sizes[i] < 2 || (i && sizes[i] <= sizes[i - 1]))
+            return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune: sizes must be at least 2 and increasing");
         if (sizes[i] > maxn) maxn = sizes[i];
     }
     patc_reducer *r;
     if ((st = patc_reducer_create(ctx, path, kernel, NULL, &r)) != PATC_OK) return st;
     Setting *best = calloc((size_t)count, sizeof *best);
     float *best_ms = malloc(sizeof *best_ms * (size_t)count);
-    patc_buffer *in = NULL;
+    Candidate *cs = calloc(MAX_CANDIDATES, sizeof *cs);
+    float *ms = malloc(sizeof *ms * MAX_CANDIDATES);
+    long long *best_g = calloc((size_t)count, sizeof *best_g);
+    patc_buffer *in = NULL, *out = NULL;
     patc_type ty;
     size_t esz = 0;
-    if (!best || !best_ms) st = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    if (!best || !best_ms || !cs || !ms || !best_g) st = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     if (st == PATC_OK) st = patc_kernel_input_info(r->var[0].k, 0, (long long[2]){1, 1}, &ty, NULL, NULL);
     if (st == PATC_OK) {
         esz = patc_type_size(ty);
         st = patc_buffer_alloc(ctx, (size_t)maxn * esz, &in);
     }
     if (st == PATC_OK) st = patc_buffer_zero(in);
-    for (int i = 0; i < count; i++) best_ms[i] = 1e30f;
-    int sms = r->sms;
-    for (size_t a = 0; st == PATC_OK && a < sizeof tune_ew / sizeof *tune_ew; a++)
-        for (size_t b = 0; st == PATC_OK && b < sizeof tune_warps / sizeof *tune_warps; b++) {
-            Setting s = {"", 0, 0, 1, 2, {"elemsBlock", "elemsWarp"}, {tune_ew[a] * tune_warps[b], tune_ew[a]}};
-            snprintf(s.kernel, sizeof s.kernel, "%s", kernel);
-            Variant *v;
-            if ((st = variant_for(r, &s, &v)) != PATC_OK) break;
-            for (int i = 0; st == PATC_OK && i < count; i++) {
-                long long last_g = -1;
-                for (size_t c = 0; c < sizeof tune_bps / sizeof *tune_bps; c++) {
-                    if (tune_bps[c] * 32 * tune_warps[b] > 2048) break;
-                    s.bps = tune_bps[c];
-                    long long nats[2];
-                    nats[v->len_nat] = sizes[i];
-                    nats[v->grid_nat] = grid_for(sms, &s, sizes[i]);
-                    if (nats[v->grid_nat] == last_g) continue; /* the same launch as the last one */
-                    last_g = nats[v->grid_nat];
-                    float ms;
-                    st = patc_time_reduce_to_one(v->k, nats, in, sizes[i], reps / 10 + 2, reps, &ms);
-                    if (st != PATC_OK) break;
-                    if (log)
-                        fprintf(log, "tune %s n=%lld elemsBlock=%lld elemsWarp=%lld blocks_per_sm=%d grid=%lld: %.2f us\n",
-                                kernel, sizes[i], s.values[0], s.values[1], s.bps, last_g, ms * 1e3);
-                    if (ms < best_ms[i]) {
-                        best_ms[i] = ms;
-                        best[i] = s;
-                    }
-                }
+    if (st == PATC_OK) st = patc_buffer_alloc(ctx, esz, &out);
+    for (int i = 0; st == PATC_OK && i < count; i++) {
+        int ncs = 0;
+        st = candidates_for(r, alts, nalts, sizes[i], in, out, cs, &ncs);
+        RtPlan *plans[MAX_CANDIDATES];
+        for (int j = 0; j < ncs; j++) plans[j] = cs[j].plan;
+        if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, ncs, reps / 10 + 2, reps, ms);
+        best_ms[i] = 1e30f;
+        for (int j = 0; st == PATC_OK && j < ncs; j++) {
+            const Setting *s = &cs[j].s;
+            if (log)
+                fprintf(log, "tune %s n=%lld %s%s%selemsBlock=%lld elemsWarp=%lld blocks_per_sm=%d grid=%lld: %.2f us\n",
+                        kernel, sizes[i], s->use[0] ? "kernel=" : "", s->use, s->use[0] ? " " : "", s->values[0],
+                        s->values[1], s->bps, cs[j].g, ms[j] * 1e3);
+            if (ms[j] < best_ms[i]) {
+                best_ms[i] = ms[j];
+                best[i] = *s;
+                best_g[i] = cs[j].g;
             }
         }
+        for (int j = 0; j < ncs; j++) rt_plan_close(cs[j].plan);
+    }
     /* each size covers up to the middle between it and the next one */
     if (st == PATC_OK) {
         FILE *f = fopen(out_file, "a");
@@ -349,14 +458,19 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
             long long hi = i + 1 == count ? 2147483647LL : (long long)(sizes[i] + (sizes[i + 1] - sizes[i]) / 2);
             best[i].lo = lo;
             best[i].hi = hi;
-            fprintf(f, "%s %lld %lld %d elemsBlock=%lld elemsWarp=%lld # %.2f us at n=%lld on %d SMs\n", kernel, lo, hi,
-                    best[i].bps, best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i], sms);
+            fprintf(f, "%s %lld %lld %d %s%s%selemsBlock=%lld elemsWarp=%lld # %.2f us at n=%lld, grid %lld on %d SMs\n",
+                    kernel, lo, hi, best[i].bps, best[i].use[0] ? "kernel=" : "", best[i].use, best[i].use[0] ? " " : "",
+                    best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i], best_g[i], r->sms);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
     }
     patc_buffer_free(in);
+    patc_buffer_free(out);
     free(best);
     free(best_ms);
+    free(best_g);
+    free(cs);
+    free(ms);
     patc_reducer_free(r);
     return st;
 }

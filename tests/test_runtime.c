@@ -311,11 +311,29 @@ START_TEST(reducer_settings_without_device)
                      PATC_ERR_COMPILE);
     ck_assert_msg(strstr(patc_last_error(c), "elemsBlock"), "%s", patc_last_error(c));
     unlink(good); /* write_conf reuses its path buffer */
-    /* right nats, wrong shape: fixing g as well leaves the kernel without a grid nat */
-    char *fixed = write_conf("reduceMaxF32 1 2147483647 1 elemsBlock=1024 elemsWarp=128 g=3\n");
+    /* right nats, wrong shape: fixing n as well leaves the input without a length nat */
+    char *fixed = write_conf("reduceMaxF32 1 2147483647 1 elemsBlock=1024 elemsWarp=128 n=4096\n");
     ck_assert_int_eq(patc_reducer_create(c, rf, "reduceMaxF32", fixed, &r), PATC_ERR_INVALID);
     ck_assert_msg(strstr(patc_last_error(c), "not a tunable reduction"), "%s", patc_last_error(c));
     unlink(fixed);
+    /* kernel=OTHER: another kernel of the file for a size range; a fixed grid is allowed */
+    char *alt = write_conf("reduceSumF32 1 5000 1 kernel=reduceSumF32OneBlock elemsBlock=1024 elemsWarp=128\n"
+                           "reduceSumF32 5001 9000 2 kernel=nope elemsBlock=1024 elemsWarp=128\n"
+                           "reduceSumF32 9001 20000 1 elemsBlock=1024 elemsWarp=128 g=3\n");
+    ck_assert_msg(patc_reducer_create(c, rf, "reduceSumF32", alt, &r) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_reducer_describe(r, 4000, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "kernel=reduceSumF32OneBlock elemsBlock=1024 elemsWarp=128 blocks_per_sm=1 grid=fixed 1");
+    ck_assert_int_eq(patc_reducer_describe(r, 6000, d, sizeof d), PATC_ERR_NOT_FOUND);
+    ck_assert_msg(strstr(patc_last_error(c), "nope"), "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_reducer_describe(r, 10000, d, sizeof d), PATC_OK); /* g fixed: lastBlock over 3 blocks */
+    ck_assert_str_eq(d, "elemsBlock=1024 elemsWarp=128 g=3 blocks_per_sm=1 grid=fixed 3");
+    ck_assert_int_eq(patc_reducer_enqueue(r, NULL, 10, NULL), PATC_ERR_INVALID);
+    patc_reducer_free(r);
+    unlink(alt);
+    char *twice = write_conf("reduceSumF32 1 5 1 kernel=a kernel=b elemsBlock=1024\n");
+    ck_assert_int_eq(patc_reducer_create(c, rf, "reduceSumF32", twice, &r), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), ":1: malformed tuning line"), "%s", patc_last_error(c));
+    unlink(twice);
     patc_destroy(c);
 }
 END_TEST
@@ -441,10 +459,12 @@ START_TEST(gpu_reducer_single_launch)
     ck_assert_int_ge(fd, 0);
     FILE *f = fdopen(fd, "w");
     fputs("# test settings\n"
-          "reduceSumI32 1 5000 1 elemsBlock=1024 elemsWarp=128\n"
+          "reduceSumI32 1 1000 1 elemsBlock=1024 elemsWarp=128\n"
+          "reduceSumI32 1001 5000 1 kernel=reduceSumI32OneBlock elemsBlock=1024 elemsWarp=128\n"
           "reduceSumI32 5001 200000 2 elemsBlock=2048 elemsWarp=256 # comment\n"
           "reduceSumI32 200001 2147483647 3 elemsBlock=16384 elemsWarp=1024\n"
-          "reduceMaxF32 1 2147483647 2 elemsBlock=4096 elemsWarp=512\n", f);
+          "reduceMaxF32 1 3000 1 kernel=reduceMaxF32OneBlock elemsBlock=2048 elemsWarp=256\n"
+          "reduceMaxF32 3001 2147483647 2 elemsBlock=4096 elemsWarp=512\n", f);
     fclose(f);
     patc_reducer *r, *rm;
     ck_assert_msg(patc_reducer_create(gctx, PATC_EXAMPLES_DIR "/reduce_fast.rise", "reduceSumI32", conf, &r) == PATC_OK,
@@ -459,7 +479,8 @@ START_TEST(gpu_reducer_single_launch)
         in[i] = rand() % 201 - 100;
         fin[i] = (float)(rand() % 100000) * 0.01f - 500.0f;
     }
-    patc_buffer *b, *fb;
+    patc_buffer *b, *fb, *ob;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, 4, &ob), PATC_OK);
     ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof in, &b), PATC_OK);
     ck_assert_int_eq(patc_buffer_upload(b, in, sizeof in), PATC_OK);
     ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof fin, &fb), PATC_OK);
@@ -479,6 +500,16 @@ START_TEST(gpu_reducer_single_launch)
             ck_assert_msg(got == want, "sum n=%lld rep %d: %d != %lld", n, rep, got, want);
             ck_assert_msg(patc_reducer_run(rm, fb, n, &fgot) == PATC_OK, "%s", patc_last_error(gctx));
             ck_assert_msg(fgot == fwant, "max n=%lld rep %d: %g != %g", n, rep, fgot, fwant);
+            /* the same through patc_reducer_enqueue into a device buffer (planned once) */
+            patc_status es = patc_reducer_enqueue(r, b, n, ob);
+            if (n == 1) {
+                ck_assert_int_eq(es, PATC_ERR_INVALID);
+                continue;
+            }
+            ck_assert_msg(es == PATC_OK, "%s", patc_last_error(gctx));
+            got = 12345;
+            ck_assert_int_eq(patc_buffer_download(ob, &got, 4), PATC_OK);
+            ck_assert_msg(got == want, "enqueued sum n=%lld rep %d: %d != %lld", n, rep, got, want);
         }
         char d[200];
         ck_assert_int_eq(patc_reducer_describe(r, n, d, sizeof d), PATC_OK);
@@ -494,6 +525,7 @@ START_TEST(gpu_reducer_single_launch)
     ck_assert_int_eq(got, want);
     patc_reducer_free(r);
     patc_reducer_free(rm);
+    patc_buffer_free(ob);
     unlink(conf);
 }
 END_TEST

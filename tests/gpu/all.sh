@@ -72,6 +72,10 @@ for cfg in "1024 128" "4096 512" "16384 1024"; do
     for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
       run_case gpu reduce_fast.rise $k "$3/g$4/E$1/W$2" 1 -D n=$3 -D g=$4 -D elemsBlock=$1 -D elemsWarp=$2
     done
+    [ "$4" = 1 ] || [ "$3" = 1048583 ] && [ "$4" = 7 ] || continue # the one-block kernels: once per size
+    for k in reduceSumF32OneBlock reduceSumI32OneBlock reduceMaxF32OneBlock; do
+      run_case gpu reduce_fast.rise $k "$3/E$1/W$2" 1 -D n=$3 -D elemsBlock=$1 -D elemsWarp=$2
+    done
   done
 done
 for b in 1 3 1000 4096; do # the warp kernels take 256*b elements
@@ -115,6 +119,7 @@ for tool in memcheck racecheck synccheck; do
   san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
+    san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
   done
 done
 
