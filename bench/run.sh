@@ -3,8 +3,8 @@
 #   1. build bench_main with nvcc (CUB and the hand-written baselines) against libpatrt;
 #   2. patc tune: search the single-launch reductions' settings on this GPU
 #      (OUTDIR/tuning.conf, log in OUTDIR/tune.log);
-#   3. bench_main: every implementation, timed the same way, patc through libpatrt
-#      with the settings of step 2;
+#   3. bench_main: every implementation, timed the same way (interleaved; alone and
+#      queued), patc through libpatrt with the settings of step 2;
 #   4. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
 # OUTDIR defaults to bench/results/<YYYY-MM-DD>-<gpu-name-slug>.
@@ -32,8 +32,9 @@ echo "== build ($NVCC)"
     -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "build failed"; exit 3; }
 
 echo "== tune"
-TUNE_CMD=("$PB/cli/patc" tune "$ROOT/examples/reduce_fast.rise" --kernel reduceSumF32 --kernel reduceSumI32
-          --kernel reduceMaxF32 --out "$OUTDIR/tuning.conf" ${TUNE_ARGS:-})
+TUNE_CMD=("$PB/cli/patc" tune "$ROOT/examples/reduce_fast.rise" --kernel reduceSumF32 --alt reduceSumF32OneBlock
+          --kernel reduceSumI32 --alt reduceSumI32OneBlock --kernel reduceMaxF32 --alt reduceMaxF32OneBlock
+          --out "$OUTDIR/tuning.conf" ${TUNE_ARGS:-})
 "${TUNE_CMD[@]}" > "$OUTDIR/tune.log" 2>&1 || { echo "patc tune failed:"; tail -20 "$OUTDIR/tune.log"; exit 3; }
 tail -1 "$OUTDIR/tune.log"
 
