@@ -289,6 +289,14 @@ static bool compare(BinOp op, ScalarKind sk, Scalar a, Scalar b)
 #undef CMP
 }
 
+/* An integer scalar's value in 64 bits: i32 sign-extended, u32 zero-extended. */
+static uint64_t widen(ScalarKind sk, Scalar s)
+{
+    if (sk == SK_I32) return (uint64_t)(int64_t)(int32_t)(uint32_t)s.u;
+    if (sk == SK_U32) return (uint32_t)s.u;
+    return s.u;
+}
+
 /* Arithmetic with C semantics on the operand kind: f32 in float, f64 in double,
  * 32-bit integers wrap in 32 bits, unsigned wrap; integer / and % truncate, and a zero
  * divisor is a run-time error. INT_MIN / -1 wraps to INT_MIN (remainder 0), as on the
@@ -325,29 +333,12 @@ static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b
         default: unreachable();
         }
         return r;
-    case SK_I32: case SK_U32: {
-        uint32_t x = (uint32_t)a.u, y = (uint32_t)b.u, v;
-        bool sg = sk == SK_I32;
-        switch (op) {
-        case OP_ADD: v = x + y; break;
-        case OP_SUB: v = x - y; break;
-        case OP_MUL: v = x * y; break;
-        case OP_DIV: case OP_MOD:
-            if (y == 0) fail(c, sp, "%s by zero", op == OP_DIV ? "division" : "remainder");
-            if (sg && (int32_t)y == -1)
-                v = op == OP_DIV ? 0u - x : 0u;
-            else if (sg)
-                v = (uint32_t)(op == OP_DIV ? (int32_t)x / (int32_t)y : (int32_t)x % (int32_t)y);
-            else
-                v = op == OP_DIV ? x / y : x % y;
-            break;
-        default: unreachable();
-        }
-        return scalar_of_int(sk, sg ? (int64_t)(int32_t)v : (int64_t)v);
-    }
-    case SK_I64: case SK_U64: {
-        uint64_t x = a.u, y = b.u, v;
-        bool sg = sk == SK_I64;
+    case SK_I32: case SK_U32: case SK_I64: case SK_U64: {
+        /* 32-bit operands widened (i32 sign-, u32 zero-extended): +, -, * and the
+         * truncating / and % in 64 bits give the 32-bit result once scalar_of_int
+         * truncates it, and INT_MIN / -1 wraps in either width */
+        uint64_t x = widen(sk, a), y = widen(sk, b), v;
+        bool sg = sk == SK_I32 || sk == SK_I64;
         switch (op) {
         case OP_ADD: v = x + y; break;
         case OP_SUB: v = x - y; break;
@@ -363,8 +354,7 @@ static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b
             break;
         default: unreachable();
         }
-        r.u = v;
-        return r;
+        return scalar_of_int(sk, (int64_t)v);
     }
     case SK_BOOL: fail(c, sp, "arithmetic operator '%s' on bool", binop_spelling[op]);
     default: unreachable();

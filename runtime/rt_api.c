@@ -72,15 +72,21 @@ struct patc_buffer {
 
 /* ---------------------------------------------------------------- errors */
 
+/* The context's last error becomes the formatted message. */
+static void set_error(patc_ctx *c, const char *fmt, va_list ap)
+{
+    c->err.len = 0;
+    if (c->err.s) c->err.s[0] = 0;
+    sb_vprintf(&c->err, fmt, ap);
+}
+
 /* Record the message of a failed call; returns `s` so callers write `return fail(...)`. */
 static patc_status fail(patc_ctx *c, patc_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static patc_status fail(patc_ctx *c, patc_status s, const char *fmt, ...)
 {
     va_list ap;
-    c->err.len = 0;
-    if (c->err.s) c->err.s[0] = 0;
     va_start(ap, fmt);
-    sb_vprintf(&c->err, fmt, ap);
+    set_error(c, fmt, ap);
     va_end(ap);
     return s;
 }
@@ -123,10 +129,8 @@ const char *patc_version(void) { return PATC_VERSION; }
 int rt_fail(patc_ctx *c, int s, const char *fmt, ...)
 {
     va_list ap;
-    c->err.len = 0;
-    if (c->err.s) c->err.s[0] = 0;
     va_start(ap, fmt);
-    sb_vprintf(&c->err, fmt, ap);
+    set_error(c, fmt, ap);
     va_end(ap);
     return s;
 }
@@ -1075,24 +1079,10 @@ int rt_time_reduce(patc_kernel *k, const long long *nats, patc_buffer *input, lo
     if (!k) return PATC_ERR_INVALID;
     patc_ctx *c = k->prog->ctx;
     if (warmup < 0 || reps < 1 || !median_ms) return fail(c, PATC_ERR_INVALID, "patc_time_reduce_to_one: bad warmup/reps/result");
-    patc_status s = need_device(c);
-    if (s != PATC_OK) return s;
-    Chain ch;
-    Timer t = {0};
-    if ((s = chain_open(k, nats, input, n, NULL, &ch)) == PATC_OK && (s = timer_open(c, &t, reps)) == PATC_OK) {
-        for (int i = 0; s == PATC_OK && i < warmup; i++) s = chain_fire(k, &ch);
-        if (s == PATC_OK) s = drv_check(c, rt_driver_sync(c->drv), "kernel execution");
-        for (int i = 0; s == PATC_OK && i < reps; i++) {
-            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
-            if ((s = chain_fire(k, &ch)) != PATC_OK) break;
-            if ((s = drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
-            s = drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &t.ms[i]), "kernel execution");
-        }
-        if (s == PATC_OK && each_ms) memcpy(each_ms, t.ms, sizeof *each_ms * (size_t)reps);
-        if (s == PATC_OK) *median_ms = median(t.ms, reps);
-    }
-    timer_close(c, &t);
-    chain_close(&ch);
+    RtPlan *p;
+    patc_status s = (patc_status)rt_plan_open(k, nats, input, n, NULL, &p);
+    if (s == PATC_OK) s = (patc_status)rt_time_plans(c, &p, 1, warmup, reps, median_ms, each_ms);
+    rt_plan_close(p);
     return s;
 }
 
@@ -1145,7 +1135,8 @@ void rt_plan_close(RtPlan *p)
 
 /* Interleaved timing: every round times each plan once, in turn, so that a drift of the
  * host or the clocks during the measurement affects all plans alike. */
-int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms)
+int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms,
+                  float *all_ms)
 {
     if (count < 1 || reps < 1 || warmup < 0) return fail(c, PATC_ERR_INVALID, "rt_time_plans: bad arguments");
     Timer t = {0};
@@ -1162,6 +1153,7 @@ int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmu
             s = drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &all[(size_t)j * (size_t)reps + (size_t)i]),
                           "kernel execution");
         }
+    if (s == PATC_OK && all_ms) memcpy(all_ms, all, sizeof *all * (size_t)count * (size_t)reps);
     for (int j = 0; s == PATC_OK && j < count; j++) median_ms[j] = median(all + (size_t)j * (size_t)reps, reps);
     timer_close(c, &t);
     free(all);

@@ -91,8 +91,10 @@ int rt_plan_open(struct patc_kernel *k, const long long *nats, struct patc_buffe
 int rt_plan_fire(RtPlan *p);
 void rt_plan_close(RtPlan *p);
 /* Time the plans interleaved (each round runs each plan once, each run timed alone with
- * CUDA events) after `warmup` rounds; median_ms[i] is plan i's median of reps runs. */
-int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms);
+ * CUDA events) after `warmup` rounds; median_ms[i] is plan i's median of reps runs, and
+ * all_ms (may be NULL) gets every run's time, plan by plan (count * reps entries). */
+int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms,
+                  float *all_ms);
 /* The context's device's SM count (0 without a device). */
 int rt_ctx_sm_count(struct patc_ctx *c);
 typedef unsigned long long RtDevPtr;

@@ -54,10 +54,11 @@ struct patc_reducer {
     Variant var[MAX_VARIANTS];
     int nvar;
     int sms;  /* the device's SM count, asked once (0 without a device) */
-    /* the last enqueued reduction, planned once (patc_reducer_enqueue) */
+    /* the last enqueued reduction, planned once (patc_reducer_enqueue), and the variant
+     * it launches (whose eviction must close it) */
     RtPlan *plan;
     const Variant *plan_v;
-    long long plan_n, plan_g;
+    long long plan_n;
     patc_buffer *plan_in, *plan_out;
 };
 
@@ -289,18 +290,14 @@ patc_status patc_reducer_enqueue(patc_reducer *r, patc_buffer *input, long long 
     long long nats[2];
     patc_status s = prepare_n(r, n, &v, nats, NULL);
     if (s != PATC_OK) return s;
-    long long g = v->grid_nat >= 0 ? nats[v->grid_nat] : 0;
-    if (!r->plan || r->plan_v != v || r->plan_n != n || r->plan_g != g || r->plan_in != input || r->plan_out != output) {
-        rt_plan_close(r->plan);
-        r->plan = NULL;
-        r->plan_v = NULL;
-        if ((s = (patc_status)rt_plan_open(v->k, nats, input, n, output, &r->plan)) != PATC_OK) return s;
-        r->plan_v = v;
-        r->plan_n = n;
-        r->plan_g = g;
-        r->plan_in = input;
-        r->plan_out = output;
-    }
+    rt_plan_close(r->plan);
+    r->plan = NULL;
+    r->plan_v = NULL;
+    if ((s = (patc_status)rt_plan_open(v->k, nats, input, n, output, &r->plan)) != PATC_OK) return s;
+    r->plan_v = v;
+    r->plan_n = n;
+    r->plan_in = input;
+    r->plan_out = output;
     return (patc_status)rt_plan_fire(r->plan);
 }
 
@@ -433,7 +430,7 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
         st = candidates_for(r, alts, nalts, sizes[i], in, out, cs, &ncs);
         RtPlan *plans[MAX_CANDIDATES];
         for (int j = 0; j < ncs; j++) plans[j] = cs[j].plan;
-        if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, ncs, reps / 10 + 2, reps, ms);
+        if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, ncs, reps / 10 + 2, reps, ms, NULL);
         best_ms[i] = 1e30f;
         for (int j = 0; st == PATC_OK && j < ncs; j++) {
             const Setting *s = &cs[j].s;

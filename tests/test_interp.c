@@ -678,6 +678,19 @@ START_TEST(test_wraparound)
     ck_assert_int_eq(o, INT32_MIN);
     ck_assert(run0(UN(UOP_NEG, LI32(INT32_MIN)), &o, err));
     ck_assert_int_eq(o, INT32_MIN);
+    /* division and remainder: u32 unsigned, i32 and i64 truncating toward zero */
+    ck_assert(run0(BIN(OP_DIV, LU32(4294967295u), LU32(2)), &u, err));
+    ck_assert_uint_eq(u, 2147483647u);
+    ck_assert(run0(BIN(OP_MOD, LU32(4294967295u), LU32(10)), &u, err));
+    ck_assert_uint_eq(u, 5);
+    ck_assert(run0(BIN(OP_MOD, LI32(-7), LI32(3)), &o, err));
+    ck_assert_int_eq(o, -1);
+    ck_assert(run0(BIN(OP_DIV, LI32(-7), LI32(2)), &o, err));
+    ck_assert_int_eq(o, -3);
+    ck_assert(run0(BIN(OP_DIV, LI64(INT64_MIN), LI64(-1)), &l, err));
+    ck_assert(l == INT64_MIN);
+    ck_assert(run0(BIN(OP_MUL, LI64(3037000500LL), LI64(3037000500LL)), &l, err));
+    ck_assert(l == (int64_t)(3037000500ULL * 3037000500ULL));
     /* sums of i32 inputs wrap too */
     int32_t in[3] = {2000000000, 2000000000, 1};
     Binder *a = B("a", ARRC(3, S(SK_I32)));

@@ -26,16 +26,6 @@ static const Stmt *find_loop(const Stmt *s, Level l)
     return r;
 }
 
-static TC *compile_file_tc(const char *path)
-{
-    size_t len;
-    char *src = lang_read_file(path, &len);
-    ck_assert_ptr_nonnull(src);
-    TC *t = tc_compile_named(path, src, NULL, 0);
-    free(src);
-    EXPECT_OK(t);
-    return t;
-}
 
 /* Views are index functions: the scale kernel allocates nothing and has one store. */
 START_TEST(views_copy_nothing)
@@ -58,7 +48,7 @@ END_TEST
  * the thread loop straight-line (256 threads for 256 segments). */
 START_TEST(naive_reduction_shape)
 {
-    TC *t = compile_file_tc(PATC_SOURCE_DIR "/examples/reduce_device_naive.rise");
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/examples/reduce_device_naive.rise");
     Kernel *k = t->c.kernels[0];
     ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 1);
     ck_assert_int_eq(count_stmts(k->body, S_IF), 1);
@@ -81,7 +71,7 @@ END_TEST
  * and the ten shared buffers fit in two (4096 + 2048 bytes) by lifetime reuse. */
 START_TEST(tree_reduction_barriers_and_reuse)
 {
-    TC *t = compile_file_tc(PATC_SOURCE_DIR "/examples/reduce_device_tree.rise");
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/examples/reduce_device_tree.rise");
     Kernel *k = t->c.kernels[0];
     ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 10);
     ck_assert_int_eq(k->nshared, 10);
@@ -167,7 +157,7 @@ END_TEST
  * at the end of its body (the next trip overwrites what this one read). */
 START_TEST(loop_carried_barrier)
 {
-    TC *t = compile_file_tc(PATC_SOURCE_DIR "/examples/transpose_tiled.rise");
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/examples/transpose_tiled.rise");
     Kernel *k = t->c.kernels[0];
     const Stmt *by = NULL;
     const Stmt *bl = find_loop(k->body, LVL_BLOCK);

@@ -639,6 +639,15 @@ static uint64_t test_seed(void)
 
 enum { NTREES = 100000, NVALS = 8 };
 
+/* The variables of the random trees: n, k >= 1, i < n, 2 <= t < 9. */
+static void random_vars(Arena *a, NatVar *vs[NVARS])
+{
+    vs[0] = nat_newvar(a, "n", 0, NULL);
+    vs[1] = nat_newvar(a, "k", 1, NULL);
+    vs[2] = nat_newvar(a, "i", 0, nat_var(a, vs[0]));
+    vs[3] = nat_newvar(a, "t", 2, nat_cst(a, 9));
+}
+
 START_TEST(test_random_trees)
 {
     uint64_t seed = test_seed(), s = seed;
@@ -646,10 +655,7 @@ START_TEST(test_random_trees)
     while (trees < NTREES) {
         Arena *a = arena_new();
         NatVar *vs[NVARS];
-        vs[0] = nat_newvar(a, "n", 0, NULL);
-        vs[1] = nat_newvar(a, "k", 1, NULL);
-        vs[2] = nat_newvar(a, "i", 0, nat_var(a, vs[0]));
-        vs[3] = nat_newvar(a, "t", 2, nat_cst(a, 9));
+        random_vars(a, vs);
         Raw *raw = gen(a, &s, (int)rng_range(&s, 1, 5), false);
         if (raw_bound(raw) > 1e12) {
             arena_free(a);
@@ -710,10 +716,7 @@ START_TEST(test_random_idempotent)
     while (trees < 20000) {
         Arena *a = arena_new();
         NatVar *vs[NVARS];
-        vs[0] = nat_newvar(a, "n", 0, NULL);
-        vs[1] = nat_newvar(a, "k", 1, NULL);
-        vs[2] = nat_newvar(a, "i", 0, nat_var(a, vs[0]));
-        vs[3] = nat_newvar(a, "t", 2, nat_cst(a, 9));
+        random_vars(a, vs);
         Raw *raw = gen(a, &s, (int)rng_range(&s, 1, 4), false);
         if (raw_bound(raw) > 1e12) {
             arena_free(a);

@@ -35,12 +35,7 @@ START_TEST(minimal_sync)
     const Row *r = &rows[_i];
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", PATC_SOURCE_DIR, r->file);
-    size_t len;
-    char *src = lang_read_file(path, &len);
-    ck_assert_ptr_nonnull(src);
-    TC *t = tc_compile_named(path, src, NULL, 0);
-    free(src);
-    EXPECT_OK(t);
+    TC *t = tc_compile_file(path);
     Kernel *k = NULL;
     for (int i = 0; i < t->c.nkernels; i++)
         if (!strcmp(t->c.kernels[i]->name, r->kernel)) k = t->c.kernels[i];

@@ -67,6 +67,18 @@ static inline int count_substr(const char *s, const char *sub)
 }
 
 #define EXPECT_OK(t) ck_assert_msg((t)->ok, "compile failed:\n%s", tc_err(t))
+
+/* Compile the file at `path`, which must succeed. */
+static inline TC *tc_compile_file(const char *path)
+{
+    size_t len;
+    char *src = lang_read_file(path, &len);
+    ck_assert_ptr_nonnull(src);
+    TC *t = tc_compile_named(path, src, NULL, 0);
+    free(src);
+    EXPECT_OK(t);
+    return t;
+}
 #define EXPECT_ERR(t, sub)                                                                      \
     do {                                                                                        \
         ck_assert_msg(!(t)->ok, "expected an error containing '%s'", sub);                     \

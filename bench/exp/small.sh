@@ -5,9 +5,9 @@
 #        bash bench/exp/small.sh run OUT [N...]     (on the GPU machine)
 # small.cu times an empty kernel, CUB and the variants of exp_small.rise at each N, alone
 # (idle stream, host launch latency included) and queued (GPU time only). What it
-# showed on an H200 (2026-11-21, docs/tuning.md has the numbers): an empty kernel costs
-# 4.1-4.5 us alone and 2.7 us queued, so against CUB's single-tile 5.2 us at n = 2^10 no
-# kernel can reach 1.25x; the one-block kernel beats the single-launch grid kernel up to
+# showed on an H200 (2026-11-21, two runs): an empty kernel costs 4.0-4.8 us alone and
+# 2.7-3.1 us queued, so against CUB's single-tile 5.2 us at n = 2^10 no kernel can reach
+# 1.25x; the one-block kernel beats the single-launch grid kernel up to
 # n = 2^14; a one-warp last stage only helps for grids of at most ~128 blocks; folding
 # lastBlock's fences into one acq_rel atomic saves 0.3 us (hand-edited variants of the
 # generated code, measured before the code generator was changed).
