@@ -185,6 +185,8 @@ typedef struct Buffer {
     Nat *offset;     /* shared: byte offset in the kernel's shared block (smem.c) */
     int first, last; /* shared: lifetime in statement numbers (smem.c) */
     bool coherent;   /* global scratch written by other blocks of this launch: read through L2 (__ldcg) */
+    bool flagged;    /* lastBlock's partials of a 32-bit (or smaller) scalar: each element is one 64-bit
+                        word {value bits, 1 << 32}, written and read whole (8 bytes per element) */
     int vec;         /* private: > 0 when it is one vector register of vec elements (S_VLOAD's dst) */
 } Buffer;
 
@@ -228,8 +230,12 @@ typedef enum {
     S_COMMENT, /* comment */
     S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
                   when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
-    S_LASTBLOCK,/* last: every block fences its global writes and takes a ticket; the block
-                  that takes the last one runs body (block-uniformly), then resets the ticket */
+    S_LASTBLOCK,/* last: one block runs body (block-uniformly) after the whole grid wrote part.
+                  part->flagged: thread 0 of each block takes a ticket when the block starts;
+                  the block that takes the last one waits for every word of part to be flagged
+                  and copies the values to stage (shared), which body reads.
+                  Otherwise every block releases its writes with the ticket (atom.acq_rel),
+                  and the block that takes the last ticket runs body. See codegen/cuda.c */
 } StmtKind;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
@@ -261,7 +267,7 @@ struct Stmt {
         struct { Level level; } barrier;
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
-        struct { Buffer *ticket; Stmt *body; } last;
+        struct { Buffer *ticket, *part, *stage; Stmt *body; } last; /* stage: shared copy of flagged part, else NULL */
     };
 };
 

@@ -684,11 +684,29 @@ static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *cou
     return b;
 }
 
-/* acc(lastBlock(f)(ys), out) = acc(ys, partials); ticket protocol;
+/* A block's shared buffer (laid out by smem.c). */
+static Buffer *shared_buffer(Lw *w, ScalarKind sk, Nat *cnt)
+{
+    Buffer *b = new_buffer(w, "s", AS_SHARED, sk, cnt);
+    Kernel *k = w->k;
+    if (k->nshared == k->capshared) {
+        int cap = k->capshared ? 2 * k->capshared : 8;
+        Buffer **nb = ANEWN(w->a, Buffer *, cap);
+        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
+        k->shared = nb;
+        k->capshared = cap;
+    }
+    k->shared[k->nshared++] = b;
+    return b;
+}
+
+/* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
  *                             in the last block: acc(f(partials), out)
- * ys is computed by the whole grid into a global scratch buffer; the block that
- * takes the last ticket (after every block fenced its writes) sees all of it and
- * computes f at block level. No second launch is needed. */
+ * ys is computed by the whole grid into a global scratch buffer; one block sees all
+ * of it and computes f at block level. No second launch is needed. Partials of at most
+ * 32 bits are flagged words: the last block to start collects them into shared memory,
+ * where f reads them; wider ones are handed over by the ticket that every block takes
+ * after its writes, and f reads them in global memory (codegen/cuda.c). */
 static void lower_last_block(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
@@ -698,7 +716,8 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     const Type *in = ty_innermost(a, ys->ty, &cnt);
     if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
     Buffer *part = scratch_buffer(w, "partial", sk_of(in), cnt);
-    part->coherent = true;
+    part->flagged = scalar_info[part->sk].size <= 4;
+    part->coherent = !part->flagged;
     Buffer *ticket = scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     Acc *c0 = acceptor(w, W_MEM, ys->ty, NULL);
     c0->buf = part;
@@ -706,12 +725,15 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     lower_acc(w, ys, c0);
     Stmt *s = snew(w, S_LASTBLOCK), *saved = w->cur;
     s->last.ticket = ticket;
+    s->last.part = part;
+    /* flagged partials are read once, into shared memory, and f reads them there */
+    s->last.stage = part->flagged ? shared_buffer(w, part->sk, cnt) : NULL;
     s->last.body = stmt_seq(a);
     emit(w, s);
     w->cur = s->last.body;
     w->lv[w->ndepth++] = LVL_BLOCK;
     View *pv = view(w, V_MEM, ys->ty, NULL);
-    pv->buf = part;
+    pv->buf = s->last.stage ? s->last.stage : part;
     pv->base = nat_cst(a, 0);
     bind(w, f->lam.param, array(w, pv));
     lower_acc(w, f->lam.body, c);
@@ -1007,16 +1029,7 @@ static Val *lower_prim(Lw *w, Expr *e)
         Nat *cnt;
         const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
         if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-        Buffer *b = new_buffer(w, "s", AS_SHARED, sk_of(in), cnt);
-        Kernel *k = w->k;
-        if (k->nshared == k->capshared) {
-            int cap = k->capshared ? 2 * k->capshared : 8;
-            Buffer **nb = ANEWN(a, Buffer *, cap);
-            if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
-            k->shared = nb;
-            k->capshared = cap;
-        }
-        k->shared[k->nshared++] = b;
+        Buffer *b = shared_buffer(w, sk_of(in), cnt);
         Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
         Acc *c0 = acceptor(w, W_MEM, aty, NULL);
         c0->buf = b;

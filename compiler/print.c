@@ -211,7 +211,10 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         return;
     case S_LASTBLOCK:
         pad(b, ind);
-        sb_printf(b, "fence; ticket %s; if last block:\n", s->last.ticket->name);
+        if (s->last.part->flagged)
+            sb_printf(b, "ticket %s at start; if last block: wait for %s's flags;\n", s->last.ticket->name, s->last.part->name);
+        else
+            sb_printf(b, "fence; ticket %s; if last block:\n", s->last.ticket->name);
         sprint(b, s->last.body, ind + 1);
         return;
     }
@@ -232,7 +235,7 @@ void kernel_print(StrBuf *b, const Kernel *k)
     for (int i = 0; i < k->nscratch; i++) {
         sb_printf(b, "  scratch %s: global %s[", k->scratch[i]->name, scalar_info[k->scratch[i]->sk].name);
         nat_print(b, k->scratch[i]->count);
-        sb_puts(b, "]\n");
+        sb_puts(b, k->scratch[i]->flagged ? "] flagged (u64 words)\n" : "]\n");
     }
     for (int i = 0; i < k->nshared; i++) {
         const Buffer *s = k->shared[i];

@@ -594,7 +594,7 @@ static patc_status buffer_info(patc_kernel *k, const Buffer *b, const char *what
                            (long long)n);
     if (type) *type = (patc_type)b->sk;
     if (count) *count = n;
-    if (bytes) *bytes = (size_t)n * (size_t)scalar_info[b->sk].size;
+    if (bytes) *bytes = (size_t)n * (size_t)(b->flagged ? 8 : scalar_info[b->sk].size); /* a flagged word is 64 bits */
     return PATC_OK;
 }
 
@@ -807,7 +807,8 @@ static patc_status check_buffer(patc_kernel *k, const Buffer *b, const patc_buff
 
 /* Scratch buffers (the partials and ticket of lastBlock): one set per kernel handle,
  * grown to what these nats need. A fresh one is zeroed; the kernel leaves its ticket
- * at zero, so later launches reuse it without a memset. */
+ * at zero and its flagged partials unflagged, so later launches reuse them without a
+ * memset. */
 static patc_status ensure_scratch(patc_kernel *k)
 {
     patc_ctx *c = k->prog->ctx;
@@ -827,7 +828,9 @@ static patc_status ensure_scratch(patc_kernel *k)
         k->scratch[i] = 0;
         k->scratch_bytes[i] = 0;
         if ((s = drv_check(c, rt_driver_mem_alloc(c->drv, &k->scratch[i], need), "cuMemAlloc (scratch)")) != PATC_OK ||
-            (s = drv_check(c, rt_driver_memset0(c->drv, k->scratch[i], need), "cuMemsetD8 (scratch)")) != PATC_OK)
+            (s = drv_check(c, rt_driver_memset0(c->drv, k->scratch[i], need), "cuMemsetD8 (scratch)")) != PATC_OK ||
+            /* a stream set with patc_set_stream may not wait for the null stream's memset */
+            (s = drv_check(c, rt_driver_sync(c->drv), "cuMemsetD8 (scratch)")) != PATC_OK)
             return s;
         k->scratch_bytes[i] = need;
     }

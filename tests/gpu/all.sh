@@ -78,6 +78,12 @@ for cfg in "1024 128" "4096 512" "16384 1024"; do
     done
   done
 done
+for mk in "1 1" "7 3" "264 1" "1000 2"; do # lastBlock on each scalar type: m partials of 256*k
+  set -- $mk
+  for k in sumF64 sumI64 sumU64 sumF32 minI32 sumU32; do
+    run_case gpu ../tests/programs/lastblock_types.rise $k "m$1/k$2" 1 -D m=$1 -D k=$2
+  done
+done
 for b in 1 3 1000 4096; do # the warp kernels take 256*b elements
   for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do run_case gpu reduce_warp.rise $k "256*$b" 1 -D n=$b; done
   run_case gpu shfl_permute.rise permute "256*$b" 1 -D n=$b
@@ -117,6 +123,8 @@ for tool in memcheck racecheck synccheck; do
   san $tool transpose_tiled.rise transposeTiled 1 -D mt=3 -D nt=2
   san $tool ../tests/programs/shfl_types.rise permuteF64 1 -D n=3
   san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
+  san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
+  san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
