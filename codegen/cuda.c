@@ -58,7 +58,12 @@ static const char *const flag_pre[SK_COUNT] = {
 
 static void load(Pr *p, const Buffer *b, const Nat *i)
 {
-    if (b->flagged) die("flagged partials %s read in place (lastBlock reads its stage)", b->name);
+    if (b->flagged) {
+        sb_printf(p->o, "%spatc_wait(&", unflag_pre[b->sk]);
+        cell(p, b, i);
+        sb_puts(p->o, "))");
+        return;
+    }
     if (!b->coherent) {
         cell(p, b, i);
         return;
@@ -202,84 +207,36 @@ static void block_thread(const Kernel *k, const char **tid, StrBuf *count)
     else sb_puts(count, flat ? "blockDim.x" : "blockDim.x * blockDim.y * blockDim.z");
 }
 
-/* Flagged hand-over, part 1 (printed where the kernel starts): thread 0 of each block
- * takes a ticket; the block that takes the last one, g-1, is the one that finishes.
- * The atomic is issued first and its result used only at the end, so its latency hides
- * behind the block's loads. Drawing it at the start makes the waiting safe: when the
- * last ticket is drawn, every other block has started, and no block but this one ever
- * waits, so all of them finish. The ticket needs no ordering (relaxed): the data
- * travels in the flagged words. */
-static void last_block_start(Pr *p, const Buffer *ticket)
-{
-    indent(p);
-    sb_printf(p->o, "const unsigned int patc_ticket = %s && %s > 1u ? atomicAdd(%s, 1u) : 0u;\n", thread0, nblocks,
-              ticket->name);
-}
-
-/* Flagged hand-over, part 2: every block stored each partial as one 64-bit word {value,
+/* The flagged hand-over: every block stores each partial as one 64-bit word {value,
  * 1 << 32} (st.relaxed.gpu: single-copy atomic, so the flag is never seen without its
- * value). Thread 0 publishes through the barrier whether its block drew the last ticket;
- * all tickets are drawn by then, so that block resets the ticket. Its threads read the
- * words, four at a time so that four loads are in flight, re-read each one until its
- * flag is set, copy the value to the shared stage and clear the word for the next
- * launch; after a second barrier the body reads the stage. Compared with a ticket taken
- * after the writes, no block waits for its store to be acknowledged nor for an atomic's
- * round trip before the last one can go on, and the partials cross from L2 once (0.6
- * us less at n = 2^20 on an H200, bench/exp/mid.cu). */
+ * value), and the grid's last block runs the body, whose reads of the partials wait
+ * for their flags (patc_wait); it then clears the flags for the next launch, after a
+ * barrier so that no thread clears a word another has still to read. No block waits
+ * for a store to be acknowledged or for an atomic's round trip, and the partials cross
+ * from L2 once: 0.7 us less than the ticket at n = 2^20 on an H200, where a ticket drawn
+ * when each block starts, or a copy of the partials to shared memory, each cost 0.2-0.3
+ * us of that back (bench/exp/mid.cu). Waiting is safe: only the last block ever waits,
+ * and the blocks it waits for never do, so they finish as soon as they run, and they
+ * run on the slots beside it (the hardware dispatches blocks in order, the last one
+ * last). */
 static void last_block_flagged(Pr *p, const Stmt *s)
 {
     StrBuf *o = p->o, cnt = {0};
-    const Buffer *b = s->last.part, *st = s->last.stage;
+    const Buffer *b = s->last.part;
     const char *tid;
     block_thread(p->k, &tid, &cnt);
     indent(p);
-    sb_printf(o, "if (%s) {\n", thread0);
+    sb_puts(o, "if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {\n");
     indent(p);
-    sb_printf(o, "    patc_last = patc_ticket == %s - 1u;\n", nblocks);
-    indent(p);
-    sb_printf(o, "    if (patc_last && %s > 1u) *%s = 0u;\n", nblocks, s->last.ticket->name);
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_puts(o, "__syncthreads();\n");
-    indent(p);
-    sb_puts(o, "if (patc_last) {\n");
-    p->ind++;
-    indent(p);
-    sb_printf(o, "for (int patc_i = %s; patc_i < ", tid);
-    nat(p, b->count);
-    sb_printf(o, "; patc_i += 4 * %s) {\n", cnt.s);
-    indent(p);
-    sb_puts(o, "    unsigned long long patc_w[4];\n");
-    indent(p);
-    sb_puts(o, "    #pragma unroll\n");
-    indent(p);
-    sb_printf(o, "    for (int patc_j = 0; patc_j < 4; patc_j++) patc_w[patc_j] = patc_i + patc_j * %s < ", cnt.s);
-    nat(p, b->count);
-    sb_printf(o, " ? patc_peek(&%s[patc_i + patc_j * %s]) : 0ull;\n", b->name, cnt.s);
-    indent(p);
-    sb_puts(o, "    #pragma unroll\n");
-    indent(p);
-    sb_printf(o, "    for (int patc_j = 0; patc_j < 4 && patc_i + patc_j * %s < ", cnt.s);
-    nat(p, b->count);
-    sb_puts(o, "; patc_j++) {\n");
-    indent(p);
-    sb_printf(o, "        const int patc_k = patc_i + patc_j * %s;\n", cnt.s);
-    indent(p);
-    sb_printf(o, "        while (!(patc_w[patc_j] >> 32)) patc_w[patc_j] = patc_peek(&%s[patc_k]);\n", b->name);
-    indent(p);
-    sb_printf(o, "        %s[patc_k] = %s(unsigned int)patc_w[patc_j]);\n", st->name, unflag_pre[st->sk]);
-    indent(p);
-    sb_printf(o, "        patc_poke(&%s[patc_k], 0ull);\n", b->name);
-    indent(p);
-    sb_puts(o, "    }\n");
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_puts(o, "__syncthreads();\n");
-    p->ind--;
-    sb_free(&cnt);
+    sb_puts(o, "    __syncthreads();\n");
     block(p, s->last.body);
+    indent(p);
+    sb_puts(o, "    __syncthreads();\n");
+    indent(p);
+    sb_printf(o, "    for (int patc_i = %s; patc_i < ", tid);
+    nat(p, b->count);
+    sb_printf(o, "; patc_i += %s) patc_poke(&%s[patc_i], 0ull);\n", cnt.s, b->name);
+    sb_free(&cnt);
     indent(p);
     sb_puts(o, "}\n");
 }
@@ -621,7 +578,8 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", int %s", k->def->nats[i]->name);
     sb_puts(o, ")\n{\n");
     p.ind = 1;
-    if (k->nscratch) {
+    const Stmt *lb = find_last_block(k->body);
+    if (lb && !lb->last.part->flagged) {
         indent(&p);
         sb_puts(o, "__shared__ bool patc_last;\n");
     }
@@ -650,8 +608,6 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
         indent(&p);
         sb_puts(o, "const int nwarps = blockDim.x >> 5;\n");
     }
-    const Stmt *lb = find_last_block(k->body);
-    if (lb && lb->last.part->flagged) last_block_start(&p, lb->last.ticket);
     stmt(&p, k->body);
     sb_puts(o, "}\n");
 }
@@ -667,7 +623,11 @@ static const char prelude_flags[] =
     "asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(w) : \"l\"(p) : \"memory\"); return w; }\n"
     "static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { "
     "asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), \"l\"(w) : \"memory\"); }\n"
-    "\n";
+    "/* the value of a flagged word, once its flag is set: the first load is not volatile, so that the\n"
+    " * compiler may issue several together; the loop re-reads until the flag is there */\n"
+    "static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; "
+    "asm(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(w) : \"l\"(p)); "
+    "while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }\n\n";
 
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {

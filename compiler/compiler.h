@@ -231,9 +231,8 @@ typedef enum {
     S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
                   when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
     S_LASTBLOCK,/* last: one block runs body (block-uniformly) after the whole grid wrote part.
-                  part->flagged: thread 0 of each block takes a ticket when the block starts;
-                  the block that takes the last one waits for every word of part to be flagged
-                  and copies the values to stage (shared), which body reads.
+                  part->flagged: the grid's last block runs it; each of its reads of part
+                  waits for the word's flag, and it clears the flags at the end.
                   Otherwise every block releases its writes with the ticket (atom.acq_rel),
                   and the block that takes the last ticket runs body. See codegen/cuda.c */
 } StmtKind;
@@ -267,7 +266,7 @@ struct Stmt {
         struct { Level level; } barrier;
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
-        struct { Buffer *ticket, *part, *stage; Stmt *body; } last; /* stage: shared copy of flagged part, else NULL */
+        struct { Buffer *ticket, *part; Stmt *body; } last; /* ticket: NULL when part->flagged */
     };
 };
 

@@ -88,10 +88,7 @@ void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), v
         }
         f(ctx, s->vload.dst, true);
         return;
-    case S_LASTBLOCK:
-        if (s->last.stage) f(ctx, s->last.stage, true); /* the hand-over fills it */
-        stmt_accesses(s->last.body, f, ctx);
-        return;
+    case S_LASTBLOCK: stmt_accesses(s->last.body, f, ctx); return;
     }
 }
 

@@ -704,9 +704,9 @@ static Buffer *shared_buffer(Lw *w, ScalarKind sk, Nat *cnt)
  *                             in the last block: acc(f(partials), out)
  * ys is computed by the whole grid into a global scratch buffer; one block sees all
  * of it and computes f at block level. No second launch is needed. Partials of at most
- * 32 bits are flagged words: the last block to start collects them into shared memory,
- * where f reads them; wider ones are handed over by the ticket that every block takes
- * after its writes, and f reads them in global memory (codegen/cuda.c). */
+ * 32 bits are flagged words, which the grid's last block waits for as it reads them;
+ * wider ones are handed over by a ticket that every block takes after its writes
+ * (codegen/cuda.c). */
 static void lower_last_block(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
@@ -718,7 +718,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     Buffer *part = scratch_buffer(w, "partial", sk_of(in), cnt);
     part->flagged = scalar_info[part->sk].size <= 4;
     part->coherent = !part->flagged;
-    Buffer *ticket = scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    Buffer *ticket = part->flagged ? NULL : scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     Acc *c0 = acceptor(w, W_MEM, ys->ty, NULL);
     c0->buf = part;
     c0->base = nat_cst(a, 0);
@@ -726,14 +726,12 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     Stmt *s = snew(w, S_LASTBLOCK), *saved = w->cur;
     s->last.ticket = ticket;
     s->last.part = part;
-    /* flagged partials are read once, into shared memory, and f reads them there */
-    s->last.stage = part->flagged ? shared_buffer(w, part->sk, cnt) : NULL;
     s->last.body = stmt_seq(a);
     emit(w, s);
     w->cur = s->last.body;
     w->lv[w->ndepth++] = LVL_BLOCK;
     View *pv = view(w, V_MEM, ys->ty, NULL);
-    pv->buf = s->last.stage ? s->last.stage : part;
+    pv->buf = part;
     pv->base = nat_cst(a, 0);
     bind(w, f->lam.param, array(w, pv));
     lower_acc(w, f->lam.body, c);

@@ -212,7 +212,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
     case S_LASTBLOCK:
         pad(b, ind);
         if (s->last.part->flagged)
-            sb_printf(b, "ticket %s at start; if last block: wait for %s's flags;\n", s->last.ticket->name, s->last.part->name);
+            sb_printf(b, "if last block (reads of %s wait for their flags):\n", s->last.part->name);
         else
             sb_printf(b, "fence; ticket %s; if last block:\n", s->last.ticket->name);
         sprint(b, s->last.body, ind + 1);

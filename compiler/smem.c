@@ -59,10 +59,7 @@ static void number(Live *l, Stmt *s)
         return;
     }
     case S_IF: number(l, s->cond.then); return;
-    case S_LASTBLOCK:
-        if (s->last.stage) touch(l, s->last.stage); /* the hand-over fills it, before the body */
-        number(l, s->last.body);
-        return;
+    case S_LASTBLOCK: number(l, s->last.body); return;
     default: stmt_accesses(s, touch_cb, l); return;
     }
 }

@@ -2,138 +2,123 @@
 /* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
 static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
+/* the value of a flagged word, once its flag is set: the first load is not volatile, so that the
+ * compiler may issue several together; the loop re-reads until the flag is there */
+static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
 /* kernel reduceSumF32
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: 1.f32 (1 x float)
- *   scratch:         partial0: g x unsigned long long (float value, flag bit 32), ticket1: 1 x unsigned int
+ *   scratch:         partial0: g x unsigned long long (float value, flag bit 32)
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   16 * ((4 * g + 15) / 16) + 32 bytes
+ *   shared memory:   32 bytes
  */
-extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, unsigned int *__restrict__ ticket1, int n, int g)
+extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, int n, int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s3 = (float *)(patc_smem + 0);
-    float *s29 = (float *)(patc_smem + 32);
-    float *s30 = (float *)(patc_smem + 0);
+    float *s2 = (float *)(patc_smem + 0);
+    float *s28 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const unsigned int patc_ticket = threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u ? atomicAdd(ticket1, 1u) : 0u;
     {
-        const int b2 = blockIdx.x;
+        const int b1 = blockIdx.x;
         {
-            const int w4 = warp;
-            float acc5 = 0.0f;
+            const int w3 = warp;
+            float acc4 = 0.0f;
             #pragma unroll 4
-            for (int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
-                float acc7 = acc5;
+            for (int i5 = 0; i5 < (n / (4096 * g)); i5 += 1) {
+                float acc6 = acc4;
                 #pragma unroll
-                for (int i8 = 0; i8 < 4; i8 += 1) {
-                    __align__(16) float v9[4];
-                    *(float4 *)v9 = *(const float4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i8));
-                    float acc10 = acc7;
+                for (int i7 = 0; i7 < 4; i7 += 1) {
+                    __align__(16) float v8[4];
+                    *(float4 *)v8 = *(const float4 *)(xs + (4096 * g * i5 + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i7));
+                    float acc9 = acc6;
                     #pragma unroll
-                    for (int i11 = 0; i11 < 4; i11 += 1) {
-                        acc10 = (acc10 + v9[i11]);
+                    for (int i10 = 0; i10 < 4; i10 += 1) {
+                        acc9 = (acc9 + v8[i10]);
                     }
-                    acc7 = acc10;
+                    acc6 = acc9;
                 }
-                acc5 = acc7;
+                acc4 = acc6;
             }
-            float acc12 = acc5;
+            float acc11 = acc4;
             #pragma unroll
-            for (int i13 = 0; i13 < 4; i13 += 1) {
-                __align__(16) float v14[4];
-                if (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3) >= (n % (4096 * g)))) {
-                    v14[0] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13)]);
-                    v14[1] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 1) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 1)]);
-                    v14[2] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 2) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 2)]);
-                    v14[3] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3)]);
+            for (int i12 = 0; i12 < 4; i12 += 1) {
+                __align__(16) float v13[4];
+                if (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g)))) {
+                    v13[0] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12)]);
+                    v13[1] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1)]);
+                    v13[2] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2)]);
+                    v13[3] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g))) ? 0.0f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3)]);
                 } else {
-                    *(float4 *)v14 = *(const float4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13));
+                    *(float4 *)v13 = *(const float4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12));
                 }
-                float acc15 = acc12;
+                float acc14 = acc11;
                 #pragma unroll
-                for (int i16 = 0; i16 < 4; i16 += 1) {
-                    acc15 = (acc15 + v14[i16]);
+                for (int i15 = 0; i15 < 4; i15 += 1) {
+                    acc14 = (acc14 + v13[i15]);
                 }
-                acc12 = acc15;
+                acc11 = acc14;
             }
-            float r17 = (acc12 + __shfl_down_sync(0xffffffffu, acc12, 16));
-            float r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 8));
-            float r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 4));
-            float r20 = (r19 + __shfl_down_sync(0xffffffffu, r19, 2));
-            float r21 = (r20 + __shfl_down_sync(0xffffffffu, r20, 1));
+            float r16 = (acc11 + __shfl_down_sync(0xffffffffu, acc11, 16));
+            float r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 8));
+            float r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 4));
+            float r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 2));
+            float r20 = (r19 + __shfl_down_sync(0xffffffffu, r19, 1));
             if ((lane < 1)) {
-                s3[(lane + w4)] = r21;
+                s2[(lane + w3)] = r20;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const int w22 = warp;
-            float r23 = (((lane + 32 * w22) >= 8) ? 0.0f : s3[(lane + 32 * w22)]);
-            float r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 16));
-            float r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 8));
-            float r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 4));
-            float r27 = (r26 + __shfl_down_sync(0xffffffffu, r26, 2));
-            float r28 = (r27 + __shfl_down_sync(0xffffffffu, r27, 1));
+            const int w21 = warp;
+            float r22 = (((lane + 32 * w21) >= 8) ? 0.0f : s2[(lane + 32 * w21)]);
+            float r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 16));
+            float r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 8));
+            float r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 4));
+            float r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 2));
+            float r27 = (r26 + __shfl_down_sync(0xffffffffu, r26, 1));
             if ((lane < 1)) {
-                patc_poke(&partial0[(lane + b2 + w22)], 0x100000000ull | __float_as_uint(r28));
+                patc_poke(&partial0[(lane + b1 + w21)], 0x100000000ull | __float_as_uint(r27));
             }
         }
     }
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
-        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
-    }
-    __syncthreads();
-    if (patc_last) {
-        for (int patc_i = threadIdx.x; patc_i < g; patc_i += 4 * 256) {
-            unsigned long long patc_w[4];
-            #pragma unroll
-            for (int patc_j = 0; patc_j < 4; patc_j++) patc_w[patc_j] = patc_i + patc_j * 256 < g ? patc_peek(&partial0[patc_i + patc_j * 256]) : 0ull;
-            #pragma unroll
-            for (int patc_j = 0; patc_j < 4 && patc_i + patc_j * 256 < g; patc_j++) {
-                const int patc_k = patc_i + patc_j * 256;
-                while (!(patc_w[patc_j] >> 32)) patc_w[patc_j] = patc_peek(&partial0[patc_k]);
-                s29[patc_k] = __uint_as_float((unsigned int)patc_w[patc_j]);
-                patc_poke(&partial0[patc_k], 0ull);
-            }
-        }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
         {
-            const int w31 = warp;
-            float acc32 = 0.0f;
+            const int w29 = warp;
+            float acc30 = 0.0f;
             #pragma unroll 4
-            for (int i33 = 0; i33 < ((g + 255) / 256); i33 += 1) {
-                acc32 = (acc32 + (((lane + 32 * w31 + 256 * i33) >= g) ? 0.0f : s29[(lane + 32 * w31 + 256 * i33)]));
+            for (int i31 = 0; i31 < ((g + 255) / 256); i31 += 1) {
+                acc30 = (acc30 + (((lane + 32 * w29 + 256 * i31) >= g) ? 0.0f : __uint_as_float(patc_wait(&partial0[(lane + 32 * w29 + 256 * i31)]))));
             }
-            float r34 = (acc32 + __shfl_down_sync(0xffffffffu, acc32, 16));
-            float r35 = (r34 + __shfl_down_sync(0xffffffffu, r34, 8));
-            float r36 = (r35 + __shfl_down_sync(0xffffffffu, r35, 4));
-            float r37 = (r36 + __shfl_down_sync(0xffffffffu, r36, 2));
-            float r38 = (r37 + __shfl_down_sync(0xffffffffu, r37, 1));
+            float r32 = (acc30 + __shfl_down_sync(0xffffffffu, acc30, 16));
+            float r33 = (r32 + __shfl_down_sync(0xffffffffu, r32, 8));
+            float r34 = (r33 + __shfl_down_sync(0xffffffffu, r33, 4));
+            float r35 = (r34 + __shfl_down_sync(0xffffffffu, r34, 2));
+            float r36 = (r35 + __shfl_down_sync(0xffffffffu, r35, 1));
             if ((lane < 1)) {
-                s30[(lane + w31)] = r38;
+                s28[(lane + w29)] = r36;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const int w39 = warp;
-            float r40 = (((lane + 32 * w39) >= 8) ? 0.0f : s30[(lane + 32 * w39)]);
-            float r41 = (r40 + __shfl_down_sync(0xffffffffu, r40, 16));
-            float r42 = (r41 + __shfl_down_sync(0xffffffffu, r41, 8));
-            float r43 = (r42 + __shfl_down_sync(0xffffffffu, r42, 4));
-            float r44 = (r43 + __shfl_down_sync(0xffffffffu, r43, 2));
-            float r45 = (r44 + __shfl_down_sync(0xffffffffu, r44, 1));
+            const int w37 = warp;
+            float r38 = (((lane + 32 * w37) >= 8) ? 0.0f : s28[(lane + 32 * w37)]);
+            float r39 = (r38 + __shfl_down_sync(0xffffffffu, r38, 16));
+            float r40 = (r39 + __shfl_down_sync(0xffffffffu, r39, 8));
+            float r41 = (r40 + __shfl_down_sync(0xffffffffu, r40, 4));
+            float r42 = (r41 + __shfl_down_sync(0xffffffffu, r41, 2));
+            float r43 = (r42 + __shfl_down_sync(0xffffffffu, r42, 1));
             if ((lane < 1)) {
-                out[(lane + w39)] = r45;
+                out[(lane + w37)] = r43;
             }
         }
+        __syncthreads();
+        for (int patc_i = threadIdx.x; patc_i < g; patc_i += 256) patc_poke(&partial0[patc_i], 0ull);
     }
 }
 
@@ -141,133 +126,115 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
  *   data parameters: xs: n.i32
  *   nat parameters:  n, g
  *   output:          out: 1.i32 (1 x int)
- *   scratch:         partial0: g x unsigned long long (int value, flag bit 32), ticket1: 1 x unsigned int
+ *   scratch:         partial0: g x unsigned long long (int value, flag bit 32)
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   16 * ((4 * g + 15) / 16) + 32 bytes
+ *   shared memory:   32 bytes
  */
-extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ partial0, unsigned int *__restrict__ ticket1, int n, int g)
+extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ partial0, int n, int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s3 = (int *)(patc_smem + 0);
-    int *s29 = (int *)(patc_smem + 32);
-    int *s30 = (int *)(patc_smem + 0);
+    int *s2 = (int *)(patc_smem + 0);
+    int *s28 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const unsigned int patc_ticket = threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u ? atomicAdd(ticket1, 1u) : 0u;
     {
-        const int b2 = blockIdx.x;
+        const int b1 = blockIdx.x;
         {
-            const int w4 = warp;
-            int acc5 = 0;
+            const int w3 = warp;
+            int acc4 = 0;
             #pragma unroll 4
-            for (int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
-                int acc7 = acc5;
+            for (int i5 = 0; i5 < (n / (4096 * g)); i5 += 1) {
+                int acc6 = acc4;
                 #pragma unroll
-                for (int i8 = 0; i8 < 4; i8 += 1) {
-                    __align__(16) int v9[4];
-                    *(int4 *)v9 = *(const int4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i8));
-                    int acc10 = acc7;
+                for (int i7 = 0; i7 < 4; i7 += 1) {
+                    __align__(16) int v8[4];
+                    *(int4 *)v8 = *(const int4 *)(xs + (4096 * g * i5 + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i7));
+                    int acc9 = acc6;
                     #pragma unroll
-                    for (int i11 = 0; i11 < 4; i11 += 1) {
-                        acc10 = (acc10 + v9[i11]);
+                    for (int i10 = 0; i10 < 4; i10 += 1) {
+                        acc9 = (acc9 + v8[i10]);
                     }
-                    acc7 = acc10;
+                    acc6 = acc9;
                 }
-                acc5 = acc7;
+                acc4 = acc6;
             }
-            int acc12 = acc5;
+            int acc11 = acc4;
             #pragma unroll
-            for (int i13 = 0; i13 < 4; i13 += 1) {
-                __align__(16) int v14[4];
-                if (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3) >= (n % (4096 * g)))) {
-                    v14[0] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13)]);
-                    v14[1] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 1) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 1)]);
-                    v14[2] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 2) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 2)]);
-                    v14[3] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3)]);
+            for (int i12 = 0; i12 < 4; i12 += 1) {
+                __align__(16) int v13[4];
+                if (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g)))) {
+                    v13[0] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12)]);
+                    v13[1] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1)]);
+                    v13[2] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2)]);
+                    v13[3] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g))) ? 0 : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3)]);
                 } else {
-                    *(int4 *)v14 = *(const int4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13));
+                    *(int4 *)v13 = *(const int4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12));
                 }
-                int acc15 = acc12;
+                int acc14 = acc11;
                 #pragma unroll
-                for (int i16 = 0; i16 < 4; i16 += 1) {
-                    acc15 = (acc15 + v14[i16]);
+                for (int i15 = 0; i15 < 4; i15 += 1) {
+                    acc14 = (acc14 + v13[i15]);
                 }
-                acc12 = acc15;
+                acc11 = acc14;
             }
-            int r17 = (acc12 + __shfl_down_sync(0xffffffffu, acc12, 16));
-            int r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 8));
-            int r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 4));
-            int r20 = (r19 + __shfl_down_sync(0xffffffffu, r19, 2));
-            int r21 = (r20 + __shfl_down_sync(0xffffffffu, r20, 1));
+            int r16 = (acc11 + __shfl_down_sync(0xffffffffu, acc11, 16));
+            int r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 8));
+            int r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 4));
+            int r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 2));
+            int r20 = (r19 + __shfl_down_sync(0xffffffffu, r19, 1));
             if ((lane < 1)) {
-                s3[(lane + w4)] = r21;
+                s2[(lane + w3)] = r20;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const int w22 = warp;
-            int r23 = (((lane + 32 * w22) >= 8) ? 0 : s3[(lane + 32 * w22)]);
-            int r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 16));
-            int r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 8));
-            int r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 4));
-            int r27 = (r26 + __shfl_down_sync(0xffffffffu, r26, 2));
-            int r28 = (r27 + __shfl_down_sync(0xffffffffu, r27, 1));
+            const int w21 = warp;
+            int r22 = (((lane + 32 * w21) >= 8) ? 0 : s2[(lane + 32 * w21)]);
+            int r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 16));
+            int r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 8));
+            int r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 4));
+            int r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 2));
+            int r27 = (r26 + __shfl_down_sync(0xffffffffu, r26, 1));
             if ((lane < 1)) {
-                patc_poke(&partial0[(lane + b2 + w22)], 0x100000000ull | (unsigned int)(r28));
+                patc_poke(&partial0[(lane + b1 + w21)], 0x100000000ull | (unsigned int)(r27));
             }
         }
     }
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
-        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
-    }
-    __syncthreads();
-    if (patc_last) {
-        for (int patc_i = threadIdx.x; patc_i < g; patc_i += 4 * 256) {
-            unsigned long long patc_w[4];
-            #pragma unroll
-            for (int patc_j = 0; patc_j < 4; patc_j++) patc_w[patc_j] = patc_i + patc_j * 256 < g ? patc_peek(&partial0[patc_i + patc_j * 256]) : 0ull;
-            #pragma unroll
-            for (int patc_j = 0; patc_j < 4 && patc_i + patc_j * 256 < g; patc_j++) {
-                const int patc_k = patc_i + patc_j * 256;
-                while (!(patc_w[patc_j] >> 32)) patc_w[patc_j] = patc_peek(&partial0[patc_k]);
-                s29[patc_k] = (int)((unsigned int)patc_w[patc_j]);
-                patc_poke(&partial0[patc_k], 0ull);
-            }
-        }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
         {
-            const int w31 = warp;
-            int acc32 = 0;
+            const int w29 = warp;
+            int acc30 = 0;
             #pragma unroll 4
-            for (int i33 = 0; i33 < ((g + 255) / 256); i33 += 1) {
-                acc32 = (acc32 + (((lane + 32 * w31 + 256 * i33) >= g) ? 0 : s29[(lane + 32 * w31 + 256 * i33)]));
+            for (int i31 = 0; i31 < ((g + 255) / 256); i31 += 1) {
+                acc30 = (acc30 + (((lane + 32 * w29 + 256 * i31) >= g) ? 0 : (int)(patc_wait(&partial0[(lane + 32 * w29 + 256 * i31)]))));
             }
-            int r34 = (acc32 + __shfl_down_sync(0xffffffffu, acc32, 16));
-            int r35 = (r34 + __shfl_down_sync(0xffffffffu, r34, 8));
-            int r36 = (r35 + __shfl_down_sync(0xffffffffu, r35, 4));
-            int r37 = (r36 + __shfl_down_sync(0xffffffffu, r36, 2));
-            int r38 = (r37 + __shfl_down_sync(0xffffffffu, r37, 1));
+            int r32 = (acc30 + __shfl_down_sync(0xffffffffu, acc30, 16));
+            int r33 = (r32 + __shfl_down_sync(0xffffffffu, r32, 8));
+            int r34 = (r33 + __shfl_down_sync(0xffffffffu, r33, 4));
+            int r35 = (r34 + __shfl_down_sync(0xffffffffu, r34, 2));
+            int r36 = (r35 + __shfl_down_sync(0xffffffffu, r35, 1));
             if ((lane < 1)) {
-                s30[(lane + w31)] = r38;
+                s28[(lane + w29)] = r36;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const int w39 = warp;
-            int r40 = (((lane + 32 * w39) >= 8) ? 0 : s30[(lane + 32 * w39)]);
-            int r41 = (r40 + __shfl_down_sync(0xffffffffu, r40, 16));
-            int r42 = (r41 + __shfl_down_sync(0xffffffffu, r41, 8));
-            int r43 = (r42 + __shfl_down_sync(0xffffffffu, r42, 4));
-            int r44 = (r43 + __shfl_down_sync(0xffffffffu, r43, 2));
-            int r45 = (r44 + __shfl_down_sync(0xffffffffu, r44, 1));
+            const int w37 = warp;
+            int r38 = (((lane + 32 * w37) >= 8) ? 0 : s28[(lane + 32 * w37)]);
+            int r39 = (r38 + __shfl_down_sync(0xffffffffu, r38, 16));
+            int r40 = (r39 + __shfl_down_sync(0xffffffffu, r39, 8));
+            int r41 = (r40 + __shfl_down_sync(0xffffffffu, r40, 4));
+            int r42 = (r41 + __shfl_down_sync(0xffffffffu, r41, 2));
+            int r43 = (r42 + __shfl_down_sync(0xffffffffu, r42, 1));
             if ((lane < 1)) {
-                out[(lane + w39)] = r45;
+                out[(lane + w37)] = r43;
             }
         }
+        __syncthreads();
+        for (int patc_i = threadIdx.x; patc_i < g; patc_i += 256) patc_poke(&partial0[patc_i], 0ull);
     }
 }
 
@@ -275,133 +242,115 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
  *   data parameters: xs: n.f32
  *   nat parameters:  n, g
  *   output:          out: 1.f32 (1 x float)
- *   scratch:         partial0: g x unsigned long long (float value, flag bit 32), ticket1: 1 x unsigned int
+ *   scratch:         partial0: g x unsigned long long (float value, flag bit 32)
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   16 * ((4 * g + 15) / 16) + 32 bytes
+ *   shared memory:   32 bytes
  */
-extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, unsigned int *__restrict__ ticket1, int n, int g)
+extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, int n, int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s3 = (float *)(patc_smem + 0);
-    float *s29 = (float *)(patc_smem + 32);
-    float *s30 = (float *)(patc_smem + 0);
+    float *s2 = (float *)(patc_smem + 0);
+    float *s28 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const unsigned int patc_ticket = threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u ? atomicAdd(ticket1, 1u) : 0u;
     {
-        const int b2 = blockIdx.x;
+        const int b1 = blockIdx.x;
         {
-            const int w4 = warp;
-            float acc5 = -3.40282347e+38f;
+            const int w3 = warp;
+            float acc4 = -3.40282347e+38f;
             #pragma unroll 4
-            for (int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
-                float acc7 = acc5;
+            for (int i5 = 0; i5 < (n / (4096 * g)); i5 += 1) {
+                float acc6 = acc4;
                 #pragma unroll
-                for (int i8 = 0; i8 < 4; i8 += 1) {
-                    __align__(16) float v9[4];
-                    *(float4 *)v9 = *(const float4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i8));
-                    float acc10 = acc7;
+                for (int i7 = 0; i7 < 4; i7 += 1) {
+                    __align__(16) float v8[4];
+                    *(float4 *)v8 = *(const float4 *)(xs + (4096 * g * i5 + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i7));
+                    float acc9 = acc6;
                     #pragma unroll
-                    for (int i11 = 0; i11 < 4; i11 += 1) {
-                        acc10 = fmaxf(acc10, v9[i11]);
+                    for (int i10 = 0; i10 < 4; i10 += 1) {
+                        acc9 = fmaxf(acc9, v8[i10]);
                     }
-                    acc7 = acc10;
+                    acc6 = acc9;
                 }
-                acc5 = acc7;
+                acc4 = acc6;
             }
-            float acc12 = acc5;
+            float acc11 = acc4;
             #pragma unroll
-            for (int i13 = 0; i13 < 4; i13 += 1) {
-                __align__(16) float v14[4];
-                if (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3) >= (n % (4096 * g)))) {
-                    v14[0] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13)]);
-                    v14[1] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 1) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 1)]);
-                    v14[2] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 2) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 2)]);
-                    v14[3] = (((4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13 + 3)]);
+            for (int i12 = 0; i12 < 4; i12 += 1) {
+                __align__(16) float v13[4];
+                if (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g)))) {
+                    v13[0] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12)]);
+                    v13[1] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1)]);
+                    v13[2] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2)]);
+                    v13[3] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3)]);
                 } else {
-                    *(float4 *)v14 = *(const float4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b2 + 512 * w4 + 128 * i13));
+                    *(float4 *)v13 = *(const float4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12));
                 }
-                float acc15 = acc12;
+                float acc14 = acc11;
                 #pragma unroll
-                for (int i16 = 0; i16 < 4; i16 += 1) {
-                    acc15 = fmaxf(acc15, v14[i16]);
+                for (int i15 = 0; i15 < 4; i15 += 1) {
+                    acc14 = fmaxf(acc14, v13[i15]);
                 }
-                acc12 = acc15;
+                acc11 = acc14;
             }
-            float r17 = fmaxf(acc12, __shfl_down_sync(0xffffffffu, acc12, 16));
-            float r18 = fmaxf(r17, __shfl_down_sync(0xffffffffu, r17, 8));
-            float r19 = fmaxf(r18, __shfl_down_sync(0xffffffffu, r18, 4));
-            float r20 = fmaxf(r19, __shfl_down_sync(0xffffffffu, r19, 2));
-            float r21 = fmaxf(r20, __shfl_down_sync(0xffffffffu, r20, 1));
+            float r16 = fmaxf(acc11, __shfl_down_sync(0xffffffffu, acc11, 16));
+            float r17 = fmaxf(r16, __shfl_down_sync(0xffffffffu, r16, 8));
+            float r18 = fmaxf(r17, __shfl_down_sync(0xffffffffu, r17, 4));
+            float r19 = fmaxf(r18, __shfl_down_sync(0xffffffffu, r18, 2));
+            float r20 = fmaxf(r19, __shfl_down_sync(0xffffffffu, r19, 1));
             if ((lane < 1)) {
-                s3[(lane + w4)] = r21;
+                s2[(lane + w3)] = r20;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const int w22 = warp;
-            float r23 = (((lane + 32 * w22) >= 8) ? -3.40282347e+38f : s3[(lane + 32 * w22)]);
-            float r24 = fmaxf(r23, __shfl_down_sync(0xffffffffu, r23, 16));
-            float r25 = fmaxf(r24, __shfl_down_sync(0xffffffffu, r24, 8));
-            float r26 = fmaxf(r25, __shfl_down_sync(0xffffffffu, r25, 4));
-            float r27 = fmaxf(r26, __shfl_down_sync(0xffffffffu, r26, 2));
-            float r28 = fmaxf(r27, __shfl_down_sync(0xffffffffu, r27, 1));
+            const int w21 = warp;
+            float r22 = (((lane + 32 * w21) >= 8) ? -3.40282347e+38f : s2[(lane + 32 * w21)]);
+            float r23 = fmaxf(r22, __shfl_down_sync(0xffffffffu, r22, 16));
+            float r24 = fmaxf(r23, __shfl_down_sync(0xffffffffu, r23, 8));
+            float r25 = fmaxf(r24, __shfl_down_sync(0xffffffffu, r24, 4));
+            float r26 = fmaxf(r25, __shfl_down_sync(0xffffffffu, r25, 2));
+            float r27 = fmaxf(r26, __shfl_down_sync(0xffffffffu, r26, 1));
             if ((lane < 1)) {
-                patc_poke(&partial0[(lane + b2 + w22)], 0x100000000ull | __float_as_uint(r28));
+                patc_poke(&partial0[(lane + b1 + w21)], 0x100000000ull | __float_as_uint(r27));
             }
         }
     }
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
-        if (patc_last && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
-    }
-    __syncthreads();
-    if (patc_last) {
-        for (int patc_i = threadIdx.x; patc_i < g; patc_i += 4 * 256) {
-            unsigned long long patc_w[4];
-            #pragma unroll
-            for (int patc_j = 0; patc_j < 4; patc_j++) patc_w[patc_j] = patc_i + patc_j * 256 < g ? patc_peek(&partial0[patc_i + patc_j * 256]) : 0ull;
-            #pragma unroll
-            for (int patc_j = 0; patc_j < 4 && patc_i + patc_j * 256 < g; patc_j++) {
-                const int patc_k = patc_i + patc_j * 256;
-                while (!(patc_w[patc_j] >> 32)) patc_w[patc_j] = patc_peek(&partial0[patc_k]);
-                s29[patc_k] = __uint_as_float((unsigned int)patc_w[patc_j]);
-                patc_poke(&partial0[patc_k], 0ull);
-            }
-        }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
         {
-            const int w31 = warp;
-            float acc32 = -3.40282347e+38f;
+            const int w29 = warp;
+            float acc30 = -3.40282347e+38f;
             #pragma unroll 4
-            for (int i33 = 0; i33 < ((g + 255) / 256); i33 += 1) {
-                acc32 = fmaxf(acc32, (((lane + 32 * w31 + 256 * i33) >= g) ? -3.40282347e+38f : s29[(lane + 32 * w31 + 256 * i33)]));
+            for (int i31 = 0; i31 < ((g + 255) / 256); i31 += 1) {
+                acc30 = fmaxf(acc30, (((lane + 32 * w29 + 256 * i31) >= g) ? -3.40282347e+38f : __uint_as_float(patc_wait(&partial0[(lane + 32 * w29 + 256 * i31)]))));
             }
-            float r34 = fmaxf(acc32, __shfl_down_sync(0xffffffffu, acc32, 16));
-            float r35 = fmaxf(r34, __shfl_down_sync(0xffffffffu, r34, 8));
-            float r36 = fmaxf(r35, __shfl_down_sync(0xffffffffu, r35, 4));
-            float r37 = fmaxf(r36, __shfl_down_sync(0xffffffffu, r36, 2));
-            float r38 = fmaxf(r37, __shfl_down_sync(0xffffffffu, r37, 1));
+            float r32 = fmaxf(acc30, __shfl_down_sync(0xffffffffu, acc30, 16));
+            float r33 = fmaxf(r32, __shfl_down_sync(0xffffffffu, r32, 8));
+            float r34 = fmaxf(r33, __shfl_down_sync(0xffffffffu, r33, 4));
+            float r35 = fmaxf(r34, __shfl_down_sync(0xffffffffu, r34, 2));
+            float r36 = fmaxf(r35, __shfl_down_sync(0xffffffffu, r35, 1));
             if ((lane < 1)) {
-                s30[(lane + w31)] = r38;
+                s28[(lane + w29)] = r36;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const int w39 = warp;
-            float r40 = (((lane + 32 * w39) >= 8) ? -3.40282347e+38f : s30[(lane + 32 * w39)]);
-            float r41 = fmaxf(r40, __shfl_down_sync(0xffffffffu, r40, 16));
-            float r42 = fmaxf(r41, __shfl_down_sync(0xffffffffu, r41, 8));
-            float r43 = fmaxf(r42, __shfl_down_sync(0xffffffffu, r42, 4));
-            float r44 = fmaxf(r43, __shfl_down_sync(0xffffffffu, r43, 2));
-            float r45 = fmaxf(r44, __shfl_down_sync(0xffffffffu, r44, 1));
+            const int w37 = warp;
+            float r38 = (((lane + 32 * w37) >= 8) ? -3.40282347e+38f : s28[(lane + 32 * w37)]);
+            float r39 = fmaxf(r38, __shfl_down_sync(0xffffffffu, r38, 16));
+            float r40 = fmaxf(r39, __shfl_down_sync(0xffffffffu, r39, 8));
+            float r41 = fmaxf(r40, __shfl_down_sync(0xffffffffu, r40, 4));
+            float r42 = fmaxf(r41, __shfl_down_sync(0xffffffffu, r41, 2));
+            float r43 = fmaxf(r42, __shfl_down_sync(0xffffffffu, r42, 1));
             if ((lane < 1)) {
-                out[(lane + w39)] = r45;
+                out[(lane + w37)] = r43;
             }
         }
+        __syncthreads();
+        for (int patc_i = threadIdx.x; patc_i < g; patc_i += 256) patc_poke(&partial0[patc_i], 0ull);
     }
 }
 

@@ -210,6 +210,51 @@ START_TEST(literals)
 }
 END_TEST
 
+/* The text of one kernel of a printed module (up to the next kernel's comment). */
+static char *kernel_text(const char *cu, const char *name)
+{
+    char head[64];
+    snprintf(head, sizeof head, "/* kernel %s\n", name);
+    const char *b = strstr(cu, head);
+    ck_assert_msg(b != NULL, "no kernel %s", name);
+    const char *e = strstr(b + 1, "/* kernel ");
+    size_t n = e ? (size_t)(e - b) : strlen(b);
+    char *r = malloc(n + 1);
+    memcpy(r, b, n);
+    r[n] = 0;
+    return r;
+}
+
+/* lastBlock hands partials of at most 32 bits over as flagged words that the last block
+ * waits for (no atomic, no ticket parameter); 64-bit partials keep the ticket taken
+ * after the writes (atom.acq_rel) and read the partials through L2. */
+START_TEST(last_block_protocol_by_type)
+{
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/lastblock_types.rise");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    const char *flagged[] = {"sumF32", "minI32", "sumU32"}, *ticket[] = {"sumF64", "sumI64", "sumU64"};
+    for (int i = 0; i < 3; i++) {
+        char *k = kernel_text(cu, flagged[i]);
+        ck_assert_msg(strstr(k, "unsigned long long *__restrict__ partial0, int m, int k)"), "%s", k);
+        ck_assert_msg(strstr(k, "patc_poke(&partial0[") && strstr(k, "0x100000000ull | "), "%s", k);
+        ck_assert_msg(strstr(k, "patc_wait(&partial0["), "%s", k);
+        ck_assert_msg(strstr(k, "if (blockIdx.x == gridDim.x - 1u"), "%s", k);
+        ck_assert_msg(!strstr(k, "atom") && !strstr(k, "ticket") && !strstr(k, "patc_last"), "%s", k);
+        free(k);
+        k = kernel_text(cu, ticket[i]);
+        ck_assert_msg(strstr(k, "ticket1, int m, int k)"), "%s", k);
+        ck_assert_int_eq(count_substr(k, "atom.acq_rel.gpu.global.add.u32"), 1);
+        ck_assert_msg(strstr(k, "__ldcg(&partial0[") && !strstr(k, "patc_wait"), "%s", k);
+        free(k);
+    }
+    /* the helpers are printed once, ahead of the kernels */
+    ck_assert_int_eq(count_substr(cu, "static __device__ __forceinline__ unsigned int patc_wait("), 1);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("codegen");
@@ -221,6 +266,7 @@ int main(void)
     tcase_add_test(c, padding_block_count_symbolic);
     tcase_add_test(c, emission_is_fast);
     tcase_add_test(c, examples_compile_with_nvrtc);
+    tcase_add_test(c, last_block_protocol_by_type);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
