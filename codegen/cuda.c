@@ -213,9 +213,9 @@ static void block_thread(const Kernel *k, const char **tid, StrBuf *count)
  * for their flags (patc_wait); it then clears the flags for the next launch, after a
  * barrier so that no thread clears a word another has still to read. No block waits
  * for a store to be acknowledged or for an atomic's round trip, and the partials cross
- * from L2 once: 0.7 us less than the ticket at n = 2^20 on an H200, where a ticket drawn
- * when each block starts, or a copy of the partials to shared memory, each cost 0.2-0.3
- * us of that back (bench/exp/mid.cu). Waiting is safe: only the last block ever waits,
+ * from L2 once: 0.6-0.7 us less than the ticket at n = 2^20 on an H200, where a ticket
+ * drawn when each block starts, or a copy of the partials to shared memory, cost 0.35
+ * and 0.1-0.2 us of that back (bench/exp/mid.sh). Waiting is safe: only the last block ever waits,
  * and the blocks it waits for never do, so they finish as soon as they run, and they
  * run on the slots beside it (the hardware dispatches blocks in order, the last one
  * last). */
