@@ -540,23 +540,6 @@ static int warp_loops(const Stmt *s)
     }
 }
 
-/* The kernel's lastBlock statement, if any (it ends the kernel, outside every map). */
-static const Stmt *find_last_block(const Stmt *s)
-{
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) {
-            const Stmt *r = find_last_block(s->seq.items[i]);
-            if (r) return r;
-        }
-        return NULL;
-    case S_IF: return find_last_block(s->cond.then);
-    case S_FOR: return find_last_block(s->loop.body);
-    case S_LASTBLOCK: return s;
-    default: return NULL;
-    }
-}
-
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
 {
     Pr p = {a, o, k, 0};
@@ -578,8 +561,7 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", int %s", k->def->nats[i]->name);
     sb_puts(o, ")\n{\n");
     p.ind = 1;
-    const Stmt *lb = find_last_block(k->body);
-    if (lb && !lb->last.part->flagged) {
+    if (k->nscratch && !k->scratch[0]->flagged) { /* scratch[0]: lastBlock's partials; a ticket follows */
         indent(&p);
         sb_puts(o, "__shared__ bool patc_last;\n");
     }

@@ -684,22 +684,6 @@ static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *cou
     return b;
 }
 
-/* A block's shared buffer (laid out by smem.c). */
-static Buffer *shared_buffer(Lw *w, ScalarKind sk, Nat *cnt)
-{
-    Buffer *b = new_buffer(w, "s", AS_SHARED, sk, cnt);
-    Kernel *k = w->k;
-    if (k->nshared == k->capshared) {
-        int cap = k->capshared ? 2 * k->capshared : 8;
-        Buffer **nb = ANEWN(w->a, Buffer *, cap);
-        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
-        k->shared = nb;
-        k->capshared = cap;
-    }
-    k->shared[k->nshared++] = b;
-    return b;
-}
-
 /* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
  *                             in the last block: acc(f(partials), out)
  * ys is computed by the whole grid into a global scratch buffer; one block sees all
@@ -1027,7 +1011,16 @@ static Val *lower_prim(Lw *w, Expr *e)
         Nat *cnt;
         const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
         if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-        Buffer *b = shared_buffer(w, sk_of(in), cnt);
+        Buffer *b = new_buffer(w, "s", AS_SHARED, sk_of(in), cnt);
+        Kernel *k = w->k;
+        if (k->nshared == k->capshared) {
+            int cap = k->capshared ? 2 * k->capshared : 8;
+            Buffer **nb = ANEWN(a, Buffer *, cap);
+            if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
+            k->shared = nb;
+            k->capshared = cap;
+        }
+        k->shared[k->nshared++] = b;
         Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
         Acc *c0 = acceptor(w, W_MEM, aty, NULL);
         c0->buf = b;
