@@ -13,14 +13,18 @@ typedef struct Pr {
     StrBuf *o;
     const Kernel *k;
     int ind;
+    const char *it;   /* the C type of index arithmetic (int, long long, patc_int) */
+    const char *wide; /* it when wider than the hardware's unsigned ids, else NULL */
 } Pr;
+
+static const char *const index_type[] = {[IW_32] = "int", [IW_64] = "long long", [IW_LAUNCH] = "patc_int"};
 
 static void indent(Pr *p)
 {
     for (int i = 0; i < p->ind; i++) sb_puts(p->o, "    ");
 }
 
-static void nat(Pr *p, const Nat *n) { nat_print_c(p->a, p->o, n); }
+static void nat(Pr *p, const Nat *n) { nat_print_c_as(p->a, p->o, n, p->wide); }
 
 /* A float literal that reads back to the same value and is never an integer literal. */
 static void print_float(StrBuf *o, double v, bool f32)
@@ -92,7 +96,7 @@ static void expr(Pr *p, const X *x)
         case SK_BOOL: sb_puts(o, x->lit.b ? "true" : "false"); return;
         default: unreachable();
         }
-    case X_NAT: nat(p, x->nat.n); return;
+    case X_NAT: nat(p, x->nat.n); return; /* in index width: padding guards compare indices */
     case X_LOAD: load(p, x->load.buf, x->load.index); return;
     case X_BIN:
         sb_putc(o, '(');
@@ -233,7 +237,7 @@ static void last_block_flagged(Pr *p, const Stmt *s)
     indent(p);
     sb_puts(o, "    __syncthreads();\n");
     indent(p);
-    sb_printf(o, "    for (int patc_i = %s; patc_i < ", tid);
+    sb_printf(o, "    for (%s patc_i = %s; patc_i < ", p->it, tid);
     nat(p, b->count);
     sb_printf(o, "; patc_i += %s) patc_poke(&%s[patc_i], 0ull);\n", cnt.s, b->name);
     sb_free(&cnt);
@@ -291,7 +295,9 @@ static void block(Pr *p, const Stmt *body)
     p->ind--;
 }
 
-/* The id a parallel loop's index starts from, and its stride. */
+/* The id a parallel loop's index starts from, and its stride. Where index arithmetic is
+ * wider than 32 bits, the global id and the grid's strides are computed in that width
+ * (the hardware's registers are 32-bit unsigned, and their products wrap). */
 static void loop_id(Pr *p, const Stmt *s, StrBuf *id, StrBuf *stride)
 {
     const Kernel *k = p->k;
@@ -310,8 +316,13 @@ static void loop_id(Pr *p, const Stmt *s, StrBuf *id, StrBuf *stride)
         sb_printf(stride, "gridDim.%c", xyz[d]);
         return;
     case LVL_GLOBAL:
-        sb_printf(id, "blockIdx.%c * blockDim.%c + threadIdx.%c", xyz[d], xyz[d], xyz[d]);
-        sb_printf(stride, "gridDim.%c * blockDim.%c", xyz[d], xyz[d]);
+        if (p->wide) {
+            sb_printf(id, "(%s)blockIdx.%c * blockDim.%c + threadIdx.%c", p->wide, xyz[d], xyz[d], xyz[d]);
+            sb_printf(stride, "(%s)gridDim.%c * blockDim.%c", p->wide, xyz[d], xyz[d]);
+        } else {
+            sb_printf(id, "blockIdx.%c * blockDim.%c + threadIdx.%c", xyz[d], xyz[d], xyz[d]);
+            sb_printf(stride, "gridDim.%c * blockDim.%c", xyz[d], xyz[d]);
+        }
         return;
     case LVL_WARP:
         if (d == 0) {
@@ -341,7 +352,7 @@ static void print_loop(Pr *p, const Stmt *s)
             if (s->loop.var_used) {
                 p->ind++;
                 indent(p);
-                sb_printf(o, "const int %s = 0;\n", v);
+                sb_printf(o, "const %s %s = 0;\n", p->it, v);
                 p->ind--;
             }
         } else {
@@ -356,7 +367,7 @@ static void print_loop(Pr *p, const Stmt *s)
                 sb_puts(o, full ? "#pragma unroll\n" : "#pragma unroll 4\n");
             }
             indent(p);
-            sb_printf(o, "for (int %s = 0; %s < ", v, v);
+            sb_printf(o, "for (%s %s = 0; %s < ", p->it, v, v);
             nat(p, s->loop.extent);
             sb_printf(o, "; %s += 1) {\n", v);
         }
@@ -378,14 +389,14 @@ static void print_loop(Pr *p, const Stmt *s)
         sb_puts(o, ") {\n");
         break;
     case LF_LOOP:
-        sb_printf(o, "for (int %s = %s; %s < ", v, id.s, v);
+        sb_printf(o, "for (%s %s = %s; %s < ", p->it, v, id.s, v);
         nat(p, s->loop.extent);
         sb_printf(o, "; %s += %s) {\n", v, stride.s);
         break;
     }
     if (s->loop.form != LF_LOOP && s->loop.var_used) {
         indent(p);
-        sb_printf(o, "    const int %s = %s;\n", v, id.s);
+        sb_printf(o, "    const %s %s = %s;\n", p->it, v, id.s);
     }
     sb_free(&id);
     sb_free(&stride);
@@ -516,7 +527,18 @@ static void header(Pr *p)
     dims(p, k->grid);
     sb_puts(o, " blocks\n *   shared memory:   ");
     nat_print(o, k->shared_bytes);
-    sb_puts(o, " bytes\n */\n");
+    sb_puts(o, " bytes\n *   index arithmetic: ");
+    switch (k->iw) {
+    case IW_32: sb_puts(o, "32-bit (int): every index stays below 2^31"); break;
+    case IW_64: sb_puts(o, "64-bit (long long): indices reach 2^31 or more"); break;
+    case IW_LAUNCH:
+        sb_puts(o, "patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so\n"
+                   " *                    for a launch where ");
+        nat_print(o, k->index_bound);
+        sb_puts(o, " < 2^31), else long long");
+        break;
+    }
+    sb_puts(o, "\n */\n");
 }
 
 /* Which warp ids the printed mapWarp('x') loops use: 1 = the warp id (every form but an
@@ -542,7 +564,7 @@ static int warp_loops(const Stmt *s)
 
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
 {
-    Pr p = {a, o, k, 0};
+    Pr p = {a, o, k, 0, index_type[k->iw], k->iw == IW_32 ? NULL : index_type[k->iw]};
     header(&p);
     int64_t threads = 1, b;
     bool cb = true;
@@ -558,7 +580,7 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     for (int i = 0; i < k->nscratch; i++)
         sb_printf(o, ", %s *__restrict__ %s", k->scratch[i]->flagged ? "unsigned long long" : scalar_info[k->scratch[i]->sk].ctype,
                   k->scratch[i]->name);
-    for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", int %s", k->def->nats[i]->name);
+    for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", %s %s", p.it, k->def->nats[i]->name);
     sb_puts(o, ")\n{\n");
     p.ind = 1;
     if (k->nscratch && !k->scratch[0]->flagged) { /* scratch[0]: lastBlock's partials; a ticket follows */
@@ -597,7 +619,22 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
 static const char prelude_fdiv[] =
     "/* floor division and remainder for numerators that may be negative */\n"
     "static __device__ __forceinline__ int patc_fdiv(int a, int b) { int q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-    "static __device__ __forceinline__ int patc_fmod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n\n";
+    "static __device__ __forceinline__ int patc_fmod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
+
+static const char prelude_fdiv64[] =
+    "static __device__ __forceinline__ long long patc_fdiv(long long a, long long b) { long long q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+    "static __device__ __forceinline__ long long patc_fmod(long long a, long long b) { long long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
+
+/* One text for both builds of a kernel whose index width is chosen at launch; without
+ * the runtime's -DPATC_INDEX32 (nvcc on the emitted file) it is the 64-bit one, which is
+ * right at every size. */
+static const char prelude_index[] =
+    "/* index arithmetic of kernels sized at launch: see \"index arithmetic\" below */\n"
+    "#ifdef PATC_INDEX32\n"
+    "typedef int patc_int;\n"
+    "#else\n"
+    "typedef long long patc_int;\n"
+    "#endif\n";
 
 static const char prelude_flags[] =
     "/* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */\n"
@@ -621,7 +658,17 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     sb_printf(out, "/* generated by patc %s; do not edit (or load an edited copy with patc run --cuda) */\n", PATC_VERSION);
     bool fdiv = body.s && (strstr(body.s, "patc_fdiv(") || strstr(body.s, "patc_fmod("));
     bool flags = body.s && strstr(body.s, "patc_poke(");
-    if (fdiv) sb_puts(out, prelude_fdiv);
+    bool launch = false, wide = false;
+    for (int i = 0; i < n; i++) {
+        launch |= ks[i]->iw == IW_LAUNCH;
+        wide |= ks[i]->iw != IW_32;
+    }
+    if (launch) sb_puts(out, prelude_index);
+    if (fdiv) {
+        sb_puts(out, prelude_fdiv);
+        if (wide) sb_puts(out, prelude_fdiv64);
+        sb_putc(out, '\n');
+    }
     if (flags) sb_puts(out, prelude_flags);
     if (!fdiv && !flags) sb_putc(out, '\n');
     sb_puts(out, body.s ? body.s : "");

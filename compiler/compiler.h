@@ -9,6 +9,7 @@
  *   barrier.c    barrier placement from a read/write analysis
  *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
  *   smem.c       shared-memory layout with lifetime-based reuse
+ *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
  *   driver.c     runs the pipeline; -d dump letters
  */
 #ifndef PATC_COMPILER_H
@@ -276,6 +277,13 @@ typedef struct HwIds {
     NatVar *lane, *warp, *nwarps;                 /* lane and warp id within the block */
 } HwIds;
 
+/* Index arithmetic (loop variables, thread ids, nat parameters, every nat expression):
+ * IW_32 `int` where the bound provably stays below 2^31 for the launch rule; IW_64
+ * `long long` where it provably does not (or is unknown); IW_LAUNCH `patc_int`, decided
+ * per launch: the runtime compiles with -DPATC_INDEX32 (patc_int = int) when the bound
+ * evaluated for the launch's sizes stays below 2^31, and without it (long long) else. */
+typedef enum { IW_32, IW_64, IW_LAUNCH } IndexWidth;
+
 /* A lowered kernel: everything codegen needs, and launch metadata for the runtime. */
 typedef struct Kernel {
     const char *name;
@@ -295,6 +303,11 @@ typedef struct Kernel {
                                     kernels leave them reusable): parameters after the inputs */
     int nscratch;
     bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */
+    IndexWidth iw;               /* the C type of index arithmetic (width.c) */
+    Nat *index_bound;            /* every value index arithmetic computes is at most this in
+                                    magnitude: a nat over the nat parameters and blockDim/gridDim/
+                                    nwarps, evaluated by the runtime at launch; NULL when some
+                                    value has no bound (then iw is IW_64) */
 } Kernel;
 
 /* ---------------------------------------------------------------- pipeline */
@@ -345,12 +358,15 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k);                          
 void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
 void smem_layout(Arena *a, Kernel *k);                                                  /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
+void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
 
 /* IR walks shared by the passes (print.c). */
 bool stmt_mentions_var(const Stmt *s, const NatVar *v);
 bool x_mentions_var(const X *x, const NatVar *v);
 /* Calls f on every buffer access in s: write is true for stores. */
 void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), void *ctx);
+/* Calls f on every nat the C text of s evaluates, except loop ids and strides. */
+void stmt_nats(const Stmt *s, void (*f)(void *ctx, Nat *n), void *ctx);
 
 /* Run parse -> expand -> typecheck -> lower -> passes on a file or string. Returns
  * false after reporting an error through c->diag. */

@@ -42,6 +42,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
     for (Decl *x = c->prog.decls; x; x = x->next) {
         if (x->kind != D_KERNEL) continue;
         if (opt->only_kernel && strcmp(x->name, opt->only_kernel) != 0) continue;
+        nat_at(x->sp);
         Ast *closed = expand_kernel(a, d, &c->prog, x);
         if (opt->dump.expand) {
             StrBuf b = {0};
@@ -72,6 +73,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         if (opt->dump.smem) dump_kernel(opt, "smem", k);
         barrier_place(a, d, k);
         if (opt->dump.barrier) dump_kernel(opt, "barrier", k);
+        width_decide(a, k);
         c->kernels[c->nkernels++] = k;
     }
     for (int i = 0; i < opt->ndefines && i < 64; i++)
@@ -84,9 +86,11 @@ bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
 {
     c->diag->jump_armed = true;
     if (setjmp(c->diag->on_error)) {
+        nat_disarm_overflow();
         c->diag->jump_armed = false;
         return false;
     }
+    nat_arm_overflow(c->diag, (Span){0});
     c->prog.decls = NULL;
     c->prog.tail = &c->prog.decls;
     lang_parse_string(c->arena, c->diag, &opt->lang, &c->prog, path, text, len);
@@ -100,6 +104,7 @@ bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
         }
     }
     compile_program(c, opt);
+    nat_disarm_overflow();
     c->diag->jump_armed = false;
     return true;
 }

@@ -92,6 +92,48 @@ void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), v
     }
 }
 
+/* Every nat the C text of x evaluates: load indices and nats used as values. */
+static void x_nats(const X *x, void (*f)(void *, Nat *), void *ctx)
+{
+    if (!x) return;
+    switch (x->kind) {
+    case X_LIT: return;
+    case X_NAT: f(ctx, x->nat.n); return;
+    case X_LOAD: f(ctx, x->load.index); return;
+    case X_BIN: case X_MINMAX: x_nats(x->bin.l, f, ctx); x_nats(x->bin.r, f, ctx); return;
+    case X_UN: case X_CAST: x_nats(x->un.e, f, ctx); return;
+    case X_SELECT: x_nats(x->sel.c, f, ctx); x_nats(x->sel.a, f, ctx); x_nats(x->sel.b, f, ctx); return;
+    case X_SHFL: x_nats(x->shfl.val, f, ctx); x_nats(x->shfl.arg, f, ctx); return;
+    }
+}
+
+/* Every nat the C text of s evaluates (indices, extents, array sizes, the count of
+ * lastBlock's partials); loop ids and strides are the caller's (see width.c). */
+void stmt_nats(const Stmt *s, void (*f)(void *ctx, Nat *n), void *ctx)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) stmt_nats(s->seq.items[i], f, ctx);
+        return;
+    case S_DECL:
+        if (!s->decl.buf->scalar) f(ctx, s->decl.buf->count);
+        x_nats(s->decl.init, f, ctx);
+        return;
+    case S_STORE: f(ctx, s->store.index); x_nats(s->store.val, f, ctx); return;
+    case S_FOR: f(ctx, s->loop.extent); stmt_nats(s->loop.body, f, ctx); return;
+    case S_IF: x_nats(s->cond.c, f, ctx); stmt_nats(s->cond.then, f, ctx); return;
+    case S_BARRIER: case S_COMMENT: return;
+    case S_VLOAD:
+        f(ctx, s->vload.index);
+        if (s->vload.guard) {
+            x_nats(s->vload.guard, f, ctx);
+            for (int i = 0; i < s->vload.width; i++) x_nats(s->vload.fallback[i], f, ctx);
+        }
+        return;
+    case S_LASTBLOCK: f(ctx, s->last.part->count); stmt_nats(s->last.body, f, ctx); return;
+    }
+}
+
 /* ---------------------------------------------------------------- launch rule */
 
 typedef struct Ext {

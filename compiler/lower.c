@@ -1116,6 +1116,7 @@ static HwIds make_hw(Arena *a)
         h.gdim[d] = nat_newvar(a, arena_printf(a, "gridDim.%c", xyz[d]), 1, NULL);
         h.tid[d] = nat_newvar(a, arena_printf(a, "threadIdx.%c", xyz[d]), 0, nat_var(a, h.bdim[d]));
         h.bid[d] = nat_newvar(a, arena_printf(a, "blockIdx.%c", xyz[d]), 0, nat_var(a, h.gdim[d]));
+        h.bdim[d]->hw = h.gdim[d]->hw = h.tid[d]->hw = h.bid[d]->hw = true;
     }
     h.lane = nat_newvar(a, "lane", 0, nat_cst(a, 32));
     h.nwarps = nat_newvar(a, "nwarps", 1, NULL);

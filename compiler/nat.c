@@ -6,9 +6,10 @@
  * identity it relies on, and each identity holds wherever the input is defined, i.e.
  * wherever every divisor is >= 1 and every variable respects its bounds.
  *
- * Coefficients are int64. A coefficient that overflows while normalising is reported
- * with die(): sizes in real programs stay far from 2^63, and silently wrapping would
- * make the normal form wrong.
+ * Coefficients are int64. A coefficient that overflows while normalising would make
+ * the normal form silently wrong, and a user can reach it with sizes whose product
+ * passes 2^63 (65536.65536.65536.65536.f32); so it is reported as an error at the size
+ * being built when a compilation has armed nat_arm_overflow, and is a bug otherwise.
  */
 #include "nat.h"
 
@@ -16,20 +17,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---------------------------------------------------------------- overflow */
+
+/* Per thread, since a library context may compile on any thread (one at a time). */
+static _Thread_local struct {
+    Diag *d;
+    Span sp;
+} overflow;
+
+void nat_arm_overflow(Diag *d, Span sp)
+{
+    overflow.d = d;
+    overflow.sp = sp;
+}
+
+void nat_at(Span sp)
+{
+    if (overflow.d && sp.file) overflow.sp = sp;
+}
+
+void nat_disarm_overflow(void) { overflow.d = NULL; }
+
+/* An overflowing coefficient is the user's size passing 2^63 when a compilation is
+ * armed (the error longjmps out of the compilation); unarmed, a bug. */
+static _Noreturn void overflowed(const char *what, int64_t x, int64_t y)
+{
+    if (overflow.d) {
+        Diag *d = overflow.d;
+        overflow.d = NULL;
+        diag_error(d, overflow.sp, "size arithmetic overflows 63 bits (%lld %s %lld): sizes must stay below 2^63",
+                   (long long)x, what, (long long)y);
+    }
+    die("nat: coefficient overflow in %lld %s %lld", (long long)x, what, (long long)y);
+}
+
 /* ---------------------------------------------------------------- integer helpers */
 
 static int64_t ck_add(int64_t x, int64_t y)
 {
     int64_t r;
-    if (__builtin_add_overflow(x, y, &r)) die("nat: coefficient overflow in %lld + %lld", (long long)x, (long long)y);
+    if (__builtin_add_overflow(x, y, &r)) overflowed("+", x, y);
     return r;
 }
 
-/* x * y, or die: a wrapped coefficient would make the normal form silently wrong. */
+/* x * y, checked: a wrapped coefficient would make the normal form silently wrong. */
 static int64_t ck_mul(int64_t x, int64_t y)
 {
     int64_t r;
-    if (__builtin_mul_overflow(x, y, &r)) die("nat: coefficient overflow in %lld * %lld", (long long)x, (long long)y);
+    if (__builtin_mul_overflow(x, y, &r)) overflowed("*", x, y);
     return r;
 }
 
@@ -888,9 +923,19 @@ typedef struct Pr {
     Arena *a;
     StrBuf *b;
     bool c;
+    const char *wide; /* C form: the cast for hw variables, or NULL */
 } Pr;
 
 static void pr_nat(Pr *p, const Nat *x, int prec);
+
+/* An operand of min, max, patc_fdiv or patc_fmod: CUDA overloads them by type, and with
+ * a wide index type a constant (an int) beside a wide operand matches two overloads
+ * equally well, so each operand is cast to the index type. */
+static void pr_operand(Pr *p, const Nat *x)
+{
+    if (p->c && p->wide) sb_printf(p->b, "(%s)", p->wide);
+    pr_nat(p, x, p->c && p->wide ? 2 : 0);
+}
 
 /* Negative constants are parenthesised in C (so `a - (-5)` never becomes `a --5`), and
  * constants outside int get an LL suffix. */
@@ -948,9 +993,9 @@ static void pr_mod(Pr *p, Nat *x, Nat *d, int prec)
             sb_putc(p->b, ')');
         } else {
             sb_puts(p->b, "patc_fmod(");
-            pr_nat(p, x, 0);
+            pr_operand(p, x);
             sb_puts(p->b, ", ");
-            pr_nat(p, d, 0);
+            pr_operand(p, d);
             sb_putc(p->b, ')');
         }
         return;
@@ -1018,7 +1063,10 @@ static void pr_nat(Pr *p, const Nat *x, int prec)
 {
     switch (x->kind) {
     case N_CST: pr_cst(p, x->cst, prec); return;
-    case N_VAR: sb_puts(p->b, x->var->name); return;
+    case N_VAR:
+        if (p->c && p->wide && x->var->hw) sb_printf(p->b, "((%s)%s)", p->wide, x->var->name);
+        else sb_puts(p->b, x->var->name);
+        return;
     case N_SUM:
     case N_PROD: {
         Nat *mx, *md, *rest;
@@ -1044,9 +1092,9 @@ static void pr_nat(Pr *p, const Nat *x, int prec)
                 sb_putc(p->b, ')');
             } else {
                 sb_puts(p->b, "patc_fdiv(");
-                pr_nat(p, x->bin.l, 0);
+                pr_operand(p, x->bin.l);
                 sb_puts(p->b, ", ");
-                pr_nat(p, x->bin.r, 0);
+                pr_operand(p, x->bin.r);
                 sb_putc(p->b, ')');
             }
             return;
@@ -1060,9 +1108,9 @@ static void pr_nat(Pr *p, const Nat *x, int prec)
     case N_MIN:
     case N_MAX:
         sb_puts(p->b, x->kind == N_MIN ? "min(" : "max(");
-        pr_nat(p, x->bin.l, 0);
+        pr_operand(p, x->bin.l);
         sb_puts(p->b, ", ");
-        pr_nat(p, x->bin.r, 0);
+        pr_operand(p, x->bin.r);
         sb_putc(p->b, ')');
         return;
     }
@@ -1074,7 +1122,7 @@ void nat_print(StrBuf *b, const Nat *x)
 {
     /* printing works on scratch polynomials; they live only as long as this call */
     Arena *a = arena_new();
-    Pr p = {a, b, false};
+    Pr p = {a, b, false, NULL};
     pr_nat(&p, x, 0);
     arena_free(a);
 }
@@ -1090,8 +1138,11 @@ char *nat_str(Arena *a, const Nat *x)
 }
 
 /* C form: every compound subexpression parenthesised, floor helpers where needed. */
-void nat_print_c(Arena *a, StrBuf *b, const Nat *x)
+void nat_print_c(Arena *a, StrBuf *b, const Nat *x) { nat_print_c_as(a, b, x, NULL); }
+
+/* C form with hw variables cast to `wide`. */
+void nat_print_c_as(Arena *a, StrBuf *b, const Nat *x, const char *wide)
 {
-    Pr p = {a, b, true};
+    Pr p = {a, b, true, wide};
     pr_nat(&p, x, 0);
 }

@@ -29,6 +29,8 @@ typedef struct NatVar {
     int64_t lb;       /* inclusive lower bound (0 for sizes and indices, 1 for divisors) */
     Nat *ub;          /* exclusive upper bound (v < ub), or NULL when unknown */
     int id;           /* unique per arena, orders variables in the normal form */
+    bool hw;          /* a CUDA built-in (threadIdx.x, blockDim.x, ...): an unsigned int in C,
+                         cast to the kernel's index type where that is wider (nat_print_c_as) */
 } NatVar;
 
 typedef enum {
@@ -53,6 +55,14 @@ struct Nat {
 };
 
 NatVar *nat_newvar(Arena *a, const char *name, int64_t lb, Nat *ub);
+
+/* Coefficient overflow (a size past 2^63) in the constructors below is reported with
+ * diag_error at the span last given to nat_at while a compilation has armed it, and is
+ * an internal error (die) otherwise. Armed per thread; the driver arms it around each
+ * compilation and disarms it when the compilation ends either way. */
+void nat_arm_overflow(Diag *d, Span sp);
+void nat_at(Span sp);
+void nat_disarm_overflow(void);
 
 /* Smart constructors: each returns the normal form of the operation on normal forms. */
 Nat *nat_cst(Arena *a, int64_t v);
@@ -98,5 +108,8 @@ char *nat_str(Arena *a, const Nat *x);
  * the numerator is provably >= 0; elsewhere patc_fdiv()/patc_fmod() (defined in the
  * kernel prelude, see codegen) are used. */
 void nat_print_c(Arena *a, StrBuf *b, const Nat *x);
+/* The same, with every hw variable cast to `wide` (e.g. "long long"), so that no part
+ * of the expression is evaluated in 32-bit unsigned arithmetic; NULL prints them as is. */
+void nat_print_c_as(Arena *a, StrBuf *b, const Nat *x, const char *wide);
 
 #endif

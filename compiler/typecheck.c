@@ -39,6 +39,7 @@ typedef struct Tc {
     Arena *a;
     Diag *d;
     Ctx ctx;
+    Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
 } Tc;
 
 static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected);
@@ -94,10 +95,11 @@ static Expr *mk(Tc *t, ExprKind k, Type *ty, Span sp)
 /* nat ::= number | name | nat (+ - * / %) nat | ( nat )   (in a nat position) */
 static Nat *nat_of(Tc *t, Ast *e, Scope *sc)
 {
+    nat_at(e->sp);
     switch (e->kind) {
     case A_INT:
-        if (e->lit_int.v > (uint64_t)INT32_MAX)
-            diag_error(t->d, e->sp, "natural number %llu is too large (sizes must stay below 2^31)",
+        if (e->lit_int.v > (uint64_t)INT64_MAX)
+            diag_error(t->d, e->sp, "natural number %llu is too large (sizes must stay below 2^63)",
                        (unsigned long long)e->lit_int.v);
         return nat_cst(t->a, (int64_t)e->lit_int.v);
     case A_VAR: {
@@ -668,7 +670,7 @@ static bool nat_like(const Ast *e, Scope *sc)
     }
 }
 
-static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
+static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
 {
     Expr *x;
     switch (e->kind) {
@@ -755,6 +757,55 @@ static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
     unreachable();
 }
 
+/* No array size is negative, and a kernel's data parameters and result have at least
+ * one element: a size that is a constant below `least`, or provably below it for every
+ * value of the nat parameters, is an error where it arises (`(n - n - 1).f32`,
+ * `fun(0.f32)`). Inside a program an empty array is allowed: the tail of a grid-stride
+ * reduction is empty when the grid divides n. Sizes that are in range only for some
+ * values are checked by the runtime at launch. */
+static void check_sizes(Tc *t, const Type *ty, Span sp, int64_t least)
+{
+    switch (ty->kind) {
+    case T_SCALAR:
+    case T_IDX: return;
+    case T_ARRAY: {
+        int64_t c;
+        Nat *n = ty->arr.n;
+        if (nat_is_const(n, &c) ? c < least : nat_prove_lt(t->a, n, nat_cst(t->a, least)))
+            diag_error(t->d, sp, "array size %s is %s: %s (this has type %s)", nstr(t, n),
+                       !nat_is_const(n, &c) ? (least ? "never positive" : "never >= 0") : c == 0 ? "zero" : "negative",
+                       least ? "kernel inputs and results have at least one element" : "sizes are never negative",
+                       tstr(t, ty));
+        check_sizes(t, ty->arr.elem, sp, least);
+        return;
+    }
+    case T_PAIR:
+        check_sizes(t, ty->pair.a, sp, least);
+        check_sizes(t, ty->pair.b, sp, least);
+        return;
+    case T_FUN:
+        check_sizes(t, ty->fun.param, sp, least);
+        check_sizes(t, ty->fun.ret, sp, least);
+        return;
+    }
+    unreachable();
+}
+
+/* infer_node with the node's span as the place of size errors, restored for the
+ * caller when the node is typed (so a size built from the results of the arguments
+ * is reported at the whole application). */
+static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
+{
+    Span saved = t->cur;
+    t->cur = e->sp;
+    nat_at(e->sp);
+    Expr *x = infer_node(t, e, sc, expected);
+    check_sizes(t, x->ty, e->sp, 0);
+    t->cur = saved;
+    nat_at(saved);
+    return x;
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 static void check_storable(Tc *t, const Type *ty, Span sp, const char *what)
@@ -769,7 +820,7 @@ static void check_storable(Tc *t, const Type *ty, Span sp, const char *what)
 /* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
 {
-    Tc t = {.a = a, .d = d};
+    Tc t = {.a = a, .d = d, .cur = k->sp};
     KernelDef *kd = ANEW(a, KernelDef);
     kd->name = k->name;
     kd->sp = k->sp;
@@ -793,7 +844,9 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
     }
     while (e->kind == A_LAM && e->lam.ptype) {
         if (kd->nparams == 32) diag_error(d, e->sp, "too many kernel parameters");
+        nat_at(e->lam.ptype->sp);
         Type *ty = type_of(&t, e->lam.ptype, sc);
+        check_sizes(&t, ty, e->lam.ptype->sp, 1);
         check_storable(&t, ty, e->lam.ptype->sp, "kernel parameter");
         Binder *b = new_binder(&t, e->lam.param, ty, e->sp);
         kd->params[kd->nparams++] = b;
@@ -807,6 +860,7 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
         diag_error(d, k->sp, "kernel '%s' is not a typed function: write kernel %s = nFun(n => fun(n.f32)(xs => ...))",
                    k->name, k->name);
     kd->body = infer(&t, e, sc, NULL);
+    check_sizes(&t, kd->body->ty, kd->body->sp, 1);
     check_storable(&t, kd->body->ty, kd->body->sp, "kernel result");
     return kd;
 }

@@ -67,6 +67,14 @@ START_TEST(examples_compile_with_nvrtc)
             ck_assert_msg(nvrtc_ok(cu, e->d_name, &log), "%s does not compile:\n%s\n%s", path, log, cu);
             compiled++;
             free(log);
+            log = NULL;
+            if (strstr(cu, "#ifdef PATC_INDEX32")) { /* the 32-bit build the runtime makes too */
+                StrBuf b32 = {0};
+                sb_printf(&b32, "#define PATC_INDEX32\n%s", cu);
+                ck_assert_msg(nvrtc_ok(b32.s, e->d_name, &log), "%s does not compile with PATC_INDEX32:\n%s", path, log);
+                sb_free(&b32);
+                free(log);
+            }
             free(cu);
             tc_free(t);
             free(src);
@@ -174,7 +182,7 @@ START_TEST(header_and_signature)
     TC *t = tc_compile("kernel scale = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * 2.0f))))");
     EXPECT_OK(t);
     char *cu = tc_cuda(t);
-    ck_assert_ptr_nonnull(strstr(cu, "extern \"C\" __global__ void scale(float *__restrict__ out, const float *__restrict__ xs, int n)"));
+    ck_assert_ptr_nonnull(strstr(cu, "extern \"C\" __global__ void scale(float *__restrict__ out, const float *__restrict__ xs, patc_int n)"));
     ck_assert_ptr_nonnull(strstr(cu, "data parameters: xs: n.f32"));
     ck_assert_ptr_nonnull(strstr(cu, "nat parameters:  n"));
     ck_assert_ptr_nonnull(strstr(cu, "output:          out: n.f32"));
@@ -236,14 +244,14 @@ START_TEST(last_block_protocol_by_type)
     const char *flagged[] = {"sumF32", "minI32", "sumU32"}, *ticket[] = {"sumF64", "sumI64", "sumU64"};
     for (int i = 0; i < 3; i++) {
         char *k = kernel_text(cu, flagged[i]);
-        ck_assert_msg(strstr(k, "unsigned long long *__restrict__ partial0, int m, int k)"), "%s", k);
+        ck_assert_msg(strstr(k, "unsigned long long *__restrict__ partial0, patc_int m, patc_int k)"), "%s", k);
         ck_assert_msg(strstr(k, "patc_poke(&partial0[") && strstr(k, "0x100000000ull | "), "%s", k);
         ck_assert_msg(strstr(k, "patc_wait(&partial0["), "%s", k);
         ck_assert_msg(strstr(k, "if (blockIdx.x == gridDim.x - 1u"), "%s", k);
         ck_assert_msg(!strstr(k, "atom") && !strstr(k, "ticket") && !strstr(k, "patc_last"), "%s", k);
         free(k);
         k = kernel_text(cu, ticket[i]);
-        ck_assert_msg(strstr(k, "ticket1, int m, int k)"), "%s", k);
+        ck_assert_msg(strstr(k, "ticket1, patc_int m, patc_int k)"), "%s", k);
         ck_assert_int_eq(count_substr(k, "atom.acq_rel.gpu.global.add.u32"), 1);
         ck_assert_msg(strstr(k, "__ldcg(&partial0[") && !strstr(k, "patc_wait"), "%s", k);
         free(k);
@@ -255,12 +263,79 @@ START_TEST(last_block_protocol_by_type)
 }
 END_TEST
 
+/* Index width: 32-bit where every index provably stays below 2^31, 64-bit where the
+ * sizes reach it (no 32-bit variable, id or parameter is left), and chosen at launch
+ * for symbolic sizes, with a bound the runtime can evaluate. */
+START_TEST(index_width)
+{
+    const char *src = "kernel k = nFun((m, n) => fun(m.n.f32)(xs => xs |> join |> mapGlobal(fun(x => x * 2.0f))))";
+    Define small[] = {{"m", 1000}, {"n", 1000}}, big[] = {{"m", 65536}, {"n", 65536}};
+    TC *t = tc_compile_defs(src, small, 2);
+    EXPECT_OK(t);
+    ck_assert_int_eq(t->c.kernels[0]->iw, IW_32);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "const int g0 = blockIdx.x * blockDim.x + threadIdx.x;"));
+    ck_assert_ptr_null(strstr(cu, "long long"));
+    free(cu);
+    tc_free(t);
+
+    t = tc_compile_defs(src, big, 2); /* 2^32 elements */
+    EXPECT_OK(t);
+    ck_assert_int_eq(t->c.kernels[0]->iw, IW_64);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "const long long g0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;"), "%s", cu);
+    ck_assert_msg(!strstr(cu, "int g0") && !strstr(cu, "patc_int"), "%s", cu);
+    free(cu);
+    tc_free(t);
+
+    /* padCst(2^31 - 1) on both sides: every index of the padded view passes 2^31 */
+    t = tc_compile_defs("kernel p = nFun(n => fun(n.f32)(xs => xs |> padCst(2147483647)(2147483647)(0.0f) "
+                        "|> mapGlobal(fun(x => x + 1.0f))))", (Define[]){{"n", 10}}, 1);
+    EXPECT_OK(t);
+    ck_assert_int_eq(t->c.kernels[0]->iw, IW_64);
+    tc_free(t);
+
+    t = tc_compile(src);
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(k->iw, IW_LAUNCH);
+    ck_assert_ptr_nonnull(k->index_bound);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "patc_int m, patc_int n)") && strstr(cu, "typedef long long patc_int;"), "%s", cu);
+    ck_assert_msg(strstr(cu, "(patc_int)blockIdx.x * blockDim.x + threadIdx.x"), "%s", cu);
+    free(cu);
+    /* the bound, with the launch rule's grid, is at least the largest index + 1 and
+     * past 2^31 exactly when the index is */
+    const long long sizes[][2] = {{1, 1}, {1000, 1000}, {32768, 65535}, {32768, 65536}, {65536, 65536}};
+    for (int i = 0; i < 5; i++) {
+        int64_t vals[64] = {0}, b, g;
+        bool has[64] = {0};
+        NatVar *mv = k->def->nats[0], *nv = k->def->nats[1];
+        vals[mv->id] = sizes[i][0], vals[nv->id] = sizes[i][1];
+        has[mv->id] = has[nv->id] = true;
+        NatEnv env = {vals, has, 64};
+        ck_assert(nat_eval(k->grid[0], &env, &g));
+        for (int d = 0; d < 3; d++) {
+            vals[k->hw.bdim[d]->id] = d ? 1 : 256, has[k->hw.bdim[d]->id] = true;
+            vals[k->hw.gdim[d]->id] = d ? 1 : g, has[k->hw.gdim[d]->id] = true;
+        }
+        ck_assert(nat_eval(k->index_bound, &env, &b));
+        long long elems = sizes[i][0] * sizes[i][1];
+        ck_assert_int_ge(b, elems);
+        ck_assert_msg((b <= INT32_MAX) == (elems + 256 <= INT32_MAX), "m=%lld n=%lld bound %lld", sizes[i][0],
+                      sizes[i][1], (long long)b);
+    }
+    tc_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("codegen");
     TCase *c = tcase_create("core");
     tcase_set_timeout(c, 300);
     tcase_add_test(c, header_and_signature);
+    tcase_add_test(c, index_width);
     tcase_add_test(c, literals);
     tcase_add_test(c, padding_block_count);
     tcase_add_test(c, padding_block_count_symbolic);
