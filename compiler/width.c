@@ -28,10 +28,14 @@ typedef struct W {
     bool unbounded;           /* a value with no bound: the kernel is 64-bit */
 } W;
 
-/* Record that a value of magnitude at most m is computed. */
+/* Record that a value of magnitude at most m is computed. A launch dimension alone
+ * fits in int by the hardware's limits (2^31 - 1 blocks, 1024 threads). */
 static void need(W *w, Nat *m)
 {
     if (w->unbounded) return;
+    const HwIds *h = &w->k->hw;
+    if (m->kind == N_VAR && m->var->hw) return;
+    if (m->kind == N_VAR && m->var == h->nwarps) return;
     for (int i = 0; i < w->n; i++)
         if (nat_equal(w->bounds[i], m)) return;
     if (w->n == MAX_BOUNDS) {

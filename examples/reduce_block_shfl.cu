@@ -14,7 +14,7 @@ typedef long long patc_int;
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 1024 * ((n + 1022) / 1024) + 2336)) < 2^31), else long long
+ *                    for a launch where 1024 * ((n + 1022) / 1024) + 2336 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) reduceShfl_1024_256(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
@@ -63,7 +63,7 @@ extern "C" __global__ void __launch_bounds__(128) reduceShfl_1024_256(float *__r
  *   grid size:       ((n + 255) / 256, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 256 * ((n + 254) / 256) + 576)) < 2^31), else long long
+ *                    for a launch where 256 * ((n + 254) / 256) + 576 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceShfl_256_32(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
@@ -113,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceShfl_256_32(float *__res
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 2048 * ((n + 2046) / 2048) + 4192)) < 2^31), else long long
+ *                    for a launch where 2048 * ((n + 2046) / 2048) + 4192 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) reduceShfl_2048_64(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
@@ -162,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduceShfl_2048_64(float *__r
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 1024 * ((n + 1022) / 1024) + 2336)) < 2^31), else long long
+ *                    for a launch where 1024 * ((n + 1022) / 1024) + 2336 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) reduceShflXor_1024_256(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
@@ -211,7 +211,7 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflXor_1024_256(float *
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 1024 * ((n + 1022) / 1024) + 2336)) < 2^31), else long long
+ *                    for a launch where 1024 * ((n + 1022) / 1024) + 2336 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) reduceShflI32(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
 {
@@ -260,7 +260,7 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflI32(int *__restrict_
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 1024 * ((n + 1022) / 1024) + 2336)) < 2^31), else long long
+ *                    for a launch where 1024 * ((n + 1022) / 1024) + 2336 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) reduceShflMax(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {

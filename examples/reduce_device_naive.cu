@@ -14,7 +14,7 @@ typedef long long patc_int;
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   1024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(gridDim.x, max(blockDim.x, 1024 * ((n + 1022) / 1024) + 2052)) < 2^31), else long long
+ *                    for a launch where 1024 * ((n + 1022) / 1024) + 2052 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceNaive(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {

@@ -14,7 +14,7 @@ typedef long long patc_int;
  *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
  *   shared memory:   6144 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(blockDim.x, max(gridDim.x, 4096 * ((n + 4094) / 4096) + 9216)) < 2^31), else long long
+ *                    for a launch where 4096 * ((n + 4094) / 4096) + 9216 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) reduceTree(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {

@@ -22,7 +22,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(nwarps, max(gridDim.x, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -140,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(nwarps, max(gridDim.x, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -258,7 +258,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(nwarps, max(gridDim.x, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -374,7 +374,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, max(n + 4096 * ((n + 4095) / 4096), 4096 * ((n + 4095) / 4096) + 8835))) < 2^31), else long long
+ *                    for a launch where max(n + 4096 * ((n + 4095) / 4096), 4096 * ((n + 4095) / 4096) + 8835) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceSumF32OneBlock(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
@@ -455,7 +455,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32OneBlock(float *__
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, max(n + 4096 * ((n + 4095) / 4096), 4096 * ((n + 4095) / 4096) + 8835))) < 2^31), else long long
+ *                    for a launch where max(n + 4096 * ((n + 4095) / 4096), 4096 * ((n + 4095) / 4096) + 8835) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceSumI32OneBlock(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
 {
@@ -536,7 +536,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32OneBlock(int *__re
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, max(n + 4096 * ((n + 4095) / 4096), 4096 * ((n + 4095) / 4096) + 8835))) < 2^31), else long long
+ *                    for a launch where max(n + 4096 * ((n + 4095) / 4096), 4096 * ((n + 4095) / 4096) + 8835) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceMaxF32OneBlock(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {

@@ -14,7 +14,7 @@ typedef long long patc_int;
  *   grid size:       (n, 1, 1) blocks
  *   shared memory:   0 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 256 * n + 288)) < 2^31), else long long
+ *                    for a launch where 256 * n + 288 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceWarpDownK(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
@@ -45,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceWarpDownK(float *__restr
  *   grid size:       (n, 1, 1) blocks
  *   shared memory:   0 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 256 * n + 288)) < 2^31), else long long
+ *                    for a launch where 256 * n + 288 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceWarpXorK(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
@@ -76,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceWarpXorK(float *__restri
  *   grid size:       (n, 1, 1) blocks
  *   shared memory:   0 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(nwarps, max(gridDim.x, 256 * n + 288)) < 2^31), else long long
+ *                    for a launch where 256 * n + 288 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceWarpUpK(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {

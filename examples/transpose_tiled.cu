@@ -14,7 +14,7 @@ typedef long long patc_int;
  *   grid size:       (nt, min(65535, mt), 1) blocks
  *   shared memory:   4096 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(blockDim.x, max(blockDim.y, max(mt + gridDim.y, max(gridDim.x, max(1056 * mt + 1024 * mt * nt + 32, 1024 * mt * nt + 1056 * nt + 32))))) < 2^31), else long long
+ *                    for a launch where max(mt + gridDim.y, max(1056 * mt + 1024 * mt * nt + 32, 1024 * mt * nt + 1056 * nt + 32)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) transposeTiled(float *__restrict__ out, const float *__restrict__ a, patc_int mt, patc_int nt)
 {

@@ -48,6 +48,8 @@ typedef enum patc_status {
 /* Context flags. */
 #define PATC_NO_CACHE 0x1u     /* never read or write the on-disk cubin cache */
 #define PATC_COMPILE_ONLY 0x2u /* do not load the driver at all (compile-only tools) */
+#define PATC_INDEX64 0x4u      /* run kernels sized at launch with their 64-bit build at every size
+                                  (a test of that build; also set by $PATC_FORCE_INDEX64=1) */
 
 /* Element types of kernel parameters (the innermost scalar of an array). */
 typedef enum patc_type {
@@ -143,6 +145,11 @@ patc_status patc_kernel_output_info(patc_kernel *k, const long long *nat_values,
 /* The launch configuration the kernel's rules give for these nat values. */
 patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nat_values,
                                     patc_launch_config *out);
+/* The width of the kernel's index arithmetic for a launch with these nat values and the
+ * kernel's own launch rule: 32 or 64 (0 after an error). A kernel whose sizes are fixed
+ * has one width; one sized at launch runs a 32-bit build while every index it computes
+ * stays below 2^31 and a 64-bit build (compiled on first use) otherwise. */
+int patc_kernel_index_bits(patc_kernel *k, const long long *nat_values);
 const char *patc_type_name(patc_type t);
 size_t patc_type_size(patc_type t);
 

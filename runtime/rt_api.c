@@ -41,7 +41,7 @@ struct patc_ctx {
 struct patc_kernel {
     patc_program *prog;
     Kernel *k;
-    void *fn;      /* CUfunction, NULL without a device */
+    void *fn[2];   /* CUfunction in module[0] and module[1] (see patc_program), NULL without a device */
     int env_n;     /* NatEnv size: 1 + the largest NatVar id of the kernel's nats */
     int64_t *vals;
     bool *has;
@@ -55,7 +55,11 @@ struct patc_program {
     Diag diag;
     Compilation comp;
     char *cuda;
-    void *module;
+    /* module[0]: the cubin of the CUDA text, built at once; where a kernel's index width
+     * is chosen at launch (IW_LAUNCH), built with PATC_INDEX32 defined (32-bit), and
+     * module[1] is the 64-bit build, made on the first launch that needs it */
+    void *module[2];
+    bool launch_width; /* some kernel is IW_LAUNCH */
     int arch;       /* the sm_XY its cubin was built for */
     patc_kernel *kernels;
     int nkernels;
@@ -184,6 +188,9 @@ patc_status patc_create(patc_ctx **out, int device, unsigned flags)
     patc_ctx *c = calloc(1, sizeof *c);
     if (!c) return PATC_ERR_NO_MEMORY;
     c->device = device;
+    /* the environment's switch, for running test suites on the 64-bit builds */
+    const char *force = getenv("PATC_FORCE_INDEX64");
+    if (force && *force && strcmp(force, "0") != 0) flags |= PATC_INDEX64;
     c->flags = flags;
     c->arch = DEFAULT_ARCH;
     if (flags & PATC_COMPILE_ONLY) {
@@ -285,8 +292,9 @@ static void unlink_program(patc_program *p)
 void patc_program_free(patc_program *p)
 {
     if (!p) return;
-    if (p->module && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
-        rt_driver_module_unload(p->ctx->drv, p->module);
+    for (int v = 0; v < 2; v++)
+        if (p->module[v] && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
+            rt_driver_module_unload(p->ctx->drv, p->module[v]);
     unlink_program(p);
     for (int i = 0; i < p->nkernels; i++) {
         patc_kernel *k = &p->kernels[i];
@@ -356,6 +364,9 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
             if (t > m) m = t;
             if ((t = max_var_id(k->k->grid[j])) > m) m = t;
         }
+        int t = max_var_id(k->k->index_bound); /* it also names blockDim, gridDim and nwarps */
+        if (t > m) m = t;
+        p->launch_width |= k->k->iw == IW_LAUNCH;
         k->env_n = m + 1;
         k->vals = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->vals);
         k->has = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->has);
@@ -365,8 +376,11 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     return PATC_OK;
 }
 
-/* CUDA C -> cubin (cache or NVRTC) -> module and functions when there is a device. */
-static patc_status build(patc_ctx *c, patc_program *p, const char *name)
+/* CUDA C -> cubin (cache or NVRTC) -> module and functions when there is a device.
+ * Build 0 of a program with kernels sized at launch defines PATC_INDEX32 ahead of the
+ * text (so the cache keys of the two builds differ by their source); build 1 is the
+ * text as emitted, whose patc_int is long long. */
+static patc_status build(patc_ctx *c, patc_program *p, const char *name, int variant)
 {
     void *cubin = NULL;
     size_t n = 0;
@@ -374,7 +388,12 @@ static patc_status build(patc_ctx *c, patc_program *p, const char *name)
     RtBuildStats st;
     c->stats.arch = p->arch = c->arch;
     c->stats.load_ms = 0;
-    if (!rt_nvrtc_compile(p->cuda, name, c->arch, c->cache_dir, &cubin, &n, &log, &st)) {
+    StrBuf src = {0};
+    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n");
+    sb_puts(&src, p->cuda);
+    bool built = rt_nvrtc_compile(src.s, name, c->arch, c->cache_dir, &cubin, &n, &log, &st);
+    sb_free(&src);
+    if (!built) {
         patc_status s = fail(c, PATC_ERR_NVRTC, "%s", log ? log : "nvrtc: compile failed");
         free(log);
         return s;
@@ -388,9 +407,9 @@ static patc_status build(patc_ctx *c, patc_program *p, const char *name)
     if (c->drv && c->arch == rt_driver_arch(c->drv)) {
         double t0 = rt_now_ms();
         if ((s = need_device(c)) == PATC_OK)
-            s = drv_check(c, rt_driver_module_load(c->drv, cubin, &p->module), "cuModuleLoadData");
+            s = drv_check(c, rt_driver_module_load(c->drv, cubin, &p->module[variant]), "cuModuleLoadData");
         for (int i = 0; s == PATC_OK && i < p->nkernels; i++) {
-            int r = rt_driver_get_function(c->drv, p->module, p->kernels[i].k->name, &p->kernels[i].fn);
+            int r = rt_driver_get_function(c->drv, p->module[variant], p->kernels[i].k->name, &p->kernels[i].fn[variant]);
             if (r) s = fail(c, PATC_ERR_DRIVER, "cuModuleGetFunction(%s): %s", p->kernels[i].k->name,
                             rt_driver_error_name(c->drv, r));
         }
@@ -426,7 +445,7 @@ static patc_status program_make(patc_ctx *c, const char *name, const char *text,
             cu_emit_module(p->arena, &cu, p->comp.kernels, p->comp.nkernels);
             p->cuda = cu.s ? sb_take(&cu) : dupstr("");
         }
-        s = p->cuda ? build(c, p, name) : fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        s = p->cuda ? build(c, p, name, 0) : fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     }
     if (s != PATC_OK) {
         patc_program_free(p);
@@ -558,7 +577,7 @@ static patc_status eval(patc_kernel *k, const Nat *x, const char *what, int64_t 
 }
 
 /* k->def->nats[i] gets nat_values[i]; each value must respect the variable's bounds
- * (lb <= v < ub) and fit an int, the C type of nat parameters. */
+ * (lb <= v < ub). Whether it fits the kernel's index type is index_bits()'s question. */
 static patc_status bind_nats(patc_kernel *k, const long long *nats)
 {
     patc_ctx *c = k->prog->ctx;
@@ -568,9 +587,9 @@ static patc_status bind_nats(patc_kernel *k, const long long *nats)
     memset(k->has, 0, sizeof *k->has * (size_t)k->env_n);
     for (int i = 0; i < d->nnats; i++) {
         NatVar *v = d->nats[i];
-        if (nats[i] < v->lb || nats[i] > INT_MAX)
-            return fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is out of range [%lld, %d]", k->k->name,
-                        v->name, nats[i], (long long)v->lb, INT_MAX);
+        if (nats[i] < v->lb)
+            return fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is below its least value %lld", k->k->name,
+                        v->name, nats[i], (long long)v->lb);
         k->vals[v->id] = nats[i];
         k->has[v->id] = true;
     }
@@ -592,9 +611,13 @@ static patc_status buffer_info(patc_kernel *k, const Buffer *b, const char *what
     if (s != PATC_OK) return s;
     if (n < 0) return fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements", k->k->name, what,
                            (long long)n);
+    int64_t size = b->flagged ? 8 : scalar_info[b->sk].size, nb; /* a flagged word is 64 bits */
+    if (__builtin_mul_overflow(n, size, &nb))
+        return fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements: more than 2^63 bytes", k->k->name,
+                    what, (long long)n);
     if (type) *type = (patc_type)b->sk;
     if (count) *count = n;
-    if (bytes) *bytes = (size_t)n * (size_t)(b->flagged ? 8 : scalar_info[b->sk].size); /* a flagged word is 64 bits */
+    if (bytes) *bytes = (size_t)nb;
     return PATC_OK;
 }
 
@@ -646,6 +669,40 @@ patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_
     if (!out) return fail(k->prog->ctx, PATC_ERR_INVALID, "patc_kernel_launch_dims: no output");
     patc_status s = bind_nats(k, nats);
     return s != PATC_OK ? s : derive(k, out);
+}
+
+/* The index width of a launch (nats bound, cfg its configuration): 64 for an IW_64
+ * kernel; for the others, 32 when the kernel's index bound, evaluated with these nats
+ * and launch dimensions, is below 2^31, else 64 (an IW_32 kernel then cannot run:
+ * an override made its indices pass 2^31). nwarps is blockDim.x / 32, as the kernel
+ * computes it. */
+static int index_bits(patc_kernel *k, const patc_launch_config *cfg)
+{
+    const Kernel *kk = k->k;
+    if (kk->iw == IW_64 || !kk->index_bound || (kk->iw == IW_LAUNCH && (k->prog->ctx->flags & PATC_INDEX64))) return 64;
+    for (int d = 0; d < 3; d++) {
+        const NatVar *vs[2] = {kk->hw.bdim[d], kk->hw.gdim[d]};
+        const unsigned vv[2] = {cfg->block[d], cfg->grid[d]};
+        for (int j = 0; j < 2; j++)
+            if (vs[j]->id < k->env_n) {
+                k->vals[vs[j]->id] = vv[j];
+                k->has[vs[j]->id] = true;
+            }
+    }
+    if (kk->hw.nwarps->id < k->env_n) {
+        k->vals[kk->hw.nwarps->id] = cfg->block[0] / 32;
+        k->has[kk->hw.nwarps->id] = true;
+    }
+    NatEnv env = {k->vals, k->has, k->env_n};
+    int64_t b;
+    return nat_eval(kk->index_bound, &env, &b) && b <= INT32_MAX ? 32 : 64;
+}
+
+int patc_kernel_index_bits(patc_kernel *k, const long long *nats)
+{
+    patc_launch_config cfg;
+    if (!k || bind_nats(k, nats) != PATC_OK || derive(k, &cfg) != PATC_OK) return 0;
+    return index_bits(k, &cfg);
 }
 
 /* ---------------------------------------------------------------- buffers */
@@ -751,7 +808,9 @@ typedef struct Launch {
     bool empty;     /* a zero grid: nothing to run */
     void **args;
     RtDevPtr *ptrs;
-    int *natv;
+    long long *natv;  /* the nat parameters in the launch's index type: long long, */
+    int *natv32;      /* or int in a 32-bit build */
+    void *fn;         /* the build of the kernel this launch runs */
 } Launch;
 
 static void launch_free(Launch *L)
@@ -759,6 +818,7 @@ static void launch_free(Launch *L)
     free(L->args);
     free(L->ptrs);
     free(L->natv);
+    free(L->natv32);
 }
 
 /* Overrides: grid freely; block only when the code does not assume its block size;
@@ -845,11 +905,26 @@ static patc_status prepare(patc_kernel *k, const long long *nats, patc_buffer *c
     memset(L, 0, sizeof *L);
     patc_status s = need_device(c);
     if (s != PATC_OK) return s;
-    if (!k->fn)
+    if (!k->fn[0])
         return fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s was compiled for sm_%d, the device is sm_%d: not loaded",
                     k->k->name, k->prog->arch, rt_driver_arch(c->drv));
     if ((s = bind_nats(k, nats)) != PATC_OK || (s = derive(k, &L->cfg)) != PATC_OK) return s;
     if (cfg && (s = apply_override(k, cfg, &L->cfg)) != PATC_OK) return s;
+    bool wide = index_bits(k, &L->cfg) == 64;
+    if (wide && k->k->iw == IW_32)
+        return fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s has 32-bit indices, and with this launch configuration "
+                    "they would pass 2^31", k->k->name);
+    int variant = wide && k->k->iw == IW_LAUNCH;
+    if (variant && !k->fn[1]) {
+        StrBuf name = {0};
+        sb_printf(&name, "%s (64-bit indices)", k->k->name);
+        patc_compile_stats keep = c->stats;
+        s = build(c, k->prog, name.s, 1);
+        c->stats = keep;
+        sb_free(&name);
+        if (s != PATC_OK) return s;
+    }
+    L->fn = k->fn[variant];
     int ni = k->k->ninputs, nn = k->k->def->nnats;
     if (ni > 0 && !inputs) return fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", k->k->name, ni);
     if ((s = check_buffer(k, k->k->out, output, "the output")) != PATC_OK) return s;
@@ -863,7 +938,8 @@ static patc_status prepare(patc_kernel *k, const long long *nats, patc_buffer *c
     L->args = calloc((size_t)(1 + ni + ns + nn), sizeof *L->args);
     L->ptrs = calloc((size_t)(1 + ni + ns), sizeof *L->ptrs);
     L->natv = calloc((size_t)(nn ? nn : 1), sizeof *L->natv);
-    if (!L->args || !L->ptrs || !L->natv) {
+    L->natv32 = calloc((size_t)(nn ? nn : 1), sizeof *L->natv32);
+    if (!L->args || !L->ptrs || !L->natv || !L->natv32) {
         launch_free(L);
         return fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     }
@@ -877,9 +953,10 @@ static patc_status prepare(patc_kernel *k, const long long *nats, patc_buffer *c
         L->ptrs[1 + ni + i] = k->scratch[i];
         L->args[1 + ni + i] = &L->ptrs[1 + ni + i];
     }
-    for (int i = 0; i < nn; i++) {
-        L->natv[i] = (int)nats[i];
-        L->args[1 + ni + ns + i] = &L->natv[i];
+    for (int i = 0; i < nn; i++) { /* below 2^31 when not wide: the bound covers every nat */
+        L->natv[i] = nats[i];
+        L->natv32[i] = (int)nats[i];
+        L->args[1 + ni + ns + i] = wide ? (void *)&L->natv[i] : (void *)&L->natv32[i];
     }
     L->empty = !L->cfg.grid[0] || !L->cfg.grid[1] || !L->cfg.grid[2];
     return PATC_OK;
@@ -889,7 +966,7 @@ static patc_status fire(patc_kernel *k, Launch *L)
 {
     if (L->empty) return PATC_OK;
     patc_ctx *c = k->prog->ctx;
-    int r = rt_driver_launch(c->drv, k->fn, L->cfg.grid, L->cfg.block, (unsigned)L->cfg.shared_bytes, c->stream, L->args);
+    int r = rt_driver_launch(c->drv, L->fn, L->cfg.grid, L->cfg.block, (unsigned)L->cfg.shared_bytes, c->stream, L->args);
     if (r)
         return fail(c, PATC_ERR_DRIVER, "launching %s (grid %ux%ux%u, block %ux%ux%u, %lld B shared): %s", k->k->name,
                     L->cfg.grid[0], L->cfg.grid[1], L->cfg.grid[2], L->cfg.block[0], L->cfg.block[1],

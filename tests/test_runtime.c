@@ -159,8 +159,14 @@ START_TEST(kernel_queries)
     long long neg = -1;
     ck_assert_int_eq(patc_kernel_output_info(k, &neg, &t, &count, &bytes), PATC_ERR_SIZE);
     ck_assert_ptr_nonnull(strstr(patc_last_error(c), "n = -1"));
+    /* sizes past 2^31 are fine; a byte count past 2^63 is not */
     long long huge = 1LL << 40;
+    ck_assert_int_eq(patc_kernel_output_info(k, &huge, &t, &count, &bytes), PATC_OK);
+    ck_assert_int_eq(count, 1LL << 40);
+    ck_assert_uint_eq(bytes, (size_t)4 << 40);
+    huge = 1LL << 62;
     ck_assert_int_eq(patc_kernel_output_info(k, &huge, &t, &count, &bytes), PATC_ERR_SIZE);
+    ck_assert_msg(strstr(patc_last_error(c), "bytes"), "%s", patc_last_error(c));
     ck_assert_int_eq(patc_kernel_output_info(k, NULL, &t, &count, &bytes), PATC_ERR_INVALID);
     /* an unknown kernel lists the ones there are */
     ck_assert_int_eq(patc_get_kernel(p, "nope", &k), PATC_ERR_NOT_FOUND);
@@ -284,6 +290,45 @@ static char *write_conf(const char *text)
     fclose(f);
     return path;
 }
+
+/* The index width of a launch: a kernel sized at launch is 32-bit while its indices stay
+ * below 2^31 and 64-bit past that; one fixed by -D has one width. No device needed. */
+START_TEST(index_bits_by_size)
+{
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &p), PATC_OK);
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    const long long n1 = 1000, n2 = (1LL << 31) - 1024, n3 = (1LL << 31) - 1, n4 = (1LL << 32) + 7, n0 = 0;
+    ck_assert_int_eq(patc_kernel_index_bits(k, &n1), 32);
+    ck_assert_int_eq(patc_kernel_index_bits(k, &n2), 32);
+    ck_assert_int_eq(patc_kernel_index_bits(k, &n3), 64); /* the grid's threads pass 2^31 */
+    ck_assert_int_eq(patc_kernel_index_bits(k, &n4), 64);
+    ck_assert_int_eq(patc_kernel_index_bits(k, &n0), 0);  /* nat parameters are >= 1 */
+    long long count;
+    ck_assert_int_eq(patc_kernel_output_info(k, &n4, NULL, &count, NULL), PATC_OK);
+    ck_assert_int_eq(count, n4);
+    patc_program_free(p);
+    patc_define d = {"n", (1LL << 32) + 7};
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, &d, 1, &p), PATC_OK);
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    ck_assert_int_eq(patc_kernel_index_bits(k, NULL), 64);
+    ck_assert_msg(strstr(patc_program_cuda(p), "const long long g0 = (long long)blockIdx.x"), "%s", patc_program_cuda(p));
+    patc_program_free(p);
+    /* the single-launch reduction the benchmark runs: 32-bit at 2^28 with its grid */
+    patc_define rd[] = {{"elemsBlock", 4096}, {"elemsWarp", 512}};
+    ck_assert_int_eq(patc_program_from_file(c, PATC_EXAMPLES_DIR "/reduce_fast.rise", rd, 2, &p), PATC_OK);
+    ck_assert_int_eq(patc_get_kernel(p, "reduceSumF32", &k), PATC_OK);
+    long long v[2] = {1LL << 28, 528};
+    ck_assert_int_eq(patc_kernel_index_bits(k, v), 32);
+    v[0] = (1LL << 32) + 7;
+    ck_assert_int_eq(patc_kernel_index_bits(k, v), 64);
+    patc_program_free(p);
+    patc_destroy(c);
+}
+END_TEST
 
 START_TEST(reducer_settings_without_device)
 {
@@ -560,6 +605,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, program_from_file_and_edited_cuda);
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
+        tcase_add_test(tc, index_bits_by_size);
     }
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -142,6 +142,19 @@ for t in "build/runtime/test_runtime gpu" "build/runtime/reduce_host"; do
   echo "$o" >>"$log"
   record runtime "${t%% *}" "${t#* }" - $rc "$(echo "$o" | tail -1)"
 done
+# the same kernels sized at launch on their 64-bit builds, at small sizes, checked and
+# under memcheck (the 32-bit builds are what runs below 2^31 everywhere else)
+o=$(PATC_FORCE_INDEX64=1 build/runtime/test_runtime gpu 2>&1); rc=$?
+echo "$o" >>"$log"
+record index64 test_runtime gpu - $rc "$(echo "$o" | tail -1)"
+o=$(PATC_FORCE_INDEX64=1 compute-sanitizer --tool memcheck --error-exitcode 1 build/runtime/test_runtime gpu 2>&1); rc=$?
+echo "$o" >>"$OUT/sanitizer.log"
+record memcheck test_runtime "gpu, 64-bit builds" - $rc "$(echo "$o" | grep -m1 'ERROR SUMMARY')"
+# sizes past 2^31: scale and the single-launch reductions at n = 2^32 + 7 (about 35 GB
+# of device and host memory; tests/gpu/big.c)
+o=$(build/runtime/big_test 2>&1); rc=$?
+echo "$o" | tee -a "$log"
+record big big_test "scale, reduceSum" "2^32+7" $rc "$(echo "$o" | tail -1)"
 
 # ---------------------------------------------------------------- 4. warm cache
 cache=$(mktemp -d)

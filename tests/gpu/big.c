@@ -1,0 +1,148 @@
+/* big.c: sizes past 2^31 on the GPU (tests/gpu/all.sh runs it; it needs about 35 GB of
+ * device and host memory, so it is not a ctest).
+ *
+ * n = 2^32 + 7 elements:
+ *   1. scale (examples/scale.rise) with n symbolic: the runtime picks the 64-bit build
+ *      at launch; every output element is checked against 2 * input on the host;
+ *   2. the same kernel with n fixed by -D: 64-bit at compile time; checked the same way;
+ *   3. the single-launch reduction (examples/reduce_fast.rise, patc_reducer) of i32
+ *      values: exact against the host's sum (two's-complement wrap-around, as i32 adds);
+ *   4. the same of f32 values against a double-precision host sum (relative 1e-4).
+ * Exit 0 when all pass, 1 on a failure, 77 without a GPU.
+ */
+#include "patc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PATC_EXAMPLES_DIR
+#define PATC_EXAMPLES_DIR "examples"
+#endif
+
+static int failures, checks;
+
+#define CHECK(c, ...)                                                                                        \
+    do {                                                                                                     \
+        checks++;                                                                                            \
+        if (!(c)) {                                                                                          \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
+            printf(__VA_ARGS__);                                                                             \
+            printf("\n");                                                                                    \
+            failures++;                                                                                      \
+        }                                                                                                    \
+    } while (0)
+
+#define OK(call)                                                                                             \
+    do {                                                                                                     \
+        patc_status s_ = (call);                                                                             \
+        if (s_ != PATC_OK) {                                                                                 \
+            printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, patc_last_error(ctx));                 \
+            exit(1);                                                                                         \
+        }                                                                                                    \
+    } while (0)
+
+static patc_ctx *ctx;
+
+/* A hash of i, so that every element differs from its neighbours and a read of the
+ * wrong element shows. */
+static uint32_t mix(uint64_t i)
+{
+    i ^= i >> 33;
+    i *= 0xff51afd7ed558ccdull;
+    i ^= i >> 33;
+    return (uint32_t)i;
+}
+
+/* Launch `k` (one f32 input of n elements, output n elements) and check out = 2 * in. */
+static void check_scale(patc_kernel *k, long long n, const long long *nats, patc_buffer *in, patc_buffer *out,
+                        const float *host_in, float *host_out, const char *what)
+{
+    int bits = patc_kernel_index_bits(k, nats);
+    CHECK(bits == 64, "%s: index arithmetic is %d-bit at n = %lld", what, bits, n);
+    OK(patc_buffer_zero(out));
+    OK(patc_launch(k, nats, &in, out, NULL));
+    OK(patc_buffer_download(out, host_out, (size_t)n * 4));
+    long long bad = 0, first = -1;
+    for (long long i = 0; i < n; i++)
+        if (host_out[i] != 2.0f * host_in[i]) {
+            if (first < 0) first = i;
+            bad++;
+        }
+    CHECK(bad == 0, "%s: %lld of %lld elements wrong, the first at %lld", what, bad, n, first);
+    printf("%s: n = %lld, %d-bit indices, %lld elements checked, %lld wrong\n", what, n, bits, n, bad);
+}
+
+int main(void)
+{
+    if (patc_create(&ctx, 0, 0) != PATC_OK || patc_device_status(ctx) != PATC_OK) {
+        printf("skipped: %s\n", ctx ? patc_last_error(ctx) : "no context");
+        patc_destroy(ctx);
+        return 77;
+    }
+    const long long n = (1LL << 32) + 7;
+    const size_t bytes = (size_t)n * 4;
+    float *host_in = malloc(bytes), *host_out = malloc(bytes);
+    if (!host_in || !host_out) {
+        printf("skipped: cannot allocate 2 x %zu bytes on the host\n", bytes);
+        return 77;
+    }
+    for (long long i = 0; i < n; i++) host_in[i] = (float)(mix((uint64_t)i) >> 8) * 0x1p-24f; /* [0, 1), exact x2 */
+    patc_buffer *in, *out;
+    OK(patc_buffer_alloc(ctx, bytes, &in));
+    OK(patc_buffer_alloc(ctx, bytes, &out));
+    OK(patc_buffer_upload(in, host_in, bytes));
+
+    /* 1. n symbolic: the width is chosen at launch (32-bit at small n) */
+    patc_program *p;
+    patc_kernel *k;
+    OK(patc_program_from_file(ctx, PATC_EXAMPLES_DIR "/scale.rise", NULL, 0, &p));
+    OK(patc_get_kernel(p, "scale", &k));
+    long long small = 1000;
+    CHECK(patc_kernel_index_bits(k, &small) == 32, "scale at n = 1000 is not 32-bit");
+    check_scale(k, n, &n, in, out, host_in, host_out, "scale, n symbolic");
+    patc_program_free(p);
+
+    /* 2. n fixed at compile time */
+    patc_define d = {"n", n};
+    OK(patc_program_from_file(ctx, PATC_EXAMPLES_DIR "/scale.rise", &d, 1, &p));
+    OK(patc_get_kernel(p, "scale", &k));
+    check_scale(k, n, NULL, in, out, host_in, host_out, "scale, -D n=2^32+7");
+    patc_program_free(p);
+
+    /* 3. i32 sum: exact, wrapping as i32 addition does */
+    int32_t *iv = (int32_t *)host_out;
+    uint32_t want_i = 0;
+    for (long long i = 0; i < n; i++) {
+        iv[i] = (int32_t)(mix((uint64_t)i) % 100u);
+        want_i += (uint32_t)iv[i];
+    }
+    OK(patc_buffer_upload(out, iv, bytes));
+    patc_reducer *r;
+    OK(patc_reducer_create(ctx, PATC_EXAMPLES_DIR "/reduce_fast.rise", "reduceSumI32", NULL, &r));
+    int32_t got_i = 0;
+    OK(patc_reducer_run(r, out, n, &got_i));
+    CHECK((uint32_t)got_i == want_i, "i32 sum of %lld: got %" PRId32 ", want %" PRId32, n, got_i, (int32_t)want_i);
+    printf("reduceSumI32: n = %lld, sum %" PRId32 " (host %" PRId32 ")\n", n, got_i, (int32_t)want_i);
+    patc_reducer_free(r);
+
+    /* 4. f32 sum against a double host sum */
+    double want_f = 0;
+    for (long long i = 0; i < n; i++) want_f += host_in[i];
+    OK(patc_reducer_create(ctx, PATC_EXAMPLES_DIR "/reduce_fast.rise", "reduceSumF32", NULL, &r));
+    float got_f = 0;
+    OK(patc_reducer_run(r, in, n, &got_f));
+    double rel = fabs(got_f - want_f) / want_f;
+    CHECK(rel < 1e-4, "f32 sum of %lld: got %.9g, want %.9g (relative error %.3g)", n, got_f, want_f, rel);
+    printf("reduceSumF32: n = %lld, sum %.9g (host %.9g, relative error %.3g)\n", n, got_f, want_f, rel);
+    patc_reducer_free(r);
+
+    patc_destroy(ctx);
+    free(host_in);
+    free(host_out);
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures ? 1 : 0;
+}
