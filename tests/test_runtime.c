@@ -326,6 +326,17 @@ START_TEST(index_bits_by_size)
     v[0] = (1LL << 32) + 7;
     ck_assert_int_eq(patc_kernel_index_bits(k, v), 64);
     patc_program_free(p);
+    /* sizes past 2^63 are an error in the program, not an abort of the host process */
+    const char *huge = "kernel k = nFun(n => fun(65536.65536.65536.65536.f32)(xs => xs |> join |> join |> join "
+                       "|> mapGlobal(fun(x => x))))";
+    ck_assert_int_eq(patc_program_from_string(c, "huge.rise", huge, NULL, 0, &p), PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(c), "huge.rise:1:") && strstr(patc_last_error(c), "overflows 63 bits"), "%s",
+                  patc_last_error(c));
+    patc_define big = {"n", 1LL << 62};
+    const char *four = "kernel k = nFun(n => fun(n.f32)(xs => xs |> padCst(n)(n)(0.0f) |> padCst(n)(n)(0.0f) "
+                       "|> mapGlobal(fun(x => x))))";
+    ck_assert_int_eq(patc_program_from_string(c, "four.rise", four, &big, 1, &p), PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(c), "overflows 63 bits"), "%s", patc_last_error(c));
     patc_destroy(c);
 }
 END_TEST
