@@ -213,6 +213,25 @@ static Ast *ex_var(Ex *x, Ast *e, Env *env)
     diag_error(x->d, e->sp, "unknown name '%s'", n);
 }
 
+/* Is `name` unbound here (no binder, no def), so that it means the built-in reading? */
+static bool unbound(Ex *x, Env *env, const char *name)
+{
+    for (Env *b = env; b; b = b->next)
+        if (strcmp(b->name, name) == 0) return false;
+    return !find_def(x->p, name);
+}
+
+/* l(v) = v for a literal v: the thesis's literal wrapper (l(0f)), unless the program
+ * binds or defines its own `l`. A literal is a number, true/false, or a negated number. */
+static Ast *literal_wrapper(Ex *x, Ast *e)
+{
+    Ast *v = e->app.arg;
+    const Ast *n = v->kind == A_UN && v->un.op == UOP_NEG ? v->un.e : v;
+    if (n->kind == A_INT || n->kind == A_FLOAT || (n->kind == A_BOOL && n == v)) return v;
+    diag_error(x->d, v->sp, "l(...) wraps a literal (as in l(0f)); its argument must be a number or true/false, "
+               "not an expression; write the expression without l(...)");
+}
+
 static Ast *ex(Ex *x, Ast *e, Env *env)
 {
     if (++x->depth > 20000) diag_error(x->d, e->sp, "program too deeply nested after inlining definitions");
@@ -237,7 +256,12 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
         r->let.body = ex(x, e->let.body, bind(x, env, e->let.name, B_RENAME, p, NULL));
         break;
     }
-    case A_APP: r = apply(x, e->sp, ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
+    case A_APP:
+        if (e->app.fn->kind == A_VAR && strcmp(e->app.fn->var.name, "l") == 0 && unbound(x, env, "l")) {
+            r = literal_wrapper(x, e);
+            break;
+        }
+        r = apply(x, e->sp, ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
     case A_BIN: r = ast_bin(x->a, e->sp, e->bin.op, ex(x, e->bin.l, env), ex(x, e->bin.r, env)); break;
     case A_UN: r = ast_un(x->a, e->sp, e->un.op, ex(x, e->un.e, env)); break;
     default: unreachable();
