@@ -212,7 +212,7 @@ START_TEST(test_syntax_errors)
     expect_error("a = 1", "unexpected identifier");
     expect_error("def a = (1\n  + x))", "t.rise:2:7: error: syntax error, unexpected ')'");
     expect_error("def a = 1 x", "t.rise:1:11: error: syntax error, unexpected identifier");
-    expect_error("def a = fun(x => 1 +", "unexpected end of file");
+    expect_error("def a = fun(x => 1", "t.rise:1:12: error: unclosed '('");
     expect_error("def a = fun((f32, f32) => 1)", "unexpected =>");
     /* the diagnostic shows the line and a caret */
     expect_error("def a = 1 +\n", "    2 | \n      | ^\n");
