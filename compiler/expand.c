@@ -188,6 +188,54 @@ static TypeExpr *ex_type(Ex *x, TypeExpr *t, Env *env)
     return r;
 }
 
+/* Levenshtein distance of a and b, or `cap` + 1 when it is larger than cap (names
+ * longer than 64 bytes are never close). */
+static int edit_distance(const char *a, const char *b, int cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64 || (la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+/* Keep `cand` if it is closer to `n` than the best so far (at most 2 edits, and fewer
+ * edits than n has characters, so that `y` does not suggest `x`). */
+static void consider(const char *n, const char *cand, const char **best, int *bestd)
+{
+    if (cand[0] == '$' || strchr(cand, '`')) return; /* names patc made */
+    int dist = edit_distance(n, cand, 2);
+    if (dist <= 2 && dist < (int)strlen(n) && dist < *bestd) {
+        *best = cand;
+        *bestd = dist;
+    }
+}
+
+/* unknown name 'n'[; did you mean 'm'?] where m is the closest name n could have
+ * meant: a variable in scope, a definition, a kernel or a primitive. */
+static _Noreturn void unknown_name(Ex *x, Ast *e, Env *env)
+{
+    const char *n = e->var.name, *best = NULL;
+    int bestd = 3;
+    for (Env *b = env; b; b = b->next) consider(n, b->name, &best, &bestd);
+    for (const Decl *d = x->p->decls; d; d = d->next) consider(n, d->name, &best, &bestd);
+    for (int p = 0; p < P_COUNT; p++) consider(n, prim_info[p].name, &best, &bestd);
+    if (best) diag_error(x->d, e->sp, "unknown name '%s'; did you mean '%s'?", n, best);
+    diag_error(x->d, e->sp, "unknown name '%s'", n);
+}
+
 /* A name resolves, innermost first, to a binder, a def (inlined afresh), or a
  * primitive; anything else is an error. */
 static Ast *ex_var(Ex *x, Ast *e, Env *env)
@@ -210,7 +258,7 @@ static Ast *ex_var(Ex *x, Ast *e, Env *env)
         return r;
     }
     if (prim_lookup(n) >= 0) return e;
-    diag_error(x->d, e->sp, "unknown name '%s'", n);
+    unknown_name(x, e, env);
 }
 
 /* Is `name` unbound here (no binder, no def), so that it means the built-in reading? */
