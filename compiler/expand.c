@@ -36,9 +36,29 @@ typedef struct Ex {
     const Program *p;
     Active *active; /* defs being expanded: a def reached again is recursive */
     int depth;
+    const UseSite *via; /* the uses of definitions the code being copied was inlined through */
 } Ex;
 
 static Ast *ex(Ex *x, Ast *e, Env *env);
+
+/* The span of a copy made while inlining a definition records the uses it came
+ * through; a span that already has them (an argument written at the use) keeps its own. */
+static Span stamp(Ex *x, Span sp)
+{
+    if (x->via && !sp.via) sp.via = x->via;
+    return sp;
+}
+
+/* A leaf shared with the source AST, or a copy of it whose span records the uses. */
+static Ast *leaf(Ex *x, Ast *e)
+{
+    Span sp = stamp(x, e->sp);
+    if (sp.via == e->sp.via) return e;
+    Ast *c = ANEW(x->a, Ast);
+    *c = *e;
+    c->sp = sp;
+    return c;
+}
 
 /* The user's spelling of a (possibly renamed) binder. */
 static const char *user_name(Arena *a, const char *n)
@@ -173,6 +193,7 @@ static TypeExpr *ex_type(Ex *x, TypeExpr *t, Env *env)
     if (!t) return NULL;
     TypeExpr *r = ANEW(x->a, TypeExpr);
     *r = *t;
+    r->sp = stamp(x, t->sp);
     switch (t->kind) {
     case TE_SCALAR: break;
     case TE_ARRAY:
@@ -232,8 +253,8 @@ static _Noreturn void unknown_name(Ex *x, Ast *e, Env *env)
     for (Env *b = env; b; b = b->next) consider(n, b->name, &best, &bestd);
     for (const Decl *d = x->p->decls; d; d = d->next) consider(n, d->name, &best, &bestd);
     for (int p = 0; p < P_COUNT; p++) consider(n, prim_info[p].name, &best, &bestd);
-    if (best) diag_error(x->d, e->sp, "unknown name '%s'; did you mean '%s'?", n, best);
-    diag_error(x->d, e->sp, "unknown name '%s'", n);
+    if (best) diag_error(x->d, stamp(x, e->sp), "unknown name '%s'; did you mean '%s'?", n, best);
+    diag_error(x->d, stamp(x, e->sp), "unknown name '%s'", n);
 }
 
 /* A name resolves, innermost first, to a binder, a def (inlined afresh), or a
@@ -243,21 +264,32 @@ static Ast *ex_var(Ex *x, Ast *e, Env *env)
     const char *n = e->var.name;
     for (Env *b = env; b; b = b->next) {
         if (strcmp(b->name, n) != 0) continue;
-        if (b->kind == B_RENAME) return ast_var(x->a, e->sp, b->newname);
-        return ex(x, b->value, NULL); /* a fresh copy: its binders are renamed again */
+        if (b->kind == B_RENAME) return ast_var(x->a, stamp(x, e->sp), b->newname);
+        /* a fresh copy, its binders renamed again; an expanded term keeps its spans */
+        const UseSite *via = x->via;
+        x->via = NULL;
+        Ast *r = ex(x, b->value, NULL);
+        x->via = via;
+        return r;
     }
-    if (strchr(n, '`')) return e; /* bound further out, already renamed */
+    if (strchr(n, '`')) return leaf(x, e); /* bound further out, already renamed */
     const Decl *d = find_def(x->p, n);
     if (d) {
         for (Active *a = x->active; a; a = a->next)
-            if (a->d == d) diag_error(x->d, e->sp, "definition '%s' refers to itself; recursion is not supported", n);
+            if (a->d == d) diag_error(x->d, stamp(x, e->sp), "definition '%s' refers to itself; recursion is not supported", n);
         Active act = {d, x->active};
         x->active = &act;
+        UseSite *use = ANEW(x->a, UseSite);
+        use->name = n;
+        use->sp = stamp(x, e->sp);
+        const UseSite *via = x->via;
+        x->via = use;
         Ast *r = ex(x, def_as_term(x, d), NULL);
+        x->via = via;
         x->active = act.next;
         return r;
     }
-    if (prim_lookup(n) >= 0) return e;
+    if (prim_lookup(n) >= 0) return leaf(x, e);
     unknown_name(x, e, env);
 }
 
@@ -275,22 +307,22 @@ static Ast *literal_wrapper(Ex *x, Ast *e)
 {
     Ast *v = e->app.arg;
     const Ast *n = v->kind == A_UN && v->un.op == UOP_NEG ? v->un.e : v;
-    if (n->kind == A_INT || n->kind == A_FLOAT || (n->kind == A_BOOL && n == v)) return v;
-    diag_error(x->d, v->sp, "l(...) wraps a literal (as in l(0f)); its argument must be a number or true/false, "
+    if (n->kind == A_INT || n->kind == A_FLOAT || (n->kind == A_BOOL && n == v)) return ex(x, v, NULL);
+    diag_error(x->d, stamp(x, v->sp), "l(...) wraps a literal (as in l(0f)); its argument must be a number or true/false, "
                "not an expression; write the expression without l(...)");
 }
 
 static Ast *ex(Ex *x, Ast *e, Env *env)
 {
-    if (++x->depth > 20000) diag_error(x->d, e->sp, "program too deeply nested after inlining definitions");
+    if (++x->depth > 20000) diag_error(x->d, stamp(x, e->sp), "program too deeply nested after inlining definitions");
     Ast *r;
     switch (e->kind) {
     case A_VAR: r = ex_var(x, e, env); break;
-    case A_INT: case A_FLOAT: case A_BOOL: case A_DIM: r = e; break;
+    case A_INT: case A_FLOAT: case A_BOOL: case A_DIM: r = leaf(x, e); break;
     case A_LAM: case A_NLAM: {
         const char *p = fresh(x, e->lam.param);
         Env *inner = bind(x, env, e->lam.param, B_RENAME, p, NULL);
-        r = ast_new(x->a, e->kind, e->sp);
+        r = ast_new(x->a, e->kind, stamp(x, e->sp));
         r->lam.param = p;
         r->lam.ptype = ex_type(x, e->lam.ptype, env);
         r->lam.body = ex(x, e->lam.body, inner);
@@ -298,7 +330,7 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
     }
     case A_LET: {
         const char *p = fresh(x, e->let.name);
-        r = ast_new(x->a, A_LET, e->sp);
+        r = ast_new(x->a, A_LET, stamp(x, e->sp));
         r->let.name = p;
         r->let.value = ex(x, e->let.value, env);
         r->let.body = ex(x, e->let.body, bind(x, env, e->let.name, B_RENAME, p, NULL));
@@ -309,9 +341,9 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
             r = literal_wrapper(x, e);
             break;
         }
-        r = apply(x, e->sp, ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
-    case A_BIN: r = ast_bin(x->a, e->sp, e->bin.op, ex(x, e->bin.l, env), ex(x, e->bin.r, env)); break;
-    case A_UN: r = ast_un(x->a, e->sp, e->un.op, ex(x, e->un.e, env)); break;
+        r = apply(x, stamp(x, e->sp), ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
+    case A_BIN: r = ast_bin(x->a, stamp(x, e->sp), e->bin.op, ex(x, e->bin.l, env), ex(x, e->bin.r, env)); break;
+    case A_UN: r = ast_un(x->a, stamp(x, e->sp), e->un.op, ex(x, e->un.e, env)); break;
     default: unreachable();
     }
     x->depth--;
@@ -322,6 +354,6 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
  * the user's part of the name). */
 Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k)
 {
-    Ex x = {a, d, p, NULL, 0};
+    Ex x = {a, d, p, NULL, 0, NULL};
     return ex(&x, k->body, NULL);
 }
