@@ -36,9 +36,29 @@ typedef struct Ex {
     const Program *p;
     Active *active; /* defs being expanded: a def reached again is recursive */
     int depth;
+    const UseSite *via; /* the uses of definitions the code being copied was inlined through */
 } Ex;
 
 static Ast *ex(Ex *x, Ast *e, Env *env);
+
+/* The span of a copy made while inlining a definition records the uses it came
+ * through; a span that already has them (an argument written at the use) keeps its own. */
+static Span stamp(Ex *x, Span sp)
+{
+    if (x->via && !sp.via) sp.via = x->via;
+    return sp;
+}
+
+/* A leaf shared with the source AST, or a copy of it whose span records the uses. */
+static Ast *leaf(Ex *x, Ast *e)
+{
+    Span sp = stamp(x, e->sp);
+    if (sp.via == e->sp.via) return e;
+    Ast *c = ANEW(x->a, Ast);
+    *c = *e;
+    c->sp = sp;
+    return c;
+}
 
 /* The user's spelling of a (possibly renamed) binder. */
 static const char *user_name(Arena *a, const char *n)
@@ -173,6 +193,7 @@ static TypeExpr *ex_type(Ex *x, TypeExpr *t, Env *env)
     if (!t) return NULL;
     TypeExpr *r = ANEW(x->a, TypeExpr);
     *r = *t;
+    r->sp = stamp(x, t->sp);
     switch (t->kind) {
     case TE_SCALAR: break;
     case TE_ARRAY:
@@ -188,6 +209,54 @@ static TypeExpr *ex_type(Ex *x, TypeExpr *t, Env *env)
     return r;
 }
 
+/* Levenshtein distance of a and b, or `cap` + 1 when it is larger than cap (names
+ * longer than 64 bytes are never close). */
+static int edit_distance(const char *a, const char *b, int cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64 || (la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+/* Keep `cand` if it is closer to `n` than the best so far (at most 2 edits, and fewer
+ * edits than n has characters, so that `y` does not suggest `x`). */
+static void consider(const char *n, const char *cand, const char **best, int *bestd)
+{
+    if (cand[0] == '$' || strchr(cand, '`')) return; /* names patc made */
+    int dist = edit_distance(n, cand, 2);
+    if (dist <= 2 && dist < (int)strlen(n) && dist < *bestd) {
+        *best = cand;
+        *bestd = dist;
+    }
+}
+
+/* unknown name 'n'[; did you mean 'm'?] where m is the closest name n could have
+ * meant: a variable in scope, a definition, a kernel or a primitive. */
+static _Noreturn void unknown_name(Ex *x, Ast *e, Env *env)
+{
+    const char *n = e->var.name, *best = NULL;
+    int bestd = 3;
+    for (Env *b = env; b; b = b->next) consider(n, b->name, &best, &bestd);
+    for (const Decl *d = x->p->decls; d; d = d->next) consider(n, d->name, &best, &bestd);
+    for (int p = 0; p < P_COUNT; p++) consider(n, prim_info[p].name, &best, &bestd);
+    if (best) diag_error(x->d, stamp(x, e->sp), "unknown name '%s'; did you mean '%s'?", n, best);
+    diag_error(x->d, stamp(x, e->sp), "unknown name '%s'", n);
+}
+
 /* A name resolves, innermost first, to a binder, a def (inlined afresh), or a
  * primitive; anything else is an error. */
 static Ast *ex_var(Ex *x, Ast *e, Env *env)
@@ -195,35 +264,65 @@ static Ast *ex_var(Ex *x, Ast *e, Env *env)
     const char *n = e->var.name;
     for (Env *b = env; b; b = b->next) {
         if (strcmp(b->name, n) != 0) continue;
-        if (b->kind == B_RENAME) return ast_var(x->a, e->sp, b->newname);
-        return ex(x, b->value, NULL); /* a fresh copy: its binders are renamed again */
+        if (b->kind == B_RENAME) return ast_var(x->a, stamp(x, e->sp), b->newname);
+        /* a fresh copy, its binders renamed again; an expanded term keeps its spans */
+        const UseSite *via = x->via;
+        x->via = NULL;
+        Ast *r = ex(x, b->value, NULL);
+        x->via = via;
+        return r;
     }
-    if (strchr(n, '`')) return e; /* bound further out, already renamed */
+    if (strchr(n, '`')) return leaf(x, e); /* bound further out, already renamed */
     const Decl *d = find_def(x->p, n);
     if (d) {
         for (Active *a = x->active; a; a = a->next)
-            if (a->d == d) diag_error(x->d, e->sp, "definition '%s' refers to itself; recursion is not supported", n);
+            if (a->d == d) diag_error(x->d, stamp(x, e->sp), "definition '%s' refers to itself; recursion is not supported", n);
         Active act = {d, x->active};
         x->active = &act;
+        UseSite *use = ANEW(x->a, UseSite);
+        use->name = n;
+        use->sp = stamp(x, e->sp);
+        const UseSite *via = x->via;
+        x->via = use;
         Ast *r = ex(x, def_as_term(x, d), NULL);
+        x->via = via;
         x->active = act.next;
         return r;
     }
-    if (prim_lookup(n) >= 0) return e;
-    diag_error(x->d, e->sp, "unknown name '%s'", n);
+    if (prim_lookup(n) >= 0) return leaf(x, e);
+    unknown_name(x, e, env);
+}
+
+/* Is `name` unbound here (no binder, no def), so that it means the built-in reading? */
+static bool unbound(Ex *x, Env *env, const char *name)
+{
+    for (Env *b = env; b; b = b->next)
+        if (strcmp(b->name, name) == 0) return false;
+    return !find_def(x->p, name);
+}
+
+/* l(v) = v for a literal v: the thesis's literal wrapper (l(0f)), unless the program
+ * binds or defines its own `l`. A literal is a number, true/false, or a negated number. */
+static Ast *literal_wrapper(Ex *x, Ast *e)
+{
+    Ast *v = e->app.arg;
+    const Ast *n = v->kind == A_UN && v->un.op == UOP_NEG ? v->un.e : v;
+    if (n->kind == A_INT || n->kind == A_FLOAT || (n->kind == A_BOOL && n == v)) return ex(x, v, NULL);
+    diag_error(x->d, stamp(x, v->sp), "l(...) wraps a literal (as in l(0f)); its argument must be a number or true/false, "
+               "not an expression; write the expression without l(...)");
 }
 
 static Ast *ex(Ex *x, Ast *e, Env *env)
 {
-    if (++x->depth > 20000) diag_error(x->d, e->sp, "program too deeply nested after inlining definitions");
+    if (++x->depth > 20000) diag_error(x->d, stamp(x, e->sp), "program too deeply nested after inlining definitions");
     Ast *r;
     switch (e->kind) {
     case A_VAR: r = ex_var(x, e, env); break;
-    case A_INT: case A_FLOAT: case A_BOOL: case A_DIM: r = e; break;
+    case A_INT: case A_FLOAT: case A_BOOL: case A_DIM: r = leaf(x, e); break;
     case A_LAM: case A_NLAM: {
         const char *p = fresh(x, e->lam.param);
         Env *inner = bind(x, env, e->lam.param, B_RENAME, p, NULL);
-        r = ast_new(x->a, e->kind, e->sp);
+        r = ast_new(x->a, e->kind, stamp(x, e->sp));
         r->lam.param = p;
         r->lam.ptype = ex_type(x, e->lam.ptype, env);
         r->lam.body = ex(x, e->lam.body, inner);
@@ -231,15 +330,20 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
     }
     case A_LET: {
         const char *p = fresh(x, e->let.name);
-        r = ast_new(x->a, A_LET, e->sp);
+        r = ast_new(x->a, A_LET, stamp(x, e->sp));
         r->let.name = p;
         r->let.value = ex(x, e->let.value, env);
         r->let.body = ex(x, e->let.body, bind(x, env, e->let.name, B_RENAME, p, NULL));
         break;
     }
-    case A_APP: r = apply(x, e->sp, ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
-    case A_BIN: r = ast_bin(x->a, e->sp, e->bin.op, ex(x, e->bin.l, env), ex(x, e->bin.r, env)); break;
-    case A_UN: r = ast_un(x->a, e->sp, e->un.op, ex(x, e->un.e, env)); break;
+    case A_APP:
+        if (e->app.fn->kind == A_VAR && strcmp(e->app.fn->var.name, "l") == 0 && unbound(x, env, "l")) {
+            r = literal_wrapper(x, e);
+            break;
+        }
+        r = apply(x, stamp(x, e->sp), ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
+    case A_BIN: r = ast_bin(x->a, stamp(x, e->sp), e->bin.op, ex(x, e->bin.l, env), ex(x, e->bin.r, env)); break;
+    case A_UN: r = ast_un(x->a, stamp(x, e->sp), e->un.op, ex(x, e->un.e, env)); break;
     default: unreachable();
     }
     x->depth--;
@@ -250,6 +354,6 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
  * the user's part of the name). */
 Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k)
 {
-    Ex x = {a, d, p, NULL, 0};
+    Ex x = {a, d, p, NULL, 0, NULL};
     return ex(&x, k->body, NULL);
 }

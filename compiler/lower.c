@@ -65,6 +65,7 @@ struct View {
     X *mine;       /* V_LANES */
     ShflKind shfl; /* V_SHFL */
     View *src;     /* V_SHFL with SHFL_IDX: the 32 source lanes */
+    Span sp;       /* the expression (or kernel parameter) the view stands for, for errors */
 };
 
 /* Acceptors: where a value is written. */
@@ -101,6 +102,7 @@ typedef struct Lw {
     int names;
     int partial_lanes; /* inside code that not all 32 lanes of a warp run */
     Expr *lane_fn;     /* the function of the mapLane being written by owner lanes */
+    Span at;           /* the expression being lowered: where a view is made, or read */
 } Lw;
 
 static Val *lower_exp(Lw *w, Expr *e);
@@ -143,6 +145,7 @@ static View *view(Lw *w, ViewKind k, Type *ty, View *in)
     v->kind = k;
     v->ty = ty;
     v->in = in;
+    v->sp = w->at;
     return v;
 }
 
@@ -286,11 +289,12 @@ static Val *apply1(Lw *w, Expr *lam, Val *arg)
     return lower_exp(w, lam->lam.body);
 }
 
-/* select(c, a, b) on values of any shape (pairs select componentwise) */
-static Val *select_val(Lw *w, X *c, Val *a, Val *b)
+/* select(c, a, b) on values of any shape (pairs select componentwise); sp is the padCst */
+static Val *select_val(Lw *w, X *c, Val *a, Val *b, Span sp)
 {
-    if (a->k == VAL_PAIR) return pairv(w, select_val(w, c, a->a, b->a), select_val(w, c, a->b, b->b));
-    if (a->k != VAL_SCALAR) diag_error(w->d, (Span){0}, "padCst of nested arrays is not supported");
+    if (a->k == VAL_PAIR) return pairv(w, select_val(w, c, a->a, b->a, sp), select_val(w, c, a->b, b->b, sp));
+    if (a->k != VAL_SCALAR)
+        diag_error(w->d, sp, "padCst of nested arrays is not supported: the padding value must be a scalar");
     X *x = xnew(w, X_SELECT, a->x->sk);
     x->sel.c = c;
     x->sel.a = a->x;
@@ -415,7 +419,7 @@ static Val *view_at(Lw *w, View *v, Nat *i)
             r->base = off;
             return array(w, r);
         }
-        if (et->kind == T_PAIR) diag_error(w->d, (Span){0}, "arrays of pairs in memory are not supported");
+        if (et->kind == T_PAIR) diag_error(w->d, v->sp, "arrays of pairs in memory are not supported");
         return scalar(w, xload(w, v->buf, off));
     }
     case V_OFFSET: return view_at(w, v->in, nadd(w, v->n1, i));
@@ -444,7 +448,7 @@ static Val *view_at(Lw *w, View *v, Nat *i)
               : xbin(w, OP_GE, SK_BOOL, xnat(w, j), xnat(w, v->n2));
         X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
         if (outside->kind == X_LIT) return outside->lit.b ? v->val : view_at(w, v->in, j);
-        return select_val(w, outside, v->val, view_at(w, v->in, j));
+        return select_val(w, outside, v->val, view_at(w, v->in, j), v->sp);
     }
     case V_PADCLAMP: {
         Nat *j = nat_sub(a, i, v->n1);
@@ -461,8 +465,9 @@ static Val *view_at(Lw *w, View *v, Nat *i)
         if (nat_equal(i, nat_var(a, w->k->hw.lane))) return scalar(w, v->mine);
         /* another lane's element: a shuffle, which every lane of the warp must execute */
         if (w->partial_lanes)
-            diag_error(w->d, (Span){0}, "a warp array is read at another lane's index inside code that only some "
-                       "lanes run; read it at the lane's own index (mapLane) or before the partial map");
+            diag_error2(w->d, w->at, v->sp, "the warp array is made here",
+                        "a warp array is read at another lane's index inside code that only some "
+                        "lanes run; read it at the lane's own index (mapLane) or before the partial map");
         X *x = xnew(w, X_SHFL, v->mine->sk);
         x->shfl.k = SHFL_IDX;
         x->shfl.val = v->mine;
@@ -472,10 +477,13 @@ static Val *view_at(Lw *w, View *v, Nat *i)
     case V_VEC: return vector_at(w, v, i);
     case V_SHFL: {
         if (!nat_equal(i, nat_var(a, w->k->hw.lane)))
-            diag_error(w->d, (Span){0}, "the result of a shuffle can only be read at the lane's own index; "
-                       "distribute it with mapLane");
+            diag_error2(w->d, w->at, v->sp, "the shuffle is here",
+                        "the result of a shuffle can only be read at the lane's own index; "
+                        "distribute it with mapLane");
         if (w->partial_lanes)
-            diag_error(w->d, (Span){0}, "a shuffle inside code that only some lanes of the warp run");
+            diag_error2(w->d, w->at, v->sp, "the shuffle is here",
+                        "a shuffle inside code that only some lanes of the warp run: every lane of the "
+                        "warp must execute it; distribute its result with mapLane(id) first, then take the lanes you need");
         Val *mine = view_at(w, v->in, i);
         X *x = xnew(w, X_SHFL, mine->x->sk);
         x->shfl.k = v->shfl;
@@ -731,7 +739,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
  * acc(let y = v in b, out)     = bind y; acc(b, out)
  * acc(id(x), out)              = acc(x, out)
  * acc(x, out) otherwise        = copy(exp(x), out) */
-static void lower_acc(Lw *w, Expr *e, Acc *c)
+static void lower_acc_at(Lw *w, Expr *e, Acc *c)
 {
     if (e->kind == E_LET) {
         bind_let(w, e);
@@ -794,6 +802,16 @@ static void lower_acc(Lw *w, Expr *e, Acc *c)
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
+}
+
+/* w->at is the expression being lowered, for the span of the views it makes and of
+ * the errors found while reading them */
+static void lower_acc(Lw *w, Expr *e, Acc *c)
+{
+    Span saved = w->at;
+    w->at = e->sp;
+    lower_acc_at(w, e, c);
+    w->at = saved;
 }
 
 /* ---------------------------------------------------------------- expressions */
@@ -939,8 +957,12 @@ static Val *lower_prim(Lw *w, Expr *e)
     case P_MAPBLOCK:
     case P_MAPTHREADS:
     case P_MAPWARP:
+        if (p == P_MAPGLOBAL || p == P_MAPBLOCK)
+            diag_error(w->d, e->sp, "the result of %s is read here without being stored: a result of the whole "
+                       "grid can only be the kernel's result; make it the kernel's result, or reduce it in the "
+                       "grid's last block with lastBlock", prim_info[p].name);
         diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
-                   "toShared (or toGlobal), or make it the kernel's result", prim_info[p].name);
+                   "toShared, or make it the kernel's result", prim_info[p].name);
     case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: {
         /* acc = init; for j < n: acc = f(acc, xs[j]); the accumulator lives in a register */
@@ -1099,7 +1121,13 @@ static Val *lower_exp(Lw *w, Expr *e)
     case E_LET:
         bind_let(w, e);
         return lower_exp(w, e->let.body);
-    case E_PRIM: return lower_prim(w, e);
+    case E_PRIM: {
+        Span saved = w->at;
+        w->at = e->sp;
+        Val *v = lower_prim(w, e);
+        w->at = saved;
+        return v;
+    }
     case E_LAM: diag_error(w->d, e->sp, "a function is used where data is expected");
     }
     unreachable();
@@ -1153,6 +1181,7 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
         b->id = arena_next_id(a);
         k->inputs[i] = b;
         if (kd->params[i]->ty->kind == T_ARRAY) {
+            w.at = kd->params[i]->sp;
             View *v = view(&w, V_MEM, kd->params[i]->ty, NULL);
             v->buf = b;
             v->base = nat_cst(a, 0);

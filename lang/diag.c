@@ -53,6 +53,26 @@ static void show_line(Diag *d, Span sp)
     emit(d, "^\n");
 }
 
+/* For code inlined from definitions: "note: in the use of 'f' here" at each use the
+ * code went through, innermost first (at most 8, then how many more). */
+static void show_uses(Diag *d, Span sp)
+{
+    int n = 0;
+    for (const UseSite *u = sp.via; u; u = u->sp.via, n++) {
+        if (n == 8) {
+            int more = 0;
+            for (; u; u = u->sp.via) more++;
+            emit(d, "patc: note: and %d more uses\n", more);
+            return;
+        }
+        if (u->sp.file)
+            emit(d, "%s:%d:%d: note: in the use of '%s' here\n", u->sp.file->path, u->sp.line, u->sp.col, u->name);
+        else
+            emit(d, "patc: note: in the use of '%s'\n", u->name);
+        show_line(d, u->sp);
+    }
+}
+
 static void vreport(Diag *d, const char *kind, Span sp, const char *fmt, va_list ap)
 {
     StrBuf msg = {0};
@@ -63,6 +83,7 @@ static void vreport(Diag *d, const char *kind, Span sp, const char *fmt, va_list
         emit(d, "patc: %s: %s\n", kind, msg.s);
     sb_free(&msg);
     show_line(d, sp);
+    show_uses(d, sp);
 }
 
 static _Noreturn void abandon(Diag *d)
@@ -90,6 +111,7 @@ void diag_error2(Diag *d, Span sp, Span note_sp, const char *note, const char *f
     if (note_sp.file) {
         emit(d, "%s:%d:%d: note: %s\n", note_sp.file->path, note_sp.line, note_sp.col, note);
         show_line(d, note_sp);
+        show_uses(d, note_sp);
     }
     abandon(d);
 }

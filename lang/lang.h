@@ -63,10 +63,20 @@ typedef struct SrcFile {
 } SrcFile;
 
 /* A position in a source file: 1-based line and column of the first character. */
+typedef struct UseSite UseSite;
 typedef struct Span {
     const SrcFile *file; /* NULL for synthesised nodes */
     int line, col;
+    const UseSite *via;  /* for code inlined from a definition: the uses it was inlined through */
 } Span;
+
+/* A use of a definition that was inlined (expand.c): the definition's name, where it
+ * was used, and the use the using code itself was inlined through. A diagnostic at a
+ * span with `via` adds "note: in the use of 'f' here" for each, innermost first. */
+struct UseSite {
+    const char *name;
+    Span sp;
+};
 
 /* ---------------------------------------------------------------- diagnostics */
 

@@ -19,7 +19,9 @@
 %define api.prefix {lang_yy}
 %define api.token.prefix {TOK_}
 %define api.location.type {Span}
-%define parse.error detailed
+/* custom: bison's "detailed" message, except that a declaration keyword or the end of the
+ * file inside an open ( or [ is reported as an unclosed bracket (yyreport_syntax_error) */
+%define parse.error custom
 /* no default reductions in states that need a lookahead: a bad token is reported where
  * it is (with the tokens expected there) before any action such as "unknown type name"
  * runs on a reduction it does not justify */
@@ -48,6 +50,8 @@ typedef struct LangParseCtx {
     Program *prog;
     int line, col;   /* position of the next character the scanner reads */
     int depth;       /* currently open ( and [ */
+    Span *open;      /* where the currently open ( and [ are, innermost last */
+    int nopen, capopen;
     /* called for `import "path"` at the point where it appears */
     void (*on_import)(struct LangParseCtx *ctx, Span sp, const char *path);
     void *import_state;
@@ -73,6 +77,9 @@ typedef struct LangParseCtx {
 #define YYLTYPE LANG_YYLTYPE
 #endif
 int lang_yylex(LANG_YYSTYPE *yylval, Span *yylloc, void *scanner);
+/* The scanner tells the parser where each ( and [ opens and that one closes. */
+void lang_paren_open(LangParseCtx *ctx, Span sp);
+void lang_paren_close(LangParseCtx *ctx);
 }
 
 %code {
@@ -91,6 +98,23 @@ static void lang_yyerror(Span *loc, void *scanner, LangParseCtx *ctx, const char
     /* bison's stack limit (YYMAXDEPTH): e.g. 20000 unary minus signs in a row */
     if (strcmp(msg, "memory exhausted") == 0) diag_error(ctx->diag, *loc, "nesting too deep");
     diag_error(ctx->diag, *loc, "%s", msg);
+}
+
+void lang_paren_open(LangParseCtx *ctx, Span sp)
+{
+    if (ctx->nopen == ctx->capopen) {
+        int cap = ctx->capopen ? 2 * ctx->capopen : 16;
+        Span *n = ANEWN(ctx->arena, Span, cap);
+        if (ctx->nopen) memcpy(n, ctx->open, sizeof *n * (size_t)ctx->nopen);
+        ctx->open = n;
+        ctx->capopen = cap;
+    }
+    ctx->open[ctx->nopen++] = sp;
+}
+
+void lang_paren_close(LangParseCtx *ctx)
+{
+    if (ctx->nopen > 0) ctx->nopen--;
 }
 
 #define A (ctx->arena)
@@ -401,3 +425,37 @@ nterm:
   ;
 
 %%
+
+/* A syntax error: "syntax error, unexpected T[, expecting A or B ...]" at the token (as
+ * bison's detailed messages, which list at most four expected tokens). A declaration
+ * keyword or the end of the file can never be inside brackets, so when one arrives
+ * while a ( or [ is open, the bracket is what is wrong: the error is at the innermost
+ * open bracket, and a note says where the parser found out. */
+static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner, LangParseCtx *ctx)
+{
+    (void)scanner;
+    yysymbol_kind_t tok = yypcontext_token(yyctx);
+    Span at = *yypcontext_location(yyctx);
+    yysymbol_kind_t exp[4];
+    int nexp = yypcontext_expected_tokens(yyctx, exp, 4);
+    StrBuf m = {0};
+    sb_puts(&m, "syntax error");
+    if (tok != YYSYMBOL_YYEMPTY) {
+        sb_printf(&m, ", unexpected %s", yysymbol_name(tok));
+        for (int i = 0; i < nexp; i++) sb_printf(&m, "%s%s", i ? " or " : ", expecting ", yysymbol_name(exp[i]));
+    }
+    const char *msg = arena_strdup(ctx->arena, m.s); /* diag_error does not return */
+    sb_free(&m);
+    bool outside = tok == YYSYMBOL_YYEOF || tok == YYSYMBOL_DEF || tok == YYSYMBOL_KERNEL || tok == YYSYMBOL_IMPORT;
+    if (outside && ctx->nopen > 0) {
+        Span open = ctx->open[ctx->nopen - 1];
+        const char *p = open.file->text; /* the bracket's own character, at its line and column */
+        for (int l = 1; l < open.line; p++)
+            if (*p == '\n') l++;
+        char c = p[open.col - 1];
+        const char *note = arena_printf(ctx->arena, "%s here, with the '%c' still open",
+                                        tok == YYSYMBOL_YYEOF ? "the file ends" : "the next declaration starts", c);
+        diag_error2(ctx->diag, open, at, note, "unclosed '%c'", c);
+    }
+    diag_error(ctx->diag, at, "%s", msg);
+}

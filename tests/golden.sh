@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Golden-file tests, run from the repository root. Usage: tests/golden.sh PATC [--update]
 #   examples/*.rise  ->  examples/*.cu    (patc --emit-cuda, stdout, exit 0)
+#   tests/thesis/*.rise -> tests/thesis/*.cu (the same: the thesis's programs as it writes them)
 #   tests/ir/*.rise  ->  tests/ir/*.ir    (patc --emit-ir, stdout, exit 0)
 #   tests/err/*.rise ->  tests/err/*.err  (patc --check, stderr, exit 1)
 # With --update the expected files are rewritten from the current output: review the
@@ -21,7 +22,7 @@ check() { # source expected-file want-exit stream(1|2) args...
   pass=$((pass+1))
 }
 # an example's first line may name the options it needs: -- golden-args: -D a=1 ...
-for f in examples/*.rise; do
+for f in examples/*.rise tests/thesis/*.rise; do
   # shellcheck disable=SC2046
   check "$f" "${f%.rise}.cu" 0 1 --emit-cuda $(sed -n '1s/^-- golden-args: //p' "$f")
 done

@@ -713,7 +713,7 @@ START_TEST(test_div_zero)
     static SrcFile file = {"t.rise", "", 0};
     Binder *a = B("a", ARRC(3, S(SK_I32))), *x = B("x", S(SK_I32));
     Expr *d = BIN(OP_DIV, LI32(12), V(x));
-    d->sp = (Span){&file, 3, 14};
+    d->sp = (Span){.file = &file, .line = 3, .col = 14};
     int32_t out[3];
     ck_assert(!run1(map(P_MAPSEQ, x, d, V(a)), a, in, out, err));
     ck_assert_str_eq(err, "t.rise:3:14: division by zero");

@@ -192,7 +192,15 @@ END_TEST
 START_TEST(test_syntax_errors)
 {
     expect_error("def a = fun(x x)", "t.rise:1:15: error: syntax error, unexpected identifier");
-    expect_error("def a = f(x", "t.rise:1:12: error: syntax error, unexpected end of file");
+    /* a declaration keyword or the end of the file inside brackets: the bracket is at fault */
+    expect_error("def a = f(x", "t.rise:1:10: error: unclosed '('\n");
+    expect_error("def a = f(x", "t.rise:1:12: note: the file ends here, with the '(' still open\n");
+    expect_error("def a = fun(idx[3\ndef b = 2", "t.rise:1:16: error: unclosed '['\n");
+    expect_error("def a = fun(idx[3\ndef b = 2", "t.rise:2:1: note: the next declaration starts here");
+    expect_error("def a = (1\nkernel k = 2", "t.rise:1:9: error: unclosed '('");
+    expect_error("def a = (1\nimport \"x\"", "t.rise:1:9: error: unclosed '('");
+    /* other tokens inside brackets keep bison's message */
+    expect_error("def a = f(x\n  y)", "t.rise:2:3: error: syntax error, unexpected identifier\n");
     expect_error("def a", "unexpected end of file, expecting '=' or '('");
     expect_error("def fun = 1", "t.rise:1:5: error: 'fun' is a keyword and cannot be used as a name");
     expect_error("def f(x, f32) = 1", "'f32' is a keyword");
@@ -204,7 +212,7 @@ START_TEST(test_syntax_errors)
     expect_error("a = 1", "unexpected identifier");
     expect_error("def a = (1\n  + x))", "t.rise:2:7: error: syntax error, unexpected ')'");
     expect_error("def a = 1 x", "t.rise:1:11: error: syntax error, unexpected identifier");
-    expect_error("def a = fun(x => 1", "unexpected end of file, expecting |> or ')'");
+    expect_error("def a = fun(x => 1", "t.rise:1:12: error: unclosed '('");
     expect_error("def a = fun((f32, f32) => 1)", "unexpected =>");
     /* the diagnostic shows the line and a caret */
     expect_error("def a = 1 +\n", "    2 | \n      | ^\n");
@@ -312,7 +320,7 @@ START_TEST(test_imports)
     snprintf(main_path, sizeof main_path, "%s/bad.rise", tmpdir);
     parse_with(&P, &opt, main_path, NULL);
     ck_assert_ptr_nonnull(P.err);
-    ck_assert(strstr(P.err, "lib/broken.rise:2:1: error: syntax error, unexpected end of file") != NULL);
+    ck_assert(strstr(P.err, "lib/broken.rise:1:9: error: unclosed '('") != NULL);
     done(&P);
 }
 END_TEST
