@@ -7,6 +7,7 @@
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   0 bytes
+ *   index arithmetic: 32-bit (int): every index stays below 2^31
  */
 extern "C" __global__ void __launch_bounds__(1024) shflDownExample(float *__restrict__ out, const float *__restrict__ arr)
 {
