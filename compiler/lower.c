@@ -739,6 +739,27 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
  * acc(let y = v in b, out)     = bind y; acc(b, out)
  * acc(id(x), out)              = acc(x, out)
  * acc(x, out) otherwise        = copy(exp(x), out) */
+/* A map may write memory only that all its threads share with the code that reads
+ * the result: shared memory belongs to one block, so no map that spreads over blocks
+ * (mapGlobal, mapBlock) may fill it; private memory belongs to one thread, so only
+ * sequential maps (and mapLane, whose warp arrays are handled apart) may fill it.
+ * Otherwise each block or thread would fill its own copy, and the reader would see
+ * elements nobody wrote in its copy. */
+static void check_memory_scope(Lw *w, Expr *e, Acc *c)
+{
+    while (c->kind != W_MEM) c = c->in;
+    Level l = map_level(e->prim.p);
+    const char *name = prim_info[e->prim.p].name;
+    if (c->buf->as == AS_SHARED && (l == LVL_GLOBAL || l == LVL_BLOCK))
+        diag_error(w->d, e->sp, "the result of %s is stored with toShared, but shared memory belongs to one block, "
+                   "and %s spreads it over many; make it the kernel's result, or reduce it with lastBlock",
+                   name, name);
+    if (c->buf->as == AS_PRIVATE && l != LVL_SEQ && l != LVL_LANE)
+        diag_error(w->d, e->sp, "the result of %s is stored with toPrivate, but private memory belongs to one "
+                   "thread, and %s spreads it over many; store it with toShared%s", name, name,
+                   l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
+}
+
 static void lower_acc_at(Lw *w, Expr *e, Acc *c)
 {
     if (e->kind == E_LET) {
@@ -766,6 +787,7 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
             return;
         }
         if (is_map(p)) {
+            check_memory_scope(w, e, c);
             Val *xs = lx ? lx : lower_exp(w, e->prim.args[1]);
             NatVar *iv;
             Stmt *saved;
