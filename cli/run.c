@@ -22,6 +22,7 @@
  */
 #include "../runtime/patc.h"
 #include "cli.h"
+#include "../interp/interp.h"
 
 #include <errno.h>
 #include <math.h>
