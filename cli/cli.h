@@ -1,4 +1,4 @@
-/* cli.h: the command-line driver's pieces (patc.c, run.c). */
+/* cli.h: the command-line driver's pieces (patc.c, run*.c, tune.c). */
 #ifndef PATC_CLI_H
 #define PATC_CLI_H
 
@@ -10,5 +10,49 @@ bool cli_parse_dump(const char *s, DumpFlags *f);
 int cli_run(int argc, char **argv);
 /* `patc tune ...`; argv[0] is "tune". Returns the exit status. */
 int cli_tune(int argc, char **argv);
+
+/* ---------------------------------------------------------------- patc run (run*.c) */
+
+enum { MAX_ARGS = 64, WARMUP = 3, DEFAULT_REPEAT = 10, SHOW_ELEMS = 8 };
+#define RUN_RANDOM_SEED 42u
+
+typedef struct RunOpts {
+    const char *file, *kernel, *output, *cuda;
+    char kernel_buf[256]; /* the program's only kernel, when --kernel was not given */
+    Define defs[MAX_ARGS];
+    int ndefs;
+    const char *incs[MAX_ARGS];
+    int nincs;
+    const char *inputs[MAX_ARGS];
+    int ninputs;
+    bool cpu, check, time, no_cache, reduce;
+    int repeat;
+} RunOpts;
+
+/* One data buffer on the host: a kernel input or output. */
+typedef struct HostData {
+    ScalarKind sk;
+    long long count;
+    size_t bytes;
+    void *data;
+} HostData;
+
+/* Print "patc: error: MSG" as one line (newlines of embedded logs become "; ") and
+ * return rc, so callers write `return run_error(1, ...)`. */
+int run_error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+double run_now_ms(void);
+/* Parse argv (argv[0] is "run"). Returns -1 on success, else the exit status (0 after
+ * --help, 2 after bad usage, with the message printed). */
+int run_parse_args(int argc, char **argv, RunOpts *o);
+/* The -D value of nat `name`, or false. */
+bool run_define_value(const RunOpts *o, const char *name, long long *v);
+/* Host data (run_data.c). */
+void run_fill_random(HostData *h, uint64_t *state);
+bool run_host_alloc(HostData *h, ScalarKind sk, long long count, const char *what);
+bool run_read_input(HostData *h, const char *path, int index);
+bool run_write_output(const HostData *h, const char *path);
+double run_elem_double(const HostData *h, long long i);
+void run_print_summary(const HostData *h, const char *label);
+bool run_compare(const HostData *gpu, const HostData *cpu);
 
 #endif

@@ -19,155 +19,17 @@
  *
  * Exit status: 0 success, 1 errors in the program or while running, 2 bad usage.
  * Every error of patc run itself is one line starting with "patc: error: ".
+ *
+ * Options: run_opts.c; host data: run_data.c.
  */
 #include "../runtime/patc.h"
 #include "cli.h"
+#include "../interp/interp.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-enum { MAX_ARGS = 64, WARMUP = 3, DEFAULT_REPEAT = 10, SHOW_ELEMS = 8 };
-/* Larger inputs or outputs are refused rather than attempted (a typo in -D). */
-static const long long MAX_BYTES = 1LL << 36;
-static const uint64_t RANDOM_SEED = 42;
-
-typedef struct RunOpts {
-    const char *file, *kernel, *output, *cuda;
-    char kernel_buf[256]; /* the program's only kernel, when --kernel was not given */
-    Define defs[MAX_ARGS];
-    int ndefs;
-    const char *incs[MAX_ARGS];
-    int nincs;
-    const char *inputs[MAX_ARGS];
-    int ninputs;
-    bool cpu, check, time, no_cache, reduce;
-    int repeat;
-} RunOpts;
-
-/* One data buffer on the host: a kernel input or output. */
-typedef struct HostData {
-    ScalarKind sk;
-    long long count;
-    size_t bytes;
-    void *data;
-} HostData;
-
-static const char run_usage[] =
-    "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random]...\n"
-    "                [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
-    "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
-    "see 'patc --help' for the options\n";
-
-/* ---------------------------------------------------------------- messages */
-
-/* Print "patc: error: MSG" as one line (newlines of embedded logs become "; ") and
- * return rc, so callers write `return error(1, ...)`. */
-static int error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int error(int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    StrBuf b = {0};
-    sb_vprintf(&b, fmt, ap);
-    va_end(ap);
-    fputs("patc: error: ", stderr);
-    const char *s = b.s ? b.s : "";
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) n--;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n') fputs("; ", stderr);
-        else fputc(s[i], stderr);
-    }
-    fputc('\n', stderr);
-    sb_free(&b);
-    return rc;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* ---------------------------------------------------------------- options */
-
-/* Parse argv (argv[0] is "run"). Returns -1 on success, else the exit status (0 after
- * --help, 2 after bad usage, with the message printed). */
-static int parse_args(int argc, char **argv, RunOpts *o)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(run_usage, stdout);
-            return 0;
-        } else if (!strcmp(a, "--cpu")) o->cpu = true;
-        else if (!strcmp(a, "--check-against-cpu")) o->check = true;
-        else if (!strcmp(a, "--time")) o->time = true;
-        else if (!strcmp(a, "--no-cache")) o->no_cache = true;
-        else if (!strcmp(a, "--reduce")) o->reduce = true;
-        else if (!strcmp(a, "--kernel") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--input") ||
-                 !strcmp(a, "--output") || !strcmp(a, "--repeat") || !strcmp(a, "--cuda")) {
-            if (i + 1 >= argc) return error(2, "option '%s' needs an argument", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--kernel")) o->kernel = v;
-            else if (!strcmp(a, "--output")) o->output = v;
-            else if (!strcmp(a, "--cuda")) o->cuda = v;
-            else if (!strcmp(a, "--repeat")) {
-                char *end;
-                errno = 0;
-                long r = strtol(v, &end, 10);
-                if (errno || *end || end == v || r < 1 || r > 1000000)
-                    return error(2, "--repeat expects a count from 1 to 1000000, got '%s'", v);
-                o->repeat = (int)r;
-            } else if (!strcmp(a, "-I")) {
-                if (o->nincs == MAX_ARGS) return error(2, "too many -I options");
-                o->incs[o->nincs++] = v;
-            } else if (!strcmp(a, "--input")) {
-                if (o->ninputs == MAX_ARGS) return error(2, "too many --input options");
-                o->inputs[o->ninputs++] = v;
-            } else {
-                if (o->ndefs == MAX_ARGS) return error(2, "too many -D options");
-                if (!cli_parse_define(v, &o->defs[o->ndefs]))
-                    return error(2, "-D expects name=value with a natural number, got '%s'", v);
-                for (int j = 0; j < o->ndefs; j++)
-                    if (!strcmp(o->defs[j].name, o->defs[o->ndefs].name)) {
-                        int rc = error(2, "-D %s given twice", o->defs[j].name);
-                        free((char *)o->defs[o->ndefs].name);
-                        return rc;
-                    }
-                o->ndefs++;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return error(2, "unknown option '%s' (see 'patc --help')", a);
-        } else {
-            if (o->file) return error(2, "more than one input file ('%s')", a);
-            o->file = a;
-        }
-    }
-    if (!o->file) return error(2, "patc run: no input file");
-    if (o->cpu && o->check) return error(2, "--cpu and --check-against-cpu exclude each other");
-    if (o->cpu && o->cuda) return error(2, "--cuda replaces the GPU code; it has no effect with --cpu");
-    if (!o->repeat) o->repeat = DEFAULT_REPEAT;
-    return -1;
-}
-
-/* The -D value of nat `name`, or false. */
-static bool define_value(const RunOpts *o, const char *name, long long *v)
-{
-    for (int i = 0; i < o->ndefs; i++)
-        if (!strcmp(o->defs[i].name, name)) {
-            *v = o->defs[i].value;
-            return true;
-        }
-    return false;
-}
 
 /* ---------------------------------------------------------------- the program's shape */
 
@@ -232,7 +94,7 @@ static void probe_shape(const RunOpts *o, Shape *sh)
     int64_t *vals = ANEWN(arena, int64_t, d->nnats + 1);
     for (int j = 0; j < d->nnats; j++) {
         long long v;
-        if (!define_value(o, d->nats[j]->name, &v)) goto done; /* reported later */
+        if (!run_define_value(o, d->nats[j]->name, &v)) goto done; /* reported later */
         vals[j] = v;
     }
     NatEnv env = nat_env(arena, d, vals);
@@ -242,180 +104,6 @@ static void probe_shape(const RunOpts *o, Shape *sh)
 done:
     sb_free(&sink);
     arena_free(arena);
-}
-
-/* ---------------------------------------------------------------- host data */
-
-/* splitmix64: a fixed, platform-independent stream, so `--input random` gives the
- * same data everywhere (and on the CPU and GPU sides of one run). */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Rule: floats uniform in [0, 1) (24 or 53 random mantissa bits), integers 0..99,
- * bools 0/1; one stream seeded with RANDOM_SEED fills the inputs in order. */
-static void fill_random(HostData *h, uint64_t *state)
-{
-    for (long long i = 0; i < h->count; i++) {
-        uint64_t r = next_random(state);
-        switch (h->sk) {
-        case SK_F32: ((float *)h->data)[i] = (float)(r >> 40) * (1.0f / 16777216.0f); break;
-        case SK_F64: ((double *)h->data)[i] = (double)(r >> 11) * (1.0 / 9007199254740992.0); break;
-        case SK_I32: ((int32_t *)h->data)[i] = (int32_t)(r % 100); break;
-        case SK_U32: ((uint32_t *)h->data)[i] = (uint32_t)(r % 100); break;
-        case SK_I64: ((int64_t *)h->data)[i] = (int64_t)(r % 100); break;
-        case SK_U64: ((uint64_t *)h->data)[i] = r % 100; break;
-        case SK_BOOL: ((uint8_t *)h->data)[i] = (uint8_t)(r & 1); break;
-        default: break;
-        }
-    }
-}
-
-/* Allocate a buffer of `count` elements of sk; false (message printed) when too big. */
-static bool host_alloc(HostData *h, ScalarKind sk, long long count, const char *what)
-{
-    h->sk = sk;
-    h->count = count;
-    long long bytes = count * (long long)scalar_info[sk].size;
-    if (count < 0 || bytes > MAX_BYTES) {
-        error(1, "%s has %lld elements of %s: more than the %lld bytes patc run handles", what, count,
-              scalar_info[sk].name, MAX_BYTES);
-        return false;
-    }
-    h->bytes = (size_t)bytes;
-    /* at least one byte, so that an empty array still has an address */
-    if (!(h->data = calloc(h->bytes ? h->bytes : 1, 1))) {
-        error(1, "out of memory for %s (%zu bytes)", what, h->bytes);
-        return false;
-    }
-    return true;
-}
-
-/* Rule: an input file is raw little-endian data of exactly the parameter's size. */
-static bool read_input(HostData *h, const char *path, int index)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        error(1, "input %d: cannot open '%s': %s", index + 1, path, strerror(errno));
-        return false;
-    }
-    size_t got = fread(h->data, 1, h->bytes, f);
-    bool more = got == h->bytes && fgetc(f) != EOF;
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        error(1, "input %d: cannot read '%s'", index + 1, path);
-        return false;
-    }
-    if (got != h->bytes || more) {
-        /* the actual size, for the message */
-        long long actual = (long long)got;
-        if (more && (f = fopen(path, "rb"))) {
-            if (fseek(f, 0, SEEK_END) == 0) actual = ftell(f);
-            fclose(f);
-        }
-        error(1, "input %d ('%s'): expected %zu bytes (%lld elements of %s), the file has %s%lld bytes", index + 1,
-              path, h->bytes, h->count, scalar_info[h->sk].name, more && actual == (long long)got ? "more than " : "",
-              actual);
-        return false;
-    }
-    return true;
-}
-
-static bool write_output(const HostData *h, const char *path)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        error(1, "cannot write '%s': %s", path, strerror(errno));
-        return false;
-    }
-    bool ok = fwrite(h->data, 1, h->bytes, f) == h->bytes;
-    if (fclose(f) != 0) ok = false;
-    if (!ok) error(1, "cannot write '%s': %s", path, strerror(errno));
-    return ok;
-}
-
-/* Element i as a double (for sums and errors). */
-static double elem_double(const HostData *h, long long i)
-{
-    switch (h->sk) {
-    case SK_F32: return ((const float *)h->data)[i];
-    case SK_F64: return ((const double *)h->data)[i];
-    case SK_I32: return ((const int32_t *)h->data)[i];
-    case SK_U32: return ((const uint32_t *)h->data)[i];
-    case SK_I64: return (double)((const int64_t *)h->data)[i];
-    case SK_U64: return (double)((const uint64_t *)h->data)[i];
-    case SK_BOOL: return ((const uint8_t *)h->data)[i];
-    default: return 0;
-    }
-}
-
-/* Element i exactly as C prints it: floats round-trip, integers in full. */
-static void print_elem(FILE *f, const HostData *h, long long i)
-{
-    switch (h->sk) {
-    case SK_F32: fprintf(f, "%.9g", (double)((const float *)h->data)[i]); break;
-    case SK_F64: fprintf(f, "%.17g", ((const double *)h->data)[i]); break;
-    case SK_I32: fprintf(f, "%d", (int)((const int32_t *)h->data)[i]); break;
-    case SK_U32: fprintf(f, "%u", (unsigned)((const uint32_t *)h->data)[i]); break;
-    case SK_I64: fprintf(f, "%lld", (long long)((const int64_t *)h->data)[i]); break;
-    case SK_U64: fprintf(f, "%llu", (unsigned long long)((const uint64_t *)h->data)[i]); break;
-    case SK_BOOL: fprintf(f, "%d", ((const uint8_t *)h->data)[i] ? 1 : 0); break;
-    default: break;
-    }
-}
-
-/* The summary printed without --output: type, count, the first elements, the sum
- * as a double and, for one element, its value. `label` prefixes each line. */
-static void print_summary(const HostData *h, const char *label)
-{
-    printf("%soutput: %s, %lld element%s\n", label, scalar_info[h->sk].name, h->count, h->count == 1 ? "" : "s");
-    if (h->count > 1) {
-        printf("%sfirst:", label);
-        for (long long i = 0; i < h->count && i < SHOW_ELEMS; i++) {
-            putchar(' ');
-            print_elem(stdout, h, i);
-        }
-        printf("%s\n", h->count > SHOW_ELEMS ? " ..." : "");
-    }
-    double sum = 0;
-    for (long long i = 0; i < h->count; i++) sum += elem_double(h, i);
-    printf("%ssum: %.17g\n", label, sum);
-    if (h->count == 1) {
-        printf("%svalue: ", label);
-        print_elem(stdout, h, 0);
-        putchar('\n');
-    }
-}
-
-/* Rule: error of element i = |gpu - cpu| / max(|cpu|, 1e-30); the maximum over all
- * elements is reported. Tolerances: f32 1e-5, f64 1e-12, integers and bools exact
- * (compared bit for bit, since the double conversion of 64-bit values is inexact).
- * Returns true when within tolerance. */
-static bool compare(const HostData *gpu, const HostData *cpu)
-{
-    double maxerr = 0;
-    bool exact = !scalar_info[gpu->sk].is_float;
-    bool same = true;
-    size_t es = (size_t)scalar_info[gpu->sk].size;
-    for (long long i = 0; i < gpu->count; i++) {
-        double g = elem_double(gpu, i), c = elem_double(cpu, i), e;
-        if (isnan(g) || isnan(c)) e = isnan(g) && isnan(c) ? 0 : INFINITY;
-        else if (g == c) e = 0; /* also equal infinities */
-        else e = fabs(g - c) / fmax(fabs(c), 1e-30);
-        if (e > maxerr || isnan(e)) maxerr = isnan(e) ? INFINITY : e;
-        if (exact && memcmp((const char *)gpu->data + (size_t)i * es, (const char *)cpu->data + (size_t)i * es, es))
-            same = false;
-    }
-    double tol = gpu->sk == SK_F32 ? 1e-5 : gpu->sk == SK_F64 ? 1e-12 : 0;
-    bool ok = exact ? same : maxerr <= tol;
-    printf("max relative error: %.3g (tolerance %s%g): %s\n", maxerr, exact ? "exact, " : "", tol,
-           ok ? "ok" : "FAIL");
-    return ok;
 }
 
 /* ---------------------------------------------------------------- CPU side */
@@ -433,7 +121,7 @@ static bool run_cpu(Arena *a, const Compilation *c, int64_t *nats, int len_nat, 
         const void **in = ANEWN(a, const void *, d->nparams + 1);
         for (int i = 0; i < d->nparams; i++) in[i] = inputs[i].data;
         if (!interp_kernel(d, nats, in, out->data, err, sizeof err)) {
-            error(1, "interpreter: %s", err);
+            run_error(1, "interpreter: %s", err);
             return false;
         }
         return true;
@@ -449,18 +137,18 @@ static bool run_cpu(Arena *a, const Compilation *c, int64_t *nats, int len_nat, 
         NatEnv env = nat_env(a, d, nats);
         int64_t m;
         if (!nat_eval(k->out->count, &env, &m) || m < 1 || m >= n) {
-            error(1, "kernel %s maps %lld elements to %lld: not a reduction pass", d->name, n, (long long)m);
+            run_error(1, "kernel %s maps %lld elements to %lld: not a reduction pass", d->name, n, (long long)m);
             ok = false;
             break;
         }
         HostData next;
-        if (!host_alloc(&next, k->out->sk, m, "a partial result")) {
+        if (!run_host_alloc(&next, k->out->sk, m, "a partial result")) {
             ok = false;
             break;
         }
         if (!interp_kernel(d, nats, &src, next.data, err, sizeof err)) {
             free(next.data);
-            error(1, "interpreter (pass %d, %lld elements): %s", np + 1, n, err);
+            run_error(1, "interpreter (pass %d, %lld elements): %s", np + 1, n, err);
             ok = false;
             break;
         }
@@ -482,7 +170,7 @@ static bool run_cpu(Arena *a, const Compilation *c, int64_t *nats, int len_nat, 
 static bool rt_fail(patc_ctx *ctx, patc_status s, const char *what)
 {
     const char *msg = patc_last_error(ctx);
-    error(1, "%s: %s", what, msg && *msg ? msg : patc_status_string(s));
+    run_error(1, "%s: %s", what, msg && *msg ? msg : patc_status_string(s));
     return false;
 }
 
@@ -495,7 +183,7 @@ static bool run_gpu(const RunOpts *o, const Define *defs, int ndefs, const char 
 {
     patc_ctx *ctx = NULL;
     patc_status s = patc_create(&ctx, 0, o->no_cache ? PATC_NO_CACHE : 0);
-    if (s != PATC_OK) return error(1, "cannot create a runtime context: %s", patc_status_string(s)), false;
+    if (s != PATC_OK) return run_error(1, "cannot create a runtime context: %s", patc_status_string(s)), false;
     bool ok = false;
     patc_program *prog = NULL;
     patc_kernel *k = NULL;
@@ -504,7 +192,7 @@ static bool run_gpu(const RunOpts *o, const Define *defs, int ndefs, const char 
     patc_define *pd = calloc((size_t)ndefs + 1, sizeof *pd);
     long long *nats = NULL;
     if (!in || !pd) {
-        error(1, "out of memory");
+        run_error(1, "out of memory");
         goto done;
     }
     /* no device: say so before spending time in NVRTC */
@@ -530,15 +218,15 @@ static bool run_gpu(const RunOpts *o, const Define *defs, int ndefs, const char 
     }
     int nn = patc_kernel_num_nats(k);
     if (!(nats = calloc((size_t)nn + 1, sizeof *nats))) {
-        error(1, "out of memory");
+        run_error(1, "out of memory");
         goto done;
     }
     for (int i = 0; i < nn; i++) {
         const char *name = patc_kernel_nat_name(k, i);
         if (len_nat && !strcmp(name, len_nat)) nats[i] = n;
-        else if (!define_value(o, name, &nats[i])) {
+        else if (!run_define_value(o, name, &nats[i])) {
             /* the CPU-side compile has the same nats, so this is a runtime mismatch */
-            error(1, "the runtime's kernel %s has nat parameter %s, which was not given", o->kernel, name);
+            run_error(1, "the runtime's kernel %s has nat parameter %s, which was not given", o->kernel, name);
             goto done;
         }
     }
@@ -623,7 +311,7 @@ static int pick_kernel(RunOpts *o)
             snprintf(o->kernel_buf, sizeof o->kernel_buf, "%s", d->name);
         }
     if (n == 1) o->kernel = o->kernel_buf;
-    else rc = error(2, n ? "%s has several kernels (%s): say which with --kernel NAME" : "%s has no kernel%s",
+    else rc = run_error(2, n ? "%s has several kernels (%s): say which with --kernel NAME" : "%s has no kernel%s",
                     o->file, n ? names.s : "");
     sb_free(&names);
 done:
@@ -635,7 +323,7 @@ done:
 int cli_run(int argc, char **argv)
 {
     RunOpts o = {0};
-    int rc = parse_args(argc, argv, &o);
+    int rc = run_parse_args(argc, argv, &o);
     Arena *arena = NULL;
     HostData *inputs = NULL, gpu_out = {0}, cpu_out = {0};
     int ninputs = 0;
@@ -647,19 +335,19 @@ int cli_run(int argc, char **argv)
     Shape sh;
     probe_shape(&o, &sh);
     if (sh.unknown_define[0]) {
-        rc = error(2, "-D %s: kernel %s has no nat parameter of that name", sh.unknown_define, o.kernel);
+        rc = run_error(2, "-D %s: kernel %s has no nat parameter of that name", sh.unknown_define, o.kernel);
         goto out;
     }
     if (o.reduce && sh.known && !sh.is_pass) {
-        rc = error(1, "--reduce: kernel %s is not a reduction pass (it must take one array whose length is a nat "
+        rc = run_error(1, "--reduce: kernel %s is not a reduction pass (it must take one array whose length is a nat "
                       "parameter and return the same element type)", o.kernel);
         goto out;
     }
     bool reduce = sh.is_pass && (o.reduce || sh.shrinks);
     const char *len_nat = reduce ? sh.len_nat : NULL;
     long long n = 0;
-    if (len_nat && !define_value(&o, len_nat, &n)) {
-        rc = error(2, "kernel %s needs -D %s=VALUE (the length of its input)", o.kernel, len_nat);
+    if (len_nat && !run_define_value(&o, len_nat, &n)) {
+        rc = run_error(2, "kernel %s needs -D %s=VALUE (the length of its input)", o.kernel, len_nat);
         goto out;
     }
     /* -D set of the compile: all of them but the reduction's length */
@@ -675,11 +363,11 @@ int cli_run(int argc, char **argv)
     CompileOptions copt = {.only_kernel = o.kernel, .defines = defs, .ndefines = ndefs};
     copt.lang.include_dirs = o.incs;
     copt.lang.ninclude_dirs = o.nincs;
-    double t0 = now_ms();
+    double t0 = run_now_ms();
     if (!compile_file(&c, &copt, o.file)) goto out; /* diagnostics printed */
-    double frontend_ms = now_ms() - t0;
+    double frontend_ms = run_now_ms() - t0;
     if (c.nkernels != 1) {
-        rc = error(1, "no kernel named '%s' in %s", o.kernel, o.file);
+        rc = run_error(1, "no kernel named '%s' in %s", o.kernel, o.file);
         goto out;
     }
     const KernelDef *d = c.defs[0];
@@ -691,16 +379,16 @@ int cli_run(int argc, char **argv)
             len_idx = i;
             nats[i] = n;
         } else {
-            rc = error(2, "kernel %s needs -D %s=VALUE", o.kernel, d->nats[i]->name);
+            rc = run_error(2, "kernel %s needs -D %s=VALUE", o.kernel, d->nats[i]->name);
             goto out;
         }
     }
     if (len_nat && len_idx < 0) {
-        rc = error(1, "kernel %s: the length nat %s did not stay a parameter", o.kernel, len_nat);
+        rc = run_error(1, "kernel %s: the length nat %s did not stay a parameter", o.kernel, len_nat);
         goto out;
     }
     if (len_nat && n < 1) {
-        rc = error(1, "a reduction needs at least one element (-D %s=%lld)", len_nat, n);
+        rc = run_error(1, "a reduction needs at least one element (-D %s=%lld)", len_nat, n);
         goto out;
     }
     /* the nats' bounds (the runtime checks them too; the interpreter relies on them) */
@@ -708,7 +396,7 @@ int cli_run(int argc, char **argv)
     for (int i = 0; i < d->nnats; i++) {
         int64_t ub;
         if (nats[i] < d->nats[i]->lb || (d->nats[i]->ub && nat_eval(d->nats[i]->ub, &env, &ub) && nats[i] >= ub)) {
-            rc = error(1, "nat %s = %lld is out of range for kernel %s", d->nats[i]->name, (long long)nats[i],
+            rc = run_error(1, "nat %s = %lld is out of range for kernel %s", d->nats[i]->name, (long long)nats[i],
                        o.kernel);
             goto out;
         }
@@ -717,43 +405,43 @@ int cli_run(int argc, char **argv)
     /* inputs: one --input per data parameter, in declaration order */
     ninputs = k->ninputs;
     if (o.ninputs != ninputs) {
-        rc = error(2, "kernel %s has %d data parameter%s but %d --input option%s given", o.kernel, ninputs,
+        rc = run_error(2, "kernel %s has %d data parameter%s but %d --input option%s given", o.kernel, ninputs,
                    ninputs == 1 ? "" : "s", o.ninputs, o.ninputs == 1 ? " was" : "s were");
         goto out;
     }
     inputs = calloc((size_t)ninputs + 1, sizeof *inputs);
     if (!inputs) {
-        rc = error(1, "out of memory");
+        rc = run_error(1, "out of memory");
         goto out;
     }
-    uint64_t seed = RANDOM_SEED;
+    uint64_t seed = RUN_RANDOM_SEED;
     for (int i = 0; i < ninputs; i++) {
         int64_t cnt;
         char what[64];
         snprintf(what, sizeof what, "input %d", i + 1);
         if (!nat_eval(k->inputs[i]->count, &env, &cnt)) {
-            rc = error(1, "cannot evaluate the size of input %d for the given -D values", i + 1);
+            rc = run_error(1, "cannot evaluate the size of input %d for the given -D values", i + 1);
             goto out;
         }
-        if (!host_alloc(&inputs[i], k->inputs[i]->sk, cnt, what)) goto out;
-        if (!strcmp(o.inputs[i], "random")) fill_random(&inputs[i], &seed);
-        else if (!read_input(&inputs[i], o.inputs[i], i)) goto out;
+        if (!run_host_alloc(&inputs[i], k->inputs[i]->sk, cnt, what)) goto out;
+        if (!strcmp(o.inputs[i], "random")) run_fill_random(&inputs[i], &seed);
+        else if (!run_read_input(&inputs[i], o.inputs[i], i)) goto out;
     }
     int64_t ocnt = 1;
     if (!len_nat && !nat_eval(k->out->count, &env, &ocnt)) {
-        rc = error(1, "cannot evaluate the output size for the given -D values");
+        rc = run_error(1, "cannot evaluate the output size for the given -D values");
         goto out;
     }
-    if (!host_alloc(&gpu_out, k->out->sk, ocnt, "the output") || !host_alloc(&cpu_out, k->out->sk, ocnt, "the output"))
+    if (!run_host_alloc(&gpu_out, k->out->sk, ocnt, "the output") || !run_host_alloc(&cpu_out, k->out->sk, ocnt, "the output"))
         goto out;
 
     int gpu_passes = 0, cpu_passes = 0;
     if (!o.cpu && !run_gpu(&o, defs, ndefs, len_nat, n, inputs, ninputs, &gpu_out, &gpu_passes)) goto out;
     double cpu_ms = 0;
     if (o.cpu || o.check) {
-        t0 = now_ms();
+        t0 = run_now_ms();
         if (!run_cpu(arena, &c, nats, len_idx, inputs, &cpu_out, &cpu_passes)) goto out;
-        cpu_ms = now_ms() - t0;
+        cpu_ms = run_now_ms() - t0;
     }
     const HostData *res = o.cpu ? &cpu_out : &gpu_out;
     if (len_nat)
@@ -762,17 +450,17 @@ int cli_run(int argc, char **argv)
                o.cpu ? ((cpu_passes == 1) ? "interpreter pass" : "interpreter passes")
                      : ((gpu_passes == 1) ? "launch" : "launches"));
     if (o.output) {
-        if (!write_output(res, o.output)) goto out;
+        if (!run_write_output(res, o.output)) goto out;
     } else {
-        print_summary(res, "");
+        run_print_summary(res, "");
     }
     if (o.time && o.cpu) printf("front end: %.3f ms\ninterpreter: %.3f ms\n", frontend_ms, cpu_ms);
     rc = 0;
     if (o.check) {
         double cs = 0;
-        for (long long i = 0; i < cpu_out.count; i++) cs += elem_double(&cpu_out, i);
+        for (long long i = 0; i < cpu_out.count; i++) cs += run_elem_double(&cpu_out, i);
         printf("cpu sum: %.17g\n", cs);
-        rc = compare(&gpu_out, &cpu_out) ? 0 : 1;
+        rc = run_compare(&gpu_out, &cpu_out) ? 0 : 1;
     }
 out:
     for (int i = 0; inputs && i < ninputs; i++) free(inputs[i].data);
@@ -784,3 +472,4 @@ out:
     fflush(stdout);
     return rc;
 }
+

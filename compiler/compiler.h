@@ -4,13 +4,15 @@
  *   expand.c     AST program -> one closed AST term per kernel (defs inlined,
  *                beta-reduced with let semantics)
  *   typecheck.c  closed AST -> typed functional IR (Expr), nat arithmetic in nat.c
- *   interp.c     CPU interpreter of the typed functional IR (the reference semantics)
  *   lower.c      Expr -> imperative kernel IR (Stmt/X); views become index functions
  *   barrier.c    barrier placement from a read/write analysis
  *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
  *   smem.c       shared-memory layout with lifetime-based reuse
  *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
  *   driver.c     runs the pipeline; -d dump letters
+ *
+ * The typed functional IR (KernelDef) has a second back end besides lower.c and
+ * codegen/: the CPU interpreter in interp/ (the reference semantics).
  */
 #ifndef PATC_COMPILER_H
 #define PATC_COMPILER_H
@@ -381,15 +383,5 @@ void kernel_print(StrBuf *b, const Kernel *k);
 /* Statement builders (used by lower.c and the passes). */
 Stmt *stmt_seq(Arena *a);
 void stmt_append(Arena *a, Stmt *seq, Stmt *s);
-
-/* ---------------------------------------------------------------- interpreter */
-
-/* Interpret kernel `k` on host buffers. inputs[i] holds the flattened elements of data
- * parameter i (its innermost scalar type, little-endian, packed); nat values are given
- * in `nats` in the order of k->nats. The flattened output is written to `out`, which
- * must hold the output's element count. Returns false and fills `err` on a run-time
- * error (an index out of bounds in a shuffle pattern, say). */
-bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *inputs,
-                   void *out, char *err, size_t errlen);
 
 #endif

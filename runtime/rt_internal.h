@@ -5,10 +5,24 @@
  *   rt_cache.c   the on-disk cubin cache (bytes in, bytes out)
  *   rt_nvrtc.c   CUDA C -> cubin with NVRTC, through the cache
  *   rt_driver.c  the CUDA driver API, dlopen'ed at run time
- *   rt_api.c     the public API of patc.h
+ * and the public API of patc.h on top of them, the front end and codegen:
+ *   rt_ctx.c     contexts and the last-error state
+ *   rt_program.c programs (front end, CUDA C, cubin, module) and kernel metadata
+ *   rt_buffer.c  device buffers
+ *   rt_launch.c  single launches and their timing
+ *   rt_reduce.c  device-level reductions and planned chains of passes (rt_tune.c)
+ *   rt_tune.c    tuned single-launch reductions
+ *
+ * Ownership: a context owns its programs and buffers (kept on lists so that
+ * patc_destroy releases whatever the caller left alive); a program owns its arena (the
+ * kernel metadata, Nat launch rules included, lives there), its CUDA text, its module
+ * and its kernel handles.
  */
 #ifndef PATC_RT_INTERNAL_H
 #define PATC_RT_INTERNAL_H
+
+#include "patc.h"
+#include "../codegen/codegen.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,36 +82,137 @@ void rt_nvrtc_version(int *major, int *minor);
 
 typedef struct RtDriver RtDriver;
 
-/* ---------------------------------------------------------------- api internals (rt_api.c) */
+/* ---------------------------------------------------------------- api internals */
 
-struct patc_ctx;
-struct patc_kernel;
-struct patc_buffer;
+typedef unsigned long long RtDevPtr;
+
+struct patc_ctx {
+    int device;
+    unsigned flags;
+    RtDriver *drv;          /* NULL without a driver or device */
+    patc_status drv_status; /* why drv is NULL */
+    char *drv_why;
+    int arch;
+    char *cache_dir;        /* NULL when the cache is off */
+    char **include_dirs;
+    int ninclude_dirs;
+    StrBuf err;
+    patc_compile_stats stats;
+    patc_program *programs;
+    patc_buffer *buffers;
+    void *stream;           /* CUstream of launches and timing events; NULL: the default stream */
+};
+
+struct patc_kernel {
+    patc_program *prog;
+    Kernel *k;
+    void *fn[2];   /* CUfunction in module[0] and module[1] (see patc_program), NULL without a device */
+    int env_n;     /* NatEnv size: 1 + the largest NatVar id of the kernel's nats */
+    int64_t *vals;
+    bool *has;
+    RtDevPtr *scratch;     /* the kernel's scratch buffers (k->scratch), allocated on first launch */
+    size_t *scratch_bytes; /* and grown when a launch needs more; zeroed when (re)allocated */
+};
+
+struct patc_program {
+    patc_ctx *ctx;
+    Arena *arena;
+    Diag diag;
+    Compilation comp;
+    char *cuda;
+    /* module[0]: the cubin of the CUDA text, built at once; where a kernel's index width
+     * is chosen at launch (IW_LAUNCH), built with PATC_INDEX32 defined (32-bit), and
+     * module[1] is the 64-bit build, made on the first launch that needs it */
+    void *module[2];
+    bool launch_width; /* some kernel is IW_LAUNCH */
+    int arch;       /* the sm_XY its cubin was built for */
+    patc_kernel *kernels;
+    int nkernels;
+    patc_program *prev, *next;
+};
+
+struct patc_buffer {
+    patc_ctx *ctx;
+    RtDevPtr ptr;
+    size_t bytes;
+    bool wrapped;           /* memory the caller owns (patc_buffer_wrap): never freed here */
+    patc_buffer *prev, *next;
+};
+
+/* rt_ctx.c */
 /* Set the context's last error; returns s. */
-int rt_fail(struct patc_ctx *c, int s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+patc_status rt_fail(patc_ctx *c, patc_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A driver call's result: PATC_OK, or PATC_ERR_DRIVER naming the CUresult. */
+patc_status rt_drv_check(patc_ctx *c, int r, const char *what);
+/* PATC_OK with the device's context bound, or why there is no device. */
+patc_status rt_need_device(patc_ctx *c);
+/* A malloc'ed copy (NULL when out of memory). */
+char *rt_strdup(const char *s);
+
+/* rt_program.c */
+/* k->def->nats[i] gets nats[i], checked against the variable's bounds. */
+patc_status rt_bind_nats(patc_kernel *k, const long long *nats);
+/* Type, element count and bytes of one of the kernel's buffers under the bound nats. */
+patc_status rt_buffer_info(patc_kernel *k, const Buffer *b, const char *what, patc_type *type,
+                           long long *count, size_t *bytes);
+/* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */
+patc_status rt_derive(patc_kernel *k, patc_launch_config *o);
+/* The index width (32 or 64) of a launch of k with this configuration (nats bound). */
+int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg);
+/* Build `variant` of the program's CUDA (0: the one built with the program; 1: the
+ * 64-bit build of kernels sized at launch) and load it when there is a device. */
+patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int variant);
+
+/* rt_launch.c */
+/* A launch, checked and ready: the configuration and the kernel's argument array. */
+typedef struct RtLaunch {
+    patc_launch_config cfg;
+    bool empty;     /* a zero grid: nothing to run */
+    void **args;
+    RtDevPtr *ptrs;
+    long long *natv;  /* the nat parameters in the launch's index type: long long, */
+    int *natv32;      /* or int in a 32-bit build */
+    void *fn;         /* the build of the kernel this launch runs */
+} RtLaunch;
+void rt_launch_free(RtLaunch *L);
+/* Check everything and build the argument array (out, in0.., scratch0.., nat0..). */
+patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
+                       const patc_launch_config *cfg, RtLaunch *L);
+/* Enqueue a prepared launch on the context's stream. */
+patc_status rt_fire(patc_kernel *k, RtLaunch *L);
+/* A timer: one event pair, reused for every rep (each rep waits on its stop event). */
+typedef struct RtTimer {
+    void *start, *stop;
+    float *ms;
+} RtTimer;
+patc_status rt_timer_open(patc_ctx *c, RtTimer *t, int reps);
+void rt_timer_close(patc_ctx *c, RtTimer *t);
+/* The median of v[0..n) (sorts v). */
+float rt_median(float *v, int n);
+
+/* rt_reduce.c */
 /* For a kernel of the tuned-reduction shape: the index of the nat that is its one input's
  * length and of the nat that is its grid (grid = (g, 1, 1)); *grid_nat is -1 for a
  * fixed grid (then n must be the only nat). Returns false for any other shape. */
-bool rt_kernel_roles(const struct patc_kernel *k, int *len_nat, int *grid_nat);
+bool rt_kernel_roles(const patc_kernel *k, int *len_nat, int *grid_nat);
 /* patc_time_reduce_to_one, also giving each run's time (each_ms: reps entries, or NULL). */
-int rt_time_reduce(struct patc_kernel *k, const long long *nats, struct patc_buffer *input, long long n, int warmup,
+int rt_time_reduce(patc_kernel *k, const long long *nats, patc_buffer *input, long long n, int warmup,
                    int reps, float *median_ms, float *each_ms);
 /* A planned reduction: the passes of patc_reduce_to_one for one (kernel, nats, input,
  * n), checked and bound once, the last pass writing to `output` (one element). Firing
  * only enqueues the launches on the context's stream. */
 typedef struct RtPlan RtPlan;
-int rt_plan_open(struct patc_kernel *k, const long long *nats, struct patc_buffer *input, long long n,
-                 struct patc_buffer *output, RtPlan **out);
+int rt_plan_open(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
+                 patc_buffer *output, RtPlan **out);
 int rt_plan_fire(RtPlan *p);
 void rt_plan_close(RtPlan *p);
 /* Time the plans interleaved (each round runs each plan once, each run timed alone with
  * CUDA events) after `warmup` rounds; median_ms[i] is plan i's median of reps runs, and
  * all_ms (may be NULL) gets every run's time, plan by plan (count * reps entries). */
-int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms,
+int rt_time_plans(patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms,
                   float *all_ms);
 /* The context's device's SM count (0 without a device). */
-int rt_ctx_sm_count(struct patc_ctx *c);
-typedef unsigned long long RtDevPtr;
+int rt_ctx_sm_count(patc_ctx *c);
 
 /* Load libcuda.so.1, initialise it and retain the primary context of `device`.
  * Returns NULL and a malloc'ed reason in *why (naming the missing driver or device);

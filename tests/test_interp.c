@@ -1,9 +1,9 @@
-/* test_interp.c: Check suite for the CPU interpreter (compiler/interp.c).
+/* test_interp.c: Check suite for the CPU interpreter (interp/interp.c).
  *
  * Expr trees are built by hand with the typed builders below (each computes the
  * result type the way typecheck would). Every expected value is computed in the test by
  * an explicit loop, never by running the interpreter a second time. */
-#include "../compiler/compiler.h"
+#include "../interp/interp.h"
 
 #include <check.h>
 #include <math.h>

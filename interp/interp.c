@@ -25,7 +25,7 @@
  * No global mutable state: all state is in a Ctx allocated per call, so several
  * threads may interpret at once.
  */
-#include "compiler.h"
+#include "interp.h"
 
 #include <math.h>
 #include <setjmp.h>

@@ -1,0 +1,188 @@
+/* run_data.c: `patc run`'s host data: inputs read from files or made up (--input
+ * random), outputs written or summarised, and the comparison of two results
+ * (--check-against-cpu). */
+#include "../runtime/patc.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Larger inputs or outputs are refused rather than attempted (a typo in -D). */
+static const long long MAX_BYTES = 1LL << 36;
+
+/* ---------------------------------------------------------------- host data */
+
+/* splitmix64: a fixed, platform-independent stream, so `--input random` gives the
+ * same data everywhere (and on the CPU and GPU sides of one run). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Rule: floats uniform in [0, 1) (24 or 53 random mantissa bits), integers 0..99,
+ * bools 0/1; one stream seeded with RANDOM_SEED fills the inputs in order. */
+void run_fill_random(HostData *h, uint64_t *state)
+{
+    for (long long i = 0; i < h->count; i++) {
+        uint64_t r = next_random(state);
+        switch (h->sk) {
+        case SK_F32: ((float *)h->data)[i] = (float)(r >> 40) * (1.0f / 16777216.0f); break;
+        case SK_F64: ((double *)h->data)[i] = (double)(r >> 11) * (1.0 / 9007199254740992.0); break;
+        case SK_I32: ((int32_t *)h->data)[i] = (int32_t)(r % 100); break;
+        case SK_U32: ((uint32_t *)h->data)[i] = (uint32_t)(r % 100); break;
+        case SK_I64: ((int64_t *)h->data)[i] = (int64_t)(r % 100); break;
+        case SK_U64: ((uint64_t *)h->data)[i] = r % 100; break;
+        case SK_BOOL: ((uint8_t *)h->data)[i] = (uint8_t)(r & 1); break;
+        default: break;
+        }
+    }
+}
+
+/* Allocate a buffer of `count` elements of sk; false (message printed) when too big. */
+bool run_host_alloc(HostData *h, ScalarKind sk, long long count, const char *what)
+{
+    h->sk = sk;
+    h->count = count;
+    long long bytes = count * (long long)scalar_info[sk].size;
+    if (count < 0 || bytes > MAX_BYTES) {
+        run_error(1, "%s has %lld elements of %s: more than the %lld bytes patc run handles", what, count,
+              scalar_info[sk].name, MAX_BYTES);
+        return false;
+    }
+    h->bytes = (size_t)bytes;
+    /* at least one byte, so that an empty array still has an address */
+    if (!(h->data = calloc(h->bytes ? h->bytes : 1, 1))) {
+        run_error(1, "out of memory for %s (%zu bytes)", what, h->bytes);
+        return false;
+    }
+    return true;
+}
+
+/* Rule: an input file is raw little-endian data of exactly the parameter's size. */
+bool run_read_input(HostData *h, const char *path, int index)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        run_error(1, "input %d: cannot open '%s': %s", index + 1, path, strerror(errno));
+        return false;
+    }
+    size_t got = fread(h->data, 1, h->bytes, f);
+    bool more = got == h->bytes && fgetc(f) != EOF;
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        run_error(1, "input %d: cannot read '%s'", index + 1, path);
+        return false;
+    }
+    if (got != h->bytes || more) {
+        /* the actual size, for the message */
+        long long actual = (long long)got;
+        if (more && (f = fopen(path, "rb"))) {
+            if (fseek(f, 0, SEEK_END) == 0) actual = ftell(f);
+            fclose(f);
+        }
+        run_error(1, "input %d ('%s'): expected %zu bytes (%lld elements of %s), the file has %s%lld bytes", index + 1,
+              path, h->bytes, h->count, scalar_info[h->sk].name, more && actual == (long long)got ? "more than " : "",
+              actual);
+        return false;
+    }
+    return true;
+}
+
+bool run_write_output(const HostData *h, const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        run_error(1, "cannot write '%s': %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = fwrite(h->data, 1, h->bytes, f) == h->bytes;
+    if (fclose(f) != 0) ok = false;
+    if (!ok) run_error(1, "cannot write '%s': %s", path, strerror(errno));
+    return ok;
+}
+
+/* Element i as a double (for sums and errors). */
+double run_elem_double(const HostData *h, long long i)
+{
+    switch (h->sk) {
+    case SK_F32: return ((const float *)h->data)[i];
+    case SK_F64: return ((const double *)h->data)[i];
+    case SK_I32: return ((const int32_t *)h->data)[i];
+    case SK_U32: return ((const uint32_t *)h->data)[i];
+    case SK_I64: return (double)((const int64_t *)h->data)[i];
+    case SK_U64: return (double)((const uint64_t *)h->data)[i];
+    case SK_BOOL: return ((const uint8_t *)h->data)[i];
+    default: return 0;
+    }
+}
+
+/* Element i exactly as C prints it: floats round-trip, integers in full. */
+static void print_elem(FILE *f, const HostData *h, long long i)
+{
+    switch (h->sk) {
+    case SK_F32: fprintf(f, "%.9g", (double)((const float *)h->data)[i]); break;
+    case SK_F64: fprintf(f, "%.17g", ((const double *)h->data)[i]); break;
+    case SK_I32: fprintf(f, "%d", (int)((const int32_t *)h->data)[i]); break;
+    case SK_U32: fprintf(f, "%u", (unsigned)((const uint32_t *)h->data)[i]); break;
+    case SK_I64: fprintf(f, "%lld", (long long)((const int64_t *)h->data)[i]); break;
+    case SK_U64: fprintf(f, "%llu", (unsigned long long)((const uint64_t *)h->data)[i]); break;
+    case SK_BOOL: fprintf(f, "%d", ((const uint8_t *)h->data)[i] ? 1 : 0); break;
+    default: break;
+    }
+}
+
+/* The summary printed without --output: type, count, the first elements, the sum
+ * as a double and, for one element, its value. `label` prefixes each line. */
+void run_print_summary(const HostData *h, const char *label)
+{
+    printf("%soutput: %s, %lld element%s\n", label, scalar_info[h->sk].name, h->count, h->count == 1 ? "" : "s");
+    if (h->count > 1) {
+        printf("%sfirst:", label);
+        for (long long i = 0; i < h->count && i < SHOW_ELEMS; i++) {
+            putchar(' ');
+            print_elem(stdout, h, i);
+        }
+        printf("%s\n", h->count > SHOW_ELEMS ? " ..." : "");
+    }
+    double sum = 0;
+    for (long long i = 0; i < h->count; i++) sum += run_elem_double(h, i);
+    printf("%ssum: %.17g\n", label, sum);
+    if (h->count == 1) {
+        printf("%svalue: ", label);
+        print_elem(stdout, h, 0);
+        putchar('\n');
+    }
+}
+
+/* Rule: error of element i = |gpu - cpu| / max(|cpu|, 1e-30); the maximum over all
+ * elements is reported. Tolerances: f32 1e-5, f64 1e-12, integers and bools exact
+ * (compared bit for bit, since the double conversion of 64-bit values is inexact).
+ * Returns true when within tolerance. */
+bool run_compare(const HostData *gpu, const HostData *cpu)
+{
+    double maxerr = 0;
+    bool exact = !scalar_info[gpu->sk].is_float;
+    bool same = true;
+    size_t es = (size_t)scalar_info[gpu->sk].size;
+    for (long long i = 0; i < gpu->count; i++) {
+        double g = run_elem_double(gpu, i), c = run_elem_double(cpu, i), e;
+        if (isnan(g) || isnan(c)) e = isnan(g) && isnan(c) ? 0 : INFINITY;
+        else if (g == c) e = 0; /* also equal infinities */
+        else e = fabs(g - c) / fmax(fabs(c), 1e-30);
+        if (e > maxerr || isnan(e)) maxerr = isnan(e) ? INFINITY : e;
+        if (exact && memcmp((const char *)gpu->data + (size_t)i * es, (const char *)cpu->data + (size_t)i * es, es))
+            same = false;
+    }
+    double tol = gpu->sk == SK_F32 ? 1e-5 : gpu->sk == SK_F64 ? 1e-12 : 0;
+    bool ok = exact ? same : maxerr <= tol;
+    printf("max relative error: %.3g (tolerance %s%g): %s\n", maxerr, exact ? "exact, " : "", tol,
+           ok ? "ok" : "FAIL");
+    return ok;
+}

@@ -1,0 +1,121 @@
+/* run_opts.c: `patc run`'s options and its one-line error messages. */
+#include "../runtime/patc.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char run_usage[] =
+    "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random]...\n"
+    "                [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
+    "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
+    "see 'patc --help' for the options\n";
+
+
+/* ---------------------------------------------------------------- messages */
+
+/* Print "patc: error: MSG" as one line (newlines of embedded logs become "; ") and
+ * return rc, so callers write `return run_error(1, ...)`. */
+int run_error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int run_error(int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf b = {0};
+    sb_vprintf(&b, fmt, ap);
+    va_end(ap);
+    fputs("patc: error: ", stderr);
+    const char *s = b.s ? b.s : "";
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) n--;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n') fputs("; ", stderr);
+        else fputc(s[i], stderr);
+    }
+    fputc('\n', stderr);
+    sb_free(&b);
+    return rc;
+}
+
+double run_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---------------------------------------------------------------- options */
+
+/* Parse argv (argv[0] is "run"). Returns -1 on success, else the exit status (0 after
+ * --help, 2 after bad usage, with the message printed). */
+int run_parse_args(int argc, char **argv, RunOpts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(run_usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--cpu")) o->cpu = true;
+        else if (!strcmp(a, "--check-against-cpu")) o->check = true;
+        else if (!strcmp(a, "--time")) o->time = true;
+        else if (!strcmp(a, "--no-cache")) o->no_cache = true;
+        else if (!strcmp(a, "--reduce")) o->reduce = true;
+        else if (!strcmp(a, "--kernel") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--input") ||
+                 !strcmp(a, "--output") || !strcmp(a, "--repeat") || !strcmp(a, "--cuda")) {
+            if (i + 1 >= argc) return run_error(2, "option '%s' needs an argument", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--kernel")) o->kernel = v;
+            else if (!strcmp(a, "--output")) o->output = v;
+            else if (!strcmp(a, "--cuda")) o->cuda = v;
+            else if (!strcmp(a, "--repeat")) {
+                char *end;
+                errno = 0;
+                long r = strtol(v, &end, 10);
+                if (errno || *end || end == v || r < 1 || r > 1000000)
+                    return run_error(2, "--repeat expects a count from 1 to 1000000, got '%s'", v);
+                o->repeat = (int)r;
+            } else if (!strcmp(a, "-I")) {
+                if (o->nincs == MAX_ARGS) return run_error(2, "too many -I options");
+                o->incs[o->nincs++] = v;
+            } else if (!strcmp(a, "--input")) {
+                if (o->ninputs == MAX_ARGS) return run_error(2, "too many --input options");
+                o->inputs[o->ninputs++] = v;
+            } else {
+                if (o->ndefs == MAX_ARGS) return run_error(2, "too many -D options");
+                if (!cli_parse_define(v, &o->defs[o->ndefs]))
+                    return run_error(2, "-D expects name=value with a natural number, got '%s'", v);
+                for (int j = 0; j < o->ndefs; j++)
+                    if (!strcmp(o->defs[j].name, o->defs[o->ndefs].name)) {
+                        int rc = run_error(2, "-D %s given twice", o->defs[j].name);
+                        free((char *)o->defs[o->ndefs].name);
+                        return rc;
+                    }
+                o->ndefs++;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return run_error(2, "unknown option '%s' (see 'patc --help')", a);
+        } else {
+            if (o->file) return run_error(2, "more than one input file ('%s')", a);
+            o->file = a;
+        }
+    }
+    if (!o->file) return run_error(2, "patc run: no input file");
+    if (o->cpu && o->check) return run_error(2, "--cpu and --check-against-cpu exclude each other");
+    if (o->cpu && o->cuda) return run_error(2, "--cuda replaces the GPU code; it has no effect with --cpu");
+    if (!o->repeat) o->repeat = DEFAULT_REPEAT;
+    return -1;
+}
+
+/* The -D value of nat `name`, or false. */
+bool run_define_value(const RunOpts *o, const char *name, long long *v)
+{
+    for (int i = 0; i < o->ndefs; i++)
+        if (!strcmp(o->defs[i].name, name)) {
+            *v = o->defs[i].value;
+            return true;
+        }
+    return false;
+}

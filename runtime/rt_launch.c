@@ -1,0 +1,235 @@
+/* rt_launch.c: single launches: the checks and argument array of a launch, launch
+ * overrides, scratch buffers, and timing with CUDA events. */
+#include "patc.h"
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- launches */
+
+void rt_launch_free(RtLaunch *L)
+{
+    free(L->args);
+    free(L->ptrs);
+    free(L->natv);
+    free(L->natv32);
+}
+
+/* Overrides: grid freely; block only when the code does not assume its block size;
+ * shared memory only upwards (the kernel's buffers need what the rule says). */
+static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, patc_launch_config *L)
+{
+    patc_ctx *c = k->prog->ctx;
+    if (o->block[0]) {
+        unsigned b[3] = {o->block[0], o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1};
+        if (k->k->block_fixed && (b[0] != L->block[0] || b[1] != L->block[1] || b[2] != L->block[2]))
+            return rt_fail(c, PATC_ERR_LAUNCH_CONFIG,
+                        "kernel %s assumes exactly %ux%ux%u threads per block (its code is specialised "
+                        "for that block size); a block of %ux%ux%u was requested",
+                        k->k->name, L->block[0], L->block[1], L->block[2], b[0], b[1], b[2]);
+        if ((unsigned long long)b[0] * b[1] * b[2] > 1024)
+            return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "a block of %ux%ux%u has more than 1024 threads", b[0], b[1], b[2]);
+        memcpy(L->block, b, sizeof b);
+    }
+    if (o->grid[0]) {
+        L->grid[0] = o->grid[0];
+        L->grid[1] = o->grid[1] ? o->grid[1] : 1;
+        L->grid[2] = o->grid[2] ? o->grid[2] : 1;
+    }
+    if (o->shared_bytes > 0) {
+        if (o->shared_bytes < L->shared_bytes)
+            return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s needs %lld bytes of shared memory; %lld were requested",
+                        k->k->name, L->shared_bytes, o->shared_bytes);
+        L->shared_bytes = o->shared_bytes;
+    }
+    return PATC_OK;
+}
+
+static patc_status check_buffer(patc_kernel *k, const Buffer *b, const patc_buffer *pb, const char *what)
+{
+    size_t need = 0;
+    patc_status s = rt_buffer_info(k, b, what, NULL, NULL, &need);
+    if (s != PATC_OK) return s;
+    if (!pb) return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: no buffer given for %s", k->k->name, what);
+    if (pb->ctx != k->prog->ctx)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: %s belongs to another context", k->k->name, what);
+    if (pb->bytes < need)
+        return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s needs %zu bytes, the buffer has %zu", k->k->name,
+                    what, need, pb->bytes);
+    return PATC_OK;
+}
+
+/* Scratch buffers (the partials and ticket of lastBlock): one set per kernel handle,
+ * grown to what these nats need. A fresh one is zeroed; the kernel leaves its ticket
+ * at zero and its flagged partials unflagged, so later launches reuse them without a
+ * memset. */
+static patc_status ensure_scratch(patc_kernel *k)
+{
+    patc_ctx *c = k->prog->ctx;
+    int ns = k->k->nscratch;
+    if (!ns) return PATC_OK;
+    if (!k->scratch) {
+        k->scratch = calloc((size_t)ns, sizeof *k->scratch);
+        k->scratch_bytes = calloc((size_t)ns, sizeof *k->scratch_bytes);
+        if (!k->scratch || !k->scratch_bytes) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int i = 0; i < ns; i++) {
+        size_t need = 0;
+        patc_status s = rt_buffer_info(k, k->k->scratch[i], "a scratch buffer", NULL, NULL, &need);
+        if (s != PATC_OK) return s;
+        if (need <= k->scratch_bytes[i] && k->scratch[i]) continue;
+        if (k->scratch[i]) rt_driver_mem_free(c->drv, k->scratch[i]);
+        k->scratch[i] = 0;
+        k->scratch_bytes[i] = 0;
+        if ((s = rt_drv_check(c, rt_driver_mem_alloc(c->drv, &k->scratch[i], need), "cuMemAlloc (scratch)")) != PATC_OK ||
+            (s = rt_drv_check(c, rt_driver_memset0(c->drv, k->scratch[i], need), "cuMemsetD8 (scratch)")) != PATC_OK ||
+            /* a stream set with patc_set_stream may not wait for the null stream's memset */
+            (s = rt_drv_check(c, rt_driver_sync(c->drv), "cuMemsetD8 (scratch)")) != PATC_OK)
+            return s;
+        k->scratch_bytes[i] = need;
+    }
+    return PATC_OK;
+}
+
+/* Check everything and build the argument array (out, in0.., scratch0.., nat0..). */
+patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
+                           const patc_launch_config *cfg, RtLaunch *L)
+{
+    patc_ctx *c = k->prog->ctx;
+    memset(L, 0, sizeof *L);
+    patc_status s = rt_need_device(c);
+    if (s != PATC_OK) return s;
+    if (!k->fn[0])
+        return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s was compiled for sm_%d, the device is sm_%d: not loaded",
+                    k->k->name, k->prog->arch, rt_driver_arch(c->drv));
+    if ((s = rt_bind_nats(k, nats)) != PATC_OK || (s = rt_derive(k, &L->cfg)) != PATC_OK) return s;
+    if (cfg && (s = apply_override(k, cfg, &L->cfg)) != PATC_OK) return s;
+    bool wide = rt_index_bits(k, &L->cfg) == 64;
+    if (wide && k->k->iw == IW_32)
+        return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s has 32-bit indices, and with this launch configuration "
+                       "they would pass 2^31", k->k->name);
+    int variant = wide && k->k->iw == IW_LAUNCH;
+    if (variant && !k->fn[1]) {
+        StrBuf name = {0};
+        sb_printf(&name, "%s (64-bit indices)", k->k->name);
+        patc_compile_stats keep = c->stats;
+        s = rt_program_build(c, k->prog, name.s, 1);
+        c->stats = keep;
+        sb_free(&name);
+        if (s != PATC_OK) return s;
+    }
+    L->fn = k->fn[variant];
+    int ni = k->k->ninputs, nn = k->k->def->nnats;
+    if (ni > 0 && !inputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", k->k->name, ni);
+    if ((s = check_buffer(k, k->k->out, output, "the output")) != PATC_OK) return s;
+    for (int i = 0; i < ni; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "input %d", i);
+        if ((s = check_buffer(k, k->k->inputs[i], inputs[i], what)) != PATC_OK) return s;
+    }
+    int ns = k->k->nscratch;
+    if ((s = ensure_scratch(k)) != PATC_OK) return s;
+    L->args = calloc((size_t)(1 + ni + ns + nn), sizeof *L->args);
+    L->ptrs = calloc((size_t)(1 + ni + ns), sizeof *L->ptrs);
+    L->natv = calloc((size_t)(nn ? nn : 1), sizeof *L->natv);
+    L->natv32 = calloc((size_t)(nn ? nn : 1), sizeof *L->natv32);
+    if (!L->args || !L->ptrs || !L->natv || !L->natv32) {
+        rt_launch_free(L);
+        return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    }
+    L->ptrs[0] = output->ptr;
+    L->args[0] = &L->ptrs[0];
+    for (int i = 0; i < ni; i++) {
+        L->ptrs[1 + i] = inputs[i]->ptr;
+        L->args[1 + i] = &L->ptrs[1 + i];
+    }
+    for (int i = 0; i < ns; i++) {
+        L->ptrs[1 + ni + i] = k->scratch[i];
+        L->args[1 + ni + i] = &L->ptrs[1 + ni + i];
+    }
+    for (int i = 0; i < nn; i++) { /* below 2^31 when not wide: the bound covers every nat */
+        L->natv[i] = nats[i];
+        L->natv32[i] = (int)nats[i];
+        L->args[1 + ni + ns + i] = wide ? (void *)&L->natv[i] : (void *)&L->natv32[i];
+    }
+    L->empty = !L->cfg.grid[0] || !L->cfg.grid[1] || !L->cfg.grid[2];
+    return PATC_OK;
+}
+
+patc_status rt_fire(patc_kernel *k, RtLaunch *L)
+{
+    if (L->empty) return PATC_OK;
+    patc_ctx *c = k->prog->ctx;
+    int r = rt_driver_launch(c->drv, L->fn, L->cfg.grid, L->cfg.block, (unsigned)L->cfg.shared_bytes, c->stream, L->args);
+    if (r)
+        return rt_fail(c, PATC_ERR_DRIVER, "launching %s (grid %ux%ux%u, block %ux%ux%u, %lld B shared): %s", k->k->name,
+                    L->cfg.grid[0], L->cfg.grid[1], L->cfg.grid[2], L->cfg.block[0], L->cfg.block[1],
+                    L->cfg.block[2], L->cfg.shared_bytes, rt_driver_error_name(c->drv, r));
+    return PATC_OK;
+}
+
+patc_status patc_launch(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
+                        const patc_launch_config *cfg)
+{
+    if (!k) return PATC_ERR_INVALID;
+    RtLaunch L;
+    patc_status s = rt_prepare(k, nats, inputs, output, cfg, &L);
+    if (s == PATC_OK && (s = rt_fire(k, &L)) == PATC_OK)
+        s = rt_drv_check(k->prog->ctx, rt_driver_sync(k->prog->ctx->drv), "kernel execution");
+    rt_launch_free(&L);
+    return s;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+patc_status rt_timer_open(patc_ctx *c, RtTimer *t, int reps)
+{
+    memset(t, 0, sizeof *t);
+    if (!(t->ms = calloc((size_t)reps, sizeof *t->ms))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    patc_status s = rt_drv_check(c, rt_driver_event_create(c->drv, &t->start), "cuEventCreate");
+    if (s == PATC_OK) s = rt_drv_check(c, rt_driver_event_create(c->drv, &t->stop), "cuEventCreate");
+    return s;
+}
+
+void rt_timer_close(patc_ctx *c, RtTimer *t)
+{
+    if (t->start) rt_driver_event_destroy(c->drv, t->start);
+    if (t->stop) rt_driver_event_destroy(c->drv, t->stop);
+    free(t->ms);
+}
+
+float rt_median(float *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+patc_status patc_time_launch(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
+                             const patc_launch_config *cfg, int warmup, int reps, float *median_ms)
+{
+    if (!k) return PATC_ERR_INVALID;
+    patc_ctx *c = k->prog->ctx;
+    if (warmup < 0 || reps < 1 || !median_ms) return rt_fail(c, PATC_ERR_INVALID, "patc_time_launch: bad warmup/reps/result");
+    RtLaunch L;
+    RtTimer t;
+    patc_status s = rt_prepare(k, nats, inputs, output, cfg, &L);
+    if (s != PATC_OK) return s;
+    if ((s = rt_timer_open(c, &t, reps)) == PATC_OK) {
+        for (int i = 0; s == PATC_OK && i < warmup; i++) s = rt_fire(k, &L);
+        for (int i = 0; s == PATC_OK && i < reps; i++) {
+            if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
+            if ((s = rt_fire(k, &L)) != PATC_OK) break;
+            if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
+            s = rt_drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &t.ms[i]), "kernel execution");
+        }
+        if (s == PATC_OK) *median_ms = rt_median(t.ms, reps);
+    }
+    rt_timer_close(c, &t);
+    rt_launch_free(&L);
+    return s;
+}

@@ -1,0 +1,463 @@
+/* rt_program.c: programs (front end in-process, CUDA C, NVRTC, module load) and the
+ * kernel metadata of patc.h: nat parameters, buffer sizes and launch rules evaluated
+ * for given nat values. */
+#include "patc.h"
+#include "rt_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert((int)PATC_F32 == (int)SK_F32 && (int)PATC_BOOL == (int)SK_BOOL,
+               "patc_type mirrors ScalarKind");
+
+/* ---------------------------------------------------------------- programs */
+
+static int max_var_id(const Nat *x)
+{
+    if (!x) return -1;
+    int m = -1, t;
+    switch (x->kind) {
+    case N_CST: return -1;
+    case N_VAR: return x->var->id;
+    case N_SUM:
+        for (int i = 0; i < x->sum.n; i++)
+            if ((t = max_var_id(x->sum.terms[i])) > m) m = t;
+        return m;
+    case N_PROD:
+        for (int i = 0; i < x->prod.n; i++)
+            if ((t = max_var_id(x->prod.factors[i])) > m) m = t;
+        return m;
+    case N_DIV: case N_MIN: case N_MAX:
+        m = max_var_id(x->bin.l);
+        return (t = max_var_id(x->bin.r)) > m ? t : m;
+    }
+    return m;
+}
+
+static void unlink_program(patc_program *p)
+{
+    patc_ctx *c = p->ctx;
+    if (p->prev) p->prev->next = p->next;
+    else if (c->programs == p) c->programs = p->next;
+    if (p->next) p->next->prev = p->prev;
+    p->prev = p->next = NULL;
+}
+
+void patc_program_free(patc_program *p)
+{
+    if (!p) return;
+    for (int v = 0; v < 2; v++)
+        if (p->module[v] && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
+            rt_driver_module_unload(p->ctx->drv, p->module[v]);
+    unlink_program(p);
+    for (int i = 0; i < p->nkernels; i++) {
+        patc_kernel *k = &p->kernels[i];
+        for (int j = 0; k->scratch && j < k->k->nscratch; j++)
+            if (k->scratch[j] && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
+                rt_driver_mem_free(p->ctx->drv, k->scratch[j]);
+        free(k->scratch);
+        free(k->scratch_bytes);
+        free(k->vals);
+        free(k->has);
+    }
+    free(p->kernels);
+    free(p->cuda);
+    if (p->arena) arena_free(p->arena);
+    free(p);
+}
+
+/* Front end in-process: compile_string with a fresh arena and a Diag that writes into
+ * a StrBuf; a rejected program leaves its diagnostics text as the last error. */
+static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, const char *text,
+                             const patc_define *defs, int ndefs)
+{
+    double t0 = rt_now_ms();
+    if (!(p->arena = arena_new())) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    StrBuf diagtext = {0};
+    diag_init(&p->diag, NULL, &diagtext);
+    p->comp.arena = p->arena;
+    p->comp.diag = &p->diag;
+    p->comp.prog.tail = &p->comp.prog.decls;
+    CompileOptions opt;
+    memset(&opt, 0, sizeof opt);
+    opt.lang.include_dirs = (const char **)c->include_dirs;
+    opt.lang.ninclude_dirs = c->ninclude_dirs;
+    Define *d = ndefs > 0 ? ANEWN(p->arena, Define, ndefs) : NULL;
+    for (int i = 0; i < ndefs; i++) {
+        if (!defs[i].name) return rt_fail(c, PATC_ERR_INVALID, "define %d has no name", i);
+        d[i].name = arena_strdup(p->arena, defs[i].name);
+        d[i].value = defs[i].value;
+    }
+    opt.defines = d;
+    opt.ndefines = ndefs;
+    /* The front end keeps pointers into the source (spans): give it a copy we own. */
+    size_t len = strlen(text);
+    char *own = arena_strndup(p->arena, text, len);
+    const char *path = arena_strdup(p->arena, name);
+    bool ok = compile_string(&p->comp, &opt, path, own, len);
+    p->diag.buf = NULL;
+    if (!ok) {
+        patc_status s = rt_fail(c, PATC_ERR_COMPILE, "%s",
+                             diagtext.s && diagtext.s[0] ? diagtext.s : "patc: error: program rejected\n");
+        sb_free(&diagtext);
+        return s;
+    }
+    sb_free(&diagtext);
+    p->nkernels = p->comp.nkernels;
+    p->kernels = calloc((size_t)(p->nkernels ? p->nkernels : 1), sizeof *p->kernels);
+    if (!p->kernels) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; i < p->nkernels; i++) {
+        patc_kernel *k = &p->kernels[i];
+        k->prog = p;
+        k->k = p->comp.kernels[i];
+        int m = -1;
+        for (int j = 0; j < k->k->def->nnats; j++)
+            if (k->k->def->nats[j]->id > m) m = k->k->def->nats[j]->id;
+        for (int j = 0; j < 3; j++) {
+            int t = max_var_id(k->k->block[j]);
+            if (t > m) m = t;
+            if ((t = max_var_id(k->k->grid[j])) > m) m = t;
+        }
+        int t = max_var_id(k->k->index_bound); /* it also names blockDim, gridDim and nwarps */
+        if (t > m) m = t;
+        p->launch_width |= k->k->iw == IW_LAUNCH;
+        k->env_n = m + 1;
+        k->vals = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->vals);
+        k->has = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->has);
+        if (!k->vals || !k->has) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    }
+    c->stats.frontend_ms = rt_now_ms() - t0;
+    return PATC_OK;
+}
+
+/* CUDA C -> cubin (cache or NVRTC) -> module and functions when there is a device.
+ * Build 0 of a program with kernels sized at launch defines PATC_INDEX32 ahead of the
+ * text (so the cache keys of the two builds differ by their source); build 1 is the
+ * text as emitted, whose patc_int is long long. */
+patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int variant)
+{
+    void *cubin = NULL;
+    size_t n = 0;
+    char *log = NULL;
+    RtBuildStats st;
+    c->stats.arch = p->arch = c->arch;
+    c->stats.load_ms = 0;
+    StrBuf src = {0};
+    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n");
+    sb_puts(&src, p->cuda);
+    bool built = rt_nvrtc_compile(src.s, name, c->arch, c->cache_dir, &cubin, &n, &log, &st);
+    sb_free(&src);
+    if (!built) {
+        patc_status s = rt_fail(c, PATC_ERR_NVRTC, "%s", log ? log : "nvrtc: compile failed");
+        free(log);
+        return s;
+    }
+    c->stats.cache_hit = st.cache_hit;
+    c->stats.cache_corrupt = st.cache_corrupt;
+    c->stats.compile_ms = st.ms;
+    patc_status s = PATC_OK;
+    /* A cubin for another arch (patc_set_arch) is a compile-only cross-check: loading it
+     * would fail, so its kernels stay unloaded and launching them says why. */
+    if (c->drv && c->arch == rt_driver_arch(c->drv)) {
+        double t0 = rt_now_ms();
+        if ((s = rt_need_device(c)) == PATC_OK)
+            s = rt_drv_check(c, rt_driver_module_load(c->drv, cubin, &p->module[variant]), "cuModuleLoadData");
+        for (int i = 0; s == PATC_OK && i < p->nkernels; i++) {
+            int r = rt_driver_get_function(c->drv, p->module[variant], p->kernels[i].k->name, &p->kernels[i].fn[variant]);
+            if (r) s = rt_fail(c, PATC_ERR_DRIVER, "cuModuleGetFunction(%s): %s", p->kernels[i].k->name,
+                            rt_driver_error_name(c->drv, r));
+        }
+        c->stats.load_ms = rt_now_ms() - t0;
+    }
+    free(cubin);
+    return s;
+}
+
+static patc_program *new_program(patc_ctx *c)
+{
+    patc_program *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->ctx = c;
+    p->next = c->programs;
+    if (c->programs) c->programs->prev = p;
+    c->programs = p;
+    return p;
+}
+
+/* from_string = front end + cu_emit_module + build. */
+static patc_status program_make(patc_ctx *c, const char *name, const char *text, const char *cuda,
+                                const patc_define *defs, int ndefs, patc_program **out)
+{
+    patc_program *p = new_program(c);
+    if (!p) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    patc_status s = front_end(c, p, name, text, defs, ndefs);
+    if (s == PATC_OK) {
+        if (cuda) {
+            p->cuda = rt_strdup(cuda);
+        } else {
+            StrBuf cu = {0};
+            cu_emit_module(p->arena, &cu, p->comp.kernels, p->comp.nkernels);
+            p->cuda = cu.s ? sb_take(&cu) : rt_strdup("");
+        }
+        s = p->cuda ? rt_program_build(c, p, name, 0) : rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    }
+    if (s != PATC_OK) {
+        patc_program_free(p);
+        return s;
+    }
+    *out = p;
+    return PATC_OK;
+}
+
+patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *text,
+                                     const patc_define *defs, int ndefs, patc_program **out)
+{
+    if (!c) return PATC_ERR_INVALID;
+    if (!out || !text || ndefs < 0 || (ndefs > 0 && !defs))
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_string: bad argument");
+    *out = NULL;
+    return program_make(c, name ? name : "<string>", text, NULL, defs, ndefs, out);
+}
+
+static patc_status read_text(patc_ctx *c, const char *path, char **text)
+{
+    size_t len;
+    *text = lang_read_file(path, &len);
+    if (!*text) return rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", path, strerror(errno));
+    if (strlen(*text) != len) {
+        free(*text);
+        *text = NULL;
+        return rt_fail(c, PATC_ERR_IO, "patc: error: %s contains a NUL byte\n", path);
+    }
+    return PATC_OK;
+}
+
+patc_status patc_program_from_file(patc_ctx *c, const char *path, const patc_define *defs, int ndefs,
+                                   patc_program **out)
+{
+    if (!c) return PATC_ERR_INVALID;
+    if (!out || !path || ndefs < 0 || (ndefs > 0 && !defs))
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_file: bad argument");
+    *out = NULL;
+    char *text;
+    patc_status s = read_text(c, path, &text);
+    if (s != PATC_OK) return s;
+    s = program_make(c, path, text, NULL, defs, ndefs, out);
+    free(text);
+    return s;
+}
+
+/* The .cu argument is a file when one of that name exists, else the CUDA text. */
+patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cu_path_or_text,
+                                   const patc_define *defs, int ndefs, patc_program **out)
+{
+    if (!c) return PATC_ERR_INVALID;
+    if (!out || !rise_path || !cu_path_or_text || ndefs < 0 || (ndefs > 0 && !defs))
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_cuda: bad argument");
+    *out = NULL;
+    char *rise, *cu = NULL;
+    patc_status s = read_text(c, rise_path, &rise);
+    if (s != PATC_OK) return s;
+    if (!strchr(cu_path_or_text, '\n') && access(cu_path_or_text, R_OK) == 0)
+        s = read_text(c, cu_path_or_text, &cu);
+    else if (!strchr(cu_path_or_text, '\n'))
+        s = rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", cu_path_or_text, strerror(errno));
+    if (s == PATC_OK) s = program_make(c, rise_path, rise, cu ? cu : cu_path_or_text, defs, ndefs, out);
+    free(rise);
+    free(cu);
+    return s;
+}
+
+const char *patc_program_cuda(const patc_program *p) { return p ? p->cuda : NULL; }
+int patc_program_num_kernels(const patc_program *p) { return p ? p->nkernels : 0; }
+const char *patc_program_kernel_name(const patc_program *p, int i)
+{
+    return p && i >= 0 && i < p->nkernels ? p->kernels[i].k->name : NULL;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+patc_status patc_get_kernel(patc_program *p, const char *name, patc_kernel **k)
+{
+    if (!p) return PATC_ERR_INVALID;
+    if (!name || !k) return rt_fail(p->ctx, PATC_ERR_INVALID, "patc_get_kernel: bad argument");
+    for (int i = 0; i < p->nkernels; i++)
+        if (strcmp(p->kernels[i].k->name, name) == 0) {
+            *k = &p->kernels[i];
+            return PATC_OK;
+        }
+    StrBuf names = {0};
+    for (int i = 0; i < p->nkernels; i++) sb_printf(&names, "%s%s", i ? ", " : "", p->kernels[i].k->name);
+    patc_status s = rt_fail(p->ctx, PATC_ERR_NOT_FOUND, "no kernel named '%s' (the program has: %s)", name,
+                         names.s ? names.s : "none");
+    sb_free(&names);
+    return s;
+}
+
+const char *patc_kernel_name(const patc_kernel *k) { return k ? k->k->name : NULL; }
+int patc_kernel_num_inputs(const patc_kernel *k) { return k ? k->k->ninputs : 0; }
+int patc_kernel_num_nats(const patc_kernel *k) { return k ? k->k->def->nnats : 0; }
+const char *patc_kernel_nat_name(const patc_kernel *k, int i)
+{
+    return k && i >= 0 && i < k->k->def->nnats ? k->k->def->nats[i]->name : NULL;
+}
+
+const char *patc_type_name(patc_type t)
+{
+    return (unsigned)t < SK_COUNT ? scalar_info[t].name : "?";
+}
+size_t patc_type_size(patc_type t)
+{
+    return (unsigned)t < SK_COUNT ? (size_t)scalar_info[t].size : 0;
+}
+
+/* Evaluate a launch rule under the bound nats; an unbound variable or a divisor <= 0
+ * is reported with the rule printed. */
+static patc_status eval(patc_kernel *k, const Nat *x, const char *what, int64_t *out)
+{
+    if (!x) {
+        *out = 0;
+        return PATC_OK;
+    }
+    NatEnv env = {k->vals, k->has, k->env_n};
+    if (nat_eval(x, &env, out)) return PATC_OK;
+    StrBuf b = {0};
+    nat_print(&b, x);
+    patc_status s = rt_fail(k->prog->ctx, PATC_ERR_SIZE,
+                         "kernel %s: cannot evaluate %s = %s for the given nat values", k->k->name, what,
+                         b.s ? b.s : "?");
+    sb_free(&b);
+    return s;
+}
+
+/* k->def->nats[i] gets nat_values[i]; each value must respect the variable's bounds
+ * (lb <= v < ub). Whether it fits the kernel's index type is rt_index_bits()'s question. */
+patc_status rt_bind_nats(patc_kernel *k, const long long *nats)
+{
+    patc_ctx *c = k->prog->ctx;
+    KernelDef *d = k->k->def;
+    if (d->nnats > 0 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given",
+                                           k->k->name, d->nnats);
+    memset(k->has, 0, sizeof *k->has * (size_t)k->env_n);
+    for (int i = 0; i < d->nnats; i++) {
+        NatVar *v = d->nats[i];
+        if (nats[i] < v->lb)
+            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is below its least value %lld", k->k->name,
+                           v->name, nats[i], (long long)v->lb);
+        k->vals[v->id] = nats[i];
+        k->has[v->id] = true;
+    }
+    for (int i = 0; i < d->nnats; i++) {
+        NatVar *v = d->nats[i];
+        int64_t ub;
+        if (v->ub && eval(k, v->ub, "an upper bound", &ub) == PATC_OK && nats[i] >= ub)
+            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld must be below %lld", k->k->name, v->name,
+                        nats[i], (long long)ub);
+    }
+    return PATC_OK;
+}
+
+patc_status rt_buffer_info(patc_kernel *k, const Buffer *b, const char *what, patc_type *type,
+                               long long *count, size_t *bytes)
+{
+    int64_t n;
+    patc_status s = eval(k, b->count, what, &n);
+    if (s != PATC_OK) return s;
+    if (n < 0) return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements", k->k->name, what,
+                           (long long)n);
+    int64_t size = b->flagged ? 8 : scalar_info[b->sk].size, nb; /* a flagged word is 64 bits */
+    if (__builtin_mul_overflow(n, size, &nb))
+        return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements: more than 2^63 bytes", k->k->name,
+                       what, (long long)n);
+    if (type) *type = (patc_type)b->sk;
+    if (count) *count = n;
+    if (bytes) *bytes = (size_t)nb;
+    return PATC_OK;
+}
+
+patc_status patc_kernel_input_info(patc_kernel *k, int i, const long long *nats, patc_type *type,
+                                   long long *count, size_t *bytes)
+{
+    if (!k) return PATC_ERR_INVALID;
+    if (i < 0 || i >= k->k->ninputs)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has no data parameter %d", k->k->name, i);
+    patc_status s = rt_bind_nats(k, nats);
+    return s != PATC_OK ? s : rt_buffer_info(k, k->k->inputs[i], "an input's size", type, count, bytes);
+}
+
+patc_status patc_kernel_output_info(patc_kernel *k, const long long *nats, patc_type *type, long long *count,
+                                    size_t *bytes)
+{
+    if (!k) return PATC_ERR_INVALID;
+    patc_status s = rt_bind_nats(k, nats);
+    return s != PATC_OK ? s : rt_buffer_info(k, k->k->out, "the output size", type, count, bytes);
+}
+
+/* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */
+patc_status rt_derive(patc_kernel *k, patc_launch_config *o)
+{
+    static const char *const bn[3] = {"block.x", "block.y", "block.z"};
+    static const char *const gn[3] = {"grid.x", "grid.y", "grid.z"};
+    patc_ctx *c = k->prog->ctx;
+    int64_t v;
+    patc_status s;
+    for (int i = 0; i < 3; i++) {
+        if (!k->k->block[i]) v = 1;
+        else if ((s = eval(k, k->k->block[i], bn[i], &v)) != PATC_OK) return s;
+        if (v < 1 || v > 1024) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", k->k->name, bn[i], (long long)v);
+        o->block[i] = (unsigned)v;
+        if (!k->k->grid[i]) v = 1;
+        else if ((s = eval(k, k->k->grid[i], gn[i], &v)) != PATC_OK) return s;
+        if (v < 0 || v > INT_MAX) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", k->k->name, gn[i], (long long)v);
+        o->grid[i] = (unsigned)v;
+    }
+    if ((s = eval(k, k->k->shared_bytes, "the shared memory size", &v)) != PATC_OK) return s;
+    if (v < 0 || v > INT_MAX) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", k->k->name, (long long)v);
+    o->shared_bytes = v;
+    return PATC_OK;
+}
+
+patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_launch_config *out)
+{
+    if (!k) return PATC_ERR_INVALID;
+    if (!out) return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "patc_kernel_launch_dims: no output");
+    patc_status s = rt_bind_nats(k, nats);
+    return s != PATC_OK ? s : rt_derive(k, out);
+}
+
+/* The index width of a launch (nats bound, cfg its configuration): 64 for an IW_64
+ * kernel; for the others, 32 when the kernel's index bound, evaluated with these nats
+ * and launch dimensions, is below 2^31, else 64 (an IW_32 kernel then cannot run:
+ * an override made its indices pass 2^31). nwarps is blockDim.x / 32, as the kernel
+ * computes it. PATC_INDEX64 makes it 64 for kernels sized at launch. */
+int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg)
+{
+    const Kernel *kk = k->k;
+    if (kk->iw == IW_64 || !kk->index_bound || (kk->iw == IW_LAUNCH && (k->prog->ctx->flags & PATC_INDEX64))) return 64;
+    for (int d = 0; d < 3; d++) {
+        const NatVar *vs[2] = {kk->hw.bdim[d], kk->hw.gdim[d]};
+        const unsigned vv[2] = {cfg->block[d], cfg->grid[d]};
+        for (int j = 0; j < 2; j++)
+            if (vs[j]->id < k->env_n) {
+                k->vals[vs[j]->id] = vv[j];
+                k->has[vs[j]->id] = true;
+            }
+    }
+    if (kk->hw.nwarps->id < k->env_n) {
+        k->vals[kk->hw.nwarps->id] = cfg->block[0] / 32;
+        k->has[kk->hw.nwarps->id] = true;
+    }
+    NatEnv env = {k->vals, k->has, k->env_n};
+    int64_t b;
+    return nat_eval(kk->index_bound, &env, &b) && b <= INT32_MAX ? 32 : 64;
+}
+
+int patc_kernel_index_bits(patc_kernel *k, const long long *nats)
+{
+    patc_launch_config cfg;
+    if (!k || rt_bind_nats(k, nats) != PATC_OK || rt_derive(k, &cfg) != PATC_OK) return 0;
+    return rt_index_bits(k, &cfg);
+}
