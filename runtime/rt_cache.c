@@ -59,7 +59,7 @@ static void print_warning(const char *message, void *user)
 static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static patc_warning_fn warn_fn = print_warning;
 static void *warn_user;
-static char *warned_dir; /* the directory last warned about */
+static char *warned[16]; /* the directories warned about (past 16, warned again) */
 
 void patc_set_warning_handler(patc_warning_fn fn, void *user)
 {
@@ -78,9 +78,10 @@ void rt_cache_warn(const char *dir, const char *reason)
              "to a writable directory, or turn the cache off (--no-cache, PATC_NO_CACHE)",
              dir, reason);
     pthread_mutex_lock(&warn_lock);
-    if (!warned_dir || strcmp(warned_dir, dir) != 0) {
-        free(warned_dir);
-        warned_dir = xstrcat3(dir, "", "");
+    int i = 0;
+    while (i < 16 && warned[i] && strcmp(warned[i], dir) != 0) i++;
+    if (i == 16 || !warned[i]) {
+        if (i < 16) warned[i] = xstrcat3(dir, "", "");
         warn_fn(msg, warn_user);
     }
     pthread_mutex_unlock(&warn_lock);
@@ -109,7 +110,7 @@ char *rt_cache_default_dir(void)
             }
             break;
         }
-        if (errno != ENOENT) {
+        if (errno != ENOENT && errno != ENOTDIR) { /* else the parent says why */
             snprintf(buf, sizeof buf, "%s: %s", p, strerror(errno));
             why = buf;
             break;
