@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,22 +68,24 @@ void patc_set_warning_handler(patc_warning_fn fn, void *user)
     pthread_mutex_unlock(&warn_lock);
 }
 
-/* One warning per directory: a program that compiles many kernels hears it once. */
+/* One warning per directory: a program that compiles many kernels hears it once. The
+ * handler runs outside the lock, so it may itself set a handler. */
 void rt_cache_warn(const char *dir, const char *reason)
 {
     char msg[1024];
     snprintf(msg, sizeof msg,
              "cache directory %s is unusable (%s): compiled kernels are not cached; set PATC_CACHE_DIR "
-             "to a writable directory, or turn the cache off (--no-cache, PATC_NO_CACHE)",
+             "to a writable directory, or turn the cache off (--no-cache, or the PATC_NO_CACHE flag)",
              dir, reason);
     pthread_mutex_lock(&warn_lock);
     int i = 0;
     while (i < 16 && warned[i] && strcmp(warned[i], dir) != 0) i++;
-    if (i == 16 || !warned[i]) {
-        if (i < 16) warned[i] = xstrcat3(dir, "", "");
-        warn_fn(msg, warn_user);
-    }
+    bool first = i == 16 || !warned[i];
+    if (first && i < 16) warned[i] = xstrcat3(dir, "", "");
+    patc_warning_fn fn = warn_fn;
+    void *user = warn_user;
     pthread_mutex_unlock(&warn_lock);
+    if (first) fn(msg, user);
 }
 
 /* Usable: a directory we may write into, or absent below such a directory (mkdir -p

@@ -22,7 +22,7 @@ export PKG_CONFIG_PATH="$pcdir"
 echo "pkg-config: built reduce_host"
 # Neither the installed library nor a program built on it needs NVRTC to start.
 for f in "$tmp/host/reduce_host" "$tmp/host/reduce_host_static" "$tmp/reduce_host_pc"; do
-    if ldd "$f" | grep -q nvrtc; then echo "$f links libnvrtc:"; ldd "$f"; exit 1; fi
+    if ldd "$f" | grep -q libnvrtc; then echo "$f links libnvrtc:"; ldd "$f"; exit 1; fi
 done
 echo "no binary links libnvrtc"
 # A static link next to a program that defines names the compiler uses internally
