@@ -1,9 +1,12 @@
 /* patc.h: the public API of libpatrt, the patc runtime library.
  *
  * libpatrt compiles .rise programs in-process (front end -> CUDA C -> NVRTC cubin,
- * with an on-disk cache), loads them through the CUDA driver API (libcuda.so.1 is
- * dlopen'ed at run time, never linked), and launches kernels with their launch
- * configuration derived from the kernel's own size rules.
+ * with an on-disk cache), loads them through the CUDA driver API, and launches kernels
+ * with their launch configuration derived from the kernel's own size rules. Neither
+ * NVRTC nor libcuda is linked: both are dlopen'ed when first needed (NVRTC on the first
+ * compile to a cubin: $PATC_NVRTC_PATH when set, else the toolkit's library directory
+ * found at build time, else the loader's search for libnvrtc.so.MAJOR and libnvrtc.so;
+ * libcuda.so.1 when a context is created).
  *
  * Conventions:
  *   - every call returns a patc_status; nothing exits or aborts the caller's process;
@@ -36,7 +39,9 @@ typedef enum patc_status {
     PATC_ERR_NO_MEMORY,     /* host allocation failed */
     PATC_ERR_IO,            /* a file could not be read */
     PATC_ERR_COMPILE,       /* the .rise program was rejected; last_error has the diagnostics */
-    PATC_ERR_NVRTC,         /* NVRTC rejected the CUDA C; last_error has its log */
+    PATC_ERR_NVRTC,         /* NVRTC rejected the CUDA C (last_error has its log), or NVRTC
+                               could not be loaded (last_error names the library, what was
+                               tried and how to fix it) */
     PATC_ERR_NO_DRIVER,     /* libcuda.so.1 could not be loaded */
     PATC_ERR_NO_DEVICE,     /* the driver loaded but the device does not exist */
     PATC_ERR_DRIVER,        /* a CUDA driver call failed; last_error names the error */
@@ -109,6 +114,14 @@ patc_status patc_add_include_dir(patc_ctx *ctx, const char *dir);
 /* The cache directory in use (NULL when the cache is off). */
 const char *patc_cache_dir(const patc_ctx *ctx);
 void patc_get_compile_stats(const patc_ctx *ctx, patc_compile_stats *out);
+
+/* Warnings: for now one kind, a cache directory that cannot be used (a file on its path,
+ * no write permission), given once per directory and process; the cache is then off for
+ * that context. By default a warning is printed to stderr as one line,
+ * "patc: warning: MESSAGE". A handler replaces that (NULL restores it); it is
+ * process-wide and may be called from any thread that uses a context. */
+typedef void (*patc_warning_fn)(const char *message, void *user);
+void patc_set_warning_handler(patc_warning_fn fn, void *user);
 
 /* ---------------------------------------------------------------- programs */
 

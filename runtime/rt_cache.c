@@ -8,9 +8,11 @@
  * write a uniquely named temporary file in the same directory and rename() it over the
  * entry, so a concurrent reader sees the old entry, the new one, or none. */
 #include "rt_internal.h"
+#include "patc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@ static char *xstrcat3(const char *a, const char *b, const char *c)
 }
 
 /* $PATC_CACHE_DIR, else $XDG_CACHE_HOME/patc, else $HOME/.cache/patc (XDG base dirs). */
-char *rt_cache_default_dir(void)
+char *rt_cache_dir_path(void)
 {
     const char *e = getenv("PATC_CACHE_DIR");
     if (e && *e) return xstrcat3(e, "", "");
@@ -43,6 +45,92 @@ char *rt_cache_default_dir(void)
     e = getenv("HOME");
     if (e && *e) return xstrcat3(e, "/.cache/patc", "");
     return NULL;
+}
+
+/* ---------------------------------------------------------------- warnings */
+
+static void print_warning(const char *message, void *user)
+{
+    (void)user;
+    fprintf(stderr, "patc: warning: %s\n", message);
+}
+
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+static patc_warning_fn warn_fn = print_warning;
+static void *warn_user;
+static char *warned[16]; /* the directories warned about (past 16, warned again) */
+
+void patc_set_warning_handler(patc_warning_fn fn, void *user)
+{
+    pthread_mutex_lock(&warn_lock);
+    warn_fn = fn ? fn : print_warning;
+    warn_user = fn ? user : NULL;
+    pthread_mutex_unlock(&warn_lock);
+}
+
+/* One warning per directory: a program that compiles many kernels hears it once. The
+ * handler runs outside the lock, so it may itself set a handler. */
+void rt_cache_warn(const char *dir, const char *reason)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "cache directory %s is unusable (%s): compiled kernels are not cached; set PATC_CACHE_DIR "
+             "to a writable directory, or turn the cache off (--no-cache, or the PATC_NO_CACHE flag)",
+             dir, reason);
+    pthread_mutex_lock(&warn_lock);
+    int i = 0;
+    while (i < 16 && warned[i] && strcmp(warned[i], dir) != 0) i++;
+    bool first = i == 16 || !warned[i];
+    if (first && i < 16) warned[i] = xstrcat3(dir, "", "");
+    patc_warning_fn fn = warn_fn;
+    void *user = warn_user;
+    pthread_mutex_unlock(&warn_lock);
+    if (first) fn(msg, user);
+}
+
+/* Usable: a directory we may write into, or absent below such a directory (mkdir -p
+ * makes it on the first store). Anything else (a file on the path, no write permission)
+ * would fail every store, so the cache is turned off and the user told why once,
+ * instead of paying a failed store per compile in silence. */
+char *rt_cache_default_dir(void)
+{
+    char *dir = rt_cache_dir_path();
+    if (!dir) return NULL;
+    char *p = xstrcat3(dir, "", "");
+    const char *why = NULL;
+    char buf[600];
+    struct stat st;
+    while (p && !why) {
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                snprintf(buf, sizeof buf, "%s is not a directory", p);
+                why = buf;
+            } else if (access(p, W_OK | X_OK) != 0) {
+                snprintf(buf, sizeof buf, "%s is not writable: %s", p, strerror(errno));
+                why = buf;
+            }
+            break;
+        }
+        if (errno != ENOENT && errno != ENOTDIR) { /* else the parent says why */
+            snprintf(buf, sizeof buf, "%s: %s", p, strerror(errno));
+            why = buf;
+            break;
+        }
+        char *slash = strrchr(p, '/');
+        if (!slash) { /* a relative path: its first component is in the working directory */
+            p[0] = '.', p[1] = 0;
+            continue;
+        }
+        if (slash == p) slash[1] = 0;
+        else *slash = 0;
+    }
+    free(p);
+    if (why) {
+        rt_cache_warn(dir, why);
+        free(dir);
+        return NULL;
+    }
+    return dir;
 }
 
 static void put_field(RtSha256 *s, const void *p, size_t n)
@@ -134,14 +222,15 @@ RtCacheResult rt_cache_load(const char *dir, const char *key, void **data, size_
     *len = 0;
     char *path = rt_cache_entry_path(dir, key);
     if (!path) return RT_CACHE_MISS;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     free(path);
     if (fd < 0) return RT_CACHE_MISS;
     RtCacheResult res = RT_CACHE_CORRUPT;
     uint8_t hdr[HEADER_SIZE];
     struct stat st;
     uint8_t *payload = NULL;
-    if (fstat(fd, &st) != 0 || read_full(fd, hdr, HEADER_SIZE) != HEADER_SIZE) goto out;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || read_full(fd, hdr, HEADER_SIZE) != HEADER_SIZE) goto out;
     if (memcmp(hdr, MAGIC, 8) != 0 || get_u32(hdr + 8) != FORMAT_VERSION) goto out;
     uint64_t n = get_u64(hdr + 16);
     if ((uint64_t)st.st_size != HEADER_SIZE + n || n == 0 || n > ((uint64_t)1 << 34)) goto out;

@@ -3,7 +3,7 @@
  * Layers, each testable on its own:
  *   rt_sha256.c  SHA-256
  *   rt_cache.c   the on-disk cubin cache (bytes in, bytes out)
- *   rt_nvrtc.c   CUDA C -> cubin with NVRTC, through the cache
+ *   rt_nvrtc.c   CUDA C -> cubin with NVRTC (dlopen'ed on first use), through the cache
  *   rt_driver.c  the CUDA driver API, dlopen'ed at run time
  * and the public API of patc.h on top of them, the front end and codegen:
  *   rt_ctx.c     contexts and the last-error state
@@ -46,16 +46,24 @@ void rt_hex(const uint8_t d[32], char out[65]);
 
 typedef enum { RT_CACHE_MISS, RT_CACHE_HIT, RT_CACHE_CORRUPT } RtCacheResult;
 
-/* The cache directory: $PATC_CACHE_DIR, else $XDG_CACHE_HOME/patc, else ~/.cache/patc.
- * Returns a malloc'ed path, or NULL when none can be determined. */
+/* The cache directory's path: $PATC_CACHE_DIR, else $XDG_CACHE_HOME/patc, else
+ * ~/.cache/patc. Returns a malloc'ed path, or NULL when none can be determined. */
+char *rt_cache_dir_path(void);
+/* rt_cache_dir_path if that directory is usable (a writable directory, or absent with a
+ * writable directory as its nearest existing ancestor); else NULL, after one warning
+ * (rt_cache_warn) naming the directory and the reason. */
 char *rt_cache_default_dir(void);
+/* Warn, through patc_set_warning_handler's handler, that `dir` cannot be used (`reason`),
+ * once per directory and process. */
+void rt_cache_warn(const char *dir, const char *reason);
 /* The key of a cubin: SHA-256 over every field that changes the cubin. Each field is
  * hashed with its length in front, so ("ab","c") and ("a","bc") differ. */
 void rt_cache_key(const char *patc_version, int nvrtc_major, int nvrtc_minor, int arch,
                   const char *const *options, int noptions, const char *cuda_src, char key[65]);
 /* Look `key` up. On a hit *data (malloc'ed, caller frees) and *len hold the payload.
- * A damaged entry (bad magic, length, checksum) is reported as RT_CACHE_CORRUPT and
- * counts as a miss; the next store replaces it. */
+ * A damaged entry (bad magic, length, checksum), or anything at the entry's path that
+ * is not a regular file (a FIFO, a directory, a device), is reported as RT_CACHE_CORRUPT
+ * and counts as a miss; the next store replaces it. Never blocks on what it opens. */
 RtCacheResult rt_cache_load(const char *dir, const char *key, void **data, size_t *len);
 /* Store atomically: a temporary file in `dir` with a unique name, then rename().
  * Creates `dir` as needed. Returns false (with errno set) on failure; a failed store
@@ -76,7 +84,11 @@ typedef struct RtBuildStats {
  * (malloc'ed, caller frees). On success *cubin is malloc'ed. */
 bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *cache_dir,
                       void **cubin, size_t *cubin_len, char **log, RtBuildStats *st);
+/* (0, 0) when NVRTC cannot be loaded. */
 void rt_nvrtc_version(int *major, int *minor);
+/* dlopen NVRTC unless it is loaded. On failure returns false with a malloc'ed message in
+ * *why naming the library, what was tried and how to fix it. */
+bool rt_nvrtc_load(char **why);
 
 /* ---------------------------------------------------------------- driver */
 

@@ -1,16 +1,142 @@
 /* rt_nvrtc.c: CUDA C -> cubin with NVRTC, through the disk cache.
  *
- * NVRTC is linked normally (it works without a GPU, so compile-only use needs no
- * driver). A cubin for an exact sm_XY is requested, not PTX, so loading it costs no
- * JIT in the driver and the cache holds what is finally run. */
+ * NVRTC is loaded with dlopen on the first compile, never linked: libnvrtc is over
+ * 100 MB, and loading it at start-up cost every run of patc about 10 ms, --emit-cuda
+ * included, which never needs it. nvrtc.h is included for its types only. NVRTC works
+ * without a GPU, so compile-only use needs no driver. A cubin for an exact sm_XY is
+ * requested, not PTX, so loading it costs no JIT in the driver and the cache holds what
+ * is finally run. */
 #include "rt_internal.h"
 #include "../lang/lang.h" /* PATC_VERSION */
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The toolkit's library directory and NVRTC's soname, as CMake found them. */
+#ifndef PATC_NVRTC_DIR
+#define PATC_NVRTC_DIR ""
+#endif
+#ifndef PATC_NVRTC_SONAME
+#define PATC_NVRTC_SONAME "libnvrtc.so"
+#endif
+
+/* X(field, symbol, return, parameters) */
+#define NVRTC_FUNCS(X)                                                                               \
+    X(Version, "nvrtcVersion", nvrtcResult, (int *, int *))                                          \
+    X(GetErrorString, "nvrtcGetErrorString", const char *, (nvrtcResult))                            \
+    X(CreateProgram, "nvrtcCreateProgram", nvrtcResult,                                              \
+      (nvrtcProgram *, const char *, const char *, int, const char *const *, const char *const *))  \
+    X(DestroyProgram, "nvrtcDestroyProgram", nvrtcResult, (nvrtcProgram *))                          \
+    X(CompileProgram, "nvrtcCompileProgram", nvrtcResult, (nvrtcProgram, int, const char *const *)) \
+    X(GetProgramLogSize, "nvrtcGetProgramLogSize", nvrtcResult, (nvrtcProgram, size_t *))            \
+    X(GetProgramLog, "nvrtcGetProgramLog", nvrtcResult, (nvrtcProgram, char *))                      \
+    X(GetCUBINSize, "nvrtcGetCUBINSize", nvrtcResult, (nvrtcProgram, size_t *))                      \
+    X(GetCUBIN, "nvrtcGetCUBIN", nvrtcResult, (nvrtcProgram, char *))
+
+static struct {
+    void *lib; /* set once, never closed: the process keeps NVRTC once it has it */
+#define X(f, s, r, p) r(*f) p;
+    NVRTC_FUNCS(X)
+#undef X
+} nv;
+static pthread_mutex_t nv_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+/* Append "; " and s to buf (size n), truncating. */
+static void append(char *buf, size_t n, const char *s)
+{
+    size_t k = strlen(buf);
+    if (k + 1 < n) snprintf(buf + k, n - k, "%s%s", k ? "; " : "", s);
+}
+
+/* Look every entry point up in `lib`; false (and the missing name) if one is absent. */
+static bool load_symbols(void *lib, const char **missing)
+{
+#define X(f, s, r, p)                                                                  \
+    if (!(nv.f = (r(*) p)dlsym(lib, s))) {                                             \
+        *missing = s;                                                                  \
+        return false;                                                                  \
+    }
+    NVRTC_FUNCS(X)
+#undef X
+    return true;
+}
+
+/* The search: $PATC_NVRTC_PATH alone when it is set (an explicit choice is not second-
+ * guessed); else the toolkit's library directory found at build time (libpatrt has no
+ * rpath), then the loader's own search (LD_LIBRARY_PATH, ld.so.cache) for the soname
+ * and for the unversioned name. A failure is not remembered, so a later call retries;
+ * a success is kept for the life of the process. */
+bool rt_nvrtc_load(char **why)
+{
+    *why = NULL;
+    pthread_mutex_lock(&nv_lock);
+    if (nv.lib) {
+        pthread_mutex_unlock(&nv_lock);
+        return true;
+    }
+    const char *names[4];
+    char builddir_name[1024];
+    int nnames = 0;
+    const char *env = getenv("PATC_NVRTC_PATH");
+    if (env && *env) names[nnames++] = env;
+    else {
+        if (*PATC_NVRTC_DIR) {
+            snprintf(builddir_name, sizeof builddir_name, "%s/%s", PATC_NVRTC_DIR, PATC_NVRTC_SONAME);
+            names[nnames++] = builddir_name;
+        }
+        names[nnames++] = PATC_NVRTC_SONAME;
+        if (strcmp(PATC_NVRTC_SONAME, "libnvrtc.so") != 0) names[nnames++] = "libnvrtc.so";
+    }
+    char tried[2048] = "";
+    for (int i = 0; i < nnames; i++) {
+        void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            const char *e = dlerror();
+            append(tried, sizeof tried, e ? e : names[i]);
+            continue;
+        }
+        const char *missing = NULL;
+        if (load_symbols(lib, &missing)) {
+            nv.lib = lib;
+            pthread_mutex_unlock(&nv_lock);
+            return true;
+        }
+        char buf[1200];
+        snprintf(buf, sizeof buf, "%s lacks %s (NVRTC older than CUDA 11.1)", names[i], missing);
+        append(tried, sizeof tried, buf);
+        dlclose(lib);
+    }
+    pthread_mutex_unlock(&nv_lock);
+    char msg[3072];
+    if (env && *env)
+        snprintf(msg, sizeof msg,
+                 "cannot load NVRTC, the CUDA runtime compiler, from PATC_NVRTC_PATH=%s: %s; "
+                 "point PATC_NVRTC_PATH at the toolkit's %s, or unset it to search the usual places",
+                 env, tried, PATC_NVRTC_SONAME);
+    else
+        snprintf(msg, sizeof msg,
+                 "cannot load NVRTC, the CUDA runtime compiler (%s), which compiling kernels needs: %s; "
+                 "install the CUDA toolkit's NVRTC, add the directory holding %s (e.g. "
+                 "/usr/local/cuda/lib64) to LD_LIBRARY_PATH, or set PATC_NVRTC_PATH to the library's "
+                 "path (emitting CUDA C needs no NVRTC)",
+                 PATC_NVRTC_SONAME, tried, PATC_NVRTC_SONAME);
+    *why = dupstr(msg);
+    return false;
+}
 
 double rt_now_ms(void)
 {
@@ -21,34 +147,34 @@ double rt_now_ms(void)
 
 void rt_nvrtc_version(int *major, int *minor)
 {
-    if (nvrtcVersion(major, minor) != NVRTC_SUCCESS) *major = *minor = 0;
-}
-
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) memcpy(p, s, n);
-    return p;
+    char *why = NULL;
+    *major = *minor = 0;
+    if (!rt_nvrtc_load(&why)) {
+        free(why);
+        return;
+    }
+    if (nv.Version(major, minor) != NVRTC_SUCCESS) *major = *minor = 0;
 }
 
 /* The log of a failed compile, prefixed with what failed; never NULL unless OOM. */
 static char *program_log(nvrtcProgram p, nvrtcResult r)
 {
     size_t n = 0;
-    const char *what = nvrtcGetErrorString(r);
-    if (nvrtcGetProgramLogSize(p, &n) != NVRTC_SUCCESS) n = 0;
+    const char *what = nv.GetErrorString(r);
+    if (nv.GetProgramLogSize(p, &n) != NVRTC_SUCCESS) n = 0;
     char *log = malloc(n + strlen(what) + 32);
     if (!log) return NULL;
     int k = sprintf(log, "nvrtc: %s\n", what);
-    if (n > 0 && nvrtcGetProgramLog(p, log + k) != NVRTC_SUCCESS) log[k] = 0;
+    if (n > 0 && nv.GetProgramLog(p, log + k) != NVRTC_SUCCESS) log[k] = 0;
     return log;
 }
 
 /* cache hit -> its cubin; else NVRTC with
  *   --gpu-architecture=sm_XY -default-device --std=c++17 -lineinfo
  * and the result stored under the key (patc version, NVRTC version, arch, options,
- * source). A damaged entry is rebuilt and overwritten. */
+ * source). A damaged entry is rebuilt and overwritten. NVRTC is loaded first even for a
+ * cache hit: the key holds its version, since another NVRTC may give another cubin. A
+ * store that fails warns once (rt_cache_warn) and costs only a rebuild next time. */
 bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *cache_dir,
                       void **cubin, size_t *cubin_len, char **log, RtBuildStats *st)
 {
@@ -62,6 +188,7 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
     *cubin_len = 0;
     *log = NULL;
     memset(st, 0, sizeof *st);
+    if (!rt_nvrtc_load(log)) return false;
     if (cache_dir) {
         int maj, min;
         rt_nvrtc_version(&maj, &min);
@@ -75,21 +202,21 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
         st->cache_corrupt = r == RT_CACHE_CORRUPT;
     }
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
+    nvrtcResult r = nv.CreateProgram(&prog, src, name, 0, NULL, NULL);
     if (r != NVRTC_SUCCESS) {
         char buf[128];
-        snprintf(buf, sizeof buf, "nvrtc: %s", nvrtcGetErrorString(r));
+        snprintf(buf, sizeof buf, "nvrtc: %s", nv.GetErrorString(r));
         *log = dupstr(buf);
         return false;
     }
     bool ok = false;
-    r = nvrtcCompileProgram(prog, nopts, opts);
+    r = nv.CompileProgram(prog, nopts, opts);
     if (r != NVRTC_SUCCESS) {
         *log = program_log(prog, r);
         goto out;
     }
     size_t n = 0;
-    if ((r = nvrtcGetCUBINSize(prog, &n)) != NVRTC_SUCCESS || n == 0) {
+    if ((r = nv.GetCUBINSize(prog, &n)) != NVRTC_SUCCESS || n == 0) {
         *log = program_log(prog, r);
         goto out;
     }
@@ -98,7 +225,7 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
         *log = dupstr("out of memory");
         goto out;
     }
-    if ((r = nvrtcGetCUBIN(prog, *cubin)) != NVRTC_SUCCESS) {
+    if ((r = nv.GetCUBIN(prog, *cubin)) != NVRTC_SUCCESS) {
         *log = program_log(prog, r);
         free(*cubin);
         *cubin = NULL;
@@ -106,10 +233,9 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
     }
     *cubin_len = n;
     ok = true;
-    /* A failed store only costs a rebuild next time; compiling still succeeded. */
-    if (cache_dir) (void)rt_cache_store(cache_dir, key, *cubin, n);
+    if (cache_dir && !rt_cache_store(cache_dir, key, *cubin, n)) rt_cache_warn(cache_dir, strerror(errno));
 out:
-    nvrtcDestroyProgram(&prog);
+    nv.DestroyProgram(&prog);
     st->ms = rt_now_ms() - t0;
     return ok;
 }

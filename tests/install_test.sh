@@ -20,3 +20,18 @@ export PKG_CONFIG_PATH="$pcdir"
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/reduce_host_pc" "$src/examples/host/reduce_host.c" \
     $(pkg-config --cflags patc) $(pkg-config --libs patc) -lm
 echo "pkg-config: built reduce_host"
+# Neither the installed library nor a program built on it needs NVRTC to start.
+for f in "$tmp/host/reduce_host" "$tmp/host/reduce_host_static" "$tmp/reduce_host_pc"; do
+    if ldd "$f" | grep -q libnvrtc; then echo "$f links libnvrtc:"; ldd "$f"; exit 1; fi
+done
+echo "no binary links libnvrtc"
+# A static link next to a program that defines names the compiler uses internally
+# (arena_new, sb_puts) links: libpatrt.a exports only patc_*.
+cat >"$tmp/collide.c" <<'EOC'
+void *arena_new(void) { return 0; }
+void sb_puts(void *b, const char *s) { (void)b; (void)s; }
+int nat_add;
+EOC
+"$cc" -std=c11 -o "$tmp/reduce_host_collide" "$src/examples/host/reduce_host.c" "$tmp/collide.c" \
+    $(pkg-config --cflags patc) "$pcdir/../libpatrt.a" $(pkg-config --static --libs-only-l patc | sed 's/-lpatrt//') -lm
+echo "static link beside a user's arena_new, sb_puts and nat_add: built"

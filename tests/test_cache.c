@@ -1,9 +1,11 @@
 /* test_cache.c: the on-disk cubin cache (runtime/rt_cache.c, rt_sha256.c, rt_nvrtc.c).
  * Needs no GPU: NVRTC compiles for sm_90 without one. */
 #include "../runtime/rt_internal.h"
+#include "../runtime/patc.h"
 
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,15 +101,15 @@ START_TEST(default_dir_precedence)
     setenv("PATC_CACHE_DIR", "/x/p", 1);
     setenv("XDG_CACHE_HOME", "/x/xdg", 1);
     setenv("HOME", "/x/home", 1);
-    char *d = rt_cache_default_dir();
+    char *d = rt_cache_dir_path();
     ck_assert_str_eq(d, "/x/p");
     free(d);
     unsetenv("PATC_CACHE_DIR");
-    d = rt_cache_default_dir();
+    d = rt_cache_dir_path();
     ck_assert_str_eq(d, "/x/xdg/patc");
     free(d);
     unsetenv("XDG_CACHE_HOME");
-    d = rt_cache_default_dir();
+    d = rt_cache_dir_path();
     ck_assert_str_eq(d, "/x/home/.cache/patc");
     free(d);
 }
@@ -301,6 +303,187 @@ START_TEST(nvrtc_error_log)
 }
 END_TEST
 
+/* The warnings the library gives, collected instead of printed. */
+static int nwarnings;
+static char last_warning[1024];
+static void collect_warning(const char *message, void *user)
+{
+    ck_assert_ptr_eq(user, &nwarnings);
+    nwarnings++;
+    snprintf(last_warning, sizeof last_warning, "%s", message);
+}
+
+/* A cache directory that is a file, or one we may not write, turns the cache off with
+ * one warning naming it; an absent one below a writable directory is fine (made on the
+ * first store). */
+START_TEST(unusable_cache_dir_warns_once)
+{
+    patc_set_warning_handler(collect_warning, &nwarnings);
+    nwarnings = 0;
+    setenv("PATC_CACHE_DIR", subdir("not/yet/there"), 1);
+    char *d = rt_cache_default_dir();
+    ck_assert_str_eq(d, subdir("not/yet/there"));
+    free(d);
+    ck_assert_int_eq(nwarnings, 0);
+
+    char file[400];
+    snprintf(file, sizeof file, "%s", subdir("a-file"));
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    for (int i = 0; i < 2; i++) {
+        setenv("PATC_CACHE_DIR", file, 1);
+        ck_assert_ptr_null(rt_cache_default_dir());
+        setenv("PATC_CACHE_DIR", subdir("a-file/below"), 1);
+        ck_assert_ptr_null(rt_cache_default_dir());
+    }
+    /* one warning per directory, however often it is met */
+    ck_assert_int_eq(nwarnings, 2);
+    ck_assert_msg(strstr(last_warning, "a-file/below") && strstr(last_warning, "not a directory"), "%s",
+                  last_warning);
+
+    /* a context turns its cache off and says why once */
+    nwarnings = 0;
+    snprintf(file, sizeof file, "%s", subdir("b-file"));
+    ck_assert_ptr_nonnull(f = fopen(file, "w"));
+    fclose(f);
+    setenv("PATC_CACHE_DIR", file, 1);
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    ck_assert_ptr_null(patc_cache_dir(c));
+    patc_destroy(c);
+    ck_assert_int_eq(nwarnings, 1);
+    ck_assert_msg(strstr(last_warning, file) && strstr(last_warning, "PATC_CACHE_DIR"), "%s", last_warning);
+
+    /* a store into a directory that is a file fails: the compile still succeeds, and
+     * the warning comes once */
+    nwarnings = 0;
+    void *cubin;
+    size_t n;
+    char *log;
+    RtBuildStats st;
+    for (int i = 0; i < 2; i++) {
+        ck_assert_msg(rt_nvrtc_compile(SRC, "k.cu", 90, subdir("a-file/c"), &cubin, &n, &log, &st), "%s",
+                      log ? log : "");
+        free(cubin);
+    }
+    ck_assert_int_eq(nwarnings, 1);
+    ck_assert_msg(strstr(last_warning, "a-file/c"), "%s", last_warning);
+
+    /* read-only: root writes anyway, so only checked for other users */
+    if (geteuid() != 0) {
+        nwarnings = 0;
+        const char *ro = subdir("read-only");
+        ck_assert_int_eq(mkdir(ro, 0555), 0);
+        setenv("PATC_CACHE_DIR", ro, 1);
+        ck_assert_ptr_null(rt_cache_default_dir());
+        ck_assert_int_eq(nwarnings, 1);
+        ck_assert_msg(strstr(last_warning, "not writable"), "%s", last_warning);
+        chmod(ro, 0755);
+    }
+    unsetenv("PATC_CACHE_DIR");
+    patc_set_warning_handler(NULL, NULL);
+}
+END_TEST
+
+/* A FIFO at an entry's path is opened without waiting for a writer and counted as a
+ * damaged entry: the compile finishes, the FIFO is replaced by a real entry. */
+START_TEST(fifo_entry_does_not_hang)
+{
+    alarm(60); /* a hang fails the test instead of waiting for Check's timeout */
+    const char *dir = subdir("fifo");
+    void *p;
+    size_t n;
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    char *path = rt_cache_entry_path(dir, KEY);
+    ck_assert_int_eq(mkfifo(path, 0644), 0);
+    ck_assert_int_eq(rt_cache_load(dir, KEY, &p, &n), RT_CACHE_CORRUPT);
+    ck_assert(rt_cache_store(dir, KEY, "x", 1));
+    ck_assert_int_eq(rt_cache_load(dir, KEY, &p, &n), RT_CACHE_HIT);
+    free(p);
+    /* a directory at the path is no entry either */
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    ck_assert_int_eq(rt_cache_load(dir, KEY, &p, &n), RT_CACHE_CORRUPT);
+    ck_assert_int_eq(rmdir(path), 0);
+    free(path);
+
+    /* through the compiler: find the entry NVRTC's cubin went to, make it a FIFO */
+    void *c1, *c2;
+    size_t n1, n2;
+    char *log;
+    RtBuildStats st;
+    const char *cdir = subdir("fifo2");
+    ck_assert_msg(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c1, &n1, &log, &st), "%s", log ? log : "");
+    DIR *d = opendir(cdir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    int fifos = 0;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            char q[700];
+            snprintf(q, sizeof q, "%s/%s", cdir, e->d_name);
+            ck_assert_int_eq(unlink(q), 0);
+            ck_assert_int_eq(mkfifo(q, 0644), 0);
+            fifos++;
+        }
+    closedir(d);
+    ck_assert_int_eq(fifos, 1);
+    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c2, &n2, &log, &st));
+    ck_assert(!st.cache_hit && st.cache_corrupt);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_mem_eq(c1, c2, n1);
+    free(c2);
+    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c2, &n2, &log, &st));
+    ck_assert(st.cache_hit);
+    free(c2);
+    free(c1);
+    alarm(0);
+}
+END_TEST
+
+/* In a child process (NVRTC stays loaded once a process has it): with PATC_NVRTC_PATH
+ * naming no library, compiling fails with a message naming the library, what was tried
+ * and the fix, through rt_nvrtc_compile and through the C API; emitting CUDA works. */
+START_TEST(nvrtc_missing_is_a_clear_error)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        setenv("PATC_NVRTC_PATH", "/nonexistent/libnvrtc.so.13", 1);
+        void *cubin;
+        size_t n;
+        char *log = NULL;
+        RtBuildStats st;
+        if (rt_nvrtc_compile(SRC, "k.cu", 90, NULL, &cubin, &n, &log, &st)) _exit(10);
+        if (!log || !strstr(log, "cannot load NVRTC") || !strstr(log, "/nonexistent/libnvrtc.so.13") ||
+            !strstr(log, "PATC_NVRTC_PATH"))
+            _exit(11);
+        free(log);
+        patc_ctx *c;
+        patc_program *prog = NULL;
+        unsetenv("PATC_CACHE_DIR");
+        if (patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE) != PATC_OK) _exit(12);
+        const char *text = "kernel scale = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * 2.0f))))\n";
+        patc_status s = patc_program_from_string(c, "k.rise", text, NULL, 0, &prog);
+        if (s != PATC_ERR_NVRTC) {
+            fprintf(stderr, "status %d: %s\n", s, patc_last_error(c));
+            _exit(13);
+        }
+        if (!strstr(patc_last_error(c), "cannot load NVRTC")) _exit(14);
+        patc_destroy(c);
+        /* the override is not second-guessed: unset, the usual search finds NVRTC */
+        unsetenv("PATC_NVRTC_PATH");
+        if (!rt_nvrtc_compile(SRC, "k.cu", 90, NULL, &cubin, &n, &log, &st)) _exit(15);
+        free(cubin);
+        _exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d", status);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cache");
@@ -315,6 +498,9 @@ int main(void)
     tcase_add_test(tc, two_writers_and_a_reader);
     tcase_add_test(tc, nvrtc_through_the_cache);
     tcase_add_test(tc, nvrtc_error_log);
+    tcase_add_test(tc, unusable_cache_dir_warns_once);
+    tcase_add_test(tc, fifo_entry_does_not_hang);
+    tcase_add_test(tc, nvrtc_missing_is_a_clear_error);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */

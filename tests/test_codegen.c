@@ -2,9 +2,9 @@
  * the speed of emission. */
 #include "testutil.h"
 #include "cexpr.h"
+#include "../runtime/rt_internal.h"
 
 #include <dirent.h>
-#include <nvrtc.h>
 #include <time.h>
 
 static char *slurp(const char *path)
@@ -15,21 +15,16 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* Compile CUDA text with NVRTC for sm_90 to a cubin; returns the log on failure. */
+/* Compile CUDA text for sm_90 to a cubin, with the runtime's NVRTC options and its
+ * loader (NVRTC is dlopen'ed, never linked); *log gets the log or reason on failure. */
 static bool nvrtc_ok(const char *src, const char *name, char **log)
 {
-    nvrtcProgram p;
-    if (nvrtcCreateProgram(&p, src, name, 0, NULL, NULL) != NVRTC_SUCCESS) return false;
-    const char *opts[] = {"--gpu-architecture=sm_90", "--std=c++17"};
-    nvrtcResult r = nvrtcCompileProgram(p, 2, opts);
-    size_t n;
-    nvrtcGetProgramLogSize(p, &n);
-    *log = malloc(n + 1);
-    nvrtcGetProgramLog(p, *log);
-    size_t cubin = 0;
-    if (r == NVRTC_SUCCESS) nvrtcGetCUBINSize(p, &cubin);
-    nvrtcDestroyProgram(&p);
-    return r == NVRTC_SUCCESS && cubin > 0;
+    void *cubin = NULL;
+    size_t n = 0;
+    RtBuildStats st;
+    bool ok = rt_nvrtc_compile(src, name, 90, NULL, &cubin, &n, log, &st);
+    free(cubin);
+    return ok && n > 0;
 }
 
 /* Every example, every test program and every program of the thesis (tests/thesis)
