@@ -8,6 +8,7 @@
  *   barrier.c    barrier placement from a read/write analysis
  *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
  *   smem.c       shared-memory layout with lifetime-based reuse
+ *   role.c       the kernel's role for the runtime (a device-level reduction pass?)
  *   driver.c     runs the pipeline; -d dump letters
  *
  * The typed functional IR (KernelDef) has a second back end besides lower.c and
@@ -278,6 +279,13 @@ typedef struct HwIds {
     NatVar *lane, *warp, *nwarps;                 /* lane and warp id within the block */
 } HwIds;
 
+/* What a kernel is to the runtime (role.c). */
+typedef enum {
+    KR_PLAIN,       /* its output is its result */
+    KR_REDUCE_PASS, /* one data parameter of n elements, n a nat parameter, and an output of
+                       the same element type: may be relaunched on its own output */
+} KernelRole;
+
 /* A lowered kernel: everything codegen needs, and launch metadata for the runtime. */
 typedef struct Kernel {
     const char *name;
@@ -297,6 +305,10 @@ typedef struct Kernel {
                                     kernels leave them reusable): parameters after the inputs */
     int nscratch;
     bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */
+    KernelRole role;             /* role.c */
+    int role_len_nat;            /* KR_REDUCE_PASS: index of n in def->nats; else -1 */
+    bool role_tunable;           /* KR_REDUCE_PASS of a tunable shape (role.c) */
+    int role_grid_nat;           /* tunable with grid (g, 1, 1): index of g in def->nats; else -1 */
 } Kernel;
 
 /* ---------------------------------------------------------------- pipeline */
@@ -347,6 +359,7 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k);                          
 void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
 void smem_layout(Arena *a, Kernel *k);                                                  /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
+void kernel_set_role(Kernel *k);                                                        /* role.c */
 
 /* IR walks shared by the passes (print.c). */
 bool stmt_mentions_var(const Stmt *s, const NatVar *v);

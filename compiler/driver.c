@@ -72,6 +72,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         if (opt->dump.smem) dump_kernel(opt, "smem", k);
         barrier_place(a, d, k);
         if (opt->dump.barrier) dump_kernel(opt, "barrier", k);
+        kernel_set_role(k);
         c->kernels[c->nkernels++] = k;
     }
     for (int i = 0; i < opt->ndefines && i < 64; i++)
