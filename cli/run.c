@@ -115,7 +115,7 @@ static bool run_cpu(const RunOpts *o, patc_ctx *ctx, patc_kernel *k, const long 
         s = patc_interp_run(k, nats, in, out->data);
         free(in);
     }
-    return s == PATC_OK || rt_fail(ctx, s, o->reduce ? "reduction on the CPU" : "interpreter");
+    return s == PATC_OK || rt_fail(ctx, s, o->reduce ? "reduction on the CPU" : patc_kernel_name(k));
 }
 
 /* Without --kernel, a program with exactly one kernel runs that one; with several,

@@ -94,6 +94,9 @@ expect "--reduce on a map" 1 "$PATC" run examples/scale.rise --kernel scale -D n
 has "--reduce on a map: says why" "$TMP/err" '^patc: error: .*kernel scale maps 10 elements to 10: not a reduction pass$'
 expect "--reduce on two inputs" 1 "$PATC" run examples/dot.rise --kernel dotPartial -D n=10 --input random --input random --cpu --reduce
 has "--reduce on two inputs: says why" "$TMP/err" '^patc: error: --reduce: kernel dotPartial is not a device-level reduction pass'
+printf 'kernel divz = nFun(n => fun(n.i32)(xs => xs |> mapGlobal(fun(x => x / (x - x)))))\n' >"$TMP/divz.rise"
+expect "interpreter run-time error" 1 "$PATC" run "$TMP/divz.rise" -D n=4 --input random --cpu
+has "interpreter run-time error: one line" "$TMP/err" '^patc: error: divz: interpreter: .*divz.rise:1:[0-9]+: division by zero$'
 expect "run --help" 0 "$PATC" run --help
 expect "patc --help mentions run" 0 "$PATC" --help
 has "patc --help: --check-against-cpu" "$TMP/out" '--check-against-cpu'
