@@ -1,11 +1,21 @@
-/* cli.h: the command-line driver's pieces (patc.c, run*.c, tune.c). */
+/* cli.h: the command-line driver's pieces (patc.c, run*.c, tune.c). The CLI is a
+ * client of libpatrt: it uses patc.h and nothing of the compiler's internals. */
 #ifndef PATC_CLI_H
 #define PATC_CLI_H
 
-#include "../compiler/compiler.h"
+#include "../runtime/patc.h"
 
-bool cli_parse_define(const char *s, Define *d);
-bool cli_parse_dump(const char *s, DumpFlags *f);
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { MAX_ARGS = 64 };
+
+/* Add the -D argument `arg` ("name=value") to defs[0..*n). On a usage error (bad form,
+ * a value of 0 or above 2^62, a name given twice, too many) returns false with the
+ * message in why. The name is malloc'ed (cli_free_defines). */
+bool cli_add_define(patc_define *defs, int *n, const char *arg, char *why, size_t len);
+void cli_free_defines(patc_define *defs, int n);
 /* `patc run ...`; argv[0] is "run". Returns the exit status. */
 int cli_run(int argc, char **argv);
 /* `patc tune ...`; argv[0] is "tune". Returns the exit status. */
@@ -13,13 +23,13 @@ int cli_tune(int argc, char **argv);
 
 /* ---------------------------------------------------------------- patc run (run*.c) */
 
-enum { MAX_ARGS = 64, WARMUP = 3, DEFAULT_REPEAT = 10, SHOW_ELEMS = 8 };
+enum { WARMUP = 3, DEFAULT_REPEAT = 10, SHOW_ELEMS = 8 };
 #define RUN_RANDOM_SEED 42u
 
 typedef struct RunOpts {
     const char *file, *kernel, *output, *cuda;
     char kernel_buf[256]; /* the program's only kernel, when --kernel was not given */
-    Define defs[MAX_ARGS];
+    patc_define defs[MAX_ARGS];
     int ndefs;
     const char *incs[MAX_ARGS];
     int nincs;
@@ -31,7 +41,7 @@ typedef struct RunOpts {
 
 /* One data buffer on the host: a kernel input or output. */
 typedef struct HostData {
-    ScalarKind sk;
+    patc_type type;
     long long count;
     size_t bytes;
     void *data;
@@ -48,7 +58,7 @@ int run_parse_args(int argc, char **argv, RunOpts *o);
 bool run_define_value(const RunOpts *o, const char *name, long long *v);
 /* Host data (run_data.c). */
 void run_fill_random(HostData *h, uint64_t *state);
-bool run_host_alloc(HostData *h, ScalarKind sk, long long count, const char *what);
+bool run_host_alloc(HostData *h, patc_type type, long long count, const char *what);
 bool run_read_input(HostData *h, const char *path, int index);
 bool run_write_output(const HostData *h, const char *path);
 double run_elem_double(const HostData *h, long long i);

@@ -8,10 +8,10 @@
  *
  * Exit status: 0 success, 1 errors in the program, 2 bad usage.
  */
-#include "../codegen/codegen.h"
 #include "cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,32 +24,36 @@ static const char usage[] =
     "                [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
     "\n"
     "options:\n"
-    "  --emit-cuda        print the generated CUDA C\n"
+    "  --emit-cuda        print the generated CUDA C (NVRTC is not needed)\n"
     "  --emit-ir          print the typed functional IR and the kernel IR of each kernel\n"
     "  --check            parse and type-check; print nothing on success\n"
+    "                     (one of the three; two of them are a usage error)\n"
     "  -o FILE            write the output to FILE instead of stdout\n"
-    "  -D name=value      specialise the nat parameter `name` to a constant\n"
+    "  -D name=value      specialise the nat parameter `name` to a constant: from 1 (nat\n"
+    "                     parameters are >= 1) to 2^62; each name at most once\n"
     "  -I dir             search dir for imports (after the importing file's directory)\n"
     "  --kernel NAME      only this kernel\n"
     "  -d LETTERS         dump IR to stderr after passes: a=ast e=expand t=typecheck l=lower\n"
     "                     o=loops s=smem b=barrier\n"
     "  --help, --version\n"
     "\n"
-    "patc run: JIT-compile kernel K (NVRTC, cubin cache) and run it on GPU 0.\n"
+    "patc run: JIT-compile kernel K once (NVRTC, cubin cache) and run it on GPU 0; the\n"
+    "  output is the kernel's output.\n"
     "  -D name=value      every nat parameter of K must be given; they are specialised at\n"
-    "                     compile time (a reduction's length nat is passed at launch)\n"
+    "                     compile time (with --reduce, passed at launch)\n"
     "  --input PATH       one per data parameter, in order: raw little-endian data of\n"
     "                     exactly the parameter's size in bytes\n"
     "  --input random     fixed-seed data (splitmix64, seed 42, one stream over all inputs):\n"
     "                     floats uniform in [0,1), integers 0..99, bools 0/1\n"
     "  --output PATH      write the result as raw little-endian data; without it a summary\n"
     "                     is printed (type, count, first elements, sum, the value if one)\n"
-    "  --cpu              run the CPU reference interpreter instead (no GPU needed)\n"
+    "  --cpu              run the CPU reference interpreter instead (no GPU, no NVRTC)\n"
     "  --check-against-cpu  run both; print the max relative error |gpu-cpu|/max(|cpu|,1e-30)\n"
     "                     and exit 1 above the tolerance (f32 1e-5, f64 1e-12, integers exact)\n"
-    "  --reduce           relaunch a device-level reduction pass on its own output until one\n"
-    "                     element is left (done anyway, and said, for a kernel with one input\n"
-    "                     of nat length and a shorter output of the same type)\n"
+    "  --reduce           relaunch a device-level reduction pass (one input whose length is\n"
+    "                     a nat parameter, an output of the same type) on its own output\n"
+    "                     until one element is left; an error for any other kernel, or when\n"
+    "                     a pass does not shrink. Never done without --reduce\n"
     "  --time             median kernel time (CUDA events) of R runs after 3 warm-up runs,\n"
     "                     front-end and compile times, cubin cache hit or miss\n"
     "  --repeat R         timed runs for --time (default 10)\n"
@@ -62,22 +66,57 @@ static const char usage[] =
     "  and write the best per size range to SETTINGS (default patc-tuning.conf), which the\n"
     "  runtime reads at launch (patc_reducer_*, $PATC_TUNING)\n";
 
-/* Parse "name=value" with a natural-number value. */
-bool cli_parse_define(const char *s, Define *d)
+/* Rule: name=value, the name an identifier, the value a decimal from 1 to 2^62 (nat
+ * parameters are at least 1; sizes are 64-bit), each name once. */
+bool cli_add_define(patc_define *defs, int *n, const char *arg, char *why, size_t len)
 {
-    const char *eq = strchr(s, '=');
-    if (!eq || eq == s) return false;
-    for (const char *p = s; p < eq; p++) {
+    const char *eq = strchr(arg, '=');
+    bool ok = eq && eq != arg;
+    for (const char *p = arg; ok && p < eq; p++) {
         bool alpha = *p == '_' || ((*p | 32) >= 'a' && (*p | 32) <= 'z');
-        if (!alpha && (p == s || *p < '0' || *p > '9')) return false;
+        if (!alpha && (p == arg || *p < '0' || *p > '9')) ok = false;
     }
+    const char *v = ok ? eq + 1 : "";
+    for (const char *p = v; ok && *p; p++)
+        if (*p < '0' || *p > '9') ok = false;
+    if (!ok || !*v) {
+        snprintf(why, len, "-D expects name=value with a natural number, got '%s'", arg);
+        return false;
+    }
+    int nlen = (int)(eq - arg);
     char *end;
     errno = 0;
-    long long v = strtoll(eq + 1, &end, 10);
-    if (errno || *end || end == eq + 1 || v < 0 || v > 2147483647) return false;
-    d->name = strndup(s, (size_t)(eq - s));
-    d->value = v;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno == ERANGE || x > (unsigned long long)PATC_DEFINE_MAX) {
+        snprintf(why, len, "-D %.*s=%s: the value is above 2^62 (%lld), the largest size patc handles", nlen, arg, v,
+                 PATC_DEFINE_MAX);
+        return false;
+    }
+    if (x == 0) {
+        snprintf(why, len, "-D %.*s=0: nat parameters are at least 1", nlen, arg);
+        return false;
+    }
+    for (int i = 0; i < *n; i++)
+        if ((int)strlen(defs[i].name) == nlen && !strncmp(defs[i].name, arg, (size_t)nlen)) {
+            snprintf(why, len, "-D %s is given twice (%lld and %llu)", defs[i].name, defs[i].value, x);
+            return false;
+        }
+    if (*n == MAX_ARGS) {
+        snprintf(why, len, "too many -D options (at most %d)", MAX_ARGS);
+        return false;
+    }
+    char *name = strndup(arg, (size_t)nlen);
+    if (!name) {
+        snprintf(why, len, "out of memory");
+        return false;
+    }
+    defs[(*n)++] = (patc_define){name, (long long)x};
     return true;
+}
+
+void cli_free_defines(patc_define *defs, int n)
+{
+    for (int i = 0; i < n; i++) free((char *)defs[i].name);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -88,103 +127,121 @@ static int bad_usage(const char *fmt, const char *arg)
     return 2;
 }
 
-bool cli_parse_dump(const char *s, DumpFlags *f)
-{
-    for (; *s; s++) switch (*s) {
-        case 'a': f->ast = true; break;
-        case 'e': f->expand = true; break;
-        case 't': f->types = true; break;
-        case 'l': f->lower = true; break;
-        case 'o': f->loops = true; break;
-        case 's': f->smem = true; break;
-        case 'b': f->barrier = true; break;
-        default: return false;
-        }
-    return true;
-}
+static const char *const mode_flag[] = {"", "--emit-cuda", "--emit-ir", "--check"};
 
+/* Rule: --emit-cuda, --emit-ir and --check each say what to print; two of them are a
+ * usage error (one would be dropped silently). The program is compiled through
+ * libpatrt without a cubin: NVRTC is never called, no driver is needed. */
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "run") == 0) return cli_run(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "tune") == 0) return cli_tune(argc - 1, argv + 1);
     enum { NONE, CUDA, IR, CHECK } mode = NONE;
     const char *file = NULL, *outpath = NULL;
-    CompileOptions opt = {0};
-    Define defs[64];
-    const char *incs[64];
+    patc_compile_options copt = {0};
+    patc_define defs[MAX_ARGS];
+    int ndefs = 0, rc = 0;
+    const char *incs[MAX_ARGS];
+    int nincs = 0;
+    char why[256];
+    patc_ctx *ctx = NULL;
+    patc_program *prog = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int m = NONE;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
-            return 0;
+            goto done;
         } else if (!strcmp(a, "--version")) {
-            printf("patc %s\n", PATC_VERSION);
-            return 0;
-        } else if (!strcmp(a, "--emit-cuda")) mode = CUDA;
-        else if (!strcmp(a, "--emit-ir")) mode = IR;
-        else if (!strcmp(a, "--check")) mode = CHECK;
+            printf("patc %s\n", patc_version());
+            goto done;
+        } else if (!strcmp(a, "--emit-cuda")) m = CUDA;
+        else if (!strcmp(a, "--emit-ir")) m = IR;
+        else if (!strcmp(a, "--check")) m = CHECK;
         else if (!strcmp(a, "-o") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--kernel") || !strcmp(a, "-d")) {
-            if (i + 1 >= argc) return bad_usage("option '%s' needs an argument", a);
+            if (i + 1 >= argc) {
+                rc = bad_usage("option '%s' needs an argument", a);
+                goto done;
+            }
             const char *v = argv[++i];
             if (!strcmp(a, "-o")) outpath = v;
-            else if (!strcmp(a, "--kernel")) opt.only_kernel = v;
+            else if (!strcmp(a, "--kernel")) copt.kernel = v;
             else if (!strcmp(a, "-d")) {
-                if (!cli_parse_dump(v, &opt.dump)) return bad_usage("unknown dump letters '%s'", v);
+                if (strspn(v, patc_dump_letters()) != strlen(v)) {
+                    rc = bad_usage("unknown dump letters '%s'", v);
+                    goto done;
+                }
+                copt.dump = v;
             } else if (!strcmp(a, "-I")) {
-                if (opt.lang.ninclude_dirs == 64) return bad_usage("too many -I options%s", "");
-                incs[opt.lang.ninclude_dirs++] = v;
-            } else {
-                if (opt.ndefines == 64) return bad_usage("too many -D options%s", "");
-                if (!cli_parse_define(v, &defs[opt.ndefines])) return bad_usage("-D expects name=value with a natural number, got '%s'", v);
-                opt.ndefines++;
+                if (nincs == MAX_ARGS) {
+                    rc = bad_usage("too many -I options%s", "");
+                    goto done;
+                }
+                incs[nincs++] = v;
+            } else if (!cli_add_define(defs, &ndefs, v, why, sizeof why)) {
+                rc = bad_usage("%s", why);
+                goto done;
             }
         } else if (a[0] == '-' && a[1]) {
-            return bad_usage("unknown option '%s'", a);
+            rc = bad_usage("unknown option '%s'", a);
+            goto done;
         } else {
-            if (file) return bad_usage("more than one input file ('%s')", a);
+            if (file) {
+                rc = bad_usage("more than one input file ('%s')", a);
+                goto done;
+            }
             file = a;
         }
+        if (m != NONE && mode != NONE && m != (int)mode) {
+            snprintf(why, sizeof why, "%s and %s exclude each other: say one thing to do", mode_flag[mode], mode_flag[m]);
+            rc = bad_usage("%s", why);
+            goto done;
+        }
+        if (m != NONE) mode = m;
     }
-    if (mode == NONE) return bad_usage("say what to do: --emit-cuda, --emit-ir or --check%s", "");
-    if (!file) return bad_usage("no input file%s", "");
-    opt.defines = defs;
-    opt.lang.include_dirs = incs;
-
-    Arena *arena = arena_new();
-    Diag diag;
-    diag_init(&diag, stderr, NULL);
-    Compilation c = {.arena = arena, .diag = &diag};
-    int rc = 0;
-    if (!compile_file(&c, &opt, file)) {
-        rc = 1;
+    if (mode == NONE) {
+        rc = bad_usage("say what to do: --emit-cuda, --emit-ir or --check%s", "");
         goto done;
     }
-    if (mode == CHECK) goto done;
-    StrBuf out = {0};
-    if (mode == CUDA) {
-        cu_emit_module(arena, &out, c.kernels, c.nkernels);
-    } else {
-        for (int i = 0; i < c.nkernels; i++) {
-            sb_printf(&out, "%s--- typed IR: %s\n", i ? "\n" : "", c.kernels[i]->name);
-            expr_print(&out, c.defs[i]->body);
-            sb_puts(&out, "\n--- kernel IR\n");
-            kernel_print(&out, c.kernels[i]);
-        }
+    if (!file) {
+        rc = bad_usage("no input file%s", "");
+        goto done;
     }
+
+    rc = 1;
+    patc_status s = patc_create(&ctx, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE);
+    if (s != PATC_OK) {
+        fprintf(stderr, "patc: error: %s\n", patc_status_string(s));
+        goto done;
+    }
+    for (int i = 0; i < nincs; i++)
+        if ((s = patc_add_include_dir(ctx, incs[i])) != PATC_OK) {
+            fprintf(stderr, "patc: error: %s\n", patc_last_error(ctx));
+            goto done;
+        }
+    copt.no_cubin = 1;
+    if ((s = patc_program_compile(ctx, file, defs, ndefs, &copt, &prog)) != PATC_OK) {
+        /* the diagnostics of a rejected program are whole lines, printed as they are */
+        if (s == PATC_ERR_COMPILE) fputs(patc_last_error(ctx), stderr);
+        else fprintf(stderr, "patc: error: %s\n", patc_last_error(ctx));
+        goto done;
+    }
+    rc = 0;
+    if (mode == CHECK) goto done;
+    const char *out = mode == CUDA ? patc_program_cuda(prog) : patc_program_ir(prog);
     FILE *f = outpath ? fopen(outpath, "w") : stdout;
-    if (!f) {
-        fprintf(stderr, "patc: error: cannot write '%s': %s\n", outpath, strerror(errno));
+    if (!f || !out) {
+        fprintf(stderr, "patc: error: cannot write '%s': %s\n", outpath ? outpath : "stdout", out ? strerror(errno) : "out of memory");
         rc = 1;
     } else {
-        fputs(out.s ? out.s : "", f);
+        fputs(out, f);
         if (outpath && fclose(f) != 0) {
             fprintf(stderr, "patc: error: cannot write '%s': %s\n", outpath, strerror(errno));
             rc = 1;
         }
     }
-    sb_free(&out);
 done:
-    for (int i = 0; i < opt.ndefines; i++) free((char *)defs[i].name);
-    arena_free(arena);
+    patc_destroy(ctx);
+    cli_free_defines(defs, ndefs);
     return rc;
 }

@@ -1,11 +1,11 @@
 /* run_data.c: `patc run`'s host data: inputs read from files or made up (--input
  * random), outputs written or summarised, and the comparison of two results
  * (--check-against-cpu). */
-#include "../runtime/patc.h"
 #include "cli.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,31 +31,31 @@ void run_fill_random(HostData *h, uint64_t *state)
 {
     for (long long i = 0; i < h->count; i++) {
         uint64_t r = next_random(state);
-        switch (h->sk) {
-        case SK_F32: ((float *)h->data)[i] = (float)(r >> 40) * (1.0f / 16777216.0f); break;
-        case SK_F64: ((double *)h->data)[i] = (double)(r >> 11) * (1.0 / 9007199254740992.0); break;
-        case SK_I32: ((int32_t *)h->data)[i] = (int32_t)(r % 100); break;
-        case SK_U32: ((uint32_t *)h->data)[i] = (uint32_t)(r % 100); break;
-        case SK_I64: ((int64_t *)h->data)[i] = (int64_t)(r % 100); break;
-        case SK_U64: ((uint64_t *)h->data)[i] = r % 100; break;
-        case SK_BOOL: ((uint8_t *)h->data)[i] = (uint8_t)(r & 1); break;
+        switch (h->type) {
+        case PATC_F32: ((float *)h->data)[i] = (float)(r >> 40) * (1.0f / 16777216.0f); break;
+        case PATC_F64: ((double *)h->data)[i] = (double)(r >> 11) * (1.0 / 9007199254740992.0); break;
+        case PATC_I32: ((int32_t *)h->data)[i] = (int32_t)(r % 100); break;
+        case PATC_U32: ((uint32_t *)h->data)[i] = (uint32_t)(r % 100); break;
+        case PATC_I64: ((int64_t *)h->data)[i] = (int64_t)(r % 100); break;
+        case PATC_U64: ((uint64_t *)h->data)[i] = r % 100; break;
+        case PATC_BOOL: ((uint8_t *)h->data)[i] = (uint8_t)(r & 1); break;
         default: break;
         }
     }
 }
 
-/* Allocate a buffer of `count` elements of sk; false (message printed) when too big. */
-bool run_host_alloc(HostData *h, ScalarKind sk, long long count, const char *what)
+/* Allocate a buffer of `count` elements of `type`; false (message printed) when too big. */
+bool run_host_alloc(HostData *h, patc_type type, long long count, const char *what)
 {
-    h->sk = sk;
+    h->type = type;
     h->count = count;
-    long long bytes = count * (long long)scalar_info[sk].size;
-    if (count < 0 || bytes > MAX_BYTES) {
+    long long size = (long long)patc_type_size(type);
+    if (count < 0 || count > MAX_BYTES / size) {
         run_error(1, "%s has %lld elements of %s: more than the %lld bytes patc run handles", what, count,
-              scalar_info[sk].name, MAX_BYTES);
+              patc_type_name(type), MAX_BYTES);
         return false;
     }
-    h->bytes = (size_t)bytes;
+    h->bytes = (size_t)(count * size);
     /* at least one byte, so that an empty array still has an address */
     if (!(h->data = calloc(h->bytes ? h->bytes : 1, 1))) {
         run_error(1, "out of memory for %s (%zu bytes)", what, h->bytes);
@@ -88,7 +88,7 @@ bool run_read_input(HostData *h, const char *path, int index)
             fclose(f);
         }
         run_error(1, "input %d ('%s'): expected %zu bytes (%lld elements of %s), the file has %s%lld bytes", index + 1,
-              path, h->bytes, h->count, scalar_info[h->sk].name, more && actual == (long long)got ? "more than " : "",
+              path, h->bytes, h->count, patc_type_name(h->type), more && actual == (long long)got ? "more than " : "",
               actual);
         return false;
     }
@@ -111,14 +111,14 @@ bool run_write_output(const HostData *h, const char *path)
 /* Element i as a double (for sums and errors). */
 double run_elem_double(const HostData *h, long long i)
 {
-    switch (h->sk) {
-    case SK_F32: return ((const float *)h->data)[i];
-    case SK_F64: return ((const double *)h->data)[i];
-    case SK_I32: return ((const int32_t *)h->data)[i];
-    case SK_U32: return ((const uint32_t *)h->data)[i];
-    case SK_I64: return (double)((const int64_t *)h->data)[i];
-    case SK_U64: return (double)((const uint64_t *)h->data)[i];
-    case SK_BOOL: return ((const uint8_t *)h->data)[i];
+    switch (h->type) {
+    case PATC_F32: return ((const float *)h->data)[i];
+    case PATC_F64: return ((const double *)h->data)[i];
+    case PATC_I32: return ((const int32_t *)h->data)[i];
+    case PATC_U32: return ((const uint32_t *)h->data)[i];
+    case PATC_I64: return (double)((const int64_t *)h->data)[i];
+    case PATC_U64: return (double)((const uint64_t *)h->data)[i];
+    case PATC_BOOL: return ((const uint8_t *)h->data)[i];
     default: return 0;
     }
 }
@@ -126,14 +126,14 @@ double run_elem_double(const HostData *h, long long i)
 /* Element i exactly as C prints it: floats round-trip, integers in full. */
 static void print_elem(FILE *f, const HostData *h, long long i)
 {
-    switch (h->sk) {
-    case SK_F32: fprintf(f, "%.9g", (double)((const float *)h->data)[i]); break;
-    case SK_F64: fprintf(f, "%.17g", ((const double *)h->data)[i]); break;
-    case SK_I32: fprintf(f, "%d", (int)((const int32_t *)h->data)[i]); break;
-    case SK_U32: fprintf(f, "%u", (unsigned)((const uint32_t *)h->data)[i]); break;
-    case SK_I64: fprintf(f, "%lld", (long long)((const int64_t *)h->data)[i]); break;
-    case SK_U64: fprintf(f, "%llu", (unsigned long long)((const uint64_t *)h->data)[i]); break;
-    case SK_BOOL: fprintf(f, "%d", ((const uint8_t *)h->data)[i] ? 1 : 0); break;
+    switch (h->type) {
+    case PATC_F32: fprintf(f, "%.9g", (double)((const float *)h->data)[i]); break;
+    case PATC_F64: fprintf(f, "%.17g", ((const double *)h->data)[i]); break;
+    case PATC_I32: fprintf(f, "%d", (int)((const int32_t *)h->data)[i]); break;
+    case PATC_U32: fprintf(f, "%u", (unsigned)((const uint32_t *)h->data)[i]); break;
+    case PATC_I64: fprintf(f, "%lld", (long long)((const int64_t *)h->data)[i]); break;
+    case PATC_U64: fprintf(f, "%llu", (unsigned long long)((const uint64_t *)h->data)[i]); break;
+    case PATC_BOOL: fprintf(f, "%d", ((const uint8_t *)h->data)[i] ? 1 : 0); break;
     default: break;
     }
 }
@@ -142,7 +142,7 @@ static void print_elem(FILE *f, const HostData *h, long long i)
  * as a double and, for one element, its value. `label` prefixes each line. */
 void run_print_summary(const HostData *h, const char *label)
 {
-    printf("%soutput: %s, %lld element%s\n", label, scalar_info[h->sk].name, h->count, h->count == 1 ? "" : "s");
+    printf("%soutput: %s, %lld element%s\n", label, patc_type_name(h->type), h->count, h->count == 1 ? "" : "s");
     if (h->count > 1) {
         printf("%sfirst:", label);
         for (long long i = 0; i < h->count && i < SHOW_ELEMS; i++) {
@@ -168,9 +168,9 @@ void run_print_summary(const HostData *h, const char *label)
 bool run_compare(const HostData *gpu, const HostData *cpu)
 {
     double maxerr = 0;
-    bool exact = !scalar_info[gpu->sk].is_float;
+    bool exact = !(gpu->type == PATC_F32 || gpu->type == PATC_F64);
     bool same = true;
-    size_t es = (size_t)scalar_info[gpu->sk].size;
+    size_t es = (size_t)patc_type_size(gpu->type);
     for (long long i = 0; i < gpu->count; i++) {
         double g = run_elem_double(gpu, i), c = run_elem_double(cpu, i), e;
         if (isnan(g) || isnan(c)) e = isnan(g) && isnan(c) ? 0 : INFINITY;
@@ -180,7 +180,7 @@ bool run_compare(const HostData *gpu, const HostData *cpu)
         if (exact && memcmp((const char *)gpu->data + (size_t)i * es, (const char *)cpu->data + (size_t)i * es, es))
             same = false;
     }
-    double tol = gpu->sk == SK_F32 ? 1e-5 : gpu->sk == SK_F64 ? 1e-12 : 0;
+    double tol = gpu->type == PATC_F32 ? 1e-5 : gpu->type == PATC_F64 ? 1e-12 : 0;
     bool ok = exact ? same : maxerr <= tol;
     printf("max relative error: %.3g (tolerance %s%g): %s\n", maxerr, exact ? "exact, " : "", tol,
            ok ? "ok" : "FAIL");

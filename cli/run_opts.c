@@ -1,9 +1,9 @@
 /* run_opts.c: `patc run`'s options and its one-line error messages. */
-#include "../runtime/patc.h"
 #include "cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,24 +19,25 @@ static const char run_usage[] =
 
 /* Print "patc: error: MSG" as one line (newlines of embedded logs become "; ") and
  * return rc, so callers write `return run_error(1, ...)`. */
-int run_error(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int run_error(int rc, const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    StrBuf b = {0};
-    sb_vprintf(&b, fmt, ap);
+    va_copy(ap2, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (s) vsnprintf(s, (size_t)len + 1, fmt, ap2);
+    va_end(ap2);
     fputs("patc: error: ", stderr);
-    const char *s = b.s ? b.s : "";
-    size_t n = strlen(s);
+    size_t n = s ? strlen(s) : 0;
     while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) n--;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\n') fputs("; ", stderr);
         else fputc(s[i], stderr);
     }
     fputc('\n', stderr);
-    sb_free(&b);
+    free(s);
     return rc;
 }
 
@@ -84,16 +85,8 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
                 if (o->ninputs == MAX_ARGS) return run_error(2, "too many --input options");
                 o->inputs[o->ninputs++] = v;
             } else {
-                if (o->ndefs == MAX_ARGS) return run_error(2, "too many -D options");
-                if (!cli_parse_define(v, &o->defs[o->ndefs]))
-                    return run_error(2, "-D expects name=value with a natural number, got '%s'", v);
-                for (int j = 0; j < o->ndefs; j++)
-                    if (!strcmp(o->defs[j].name, o->defs[o->ndefs].name)) {
-                        int rc = run_error(2, "-D %s given twice", o->defs[j].name);
-                        free((char *)o->defs[o->ndefs].name);
-                        return rc;
-                    }
-                o->ndefs++;
+                char why[256];
+                if (!cli_add_define(o->defs, &o->ndefs, v, why, sizeof why)) return run_error(2, "%s", why);
             }
         } else if (a[0] == '-' && a[1]) {
             return run_error(2, "unknown option '%s' (see 'patc --help')", a);

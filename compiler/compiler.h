@@ -9,6 +9,7 @@
  *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
  *   smem.c       shared-memory layout with lifetime-based reuse
  *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
+ *   role.c       the kernel's role for the runtime (a device-level reduction pass?)
  *   driver.c     runs the pipeline; -d dump letters
  *
  * The typed functional IR (KernelDef) has a second back end besides lower.c and
@@ -285,6 +286,12 @@ typedef struct HwIds {
  * per launch: the runtime compiles with -DPATC_INDEX32 (patc_int = int) when the bound
  * evaluated for the launch's sizes stays below 2^31, and without it (long long) else. */
 typedef enum { IW_32, IW_64, IW_LAUNCH } IndexWidth;
+/* What a kernel is to the runtime (role.c). */
+typedef enum {
+    KR_PLAIN,       /* its output is its result */
+    KR_REDUCE_PASS, /* one data parameter of n elements, n a nat parameter, and an output of
+                       the same element type: may be relaunched on its own output */
+} KernelRole;
 
 /* A lowered kernel: everything codegen needs, and launch metadata for the runtime. */
 typedef struct Kernel {
@@ -310,6 +317,10 @@ typedef struct Kernel {
                                     magnitude: a nat over the nat parameters and blockDim/gridDim/
                                     nwarps, evaluated by the runtime at launch; NULL when some
                                     value has no bound (then iw is IW_64) */
+    KernelRole role;             /* role.c */
+    int role_len_nat;            /* KR_REDUCE_PASS: index of n in def->nats; else -1 */
+    bool role_tunable;           /* KR_REDUCE_PASS of a tunable shape (role.c) */
+    int role_grid_nat;           /* tunable with grid (g, 1, 1): index of g in def->nats; else -1 */
 } Kernel;
 
 /* ---------------------------------------------------------------- pipeline */
@@ -361,6 +372,7 @@ void loops_specialise(Arena *a, Diag *d, Kernel *k);                            
 void smem_layout(Arena *a, Kernel *k);                                                  /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
 void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
+void kernel_set_role(Kernel *k);                                                        /* role.c */
 
 /* IR walks shared by the passes (print.c). */
 bool stmt_mentions_var(const Stmt *s, const NatVar *v);

@@ -74,6 +74,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         barrier_place(a, d, k);
         if (opt->dump.barrier) dump_kernel(opt, "barrier", k);
         width_decide(a, k);
+        kernel_set_role(k);
         c->kernels[c->nkernels++] = k;
     }
     for (int i = 0; i < opt->ndefines && i < 64; i++)

@@ -48,6 +48,7 @@ typedef enum patc_status {
     PATC_ERR_NOT_FOUND,     /* no kernel of that name */
     PATC_ERR_SIZE,          /* a buffer is smaller than the kernel needs, or a nat is out of range */
     PATC_ERR_LAUNCH_CONFIG, /* a launch override the kernel cannot run with */
+    PATC_ERR_INTERP,        /* the CPU interpreter stopped at a run-time error of the program */
 } patc_status;
 
 /* Context flags. */
@@ -66,7 +67,9 @@ typedef struct patc_program patc_program;
 typedef struct patc_kernel patc_kernel;
 typedef struct patc_buffer patc_buffer;
 
-/* -D name=value: specialises a nat parameter at compile time. */
+/* -D name=value: specialises a nat parameter at compile time. A name may be given once;
+ * the value is at least 1 (nat parameters are >= 1) and at most PATC_DEFINE_MAX. */
+#define PATC_DEFINE_MAX 4611686018427387904LL /* 2^62 */
 typedef struct patc_define {
     const char *name;
     long long value;
@@ -125,6 +128,27 @@ void patc_set_warning_handler(patc_warning_fn fn, void *user);
 
 /* ---------------------------------------------------------------- programs */
 
+/* Options of patc_program_compile; a zeroed struct (or NULL) means the defaults. */
+typedef struct patc_compile_options {
+    const char *kernel;   /* compile only this kernel (NULL: every kernel of the program) */
+    const char *dump;     /* IR dumps after passes, letters of patc_dump_letters() (NULL: none) */
+    FILE *dump_out;       /* where the dumps go (NULL: stderr) */
+    const char *cuda;     /* hand-edited CUDA C in place of the generated one, as
+                             patc_program_from_cuda's cu_path_or_text (NULL: generated) */
+    int no_cubin;         /* stop after the CUDA C: NVRTC is never called and nothing is
+                             loaded. The kernels can be inspected, printed and run on the
+                             CPU interpreter, not launched. */
+} patc_compile_options;
+
+/* Compile the .rise file `path`: the front end reads it (diagnostics are the last error,
+ * as the patc command prints them), then CUDA C, then (unless no_cubin) a cubin and
+ * module as patc_program_from_file does. defs are checked as patc_define says. */
+patc_status patc_program_compile(patc_ctx *ctx, const char *path, const patc_define *defs, int ndefs,
+                                 const patc_compile_options *opts, patc_program **out);
+/* The dump letters and their passes, "aetlosb": a=ast e=expand t=typecheck l=lower
+ * o=loops s=smem b=barrier. */
+const char *patc_dump_letters(void);
+
 patc_status patc_program_from_file(patc_ctx *ctx, const char *path, const patc_define *defs,
                                    int ndefs, patc_program **out);
 /* `name` is used in diagnostics and to resolve relative imports. */
@@ -138,6 +162,9 @@ patc_status patc_program_from_cuda(patc_ctx *ctx, const char *rise_path, const c
 void patc_program_free(patc_program *prog);
 /* The CUDA C the program was built from (owned by the program). */
 const char *patc_program_cuda(const patc_program *prog);
+/* The typed functional IR and the kernel IR of each kernel, as `patc --emit-ir` prints
+ * them (owned by the program; NULL when out of memory). */
+const char *patc_program_ir(patc_program *prog);
 int patc_program_num_kernels(const patc_program *prog);
 const char *patc_program_kernel_name(const patc_program *prog, int i);
 
@@ -155,6 +182,19 @@ patc_status patc_kernel_input_info(patc_kernel *k, int i, const long long *nat_v
                                    patc_type *type, long long *count, size_t *bytes);
 patc_status patc_kernel_output_info(patc_kernel *k, const long long *nat_values,
                                     patc_type *type, long long *count, size_t *bytes);
+/* What a kernel is, decided by the compiler (never by the shape of the values given).
+ * A device-level reduction pass has exactly one data parameter whose element count is a
+ * single nat parameter n (not fixed with -D) and an output of the same element type; only
+ * such a kernel may be relaunched on its own output (patc_reduce_to_one,
+ * patc_interp_reduce_to_one), each pass having to shrink n. */
+typedef enum patc_kernel_role {
+    PATC_KERNEL_PLAIN = 0,       /* its output is its result */
+    PATC_KERNEL_REDUCTION_PASS,
+} patc_kernel_role;
+patc_kernel_role patc_kernel_get_role(const patc_kernel *k);
+/* For a reduction pass, the index among the nat parameters of n, its input's length;
+ * else -1. */
+int patc_kernel_length_nat(const patc_kernel *k);
 /* The launch configuration the kernel's rules give for these nat values. */
 patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nat_values,
                                     patc_launch_config *out);
@@ -207,6 +247,22 @@ patc_status patc_reduce_to_one(patc_kernel *k, const long long *nat_values, patc
 /* The same, timed as a whole (all passes) with CUDA events: median of reps. */
 patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nat_values, patc_buffer *input,
                                     long long n, int warmup, int reps, float *median_ms);
+
+/* ---------------------------------------------------------------- CPU interpreter */
+
+/* Run kernel `k` on the host with the reference interpreter (the semantics the generated
+ * code is checked against). host_inputs[i] holds data parameter i and host_output
+ * receives the output, each packed as on the device (patc_kernel_input_info and
+ * patc_kernel_output_info give their sizes). Needs neither a driver nor NVRTC: a
+ * program compiled with no_cubin, or in a PATC_COMPILE_ONLY context, runs here. A
+ * run-time error of the program (a division by zero, a shuffle source outside the warp)
+ * is PATC_ERR_INTERP with its message. */
+patc_status patc_interp_run(patc_kernel *k, const long long *nat_values, const void *const *host_inputs,
+                            void *host_output);
+/* patc_reduce_to_one on the host: the pass is interpreted on n elements of host_input,
+ * then on its partials, until one element is left (written to host_result). */
+patc_status patc_interp_reduce_to_one(patc_kernel *k, const long long *nat_values, const void *host_input,
+                                      long long n, void *host_result, int *passes);
 
 /* ---------------------------------------------------------------- tuned reductions */
 

@@ -48,6 +48,7 @@ const char *patc_status_string(patc_status s)
     case PATC_ERR_NOT_FOUND: return "no such kernel";
     case PATC_ERR_SIZE: return "size mismatch";
     case PATC_ERR_LAUNCH_CONFIG: return "bad launch configuration";
+    case PATC_ERR_INTERP: return "run-time error in the interpreter";
     }
     return "unknown status";
 }

@@ -11,6 +11,7 @@
  *   rt_buffer.c  device buffers
  *   rt_launch.c  single launches and their timing
  *   rt_reduce.c  device-level reductions and planned chains of passes (rt_tune.c)
+ *   rt_interp.c  the CPU interpreter (interp/) on host buffers
  *   rt_tune.c    tuned single-launch reductions
  *
  * Ownership: a context owns its programs and buffers (kept on lists so that
@@ -132,6 +133,8 @@ struct patc_program {
     Diag diag;
     Compilation comp;
     char *cuda;
+    char *ir;       /* patc_program_ir's text, made on first use */
+    bool no_cubin;  /* patc_compile_options.no_cubin: never built, never loaded */
     /* module[0]: the cubin of the CUDA text, built at once; where a kernel's index width
      * is chosen at launch (IW_LAUNCH), built with PATC_INDEX32 defined (32-bit), and
      * module[1] is the 64-bit build, made on the first launch that needs it */
@@ -207,6 +210,12 @@ float rt_median(float *v, int n);
  * length and of the nat that is its grid (grid = (g, 1, 1)); *grid_nat is -1 for a
  * fixed grid (then n must be the only nat). Returns false for any other shape. */
 bool rt_kernel_roles(const patc_kernel *k, int *len_nat, int *grid_nat);
+/* PATC_OK when k is a device-level reduction pass (the compiler's role, role.c), else
+ * PATC_ERR_INVALID with a message that starts with `what`. */
+patc_status rt_need_pass(patc_kernel *k, const char *what);
+/* The output count *m of pass k on n elements (nats[length nat] is set to n), which must
+ * shrink: 1 <= *m < n, else PATC_ERR_SIZE "... not a reduction pass". */
+patc_status rt_pass_size(patc_kernel *k, long long *nats, long long n, long long *m);
 /* patc_time_reduce_to_one, also giving each run's time (each_ms: reps entries, or NULL). */
 int rt_time_reduce(patc_kernel *k, const long long *nats, patc_buffer *input, long long n, int warmup,
                    int reps, float *median_ms, float *each_ms);

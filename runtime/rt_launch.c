@@ -100,6 +100,9 @@ patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const
     memset(L, 0, sizeof *L);
     patc_status s = rt_need_device(c);
     if (s != PATC_OK) return s;
+    if (k->prog->no_cubin)
+        return rt_fail(c, PATC_ERR_INVALID, "kernel %s belongs to a program compiled with no_cubin: it cannot be launched",
+                       k->k->name);
     if (!k->fn[0])
         return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s was compiled for sm_%d, the device is sm_%d: not loaded",
                     k->k->name, k->prog->arch, rt_driver_arch(c->drv));

@@ -65,16 +65,56 @@ void patc_program_free(patc_program *p)
     }
     free(p->kernels);
     free(p->cuda);
+    free(p->ir);
     if (p->arena) arena_free(p->arena);
     free(p);
 }
 
-/* Front end in-process: compile_string with a fresh arena and a Diag that writes into
+static const char dump_letters[] = "aetlosb";
+
+const char *patc_dump_letters(void) { return dump_letters; }
+
+/* -d letters as the compiler's dump flags; false for a letter that names no pass. */
+static bool parse_dump(const char *s, DumpFlags *f)
+{
+    for (; s && *s; s++) switch (*s) {
+        case 'a': f->ast = true; break;
+        case 'e': f->expand = true; break;
+        case 't': f->types = true; break;
+        case 'l': f->lower = true; break;
+        case 'o': f->loops = true; break;
+        case 's': f->smem = true; break;
+        case 'b': f->barrier = true; break;
+        default: return false;
+        }
+    return true;
+}
+
+/* Rule: a name is defined once, and its value is a nat parameter's: 1 to 2^62. */
+static patc_status check_defines(patc_ctx *c, const patc_define *defs, int ndefs)
+{
+    for (int i = 0; i < ndefs; i++) {
+        if (!defs[i].name || !defs[i].name[0]) return rt_fail(c, PATC_ERR_INVALID, "define %d has no name", i);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(defs[i].name, defs[j].name))
+                return rt_fail(c, PATC_ERR_INVALID, "-D %s is given twice (%lld and %lld)", defs[i].name,
+                               defs[j].value, defs[i].value);
+        if (defs[i].value < 1 || defs[i].value > PATC_DEFINE_MAX)
+            return rt_fail(c, PATC_ERR_SIZE, "-D %s=%lld: a nat parameter is at least 1 and at most 2^62 (%lld)",
+                           defs[i].name, defs[i].value, PATC_DEFINE_MAX);
+    }
+    return PATC_OK;
+}
+
+/* Front end in-process: compile_string (compile_file when text is NULL: the compiler
+ * reads `name` as the patc command does) with a fresh arena and a Diag that writes into
  * a StrBuf; a rejected program leaves its diagnostics text as the last error. */
 static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, const char *text,
-                             const patc_define *defs, int ndefs)
+                             const patc_define *defs, int ndefs, const patc_compile_options *o)
 {
     double t0 = rt_now_ms();
+    patc_status s = check_defines(c, defs, ndefs);
+    if (s != PATC_OK) return s;
     if (!(p->arena = arena_new())) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     StrBuf diagtext = {0};
     diag_init(&p->diag, NULL, &diagtext);
@@ -85,19 +125,29 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     memset(&opt, 0, sizeof opt);
     opt.lang.include_dirs = (const char **)c->include_dirs;
     opt.lang.ninclude_dirs = c->ninclude_dirs;
+    if (o && !parse_dump(o->dump, &opt.dump))
+        return rt_fail(c, PATC_ERR_INVALID, "unknown dump letters '%s' (the letters are %s)", o->dump, dump_letters);
+    if (o) {
+        opt.dump_out = o->dump_out;
+        opt.only_kernel = o->kernel ? arena_strdup(p->arena, o->kernel) : NULL;
+    }
     Define *d = ndefs > 0 ? ANEWN(p->arena, Define, ndefs) : NULL;
     for (int i = 0; i < ndefs; i++) {
-        if (!defs[i].name) return rt_fail(c, PATC_ERR_INVALID, "define %d has no name", i);
         d[i].name = arena_strdup(p->arena, defs[i].name);
         d[i].value = defs[i].value;
     }
     opt.defines = d;
     opt.ndefines = ndefs;
-    /* The front end keeps pointers into the source (spans): give it a copy we own. */
-    size_t len = strlen(text);
-    char *own = arena_strndup(p->arena, text, len);
     const char *path = arena_strdup(p->arena, name);
-    bool ok = compile_string(&p->comp, &opt, path, own, len);
+    bool ok;
+    if (text) {
+        /* The front end keeps pointers into the source (spans): give it a copy we own. */
+        size_t len = strlen(text);
+        char *own = arena_strndup(p->arena, text, len);
+        ok = compile_string(&p->comp, &opt, path, own, len);
+    } else {
+        ok = compile_file(&p->comp, &opt, path);
+    }
     p->diag.buf = NULL;
     if (!ok) {
         patc_status s = rt_fail(c, PATC_ERR_COMPILE, "%s",
@@ -187,13 +237,15 @@ static patc_program *new_program(patc_ctx *c)
     return p;
 }
 
-/* from_string = front end + cu_emit_module + build. */
+/* from_string = front end + cu_emit_module + build (no build with no_cubin). */
 static patc_status program_make(patc_ctx *c, const char *name, const char *text, const char *cuda,
-                                const patc_define *defs, int ndefs, patc_program **out)
+                                const patc_define *defs, int ndefs, const patc_compile_options *o,
+                                patc_program **out)
 {
     patc_program *p = new_program(c);
     if (!p) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-    patc_status s = front_end(c, p, name, text, defs, ndefs);
+    p->no_cubin = o && o->no_cubin;
+    patc_status s = front_end(c, p, name, text, defs, ndefs, o);
     if (s == PATC_OK) {
         if (cuda) {
             p->cuda = rt_strdup(cuda);
@@ -202,7 +254,8 @@ static patc_status program_make(patc_ctx *c, const char *name, const char *text,
             cu_emit_module(p->arena, &cu, p->comp.kernels, p->comp.nkernels);
             p->cuda = cu.s ? sb_take(&cu) : rt_strdup("");
         }
-        s = p->cuda ? rt_program_build(c, p, name, 0) : rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        if (!p->cuda) s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        else if (!p->no_cubin) s = rt_program_build(c, p, name, 0);
     }
     if (s != PATC_OK) {
         patc_program_free(p);
@@ -219,7 +272,7 @@ patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *
     if (!out || !text || ndefs < 0 || (ndefs > 0 && !defs))
         return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_string: bad argument");
     *out = NULL;
-    return program_make(c, name ? name : "<string>", text, NULL, defs, ndefs, out);
+    return program_make(c, name ? name : "<string>", text, NULL, defs, ndefs, NULL, out);
 }
 
 static patc_status read_text(patc_ctx *c, const char *path, char **text)
@@ -245,12 +298,23 @@ patc_status patc_program_from_file(patc_ctx *c, const char *path, const patc_def
     char *text;
     patc_status s = read_text(c, path, &text);
     if (s != PATC_OK) return s;
-    s = program_make(c, path, text, NULL, defs, ndefs, out);
+    s = program_make(c, path, text, NULL, defs, ndefs, NULL, out);
     free(text);
     return s;
 }
 
-/* The .cu argument is a file when one of that name exists, else the CUDA text. */
+/* Rule: the .cu argument is a file when one of that name exists, else the CUDA text
+ * (a one-line argument that names no readable file is a missing file). *cu is NULL when
+ * the text is the argument itself. */
+static patc_status read_cuda(patc_ctx *c, const char *cu_path_or_text, char **cu)
+{
+    *cu = NULL;
+    if (!strchr(cu_path_or_text, '\n') && access(cu_path_or_text, R_OK) == 0) return read_text(c, cu_path_or_text, cu);
+    if (!strchr(cu_path_or_text, '\n'))
+        return rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", cu_path_or_text, strerror(errno));
+    return PATC_OK;
+}
+
 patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cu_path_or_text,
                                    const patc_define *defs, int ndefs, patc_program **out)
 {
@@ -261,17 +325,45 @@ patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const cha
     char *rise, *cu = NULL;
     patc_status s = read_text(c, rise_path, &rise);
     if (s != PATC_OK) return s;
-    if (!strchr(cu_path_or_text, '\n') && access(cu_path_or_text, R_OK) == 0)
-        s = read_text(c, cu_path_or_text, &cu);
-    else if (!strchr(cu_path_or_text, '\n'))
-        s = rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", cu_path_or_text, strerror(errno));
-    if (s == PATC_OK) s = program_make(c, rise_path, rise, cu ? cu : cu_path_or_text, defs, ndefs, out);
+    if ((s = read_cuda(c, cu_path_or_text, &cu)) == PATC_OK)
+        s = program_make(c, rise_path, rise, cu ? cu : cu_path_or_text, defs, ndefs, NULL, out);
     free(rise);
     free(cu);
     return s;
 }
 
+patc_status patc_program_compile(patc_ctx *c, const char *path, const patc_define *defs, int ndefs,
+                                 const patc_compile_options *opts, patc_program **out)
+{
+    if (!c) return PATC_ERR_INVALID;
+    if (!out || !path || ndefs < 0 || (ndefs > 0 && !defs))
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_compile: bad argument");
+    *out = NULL;
+    char *cu = NULL;
+    patc_status s = opts && opts->cuda ? read_cuda(c, opts->cuda, &cu) : PATC_OK;
+    if (s == PATC_OK)
+        s = program_make(c, path, NULL, opts && opts->cuda ? (cu ? cu : opts->cuda) : NULL, defs, ndefs, opts, out);
+    free(cu);
+    return s;
+}
+
 const char *patc_program_cuda(const patc_program *p) { return p ? p->cuda : NULL; }
+
+/* The format of `patc --emit-ir`: per kernel its typed IR, then its kernel IR. */
+const char *patc_program_ir(patc_program *p)
+{
+    if (!p) return NULL;
+    if (p->ir) return p->ir;
+    StrBuf b = {0};
+    for (int i = 0; i < p->nkernels; i++) {
+        sb_printf(&b, "%s--- typed IR: %s\n", i ? "\n" : "", p->comp.kernels[i]->name);
+        expr_print(&b, p->comp.defs[i]->body);
+        sb_puts(&b, "\n--- kernel IR\n");
+        kernel_print(&b, p->comp.kernels[i]);
+    }
+    p->ir = b.s ? sb_take(&b) : rt_strdup("");
+    return p->ir;
+}
 int patc_program_num_kernels(const patc_program *p) { return p ? p->nkernels : 0; }
 const char *patc_program_kernel_name(const patc_program *p, int i)
 {
@@ -304,6 +396,18 @@ const char *patc_kernel_nat_name(const patc_kernel *k, int i)
 {
     return k && i >= 0 && i < k->k->def->nnats ? k->k->def->nats[i]->name : NULL;
 }
+
+patc_kernel_role patc_kernel_get_role(const patc_kernel *k)
+{
+    if (!k) return PATC_KERNEL_PLAIN;
+    switch (k->k->role) {
+    case KR_PLAIN: return PATC_KERNEL_PLAIN;
+    case KR_REDUCE_PASS: return PATC_KERNEL_REDUCTION_PASS;
+    }
+    return PATC_KERNEL_PLAIN;
+}
+
+int patc_kernel_length_nat(const patc_kernel *k) { return k ? k->k->role_len_nat : -1; }
 
 const char *patc_type_name(patc_type t)
 {

@@ -9,22 +9,28 @@
 
 bool rt_kernel_roles(const patc_kernel *k, int *len_nat, int *grid_nat)
 {
-    const Kernel *kk = k->k;
-    *len_nat = *grid_nat = -1;
-    if (kk->ninputs != 1 || kk->inputs[0]->count->kind != N_VAR || !kk->grid[0]) return false;
-    int64_t v;
-    bool fixed = nat_is_const(kk->grid[0], &v);
-    if (!fixed && kk->grid[0]->kind != N_VAR) return false;
-    for (int d = 1; d < 3; d++)
-        if (kk->grid[d] && (!nat_is_const(kk->grid[d], &v) || v != 1)) return false;
-    for (int i = 0; i < kk->def->nnats; i++) {
-        if (kk->def->nats[i] == kk->inputs[0]->count->var) *len_nat = i;
-        if (!fixed && kk->def->nats[i] == kk->grid[0]->var) *grid_nat = i;
-    }
-    if (fixed) return *len_nat >= 0 && kk->def->nnats == 1;
-    return *len_nat >= 0 && *grid_nat >= 0 && *len_nat != *grid_nat && kk->def->nnats == 2;
+    *len_nat = k->k->role_len_nat;
+    *grid_nat = k->k->role_grid_nat;
+    return k->k->role == KR_REDUCE_PASS && k->k->role_tunable;
 }
 
+patc_status rt_need_pass(patc_kernel *k, const char *what)
+{
+    if (k->k->role == KR_REDUCE_PASS) return PATC_OK;
+    return rt_fail(k->prog->ctx, PATC_ERR_INVALID,
+                   "%s: kernel %s is not a device-level reduction pass (it must take one array whose length is a "
+                   "nat parameter not fixed with -D, and return the same element type)", what, k->k->name);
+}
+
+patc_status rt_pass_size(patc_kernel *k, long long *nats, long long n, long long *m)
+{
+    nats[k->k->role_len_nat] = n;
+    patc_status s = patc_kernel_output_info(k, nats, NULL, m, NULL);
+    if (s == PATC_OK && (*m < 1 || *m >= n))
+        s = rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s maps %lld elements to %lld: not a reduction pass",
+                    k->k->name, n, *m);
+    return s;
+}
 
 /* ---------------------------------------------------------------- multi-launch reduction */
 
@@ -50,9 +56,8 @@ static void chain_close(Chain *ch)
     free(ch->nats);
 }
 
-/* Requires: one data parameter whose count is a single nat variable of the kernel, an
- * output of the same element type, and an output count that shrinks each pass. The
- * last pass writes to `final` when it is given, else to a ping-pong buffer. */
+/* Requires: a reduction pass (role.c) whose output count shrinks each pass. The last
+ * pass writes to `final` when it is given, else to a ping-pong buffer. */
 static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
                               patc_buffer *final, Chain *ch)
 {
@@ -60,17 +65,9 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
     memset(ch, 0, sizeof *ch);
     ch->len_nat = -1;
     if (!input || n < 1) return rt_fail(c, PATC_ERR_INVALID, "patc_reduce_to_one: need an input of at least one element");
-    if (k->k->ninputs != 1 || k->k->inputs[0]->count->kind != N_VAR)
-        return rt_fail(c, PATC_ERR_INVALID, "kernel %s is not a reduction pass: it must take one array whose length is a nat parameter",
-                    k->k->name);
-    for (int i = 0; i < k->k->def->nnats; i++)
-        if (k->k->def->nats[i] == k->k->inputs[0]->count->var) ch->len_nat = i;
-    if (ch->len_nat < 0)
-        return rt_fail(c, PATC_ERR_INVALID, "kernel %s: the input length %s is fixed (-D); a reduction needs it free",
-                    k->k->name, k->k->inputs[0]->count->var->name);
-    if (k->k->out->sk != k->k->inputs[0]->sk)
-        return rt_fail(c, PATC_ERR_INVALID, "kernel %s: output type %s differs from input type %s", k->k->name,
-                    scalar_info[k->k->out->sk].name, scalar_info[k->k->inputs[0]->sk].name);
+    patc_status s = rt_need_pass(k, "patc_reduce_to_one");
+    if (s != PATC_OK) return s;
+    ch->len_nat = k->k->role_len_nat;
     ch->elem = (size_t)scalar_info[k->k->out->sk].size;
     if (input->bytes < (size_t)n * ch->elem)
         return rt_fail(c, PATC_ERR_SIZE, "patc_reduce_to_one: %lld elements need %zu bytes, the buffer has %zu", n,
@@ -83,16 +80,14 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
         return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < nn; i++) ch->nats[i] = nats ? nats[i] : 0;
     /* The first pass has the largest output: both ping-pong buffers get its size. */
-    ch->nats[ch->len_nat] = n;
     long long m = 1;
-    patc_status s = n > 1 ? patc_kernel_output_info(k, ch->nats, NULL, &m, NULL) : PATC_OK;
+    s = n > 1 ? rt_pass_size(k, ch->nats, n, &m) : PATC_OK;
     for (int i = 0; s == PATC_OK && i < 2; i++) s = patc_buffer_alloc(c, (size_t)(m ? m : 1) * ch->elem, &ch->tmp[i]);
     patc_buffer *src = input;
     while (s == PATC_OK && n > 1) {
-        ch->nats[ch->len_nat] = n;
-        if ((s = patc_kernel_output_info(k, ch->nats, NULL, &m, NULL)) != PATC_OK) break;
-        if (m < 1 || m >= n || ch->npass == 64) {
-            s = rt_fail(c, PATC_ERR_SIZE, "kernel %s maps %lld elements to %lld: not a reduction pass", k->k->name, n, m);
+        if ((s = rt_pass_size(k, ch->nats, n, &m)) != PATC_OK) break;
+        if (ch->npass == 64) { /* a plan holds 64 passes: enough for any pass that halves */
+            s = rt_fail(c, PATC_ERR_SIZE, "kernel %s: more than 64 passes", k->k->name);
             break;
         }
         patc_buffer *dst = m == 1 && final ? final : ch->tmp[ch->npass % 2], *in[1] = {src};

@@ -42,9 +42,12 @@ reduce_tree examples/reduce_device_tree.rise --kernel reduceTree -D n=5000 --inp
 scale_n1 examples/scale.rise --kernel scale -D n=1 --input random
 reduce_n1 examples/reduce_device_naive.rise --kernel reduceNaive -D n=1 --input random
 T
-expect "reduction is announced" 0 "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive -D n=5000 --input random --cpu
+expect "reduction is announced" 0 "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive -D n=5000 --input random --cpu --reduce
 has "reduction is announced: text" "$TMP/out" 'relaunched until one element is left'
 has "reduction: one value" "$TMP/out" '^value: '
+expect "no --reduce: the pass's partials" 0 "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive -D n=5000 --input random --cpu
+has "no --reduce: 5 partials" "$TMP/out" '^output: f32, 5 elements$'
+if grep -q relaunched "$TMP/out"; then fail "no --reduce: nothing relaunched"; else pass "no --reduce: nothing relaunched"; fi
 
 # 2. --output writes exactly count * size bytes
 while read -r name bytes args; do
@@ -57,7 +60,8 @@ done <<'T'
 scale 40 examples/scale.rise --kernel scale -D n=10 --input random
 transpose 8192 examples/transpose_tiled.rise --kernel transposeTiled -D mt=1 -D nt=2 --input random
 dot 16 examples/dot.rise --kernel dotPartial -D n=1000 --input random --input random
-reduce 4 examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random
+reduce 4 examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random --reduce
+partials 12 examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random
 T
 
 # 3. input errors (exit 1) and usage errors (exit 2), each one line
@@ -74,7 +78,11 @@ expect "missing -D of a reduction" 2 "$PATC" run examples/reduce_device_naive.ri
 has "missing -D of a reduction: names it" "$TMP/err" '-D n='
 expect "missing -D of two" 2 "$PATC" run examples/transpose_tiled.rise --kernel transposeTiled -D mt=1 --input random --cpu
 has "missing -D of two: names nt" "$TMP/err" '-D nt='
-expect "unknown -D" 2 "$PATC" run examples/scale.rise --kernel scale -D n=3 -D q=1 --input random --cpu
+# a -D that names no nat parameter is a program error, as with patc --check (the compiler says so)
+expect "unknown -D" 1 "$PATC" run examples/scale.rise --kernel scale -D n=3 -D q=1 --input random --cpu
+has "unknown -D: names it" "$TMP/err" "-D q: no selected kernel has a nat parameter named 'q'"
+expect "unknown -D with --reduce" 2 "$PATC" run examples/reduce_device_naive.rise -D n=3 -D q=1 --input random --cpu --reduce
+has "unknown -D with --reduce: names it" "$TMP/err" '^patc: error: -D q: kernel reduceNaive has no nat parameter'
 expect "too few inputs" 2 "$PATC" run examples/dot.rise --kernel dotPartial -D n=10 --input random --cpu
 expect "too many inputs" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --input random --cpu
 expect "unknown option" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --frobnicate
@@ -83,7 +91,12 @@ expect "no --kernel, several kernels" 2 "$PATC" run examples/reduce_warp.rise -D
 expect "bad --repeat" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --repeat 0
 expect "no such kernel" 1 "$PATC" run examples/scale.rise --kernel nope -D n=10 --input random --cpu
 expect "--reduce on a map" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --reduce
+has "--reduce on a map: says why" "$TMP/err" '^patc: error: .*kernel scale maps 10 elements to 10: not a reduction pass$'
 expect "--reduce on two inputs" 1 "$PATC" run examples/dot.rise --kernel dotPartial -D n=10 --input random --input random --cpu --reduce
+has "--reduce on two inputs: says why" "$TMP/err" '^patc: error: --reduce: kernel dotPartial is not a device-level reduction pass'
+printf 'kernel divz = nFun(n => fun(n.i32)(xs => xs |> mapGlobal(fun(x => x / (x - x)))))\n' >"$TMP/divz.rise"
+expect "interpreter run-time error" 1 "$PATC" run "$TMP/divz.rise" -D n=4 --input random --cpu
+has "interpreter run-time error: one line" "$TMP/err" '^patc: error: divz: interpreter: .*divz.rise:1:[0-9]+: division by zero$'
 expect "run --help" 0 "$PATC" run --help
 expect "patc --help mentions run" 0 "$PATC" --help
 has "patc --help: --check-against-cpu" "$TMP/out" '--check-against-cpu'
@@ -117,7 +130,9 @@ open(sys.argv[1], 'wb').write(struct.pack('<%df' % len(xs), *xs))
 print(repr(sum(xs)))
 PY
 )
+        # without --reduce the partials add up to the same total
         for flag in --reduce ""; do
+            # shellcheck disable=SC2086
             expect "reduce n=$n $flag" 0 "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive -D n=$n --input "$TMP/in.bin" --cpu $flag
             got=$(sed -n 's/^sum: //p' "$TMP/out")
             if python3 -c "import sys; g, w = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(g - w) / max(abs(w), 1e-30) > 1e-5)" "$got" "$want"; then
@@ -129,10 +144,92 @@ else
     echo "SKIP: reduction reference (no python3)"
 fi
 
+# 6b. patc run never changes what a kernel means: a kernel with one input and a shorter
+# output is run once without --reduce (its partials), checked against python
+if command -v python3 >/dev/null; then
+    cat >"$TMP/blockmax.rise" <<EOF
+import "$PWD/patterns/reduce.rise"
+-- per-block maximum: 256 elements per block, one partial per block
+kernel blockMax = nFun(n =>
+  fun(n.f32)(xs =>
+    xs |> reduceDevice(n, 256, reduceBlockNaive(max, 0.0f, 1), 0.0f)))
+EOF
+    cat >"$TMP/usum.rise" <<'EOF'
+-- per-thread unrolled sum (seed 003): thread j sums xs[j + t*i] for i < uf, t = n / uf
+kernel unrolledSum = nFun(uf => nFun(n =>
+  fun(n.f32)(xs =>
+    xs |> take(uf * (n / uf)) |> split(n / uf) |> transpose
+       |> mapGlobal(fun(col => col |> reduceSeq(add)(0.0f))))))
+EOF
+    mkin() { python3 - "$1" "$2" <<'PY'
+import random, struct, sys
+random.seed(11)
+n = int(sys.argv[2])
+xs = [struct.unpack('<f', struct.pack('<f', random.random()))[0] for _ in range(n)]
+open(sys.argv[1], 'wb').write(struct.pack('<%df' % n, *xs))
+PY
+    }
+    # outcmp NAME FILE PYEXPR: the --output file holds exactly the f32 list PYEXPR of xs
+    outcmp() {
+        if python3 - "$TMP/in.bin" "$2" "$3" <<'PY'
+import struct, sys
+raw = open(sys.argv[1], 'rb').read()
+xs = list(struct.unpack('<%df' % (len(raw) // 4), raw))
+def f32(v): return struct.unpack('<f', struct.pack('<f', v))[0]
+def fsum(vs):
+    acc = 0.0
+    for v in vs: acc = f32(acc + v)
+    return acc
+want = [f32(w) for w in eval(sys.argv[3])]
+got_raw = open(sys.argv[2], 'rb').read()
+got = list(struct.unpack('<%df' % (len(got_raw) // 4), got_raw))
+if got != want: print('    got', got, 'want', want)
+sys.exit(0 if got == want else 1)
+PY
+        then pass "$1"; else fail "$1"; fi
+    }
+    mkin "$TMP/in.bin" 1000
+    expect "blockMax without --reduce" 0 "$PATC" run "$TMP/blockmax.rise" -D n=1000 --input "$TMP/in.bin" --cpu --output "$TMP/o.bin"
+    outcmp "blockMax: its 4 per-block maxima" "$TMP/o.bin" '[max(xs[b*256:(b+1)*256]) for b in range(4)]'
+    expect "blockMax summary" 0 "$PATC" run "$TMP/blockmax.rise" -D n=1000 --input "$TMP/in.bin" --cpu
+    has "blockMax summary: 4 elements" "$TMP/out" '^output: f32, 4 elements$'
+    expect "blockMax --reduce" 0 "$PATC" run "$TMP/blockmax.rise" -D n=1000 --input "$TMP/in.bin" --cpu --reduce --output "$TMP/o.bin"
+    outcmp "blockMax --reduce: the maximum" "$TMP/o.bin" '[max(xs)]'
+    mkin "$TMP/in.bin" 19
+    expect "unrolled sum uf=8 n=19" 0 "$PATC" run "$TMP/usum.rise" -D uf=8 -D n=19 --input "$TMP/in.bin" --cpu --output "$TMP/o.bin"
+    outcmp "unrolled sum uf=8 n=19: its 2 partials" "$TMP/o.bin" '[fsum(xs[j + 2*i] for i in range(8)) for j in range(2)]'
+    expect "unrolled sum --reduce" 1 "$PATC" run "$TMP/usum.rise" -D uf=8 -D n=19 --input "$TMP/in.bin" --cpu --reduce
+    has "unrolled sum --reduce: not a pass" "$TMP/err" '^patc: error: .*maps 2 elements to 0: not a reduction pass$'
+else
+    echo "SKIP: kernels whose output is shorter than their input (no python3)"
+fi
+
+# 6c. -D rules and modes (patc run and patc --emit-cuda)
+expect "run -D twice" 2 "$PATC" run examples/scale.rise -D n=5 -D n=6 --input random --cpu
+has "run -D twice: message" "$TMP/err" '^patc: error: -D n is given twice \(5 and 6\)$'
+expect "emit -D twice" 2 "$PATC" --emit-cuda -D n=5 -D n=6 examples/scale.rise
+has "emit -D twice: message" "$TMP/err" '^patc: -D n is given twice'
+expect "run -D n=0" 2 "$PATC" run examples/scale.rise -D n=0 --input random --cpu
+has "run -D n=0: message" "$TMP/err" 'nat parameters are at least 1'
+expect "emit -D n=0" 2 "$PATC" --emit-cuda -D n=0 examples/scale.rise
+has "emit -D n=0: message" "$TMP/err" 'nat parameters are at least 1'
+expect "check -D n=2^62" 0 "$PATC" --check -D n=4611686018427387904 examples/scale.rise
+expect "check -D n=2^62+1" 2 "$PATC" --check -D n=4611686018427387905 examples/scale.rise
+has "check -D n=2^62+1: message" "$TMP/err" 'above 2\^62'
+expect "check -D n=huge" 2 "$PATC" --check -D n=99999999999999999999999 examples/scale.rise
+expect "run -D n=2^62+1" 2 "$PATC" run examples/scale.rise -D n=4611686018427387905 --input random --cpu
+for modes in "--emit-cuda --check" "--emit-ir --emit-cuda" "--check --emit-ir" "--emit-cuda --emit-ir"; do
+    # shellcheck disable=SC2086
+    expect "modes $modes" 2 "$PATC" $modes examples/scale.rise
+    has "modes $modes: message" "$TMP/err" 'exclude each other'
+    if [ -s "$TMP/out" ]; then fail "modes $modes: nothing on stdout"; else pass "modes $modes: nothing on stdout"; fi
+done
+expect "the same mode twice" 0 "$PATC" --check --check examples/scale.rise
+
 # 7. no leaks on the CPU path (still-reachable blocks are libnvrtc's static initialisers)
 if command -v valgrind >/dev/null; then
     for args in "examples/scale.rise --kernel scale -D n=100 --input random --cpu --time" \
-                "examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random --cpu" \
+                "examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random --cpu --reduce" \
                 "examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu"; do
         # shellcheck disable=SC2086
         valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$PATC" run $args >/dev/null 2>"$TMP/vg"

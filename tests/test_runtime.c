@@ -121,6 +121,116 @@ START_TEST(compile_rise_to_cubin_and_hit_the_cache)
 }
 END_TEST
 
+/* A per-block sum (4 elements per block) and a dot product: a reduction pass and a
+ * plain kernel, as the compiler classifies them. */
+static const char *PASS_AND_DOT =
+    "kernel blockSum = nFun(n =>\n"
+    "  fun(n.f32)(xs => xs |> padCst(0)((4 - n % 4) % 4)(0.0f) |> split(4)\n"
+    "    |> mapGlobal(fun(c => c |> reduceSeq(add)(0.0f)))))\n"
+    "kernel dot = nFun(n =>\n"
+    "  fun(n.f32)(xs => fun(n.f32)(ys => zip(xs)(ys) |> split(n)\n"
+    "    |> mapGlobal(fun(c => c |> reduceSeq(fun((a, p) => a + fst(p) * snd(p)))(0.0f))))))\n";
+
+START_TEST(kernel_role_from_the_compiler)
+{
+    patc_ctx *c;
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    patc_compile_options o = {.no_cubin = 1};
+    char path[] = "/tmp/patc-role-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, PASS_AND_DOT, strlen(PASS_AND_DOT)), (ssize_t)strlen(PASS_AND_DOT));
+    close(fd);
+    ck_assert_msg(patc_program_compile(c, path, NULL, 0, &o, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_get_kernel(p, "blockSum", &k), PATC_OK);
+    ck_assert_int_eq(patc_kernel_get_role(k), PATC_KERNEL_REDUCTION_PASS);
+    ck_assert_int_eq(patc_kernel_length_nat(k), 0);
+    /* the pass runs once through patc_interp_run (its 3 partials), and to one value
+     * through patc_interp_reduce_to_one */
+    float xs[10], part[3] = {0}, one = 0, want = 0;
+    for (int i = 0; i < 10; i++) want += xs[i] = (float)(i + 1);
+    long long n = 10;
+    const void *in[1] = {xs};
+    ck_assert_msg(patc_interp_run(k, &n, in, part) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert(part[0] == 10.0f && part[1] == 26.0f && part[2] == 19.0f);
+    int passes = 0;
+    ck_assert_msg(patc_interp_reduce_to_one(k, &n, xs, 10, &one, &passes) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert(one == want);
+    ck_assert_int_eq(passes, 2);
+    /* a program without a cubin cannot be launched, and says why */
+    ck_assert_int_ne(patc_launch(k, &n, NULL, NULL, NULL), PATC_OK);
+
+    ck_assert_int_eq(patc_get_kernel(p, "dot", &k), PATC_OK);
+    ck_assert_int_eq(patc_kernel_get_role(k), PATC_KERNEL_PLAIN);
+    ck_assert_int_eq(patc_kernel_length_nat(k), -1);
+    ck_assert_int_eq(patc_interp_reduce_to_one(k, &n, xs, 10, &one, NULL), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "not a device-level reduction pass"));
+    patc_program_free(p);
+
+    /* fixing the length with -D makes the pass plain: its length is no parameter */
+    patc_define d = {"n", 12};
+    o.kernel = "blockSum";
+    ck_assert_msg(patc_program_compile(c, path, &d, 1, &o, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_program_num_kernels(p), 1);
+    ck_assert_int_eq(patc_get_kernel(p, "blockSum", &k), PATC_OK);
+    ck_assert_int_eq(patc_kernel_get_role(k), PATC_KERNEL_PLAIN);
+    ck_assert_ptr_nonnull(strstr(patc_program_ir(p), "--- typed IR: blockSum\n"));
+    ck_assert_ptr_nonnull(strstr(patc_program_ir(p), "--- kernel IR\n"));
+    unlink(path);
+    patc_destroy(c);
+}
+END_TEST
+
+/* Emitting CUDA never calls NVRTC: an architecture NVRTC rejects still emits. */
+START_TEST(no_cubin_never_calls_nvrtc)
+{
+    patc_ctx *c;
+    patc_program *p;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    ck_assert_int_eq(patc_set_arch(c, 1000), PATC_OK);
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, NULL, 0, &p), PATC_ERR_NVRTC);
+    patc_compile_options o = {.no_cubin = 1};
+    ck_assert_msg(patc_program_compile(c, PATC_EXAMPLES_DIR "/scale.rise", NULL, 0, &o, &p) == PATC_OK, "%s",
+                  patc_last_error(c));
+    ck_assert_ptr_nonnull(strstr(patc_program_cuda(p), "__global__"));
+    patc_compile_stats st;
+    patc_get_compile_stats(c, &st);
+    ck_assert(st.compile_ms == 0);
+    /* dump letters are checked */
+    o.dump = "x";
+    ck_assert_int_eq(patc_program_compile(c, PATC_EXAMPLES_DIR "/scale.rise", NULL, 0, &o, &p), PATC_ERR_INVALID);
+    ck_assert_str_eq(patc_dump_letters(), "aetlosb");
+    patc_destroy(c);
+}
+END_TEST
+
+/* -D through the C API: 1 to 2^62, each name once. */
+START_TEST(define_rules)
+{
+    patc_ctx *c;
+    patc_program *p = NULL;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    patc_define zero = {"n", 0};
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, &zero, 1, &p), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "at least 1"));
+    ck_assert_ptr_null(p);
+    patc_define big = {"n", PATC_DEFINE_MAX + 1};
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, &big, 1, &p), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "2^62"));
+    patc_define twice[2] = {{"n", 5}, {"n", 6}};
+    ck_assert_int_eq(patc_program_from_string(c, "scale.rise", SCALE, twice, 2, &p), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "-D n is given twice"));
+    patc_compile_options o = {.no_cubin = 1};
+    ck_assert_int_eq(patc_program_compile(c, PATC_EXAMPLES_DIR "/scale.rise", &zero, 1, &o, &p), PATC_ERR_SIZE);
+    patc_define one = {"n", 1};
+    ck_assert_msg(patc_program_compile(c, PATC_EXAMPLES_DIR "/scale.rise", &one, 1, &o, &p) == PATC_OK, "%s",
+                  patc_last_error(c));
+    patc_destroy(c);
+}
+END_TEST
+
 START_TEST(kernel_queries)
 {
     patc_ctx *c;
@@ -612,6 +722,9 @@ int main(int argc, char **argv)
         tcase_add_test(tc, compile_only_flag_and_no_cache);
         tcase_add_test(tc, compile_rise_to_cubin_and_hit_the_cache);
         tcase_add_test(tc, kernel_queries);
+        tcase_add_test(tc, kernel_role_from_the_compiler);
+        tcase_add_test(tc, no_cubin_never_calls_nvrtc);
+        tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);
         tcase_add_test(tc, program_from_file_and_edited_cuda);
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);

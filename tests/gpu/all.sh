@@ -57,10 +57,10 @@ for n in $sizes; do
   run_case gpu scale.rise scale $n 1 -D n=$n
   run_case gpu stencil3.rise stencil3 $n 1 -D n=$n
   run_case gpu dot.rise dotPartial $n 2 -D n=$n
-  run_case gpu reduce_device_naive.rise reduceNaive $n 1 -D n=$n
-  run_case gpu reduce_device_tree.rise reduceTree $n 1 -D n=$n
+  run_case gpu reduce_device_naive.rise reduceNaive $n 1 -D n=$n --reduce
+  run_case gpu reduce_device_tree.rise reduceTree $n 1 -D n=$n --reduce
   for k in reduceShfl_1024_256 reduceShfl_256_32 reduceShfl_2048_64 reduceShflXor_1024_256 reduceShflI32 reduceShflMax; do
-    run_case gpu reduce_block_shfl.rise $k $n 1 -D n=$n
+    run_case gpu reduce_block_shfl.rise $k $n 1 -D n=$n --reduce
   done
 done
 # the single-launch reductions (lastBlock): sizes, grids and settings, specialised by -D
@@ -113,10 +113,10 @@ for tool in memcheck racecheck synccheck; do
   san $tool scale.rise scale 1 -D n=1000
   san $tool stencil3.rise stencil3 1 -D n=1000
   san $tool dot.rise dotPartial 2 -D n=1000
-  san $tool reduce_device_naive.rise reduceNaive 1 -D n=4097
-  san $tool reduce_device_tree.rise reduceTree 1 -D n=10007
+  san $tool reduce_device_naive.rise reduceNaive 1 -D n=4097 --reduce
+  san $tool reduce_device_tree.rise reduceTree 1 -D n=10007 --reduce
   for k in reduceShfl_1024_256 reduceShfl_256_32 reduceShfl_2048_64 reduceShflXor_1024_256 reduceShflI32 reduceShflMax; do
-    san $tool reduce_block_shfl.rise $k 1 -D n=5000
+    san $tool reduce_block_shfl.rise $k 1 -D n=5000 --reduce
   done
   for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do san $tool reduce_warp.rise $k 1 -D n=3; done
   san $tool shfl_permute.rise permute 1 -D n=3
@@ -132,7 +132,7 @@ for tool in memcheck racecheck synccheck; do
 done
 
 # the acceptance command of the runtime issue, verbatim
-o=$("$PATC" run examples/reduce_device_naive.rise --input random --check-against-cpu -D n=1000003 2>&1); rc=$?
+o=$("$PATC" run examples/reduce_device_naive.rise --input random --check-against-cpu -D n=1000003 --reduce 2>&1); rc=$?
 echo "$o" | tee -a "$log"
 record accept reduce_device_naive.rise reduceNaive 1000003 $rc "$(echo "$o" | grep -m1 -o 'max relative error: [^ ]*')"
 
@@ -159,7 +159,7 @@ record big big_test "scale, reduceSum" "2^32+7" $rc "$(echo "$o" | tail -1)"
 # ---------------------------------------------------------------- 4. warm cache
 cache=$(mktemp -d)
 for i in 1 2; do
-  o=$(PATC_CACHE_DIR=$cache "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive --input random -D n=1000003 --time 2>&1)
+  o=$(PATC_CACHE_DIR=$cache "$PATC" run examples/reduce_device_naive.rise --kernel reduceNaive --input random -D n=1000003 --reduce --time 2>&1)
   echo "run $i: $o" >>"$log"
 done
 echo "$o" | tee -a "$log"

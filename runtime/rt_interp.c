@@ -1,0 +1,75 @@
+/* rt_interp.c: the CPU interpreter (interp/) behind patc.h: a kernel of a program run on
+ * host buffers, once or as a reduction relaunched on its own output (the same passes as
+ * patc_reduce_to_one, decided by the same rules in rt_reduce.c). */
+#include "patc.h"
+#include "rt_internal.h"
+#include "../interp/interp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Rule: the nats are checked as for a launch (bounds, upper bounds); the interpreter
+ * then runs on the kernel's typed IR, which the generated code was lowered from. */
+patc_status patc_interp_run(patc_kernel *k, const long long *nats, const void *const *inputs, void *output)
+{
+    if (!k) return PATC_ERR_INVALID;
+    patc_ctx *c = k->prog->ctx;
+    const KernelDef *d = k->k->def;
+    if (!output || (d->nparams > 0 && !inputs)) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: no buffers");
+    for (int i = 0; i < d->nparams; i++)
+        if (!inputs[i]) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: input %d is NULL", i);
+    patc_status s = rt_bind_nats(k, nats);
+    if (s != PATC_OK) return s;
+    int64_t *v = calloc((size_t)d->nnats + 1, sizeof *v);
+    if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; i < d->nnats; i++) v[i] = nats[i];
+    char err[512];
+    if (!interp_kernel(d, v, inputs, output, err, sizeof err)) s = rt_fail(c, PATC_ERR_INTERP, "interpreter: %s", err);
+    free(v);
+    return s;
+}
+
+/* Ping-pong through two host buffers sized for the first (largest) pass's output. */
+patc_status patc_interp_reduce_to_one(patc_kernel *k, const long long *nats, const void *input, long long n,
+                                      void *result, int *passes)
+{
+    if (!k) return PATC_ERR_INVALID;
+    patc_ctx *c = k->prog->ctx;
+    if (!input || !result || n < 1)
+        return rt_fail(c, PATC_ERR_INVALID, "patc_interp_reduce_to_one: need an input of at least one element");
+    patc_status s = rt_need_pass(k, "patc_interp_reduce_to_one");
+    if (s != PATC_OK) return s;
+    int nn = k->k->def->nnats;
+    if (nn > 1 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->k->name, nn);
+    size_t elem = (size_t)scalar_info[k->k->out->sk].size;
+    long long *v = calloc((size_t)nn + 1, sizeof *v), m = 1;
+    void *tmp[2] = {NULL, NULL};
+    if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; i < nn; i++) v[i] = nats ? nats[i] : 0;
+    int np = 0;
+    if (n > 1 && (s = rt_pass_size(k, v, n, &m)) == PATC_OK &&
+        (!(tmp[0] = malloc((size_t)m * elem)) || !(tmp[1] = malloc((size_t)m * elem))))
+        s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory for %lld partial results", m);
+    const void *src = input;
+    while (s == PATC_OK && n > 1) {
+        if ((s = rt_pass_size(k, v, n, &m)) != PATC_OK) break;
+        void *dst = tmp[np % 2];
+        if ((s = patc_interp_run(k, v, &src, dst)) != PATC_OK) {
+            char *msg = rt_strdup(patc_last_error(c));
+            s = rt_fail(c, s, "pass %d (%lld elements): %s", np + 1, n, msg ? msg : "");
+            free(msg);
+            break;
+        }
+        src = dst;
+        n = m;
+        np++;
+    }
+    if (s == PATC_OK) {
+        memcpy(result, src, elem);
+        if (passes) *passes = np;
+    }
+    free(tmp[0]);
+    free(tmp[1]);
+    free(v);
+    return s;
+}
