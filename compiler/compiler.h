@@ -171,6 +171,7 @@ typedef struct KernelDef {
     Binder **params;/* data parameters, in order */
     int nparams;
     Expr *body;     /* its type is the output type */
+    int id_base;    /* every binder of this kernel has an id >= id_base (set by the driver) */
 } KernelDef;
 
 /* ---------------------------------------------------------------- kernel IR */

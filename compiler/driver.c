@@ -21,19 +21,19 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
     Diag *d = c->diag;
     FILE *df = opt->dump_out ? opt->dump_out : stderr;
     int nk = 0;
+    /* names are indexed once (expand looks definitions up here too), so a program of
+     * many declarations costs time linear in their number */
+    c->prog.by_name = namemap_new(a);
     for (Decl *x = c->prog.decls; x; x = x->next) {
-        for (Decl *y = c->prog.decls; y != x; y = y->next)
-            if (strcmp(x->name, y->name) == 0)
-                diag_error2(d, x->sp, y->sp, "first defined here", "'%s' is defined twice", x->name);
+        Decl *y = namemap_put(c->prog.by_name, x->name, x);
+        if (y) diag_error2(d, x->sp, y->sp, "first defined here", "'%s' is defined twice", x->name);
         if (prim_lookup(x->name) >= 0 && x->kind == D_KERNEL)
             diag_error(d, x->sp, "kernel name '%s' is a primitive", x->name);
         if (x->kind == D_KERNEL) nk++;
     }
     if (opt->only_kernel) {
-        bool found = false;
-        for (Decl *x = c->prog.decls; x; x = x->next)
-            if (x->kind == D_KERNEL && strcmp(x->name, opt->only_kernel) == 0) found = true;
-        if (!found) diag_error_nopos(d, "no kernel named '%s' in this program", opt->only_kernel);
+        Decl *x = namemap_get(c->prog.by_name, opt->only_kernel);
+        if (!x || x->kind != D_KERNEL) diag_error_nopos(d, "no kernel named '%s' in this program", opt->only_kernel);
     }
     c->defs = ANEWN(a, KernelDef *, nk + 1);
     c->kernels = ANEWN(a, Kernel *, nk + 1);
@@ -57,7 +57,9 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
                 if (strlen(opt->defines[i].name) == len && !strncmp(opt->defines[i].name, l->lam.param, len))
                     define_used[i] = true;
         }
+        int id_base = arena_next_id(a);
         KernelDef *kd = typecheck_kernel(a, d, x, closed, opt->defines, opt->ndefines);
+        kd->id_base = id_base;
         if (opt->dump.types) {
             StrBuf b = {0};
             expr_print(&b, kd->body);
@@ -119,9 +121,10 @@ bool compile_file(Compilation *c, const CompileOptions *opt, const char *path)
     }
     size_t len;
     char *text = lang_read_file(path, &len);
-    if (!text) diag_error_nopos(c->diag, "cannot read '%s': %s", path, strerror(errno));
-    char *copy = arena_strndup(c->arena, text, len);
-    free(text);
+    if (!text) diag_error_nopos(c->diag, "cannot read '%s': %s", path, lang_read_error(errno));
     c->diag->jump_armed = false;
-    return compile_string(c, opt, path, copy, len);
+    /* compile_string copies the text into the arena (and returns rather than jumps) */
+    bool ok = compile_string(c, opt, path, text, len);
+    free(text);
+    return ok;
 }

@@ -10,10 +10,22 @@
  *   - toPrivateFun(f)(x) / toSharedFun(f)(x) became toPrivate(f(x)) / toShared(f(x)).
  * Lambdas that remain are either the kernel's own parameters or function arguments
  * of primitives (or of a primitive spine that is still unsaturated).
+ *
+ * Copies are not shared: each use of a definition or of a function-valued argument is
+ * typed on its own (defs are polymorphic) and becomes code of its own in the kernel, so
+ * sharing the AST would save no later work. A definition using the previous one twice,
+ * 24 levels deep, is 2^24 copies: the expansion of one kernel is limited to
+ * EXPAND_MAX_NODES nodes (and EXPAND_MAX_DEPTH nested calls), an error at the kernel.
  */
 #include "compiler.h"
 
 #include <string.h>
+
+/* Far beyond any real kernel (the examples expand to a few hundred nodes); small enough
+ * that expansion stays well under a second and a few hundred MB. */
+#define EXPAND_MAX_NODES 1000000
+/* ex() recursion (nesting of the expanded term), kept well inside an 8 MB stack. */
+#define EXPAND_MAX_DEPTH 20000
 
 typedef enum { B_RENAME, B_VALUE } BindKind;
 
@@ -34,9 +46,14 @@ typedef struct Ex {
     Arena *a;
     Diag *d;
     const Program *p;
+    const Decl *kernel;
     Active *active; /* defs being expanded: a def reached again is recursive */
     int depth;
     const UseSite *via; /* the uses of definitions the code being copied was inlined through */
+    long nodes;     /* ex() calls so far: about one node each */
+    NameMap *uses;  /* def name -> int *: times it was inlined into this kernel */
+    const Decl *most_used;
+    int most_uses;
 } Ex;
 
 static Ast *ex(Ex *x, Ast *e, Env *env);
@@ -85,9 +102,42 @@ static Env *bind(Ex *x, Env *env, const char *name, BindKind k, const char *newn
 
 static const Decl *find_def(const Program *p, const char *name)
 {
+    if (p->by_name) {
+        const Decl *d = namemap_get(p->by_name, name);
+        return d && d->kind == D_DEF ? d : NULL;
+    }
     for (const Decl *d = p->decls; d; d = d->next)
         if (d->kind == D_DEF && strcmp(d->name, name) == 0) return d;
     return NULL;
+}
+
+/* Count one more inlining of d, for the message of too_big. */
+static void count_use(Ex *x, const Decl *d)
+{
+    int *n = namemap_get(x->uses, d->name);
+    if (!n) {
+        n = ANEW(x->a, int);
+        namemap_put(x->uses, d->name, n);
+    }
+    if (++*n > x->most_uses) {
+        x->most_uses = *n;
+        x->most_used = d;
+    }
+}
+
+/* The expansion outgrew EXPAND_MAX_NODES: blame the definition inlined most often. */
+static _Noreturn void too_big(Ex *x)
+{
+    const Decl *k = x->kernel, *d = x->most_used;
+    if (d && x->most_uses > 1)
+        diag_error2(x->d, k->sp, d->sp, arena_printf(x->a, "'%s' is defined here", d->name),
+                    "expanding kernel '%s' makes more than %d nodes; definition '%s' is used %d times in it "
+                    "(every use of a definition is a copy of its body)",
+                    k->name, EXPAND_MAX_NODES, d->name, x->most_uses);
+    diag_error(x->d, k->sp,
+               "expanding kernel '%s' makes more than %d nodes (every use of a function or definition is a "
+               "copy of its body)",
+               k->name, EXPAND_MAX_NODES);
 }
 
 /* Head of an application spine f(a1)...(ak), and k. */
@@ -277,6 +327,7 @@ static Ast *ex_var(Ex *x, Ast *e, Env *env)
     if (d) {
         for (Active *a = x->active; a; a = a->next)
             if (a->d == d) diag_error(x->d, stamp(x, e->sp), "definition '%s' refers to itself; recursion is not supported", n);
+        count_use(x, d);
         Active act = {d, x->active};
         x->active = &act;
         UseSite *use = ANEW(x->a, UseSite);
@@ -314,7 +365,8 @@ static Ast *literal_wrapper(Ex *x, Ast *e)
 
 static Ast *ex(Ex *x, Ast *e, Env *env)
 {
-    if (++x->depth > 20000) diag_error(x->d, stamp(x, e->sp), "program too deeply nested after inlining definitions");
+    if (++x->depth > EXPAND_MAX_DEPTH) diag_error(x->d, stamp(x, e->sp), "program too deeply nested after inlining definitions");
+    if (++x->nodes > EXPAND_MAX_NODES) too_big(x);
     Ast *r;
     switch (e->kind) {
     case A_VAR: r = ex_var(x, e, env); break;
@@ -354,6 +406,6 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
  * the user's part of the name). */
 Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k)
 {
-    Ex x = {a, d, p, NULL, 0, NULL};
+    Ex x = {.a = a, .d = d, .p = p, .kernel = k, .uses = namemap_new(a)};
     return ex(&x, k->body, NULL);
 }

@@ -500,9 +500,10 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
 
 void loops_specialise(Arena *a, Diag *d, Kernel *k)
 {
-    Collect *c = ANEW(a, Collect);
-    collect(c, k->body);
-    launch_rule(a, d, k, c);
+    /* on the stack: 9 KB per kernel in the arena made a program of many kernels large */
+    Collect c = {0};
+    collect(&c, k->body);
+    launch_rule(a, d, k, &c);
     /* the hardware ids range over the launch sizes */
     for (int dim = 0; dim < 3; dim++) {
         k->hw.tid[dim]->ub = k->block[dim];

@@ -94,8 +94,8 @@ typedef struct Lw {
     Arena *a;
     Diag *d;
     Kernel *k;
-    Val **env; /* by binder id */
-    int nenv;
+    Val **env; /* by binder id: env[id - base] */
+    int base, nenv;
     Stmt *cur;
     Level lv[8];
     int ndepth;
@@ -278,8 +278,8 @@ static Nat *nmul(Lw *w, Nat *x, Nat *y) { return nat_mul(w->a, x, y); }
 
 static void bind(Lw *w, Binder *b, Val *v)
 {
-    if (b->id >= w->nenv) die("binder id %d out of range", b->id);
-    w->env[b->id] = v;
+    if (b->id < w->base || b->id - w->base >= w->nenv) die("binder id %d out of range", b->id);
+    w->env[b->id - w->base] = v;
 }
 
 /* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression. */
@@ -1120,7 +1120,8 @@ static Val *lower_exp(Lw *w, Expr *e)
 {
     switch (e->kind) {
     case E_VAR: {
-        Val *v = e->var.b->id < w->nenv ? w->env[e->var.b->id] : NULL;
+        int i = e->var.b->id - w->base;
+        Val *v = i >= 0 && i < w->nenv ? w->env[i] : NULL;
         if (!v) die("unbound variable %s", e->var.b->name);
         return v;
     }
@@ -1187,7 +1188,10 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
     k->def = kd;
     k->hw = make_hw(a);
     Lw w = {.a = a, .d = d, .k = k};
-    w.nenv = arena_next_id(a) + 1;
+    /* only this kernel's binders: an env over every id of the compilation would make
+     * a program of many kernels quadratic */
+    w.base = kd->id_base;
+    w.nenv = arena_next_id(a) + 1 - w.base;
     w.env = ANEWN(a, Val *, w.nenv);
     k->inputs = ANEWN(a, Buffer *, kd->nparams + 1);
     k->ninputs = kd->nparams;

@@ -7,6 +7,7 @@
 #ifndef PATC_LANG_H
 #define PATC_LANG_H
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -53,6 +54,18 @@ void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2,
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
 char *sb_take(StrBuf *b); /* caller frees; b is reset */
 void sb_free(StrBuf *b);
+
+/* ---------------------------------------------------------------- name tables */
+
+/* A hash table from NUL-terminated names to pointers, allocated from an arena (keys are
+ * not copied: they must live as long as the table). Lookup and insertion are O(1) on
+ * average, so per-declaration work stays linear in the number of declarations. */
+typedef struct NameMap NameMap;
+NameMap *namemap_new(Arena *a);
+void *namemap_get(const NameMap *m, const char *key); /* NULL when absent */
+/* Add key -> value (value not NULL) unless key is present; returns the value already
+ * there, or NULL when it was added. */
+void *namemap_put(NameMap *m, const char *key, void *value);
 
 /* ---------------------------------------------------------------- sources and spans */
 
@@ -228,6 +241,7 @@ typedef struct Decl {
 typedef struct Program {
     Decl *decls;   /* in source order, imports spliced in where they appear */
     Decl **tail;
+    NameMap *by_name; /* each declared name -> its Decl; set by the driver, or NULL */
 } Program;
 
 /* AST constructors (one call per grammar action). */
@@ -256,6 +270,10 @@ typedef struct LangOptions {
     int ninclude_dirs;
 } LangOptions;
 
+/* Deepest chain of imports accepted (a imports b imports c ...: each level is a
+ * recursive parse, so the chain must not be able to exhaust the C stack). */
+#define LANG_MAX_IMPORT_DEPTH 64
+
 /* Parse one source text (already in memory) into `prog`, following imports.
  * Errors go through `d` (and so longjmp). */
 void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog,
@@ -263,7 +281,15 @@ void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog,
 /* Read and parse a file; a missing file is reported through `d`. */
 void lang_parse_file(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path);
 
-/* Read a whole file; returns NULL (and sets errno) on failure. Caller frees. */
+/* Read a whole source file; returns NULL (and sets errno) on failure. Caller frees.
+ * Only a regular file is read (EISDIR for a directory, LANG_ENOTREG for a FIFO, a
+ * device, ...), and one larger than LANG_MAX_FILE_SIZE is refused (EFBIG). */
 char *lang_read_file(const char *path, size_t *len);
+#define LANG_MAX_FILE_SIZE ((long long)64 << 20)
+#define LANG_MAX_FILE_SIZE_TEXT "64 MiB"
+#define LANG_ENOTREG EINVAL
+/* Why lang_read_file failed, for "cannot read 'path': ..." (strerror, or our words for
+ * LANG_ENOTREG and EFBIG). */
+const char *lang_read_error(int err);
 
 #endif

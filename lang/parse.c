@@ -4,23 +4,23 @@
  * into the Program where the import appears. The path is resolved relative to the
  * importing file's directory, then against each -I directory in order. Every file is
  * read at most once per top-level parse (deduplicated by its real path), which also
- * makes import cycles harmless.
+ * makes import cycles harmless. A chain of imports is at most LANG_MAX_IMPORT_DEPTH
+ * deep, since each level is a recursive parse on the C stack.
  */
 #include "lang.h"
 #include "parser.h"
 #include "lexer.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* The files seen by one top-level parse. */
+/* The files seen by one top-level parse, and how deep the current import is. */
 typedef struct ImportState {
     const LangOptions *opt;
-    const char **seen; /* canonical paths */
-    int nseen, cap;
+    NameMap *seen; /* canonical path -> itself */
+    int depth;     /* imports between the top-level file and the one being parsed */
 } ImportState;
 
 /* A canonical name for deduplication: the real path if the file exists, else the name. */
@@ -37,17 +37,7 @@ static const char *canonical(Arena *a, const char *path)
 static bool seen_before(Arena *a, ImportState *st, const char *path)
 {
     const char *c = canonical(a, path);
-    for (int i = 0; i < st->nseen; i++)
-        if (strcmp(st->seen[i], c) == 0) return true;
-    if (st->nseen == st->cap) {
-        int cap = st->cap ? 2 * st->cap : 16;
-        const char **n = ANEWN(a, const char *, cap);
-        if (st->nseen) memcpy(n, st->seen, sizeof *n * (size_t)st->nseen);
-        st->seen = n;
-        st->cap = cap;
-    }
-    st->seen[st->nseen++] = c;
-    return false;
+    return namemap_put(st->seen, c, (void *)c) != NULL;
 }
 
 /* One file through the scanner and the parser. Our own setjmp sits between the
@@ -79,8 +69,9 @@ static void on_import(LangParseCtx *ctx, Span sp, const char *path)
             cand = arena_printf(a, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", path);
         }
         struct stat sb;
-        if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode)) found = cand;
-        else sb_printf(&tried, "%s%s", i ? ", " : "", cand);
+        bool exists = stat(cand, &sb) == 0;
+        if (exists && S_ISREG(sb.st_mode)) found = cand;
+        else sb_printf(&tried, "%s%s%s", i ? ", " : "", cand, exists ? " (not a regular file)" : "");
     }
     if (!found) {
         /* the message must live in the arena: diag_error does not return */
@@ -90,15 +81,19 @@ static void on_import(LangParseCtx *ctx, Span sp, const char *path)
     }
     sb_free(&tried);
     if (seen_before(a, st, found)) return;
+    if (st->depth >= LANG_MAX_IMPORT_DEPTH)
+        diag_error(ctx->diag, sp, "imports nested more than %d deep (importing \"%s\")", LANG_MAX_IMPORT_DEPTH, path);
     size_t len;
     char *text = lang_read_file(found, &len);
-    if (!text) diag_error(ctx->diag, sp, "cannot read import '%s': %s", found, strerror(errno));
+    if (!text) diag_error(ctx->diag, sp, "cannot read import '%s': %s", found, lang_read_error(errno));
     SrcFile *f = ANEW(a, SrcFile);
     f->path = found;
     f->text = arena_strndup(a, text, len);
     f->len = len;
     free(text);
+    st->depth++;
     parse_src(a, ctx->diag, st, ctx->prog, f);
+    st->depth--;
 }
 
 static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const SrcFile *f)
@@ -109,8 +104,7 @@ static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const S
     };
     if (!prog->tail) prog->tail = &prog->decls;
     yyscan_t sc;
-    if (lang_yylex_init_extra(&ctx, &sc)) die("out of memory");
-    lang_yy_scan_bytes(f->text, (int)f->len, sc);
+    if (lang_yylex_init_extra(&ctx, &sc)) diag_error_nopos(d, "out of memory reading '%s'", f->path);
 
     jmp_buf saved;
     memcpy(saved, d->on_error, sizeof saved);
@@ -123,6 +117,8 @@ static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const S
         longjmp(d->on_error, 1);
     }
     d->jump_armed = true;
+    /* flex's fatal errors (out of memory) come back through diag_error too, see lexer.l */
+    lang_yy_scan_bytes(f->text, (int)f->len, sc);
     int r = lang_yyparse(sc, &ctx);
     lang_yylex_destroy(sc);
     memcpy(d->on_error, saved, sizeof saved);
@@ -134,8 +130,9 @@ static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const S
 void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path,
                        const char *text, size_t len)
 {
-    if (len > INT_MAX) diag_error_nopos(d, "'%s' is too large", path);
-    ImportState st = {.opt = opt};
+    if (len > LANG_MAX_FILE_SIZE)
+        diag_error_nopos(d, "'%s' is larger than " LANG_MAX_FILE_SIZE_TEXT ", the limit for source files", path);
+    ImportState st = {.opt = opt, .seen = namemap_new(a)};
     seen_before(a, &st, path);
     /* the text is copied so that spans stay valid as long as the arena */
     SrcFile *f = ANEW(a, SrcFile);
@@ -149,7 +146,7 @@ void lang_parse_file(Arena *a, Diag *d, const LangOptions *opt, Program *prog, c
 {
     size_t len;
     char *text = lang_read_file(path, &len);
-    if (!text) diag_error_nopos(d, "cannot read '%s': %s", path, strerror(errno));
+    if (!text) diag_error_nopos(d, "cannot read '%s': %s", path, lang_read_error(errno));
     char *copy = arena_strndup(a, text, len);
     free(text);
     lang_parse_string(a, d, opt, prog, path, copy, len);

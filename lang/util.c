@@ -1,8 +1,12 @@
 /* util.c: arena, string buffer and die() (shared by every module). */
 #include "lang.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
 {
@@ -179,25 +183,109 @@ const char *const binop_spelling[OP_COUNT] = {
 #undef X
 };
 
+/* ---------------------------------------------------------------- name tables */
+
+/* Open addressing with linear probing; the table doubles at 1/2 load. Old slot arrays
+ * stay in the arena (at most as much again as the live one). */
+typedef struct NameSlot {
+    const char *key;
+    void *value;
+} NameSlot;
+
+struct NameMap {
+    Arena *a;
+    NameSlot *slot;
+    size_t cap, n; /* cap is a power of two */
+};
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+NameMap *namemap_new(Arena *a)
+{
+    NameMap *m = ANEW(a, NameMap);
+    m->a = a;
+    m->cap = 16;
+    m->slot = ANEWN(a, NameSlot, m->cap);
+    return m;
+}
+
+static NameSlot *name_find(NameSlot *slot, size_t cap, const char *key)
+{
+    for (size_t i = name_hash(key) & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!slot[i].key || strcmp(slot[i].key, key) == 0) return &slot[i];
+}
+
+void *namemap_get(const NameMap *m, const char *key)
+{
+    return name_find(m->slot, m->cap, key)->value;
+}
+
+void *namemap_put(NameMap *m, const char *key, void *value)
+{
+    NameSlot *s = name_find(m->slot, m->cap, key);
+    if (s->key) return s->value;
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = 2 * m->cap;
+        NameSlot *slot = ANEWN(m->a, NameSlot, cap);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slot[i].key) *name_find(slot, cap, m->slot[i].key) = m->slot[i];
+        m->slot = slot;
+        m->cap = cap;
+        s = name_find(slot, cap, key);
+    }
+    s->key = key;
+    s->value = value;
+    m->n++;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- source files */
+
+/* Only regular files are read (a FIFO or /dev/zero would block or never end; the open
+ * is non-blocking so that even opening a FIFO with no writer returns at once), and at
+ * most LANG_MAX_FILE_SIZE bytes. */
 char *lang_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    int err = 0;
+    if (fstat(fd, &st) != 0) err = errno;
+    else if (S_ISDIR(st.st_mode)) err = EISDIR;
+    else if (!S_ISREG(st.st_mode)) err = LANG_ENOTREG;
+    else if (st.st_size > LANG_MAX_FILE_SIZE) err = EFBIG;
     StrBuf b = {0};
-    char tmp[65536];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
-        sb_grow(&b, n);
-        memcpy(b.s + b.len, tmp, n);
-        b.len += n;
+    while (!err) {
+        /* one byte past the cap tells a file that grew since fstat */
+        size_t want = (size_t)LANG_MAX_FILE_SIZE + 1 - b.len;
+        if (want > 65536) want = 65536;
+        sb_grow(&b, want);
+        ssize_t n = read(fd, b.s + b.len, want);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) err = errno;
+        if (n <= 0) break;
+        b.len += (size_t)n;
         b.s[b.len] = 0;
+        if (b.len > LANG_MAX_FILE_SIZE) err = EFBIG;
     }
-    int err = ferror(f);
-    fclose(f);
+    close(fd);
     if (err) {
         sb_free(&b);
+        errno = err;
         return NULL;
     }
     *len = b.len;
     return sb_take(&b);
+}
+
+const char *lang_read_error(int err)
+{
+    if (err == LANG_ENOTREG) return "not a regular file";
+    if (err == EFBIG) return "larger than " LANG_MAX_FILE_SIZE_TEXT ", the limit for source files";
+    return strerror(err);
 }

@@ -279,7 +279,7 @@ static patc_status read_text(patc_ctx *c, const char *path, char **text)
 {
     size_t len;
     *text = lang_read_file(path, &len);
-    if (!*text) return rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", path, strerror(errno));
+    if (!*text) return rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", path, lang_read_error(errno));
     if (strlen(*text) != len) {
         free(*text);
         *text = NULL;

@@ -11,6 +11,8 @@ set -u
 allowed=(
   "lang/parse.c:'%s' is too large"                              # a whole file
   "lang/parse.c:cannot read '%s': %s"                           # a missing or unreadable file
+  "lang/parse.c:'%s' is larger than "                           # a whole file over the size cap
+  "lang/parse.c:out of memory reading '%s'"                     # the scanner of a whole file
   "compiler/driver.c:no kernel named '%s' in this program"      # --kernel
   "compiler/driver.c:-D %s: no %skernel has a nat parameter"    # -D
   "compiler/driver.c:cannot read '%s': %s"                      # a missing or unreadable file

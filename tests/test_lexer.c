@@ -224,6 +224,61 @@ START_TEST(test_nesting_limit)
 }
 END_TEST
 
+/* flex's fatal errors (here: its buffer cannot be allocated) come back as a diagnostic
+ * through the armed handler instead of exit() (Check would report the exit). */
+START_TEST(test_flex_fatal_error_is_a_diagnostic)
+{
+    Arena *a = arena_new();
+    StrBuf buf = {0};
+    Diag d;
+    diag_init(&d, NULL, &buf);
+    file.text = "x";
+    file.len = 1;
+    LangParseCtx ctx = {.arena = a, .diag = &d, .file = &file, .line = 1, .col = 1};
+    yyscan_t sc;
+    ck_assert_int_eq(lang_yylex_init_extra(&ctx, &sc), 0);
+    d.jump_armed = true;
+    volatile bool jumped = false;
+    if (setjmp(d.on_error)) {
+        jumped = true;
+    } else {
+        /* a length of -3 asks flex for SIZE_MAX bytes, which lang_yyalloc refuses */
+        lang_yy_scan_bytes("x", -3, sc);
+    }
+    ck_assert(jumped);
+    ck_assert_int_eq(d.nerrors, 1);
+    ck_assert_ptr_nonnull(strstr(buf.s, "t.rise:1:1: error: cannot scan 't.rise': out of dynamic memory"));
+    lang_yylex_destroy(sc);
+    sb_free(&buf);
+    arena_free(a);
+}
+END_TEST
+
+/* Tokens of many megabytes are ordinary: the whole input is one flex buffer. */
+START_TEST(test_very_long_tokens)
+{
+    size_t n = 10u << 20;
+    char *src = malloc(n + 16);
+    ck_assert_ptr_nonnull(src);
+    memset(src, 'a', n);
+    strcpy(src + n, " 1");
+    Lexed L;
+    lex(&L, src);
+    ck_assert_ptr_null(L.err);
+    ck_assert_int_eq(L.kind[0], TOK_IDENT);
+    ck_assert_uint_eq(strlen(L.val[0].str), n);
+    ck_assert_int_eq(L.kind[1], TOK_INT);
+    ck_assert_int_eq(L.sp[1].col, (int)n + 2);
+    done(&L);
+    memcpy(src, "--", 2); /* a 10 MB comment */
+    lex(&L, src);
+    ck_assert_ptr_null(L.err);
+    ck_assert_int_eq(L.kind[0], TOK_YYEOF);
+    done(&L);
+    free(src);
+}
+END_TEST
+
 static Suite *lexer_suite(void)
 {
     Suite *s = suite_create("lexer");
@@ -238,6 +293,8 @@ static Suite *lexer_suite(void)
     tcase_add_test(tc, test_positions);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_nesting_limit);
+    tcase_add_test(tc, test_flex_fatal_error_is_a_diagnostic);
+    tcase_add_test(tc, test_very_long_tokens);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,209 @@
+/* test_limits.c: the C API on inputs that once crashed, aborted or hung its host
+ * process (tests/limits_test.sh is the CLI side). Every case must return an error
+ * status with a clear message, quickly, in a PATC_COMPILE_ONLY context (no GPU). Check
+ * runs each test in a child process, so an abort or exit fails the test, and the
+ * per-test timeout catches a hang. */
+#include "patc.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static patc_ctx *ctx;
+static char dir[] = "/tmp/patc_limits_XXXXXX";
+
+static void setup(void)
+{
+    ck_assert_int_eq(patc_create(&ctx, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    patc_destroy(ctx);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static const char *path_in(const char *name)
+{
+    static char p[4][256];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(p[i], sizeof p[i], "%s/%s", dir, name);
+    return p[i];
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* text compiles to PATC_ERR_COMPILE (or want) with `msg` in the last error */
+static void rejects(const char *name, const char *text, patc_status want, const char *msg)
+{
+    patc_program *p = (patc_program *)1;
+    ck_assert_int_eq(patc_program_from_string(ctx, name, text, NULL, 0, &p), want);
+    ck_assert_ptr_null(p);
+    if (!strstr(patc_last_error(ctx), msg))
+        ck_abort_msg("no '%s' in: %.2000s", msg, patc_last_error(ctx));
+}
+
+static void file_rejected(const char *path, const char *msg)
+{
+    patc_program *p = (patc_program *)1;
+    ck_assert_int_eq(patc_program_from_file(ctx, path, NULL, 0, &p), PATC_ERR_IO);
+    ck_assert_ptr_null(p);
+    if (!strstr(patc_last_error(ctx), msg) || !strstr(patc_last_error(ctx), path))
+        ck_abort_msg("no '%s' and '%s' in: %s", msg, path, patc_last_error(ctx));
+}
+
+#define KERNEL "kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * 2.0f))))\n"
+/* a kernel the type checker rejects: appended so that a program is compiled through
+ * every pass of the front end, then refused before NVRTC */
+#define BAD_KERNEL "kernel bad = fun(f32)(x => x + true)\n"
+
+START_TEST(import_chain_of_2000)
+{
+    char text[64];
+    for (int i = 1; i < 2000; i++) {
+        snprintf(text, sizeof text, "import \"m%d.rise\"\n", i + 1);
+        char name[32];
+        snprintf(name, sizeof name, "m%d.rise", i);
+        write_file(path_in(name), text);
+    }
+    write_file(path_in("m2000.rise"), "def d = 1.0f\n");
+    rejects(path_in("m0.rise"), "import \"m1.rise\"\n" KERNEL, PATC_ERR_COMPILE,
+            "m64.rise:1:8: error: imports nested more than 64 deep");
+}
+END_TEST
+
+START_TEST(import_cycle_is_read_once)
+{
+    write_file(path_in("a.rise"), "import \"b.rise\"\ndef fa = 1.0f\n");
+    write_file(path_in("b.rise"), "import \"a.rise\"\ndef fb = 2.0f\n");
+    /* both files' definitions arrive once: a second copy would be "defined twice" */
+    rejects(path_in("main.rise"), "import \"a.rise\"\nimport \"b.rise\"\n" KERNEL BAD_KERNEL, PATC_ERR_COMPILE,
+            "main.rise:4:");
+}
+END_TEST
+
+static char *doubling_defs(int levels, const char *tail)
+{
+    size_t cap = 4096 + (size_t)levels * 64 + strlen(tail);
+    char *s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    size_t n = (size_t)snprintf(s, cap, "def g0 = fun(x => x + 1.0f)\n");
+    for (int i = 1; i <= levels; i++)
+        n += (size_t)snprintf(s + n, cap - n, "def g%d = fun(x => g%d(g%d(x)))\n", i, i - 1, i - 1);
+    n += (size_t)snprintf(s + n, cap - n, "kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(g%d)))\n%s",
+                          levels, tail);
+    return s;
+}
+
+START_TEST(expansion_blow_up)
+{
+    char *s = doubling_defs(24, "");
+    rejects("blow.rise", s, PATC_ERR_COMPILE,
+            "blow.rise:26:8: error: expanding kernel 'k' makes more than 1000000 nodes; definition 'g0' is used");
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "blow.rise:1:5: note: 'g0' is defined here"));
+    free(s);
+}
+END_TEST
+
+START_TEST(deep_nesting_after_expansion)
+{
+    /* 14 levels: the body nests 16384 deep through typecheck, lower and the IR passes */
+    char *s = doubling_defs(14, BAD_KERNEL);
+    rejects("deep.rise", s, PATC_ERR_COMPILE, "deep.rise:17:");
+    free(s);
+    /* a chain of 5000 definitions each wrapping the previous one */
+    size_t cap = 5000 * 64;
+    s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    size_t n = (size_t)snprintf(s, cap, "def g0 = fun(x => x + 1.0f)\n");
+    for (int i = 1; i <= 5000; i++) n += (size_t)snprintf(s + n, cap - n, "def g%d = fun(x => g%d(x) + 1.0f)\n", i, i - 1);
+    snprintf(s + n, cap - n, "kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(g5000)))\n");
+    patc_program *p = (patc_program *)1;
+    ck_assert_int_eq(patc_program_from_string(ctx, "chain.rise", s, NULL, 0, &p), PATC_ERR_COMPILE);
+    ck_assert(strstr(patc_last_error(ctx), "program too deeply nested after inlining definitions") ||
+              strstr(patc_last_error(ctx), "makes more than 1000000 nodes"));
+    free(s);
+}
+END_TEST
+
+START_TEST(kernels_130000)
+{
+    size_t cap = 130001 * 64;
+    char *s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    size_t n = 0;
+    for (int i = 1; i <= 130000; i++) n += (size_t)snprintf(s + n, cap - n, "kernel k%d = fun(f32)(x => x * 2.0f)\n", i);
+    /* every kernel goes through the front end, then the last one is refused */
+    snprintf(s + n, cap - n, "%s", BAD_KERNEL);
+    rejects("many.rise", s, PATC_ERR_COMPILE, "many.rise:130001:");
+    /* and a duplicate at the end is found without comparing every pair */
+    snprintf(s + n, cap - n, "def k7 = 1.0f\n");
+    rejects("many.rise", s, PATC_ERR_COMPILE, "many.rise:130001:5: error: 'k7' is defined twice");
+    free(s);
+}
+END_TEST
+
+START_TEST(only_regular_files_of_at_most_64_mib)
+{
+    file_rejected("/dev/zero", "not a regular file");
+    ck_assert_int_eq(mkfifo(path_in("fifo"), 0600), 0);
+    file_rejected(path_in("fifo"), "not a regular file");
+    file_rejected(dir, "Is a directory");
+    FILE *f = fopen(path_in("big.rise"), "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(ftruncate(fileno(f), 65 << 20), 0);
+    fclose(f);
+    file_rejected(path_in("big.rise"), "larger than 64 MiB");
+    /* imports too (the import names the path; the message is at the import) */
+    rejects(path_in("m.rise"), "import \"/dev/zero\"\n" KERNEL, PATC_ERR_COMPILE, "(not a regular file)");
+    rejects(path_in("m.rise"), "import \"fifo\"\n" KERNEL, PATC_ERR_COMPILE, "(not a regular file)");
+    rejects(path_in("m.rise"), "import \"big.rise\"\n" KERNEL, PATC_ERR_COMPILE, "larger than 64 MiB");
+}
+END_TEST
+
+START_TEST(very_long_token)
+{
+    size_t n = 10u << 20;
+    char *s = malloc(n + 32);
+    ck_assert_ptr_nonnull(s);
+    strcpy(s, "kernel k = ");
+    memset(s + 11, 'a', n);
+    strcpy(s + 11 + n, "\n");
+    rejects("long.rise", s, PATC_ERR_COMPILE, "long.rise:1:12: error: unknown name 'aaaa");
+    free(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("limits");
+    TCase *tc = tcase_create("api");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, import_chain_of_2000);
+    tcase_add_test(tc, import_cycle_is_read_once);
+    tcase_add_test(tc, expansion_blow_up);
+    tcase_add_test(tc, deep_nesting_after_expansion);
+    tcase_add_test(tc, kernels_130000);
+    tcase_add_test(tc, only_regular_files_of_at_most_64_mib);
+    tcase_add_test(tc, very_long_token);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
