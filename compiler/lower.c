@@ -665,19 +665,6 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
     close_loop(w, s, saved);
 }
 
-static Level map_level(Prim p)
-{
-    switch (p) {
-    case P_MAPGLOBAL: return LVL_GLOBAL;
-    case P_MAPBLOCK: return LVL_BLOCK;
-    case P_MAPTHREADS: return LVL_THREADS;
-    case P_MAPWARP: return LVL_WARP;
-    case P_MAPLANE: return LVL_LANE;
-    default: return LVL_SEQ;
-    }
-}
-
-static bool is_map(Prim p) { return p == P_MAPSEQ || p == P_MAPSEQUNROLL || map_level(p) != LVL_SEQ; }
 
 
 static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
@@ -748,7 +735,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
 static void check_memory_scope(Lw *w, Expr *e, Acc *c)
 {
     while (c->kind != W_MEM) c = c->in;
-    Level l = map_level(e->prim.p);
+    Level l = (Level)prim_info[e->prim.p].level;
     const char *name = prim_info[e->prim.p].name;
     if (c->buf->as == AS_SHARED && (l == LVL_GLOBAL || l == LVL_BLOCK))
         diag_error(w->d, e->sp, "the result of %s is stored with toShared, but shared memory belongs to one block, "
@@ -786,12 +773,12 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
             w->lane_fn = saved_fn;
             return;
         }
-        if (is_map(p)) {
+        if (prim_is_map(p)) {
             check_memory_scope(w, e, c);
             Val *xs = lx ? lx : lower_exp(w, e->prim.args[1]);
             NatVar *iv;
             Stmt *saved;
-            Stmt *s = open_loop(w, map_level(p), e->prim.dim, e->ty->arr.n, &iv, &saved);
+            Stmt *s = open_loop(w, (Level)prim_info[p].level, e->prim.dim, e->ty->arr.n, &iv, &saved);
             s->loop.unroll = p == P_MAPSEQUNROLL;
             Nat *i = nat_var(w->a, iv);
             Expr *f = e->prim.args[0];
@@ -1090,7 +1077,7 @@ static Val *lower_prim(Lw *w, Expr *e)
             diag_error(w->d, e->sp, "%s is only supported on a warp array (one element per lane, e.g. from "
                        "mapLane or toPrivate inside mapWarp)", prim_info[p].name);
         v = view(w, V_SHFL, e->ty, in->v);
-        v->shfl = p == P_SHFLDOWN ? SHFL_DOWN : p == P_SHFLUP ? SHFL_UP : p == P_SHFLXOR ? SHFL_XOR : SHFL_IDX;
+        v->shfl = (ShflKind)prim_info[p].shfl;
         if (p == P_SHFLWARP) v->src = lower_exp(w, arg[0])->v;
         else v->n1 = e->prim.nats[0];
         return array(w, v);

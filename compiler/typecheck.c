@@ -268,10 +268,12 @@ static Type *fun_result(Expr *lam, int np)
 
 /* ---------------------------------------------------------------- nesting */
 
+/* A level is named by the first map primitive of that level in the table. */
 static const char *level_name(Level l)
 {
-    static const char *const n[] = {"mapSeq", "mapGlobal", "mapBlock", "mapThreads", "mapWarp", "mapLane"};
-    return n[l];
+    for (int p = 0; p < P_COUNT; p++)
+        if (prim_info[p].level == (int)l) return prim_info[p].name;
+    unreachable();
 }
 
 /* Allowed nestings (outer -> inner), each in a dimension not already used by the
@@ -519,8 +521,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     case P_MAPLANE: {
         Expr *x = infer(t, arg[1], sc, NULL);
         Type *tx = want_array(t, x, pi->name);
-        Level l = p == P_MAPGLOBAL ? LVL_GLOBAL : p == P_MAPBLOCK ? LVL_BLOCK : p == P_MAPTHREADS ? LVL_THREADS
-                : p == P_MAPWARP ? LVL_WARP : p == P_MAPLANE ? LVL_LANE : LVL_SEQ;
+        Level l = (Level)pi->level;
         if (l != LVL_SEQ) {
             check_nesting(t, l, dim, sp);
             if (l == LVL_LANE) {

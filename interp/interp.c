@@ -732,13 +732,8 @@ static Code *prep(Ctx *c, const Expr *e)
                 fail(c, e->sp, "nat argument of %s cannot be evaluated", prim_info[p].name);
         for (int i = 0; i < prim_info[p].nargs; i++) {
             const Expr *a = e->prim.args[i];
-            bool fn = (i == 0 && (p == P_GENERATE || p == P_MAPSEQ || p == P_MAPSEQUNROLL ||
-                                  p == P_MAPGLOBAL || p == P_MAPBLOCK || p == P_MAPTHREADS ||
-                                  p == P_MAPWARP || p == P_MAPLANE || p == P_TOPRIVATEFUN || p == P_LASTBLOCK ||
-                                  p == P_TOSHAREDFUN)) ||
-                      (i == 0 && (p == P_REDUCESEQ || p == P_REDUCESEQUNROLL));
-            int np = (p == P_REDUCESEQ || p == P_REDUCESEQUNROLL) ? 2 : 1;
-            k->args[i] = fn ? prep_fun(c, a, np, e->sp) : prep(c, a);
+            int np = prim_info[p].fnarity[i];
+            k->args[i] = np ? prep_fun(c, a, np, e->sp) : prep(c, a);
         }
         break;
     }
@@ -857,19 +852,19 @@ static void eval_shuffle(Ctx *c, const Code *e, Val *res)
     int64_t *perm = pool_alloc(c, sizeof(int64_t) * (size_t)(n ? n : 1), false);
     if (e->p == P_SHFLWARP) eval(c, e->args[0], &src);
     for (int64_t i = 0; i < n; i++) {
-        switch (e->p) {
-        case P_SHFLDOWN: /* a[i+d] if i+d <= 31 else a[i] */
+        switch ((ShflKind)prim_info[e->p].shfl) {
+        case SHFL_DOWN: /* a[i+d] if i+d <= 31 else a[i] */
             perm[i] = i + d <= n - 1 ? i + d : i;
             break;
-        case P_SHFLUP: /* a[i-d] if i-d >= 0 else a[i] */
+        case SHFL_UP: /* a[i-d] if i-d >= 0 else a[i] */
             perm[i] = i - d >= 0 ? i - d : i;
             break;
-        case P_SHFLXOR: /* a[i xor m] */
+        case SHFL_XOR: /* a[i xor m] */
             if (d < 0 || d >= 32 || (i ^ d) >= n)
                 fail(c, e->sp, "shflXorWarp mask %lld is outside the warp", (long long)d);
             perm[i] = i ^ d;
             break;
-        case P_SHFLWARP: { /* a[src[i]] */
+        case SHFL_IDX: { /* a[src[i]] */
             val_sel(c, &src, i, src.ty->elem, &s);
             int64_t v = s.s.i;
             if (v < 0 || v >= n)
@@ -878,7 +873,6 @@ static void eval_shuffle(Ctx *c, const Code *e, Val *res)
             perm[i] = v;
             break;
         }
-        default: unreachable();
         }
     }
     Node *nd = node_new(c, N_PERM, &a, NULL);

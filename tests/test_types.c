@@ -143,6 +143,32 @@ START_TEST(generate_and_shfl_types)
 }
 END_TEST
 
+/* The columns of the primitive table agree with each other: the maps and only they
+ * have a level, the warp family and only it a shuffle kind, function arities stay
+ * within the arguments, and every level and shuffle kind belongs to some primitive. */
+START_TEST(prim_table)
+{
+    bool level_seen[LVL_LANE + 1] = {0}, shfl_seen[SHFL_IDX + 1] = {0};
+    for (int p = 0; p < P_COUNT; p++) {
+        const PrimInfo *pi = &prim_info[p];
+        ck_assert_msg((pi->family == PF_MAP) == (pi->level != NOLVL), "%s: map family vs level", pi->name);
+        ck_assert_msg((pi->family == PF_WARP) == (pi->shfl != NOSHFL), "%s: warp family vs shuffle", pi->name);
+        ck_assert_msg(!pi->has_dim || (pi->level != NOLVL && pi->level != LVL_SEQ), "%s: a dimension", pi->name);
+        if (pi->level != NOLVL) level_seen[pi->level] = true;
+        if (pi->shfl != NOSHFL) shfl_seen[pi->shfl] = true;
+        for (int i = 0; i < 3; i++)
+            ck_assert_msg(pi->fnarity[i] >= 0 && pi->fnarity[i] <= 2 && (i < pi->nargs || !pi->fnarity[i]),
+                          "%s: argument %d", pi->name, i);
+        ck_assert_int_eq(prim_lookup(pi->name), p);
+    }
+    for (int l = 0; l <= LVL_LANE; l++) ck_assert_msg(level_seen[l], "level %d has no map", l);
+    for (int k = 0; k <= SHFL_IDX; k++) ck_assert_msg(shfl_seen[k], "shuffle %d has no primitive", k);
+    ck_assert_int_eq(prim_info[P_REDUCESEQ].fnarity[0], 2);
+    ck_assert_int_eq(prim_info[P_MAPWARP].level, LVL_WARP);
+    ck_assert_int_eq(prim_info[P_SHFLWARP].shfl, SHFL_IDX);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("types");
@@ -155,6 +181,7 @@ int main(void)
     tcase_add_test(c, defs_and_lets);
     tcase_add_test(c, defines);
     tcase_add_test(c, generate_and_shfl_types);
+    tcase_add_test(c, prim_table);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
