@@ -541,25 +541,17 @@ static void header(Pr *p)
     sb_puts(o, "\n */\n");
 }
 
-/* Which warp ids the printed mapWarp('x') loops use: 1 = the warp id (every form but an
- * unused straight-line one), 2 = the number of warps (stride loops). */
-static int warp_loops(const Stmt *s)
+/* Which warp ids the printed mapWarp('x') loops use, or'ed into *(int *)ctx: 1 = the
+ * warp id (every form but an unused straight-line one), 2 = the number of warps
+ * (stride loops). */
+static WalkStep warp_loops(void *ctx, const Stmt *s)
 {
-    int r = 0;
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) r |= warp_loops(s->seq.items[i]);
-        return r;
-    case S_IF: return warp_loops(s->cond.then);
-    case S_LASTBLOCK: return warp_loops(s->last.body);
-    case S_FOR:
-        if (s->loop.level == LVL_WARP && s->loop.dim == 0) {
-            if (s->loop.form != LF_ONCE || s->loop.var_used) r |= 1;
-            if (s->loop.form == LF_LOOP) r |= 2;
-        }
-        return r | warp_loops(s->loop.body);
-    default: return 0;
+    int *r = ctx;
+    if (s->kind == S_FOR && s->loop.level == LVL_WARP && s->loop.dim == 0) {
+        if (s->loop.form != LF_ONCE || s->loop.var_used) *r |= 1;
+        if (s->loop.form == LF_LOOP) *r |= 2;
     }
+    return WALK_ON;
 }
 
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
@@ -603,7 +595,9 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
         indent(&p);
         sb_puts(o, "const int lane = threadIdx.x & 31;\n");
     }
-    int wforms = warp_loops(k->body);
+    static const IrVisitor warp_visit = {.stmt = warp_loops};
+    int wforms = 0;
+    ir_walk(k->body, &warp_visit, &wforms);
     if ((wforms & 1) || stmt_mentions_var(k->body, k->hw.warp)) {
         indent(&p);
         sb_puts(o, "const int warp = threadIdx.x >> 5;\n");

@@ -10,6 +10,7 @@
  *   smem.c       shared-memory layout with lifetime-based reuse
  *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
  *   role.c       the kernel's role for the runtime (a device-level reduction pass?)
+ *   ir_walk.c    the one read-only walk over Stmt/X that the passes' analyses use
  *   driver.c     runs the pipeline; -d dump letters
  *
  * The typed functional IR (KernelDef) has a second back end besides lower.c and
@@ -402,13 +403,26 @@ void barrier_place(Arena *a, Diag *d, Kernel *k);                               
 void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
 void kernel_set_role(Kernel *k);                                                        /* role.c */
 
-/* IR walks shared by the passes (print.c). */
+/* The read-only walk over the kernel IR (ir_walk.c), pre-order, in the order of the C
+ * text. Each callback may be NULL; one returning true (WALK_STOP) ends the walk, and
+ * ir_walk / ir_walk_x then return true.
+ *   stmt:   every statement, before its parts; WALK_SKIP: not its parts
+ *   x:      every scalar expression node, before its operands
+ *   nat:    every nat the C text evaluates: indices, loop extents, nats used as values,
+ *           sizes of private arrays, the count of lastBlock's partials (not loop ids
+ *           and strides: see width.c)
+ *   access: every buffer access; write is true for stores and a vector load's dst */
+typedef enum { WALK_ON, WALK_SKIP, WALK_STOP } WalkStep;
+typedef struct IrVisitor {
+    WalkStep (*stmt)(void *ctx, const Stmt *s);
+    bool (*x)(void *ctx, const X *x);
+    bool (*nat)(void *ctx, Nat *n);
+    bool (*access)(void *ctx, Buffer *b, bool write);
+} IrVisitor;
+bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx);
+bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx);
+/* Some nat the C text of s evaluates mentions v. */
 bool stmt_mentions_var(const Stmt *s, const NatVar *v);
-bool x_mentions_var(const X *x, const NatVar *v);
-/* Calls f on every buffer access in s: write is true for stores. */
-void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), void *ctx);
-/* Calls f on every nat the C text of s evaluates, except loop ids and strides. */
-void stmt_nats(const Stmt *s, void (*f)(void *ctx, Nat *n), void *ctx);
 
 /* Run parse -> expand -> typecheck -> lower -> passes on a file or string. Returns
  * false after reporting an error through c->diag. */
