@@ -94,8 +94,9 @@ static void expr(Pr *p, const X *x)
             return;
         case SK_U64: sb_printf(o, "%lluull", (unsigned long long)x->lit.u); return;
         case SK_BOOL: sb_puts(o, x->lit.b ? "true" : "false"); return;
-        default: unreachable();
+        case SK_COUNT: break;
         }
+        unreachable();
     case X_NAT: nat(p, x->nat.n); return; /* in index width: padding guards compare indices */
     case X_LOAD: load(p, x->load.buf, x->load.index); return;
     case X_BIN:
@@ -159,8 +160,9 @@ static const char *vec_type(ScalarKind sk, int width)
     case SK_F64: return "double2";
     case SK_I64: return "longlong2";
     case SK_U64: return "ulonglong2";
-    default: die("no vector type for %s x %d", scalar_info[sk].name, width);
+    case SK_BOOL: case SK_COUNT: break;
     }
+    die("no vector type for %s x %d", scalar_info[sk].name, width);
 }
 
 static void block(Pr *p, const Stmt *body);
@@ -337,7 +339,7 @@ static void loop_id(Pr *p, const Stmt *s, StrBuf *id, StrBuf *stride)
         sb_puts(id, "lane");
         sb_puts(stride, "32");
         return;
-    default: unreachable();
+    case LVL_SEQ: unreachable();
     }
 }
 

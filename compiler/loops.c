@@ -120,8 +120,9 @@ static Nat *launch_size(Arena *a, Kernel *k, Level l, int dim)
     case LVL_GLOBAL: return nat_mul(a, k->grid[dim], k->block[dim]);
     case LVL_WARP: return dim == 0 ? nat_div(a, k->block[0], nat_cst(a, 32)) : k->block[dim];
     case LVL_LANE: return nat_cst(a, 32);
-    default: return NULL;
+    case LVL_SEQ: return NULL;
     }
+    unreachable();
 }
 
 /* extent == size -> ONCE; extent <= size (provably) -> GUARDED; else LOOP.
@@ -151,7 +152,11 @@ static void forms(Arena *a, Kernel *k, Stmt *s)
         if (s->loop.level == LVL_WARP || s->loop.level == LVL_LANE) k->block_fixed = true;
         return;
     }
-    default: return;
+    case S_DECL:
+    case S_STORE:
+    case S_BARRIER:
+    case S_COMMENT:
+    case S_VLOAD: return;
     }
 }
 
@@ -335,7 +340,7 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
                 case LVL_BLOCK: inner = RUN_BLOCK; break;
                 case LVL_WARP: inner = RUN_WARP; break;
                 case LVL_THREADS: case LVL_GLOBAL: case LVL_LANE: inner = RUN_OWN; break;
-                default: break;
+                case LVL_SEQ: break;
                 }
                 guard(a, k, s->loop.body, inner);
             } else if (s->kind == S_IF && !s->cond.per_lane) {

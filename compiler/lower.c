@@ -535,8 +535,14 @@ static bool view_chain(const Expr *body, const Binder *x)
     case P_MAPSEQ: case P_MAPSEQUNROLL:
         return view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
                view_chain(body->prim.args[1], x);
-    default: return false;
+    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+    case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
+    case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
+    case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
+    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
+    case P_MIN: case P_MAX: case P_COUNT: return false;
     }
+    unreachable();
 }
 
 /* The acceptor for x when `body` (a view chain over x) is written to c:
@@ -546,13 +552,19 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
 {
     if (body->kind == E_VAR) return c;
     Expr *arg = body->prim.p == P_MAPSEQ || body->prim.p == P_MAPSEQUNROLL ? body->prim.args[1] : body->prim.args[0];
-    Acc *r;
+    Acc *r = NULL;
     switch (body->prim.p) {
     case P_JOIN: r = acceptor(w, W_JOINW, arg->ty, c); r->n1 = arg->ty->arr.elem->arr.n; break;
     case P_SPLIT: r = acceptor(w, W_SPLITW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
     case P_TRANSPOSE: r = acceptor(w, W_TRANSW, arg->ty, c); break;
     case P_ID: r = c; break;
-    default: r = acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
+    case P_MAPSEQ: case P_MAPSEQUNROLL: r = acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
+    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+    case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
+    case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
+    case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
+    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
+    case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     }
     return acc_through(w, arg, x, r);
 }
@@ -807,7 +819,12 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         case P_TRANSPOSE: lower_acc(w, e->prim.args[0], acceptor(w, W_TRANSW, e->prim.args[0]->ty, c)); return;
         case P_ID: lower_acc(w, e->prim.args[0], c); return;
         case P_LASTBLOCK: lower_last_block(w, e, c); return;
-        default: break;
+        case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+        case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_MAPSEQ: case P_MAPSEQUNROLL:
+        case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
+        case P_TOPRIVATEFUN: case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
+        case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP:
+        case P_ADD: case P_MUL: case P_MIN: case P_MAX: case P_COUNT: break;
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
