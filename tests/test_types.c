@@ -1,6 +1,9 @@
 /* test_types.c: expand + typecheck (one suite for the type checker). */
 #include "testutil.h"
 
+#include <ctype.h>
+#include <stdio.h>
+
 static const char *body_type(TC *t)
 {
     return ty_str(t->a, t->c.defs[0]->body->ty);
@@ -169,6 +172,49 @@ START_TEST(prim_table)
 }
 END_TEST
 
+/* Every primitive of the table is named in the first column of the primitives table
+ * of docs/language.md (rows may name several: "pair, fst, snd", "toPrivateFun(f)"). */
+START_TEST(prims_documented)
+{
+    FILE *f = fopen(PATC_SOURCE_DIR "/docs/language.md", "r");
+    ck_assert_ptr_nonnull(f);
+    bool named[P_COUNT] = {0}, in_section = false;
+    int rows = 0;
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            in_section = strncmp(line, "## Primitives", 13) == 0;
+            continue;
+        }
+        if (!in_section || line[0] != '|' || line[1] == '-') continue;
+        /* the first cell: up to the next '|' not escaped as "\|" */
+        char *end = line + 1;
+        while (*end && !(*end == '|' && end[-1] != '\\')) end++;
+        *end = 0;
+        rows++;
+        for (char *p = line + 1; *p;) {
+            if (!isalpha((unsigned char)*p)) {
+                p++;
+                continue;
+            }
+            char *q = p;
+            while (isalnum((unsigned char)*q)) q++;
+            char save = *q;
+            *q = 0;
+            int prim = prim_lookup(p);
+            if (prim >= 0) named[prim] = true;
+            *q = save;
+            p = q;
+        }
+    }
+    fclose(f);
+    ck_assert_int_gt(rows, 10);
+    for (int p = 0; p < P_COUNT; p++)
+        ck_assert_msg(named[p], "primitive '%s' is missing from the primitives table of docs/language.md",
+                      prim_info[p].name);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("types");
@@ -182,6 +228,7 @@ int main(void)
     tcase_add_test(c, defines);
     tcase_add_test(c, generate_and_shfl_types);
     tcase_add_test(c, prim_table);
+    tcase_add_test(c, prims_documented);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
