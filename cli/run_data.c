@@ -39,7 +39,6 @@ void run_fill_random(HostData *h, uint64_t *state)
         case PATC_I64: ((int64_t *)h->data)[i] = (int64_t)(r % 100); break;
         case PATC_U64: ((uint64_t *)h->data)[i] = r % 100; break;
         case PATC_BOOL: ((uint8_t *)h->data)[i] = (uint8_t)(r & 1); break;
-        default: break;
         }
     }
 }
@@ -119,8 +118,8 @@ double run_elem_double(const HostData *h, long long i)
     case PATC_I64: return (double)((const int64_t *)h->data)[i];
     case PATC_U64: return (double)((const uint64_t *)h->data)[i];
     case PATC_BOOL: return ((const uint8_t *)h->data)[i];
-    default: return 0;
     }
+    return 0;
 }
 
 /* Element i exactly as C prints it: floats round-trip, integers in full. */
@@ -134,7 +133,6 @@ static void print_elem(FILE *f, const HostData *h, long long i)
     case PATC_I64: fprintf(f, "%lld", (long long)((const int64_t *)h->data)[i]); break;
     case PATC_U64: fprintf(f, "%llu", (unsigned long long)((const uint64_t *)h->data)[i]); break;
     case PATC_BOOL: fprintf(f, "%d", ((const uint8_t *)h->data)[i] ? 1 : 0); break;
-    default: break;
     }
 }
 

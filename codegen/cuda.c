@@ -94,8 +94,9 @@ static void expr(Pr *p, const X *x)
             return;
         case SK_U64: sb_printf(o, "%lluull", (unsigned long long)x->lit.u); return;
         case SK_BOOL: sb_puts(o, x->lit.b ? "true" : "false"); return;
-        default: unreachable();
+        case SK_COUNT: break;
         }
+        unreachable();
     case X_NAT: nat(p, x->nat.n); return; /* in index width: padding guards compare indices */
     case X_LOAD: load(p, x->load.buf, x->load.index); return;
     case X_BIN:
@@ -159,8 +160,9 @@ static const char *vec_type(ScalarKind sk, int width)
     case SK_F64: return "double2";
     case SK_I64: return "longlong2";
     case SK_U64: return "ulonglong2";
-    default: die("no vector type for %s x %d", scalar_info[sk].name, width);
+    case SK_BOOL: case SK_COUNT: break;
     }
+    die("no vector type for %s x %d", scalar_info[sk].name, width);
 }
 
 static void block(Pr *p, const Stmt *body);
@@ -337,7 +339,7 @@ static void loop_id(Pr *p, const Stmt *s, StrBuf *id, StrBuf *stride)
         sb_puts(id, "lane");
         sb_puts(stride, "32");
         return;
-    default: unreachable();
+    case LVL_SEQ: unreachable();
     }
 }
 
@@ -541,25 +543,17 @@ static void header(Pr *p)
     sb_puts(o, "\n */\n");
 }
 
-/* Which warp ids the printed mapWarp('x') loops use: 1 = the warp id (every form but an
- * unused straight-line one), 2 = the number of warps (stride loops). */
-static int warp_loops(const Stmt *s)
+/* Which warp ids the printed mapWarp('x') loops use, or'ed into *(int *)ctx: 1 = the
+ * warp id (every form but an unused straight-line one), 2 = the number of warps
+ * (stride loops). */
+static WalkStep warp_loops(void *ctx, const Stmt *s)
 {
-    int r = 0;
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) r |= warp_loops(s->seq.items[i]);
-        return r;
-    case S_IF: return warp_loops(s->cond.then);
-    case S_LASTBLOCK: return warp_loops(s->last.body);
-    case S_FOR:
-        if (s->loop.level == LVL_WARP && s->loop.dim == 0) {
-            if (s->loop.form != LF_ONCE || s->loop.var_used) r |= 1;
-            if (s->loop.form == LF_LOOP) r |= 2;
-        }
-        return r | warp_loops(s->loop.body);
-    default: return 0;
+    int *r = ctx;
+    if (s->kind == S_FOR && s->loop.level == LVL_WARP && s->loop.dim == 0) {
+        if (s->loop.form != LF_ONCE || s->loop.var_used) *r |= 1;
+        if (s->loop.form == LF_LOOP) *r |= 2;
     }
+    return WALK_ON;
 }
 
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
@@ -603,7 +597,9 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
         indent(&p);
         sb_puts(o, "const int lane = threadIdx.x & 31;\n");
     }
-    int wforms = warp_loops(k->body);
+    static const IrVisitor warp_visit = {.stmt = warp_loops};
+    int wforms = 0;
+    ir_walk(k->body, &warp_visit, &wforms);
     if ((wforms & 1) || stmt_mentions_var(k->body, k->hw.warp)) {
         indent(&p);
         sb_puts(o, "const int warp = threadIdx.x >> 5;\n");

@@ -52,13 +52,15 @@ static void add(Buffer **set, int *n, Buffer *b)
     if (*n < MAXP) set[(*n)++] = b;
 }
 
-static void sum_cb(void *ctx, Buffer *b, bool write)
+static bool sum_cb(void *ctx, Buffer *b, bool write)
 {
-    if (b->as != AS_SHARED) return;
+    if (b->as != AS_SHARED) return false;
     Pend *p = ctx;
     if (write) add(p->w, &p->nw, b);
     else add(p->r, &p->nr, b);
+    return false;
 }
+static const IrVisitor sum_visit = {.access = sum_cb};
 
 /* RAW, WAR or WAW between what is pending and what s does */
 static bool conflicts(const Pend *pending, const Pend *s)
@@ -109,7 +111,7 @@ static X *xv(Arena *a, Nat *n)
 static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
 {
     Pend whole = {0};
-    stmt_accesses(s->loop.body, sum_cb, &whole);
+    ir_walk(s->loop.body, &sum_visit, &whole);
     place(a, s->loop.body, st, hw);
     if (s->loop.form == LF_LOOP && conflicts(st, &whole)) {
         Stmt *seq = s->loop.body, *g = ANEW(a, Stmt), *then = stmt_seq(a);
@@ -145,7 +147,7 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
             continue;
         }
         Pend here = {0};
-        stmt_accesses(s, sum_cb, &here);
+        ir_walk(s, &sum_visit, &here);
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
             /* the loop's first statements may conflict: place inside, with st flowing in */
             place_loop(a, s, st, hw);

@@ -10,6 +10,7 @@
  *   smem.c       shared-memory layout with lifetime-based reuse
  *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
  *   role.c       the kernel's role for the runtime (a device-level reduction pass?)
+ *   ir_walk.c    the one read-only walk over Stmt/X that the passes' analyses use
  *   driver.c     runs the pipeline; -d dump letters
  *
  * The typed functional IR (KernelDef) has a second back end besides lower.c and
@@ -23,51 +24,78 @@
 
 /* ---------------------------------------------------------------- primitives */
 
-/* X(enum, name, nat args, data/function args, takes an optional dimension)
- * Source order of explicit arguments: the nat args first, then the others. */
-#define PRIMITIVES(X)                               \
-    X(P_SPLIT, "split", 1, 1, 0)                    \
-    X(P_ASVECTOR, "asVector", 1, 1, 0)              \
-    X(P_JOIN, "join", 0, 1, 0)                      \
-    X(P_TRANSPOSE, "transpose", 0, 1, 0)            \
-    X(P_PADCST, "padCst", 2, 2, 0)                  \
-    X(P_PADCLAMP, "padClamp", 2, 1, 0)              \
-    X(P_TAKE, "take", 1, 1, 0)                      \
-    X(P_DROP, "drop", 1, 1, 0)                      \
-    X(P_SLIDE, "slide", 2, 1, 0)                    \
-    X(P_ZIP, "zip", 0, 2, 0)                        \
-    X(P_UNZIP, "unzip", 0, 1, 0)                    \
-    X(P_PAIR, "pair", 0, 2, 0)                      \
-    X(P_FST, "fst", 0, 1, 0)                        \
-    X(P_SND, "snd", 0, 1, 0)                        \
-    X(P_GENERATE, "generate", 0, 1, 0)              \
-    X(P_ID, "id", 0, 1, 0)                          \
-    X(P_MAPSEQ, "mapSeq", 0, 2, 0)                  \
-    X(P_MAPSEQUNROLL, "mapSeqUnroll", 0, 2, 0)      \
-    X(P_REDUCESEQ, "reduceSeq", 0, 3, 0)            \
-    X(P_REDUCESEQUNROLL, "reduceSeqUnroll", 0, 3, 0) \
-    X(P_TOGLOBAL, "toGlobal", 0, 1, 0)              \
-    X(P_TOSHARED, "toShared", 0, 1, 0)              \
-    X(P_TOPRIVATE, "toPrivate", 0, 1, 0)            \
-    X(P_TOPRIVATEFUN, "toPrivateFun", 0, 2, 0)      \
-    X(P_TOSHAREDFUN, "toSharedFun", 0, 2, 0)        \
-    X(P_MAPGLOBAL, "mapGlobal", 0, 2, 1)            \
-    X(P_MAPBLOCK, "mapBlock", 0, 2, 1)              \
-    X(P_MAPTHREADS, "mapThreads", 0, 2, 1)          \
-    X(P_MAPWARP, "mapWarp", 0, 2, 1)                \
-    X(P_MAPLANE, "mapLane", 0, 2, 1)                \
-    X(P_SHFLDOWN, "shflDownWarp", 1, 1, 0)          \
-    X(P_SHFLUP, "shflUpWarp", 1, 1, 0)              \
-    X(P_SHFLXOR, "shflXorWarp", 1, 1, 0)            \
-    X(P_SHFLWARP, "shflWarp", 0, 2, 0)              \
-    X(P_LASTBLOCK, "lastBlock", 0, 2, 0)            \
-    X(P_ADD, "add", 0, 2, 0)                        \
-    X(P_MUL, "mul", 0, 2, 0)                        \
-    X(P_MIN, "min", 0, 2, 0)                        \
-    X(P_MAX, "max", 0, 2, 0)
+/* Parallelism levels of the map family; LVL_SEQ for mapSeq. */
+typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE } Level;
+
+/* The four warp shuffles (CUDA's __shfl_down/up/xor_sync and __shfl_sync). */
+typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX } ShflKind;
+
+/* Families of primitives: which part of the compiler gives one its meaning. */
+typedef enum {
+    PF_VIEW,   /* a reindexing of its argument: no loop, no memory (lower.c: a View) */
+    PF_MAP,    /* a loop at a parallelism level */
+    PF_REDUCE, /* a sequential fold with a register accumulator */
+    PF_MEMORY, /* materialises its argument in an address space */
+    PF_WARP,   /* a warp shuffle of a warp array */
+    PF_GRID,   /* a grid-wide step (the grid's last block) */
+    PF_SCALAR, /* an operation on scalars */
+} PrimFamily;
+
+/* "none" in the level and shuffle columns */
+#define NOLVL (-1)
+#define NOSHFL (-1)
+
+/* Every fact about a primitive that is data rather than code, one row each:
+ * X(enum, name, nat args, data/function args, takes an optional dimension,
+ *   map level (NOLVL: not a map), shuffle kind (NOSHFL: not a shuffle),
+ *   (arity of each data/function argument as a function: 0 = not a function),
+ *   family)
+ * Source order of explicit arguments: the nat args first, then the others.
+ * The code of a primitive (infer_prim, lower_prim, eval_prim) is still written
+ * per primitive: docs/internals.md says where. */
+#define PRIMITIVES(X) \
+    X(P_SPLIT,           "split",           1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_ASVECTOR,        "asVector",        1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_JOIN,            "join",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_TRANSPOSE,       "transpose",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_PADCST,          "padCst",          2, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_PADCLAMP,        "padClamp",        2, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_TAKE,            "take",            1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_DROP,            "drop",            1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_SLIDE,           "slide",           2, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_ZIP,             "zip",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_UNZIP,           "unzip",           0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_PAIR,            "pair",            0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_FST,             "fst",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_SND,             "snd",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_GENERATE,        "generate",        0, 1, 0, NOLVL,       NOSHFL,    (1),       PF_VIEW)   \
+    X(P_ID,              "id",              0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_MAPSEQ,          "mapSeq",          0, 2, 0, LVL_SEQ,     NOSHFL,    (1, 0),    PF_MAP)    \
+    X(P_MAPSEQUNROLL,    "mapSeqUnroll",    0, 2, 0, LVL_SEQ,     NOSHFL,    (1, 0),    PF_MAP)    \
+    X(P_REDUCESEQ,       "reduceSeq",       0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
+    X(P_REDUCESEQUNROLL, "reduceSeqUnroll", 0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
+    X(P_TOGLOBAL,        "toGlobal",        0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
+    X(P_TOSHARED,        "toShared",        0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
+    X(P_TOPRIVATE,       "toPrivate",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
+    X(P_TOPRIVATEFUN,    "toPrivateFun",    0, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_MEMORY) \
+    X(P_TOSHAREDFUN,     "toSharedFun",     0, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_MEMORY) \
+    X(P_MAPGLOBAL,       "mapGlobal",       0, 2, 1, LVL_GLOBAL,  NOSHFL,    (1, 0),    PF_MAP)    \
+    X(P_MAPBLOCK,        "mapBlock",        0, 2, 1, LVL_BLOCK,   NOSHFL,    (1, 0),    PF_MAP)    \
+    X(P_MAPTHREADS,      "mapThreads",      0, 2, 1, LVL_THREADS, NOSHFL,    (1, 0),    PF_MAP)    \
+    X(P_MAPWARP,         "mapWarp",         0, 2, 1, LVL_WARP,    NOSHFL,    (1, 0),    PF_MAP)    \
+    X(P_MAPLANE,         "mapLane",         0, 2, 1, LVL_LANE,    NOSHFL,    (1, 0),    PF_MAP)    \
+    X(P_SHFLDOWN,        "shflDownWarp",    1, 1, 0, NOLVL,       SHFL_DOWN, (0),       PF_WARP)   \
+    X(P_SHFLUP,          "shflUpWarp",      1, 1, 0, NOLVL,       SHFL_UP,   (0),       PF_WARP)   \
+    X(P_SHFLXOR,         "shflXorWarp",     1, 1, 0, NOLVL,       SHFL_XOR,  (0),       PF_WARP)   \
+    X(P_SHFLWARP,        "shflWarp",        0, 2, 0, NOLVL,       SHFL_IDX,  (0),       PF_WARP)   \
+    X(P_LASTBLOCK,       "lastBlock",       0, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_GRID)   \
+    X(P_ADD,             "add",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_MUL,             "mul",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_MIN,             "min",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_MAX,             "max",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR)
 
 typedef enum {
-#define X(e, n, nn, na, d) e,
+#define X(e, ...) e,
     PRIMITIVES(X)
 #undef X
     P_COUNT
@@ -77,13 +105,16 @@ typedef struct PrimInfo {
     const char *name;
     int nnats, nargs;
     bool has_dim;
+    int level;        /* a Level, or NOLVL */
+    int shfl;         /* a ShflKind, or NOSHFL */
+    int fnarity[3];   /* per data argument: its arity when it is a function, else 0 */
+    PrimFamily family;
 } PrimInfo;
 extern const PrimInfo prim_info[P_COUNT];
 /* The primitive named `name`, or -1. */
 int prim_lookup(const char *name);
-
-/* Parallelism levels of the map family; LVL_SEQ for mapSeq. */
-typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE } Level;
+/* Is p one of the map family (mapSeq, mapGlobal, ...)? */
+static inline bool prim_is_map(Prim p) { return prim_info[p].level != NOLVL; }
 
 /* ---------------------------------------------------------------- types */
 
@@ -207,8 +238,6 @@ typedef enum {
     X_SHFL,   /* shfl: a warp shuffle of val */
     X_CAST,   /* un.e converted to sk */
 } XKind;
-
-typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX } ShflKind;
 
 typedef struct X X;
 struct X {
@@ -375,13 +404,26 @@ void barrier_place(Arena *a, Diag *d, Kernel *k);                               
 void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
 void kernel_set_role(Kernel *k);                                                        /* role.c */
 
-/* IR walks shared by the passes (print.c). */
+/* The read-only walk over the kernel IR (ir_walk.c), pre-order, in the order of the C
+ * text. Each callback may be NULL; one returning true (WALK_STOP) ends the walk, and
+ * ir_walk / ir_walk_x then return true.
+ *   stmt:   every statement, before its parts; WALK_SKIP: not its parts
+ *   x:      every scalar expression node, before its operands
+ *   nat:    every nat the C text evaluates: indices, loop extents, nats used as values,
+ *           sizes of private arrays, the count of lastBlock's partials (not loop ids
+ *           and strides: see width.c)
+ *   access: every buffer access; write is true for stores and a vector load's dst */
+typedef enum { WALK_ON, WALK_SKIP, WALK_STOP } WalkStep;
+typedef struct IrVisitor {
+    WalkStep (*stmt)(void *ctx, const Stmt *s);
+    bool (*x)(void *ctx, const X *x);
+    bool (*nat)(void *ctx, Nat *n);
+    bool (*access)(void *ctx, Buffer *b, bool write);
+} IrVisitor;
+bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx);
+bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx);
+/* Some nat the C text of s evaluates mentions v. */
 bool stmt_mentions_var(const Stmt *s, const NatVar *v);
-bool x_mentions_var(const X *x, const NatVar *v);
-/* Calls f on every buffer access in s: write is true for stores. */
-void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), void *ctx);
-/* Calls f on every nat the C text of s evaluates, except loop ids and strides. */
-void stmt_nats(const Stmt *s, void (*f)(void *ctx, Nat *n), void *ctx);
 
 /* Run parse -> expand -> typecheck -> lower -> passes on a file or string. Returns
  * false after reporting an error through c->diag. */

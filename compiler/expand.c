@@ -367,7 +367,7 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
 {
     if (++x->depth > EXPAND_MAX_DEPTH) diag_error(x->d, stamp(x, e->sp), "program too deeply nested after inlining definitions");
     if (++x->nodes > EXPAND_MAX_NODES) too_big(x);
-    Ast *r;
+    Ast *r = NULL;
     switch (e->kind) {
     case A_VAR: r = ex_var(x, e, env); break;
     case A_INT: case A_FLOAT: case A_BOOL: case A_DIM: r = leaf(x, e); break;
@@ -396,7 +396,6 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
         r = apply(x, stamp(x, e->sp), ex(x, e->app.fn, env), ex(x, e->app.arg, env)); break;
     case A_BIN: r = ast_bin(x->a, stamp(x, e->sp), e->bin.op, ex(x, e->bin.l, env), ex(x, e->bin.r, env)); break;
     case A_UN: r = ast_un(x->a, stamp(x, e->sp), e->un.op, ex(x, e->un.e, env)); break;
-    default: unreachable();
     }
     x->depth--;
     return r;

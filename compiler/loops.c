@@ -17,123 +17,6 @@
 
 #include <string.h>
 
-/* ---------------------------------------------------------------- IR walks */
-
-bool x_mentions_var(const X *x, const NatVar *v)
-{
-    if (!x) return false;
-    switch (x->kind) {
-    case X_LIT: return false;
-    case X_NAT: return nat_mentions(x->nat.n, v);
-    case X_LOAD: return nat_mentions(x->load.index, v);
-    case X_BIN: case X_MINMAX: return x_mentions_var(x->bin.l, v) || x_mentions_var(x->bin.r, v);
-    case X_UN: case X_CAST: return x_mentions_var(x->un.e, v);
-    case X_SELECT: return x_mentions_var(x->sel.c, v) || x_mentions_var(x->sel.a, v) || x_mentions_var(x->sel.b, v);
-    case X_SHFL: return x_mentions_var(x->shfl.val, v) || x_mentions_var(x->shfl.arg, v);
-    }
-    return false;
-}
-
-bool stmt_mentions_var(const Stmt *s, const NatVar *v)
-{
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++)
-            if (stmt_mentions_var(s->seq.items[i], v)) return true;
-        return false;
-    case S_DECL: return x_mentions_var(s->decl.init, v);
-    case S_STORE: return nat_mentions(s->store.index, v) || x_mentions_var(s->store.val, v);
-    case S_FOR: return nat_mentions(s->loop.extent, v) || stmt_mentions_var(s->loop.body, v);
-    case S_IF: return x_mentions_var(s->cond.c, v) || stmt_mentions_var(s->cond.then, v);
-    case S_BARRIER: case S_COMMENT: return false;
-    case S_VLOAD:
-        if (nat_mentions(s->vload.index, v) || (s->vload.guard && x_mentions_var(s->vload.guard, v))) return true;
-        for (int i = 0; s->vload.guard && i < s->vload.width; i++)
-            if (x_mentions_var(s->vload.fallback[i], v)) return true;
-        return false;
-    case S_LASTBLOCK: return stmt_mentions_var(s->last.body, v);
-    }
-    return false;
-}
-
-static void x_accesses(const X *x, void (*f)(void *, Buffer *, bool), void *ctx)
-{
-    if (!x) return;
-    switch (x->kind) {
-    case X_LIT: case X_NAT: return;
-    case X_LOAD: f(ctx, x->load.buf, false); return;
-    case X_BIN: case X_MINMAX: x_accesses(x->bin.l, f, ctx); x_accesses(x->bin.r, f, ctx); return;
-    case X_UN: case X_CAST: x_accesses(x->un.e, f, ctx); return;
-    case X_SELECT: x_accesses(x->sel.c, f, ctx); x_accesses(x->sel.a, f, ctx); x_accesses(x->sel.b, f, ctx); return;
-    case X_SHFL: x_accesses(x->shfl.val, f, ctx); x_accesses(x->shfl.arg, f, ctx); return;
-    }
-}
-
-void stmt_accesses(const Stmt *s, void (*f)(void *ctx, Buffer *b, bool write), void *ctx)
-{
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) stmt_accesses(s->seq.items[i], f, ctx);
-        return;
-    case S_DECL: x_accesses(s->decl.init, f, ctx); return;
-    case S_STORE: x_accesses(s->store.val, f, ctx); f(ctx, s->store.buf, true); return;
-    case S_FOR: stmt_accesses(s->loop.body, f, ctx); return;
-    case S_IF: x_accesses(s->cond.c, f, ctx); stmt_accesses(s->cond.then, f, ctx); return;
-    case S_BARRIER: case S_COMMENT: return;
-    case S_VLOAD:
-        f(ctx, s->vload.src, false);
-        if (s->vload.guard) {
-            x_accesses(s->vload.guard, f, ctx);
-            for (int i = 0; i < s->vload.width; i++) x_accesses(s->vload.fallback[i], f, ctx);
-        }
-        f(ctx, s->vload.dst, true);
-        return;
-    case S_LASTBLOCK: stmt_accesses(s->last.body, f, ctx); return;
-    }
-}
-
-/* Every nat the C text of x evaluates: load indices and nats used as values. */
-static void x_nats(const X *x, void (*f)(void *, Nat *), void *ctx)
-{
-    if (!x) return;
-    switch (x->kind) {
-    case X_LIT: return;
-    case X_NAT: f(ctx, x->nat.n); return;
-    case X_LOAD: f(ctx, x->load.index); return;
-    case X_BIN: case X_MINMAX: x_nats(x->bin.l, f, ctx); x_nats(x->bin.r, f, ctx); return;
-    case X_UN: case X_CAST: x_nats(x->un.e, f, ctx); return;
-    case X_SELECT: x_nats(x->sel.c, f, ctx); x_nats(x->sel.a, f, ctx); x_nats(x->sel.b, f, ctx); return;
-    case X_SHFL: x_nats(x->shfl.val, f, ctx); x_nats(x->shfl.arg, f, ctx); return;
-    }
-}
-
-/* Every nat the C text of s evaluates (indices, extents, array sizes, the count of
- * lastBlock's partials); loop ids and strides are the caller's (see width.c). */
-void stmt_nats(const Stmt *s, void (*f)(void *ctx, Nat *n), void *ctx)
-{
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) stmt_nats(s->seq.items[i], f, ctx);
-        return;
-    case S_DECL:
-        if (!s->decl.buf->scalar) f(ctx, s->decl.buf->count);
-        x_nats(s->decl.init, f, ctx);
-        return;
-    case S_STORE: f(ctx, s->store.index); x_nats(s->store.val, f, ctx); return;
-    case S_FOR: f(ctx, s->loop.extent); stmt_nats(s->loop.body, f, ctx); return;
-    case S_IF: x_nats(s->cond.c, f, ctx); stmt_nats(s->cond.then, f, ctx); return;
-    case S_BARRIER: case S_COMMENT: return;
-    case S_VLOAD:
-        f(ctx, s->vload.index);
-        if (s->vload.guard) {
-            x_nats(s->vload.guard, f, ctx);
-            for (int i = 0; i < s->vload.width; i++) x_nats(s->vload.fallback[i], f, ctx);
-        }
-        return;
-    case S_LASTBLOCK: f(ctx, s->last.part->count); stmt_nats(s->last.body, f, ctx); return;
-    }
-}
-
 /* ---------------------------------------------------------------- launch rule */
 
 typedef struct Ext {
@@ -145,22 +28,15 @@ typedef struct Collect {
     Ext lv[6][3]; /* by level and dimension */
 } Collect;
 
-static void collect(Collect *c, Stmt *s)
+/* every loop's extent, by level and dimension */
+static WalkStep collect(void *ctx, const Stmt *s)
 {
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) collect(c, s->seq.items[i]);
-        return;
-    case S_FOR: {
+    Collect *c = ctx;
+    if (s->kind == S_FOR) {
         Ext *x = &c->lv[s->loop.level][s->loop.dim];
         if (x->n < 64) x->e[x->n++] = s->loop.extent;
-        collect(c, s->loop.body);
-        return;
     }
-    case S_IF: collect(c, s->cond.then); return;
-    case S_LASTBLOCK: collect(c, s->last.body); return;
-    default: return;
-    }
+    return WALK_ON;
 }
 
 /* The largest constant among extents, or -1 when one is not constant. */
@@ -244,8 +120,9 @@ static Nat *launch_size(Arena *a, Kernel *k, Level l, int dim)
     case LVL_GLOBAL: return nat_mul(a, k->grid[dim], k->block[dim]);
     case LVL_WARP: return dim == 0 ? nat_div(a, k->block[0], nat_cst(a, 32)) : k->block[dim];
     case LVL_LANE: return nat_cst(a, 32);
-    default: return NULL;
+    case LVL_SEQ: return NULL;
     }
+    unreachable();
 }
 
 /* extent == size -> ONCE; extent <= size (provably) -> GUARDED; else LOOP.
@@ -275,7 +152,11 @@ static void forms(Arena *a, Kernel *k, Stmt *s)
         if (s->loop.level == LVL_WARP || s->loop.level == LVL_LANE) k->block_fixed = true;
         return;
     }
-    default: return;
+    case S_DECL:
+    case S_STORE:
+    case S_BARRIER:
+    case S_COMMENT:
+    case S_VLOAD: return;
     }
 }
 
@@ -285,24 +166,26 @@ static void forms(Arena *a, Kernel *k, Stmt *s)
  * computing the same thing; or each thread on its own element. */
 typedef enum { RUN_GRID, RUN_BLOCK, RUN_WARP, RUN_OWN } Runner;
 
-static void writes_mem(void *ctx, Buffer *b, bool write)
+/* a write to shared or global memory (stops the walk) */
+static bool writes_mem(void *ctx, Buffer *b, bool write)
 {
-    if (write && b->as != AS_PRIVATE) *(bool *)ctx = true;
+    (void)ctx;
+    return write && b->as != AS_PRIVATE;
 }
+static const IrVisitor writes_mem_visit = {.access = writes_mem};
 
-static bool has_parallel(const Stmt *s)
+/* Code that is not run redundantly by its runner: a parallel loop, a per-lane branch,
+ * a barrier, lastBlock (stops the walk). */
+static WalkStep parallel_stmt(void *ctx, const Stmt *s)
 {
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++)
-            if (has_parallel(s->seq.items[i])) return true;
-        return false;
-    case S_FOR: return s->loop.level != LVL_SEQ || has_parallel(s->loop.body);
-    case S_IF: return s->cond.per_lane || has_parallel(s->cond.then);
-    case S_BARRIER: case S_LASTBLOCK: return true;
-    default: return false;
-    }
+    (void)ctx;
+    bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && s->cond.per_lane) ||
+               s->kind == S_BARRIER || s->kind == S_LASTBLOCK;
+    return par ? WALK_STOP : WALK_ON;
 }
+static const IrVisitor parallel_visit = {.stmt = parallel_stmt};
+
+static bool has_parallel(const Stmt *s) { return ir_walk(s, &parallel_visit, NULL); }
 
 static X *xeq0(Arena *a, NatVar *v)
 {
@@ -354,42 +237,24 @@ typedef struct Uses {
     bool used;
 } Uses;
 
-static void note_use(void *ctx, Buffer *b, bool write)
+static bool note_use(void *ctx, Buffer *b, bool write)
 {
     (void)write;
     Uses *u = ctx;
     for (int i = 0; i < u->n; i++)
         if (u->decl[i] == b) u->used = true;
+    return u->used;
 }
+static const IrVisitor note_use_visit = {.access = note_use};
 
 static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r);
 
-static bool x_has_shfl(const X *x)
+static bool is_shfl(void *ctx, const X *x)
 {
-    if (!x) return false;
-    switch (x->kind) {
-    case X_SHFL: return true;
-    case X_BIN: case X_MINMAX: return x_has_shfl(x->bin.l) || x_has_shfl(x->bin.r);
-    case X_UN: case X_CAST: return x_has_shfl(x->un.e);
-    case X_SELECT: return x_has_shfl(x->sel.c) || x_has_shfl(x->sel.a) || x_has_shfl(x->sel.b);
-    default: return false;
-    }
+    (void)ctx;
+    return x->kind == X_SHFL;
 }
-
-static bool stmt_has_shfl(const Stmt *s)
-{
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++)
-            if (stmt_has_shfl(s->seq.items[i])) return true;
-        return false;
-    case S_DECL: return x_has_shfl(s->decl.init);
-    case S_STORE: return x_has_shfl(s->store.val);
-    case S_FOR: return stmt_has_shfl(s->loop.body);
-    case S_IF: return x_has_shfl(s->cond.c) || stmt_has_shfl(s->cond.then);
-    default: return false;
-    }
-}
+static const IrVisitor shfl_visit = {.x = is_shfl};
 
 /* A run items[i..j) of redundant sequential statements containing a memory write is
  * wrapped in one guard when nothing it declares is used after it; otherwise each
@@ -397,7 +262,7 @@ static bool stmt_has_shfl(const Stmt *s)
 static void guard_run(Arena *a, Kernel *k, Stmt *seq, int i, int j, Runner r, Stmt **out, int *nout)
 {
     bool writes = false;
-    for (int q = i; q < j; q++) stmt_accesses(seq->seq.items[q], writes_mem, &writes);
+    for (int q = i; q < j; q++) writes = writes || ir_walk(seq->seq.items[q], &writes_mem_visit, NULL);
     if (!writes || !one_thread(a, k, r)) {
         for (int q = i; q < j; q++) out[(*nout)++] = seq->seq.items[q];
         return;
@@ -406,10 +271,10 @@ static void guard_run(Arena *a, Kernel *k, Stmt *seq, int i, int j, Runner r, St
     Uses u = {decl, 0, false};
     for (int q = i; q < j; q++)
         if (seq->seq.items[q]->kind == S_DECL && u.n < 256) decl[u.n++] = seq->seq.items[q]->decl.buf;
-    for (int q = j; q < seq->seq.n; q++) stmt_accesses(seq->seq.items[q], note_use, &u);
+    for (int q = j; q < seq->seq.n; q++) ir_walk(seq->seq.items[q], &note_use_visit, &u);
     /* a shuffle needs every lane: it must stay outside the one-thread guard */
     bool shfl = false;
-    for (int q = i; q < j; q++) shfl = shfl || stmt_has_shfl(seq->seq.items[q]);
+    for (int q = i; q < j; q++) shfl = shfl || ir_walk(seq->seq.items[q], &shfl_visit, NULL);
     if (!u.used && !shfl) {
         Stmt *g = ANEW(a, Stmt), *body = stmt_seq(a);
         g->kind = S_IF;
@@ -421,9 +286,8 @@ static void guard_run(Arena *a, Kernel *k, Stmt *seq, int i, int j, Runner r, St
     }
     for (int q = i; q < j; q++) {
         Stmt *s = seq->seq.items[q];
-        bool w = false;
-        stmt_accesses(s, writes_mem, &w);
-        if (w && s->kind == S_STORE && x_has_shfl(s->store.val)) {
+        bool w = ir_walk(s, &writes_mem_visit, NULL);
+        if (w && s->kind == S_STORE && ir_walk_x(s->store.val, &shfl_visit, NULL)) {
             /* compute the shuffled value on every lane, store it from one */
             Buffer *t = ANEW(a, Buffer);
             t->name = arena_printf(a, "sh%d", arena_next_id(a));
@@ -446,7 +310,7 @@ static void guard_run(Arena *a, Kernel *k, Stmt *seq, int i, int j, Runner r, St
             *st = *s;
             st->store.val = ld;
             s = st;
-        } else if (w && stmt_has_shfl(s)) {
+        } else if (w && ir_walk(s, &shfl_visit, NULL)) {
             out[(*nout)++] = s; /* cannot be guarded; the write is redundant but identical */
             continue;
         }
@@ -476,7 +340,7 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
                 case LVL_BLOCK: inner = RUN_BLOCK; break;
                 case LVL_WARP: inner = RUN_WARP; break;
                 case LVL_THREADS: case LVL_GLOBAL: case LVL_LANE: inner = RUN_OWN; break;
-                default: break;
+                case LVL_SEQ: break;
                 }
                 guard(a, k, s->loop.body, inner);
             } else if (s->kind == S_IF && !s->cond.per_lane) {
@@ -502,7 +366,8 @@ void loops_specialise(Arena *a, Diag *d, Kernel *k)
 {
     /* on the stack: 9 KB per kernel in the arena made a program of many kernels large */
     Collect c = {0};
-    collect(&c, k->body);
+    static const IrVisitor collect_visit = {.stmt = collect};
+    ir_walk(k->body, &collect_visit, &c);
     launch_rule(a, d, k, &c);
     /* the hardware ids range over the launch sizes */
     for (int dim = 0; dim < 3; dim++) {

@@ -535,8 +535,14 @@ static bool view_chain(const Expr *body, const Binder *x)
     case P_MAPSEQ: case P_MAPSEQUNROLL:
         return view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
                view_chain(body->prim.args[1], x);
-    default: return false;
+    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+    case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
+    case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
+    case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
+    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
+    case P_MIN: case P_MAX: case P_COUNT: return false;
     }
+    unreachable();
 }
 
 /* The acceptor for x when `body` (a view chain over x) is written to c:
@@ -546,13 +552,19 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
 {
     if (body->kind == E_VAR) return c;
     Expr *arg = body->prim.p == P_MAPSEQ || body->prim.p == P_MAPSEQUNROLL ? body->prim.args[1] : body->prim.args[0];
-    Acc *r;
+    Acc *r = NULL;
     switch (body->prim.p) {
     case P_JOIN: r = acceptor(w, W_JOINW, arg->ty, c); r->n1 = arg->ty->arr.elem->arr.n; break;
     case P_SPLIT: r = acceptor(w, W_SPLITW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
     case P_TRANSPOSE: r = acceptor(w, W_TRANSW, arg->ty, c); break;
     case P_ID: r = c; break;
-    default: r = acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
+    case P_MAPSEQ: case P_MAPSEQUNROLL: r = acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
+    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+    case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
+    case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
+    case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
+    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
+    case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     }
     return acc_through(w, arg, x, r);
 }
@@ -665,19 +677,6 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
     close_loop(w, s, saved);
 }
 
-static Level map_level(Prim p)
-{
-    switch (p) {
-    case P_MAPGLOBAL: return LVL_GLOBAL;
-    case P_MAPBLOCK: return LVL_BLOCK;
-    case P_MAPTHREADS: return LVL_THREADS;
-    case P_MAPWARP: return LVL_WARP;
-    case P_MAPLANE: return LVL_LANE;
-    default: return LVL_SEQ;
-    }
-}
-
-static bool is_map(Prim p) { return p == P_MAPSEQ || p == P_MAPSEQUNROLL || map_level(p) != LVL_SEQ; }
 
 
 static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
@@ -748,7 +747,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
 static void check_memory_scope(Lw *w, Expr *e, Acc *c)
 {
     while (c->kind != W_MEM) c = c->in;
-    Level l = map_level(e->prim.p);
+    Level l = (Level)prim_info[e->prim.p].level;
     const char *name = prim_info[e->prim.p].name;
     if (c->buf->as == AS_SHARED && (l == LVL_GLOBAL || l == LVL_BLOCK))
         diag_error(w->d, e->sp, "the result of %s is stored with toShared, but shared memory belongs to one block, "
@@ -786,12 +785,12 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
             w->lane_fn = saved_fn;
             return;
         }
-        if (is_map(p)) {
+        if (prim_is_map(p)) {
             check_memory_scope(w, e, c);
             Val *xs = lx ? lx : lower_exp(w, e->prim.args[1]);
             NatVar *iv;
             Stmt *saved;
-            Stmt *s = open_loop(w, map_level(p), e->prim.dim, e->ty->arr.n, &iv, &saved);
+            Stmt *s = open_loop(w, (Level)prim_info[p].level, e->prim.dim, e->ty->arr.n, &iv, &saved);
             s->loop.unroll = p == P_MAPSEQUNROLL;
             Nat *i = nat_var(w->a, iv);
             Expr *f = e->prim.args[0];
@@ -820,7 +819,12 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         case P_TRANSPOSE: lower_acc(w, e->prim.args[0], acceptor(w, W_TRANSW, e->prim.args[0]->ty, c)); return;
         case P_ID: lower_acc(w, e->prim.args[0], c); return;
         case P_LASTBLOCK: lower_last_block(w, e, c); return;
-        default: break;
+        case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+        case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_MAPSEQ: case P_MAPSEQUNROLL:
+        case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
+        case P_TOPRIVATEFUN: case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
+        case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP:
+        case P_ADD: case P_MUL: case P_MIN: case P_MAX: case P_COUNT: break;
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
@@ -1090,7 +1094,7 @@ static Val *lower_prim(Lw *w, Expr *e)
             diag_error(w->d, e->sp, "%s is only supported on a warp array (one element per lane, e.g. from "
                        "mapLane or toPrivate inside mapWarp)", prim_info[p].name);
         v = view(w, V_SHFL, e->ty, in->v);
-        v->shfl = p == P_SHFLDOWN ? SHFL_DOWN : p == P_SHFLUP ? SHFL_UP : p == P_SHFLXOR ? SHFL_XOR : SHFL_IDX;
+        v->shfl = (ShflKind)prim_info[p].shfl;
         if (p == P_SHFLWARP) v->src = lower_exp(w, arg[0])->v;
         else v->n1 = e->prim.nats[0];
         return array(w, v);

@@ -221,7 +221,7 @@ static void poly_from(Arena *a, Poly *p, const Nat *x, int64_t scale)
         for (int i = 0; i < x->sum.n; i++) poly_from(a, p, x->sum.terms[i], scale);
         break;
     case N_PROD: poly_push(a, p, ck_mul(x->prod.coef, scale), x->prod.factors, x->prod.n); break;
-    default: {
+    case N_VAR: case N_DIV: case N_MIN: case N_MAX: { /* an atom */
         Nat **one = ANEWN(a, Nat *, 1);
         one[0] = (Nat *)x;
         poly_push(a, p, scale, one, 1);
@@ -846,8 +846,9 @@ bool nat_mentions(const Nat *x, const NatVar *v)
         for (int i = 0; i < x->prod.n; i++)
             if (nat_mentions(x->prod.factors[i], v)) return true;
         return false;
-    default: return nat_mentions(x->bin.l, v) || nat_mentions(x->bin.r, v);
+    case N_DIV: case N_MIN: case N_MAX: return nat_mentions(x->bin.l, v) || nat_mentions(x->bin.r, v);
     }
+    unreachable();
 }
 
 /* Rebuilds x bottom-up through the smart constructors, so the result is normal again. */

@@ -21,8 +21,10 @@ void expr_print(StrBuf *b, const Expr *e)
         case SK_F64: sb_printf(b, "%g", e->lit.f); return;
         case SK_BOOL: sb_puts(b, e->lit.b ? "true" : "false"); return;
         case SK_U32: case SK_U64: sb_printf(b, "%lluu", (unsigned long long)e->lit.u); return;
-        default: sb_printf(b, "%lld", (long long)e->lit.i); return;
+        case SK_I32: case SK_I64: sb_printf(b, "%lld", (long long)e->lit.i); return;
+        case SK_COUNT: break;
         }
+        unreachable();
     case E_NAT: sb_putc(b, '<'); nat_print(b, e->nat.n); sb_putc(b, '>'); return;
     case E_LAM:
         sb_puts(b, "fun(");

@@ -26,11 +26,13 @@ static void touch(Live *l, Buffer *b)
     b->last = l->clock;
 }
 
-static void touch_cb(void *ctx, Buffer *b, bool write)
+static bool touch_cb(void *ctx, Buffer *b, bool write)
 {
     (void)write;
     touch(ctx, b);
+    return false;
 }
+static const IrVisitor touch_visit = {.access = touch_cb};
 
 /* Number statements in pre-order and record each shared buffer's first/last use.
  * Code run by many threads at once (a thread-, warp- or lane-level loop, a guarded
@@ -40,7 +42,7 @@ static void number(Live *l, Stmt *s)
 {
     l->clock++;
     if ((s->kind == S_FOR && s->loop.level != LVL_SEQ && s->loop.level != LVL_BLOCK) || s->kind == S_IF) {
-        stmt_accesses(s, touch_cb, l);
+        ir_walk(s, &touch_visit, l);
         return;
     }
     switch (s->kind) {
@@ -60,7 +62,11 @@ static void number(Live *l, Stmt *s)
     }
     case S_IF: number(l, s->cond.then); return;
     case S_LASTBLOCK: number(l, s->last.body); return;
-    default: stmt_accesses(s, touch_cb, l); return;
+    case S_DECL:
+    case S_STORE:
+    case S_BARRIER:
+    case S_COMMENT:
+    case S_VLOAD: ir_walk(s, &touch_visit, l); return;
     }
 }
 

@@ -127,16 +127,18 @@ static Nat *nat_of(Tc *t, Ast *e, Scope *sc)
                 diag_error(t->d, e->bin.r->sp, "division by %s in a natural-number expression",
                            c == 0 ? "zero" : "a negative number");
             return e->bin.op == OP_DIV ? nat_div(t->a, l, r) : nat_mod(t->a, l, r);
-        default: break;
+        case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
+        case OP_COUNT: break;
         }
         diag_error(t->d, e->sp, "operator '%s' is not allowed in a natural-number expression",
                    binop_spelling[e->bin.op]);
     }
     case A_FLOAT:
         diag_error(t->d, e->sp, "expected a natural number, found a floating-point literal");
-    default:
+    case A_BOOL: case A_DIM: case A_APP: case A_LAM: case A_NLAM: case A_LET: case A_UN:
         diag_error(t->d, e->sp, "expected a natural-number expression here");
     }
+    unreachable();
 }
 
 /* A nat argument that must be positive (a split size, a slide step). */
@@ -268,10 +270,12 @@ static Type *fun_result(Expr *lam, int np)
 
 /* ---------------------------------------------------------------- nesting */
 
+/* A level is named by the first map primitive of that level in the table. */
 static const char *level_name(Level l)
 {
-    static const char *const n[] = {"mapSeq", "mapGlobal", "mapBlock", "mapThreads", "mapWarp", "mapLane"};
-    return n[l];
+    for (int p = 0; p < P_COUNT; p++)
+        if (prim_info[p].level == (int)l) return prim_info[p].name;
+    unreachable();
 }
 
 /* Allowed nestings (outer -> inner), each in a dimension not already used by the
@@ -291,14 +295,14 @@ static void check_nesting(Tc *t, Level l, int dim, Span sp)
                         "xyz"[dim], level_name(c->lv[i]), "xyz"[c->dim[i]]);
         outer = c->lv[i];
     }
-    bool ok;
+    bool ok = true;
     switch (l) {
     case LVL_GLOBAL: ok = outer == LVL_SEQ || outer == LVL_GLOBAL; break;
     case LVL_BLOCK: ok = outer == LVL_SEQ || outer == LVL_BLOCK; break;
     case LVL_THREADS: ok = outer == LVL_SEQ || outer == LVL_BLOCK || outer == LVL_THREADS; break;
     case LVL_WARP: ok = outer == LVL_SEQ || outer == LVL_BLOCK || outer == LVL_WARP; break;
     case LVL_LANE: ok = outer == LVL_WARP || outer == LVL_LANE; break;
-    default: ok = true;
+    case LVL_SEQ: break;
     }
     if (!ok) {
         if (l == LVL_LANE)
@@ -519,8 +523,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     case P_MAPLANE: {
         Expr *x = infer(t, arg[1], sc, NULL);
         Type *tx = want_array(t, x, pi->name);
-        Level l = p == P_MAPGLOBAL ? LVL_GLOBAL : p == P_MAPBLOCK ? LVL_BLOCK : p == P_MAPTHREADS ? LVL_THREADS
-                : p == P_MAPWARP ? LVL_WARP : p == P_MAPLANE ? LVL_LANE : LVL_SEQ;
+        Level l = (Level)pi->level;
         if (l != LVL_SEQ) {
             check_nesting(t, l, dim, sp);
             if (l == LVL_LANE) {
@@ -666,8 +669,9 @@ static bool nat_like(const Ast *e, Scope *sc)
         return s && s->kind == SC_NAT;
     }
     case A_BIN: return e->bin.op <= OP_MOD && nat_like(e->bin.l, sc) && nat_like(e->bin.r, sc);
-    default: return false;
+    case A_FLOAT: case A_BOOL: case A_DIM: case A_APP: case A_LAM: case A_NLAM: case A_LET: case A_UN: return false;
     }
+    unreachable();
 }
 
 static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)

@@ -4,9 +4,11 @@
 #include <string.h>
 
 const PrimInfo prim_info[P_COUNT] = {
-#define X(e, n, nn, na, d) [e] = {n, nn, na, d},
+#define UNPAREN(...) __VA_ARGS__
+#define X(e, n, nn, na, d, lvl, sh, fn, fam) [e] = {n, nn, na, d, lvl, sh, {UNPAREN fn}, fam},
     PRIMITIVES(X)
 #undef X
+#undef UNPAREN
 };
 
 /* The primitive named `name`, or -1 (a linear scan: the table is small). */

@@ -145,22 +145,21 @@ static Nat *mag(W *w, const Nat *x, int depth)
     return m;
 }
 
-static void need_nat(void *ctx, Nat *x)
+static bool need_nat(void *ctx, Nat *x)
 {
     W *w = ctx;
     mag(w, x, 0);
+    return false;
 }
 
 /* A parallel loop computes its id (below its stride) and, as a stride loop, the
  * last index plus the stride. */
-static void loops(W *w, const Stmt *s)
+static WalkStep loops(void *ctx, const Stmt *s)
 {
+    W *w = ctx;
     Arena *a = w->a;
     const HwIds *h = &w->k->hw;
     switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) loops(w, s->seq.items[i]);
-        return;
     case S_FOR: {
         int d = s->loop.dim;
         Nat *stride = NULL;
@@ -174,23 +173,23 @@ static void loops(W *w, const Stmt *s)
         }
         need(w, stride);
         if (s->loop.form == LF_LOOP) need(w, nat_add(a, mag(w, s->loop.extent, 0), stride));
-        loops(w, s->loop.body);
-        return;
+        return WALK_ON;
     }
-    case S_IF: loops(w, s->cond.then); return;
     case S_LASTBLOCK:
         /* the flags are cleared in a loop over the partials with the block's stride */
         need(w, nat_add(a, mag(w, s->last.part->count, 0), nat_mul(a, nat_mul(a, nat_var(a, h->bdim[0]),
                                                                                nat_var(a, h->bdim[1])),
                                                                     nat_var(a, h->bdim[2]))));
-        loops(w, s->last.body);
-        return;
+        return WALK_ON;
+    case S_SEQ:
+    case S_IF:
     case S_DECL:
     case S_STORE:
     case S_BARRIER:
     case S_COMMENT:
-    case S_VLOAD: return;
+    case S_VLOAD: return WALK_ON;
     }
+    unreachable();
 }
 
 /* The launch rule's value of the bound: blockDim and gridDim as the rule sets them,
@@ -207,8 +206,9 @@ static Nat *under_rule(Arena *a, const Kernel *k, Nat *x)
 void width_decide(Arena *a, Kernel *k)
 {
     W w = {.a = a, .k = k};
-    stmt_nats(k->body, need_nat, &w);
-    loops(&w, k->body);
+    static const IrVisitor nats = {.nat = need_nat}, loop_visit = {.stmt = loops};
+    ir_walk(k->body, &nats, &w);
+    ir_walk(k->body, &loop_visit, &w);
     for (int i = 0; i < k->nshared; i++) mag(&w, k->shared[i]->offset, 0);
     /* the nat parameters are passed in the index type; the launch dimensions alone fit
      * in int by the hardware's limits (2^31 - 1 blocks, 1024 threads) */

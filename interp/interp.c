@@ -228,7 +228,7 @@ static Scalar scalar_of_int(ScalarKind sk, int64_t v)
     case SK_I64: s.i = v; break;
     case SK_U64: s.u = (uint64_t)v; break;
     case SK_BOOL: s.b = v != 0; break;
-    default: unreachable();
+    case SK_COUNT: unreachable();
     }
     return s;
 }
@@ -245,7 +245,7 @@ static Scalar load(ScalarKind sk, const unsigned char *base, int64_t i)
     case SK_I64: memcpy(&s.i, base + 8 * i, 8); break;
     case SK_U64: memcpy(&s.u, base + 8 * i, 8); break;
     case SK_BOOL: s.b = base[i] != 0; break;
-    default: unreachable();
+    case SK_COUNT: unreachable();
     }
     return s;
 }
@@ -261,7 +261,7 @@ static void store1(ScalarKind sk, unsigned char *base, int64_t i, Scalar s)
     case SK_I64: memcpy(base + 8 * i, &s.i, 8); break;
     case SK_U64: memcpy(base + 8 * i, &s.u, 8); break;
     case SK_BOOL: base[i] = s.b ? 1 : 0; break;
-    default: unreachable();
+    case SK_COUNT: unreachable();
     }
 }
 
@@ -276,16 +276,20 @@ static bool compare(BinOp op, ScalarKind sk, Scalar a, Scalar b)
     case OP_GE: return (x) >= (y);     \
     case OP_EQ: return (x) == (y);     \
     case OP_NE: return (x) != (y);     \
-    default: unreachable();            \
-    }
+    case OP_ADD: case OP_SUB: case OP_MUL: \
+    case OP_DIV: case OP_MOD: case OP_AND: \
+    case OP_OR: case OP_COUNT: break; \
+    }                                  \
+    unreachable();
     switch (sk) {
     case SK_F32: CMP(a.f, b.f);
     case SK_F64: CMP(a.d, b.d);
     case SK_I32: case SK_I64: CMP(a.i, b.i);
     case SK_U32: case SK_U64: CMP(a.u, b.u);
     case SK_BOOL: CMP((int)a.b, (int)b.b);
-    default: unreachable();
+    case SK_COUNT: break;
     }
+    unreachable();
 #undef CMP
 }
 
@@ -320,7 +324,8 @@ static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b
         case OP_MUL: r.f = a.f * b.f; break;
         case OP_DIV: r.f = a.f / b.f; break;
         case OP_MOD: r.f = fmodf(a.f, b.f); break;
-        default: unreachable();
+        case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
+        case OP_COUNT: unreachable();
         }
         return r;
     case SK_F64:
@@ -330,14 +335,15 @@ static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b
         case OP_MUL: r.d = a.d * b.d; break;
         case OP_DIV: r.d = a.d / b.d; break;
         case OP_MOD: r.d = fmod(a.d, b.d); break;
-        default: unreachable();
+        case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
+        case OP_COUNT: unreachable();
         }
         return r;
     case SK_I32: case SK_U32: case SK_I64: case SK_U64: {
         /* 32-bit operands widened (i32 sign-, u32 zero-extended): +, -, * and the
          * truncating / and % in 64 bits give the 32-bit result once scalar_of_int
          * truncates it, and INT_MIN / -1 wraps in either width */
-        uint64_t x = widen(sk, a), y = widen(sk, b), v;
+        uint64_t x = widen(sk, a), y = widen(sk, b), v = 0;
         bool sg = sk == SK_I32 || sk == SK_I64;
         switch (op) {
         case OP_ADD: v = x + y; break;
@@ -352,13 +358,15 @@ static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b
             else
                 v = op == OP_DIV ? x / y : x % y;
             break;
-        default: unreachable();
+        case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
+        case OP_COUNT: unreachable();
         }
         return scalar_of_int(sk, (int64_t)v);
     }
     case SK_BOOL: fail(c, sp, "arithmetic operator '%s' on bool", binop_spelling[op]);
-    default: unreachable();
+    case SK_COUNT: break;
     }
+    unreachable();
 }
 
 /* -x with wrap-around for integers; !b on bool. */
@@ -374,8 +382,10 @@ static Scalar unop(Ctx *c, Span sp, UnOp op, ScalarKind sk, Scalar a)
     case SK_F32: r.f = -a.f; return r;
     case SK_F64: r.d = -a.d; return r;
     case SK_I32: case SK_U32: case SK_I64: case SK_U64: return scalar_of_int(sk, (int64_t)(0u - a.u));
-    default: fail(c, sp, "'-' on bool");
+    case SK_BOOL: fail(c, sp, "'-' on bool");
+    case SK_COUNT: break;
     }
+    unreachable();
 }
 
 /* min/max as CUDA's min()/max(): fminf/fmaxf for floats (a NaN operand yields the
@@ -386,8 +396,11 @@ static Scalar minmax(bool is_max, ScalarKind sk, Scalar a, Scalar b)
     switch (sk) {
     case SK_F32: r.f = is_max ? fmaxf(a.f, b.f) : fminf(a.f, b.f); return r;
     case SK_F64: r.d = is_max ? fmax(a.d, b.d) : fmin(a.d, b.d); return r;
-    default: return compare(is_max ? OP_LT : OP_GT, sk, a, b) ? b : a;
+    case SK_I32: case SK_U32: case SK_I64: case SK_U64: case SK_BOOL:
+        return compare(is_max ? OP_LT : OP_GT, sk, a, b) ? b : a;
+    case SK_COUNT: break;
     }
+    unreachable();
 }
 
 /* ---------------------------------------------------------------- stores */
@@ -400,7 +413,7 @@ static void leaves_fill(const RType *t, int64_t count, Leaf *out, int *k)
     case T_SCALAR: out[*k].sk = t->sk; out[*k].count = count; ++*k; return;
     case T_ARRAY: leaves_fill(t->elem, count * t->n, out, k); return;
     case T_PAIR: leaves_fill(t->a, count, out, k); leaves_fill(t->b, count, out, k); return;
-    default: unreachable();
+    case T_IDX: case T_FUN: unreachable();
     }
 }
 
@@ -630,7 +643,7 @@ static void copy_into(Ctx *c, Node *dst, int64_t *dp, int dlen, const Val *src, 
             copy_into(c, dst, dp, dlen + 1, src, sp, slen + 1, i ? t->b : t->a);
         }
         return;
-    default: unreachable();
+    case T_IDX: case T_FUN: unreachable();
     }
 }
 
@@ -732,13 +745,8 @@ static Code *prep(Ctx *c, const Expr *e)
                 fail(c, e->sp, "nat argument of %s cannot be evaluated", prim_info[p].name);
         for (int i = 0; i < prim_info[p].nargs; i++) {
             const Expr *a = e->prim.args[i];
-            bool fn = (i == 0 && (p == P_GENERATE || p == P_MAPSEQ || p == P_MAPSEQUNROLL ||
-                                  p == P_MAPGLOBAL || p == P_MAPBLOCK || p == P_MAPTHREADS ||
-                                  p == P_MAPWARP || p == P_MAPLANE || p == P_TOPRIVATEFUN || p == P_LASTBLOCK ||
-                                  p == P_TOSHAREDFUN)) ||
-                      (i == 0 && (p == P_REDUCESEQ || p == P_REDUCESEQUNROLL));
-            int np = (p == P_REDUCESEQ || p == P_REDUCESEQUNROLL) ? 2 : 1;
-            k->args[i] = fn ? prep_fun(c, a, np, e->sp) : prep(c, a);
+            int np = prim_info[p].fnarity[i];
+            k->args[i] = np ? prep_fun(c, a, np, e->sp) : prep(c, a);
         }
         break;
     }
@@ -857,19 +865,19 @@ static void eval_shuffle(Ctx *c, const Code *e, Val *res)
     int64_t *perm = pool_alloc(c, sizeof(int64_t) * (size_t)(n ? n : 1), false);
     if (e->p == P_SHFLWARP) eval(c, e->args[0], &src);
     for (int64_t i = 0; i < n; i++) {
-        switch (e->p) {
-        case P_SHFLDOWN: /* a[i+d] if i+d <= 31 else a[i] */
+        switch ((ShflKind)prim_info[e->p].shfl) {
+        case SHFL_DOWN: /* a[i+d] if i+d <= 31 else a[i] */
             perm[i] = i + d <= n - 1 ? i + d : i;
             break;
-        case P_SHFLUP: /* a[i-d] if i-d >= 0 else a[i] */
+        case SHFL_UP: /* a[i-d] if i-d >= 0 else a[i] */
             perm[i] = i - d >= 0 ? i - d : i;
             break;
-        case P_SHFLXOR: /* a[i xor m] */
+        case SHFL_XOR: /* a[i xor m] */
             if (d < 0 || d >= 32 || (i ^ d) >= n)
                 fail(c, e->sp, "shflXorWarp mask %lld is outside the warp", (long long)d);
             perm[i] = i ^ d;
             break;
-        case P_SHFLWARP: { /* a[src[i]] */
+        case SHFL_IDX: { /* a[src[i]] */
             val_sel(c, &src, i, src.ty->elem, &s);
             int64_t v = s.s.i;
             if (v < 0 || v >= n)
@@ -878,7 +886,6 @@ static void eval_shuffle(Ctx *c, const Code *e, Val *res)
             perm[i] = v;
             break;
         }
-        default: unreachable();
         }
     }
     Node *nd = node_new(c, N_PERM, &a, NULL);
@@ -909,7 +916,12 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         case P_DROP: n->kind = N_DROP; n->k = e->k[0]; break;
         case P_SLIDE: n->kind = N_SLIDE; n->k = e->k[1]; break;
         case P_UNZIP: n->kind = N_UNZIP; break;
-        default: unreachable();
+        case P_PADCST: case P_TAKE: case P_ZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE:
+        case P_ID: case P_MAPSEQ: case P_MAPSEQUNROLL: case P_REDUCESEQ: case P_REDUCESEQUNROLL:
+        case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN: case P_TOSHAREDFUN:
+        case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN:
+        case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL: case P_MIN:
+        case P_MAX: case P_COUNT: unreachable();
         }
         val_node(r, e->ty, n);
         return;

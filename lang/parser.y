@@ -152,7 +152,7 @@ static void check_depth(LangParseCtx *ctx, const Ast *e, int depth)
         case A_LET: check_depth(ctx, e->let.value, depth + 1); e = e->let.body; break;
         case A_BIN: check_depth(ctx, e->bin.r, depth + 1); e = e->bin.l; break;
         case A_UN: e = e->un.e; break;
-        default: return;
+        case A_VAR: case A_INT: case A_FLOAT: case A_BOOL: case A_DIM: return;
         }
     }
 }

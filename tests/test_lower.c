@@ -1,18 +1,35 @@
 /* test_lower.c: lowering and the passes over the kernel IR (loops, smem, barrier). */
 #include "testutil.h"
 
+typedef struct Count {
+    StmtKind kind;
+    int n, stop_at; /* stop_at > 0: stop the walk at the stop_at-th match */
+    int x, nats, reads, writes;
+} Count;
+
+static WalkStep count_stmt(void *ctx, const Stmt *s)
+{
+    Count *c = ctx;
+    c->n += s->kind == c->kind;
+    return c->stop_at && c->n == c->stop_at ? WALK_STOP : WALK_ON;
+}
+static bool count_x(void *ctx, const X *x) { (void)x; ((Count *)ctx)->x++; return false; }
+static bool count_nat(void *ctx, Nat *n) { (void)n; ((Count *)ctx)->nats++; return false; }
+static bool count_access(void *ctx, Buffer *b, bool write)
+{
+    (void)b;
+    Count *c = ctx;
+    if (write) c->writes++;
+    else c->reads++;
+    return false;
+}
+
 static int count_stmts(const Stmt *s, StmtKind k)
 {
-    int n = s->kind == k;
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) n += count_stmts(s->seq.items[i], k);
-        break;
-    case S_FOR: n += count_stmts(s->loop.body, k); break;
-    case S_IF: n += count_stmts(s->cond.then, k); break;
-    default: break;
-    }
-    return n;
+    static const IrVisitor v = {.stmt = count_stmt};
+    Count c = {.kind = k};
+    ir_walk(s, &v, &c);
+    return c.n;
 }
 
 static const Stmt *find_loop(const Stmt *s, Level l)
@@ -40,6 +57,39 @@ START_TEST(views_copy_nothing)
     /* element g of transpose(a) joined: a[(g % m) * n + g / m] */
     ck_assert_msg(strstr(cu, "a[") != NULL, "%s", cu);
     free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* The walker: statements before their parts, every expression node, nat and access,
+ * WALK_STOP ends it (ir_walk returns true), WALK_SKIP skips one statement's parts. */
+static WalkStep skip_loops(void *ctx, const Stmt *s)
+{
+    count_stmt(ctx, s);
+    return s->kind == S_FOR ? WALK_SKIP : WALK_ON;
+}
+
+START_TEST(ir_walker)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f32)(a => a |> mapGlobal(fun(x => x * 2.0f + 1.0f))))");
+    EXPECT_OK(t);
+    const Stmt *body = t->c.kernels[0]->body;
+    static const IrVisitor all = {.stmt = count_stmt, .x = count_x, .nat = count_nat, .access = count_access};
+    Count c = {.kind = S_STORE};
+    ck_assert(!ir_walk(body, &all, &c));
+    ck_assert_int_eq(c.n, 1);
+    ck_assert_int_eq(c.writes, 1);   /* out[i] = */
+    ck_assert_int_eq(c.reads, 1);    /* a[i] */
+    ck_assert_int_eq(c.x, 5);        /* (a[i] * 2) + 1: load, two literals, two operations */
+    ck_assert_int_eq(c.nats, 3);     /* the loop extent, the store's and the load's index */
+    Count stop = {.kind = S_FOR, .stop_at = 1};
+    ck_assert(ir_walk(body, &all, &stop));
+    ck_assert_int_eq(stop.x + stop.reads + stop.writes, 0); /* stopped before the loop's body */
+    static const IrVisitor skip = {.stmt = skip_loops, .access = count_access};
+    Count sk = {.kind = S_STORE};
+    ck_assert(!ir_walk(body, &skip, &sk));
+    ck_assert_int_eq(sk.n + sk.writes + sk.reads, 0);
+    ck_assert(stmt_mentions_var(body, t->c.kernels[0]->def->nats[0]));
     tc_free(t);
 }
 END_TEST
@@ -203,6 +253,7 @@ int main(void)
     tcase_add_test(c, single_thread_region);
     tcase_add_test(c, loop_carried_barrier);
     tcase_add_test(c, let_evaluates_once);
+    tcase_add_test(c, ir_walker);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -1,6 +1,9 @@
 /* test_types.c: expand + typecheck (one suite for the type checker). */
 #include "testutil.h"
 
+#include <ctype.h>
+#include <stdio.h>
+
 static const char *body_type(TC *t)
 {
     return ty_str(t->a, t->c.defs[0]->body->ty);
@@ -143,6 +146,75 @@ START_TEST(generate_and_shfl_types)
 }
 END_TEST
 
+/* The columns of the primitive table agree with each other: the maps and only they
+ * have a level, the warp family and only it a shuffle kind, function arities stay
+ * within the arguments, and every level and shuffle kind belongs to some primitive. */
+START_TEST(prim_table)
+{
+    bool level_seen[LVL_LANE + 1] = {0}, shfl_seen[SHFL_IDX + 1] = {0};
+    for (int p = 0; p < P_COUNT; p++) {
+        const PrimInfo *pi = &prim_info[p];
+        ck_assert_msg((pi->family == PF_MAP) == (pi->level != NOLVL), "%s: map family vs level", pi->name);
+        ck_assert_msg((pi->family == PF_WARP) == (pi->shfl != NOSHFL), "%s: warp family vs shuffle", pi->name);
+        ck_assert_msg(!pi->has_dim || (pi->level != NOLVL && pi->level != LVL_SEQ), "%s: a dimension", pi->name);
+        if (pi->level != NOLVL) level_seen[pi->level] = true;
+        if (pi->shfl != NOSHFL) shfl_seen[pi->shfl] = true;
+        for (int i = 0; i < 3; i++)
+            ck_assert_msg(pi->fnarity[i] >= 0 && pi->fnarity[i] <= 2 && (i < pi->nargs || !pi->fnarity[i]),
+                          "%s: argument %d", pi->name, i);
+        ck_assert_int_eq(prim_lookup(pi->name), p);
+    }
+    for (int l = 0; l <= LVL_LANE; l++) ck_assert_msg(level_seen[l], "level %d has no map", l);
+    for (int k = 0; k <= SHFL_IDX; k++) ck_assert_msg(shfl_seen[k], "shuffle %d has no primitive", k);
+    ck_assert_int_eq(prim_info[P_REDUCESEQ].fnarity[0], 2);
+    ck_assert_int_eq(prim_info[P_MAPWARP].level, LVL_WARP);
+    ck_assert_int_eq(prim_info[P_SHFLWARP].shfl, SHFL_IDX);
+}
+END_TEST
+
+/* Every primitive of the table is named in the first column of the primitives table
+ * of docs/language.md (rows may name several: "pair, fst, snd", "toPrivateFun(f)"). */
+START_TEST(prims_documented)
+{
+    FILE *f = fopen(PATC_SOURCE_DIR "/docs/language.md", "r");
+    ck_assert_ptr_nonnull(f);
+    bool named[P_COUNT] = {0}, in_section = false;
+    int rows = 0;
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            in_section = strncmp(line, "## Primitives", 13) == 0;
+            continue;
+        }
+        if (!in_section || line[0] != '|' || line[1] == '-') continue;
+        /* the first cell: up to the next '|' not escaped as "\|" */
+        char *end = line + 1;
+        while (*end && !(*end == '|' && end[-1] != '\\')) end++;
+        *end = 0;
+        rows++;
+        for (char *p = line + 1; *p;) {
+            if (!isalpha((unsigned char)*p)) {
+                p++;
+                continue;
+            }
+            char *q = p;
+            while (isalnum((unsigned char)*q)) q++;
+            char save = *q;
+            *q = 0;
+            int prim = prim_lookup(p);
+            if (prim >= 0) named[prim] = true;
+            *q = save;
+            p = q;
+        }
+    }
+    fclose(f);
+    ck_assert_int_gt(rows, 10);
+    for (int p = 0; p < P_COUNT; p++)
+        ck_assert_msg(named[p], "primitive '%s' is missing from the primitives table of docs/language.md",
+                      prim_info[p].name);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("types");
@@ -155,6 +227,8 @@ int main(void)
     tcase_add_test(c, defs_and_lets);
     tcase_add_test(c, defines);
     tcase_add_test(c, generate_and_shfl_types);
+    tcase_add_test(c, prim_table);
+    tcase_add_test(c, prims_documented);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -1,0 +1,77 @@
+/* ir_walk.c: the one read-only walk over the kernel IR (statements and the scalar
+ * expressions in them), for the passes' analyses. Walks that rebuild or mutate the
+ * IR are written by hand in their passes. */
+#include "compiler.h"
+
+/* Pre-order: x itself, then its nats and loads, then its operands left to right. */
+bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx)
+{
+    if (!x) return false;
+    if (v->x && v->x(ctx, x)) return true;
+    switch (x->kind) {
+    case X_LIT: return false;
+    case X_NAT: return v->nat && v->nat(ctx, x->nat.n);
+    case X_LOAD:
+        return (v->access && v->access(ctx, x->load.buf, false)) || (v->nat && v->nat(ctx, x->load.index));
+    case X_BIN:
+    case X_MINMAX: return ir_walk_x(x->bin.l, v, ctx) || ir_walk_x(x->bin.r, v, ctx);
+    case X_UN:
+    case X_CAST: return ir_walk_x(x->un.e, v, ctx);
+    case X_SELECT: return ir_walk_x(x->sel.c, v, ctx) || ir_walk_x(x->sel.a, v, ctx) || ir_walk_x(x->sel.b, v, ctx);
+    case X_SHFL: return ir_walk_x(x->shfl.val, v, ctx) || ir_walk_x(x->shfl.arg, v, ctx);
+    }
+    unreachable();
+}
+
+/* Pre-order: the statement, then its parts in the order the C text has them (see
+ * compiler.h); a store's or vector load's write comes after what it reads. */
+bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
+{
+    if (v->stmt) {
+        WalkStep st = v->stmt(ctx, s);
+        if (st == WALK_STOP) return true;
+        if (st == WALK_SKIP) return false;
+    }
+    bool exprs = v->x || v->nat || v->access; /* only statements wanted: skip the expressions */
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++)
+            if (ir_walk(s->seq.items[i], v, ctx)) return true;
+        return false;
+    case S_DECL:
+        if (!exprs) return false;
+        return (v->nat && !s->decl.buf->scalar && v->nat(ctx, s->decl.buf->count)) || ir_walk_x(s->decl.init, v, ctx);
+    case S_STORE:
+        if (!exprs) return false;
+        return (v->nat && v->nat(ctx, s->store.index)) || ir_walk_x(s->store.val, v, ctx) ||
+               (v->access && v->access(ctx, s->store.buf, true));
+    case S_FOR: return (v->nat && v->nat(ctx, s->loop.extent)) || ir_walk(s->loop.body, v, ctx);
+    case S_IF: return (exprs && ir_walk_x(s->cond.c, v, ctx)) || ir_walk(s->cond.then, v, ctx);
+    case S_BARRIER:
+    case S_COMMENT: return false;
+    case S_VLOAD:
+        if (!exprs) return false;
+        if ((v->access && v->access(ctx, s->vload.src, false)) || (v->nat && v->nat(ctx, s->vload.index))) return true;
+        if (s->vload.guard) {
+            if (ir_walk_x(s->vload.guard, v, ctx)) return true;
+            for (int i = 0; i < s->vload.width; i++)
+                if (ir_walk_x(s->vload.fallback[i], v, ctx)) return true;
+        }
+        return v->access && v->access(ctx, s->vload.dst, true);
+    case S_LASTBLOCK: return (v->nat && v->nat(ctx, s->last.part->count)) || ir_walk(s->last.body, v, ctx);
+    }
+    unreachable();
+}
+
+static bool nat_is_v(void *ctx, Nat *n)
+{
+    const NatVar *const *v = ctx;
+    return nat_mentions(n, *v);
+}
+
+/* A variable is mentioned when some nat the C text of s evaluates mentions it. */
+bool stmt_mentions_var(const Stmt *s, const NatVar *v)
+{
+    static const IrVisitor mention = {.nat = nat_is_v};
+    return ir_walk(s, &mention, &v);
+}
