@@ -419,7 +419,8 @@ static X *shuffle_now(Lw *w, X *shfl)
 /* The source lane of a read of warp-array element i. Lanes for which i is outside
  * 0..31 (a padCst edge: i = lane - d below lane d) still run the shuffle but discard
  * its value, so they read lane 0 or 31 instead: the index stays in range. The clamp
- * is an int min/max, not a Nat, so that it is not widened to 64 bits. */
+ * is an int min/max of the index cast to int (a lane loop's variable may be 64-bit,
+ * and CUDA has no max(long long, int)), not a Nat, which would be widened. */
 static X *source_lane(Lw *w, Nat *i)
 {
     Arena *a = w->a;
@@ -427,6 +428,11 @@ static X *source_lane(Lw *w, Nat *i)
     for (int hi = 0; hi < 2; hi++) {
         Nat *edge = nat_cst(a, hi ? 31 : 0);
         if (hi ? nat_prove_lt(a, i, nat_cst(a, 32)) : nat_prove_ge(a, i, edge)) continue;
+        if (x->kind == X_NAT) {
+            X *c = xnew(w, X_CAST, SK_I32);
+            c->un.e = x;
+            x = c;
+        }
         X *m = xnew(w, X_MINMAX, SK_I32);
         m->bin.op = hi ? OP_LT : OP_GT;
         m->bin.l = x;

@@ -229,7 +229,7 @@ expect "the same mode twice" 0 "$PATC" --check --check examples/scale.rise
 # 6d. the Hillis-Steele warp scan on the CPU: each warp's 32 outputs are the inclusive
 # prefix sums of its 32 inputs, computed here sequentially (exact for i32)
 if command -v python3 >/dev/null; then
-    for nk in "1 scanUp i" "7 scanUp i" "7 scanTake i" "5 scanUpF32 f"; do
+    for nk in "1 scanUp i" "7 scanUp i" "7 scanTake i" "3 scanTakeWritten i" "5 scanUpF32 f"; do
         set -- $nk
         python3 - "$TMP/scan_in.bin" "$1" "$3" <<'PY'
 import random, struct, sys

@@ -512,6 +512,10 @@ START_TEST(shuffles_run_on_every_lane)
                 char *cu = tc_cuda(t);
                 int n = check_shuffles_unconditional(cu, src.s);
                 ck_assert_msg(n > 0, "no shuffle in %s\n%s", src.s, cu);
+                char *log = NULL;
+                if (k == 0) /* the clamped source lanes are valid CUDA (int and 64-bit lane loops) */
+                    ck_assert_msg(nvrtc_ok(cu, "k", &log), "%s does not compile:\n%s\n%s", src.s, log, cu);
+                free(log);
                 shuffles += n;
                 free(cu);
                 tc_free(t);
@@ -524,7 +528,7 @@ START_TEST(shuffles_run_on_every_lane)
      * thesis's programs, with the options they name; golden.sh keeps them current) */
     TC *t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/scan_warp_hs.rise");
     char *cu = tc_cuda(t);
-    ck_assert_int_eq(check_shuffles_unconditional(cu, "scan_warp_hs.rise"), 15);
+    ck_assert_int_ge(check_shuffles_unconditional(cu, "scan_warp_hs.rise"), 20); /* 5 steps x 4 kernels */
     free(cu);
     tc_free(t);
     const char *dirs[] = {PATC_SOURCE_DIR "/examples", PATC_SOURCE_DIR "/tests/thesis"};
