@@ -6,7 +6,8 @@
  *     generate, and mapSeq in a read position) are index functions: reading element i
  *     of a view computes where it lives; nothing is copied.
  *   - Memory is allocated only by toShared/toPrivate, by reduceSeq accumulators, by
- *     let-bound scalars (so a binding evaluates once) and by the kernel output.
+ *     let-bound scalars (so a binding evaluates once), by shuffles (a register each,
+ *     so that every lane runs them) and by the kernel output.
  *   - Writes go through acceptors: a map writes element i of its result to element i
  *     of its acceptor; join/split/transpose in a written position transform the
  *     acceptor instead of the data.
@@ -405,6 +406,42 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     return array(w, r);
 }
 
+/* A shuffle is computed into a register where it is read, as a statement of its own:
+ * every lane of the warp runs it, also the lanes for which a view around the read
+ * (padCst, or any select) then discards it. Left in the expression it would be an
+ * operand of that select's ?:, which only the lanes choosing it evaluate, and a
+ * __shfl*_sync that not every lane of its mask runs is undefined. */
+static X *shuffle_now(Lw *w, X *shfl)
+{
+    return materialise(w, shfl, "sh");
+}
+
+/* The source lane of a read of warp-array element i. Lanes for which i is outside
+ * 0..31 (a padCst edge: i = lane - d below lane d) still run the shuffle but discard
+ * its value, so they read lane 0 or 31 instead: the index stays in range. The clamp
+ * is an int min/max of the index cast to int (a lane loop's variable may be 64-bit,
+ * and CUDA has no max(long long, int)), not a Nat, which would be widened. */
+static X *source_lane(Lw *w, Nat *i)
+{
+    Arena *a = w->a;
+    X *x = xnat(w, i);
+    for (int hi = 0; hi < 2; hi++) {
+        Nat *edge = nat_cst(a, hi ? 31 : 0);
+        if (hi ? nat_prove_lt(a, i, nat_cst(a, 32)) : nat_prove_ge(a, i, edge)) continue;
+        if (x->kind == X_NAT) {
+            X *c = xnew(w, X_CAST, SK_I32);
+            c->un.e = x;
+            x = c;
+        }
+        X *m = xnew(w, X_MINMAX, SK_I32);
+        m->bin.op = hi ? OP_LT : OP_GT;
+        m->bin.l = x;
+        m->bin.r = xnat(w, edge);
+        x = m;
+    }
+    return x;
+}
+
 /* Element i of a view (rules in the ViewKind comments). */
 static Val *view_at(Lw *w, View *v, Nat *i)
 {
@@ -441,7 +478,8 @@ static Val *view_at(Lw *w, View *v, Nat *i)
     case V_TROW: return view_at(w, view_at(w, v->in, i)->v, v->n1);
     case V_PADCST: {
         /* outside ? v : in[i - l]; C's ?: evaluates only the chosen operand, so the
-         * array is never read out of bounds */
+         * array is never read out of bounds (a shuffle of a warp array is not in the
+         * operand: shuffle_now has computed it before, on every lane) */
         Nat *j = nat_sub(a, i, v->n1);
         X *hi = nat_prove_ge(a, j, v->n2) ? xbool(w, true)
               : nat_prove_lt(a, j, v->n2) ? xbool(w, false)
@@ -471,8 +509,8 @@ static Val *view_at(Lw *w, View *v, Nat *i)
         X *x = xnew(w, X_SHFL, v->mine->sk);
         x->shfl.k = SHFL_IDX;
         x->shfl.val = v->mine;
-        x->shfl.arg = xnat(w, i);
-        return scalar(w, x);
+        x->shfl.arg = source_lane(w, i);
+        return scalar(w, shuffle_now(w, x));
     }
     case V_VEC: return vector_at(w, v, i);
     case V_SHFL: {
@@ -489,7 +527,7 @@ static Val *view_at(Lw *w, View *v, Nat *i)
         x->shfl.k = v->shfl;
         x->shfl.val = mine->x;
         x->shfl.arg = v->shfl == SHFL_IDX ? view_at(w, v->src, i)->x : xnat(w, v->n1);
-        return scalar(w, x);
+        return scalar(w, shuffle_now(w, x));
     }
     }
     unreachable();

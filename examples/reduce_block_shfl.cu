@@ -30,26 +30,36 @@ extern "C" __global__ void __launch_bounds__(128) reduceShfl_1024_256(float *__r
             for (patc_int i4 = 0; i4 < 8; i4 += 1) {
                 acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
             }
-            float r5 = (acc3 + __shfl_down_sync(0xffffffffu, acc3, 16));
-            float r6 = (r5 + __shfl_down_sync(0xffffffffu, r5, 8));
-            float r7 = (r6 + __shfl_down_sync(0xffffffffu, r6, 4));
-            float r8 = (r7 + __shfl_down_sync(0xffffffffu, r7, 2));
-            float r9 = (r8 + __shfl_down_sync(0xffffffffu, r8, 1));
+            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+            float r6 = (acc3 + sh5);
+            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+            float r8 = (r6 + sh7);
+            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+            float r10 = (r8 + sh9);
+            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+            float r12 = (r10 + sh11);
+            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+            float r14 = (r12 + sh13);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r9;
+                s1[(lane + w2)] = r14;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w10 = warp;
-            float r11 = (((lane + 32 * w10) >= 4) ? 0.0f : s1[(lane + 32 * w10)]);
-            float r12 = (r11 + __shfl_down_sync(0xffffffffu, r11, 16));
-            float r13 = (r12 + __shfl_down_sync(0xffffffffu, r12, 8));
-            float r14 = (r13 + __shfl_down_sync(0xffffffffu, r13, 4));
-            float r15 = (r14 + __shfl_down_sync(0xffffffffu, r14, 2));
-            float r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 1));
+            const patc_int w15 = warp;
+            float r16 = (((lane + 32 * w15) >= 4) ? 0.0f : s1[(lane + 32 * w15)]);
+            float sh17 = __shfl_down_sync(0xffffffffu, r16, 16);
+            float r18 = (r16 + sh17);
+            float sh19 = __shfl_down_sync(0xffffffffu, r18, 8);
+            float r20 = (r18 + sh19);
+            float sh21 = __shfl_down_sync(0xffffffffu, r20, 4);
+            float r22 = (r20 + sh21);
+            float sh23 = __shfl_down_sync(0xffffffffu, r22, 2);
+            float r24 = (r22 + sh23);
+            float sh25 = __shfl_down_sync(0xffffffffu, r24, 1);
+            float r26 = (r24 + sh25);
             if ((lane < 1)) {
-                out[(lane + b0 + w10)] = r16;
+                out[(lane + b0 + w15)] = r26;
             }
         }
     }
@@ -80,26 +90,36 @@ extern "C" __global__ void __launch_bounds__(256) reduceShfl_256_32(float *__res
                 const patc_int i4 = 0;
                 acc3 = (acc3 + (((lane + 256 * b0 + 32 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 256 * b0 + 32 * w2 + 32 * i4)]));
             }
-            float r5 = (acc3 + __shfl_down_sync(0xffffffffu, acc3, 16));
-            float r6 = (r5 + __shfl_down_sync(0xffffffffu, r5, 8));
-            float r7 = (r6 + __shfl_down_sync(0xffffffffu, r6, 4));
-            float r8 = (r7 + __shfl_down_sync(0xffffffffu, r7, 2));
-            float r9 = (r8 + __shfl_down_sync(0xffffffffu, r8, 1));
+            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+            float r6 = (acc3 + sh5);
+            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+            float r8 = (r6 + sh7);
+            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+            float r10 = (r8 + sh9);
+            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+            float r12 = (r10 + sh11);
+            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+            float r14 = (r12 + sh13);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r9;
+                s1[(lane + w2)] = r14;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w10 = warp;
-            float r11 = (((lane + 32 * w10) >= 8) ? 0.0f : s1[(lane + 32 * w10)]);
-            float r12 = (r11 + __shfl_down_sync(0xffffffffu, r11, 16));
-            float r13 = (r12 + __shfl_down_sync(0xffffffffu, r12, 8));
-            float r14 = (r13 + __shfl_down_sync(0xffffffffu, r13, 4));
-            float r15 = (r14 + __shfl_down_sync(0xffffffffu, r14, 2));
-            float r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 1));
+            const patc_int w15 = warp;
+            float r16 = (((lane + 32 * w15) >= 8) ? 0.0f : s1[(lane + 32 * w15)]);
+            float sh17 = __shfl_down_sync(0xffffffffu, r16, 16);
+            float r18 = (r16 + sh17);
+            float sh19 = __shfl_down_sync(0xffffffffu, r18, 8);
+            float r20 = (r18 + sh19);
+            float sh21 = __shfl_down_sync(0xffffffffu, r20, 4);
+            float r22 = (r20 + sh21);
+            float sh23 = __shfl_down_sync(0xffffffffu, r22, 2);
+            float r24 = (r22 + sh23);
+            float sh25 = __shfl_down_sync(0xffffffffu, r24, 1);
+            float r26 = (r24 + sh25);
             if ((lane < 1)) {
-                out[(lane + b0 + w10)] = r16;
+                out[(lane + b0 + w15)] = r26;
             }
         }
     }
@@ -129,26 +149,36 @@ extern "C" __global__ void __launch_bounds__(1024) reduceShfl_2048_64(float *__r
             for (patc_int i4 = 0; i4 < 2; i4 += 1) {
                 acc3 = (acc3 + (((lane + 2048 * b0 + 64 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 2048 * b0 + 64 * w2 + 32 * i4)]));
             }
-            float r5 = (acc3 + __shfl_down_sync(0xffffffffu, acc3, 16));
-            float r6 = (r5 + __shfl_down_sync(0xffffffffu, r5, 8));
-            float r7 = (r6 + __shfl_down_sync(0xffffffffu, r6, 4));
-            float r8 = (r7 + __shfl_down_sync(0xffffffffu, r7, 2));
-            float r9 = (r8 + __shfl_down_sync(0xffffffffu, r8, 1));
+            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+            float r6 = (acc3 + sh5);
+            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+            float r8 = (r6 + sh7);
+            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+            float r10 = (r8 + sh9);
+            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+            float r12 = (r10 + sh11);
+            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+            float r14 = (r12 + sh13);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r9;
+                s1[(lane + w2)] = r14;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w10 = warp;
-            float r11 = s1[(lane + 32 * w10)];
-            float r12 = (r11 + __shfl_down_sync(0xffffffffu, r11, 16));
-            float r13 = (r12 + __shfl_down_sync(0xffffffffu, r12, 8));
-            float r14 = (r13 + __shfl_down_sync(0xffffffffu, r13, 4));
-            float r15 = (r14 + __shfl_down_sync(0xffffffffu, r14, 2));
-            float r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 1));
+            const patc_int w15 = warp;
+            float r16 = s1[(lane + 32 * w15)];
+            float sh17 = __shfl_down_sync(0xffffffffu, r16, 16);
+            float r18 = (r16 + sh17);
+            float sh19 = __shfl_down_sync(0xffffffffu, r18, 8);
+            float r20 = (r18 + sh19);
+            float sh21 = __shfl_down_sync(0xffffffffu, r20, 4);
+            float r22 = (r20 + sh21);
+            float sh23 = __shfl_down_sync(0xffffffffu, r22, 2);
+            float r24 = (r22 + sh23);
+            float sh25 = __shfl_down_sync(0xffffffffu, r24, 1);
+            float r26 = (r24 + sh25);
             if ((lane < 1)) {
-                out[(lane + b0 + w10)] = r16;
+                out[(lane + b0 + w15)] = r26;
             }
         }
     }
@@ -178,26 +208,36 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflXor_1024_256(float *
             for (patc_int i4 = 0; i4 < 8; i4 += 1) {
                 acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
             }
-            float r5 = (acc3 + __shfl_xor_sync(0xffffffffu, acc3, 16));
-            float r6 = (r5 + __shfl_xor_sync(0xffffffffu, r5, 8));
-            float r7 = (r6 + __shfl_xor_sync(0xffffffffu, r6, 4));
-            float r8 = (r7 + __shfl_xor_sync(0xffffffffu, r7, 2));
-            float r9 = (r8 + __shfl_xor_sync(0xffffffffu, r8, 1));
+            float sh5 = __shfl_xor_sync(0xffffffffu, acc3, 16);
+            float r6 = (acc3 + sh5);
+            float sh7 = __shfl_xor_sync(0xffffffffu, r6, 8);
+            float r8 = (r6 + sh7);
+            float sh9 = __shfl_xor_sync(0xffffffffu, r8, 4);
+            float r10 = (r8 + sh9);
+            float sh11 = __shfl_xor_sync(0xffffffffu, r10, 2);
+            float r12 = (r10 + sh11);
+            float sh13 = __shfl_xor_sync(0xffffffffu, r12, 1);
+            float r14 = (r12 + sh13);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r9;
+                s1[(lane + w2)] = r14;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w10 = warp;
-            float r11 = (((lane + 32 * w10) >= 4) ? 0.0f : s1[(lane + 32 * w10)]);
-            float r12 = (r11 + __shfl_xor_sync(0xffffffffu, r11, 16));
-            float r13 = (r12 + __shfl_xor_sync(0xffffffffu, r12, 8));
-            float r14 = (r13 + __shfl_xor_sync(0xffffffffu, r13, 4));
-            float r15 = (r14 + __shfl_xor_sync(0xffffffffu, r14, 2));
-            float r16 = (r15 + __shfl_xor_sync(0xffffffffu, r15, 1));
+            const patc_int w15 = warp;
+            float r16 = (((lane + 32 * w15) >= 4) ? 0.0f : s1[(lane + 32 * w15)]);
+            float sh17 = __shfl_xor_sync(0xffffffffu, r16, 16);
+            float r18 = (r16 + sh17);
+            float sh19 = __shfl_xor_sync(0xffffffffu, r18, 8);
+            float r20 = (r18 + sh19);
+            float sh21 = __shfl_xor_sync(0xffffffffu, r20, 4);
+            float r22 = (r20 + sh21);
+            float sh23 = __shfl_xor_sync(0xffffffffu, r22, 2);
+            float r24 = (r22 + sh23);
+            float sh25 = __shfl_xor_sync(0xffffffffu, r24, 1);
+            float r26 = (r24 + sh25);
             if ((lane < 1)) {
-                out[(lane + b0 + w10)] = r16;
+                out[(lane + b0 + w15)] = r26;
             }
         }
     }
@@ -227,26 +267,36 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflI32(int *__restrict_
             for (patc_int i4 = 0; i4 < 8; i4 += 1) {
                 acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0 : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
             }
-            int r5 = (acc3 + __shfl_down_sync(0xffffffffu, acc3, 16));
-            int r6 = (r5 + __shfl_down_sync(0xffffffffu, r5, 8));
-            int r7 = (r6 + __shfl_down_sync(0xffffffffu, r6, 4));
-            int r8 = (r7 + __shfl_down_sync(0xffffffffu, r7, 2));
-            int r9 = (r8 + __shfl_down_sync(0xffffffffu, r8, 1));
+            int sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+            int r6 = (acc3 + sh5);
+            int sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+            int r8 = (r6 + sh7);
+            int sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+            int r10 = (r8 + sh9);
+            int sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+            int r12 = (r10 + sh11);
+            int sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+            int r14 = (r12 + sh13);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r9;
+                s1[(lane + w2)] = r14;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w10 = warp;
-            int r11 = (((lane + 32 * w10) >= 4) ? 0 : s1[(lane + 32 * w10)]);
-            int r12 = (r11 + __shfl_down_sync(0xffffffffu, r11, 16));
-            int r13 = (r12 + __shfl_down_sync(0xffffffffu, r12, 8));
-            int r14 = (r13 + __shfl_down_sync(0xffffffffu, r13, 4));
-            int r15 = (r14 + __shfl_down_sync(0xffffffffu, r14, 2));
-            int r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 1));
+            const patc_int w15 = warp;
+            int r16 = (((lane + 32 * w15) >= 4) ? 0 : s1[(lane + 32 * w15)]);
+            int sh17 = __shfl_down_sync(0xffffffffu, r16, 16);
+            int r18 = (r16 + sh17);
+            int sh19 = __shfl_down_sync(0xffffffffu, r18, 8);
+            int r20 = (r18 + sh19);
+            int sh21 = __shfl_down_sync(0xffffffffu, r20, 4);
+            int r22 = (r20 + sh21);
+            int sh23 = __shfl_down_sync(0xffffffffu, r22, 2);
+            int r24 = (r22 + sh23);
+            int sh25 = __shfl_down_sync(0xffffffffu, r24, 1);
+            int r26 = (r24 + sh25);
             if ((lane < 1)) {
-                out[(lane + b0 + w10)] = r16;
+                out[(lane + b0 + w15)] = r26;
             }
         }
     }
@@ -276,26 +326,36 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflMax(float *__restric
             for (patc_int i4 = 0; i4 < 8; i4 += 1) {
                 acc3 = fmaxf(acc3, (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? -3.40282347e+38f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
             }
-            float r5 = fmaxf(acc3, __shfl_down_sync(0xffffffffu, acc3, 16));
-            float r6 = fmaxf(r5, __shfl_down_sync(0xffffffffu, r5, 8));
-            float r7 = fmaxf(r6, __shfl_down_sync(0xffffffffu, r6, 4));
-            float r8 = fmaxf(r7, __shfl_down_sync(0xffffffffu, r7, 2));
-            float r9 = fmaxf(r8, __shfl_down_sync(0xffffffffu, r8, 1));
+            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+            float r6 = fmaxf(acc3, sh5);
+            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+            float r8 = fmaxf(r6, sh7);
+            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+            float r10 = fmaxf(r8, sh9);
+            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+            float r12 = fmaxf(r10, sh11);
+            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+            float r14 = fmaxf(r12, sh13);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r9;
+                s1[(lane + w2)] = r14;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w10 = warp;
-            float r11 = (((lane + 32 * w10) >= 4) ? -3.40282347e+38f : s1[(lane + 32 * w10)]);
-            float r12 = fmaxf(r11, __shfl_down_sync(0xffffffffu, r11, 16));
-            float r13 = fmaxf(r12, __shfl_down_sync(0xffffffffu, r12, 8));
-            float r14 = fmaxf(r13, __shfl_down_sync(0xffffffffu, r13, 4));
-            float r15 = fmaxf(r14, __shfl_down_sync(0xffffffffu, r14, 2));
-            float r16 = fmaxf(r15, __shfl_down_sync(0xffffffffu, r15, 1));
+            const patc_int w15 = warp;
+            float r16 = (((lane + 32 * w15) >= 4) ? -3.40282347e+38f : s1[(lane + 32 * w15)]);
+            float sh17 = __shfl_down_sync(0xffffffffu, r16, 16);
+            float r18 = fmaxf(r16, sh17);
+            float sh19 = __shfl_down_sync(0xffffffffu, r18, 8);
+            float r20 = fmaxf(r18, sh19);
+            float sh21 = __shfl_down_sync(0xffffffffu, r20, 4);
+            float r22 = fmaxf(r20, sh21);
+            float sh23 = __shfl_down_sync(0xffffffffu, r22, 2);
+            float r24 = fmaxf(r22, sh23);
+            float sh25 = __shfl_down_sync(0xffffffffu, r24, 1);
+            float r26 = fmaxf(r24, sh25);
             if ((lane < 1)) {
-                out[(lane + b0 + w10)] = r16;
+                out[(lane + b0 + w15)] = r26;
             }
         }
     }

@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s2 = (float *)(patc_smem + 0);
-    float *s28 = (float *)(patc_smem + 0);
+    float *s38 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -71,58 +71,78 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
                 }
                 acc11 = acc14;
             }
-            float r16 = (acc11 + __shfl_down_sync(0xffffffffu, acc11, 16));
-            float r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 8));
-            float r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 4));
-            float r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 2));
-            float r20 = (r19 + __shfl_down_sync(0xffffffffu, r19, 1));
+            float sh16 = __shfl_down_sync(0xffffffffu, acc11, 16);
+            float r17 = (acc11 + sh16);
+            float sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            float r19 = (r17 + sh18);
+            float sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            float r21 = (r19 + sh20);
+            float sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            float r23 = (r21 + sh22);
+            float sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            float r25 = (r23 + sh24);
             if ((lane < 1)) {
-                s2[(lane + w3)] = r20;
+                s2[(lane + w3)] = r25;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w21 = warp;
-            float r22 = (((lane + 32 * w21) >= 8) ? 0.0f : s2[(lane + 32 * w21)]);
-            float r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 16));
-            float r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 8));
-            float r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 4));
-            float r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 2));
-            float r27 = (r26 + __shfl_down_sync(0xffffffffu, r26, 1));
+            const patc_int w26 = warp;
+            float r27 = (((lane + 32 * w26) >= 8) ? 0.0f : s2[(lane + 32 * w26)]);
+            float sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            float r29 = (r27 + sh28);
+            float sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            float r31 = (r29 + sh30);
+            float sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            float r33 = (r31 + sh32);
+            float sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            float r35 = (r33 + sh34);
+            float sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            float r37 = (r35 + sh36);
             if ((lane < 1)) {
-                patc_poke(&partial0[(lane + b1 + w21)], 0x100000000ull | __float_as_uint(r27));
+                patc_poke(&partial0[(lane + b1 + w26)], 0x100000000ull | __float_as_uint(r37));
             }
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
         {
-            const patc_int w29 = warp;
-            float acc30 = 0.0f;
+            const patc_int w39 = warp;
+            float acc40 = 0.0f;
             #pragma unroll 4
-            for (patc_int i31 = 0; i31 < ((g + 255) / 256); i31 += 1) {
-                acc30 = (acc30 + (((lane + 32 * w29 + 256 * i31) >= g) ? 0.0f : __uint_as_float(patc_wait(&partial0[(lane + 32 * w29 + 256 * i31)]))));
+            for (patc_int i41 = 0; i41 < ((g + 255) / 256); i41 += 1) {
+                acc40 = (acc40 + (((lane + 32 * w39 + 256 * i41) >= g) ? 0.0f : __uint_as_float(patc_wait(&partial0[(lane + 32 * w39 + 256 * i41)]))));
             }
-            float r32 = (acc30 + __shfl_down_sync(0xffffffffu, acc30, 16));
-            float r33 = (r32 + __shfl_down_sync(0xffffffffu, r32, 8));
-            float r34 = (r33 + __shfl_down_sync(0xffffffffu, r33, 4));
-            float r35 = (r34 + __shfl_down_sync(0xffffffffu, r34, 2));
-            float r36 = (r35 + __shfl_down_sync(0xffffffffu, r35, 1));
+            float sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            float r43 = (acc40 + sh42);
+            float sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            float r45 = (r43 + sh44);
+            float sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            float r47 = (r45 + sh46);
+            float sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            float r49 = (r47 + sh48);
+            float sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            float r51 = (r49 + sh50);
             if ((lane < 1)) {
-                s28[(lane + w29)] = r36;
+                s38[(lane + w39)] = r51;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w37 = warp;
-            float r38 = (((lane + 32 * w37) >= 8) ? 0.0f : s28[(lane + 32 * w37)]);
-            float r39 = (r38 + __shfl_down_sync(0xffffffffu, r38, 16));
-            float r40 = (r39 + __shfl_down_sync(0xffffffffu, r39, 8));
-            float r41 = (r40 + __shfl_down_sync(0xffffffffu, r40, 4));
-            float r42 = (r41 + __shfl_down_sync(0xffffffffu, r41, 2));
-            float r43 = (r42 + __shfl_down_sync(0xffffffffu, r42, 1));
+            const patc_int w52 = warp;
+            float r53 = (((lane + 32 * w52) >= 8) ? 0.0f : s38[(lane + 32 * w52)]);
+            float sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            float r55 = (r53 + sh54);
+            float sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            float r57 = (r55 + sh56);
+            float sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            float r59 = (r57 + sh58);
+            float sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            float r61 = (r59 + sh60);
+            float sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            float r63 = (r61 + sh62);
             if ((lane < 1)) {
-                out[(lane + w37)] = r43;
+                out[(lane + w52)] = r63;
             }
         }
         __syncthreads();
@@ -146,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s2 = (int *)(patc_smem + 0);
-    int *s28 = (int *)(patc_smem + 0);
+    int *s38 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -189,58 +209,78 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
                 }
                 acc11 = acc14;
             }
-            int r16 = (acc11 + __shfl_down_sync(0xffffffffu, acc11, 16));
-            int r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 8));
-            int r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 4));
-            int r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 2));
-            int r20 = (r19 + __shfl_down_sync(0xffffffffu, r19, 1));
+            int sh16 = __shfl_down_sync(0xffffffffu, acc11, 16);
+            int r17 = (acc11 + sh16);
+            int sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            int r19 = (r17 + sh18);
+            int sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            int r21 = (r19 + sh20);
+            int sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            int r23 = (r21 + sh22);
+            int sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            int r25 = (r23 + sh24);
             if ((lane < 1)) {
-                s2[(lane + w3)] = r20;
+                s2[(lane + w3)] = r25;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w21 = warp;
-            int r22 = (((lane + 32 * w21) >= 8) ? 0 : s2[(lane + 32 * w21)]);
-            int r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 16));
-            int r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 8));
-            int r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 4));
-            int r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 2));
-            int r27 = (r26 + __shfl_down_sync(0xffffffffu, r26, 1));
+            const patc_int w26 = warp;
+            int r27 = (((lane + 32 * w26) >= 8) ? 0 : s2[(lane + 32 * w26)]);
+            int sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            int r29 = (r27 + sh28);
+            int sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            int r31 = (r29 + sh30);
+            int sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            int r33 = (r31 + sh32);
+            int sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            int r35 = (r33 + sh34);
+            int sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            int r37 = (r35 + sh36);
             if ((lane < 1)) {
-                patc_poke(&partial0[(lane + b1 + w21)], 0x100000000ull | (unsigned int)(r27));
+                patc_poke(&partial0[(lane + b1 + w26)], 0x100000000ull | (unsigned int)(r37));
             }
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
         {
-            const patc_int w29 = warp;
-            int acc30 = 0;
+            const patc_int w39 = warp;
+            int acc40 = 0;
             #pragma unroll 4
-            for (patc_int i31 = 0; i31 < ((g + 255) / 256); i31 += 1) {
-                acc30 = (acc30 + (((lane + 32 * w29 + 256 * i31) >= g) ? 0 : (int)(patc_wait(&partial0[(lane + 32 * w29 + 256 * i31)]))));
+            for (patc_int i41 = 0; i41 < ((g + 255) / 256); i41 += 1) {
+                acc40 = (acc40 + (((lane + 32 * w39 + 256 * i41) >= g) ? 0 : (int)(patc_wait(&partial0[(lane + 32 * w39 + 256 * i41)]))));
             }
-            int r32 = (acc30 + __shfl_down_sync(0xffffffffu, acc30, 16));
-            int r33 = (r32 + __shfl_down_sync(0xffffffffu, r32, 8));
-            int r34 = (r33 + __shfl_down_sync(0xffffffffu, r33, 4));
-            int r35 = (r34 + __shfl_down_sync(0xffffffffu, r34, 2));
-            int r36 = (r35 + __shfl_down_sync(0xffffffffu, r35, 1));
+            int sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            int r43 = (acc40 + sh42);
+            int sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            int r45 = (r43 + sh44);
+            int sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            int r47 = (r45 + sh46);
+            int sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            int r49 = (r47 + sh48);
+            int sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            int r51 = (r49 + sh50);
             if ((lane < 1)) {
-                s28[(lane + w29)] = r36;
+                s38[(lane + w39)] = r51;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w37 = warp;
-            int r38 = (((lane + 32 * w37) >= 8) ? 0 : s28[(lane + 32 * w37)]);
-            int r39 = (r38 + __shfl_down_sync(0xffffffffu, r38, 16));
-            int r40 = (r39 + __shfl_down_sync(0xffffffffu, r39, 8));
-            int r41 = (r40 + __shfl_down_sync(0xffffffffu, r40, 4));
-            int r42 = (r41 + __shfl_down_sync(0xffffffffu, r41, 2));
-            int r43 = (r42 + __shfl_down_sync(0xffffffffu, r42, 1));
+            const patc_int w52 = warp;
+            int r53 = (((lane + 32 * w52) >= 8) ? 0 : s38[(lane + 32 * w52)]);
+            int sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            int r55 = (r53 + sh54);
+            int sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            int r57 = (r55 + sh56);
+            int sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            int r59 = (r57 + sh58);
+            int sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            int r61 = (r59 + sh60);
+            int sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            int r63 = (r61 + sh62);
             if ((lane < 1)) {
-                out[(lane + w37)] = r43;
+                out[(lane + w52)] = r63;
             }
         }
         __syncthreads();
@@ -264,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s2 = (float *)(patc_smem + 0);
-    float *s28 = (float *)(patc_smem + 0);
+    float *s38 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -307,58 +347,78 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
                 }
                 acc11 = acc14;
             }
-            float r16 = fmaxf(acc11, __shfl_down_sync(0xffffffffu, acc11, 16));
-            float r17 = fmaxf(r16, __shfl_down_sync(0xffffffffu, r16, 8));
-            float r18 = fmaxf(r17, __shfl_down_sync(0xffffffffu, r17, 4));
-            float r19 = fmaxf(r18, __shfl_down_sync(0xffffffffu, r18, 2));
-            float r20 = fmaxf(r19, __shfl_down_sync(0xffffffffu, r19, 1));
+            float sh16 = __shfl_down_sync(0xffffffffu, acc11, 16);
+            float r17 = fmaxf(acc11, sh16);
+            float sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            float r19 = fmaxf(r17, sh18);
+            float sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            float r21 = fmaxf(r19, sh20);
+            float sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            float r23 = fmaxf(r21, sh22);
+            float sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            float r25 = fmaxf(r23, sh24);
             if ((lane < 1)) {
-                s2[(lane + w3)] = r20;
+                s2[(lane + w3)] = r25;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w21 = warp;
-            float r22 = (((lane + 32 * w21) >= 8) ? -3.40282347e+38f : s2[(lane + 32 * w21)]);
-            float r23 = fmaxf(r22, __shfl_down_sync(0xffffffffu, r22, 16));
-            float r24 = fmaxf(r23, __shfl_down_sync(0xffffffffu, r23, 8));
-            float r25 = fmaxf(r24, __shfl_down_sync(0xffffffffu, r24, 4));
-            float r26 = fmaxf(r25, __shfl_down_sync(0xffffffffu, r25, 2));
-            float r27 = fmaxf(r26, __shfl_down_sync(0xffffffffu, r26, 1));
+            const patc_int w26 = warp;
+            float r27 = (((lane + 32 * w26) >= 8) ? -3.40282347e+38f : s2[(lane + 32 * w26)]);
+            float sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            float r29 = fmaxf(r27, sh28);
+            float sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            float r31 = fmaxf(r29, sh30);
+            float sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            float r33 = fmaxf(r31, sh32);
+            float sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            float r35 = fmaxf(r33, sh34);
+            float sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            float r37 = fmaxf(r35, sh36);
             if ((lane < 1)) {
-                patc_poke(&partial0[(lane + b1 + w21)], 0x100000000ull | __float_as_uint(r27));
+                patc_poke(&partial0[(lane + b1 + w26)], 0x100000000ull | __float_as_uint(r37));
             }
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
         {
-            const patc_int w29 = warp;
-            float acc30 = -3.40282347e+38f;
+            const patc_int w39 = warp;
+            float acc40 = -3.40282347e+38f;
             #pragma unroll 4
-            for (patc_int i31 = 0; i31 < ((g + 255) / 256); i31 += 1) {
-                acc30 = fmaxf(acc30, (((lane + 32 * w29 + 256 * i31) >= g) ? -3.40282347e+38f : __uint_as_float(patc_wait(&partial0[(lane + 32 * w29 + 256 * i31)]))));
+            for (patc_int i41 = 0; i41 < ((g + 255) / 256); i41 += 1) {
+                acc40 = fmaxf(acc40, (((lane + 32 * w39 + 256 * i41) >= g) ? -3.40282347e+38f : __uint_as_float(patc_wait(&partial0[(lane + 32 * w39 + 256 * i41)]))));
             }
-            float r32 = fmaxf(acc30, __shfl_down_sync(0xffffffffu, acc30, 16));
-            float r33 = fmaxf(r32, __shfl_down_sync(0xffffffffu, r32, 8));
-            float r34 = fmaxf(r33, __shfl_down_sync(0xffffffffu, r33, 4));
-            float r35 = fmaxf(r34, __shfl_down_sync(0xffffffffu, r34, 2));
-            float r36 = fmaxf(r35, __shfl_down_sync(0xffffffffu, r35, 1));
+            float sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            float r43 = fmaxf(acc40, sh42);
+            float sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            float r45 = fmaxf(r43, sh44);
+            float sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            float r47 = fmaxf(r45, sh46);
+            float sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            float r49 = fmaxf(r47, sh48);
+            float sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            float r51 = fmaxf(r49, sh50);
             if ((lane < 1)) {
-                s28[(lane + w29)] = r36;
+                s38[(lane + w39)] = r51;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w37 = warp;
-            float r38 = (((lane + 32 * w37) >= 8) ? -3.40282347e+38f : s28[(lane + 32 * w37)]);
-            float r39 = fmaxf(r38, __shfl_down_sync(0xffffffffu, r38, 16));
-            float r40 = fmaxf(r39, __shfl_down_sync(0xffffffffu, r39, 8));
-            float r41 = fmaxf(r40, __shfl_down_sync(0xffffffffu, r40, 4));
-            float r42 = fmaxf(r41, __shfl_down_sync(0xffffffffu, r41, 2));
-            float r43 = fmaxf(r42, __shfl_down_sync(0xffffffffu, r42, 1));
+            const patc_int w52 = warp;
+            float r53 = (((lane + 32 * w52) >= 8) ? -3.40282347e+38f : s38[(lane + 32 * w52)]);
+            float sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            float r55 = fmaxf(r53, sh54);
+            float sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            float r57 = fmaxf(r55, sh56);
+            float sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            float r59 = fmaxf(r57, sh58);
+            float sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            float r61 = fmaxf(r59, sh60);
+            float sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            float r63 = fmaxf(r61, sh62);
             if ((lane < 1)) {
-                out[(lane + w37)] = r43;
+                out[(lane + w52)] = r63;
             }
         }
         __syncthreads();
@@ -422,26 +482,36 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32OneBlock(float *__
                 }
                 acc10 = acc13;
             }
-            float r15 = (acc10 + __shfl_down_sync(0xffffffffu, acc10, 16));
-            float r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 8));
-            float r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 4));
-            float r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 2));
-            float r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 1));
+            float sh15 = __shfl_down_sync(0xffffffffu, acc10, 16);
+            float r16 = (acc10 + sh15);
+            float sh17 = __shfl_down_sync(0xffffffffu, r16, 8);
+            float r18 = (r16 + sh17);
+            float sh19 = __shfl_down_sync(0xffffffffu, r18, 4);
+            float r20 = (r18 + sh19);
+            float sh21 = __shfl_down_sync(0xffffffffu, r20, 2);
+            float r22 = (r20 + sh21);
+            float sh23 = __shfl_down_sync(0xffffffffu, r22, 1);
+            float r24 = (r22 + sh23);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r19;
+                s1[(lane + w2)] = r24;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w20 = warp;
-            float r21 = (((lane + 32 * w20) >= 8) ? 0.0f : s1[(lane + 32 * w20)]);
-            float r22 = (r21 + __shfl_down_sync(0xffffffffu, r21, 16));
-            float r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 8));
-            float r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 4));
-            float r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 2));
-            float r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 1));
+            const patc_int w25 = warp;
+            float r26 = (((lane + 32 * w25) >= 8) ? 0.0f : s1[(lane + 32 * w25)]);
+            float sh27 = __shfl_down_sync(0xffffffffu, r26, 16);
+            float r28 = (r26 + sh27);
+            float sh29 = __shfl_down_sync(0xffffffffu, r28, 8);
+            float r30 = (r28 + sh29);
+            float sh31 = __shfl_down_sync(0xffffffffu, r30, 4);
+            float r32 = (r30 + sh31);
+            float sh33 = __shfl_down_sync(0xffffffffu, r32, 2);
+            float r34 = (r32 + sh33);
+            float sh35 = __shfl_down_sync(0xffffffffu, r34, 1);
+            float r36 = (r34 + sh35);
             if ((lane < 1)) {
-                out[(lane + b0 + w20)] = r26;
+                out[(lane + b0 + w25)] = r36;
             }
         }
     }
@@ -503,26 +573,36 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32OneBlock(int *__re
                 }
                 acc10 = acc13;
             }
-            int r15 = (acc10 + __shfl_down_sync(0xffffffffu, acc10, 16));
-            int r16 = (r15 + __shfl_down_sync(0xffffffffu, r15, 8));
-            int r17 = (r16 + __shfl_down_sync(0xffffffffu, r16, 4));
-            int r18 = (r17 + __shfl_down_sync(0xffffffffu, r17, 2));
-            int r19 = (r18 + __shfl_down_sync(0xffffffffu, r18, 1));
+            int sh15 = __shfl_down_sync(0xffffffffu, acc10, 16);
+            int r16 = (acc10 + sh15);
+            int sh17 = __shfl_down_sync(0xffffffffu, r16, 8);
+            int r18 = (r16 + sh17);
+            int sh19 = __shfl_down_sync(0xffffffffu, r18, 4);
+            int r20 = (r18 + sh19);
+            int sh21 = __shfl_down_sync(0xffffffffu, r20, 2);
+            int r22 = (r20 + sh21);
+            int sh23 = __shfl_down_sync(0xffffffffu, r22, 1);
+            int r24 = (r22 + sh23);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r19;
+                s1[(lane + w2)] = r24;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w20 = warp;
-            int r21 = (((lane + 32 * w20) >= 8) ? 0 : s1[(lane + 32 * w20)]);
-            int r22 = (r21 + __shfl_down_sync(0xffffffffu, r21, 16));
-            int r23 = (r22 + __shfl_down_sync(0xffffffffu, r22, 8));
-            int r24 = (r23 + __shfl_down_sync(0xffffffffu, r23, 4));
-            int r25 = (r24 + __shfl_down_sync(0xffffffffu, r24, 2));
-            int r26 = (r25 + __shfl_down_sync(0xffffffffu, r25, 1));
+            const patc_int w25 = warp;
+            int r26 = (((lane + 32 * w25) >= 8) ? 0 : s1[(lane + 32 * w25)]);
+            int sh27 = __shfl_down_sync(0xffffffffu, r26, 16);
+            int r28 = (r26 + sh27);
+            int sh29 = __shfl_down_sync(0xffffffffu, r28, 8);
+            int r30 = (r28 + sh29);
+            int sh31 = __shfl_down_sync(0xffffffffu, r30, 4);
+            int r32 = (r30 + sh31);
+            int sh33 = __shfl_down_sync(0xffffffffu, r32, 2);
+            int r34 = (r32 + sh33);
+            int sh35 = __shfl_down_sync(0xffffffffu, r34, 1);
+            int r36 = (r34 + sh35);
             if ((lane < 1)) {
-                out[(lane + b0 + w20)] = r26;
+                out[(lane + b0 + w25)] = r36;
             }
         }
     }
@@ -584,26 +664,36 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32OneBlock(float *__
                 }
                 acc10 = acc13;
             }
-            float r15 = fmaxf(acc10, __shfl_down_sync(0xffffffffu, acc10, 16));
-            float r16 = fmaxf(r15, __shfl_down_sync(0xffffffffu, r15, 8));
-            float r17 = fmaxf(r16, __shfl_down_sync(0xffffffffu, r16, 4));
-            float r18 = fmaxf(r17, __shfl_down_sync(0xffffffffu, r17, 2));
-            float r19 = fmaxf(r18, __shfl_down_sync(0xffffffffu, r18, 1));
+            float sh15 = __shfl_down_sync(0xffffffffu, acc10, 16);
+            float r16 = fmaxf(acc10, sh15);
+            float sh17 = __shfl_down_sync(0xffffffffu, r16, 8);
+            float r18 = fmaxf(r16, sh17);
+            float sh19 = __shfl_down_sync(0xffffffffu, r18, 4);
+            float r20 = fmaxf(r18, sh19);
+            float sh21 = __shfl_down_sync(0xffffffffu, r20, 2);
+            float r22 = fmaxf(r20, sh21);
+            float sh23 = __shfl_down_sync(0xffffffffu, r22, 1);
+            float r24 = fmaxf(r22, sh23);
             if ((lane < 1)) {
-                s1[(lane + w2)] = r19;
+                s1[(lane + w2)] = r24;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w20 = warp;
-            float r21 = (((lane + 32 * w20) >= 8) ? -3.40282347e+38f : s1[(lane + 32 * w20)]);
-            float r22 = fmaxf(r21, __shfl_down_sync(0xffffffffu, r21, 16));
-            float r23 = fmaxf(r22, __shfl_down_sync(0xffffffffu, r22, 8));
-            float r24 = fmaxf(r23, __shfl_down_sync(0xffffffffu, r23, 4));
-            float r25 = fmaxf(r24, __shfl_down_sync(0xffffffffu, r24, 2));
-            float r26 = fmaxf(r25, __shfl_down_sync(0xffffffffu, r25, 1));
+            const patc_int w25 = warp;
+            float r26 = (((lane + 32 * w25) >= 8) ? -3.40282347e+38f : s1[(lane + 32 * w25)]);
+            float sh27 = __shfl_down_sync(0xffffffffu, r26, 16);
+            float r28 = fmaxf(r26, sh27);
+            float sh29 = __shfl_down_sync(0xffffffffu, r28, 8);
+            float r30 = fmaxf(r28, sh29);
+            float sh31 = __shfl_down_sync(0xffffffffu, r30, 4);
+            float r32 = fmaxf(r30, sh31);
+            float sh33 = __shfl_down_sync(0xffffffffu, r32, 2);
+            float r34 = fmaxf(r32, sh33);
+            float sh35 = __shfl_down_sync(0xffffffffu, r34, 1);
+            float r36 = fmaxf(r34, sh35);
             if ((lane < 1)) {
-                out[(lane + b0 + w20)] = r26;
+                out[(lane + b0 + w25)] = r36;
             }
         }
     }

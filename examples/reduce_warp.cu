@@ -25,13 +25,18 @@ extern "C" __global__ void __launch_bounds__(256) reduceWarpDownK(float *__restr
         {
             const patc_int w1 = warp;
             float r2 = xs[(lane + 256 * b0 + 32 * w1)];
-            float r3 = (r2 + __shfl_down_sync(0xffffffffu, r2, 16));
-            float r4 = (r3 + __shfl_down_sync(0xffffffffu, r3, 8));
-            float r5 = (r4 + __shfl_down_sync(0xffffffffu, r4, 4));
-            float r6 = (r5 + __shfl_down_sync(0xffffffffu, r5, 2));
-            float r7 = (r6 + __shfl_down_sync(0xffffffffu, r6, 1));
+            float sh3 = __shfl_down_sync(0xffffffffu, r2, 16);
+            float r4 = (r2 + sh3);
+            float sh5 = __shfl_down_sync(0xffffffffu, r4, 8);
+            float r6 = (r4 + sh5);
+            float sh7 = __shfl_down_sync(0xffffffffu, r6, 4);
+            float r8 = (r6 + sh7);
+            float sh9 = __shfl_down_sync(0xffffffffu, r8, 2);
+            float r10 = (r8 + sh9);
+            float sh11 = __shfl_down_sync(0xffffffffu, r10, 1);
+            float r12 = (r10 + sh11);
             if ((lane < 1)) {
-                out[(lane + 8 * b0 + w1)] = r7;
+                out[(lane + 8 * b0 + w1)] = r12;
             }
         }
     }
@@ -56,13 +61,18 @@ extern "C" __global__ void __launch_bounds__(256) reduceWarpXorK(float *__restri
         {
             const patc_int w1 = warp;
             float r2 = xs[(lane + 256 * b0 + 32 * w1)];
-            float r3 = (r2 + __shfl_xor_sync(0xffffffffu, r2, 16));
-            float r4 = (r3 + __shfl_xor_sync(0xffffffffu, r3, 8));
-            float r5 = (r4 + __shfl_xor_sync(0xffffffffu, r4, 4));
-            float r6 = (r5 + __shfl_xor_sync(0xffffffffu, r5, 2));
-            float r7 = (r6 + __shfl_xor_sync(0xffffffffu, r6, 1));
+            float sh3 = __shfl_xor_sync(0xffffffffu, r2, 16);
+            float r4 = (r2 + sh3);
+            float sh5 = __shfl_xor_sync(0xffffffffu, r4, 8);
+            float r6 = (r4 + sh5);
+            float sh7 = __shfl_xor_sync(0xffffffffu, r6, 4);
+            float r8 = (r6 + sh7);
+            float sh9 = __shfl_xor_sync(0xffffffffu, r8, 2);
+            float r10 = (r8 + sh9);
+            float sh11 = __shfl_xor_sync(0xffffffffu, r10, 1);
+            float r12 = (r10 + sh11);
             if ((lane < 1)) {
-                out[(lane + 8 * b0 + w1)] = r7;
+                out[(lane + 8 * b0 + w1)] = r12;
             }
         }
     }
@@ -87,13 +97,18 @@ extern "C" __global__ void __launch_bounds__(256) reduceWarpUpK(float *__restric
         {
             const patc_int w1 = warp;
             float r2 = xs[(lane + 256 * b0 + 32 * w1)];
-            float r3 = (r2 + __shfl_up_sync(0xffffffffu, r2, 16));
-            float r4 = (r3 + __shfl_up_sync(0xffffffffu, r3, 8));
-            float r5 = (r4 + __shfl_up_sync(0xffffffffu, r4, 4));
-            float r6 = (r5 + __shfl_up_sync(0xffffffffu, r5, 2));
-            float r7 = (r6 + __shfl_up_sync(0xffffffffu, r6, 1));
+            float sh3 = __shfl_up_sync(0xffffffffu, r2, 16);
+            float r4 = (r2 + sh3);
+            float sh5 = __shfl_up_sync(0xffffffffu, r4, 8);
+            float r6 = (r4 + sh5);
+            float sh7 = __shfl_up_sync(0xffffffffu, r6, 4);
+            float r8 = (r6 + sh7);
+            float sh9 = __shfl_up_sync(0xffffffffu, r8, 2);
+            float r10 = (r8 + sh9);
+            float sh11 = __shfl_up_sync(0xffffffffu, r10, 1);
+            float r12 = (r10 + sh11);
             if ((lane >= 31)) {
-                out[(lane + 8 * b0 + w1 - 31)] = r7;
+                out[(lane + 8 * b0 + w1 - 31)] = r12;
             }
         }
     }

@@ -26,7 +26,8 @@ extern "C" __global__ void __launch_bounds__(256) permute(float *__restrict__ ou
             const patc_int w1 = warp;
             float r2 = xs[(lane + 256 * b0 + 32 * w1)];
             {
-                out[(lane + 256 * b0 + 32 * w1)] = __shfl_sync(0xffffffffu, r2, (((5 * lane) + 3) % 32));
+                float sh3 = __shfl_sync(0xffffffffu, r2, (((5 * lane) + 3) % 32));
+                out[(lane + 256 * b0 + 32 * w1)] = sh3;
             }
         }
     }

@@ -226,6 +226,41 @@ for modes in "--emit-cuda --check" "--emit-ir --emit-cuda" "--check --emit-ir" "
 done
 expect "the same mode twice" 0 "$PATC" --check --check examples/scale.rise
 
+# 6d. the Hillis-Steele warp scan on the CPU: each warp's 32 outputs are the inclusive
+# prefix sums of its 32 inputs, computed here sequentially (exact for i32)
+if command -v python3 >/dev/null; then
+    for nk in "1 scanUp i" "7 scanUp i" "7 scanTake i" "3 scanTakeWritten i" "5 scanUpF32 f"; do
+        set -- $nk
+        python3 - "$TMP/scan_in.bin" "$1" "$3" <<'PY'
+import random, struct, sys
+random.seed(5)
+n = 32 * int(sys.argv[2])
+xs = [random.randint(-1000, 1000) for _ in range(n)] if sys.argv[3] == 'i' else [random.random() for _ in range(n)]
+open(sys.argv[1], 'wb').write(struct.pack('<%d%s' % (n, sys.argv[3]), *xs))
+PY
+        rm -f "$TMP/o.bin"
+        expect "warp scan $2 n=$1" 0 "$PATC" run tests/programs/scan_warp_hs.rise --kernel "$2" -D n="$1" \
+            --input "$TMP/scan_in.bin" --cpu --output "$TMP/o.bin"
+        if python3 - "$TMP/scan_in.bin" "$TMP/o.bin" "$3" <<'PY'
+import struct, sys
+t = sys.argv[3]
+raw, out = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+xs = struct.unpack('<%d%s' % (len(raw) // 4, t), raw)
+got = struct.unpack('<%d%s' % (len(out) // 4, t), out)
+want, acc = [], 0
+for i, x in enumerate(xs):
+    acc = x if i % 32 == 0 else acc + x
+    want.append(acc)
+ok = len(got) == len(want) and all(g == w if t == 'i' else abs(g - w) <= 1e-5 * max(abs(w), 1) for g, w in zip(got, want))
+if not ok: print('    got', list(got[:40]), 'want', want[:40])
+sys.exit(0 if ok else 1)
+PY
+        then pass "warp scan $2 n=$1: prefix sums of each warp"; else fail "warp scan $2 n=$1: prefix sums of each warp"; fi
+    done
+else
+    echo "SKIP: warp scan reference (no python3)"
+fi
+
 # 7. no leaks on the CPU path (still-reachable blocks are libnvrtc's static initialisers)
 if command -v valgrind >/dev/null; then
     for args in "examples/scale.rise --kernel scale -D n=100 --input random --cpu --time" \

@@ -4,6 +4,7 @@
 #include "cexpr.h"
 #include "../runtime/rt_internal.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <time.h>
 
@@ -326,6 +327,231 @@ START_TEST(index_width)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- shuffles run by every lane */
+
+/* Does s[b..e) mention the identifier `lane` or `threadIdx` (a lane-dependent value)? */
+static bool mentions_lane(const char *s, size_t b, size_t e)
+{
+    static const char *const ids[] = {"lane", "threadIdx"};
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(ids[k]);
+        for (size_t i = b; i + n <= e; i++) {
+            if (strncmp(s + i, ids[k], n)) continue;
+            bool lw = i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+            bool rw = i + n < e && (isalnum((unsigned char)s[i + n]) || s[i + n] == '_');
+            if (!lw && !rw) return true;
+        }
+    }
+    return false;
+}
+
+/* Is the shuffle at s[at] an operand (not the condition) of some `c ? a : b`? C
+ * evaluates only the chosen operand, so the lanes choosing the other skip it. The
+ * operands of the `?` at q run to the first `,` or `;` at its depth or the first
+ * bracket closing around it. */
+static bool in_conditional_operand(const char *s, size_t at)
+{
+    for (size_t q = 0; s[q]; q++) {
+        if (s[q] != '?') continue;
+        int depth = 0;
+        size_t e = q + 1;
+        for (; s[e]; e++) {
+            char c = s[e];
+            if (c == '(' || c == '[' || c == '{') depth++;
+            else if ((c == ')' || c == ']' || c == '}') && --depth < 0) break;
+            else if (depth == 0 && (c == ';' || c == ',')) break;
+        }
+        if (at > q && at < e) return true;
+    }
+    return false;
+}
+
+/* Is the shuffle at s[at] inside an `if`, `else`, `while` or `for` (a block, or a
+ * statement without braces) whose head mentions lane or threadIdx? The heads of the
+ * open blocks are kept on a stack; an `else` inherits the head of the `if` it ends. */
+static bool in_lane_branch(const char *s, size_t at)
+{
+    size_t head[64][2], last[2] = {0, 0};
+    int n = 0;
+    size_t st = 0; /* where the current statement starts */
+    for (size_t i = 0; i < at; i++) {
+        if (s[i] == '{') {
+            ck_assert_int_lt(n, 64);
+            size_t b = st;
+            while (isspace((unsigned char)s[b])) b++;
+            if (!strncmp(s + b, "else", 4)) head[n][0] = last[0], head[n][1] = last[1];
+            else head[n][0] = b, head[n][1] = i;
+            n++;
+            st = i + 1;
+        } else if (s[i] == '}') {
+            if (n > 0) n--, last[0] = head[n][0], last[1] = head[n][1];
+            st = i + 1;
+        } else if (s[i] == ';') {
+            /* a for head holds two ';' inside its parentheses */
+            int depth = 0;
+            for (size_t j = st; j < i; j++) depth += s[j] == '(' ? 1 : s[j] == ')' ? -1 : 0;
+            if (depth == 0) st = i + 1;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        size_t b = head[k][0];
+        bool branch = !strncmp(s + b, "if", 2) || !strncmp(s + b, "while", 5) || !strncmp(s + b, "for", 3);
+        if (branch && mentions_lane(s, b, head[k][1])) return true;
+    }
+    size_t b = st;
+    while (isspace((unsigned char)s[b])) b++;
+    return (!strncmp(s + b, "if", 2) || !strncmp(s + b, "while", 5)) && mentions_lane(s, b, at);
+}
+
+/* The CUDA text with its comments blanked out (caller frees). */
+static char *without_comments(const char *cu)
+{
+    char *s = strdup(cu);
+    for (char *p = s; *p; p++) {
+        if (p[0] == '/' && p[1] == '*') {
+            char *e = strstr(p + 2, "*/");
+            e = e ? e + 2 : p + strlen(p);
+            memset(p, ' ', (size_t)(e - p));
+            p = e - 1;
+        } else if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n') *p++ = ' ';
+            if (!*p) break;
+        }
+    }
+    return s;
+}
+
+/* The number of __shfl calls in cu, each checked to be run by every lane: none is an
+ * operand of ?: or inside a lane-dependent branch. `what` names the program. */
+static int check_shuffles_unconditional(const char *cu, const char *what)
+{
+    char *s = without_comments(cu);
+    int n = 0;
+    for (const char *p = strstr(s, "__shfl"); p; p = strstr(p + 1, "__shfl")) {
+        size_t at = (size_t)(p - s);
+        size_t b = at, e = at;
+        while (b > 0 && s[b - 1] != '\n') b--;
+        while (s[e] && s[e] != '\n') e++;
+        ck_assert_msg(!in_conditional_operand(s, at), "%s: a shuffle is an operand of ?: (only some lanes run it):\n%.*s\n%s",
+                      what, (int)(e - b), s + b, cu);
+        ck_assert_msg(!in_lane_branch(s, at), "%s: a shuffle inside a lane-dependent branch:\n%.*s\n%s", what,
+                      (int)(e - b), s + b, cu);
+        n++;
+    }
+    free(s);
+    return n;
+}
+
+/* The checker itself: it flags what it is meant to flag. */
+START_TEST(shuffle_checker_flags_conditional_code)
+{
+    const char *bad[] = {
+        "float r2 = (r1 + ((lane < 1) ? 0.0f : __shfl_sync(0xffffffffu, r1, (lane - 1))));",
+        "float r2 = (lane < 1) ? __shfl_up_sync(0xffffffffu, r1, 1) : 0.0f;",
+        "if (lane < 16) {\n    out[lane] = __shfl_down_sync(0xffffffffu, r1, 1);\n}",
+        "if (lane == 0) {\n} else {\n    float t = __shfl_sync(0xffffffffu, r1, 3);\n}",
+        "if ((threadIdx.x & 31) < 3) x = __shfl_xor_sync(0xffffffffu, r1, 1);",
+        "for (int l = lane; l < n; l += 32) {\n    float t = __shfl_sync(0xffffffffu, r1, l);\n}",
+    };
+    for (int i = 0; i < 6; i++) {
+        char *s = without_comments(bad[i]);
+        size_t at = (size_t)(strstr(s, "__shfl") - s);
+        ck_assert_msg(in_conditional_operand(s, at) || in_lane_branch(s, at), "not flagged: %s", bad[i]);
+        free(s);
+    }
+    const char *good = "for (patc_int w0 = warp; w0 < n; w0 += nwarps) {\n"
+                       "    float t1 = __shfl_sync(0xffffffffu, r1, max(0, (lane - 1))); /* lane < 1 ? */\n"
+                       "    float r2 = (r1 + ((lane < 1) ? 0.0f : t1));\n"
+                       "    if (lane < 1) {\n        out[lane] = r2;\n    }\n"
+                       "    float t2 = __shfl_sync(0xffffffffu, ((lane < 3) ? r1 : r2), 3);\n"
+                       "}\n";
+    ck_assert_int_eq(check_shuffles_unconditional(good, "good"), 2);
+}
+END_TEST
+
+/* Every __shfl*_sync is executed by all lanes its mask names: a view of a warp array
+ * that selects lanes (take, drop, padCst, padClamp) around a read of another lane or
+ * around a shuffle's result shuffles first, on every lane, then selects. The
+ * Hillis-Steele step of the issue (`take(32 - d) |> padCst(d)(0)(0)`) used to emit
+ * `(lane < d) ? 0 : __shfl_sync(..., lane - d)`. */
+START_TEST(shuffles_run_on_every_lane)
+{
+    static const char *const bodies[] = {
+        /* the Hillis-Steele step read through take/padCst of the warp array itself */
+        "zip(a)(a |> take(32 - @) |> padCst(@)(0)(0.0f)) |> mapLane(fun(p => add(fst(p))(snd(p))))",
+        /* the same with shflUpWarp: lanes below @ get 0, not their own element */
+        "zip(a)(a |> shflUpWarp(@) |> drop(@) |> padCst(@)(0)(0.0f)) |> mapLane(fun(p => add(fst(p))(snd(p))))",
+        /* shflDownWarp's upper lanes replaced by 0 */
+        "a |> shflDownWarp(@) |> take(32 - @) |> padCst(0)(@)(0.0f) |> toPrivate",
+        /* shflXorWarp and shflWarp behind padCst */
+        "a |> shflXorWarp(@) |> take(32 - @) |> padCst(0)(@)(1.0f) |> toPrivate",
+        "a |> shflWarp(generate(fun(i => (i + @) % 32))) |> take(32 - @) |> padCst(0)(@)(0.0f) |> toPrivate",
+        /* padClamp: the clamped lane is always in range */
+        "a |> drop(@) |> padClamp(0)(@) |> toPrivate",
+        /* the padded view itself mapped over (in a written position: a lane loop) */
+        "a |> take(32 - @) |> padCst(@)(0)(0.0f)",
+        /* a select nested in a select */
+        "a |> take(32 - @) |> padCst(@)(0)(2.0f) |> take(31) |> padCst(0)(1)(3.0f) |> toPrivate",
+    };
+    const int ds[] = {1, 2, 4, 8, 16};
+    int shuffles = 0;
+    for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++)
+        for (int k = 0; k < 5; k++) {
+            /* the body twice: read back through mapLane (read position) and written to
+             * the output by a mapLane over the view (write position) */
+            for (int written = 0; written < 2; written++) {
+                StrBuf src = {0}, body = {0};
+                for (const char *q = bodies[b]; *q; q++)
+                    if (*q == '@') sb_printf(&body, "%d", ds[k]);
+                    else sb_putc(&body, *q);
+                sb_printf(&src, "kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapWarp(fun(w => "
+                          "w |> toPrivate |> fun(a => %s)%s)) |> join))",
+                          body.s, written ? " |> mapLane(id)" : " |> mapLane(fun(x => x * 2.0f)) |> toPrivate |> mapLane(id)");
+                TC *t = tc_compile(src.s);
+                ck_assert_msg(t->ok, "%s\n%s", src.s, tc_err(t));
+                char *cu = tc_cuda(t);
+                int n = check_shuffles_unconditional(cu, src.s);
+                ck_assert_msg(n > 0, "no shuffle in %s\n%s", src.s, cu);
+                char *log = NULL;
+                if (k == 0) /* the clamped source lanes are valid CUDA (int and 64-bit lane loops) */
+                    ck_assert_msg(nvrtc_ok(cu, "k", &log), "%s does not compile:\n%s\n%s", src.s, log, cu);
+                free(log);
+                shuffles += n;
+                free(cu);
+                tc_free(t);
+                sb_free(&src);
+                sb_free(&body);
+            }
+        }
+    ck_assert_int_ge(shuffles, 60);
+    /* the Hillis-Steele scan program, and every golden CUDA file (examples and the
+     * thesis's programs, with the options they name; golden.sh keeps them current) */
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/scan_warp_hs.rise");
+    char *cu = tc_cuda(t);
+    ck_assert_int_ge(check_shuffles_unconditional(cu, "scan_warp_hs.rise"), 20); /* 5 steps x 4 kernels */
+    free(cu);
+    tc_free(t);
+    const char *dirs[] = {PATC_SOURCE_DIR "/examples", PATC_SOURCE_DIR "/tests/thesis"};
+    int files = 0;
+    for (int di = 0; di < 2; di++) {
+        DIR *d = opendir(dirs[di]);
+        ck_assert_ptr_nonnull(d);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l < 4 || strcmp(e->d_name + l - 3, ".cu")) continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dirs[di], e->d_name);
+            char *golden = slurp(path);
+            files += check_shuffles_unconditional(golden, path) > 0;
+            free(golden);
+        }
+        closedir(d);
+    }
+    ck_assert_int_ge(files, 8); /* the files with shuffles */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("codegen");
@@ -339,6 +565,8 @@ int main(void)
     tcase_add_test(c, emission_is_fast);
     tcase_add_test(c, examples_compile_with_nvrtc);
     tcase_add_test(c, last_block_protocol_by_type);
+    tcase_add_test(c, shuffle_checker_flags_conditional_code);
+    tcase_add_test(c, shuffles_run_on_every_lane);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -93,6 +93,11 @@ for b in 1 7 1000; do # the shuffles on f64, i32, u32, i64 and u64 (64*b element
     run_case gpu ../tests/programs/shfl_types.rise $k "64*$b" 1 -D n=$b
   done
 done
+for b in 1 7 1000; do # the Hillis-Steele warp scan: one warp per 32 elements (32*b elements)
+  for k in scanUp scanTake scanTakeWritten scanUpF32; do
+    run_case gpu ../tests/programs/scan_warp_hs.rise $k "32*$b" 1 -D n=$b
+  done
+done
 for t in "1 1" "2 3" "17 5" "64 64"; do
   set -- $t
   run_case gpu transpose_tiled.rise transposeTiled "32*$1x32*$2" 1 -D mt=$1 -D nt=$2
@@ -123,6 +128,7 @@ for tool in memcheck racecheck synccheck; do
   san $tool transpose_tiled.rise transposeTiled 1 -D mt=3 -D nt=2
   san $tool ../tests/programs/shfl_types.rise permuteF64 1 -D n=3
   san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
+  for k in scanUp scanTake scanTakeWritten scanUpF32; do san $tool ../tests/programs/scan_warp_hs.rise $k 1 -D n=7; done
   san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do

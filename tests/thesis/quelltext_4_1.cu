@@ -17,7 +17,8 @@ extern "C" __global__ void __launch_bounds__(1024) shflDownExample(float *__rest
         const int w0 = warp;
         float r1 = arr[(lane + 32 * w0)];
         {
-            out[(lane + 32 * w0)] = __shfl_down_sync(0xffffffffu, r1, 1);
+            float sh2 = __shfl_down_sync(0xffffffffu, r1, 1);
+            out[(lane + 32 * w0)] = sh2;
         }
     }
 }
