@@ -7,7 +7,7 @@
  *   lower.c      Expr -> imperative kernel IR (Stmt/X); views become index functions
  *   barrier.c    barrier placement from a read/write analysis
  *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
- *   smem.c       shared-memory layout with lifetime-based reuse
+ *   smem.c       shared-memory layout with lifetime-based reuse; the per-block budget
  *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
  *   role.c       the kernel's role for the runtime (a device-level reduction pass?)
  *   driver.c     runs the pipeline; -d dump letters
