@@ -529,7 +529,13 @@ static void header(Pr *p)
     dims(p, k->grid);
     sb_puts(o, " blocks\n *   shared memory:   ");
     nat_print(o, k->shared_bytes);
-    sb_puts(o, " bytes\n *   index arithmetic: ");
+    int64_t sh; /* past 48 KiB a launch needs cuFuncSetAttribute first (smem.c, rt_driver_launch) */
+    if (!nat_is_const(k->shared_bytes, &sh))
+        sb_puts(o, " bytes\n *                    (the runtime opts in above 48 KiB and refuses a launch above the "
+                   "device's maximum)");
+    else
+        sb_puts(o, sh > SMEM_DEFAULT_MAX ? " bytes (above the 48 KiB default: the runtime opts in)" : " bytes");
+    sb_puts(o, "\n *   index arithmetic: ");
     switch (k->iw) {
     case IW_32: sb_puts(o, "32-bit (int): every index stays below 2^31"); break;
     case IW_64: sb_puts(o, "64-bit (long long): indices reach 2^31 or more"); break;

@@ -7,7 +7,7 @@
  *   lower.c      Expr -> imperative kernel IR (Stmt/X); views become index functions
  *   barrier.c    barrier placement from a read/write analysis
  *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
- *   smem.c       shared-memory layout with lifetime-based reuse
+ *   smem.c       shared-memory layout with lifetime-based reuse; the per-block budget
  *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
  *   role.c       the kernel's role for the runtime (a device-level reduction pass?)
  *   ir_walk.c    the one read-only walk over Stmt/X that the passes' analyses use
@@ -220,6 +220,7 @@ typedef struct Buffer {
     bool scalar;     /* a private one-element buffer printed as a scalar variable */
     Nat *offset;     /* shared: byte offset in the kernel's shared block (smem.c) */
     int first, last; /* shared: lifetime in statement numbers (smem.c) */
+    Span sp;         /* shared: the toShared that made it, where smem.c reports a budget overrun */
     bool coherent;   /* global scratch written by other blocks of this launch: read through L2 (__ldcg) */
     bool flagged;    /* lastBlock's partials of a 32-bit (or smaller) scalar: each element is one 64-bit
                         word {value bits, 1 << 32}, written and read whole (8 bytes per element) */
@@ -399,10 +400,18 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed,
                             const Define *defs, int ndefs);                           /* typecheck.c */
 Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k);                                 /* lower.c */
 void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
-void smem_layout(Arena *a, Kernel *k);                                                  /* smem.c */
+void smem_layout(Arena *a, Diag *d, Kernel *k);                                         /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
 void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
 void kernel_set_role(Kernel *k);                                                        /* role.c */
+
+/* Shared memory per block, in bytes (smem.c). A kernel gets SMEM_DEFAULT_MAX without
+ * asking and up to the device's opt-in maximum after cuFuncSetAttribute; SMEM_OPTIN_MAX
+ * is sm_90's (227 KiB), which the compiler checks against. smem_budget is what is left
+ * of a maximum for the dynamic block once the kernel's static __shared__ is counted. */
+#define SMEM_DEFAULT_MAX 49152
+#define SMEM_OPTIN_MAX 232448
+int64_t smem_budget(const Kernel *k, int64_t max);
 
 /* The read-only walk over the kernel IR (ir_walk.c), pre-order, in the order of the C
  * text. Each callback may be NULL; one returning true (WALK_STOP) ends the walk, and

@@ -71,7 +71,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         if (opt->dump.lower) dump_kernel(opt, "lower", k);
         loops_specialise(a, d, k);
         if (opt->dump.loops) dump_kernel(opt, "loops", k);
-        smem_layout(a, k);
+        smem_layout(a, d, k);
         if (opt->dump.smem) dump_kernel(opt, "smem", k);
         barrier_place(a, d, k);
         if (opt->dump.barrier) dump_kernel(opt, "barrier", k);

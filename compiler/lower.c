@@ -1098,6 +1098,7 @@ static Val *lower_prim(Lw *w, Expr *e)
         const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
         if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
         Buffer *b = new_buffer(w, "s", AS_SHARED, sk_of(in), cnt);
+        b->sp = e->sp;
         Kernel *k = w->k;
         if (k->nshared == k->capshared) {
             int cap = k->capshared ? 2 * k->capshared : 8;

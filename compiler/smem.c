@@ -9,9 +9,25 @@
  *   Buffers of symbolic size are laid out one after another, never shared.
  *   barrier.c runs after this pass and treats overlapping buffers as one location, so
  *   reuse never loses a write-after-read barrier.
+ *   The layout fits the per-block budget (smem_budget of SMEM_OPTIN_MAX), or it is an
+ *   error at the toShared whose buffer first ends past it; a symbolic size that cannot
+ *   be proved too big is left to the runtime, which checks it at launch (rt_derive).
+ *
+ * Where the budget comes from: a block may use 48 KiB of shared memory without asking
+ * (CUDA's portable limit), and up to the device attribute
+ * CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN once the function's
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is raised, which
+ * rt_driver_launch does for launches above 48 KiB. cudaFuncSetAttribute's reference
+ * says that attribute "plus the function attribute sharedSizeBytes cannot exceed the
+ * device attribute cudaDevAttrMaxSharedMemoryPerBlockOptin" (CUDA Runtime API,
+ * cudaFuncSetAttribute), so the static __shared__ counts against it too. On sm_90 that
+ * attribute is 227 KiB = 232448 bytes: the H100 has up to 228 KB of shared memory per
+ * SM and CUDA reserves 1 KB per block (NVIDIA Hopper Tuning Guide, "Unified Shared
+ * Memory/L1/Texture Cache", https://docs.nvidia.com/cuda/hopper-tuning-guide/).
  */
 #include "compiler.h"
 
+#include <stdint.h>
 #include <string.h>
 
 typedef struct Live {
@@ -72,9 +88,45 @@ static void number(Live *l, Stmt *s)
 
 static int64_t align16(int64_t x) { return (x + 15) / 16 * 16; }
 
-void smem_layout(Arena *a, Kernel *k)
+/* bytes of c elements of b, aligned to 16; past 2^62 it stops counting (already far
+ * over any budget) instead of overflowing */
+static int64_t const_bytes(const Buffer *b, int64_t c)
+{
+    int64_t sz = scalar_info[b->sk].size;
+    return c > (INT64_MAX / 4) / sz ? INT64_MAX / 4 : align16(c * sz);
+}
+
+/* budget = max - 16 when the kernel declares lastBlock's `__shared__ bool patc_last`
+ * (cuda.c does when its partials are not flagged): the static block, rounded up to the
+ * dynamic block's alignment, counts against the same maximum. */
+int64_t smem_budget(const Kernel *k, int64_t max)
+{
+    bool static_flag = k->nscratch && !k->scratch[0]->flagged;
+    return max - (static_flag ? 16 : 0);
+}
+
+/* The error at the toShared whose buffer b ends past the budget, `total` being the
+ * block's size once b is placed. */
+_Noreturn static void over_budget(Arena *a, Diag *d, const Kernel *k, const Buffer *b, Nat *bytes, Nat *total)
+{
+    int64_t budget = smem_budget(k, SMEM_OPTIN_MAX), t;
+    diag_error(d, b->sp,
+               "shared memory over budget: this toShared (%s bytes) brings the block's shared memory to %s bytes, "
+               "which%s is more than the %lld bytes a block can have (227 KiB, the opt-in maximum on sm_90%s); "
+               "use smaller tiles, or buffers that are not live at the same time",
+               nat_str(a, bytes), nat_str(a, total), nat_is_const(total, &t) ? "" : " for every value of the nat parameters",
+               (long long)budget,
+               budget != SMEM_OPTIN_MAX ? ", less 16 for lastBlock's flag" : "");
+}
+
+/* Offsets: constant-size buffers first fit in order of first use, each after the
+ * placed ones whose lifetimes overlap it; then the symbolic ones, one after another.
+ * Budget: the first buffer whose end passes smem_budget(SMEM_OPTIN_MAX) is an error;
+ * a symbolic end counts only when it is provably past it. */
+void smem_layout(Arena *a, Diag *d, Kernel *k)
 {
     Live l = {k, 0};
+    int64_t budget = smem_budget(k, SMEM_OPTIN_MAX);
     for (int i = 0; i < k->nshared; i++) k->shared[i]->first = -1;
     number(&l, k->body);
     /* place in order of first use (insertion sort: few buffers) */
@@ -90,7 +142,7 @@ void smem_layout(Arena *a, Kernel *k)
         Buffer *b = k->shared[i];
         int64_t c;
         if (!nat_is_const(b->count, &c)) continue;
-        int64_t size = align16(c * scalar_info[b->sk].size), off = 0;
+        int64_t size = const_bytes(b, c), off = 0;
         for (bool moved = true; moved;) {
             moved = false;
             for (int j = 0; j < i; j++) {
@@ -98,23 +150,27 @@ void smem_layout(Arena *a, Kernel *k)
                 int64_t oc, ooff;
                 if (!o->offset || !nat_is_const(o->count, &oc) || !nat_is_const(o->offset, &ooff)) continue;
                 bool live = !(o->last < b->first || b->last < o->first);
-                int64_t oend = ooff + align16(oc * scalar_info[o->sk].size);
+                int64_t oend = ooff + const_bytes(o, oc);
                 if (live && off < oend && ooff < off + size) {
                     off = oend;
                     moved = true;
                 }
             }
         }
+        /* every placed buffer ends within the budget, so off + size cannot overflow */
+        if (off + size > budget)
+            over_budget(a, d, k, b, nat_cst(a, size), nat_cst(a, off + size > top ? off + size : top));
         b->offset = nat_cst(a, off);
         if (off + size > top) top = off + size;
     }
-    Nat *total = nat_cst(a, top);
+    Nat *total = nat_cst(a, top), *limit = nat_cst(a, budget);
     for (int i = 0; i < k->nshared; i++) {
         Buffer *b = k->shared[i];
         if (b->offset) continue;
         b->offset = total;
         Nat *bytes = nat_mul(a, b->count, nat_cst(a, scalar_info[b->sk].size));
         total = nat_mul(a, nat_div(a, nat_add(a, nat_add(a, total, bytes), nat_cst(a, 15)), nat_cst(a, 16)), nat_cst(a, 16));
+        if (nat_prove_lt(a, limit, total)) over_budget(a, d, k, b, bytes, total);
     }
     k->shared_bytes = total;
 }

@@ -195,7 +195,10 @@ patc_kernel_role patc_kernel_get_role(const patc_kernel *k);
 /* For a reduction pass, the index among the nat parameters of n, its input's length;
  * else -1. */
 int patc_kernel_length_nat(const patc_kernel *k);
-/* The launch configuration the kernel's rules give for these nat values. */
+/* The launch configuration the kernel's rules give for these nat values;
+ * PATC_ERR_LAUNCH_CONFIG when they need more shared memory than a block can have (the
+ * device's opt-in maximum, or sm_90's 227 KiB without a device). patc_launch checks the
+ * same, and the override's shared_bytes too. */
 patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nat_values,
                                     patc_launch_config *out);
 /* The width of the kernel's index arithmetic for a launch with these nat values and the

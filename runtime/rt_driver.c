@@ -172,6 +172,10 @@ int rt_driver_sm_count(RtDriver *d, int *n)
 {
     return d->DeviceGetAttribute(n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);
 }
+int rt_driver_smem_optin(RtDriver *d, int *n)
+{
+    return d->DeviceGetAttribute(n, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d->dev);
+}
 int rt_driver_htod(RtDriver *d, RtDevPtr dst, const void *src, size_t n)
 {
     return n ? d->MemcpyHtoD((CUdeviceptr)dst, src, n) : 0;
@@ -196,13 +200,16 @@ int rt_driver_get_function(RtDriver *d, void *module, const char *name, void **f
     return r;
 }
 
-/* Kernels may use more than the 48 KiB of dynamic shared memory a function gets by
- * default only after opting in per function. */
+/* Kernels may use more than the 48 KiB of shared memory a function gets by default only
+ * after opting in per function: CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES starts at
+ * 48 KiB less the function's static __shared__ and may be raised to the device's opt-in
+ * maximum less that (cuda.h, cuFuncSetAttribute). patc's static __shared__ is at most
+ * lastBlock's one-byte flag, so raising it from 47 KiB on covers every kernel. */
 int rt_driver_launch(RtDriver *d, void *fn, const unsigned grid[3], const unsigned block[3],
                      unsigned shared, void *stream, void **args)
 {
     CUresult r;
-    if (shared > 48 * 1024 &&
+    if (shared > 47 * 1024 &&
         (r = d->FuncSetAttribute((CUfunction)fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  (int)shared)) != CUDA_SUCCESS)
         return r;

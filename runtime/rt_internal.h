@@ -172,6 +172,10 @@ patc_status rt_buffer_info(patc_kernel *k, const Buffer *b, const char *what, pa
                            long long *count, size_t *bytes);
 /* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */
 patc_status rt_derive(patc_kernel *k, patc_launch_config *o);
+/* PATC_ERR_LAUNCH_CONFIG when `bytes` of dynamic shared memory are more than a block of
+ * kernel k can have on the context's device (SMEM_OPTIN_MAX without one); `what` says
+ * where the number came from. */
+patc_status rt_check_shared(patc_kernel *k, long long bytes, const char *what);
 /* The index width (32 or 64) of a launch of k with this configuration (nats bound). */
 int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg);
 /* Build `variant` of the program's CUDA (0: the one built with the program; 1: the
@@ -249,13 +253,16 @@ int rt_driver_mem_alloc(RtDriver *d, RtDevPtr *p, size_t bytes);
 int rt_driver_mem_free(RtDriver *d, RtDevPtr p);
 int rt_driver_memset0(RtDriver *d, RtDevPtr p, size_t bytes);
 int rt_driver_sm_count(RtDriver *d, int *n);
+/* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: the most shared memory (static
+ * and dynamic) one block can have once the function opts in. */
+int rt_driver_smem_optin(RtDriver *d, int *n);
 int rt_driver_htod(RtDriver *d, RtDevPtr dst, const void *src, size_t bytes);
 int rt_driver_dtoh(RtDriver *d, void *dst, RtDevPtr src, size_t bytes);
 int rt_driver_module_load(RtDriver *d, const void *image, void **module);
 int rt_driver_module_unload(RtDriver *d, void *module);
 int rt_driver_get_function(RtDriver *d, void *module, const char *name, void **fn);
 /* Launch on the default stream; raises the function's dynamic shared memory limit
- * first when `shared` is above the 48 KiB default. */
+ * first when `shared` is near or above the 48 KiB default. */
 int rt_driver_launch(RtDriver *d, void *fn, const unsigned grid[3], const unsigned block[3],
                      unsigned shared, void *stream, void **args);
 int rt_driver_sync(RtDriver *d);

@@ -41,6 +41,8 @@ static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, p
         if (o->shared_bytes < L->shared_bytes)
             return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s needs %lld bytes of shared memory; %lld were requested",
                         k->k->name, L->shared_bytes, o->shared_bytes);
+        patc_status s = rt_check_shared(k, o->shared_bytes, "the launch override asks for");
+        if (s != PATC_OK) return s;
         L->shared_bytes = o->shared_bytes;
     }
     return PATC_OK;

@@ -519,9 +519,29 @@ patc_status rt_derive(patc_kernel *k, patc_launch_config *o)
         o->grid[i] = (unsigned)v;
     }
     if ((s = eval(k, k->k->shared_bytes, "the shared memory size", &v)) != PATC_OK) return s;
-    if (v < 0 || v > INT_MAX) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", k->k->name, (long long)v);
+    if (v < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", k->k->name, (long long)v);
+    if ((s = rt_check_shared(k, v, "with these nat values it needs")) != PATC_OK) return s;
     o->shared_bytes = v;
     return PATC_OK;
+}
+
+/* bytes <= smem_budget(k, the device's opt-in maximum). Every device allows 48 KiB, so
+ * the device is asked only above that; without one, sm_90's maximum stands in (the
+ * compiler's check), since only patc_kernel_launch_dims gets here without a device. */
+patc_status rt_check_shared(patc_kernel *k, long long bytes, const char *what)
+{
+    patc_ctx *c = k->prog->ctx;
+    if (bytes <= smem_budget(k->k, SMEM_DEFAULT_MAX)) return PATC_OK;
+    int optin = 0;
+    bool asked = c->drv && rt_driver_bind(c->drv) == 0 && rt_driver_smem_optin(c->drv, &optin) == 0 && optin > 0;
+    int64_t max = asked ? optin : SMEM_OPTIN_MAX, budget = smem_budget(k->k, max);
+    if (bytes <= budget) return PATC_OK;
+    return rt_fail(c, PATC_ERR_LAUNCH_CONFIG,
+                   "kernel %s: %s %lld bytes of shared memory per block, more than the %lld bytes a block can have "
+                   "(%s %lld%s)",
+                   k->k->name, what, bytes, (long long)budget,
+                   asked ? "the device's opt-in maximum is" : "no device: sm_90's opt-in maximum,", (long long)max,
+                   budget != max ? ", less 16 for lastBlock's flag" : "");
 }
 
 patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_launch_config *out)

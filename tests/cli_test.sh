@@ -260,6 +260,13 @@ PY
 else
     echo "SKIP: warp scan reference (no python3)"
 fi
+# shared memory past 48 KiB runs (here on the CPU; tests/gpu/all.sh on the device), past
+# sm_90's opt-in maximum it is the compiler's error at the toShared
+expect "smem at the maximum" 0 "$PATC" run tests/programs/big_shared.rise --kernel transposeTile -D n=2 -D r=227 -D c=256 --input random --cpu
+has "smem at the maximum: output" "$TMP/out" '^output: f32, 116224 elements$'
+expect "smem two live" 0 "$PATC" run tests/programs/big_shared.rise --kernel twoLive -D n=2 -D m=29056 --input random --cpu
+expect "smem over the maximum" 1 "$PATC" run tests/programs/big_shared.rise --kernel twoLive -D n=2 -D m=29057 --input random --cpu
+has "smem over the maximum: message" "$TMP/err" 'big_shared.rise:15:43: error: shared memory over budget: .* 232480 bytes, .* 232448 bytes'
 
 # 7. no leaks on the CPU path (still-reachable blocks are libnvrtc's static initialisers)
 if command -v valgrind >/dev/null; then

@@ -1,6 +1,7 @@
 /* test_lower.c: lowering and the passes over the kernel IR (loops, smem, barrier). */
 #include "testutil.h"
 
+#include <stdio.h>
 typedef struct Count {
     StmtKind kind;
     int n, stop_at; /* stop_at > 0: stop the walk at the stop_at-th match */
@@ -241,6 +242,111 @@ START_TEST(let_evaluates_once)
 }
 END_TEST
 
+/* A block's shared memory: one toShared of `count` floats per block of a mapBlock. */
+static char *one_buffer(const char *count)
+{
+    static char src[512];
+    snprintf(src, sizeof src,
+             "kernel k = nFun((n, m) => fun((n*m).f32)(xs => xs |> split(%s) |> mapBlock(fun(row =>\n"
+             "  row |> mapThreads(fun(x => x * 2.0f)) |> toShared |> mapThreads(fun(x => x + 1.0f)))) |> join))",
+             count);
+    return src;
+}
+
+/* Between 48 KiB and sm_90's opt-in maximum (232448 bytes) compiles, and the comment
+ * block says the runtime opts in; one float more than the maximum is an error at the
+ * toShared naming both byte counts. */
+START_TEST(shared_budget_boundary)
+{
+    Define m = {"m", 50000};
+    TC *t = tc_compile_defs(one_buffer("m"), &m, 1);
+    EXPECT_OK(t);
+    int64_t b;
+    ck_assert(nat_is_const(t->c.kernels[0]->shared_bytes, &b));
+    ck_assert_int_eq(b, 200000);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "shared memory:   200000 bytes (above the 48 KiB default: the runtime opts in)"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    m.value = 232448 / 4; /* exactly the maximum */
+    t = tc_compile_defs(one_buffer("m"), &m, 1);
+    EXPECT_OK(t);
+    ck_assert(nat_is_const(t->c.kernels[0]->shared_bytes, &b));
+    ck_assert_int_eq(b, 232448);
+    tc_free(t);
+    m.value = 232448 / 4 + 1;
+    t = tc_compile_defs(one_buffer("m"), &m, 1);
+    ck_assert(!t->ok);
+    ck_assert_msg(strstr(tc_err(t), "t.rise:2:41: error: shared memory over budget: this toShared (232464 bytes)") &&
+                      strstr(tc_err(t), "more than the 232448 bytes a block can have"),
+                  "%s", tc_err(t));
+    tc_free(t);
+    /* 48 KiB or less says nothing about opting in */
+    m.value = 12288;
+    t = tc_compile_defs(one_buffer("m"), &m, 1);
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "shared memory:   49152 bytes\n"), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* Three buffers of 100000 bytes in a chain: each is dead once the next is written, so
+ * two places suffice (200000 bytes) and the kernel fits only thanks to that reuse. */
+START_TEST(shared_budget_counts_reuse)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((25000*n).f32)(xs => xs |> split(25000) |> mapBlock(fun(row =>\n"
+                       "  row |> mapThreads(fun(x => x * 2.0f)) |> toShared |> mapThreads(fun(x => x + 1.0f)) |> toShared\n"
+                       "      |> mapThreads(fun(x => x * 3.0f)) |> toShared |> mapThreads(fun(x => x - 1.0f)))) |> join))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(k->nshared, 3);
+    int64_t b;
+    ck_assert(nat_is_const(k->shared_bytes, &b));
+    ck_assert_int_eq(b, 200000);
+    tc_free(t);
+}
+END_TEST
+
+/* A symbolic size that may fit is left to the runtime (the comment block says it checks);
+ * fixed by -D past the maximum, it is the compile-time error. */
+START_TEST(shared_budget_symbolic)
+{
+    TC *t = tc_compile(one_buffer("m"));
+    EXPECT_OK(t);
+    ck_assert(!nat_is_const(t->c.kernels[0]->shared_bytes, NULL));
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "(the runtime opts in above 48 KiB and refuses a launch above the device's maximum)"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    Define m = {"m", 60000};
+    t = tc_compile_defs(one_buffer("m"), &m, 1);
+    ck_assert(!t->ok);
+    ck_assert_msg(strstr(tc_err(t), "this toShared (240000 bytes) brings the block's shared memory to 240000 bytes"), "%s",
+                  tc_err(t));
+    tc_free(t);
+}
+END_TEST
+
+/* lastBlock's static flag (declared when its partials are not flagged) counts against
+ * the same maximum. */
+START_TEST(shared_budget_static_flag)
+{
+    Buffer part = {0};
+    Buffer *scratch[1] = {&part};
+    Kernel k = {0};
+    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
+    k.scratch = scratch;
+    k.nscratch = 1;
+    part.flagged = true;
+    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
+    part.flagged = false;
+    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 16);
+    ck_assert_int_eq(smem_budget(&k, SMEM_DEFAULT_MAX), 49152 - 16);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lower");
@@ -254,6 +360,10 @@ int main(void)
     tcase_add_test(c, loop_carried_barrier);
     tcase_add_test(c, let_evaluates_once);
     tcase_add_test(c, ir_walker);
+    tcase_add_test(c, shared_budget_boundary);
+    tcase_add_test(c, shared_budget_counts_reuse);
+    tcase_add_test(c, shared_budget_symbolic);
+    tcase_add_test(c, shared_budget_static_flag);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -28,6 +28,12 @@ static const char *BAD =
     "kernel bad = nFun(n =>\n"
     "  fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * undefined_name))))\n";
 
+/* One toShared of m floats per block: 4*m bytes of shared memory, a size known at launch. */
+static const char *BIGSMEM =
+    "kernel bigsmem = nFun((n, m) =>\n"
+    "  fun((n*m).f32)(xs => xs |> split(m) |> mapBlock(fun(row =>\n"
+    "    row |> mapThreads(fun(x => x * 2.0f)) |> toShared |> mapThreads(fun(x => x + 1.0f)))) |> join))\n";
+
 static char cachedir[256];
 
 static void setup(void)
@@ -504,6 +510,39 @@ START_TEST(reducer_settings_without_device)
 }
 END_TEST
 
+/* Shared memory sized at launch: up to sm_90's opt-in maximum (232448 bytes) the launch
+ * configuration is derived; past it, PATC_ERR_LAUNCH_CONFIG names both byte counts
+ * (without a device, sm_90's maximum is the one checked). */
+START_TEST(shared_memory_checked_at_launch)
+{
+    patc_ctx *c;
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    ck_assert_msg(patc_program_from_string(c, "big.rise", BIGSMEM, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_get_kernel(p, "bigsmem", &k), PATC_OK);
+    ck_assert_msg(strstr(patc_program_cuda(p), "the runtime opts in above 48 KiB"), "%s", patc_program_cuda(p));
+    patc_launch_config lc;
+    long long nm[2] = {3, 50000};
+    ck_assert_msg(patc_kernel_launch_dims(k, nm, &lc) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(lc.shared_bytes, 200000);
+    nm[1] = 232448 / 4;
+    ck_assert_msg(patc_kernel_launch_dims(k, nm, &lc) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(lc.shared_bytes, 232448);
+    nm[1] = 232448 / 4 + 1;
+    ck_assert_int_eq(patc_kernel_launch_dims(k, nm, &lc), PATC_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(patc_last_error(c), "kernel bigsmem: with these nat values it needs 232464 bytes of shared "
+                                              "memory per block, more than the 232448 bytes a block can have"),
+                  "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_kernel_index_bits(k, nm), 0); /* the same check */
+    /* fixed by -D past the maximum, it is the compiler's error at the toShared */
+    patc_define d = {"m", 60000};
+    ck_assert_int_eq(patc_program_from_string(c, "big.rise", BIGSMEM, &d, 1, &p), PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(c), "big.rise:3:43: error: shared memory over budget"), "%s", patc_last_error(c));
+    patc_destroy(c);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- on a GPU */
 
 static patc_ctx *gctx;
@@ -696,6 +735,45 @@ START_TEST(gpu_reducer_single_launch)
 }
 END_TEST
 
+/* A kernel with more than 48 KiB of shared memory runs (the runtime opts in) and
+ * computes what it should; past the device's opt-in maximum, from the nat values or an
+ * override, the launch is refused before the driver sees it. */
+START_TEST(gpu_large_shared_memory)
+{
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_msg(patc_program_from_string(gctx, "big.rise", BIGSMEM, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(gctx));
+    ck_assert_int_eq(patc_get_kernel(p, "bigsmem", &k), PATC_OK);
+    enum { N = 3, M = 50000 };
+    static float in[N * M], out[N * M];
+    for (int i = 0; i < N * M; i++) in[i] = (float)(i % 1000) * 0.5f;
+    patc_buffer *bi, *bo;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof in, &bi), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof out, &bo), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bi, in, sizeof in), PATC_OK);
+    static const long long ms[] = {12000, 12289, M}; /* 48000, 49168 (just past 48 KiB) and 200000 bytes */
+    for (int t = 0; t < 3; t++) {
+        long long nm[2] = {N * M / ms[t], ms[t]};
+        memset(out, 0, sizeof out);
+        ck_assert_int_eq(patc_buffer_upload(bo, out, sizeof out), PATC_OK);
+        ck_assert_msg(patc_launch(k, nm, &bi, bo, NULL) == PATC_OK, "m=%lld: %s", ms[t], patc_last_error(gctx));
+        ck_assert_int_eq(patc_buffer_download(bo, out, sizeof out), PATC_OK);
+        for (long long i = 0; i < nm[0] * nm[1]; i++) ck_assert_float_eq(out[i], 2 * in[i] + 1);
+    }
+    /* the device's maximum, asked of the driver: one float more is refused */
+    long long nm[2] = {1, 232448 / 4 + 1};
+    ck_assert_int_eq(patc_launch(k, nm, &bi, bo, NULL), PATC_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(patc_last_error(gctx), "the device's opt-in maximum is"), "%s", patc_last_error(gctx));
+    /* an override past it too */
+    nm[1] = 1000;
+    patc_launch_config cfg = {{0, 0, 0}, {0, 0, 0}, 1LL << 20};
+    ck_assert_int_eq(patc_launch(k, nm, &bi, bo, &cfg), PATC_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(patc_last_error(gctx), "the launch override asks for 1048576 bytes"), "%s", patc_last_error(gctx));
+    patc_buffer_free(bi);
+    patc_buffer_free(bo);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
@@ -716,6 +794,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, gpu_scale_matches_cpu);
         tcase_add_test(tc, gpu_reduce_to_one);
         tcase_add_test(tc, gpu_reducer_single_launch);
+        tcase_add_test(tc, gpu_large_shared_memory);
     } else {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, create_without_driver_succeeds);
@@ -730,6 +809,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
         tcase_add_test(tc, index_bits_by_size);
+        tcase_add_test(tc, shared_memory_checked_at_launch);
     }
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -102,6 +102,16 @@ for t in "1 1" "2 3" "17 5" "64 64"; do
   set -- $t
   run_case gpu transpose_tiled.rise transposeTiled "32*$1x32*$2" 1 -D mt=$1 -D nt=$2
 done
+# more than 48 KiB of shared memory per block (the runtime opts in): 49152 bytes, 200000,
+# and sm_90's maximum 232448 (one tile, or two buffers live at once)
+for t in "1 128 96" "33 128 96" "3 250 200" "1 227 256" "7 227 256"; do
+  set -- $t
+  run_case gpu ../tests/programs/big_shared.rise transposeTile "$1x$2x$3" 1 -D n=$1 -D r=$2 -D c=$3
+done
+for nm in "1 12289" "5 25000" "3 29056"; do
+  set -- $nm
+  run_case gpu ../tests/programs/big_shared.rise twoLive "$1x$2" 1 -D n=$1 -D m=$2
+done
 
 # ---------------------------------------------------------------- 2. sanitizers
 san() { # TOOL FILE KERNEL NINPUTS -D...
@@ -131,6 +141,8 @@ for tool in memcheck racecheck synccheck; do
   for k in scanUp scanTake scanTakeWritten scanUpF32; do san $tool ../tests/programs/scan_warp_hs.rise $k 1 -D n=7; done
   san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
+  san $tool ../tests/programs/big_shared.rise transposeTile 1 -D n=2 -D r=227 -D c=256
+  san $tool ../tests/programs/big_shared.rise twoLive 1 -D n=2 -D m=29056
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
