@@ -872,6 +872,7 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
  * the errors found while reading them */
 static void lower_acc(Lw *w, Expr *e, Acc *c)
 {
+    if (lang_stack_left() < LANG_STACK_RESERVE) diag_error(w->d, e->sp, "program nested too deeply to compile");
     Span saved = w->at;
     w->at = e->sp;
     lower_acc_at(w, e, c);
@@ -1161,6 +1162,7 @@ static Val *lower_prim(Lw *w, Expr *e)
 
 static Val *lower_exp(Lw *w, Expr *e)
 {
+    if (lang_stack_left() < LANG_STACK_RESERVE) diag_error(w->d, e->sp, "program nested too deeply to compile");
     switch (e->kind) {
     case E_VAR: {
         int i = e->var.b->id - w->base;

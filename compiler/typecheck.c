@@ -800,6 +800,7 @@ static void check_sizes(Tc *t, const Type *ty, Span sp, int64_t least)
  * is reported at the whole application). */
 static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
 {
+    if (lang_stack_left() < LANG_STACK_RESERVE) diag_error(t->d, e->sp, "program nested too deeply to type-check");
     Span saved = t->cur;
     t->cur = e->sp;
     nat_at(e->sp);

@@ -979,6 +979,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
 /* *r = the value of e */
 static void eval(Ctx *c, const Code *e, Val *r)
 {
+    if (lang_stack_left() < LANG_STACK_RESERVE) fail(c, e->sp, "program nested too deeply to interpret");
     switch (e->kind) {
     case E_VAR: {
         const Val *v = &c->env[e->slot];

@@ -270,6 +270,13 @@ typedef struct LangOptions {
     int ninclude_dirs;
 } LangOptions;
 
+/* Bytes of the calling thread's stack left below the caller's frame (SIZE_MAX when
+ * the thread's bounds are unknown). A recursive pass over the user's program reports
+ * "nested too deeply" when less than LANG_STACK_RESERVE is left, instead of running
+ * off the stack its host gave it (stack.c). */
+size_t lang_stack_left(void);
+#define LANG_STACK_RESERVE ((size_t)512 << 10)
+
 /* Deepest chain of imports accepted (a imports b imports c ...: each level is a
  * recursive parse, so the chain must not be able to exhaust the C stack). */
 #define LANG_MAX_IMPORT_DEPTH 64

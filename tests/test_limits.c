@@ -6,6 +6,7 @@
 #include "patc.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,39 @@ START_TEST(deep_nesting_after_expansion)
 }
 END_TEST
 
+/* The same chain compiled on a thread with a 1 MiB stack (a host may give the library
+ * less than a main thread's 8 MiB): an error, not a stack overflow. */
+static void *compile_chain(void *arg)
+{
+    patc_program *p = NULL;
+    patc_status *st = arg;
+    size_t cap = 2000 * 64;
+    char *s = malloc(cap);
+    size_t n = (size_t)snprintf(s, cap, "def g0 = fun(x => x + 1.0f)\n");
+    for (int i = 1; i <= 2000; i++) n += (size_t)snprintf(s + n, cap - n, "def g%d = fun(x => g%d(x) + 1.0f)\n", i, i - 1);
+    snprintf(s + n, cap - n, "kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(g2000)))\n");
+    *st = patc_program_from_string(ctx, "chain.rise", s, NULL, 0, &p);
+    if (*st == PATC_OK) patc_program_free(p);
+    free(s);
+    return NULL;
+}
+
+START_TEST(small_thread_stack)
+{
+    pthread_attr_t a;
+    pthread_t th;
+    patc_status st = PATC_OK;
+    ck_assert_int_eq(pthread_attr_init(&a), 0);
+    ck_assert_int_eq(pthread_attr_setstacksize(&a, (size_t)1 << 20), 0);
+    ck_assert_int_eq(pthread_create(&th, &a, compile_chain, &st), 0);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    pthread_attr_destroy(&a);
+    ck_assert_int_eq(st, PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(ctx), "too deeply nested") || strstr(patc_last_error(ctx), "nested too deeply"), "%s",
+                  patc_last_error(ctx));
+}
+END_TEST
+
 START_TEST(kernels_130000)
 {
     size_t cap = 130001 * 64;
@@ -197,6 +231,7 @@ int main(void)
     tcase_add_test(tc, import_cycle_is_read_once);
     tcase_add_test(tc, expansion_blow_up);
     tcase_add_test(tc, deep_nesting_after_expansion);
+    tcase_add_test(tc, small_thread_stack);
     tcase_add_test(tc, kernels_130000);
     tcase_add_test(tc, only_regular_files_of_at_most_64_mib);
     tcase_add_test(tc, very_long_token);
