@@ -141,8 +141,8 @@ static void put_field(RtSha256 *s, const void *p, size_t n)
 }
 
 /* key = SHA-256(len|"patc-cubin" , len|version, len|nvrtc, len|arch, len|opt..., len|src) */
-void rt_cache_key(const char *patc_version, int nvrtc_major, int nvrtc_minor, int arch,
-                  const char *const *options, int noptions, const char *cuda_src, char key[65])
+void rt_cache_key(const char *patc_version, const char *nvrtc_id, int arch, const char *const *options, int noptions,
+                  const char *cuda_src, char key[65])
 {
     RtSha256 s;
     char num[64];
@@ -150,7 +150,8 @@ void rt_cache_key(const char *patc_version, int nvrtc_major, int nvrtc_minor, in
     rt_sha256_init(&s);
     put_field(&s, "patc-cubin", 10);
     put_field(&s, patc_version, strlen(patc_version));
-    snprintf(num, sizeof num, "nvrtc %d.%d arch %d nopt %d", nvrtc_major, nvrtc_minor, arch, noptions);
+    put_field(&s, nvrtc_id, strlen(nvrtc_id));
+    snprintf(num, sizeof num, "arch %d nopt %d", arch, noptions);
     put_field(&s, num, strlen(num));
     for (int i = 0; i < noptions; i++) put_field(&s, options[i], strlen(options[i]));
     put_field(&s, cuda_src, strlen(cuda_src));

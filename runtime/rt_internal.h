@@ -59,8 +59,8 @@ char *rt_cache_default_dir(void);
 void rt_cache_warn(const char *dir, const char *reason);
 /* The key of a cubin: SHA-256 over every field that changes the cubin. Each field is
  * hashed with its length in front, so ("ab","c") and ("a","bc") differ. */
-void rt_cache_key(const char *patc_version, int nvrtc_major, int nvrtc_minor, int arch,
-                  const char *const *options, int noptions, const char *cuda_src, char key[65]);
+void rt_cache_key(const char *patc_version, const char *nvrtc_id, int arch, const char *const *options, int noptions,
+                  const char *cuda_src, char key[65]);
 /* Look `key` up. On a hit *data (malloc'ed, caller frees) and *len hold the payload.
  * A damaged entry (bad magic, length, checksum), or anything at the entry's path that
  * is not a regular file (a FIFO, a directory, a device), is reported as RT_CACHE_CORRUPT

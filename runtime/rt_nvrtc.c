@@ -6,6 +6,7 @@
  * without a GPU, so compile-only use needs no driver. A cubin for an exact sm_XY is
  * requested, not PTX, so loading it costs no JIT in the driver and the cache holds what
  * is finally run. */
+#define _GNU_SOURCE /* dladdr */
 #include "rt_internal.h"
 #include "../lang/lang.h" /* PATC_VERSION */
 
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* The toolkit's library directory and NVRTC's soname, as CMake found them. */
@@ -156,6 +158,41 @@ void rt_nvrtc_version(int *major, int *minor)
     if (nv.Version(major, minor) != NVRTC_SUCCESS) *major = *minor = 0;
 }
 
+/* Which NVRTC compiles, for the cache key: the library file a compile uses (its real
+ * path, size, modification time and inode: another NVRTC is another file, and may give
+ * another cubin). Found without loading it where its path is known (PATC_NVRTC_PATH, or
+ * the toolkit directory found at build time), so that a cache hit does not pay the
+ * 5-10 ms of loading 100 MB of NVRTC; otherwise NVRTC is loaded and asked where it
+ * came from. False (with *why) when no NVRTC can be found. */
+static bool nvrtc_identity(char *out, size_t n, char **why)
+{
+    char buf[1100], real[4096];
+    const char *path = NULL;
+    const char *env = getenv("PATC_NVRTC_PATH");
+    Dl_info di;
+    struct stat sb;
+    if (nv.lib && dladdr((void *)nv.Version, &di) && di.dli_fname) path = di.dli_fname;
+    else if (env && *env) path = env;
+    else if (*PATC_NVRTC_DIR) {
+        snprintf(buf, sizeof buf, "%s/%s", PATC_NVRTC_DIR, PATC_NVRTC_SONAME);
+        if (stat(buf, &sb) == 0) path = buf;
+    }
+    if (!path || stat(path, &sb) != 0) {
+        if (!rt_nvrtc_load(why)) return false;
+        path = dladdr((void *)nv.Version, &di) && di.dli_fname ? di.dli_fname : NULL;
+        if (!path || stat(path, &sb) != 0) { /* cannot tell the file: its version will do */
+            int maj, min;
+            rt_nvrtc_version(&maj, &min);
+            snprintf(out, n, "nvrtc %d.%d", maj, min);
+            return true;
+        }
+    }
+    if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
+    snprintf(out, n, "nvrtc %s size %lld mtime %lld.%09ld inode %llu", real, (long long)sb.st_size,
+             (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino);
+    return true;
+}
+
 /* The log of a failed compile, prefixed with what failed; never NULL unless OOM. */
 static char *program_log(nvrtcProgram p, nvrtcResult r)
 {
@@ -172,8 +209,8 @@ static char *program_log(nvrtcProgram p, nvrtcResult r)
 /* cache hit -> its cubin; else NVRTC with
  *   --gpu-architecture=sm_XY -default-device --std=c++17 -lineinfo
  * and the result stored under the key (patc version, NVRTC version, arch, options,
- * source). A damaged entry is rebuilt and overwritten. NVRTC is loaded first even for a
- * cache hit: the key holds its version, since another NVRTC may give another cubin. A
+ * source). A damaged entry is rebuilt and overwritten. The key names the NVRTC library
+ * file (nvrtc_identity), so a cache hit does not load NVRTC where its path is known. A
  * store that fails warns once (rt_cache_warn) and costs only a rebuild next time. */
 bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *cache_dir,
                       void **cubin, size_t *cubin_len, char **log, RtBuildStats *st)
@@ -188,11 +225,10 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
     *cubin_len = 0;
     *log = NULL;
     memset(st, 0, sizeof *st);
-    if (!rt_nvrtc_load(log)) return false;
     if (cache_dir) {
-        int maj, min;
-        rt_nvrtc_version(&maj, &min);
-        rt_cache_key(PATC_VERSION, maj, min, arch, opts, nopts, src, key);
+        char id[4400];
+        if (!nvrtc_identity(id, sizeof id, log)) return false;
+        rt_cache_key(PATC_VERSION, id, arch, opts, nopts, src, key);
         RtCacheResult r = rt_cache_load(cache_dir, key, cubin, cubin_len);
         if (r == RT_CACHE_HIT) {
             st->cache_hit = true;
@@ -201,6 +237,7 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
         }
         st->cache_corrupt = r == RT_CACHE_CORRUPT;
     }
+    if (!rt_nvrtc_load(log)) return false;
     nvrtcProgram prog;
     nvrtcResult r = nv.CreateProgram(&prog, src, name, 0, NULL, NULL);
     if (r != NVRTC_SUCCESS) {

@@ -73,25 +73,25 @@ START_TEST(key_changes_with_every_field)
     const char *o2[] = {"--gpu-architecture=sm_90", "-G"};
     const char *o3[] = {"--gpu-architecture=sm_90-", "lineinfo"};
     char k0[65], k[65];
-    rt_cache_key("0.1.0", 13, 0, 90, o1, 2, "src", k0);
-    rt_cache_key("0.1.0", 13, 0, 90, o1, 2, "src", k);
+    rt_cache_key("0.1.0", "nvrtc 13.0", 90, o1, 2, "src", k0);
+    rt_cache_key("0.1.0", "nvrtc 13.0", 90, o1, 2, "src", k);
     ck_assert_str_eq(k0, k);
     ck_assert_int_eq(strlen(k0), 64);
-    rt_cache_key("0.1.1", 13, 0, 90, o1, 2, "src", k);
+    rt_cache_key("0.1.1", "nvrtc 13.0", 90, o1, 2, "src", k);
     ck_assert_str_ne(k0, k);
-    rt_cache_key("0.1.0", 13, 1, 90, o1, 2, "src", k);
+    rt_cache_key("0.1.0", "nvrtc 13.1", 90, o1, 2, "src", k);
     ck_assert_str_ne(k0, k);
-    rt_cache_key("0.1.0", 12, 0, 90, o1, 2, "src", k);
+    rt_cache_key("0.1.0", "nvrtc 12.0", 90, o1, 2, "src", k);
     ck_assert_str_ne(k0, k);
-    rt_cache_key("0.1.0", 13, 0, 80, o1, 2, "src", k);
+    rt_cache_key("0.1.0", "nvrtc 13.0", 80, o1, 2, "src", k);
     ck_assert_str_ne(k0, k);
-    rt_cache_key("0.1.0", 13, 0, 90, o2, 2, "src", k);
+    rt_cache_key("0.1.0", "nvrtc 13.0", 90, o2, 2, "src", k);
     ck_assert_str_ne(k0, k);
-    rt_cache_key("0.1.0", 13, 0, 90, o3, 2, "src", k); /* same bytes, split differently */
+    rt_cache_key("0.1.0", "nvrtc 13.0", 90, o3, 2, "src", k); /* same bytes, split differently */
     ck_assert_str_ne(k0, k);
-    rt_cache_key("0.1.0", 13, 0, 90, o1, 1, "src", k);
+    rt_cache_key("0.1.0", "nvrtc 13.0", 90, o1, 1, "src", k);
     ck_assert_str_ne(k0, k);
-    rt_cache_key("0.1.0", 13, 0, 90, o1, 2, "src ", k);
+    rt_cache_key("0.1.0", "nvrtc 13.0", 90, o1, 2, "src ", k);
     ck_assert_str_ne(k0, k);
 }
 END_TEST
@@ -484,8 +484,70 @@ START_TEST(nvrtc_missing_is_a_clear_error)
 }
 END_TEST
 
-int main(void)
+/* Whether this process has NVRTC mapped. */
+static bool nvrtc_mapped(void)
 {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    bool found = false;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "libnvrtc.so")) found = true;
+    if (f) fclose(f);
+    return found;
+}
+
+/* A cache hit in a fresh process does not load NVRTC (the key names NVRTC's file, found
+ * without loading it): a warm compile costs a file read, not the 5-10 ms of mapping
+ * 100 MB. The same child then compiles a new source, which loads it. */
+START_TEST(cache_hit_does_not_load_nvrtc)
+{
+    void *c1;
+    size_t n1;
+    char *log = NULL;
+    RtBuildStats st;
+    ck_assert_msg(rt_nvrtc_compile(SRC, "k.cu", 90, tmpdir, &c1, &n1, &log, &st), "%s", log ? log : "");
+    free(c1);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        /* a forked child inherits the mapping: start a fresh image of this test instead */
+        char self[4096];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0) _exit(20);
+        self[len] = 0;
+        setenv("PATC_TEST_CACHE_HIT_DIR", tmpdir, 1);
+        execl(self, self, "cache-hit-child", (char *)NULL);
+        _exit(21);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d", status);
+}
+END_TEST
+
+/* The child of cache_hit_does_not_load_nvrtc: exit 0 when the hit left NVRTC unmapped
+ * and a miss then mapped it. */
+static int cache_hit_child(void)
+{
+    const char *dir = getenv("PATC_TEST_CACHE_HIT_DIR");
+    void *c;
+    size_t n;
+    char *log = NULL;
+    RtBuildStats st;
+    if (!dir || nvrtc_mapped()) return 1;
+    if (!rt_nvrtc_compile(SRC, "k.cu", 90, dir, &c, &n, &log, &st) || !st.cache_hit) return 2;
+    free(c);
+    if (nvrtc_mapped()) return 3;
+    if (!rt_nvrtc_compile("extern \"C\" __global__ void k2() {}\n", "k2.cu", 90, dir, &c, &n, &log, &st) ||
+        st.cache_hit)
+        return 4;
+    free(c);
+    return nvrtc_mapped() ? 0 : 5;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "cache-hit-child") == 0) return cache_hit_child();
     Suite *s = suite_create("cache");
     TCase *tc = tcase_create("cache");
     tcase_add_checked_fixture(tc, setup, teardown);
@@ -501,6 +563,7 @@ int main(void)
     tcase_add_test(tc, unusable_cache_dir_warns_once);
     tcase_add_test(tc, fifo_entry_does_not_hang);
     tcase_add_test(tc, nvrtc_missing_is_a_clear_error);
+    tcase_add_test(tc, cache_hit_does_not_load_nvrtc);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
