@@ -92,7 +92,13 @@ typedef enum {
     X(P_ADD,             "add",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_MUL,             "mul",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_MIN,             "min",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
-    X(P_MAX,             "max",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR)
+    X(P_MAX,             "max",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    /* index and data movement (issue 11 item 3) */                                                  \
+    X(P_IDX,             "idx",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_GATHER,          "gather",          0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_SCATTER,         "scatter",         0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
+    X(P_CONCAT,          "concat",          0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
+    X(P_PADEMPTY,        "padEmpty",        1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)
 
 typedef enum {
 #define X(e, ...) e,

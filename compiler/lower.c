@@ -52,6 +52,8 @@ typedef enum {
                    at(lane) = __shfl_*_sync(in.at(lane), ...) */
     V_VEC,      /* in, n1 = k, fn = the asVector expression (for its span): at(i) = a private
                    vector register holding in[i*k .. i*k+k), filled by one k-wide load */
+    V_GATHER,   /* in, in2 = the indices: at(i) = in.at(in2.at(i)), an index read at run time */
+    V_CONCAT,   /* in, in2, n1 = in's length: at(i) = i < n1 ? in.at(i) : in2.at(i - n1) */
 } ViewKind;
 
 struct View {
@@ -79,6 +81,7 @@ typedef enum {
     W_TROWW,    /* in, n1 = i: at(j) = in.at(j).at(i) */
     W_MAPF,     /* in, fn: writing x into in where in[i] receives fn(x[i]) and fn is a view
                    chain: at(i) = the acceptor fn's body needs, given in.at(i) */
+    W_SCATTER,  /* in, iv = the positions: at(i) = in.at(iv.at(i)), a position read at run time */
 } AccKind;
 
 typedef struct Acc Acc;
@@ -89,6 +92,7 @@ struct Acc {
     Acc *in;
     Buffer *buf;
     Nat *base, *n1;
+    View *iv; /* W_SCATTER */
 };
 
 typedef struct Lw {
@@ -274,6 +278,24 @@ static Nat *elems(Lw *w, const Type *t)
 
 static Nat *nadd(Lw *w, Nat *x, Nat *y) { return nat_add(w->a, x, y); }
 static Nat *nmul(Lw *w, Nat *x, Nat *y) { return nat_mul(w->a, x, y); }
+
+/* An index computed at run time (idx, gather, scatter) as a nat: the value goes to a
+ * private scalar declared here, and the nat is a variable of the same name, bounded by
+ * the length `len` of the array it indexes (a valid index is below it; an invalid one
+ * is undefined behaviour on the GPU, so width.c may use the bound). u32 and i64 values
+ * are held as i64, so that index arithmetic on them is never unsigned or narrowed. */
+static Nat *data_index(Lw *w, X *x, Nat *len)
+{
+    if (x->kind == X_NAT) return x->nat.n;
+    if (x->kind == X_LIT) return nat_cst(w->a, x->sk == SK_U32 || x->sk == SK_U64 ? (int64_t)x->lit.u : x->lit.i);
+    if (x->sk != SK_I32) {
+        X *c = xnew(w, X_CAST, SK_I64);
+        c->un.e = x;
+        x = c;
+    }
+    X *m = materialise(w, x, "ix");
+    return nat_var(w->a, nat_newvar(w->a, m->load.buf->name, 0, len));
+}
 
 /* ---------------------------------------------------------------- reading views */
 
@@ -513,6 +535,19 @@ static Val *view_at(Lw *w, View *v, Nat *i)
         return scalar(w, shuffle_now(w, x));
     }
     case V_VEC: return vector_at(w, v, i);
+    case V_GATHER: return view_at(w, v->in, data_index(w, view_at(w, v->in2, i)->x, v->in->ty->arr.n));
+    case V_CONCAT: {
+        /* i < n1 ? in[i] : in2[i - n1]; both sides are read at indices clamped into
+         * their arrays, so that what a side computes before the choice (a run-time
+         * index that data_index declares) never reads outside it */
+        Nat *j = nat_sub(a, i, v->n1);
+        if (nat_prove_lt(a, i, v->n1)) return view_at(w, v->in, i);
+        if (nat_prove_ge(a, i, v->n1)) return view_at(w, v->in2, j);
+        Nat *last = nat_sub(a, v->n1, nat_cst(a, 1));
+        Val *x = view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, i, last)));
+        Val *y = view_at(w, v->in2, nat_max(a, nat_cst(a, 0), j));
+        return select_val(w, nat_lt(w, i, v->n1), x, y, v->sp);
+    }
     case V_SHFL: {
         if (!nat_equal(i, nat_var(a, w->k->hw.lane)))
             diag_error2(w->d, w->at, v->sp, "the shuffle is here",
@@ -559,6 +594,7 @@ static Acc *acc_at(Lw *w, Acc *c, Nat *i)
     }
     case W_TROWW: return acc_at(w, acc_at(w, c->in, i), c->n1);
     case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, acc_at(w, c->in, i));
+    case W_SCATTER: return acc_at(w, c->in, data_index(w, view_at(w, c->iv, i)->x, c->in->ty->arr.n));
     }
     unreachable();
 }
@@ -579,6 +615,7 @@ static bool view_chain(const Expr *body, const Binder *x)
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: return false;
+    case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     }
     unreachable();
 }
@@ -603,6 +640,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
+    case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -863,6 +901,30 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         case P_TOPRIVATEFUN: case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
         case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP:
         case P_ADD: case P_MUL: case P_MIN: case P_MAX: case P_COUNT: break;
+        /* ---- index and data movement: writes through scatter, concat and padEmpty */
+        case P_SCATTER: {
+            /* vs written where is says: element i of vs goes to position is[i] */
+            Acc *r = acceptor(w, W_SCATTER, e->prim.args[1]->ty, c);
+            r->iv = lower_exp(w, e->prim.args[0])->v;
+            lower_acc(w, e->prim.args[1], r);
+            return;
+        }
+        case P_CONCAT: {
+            Acc *x = acceptor(w, W_OFFSET, e->prim.args[0]->ty, c), *y = acceptor(w, W_OFFSET, e->prim.args[1]->ty, c);
+            x->n1 = nat_cst(w->a, 0);
+            y->n1 = e->prim.args[0]->ty->arr.n;
+            lower_acc(w, e->prim.args[0], x);
+            lower_acc(w, e->prim.args[1], y);
+            return;
+        }
+        case P_PADEMPTY: {
+            /* only the first n elements are written; the padding keeps what it held */
+            Acc *x = acceptor(w, W_OFFSET, e->prim.args[0]->ty, c);
+            x->n1 = nat_cst(w->a, 0);
+            lower_acc(w, e->prim.args[0], x);
+            return;
+        }
+        case P_IDX: case P_GATHER: break;
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
@@ -1153,6 +1215,28 @@ static Val *lower_prim(Lw *w, Expr *e)
         m->bin.r = y->x;
         return scalar(w, m);
     }
+    /* ---- index and data movement */
+    case P_IDX: {
+        View *xs = lower_exp(w, arg[1])->v;
+        return view_at(w, xs, data_index(w, lower_exp(w, arg[0])->x, arg[1]->ty->arr.n));
+    }
+    case P_GATHER:
+        v = view(w, V_GATHER, e->ty, lower_exp(w, arg[1])->v);
+        v->in2 = lower_exp(w, arg[0])->v;
+        return array(w, v);
+    case P_SCATTER:
+        diag_error(w->d, e->sp, "the result of scatter is read here without being stored: scatter writes to memory; "
+                   "make it the kernel's result, or store it with toShared or toPrivate");
+    case P_CONCAT:
+        v = view(w, V_CONCAT, e->ty, lower_exp(w, arg[0])->v);
+        v->in2 = lower_exp(w, arg[1])->v;
+        v->n1 = arg[0]->ty->arr.n;
+        return array(w, v);
+    case P_PADEMPTY:
+        /* reading the padding is undefined: the view reads past the argument's end */
+        v = view(w, V_OFFSET, e->ty, lower_exp(w, arg[0])->v);
+        v->n1 = nat_cst(a, 0);
+        return array(w, v);
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
     case P_COUNT: break;

@@ -166,6 +166,12 @@ static Type *type_of(Tc *t, TypeExpr *te, Scope *sc)
 static bool is_scalar(const Type *ty) { return ty->kind == T_SCALAR || ty->kind == T_IDX; }
 /* idx[n] computes as i32 */
 static ScalarKind num_kind(const Type *ty) { return ty->kind == T_IDX ? SK_I32 : ty->sk; }
+/* what idx, gather and shflWarp accept as an index: idx[n], i32, u32 or i64 */
+static bool is_index(const Type *ty)
+{
+    return ty->kind == T_IDX ||
+           (ty->kind == T_SCALAR && (ty->sk == SK_I32 || ty->sk == SK_U32 || ty->sk == SK_I64));
+}
 
 static Type *want_array(Tc *t, Expr *e, const char *prim)
 {
@@ -491,13 +497,22 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         return e;
     }
     case P_GENERATE: {
+        if ((!expected || expected->kind != T_ARRAY) && arg[0]->kind == A_LAM && arg[0]->lam.ptype) {
+            /* generate(fun(idx[n])(i => ...)): the length from the parameter's annotation */
+            Type *ann = type_of(t, arg[0]->lam.ptype, sc);
+            if (ann->kind != T_IDX)
+                diag_error(t->d, arg[0]->lam.ptype->sp, "generate's function takes an idx[n], but its parameter is "
+                           "annotated %s", tstr(t, ann));
+            expected = ty_array(a, ann->idx.n, expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL);
+        }
         if (!expected || expected->kind != T_ARRAY)
             diag_error(t->d, sp, "generate takes its length from the context, and here there is none "
-                       "(use it where an array type is expected, e.g. as the argument of shflWarp)");
+                       "(annotate its index: generate(fun(idx[n])(i => ...)), or use it where an array type is "
+                       "expected, e.g. as the argument of shflWarp)");
         Type *ip = ty_idx(a, expected->arr.n);
         Expr *f = check_fun(t, arg[0], &ip, 1, sc, expected->arr.elem, sp);
         Type *rt = fun_result(f, 1);
-        if (rt->kind == T_IDX && expected->arr.elem->kind == T_IDX) rt = expected->arr.elem;
+        if (rt->kind == T_IDX && expected->arr.elem && expected->arr.elem->kind == T_IDX) rt = expected->arr.elem;
         e = prim_expr(t, p, ty_array(a, expected->arr.n, rt), sp);
         e->prim.args[0] = f;
         return e;
@@ -610,6 +625,75 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         e = prim_expr(t, p, x->ty, sp);
         e->prim.args[0] = x;
         e->prim.args[1] = y;
+        return e;
+    }
+    /* ---- index and data movement */
+    case P_IDX: {
+        /* idx(i)(xs): n.t -> t, i an idx[m] with m <= n or an integer (range checked at run time) */
+        Expr *x = infer(t, arg[1], sc, NULL);
+        Type *tx = want_array(t, x, "idx");
+        Expr *i = infer(t, arg[0], sc, ty_scalar(a, SK_I32));
+        if (!is_index(i->ty))
+            diag_error(t->d, i->sp, "idx expects an index (idx[n], i32, u32 or i64), but this has type %s", tstr(t, i->ty));
+        if (i->ty->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, i->ty->idx.n))
+            diag_error(t->d, i->sp, "idx: the index has type %s, but the array has only %s elements", tstr(t, i->ty),
+                       nstr(t, tx->arr.n));
+        e = prim_expr(t, p, tx->arr.elem, sp);
+        e->prim.args[0] = i;
+        e->prim.args[1] = x;
+        return e;
+    }
+    case P_GATHER: {
+        /* gather(is)(xs): m.idx[n] -> n.t -> m.t (or m.i32/u32/i64, range checked at run time) */
+        Expr *x = infer(t, arg[1], sc, NULL);
+        Type *tx = want_array(t, x, "gather");
+        Expr *is = infer(t, arg[0], sc, NULL);
+        if (is->ty->kind != T_ARRAY || !is_index(is->ty->arr.elem))
+            diag_error(t->d, is->sp, "gather expects an array of indices (m.idx[n], or of i32, u32 or i64), but this "
+                       "has type %s", tstr(t, is->ty));
+        Type *it = is->ty->arr.elem;
+        if (it->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, it->idx.n))
+            diag_error(t->d, is->sp, "gather: the indices have type %s, but the array has only %s elements",
+                       tstr(t, it), nstr(t, tx->arr.n));
+        e = prim_expr(t, p, ty_array(a, is->ty->arr.n, tx->arr.elem), sp);
+        e->prim.args[0] = is;
+        e->prim.args[1] = x;
+        return e;
+    }
+    case P_SCATTER: {
+        /* scatter(is)(vs): n.idx[m] -> n.t -> m.t; the output length m is the index type's */
+        Expr *is = infer(t, arg[0], sc, NULL);
+        if (is->ty->kind != T_ARRAY || is->ty->arr.elem->kind != T_IDX)
+            diag_error(t->d, is->sp, "scatter expects the output positions as an array of type n.idx[m] (m is the "
+                       "output's length), but this has type %s", tstr(t, is->ty));
+        Expr *v = infer(t, arg[1], sc, NULL);
+        Type *tv = want_array(t, v, "scatter");
+        if (!nat_equal(tv->arr.n, is->ty->arr.n))
+            diag_error(t->d, sp, "scatter: %s positions for %s values", nstr(t, is->ty->arr.n), nstr(t, tv->arr.n));
+        e = prim_expr(t, p, ty_array(a, is->ty->arr.elem->idx.n, tv->arr.elem), sp);
+        e->prim.args[0] = is;
+        e->prim.args[1] = v;
+        return e;
+    }
+    case P_CONCAT: {
+        /* concat(xs)(ys): n.t -> m.t -> (n+m).t */
+        Expr *x = infer(t, arg[0], sc, NULL), *y = infer(t, arg[1], sc, NULL);
+        Type *tx = want_array(t, x, "concat"), *ty = want_array(t, y, "concat");
+        if (!ty_equal(tx->arr.elem, ty->arr.elem))
+            diag_error(t->d, sp, "concat of arrays of different element types: %s and %s", tstr(t, tx), tstr(t, ty));
+        e = prim_expr(t, p, ty_array(a, nat_add(a, tx->arr.n, ty->arr.n), tx->arr.elem), sp);
+        e->prim.args[0] = x;
+        e->prim.args[1] = y;
+        return e;
+    }
+    case P_PADEMPTY: {
+        /* padEmpty(r)(xs): n.t -> (n+r).t, the last r elements hold nothing */
+        Nat *r = nat_of(t, nat[0], sc);
+        Expr *x = infer(t, arg[0], sc, NULL);
+        Type *tx = want_array(t, x, "padEmpty");
+        e = prim_expr(t, p, ty_array(a, nat_add(a, tx->arr.n, r), tx->arr.elem), sp);
+        e->prim.nats[0] = r;
+        e->prim.args[0] = x;
         return e;
     }
     case P_COUNT: break;

@@ -82,7 +82,11 @@ typedef enum {
     N_ZIP,       /* a, b */
     N_UNZIP,     /* a */
     N_PAIR,      /* a, b */
-    N_PERM,      /* perm (one source per lane), a */
+    N_PERM,      /* perm (one source per lane), a; also gather's view (one source per element) */
+    N_CONCAT,    /* k (length of a), a, b */
+    N_PADEMPTY,  /* n (length of a), a, sp: reading past a is an error */
+    N_WRITTEN,   /* perm (per element, the position of scatter's input that wrote it, or -1),
+                    a (the store), sp: reading an element nothing wrote is an error */
 } NodeKind;
 
 typedef struct Leaf {
@@ -96,6 +100,7 @@ struct Node {
     int64_t k, n;
     Val a, b;
     const int64_t *perm;
+    Span sp; /* N_PADEMPTY, N_WRITTEN: the primitive, for the error */
     struct { const RType *ty; Leaf *leaves; } store;
 };
 
@@ -545,6 +550,21 @@ static Scalar rd(Ctx *c, const Node *n, int64_t *p, int len)
         case N_PERM: /* lane i reads lane perm[i] */
             p[0] = n->perm[p[0]];
             break;
+        case N_CONCAT: /* concat(a)(b)[i] = i < k ? a[i] : b[i - k] */
+            if (p[0] >= n->k) {
+                p[0] -= n->k;
+                v = &n->b;
+            }
+            break;
+        case N_PADEMPTY:
+            if (p[0] >= n->n)
+                fail(c, n->sp, "element %lld of padEmpty is read, but padEmpty's padding (elements %lld and up) "
+                     "holds no value", (long long)p[0], (long long)n->n);
+            break;
+        case N_WRITTEN:
+            if (n->perm[p[0]] < 0)
+                fail(c, n->sp, "element %lld of scatter's output is read, but no index wrote it", (long long)p[0]);
+            break;
         }
         if (enter(v, &n, &p, &len)) return v->s;
     }
@@ -893,6 +913,79 @@ static void eval_shuffle(Ctx *c, const Code *e, Val *res)
     val_node(res, e->ty, nd);
 }
 
+/* ---- index and data movement */
+
+/* The index value s (of an index type: idx and i32 sign-extended, u32 zero-extended,
+ * i64) checked against the length n: an index outside [0, n) is a run-time error at e,
+ * naming the index, its position `at` in an index array (or -1), and the length. */
+static int64_t check_index(Ctx *c, const Code *e, Scalar s, int64_t at, int64_t n)
+{
+    int64_t i = s.i;
+    if (i < 0 || i >= n) {
+        if (at >= 0)
+            fail(c, e->sp, "%s: index %lld (element %lld of the indices) is outside the array of length %lld",
+                 prim_info[e->p].name, (long long)i, (long long)at, (long long)n);
+        fail(c, e->sp, "%s: index %lld is outside the array of length %lld", prim_info[e->p].name, (long long)i,
+             (long long)n);
+    }
+    return i;
+}
+
+/* idx's index: evaluate the scalar expression ix and check it */
+static int64_t run_index(Ctx *c, const Code *e, const Code *ix, int64_t at, int64_t n)
+{
+    Val v;
+    eval(c, ix, &v);
+    return check_index(c, e, v.s, at, n);
+}
+
+/* gather(is)(xs)[j] = xs[is[j]]: the indices are read and checked once, then a view */
+static void eval_gather(Ctx *c, const Code *e, Val *res)
+{
+    Val is, xs, s;
+    eval(c, e->args[0], &is);
+    eval(c, e->args[1], &xs);
+    int64_t m = is.ty->n;
+    int64_t *perm = pool_alloc(c, sizeof(int64_t) * (size_t)(m ? m : 1), false);
+    for (int64_t j = 0; j < m; j++) {
+        val_sel(c, &is, j, is.ty->elem, &s);
+        perm[j] = check_index(c, e, s.s, j, xs.ty->n);
+    }
+    Node *nd = node_new(c, N_PERM, &xs, NULL);
+    nd->perm = perm;
+    val_node(res, e->ty, nd);
+}
+
+/* scatter(is)(vs): a fresh store where position is[i] holds vs[i]. Two writes to one
+ * position are an error (on the GPU the result is undefined); a position no index
+ * names holds no value, and reading it is an error. */
+static void eval_scatter(Ctx *c, const Code *e, Val *res)
+{
+    Val is, vs, s, x;
+    eval(c, e->args[0], &is);
+    eval(c, e->args[1], &vs);
+    const RType *rt = e->ty;
+    Node *out = store_new(c, rt, NULL);
+    int64_t *by = pool_alloc(c, sizeof(int64_t) * (size_t)(rt->n ? rt->n : 1), false);
+    for (int64_t j = 0; j < rt->n; j++) by[j] = -1;
+    for (int64_t i = 0; i < is.ty->n; i++) {
+        val_sel(c, &is, i, is.ty->elem, &s);
+        int64_t j = check_index(c, e, s.s, i, rt->n);
+        if (by[j] >= 0)
+            fail(c, e->sp, "scatter: elements %lld and %lld of the indices both write position %lld",
+                 (long long)by[j], (long long)i, (long long)j);
+        by[j] = i;
+        val_sel(c, &vs, i, vs.ty->elem, &x);
+        store_put(c, out, j, &x);
+    }
+    Val whole;
+    val_node(&whole, rt, out);
+    Node *nd = node_new(c, N_WRITTEN, &whole, NULL);
+    nd->perm = by;
+    nd->sp = e->sp;
+    val_node(res, rt, nd);
+}
+
 /* *r = a saturated primitive; views build nodes, maps and reductions compute */
 static void eval_prim(Ctx *c, const Code *e, Val *r)
 {
@@ -922,6 +1015,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN:
         case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL: case P_MIN:
         case P_MAX: case P_COUNT: unreachable();
+        case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
         }
         val_node(r, e->ty, n);
         return;
@@ -971,6 +1065,29 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         val_scalar(r, e->ty, s);
         return;
     }
+    /* ---- index and data movement */
+    case P_IDX: {
+        eval(c, e->args[1], &a);
+        int64_t i = run_index(c, e, e->args[0], -1, a.ty->n);
+        val_sel(c, &a, i, e->ty, r);
+        return;
+    }
+    case P_GATHER: eval_gather(c, e, r); return;
+    case P_SCATTER: eval_scatter(c, e, r); return;
+    case P_CONCAT:
+        eval(c, e->args[0], &a);
+        eval(c, e->args[1], &b);
+        n = node_new(c, N_CONCAT, &a, &b);
+        n->k = a.ty->n;
+        val_node(r, e->ty, n);
+        return;
+    case P_PADEMPTY:
+        eval(c, e->args[0], &a);
+        n = node_new(c, N_PADEMPTY, &a, NULL);
+        n->n = a.ty->n;
+        n->sp = e->sp;
+        val_node(r, e->ty, n);
+        return;
     case P_COUNT: break;
     }
     unreachable();

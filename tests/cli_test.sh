@@ -268,6 +268,39 @@ expect "smem two live" 0 "$PATC" run tests/programs/big_shared.rise --kernel two
 expect "smem over the maximum" 1 "$PATC" run tests/programs/big_shared.rise --kernel twoLive -D n=2 -D m=29057 --input random --cpu
 has "smem over the maximum: message" "$TMP/err" 'big_shared.rise:15:43: error: shared memory over budget: .* 232480 bytes, .* 232448 bytes'
 
+# gather and scatter by a permutation (examples/gather_scatter.rise) against python3:
+# permute gives ys[i] = xs[p[i]] exactly, unpermute gives xs back exactly; then the
+# interpreter's errors for an index outside the array and two writes to one position
+if command -v python3 >/dev/null; then
+    for n in 1 31 33 1000 4097; do
+        python3 - "$n" "$TMP" <<'PY'
+import random, struct, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n)
+p = list(range(n)); r.shuffle(p)
+xs = [r.uniform(-1, 1) for _ in range(n)]
+open(d + "/p.bin", "wb").write(struct.pack("<%di" % n, *p))
+open(d + "/xs.bin", "wb").write(struct.pack("<%df" % n, *xs))
+xs32 = struct.unpack("<%df" % n, struct.pack("<%df" % n, *xs))
+open(d + "/ys_ref.bin", "wb").write(struct.pack("<%df" % n, *[xs32[p[i]] for i in range(n)]))
+PY
+        expect "gather n=$n" 0 "$PATC" run examples/gather_scatter.rise --kernel permute -D n="$n" --input "$TMP/p.bin" --input "$TMP/xs.bin" --cpu --output "$TMP/ys.bin"
+        if cmp -s "$TMP/ys.bin" "$TMP/ys_ref.bin"; then pass "gather n=$n: ys[i] = xs[p[i]]"; else fail "gather n=$n: ys[i] = xs[p[i]]"; fi
+        expect "scatter n=$n" 0 "$PATC" run examples/gather_scatter.rise --kernel unpermute -D n="$n" --input "$TMP/p.bin" --input "$TMP/ys.bin" --cpu --output "$TMP/back.bin"
+        if cmp -s "$TMP/back.bin" "$TMP/xs.bin"; then pass "scatter n=$n: the input back"; else fail "scatter n=$n: the input back"; fi
+    done
+    python3 -c "import struct; open('$TMP/bad.bin','wb').write(struct.pack('<5i', 0, 1, 5, 2, 3))"
+    expect "idx out of range" 1 "$PATC" run tests/programs/idx_pick.rise --kernel pick -D n=5 --input "$TMP/bad.bin" --input random --cpu
+    has "idx out of range: message" "$TMP/err" 'idx_pick.rise:2:[0-9]+: idx: index 5 is outside the array of length 5'
+    expect "gather out of range" 1 "$PATC" run examples/gather_scatter.rise --kernel permute -D n=5 --input "$TMP/bad.bin" --input random --cpu
+    has "gather out of range: message" "$TMP/err" 'gather: index 5 \(element 2 of the indices\) is outside the array of length 5'
+    python3 -c "import struct; open('$TMP/dup.bin','wb').write(struct.pack('<5i', 0, 1, 1, 2, 3))"
+    expect "scatter twice" 1 "$PATC" run examples/gather_scatter.rise --kernel unpermute -D n=5 --input "$TMP/dup.bin" --input random --cpu
+    has "scatter twice: message" "$TMP/err" 'scatter: elements 1 and 2 of the indices both write position 1'
+else
+    echo "SKIP: gather/scatter reference (no python3)"
+fi
+
 # 7. no leaks on the CPU path (still-reachable blocks are libnvrtc's static initialisers)
 if command -v valgrind >/dev/null; then
     for args in "examples/scale.rise --kernel scale -D n=100 --input random --cpu --time" \

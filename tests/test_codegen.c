@@ -552,6 +552,49 @@ START_TEST(shuffles_run_on_every_lane)
 }
 END_TEST
 
+/* idx, gather and scatter read their index at run time into a private variable, which
+ * index arithmetic then uses; the variable is bounded by the array length, so the
+ * index width stays 32-bit for a small array. concat reads through a select, and
+ * padEmpty and concat written to memory write only their arguments. */
+START_TEST(data_movement_codegen)
+{
+    Define d[] = {{"n", 1000}};
+    TC *t = tc_compile_defs("kernel g = nFun(n => fun(n.idx[n])(p => fun(n.f32)(xs => gather(p)(xs) |> mapGlobal(id))))\n"
+                            "kernel s = nFun(n => fun(n.idx[n])(p => fun(n.f32)(ys => scatter(p)(ys |> mapGlobal(id)))))\n"
+                            "kernel i = nFun(n => fun(n.u32)(js => fun(n.f32)(xs => js |> mapGlobal(fun(j => idx(j)(xs))))))\n"
+                            "kernel c = nFun(n => fun(n.f32)(xs => fun(n.f32)(ys => concat(xs)(ys) |> mapGlobal(id))))\n"
+                            "kernel w = nFun(n => fun(n.f32)(xs => fun(n.f32)(ys => concat(xs |> mapGlobal(id))(ys |> mapGlobal(id)))))\n"
+                            "kernel e = nFun(n => fun(n.f32)(xs => padEmpty(3)(xs |> mapGlobal(id))))\n"
+                            "kernel t = nFun(n => fun(n.idx[n])(p => fun(n.f32)(xs => "
+                            "xs |> split(n) |> mapBlock(fun(r => r |> toShared |> gather(p) |> mapThreads(id))) |> join)))",
+                            d, 1);
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "int ix1 = p[g0];\n        out[g0] = xs[ix1];"), "missing: %s", "int ix1 = p[g0];\n        out[g0] = xs[ix1];");
+    ck_assert_msg(strstr(cu, "int ix1 = p[g0];\n        out[ix1] = ys[g0];"), "missing: %s", "int ix1 = p[g0];\n        out[ix1] = ys[g0];");
+    ck_assert_msg(strstr(cu, "long long ix1 = ((long long)js[g0]);\n        out[g0] = xs[ix1];"), "missing: %s", "long long ix1 = ((long long)js[g0]);\n        out[g0] = xs[ix1];");
+    ck_assert_msg(strstr(cu, "(g0 < 1000) ? xs["), "missing: %s", "(g0 < 1000) ? xs[");
+    ck_assert_msg(strstr(cu, "out[(g1 + 1000)] = ys[g1];"), "missing: %s", "out[(g1 + 1000)] = ys[g1];");
+    /* padEmpty(3): 1000 elements written of the 1003 */
+    ck_assert_msg(strstr(cu, "output:          out: 1003.f32"), "missing: %s", "output:          out: 1003.f32");
+    ck_assert_int_eq(count_substr(cu, "< 1003"), 0);
+    /* a gather from shared memory: its read is seen by the barrier pass */
+    ck_assert_msg(strstr(cu, "__syncthreads();"), "missing: %s", "__syncthreads();");
+    for (int i = 0; i < t->c.nkernels; i++) ck_assert_int_eq(t->c.kernels[i]->iw, IW_32);
+    free(cu);
+    tc_free(t);
+    /* a symbolic length: the index variable is bounded by it */
+    t = tc_compile("kernel g = nFun(n => fun(n.idx[n])(p => fun(n.f32)(xs => gather(p)(xs) |> mapGlobal(id))))");
+    EXPECT_OK(t);
+    ck_assert_ptr_nonnull(t->c.kernels[0]->index_bound);
+    tc_free(t);
+    t = tc_compile("kernel s = nFun(n => fun(n.idx[n])(p => fun(n.f32)(ys => scatter(p)(ys) |> mapGlobal(id))))");
+    ck_assert(!t->ok);
+    ck_assert_msg(strstr(tc_err(t), "the result of scatter is read here without being stored"), "%s", tc_err(t));
+    tc_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("codegen");
@@ -567,6 +610,7 @@ int main(void)
     tcase_add_test(c, last_block_protocol_by_type);
     tcase_add_test(c, shuffle_checker_flags_conditional_code);
     tcase_add_test(c, shuffles_run_on_every_lane);
+    tcase_add_test(c, data_movement_codegen);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -4,6 +4,7 @@
  * result type the way typecheck would). Every expected value is computed in the test by
  * an explicit loop, never by running the interpreter a second time. */
 #include "../interp/interp.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <math.h>
@@ -877,6 +878,105 @@ START_TEST(test_reduce_2_24)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- index and data movement */
+
+/* Compile src (one kernel, its nats specialised by -D so that none remain) and run it
+ * on the interpreter. */
+static bool run_src(const char *src, const Define *defs, int ndefs, const void *const *ins, void *out, char *err,
+                    size_t errlen)
+{
+    TC *t = tc_compile_defs(src, defs, ndefs);
+    EXPECT_OK(t);
+    ck_assert_int_eq(t->c.ndefs, 1);
+    ck_assert_int_eq(t->c.defs[0]->nnats, 0);
+    bool ok = interp_kernel(t->c.defs[0], NULL, ins, out, err, errlen);
+    tc_free(t);
+    return ok;
+}
+
+static const Define D5[] = {{"n", 5}};
+static const int32_t PERM5[5] = {4, 0, 3, 1, 2};
+static const float XS5[5] = {10, 11, 12, 13, 14};
+
+START_TEST(test_gather_scatter)
+{
+    float ys[5], back[5];
+    char err[256] = "";
+    const void *in1[2] = {PERM5, XS5};
+    ck_assert_msg(run_src("kernel g = nFun(n => fun(n.idx[n])(p => fun(n.f32)(xs => gather(p)(xs) |> mapGlobal(id))))",
+                          D5, 1, in1, ys, err, sizeof err), "%s", err);
+    for (int i = 0; i < 5; i++) ck_assert(ys[i] == XS5[PERM5[i]]);
+    const void *in2[2] = {PERM5, ys};
+    ck_assert_msg(run_src("kernel s = nFun(n => fun(n.idx[n])(p => fun(n.f32)(ys => scatter(p)(ys |> mapGlobal(id)))))",
+                          D5, 1, in2, back, err, sizeof err), "%s", err);
+    for (int i = 0; i < 5; i++) ck_assert(back[i] == XS5[i]);
+}
+END_TEST
+
+START_TEST(test_gather_errors)
+{
+    float out[5];
+    char err[256] = "";
+    static const int32_t bad[5] = {0, 7, 1, 2, 3};
+    const void *in[2] = {bad, XS5};
+    ck_assert(!run_src("kernel g = nFun(n => fun(n.i32)(p => fun(n.f32)(xs => gather(p)(xs) |> mapGlobal(id))))",
+                       D5, 1, in, out, err, sizeof err));
+    ck_assert_msg(strstr(err, "gather: index 7 (element 1 of the indices) is outside the array of length 5"), "%s", err);
+    static const int32_t dup[5] = {0, 1, 1, 2, 3};
+    const void *in2[2] = {dup, XS5};
+    ck_assert(!run_src("kernel s = nFun(n => fun(n.idx[n])(p => fun(n.f32)(ys => scatter(p)(ys |> mapGlobal(id)))))",
+                       D5, 1, in2, out, err, sizeof err));
+    ck_assert_msg(strstr(err, "scatter: elements 1 and 2 of the indices both write position 1"), "%s", err);
+    /* two values into four positions: the other two hold nothing, and the output reads them */
+    static const int32_t two[2] = {3, 0};
+    const void *in3[2] = {two, XS5};
+    float out4[4];
+    ck_assert(!run_src("kernel s = fun(2.idx[4])(p => fun(2.f32)(ys => scatter(p)(ys |> mapGlobal(id))))",
+                       NULL, 0, in3, out4, err, sizeof err));
+    ck_assert_msg(strstr(err, "element 1 of scatter's output is read, but no index wrote it"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_idx)
+{
+    float out[5];
+    char err[256] = "";
+    static const int64_t js[5] = {2, 2, 0, 4, 1};
+    const void *in[2] = {js, XS5};
+    const char *src = "kernel k = nFun(n => fun(n.i64)(js => fun(n.f32)(xs => js |> mapGlobal(fun(j => idx(j)(xs))))))";
+    ck_assert_msg(run_src(src, D5, 1, in, out, err, sizeof err), "%s", err);
+    for (int i = 0; i < 5; i++) ck_assert(out[i] == XS5[js[i]]);
+    static const int64_t neg[5] = {0, 1, -1, 2, 3};
+    const void *in2[2] = {neg, XS5};
+    ck_assert(!run_src(src, D5, 1, in2, out, err, sizeof err));
+    ck_assert_msg(strstr(err, "idx: index -1 is outside the array of length 5"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_concat_padempty_generate)
+{
+    float out[10];
+    char err[256] = "";
+    static const float ys[5] = {20, 21, 22, 23, 24};
+    const void *in[2] = {XS5, ys};
+    ck_assert_msg(run_src("kernel k = nFun(n => fun(n.f32)(xs => fun(n.f32)(ys => concat(xs)(ys) |> mapGlobal(id))))",
+                          D5, 1, in, out, err, sizeof err), "%s", err);
+    for (int i = 0; i < 10; i++) ck_assert(out[i] == (i < 5 ? XS5[i] : ys[i - 5]));
+    /* reading padEmpty's padding is an error; its first n elements are the argument */
+    ck_assert(!run_src("kernel k = nFun(n => fun(n.f32)(xs => padEmpty(2)(xs) |> mapGlobal(id)))",
+                       D5, 1, in, out, err, sizeof err));
+    ck_assert_msg(strstr(err, "element 5 of padEmpty is read"), "%s", err);
+    ck_assert_msg(run_src("kernel k = nFun(n => fun(n.f32)(xs => padEmpty(2)(xs) |> take(n) |> mapGlobal(id)))",
+                          D5, 1, in, out, err, sizeof err), "%s", err);
+    for (int i = 0; i < 5; i++) ck_assert(out[i] == XS5[i]);
+    int32_t gi[5];
+    ck_assert_msg(run_src("kernel k = nFun(n => fun(n.f32)(xs => "
+                          "zip(generate(fun(idx[n])(i => i)))(xs) |> mapGlobal(fun(p => fst(p)))))",
+                          D5, 1, in, gi, err, sizeof err), "%s", err);
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(gi[i], i);
+}
+END_TEST
+
 static Suite *interp_suite(void)
 {
     Suite *s = suite_create("interp");
@@ -910,6 +1010,10 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_reduce_big);
     tcase_add_test(tc, test_reduce_small);
     tcase_add_test(tc, test_reduce_2_24);
+    tcase_add_test(tc, test_gather_scatter);
+    tcase_add_test(tc, test_gather_errors);
+    tcase_add_test(tc, test_idx);
+    tcase_add_test(tc, test_concat_padempty_generate);
     suite_add_tcase(s, tc);
     return s;
 }

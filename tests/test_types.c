@@ -146,6 +146,47 @@ START_TEST(generate_and_shfl_types)
 }
 END_TEST
 
+/* idx, gather, scatter, concat, padEmpty and an annotated generate: result types and misuse */
+static const char *out_type(const char *src)
+{
+    static char buf[256];
+    TC *t = tc_compile(src);
+    EXPECT_OK(t);
+    snprintf(buf, sizeof buf, "%s", ty_str(t->a, t->c.defs[0]->body->ty));
+    tc_free(t);
+    return buf;
+}
+
+START_TEST(data_movement_types)
+{
+    ck_assert_str_eq(out_type("kernel k = nFun(n => fun(n.i64)(js => fun(n.f32)(xs => js |> mapGlobal(fun(j => idx(j)(xs))))))"),
+                     "n.f32");
+    ck_assert_str_eq(out_type("kernel k = nFun((n, m) => fun(m.idx[n])(is => fun(n.f32)(xs => gather(is)(xs) |> mapGlobal(id))))"),
+                     "m.f32");
+    ck_assert_str_eq(out_type("kernel k = nFun((n, m) => fun(n.idx[m])(is => fun(n.i32)(vs => scatter(is)(vs |> mapGlobal(id)))))"),
+                     "m.i32");
+    ck_assert_str_eq(out_type("kernel k = nFun((n, m) => fun(n.f32)(xs => fun(m.f32)(ys => concat(xs)(ys) |> mapGlobal(id))))"),
+                     "(n + m).f32");
+    ck_assert_str_eq(out_type("kernel k = nFun(n => fun(n.f32)(xs => padEmpty(3)(xs |> mapGlobal(id))))"), "(n + 3).f32");
+    ck_assert_str_eq(out_type("kernel k = nFun(n => fun(n.f32)(xs => zip(generate(fun(idx[n])(i => i)))(xs) |> mapGlobal(fun(p => fst(p)))))"),
+                     "n.idx[n]");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(is => fun(n.f32)(xs => gather(is)(xs) |> mapGlobal(id))))",
+           "gather expects an array of indices (m.idx[n], or of i32, u32 or i64), but this has type n.f32");
+    ERR_IS("kernel k = nFun(n => fun(n.i32)(is => fun(n.f32)(xs => scatter(is)(xs |> mapGlobal(id)))))",
+           "scatter expects the output positions as an array of type n.idx[m]");
+    ERR_IS("kernel k = nFun(n => fun((n+1).idx[n])(is => fun(n.f32)(xs => scatter(is)(xs |> mapGlobal(id)))))",
+           "scatter: n + 1 positions for n values");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => fun(n.f32)(ys => fun(n.f32)(is => ys |> mapGlobal(fun(y => idx(y)(xs)))))))",
+           "idx expects an index (idx[n], i32, u32 or i64), but this has type f32");
+    ERR_IS("kernel k = nFun(n => fun(n.idx[n+1])(is => fun(n.f32)(xs => gather(is)(xs) |> mapGlobal(id))))",
+           "gather: the indices have type idx[n + 1], but the array has only n elements");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => fun(n.i32)(ys => concat(xs)(ys) |> mapGlobal(id))))",
+           "concat of arrays of different element types");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => zip(generate(fun(f32)(i => i)))(xs) |> mapGlobal(fun(p => fst(p)))))",
+           "generate's function takes an idx[n], but its parameter is annotated f32");
+}
+END_TEST
+
 /* The columns of the primitive table agree with each other: the maps and only they
  * have a level, the warp family and only it a shuffle kind, function arities stay
  * within the arguments, and every level and shuffle kind belongs to some primitive. */
@@ -228,6 +269,7 @@ int main(void)
     tcase_add_test(c, defines);
     tcase_add_test(c, generate_and_shfl_types);
     tcase_add_test(c, prim_table);
+    tcase_add_test(c, data_movement_types);
     tcase_add_test(c, prims_documented);
     suite_add_tcase(s, c);
     return run_suite(s);

@@ -112,6 +112,32 @@ for nm in "1 12289" "5 25000" "3 29056"; do
   set -- $nm
   run_case gpu ../tests/programs/big_shared.rise twoLive "$1x$2" 1 -D n=$1 -D m=$2
 done
+# gather and scatter by a permutation: the inputs are a permutation of 0..n-1 and
+# floats, written by python3 (--input random gives integers 0..99, not a permutation)
+perm_inputs() { # N: $OUT/perm.bin (n x i32), $OUT/vals.bin (n x f32)
+  python3 - "$1" "$OUT" <<'PY'
+import random, struct, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n)
+p = list(range(n)); r.shuffle(p)
+open(d + "/perm.bin", "wb").write(struct.pack("<%di" % n, *p))
+open(d + "/vals.bin", "wb").write(struct.pack("<%df" % n, *[r.uniform(-1, 1) for _ in range(n)]))
+PY
+}
+gs_case() { # CHECK(gpu|memcheck|racecheck|synccheck) KERNEL N
+  local o rc pre=()
+  perm_inputs "$3"
+  [ "$1" = gpu ] || pre=(compute-sanitizer --tool "$1" --error-exitcode 1)
+  local post=(--check-against-cpu)
+  [ "$1" = gpu ] || post=()
+  o=$("${pre[@]}" "$PATC" run examples/gather_scatter.rise --kernel "$2" --input "$OUT/perm.bin" --input "$OUT/vals.bin" -D n="$3" "${post[@]}" 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record "$1" gather_scatter.rise "$2" "$3" $rc "$(echo "$o" | grep -m1 -o -E 'max relative error: [^ ]*|ERROR SUMMARY.*|RACECHECK SUMMARY.*')"
+}
+for n in 1 31 33 1000 4097 1048583; do
+  gs_case gpu permute $n
+  gs_case gpu unpermute $n
+done
 
 # ---------------------------------------------------------------- 2. sanitizers
 san() { # TOOL FILE KERNEL NINPUTS -D...
@@ -136,6 +162,8 @@ for tool in memcheck racecheck synccheck; do
   for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do san $tool reduce_warp.rise $k 1 -D n=3; done
   san $tool shfl_permute.rise permute 1 -D n=3
   san $tool transpose_tiled.rise transposeTiled 1 -D mt=3 -D nt=2
+  gs_case $tool permute 1000
+  gs_case $tool unpermute 1000
   san $tool ../tests/programs/shfl_types.rise permuteF64 1 -D n=3
   san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
   for k in scanUp scanTake scanTakeWritten scanUpF32; do san $tool ../tests/programs/scan_warp_hs.rise $k 1 -D n=7; done
