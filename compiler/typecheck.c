@@ -355,7 +355,7 @@ static Expr *infer_scalar_form(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expect
         Expr *x = infer(t, arg[1], sc, expected);
         Expr *y = infer(t, arg[2], sc, x->ty);
         if (!ty_equal(x->ty, y->ty))
-            diag_error(t->d, sp, "select of different types %s and %s (both sides must have one type)", tstr(t, x->ty),
+            diag_error(t->d, y->sp, "select of different types %s and %s (both sides must have one type)", tstr(t, x->ty),
                        tstr(t, y->ty));
         e = prim_expr(t, p, x->ty, sp);
         e->prim.args[0] = c;
