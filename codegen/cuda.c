@@ -78,6 +78,21 @@ static void load(Pr *p, const Buffer *b, const Nat *i)
     sb_putc(p->o, ')');
 }
 
+/* A math call's CUDA function: the float variant for f32 (expf), the double one for
+ * f64 (exp); abs of an integer is abs (i32) or llabs (i64), the only integer row. */
+static const char *math_name(Prim p, ScalarKind sk)
+{
+#define X(pr, n, f, d, ints)                                      \
+    if (p == pr) {                                                \
+        if (sk == SK_F32) return #f;                              \
+        if (sk == SK_F64) return #d;                              \
+        if (ints) return sk == SK_I32 ? "abs" : "llabs";          \
+    }
+    MATH_FNS(X)
+#undef X
+    die("math call of %s on %s", prim_info[p].name, scalar_info[sk].name);
+}
+
 static void expr(Pr *p, const X *x)
 {
     StrBuf *o = p->o;
@@ -142,6 +157,14 @@ static void expr(Pr *p, const X *x)
     case X_CAST:
         sb_printf(o, "((%s)", scalar_info[x->sk].ctype);
         expr(p, x->un.e);
+        sb_putc(o, ')');
+        return;
+    case X_CALL:
+        sb_printf(o, "%s(", math_name(x->call.p, x->sk));
+        for (int i = 0; i < x->call.n; i++) {
+            if (i) sb_puts(o, ", ");
+            expr(p, x->call.args[i]);
+        }
         sb_putc(o, ')');
         return;
     }

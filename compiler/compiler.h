@@ -98,7 +98,67 @@ typedef enum {
     X(P_GATHER,          "gather",          0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
     X(P_SCATTER,         "scatter",         0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_CONCAT,          "concat",          0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
-    X(P_PADEMPTY,        "padEmpty",        1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)
+    X(P_PADEMPTY,        "padEmpty",        1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW) \
+    SCALAR_FORMS(X)
+
+/* The scalar forms of issue 11 (RISE names): select, the casts (named by their target
+ * type), the math functions (MATH_FNS below) and the operators as functions. Their
+ * own list, so that the switches where none of them can occur (the view chains of
+ * lower.c, the view group of the interpreter) name them all with SCALAR_FORM_CASES. */
+#define SCALAR_FORMS(X) \
+    X(P_SELECT,          "select",          0, 3, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TO_F32,          "f32",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TO_F64,          "f64",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TO_I32,          "i32",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TO_U32,          "u32",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TO_I64,          "i64",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TO_U64,          "u64",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TO_BOOL,         "bool",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_EXP,             "exp",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_EXP2,            "exp2",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_LOG,             "log",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_LOG2,            "log2",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_SQRT,            "sqrt",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_RSQRT,           "rsqrt",           0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_ABS,             "abs",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_FLOOR,           "floor",           0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_CEIL,            "ceil",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_POW,             "pow",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_SIN,             "sin",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_COS,             "cos",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_TANH,            "tanh",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_FMA,             "fma",             0, 3, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_ERF,             "erf",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_NEG,             "neg",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_SUB,             "sub",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_DIV,             "div",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_MOD,             "mod",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_GT,              "gt",              0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_LT,              "lt",              0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_EQUAL,           "equal",           0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_NOT,             "not",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR)
+#define SCALAR_FORM_CASE_(e, ...) case e:
+#define SCALAR_FORM_CASES SCALAR_FORMS(SCALAR_FORM_CASE_)
+
+/* The math functions among the scalar forms, one row each:
+ * X(prim, arguments, CUDA's f32 function, its f64 function, integers allowed).
+ * The interpreter calls the same functions of C's math.h (f32 ones in float). */
+#define MATH_FNS(X) \
+    X(P_EXP,   1, expf,   exp,   0) \
+    X(P_EXP2,  1, exp2f,  exp2,  0) \
+    X(P_LOG,   1, logf,   log,   0) \
+    X(P_LOG2,  1, log2f,  log2,  0) \
+    X(P_SQRT,  1, sqrtf,  sqrt,  0) \
+    X(P_RSQRT, 1, rsqrtf, rsqrt, 0) \
+    X(P_ABS,   1, fabsf,  fabs,  1) \
+    X(P_FLOOR, 1, floorf, floor, 0) \
+    X(P_CEIL,  1, ceilf,  ceil,  0) \
+    X(P_POW,   2, powf,   pow,   0) \
+    X(P_SIN,   1, sinf,   sin,   0) \
+    X(P_COS,   1, cosf,   cos,   0) \
+    X(P_TANH,  1, tanhf,  tanh,  0) \
+    X(P_FMA,   3, fmaf,   fma,   0) \
+    X(P_ERF,   1, erff,   erf,   0)
 
 typedef enum {
 #define X(e, ...) e,
@@ -244,6 +304,7 @@ typedef enum {
     X_MINMAX, /* bin with op OP_LT (min) or OP_GT (max) */
     X_SHFL,   /* shfl: a warp shuffle of val */
     X_CAST,   /* un.e converted to sk */
+    X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
 } XKind;
 
 typedef struct X X;
@@ -258,6 +319,7 @@ struct X {
         struct { UnOp op; X *e; } un;
         struct { X *c, *a, *b; } sel;
         struct { ShflKind k; X *val; X *arg; Nat *width; } shfl;
+        struct { Prim p; int n; X *args[3]; } call;
     };
 };
 

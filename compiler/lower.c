@@ -50,6 +50,7 @@ typedef enum {
                    at(lane) = mine, at(j) = __shfl_sync(mine, j) (all lanes must run it) */
     V_SHFL,     /* in (a warp array), shfl, n1 = delta/mask or fn = source pattern view:
                    at(lane) = __shfl_*_sync(in.at(lane), ...) */
+    V_SELECT,   /* cond, in, in2: at(i) = select(cond)(in.at(i))(in2.at(i)) */
     V_VEC,      /* in, n1 = k, fn = the asVector expression (for its span): at(i) = a private
                    vector register holding in[i*k .. i*k+k), filled by one k-wide load */
     V_GATHER,   /* in, in2 = the indices: at(i) = in.at(in2.at(i)), an index read at run time */
@@ -66,6 +67,7 @@ struct View {
     Expr *fn;
     int proj;
     X *mine;       /* V_LANES */
+    X *cond;       /* V_SELECT */
     ShflKind shfl; /* V_SHFL */
     View *src;     /* V_SHFL with SHFL_IDX: the 32 source lanes */
     Span sp;       /* the expression (or kernel parameter) the view stands for, for errors */
@@ -114,6 +116,7 @@ static Val *lower_exp(Lw *w, Expr *e);
 static void lower_acc(Lw *w, Expr *e, Acc *acc);
 static Val *view_at(Lw *w, View *v, Nat *i);
 static Val *vector_at(Lw *w, View *v, Nat *i);
+static Val *select_any(Lw *w, X *c, Val *a, Val *b);
 static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
@@ -548,6 +551,7 @@ static Val *view_at(Lw *w, View *v, Nat *i)
         Val *y = view_at(w, v->in2, nat_max(a, nat_cst(a, 0), j));
         return select_val(w, nat_lt(w, i, v->n1), x, y, v->sp);
     }
+    case V_SELECT: return select_any(w, v->cond, view_at(w, v->in, i), view_at(w, v->in2, i));
     case V_SHFL: {
         if (!nat_equal(i, nat_var(a, w->k->hw.lane)))
             diag_error2(w->d, w->at, v->sp, "the shuffle is here",
@@ -616,6 +620,7 @@ static bool view_chain(const Expr *body, const Binder *x)
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: return false;
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
+    SCALAR_FORM_CASES return false;
     }
     unreachable();
 }
@@ -641,6 +646,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
+    SCALAR_FORM_CASES unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -925,6 +931,7 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
             return;
         }
         case P_IDX: case P_GATHER: break;
+        SCALAR_FORM_CASES break;
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
@@ -992,6 +999,71 @@ static void bind_let(Lw *w, Expr *e)
                    "materialise it with toPrivate or toShared so it is computed once",
                    user_part(w->a, e->let.x->name));
     bind(w, e->let.x, v);
+}
+
+/* ---------------------------------------------------------------- scalar forms */
+
+/* select(c) of two values of one type: scalars are c ? a : b; pairs select
+ * componentwise; arrays are a V_SELECT view, element i = select(c)(a[i])(b[i]). */
+static Val *select_any(Lw *w, X *c, Val *a, Val *b)
+{
+    if (a->k == VAL_PAIR) return pairv(w, select_any(w, c, a->a, b->a), select_any(w, c, a->b, b->b));
+    if (a->k == VAL_ARRAY) {
+        View *v = view(w, V_SELECT, a->v->ty, a->v);
+        v->in2 = b->v;
+        v->cond = c;
+        return array(w, v);
+    }
+    X *x = xnew(w, X_SELECT, a->x->sk);
+    x->sel.c = c;
+    x->sel.a = a->x;
+    x->sel.b = b->x;
+    return scalar(w, x);
+}
+
+/* Is p a row of MATH_FNS? *arity: its arguments */
+static bool math_fn(Prim p, int *arity)
+{
+#define X(pr, n, f, d, i) if (p == pr) { *arity = n; return true; }
+    MATH_FNS(X)
+#undef X
+    return false;
+}
+
+/* select(c)(a)(b) -> both sides computed (into registers unless they are constants or
+ *   registers already), then c ? a : b, so no lane branches on c; on arrays, a view;
+ * f32(x) ... bool(x) -> X_CAST (C's conversion; (bool)x is x != 0);
+ * exp(x) ... fma(x)(y)(z) -> X_CALL, printed as CUDA's float or double function;
+ * neg sub div mod gt lt equal not never get here: typecheck made them E_UN/E_BIN. */
+static Val *lower_scalar_form(Lw *w, Expr *e)
+{
+    Expr **arg = e->prim.args;
+    Prim p = e->prim.p;
+    int arity;
+    if (p == P_SELECT) {
+        X *c = lower_exp(w, arg[0])->x;
+        Val *x = lower_exp(w, arg[1]), *y = lower_exp(w, arg[2]);
+        if (x->k == VAL_SCALAR) {
+            x = scalar(w, materialise(w, x->x, "s"));
+            y = scalar(w, materialise(w, y->x, "s"));
+        } else {
+            c = materialise(w, c, "c"); /* computed once, not per element */
+        }
+        return select_any(w, c, x, y);
+    }
+    if (p >= P_TO_F32 && p <= P_TO_BOOL) {
+        X *x = xnew(w, X_CAST, sk_of(e->ty));
+        x->un.e = lower_exp(w, arg[0])->x;
+        return scalar(w, x);
+    }
+    if (math_fn(p, &arity)) {
+        X *x = xnew(w, X_CALL, sk_of(e->ty));
+        x->call.p = p;
+        x->call.n = arity;
+        for (int i = 0; i < arity; i++) x->call.args[i] = lower_exp(w, arg[i])->x;
+        return scalar(w, x);
+    }
+    die("scalar form %s reached lowering", prim_info[p].name);
 }
 
 static Val *lower_prim(Lw *w, Expr *e)
@@ -1237,6 +1309,7 @@ static Val *lower_prim(Lw *w, Expr *e)
         v = view(w, V_OFFSET, e->ty, lower_exp(w, arg[0])->v);
         v->n1 = nat_cst(a, 0);
         return array(w, v);
+    SCALAR_FORM_CASES return lower_scalar_form(w, e);
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
     case P_COUNT: break;

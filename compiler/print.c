@@ -132,6 +132,14 @@ static void xprint(StrBuf *b, const X *x)
         sb_printf(b, "(%s)", scalar_info[x->sk].name);
         xprint(b, x->un.e);
         return;
+    case X_CALL:
+        sb_printf(b, "%s(", prim_info[x->call.p].name);
+        for (int i = 0; i < x->call.n; i++) {
+            if (i) sb_puts(b, ", ");
+            xprint(b, x->call.args[i]);
+        }
+        sb_putc(b, ')');
+        return;
     }
 }
 

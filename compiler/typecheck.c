@@ -327,6 +327,91 @@ static Expr *prim_expr(Tc *t, Prim p, Type *ty, Span sp)
     return e;
 }
 
+/* ---------------------------------------------------------------- scalar forms */
+
+static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who);
+
+/* Is p a row of MATH_FNS? *arity its arguments, *ints whether integers are allowed */
+static bool math_fn(Prim p, int *arity, bool *ints)
+{
+#define X(pr, n, f, d, i) if (p == pr) { *arity = n; *ints = i; return true; }
+    MATH_FNS(X)
+#undef X
+    return false;
+}
+
+/* The scalar forms:
+ *   select : bool -> t -> t -> t          (t any type: scalars, pairs, arrays)
+ *   f32, f64, i32, u32, i64, u64, bool : s -> that type   (s a scalar or idx)
+ *   exp ... erf : f -> f, pow : f -> f -> f, fma : f -> f -> f -> f   (f is f32 or f64;
+ *                  abs also on i32 and i64)
+ *   sub div mod gt lt equal : the binary operators - / % > < == (same rules: E_BIN)
+ *   neg, not : the unary - and ! (E_UN) */
+static Expr *infer_scalar_form(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expected, Span sp)
+{
+    const char *name = prim_info[p].name;
+    Arena *a = t->a;
+    Expr *e;
+    int arity;
+    bool ints;
+    if (p == P_SELECT) {
+        Expr *c = infer(t, arg[0], sc, ty_scalar(a, SK_BOOL));
+        if (c->ty->kind != T_SCALAR || c->ty->sk != SK_BOOL)
+            diag_error(t->d, c->sp, "select: the condition must be a bool, but this has type %s", tstr(t, c->ty));
+        Expr *x = infer(t, arg[1], sc, expected);
+        Expr *y = infer(t, arg[2], sc, x->ty);
+        if (!ty_equal(x->ty, y->ty))
+            diag_error(t->d, y->sp, "select of different types %s and %s (both sides must have one type)", tstr(t, x->ty),
+                       tstr(t, y->ty));
+        e = prim_expr(t, p, x->ty, sp);
+        e->prim.args[0] = c;
+        e->prim.args[1] = x;
+        e->prim.args[2] = y;
+        return e;
+    }
+    if (p >= P_TO_F32 && p <= P_TO_BOOL) {
+        Expr *x = infer(t, arg[0], sc, NULL);
+        if (!is_scalar(x->ty))
+            diag_error(t->d, x->sp, "%s(x) converts a scalar, but this has type %s", name, tstr(t, x->ty));
+        ScalarKind to = (ScalarKind)(SK_F32 + (p - P_TO_F32));
+        if (strcmp(scalar_info[to].name, name) != 0) die("cast rows out of the SCALAR_TYPES order");
+        e = prim_expr(t, p, ty_scalar(a, to), sp);
+        e->prim.args[0] = x;
+        return e;
+    }
+    if (math_fn(p, &arity, &ints)) {
+        Expr *x = infer(t, arg[0], sc, expected);
+        if (x->ty->kind != T_SCALAR || !(scalar_info[x->ty->sk].is_float || (ints && (x->ty->sk == SK_I32 || x->ty->sk == SK_I64))))
+            diag_error(t->d, x->sp, "%s takes %s, but this has type %s", name,
+                       ints ? "f32, f64, i32 or i64" : "f32 or f64 (convert an integer with f32(x))", tstr(t, x->ty));
+        e = prim_expr(t, p, x->ty, sp);
+        e->prim.args[0] = x;
+        for (int i = 1; i < arity; i++) {
+            Expr *y = infer(t, arg[i], sc, x->ty);
+            if (!ty_equal(x->ty, y->ty))
+                diag_error(t->d, y->sp, "%s: argument %d has type %s but the first has type %s", name, i + 1,
+                           tstr(t, y->ty), tstr(t, x->ty));
+            e->prim.args[i] = y;
+        }
+        return e;
+    }
+    if (p == P_NEG || p == P_NOT) {
+        Expr *x = infer(t, arg[0], sc, expected);
+        if (!is_scalar(x->ty)) diag_error(t->d, x->sp, "%s takes a scalar, but this has type %s", name, tstr(t, x->ty));
+        ScalarKind k = num_kind(x->ty);
+        if (p == P_NOT && k != SK_BOOL) diag_error(t->d, x->sp, "not takes a bool, but this has type %s", scalar_info[k].name);
+        if (p == P_NEG && (k == SK_BOOL || !scalar_info[k].is_signed))
+            diag_error(t->d, x->sp, "neg does not apply to %s", scalar_info[k].name);
+        e = mk(t, E_UN, ty_scalar(a, k), sp);
+        e->un.op = p == P_NEG ? UOP_NEG : UOP_NOT;
+        e->un.e = x;
+        return e;
+    }
+    BinOp op = p == P_SUB ? OP_SUB : p == P_DIV ? OP_DIV : p == P_MOD ? OP_MOD : p == P_GT ? OP_GT : p == P_LT ? OP_LT : OP_EQ;
+    if (p != P_SUB && p != P_DIV && p != P_MOD && p != P_GT && p != P_LT && p != P_EQUAL) die("scalar form %s", name);
+    return infer_bin(t, ast_bin(a, sp, op, arg[0], arg[1]), sc, expected, name);
+}
+
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
 {
     const PrimInfo *pi = &prim_info[p];
@@ -696,6 +781,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         e->prim.args[0] = x;
         return e;
     }
+    SCALAR_FORM_CASES return infer_scalar_form(t, p, arg, sc, expected, sp);
     case P_COUNT: break;
     }
     unreachable();
@@ -711,9 +797,10 @@ static bool is_literal(Ast *e)
 /* Binary operators: both sides one scalar type (idx computes as i32); an unsuffixed
  * literal adopts the other side's integer type. Arithmetic keeps the type, comparisons
  * give bool, && and || take bools. */
-static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected)
+static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who)
 {
     Expr *l, *r;
+    if (!who) who = arena_printf(t->a, "operator '%s'", binop_spelling[e->bin.op]);
     bool arith = e->bin.op <= OP_MOD, logic = e->bin.op == OP_AND || e->bin.op == OP_OR;
     Type *hint = arith ? expected : NULL;
     if (is_literal(e->bin.l) && !is_literal(e->bin.r)) {
@@ -724,18 +811,17 @@ static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected)
         r = infer(t, e->bin.r, sc, l->ty->kind == T_IDX ? ty_scalar(t->a, SK_I32) : l->ty);
     }
     if (!is_scalar(l->ty) || !is_scalar(r->ty))
-        diag_error(t->d, e->sp, "operator '%s' takes scalars, got %s and %s", binop_spelling[e->bin.op], tstr(t, l->ty),
-                   tstr(t, r->ty));
+        diag_error(t->d, e->sp, "%s takes scalars, got %s and %s", who, tstr(t, l->ty), tstr(t, r->ty));
     ScalarKind a = num_kind(l->ty), b = num_kind(r->ty);
     if (a != b)
-        diag_error(t->d, e->sp, "operator '%s' on different types %s and %s (there are no implicit conversions)",
-                   binop_spelling[e->bin.op], scalar_info[a].name, scalar_info[b].name);
+        diag_error(t->d, e->sp, "%s on different types %s and %s (there are no implicit conversions)", who,
+                   scalar_info[a].name, scalar_info[b].name);
     if (logic && a != SK_BOOL)
-        diag_error(t->d, e->sp, "operator '%s' takes bool operands, got %s", binop_spelling[e->bin.op], scalar_info[a].name);
+        diag_error(t->d, e->sp, "%s takes bool operands, got %s", who, scalar_info[a].name);
     if (!logic && a == SK_BOOL && e->bin.op != OP_EQ && e->bin.op != OP_NE)
-        diag_error(t->d, e->sp, "operator '%s' does not apply to bool", binop_spelling[e->bin.op]);
+        diag_error(t->d, e->sp, "%s does not apply to bool", who);
     if (e->bin.op == OP_MOD && scalar_info[a].is_float)
-        diag_error(t->d, e->sp, "operator '%%' is defined on integers only, got %s", scalar_info[a].name);
+        diag_error(t->d, e->sp, "%s is defined on integers only, got %s", who, scalar_info[a].name);
     Expr *x = mk(t, E_BIN, ty_scalar(t->a, arith ? a : SK_BOOL), e->sp);
     x->bin.op = e->bin.op;
     x->bin.l = l;
@@ -805,7 +891,7 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
         x->let.body = body;
         return x;
     }
-    case A_BIN: return infer_bin(t, e, sc, expected);
+    case A_BIN: return infer_bin(t, e, sc, expected, NULL);
     case A_UN: {
         if (e->un.op == UOP_NEG && (e->un.e->kind == A_INT || e->un.e->kind == A_FLOAT)) {
             /* -literal: fold, so -2147483648 is not rejected as 2147483648 */

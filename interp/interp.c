@@ -986,6 +986,111 @@ static void eval_scatter(Ctx *c, const Code *e, Val *res)
     val_node(res, rt, nd);
 }
 
+/* ---------------------------------------------------------------- scalar forms */
+
+/* C's conversion of a scalar from one kind to another: to bool is x != 0; integers to
+ * a narrower integer wrap (as nvcc does); integers to floats round to nearest. A float
+ * outside the range of the integer type it is converted to (or NaN) is undefined in C
+ * and on the GPU: here a run-time error. */
+static Scalar convert(Ctx *c, Span sp, ScalarKind from, ScalarKind to, Scalar a)
+{
+    Scalar r = {0};
+    if (from == SK_F32 || from == SK_F64) {
+        double v = from == SK_F32 ? (double)a.f : a.d;
+        switch (to) {
+        case SK_F32: r.f = from == SK_F32 ? a.f : (float)a.d; return r;
+        case SK_F64: r.d = v; return r;
+        case SK_BOOL: r.b = v != 0; return r;
+        case SK_I32: case SK_U32: case SK_I64: case SK_U64: {
+            /* the open interval of values whose truncation fits */
+            double lo = to == SK_I32 ? -2147483649.0 : to == SK_I64 ? -9223372036854777856.0 : -1.0;
+            double hi = to == SK_I32 ? 2147483648.0 : to == SK_U32 ? 4294967296.0
+                      : to == SK_I64 ? 9223372036854775808.0 : 18446744073709551616.0;
+            if (!(v > lo && v < hi))
+                fail(c, sp, "%s(x) of %g: the value is outside the range of %s (undefined in C and on the GPU)",
+                     scalar_info[to].name, v, scalar_info[to].name);
+            if (to == SK_U64) r.u = (uint64_t)v;
+            else r = scalar_of_int(to, (int64_t)v);
+            return r;
+        }
+        case SK_COUNT: break;
+        }
+        unreachable();
+    }
+    if (from == SK_BOOL) return scalar_of_int(to, a.b ? 1 : 0);
+    bool sg = from == SK_I32 || from == SK_I64;
+    uint64_t x = widen(from, a);
+    switch (to) {
+    case SK_F32: r.f = sg ? (float)(int64_t)x : (float)x; return r;
+    case SK_F64: r.d = sg ? (double)(int64_t)x : (double)x; return r;
+    case SK_BOOL: r.b = x != 0; return r;
+    case SK_I32: case SK_U32: case SK_I64: case SK_U64: return scalar_of_int(to, (int64_t)x);
+    case SK_COUNT: break;
+    }
+    unreachable();
+}
+
+/* CUDA's rsqrtf/rsqrt, which math.h lacks */
+#define rsqrtf(x) (1.0f / sqrtf(x))
+#define rsqrt(x) (1.0 / sqrt(x))
+#define MATH_CALL_1(fn, x, m) fn(x[0].m)
+#define MATH_CALL_2(fn, x, m) fn(x[0].m, x[1].m)
+#define MATH_CALL_3(fn, x, m) fn(x[0].m, x[1].m, x[2].m)
+
+/* A math function as CUDA computes it: the float function of math.h for f32 (expf),
+ * the double one for f64 (exp); abs of an integer wraps (abs(INT_MIN) = INT_MIN). */
+static Scalar math_eval(Prim p, ScalarKind sk, const Scalar *x)
+{
+    Scalar r = {0};
+    if (sk != SK_F32 && sk != SK_F64) {
+        if (p != P_ABS) unreachable();
+        uint64_t v = widen(sk, x[0]);
+        return scalar_of_int(sk, (int64_t)v < 0 ? (int64_t)(0u - v) : (int64_t)v);
+    }
+#define X(pr, n, ff, fd, ints)                                   \
+    if (p == pr) {                                               \
+        if (sk == SK_F32) r.f = MATH_CALL_##n(ff, x, f);         \
+        else r.d = MATH_CALL_##n(fd, x, d);                      \
+        return r;                                                \
+    }
+    MATH_FNS(X)
+#undef X
+    unreachable();
+}
+#undef rsqrtf
+#undef rsqrt
+
+/* select(c)(a)(b): all three evaluated, then a or b whole (element i of a selected
+ * array is select(c)(a[i])(b[i]), c being one value); f32(x) ... bool(x): convert;
+ * the math functions: math_eval. neg sub div mod gt lt equal not are E_UN/E_BIN
+ * after typecheck and never reach here. */
+static void eval_scalar_form(Ctx *c, const Code *e, Val *r)
+{
+    Prim p = e->p;
+    if (p == P_SELECT) {
+        Val cv, a, b;
+        eval(c, e->args[0], &cv);
+        eval(c, e->args[1], &a);
+        eval(c, e->args[2], &b);
+        val_set(r, cv.s.b ? &a : &b);
+        r->ty = e->ty;
+        return;
+    }
+    if (p >= P_TO_F32 && p <= P_TO_BOOL) {
+        Val a;
+        eval(c, e->args[0], &a);
+        val_scalar(r, e->ty, convert(c, e->sp, e->args[0]->ty->sk, e->ty->sk, a.s));
+        return;
+    }
+    Scalar xs[3] = {{0}};
+    for (int i = 0; i < prim_info[p].nargs; i++) {
+        Val a;
+        eval(c, e->args[i], &a);
+        xs[i] = a.s;
+    }
+    val_scalar(r, e->ty, math_eval(p, e->ty->sk, xs));
+}
+
 /* *r = a saturated primitive; views build nodes, maps and reductions compute */
 static void eval_prim(Ctx *c, const Code *e, Val *r)
 {
@@ -1016,6 +1121,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL: case P_MIN:
         case P_MAX: case P_COUNT: unreachable();
         case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
+        SCALAR_FORM_CASES unreachable();
         }
         val_node(r, e->ty, n);
         return;
@@ -1088,6 +1194,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         n->sp = e->sp;
         val_node(r, e->ty, n);
         return;
+    SCALAR_FORM_CASES eval_scalar_form(c, e, r); return;
     case P_COUNT: break;
     }
     unreachable();

@@ -354,9 +354,12 @@ call:
   | call ',' expr     { $$ = ast_app(A, @1, $1, $3); }
   ;
 
-/* primary: IDENT | literal | '(' expr ')' | lambda */
+/* primary: IDENT | SCALAR | literal | '(' expr ')' | lambda
+ * A scalar type name used as a value is the cast to that type: f32(x) applies the
+ * primitive "f32". */
 primary:
     IDENT         { $$ = ast_var(A, @1, $1); }
+  | SCALAR        { $$ = ast_var(A, @1, scalar_info[$1].name); }
   | INT
   | FLOAT
   | DIM

@@ -620,6 +620,76 @@ START_TEST(test_arith_prims)
 }
 END_TEST
 
+/* The scalar forms: select evaluates both sides and picks one (also whole arrays);
+ * casts convert with C's rules (a float out of an integer's range is an error); the
+ * math functions compute in the argument's type (expf for f32). neg, sub, ... are
+ * E_UN/E_BIN after typecheck: test_operators covers them. */
+static Expr *cast(ScalarKind to, Expr *x) { return P((Prim)(P_TO_F32 + (to - SK_F32)), S(to), NULL, NULL, x, NULL, NULL); }
+static Expr *sel(Expr *c, Expr *a, Expr *b) { return P(P_SELECT, a->ty, NULL, NULL, c, a, b); }
+START_TEST(test_scalar_forms)
+{
+    char err[256];
+    int32_t o;
+    float f;
+    double d;
+    bool b;
+    ck_assert(run0(sel(LB(true), LI32(1), LI32(2)), &o, err));
+    ck_assert_int_eq(o, 1);
+    ck_assert(run0(sel(LB(false), LI32(1), LI32(2)), &o, err));
+    ck_assert_int_eq(o, 2);
+    /* both sides are evaluated: an error in the side not chosen is still an error */
+    ck_assert(!run0(sel(LB(true), LI32(1), arith(P_ADD, LI32(1), BIN(OP_DIV, LI32(1), LI32(0)))), &o, err));
+    ck_assert_msg(strstr(err, "division by zero"), "%s", err);
+    /* on arrays: the whole array */
+    Binder *i = B("i", IDX(4)), *j = B("j", IDX(4));
+    int32_t arr[4];
+    ck_assert(run0(sel(LB(false), generate(i, cast(SK_I32, V(i))), generate(j, LI32(7))), arr, err));
+    ck_assert_int_eq(arr[0], 7);
+    ck_assert_int_eq(arr[3], 7);
+    i = B("i", IDX(4)), j = B("j", IDX(4));
+    ck_assert(run0(sel(LB(true), generate(i, cast(SK_I32, V(i))), generate(j, LI32(7))), arr, err));
+    ck_assert_int_eq(arr[3], 3);
+
+    ck_assert(run0(cast(SK_I32, LF32(-2.75)), &o, err));
+    ck_assert_int_eq(o, -2); /* toward zero */
+    ck_assert(run0(cast(SK_I32, LI64(((int64_t)1 << 32) + 5)), &o, err));
+    ck_assert_int_eq(o, 5); /* wraps */
+    uint32_t u;
+    ck_assert(run0(cast(SK_U32, LI32(-1)), &u, err));
+    ck_assert_uint_eq(u, 4294967295u);
+    ck_assert(run0(cast(SK_F32, LU32(4294967295u)), &f, err));
+    ck_assert_float_eq(f, 4294967296.0f);
+    ck_assert(run0(cast(SK_BOOL, LF32(0.25)), &b, err));
+    ck_assert(b);
+    ck_assert(run0(cast(SK_BOOL, LI32(0)), &b, err));
+    ck_assert(!b);
+    ck_assert(run0(cast(SK_F64, LB(true)), &d, err));
+    ck_assert(d == 1.0);
+    ck_assert(!run0(cast(SK_I32, LF32(3e9)), &o, err));
+    ck_assert_msg(strstr(err, "outside the range of i32"), "%s", err);
+    ck_assert(!run0(cast(SK_U32, LF64(-1.0)), &u, err));
+
+    ck_assert(run0(un1(P_EXP, LF32(1.0)), &f, err));
+    ck_assert_float_eq(f, expf(1.0f));
+    ck_assert(run0(un1(P_EXP, LF64(1.0)), &d, err));
+    ck_assert(d == exp(1.0));
+    ck_assert(run0(un1(P_RSQRT, LF32(4.0)), &f, err));
+    ck_assert_float_eq(f, 0.5f);
+    ck_assert(run0(un1(P_ABS, LI32(-5)), &o, err));
+    ck_assert_int_eq(o, 5);
+    ck_assert(run0(un1(P_ABS, LI32(INT32_MIN)), &o, err));
+    ck_assert_int_eq(o, INT32_MIN); /* wraps, as CUDA's abs */
+    ck_assert(run0(un1(P_FLOOR, LF32(-1.5)), &f, err));
+    ck_assert_float_eq(f, -2.0f);
+    ck_assert(run0(arith(P_POW, LF32(2.0), LF32(10.0)), &f, err));
+    ck_assert_float_eq(f, 1024.0f);
+    ck_assert(run0(P(P_FMA, S(SK_F64), NULL, NULL, LF64(2.0), LF64(3.0), LF64(1.0)), &d, err));
+    ck_assert(d == 7.0);
+    ck_assert(run0(un1(P_ERF, LF32(0.5)), &f, err));
+    ck_assert_float_eq(f, erff(0.5f));
+}
+END_TEST
+
 /* C semantics: truncating / and %, comparisons to bool, && || short-circuit, unary ops */
 START_TEST(test_operators)
 {
@@ -1001,6 +1071,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_shfl_xor);
     tcase_add_test(tc, test_shfl_warp);
     tcase_add_test(tc, test_arith_prims);
+    tcase_add_test(tc, test_scalar_forms);
     tcase_add_test(tc, test_operators);
     tcase_add_test(tc, test_wraparound);
     tcase_add_test(tc, test_div_zero);

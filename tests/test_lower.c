@@ -45,6 +45,37 @@ static const Stmt *find_loop(const Stmt *s, Level l)
 }
 
 
+/* Scalar forms: select computes both sides into registers, then ?:; a select of
+ * arrays is a view (no copy, the condition computed once); math calls pick CUDA's
+ * float or double function; casts are C casts; sub is the operator. */
+START_TEST(scalar_forms_lowering)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => "
+                       "select(x > 0.5f)(exp(x))(f32(i32(x)) + sub(x)(1.0f))))))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "float s1 = expf(xs[g0]);"), "%s", cu);
+    ck_assert_msg(strstr(cu, "float s2 = (((float)((int)xs[g0])) + (xs[g0] - 1.0f));"), "%s", cu);
+    ck_assert_msg(strstr(cu, "((xs[g0] > 0.5f) ? s1 : s2)"), "%s", cu);
+    ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_IF), 0);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun(n.f64)(xs => xs |> mapGlobal(fun(x => fma(x)(x)(sqrt(abs(x)))))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "fma(xs[g0], xs[g0], sqrt(fabs(xs[g0])))"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun(n.f32)(a => fun(n.f32)(b => select(n > 9)(a)(b) |> mapGlobal(fun(x => x)))))");
+    EXPECT_OK(t);
+    ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_DECL), 1); /* the condition only */
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "(c0 ? a[g1] : b[g1])"), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* Views are index functions: the scale kernel allocates nothing and has one store. */
 START_TEST(views_copy_nothing)
 {
@@ -352,6 +383,7 @@ int main(void)
     Suite *s = suite_create("lower");
     TCase *c = tcase_create("core");
     tcase_add_test(c, views_copy_nothing);
+    tcase_add_test(c, scalar_forms_lowering);
     tcase_add_test(c, naive_reduction_shape);
     tcase_add_test(c, tree_reduction_barriers_and_reuse);
     tcase_add_test(c, no_barrier_without_shared);

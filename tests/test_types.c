@@ -190,6 +190,56 @@ END_TEST
 /* The columns of the primitive table agree with each other: the maps and only they
  * have a level, the warp family and only it a shuffle kind, function arities stay
  * within the arguments, and every level and shuffle kind belongs to some primitive. */
+/* The scalar forms (issue 11 item 2): select, casts, math functions, the operators as
+ * functions; each type rule and its misuse. */
+#define MAP1(t, body) "kernel k = nFun(n => fun(n." t ")(xs => xs |> mapGlobal(fun(x => " body "))))"
+START_TEST(scalar_forms)
+{
+    TYPE_IS(MAP1("f32", "select(x > 0.5f)(x)(0.0f)"), "n.f32");
+    TYPE_IS(MAP1("i32", "select(x > 0)(x)(1)"), "n.i32");
+    TYPE_IS(MAP1("f32", "select(true)(pair(x)(1))(pair(x)(2)) |> snd"), "n.i32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(a => fun(n.f32)(b => select(n > 3)(a)(b) |> mapGlobal(id))))", "n.f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(a => fun((n+1).f32)(b => select(true)(a)(b |> take(n)) |> mapGlobal(id))))",
+            "n.f32");
+    TYPE_IS(MAP1("f32", "f64(x)"), "n.f64");
+    TYPE_IS(MAP1("f32", "i32(x)"), "n.i32");
+    TYPE_IS(MAP1("f32", "u32(x)"), "n.u32");
+    TYPE_IS(MAP1("i32", "i64(x)"), "n.i64");
+    TYPE_IS(MAP1("i32", "u64(x)"), "n.u64");
+    TYPE_IS(MAP1("i32", "bool(x)"), "n.bool");
+    TYPE_IS(MAP1("bool", "f32(x)"), "n.f32");
+    TYPE_IS(MAP1("f32", "exp(x) + sqrt(x) + rsqrt(x) + tanh(x) + erf(x) + floor(x) + ceil(x)"), "n.f32");
+    TYPE_IS(MAP1("f64", "pow(x)(2.0) + fma(x)(x)(1.0) + log2(x) + exp2(x) + sin(x) + cos(x) + log(x)"), "n.f64");
+    TYPE_IS(MAP1("i32", "abs(x)"), "n.i32");
+    TYPE_IS(MAP1("i64", "abs(x) + min(x)(2) + max(x)(3)"), "n.i64");
+    TYPE_IS(MAP1("i32", "sub(x)(1) + div(x)(2) + mod(x)(3) + neg(x)"), "n.i32");
+    TYPE_IS(MAP1("f32", "gt(x)(1.0f)"), "n.bool");
+    TYPE_IS(MAP1("u32", "lt(x)(1)"), "n.bool");
+    TYPE_IS(MAP1("i32", "not(equal(x)(1))"), "n.bool");
+    /* as function arguments, like add */
+    TYPE_IS("kernel k = nFun(n => fun((4*n).i32)(xs => xs |> split(4) |> mapGlobal(reduceSeq(sub)(0))))", "n.i32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(exp)))", "n.f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(i32)))", "n.i32");
+
+    ERR_IS(MAP1("f32", "select(x > 0.5f)(x)(1)"), "integer literal where f32 is expected");
+    ERR_IS(MAP1("f32", "select(x > 0.5f)(x)(i32(x))"), "select of different types f32 and i32");
+    ERR_IS(MAP1("f32", "select(x)(x)(x)"), "select: the condition must be a bool, but this has type f32");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(a => fun(n.i32)(b => select(true)(a)(b) |> mapGlobal(id))))",
+           "select of different types n.f32 and n.i32");
+    ERR_IS(MAP1("f32", "f64(pair(x)(x))"), "f64(x) converts a scalar, but this has type (f32, f32)");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => f32(xs)))", "f32(x) converts a scalar, but this has type n.f32");
+    ERR_IS(MAP1("i32", "exp(x)"), "exp takes f32 or f64 (convert an integer with f32(x)), but this has type i32");
+    ERR_IS(MAP1("u32", "abs(x)"), "abs takes f32, f64, i32 or i64, but this has type u32");
+    ERR_IS(MAP1("f32", "pow(x)(2.0)"), "pow: argument 2 has type f64 but the first has type f32");
+    ERR_IS(MAP1("f32", "fma(x)(x)"), "'fma' is applied to 2 arguments but takes 3");
+    ERR_IS(MAP1("f32", "mod(x)(2.0f)"), "mod is defined on integers only, got f32");
+    ERR_IS(MAP1("f32", "sub(x)(1.0)"), "sub on different types f32 and f64");
+    ERR_IS(MAP1("u32", "neg(x)"), "neg does not apply to u32");
+    ERR_IS(MAP1("i32", "not(x)"), "not takes a bool, but this has type i32");
+    ERR_IS(MAP1("bool", "gt(x)(x)"), "gt does not apply to bool");
+}
+END_TEST
+
 START_TEST(prim_table)
 {
     bool level_seen[LVL_LANE + 1] = {0}, shfl_seen[SHFL_IDX + 1] = {0};
@@ -268,6 +318,7 @@ int main(void)
     tcase_add_test(c, defs_and_lets);
     tcase_add_test(c, defines);
     tcase_add_test(c, generate_and_shfl_types);
+    tcase_add_test(c, scalar_forms);
     tcase_add_test(c, prim_table);
     tcase_add_test(c, data_movement_types);
     tcase_add_test(c, prims_documented);

@@ -98,6 +98,12 @@ for b in 1 7 1000; do # the Hillis-Steele warp scan: one warp per 32 elements (3
     run_case gpu ../tests/programs/scan_warp_hs.rise $k "32*$b" 1 -D n=$b
   done
 done
+for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
+  for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
+    run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
+  done
+  run_case gpu count_if.rise countIf $n 1 -D n=$n -D g=132
+done
 for t in "1 1" "2 3" "17 5" "64 64"; do
   set -- $t
   run_case gpu transpose_tiled.rise transposeTiled "32*$1x32*$2" 1 -D mt=$1 -D nt=$2
@@ -171,6 +177,10 @@ for tool in memcheck racecheck synccheck; do
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
   san $tool ../tests/programs/big_shared.rise transposeTile 1 -D n=2 -D r=227 -D c=256
   san $tool ../tests/programs/big_shared.rise twoLive 1 -D n=2 -D m=29056
+  for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
+    san $tool ../tests/programs/scalar_forms.rise $k 1 -D n=1000
+  done
+  san $tool count_if.rise countIf 1 -D n=100003 -D g=9
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
