@@ -92,7 +92,10 @@ typedef enum {
     X(P_ADD,             "add",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_MUL,             "mul",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_MIN,             "min",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
-    X(P_MAX,             "max",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR)
+    X(P_MAX,             "max",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    /* scans (issue 11 item 4): shine's scanSeq, (s -> t -> t) -> t -> n.s -> n.t */          \
+    X(P_SCANSEQ,         "scanSeq",         0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
+    X(P_SCANSEQEXCL,     "scanSeqExcl",     0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE)
 
 typedef enum {
 #define X(e, ...) e,

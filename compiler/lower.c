@@ -114,6 +114,7 @@ static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
 static void lower_acc(Lw *w, Expr *e, Acc *acc);
+static void lower_scan(Lw *w, Expr *e, Acc *c);
 
 static Val *scalar(Lw *w, X *x)
 {
@@ -579,6 +580,7 @@ static bool view_chain(const Expr *body, const Binder *x)
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: return false;
+    case P_SCANSEQ: case P_SCANSEQEXCL: return false;
     }
     unreachable();
 }
@@ -603,6 +605,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
+    case P_SCANSEQ: case P_SCANSEQEXCL: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -710,6 +713,9 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
     NatVar *iv;
     Stmt *saved;
     Stmt *s = open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
+    /* a private array (a reduceSeq's array accumulator) stays in registers only when
+     * every index into it is a constant */
+    s->loop.unroll = v->v->kind == V_MEM && v->v->buf->as == AS_PRIVATE;
     Nat *i = nat_var(w->a, iv);
     copy_val(w, view_at(w, v->v, i), acc_at(w, c, i), sp);
     close_loop(w, s, saved);
@@ -766,6 +772,40 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     lower_acc(w, f->lam.body, c);
     w->ndepth--;
     w->cur = saved;
+}
+
+/* ---------------------------------------------------------------- scans (issue 11 item 4) */
+
+/* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
+ * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
+ * One thread runs the loop; the accumulator a is a register (a scalar). */
+static void lower_scan(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args, *f = arg[0];
+    bool excl = e->prim.p == P_SCANSEQEXCL;
+    Val *init = lower_exp(w, arg[1]);
+    if (init->k != VAL_SCALAR)
+        diag_error(w->d, arg[1]->sp, "%s with a %s accumulator is not supported; use a scalar accumulator",
+                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "pair" : "array");
+    Val *xs = lower_exp(w, arg[2]);
+    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(arg[1]->ty), nat_cst(a, 1));
+    accb->scalar = true;
+    Stmt *d = snew(w, S_DECL);
+    d->decl.buf = accb;
+    d->decl.init = init->x;
+    emit(w, d);
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
+    s->loop.unroll = xs->v->kind == V_MEM && xs->v->buf->vec;
+    Nat *j = nat_var(a, iv);
+    if (excl) acc_store(w, acc_at(w, c, j), scalar(w, xload(w, accb, nat_cst(a, 0))), e->sp);
+    bind(w, f->lam.param, view_at(w, xs->v, j));
+    bind(w, f->lam.body->lam.param, scalar(w, xload(w, accb, nat_cst(a, 0))));
+    store(w, accb, nat_cst(a, 0), lower_exp(w, f->lam.body->lam.body)->x);
+    if (!excl) acc_store(w, acc_at(w, c, j), scalar(w, xload(w, accb, nat_cst(a, 0))), e->sp);
+    close_loop(w, s, saved);
 }
 
 /* acc(mapSeq(f)(x), out)       = acc(x, MAPF(out, f))   when f is a view chain
@@ -863,6 +903,7 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         case P_TOPRIVATEFUN: case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
         case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP:
         case P_ADD: case P_MUL: case P_MIN: case P_MAX: case P_COUNT: break;
+        case P_SCANSEQ: case P_SCANSEQEXCL: lower_scan(w, e, c); return;
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
@@ -929,6 +970,110 @@ static void bind_let(Lw *w, Expr *e)
                    "materialise it with toPrivate or toShared so it is computed once",
                    user_part(w->a, e->let.x->name));
     bind(w, e->let.x, v);
+}
+
+/* ---------------------------------------------------------------- array accumulators (issue 11 item 4) */
+
+/* The most elements an array accumulator may have: it lives in private memory, which
+ * is registers only while every index into it is a constant (loops unrolled). */
+enum { MAX_ACC_ELEMS = 64 };
+
+/* copy(v, out) with every loop unrolled: the copies in and out of a private array stay
+ * register moves */
+static void copy_unrolled(Lw *w, Val *v, Acc *c, Span sp)
+{
+    if (v->k != VAL_ARRAY) {
+        acc_store(w, c, v, sp);
+        return;
+    }
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
+    s->loop.unroll = true;
+    Nat *i = nat_var(w->a, iv);
+    copy_unrolled(w, view_at(w, v->v, i), acc_at(w, c, i), sp);
+    close_loop(w, s, saved);
+}
+
+/* Can body, the operator's new accumulator, be written straight into the accumulator
+ * acc it reads? When it is mapSeq(g)(acc), mapSeq(g)(zip(acc)(ys)) or mapSeq(g)(zip(ys)(acc)),
+ * with scalar elements and acc mentioned nowhere else, element i reads acc[i] and then
+ * writes acc[i], and no other element of acc: yes. Otherwise element i might read an
+ * element written before it, so the new value goes to a temporary first. */
+static bool elementwise_update(const Expr *body, const Binder *acc)
+{
+    if (body->kind != E_PRIM || (body->prim.p != P_MAPSEQ && body->prim.p != P_MAPSEQUNROLL)) return false;
+    if (body->ty->arr.elem->kind != T_SCALAR || count_uses(body, acc, 1) != 1) return false;
+    const Expr *xs = body->prim.args[1];
+    if (xs->kind == E_VAR) return xs->var.b == acc;
+    if (xs->kind != E_PRIM || xs->prim.p != P_ZIP) return false;
+    for (int k = 0; k < 2; k++)
+        if (xs->prim.args[k]->kind == E_VAR && xs->prim.args[k]->var.b == acc) return true;
+    return false;
+}
+
+/* reduceSeq(f)(init)(xs) with init : k.t (or nested arrays of k scalars in all), k a
+ * constant <= MAX_ACC_ELEMS:
+ *   t acc[k] = init; for j < n: { acc = f(acc)(xs[j]) }   (acc private)
+ * The operator's body writes its new array into acc itself when that is safe
+ * (elementwise_update), else into a private temporary that is then copied into acc. */
+static Val *reduce_array(Lw *w, Expr *e, Val *init)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args, *f = arg[0];
+    const char *name = prim_info[e->prim.p].name;
+    Nat *cnt;
+    int64_t k;
+    const Type *in = ty_innermost(a, e->ty, &cnt);
+    if (!in)
+        diag_error(w->d, arg[1]->sp, "%s with an accumulator of type %s is not supported: an array accumulator "
+                   "must hold scalars", name, ty_str(a, e->ty));
+    if (!nat_is_const(cnt, &k))
+        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) needs a size known at compile time, but it "
+                   "has %s elements (specialise it with -D)", name, ty_str(a, e->ty), nat_str(a, cnt));
+    if (k > MAX_ACC_ELEMS)
+        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements, more than the %d that "
+                   "are kept in registers; reduce a smaller tile, or store partial results with toPrivate",
+                   name, ty_str(a, e->ty), (long long)k, MAX_ACC_ELEMS);
+    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(in), cnt);
+    accb->scalar = k == 1;
+    Stmt *d = snew(w, S_DECL);
+    d->decl.buf = accb;
+    emit(w, d);
+    Acc *ca = acceptor(w, W_MEM, e->ty, NULL);
+    ca->buf = accb;
+    ca->base = nat_cst(a, 0);
+    copy_unrolled(w, init, ca, arg[1]->sp);
+    View *av = view(w, V_MEM, e->ty, NULL);
+    av->buf = accb;
+    av->base = nat_cst(a, 0);
+    Val *xs = lower_exp(w, arg[2]);
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
+    s->loop.unroll = e->prim.p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
+    Expr *body = f->lam.body->lam.body;
+    bind(w, f->lam.param, array(w, av));
+    bind(w, f->lam.body->lam.param, view_at(w, xs->v, nat_var(a, iv)));
+    if (elementwise_update(body, f->lam.param)) {
+        lower_acc(w, body, ca);
+    } else {
+        Buffer *tb = new_buffer(w, "nacc", AS_PRIVATE, sk_of(in), cnt);
+        tb->scalar = k == 1;
+        Stmt *td = snew(w, S_DECL);
+        td->decl.buf = tb;
+        emit(w, td);
+        Acc *ct = acceptor(w, W_MEM, e->ty, NULL);
+        ct->buf = tb;
+        ct->base = nat_cst(a, 0);
+        lower_acc(w, body, ct);
+        View *tv = view(w, V_MEM, e->ty, NULL);
+        tv->buf = tb;
+        tv->base = nat_cst(a, 0);
+        copy_unrolled(w, array(w, tv), ca, e->sp);
+    }
+    close_loop(w, s, saved);
+    return array(w, av);
 }
 
 static Val *lower_prim(Lw *w, Expr *e)
@@ -1031,9 +1176,10 @@ static Val *lower_prim(Lw *w, Expr *e)
     case P_REDUCESEQUNROLL: {
         /* acc = init; for j < n: acc = f(acc, xs[j]); the accumulator lives in a register */
         Val *init = lower_exp(w, arg[1]);
+        if (init->k == VAL_ARRAY) return reduce_array(w, e, init);
         if (init->k != VAL_SCALAR)
-            diag_error(w->d, e->sp, "reduceSeq with a %s accumulator is not supported; use a scalar accumulator",
-                       init->k == VAL_PAIR ? "pair" : "array");
+            diag_error(w->d, e->sp, "%s with a pair accumulator is not supported; use a scalar or array accumulator",
+                       prim_info[p].name);
         Val *xs = lower_exp(w, arg[2]);
         Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(e->ty), nat_cst(a, 1));
         accb->scalar = true;
@@ -1152,6 +1298,12 @@ static Val *lower_prim(Lw *w, Expr *e)
         m->bin.r = y->x;
         return scalar(w, m);
     }
+    case P_SCANSEQ:
+    case P_SCANSEQEXCL:
+        /* element i of a scan needs elements 0..i: read lazily it would be recomputed
+         * per element, so, like a parallel map's, its result must be stored first */
+        diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
+                   "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
     case P_COUNT: break;
