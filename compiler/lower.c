@@ -5,7 +5,7 @@
  *   - Views (split, join, transpose, padCst, padClamp, take, drop, slide, zip, unzip,
  *     generate, and mapSeq in a read position) are index functions: reading element i
  *     of a view computes where it lives; nothing is copied.
- *   - Memory is allocated only by toShared/toPrivate, by reduceSeq accumulators, by
+ *   - Memory is allocated only by toShared/toPrivate, by reduceSeq and scanSeq accumulators, by
  *     let-bound scalars (so a binding evaluates once), by shuffles (a register each,
  *     so that every lane runs them) and by the kernel output.
  *   - Writes go through acceptors: a map writes element i of its result to element i
@@ -786,8 +786,8 @@ static void lower_scan(Lw *w, Expr *e, Acc *c)
     bool excl = e->prim.p == P_SCANSEQEXCL;
     Val *init = lower_exp(w, arg[1]);
     if (init->k != VAL_SCALAR)
-        diag_error(w->d, arg[1]->sp, "%s with a %s accumulator is not supported; use a scalar accumulator",
-                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "pair" : "array");
+        diag_error(w->d, arg[1]->sp, "%s with %s accumulator is not supported; use a scalar accumulator",
+                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "a pair" : "an array");
     Val *xs = lower_exp(w, arg[2]);
     Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(arg[1]->ty), nat_cst(a, 1));
     accb->scalar = true;
