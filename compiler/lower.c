@@ -779,7 +779,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
 /* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
  * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
  * One thread runs the loop; the accumulator a is a register (a scalar). */
-static void lower_scan(Lw *w, Expr *e, Acc *c)
+static __attribute__((noinline)) void lower_scan(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
     Expr **arg = e->prim.args, *f = arg[0];
@@ -1017,7 +1017,7 @@ static bool elementwise_update(const Expr *body, const Binder *acc)
  *   t acc[k] = init; for j < n: { acc = f(acc)(xs[j]) }   (acc private)
  * The operator's body writes its new array into acc itself when that is safe
  * (elementwise_update), else into a private temporary that is then copied into acc. */
-static Val *reduce_array(Lw *w, Expr *e, Val *init)
+static __attribute__((noinline)) Val *reduce_array(Lw *w, Expr *e, Val *init)
 {
     Arena *a = w->a;
     Expr **arg = e->prim.args, *f = arg[0];
