@@ -99,6 +99,9 @@ typedef enum {
     X(P_SCATTER,         "scatter",         0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_CONCAT,          "concat",          0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
     X(P_PADEMPTY,        "padEmpty",        1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW) \
+    /* scans (issue 11 item 4): shine's scanSeq, (s -> t -> t) -> t -> n.s -> n.t */          \
+    X(P_SCANSEQ,         "scanSeq",         0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
+    X(P_SCANSEQEXCL,     "scanSeqExcl",     0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
     SCALAR_FORMS(X)
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target

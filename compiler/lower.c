@@ -5,7 +5,7 @@
  *   - Views (split, join, transpose, padCst, padClamp, take, drop, slide, zip, unzip,
  *     generate, and mapSeq in a read position) are index functions: reading element i
  *     of a view computes where it lives; nothing is copied.
- *   - Memory is allocated only by toShared/toPrivate, by reduceSeq accumulators, by
+ *   - Memory is allocated only by toShared/toPrivate, by reduceSeq and scanSeq accumulators, by
  *     let-bound scalars (so a binding evaluates once), by shuffles (a register each,
  *     so that every lane runs them) and by the kernel output.
  *   - Writes go through acceptors: a map writes element i of its result to element i
@@ -121,6 +121,7 @@ static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
 static void lower_acc(Lw *w, Expr *e, Acc *acc);
+static void lower_scan(Lw *w, Expr *e, Acc *c);
 
 static Val *scalar(Lw *w, X *x)
 {
@@ -621,6 +622,7 @@ static bool view_chain(const Expr *body, const Binder *x)
     case P_MIN: case P_MAX: case P_COUNT: return false;
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
+    case P_SCANSEQ: case P_SCANSEQEXCL: return false;
     }
     unreachable();
 }
@@ -647,6 +649,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();
+    case P_SCANSEQ: case P_SCANSEQEXCL: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -754,6 +757,9 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
     NatVar *iv;
     Stmt *saved;
     Stmt *s = open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
+    /* a private array (a reduceSeq's array accumulator) stays in registers only when
+     * every index into it is a constant */
+    s->loop.unroll = v->v->kind == V_MEM && v->v->buf->as == AS_PRIVATE;
     Nat *i = nat_var(w->a, iv);
     copy_val(w, view_at(w, v->v, i), acc_at(w, c, i), sp);
     close_loop(w, s, saved);
@@ -810,6 +816,40 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     lower_acc(w, f->lam.body, c);
     w->ndepth--;
     w->cur = saved;
+}
+
+/* ---------------------------------------------------------------- scans (issue 11 item 4) */
+
+/* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
+ * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
+ * One thread runs the loop; the accumulator a is a register (a scalar). */
+static __attribute__((noinline)) void lower_scan(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args, *f = arg[0];
+    bool excl = e->prim.p == P_SCANSEQEXCL;
+    Val *init = lower_exp(w, arg[1]);
+    if (init->k != VAL_SCALAR)
+        diag_error(w->d, arg[1]->sp, "%s with %s accumulator is not supported; use a scalar accumulator",
+                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "a pair" : "an array");
+    Val *xs = lower_exp(w, arg[2]);
+    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(arg[1]->ty), nat_cst(a, 1));
+    accb->scalar = true;
+    Stmt *d = snew(w, S_DECL);
+    d->decl.buf = accb;
+    d->decl.init = init->x;
+    emit(w, d);
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
+    s->loop.unroll = xs->v->kind == V_MEM && xs->v->buf->vec;
+    Nat *j = nat_var(a, iv);
+    if (excl) acc_store(w, acc_at(w, c, j), scalar(w, xload(w, accb, nat_cst(a, 0))), e->sp);
+    bind(w, f->lam.param, view_at(w, xs->v, j));
+    bind(w, f->lam.body->lam.param, scalar(w, xload(w, accb, nat_cst(a, 0))));
+    store(w, accb, nat_cst(a, 0), lower_exp(w, f->lam.body->lam.body)->x);
+    if (!excl) acc_store(w, acc_at(w, c, j), scalar(w, xload(w, accb, nat_cst(a, 0))), e->sp);
+    close_loop(w, s, saved);
 }
 
 /* acc(mapSeq(f)(x), out)       = acc(x, MAPF(out, f))   when f is a view chain
@@ -932,6 +972,7 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         }
         case P_IDX: case P_GATHER: break;
         SCALAR_FORM_CASES break;
+        case P_SCANSEQ: case P_SCANSEQEXCL: lower_scan(w, e, c); return;
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
@@ -1066,6 +1107,110 @@ static Val *lower_scalar_form(Lw *w, Expr *e)
     die("scalar form %s reached lowering", prim_info[p].name);
 }
 
+/* ---------------------------------------------------------------- array accumulators (issue 11 item 4) */
+
+/* The most elements an array accumulator may have: it lives in private memory, which
+ * is registers only while every index into it is a constant (loops unrolled). */
+enum { MAX_ACC_ELEMS = 64 };
+
+/* copy(v, out) with every loop unrolled: the copies in and out of a private array stay
+ * register moves */
+static void copy_unrolled(Lw *w, Val *v, Acc *c, Span sp)
+{
+    if (v->k != VAL_ARRAY) {
+        acc_store(w, c, v, sp);
+        return;
+    }
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
+    s->loop.unroll = true;
+    Nat *i = nat_var(w->a, iv);
+    copy_unrolled(w, view_at(w, v->v, i), acc_at(w, c, i), sp);
+    close_loop(w, s, saved);
+}
+
+/* Can body, the operator's new accumulator, be written straight into the accumulator
+ * acc it reads? When it is mapSeq(g)(acc), mapSeq(g)(zip(acc)(ys)) or mapSeq(g)(zip(ys)(acc)),
+ * with scalar elements and acc mentioned nowhere else, element i reads acc[i] and then
+ * writes acc[i], and no other element of acc: yes. Otherwise element i might read an
+ * element written before it, so the new value goes to a temporary first. */
+static bool elementwise_update(const Expr *body, const Binder *acc)
+{
+    if (body->kind != E_PRIM || (body->prim.p != P_MAPSEQ && body->prim.p != P_MAPSEQUNROLL)) return false;
+    if (body->ty->arr.elem->kind != T_SCALAR || count_uses(body, acc, 1) != 1) return false;
+    const Expr *xs = body->prim.args[1];
+    if (xs->kind == E_VAR) return xs->var.b == acc;
+    if (xs->kind != E_PRIM || xs->prim.p != P_ZIP) return false;
+    for (int k = 0; k < 2; k++)
+        if (xs->prim.args[k]->kind == E_VAR && xs->prim.args[k]->var.b == acc) return true;
+    return false;
+}
+
+/* reduceSeq(f)(init)(xs) with init : k.t (or nested arrays of k scalars in all), k a
+ * constant <= MAX_ACC_ELEMS:
+ *   t acc[k] = init; for j < n: { acc = f(acc)(xs[j]) }   (acc private)
+ * The operator's body writes its new array into acc itself when that is safe
+ * (elementwise_update), else into a private temporary that is then copied into acc. */
+static __attribute__((noinline)) Val *reduce_array(Lw *w, Expr *e, Val *init)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args, *f = arg[0];
+    const char *name = prim_info[e->prim.p].name;
+    Nat *cnt;
+    int64_t k;
+    const Type *in = ty_innermost(a, e->ty, &cnt);
+    if (!in)
+        diag_error(w->d, arg[1]->sp, "%s with an accumulator of type %s is not supported: an array accumulator "
+                   "must hold scalars", name, ty_str(a, e->ty));
+    if (!nat_is_const(cnt, &k))
+        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) needs a size known at compile time, but it "
+                   "has %s elements (specialise it with -D)", name, ty_str(a, e->ty), nat_str(a, cnt));
+    if (k > MAX_ACC_ELEMS)
+        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements, more than the %d that "
+                   "are kept in registers; reduce a smaller tile, or store partial results with toPrivate",
+                   name, ty_str(a, e->ty), (long long)k, MAX_ACC_ELEMS);
+    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(in), cnt);
+    accb->scalar = k == 1;
+    Stmt *d = snew(w, S_DECL);
+    d->decl.buf = accb;
+    emit(w, d);
+    Acc *ca = acceptor(w, W_MEM, e->ty, NULL);
+    ca->buf = accb;
+    ca->base = nat_cst(a, 0);
+    copy_unrolled(w, init, ca, arg[1]->sp);
+    View *av = view(w, V_MEM, e->ty, NULL);
+    av->buf = accb;
+    av->base = nat_cst(a, 0);
+    Val *xs = lower_exp(w, arg[2]);
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
+    s->loop.unroll = e->prim.p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
+    Expr *body = f->lam.body->lam.body;
+    bind(w, f->lam.param, array(w, av));
+    bind(w, f->lam.body->lam.param, view_at(w, xs->v, nat_var(a, iv)));
+    if (elementwise_update(body, f->lam.param)) {
+        lower_acc(w, body, ca);
+    } else {
+        Buffer *tb = new_buffer(w, "nacc", AS_PRIVATE, sk_of(in), cnt);
+        tb->scalar = k == 1;
+        Stmt *td = snew(w, S_DECL);
+        td->decl.buf = tb;
+        emit(w, td);
+        Acc *ct = acceptor(w, W_MEM, e->ty, NULL);
+        ct->buf = tb;
+        ct->base = nat_cst(a, 0);
+        lower_acc(w, body, ct);
+        View *tv = view(w, V_MEM, e->ty, NULL);
+        tv->buf = tb;
+        tv->base = nat_cst(a, 0);
+        copy_unrolled(w, array(w, tv), ca, e->sp);
+    }
+    close_loop(w, s, saved);
+    return array(w, av);
+}
+
 static Val *lower_prim(Lw *w, Expr *e)
 {
     Arena *a = w->a;
@@ -1166,9 +1311,10 @@ static Val *lower_prim(Lw *w, Expr *e)
     case P_REDUCESEQUNROLL: {
         /* acc = init; for j < n: acc = f(acc, xs[j]); the accumulator lives in a register */
         Val *init = lower_exp(w, arg[1]);
+        if (init->k == VAL_ARRAY) return reduce_array(w, e, init);
         if (init->k != VAL_SCALAR)
-            diag_error(w->d, e->sp, "reduceSeq with a %s accumulator is not supported; use a scalar accumulator",
-                       init->k == VAL_PAIR ? "pair" : "array");
+            diag_error(w->d, e->sp, "%s with a pair accumulator is not supported; use a scalar or array accumulator",
+                       prim_info[p].name);
         Val *xs = lower_exp(w, arg[2]);
         Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(e->ty), nat_cst(a, 1));
         accb->scalar = true;
@@ -1310,6 +1456,12 @@ static Val *lower_prim(Lw *w, Expr *e)
         v->n1 = nat_cst(a, 0);
         return array(w, v);
     SCALAR_FORM_CASES return lower_scalar_form(w, e);
+    case P_SCANSEQ:
+    case P_SCANSEQEXCL:
+        /* element i of a scan needs elements 0..i: read lazily it would be recomputed
+         * per element, so, like a parallel map's, its result must be stored first */
+        diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
+                   "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
     case P_COUNT: break;

@@ -412,6 +412,34 @@ static Expr *infer_scalar_form(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expect
     return infer_bin(t, ast_bin(a, sp, op, arg[0], arg[1]), sc, expected, name);
 }
 
+/* scanSeq(f)(init)(xs) : n.t  for f : s -> t -> t, init : t, xs : n.s. The operator
+ * takes the element first and the accumulator second, as shine's primitives.scala
+ * types it: scanSeq : (s ->: t ->: t) ->: t ->: (n`.`s) ->: (n`.`t) (and its test
+ * apps/scan.scala writes scanSeq(fun(x => fun(a => a + x)))); reduceSeq's operator
+ * is the other way round, (t ->: s ->: t). scanSeqExcl has the same type.
+ * A function of its own, so that infer_prim's frame (deep recursion) does not grow. */
+static __attribute__((noinline)) Expr *infer_scan(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expected, Span sp)
+{
+    Arena *a = t->a;
+    const PrimInfo *pi = &prim_info[p];
+    Expr *x = infer(t, arg[2], sc, NULL);
+    Type *tx = want_array(t, x, pi->name);
+    Type *hint = expected && expected->kind == T_ARRAY ? expected->arr.elem : tx->arr.elem;
+    Expr *init = infer(t, arg[1], sc, hint);
+    Type *ps[2] = {tx->arr.elem, init->ty};
+    Expr *f = check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
+    Type *rt = fun_result(f, 2);
+    if (!ty_equal(rt, init->ty))
+        diag_error(t->d, arg[0]->sp, "%s: the operator returns %s but the accumulator has type %s "
+                   "(the operator takes the element first, then the accumulator)", pi->name,
+                   tstr(t, rt), tstr(t, init->ty));
+    Expr *e = prim_expr(t, p, ty_array(a, tx->arr.n, init->ty), sp);
+    e->prim.args[0] = f;
+    e->prim.args[1] = init;
+    e->prim.args[2] = x;
+    return e;
+}
+
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
 {
     const PrimInfo *pi = &prim_info[p];
@@ -666,6 +694,8 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         e->prim.args[2] = x;
         return e;
     }
+    case P_SCANSEQ:
+    case P_SCANSEQEXCL: return infer_scan(t, p, arg, sc, expected, sp);
     case P_SHFLDOWN:
     case P_SHFLUP:
     case P_SHFLXOR: {

@@ -876,6 +876,36 @@ static void eval_reduce(Ctx *c, const Code *e, Val *acc)
     acc->ty = at;
 }
 
+/* scanSeq(f)(init)(a)[i]     = f(a[i])(scanSeq(f)(init)(a)[i-1]), with [-1] = init;
+ * scanSeqExcl(f)(init)(a)[0] = init, [i+1] = f(a[i])([i]).
+ * The accumulator is always the previous element of the output store (or init), so an
+ * iteration's temporaries go once its element is stored, whatever the element type. */
+static void eval_scan(Ctx *c, const Code *e, Val *res)
+{
+    const Code *f = e->args[0], *g = f->args[0];
+    bool excl = e->p == P_SCANSEQEXCL;
+    Val a, acc, r, ov;
+    eval(c, e->args[1], &acc);
+    eval(c, e->args[2], &a);
+    const RType *rt = e->ty;
+    Node *out = store_new(c, rt, NULL);
+    val_node(&ov, rt, out);
+    int64_t n = rt->n;
+    acc.ty = rt->elem;
+    if (excl && n > 0) store_put(c, out, 0, &acc);
+    for (int64_t i = 0; i < n - excl; i++) {
+        Mark m = pool_mark(c);
+        if (i > 0 || excl) val_sel(c, &ov, i - 1 + excl, rt->elem, &acc);
+        val_sel(c, &a, i, a.ty->elem, &c->env[f->slot]);
+        val_set(&c->env[g->slot], &acc);
+        eval(c, g->args[0], &r);
+        r.ty = rt->elem;
+        store_put(c, out, i + excl, &r);
+        pool_release(c, m);
+    }
+    val_node(res, rt, out);
+}
+
 /* The 32-lane shuffles as a permutation view: lane i reads lane perm[i]. */
 static void eval_shuffle(Ctx *c, const Code *e, Val *res)
 {
@@ -1122,6 +1152,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         case P_MAX: case P_COUNT: unreachable();
         case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
         SCALAR_FORM_CASES unreachable();
+        case P_SCANSEQ: case P_SCANSEQEXCL: unreachable();
         }
         val_node(r, e->ty, n);
         return;
@@ -1195,6 +1226,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         val_node(r, e->ty, n);
         return;
     SCALAR_FORM_CASES eval_scalar_form(c, e, r); return;
+    case P_SCANSEQ: case P_SCANSEQEXCL: eval_scan(c, e, r); return;
     case P_COUNT: break;
     }
     unreachable();

@@ -260,6 +260,59 @@ PY
 else
     echo "SKIP: warp scan reference (no python3)"
 fi
+# 6e. sequential scans and a reduceSeq with an array accumulator on the CPU, against an
+# independent computation: each thread scans its 8 elements (inclusive or exclusive),
+# or folds 8 rows of 4 columns into 4 sums (colSums4) or into new[c] = old[c-1] + row[c]
+# (shiftSums4)
+if command -v python3 >/dev/null; then
+    for nk in "1 scanInclI32 i 8" "5 scanInclI32 i 8" "5 scanInclF32 f 8" "3 scanExclI32 i 8" "6 scanExclF32 f 8" \
+              "4 scanMaxPrivate i 8" "3 colSums4 f 32" "7 shiftSums4 i 32"; do
+        set -- $nk
+        python3 - "$TMP/sseq_in.bin" "$(( $1 * $4 ))" "$3" <<'PY'
+import random, struct, sys
+random.seed(11)
+n = int(sys.argv[2])
+xs = [random.randint(-1000, 1000) for _ in range(n)] if sys.argv[3] == 'i' else [random.random() for _ in range(n)]
+open(sys.argv[1], 'wb').write(struct.pack('<%d%s' % (n, sys.argv[3]), *xs))
+PY
+        rm -f "$TMP/o.bin"
+        expect "scanseq $2 n=$1" 0 "$PATC" run tests/programs/scanseq.rise --kernel "$2" -D n="$1" \
+            --input "$TMP/sseq_in.bin" --cpu --output "$TMP/o.bin"
+        if python3 - "$TMP/sseq_in.bin" "$TMP/o.bin" "$3" "$2" <<'PY'
+import struct, sys
+t, k = sys.argv[3], sys.argv[4]
+raw, out = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+xs = struct.unpack('<%d%s' % (len(raw) // 4, t), raw)
+got = struct.unpack('<%d%s' % (len(out) // 4, t), out)
+want = []
+if k.startswith('scan'):
+    for b in range(0, len(xs), 8):
+        acc = -2147483647 if k == 'scanMaxPrivate' else 0
+        for x in xs[b:b + 8]:
+            if k.startswith('scanExcl'):
+                want.append(acc); acc += x
+            elif k == 'scanMaxPrivate':
+                acc = max(acc, x); want.append(2 * acc)
+            else:
+                acc += x; want.append(acc)
+else:
+    for b in range(0, len(xs), 32):
+        acc = [0, 0, 0, 0]
+        for r in range(b, b + 32, 4):
+            row = xs[r:r + 4]
+            acc = [a + x for a, x in zip(acc, row)] if k == 'colSums4' else [(acc[c - 1] if c else 0) + row[c] for c in range(4)]
+        want += acc
+ok = len(got) == len(want) and all(g == w if t == 'i' else abs(g - w) <= 1e-5 * max(abs(w), 1) for g, w in zip(got, want))
+if not ok: print('    got', list(got[:40]), 'want', want[:40])
+sys.exit(0 if ok else 1)
+PY
+        then pass "scanseq $2 n=$1: values"; else fail "scanseq $2 n=$1: values"; fi
+    done
+else
+    echo "SKIP: scanseq reference (no python3)"
+fi
+expect "scanseq random input" 0 "$PATC" run tests/programs/scanseq.rise --kernel scanInclF32 -D n=100 --input random --cpu
+has "scanseq random input: output" "$TMP/out" '^output: f32, 800 elements$'
 # shared memory past 48 KiB runs (here on the CPU; tests/gpu/all.sh on the device), past
 # sm_90's opt-in maximum it is the compiler's error at the toShared
 expect "smem at the maximum" 0 "$PATC" run tests/programs/big_shared.rise --kernel transposeTile -D n=2 -D r=227 -D c=256 --input random --cpu

@@ -515,6 +515,48 @@ START_TEST(test_reduce)
 }
 END_TEST
 
+/* scanSeq(f)(init)(a)[i] = f(a[i])(...f(a[0])(init)): the element first;
+ * scanSeqExcl(f)(init)(a) = init, f(a[0])(init), ... (n elements, without the total) */
+static Expr *scan(Prim p, Binder *x, Binder *acc, Expr *body, Expr *init, Expr *a)
+{
+    return P(p, ARR(LEN(a->ty), init->ty), NULL, NULL, LAM(x, LAM(acc, body)), init, a);
+}
+
+START_TEST(test_scan)
+{
+    char err[256];
+    int32_t in[6] = {3, 1, 4, 1, 5, 9}, out[6];
+    /* acc*10 + x: not commutative, so the order of the operator's arguments shows */
+    Binder *a = B("a", ARRC(6, S(SK_I32)));
+    Binder *x = B("x", S(SK_I32)), *acc = B("acc", S(SK_I32));
+    Expr *body = BIN(OP_ADD, BIN(OP_MUL, V(acc), LI32(10)), V(x));
+    ck_assert(run1(scan(P_SCANSEQ, x, acc, body, LI32(7), V(a)), a, in, out, err));
+    int32_t incl[6] = {73, 731, 7314, 73141, 731415, 7314159};
+    for (int i = 0; i < 6; i++) ck_assert_int_eq(out[i], incl[i]);
+    Binder *x2 = B("x", S(SK_I32)), *acc2 = B("acc", S(SK_I32));
+    body = BIN(OP_ADD, BIN(OP_MUL, V(acc2), LI32(10)), V(x2));
+    ck_assert(run1(scan(P_SCANSEQEXCL, x2, acc2, body, LI32(7), V(a)), a, in, out, err));
+    int32_t excl[6] = {7, 73, 731, 7314, 73141, 731415};
+    for (int i = 0; i < 6; i++) ck_assert_int_eq(out[i], excl[i]);
+    /* an array accumulator (the interpreter's scan takes any element type): running
+     * column sums of a 3x2 matrix */
+    Binder *m = B("m", ARRC(3, ARRC(2, S(SK_I32))));
+    Binder *row = B("row", ARRC(2, S(SK_I32))), *cs = B("cs", ARRC(2, S(SK_I32)));
+    Binder *p = B("p", ty_pair(A, S(SK_I32), S(SK_I32))), *i = B("i", IDX(2));
+    Expr *add = map(P_MAPSEQ, p, BIN(OP_ADD, fst(V(p)), snd(V(p))), zip(V(cs), V(row)));
+    Expr *init = generate(i, BIN(OP_MUL, V(i), LI32(1000)));
+    ck_assert(run1(scan(P_SCANSEQ, row, cs, add, init, V(m)), m, in, out, err));
+    int32_t cols[6] = {3, 1001, 3 + 4, 1001 + 1, 3 + 4 + 5, 1001 + 1 + 9};
+    for (int k = 0; k < 6; k++) ck_assert_int_eq(out[k], cols[k]);
+    /* an empty array gives an empty result, also exclusive */
+    Binder *e = B("e", ARRC(0, S(SK_I32)));
+    Binder *x3 = B("x", S(SK_I32)), *acc3 = B("acc", S(SK_I32));
+    out[0] = 99;
+    ck_assert(run1(scan(P_SCANSEQEXCL, x3, acc3, V(x3), LI32(-4), V(e)), e, in, out, err));
+    ck_assert_int_eq(out[0], 99);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- shuffles */
 
 static void lanes(float *a)
@@ -1066,6 +1108,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_id_to);
     tcase_add_test(tc, test_maps);
     tcase_add_test(tc, test_reduce);
+    tcase_add_test(tc, test_scan);
     tcase_add_test(tc, test_shfl_down);
     tcase_add_test(tc, test_shfl_up);
     tcase_add_test(tc, test_shfl_xor);

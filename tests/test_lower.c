@@ -378,6 +378,85 @@ START_TEST(shared_budget_static_flag)
 }
 END_TEST
 
+/* scanSeq: the accumulator is one register, updated and then stored per element
+ * (inclusive), or stored and then updated (exclusive); its result is only ever
+ * written, never read lazily. */
+START_TEST(scan_lowering)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(scanSeq(add)(0.0f)) |> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    const char *upd = strstr(cu, "acc1 = (xs["), *st = strstr(cu, "] = acc1;");
+    ck_assert_ptr_nonnull(strstr(cu, "float acc1 = 0.0f;"));
+    ck_assert_ptr_nonnull(upd);
+    ck_assert_ptr_nonnull(st);
+    ck_assert(upd < st);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((8*n).i32)(xs => xs |> split(8) |> mapGlobal(scanSeqExcl(add)(0)) |> join))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    upd = strstr(cu, "acc1 = (xs[");
+    st = strstr(cu, "] = acc1;");
+    ck_assert_ptr_nonnull(upd);
+    ck_assert_ptr_nonnull(st);
+    ck_assert(st < upd);
+    free(cu);
+    tc_free(t);
+    /* stored in private memory and then read: fine */
+    t = tc_compile("kernel k = nFun(n => fun((8*n).i32)(xs => xs |> split(8) |> mapGlobal(fun(r => r |> scanSeq(add)(0) "
+                   "|> toPrivate |> mapSeq(fun(x => x * 2)))) |> join))");
+    EXPECT_OK(t);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((8*n).i32)(xs => xs |> split(8) |> mapGlobal(fun(r => r |> scanSeq(add)(0) "
+                   "|> reduceSeq(add)(0)))))");
+    EXPECT_ERR(t, "the result of scanSeq is read here without being stored");
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((8*n).i32)(xs => xs |> split(8) |> mapGlobal(fun(r => r |> split(2) "
+                   "|> scanSeq(fun(x => fun(a => a)))(generate(fun(i => 0))))) |> join |> join))");
+    EXPECT_ERR(t, "scanSeq with an array accumulator is not supported");
+    tc_free(t);
+}
+END_TEST
+
+/* reduceSeq with an array accumulator: a private array, updated in place when the
+ * operator is element-wise, through a temporary otherwise; at most 64 elements, of a
+ * size known at compile time. */
+START_TEST(array_accumulator)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((n*32).f32)(xs => xs |> split(32) |> mapGlobal(fun(b => b |> split(4) "
+                       "|> reduceSeq(fun(acc => fun(r => zip(acc)(r) |> mapSeqUnroll(fun(p => fst(p) + snd(p))))))"
+                       "(generate(fun(i => 0.0f))))) |> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "float acc1[4];"));
+    ck_assert_ptr_null(strstr(cu, "nacc"));
+    ck_assert_ptr_nonnull(strstr(cu, "] = (acc1["));
+    /* every loop indexing acc1 is unrolled: the init, the update and the copy out */
+    ck_assert_int_eq(count_substr(cu, "#pragma unroll\n"), 3);
+    free(cu);
+    tc_free(t);
+    /* new[i] = acc[i-1] + r[i] reads an element the update has already written in place */
+    t = tc_compile("kernel k = nFun(n => fun((n*32).i32)(xs => xs |> split(32) |> mapGlobal(fun(b => b |> split(4) "
+                   "|> reduceSeq(fun(acc => fun(r => zip(acc |> take(3) |> padCst(1)(0)(0))(r) "
+                   "|> mapSeqUnroll(fun(p => fst(p) + snd(p))))))(generate(fun(i => 0))))) |> join))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "int nacc"));
+    ck_assert_ptr_nonnull(strstr(cu, "acc1[i"));
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((n*65).f32)(xs => xs |> split(65) |> reduceSeq(fun(acc => fun(r => "
+                   "zip(acc)(r) |> mapSeq(fun(p => fst(p) + snd(p))))))(generate(fun(i => 0.0f)))))");
+    EXPECT_ERR(t, "the array accumulator (65.f32) has 65 elements, more than the 64");
+    tc_free(t);
+    t = tc_compile("kernel k = nFun((n, m) => fun((n*m).f32)(xs => xs |> split(m) |> reduceSeq(fun(acc => fun(r => "
+                   "zip(acc)(r) |> mapSeq(fun(p => fst(p) + snd(p))))))(generate(fun(i => 0.0f)))))");
+    EXPECT_ERR(t, "needs a size known at compile time, but it has m elements");
+    tc_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lower");
@@ -396,6 +475,8 @@ int main(void)
     tcase_add_test(c, shared_budget_counts_reuse);
     tcase_add_test(c, shared_budget_symbolic);
     tcase_add_test(c, shared_budget_static_flag);
+    tcase_add_test(c, scan_lowering);
+    tcase_add_test(c, array_accumulator);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

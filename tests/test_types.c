@@ -187,6 +187,24 @@ START_TEST(data_movement_types)
 }
 END_TEST
 
+/* scanSeq/scanSeqExcl : (s -> t -> t) -> t -> n.s -> n.t, the operator taking the
+ * element first (shine's order); reduceSeq with an array accumulator k.t : k.t */
+START_TEST(scan_types)
+{
+    TYPE_IS("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(scanSeq(add)(0.0f))))", "n.8.f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.i32)(xs => xs |> scanSeqExcl(add)(0)))", "n.i32");
+    /* s = i32, t = f32: the element comes first, the accumulator second */
+    TYPE_IS("kernel k = nFun(n => fun(n.i32)(xs => xs |> scanSeq(fun(x => fun(a => a + 1.0f)))(0.0f)))", "n.f32");
+    ERR_IS("kernel k = nFun(n => fun(n.i32)(xs => xs |> scanSeq(fun(a => fun(x => a + 1.0f)))(0.0f)))",
+           "operator '+' on different types i32 and f32");
+    ERR_IS("kernel k = nFun(n => fun(n.i32)(xs => xs |> scanSeq(fun(x => fun(a => x)))(0.0f)))",
+           "scanSeq: the operator returns i32 but the accumulator has type f32");
+    ERR_IS("kernel k = nFun(n => fun(n.i32)(xs => 1 |> scanSeq(add)(0)))", "scanSeq");
+    TYPE_IS("kernel k = nFun(n => fun((n*4).f32)(xs => xs |> split(4) |> reduceSeq(fun(acc => fun(r => "
+            "zip(acc)(r) |> mapSeq(fun(p => fst(p) + snd(p))))))(generate(fun(i => 0.0f)))))", "4.f32");
+}
+END_TEST
+
 /* The columns of the primitive table agree with each other: the maps and only they
  * have a level, the warp family and only it a shuffle kind, function arities stay
  * within the arguments, and every level and shuffle kind belongs to some primitive. */
@@ -319,6 +337,7 @@ int main(void)
     tcase_add_test(c, defines);
     tcase_add_test(c, generate_and_shfl_types);
     tcase_add_test(c, scalar_forms);
+    tcase_add_test(c, scan_types);
     tcase_add_test(c, prim_table);
     tcase_add_test(c, data_movement_types);
     tcase_add_test(c, prims_documented);

@@ -103,6 +103,11 @@ for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, 
     run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
   done
   run_case gpu count_if.rise countIf $n 1 -D n=$n -D g=132
+for b in 1 31 33 1000 4097 1048583; do # sequential scans (8*b elements), array accumulators (32*b)
+  for k in scanInclF32 scanInclI32 scanExclF32 scanExclI32 scanMaxPrivate; do
+    run_case gpu ../tests/programs/scanseq.rise $k "8*$b" 1 -D n=$b
+  done
+  for k in colSums4 shiftSums4; do run_case gpu ../tests/programs/scanseq.rise $k "32*$b" 1 -D n=$b; done
 done
 for t in "1 1" "2 3" "17 5" "64 64"; do
   set -- $t
@@ -175,6 +180,9 @@ for tool in memcheck racecheck synccheck; do
   for k in scanUp scanTake scanTakeWritten scanUpF32; do san $tool ../tests/programs/scan_warp_hs.rise $k 1 -D n=7; done
   san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
+  for k in scanInclF32 scanInclI32 scanExclF32 scanExclI32 scanMaxPrivate colSums4 shiftSums4; do
+    san $tool ../tests/programs/scanseq.rise $k 1 -D n=1000
+  done
   san $tool ../tests/programs/big_shared.rise transposeTile 1 -D n=2 -D r=227 -D c=256
   san $tool ../tests/programs/big_shared.rise twoLive 1 -D n=2 -D m=29056
   for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
