@@ -227,12 +227,38 @@ patc_status rt_fire(patc_kernel *k, RtLaunch *L)
     return PATC_OK;
 }
 
+/* The shape of patc_launch_args's arguments, checked before anything else (a device
+ * included): one entry per input, a value for a scalar and a buffer for an array, and
+ * one buffer per output. */
+static patc_status check_args(patc_kernel *k, const patc_arg *inputs, patc_buffer *const *outputs)
+{
+    patc_ctx *c = k->prog->ctx;
+    const Kernel *K = k->k;
+    if (K->ninputs > 0 && !inputs)
+        return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", K->name, K->ninputs);
+    for (int i = 0; i < K->ninputs; i++) {
+        if (K->inputs[i]->scalar && !inputs[i].value)
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is a scalar passed by value: give its value "
+                           "(patc_arg.value), not a buffer", K->name, i, K->inputs[i]->name);
+        if (!K->inputs[i]->scalar && !inputs[i].buffer)
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is an array: give a buffer (patc_arg.buffer)",
+                           K->name, i, K->inputs[i]->name);
+    }
+    if (!outputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s: no output buffers given", K->name);
+    for (int j = 0; j < K->nouts; j++)
+        if (!outputs[j])
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: output %d of %d is NULL", K->name, j, K->nouts);
+    return PATC_OK;
+}
+
 patc_status patc_launch_args(patc_kernel *k, const long long *nats, const patc_arg *inputs,
                              patc_buffer *const *outputs, const patc_launch_config *cfg)
 {
     if (!k) return PATC_ERR_INVALID;
+    patc_status s = check_args(k, inputs, outputs);
+    if (s != PATC_OK) return s;
     RtLaunch L;
-    patc_status s = prepare(k, nats, inputs, outputs, cfg, &L);
+    s = prepare(k, nats, inputs, outputs, cfg, &L);
     if (s == PATC_OK && (s = rt_fire(k, &L)) == PATC_OK)
         s = rt_drv_check(k->prog->ctx, rt_driver_sync(k->prog->ctx->drv), "kernel execution");
     rt_launch_free(&L);
@@ -319,8 +345,10 @@ patc_status patc_time_launch_args(patc_kernel *k, const long long *nats, const p
     patc_ctx *c = k->prog->ctx;
     if (warmup < 0 || reps < 1 || !median_ms)
         return rt_fail(c, PATC_ERR_INVALID, "patc_time_launch_args: bad warmup/reps/result");
+    patc_status s = check_args(k, inputs, outputs);
+    if (s != PATC_OK) return s;
     RtLaunch L;
-    patc_status s = prepare(k, nats, inputs, outputs, cfg, &L);
+    s = prepare(k, nats, inputs, outputs, cfg, &L);
     if (s == PATC_OK) s = time_prepared(k, &L, warmup, reps, median_ms);
     rt_launch_free(&L);
     return s;
