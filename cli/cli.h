@@ -27,7 +27,9 @@ enum { WARMUP = 3, DEFAULT_REPEAT = 10, SHOW_ELEMS = 8 };
 #define RUN_RANDOM_SEED 42u
 
 typedef struct RunOpts {
-    const char *file, *kernel, *output, *cuda;
+    const char *file, *kernel, *cuda;
+    const char *outputs[MAX_ARGS]; /* one --output per kernel output, in order */
+    int noutputs;
     char kernel_buf[256]; /* the program's only kernel, when --kernel was not given */
     patc_define defs[MAX_ARGS];
     int ndefs;
@@ -60,6 +62,7 @@ bool run_define_value(const RunOpts *o, const char *name, long long *v);
 void run_fill_random(HostData *h, uint64_t *state);
 bool run_host_alloc(HostData *h, patc_type type, long long count, const char *what);
 bool run_read_input(HostData *h, const char *path, int index);
+bool run_fill_value(HostData *h, const char *text, int index);
 bool run_write_output(const HostData *h, const char *path);
 double run_elem_double(const HostData *h, long long i);
 void run_print_summary(const HostData *h, const char *label);

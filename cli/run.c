@@ -1,11 +1,13 @@
 /* run.c: `patc run` -- compile one kernel of a .rise program once, through libpatrt,
  * run it on the GPU and/or on the CPU reference interpreter, and report.
  *
- *   patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random]...
- *            [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]
+ *   patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random|value:X]...
+ *            [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]
  *            [--no-cache] [--cuda EDITED.cu] [--reduce]
  *
- * The output is the kernel's output, always. Every nat parameter of K must be given
+ * The output is the kernel's output, always; a kernel returning a pair of arrays has
+ * one output per array (none or one --output each, in order; each summary printed).
+ * A scalar parameter is passed by value (patc_launch_args). Every nat parameter of K must be given
  * with -D; they are specialised at compile time (as with `patc --emit-cuda -D`).
  *
  * --reduce. A device-level reduction pass (the compiler says which kernels are:
@@ -39,27 +41,38 @@ static bool rt_fail(patc_ctx *ctx, patc_status s, const char *what)
     return false;
 }
 
-/* Rule: upload the inputs, launch once (with --reduce: reduce to one value), download;
- * with --time also the median over R timed runs after WARMUP untimed ones and the
- * compile statistics. */
+/* Rule: upload the array inputs (a scalar parameter's value is given at launch),
+ * launch once (with --reduce: reduce to one value), download every output; with --time
+ * also the median over R timed runs after WARMUP untimed ones and the compile
+ * statistics. */
 static bool run_gpu(const RunOpts *o, patc_ctx *ctx, patc_kernel *k, const long long *nats, HostData *inputs,
-                    int ninputs, HostData *out, int *passes)
+                    int ninputs, HostData *outs, int nouts, int *passes)
 {
     bool ok = false;
     patc_status s;
     patc_buffer **in = calloc((size_t)ninputs + 1, sizeof *in);
-    patc_buffer *ob = NULL;
-    if (!in) return run_error(1, "out of memory"), false;
-    for (int i = 0; i < ninputs; i++)
+    patc_buffer **ob = calloc((size_t)nouts + 1, sizeof *ob);
+    patc_arg *args = calloc((size_t)ninputs + 1, sizeof *args);
+    if (!in || !ob || !args) {
+        run_error(1, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < ninputs; i++) {
+        if (patc_kernel_input_by_value(k, i) == 1) {
+            args[i].value = inputs[i].data;
+            continue;
+        }
         if ((s = patc_buffer_alloc(ctx, inputs[i].bytes ? inputs[i].bytes : 1, &in[i])) != PATC_OK ||
             (s = patc_buffer_upload(in[i], inputs[i].data, inputs[i].bytes)) != PATC_OK) {
             rt_fail(ctx, s, "upload");
             goto done;
         }
+        args[i].buffer = in[i];
+    }
     float ms = 0;
     if (o->reduce) {
         long long n = inputs[0].count;
-        if ((s = patc_reduce_to_one(k, nats, in[0], n, out->data, passes)) != PATC_OK) {
+        if ((s = patc_reduce_to_one(k, nats, in[0], n, outs[0].data, passes)) != PATC_OK) {
             rt_fail(ctx, s, "reduction");
             goto done;
         }
@@ -68,19 +81,21 @@ static bool run_gpu(const RunOpts *o, patc_ctx *ctx, patc_kernel *k, const long 
             goto done;
         }
     } else {
-        if ((s = patc_buffer_alloc(ctx, out->bytes ? out->bytes : 1, &ob)) != PATC_OK) {
-            rt_fail(ctx, s, "output buffer");
-            goto done;
-        }
-        if ((s = patc_launch(k, nats, in, ob, NULL)) != PATC_OK) {
+        for (int j = 0; j < nouts; j++)
+            if ((s = patc_buffer_alloc(ctx, outs[j].bytes ? outs[j].bytes : 1, &ob[j])) != PATC_OK) {
+                rt_fail(ctx, s, "output buffer");
+                goto done;
+            }
+        if ((s = patc_launch_args(k, nats, args, ob, NULL)) != PATC_OK) {
             rt_fail(ctx, s, "launch");
             goto done;
         }
-        if ((s = patc_buffer_download(ob, out->data, out->bytes)) != PATC_OK) {
-            rt_fail(ctx, s, "download");
-            goto done;
-        }
-        if (o->time && (s = patc_time_launch(k, nats, in, ob, NULL, WARMUP, o->repeat, &ms)) != PATC_OK) {
+        for (int j = 0; j < nouts; j++)
+            if ((s = patc_buffer_download(ob[j], outs[j].data, outs[j].bytes)) != PATC_OK) {
+                rt_fail(ctx, s, "download");
+                goto done;
+            }
+        if (o->time && (s = patc_time_launch_args(k, nats, args, ob, NULL, WARMUP, o->repeat, &ms)) != PATC_OK) {
             rt_fail(ctx, s, "timing");
             goto done;
         }
@@ -98,22 +113,31 @@ static bool run_gpu(const RunOpts *o, patc_ctx *ctx, patc_kernel *k, const long 
     ok = true;
 done:
     free(in); /* the buffers go with the context */
+    free(ob);
+    free(args);
     return ok;
 }
 
 /* Rule: the interpreter on the same kernel (with --reduce, the same passes). */
 static bool run_cpu(const RunOpts *o, patc_ctx *ctx, patc_kernel *k, const long long *nats, HostData *inputs,
-                    int ninputs, HostData *out, int *passes)
+                    int ninputs, HostData *outs, int nouts, int *passes)
 {
     patc_status s;
     if (o->reduce) {
-        s = patc_interp_reduce_to_one(k, nats, inputs[0].data, inputs[0].count, out->data, passes);
+        s = patc_interp_reduce_to_one(k, nats, inputs[0].data, inputs[0].count, outs[0].data, passes);
     } else {
         const void **in = calloc((size_t)ninputs + 1, sizeof *in);
-        if (!in) return run_error(1, "out of memory"), false;
+        void **ov = calloc((size_t)nouts + 1, sizeof *ov);
+        if (!in || !ov) {
+            free(in);
+            free(ov);
+            return run_error(1, "out of memory"), false;
+        }
         for (int i = 0; i < ninputs; i++) in[i] = inputs[i].data;
-        s = patc_interp_run(k, nats, in, out->data);
+        for (int j = 0; j < nouts; j++) ov[j] = outs[j].data;
+        s = patc_interp_run_outputs(k, nats, in, ov);
         free(in);
+        free(ov);
     }
     return s == PATC_OK || rt_fail(ctx, s, o->reduce ? "reduction on the CPU" : patc_kernel_name(k));
 }
@@ -167,9 +191,9 @@ int cli_run(int argc, char **argv)
     patc_ctx *ctx = NULL;
     patc_program *prog = NULL;
     patc_kernel *k = NULL;
-    HostData *inputs = NULL, gpu_out = {0}, cpu_out = {0};
+    HostData *inputs = NULL, *gpu_out = NULL, *cpu_out = NULL;
     long long *nats = NULL;
-    int ninputs = 0;
+    int ninputs = 0, nouts = 0;
     patc_status s;
     if (rc >= 0) goto out;
     rc = 1;
@@ -241,37 +265,65 @@ int cli_run(int argc, char **argv)
             goto out;
         }
         if (!run_host_alloc(&inputs[i], t, cnt, what)) goto out;
-        if (!strcmp(o.inputs[i], "random")) run_fill_random(&inputs[i], &seed);
-        else if (!run_read_input(&inputs[i], o.inputs[i], i)) goto out;
+        if (!strcmp(o.inputs[i], "random")) {
+            run_fill_random(&inputs[i], &seed);
+        } else if (!strncmp(o.inputs[i], "value:", 6)) {
+            if (!run_fill_value(&inputs[i], o.inputs[i] + 6, i)) {
+                rc = 2;
+                goto out;
+            }
+        } else if (!run_read_input(&inputs[i], o.inputs[i], i)) {
+            goto out;
+        }
     }
-    patc_type ot;
-    long long ocnt;
-    if ((s = patc_kernel_output_info(k, nats, &ot, &ocnt, NULL)) != PATC_OK) {
-        rt_fail(ctx, s, kname);
+    /* outputs: none or one --output per output, in order */
+    nouts = patc_kernel_num_outputs(k);
+    if (o.noutputs && o.noutputs != nouts) {
+        rc = run_error(2, "kernel %s has %d output%s but %d --output option%s given", kname, nouts, nouts == 1 ? "" : "s",
+                       o.noutputs, o.noutputs == 1 ? " was" : "s were");
         goto out;
     }
-    if (o.reduce) ocnt = 1;
-    if (!run_host_alloc(&gpu_out, ot, ocnt, "the output") || !run_host_alloc(&cpu_out, ot, ocnt, "the output"))
+    if (!(gpu_out = calloc((size_t)nouts + 1, sizeof *gpu_out)) || !(cpu_out = calloc((size_t)nouts + 1, sizeof *cpu_out))) {
+        run_error(1, "out of memory");
         goto out;
+    }
+    for (int j = 0; j < nouts; j++) {
+        patc_type ot;
+        long long ocnt;
+        if ((s = patc_kernel_output_info_at(k, j, nats, &ot, &ocnt, NULL)) != PATC_OK) {
+            rt_fail(ctx, s, kname);
+            goto out;
+        }
+        if (o.reduce) ocnt = 1;
+        char what[48];
+        if (nouts == 1) snprintf(what, sizeof what, "the output");
+        else snprintf(what, sizeof what, "output %d", j);
+        if (!run_host_alloc(&gpu_out[j], ot, ocnt, what) || !run_host_alloc(&cpu_out[j], ot, ocnt, what)) goto out;
+    }
 
     int gpu_passes = 0, cpu_passes = 0;
-    if (!o.cpu && !run_gpu(&o, ctx, k, nats, inputs, ninputs, &gpu_out, &gpu_passes)) goto out;
+    if (!o.cpu && !run_gpu(&o, ctx, k, nats, inputs, ninputs, gpu_out, nouts, &gpu_passes)) goto out;
     double cpu_ms = 0;
     if (o.cpu || o.check) {
         double t0 = run_now_ms();
-        if (!run_cpu(&o, ctx, k, nats, inputs, ninputs, &cpu_out, &cpu_passes)) goto out;
+        if (!run_cpu(&o, ctx, k, nats, inputs, ninputs, cpu_out, nouts, &cpu_passes)) goto out;
         cpu_ms = run_now_ms() - t0;
     }
-    const HostData *res = o.cpu ? &cpu_out : &gpu_out;
+    const HostData *res = o.cpu ? cpu_out : gpu_out;
     if (o.reduce)
         printf("%s: device-level reduction pass, relaunched until one element is left (--reduce): %lld elements, "
                "%d %s\n", kname, inputs[0].count, o.cpu ? cpu_passes : gpu_passes,
                o.cpu ? ((cpu_passes == 1) ? "interpreter pass" : "interpreter passes")
                      : ((gpu_passes == 1) ? "launch" : "launches"));
-    if (o.output) {
-        if (!run_write_output(res, o.output)) goto out;
-    } else {
-        run_print_summary(res, "");
+    /* several outputs: each summary's lines start with its name in the CUDA signature */
+    for (int j = 0; j < nouts; j++) {
+        char label[32] = "";
+        if (nouts > 1) snprintf(label, sizeof label, "out%d: ", j);
+        if (o.noutputs) {
+            if (!run_write_output(&res[j], o.outputs[j])) goto out;
+        } else {
+            run_print_summary(&res[j], label);
+        }
     }
     if (o.time && o.cpu) {
         patc_compile_stats st;
@@ -280,16 +332,22 @@ int cli_run(int argc, char **argv)
     }
     rc = 0;
     if (o.check) {
-        double cs = 0;
-        for (long long i = 0; i < cpu_out.count; i++) cs += run_elem_double(&cpu_out, i);
-        printf("cpu sum: %.17g\n", cs);
-        rc = run_compare(&gpu_out, &cpu_out) ? 0 : 1;
+        for (int j = 0; j < nouts; j++) {
+            double cs = 0;
+            for (long long i = 0; i < cpu_out[j].count; i++) cs += run_elem_double(&cpu_out[j], i);
+            if (nouts > 1) printf("out%d: ", j);
+            printf("cpu sum: %.17g\n", cs);
+            if (nouts > 1) printf("out%d: ", j);
+            if (!run_compare(&gpu_out[j], &cpu_out[j])) rc = 1;
+        }
     }
 out:
     for (int i = 0; inputs && i < ninputs; i++) free(inputs[i].data);
     free(inputs);
-    free(gpu_out.data);
-    free(cpu_out.data);
+    for (int j = 0; gpu_out && j < nouts; j++) free(gpu_out[j].data);
+    for (int j = 0; cpu_out && j < nouts; j++) free(cpu_out[j].data);
+    free(gpu_out);
+    free(cpu_out);
     free(nats);
     patc_destroy(ctx); /* the program and buffers go with it */
     cli_free_defines(o.defs, o.ndefs);

@@ -43,6 +43,49 @@ void run_fill_random(HostData *h, uint64_t *state)
     }
 }
 
+/* Rule: --input value:X sets every element (one, for a scalar parameter) to X, read
+ * as C reads a literal of the element's type (strtod, strtoll, strtoull; a bool is
+ * true, false, 1 or 0); text that is not wholly such a number, or out of the type's
+ * range, is a usage error. */
+bool run_fill_value(HostData *h, const char *text, int index)
+{
+    char *end = NULL;
+    double d = 0;
+    long long i = 0;
+    unsigned long long u = 0;
+    bool b = false, ok = *text != 0;
+    errno = 0;
+    switch (h->type) {
+    case PATC_F32: case PATC_F64: d = strtod(text, &end); break;
+    case PATC_I32: case PATC_I64: i = strtoll(text, &end, 0); break;
+    case PATC_U32: case PATC_U64: u = text[0] == '-' ? (ok = false, 0) : strtoull(text, &end, 0); break;
+    case PATC_BOOL:
+        b = !strcmp(text, "true") || !strcmp(text, "1");
+        ok = b || !strcmp(text, "false") || !strcmp(text, "0");
+        break;
+    }
+    if (end && (*end || errno)) ok = false;
+    if (ok && h->type == PATC_F32 && isfinite(d) && fabs(d) > 3.4028234663852886e38) ok = false;
+    if (ok && h->type == PATC_I32 && (i < INT32_MIN || i > INT32_MAX)) ok = false;
+    if (ok && h->type == PATC_U32 && u > UINT32_MAX) ok = false;
+    if (!ok) {
+        run_error(2, "input %d: 'value:%s' is not a %s value", index + 1, text, patc_type_name(h->type));
+        return false;
+    }
+    for (long long k = 0; k < h->count; k++) {
+        switch (h->type) {
+        case PATC_F32: ((float *)h->data)[k] = (float)d; break;
+        case PATC_F64: ((double *)h->data)[k] = d; break;
+        case PATC_I32: ((int32_t *)h->data)[k] = (int32_t)i; break;
+        case PATC_U32: ((uint32_t *)h->data)[k] = (uint32_t)u; break;
+        case PATC_I64: ((int64_t *)h->data)[k] = (int64_t)i; break;
+        case PATC_U64: ((uint64_t *)h->data)[k] = (uint64_t)u; break;
+        case PATC_BOOL: ((uint8_t *)h->data)[k] = b; break;
+        }
+    }
+    return true;
+}
+
 /* Allocate a buffer of `count` elements of `type`; false (message printed) when too big. */
 bool run_host_alloc(HostData *h, patc_type type, long long count, const char *what)
 {

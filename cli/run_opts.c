@@ -9,8 +9,8 @@
 #include <time.h>
 
 static const char run_usage[] =
-    "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random]...\n"
-    "                [--output PATH] [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
+    "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
+    "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
     "see 'patc --help' for the options\n";
 
@@ -69,7 +69,10 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
             if (i + 1 >= argc) return run_error(2, "option '%s' needs an argument", a);
             const char *v = argv[++i];
             if (!strcmp(a, "--kernel")) o->kernel = v;
-            else if (!strcmp(a, "--output")) o->output = v;
+            else if (!strcmp(a, "--output")) {
+                if (o->noutputs == MAX_ARGS) return run_error(2, "too many --output options");
+                o->outputs[o->noutputs++] = v;
+            }
             else if (!strcmp(a, "--cuda")) o->cuda = v;
             else if (!strcmp(a, "--repeat")) {
                 char *end;

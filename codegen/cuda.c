@@ -42,10 +42,11 @@ static void print_float(StrBuf *o, double v, bool f32)
 
 static void expr(Pr *p, const X *x);
 
-/* The memory cell b[i] as a C lvalue (a scalar private buffer is a plain variable). */
+/* The memory cell b[i] as a C lvalue (a scalar private buffer, or a scalar parameter
+ * passed by value, is a plain variable). */
 static void cell(Pr *p, const Buffer *b, const Nat *i)
 {
-    if (b->as == AS_PRIVATE && b->scalar) {
+    if (b->scalar) {
         sb_puts(p->o, b->name);
         return;
     }
@@ -512,6 +513,23 @@ static void dims(Pr *p, Nat *const d[3])
     sb_putc(p->o, ')');
 }
 
+static int leaves(const Type *t) { return t->kind == T_PAIR ? leaves(t->pair.a) + leaves(t->pair.b) : 1; }
+
+/* Leaf j of a result's pairs (left to right): the type of output j. */
+static const Type *output_type(const Type *t, int j)
+{
+    while (t->kind == T_PAIR) {
+        int na = leaves(t->pair.a);
+        if (j < na) {
+            t = t->pair.a;
+        } else {
+            j -= na;
+            t = t->pair.b;
+        }
+    }
+    return t;
+}
+
 /* The comment block: what a caller needs to launch the kernel. */
 static void header(Pr *p)
 {
@@ -524,15 +542,20 @@ static void header(Pr *p)
         if (i) sb_puts(o, ", ");
         sb_printf(o, "%s: ", k->inputs[i]->name);
         ty_print(o, k->def->params[i]->ty);
+        if (k->inputs[i]->scalar) sb_puts(o, " (by value)");
     }
     sb_puts(o, "\n *   nat parameters:  ");
     if (!k->def->nnats) sb_puts(o, "none");
     for (int i = 0; i < k->def->nnats; i++) sb_printf(o, "%s%s", i ? ", " : "", k->def->nats[i]->name);
-    sb_puts(o, "\n *   output:          out: ");
-    ty_print(o, k->def->body->ty);
-    sb_puts(o, " (");
-    nat_print(o, k->out->count);
-    sb_printf(o, " x %s)\n", scalar_info[k->out->sk].ctype);
+    for (int j = 0; j < k->nouts; j++) {
+        sb_printf(o, "\n *   %s%s: ", k->nouts == 1 ? "output:          " : j ? "                 " : "outputs:         ",
+                  k->outs[j]->name);
+        ty_print(o, k->nouts == 1 ? k->def->body->ty : output_type(k->def->body->ty, j));
+        sb_puts(o, " (");
+        nat_print(o, k->outs[j]->count);
+        sb_printf(o, " x %s)", scalar_info[k->outs[j]->sk].ctype);
+    }
+    sb_puts(o, "\n");
     if (k->nscratch) {
         sb_puts(o, " *   scratch:         ");
         for (int i = 0; i < k->nscratch; i++) {
@@ -597,9 +620,14 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     }
     sb_puts(o, "extern \"C\" __global__ void ");
     if (cb && k->block_fixed) sb_printf(o, "__launch_bounds__(%lld) ", (long long)threads);
-    sb_printf(o, "%s(%s *__restrict__ out", k->name, scalar_info[k->out->sk].ctype);
+    sb_printf(o, "%s(", k->name);
+    for (int j = 0; j < k->nouts; j++)
+        sb_printf(o, "%s%s *__restrict__ %s", j ? ", " : "", scalar_info[k->outs[j]->sk].ctype, k->outs[j]->name);
     for (int i = 0; i < k->ninputs; i++)
-        sb_printf(o, ", const %s *__restrict__ %s", scalar_info[k->inputs[i]->sk].ctype, k->inputs[i]->name);
+        if (k->inputs[i]->scalar) /* by value */
+            sb_printf(o, ", const %s %s", scalar_info[k->inputs[i]->sk].ctype, k->inputs[i]->name);
+        else
+            sb_printf(o, ", const %s *__restrict__ %s", scalar_info[k->inputs[i]->sk].ctype, k->inputs[i]->name);
     for (int i = 0; i < k->nscratch; i++)
         sb_printf(o, ", %s *__restrict__ %s", k->scratch[i]->flagged ? "unsigned long long" : scalar_info[k->scratch[i]->sk].ctype,
                   k->scratch[i]->name);

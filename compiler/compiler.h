@@ -284,9 +284,10 @@ typedef struct Buffer {
     AddrSpace as;
     ScalarKind sk;
     Nat *count;      /* elements */
-    int param;       /* index among data params, -1 for the output, -2 for temporaries */
+    int param;       /* index among data params, -1 for an output, -2 for temporaries */
     int id;
-    bool scalar;     /* a private one-element buffer printed as a scalar variable */
+    bool scalar;     /* a private one-element buffer printed as a scalar variable, or a scalar
+                        kernel parameter passed by value (`float a`: a load is its name) */
     Nat *offset;     /* shared: byte offset in the kernel's shared block (smem.c) */
     int first, last; /* shared: lifetime in statement numbers (smem.c) */
     Span sp;         /* shared: the toShared that made it, where smem.c reports a budget overrun */
@@ -399,7 +400,9 @@ typedef enum {
 typedef struct Kernel {
     const char *name;
     KernelDef *def;
-    Buffer *out;                 /* the output */
+    Buffer *out;                 /* the output: outs[0] */
+    Buffer **outs;               /* the outputs, one per leaf of the result's pairs, left to right */
+    int nouts;
     Buffer **inputs;             /* data parameters, in order */
     int ninputs;
     Buffer **shared;             /* shared buffers (offsets from smem.c) */

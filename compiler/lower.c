@@ -1535,6 +1535,69 @@ static const char *user_part(Arena *a, const char *n)
     return t ? arena_strndup(a, n, (size_t)(t - n)) : n;
 }
 
+static int count_leaves(const Type *t) { return t->kind == T_PAIR ? count_leaves(t->pair.a) + count_leaves(t->pair.b) : 1; }
+
+/* The next output buffer, of (array or scalar) type t: `out` when it is the only one,
+ * else out0, out1, ... in the order of the result's pair leaves. */
+static Acc *next_output(Lw *w, const Type *t, bool several)
+{
+    Kernel *k = w->k;
+    Nat *cnt;
+    const Type *ot = ty_innermost(w->a, t, &cnt);
+    Buffer *out = ANEW(w->a, Buffer);
+    out->name = several ? arena_printf(w->a, "out%d", k->nouts) : "out";
+    out->as = AS_GLOBAL;
+    out->sk = sk_of(ot);
+    out->count = cnt;
+    out->param = -1;
+    out->id = arena_next_id(w->a);
+    k->outs[k->nouts++] = out;
+    Acc *c = acceptor(w, W_MEM, t->kind == T_ARRAY ? (Type *)t : ty_array(w->a, nat_cst(w->a, 1), (Type *)t), NULL);
+    c->buf = out;
+    c->base = nat_cst(w->a, 0);
+    return c;
+}
+
+/* A value already computed (a pair bound by a let, unzip, ...) goes leaf by leaf to the
+ * next outputs. */
+static void write_result_val(Lw *w, Val *v, const Type *t, Span sp)
+{
+    if (t->kind == T_PAIR && v->k == VAL_PAIR) {
+        write_result_val(w, v->a, t->pair.a, sp);
+        write_result_val(w, v->b, t->pair.b, sp);
+        return;
+    }
+    Acc *c = next_output(w, t, true);
+    if (v->k == VAL_SCALAR) store(w, c->buf, nat_cst(w->a, 0), v->x);
+    else copy_val(w, v, c, sp);
+}
+
+/* The kernel's result: each leaf of its pairs is written to its own output, in order.
+ * pair(a)(b) and lets are taken apart here so each side writes its output directly
+ * (a parallel map as an output keeps its loop); any other pair value is computed and
+ * copied. */
+static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
+{
+    if (t->kind == T_PAIR && e->kind == E_LET) {
+        bind_let(w, e);
+        lower_result(w, e->let.body, t, several);
+        return;
+    }
+    if (t->kind == T_PAIR && e->kind == E_PRIM && e->prim.p == P_PAIR) {
+        lower_result(w, e->prim.args[0], t->pair.a, several);
+        lower_result(w, e->prim.args[1], t->pair.b, several);
+        return;
+    }
+    if (t->kind == T_PAIR) {
+        w->at = e->sp;
+        write_result_val(w, lower_exp(w, e), t, e->sp);
+        return;
+    }
+    Acc *c = next_output(w, t, several);
+    if (t->kind == T_ARRAY) lower_acc(w, e, c);
+    else store(w, c->buf, nat_cst(w->a, 0), lower_exp(w, e)->x);
+}
+
 Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
 {
     Kernel *k = ANEW(a, Kernel);
@@ -1567,24 +1630,14 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
             v->base = nat_cst(a, 0);
             bind(&w, kd->params[i], array(&w, v));
         } else {
+            b->scalar = true; /* passed by value */
             bind(&w, kd->params[i], scalar(&w, xload(&w, b, nat_cst(a, 0))));
         }
     }
-    Nat *cnt;
-    const Type *ot = ty_innermost(a, kd->body->ty, &cnt);
-    Buffer *out = ANEW(a, Buffer);
-    out->name = "out";
-    out->as = AS_GLOBAL;
-    out->sk = sk_of(ot);
-    out->count = cnt;
-    out->param = -1;
-    out->id = arena_next_id(a);
-    k->out = out;
+    int nleaves = count_leaves(kd->body->ty);
+    k->outs = ANEWN(a, Buffer *, nleaves);
     k->body = w.cur = stmt_seq(a);
-    Acc *c = acceptor(&w, W_MEM, kd->body->ty->kind == T_ARRAY ? kd->body->ty : ty_array(a, nat_cst(a, 1), kd->body->ty), NULL);
-    c->buf = out;
-    c->base = nat_cst(a, 0);
-    if (kd->body->ty->kind == T_ARRAY) lower_acc(&w, kd->body, c);
-    else store(&w, out, nat_cst(a, 0), lower_exp(&w, kd->body)->x);
+    lower_result(&w, kd->body, kd->body->ty, nleaves > 1);
+    k->out = k->outs[0];
     return k;
 }

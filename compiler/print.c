@@ -235,13 +235,19 @@ void kernel_print(StrBuf *b, const Kernel *k)
 {
     sb_printf(b, "kernel %s\n", k->name);
     for (int i = 0; i < k->ninputs; i++) {
+        if (k->inputs[i]->scalar) {
+            sb_printf(b, "  in  %s: %s by value\n", k->inputs[i]->name, scalar_info[k->inputs[i]->sk].name);
+            continue;
+        }
         sb_printf(b, "  in  %s: global %s[", k->inputs[i]->name, scalar_info[k->inputs[i]->sk].name);
         nat_print(b, k->inputs[i]->count);
         sb_puts(b, "]\n");
     }
-    sb_printf(b, "  out %s: global %s[", k->out->name, scalar_info[k->out->sk].name);
-    nat_print(b, k->out->count);
-    sb_puts(b, "]\n");
+    for (int j = 0; j < k->nouts; j++) {
+        sb_printf(b, "  out %s: global %s[", k->outs[j]->name, scalar_info[k->outs[j]->sk].name);
+        nat_print(b, k->outs[j]->count);
+        sb_puts(b, "]\n");
+    }
     for (int i = 0; i < k->nscratch; i++) {
         sb_printf(b, "  scratch %s: global %s[", k->scratch[i]->name, scalar_info[k->scratch[i]->sk].name);
         nat_print(b, k->scratch[i]->count);

@@ -26,7 +26,7 @@ void kernel_set_role(Kernel *k)
     k->role = KR_PLAIN;
     k->role_len_nat = k->role_grid_nat = -1;
     k->role_tunable = false;
-    if (k->ninputs != 1 || k->inputs[0]->count->kind != N_VAR || k->out->sk != k->inputs[0]->sk) return;
+    if (k->ninputs != 1 || k->nouts != 1 || k->inputs[0]->scalar || k->inputs[0]->count->kind != N_VAR || k->out->sk != k->inputs[0]->sk) return;
     int len = nat_index(d, k->inputs[0]->count->var);
     if (len < 0) return;
     k->role = KR_REDUCE_PASS;

@@ -1022,6 +1022,29 @@ static void check_storable(Tc *t, const Type *ty, Span sp, const char *what)
                    what, tstr(t, ty));
 }
 
+/* A kernel's result is a scalar, an array of scalars, or a pair of results (each leaf
+ * its own output buffer). An array of pairs is not: its elements would have to be split
+ * over two buffers, which unzip says explicitly. The error is at the component of a
+ * pair(..)(..) result that is wrong, when the result is written as one. */
+static void check_result(Tc *t, const Expr *e, const Type *ty, Span sp)
+{
+    if (e && e->kind == E_LET) {
+        check_result(t, e->let.body, ty, e->let.body->sp);
+        return;
+    }
+    if (ty->kind == T_PAIR) {
+        bool lit = e && e->kind == E_PRIM && e->prim.p == P_PAIR;
+        check_result(t, lit ? e->prim.args[0] : NULL, ty->pair.a, lit ? e->prim.args[0]->sp : sp);
+        check_result(t, lit ? e->prim.args[1] : NULL, ty->pair.b, lit ? e->prim.args[1]->sp : sp);
+        return;
+    }
+    Nat *cnt;
+    if (ty->kind == T_ARRAY && !ty_innermost(t->a, ty, &cnt))
+        diag_error(t->d, sp, "kernel result of type %s: an array of pairs is not an output; return a pair of "
+                   "arrays, one output each (unzip)", tstr(t, ty));
+    check_storable(t, ty, sp, "kernel result");
+}
+
 /* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
 {
@@ -1066,6 +1089,6 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
                    k->name, k->name);
     kd->body = infer(&t, e, sc, NULL);
     check_sizes(&t, kd->body->ty, kd->body->sp, 1);
-    check_storable(&t, kd->body->ty, kd->body->sp, "kernel result");
+    check_result(&t, kd->body, kd->body->ty, kd->body->sp);
     return kd;
 }

@@ -1288,9 +1288,30 @@ static bool flat_type(const RType *t)
     return t->kind == T_SCALAR;
 }
 
-/* Bind nats and parameters, prepare, evaluate the body, write it out packed. */
 bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *inputs,
                    void *out, char *err, size_t errlen)
+{
+    void *outs[1] = {out};
+    return interp_kernel_outs(k, nats, inputs, outs, err, errlen);
+}
+
+/* A store of a kernel result's type whose leaf j (output j) is caller memory outs[j]. */
+static Node *store_outputs(Ctx *c, const RType *t, void *const *outs)
+{
+    Node *n = store_new(c, t, (unsigned char *)outs[0]);
+    for (int j = 1; j < t->nleaves; j++) n->store.leaves[j].data = outs[j];
+    return n;
+}
+
+/* Results: scalars, arrays of scalars, and pairs of results (typecheck.c). */
+static bool result_type(const RType *t)
+{
+    return t->kind == T_PAIR ? result_type(t->a) && result_type(t->b) : flat_type(t);
+}
+
+/* Bind nats and parameters, prepare, evaluate the body, write it out packed. */
+bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *const *inputs,
+                        void *const *outs, char *err, size_t errlen)
 {
     /* on the heap: the context is modified between setjmp and longjmp */
     Ctx *c = calloc(1, sizeof *c);
@@ -1324,7 +1345,7 @@ bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *i
                      k->params[i]->name);
         }
         Code *body = prep(c, k->body);
-        if (!flat_type(body->ty)) fail(c, k->sp, "kernel %s: pair-typed outputs are not supported", k->name);
+        if (!result_type(body->ty)) fail(c, k->sp, "kernel %s: an array of pairs is not an output", k->name);
         c->env = ANEWN(c->arena, Val, c->nslots + 1);
 
         for (int i = 0; i < k->nparams; i++) {
@@ -1339,8 +1360,10 @@ bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *i
         Val r;
         eval(c, body, &r);
         r.ty = body->ty;
-        Node *o = store_new(c, body->ty, out);
+        Node *o = store_outputs(c, body->ty, outs);
+        void *out = outs[0];
         if (r.node && r.node->kind == N_STORE && r.plen == 0 && r.node->store.ty->nleaves == 1 &&
+            o->store.ty->nleaves == 1 &&
             r.node->store.leaves[0].sk == o->store.leaves[0].sk &&
             r.node->store.leaves[0].count == o->store.leaves[0].count) {
             memcpy(out, r.node->store.leaves[0].data,

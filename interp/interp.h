@@ -13,5 +13,9 @@
  * error (an index out of bounds in a shuffle pattern, say). */
 bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *inputs,
                    void *out, char *err, size_t errlen);
+/* The same for a kernel of several outputs: output j (leaf j of the result's pairs, left
+ * to right) is written to outs[j]. */
+bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *const *inputs,
+                        void *const *outs, char *err, size_t errlen);
 
 #endif

@@ -180,8 +180,19 @@ const char *patc_kernel_nat_name(const patc_kernel *k, int i);
 /* Element type, element count and bytes of data parameter i for the given nat values. */
 patc_status patc_kernel_input_info(patc_kernel *k, int i, const long long *nat_values,
                                    patc_type *type, long long *count, size_t *bytes);
+/* A scalar data parameter (`fun(f32)(a => ...)`) is passed by value: 1 for such a
+ * parameter i (its input_info count is 1), 0 for an array (a buffer), -1 when there is
+ * no parameter i. */
+int patc_kernel_input_by_value(const patc_kernel *k, int i);
+/* A kernel returning a pair (or nested pairs) of arrays has one output per array, in
+ * the order of the pair's leaves, left to right (out0, out1, ... in the CUDA signature).
+ * output_info is output_info_at(k, 0, ...) for a kernel of one output, and an error
+ * naming output_info_at for a kernel of several. */
+int patc_kernel_num_outputs(const patc_kernel *k);
 patc_status patc_kernel_output_info(patc_kernel *k, const long long *nat_values,
                                     patc_type *type, long long *count, size_t *bytes);
+patc_status patc_kernel_output_info_at(patc_kernel *k, int j, const long long *nat_values,
+                                       patc_type *type, long long *count, size_t *bytes);
 /* What a kernel is, decided by the compiler (never by the shape of the values given).
  * A device-level reduction pass has exactly one data parameter whose element count is a
  * single nat parameter n (not fixed with -D) and an output of the same element type; only
@@ -230,10 +241,28 @@ void patc_buffer_free(patc_buffer *b);
 void patc_set_stream(patc_ctx *ctx, void *stream);
 
 /* Launch `k` with its nat parameters set to nat_values[0..num_nats) and wait for it.
- * The C signature is NAME(out, in0, .., inN-1, nat0, .., natM-1). Buffer sizes are
+ * The C signature is NAME(out, in0, .., inN-1, nat0, .., natM-1) (a kernel of one output
+ * and no scalar parameter; else patc_launch_args). Buffer sizes are
  * checked against the sizes the kernel's types give. cfg may be NULL. */
 patc_status patc_launch(patc_kernel *k, const long long *nat_values, patc_buffer *const *inputs,
                         patc_buffer *output, const patc_launch_config *cfg);
+/* One data parameter of a launch: `buffer` for an array parameter; for a scalar one
+ * (patc_kernel_input_by_value), `value`: a host pointer to one element of its type
+ * (patc_kernel_input_info), copied when the launch is made. The other field is ignored. */
+typedef struct patc_arg {
+    patc_buffer *buffer;
+    const void *value;
+} patc_arg;
+/* The general launch: inputs[0..num_inputs) one per data parameter, outputs[0..
+ * num_outputs) one buffer per output. The C signature is NAME(out0, .., in0, ..,
+ * scalars by value in their place, nat0, ..). patc_launch and patc_time_launch serve
+ * kernels of one output and no scalar parameter; for another kernel they fail with
+ * PATC_ERR_INVALID, and last_error says to call these. */
+patc_status patc_launch_args(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,
+                             patc_buffer *const *outputs, const patc_launch_config *cfg);
+patc_status patc_time_launch_args(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,
+                                  patc_buffer *const *outputs, const patc_launch_config *cfg, int warmup,
+                                  int reps, float *median_ms);
 /* Launch `warmup` times, then time `reps` launches with CUDA events; *median_ms is
  * the median of the reps. */
 patc_status patc_time_launch(patc_kernel *k, const long long *nat_values, patc_buffer *const *inputs,
@@ -262,6 +291,10 @@ patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nat_values,
  * is PATC_ERR_INTERP with its message. */
 patc_status patc_interp_run(patc_kernel *k, const long long *nat_values, const void *const *host_inputs,
                             void *host_output);
+/* The same for a kernel of several outputs: output j goes to host_outputs[j]. (A scalar
+ * parameter is one element at host_inputs[i], as in patc_interp_run.) */
+patc_status patc_interp_run_outputs(patc_kernel *k, const long long *nat_values, const void *const *host_inputs,
+                                    void *const *host_outputs);
 /* patc_reduce_to_one on the host: the pass is interpreted on n elements of host_input,
  * then on its partials, until one element is left (written to host_result). */
 patc_status patc_interp_reduce_to_one(patc_kernel *k, const long long *nat_values, const void *host_input,

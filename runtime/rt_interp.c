@@ -10,12 +10,15 @@
 
 /* Rule: the nats are checked as for a launch (bounds, upper bounds); the interpreter
  * then runs on the kernel's typed IR, which the generated code was lowered from. */
-patc_status patc_interp_run(patc_kernel *k, const long long *nats, const void *const *inputs, void *output)
+patc_status patc_interp_run_outputs(patc_kernel *k, const long long *nats, const void *const *inputs,
+                                    void *const *outputs)
 {
     if (!k) return PATC_ERR_INVALID;
     patc_ctx *c = k->prog->ctx;
     const KernelDef *d = k->k->def;
-    if (!output || (d->nparams > 0 && !inputs)) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: no buffers");
+    if (!outputs || (d->nparams > 0 && !inputs)) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: no buffers");
+    for (int j = 0; j < k->k->nouts; j++)
+        if (!outputs[j]) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: output %d is NULL", j);
     for (int i = 0; i < d->nparams; i++)
         if (!inputs[i]) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: input %d is NULL", i);
     patc_status s = rt_bind_nats(k, nats);
@@ -24,9 +27,20 @@ patc_status patc_interp_run(patc_kernel *k, const long long *nats, const void *c
     if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < d->nnats; i++) v[i] = nats[i];
     char err[512];
-    if (!interp_kernel(d, v, inputs, output, err, sizeof err)) s = rt_fail(c, PATC_ERR_INTERP, "interpreter: %s", err);
+    if (!interp_kernel_outs(d, v, inputs, outputs, err, sizeof err))
+        s = rt_fail(c, PATC_ERR_INTERP, "interpreter: %s", err);
     free(v);
     return s;
+}
+
+patc_status patc_interp_run(patc_kernel *k, const long long *nats, const void *const *inputs, void *output)
+{
+    if (!k) return PATC_ERR_INVALID;
+    if (k->k->nouts != 1)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has %d outputs: use patc_interp_run_outputs",
+                       k->k->name, k->k->nouts);
+    void *outs[1] = {output};
+    return patc_interp_run_outputs(k, nats, inputs, output ? outs : NULL);
 }
 
 /* Ping-pong through two host buffers sized for the first (largest) pass's output. */

@@ -94,8 +94,28 @@ static patc_status ensure_scratch(patc_kernel *k)
     return PATC_OK;
 }
 
-/* Check everything and build the argument array (out, in0.., scratch0.., nat0..). */
-patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
+/* The legacy entries take one buffer per data parameter and one output: a kernel with a
+ * scalar parameter (passed by value) or several outputs needs patc_launch_args, and the
+ * error says so. */
+static patc_status need_plain(patc_kernel *k, const char *fn)
+{
+    const Kernel *K = k->k;
+    for (int i = 0; i < K->ninputs; i++)
+        if (K->inputs[i]->scalar)
+            return rt_fail(k->prog->ctx, PATC_ERR_INVALID,
+                           "kernel %s: data parameter %d (%s) is a scalar passed by value, which %s cannot "
+                           "give: use patc_launch_args (patc_arg.value)", K->name, i, K->inputs[i]->name, fn);
+    if (K->nouts != 1)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID,
+                       "kernel %s has %d outputs, %s takes one: use patc_launch_args with an array of outputs",
+                       K->name, K->nouts, fn);
+    return PATC_OK;
+}
+
+/* Check everything and build the argument array (out0.., in0.., scratch0.., nat0..):
+ * a buffer's device pointer, or for a scalar parameter its value, copied into the
+ * launch (so the caller's memory may change after the call). */
+static patc_status prepare(patc_kernel *k, const long long *nats, const patc_arg *inputs, patc_buffer *const *outputs,
                            const patc_launch_config *cfg, RtLaunch *L)
 {
     patc_ctx *c = k->prog->ctx;
@@ -125,41 +145,74 @@ patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const
         if (s != PATC_OK) return s;
     }
     L->fn = k->fn[variant];
-    int ni = k->k->ninputs, nn = k->k->def->nnats;
+    int no = k->k->nouts, ni = k->k->ninputs, nn = k->k->def->nnats;
     if (ni > 0 && !inputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", k->k->name, ni);
-    if ((s = check_buffer(k, k->k->out, output, "the output")) != PATC_OK) return s;
+    if (!outputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s: no output buffers given", k->k->name);
+    for (int j = 0; j < no; j++) {
+        char what[48];
+        if (no == 1) snprintf(what, sizeof what, "the output");
+        else snprintf(what, sizeof what, "output %d", j);
+        if ((s = check_buffer(k, k->k->outs[j], outputs[j], what)) != PATC_OK) return s;
+    }
     for (int i = 0; i < ni; i++) {
+        if (k->k->inputs[i]->scalar) {
+            if (!inputs[i].value)
+                return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is a scalar passed by value: "
+                               "give its value (patc_arg.value), not a buffer", k->k->name, i, k->k->inputs[i]->name);
+            continue;
+        }
         char what[48];
         snprintf(what, sizeof what, "input %d", i);
-        if ((s = check_buffer(k, k->k->inputs[i], inputs[i], what)) != PATC_OK) return s;
+        if ((s = check_buffer(k, k->k->inputs[i], inputs[i].buffer, what)) != PATC_OK) return s;
     }
-    int ns = k->k->nscratch;
+    int ns = k->k->nscratch, np = no + ni + ns;
     if ((s = ensure_scratch(k)) != PATC_OK) return s;
-    L->args = calloc((size_t)(1 + ni + ns + nn), sizeof *L->args);
-    L->ptrs = calloc((size_t)(1 + ni + ns), sizeof *L->ptrs);
+    L->args = calloc((size_t)(np + nn), sizeof *L->args);
+    L->ptrs = calloc((size_t)np, sizeof *L->ptrs);
     L->natv = calloc((size_t)(nn ? nn : 1), sizeof *L->natv);
     L->natv32 = calloc((size_t)(nn ? nn : 1), sizeof *L->natv32);
     if (!L->args || !L->ptrs || !L->natv || !L->natv32) {
         rt_launch_free(L);
         return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     }
-    L->ptrs[0] = output->ptr;
-    L->args[0] = &L->ptrs[0];
+    for (int j = 0; j < no; j++) {
+        L->ptrs[j] = outputs[j]->ptr;
+        L->args[j] = &L->ptrs[j];
+    }
     for (int i = 0; i < ni; i++) {
-        L->ptrs[1 + i] = inputs[i]->ptr;
-        L->args[1 + i] = &L->ptrs[1 + i];
+        const Buffer *b = k->k->inputs[i];
+        if (b->scalar) /* the value's bytes in the slot's first bytes: at most 8, aligned */
+            memcpy(&L->ptrs[no + i], inputs[i].value, (size_t)scalar_info[b->sk].size);
+        else
+            L->ptrs[no + i] = inputs[i].buffer->ptr;
+        L->args[no + i] = &L->ptrs[no + i];
     }
     for (int i = 0; i < ns; i++) {
-        L->ptrs[1 + ni + i] = k->scratch[i];
-        L->args[1 + ni + i] = &L->ptrs[1 + ni + i];
+        L->ptrs[no + ni + i] = k->scratch[i];
+        L->args[no + ni + i] = &L->ptrs[no + ni + i];
     }
     for (int i = 0; i < nn; i++) { /* below 2^31 when not wide: the bound covers every nat */
         L->natv[i] = nats[i];
         L->natv32[i] = (int)nats[i];
-        L->args[1 + ni + ns + i] = wide ? (void *)&L->natv[i] : (void *)&L->natv32[i];
+        L->args[np + i] = wide ? (void *)&L->natv[i] : (void *)&L->natv32[i];
     }
     L->empty = !L->cfg.grid[0] || !L->cfg.grid[1] || !L->cfg.grid[2];
     return PATC_OK;
+}
+
+patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
+                       const patc_launch_config *cfg, RtLaunch *L)
+{
+    memset(L, 0, sizeof *L);
+    patc_status s = need_plain(k, "patc_launch");
+    if (s != PATC_OK) return s;
+    int ni = k->k->ninputs;
+    patc_arg *args = calloc((size_t)ni + 1, sizeof *args);
+    if (!args) return rt_fail(k->prog->ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; inputs && i < ni; i++) args[i].buffer = inputs[i];
+    s = prepare(k, nats, inputs ? args : NULL, &output, cfg, L);
+    free(args);
+    return s;
 }
 
 patc_status rt_fire(patc_kernel *k, RtLaunch *L)
@@ -172,6 +225,44 @@ patc_status rt_fire(patc_kernel *k, RtLaunch *L)
                     L->cfg.grid[0], L->cfg.grid[1], L->cfg.grid[2], L->cfg.block[0], L->cfg.block[1],
                     L->cfg.block[2], L->cfg.shared_bytes, rt_driver_error_name(c->drv, r));
     return PATC_OK;
+}
+
+/* The shape of patc_launch_args's arguments, checked before anything else (a device
+ * included): one entry per input, a value for a scalar and a buffer for an array, and
+ * one buffer per output. */
+static patc_status check_args(patc_kernel *k, const patc_arg *inputs, patc_buffer *const *outputs)
+{
+    patc_ctx *c = k->prog->ctx;
+    const Kernel *K = k->k;
+    if (K->ninputs > 0 && !inputs)
+        return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", K->name, K->ninputs);
+    for (int i = 0; i < K->ninputs; i++) {
+        if (K->inputs[i]->scalar && !inputs[i].value)
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is a scalar passed by value: give its value "
+                           "(patc_arg.value), not a buffer", K->name, i, K->inputs[i]->name);
+        if (!K->inputs[i]->scalar && !inputs[i].buffer)
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is an array: give a buffer (patc_arg.buffer)",
+                           K->name, i, K->inputs[i]->name);
+    }
+    if (!outputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s: no output buffers given", K->name);
+    for (int j = 0; j < K->nouts; j++)
+        if (!outputs[j])
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: output %d of %d is NULL", K->name, j, K->nouts);
+    return PATC_OK;
+}
+
+patc_status patc_launch_args(patc_kernel *k, const long long *nats, const patc_arg *inputs,
+                             patc_buffer *const *outputs, const patc_launch_config *cfg)
+{
+    if (!k) return PATC_ERR_INVALID;
+    patc_status s = check_args(k, inputs, outputs);
+    if (s != PATC_OK) return s;
+    RtLaunch L;
+    s = prepare(k, nats, inputs, outputs, cfg, &L);
+    if (s == PATC_OK && (s = rt_fire(k, &L)) == PATC_OK)
+        s = rt_drv_check(k->prog->ctx, rt_driver_sync(k->prog->ctx->drv), "kernel execution");
+    rt_launch_free(&L);
+    return s;
 }
 
 patc_status patc_launch(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
@@ -214,6 +305,25 @@ float rt_median(float *v, int n)
     return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
 }
 
+static patc_status time_prepared(patc_kernel *k, RtLaunch *L, int warmup, int reps, float *median_ms)
+{
+    patc_ctx *c = k->prog->ctx;
+    RtTimer t;
+    patc_status s;
+    if ((s = rt_timer_open(c, &t, reps)) == PATC_OK) {
+        for (int i = 0; s == PATC_OK && i < warmup; i++) s = rt_fire(k, L);
+        for (int i = 0; s == PATC_OK && i < reps; i++) {
+            if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
+            if ((s = rt_fire(k, L)) != PATC_OK) break;
+            if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
+            s = rt_drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &t.ms[i]), "kernel execution");
+        }
+        if (s == PATC_OK) *median_ms = rt_median(t.ms, reps);
+    }
+    rt_timer_close(c, &t);
+    return s;
+}
+
 patc_status patc_time_launch(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
                              const patc_launch_config *cfg, int warmup, int reps, float *median_ms)
 {
@@ -221,20 +331,25 @@ patc_status patc_time_launch(patc_kernel *k, const long long *nats, patc_buffer 
     patc_ctx *c = k->prog->ctx;
     if (warmup < 0 || reps < 1 || !median_ms) return rt_fail(c, PATC_ERR_INVALID, "patc_time_launch: bad warmup/reps/result");
     RtLaunch L;
-    RtTimer t;
     patc_status s = rt_prepare(k, nats, inputs, output, cfg, &L);
+    if (s == PATC_OK) s = time_prepared(k, &L, warmup, reps, median_ms);
+    rt_launch_free(&L);
+    return s;
+}
+
+patc_status patc_time_launch_args(patc_kernel *k, const long long *nats, const patc_arg *inputs,
+                                  patc_buffer *const *outputs, const patc_launch_config *cfg, int warmup, int reps,
+                                  float *median_ms)
+{
+    if (!k) return PATC_ERR_INVALID;
+    patc_ctx *c = k->prog->ctx;
+    if (warmup < 0 || reps < 1 || !median_ms)
+        return rt_fail(c, PATC_ERR_INVALID, "patc_time_launch_args: bad warmup/reps/result");
+    patc_status s = check_args(k, inputs, outputs);
     if (s != PATC_OK) return s;
-    if ((s = rt_timer_open(c, &t, reps)) == PATC_OK) {
-        for (int i = 0; s == PATC_OK && i < warmup; i++) s = rt_fire(k, &L);
-        for (int i = 0; s == PATC_OK && i < reps; i++) {
-            if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
-            if ((s = rt_fire(k, &L)) != PATC_OK) break;
-            if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
-            s = rt_drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &t.ms[i]), "kernel execution");
-        }
-        if (s == PATC_OK) *median_ms = rt_median(t.ms, reps);
-    }
-    rt_timer_close(c, &t);
+    RtLaunch L;
+    s = prepare(k, nats, inputs, outputs, cfg, &L);
+    if (s == PATC_OK) s = time_prepared(k, &L, warmup, reps, median_ms);
     rt_launch_free(&L);
     return s;
 }

@@ -492,12 +492,33 @@ patc_status patc_kernel_input_info(patc_kernel *k, int i, const long long *nats,
     return s != PATC_OK ? s : rt_buffer_info(k, k->k->inputs[i], "an input's size", type, count, bytes);
 }
 
+int patc_kernel_input_by_value(const patc_kernel *k, int i)
+{
+    if (!k || i < 0 || i >= k->k->ninputs) return -1;
+    return k->k->inputs[i]->scalar;
+}
+
+int patc_kernel_num_outputs(const patc_kernel *k) { return k ? k->k->nouts : 0; }
+
 patc_status patc_kernel_output_info(patc_kernel *k, const long long *nats, patc_type *type, long long *count,
                                     size_t *bytes)
 {
     if (!k) return PATC_ERR_INVALID;
+    if (k->k->nouts != 1)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has %d outputs: use patc_kernel_output_info_at",
+                       k->k->name, k->k->nouts);
+    return patc_kernel_output_info_at(k, 0, nats, type, count, bytes);
+}
+
+patc_status patc_kernel_output_info_at(patc_kernel *k, int j, const long long *nats, patc_type *type,
+                                       long long *count, size_t *bytes)
+{
+    if (!k) return PATC_ERR_INVALID;
+    if (j < 0 || j >= k->k->nouts)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has no output %d (it has %d)", k->k->name, j,
+                       k->k->nouts);
     patc_status s = rt_bind_nats(k, nats);
-    return s != PATC_OK ? s : rt_buffer_info(k, k->k->out, "the output size", type, count, bytes);
+    return s != PATC_OK ? s : rt_buffer_info(k, k->k->outs[j], "the output size", type, count, bytes);
 }
 
 /* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */

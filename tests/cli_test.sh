@@ -144,6 +144,54 @@ else
     echo "SKIP: reduction reference (no python3)"
 fi
 
+# 6a. a scalar parameter by value (saxpy) and a kernel of two outputs (minmax_pair),
+# against python; the --input value:X and per-output --output forms
+expect "saxpy value" 0 "$PATC" run examples/saxpy.rise -D n=3 --input value:2.5 --input value:2 --input value:-1 --cpu
+has "saxpy value: 2.5*2-1" "$TMP/out" '^first: 4 4 4$'
+expect "value: not a number" 2 "$PATC" run examples/saxpy.rise -D n=3 --input value:x2 --input random --input random --cpu
+has "value: message" "$TMP/err" "^patc: error: input 1: 'value:x2' is not a f32 value$"
+expect "value: empty" 2 "$PATC" run examples/saxpy.rise -D n=3 --input value: --input random --input random --cpu
+expect "value: i32 range" 2 "$PATC" run examples/reduce_block_shfl.rise --kernel reduceShflI32 -D n=3 --input value:4294967296 --cpu
+expect "value: i32 fills an array" 0 "$PATC" run examples/reduce_block_shfl.rise --kernel reduceShflI32 -D n=5 --input value:-7 --cpu
+has "value: i32 sum" "$TMP/out" '^value: -35$'
+expect "scalar input too short" 1 "$PATC" run examples/saxpy.rise -D n=3 --input "$TMP/short.bin" --input random --input random --cpu
+expect "two outputs, one --output" 2 "$PATC" run tests/programs/minmax_pair.rise -D m=2 --input random --cpu --output "$TMP/o0.bin"
+has "two outputs, one --output: message" "$TMP/err" 'kernel minmaxPair has 2 outputs but 1 --output option was given'
+expect "two outputs: summaries" 0 "$PATC" run tests/programs/minmax_pair.rise -D m=2 --input random --cpu
+has "two outputs: out0" "$TMP/out" '^out0: output: f32, 2 elements$'
+has "two outputs: out1" "$TMP/out" '^out1: sum: '
+if command -v python3 >/dev/null; then
+    for n in 1 31 1000 4097; do
+        python3 - "$TMP" "$n" <<'PY'
+import random, struct, sys
+d, n = sys.argv[1], int(sys.argv[2])
+random.seed(n)
+f = lambda v: struct.unpack('<f', struct.pack('<f', v))[0]
+a = f(random.uniform(-4, 4))
+xs = [f(random.uniform(-10, 10)) for _ in range(n)]
+ys = [f(random.uniform(-10, 10)) for _ in range(n)]
+open(d + '/a.bin', 'wb').write(struct.pack('<f', a))
+open(d + '/x.bin', 'wb').write(struct.pack('<%df' % n, *xs))
+open(d + '/y.bin', 'wb').write(struct.pack('<%df' % n, *ys))
+open(d + '/want.bin', 'wb').write(struct.pack('<%df' % n, *[f(f(a * x) + y) for x, y in zip(xs, ys)]))
+m = (n + 255) // 256
+zs = [f(random.uniform(-10, 10)) for _ in range(m * 256)]
+open(d + '/z.bin', 'wb').write(struct.pack('<%df' % len(zs), *zs))
+rows = [zs[i * 256:(i + 1) * 256] for i in range(m)]
+open(d + '/min.bin', 'wb').write(struct.pack('<%df' % m, *[min(r) for r in rows]))
+open(d + '/max.bin', 'wb').write(struct.pack('<%df' % m, *[max(r) for r in rows]))
+PY
+        expect "saxpy n=$n" 0 "$PATC" run examples/saxpy.rise -D n=$n --input "$TMP/a.bin" --input "$TMP/x.bin" --input "$TMP/y.bin" --cpu --output "$TMP/got.bin"
+        if cmp -s "$TMP/got.bin" "$TMP/want.bin"; then pass "saxpy n=$n: a * x + y"; else fail "saxpy n=$n: a * x + y"; fi
+        m=$(( (n + 255) / 256 ))
+        expect "minmax m=$m" 0 "$PATC" run tests/programs/minmax_pair.rise -D m=$m --input "$TMP/z.bin" --cpu --output "$TMP/o0.bin" --output "$TMP/o1.bin"
+        if cmp -s "$TMP/o0.bin" "$TMP/min.bin" && cmp -s "$TMP/o1.bin" "$TMP/max.bin"; then
+            pass "minmax m=$m: out0 min, out1 max"; else fail "minmax m=$m: out0 min, out1 max"; fi
+    done
+else
+    echo "SKIP: saxpy and minmax references (no python3)"
+fi
+
 # 6b. patc run never changes what a kernel means: a kernel with one input and a shorter
 # output is run once without --reduce (its partials), checked against python
 if command -v python3 >/dev/null; then
@@ -358,7 +406,9 @@ fi
 if command -v valgrind >/dev/null; then
     for args in "examples/scale.rise --kernel scale -D n=100 --input random --cpu --time" \
                 "examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random --cpu --reduce" \
-                "examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu"; do
+                "examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu" \
+                "tests/programs/minmax_pair.rise -D m=3 --input random --cpu" \
+                "examples/saxpy.rise -D n=3 --input value:2 --input random --input random --cpu"; do
         # shellcheck disable=SC2086
         valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$PATC" run $args >/dev/null 2>"$TMP/vg"
         if [ $? -ne 99 ]; then pass "valgrind: $args"; else fail "valgrind: $args"; sed 's/^/    /' "$TMP/vg" | head -20; fi

@@ -894,6 +894,33 @@ START_TEST(test_params)
 }
 END_TEST
 
+/* a pair (nested pairs) result: leaf j to outs[j]; an array of pairs is refused */
+START_TEST(test_outputs)
+{
+    char err[256];
+    float s = 2.5f, in[3] = {1, 2, 3}, o0[3], o1[1], o2[3];
+    Binder *k = B("k", S(SK_F32)), *a = B("a", ARRC(3, S(SK_F32))), *x = B("x", S(SK_F32)), *y = B("y", S(SK_F32));
+    Binder *ps[2] = {k, a};
+    const void *ins[2] = {&s, in};
+    Expr *body = pair(map(P_MAPSEQ, x, BIN(OP_MUL, V(x), V(k)), V(a)),
+                      pair(BIN(OP_ADD, V(k), LF32(1)), map(P_MAPSEQ, y, BIN(OP_ADD, V(y), V(y)), V(a))));
+    void *outs[3] = {o0, o1, o2};
+    ck_assert_msg(interp_kernel_outs(K(body, 2, ps, 0, NULL), NULL, ins, outs, err, sizeof err), "%s", err);
+    for (int i = 0; i < 3; i++) ck_assert_float_eq(o0[i], in[i] * s);
+    ck_assert_float_eq(o1[0], 3.5f);
+    for (int i = 0; i < 3; i++) ck_assert_float_eq(o2[i], 2 * in[i]);
+    /* a pair result through a variable: the same leaves */
+    Binder *p = B("p", body->ty);
+    memset(o0, 0, sizeof o0);
+    memset(o2, 0, sizeof o2);
+    ck_assert_msg(interp_kernel_outs(K(LET(p, body, V(p)), 2, ps, 0, NULL), NULL, ins, outs, err, sizeof err), "%s", err);
+    ck_assert_float_eq(o0[2], 3 * s);
+    ck_assert_float_eq(o2[2], 6);
+    ck_assert(!interp_kernel_outs(K(zip(V(a), V(a)), 2, ps, 0, NULL), NULL, ins, outs, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "array of pairs"));
+}
+END_TEST
+
 /* ---------------------------------------------------------------- the thesis's reduction */
 
 /* padCst(0)((B - n%B)%B)(0) >> split(B) >> mapBlock(split(T) >> transpose >>
@@ -1121,6 +1148,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_precision);
     tcase_add_test(tc, test_let_nat);
     tcase_add_test(tc, test_params);
+    tcase_add_test(tc, test_outputs);
     tcase_add_test(tc, test_reduce_big);
     tcase_add_test(tc, test_reduce_small);
     tcase_add_test(tc, test_reduce_2_24);

@@ -34,6 +34,17 @@ static const char *BIGSMEM =
     "  fun((n*m).f32)(xs => xs |> split(m) |> mapBlock(fun(row =>\n"
     "    row |> mapThreads(fun(x => x * 2.0f)) |> toShared |> mapThreads(fun(x => x + 1.0f)))) |> join))\n";
 
+/* A scalar parameter passed by value, and a kernel of two outputs. */
+static const char *SAXPY =
+    "kernel saxpy = nFun(n =>\n"
+    "  fun(f32)(a => fun(n.f32)(xs => fun(n.f32)(ys =>\n"
+    "    zip(xs)(ys) |> mapGlobal(fun(p => a * fst(p) + snd(p)))))))\n";
+static const char *MINMAX =
+    "kernel minmax = nFun(m => fun((m * 4).i32)(xs =>\n"
+    "  pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(min)(1000))))\n"
+    "      (pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(max)(-1000))))\n"
+    "           (xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(add)(0)))))))\n";
+
 static char cachedir[256];
 
 static void setup(void)
@@ -543,6 +554,105 @@ START_TEST(shared_memory_checked_at_launch)
 }
 END_TEST
 
+/* Scalars by value and several outputs without a device: the queries, the argument
+ * checks of patc_launch_args (made before the device is needed), the old entries'
+ * errors naming the new ones, and the interpreter's results. */
+START_TEST(scalars_and_outputs_without_device)
+{
+    patc_ctx *c;
+    patc_program *p;
+    patc_kernel *k, *m;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    ck_assert_msg(patc_program_from_string(c, "saxpy.rise", SAXPY, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_get_kernel(p, "saxpy", &k), PATC_OK);
+    ck_assert_ptr_nonnull(strstr(patc_program_cuda(p), "saxpy(float *__restrict__ out, const float a, const float *"));
+    ck_assert_int_eq(patc_kernel_num_inputs(k), 3);
+    ck_assert_int_eq(patc_kernel_input_by_value(k, 0), 1);
+    ck_assert_int_eq(patc_kernel_input_by_value(k, 1), 0);
+    ck_assert_int_eq(patc_kernel_input_by_value(k, 3), -1);
+    ck_assert_int_eq(patc_kernel_input_by_value(NULL, 0), -1);
+    ck_assert_int_eq(patc_kernel_num_outputs(k), 1);
+    long long n = 5, count;
+    patc_type t;
+    size_t bytes;
+    ck_assert_int_eq(patc_kernel_input_info(k, 0, &n, &t, &count, &bytes), PATC_OK);
+    ck_assert_int_eq(t, PATC_F32);
+    ck_assert_int_eq(count, 1);
+    ck_assert_uint_eq(bytes, 4);
+    /* patc_launch cannot pass a value: it says what to call, before needing a device */
+    ck_assert_int_eq(patc_launch(k, &n, NULL, NULL, NULL), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), "data parameter 0 (a) is a scalar passed by value") &&
+                      strstr(patc_last_error(c), "patc_launch_args"), "%s", patc_last_error(c));
+    float ms;
+    ck_assert_int_eq(patc_time_launch(k, &n, NULL, NULL, NULL, 1, 3, &ms), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "patc_launch_args"));
+    patc_buffer *fake = (patc_buffer *)1; /* never dereferenced: the shape is checked first */
+    float a = 2.5f;
+    patc_arg args[3] = {{fake, NULL}, {fake, NULL}, {fake, NULL}};
+    patc_buffer *outs[1] = {fake};
+    ck_assert_int_eq(patc_launch_args(k, &n, args, outs, NULL), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), "input 0 (a) is a scalar passed by value: give its value"), "%s",
+                  patc_last_error(c));
+    args[0].value = &a;
+    args[1].buffer = NULL;
+    ck_assert_int_eq(patc_launch_args(k, &n, args, outs, NULL), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), "input 1 (xs) is an array: give a buffer"), "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_launch_args(k, &n, NULL, outs, NULL), PATC_ERR_INVALID);
+    args[1].buffer = fake;
+    ck_assert_int_eq(patc_launch_args(k, &n, args, NULL, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_time_launch_args(k, &n, args, outs, NULL, 1, 0, &ms), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_launch_args(NULL, &n, args, outs, NULL), PATC_ERR_INVALID);
+    /* well-formed, it needs the device */
+    ck_assert_int_eq(patc_launch_args(k, &n, args, outs, NULL), PATC_ERR_NO_DRIVER);
+    /* the interpreter takes the scalar as one element */
+    float xs[5] = {1, 2, 3, 4, 5}, ys[5] = {10, 20, 30, 40, 50}, out[5];
+    const void *in[3] = {&a, xs, ys};
+    ck_assert_msg(patc_interp_run(k, &n, in, out) == PATC_OK, "%s", patc_last_error(c));
+    for (int i = 0; i < 5; i++) ck_assert_float_eq(out[i], a * xs[i] + ys[i]);
+
+    /* three outputs: by index; the single-output calls name the ones to use */
+    ck_assert_msg(patc_program_from_string(c, "minmax.rise", MINMAX, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_get_kernel(p, "minmax", &m), PATC_OK);
+    ck_assert_ptr_nonnull(strstr(patc_program_cuda(p), "minmax(int *__restrict__ out0, int *__restrict__ out1, "
+                                                         "int *__restrict__ out2, const int *__restrict__ xs"));
+    ck_assert_int_eq(patc_kernel_num_outputs(m), 3);
+    ck_assert_int_eq(patc_kernel_num_outputs(NULL), 0);
+    long long mm = 3;
+    for (int j = 0; j < 3; j++) {
+        ck_assert_msg(patc_kernel_output_info_at(m, j, &mm, &t, &count, &bytes) == PATC_OK, "%s", patc_last_error(c));
+        ck_assert_int_eq(t, PATC_I32);
+        ck_assert_int_eq(count, 3);
+        ck_assert_uint_eq(bytes, 12);
+    }
+    ck_assert_int_eq(patc_kernel_output_info_at(m, 3, &mm, &t, &count, &bytes), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "kernel minmax has no output 3 (it has 3)"));
+    ck_assert_int_eq(patc_kernel_output_info_at(m, -1, &mm, &t, &count, &bytes), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_kernel_output_info(m, &mm, &t, &count, &bytes), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "kernel minmax has 3 outputs: use patc_kernel_output_info_at"));
+    ck_assert_int_eq(patc_kernel_output_info_at(k, 0, &n, &t, &count, &bytes), PATC_OK); /* one output: index 0 */
+    ck_assert_int_eq(count, 5);
+    ck_assert_int_eq(patc_launch(m, &mm, &fake, fake, NULL), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), "kernel minmax has 3 outputs, patc_launch takes one: use patc_launch_args"),
+                  "%s", patc_last_error(c));
+    patc_arg marg[1] = {{fake, NULL}};
+    patc_buffer *mouts[3] = {fake, NULL, fake};
+    ck_assert_int_eq(patc_launch_args(m, &mm, marg, mouts, NULL), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "output 1 of 3 is NULL"));
+    int xi[12] = {5, -3, 8, 0, 7, 7, 7, 7, -9, 100, 2, 1}, o[3][3];
+    const void *min[1] = {xi};
+    void *mo[3] = {o[0], o[1], o[2]};
+    ck_assert_int_eq(patc_interp_run(m, &mm, min, o[0]), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "use patc_interp_run_outputs"));
+    ck_assert_msg(patc_interp_run_outputs(m, &mm, min, mo) == PATC_OK, "%s", patc_last_error(c));
+    int want[3][3] = {{-3, 7, -9}, {8, 7, 100}, {10, 28, 94}};
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) ck_assert_int_eq(o[j][i], want[j][i]);
+    mo[2] = NULL;
+    ck_assert_int_eq(patc_interp_run_outputs(m, &mm, min, mo), PATC_ERR_INVALID);
+    patc_destroy(c);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- on a GPU */
 
 static patc_ctx *gctx;
@@ -602,6 +712,67 @@ START_TEST(gpu_scale_matches_cpu)
     patc_buffer_free(small);
     patc_buffer_free(bi);
     /* bo and p are left for patc_destroy to free */
+}
+END_TEST
+
+/* saxpy with `a` by value, and three outputs from one launch, against the interpreter. */
+START_TEST(gpu_scalars_and_outputs)
+{
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_msg(patc_program_from_string(gctx, "saxpy.rise", SAXPY, NULL, 0, &p) == PATC_OK, "%s",
+                  patc_last_error(gctx));
+    ck_assert_int_eq(patc_get_kernel(p, "saxpy", &k), PATC_OK);
+    enum { N = 4097 };
+    static float xs[N], ys[N], out[N];
+    for (int i = 0; i < N; i++) {
+        xs[i] = (float)(i % 97) * 0.5f;
+        ys[i] = (float)(i % 13) - 6.0f;
+    }
+    patc_buffer *bx, *by, *bo;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof xs, &bx), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof ys, &by), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof out, &bo), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bx, xs, sizeof xs), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(by, ys, sizeof ys), PATC_OK);
+    long long n = N;
+    float a = -1.75f;
+    patc_arg args[3] = {{NULL, &a}, {bx, NULL}, {by, NULL}};
+    ck_assert_msg(patc_launch_args(k, &n, args, &bo, NULL) == PATC_OK, "%s", patc_last_error(gctx));
+    a = 100.0f; /* the value was copied at the launch */
+    ck_assert_int_eq(patc_buffer_download(bo, out, sizeof out), PATC_OK);
+    for (int i = 0; i < N; i++) ck_assert_float_eq(out[i], -1.75f * xs[i] + ys[i]);
+    float ms = -1;
+    ck_assert_int_eq(patc_time_launch_args(k, &n, args, &bo, NULL, 1, 3, &ms), PATC_OK);
+    ck_assert(ms > 0);
+
+    patc_kernel *m;
+    ck_assert_msg(patc_program_from_string(gctx, "minmax.rise", MINMAX, NULL, 0, &p) == PATC_OK, "%s",
+                  patc_last_error(gctx));
+    ck_assert_int_eq(patc_get_kernel(p, "minmax", &m), PATC_OK);
+    enum { M = 1001 };
+    static int xi[4 * M], got[3][M], want[3][M];
+    for (int i = 0; i < 4 * M; i++) xi[i] = (i * 7919) % 1999 - 999;
+    patc_buffer *bi, *bouts[3];
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof xi, &bi), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bi, xi, sizeof xi), PATC_OK);
+    for (int j = 0; j < 3; j++) ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof got[j], &bouts[j]), PATC_OK);
+    long long mm = M;
+    patc_arg marg[1] = {{bi, NULL}};
+    ck_assert_msg(patc_launch_args(m, &mm, marg, bouts, NULL) == PATC_OK, "%s", patc_last_error(gctx));
+    const void *hin[1] = {xi};
+    void *hout[3] = {want[0], want[1], want[2]};
+    ck_assert_int_eq(patc_interp_run_outputs(m, &mm, hin, hout), PATC_OK);
+    for (int j = 0; j < 3; j++) {
+        ck_assert_int_eq(patc_buffer_download(bouts[j], got[j], sizeof got[j]), PATC_OK);
+        ck_assert_int_eq(memcmp(got[j], want[j], sizeof got[j]), 0);
+    }
+    /* an output too small is refused by index */
+    patc_buffer *small;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, 16, &small), PATC_OK);
+    bouts[2] = small;
+    ck_assert_int_eq(patc_launch_args(m, &mm, marg, bouts, NULL), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(gctx), "output 2"));
 }
 END_TEST
 
@@ -793,6 +964,7 @@ int main(int argc, char **argv)
         tcase_add_checked_fixture(tc, gpu_setup, gpu_teardown);
         tcase_add_test(tc, gpu_scale_matches_cpu);
         tcase_add_test(tc, gpu_reduce_to_one);
+        tcase_add_test(tc, gpu_scalars_and_outputs);
         tcase_add_test(tc, gpu_reducer_single_launch);
         tcase_add_test(tc, gpu_large_shared_memory);
     } else {
@@ -810,6 +982,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, reducer_settings_without_device);
         tcase_add_test(tc, index_bits_by_size);
         tcase_add_test(tc, shared_memory_checked_at_launch);
+        tcase_add_test(tc, scalars_and_outputs_without_device);
     }
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -57,6 +57,9 @@ for n in $sizes; do
   run_case gpu scale.rise scale $n 1 -D n=$n
   run_case gpu stencil3.rise stencil3 $n 1 -D n=$n
   run_case gpu dot.rise dotPartial $n 2 -D n=$n
+  run_case gpu saxpy.rise saxpy $n 3 -D n=$n # a by value: one random scalar
+  m=$(( (n + 255) / 256 )) # two outputs, each checked: m chunks of 256, about n elements
+  run_case gpu ../tests/programs/minmax_pair.rise minmaxPair "256*$m" 1 -D m=$m
   run_case gpu reduce_device_naive.rise reduceNaive $n 1 -D n=$n --reduce
   run_case gpu reduce_device_tree.rise reduceTree $n 1 -D n=$n --reduce
   for k in reduceShfl_1024_256 reduceShfl_256_32 reduceShfl_2048_64 reduceShflXor_1024_256 reduceShflI32 reduceShflMax; do
@@ -165,6 +168,8 @@ for tool in memcheck racecheck synccheck; do
   san $tool scale.rise scale 1 -D n=1000
   san $tool stencil3.rise stencil3 1 -D n=1000
   san $tool dot.rise dotPartial 2 -D n=1000
+  san $tool saxpy.rise saxpy 3 -D n=1000
+  san $tool ../tests/programs/minmax_pair.rise minmaxPair 1 -D m=33
   san $tool reduce_device_naive.rise reduceNaive 1 -D n=4097 --reduce
   san $tool reduce_device_tree.rise reduceTree 1 -D n=10007 --reduce
   for k in reduceShfl_1024_256 reduceShfl_256_32 reduceShfl_2048_64 reduceShflXor_1024_256 reduceShflI32 reduceShflMax; do
