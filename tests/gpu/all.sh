@@ -106,6 +106,7 @@ for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, 
     run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
   done
   run_case gpu count_if.rise countIf $n 1 -D n=$n -D g=132
+done
 for b in 1 31 33 1000 4097 1048583; do # sequential scans (8*b elements), array accumulators (32*b)
   for k in scanInclF32 scanInclI32 scanExclF32 scanExclI32 scanMaxPrivate; do
     run_case gpu ../tests/programs/scanseq.rise $k "8*$b" 1 -D n=$b
