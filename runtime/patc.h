@@ -5,7 +5,8 @@
  * with their launch configuration derived from the kernel's own size rules. Neither
  * NVRTC nor libcuda is linked: both are dlopen'ed when first needed (NVRTC on the first
  * compile to a cubin: $PATC_NVRTC_PATH when set, else the toolkit's library directory
- * found at build time, else the loader's search for libnvrtc.so.MAJOR and libnvrtc.so;
+ * found at build time, the directories of LD_LIBRARY_PATH, /usr/local/cuda/lib64 and
+ * /usr/local/cuda/lib, else the loader's search for libnvrtc.so.MAJOR and libnvrtc.so;
  * libcuda.so.1 when a context is created).
  *
  * Conventions:

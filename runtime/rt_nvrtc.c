@@ -77,11 +77,37 @@ static bool load_symbols(void *lib, const char **missing)
     return true;
 }
 
+enum { MAX_PATHS = 24, PATH_LEN = 1100 };
+
+/* The files that may hold NVRTC, as full paths, in the order they are tried, existing
+ * ones only: the toolkit's library directory found at build time (libpatrt has no
+ * rpath), each directory of LD_LIBRARY_PATH, then the usual toolkit directories. Both
+ * the load and the cache key (nvrtc_identity) take the first, so that the key names
+ * the file that compiles without loading it. */
+static int nvrtc_paths(char out[][PATH_LEN], int max)
+{
+    const char *dirs[MAX_PATHS];
+    int nd = 0, n = 0;
+    char ld[4096] = "";
+    if (*PATC_NVRTC_DIR) dirs[nd++] = PATC_NVRTC_DIR;
+    const char *lp = getenv("LD_LIBRARY_PATH");
+    if (lp) snprintf(ld, sizeof ld, "%s", lp);
+    for (char *save = NULL, *d = strtok_r(ld, ":", &save); d && nd < MAX_PATHS - 2; d = strtok_r(NULL, ":", &save))
+        if (*d) dirs[nd++] = d;
+    dirs[nd++] = "/usr/local/cuda/lib64";
+    dirs[nd++] = "/usr/local/cuda/lib";
+    for (int i = 0; i < nd && n < max; i++) {
+        struct stat sb;
+        snprintf(out[n], PATH_LEN, "%s/%s", dirs[i], PATC_NVRTC_SONAME);
+        if (stat(out[n], &sb) == 0 && S_ISREG(sb.st_mode)) n++;
+    }
+    return n;
+}
+
 /* The search: $PATC_NVRTC_PATH alone when it is set (an explicit choice is not second-
- * guessed); else the toolkit's library directory found at build time (libpatrt has no
- * rpath), then the loader's own search (LD_LIBRARY_PATH, ld.so.cache) for the soname
- * and for the unversioned name. A failure is not remembered, so a later call retries;
- * a success is kept for the life of the process. */
+ * guessed); else the full paths of nvrtc_paths, then the loader's own search
+ * (ld.so.cache) for the soname and for the unversioned name. A failure is not
+ * remembered, so a later call retries; a success is kept for the life of the process. */
 bool rt_nvrtc_load(char **why)
 {
     *why = NULL;
@@ -90,16 +116,14 @@ bool rt_nvrtc_load(char **why)
         pthread_mutex_unlock(&nv_lock);
         return true;
     }
-    const char *names[4];
-    char builddir_name[1024];
+    const char *names[MAX_PATHS + 2];
+    static _Thread_local char paths[MAX_PATHS][PATH_LEN];
     int nnames = 0;
     const char *env = getenv("PATC_NVRTC_PATH");
     if (env && *env) names[nnames++] = env;
     else {
-        if (*PATC_NVRTC_DIR) {
-            snprintf(builddir_name, sizeof builddir_name, "%s/%s", PATC_NVRTC_DIR, PATC_NVRTC_SONAME);
-            names[nnames++] = builddir_name;
-        }
+        int np = nvrtc_paths(paths, MAX_PATHS);
+        for (int i = 0; i < np; i++) names[nnames++] = paths[i];
         names[nnames++] = PATC_NVRTC_SONAME;
         if (strcmp(PATC_NVRTC_SONAME, "libnvrtc.so") != 0) names[nnames++] = "libnvrtc.so";
     }
@@ -161,22 +185,19 @@ void rt_nvrtc_version(int *major, int *minor)
 /* Which NVRTC compiles, for the cache key: the library file a compile uses (its real
  * path, size, modification time and inode: another NVRTC is another file, and may give
  * another cubin). Found without loading it where its path is known (PATC_NVRTC_PATH, or
- * the toolkit directory found at build time), so that a cache hit does not pay the
+ * nvrtc_paths), so that a cache hit does not pay the
  * 5-10 ms of loading 100 MB of NVRTC; otherwise NVRTC is loaded and asked where it
  * came from. False (with *why) when no NVRTC can be found. */
 static bool nvrtc_identity(char *out, size_t n, char **why)
 {
-    char buf[1100], real[4096];
+    char buf[1][PATH_LEN], real[4096];
     const char *path = NULL;
     const char *env = getenv("PATC_NVRTC_PATH");
     Dl_info di;
     struct stat sb;
     if (nv.lib && dladdr((void *)nv.Version, &di) && di.dli_fname) path = di.dli_fname;
     else if (env && *env) path = env;
-    else if (*PATC_NVRTC_DIR) {
-        snprintf(buf, sizeof buf, "%s/%s", PATC_NVRTC_DIR, PATC_NVRTC_SONAME);
-        if (stat(buf, &sb) == 0) path = buf;
-    }
+    else if (nvrtc_paths(buf, 1) == 1) path = buf[0];
     if (!path || stat(path, &sb) != 0) {
         if (!rt_nvrtc_load(why)) return false;
         path = dladdr((void *)nv.Version, &di) && di.dli_fname ? di.dli_fname : NULL;
