@@ -823,6 +823,20 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
 /* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
  * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
  * One thread runs the loop; the accumulator a is a register (a scalar). */
+
+/* A sequential fold's or scan's accumulator: one register of kind sk, declared with
+ * its initial value where the loop starts. */
+static Buffer *scalar_acc(Lw *w, ScalarKind sk, X *init)
+{
+    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk, nat_cst(w->a, 1));
+    accb->scalar = true;
+    Stmt *d = snew(w, S_DECL);
+    d->decl.buf = accb;
+    d->decl.init = init;
+    emit(w, d);
+    return accb;
+}
+
 static __attribute__((noinline)) void lower_scan(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
@@ -833,12 +847,7 @@ static __attribute__((noinline)) void lower_scan(Lw *w, Expr *e, Acc *c)
         diag_error(w->d, arg[1]->sp, "%s with %s accumulator is not supported; use a scalar accumulator",
                    prim_info[e->prim.p].name, init->k == VAL_PAIR ? "a pair" : "an array");
     Val *xs = lower_exp(w, arg[2]);
-    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(arg[1]->ty), nat_cst(a, 1));
-    accb->scalar = true;
-    Stmt *d = snew(w, S_DECL);
-    d->decl.buf = accb;
-    d->decl.init = init->x;
-    emit(w, d);
+    Buffer *accb = scalar_acc(w, sk_of(arg[1]->ty), init->x);
     NatVar *iv;
     Stmt *saved;
     Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
@@ -1316,12 +1325,7 @@ static Val *lower_prim(Lw *w, Expr *e)
             diag_error(w->d, e->sp, "%s with a pair accumulator is not supported; use a scalar or array accumulator",
                        prim_info[p].name);
         Val *xs = lower_exp(w, arg[2]);
-        Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(e->ty), nat_cst(a, 1));
-        accb->scalar = true;
-        Stmt *d = snew(w, S_DECL);
-        d->decl.buf = accb;
-        d->decl.init = init->x;
-        emit(w, d);
+        Buffer *accb = scalar_acc(w, sk_of(e->ty), init->x);
         NatVar *iv;
         Stmt *saved;
         Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
