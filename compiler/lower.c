@@ -108,6 +108,7 @@ typedef struct Lw {
     int ndepth;
     int names;
     int partial_lanes; /* inside code that not all 32 lanes of a warp run */
+    int index_reads;   /* run-time indices read so far (data_index), for padCst */
     Expr *lane_fn;     /* the function of the mapLane being written by owner lanes */
     Span at;           /* the expression being lowered: where a view is made, or read */
 } Lw;
@@ -298,6 +299,7 @@ static Nat *data_index(Lw *w, X *x, Nat *len)
         x = c;
     }
     X *m = materialise(w, x, "ix");
+    w->index_reads++;
     return nat_var(w->a, nat_newvar(w->a, m->load.buf->name, 0, len));
 }
 
@@ -512,7 +514,19 @@ static Val *view_at(Lw *w, View *v, Nat *i)
               : xbin(w, OP_GE, SK_BOOL, xnat(w, j), xnat(w, v->n2));
         X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
         if (outside->kind == X_LIT) return outside->lit.b ? v->val : view_at(w, v->in, j);
-        return select_val(w, outside, v->val, view_at(w, v->in, j), v->sp);
+        if (nat_prove_lt(a, v->n2, nat_cst(a, 1))) return v->val; /* all padding */
+        /* A run-time index (a gather's or idx's, read into a variable of its own
+         * before the choice) is read at the padded positions too, so it must stay
+         * inside the index array: the read is redone at j clamped into 0..n2-1, as
+         * concat does, and what the first one emitted is dropped. Other reads keep
+         * the plain j (a shuffle clamps its own source lane). */
+        int mark = w->cur->seq.n, reads = w->index_reads;
+        Val *in = view_at(w, v->in, j);
+        if (w->index_reads != reads) {
+            w->cur->seq.n = mark;
+            in = view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
+        }
+        return select_val(w, outside, v->val, in, v->sp);
     }
     case V_PADCLAMP: {
         Nat *j = nat_sub(a, i, v->n1);

@@ -583,6 +583,18 @@ START_TEST(data_movement_codegen)
     for (int i = 0; i < t->c.nkernels; i++) ck_assert_int_eq(t->c.kernels[i]->iw, IW_32);
     free(cu);
     tc_free(t);
+    /* a gather read through padCst: its index is read at the padded positions too
+     * (before the choice), so at an index clamped into the index array */
+    t = tc_compile("kernel gp = nFun(n => fun(n.idx[n])(p => fun(n.f32)(xs =>\n"
+                   "  gather(p)(xs) |> padCst(2)(3)(0.0f) |> mapGlobal(id))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    const char *clamped = "= p[max((patc_int)0, (patc_int)min((patc_int)(n - 1), (patc_int)(g0 - 2)))];";
+    ck_assert_msg(strstr(cu, clamped), "missing: %s\n%s", clamped, cu);
+    ck_assert_int_eq(count_substr(cu, "= p["), 1);
+    ck_assert_msg(strstr(cu, "(((g0 < 2) || ((g0 - 2) >= n)) ? 0.0f : xs[ix"), "%s", cu);
+    free(cu);
+    tc_free(t);
     /* a symbolic length: the index variable is bounded by it */
     t = tc_compile("kernel g = nFun(n => fun(n.idx[n])(p => fun(n.f32)(xs => gather(p)(xs) |> mapGlobal(id))))");
     EXPECT_OK(t);
