@@ -418,13 +418,38 @@ static Expr *infer_scalar_form(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expect
  * apps/scan.scala writes scanSeq(fun(x => fun(a => a + x)))); reduceSeq's operator
  * is the other way round, (t ->: s ->: t). scanSeqExcl has the same type.
  * A function of its own, so that infer_prim's frame (deep recursion) does not grow. */
+/* The type an accumulator's initial value is checked against. The operator's
+ * annotation of its accumulator parameter says it (reduceSeq(fun(i32)(acc => ...))(0)
+ * over floats starts from an i32 0); without one, `fallback` (the elements' type). An
+ * unsuffixed integer literal over float elements with an unannotated function operator
+ * is an error naming both fixes: the literal would be a float there, yet a count over
+ * floats wants an integer accumulator, and nothing says which the user meant. A
+ * primitive operator (add, max, ...) takes two equal types, so the fallback is right. */
+static Type *acc_expected(Tc *t, const PrimInfo *pi, Ast *op, int accpos, Ast *init, Type *fallback, Scope *sc)
+{
+    Ast *acc = op;
+    if (accpos == 1) acc = op->kind == A_LAM && op->lam.body->kind == A_LAM ? op->lam.body : NULL;
+    if (acc && acc->kind == A_LAM && acc->lam.ptype) return type_of(t, acc->lam.ptype, sc);
+    Ast *lit = init;
+    while (lit->kind == A_UN) lit = lit->un.e;
+    if (op->kind == A_LAM && lit->kind == A_INT && !lit->lit_int.suffixed && fallback && fallback->kind == T_SCALAR &&
+        scalar_info[fallback->sk].is_float)
+        diag_error(t->d, init->sp, "%s: the initial value is an integer literal, but the elements are %s and the "
+                   "operator does not give its accumulator a type: write %llu.0%s for an %s accumulator, or "
+                   "i32(%llu) (or annotate the accumulator: fun(i32)(acc => ...)) for an integer one",
+                   pi->name, scalar_info[fallback->sk].name, (unsigned long long)lit->lit_int.v,
+                   fallback->sk == SK_F32 ? "f" : "", scalar_info[fallback->sk].name, (unsigned long long)lit->lit_int.v);
+    return fallback;
+}
+
 static __attribute__((noinline)) Expr *infer_scan(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expected, Span sp)
 {
     Arena *a = t->a;
     const PrimInfo *pi = &prim_info[p];
     Expr *x = infer(t, arg[2], sc, NULL);
     Type *tx = want_array(t, x, pi->name);
-    Type *hint = expected && expected->kind == T_ARRAY ? expected->arr.elem : tx->arr.elem;
+    Type *hint = expected && expected->kind == T_ARRAY ? expected->arr.elem
+                                                       : acc_expected(t, pi, arg[0], 1, arg[1], tx->arr.elem, sc);
     Expr *init = infer(t, arg[1], sc, hint);
     Type *ps[2] = {tx->arr.elem, init->ty};
     Expr *f = check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
@@ -681,7 +706,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     case P_REDUCESEQUNROLL: {
         Expr *x = infer(t, arg[2], sc, NULL);
         Type *tx = want_array(t, x, pi->name);
-        Expr *init = infer(t, arg[1], sc, tx->arr.elem);
+        Expr *init = infer(t, arg[1], sc, acc_expected(t, pi, arg[0], 0, arg[1], tx->arr.elem, sc));
         Type *ps[2] = {init->ty, tx->arr.elem};
         Expr *f = check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
         Type *rt = fun_result(f, 2);
