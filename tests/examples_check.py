@@ -1,0 +1,47 @@
+"""examples_check.py CHECK ARGS... TMPDIR: the reference computations of
+tests/examples_test.sh. Reads TMPDIR/out.bin (what patc computed) and the inputs
+TMPDIR/NAME.bin, computes the result independently (in double precision for floats)
+and exits 1 with a message when they differ: integers exactly, floats within a
+relative tolerance. Prints the largest error found."""
+import math, struct, sys
+
+args, d = sys.argv[1:-1], sys.argv[-1]
+
+
+def load(name, kind):
+    b = open("%s/%s.bin" % (d, name), "rb").read()
+    return list(struct.unpack("<%d%s" % (len(b) // 4, "f" if kind == "f32" else "i"), b))
+
+
+def compare(got, want, kind, tol=1e-5):
+    if len(got) != len(want):
+        sys.exit("length %d, expected %d" % (len(got), len(want)))
+    worst = 0.0
+    for i, (g, w) in enumerate(zip(got, want)):
+        if kind == "i32":
+            if g != w:
+                sys.exit("element %d: %d, expected %d" % (i, g, w))
+            continue
+        err = abs(g - w) / max(abs(w), 1.0)
+        if not err <= tol:
+            sys.exit("element %d: %.9g, expected %.9g (relative error %.3g)" % (i, g, w, err))
+        worst = max(worst, err)
+    print("max error %.3g" % worst)
+
+
+def scan(kind, mode, op, init, name):
+    xs, out = load(name, kind), load("out", kind)
+    f = (lambda a, b: a + b) if op == "add" else max
+    want = []
+    for w in range(0, len(xs), 32):
+        acc = float(init) if kind == "f32" else int(init)
+        for x in xs[w:w + 32]:
+            if mode == "excl":
+                want.append(acc)
+            acc = f(acc, x)
+            if mode == "incl":
+                want.append(acc)
+    compare(out, want, kind)
+
+
+{"scan": scan}[args[0]](*args[1:])
