@@ -13,7 +13,7 @@ def load(name, kind):
     return list(struct.unpack("<%d%s" % (len(b) // 4, "f" if kind == "f32" else "i"), b))
 
 
-def compare(got, want, kind, tol=1e-5):
+def compare(got, want, kind, tol=1e-5, floor=1.0):
     if len(got) != len(want):
         sys.exit("length %d, expected %d" % (len(got), len(want)))
     worst = 0.0
@@ -22,7 +22,7 @@ def compare(got, want, kind, tol=1e-5):
             if g != w:
                 sys.exit("element %d: %d, expected %d" % (i, g, w))
             continue
-        err = abs(g - w) / max(abs(w), 1.0)
+        err = abs(g - w) / max(abs(w), floor)
         if not err <= tol:
             sys.exit("element %d: %.9g, expected %.9g (relative error %.3g)" % (i, g, w, err))
         worst = max(worst, err)
@@ -44,4 +44,16 @@ def scan(kind, mode, op, init, name):
     compare(out, want, kind)
 
 
-{"scan": scan}[args[0]](*args[1:])
+def softmax(m, name):
+    m, xs, out = int(m), load(name, "f32"), load("out", "f32")
+    want = []
+    for r in range(0, len(xs), m):
+        row = xs[r:r + m]
+        mx = max(row)
+        es = [math.exp(x - mx) for x in row]
+        s = sum(es)
+        want += [e / s for e in es]
+    compare(out, want, "f32", tol=1e-4, floor=1e-30)
+
+
+{"scan": scan, "softmax": softmax}[args[0]](*args[1:])

@@ -52,6 +52,13 @@ for b in 1 3 37; do
     check "scanInclF32 32*$b" scan f32 incl add 0 xf -- examples/scan_warp.rise --kernel scanInclF32 -D n=$b --input "$TMP/xf.bin"
     check "scanExclF32 32*$b" scan f32 excl add 0 xf -- examples/scan_warp.rise --kernel scanExclF32 -D n=$b --input "$TMP/xf.bin"
 done
+
+# ---- softmax_rows: r rows of m columns (m a multiple of 32), relative error 1e-4
+for rm in "1 32" "3 64" "5 1024" "2 4096"; do
+    set -- $rm
+    inputs f32 $(($1 * $2)) xs
+    check "softmaxRows r=$1 m=$2" softmax $2 xs -- examples/softmax_rows.rise --kernel softmaxRows -D r=$1 -D m=$2 --input "$TMP/xs.bin"
+done
 #@MORE@
 
 echo "examples: $passes passed, $fails failed"

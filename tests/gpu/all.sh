@@ -106,6 +106,9 @@ for b in 1 7 1000 32771; do # the warp scans of patterns/scan.rise (32*b element
     run_case gpu scan_warp.rise $k "32*$b" 1 -D n=$b
   done
 done
+for r in 1 31 33 1000 4097; do # softmax of r rows of m columns, one warp per row
+  for m in 32 1024 4096; do run_case gpu softmax_rows.rise softmaxRows "${r}x$m" 1 -D r=$r -D m=$m; done
+done
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
   for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
     run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
@@ -190,6 +193,7 @@ for tool in memcheck racecheck synccheck; do
   san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
   for k in scanUp scanTake scanTakeWritten scanUpF32; do san $tool ../tests/programs/scan_warp_hs.rise $k 1 -D n=7; done
   for k in scanInclI32 scanInclF32 scanExclI32 scanExclF32 scanMaxI32; do san $tool scan_warp.rise $k 1 -D n=7; done
+  san $tool softmax_rows.rise softmaxRows 1 -D r=33 -D m=1024
   san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
   for k in scanInclF32 scanInclI32 scanExclF32 scanExclI32 scanMaxPrivate colSums4 shiftSums4; do
