@@ -56,4 +56,17 @@ def softmax(m, name):
     compare(out, want, "f32", tol=1e-4, floor=1e-30)
 
 
-{"scan": scan, "softmax": softmax}[args[0]](*args[1:])
+def uf(uf, name):
+    uf, xs, out = int(uf), load(name, "f32"), load("out", "f32")
+    n = len(xs)
+    t = (n + uf - 1) // uf
+    compare(out, [sum(xs[k] for k in range(tid, n, t)) for tid in range(t)], "f32")
+
+
+def matmul(m, n, k, a, b):
+    m, n, k, A, B, out = int(m), int(n), int(k), load(a, "f32"), load(b, "f32"), load("out", "f32")
+    want = [sum(A[i * k + p] * B[p * n + j] for p in range(k)) for i in range(m) for j in range(n)]
+    compare(out, want, "f32", tol=1e-4)
+
+
+{"scan": scan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])

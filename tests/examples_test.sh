@@ -59,6 +59,13 @@ for rm in "1 32" "3 64" "5 1024" "2 4096"; do
     inputs f32 $(($1 * $2)) xs
     check "softmaxRows r=$1 m=$2" softmax $2 xs -- examples/softmax_rows.rise --kernel softmaxRows -D r=$1 -D m=$2 --input "$TMP/xs.bin"
 done
+
+# ---- unrolled_uf: the ceil(n / uf) partial sums, n a multiple of uf or not
+for nu in "1 4" "3 4" "4 4" "5 4" "1000 8" "1001 8" "1003 3" "4097 1" "65537 16"; do
+    set -- $nu
+    inputs f32 $1 xs
+    check "unrolledUF n=$1 uf=$2" uf $2 xs -- examples/unrolled_uf.rise --kernel unrolledUF -D n=$1 -D uf=$2 --input "$TMP/xs.bin"
+done
 #@MORE@
 
 echo "examples: $passes passed, $fails failed"
