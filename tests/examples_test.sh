@@ -66,7 +66,13 @@ for nu in "1 4" "3 4" "4 4" "5 4" "1000 8" "1001 8" "1003 3" "4097 1" "65537 16"
     inputs f32 $1 xs
     check "unrolledUF n=$1 uf=$2" uf $2 xs -- examples/unrolled_uf.rise --kernel unrolledUF -D n=$1 -D uf=$2 --input "$TMP/xs.bin"
 done
-#@MORE@
+
+# ---- matmul_tiled: (64*m) x k times k x (64*n), relative error 1e-4
+for mnk in "1 1 1" "1 2 3" "2 1 64" "1 1 257"; do
+    set -- $mnk
+    inputs f32 $((64 * $1 * $3)) A; inputs f32 $(($3 * 64 * $2)) B
+    check "matmulTiled m=$1 n=$2 k=$3" matmul $((64 * $1)) $((64 * $2)) $3 A B -- examples/matmul_tiled.rise --kernel matmulTiled -D m=$1 -D n=$2 -D k=$3 --input "$TMP/A.bin" --input "$TMP/B.bin"
+done
 
 echo "examples: $passes passed, $fails failed"
 [ "$fails" = 0 ]

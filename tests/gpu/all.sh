@@ -112,6 +112,10 @@ done
 for n in $sizes; do # seed 003: ceil(n / uf) threads each add uf elements a[tid + t*i]
   for uf in 1 3 4 8 16; do run_case gpu unrolled_uf.rise unrolledUF "$n/uf$uf" 1 -D n=$n -D uf=$uf; done
 done
+for mnk in "1 1 1" "1 2 3" "3 2 1000" "16 16 1024" "7 5 4097"; do # matmul (64m x k)(k x 64n)
+  set -- $mnk
+  run_case gpu matmul_tiled.rise matmulTiled "64*$1x64*$2xk$3" 2 -D m=$1 -D n=$2 -D k=$3
+done
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
   for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
     run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
@@ -198,6 +202,7 @@ for tool in memcheck racecheck synccheck; do
   for k in scanInclI32 scanInclF32 scanExclI32 scanExclF32 scanMaxI32; do san $tool scan_warp.rise $k 1 -D n=7; done
   san $tool softmax_rows.rise softmaxRows 1 -D r=33 -D m=1024
   san $tool unrolled_uf.rise unrolledUF 1 -D n=100003 -D uf=8
+  san $tool matmul_tiled.rise matmulTiled 2 -D m=3 -D n=2 -D k=100
   san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
   for k in scanInclF32 scanInclI32 scanExclF32 scanExclI32 scanMaxPrivate colSums4 shiftSums4; do
