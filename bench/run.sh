@@ -5,7 +5,9 @@
 #      (OUTDIR/tuning.conf, log in OUTDIR/tune.log);
 #   3. bench_main: every implementation, timed the same way (interleaved; alone and
 #      queued), patc through libpatrt with the settings of step 2;
-#   4. plot.py: OUTDIR/plot.png.
+#   4. matmul_bench: examples/matmul_tiled.rise against cuBLAS SGEMM (OUTDIR/matmul.txt,
+#      matmul.csv);
+#   5. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
 # OUTDIR defaults to bench/results/<YYYY-MM-DD>-<gpu-name-slug>.
 # Env: CUDA_HOME (default: from nvcc on PATH, else /usr/local/cuda), BENCH_BUILD (bench
@@ -51,6 +53,15 @@ rc=${PIPESTATUS[0]}
     echo "tune: ${TUNE_CMD[*]}"
     echo "bench_main exit status: $rc"
 } >> "$OUTDIR/command.txt"
+
+echo "== matmul: patc's examples/matmul_tiled.rise beside cuBLAS SGEMM"
+"$NVCC" -O3 -arch=sm_90 -std=c++17 -I"$ROOT/runtime" -o "$BUILD/matmul_bench" "$HERE/matmul_bench.cu" \
+    -L"$PB/runtime" -lpatrt -lcublas -Xlinker -rpath="$PB/runtime" || { echo "matmul build failed"; rc=3; }
+if [ -x "$BUILD/matmul_bench" ]; then
+    "$BUILD/matmul_bench" --rise "$ROOT/examples/matmul_tiled.rise" --out "$OUTDIR" 2>&1 | tee "$OUTDIR/matmul.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || rc=3
+    echo "matmul: $NVCC -O3 -arch=sm_90 -std=c++17 matmul_bench.cu -lpatrt -lcublas" >> "$OUTDIR/command.txt"
+fi
 
 echo "== plot"
 python3 "$HERE/plot.py" "$OUTDIR/results.csv" "$OUTDIR/plot.png" || echo "plot failed (matplotlib missing?)"
