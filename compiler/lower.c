@@ -84,6 +84,8 @@ typedef enum {
     W_MAPF,     /* in, fn: writing x into in where in[i] receives fn(x[i]) and fn is a view
                    chain: at(i) = the acceptor fn's body needs, given in.at(i) */
     W_SCATTER,  /* in, iv = the positions: at(i) = in.at(iv.at(i)), a position read at run time */
+    W_TAKEW,    /* in, n1 = k: writing x of n.t (n >= k) into take(k)(x)'s place in : k.t:
+                   at(i) = in.at(i), written only when i < k (the guard) */
 } AccKind;
 
 typedef struct Acc Acc;
@@ -95,6 +97,7 @@ struct Acc {
     Buffer *buf;
     Nat *base, *n1;
     View *iv; /* W_SCATTER */
+    X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
 };
 
 typedef struct Lw {
@@ -106,6 +109,8 @@ typedef struct Lw {
     Stmt *cur;
     Level lv[8];
     int ndepth;
+    Stmt *loops[64]; /* the open loops, outermost first (sequential ones too) */
+    int nloops;
     int names;
     int partial_lanes; /* inside code that not all 32 lanes of a warp run */
     int index_reads;   /* run-time indices read so far (data_index), for padCst */
@@ -589,7 +594,30 @@ static Val *view_at(Lw *w, View *v, Nat *i)
 
 /* ---------------------------------------------------------------- writing */
 
+static Acc *acc_at_(Lw *w, Acc *c, Nat *i);
+
+/* acc_at, with the guards of the acceptors passed through: take's (i < k), and
+ * whatever the outer acceptor had. */
 static Acc *acc_at(Lw *w, Acc *c, Nat *i)
+{
+    Acc *r = acc_at_(w, c, i);
+    X *g = c->guard;
+    if (c->kind == W_TAKEW) {
+        X *lt = nat_lt(w, i, c->n1);
+        if (!(lt->kind == X_LIT && lt->lit.b)) g = g ? xbin(w, OP_AND, SK_BOOL, g, lt) : lt;
+    }
+    if (g && r->guard && r->guard != g) g = xbin(w, OP_AND, SK_BOOL, g, r->guard);
+    else if (!g) g = r->guard;
+    if (g != r->guard) {
+        Acc *cp = ANEW(w->a, Acc);
+        *cp = *r;
+        cp->guard = g;
+        r = cp;
+    }
+    return r;
+}
+
+static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
 {
     Type *et = c->ty->arr.elem;
     switch (c->kind) {
@@ -614,6 +642,7 @@ static Acc *acc_at(Lw *w, Acc *c, Nat *i)
     case W_TROWW: return acc_at(w, acc_at(w, c->in, i), c->n1);
     case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, acc_at(w, c->in, i));
     case W_SCATTER: return acc_at(w, c->in, data_index(w, view_at(w, c->iv, i)->x, c->in->ty->arr.n));
+    case W_TAKEW: return acc_at(w, c->in, i);
     }
     unreachable();
 }
@@ -636,7 +665,7 @@ static bool view_chain(const Expr *body, const Binder *x)
     case P_MIN: case P_MAX: case P_COUNT: return false;
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
-    case P_SCANSEQ: case P_SCANSEQEXCL: return false;
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: return false;
     }
     unreachable();
 }
@@ -663,7 +692,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();
-    case P_SCANSEQ: case P_SCANSEQEXCL: unreachable();
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -673,6 +702,17 @@ static void acc_store(Lw *w, Acc *c, Val *v, Span sp)
 {
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");
     if (c->kind != W_MEM) die("scalar acceptor is not memory");
+    if (c->guard) {
+        /* a write past take's end: dropped */
+        Stmt *g = snew(w, S_IF), *saved = w->cur;
+        g->cond.c = c->guard;
+        g->cond.then = stmt_seq(w->a);
+        emit(w, g);
+        w->cur = g->cond.then;
+        store(w, c->buf, c->base, v->x);
+        w->cur = saved;
+        return;
+    }
     store(w, c->buf, c->base, v->x);
 }
 
@@ -694,12 +734,15 @@ static Stmt *open_loop(Lw *w, Level l, int dim, Nat *extent, NatVar **iv, Stmt *
     *saved = w->cur;
     w->cur = s->loop.body;
     if (l != LVL_SEQ) w->lv[w->ndepth++] = l;
+    if (w->nloops == 64) diag_error(w->d, w->at, "loops nested too deeply (more than 64)");
+    w->loops[w->nloops++] = s;
     return s;
 }
 
 static void close_loop(Lw *w, Stmt *s, Stmt *saved)
 {
     if (s->loop.level != LVL_SEQ) w->ndepth--;
+    w->nloops--;
     w->cur = saved;
 }
 
@@ -812,6 +855,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     part->flagged = scalar_info[part->sk].size <= 4;
     part->coherent = !part->flagged;
     Buffer *ticket = part->flagged ? NULL : scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    w->k->ticket = ticket;
     Acc *c0 = acceptor(w, W_MEM, ys->ty, NULL);
     c0->buf = part;
     c0->base = nat_cst(a, 0);
@@ -904,6 +948,17 @@ static void check_memory_scope(Lw *w, Expr *e, Acc *c)
                    l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
 }
 
+/* Is x, under join/split/transpose/id, a map over the grid, blocks or threads? */
+static bool writes_through_take(const Expr *x)
+{
+    while (x->kind == E_PRIM && (x->prim.p == P_JOIN || x->prim.p == P_SPLIT || x->prim.p == P_TRANSPOSE ||
+                                 x->prim.p == P_ID))
+        x = x->prim.args[0];
+    if (x->kind != E_PRIM) return false;
+    int l = prim_info[x->prim.p].level;
+    return l == LVL_GLOBAL || l == LVL_BLOCK || l == LVL_THREADS;
+}
+
 static void lower_acc_at(Lw *w, Expr *e, Acc *c)
 {
     if (e->kind == E_LET) {
@@ -964,7 +1019,18 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         case P_TRANSPOSE: lower_acc(w, e->prim.args[0], acceptor(w, W_TRANSW, e->prim.args[0]->ty, c)); return;
         case P_ID: lower_acc(w, e->prim.args[0], c); return;
         case P_LASTBLOCK: lower_last_block(w, e, c); return;
-        case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+        case P_TAKE: {
+            /* the first k elements of a grid-, block- or thread-level map's result (which
+             * cannot be read without being stored): written with the rest dropped. Other
+             * takes stay views that are read (a warp array's take is written by the lanes
+             * holding it). */
+            if (!writes_through_take(e->prim.args[0])) break;
+            Acc *r = acceptor(w, W_TAKEW, e->prim.args[0]->ty, c);
+            r->n1 = e->ty->arr.n;
+            lower_acc(w, e->prim.args[0], r);
+            return;
+        }
+        case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_DROP: case P_SLIDE: case P_ZIP:
         case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_MAPSEQ: case P_MAPSEQUNROLL:
         case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
         case P_TOPRIVATEFUN: case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
@@ -996,6 +1062,7 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         case P_IDX: case P_GATHER: break;
         SCALAR_FORM_CASES break;
         case P_SCANSEQ: case P_SCANSEQEXCL: lower_scan(w, e, c); return;
+        case P_LOOKBACK: break;
         }
     }
     copy_val(w, lower_exp(w, e), c, e->sp);
@@ -1232,6 +1299,104 @@ static __attribute__((noinline)) Val *reduce_array(Lw *w, Expr *e, Val *init)
     }
     close_loop(w, s, saved);
     return array(w, av);
+}
+
+/* A shared scalar of the kernel (one element), laid out by smem.c. */
+static Buffer *shared_scalar(Lw *w, const char *prefix, ScalarKind sk, Span sp)
+{
+    Kernel *k = w->k;
+    Buffer *b = new_buffer(w, prefix, AS_SHARED, sk, nat_cst(w->a, 1));
+    b->sp = sp;
+    if (k->nshared == k->capshared) {
+        int cap = k->capshared ? 2 * k->capshared : 8;
+        Buffer **nb = ANEWN(w->a, Buffer *, cap);
+        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
+        k->shared = nb;
+        k->capshared = cap;
+    }
+    k->shared[k->nshared++] = b;
+    return b;
+}
+
+/* The leaves of a scalar or a pair of scalars, left to right. */
+static int val_leaves(Lw *w, Val *v, X **out, Span sp)
+{
+    if (v->k == VAL_SCALAR) {
+        out[0] = v->x;
+        return 1;
+    }
+    if (v->k == VAL_PAIR && v->a->k == VAL_SCALAR && v->b->k == VAL_SCALAR) {
+        out[0] = v->a->x;
+        out[1] = v->b->x;
+        return 2;
+    }
+    diag_error(w->d, sp, "lookback: the value must be a scalar or a pair of two scalars");
+}
+
+/* lookback(op)(init)(x) in the body of the kernel's mapBlock: the block's tile is drawn
+ * from a counter in launch order (so a tile waits only for tiles whose blocks run), and
+ * S_LOOKBACK leaves the exclusive prefix of the earlier tiles' x in shared scalars,
+ * read by the whole block after the barrier the barrier pass puts there. The scratch
+ * words are tagged with a launch epoch that the counter carries, so no launch resets
+ * them (codegen/cuda.c). */
+static Val *lower_lookback(Lw *w, Expr *e)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args;
+    if (w->nloops != 1 || w->loops[0]->loop.level != LVL_BLOCK || w->loops[0]->loop.dim != 0)
+        diag_error(w->d, e->sp, "lookback must run once per block of the kernel's one-dimensional mapBlock, "
+                   "outside any other loop");
+    Stmt *blk = w->loops[0];
+    if (blk->loop.draw)
+        diag_error(w->d, e->sp, "a mapBlock has at most one lookback, and this is its second");
+    Val *x = lower_exp(w, arg[2]), *init = lower_exp(w, arg[1]);
+    X *xs[2], *is[2];
+    Stmt *s = snew(w, S_LOOKBACK);
+    int n = s->look.n = val_leaves(w, x, xs, arg[2]->sp);
+    val_leaves(w, init, is, arg[1]->sp);
+    s->look.tile = blk->loop.var;
+    s->look.packed = n == 1 && scalar_info[xs[0]->sk].size <= 4;
+    Nat *tiles = blk->loop.extent;
+    Val *pa, *pb;
+    for (int i = 0; i < n; i++) {
+        ScalarKind sk = xs[i]->sk;
+        s->look.agg[i] = materialise(w, xs[i], "agg");
+        s->look.init[i] = is[i];
+        s->look.res[i] = shared_scalar(w, "lb", sk, e->sp);
+        s->look.pa[i] = new_buffer(w, "lba", AS_PRIVATE, sk, nat_cst(a, 1));
+        s->look.pb[i] = new_buffer(w, "lbb", AS_PRIVATE, sk, nat_cst(a, 1));
+        s->look.pa[i]->scalar = s->look.pb[i]->scalar = true;
+        if (!s->look.packed) {
+            s->look.aggs[i] = scratch_buffer(w, "lbagg", sk, tiles);
+            s->look.incs[i] = scratch_buffer(w, "lbinc", sk, tiles);
+        }
+    }
+    if (s->look.packed) s->look.state = scratch_buffer(w, "lbstate", SK_U64, tiles);
+    else s->look.flags = scratch_buffer(w, "lbflag", SK_U32, tiles);
+    blk->loop.draw = w->k->draw = scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
+    if (n == 1) {
+        pa = scalar(w, xload(w, s->look.pa[0], nat_cst(a, 0)));
+        pb = scalar(w, xload(w, s->look.pb[0], nat_cst(a, 0)));
+    } else {
+        pa = pairv(w, scalar(w, xload(w, s->look.pa[0], nat_cst(a, 0))), scalar(w, xload(w, s->look.pa[1], nat_cst(a, 0))));
+        pb = pairv(w, scalar(w, xload(w, s->look.pb[0], nat_cst(a, 0))), scalar(w, xload(w, s->look.pb[1], nat_cst(a, 0))));
+    }
+    /* the operator's code goes into its own list, printed where the look-back applies it */
+    Stmt *saved = w->cur;
+    w->cur = s->look.ops = stmt_seq(a);
+    Expr *f = arg[0];
+    bind(w, f->lam.param, pa);
+    bind(w, f->lam.body->lam.param, pb);
+    X *os[2];
+    val_leaves(w, lower_exp(w, f->lam.body->lam.body), os, arg[0]->sp);
+    w->cur = saved;
+    for (int i = 0; i < s->look.ops->seq.n; i++)
+        if (s->look.ops->seq.items[i]->kind != S_DECL)
+            diag_error(w->d, arg[0]->sp, "lookback: the operator must be a function of scalars without loops or memory");
+    for (int i = 0; i < n; i++) s->look.op[i] = os[i];
+    emit(w, s);
+    if (n == 1) return scalar(w, xload(w, s->look.res[0], nat_cst(a, 0)));
+    return pairv(w, scalar(w, xload(w, s->look.res[0], nat_cst(a, 0))), scalar(w, xload(w, s->look.res[1], nat_cst(a, 0))));
 }
 
 static Val *lower_prim(Lw *w, Expr *e)
@@ -1480,6 +1645,7 @@ static Val *lower_prim(Lw *w, Expr *e)
          * per element, so, like a parallel map's, its result must be stored first */
         diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
                    "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
+    case P_LOOKBACK: return lower_lookback(w, e);
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
     case P_COUNT: break;

@@ -32,6 +32,7 @@ typedef struct Ctx {
     Level lv[8];
     int dim[8];
     Span sp[8];
+    int fdepth[8]; /* the function depth of the map's own body (-1: lastBlock's) */
     int n;
 } Ctx;
 
@@ -40,6 +41,7 @@ typedef struct Tc {
     Diag *d;
     Ctx ctx;
     Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
+    int fdepth; /* how many primitives' function arguments enclose the node */
 } Tc;
 
 static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected);
@@ -260,7 +262,9 @@ static Expr *check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_ex
             diag_error(t->d, f->lam.body->sp, "expected a function of %d parameters here", np);
         lam->lam.body = check_fun(t, f->lam.body, ps + 1, np - 1, inner, ret_expected, at);
     } else {
+        t->fdepth++;
         lam->lam.body = infer(t, f->lam.body, inner, ret_expected);
+        t->fdepth--;
     }
     Type *rt = lam->lam.body->ty;
     lam->ty = ty_fun(t->a, pty, rt);
@@ -465,6 +469,42 @@ static __attribute__((noinline)) Expr *infer_scan(Tc *t, Prim p, Ast **arg, Scop
     return e;
 }
 
+/* lookback(op)(init)(x): (t -> t -> t) -> t -> t -> t, t a scalar or a pair of two
+ * scalars. Block i of the enclosing mapBlock gets init `op` x_0 `op` ... x_(i-1), the
+ * values the earlier blocks gave (op(a)(b): a the earlier). It must be block-level code
+ * of a one-dimensional mapBlock that no other map or function encloses: once per
+ * block, where the whole block runs it. */
+static Expr *infer_lookback(Tc *t, Ast **arg, Scope *sc, Span sp)
+{
+    Ctx *c = &t->ctx;
+    if (c->n != 1 || c->lv[0] != LVL_BLOCK || c->dim[0] != 0 || c->fdepth[0] != t->fdepth) {
+        const char *why = "lookback gives each block of a mapBlock the prefix of the earlier blocks' values: it must be "
+                          "block-level code in the body of a one-dimensional mapBlock, outside any other map, lastBlock "
+                          "or sequential function";
+        if (c->n) diag_error2(t->d, sp, c->sp[c->n - 1], "the enclosing map is here", "%s", why);
+        diag_error(t->d, sp, "%s", why);
+    }
+    Expr *x = infer(t, arg[2], sc, NULL);
+    Type *ty = x->ty;
+    bool ok = ty->kind == T_SCALAR ||
+              (ty->kind == T_PAIR && ty->pair.a->kind == T_SCALAR && ty->pair.b->kind == T_SCALAR);
+    if (!ok) diag_error(t->d, arg[2]->sp, "lookback of %s: the value must be a scalar or a pair of two scalars", tstr(t, ty));
+    Expr *init = infer(t, arg[1], sc, ty);
+    if (!ty_equal(init->ty, ty))
+        diag_error(t->d, arg[1]->sp, "lookback: the neutral element has type %s but the value has type %s",
+                   tstr(t, init->ty), tstr(t, ty));
+    Type *ps[2] = {ty, ty};
+    Expr *f = check_fun(t, arg[0], ps, 2, sc, ty, sp);
+    Type *rt = fun_result(f, 2);
+    if (!ty_equal(rt, ty))
+        diag_error(t->d, arg[0]->sp, "lookback: the operator returns %s but the value has type %s", tstr(t, rt), tstr(t, ty));
+    Expr *e = prim_expr(t, P_LOOKBACK, ty, sp);
+    e->prim.args[0] = f;
+    e->prim.args[1] = init;
+    e->prim.args[2] = x;
+    return e;
+}
+
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
 {
     const PrimInfo *pi = &prim_info[p];
@@ -525,6 +565,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         t->ctx.lv[0] = LVL_BLOCK;
         t->ctx.dim[0] = 0;
         t->ctx.sp[0] = sp;
+        t->ctx.fdepth[0] = -1;
         t->ctx.n = 1;
         Expr *f = check_fun(t, arg[0], &x->ty, 1, sc, expected, sp);
         t->ctx.n = 0;
@@ -691,6 +732,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
             t->ctx.lv[t->ctx.n] = l;
             t->ctx.dim[t->ctx.n] = dim;
             t->ctx.sp[t->ctx.n] = sp;
+            t->ctx.fdepth[t->ctx.n] = t->fdepth + 1;
             t->ctx.n++;
         }
         Type *et = expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL;
@@ -721,6 +763,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     }
     case P_SCANSEQ:
     case P_SCANSEQEXCL: return infer_scan(t, p, arg, sc, expected, sp);
+    case P_LOOKBACK: return infer_lookback(t, arg, sc, sp);
     case P_SHFLDOWN:
     case P_SHFLUP:
     case P_SHFLXOR: {

@@ -137,6 +137,13 @@ typedef struct Mark {
 
 enum { BLK_SIZE = 256 * 1024 };
 
+/* lookback's running prefix over the blocks of the mapBlock being run (in order) */
+typedef struct LbState {
+    bool on, started;
+    int64_t block, last;
+    Scalar s[2];
+} LbState;
+
 typedef struct Ctx {
     Arena *arena; /* Code and RTypes */
     Blk *top;     /* the pool of values */
@@ -147,6 +154,7 @@ typedef struct Ctx {
     char *err;
     size_t errlen;
     jmp_buf fail;
+    LbState lb;
 } Ctx;
 
 /* Report a run-time error at sp and abandon the run (everything is freed by the caller). */
@@ -827,8 +835,12 @@ static void eval_map(Ctx *c, const Code *e, bool gen, Val *res)
     if (!gen) eval(c, e->args[1], &a);
     const RType *rt = e->ty;
     Node *out = store_new(c, rt, NULL);
+    bool blocks = e->p == P_MAPBLOCK && !gen;
+    LbState saved_lb = c->lb;
+    if (blocks) c->lb = (LbState){.on = true, .last = -1};
     for (int64_t i = 0; i < rt->n; i++) {
         Mark m = pool_mark(c);
+        if (blocks) c->lb.block = i;
         if (gen)
             val_scalar(&x, &rt_i32, scalar_of_int(SK_I32, i));
         else
@@ -837,7 +849,65 @@ static void eval_map(Ctx *c, const Code *e, bool gen, Val *res)
         store_put(c, out, i, &r);
         pool_release(c, m);
     }
+    if (blocks) c->lb = saved_lb;
     val_node(res, rt, out);
+}
+
+/* The leaves of a scalar or a pair of scalars. */
+static int leaves2(Ctx *c, const Val *v, Scalar *out)
+{
+    if (v->ty->kind == T_SCALAR) {
+        out[0] = v->s;
+        return 1;
+    }
+    Val x;
+    val_sel(c, v, 0, v->ty->a, &x);
+    out[0] = x.s;
+    val_sel(c, v, 1, v->ty->b, &x);
+    out[1] = x.s;
+    return 2;
+}
+
+static void from_leaves(Ctx *c, const RType *t, const Scalar *s, Val *r)
+{
+    if (t->kind == T_SCALAR) {
+        val_scalar(r, t, s[0]);
+        return;
+    }
+    Val a, b;
+    val_scalar(&a, t->a, s[0]);
+    val_scalar(&b, t->b, s[1]);
+    val_node(r, t, node_new(c, N_PAIR, &a, &b));
+}
+
+/* lookback(op)(init)(x) in block i of a mapBlock = init `op` x_0 `op` ... x_(i-1), the
+ * values of the blocks before it, which the interpreter runs first, in order; the
+ * running prefix is kept as scalars (the value is a scalar or a pair of two). A block
+ * that runs it twice is an error (the type checker lets only block-level code of the
+ * mapBlock's body reach it). */
+static void eval_lookback(Ctx *c, const Code *e, Val *r)
+{
+    if (!c->lb.on) fail(c, e->sp, "lookback outside a mapBlock");
+    if (c->lb.last == c->lb.block) fail(c, e->sp, "lookback run twice by one block");
+    c->lb.last = c->lb.block;
+    const Code *f = e->args[0], *g = f->args[0];
+    Val x, v, pre, nv;
+    eval(c, e->args[2], &x);
+    if (!c->lb.started) {
+        eval(c, e->args[1], &v);
+        leaves2(c, &v, c->lb.s);
+        c->lb.started = true;
+    }
+    from_leaves(c, e->ty, c->lb.s, &pre);
+    val_set(&c->env[f->slot], &pre);
+    val_set(&c->env[g->slot], &x);
+    eval(c, g->args[0], &nv);
+    nv.ty = e->ty;
+    Scalar ns[2];
+    leaves2(c, &nv, ns);
+    from_leaves(c, e->ty, c->lb.s, r);
+    c->lb.s[0] = ns[0];
+    c->lb.s[1] = ns[1];
 }
 
 /* reduceSeq(f)(init)(a) = f(...f(f(init, a[0]), a[1])..., a[n-1]). A non-scalar
@@ -1152,7 +1222,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         case P_MAX: case P_COUNT: unreachable();
         case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
         SCALAR_FORM_CASES unreachable();
-        case P_SCANSEQ: case P_SCANSEQEXCL: unreachable();
+        case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: unreachable();
         }
         val_node(r, e->ty, n);
         return;
@@ -1227,6 +1297,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         return;
     SCALAR_FORM_CASES eval_scalar_form(c, e, r); return;
     case P_SCANSEQ: case P_SCANSEQEXCL: eval_scan(c, e, r); return;
+    case P_LOOKBACK: eval_lookback(c, e, r); return;
     case P_COUNT: break;
     }
     unreachable();
