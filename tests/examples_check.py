@@ -44,6 +44,22 @@ def scan(kind, mode, op, init, name):
     compare(out, want, kind)
 
 
+def dscan(kind, mode, init, name):
+    """a device scan (add) of the whole array: floats within 1e-4 of the double sum,
+    relative to sqrt(n) (the size of a random walk's partial sums)"""
+    xs, out = load(name, kind), load("out", kind)
+    want, acc = [], float(init) if kind == "f32" else int(init)
+    for x in xs:
+        if mode == "excl":
+            want.append(acc)
+        acc = acc + x
+        if kind == "i32":
+            acc = (acc + 2**31) % 2**32 - 2**31
+        if mode == "incl":
+            want.append(acc)
+    compare(out, want, kind, tol=1e-4, floor=max(1.0, math.sqrt(len(xs))))
+
+
 def softmax(m, name):
     m, xs, out = int(m), load(name, "f32"), load("out", "f32")
     want = []
@@ -69,4 +85,4 @@ def matmul(m, n, k, a, b):
     compare(out, want, "f32", tol=1e-4)
 
 
-{"scan": scan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])
+{"scan": scan, "dscan": dscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])

@@ -53,6 +53,16 @@ for b in 1 3 37; do
     check "scanExclF32 32*$b" scan f32 excl add 0 xf -- examples/scan_warp.rise --kernel scanExclF32 -D n=$b --input "$TMP/xf.bin"
 done
 
+# ---- scan_device: single-pass device scans (lookback), ragged sizes and several tiles
+for n in 1 31 33 1000 3200 4097 20011; do
+    inputs i32 $n xi; inputs f32 $n xf
+    for k in InclSumI32:incl:xi:i32 ExclSumI32:excl:xi:i32 InclSumF32:incl:xf:f32 ExclSumF32:excl:xf:f32; do
+        IFS=: read -r kn mode in kind <<<"$k"
+        kn="$(echo "${kn:0:1}" | tr A-Z a-z)${kn:1}"
+        check "$kn n=$n" dscan $kind $mode 0 $in -- examples/scan_device.rise --kernel "$kn" -D nt=128 -D ipt=25 -D n=$n --input "$TMP/$in.bin"
+    done
+done
+
 # ---- softmax_rows: r rows of m columns (m a multiple of 32), relative error 1e-4
 for rm in "1 32" "3 64" "5 1024" "2 4096"; do
     set -- $rm
