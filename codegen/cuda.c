@@ -433,10 +433,11 @@ static void look_back(Pr *p, const Stmt *s)
     sb_free(&ab);
     const char *t = s->look.tile->name;
     indent(p);
-    sb_printf(o, "if (%s < 32u) { /* look-back: warp 0 */\n", tid);
+    /* a warp-uniform condition: the whole of warp 0 runs the shuffles below */
+    sb_printf(o, "if ((%s) >> 5 == 0u) { /* look-back: warp 0 */\n", tid);
     p->ind++;
     indent(p);
-    sb_printf(o, "const int patc_ln = (int)%s;\n", tid);
+    sb_printf(o, "const int patc_ln = (int)(%s);\n", tid);
     for (int i = 0; i < n; i++) {
         indent(p);
         sb_printf(o, "%s %s = ", ct[i], excl[i]);

@@ -108,8 +108,8 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
             __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
-        if (threadIdx.x < 32u) { /* look-back: warp 0 */
-            const int patc_ln = (int)threadIdx.x;
+        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
+            const int patc_ln = (int)(threadIdx.x);
             float patc_ex0 = 0.0f;
             if (b0 == 0) {
                 if (patc_ln == 0) {
@@ -280,8 +280,8 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
             __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
-        if (threadIdx.x < 32u) { /* look-back: warp 0 */
-            const int patc_ln = (int)threadIdx.x;
+        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
+            const int patc_ln = (int)(threadIdx.x);
             float patc_ex0 = 0.0f;
             if (b0 == 0) {
                 if (patc_ln == 0) {
@@ -452,8 +452,8 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
             __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
-        if (threadIdx.x < 32u) { /* look-back: warp 0 */
-            const int patc_ln = (int)threadIdx.x;
+        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
+            const int patc_ln = (int)(threadIdx.x);
             int patc_ex0 = 0;
             if (b0 == 0) {
                 if (patc_ln == 0) {
@@ -624,8 +624,8 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
             __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
-        if (threadIdx.x < 32u) { /* look-back: warp 0 */
-            const int patc_ln = (int)threadIdx.x;
+        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
+            const int patc_ln = (int)(threadIdx.x);
             int patc_ex0 = 0;
             if (b0 == 0) {
                 if (patc_ln == 0) {

@@ -337,6 +337,9 @@ static bool mentions_lane(const char *s, size_t b, size_t e)
         size_t n = strlen(ids[k]);
         for (size_t i = b; i + n <= e; i++) {
             if (strncmp(s + i, ids[k], n)) continue;
+            /* the warp's number (lookback's `(threadIdx.x) >> 5 == 0u`) is the same on
+             * all its lanes */
+            if (k == 1 && !strncmp(s + i, "threadIdx.x) >> 5 ", 18)) continue;
             bool lw = i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
             bool rw = i + n < e && (isalnum((unsigned char)s[i + n]) || s[i + n] == '_');
             if (!lw && !rw) return true;
