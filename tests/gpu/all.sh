@@ -2,7 +2,9 @@
 # Every GPU check in one call, for the GPU machine (which has nvcc, compute-sanitizer
 # and Python, but no flex/bison/Check): build/ is built on a CPU machine and carried.
 #
-#   bash tests/gpu/all.sh [--no-bench] [--quick]
+#   bash tests/gpu/all.sh [--no-bench] [--quick] [--scans]
+#
+# --scans runs only the device scans (section 5) and the scan benchmark.
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -20,8 +22,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
-bench=1 quick=0
-for a in "$@"; do case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; esac; done
+bench=1 quick=0 scans_only=0
+for a in "$@"; do case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1 ;; esac; done
 log=$OUT/gpu_tests.log csv=$OUT/gpu_tests.csv
 : >"$log"
 echo "check,example,kernel,size,result,detail" >"$csv"
@@ -50,6 +52,17 @@ run_case() {
   record "$check" "$file" "$kernel" "$size" $rc "$(echo "$o" | grep -m1 -o 'max relative error: [^ ]*')"
 }
 
+san() { # TOOL FILE KERNEL NINPUTS -D...
+  local tool=$1 file=$2 kernel=$3 nin=$4; shift 4
+  local ins=() i
+  for ((i = 0; i < nin; i++)); do ins+=(--input random); done
+  local o rc
+  o=$(compute-sanitizer --tool "$tool" --error-exitcode 1 "$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" "$@" 2>&1); rc=$?
+  echo "$o" >>"$OUT/sanitizer.log"
+  record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
+}
+
+if [ $scans_only = 0 ]; then
 # ---------------------------------------------------------------- 1. correctness
 sizes="1 31 32 33 1000 4097 65536 1048583 16777216"
 [ $quick = 1 ] && sizes="1 33 1000 1048583"
@@ -170,15 +183,6 @@ for n in 1 31 33 1000 4097 1048583; do
 done
 
 # ---------------------------------------------------------------- 2. sanitizers
-san() { # TOOL FILE KERNEL NINPUTS -D...
-  local tool=$1 file=$2 kernel=$3 nin=$4; shift 4
-  local ins=() i
-  for ((i = 0; i < nin; i++)); do ins+=(--input random); done
-  local o rc
-  o=$(compute-sanitizer --tool "$tool" --error-exitcode 1 "$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" "$@" 2>&1); rc=$?
-  echo "$o" >>"$OUT/sanitizer.log"
-  record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
-}
 : >"$OUT/sanitizer.log"
 for tool in memcheck racecheck synccheck; do
   san $tool scale.rise scale 1 -D n=1000
@@ -256,11 +260,50 @@ ms=$(echo "$o" | grep -io 'compile[^0-9]*[0-9.]* *ms' | grep -o '[0-9.]*' | head
 hit=$(echo "$o" | grep -ci 'hit')
 ok=1; awk -v m="${ms:-99}" 'BEGIN{exit !(m < 2.0)}' && [ "$hit" -ge 1 ] && ok=0
 record cache reduce_device_naive.rise reduceNaive "warm" $ok "compile step ${ms:-?} ms, cache hit lines: $hit"
+fi # scans_only
+
+# ---------------------------------------------------------------- 5. device scans
+# the single-pass scans (lookback) against the interpreter at ragged sizes, every type
+# and operator, under the sanitizers, and 1000 back-to-back scans (tests/gpu/scan_stress.c)
+ssizes="1 31 32 33 1000 4097 65536 1048583 16777219"
+[ $quick = 1 ] && ssizes="1 33 4097 1048583"
+for n in $ssizes; do
+  for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
+    run_case gpu scan_device.rise $k $n 1 -D n=$n -D nt=128 -D ipt=25
+  done
+  [ "$n" = 16777219 ] && continue
+  for k in inclSumF64 exclSumF64 inclSumU32 exclSumU32 inclSumI64 exclSumI64 inclSumU64 exclSumU64 inclMaxF32 \
+           inclMinI32 inclMulU32 firstNonZeroI32; do
+    run_case gpu ../tests/programs/scan_types.rise $k $n 1 -D n=$n -D nt=128 -D ipt=25
+  done
+done
+for ti in "32 1" "64 7" "256 4" "1024 3"; do # other tile shapes
+  set -- $ti
+  run_case gpu scan_device.rise exclSumI32 "1048583/nt$1/ipt$2" 1 -D n=1048583 -D nt=$1 -D ipt=$2
+done
+for m in 1 2 33 1000 100003; do # lookback over pairs with a non-commutative operator
+  run_case gpu ../tests/programs/lookback_affine.rise affinePrefix "64*$m" 1 -D n=$m
+done
+: >>"$OUT/sanitizer.log"
+for tool in memcheck racecheck synccheck; do
+  for n in 1 33 100003; do
+    for k in inclSumF32 exclSumI32; do san $tool scan_device.rise $k 1 -D n=$n -D nt=128 -D ipt=25; done
+  done
+  for k in exclSumF64 inclSumU64 firstNonZeroI32; do
+    san $tool ../tests/programs/scan_types.rise $k 1 -D n=20011 -D nt=128 -D ipt=25
+  done
+  san $tool ../tests/programs/lookback_affine.rise affinePrefix 1 -D n=1000
+done
+o=$(build/runtime/scan_stress 2>&1); rc=$?
+echo "$o" | tee -a "$log"
+record scan scan_stress "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
-# ---------------------------------------------------------------- 5. benchmark
-if [ $bench = 1 ]; then
+# ---------------------------------------------------------------- 6. benchmark
+if [ $bench = 1 ] && [ $scans_only = 1 ]; then
+  BENCH_ONLY=scan bash bench/run.sh "$OUT/bench" 2>&1 | tail -40 | tee -a "$log"
+elif [ $bench = 1 ]; then
   # patc tune, then CUB, the baselines and patc (through libpatrt) in one process
   bash bench/run.sh "$OUT/bench" 2>&1 | tail -60 | tee -a "$log"
 fi
