@@ -125,6 +125,12 @@ static Nat *launch_size(Arena *a, Kernel *k, Level l, int dim)
     unreachable();
 }
 
+/* The block's thread count, x * y * z. */
+static Nat *block_threads(Arena *a, const Kernel *k)
+{
+    return nat_mul(a, nat_mul(a, k->block[0], k->block[1]), k->block[2]);
+}
+
 /* extent == size -> ONCE; extent <= size (provably) -> GUARDED; else LOOP.
  * A sequential loop of one trip is ONCE. */
 static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
@@ -154,6 +160,11 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
             diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which needs a block for each of its %s "
                              "iterations, but the launch rule gives %s blocks", k->name, nat_str(a, s->loop.extent),
                              nat_str(a, size));
+        /* its warp 0 runs full-mask shuffles and votes: all 32 lanes must exist */
+        if (s->loop.draw && !nat_prove_ge(a, block_threads(a, k), nat_cst(a, 32)))
+            diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which warp 0 of each block runs with "
+                       "all 32 lanes, but the block has %s threads; give the block at least 32 (a wider mapThreads)",
+                       k->name, nat_str(a, block_threads(a, k)));
         if (s->loop.level != LVL_GLOBAL && s->loop.level != LVL_BLOCK && s->loop.form != LF_LOOP) k->block_fixed = true;
         if (s->loop.level == LVL_WARP || s->loop.level == LVL_LANE) k->block_fixed = true;
         return;
