@@ -2,9 +2,10 @@
 # Every GPU check in one call, for the GPU machine (which has nvcc, compute-sanitizer
 # and Python, but no flex/bison/Check): build/ is built on a CPU machine and carried.
 #
-#   bash tests/gpu/all.sh [--no-bench] [--quick] [--scans]
+#   bash tests/gpu/all.sh [--no-bench] [--quick] [--scans | --no-scans]
 #
-# --scans runs only the device scans (section 5) and the scan benchmark.
+# --scans runs only the device scans (section 5) and the scan benchmark; --no-scans all
+# but section 5 (each half fits one 10-minute call of the GPU machine).
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -22,8 +23,10 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
-bench=1 quick=0 scans_only=0
-for a in "$@"; do case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1 ;; esac; done
+bench=1 quick=0 scans_only=0 no_scans=0
+for a in "$@"; do
+  case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1 ;; --no-scans) no_scans=1 ;; esac
+done
 log=$OUT/gpu_tests.log csv=$OUT/gpu_tests.csv
 : >"$log"
 echo "check,example,kernel,size,result,detail" >"$csv"
@@ -262,6 +265,7 @@ ok=1; awk -v m="${ms:-99}" 'BEGIN{exit !(m < 2.0)}' && [ "$hit" -ge 1 ] && ok=0
 record cache reduce_device_naive.rise reduceNaive "warm" $ok "compile step ${ms:-?} ms, cache hit lines: $hit"
 fi # scans_only
 
+if [ $no_scans = 0 ]; then
 # ---------------------------------------------------------------- 5. device scans
 # the single-pass scans (lookback) against the interpreter at ragged sizes, every type
 # and operator, under the sanitizers, and 1000 back-to-back scans (tests/gpu/scan_stress.c)
@@ -297,6 +301,7 @@ done
 o=$(build/runtime/scan_stress 2>&1); rc=$?
 echo "$o" | tee -a "$log"
 record scan scan_stress "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
+fi # no_scans
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
