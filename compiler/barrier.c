@@ -149,7 +149,13 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
         Pend here = {0};
         ir_walk(s, &sum_visit, &here);
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
-            /* the loop's first statements may conflict: place inside, with st flowing in */
+            /* a conflict with what is pending before the loop is settled by one barrier
+             * in front of it rather than one in each trip; what the body itself leaves
+             * pending is placed inside */
+            if (conflicts(st, &here)) {
+                if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+                memset(st, 0, sizeof *st);
+            }
             place_loop(a, s, st, hw);
             out[n++] = s;
             continue;

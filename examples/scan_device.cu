@@ -103,9 +103,9 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
             }
         }
         float acc34 = 0.0f;
+        __syncthreads();
         {
             const patc_int i35 = 0;
-            __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
@@ -275,9 +275,9 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
             }
         }
         float acc34 = 0.0f;
+        __syncthreads();
         {
             const patc_int i35 = 0;
-            __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
@@ -447,9 +447,9 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
             }
         }
         int acc34 = 0;
+        __syncthreads();
         {
             const patc_int i35 = 0;
-            __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
@@ -619,9 +619,9 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
             }
         }
         int acc34 = 0;
+        __syncthreads();
         {
             const patc_int i35 = 0;
-            __syncthreads();
             acc34 = s31[(i35 + 127)];
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
