@@ -1087,63 +1087,8 @@ static Val *lower_prim(Lw *w, Expr *e)
     if (prim_ops(p)->lower) return prim_ops(p)->lower(w, e);
     View *v;
     switch (p) {
-    case P_SPLIT:
-    case P_SLIDE:
-        v = lw_view(w, p == P_SPLIT ? V_SPLIT : V_SLIDE, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->n1 = p == P_SPLIT ? e->prim.nats[0] : e->prim.nats[1];
-        return lw_array(w, v);
-    case P_ASVECTOR:
-        v = lw_view(w, V_VEC, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->n1 = e->prim.nats[0];
-        v->fn = e;
-        return lw_array(w, v);
     case P_LASTBLOCK:
         diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
-    case P_JOIN:
-        v = lw_view(w, V_JOIN, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->n1 = arg[0]->ty->arr.elem->arr.n;
-        return lw_array(w, v);
-    case P_TRANSPOSE: return lw_array(w, lw_view(w, V_TRANSPOSE, e->ty, lw_lower_exp(w, arg[0])->v));
-    case P_PADCST:
-        v = lw_view(w, V_PADCST, e->ty, lw_lower_exp(w, arg[1])->v);
-        v->n1 = e->prim.nats[0];
-        v->n2 = arg[1]->ty->arr.n;
-        v->val = lw_lower_exp(w, arg[0]);
-        if (v->val->k == VAL_SCALAR) v->val->x = lw_materialise(w, v->val->x, "pad");
-        return lw_array(w, v);
-    case P_PADCLAMP:
-        v = lw_view(w, V_PADCLAMP, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->n1 = e->prim.nats[0];
-        v->n2 = arg[0]->ty->arr.n;
-        return lw_array(w, v);
-    case P_TAKE: {
-        View *in = lw_lower_exp(w, arg[0])->v;
-        v = lw_view(w, V_OFFSET, e->ty, in);
-        v->n1 = nat_cst(a, 0);
-        return lw_array(w, v);
-    }
-    case P_DROP:
-        v = lw_view(w, V_OFFSET, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->n1 = e->prim.nats[0];
-        return lw_array(w, v);
-    case P_ZIP:
-        v = lw_view(w, V_ZIP, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->in2 = lw_lower_exp(w, arg[1])->v;
-        return lw_array(w, v);
-    case P_UNZIP: {
-        View *in = lw_lower_exp(w, arg[0])->v;
-        View *x = lw_view(w, V_PROJ, e->ty->pair.a, in), *y = lw_view(w, V_PROJ, e->ty->pair.b, in);
-        y->proj = 1;
-        return lw_pairv(w, lw_array(w, x), lw_array(w, y));
-    }
-    case P_PAIR: return lw_pairv(w, lw_lower_exp(w, arg[0]), lw_lower_exp(w, arg[1]));
-    case P_FST: return lw_lower_exp(w, arg[0])->a;
-    case P_SND: return lw_lower_exp(w, arg[0])->b;
-    case P_GENERATE:
-        v = lw_view(w, V_GEN, e->ty, NULL);
-        v->fn = arg[0];
-        return lw_array(w, v);
-    case P_ID: return lw_lower_exp(w, arg[0]);
     case P_MAPSEQ:
     case P_MAPSEQUNROLL:
         v = lw_view(w, V_MAP, e->ty, lw_lower_exp(w, arg[1])->v);
@@ -1285,27 +1230,9 @@ static Val *lower_prim(Lw *w, Expr *e)
     }
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: break; /* prims/scalar.c */
     /* ---- index and data movement */
-    case P_IDX: {
-        View *xs = lw_lower_exp(w, arg[1])->v;
-        return lw_view_at(w, xs, lw_data_index(w, lw_lower_exp(w, arg[0])->x, arg[1]->ty->arr.n));
-    }
-    case P_GATHER:
-        v = lw_view(w, V_GATHER, e->ty, lw_lower_exp(w, arg[1])->v);
-        v->in2 = lw_lower_exp(w, arg[0])->v;
-        return lw_array(w, v);
     case P_SCATTER:
         diag_error(w->d, e->sp, "the result of scatter is read here without being stored: scatter writes to memory; "
                    "make it the kernel's result, or store it with toShared or toPrivate");
-    case P_CONCAT:
-        v = lw_view(w, V_CONCAT, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->in2 = lw_lower_exp(w, arg[1])->v;
-        v->n1 = arg[0]->ty->arr.n;
-        return lw_array(w, v);
-    case P_PADEMPTY:
-        /* reading the padding is undefined: the view reads past the argument's end */
-        v = lw_view(w, V_OFFSET, e->ty, lw_lower_exp(w, arg[0])->v);
-        v->n1 = nat_cst(a, 0);
-        return lw_array(w, v);
     SCALAR_FORM_CASES break; /* prims/scalar.c */
     case P_SCANSEQ:
     case P_SCANSEQEXCL:
@@ -1315,6 +1242,7 @@ static Val *lower_prim(Lw *w, Expr *e)
                    "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
+    case P_SPLIT: case P_SLIDE: case P_ASVECTOR: case P_JOIN: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_ZIP: case P_UNZIP: case P_GENERATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: case P_TRANSPOSE: case P_PAIR: case P_FST: case P_SND: case P_ID: break; /* prims/view.c */
     case P_COUNT: break;
     }
     unreachable();

@@ -360,31 +360,6 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     Expr *e;
     Arena *a = t->a;
     switch (p) {
-    case P_SPLIT:
-    case P_ASVECTOR: {
-        /* asVector(k) is split(k) whose k-element groups are each loaded with one k-wide
-         * load: k must be 2 or 4 and the group 8 or 16 bytes (float2/float4, int4, ...) */
-        const char *pn = pi->name;
-        Nat *k = tc_pos_nat_of(t, nat[0], sc, p == P_SPLIT ? "split size" : "vector width");
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *ty = tc_want_array(t, x, pn);
-        if (p == P_ASVECTOR) {
-            int64_t kc;
-            if (!nat_is_const(k, &kc) || (kc != 2 && kc != 4))
-                diag_error(t->d, nat[0]->sp, "asVector(%s): the vector width must be 2 or 4", tc_nstr(t, k));
-            if (ty->arr.elem->kind != T_SCALAR || ty->arr.elem->sk == SK_BOOL ||
-                kc * scalar_info[ty->arr.elem->sk].size > 16)
-                diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together",
-                           (long long)kc, tc_tstr(t, ty));
-        }
-        if (!nat_divides(a, k, ty->arr.n))
-            diag_error(t->d, sp, "%s(%s): cannot show that %s divides the array length %s; pad the array first, "
-                       "e.g. padCst(0)((k - n %% k) %% k)", pn, tc_nstr(t, k), tc_nstr(t, k), tc_nstr(t, ty->arr.n));
-        e = tc_prim_expr(t, p, ty_array(a, nat_div(a, ty->arr.n, k), ty_array(a, k, ty->arr.elem)), sp);
-        e->prim.nats[0] = k;
-        e->prim.args[0] = x;
-        return e;
-    }
     case P_LASTBLOCK: {
         /* lastBlock(f)(ys) = f(ys); ys is computed by all blocks, f runs in the last one */
         if (t->ctx.n)
@@ -401,137 +376,6 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         e = tc_prim_expr(t, p, tc_fun_result(f, 1), sp);
         e->prim.args[0] = f;
         e->prim.args[1] = x;
-        return e;
-    }
-    case P_JOIN: {
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *ty = tc_want_2d(t, x, "join");
-        e = tc_prim_expr(t, p, ty_array(a, nat_mul(a, ty->arr.n, ty->arr.elem->arr.n), ty->arr.elem->arr.elem), sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_TRANSPOSE: {
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *ty = tc_want_2d(t, x, "transpose");
-        e = tc_prim_expr(t, p, ty_array(a, ty->arr.elem->arr.n, ty_array(a, ty->arr.n, ty->arr.elem->arr.elem)), sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_PADCST:
-    case P_PADCLAMP: {
-        Nat *l = tc_nat_of(t, nat[0], sc), *r = tc_nat_of(t, nat[1], sc);
-        Expr *x = tc_infer(t, arg[p == P_PADCST ? 1 : 0], sc, NULL);
-        Type *ty = tc_want_array(t, x, pi->name);
-        e = tc_prim_expr(t, p, ty_array(a, nat_add(a, nat_add(a, l, ty->arr.n), r), ty->arr.elem), sp);
-        e->prim.nats[0] = l;
-        e->prim.nats[1] = r;
-        if (p == P_PADCST) {
-            Expr *v = tc_infer(t, arg[0], sc, ty->arr.elem);
-            if (!ty_equal(v->ty, ty->arr.elem))
-                diag_error(t->d, v->sp, "padCst: the padding value has type %s but the elements have type %s",
-                           tc_tstr(t, v->ty), tc_tstr(t, ty->arr.elem));
-            e->prim.args[0] = v;
-            e->prim.args[1] = x;
-        } else {
-            e->prim.args[0] = x;
-        }
-        return e;
-    }
-    case P_TAKE:
-    case P_DROP: {
-        Nat *k = tc_nat_of(t, nat[0], sc);
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *ty = tc_want_array(t, x, pi->name);
-        if (!nat_prove_ge(a, ty->arr.n, k))
-            diag_error(t->d, sp, "%s(%s): cannot show that %s <= the array length %s", pi->name, tc_nstr(t, k),
-                       tc_nstr(t, k), tc_nstr(t, ty->arr.n));
-        e = tc_prim_expr(t, p, ty_array(a, p == P_TAKE ? k : nat_sub(a, ty->arr.n, k), ty->arr.elem), sp);
-        e->prim.nats[0] = k;
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_SLIDE: {
-        Nat *sz = tc_pos_nat_of(t, nat[0], sc, "window size"), *st = tc_pos_nat_of(t, nat[1], sc, "slide step");
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *ty = tc_want_array(t, x, "slide");
-        if (!nat_prove_ge(a, ty->arr.n, sz))
-            diag_error(t->d, sp, "slide(%s): cannot show that the window fits the array length %s", tc_nstr(t, sz),
-                       tc_nstr(t, ty->arr.n));
-        Nat *rest = nat_sub(a, ty->arr.n, sz);
-        if (!nat_divides(a, st, rest))
-            diag_error(t->d, sp, "slide(%s)(%s): cannot show that the step %s divides %s", tc_nstr(t, sz), tc_nstr(t, st),
-                       tc_nstr(t, st), tc_nstr(t, rest));
-        Nat *cnt = nat_add(a, nat_div(a, rest, st), nat_cst(a, 1));
-        e = tc_prim_expr(t, p, ty_array(a, cnt, ty_array(a, sz, ty->arr.elem)), sp);
-        e->prim.nats[0] = sz;
-        e->prim.nats[1] = st;
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_ZIP: {
-        Expr *x = tc_infer(t, arg[0], sc, NULL), *y = tc_infer(t, arg[1], sc, NULL);
-        Type *tx = tc_want_array(t, x, "zip"), *ty = tc_want_array(t, y, "zip");
-        if (!nat_equal(tx->arr.n, ty->arr.n))
-            diag_error(t->d, sp, "zip of arrays of different sizes: %s and %s", tc_tstr(t, tx), tc_tstr(t, ty));
-        e = tc_prim_expr(t, p, ty_array(a, tx->arr.n, ty_pair(a, tx->arr.elem, ty->arr.elem)), sp);
-        e->prim.args[0] = x;
-        e->prim.args[1] = y;
-        return e;
-    }
-    case P_UNZIP: {
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *tx = tc_want_array(t, x, "unzip");
-        if (tx->arr.elem->kind != T_PAIR)
-            diag_error(t->d, x->sp, "unzip expects an array of pairs, but this has type %s", tc_tstr(t, tx));
-        e = tc_prim_expr(t, p, ty_pair(a, ty_array(a, tx->arr.n, tx->arr.elem->pair.a), ty_array(a, tx->arr.n, tx->arr.elem->pair.b)), sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_PAIR: {
-        Type *ea = expected && expected->kind == T_PAIR ? expected->pair.a : NULL;
-        Type *eb = expected && expected->kind == T_PAIR ? expected->pair.b : NULL;
-        Expr *x = tc_infer(t, arg[0], sc, ea), *y = tc_infer(t, arg[1], sc, eb);
-        e = tc_prim_expr(t, p, ty_pair(a, x->ty, y->ty), sp);
-        e->prim.args[0] = x;
-        e->prim.args[1] = y;
-        return e;
-    }
-    case P_FST:
-    case P_SND: {
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        if (x->ty->kind != T_PAIR) diag_error(t->d, x->sp, "%s expects a pair, but this has type %s", pi->name, tc_tstr(t, x->ty));
-        e = tc_prim_expr(t, p, p == P_FST ? x->ty->pair.a : x->ty->pair.b, sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_GENERATE: {
-        if ((!expected || expected->kind != T_ARRAY) && arg[0]->kind == A_LAM && arg[0]->lam.ptype) {
-            /* generate(fun(idx[n])(i => ...)): the length from the parameter's annotation */
-            Type *ann = tc_type_of(t, arg[0]->lam.ptype, sc);
-            if (ann->kind != T_IDX)
-                diag_error(t->d, arg[0]->lam.ptype->sp, "generate's function takes an idx[n], but its parameter is "
-                           "annotated %s", tc_tstr(t, ann));
-            expected = ty_array(a, ann->idx.n, expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL);
-        }
-        if (!expected || expected->kind != T_ARRAY)
-            diag_error(t->d, sp, "generate takes its length from the context, and here there is none "
-                       "(annotate its index: generate(fun(idx[n])(i => ...)), or use it where an array type is "
-                       "expected, e.g. as the argument of shflWarp)");
-        Type *ip = ty_idx(a, expected->arr.n);
-        Expr *f = tc_check_fun(t, arg[0], &ip, 1, sc, expected->arr.elem, sp);
-        Type *rt = tc_fun_result(f, 1);
-        if (rt->kind == T_IDX && expected->arr.elem && expected->arr.elem->kind == T_IDX) rt = expected->arr.elem;
-        e = tc_prim_expr(t, p, ty_array(a, expected->arr.n, rt), sp);
-        e->prim.args[0] = f;
-        return e;
-    }
-    case P_ID:
-    case P_TOGLOBAL:
-    case P_TOSHARED:
-    case P_TOPRIVATE: {
-        Expr *x = tc_infer(t, arg[0], sc, expected);
-        e = tc_prim_expr(t, p, x->ty, sp);
-        e->prim.args[0] = x;
         return e;
     }
     case P_TOPRIVATEFUN:
@@ -625,38 +469,6 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         return e;
     }
     /* ---- index and data movement */
-    case P_IDX: {
-        /* idx(i)(xs): n.t -> t, i an idx[m] with m <= n or an integer (range checked at run time) */
-        Expr *x = tc_infer(t, arg[1], sc, NULL);
-        Type *tx = tc_want_array(t, x, "idx");
-        Expr *i = tc_infer(t, arg[0], sc, ty_scalar(a, SK_I32));
-        if (!tc_is_index(i->ty))
-            diag_error(t->d, i->sp, "idx expects an index (idx[n], i32, u32 or i64), but this has type %s", tc_tstr(t, i->ty));
-        if (i->ty->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, i->ty->idx.n))
-            diag_error(t->d, i->sp, "idx: the index has type %s, but the array has only %s elements", tc_tstr(t, i->ty),
-                       tc_nstr(t, tx->arr.n));
-        e = tc_prim_expr(t, p, tx->arr.elem, sp);
-        e->prim.args[0] = i;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_GATHER: {
-        /* gather(is)(xs): m.idx[n] -> n.t -> m.t (or m.i32/u32/i64, range checked at run time) */
-        Expr *x = tc_infer(t, arg[1], sc, NULL);
-        Type *tx = tc_want_array(t, x, "gather");
-        Expr *is = tc_infer(t, arg[0], sc, NULL);
-        if (is->ty->kind != T_ARRAY || !tc_is_index(is->ty->arr.elem))
-            diag_error(t->d, is->sp, "gather expects an array of indices (m.idx[n], or of i32, u32 or i64), but this "
-                       "has type %s", tc_tstr(t, is->ty));
-        Type *it = is->ty->arr.elem;
-        if (it->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, it->idx.n))
-            diag_error(t->d, is->sp, "gather: the indices have type %s, but the array has only %s elements",
-                       tc_tstr(t, it), tc_nstr(t, tx->arr.n));
-        e = tc_prim_expr(t, p, ty_array(a, is->ty->arr.n, tx->arr.elem), sp);
-        e->prim.args[0] = is;
-        e->prim.args[1] = x;
-        return e;
-    }
     case P_SCATTER: {
         /* scatter(is)(vs): n.idx[m] -> n.t -> m.t; the output length m is the index type's */
         Expr *is = tc_infer(t, arg[0], sc, NULL);
@@ -672,28 +484,8 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         e->prim.args[1] = v;
         return e;
     }
-    case P_CONCAT: {
-        /* concat(xs)(ys): n.t -> m.t -> (n+m).t */
-        Expr *x = tc_infer(t, arg[0], sc, NULL), *y = tc_infer(t, arg[1], sc, NULL);
-        Type *tx = tc_want_array(t, x, "concat"), *ty = tc_want_array(t, y, "concat");
-        if (!ty_equal(tx->arr.elem, ty->arr.elem))
-            diag_error(t->d, sp, "concat of arrays of different element types: %s and %s", tc_tstr(t, tx), tc_tstr(t, ty));
-        e = tc_prim_expr(t, p, ty_array(a, nat_add(a, tx->arr.n, ty->arr.n), tx->arr.elem), sp);
-        e->prim.args[0] = x;
-        e->prim.args[1] = y;
-        return e;
-    }
-    case P_PADEMPTY: {
-        /* padEmpty(r)(xs): n.t -> (n+r).t, the last r elements hold nothing */
-        Nat *r = tc_nat_of(t, nat[0], sc);
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *tx = tc_want_array(t, x, "padEmpty");
-        e = tc_prim_expr(t, p, ty_array(a, nat_add(a, tx->arr.n, r), tx->arr.elem), sp);
-        e->prim.nats[0] = r;
-        e->prim.args[0] = x;
-        return e;
-    }
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: SCALAR_FORM_CASES break; /* prims/scalar.c */
+    case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP: case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: break; /* prims/view.c */
     case P_COUNT: break;
     }
     unreachable();

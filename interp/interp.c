@@ -836,31 +836,6 @@ int64_t ip_check_index(Ctx *c, const Code *e, Scalar s, int64_t at, int64_t n)
     return i;
 }
 
-/* idx's index: evaluate the scalar expression ix and check it */
-static int64_t run_index(Ctx *c, const Code *e, const Code *ix, int64_t at, int64_t n)
-{
-    Val v;
-    ip_eval(c, ix, &v);
-    return ip_check_index(c, e, v.s, at, n);
-}
-
-/* gather(is)(xs)[j] = xs[is[j]]: the indices are read and checked once, then a view */
-static void eval_gather(Ctx *c, const Code *e, Val *res)
-{
-    Val is, xs, s;
-    ip_eval(c, e->args[0], &is);
-    ip_eval(c, e->args[1], &xs);
-    int64_t m = is.ty->n;
-    int64_t *perm = ip_pool_alloc(c, sizeof(int64_t) * (size_t)(m ? m : 1), false);
-    for (int64_t j = 0; j < m; j++) {
-        ip_val_sel(c, &is, j, is.ty->elem, &s);
-        perm[j] = ip_check_index(c, e, s.s, j, xs.ty->n);
-    }
-    Node *nd = ip_node_new(c, N_PERM, &xs, NULL);
-    nd->perm = perm;
-    ip_val_node(res, e->ty, nd);
-}
-
 /* scatter(is)(vs): a fresh store where position is[i] holds vs[i]. Two writes to one
  * position are an error (on the GPU the result is undefined); a position no index
  * names holds no value, and reading it is an error. */
@@ -899,61 +874,8 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
         prim_ops(e->p)->eval(c, e, r);
         return;
     }
-    Val a, b;
-    Node *n;
+    Val a;
     switch (e->p) {
-    case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE:
-    case P_UNZIP:
-        ip_eval(c, e->args[0], &a);
-        n = ip_node_new(c, N_SPLIT, &a, NULL);
-        switch (e->p) {
-        case P_SPLIT: case P_ASVECTOR: n->k = e->k[0]; break;
-        case P_JOIN: n->kind = N_JOIN; n->k = a.ty->elem->n; break;
-        case P_TRANSPOSE: n->kind = N_TRANSPOSE; break;
-        case P_PADCLAMP:
-            n->kind = N_PADCLAMP;
-            n->k = e->k[0];
-            n->n = a.ty->n;
-            if (n->n == 0 && e->ty->n > 0) ip_fail(c, e->sp, "padClamp of an empty array");
-            break;
-        case P_DROP: n->kind = N_DROP; n->k = e->k[0]; break;
-        case P_SLIDE: n->kind = N_SLIDE; n->k = e->k[1]; break;
-        case P_UNZIP: n->kind = N_UNZIP; break;
-        case P_PADCST: case P_TAKE: case P_ZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE:
-        case P_ID: case P_MAPSEQ: case P_MAPSEQUNROLL: case P_REDUCESEQ: case P_REDUCESEQUNROLL:
-        case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN: case P_TOSHAREDFUN:
-        case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN:
-        case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL: case P_MIN:
-        case P_MAX: case P_COUNT: unreachable();
-        case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
-        SCALAR_FORM_CASES unreachable();
-        case P_SCANSEQ: case P_SCANSEQEXCL: unreachable();
-        }
-        ip_val_node(r, e->ty, n);
-        return;
-    case P_PADCST: /* l copies of v, then a, then r copies */
-        ip_eval(c, e->args[0], &b);
-        ip_eval(c, e->args[1], &a);
-        n = ip_node_new(c, N_PADCST, &a, &b);
-        n->k = e->k[0];
-        n->n = a.ty->n;
-        ip_val_node(r, e->ty, n);
-        return;
-    case P_ZIP: case P_PAIR:
-        ip_eval(c, e->args[0], &a);
-        ip_eval(c, e->args[1], &b);
-        ip_val_node(r, e->ty, ip_node_new(c, e->p == P_ZIP ? N_ZIP : N_PAIR, &a, &b));
-        return;
-    case P_TAKE: /* the first k elements: the same value with a shorter type */
-    case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
-        ip_eval(c, e->args[0], r);
-        r->ty = e->ty;
-        return;
-    case P_FST: case P_SND:
-        ip_eval(c, e->args[0], r);
-        ip_val_sel(c, r, e->p == P_SND, e->ty, r);
-        return;
-    case P_GENERATE: eval_map(c, e, true, r); return;
     case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
     case P_MAPWARP: case P_MAPLANE:
         eval_map(c, e, false, r);
@@ -968,30 +890,10 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: eval_shuffle(c, e, r); return;
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: break; /* prims/scalar.c */
     /* ---- index and data movement */
-    case P_IDX: {
-        ip_eval(c, e->args[1], &a);
-        int64_t i = run_index(c, e, e->args[0], -1, a.ty->n);
-        ip_val_sel(c, &a, i, e->ty, r);
-        return;
-    }
-    case P_GATHER: eval_gather(c, e, r); return;
     case P_SCATTER: eval_scatter(c, e, r); return;
-    case P_CONCAT:
-        ip_eval(c, e->args[0], &a);
-        ip_eval(c, e->args[1], &b);
-        n = ip_node_new(c, N_CONCAT, &a, &b);
-        n->k = a.ty->n;
-        ip_val_node(r, e->ty, n);
-        return;
-    case P_PADEMPTY:
-        ip_eval(c, e->args[0], &a);
-        n = ip_node_new(c, N_PADEMPTY, &a, NULL);
-        n->n = a.ty->n;
-        n->sp = e->sp;
-        ip_val_node(r, e->ty, n);
-        return;
     SCALAR_FORM_CASES break; /* prims/scalar.c */
     case P_SCANSEQ: case P_SCANSEQEXCL: eval_scan(c, e, r); return;
+    case P_PADCST: case P_ZIP: case P_PAIR: case P_FST: case P_SND: case P_IDX: case P_CONCAT: case P_PADEMPTY: case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE: case P_UNZIP: case P_TAKE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_GENERATE: case P_GATHER: break; /* prims/view.c */
     case P_COUNT: break;
     }
     unreachable();
