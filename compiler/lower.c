@@ -975,110 +975,6 @@ Val *lw_select_any(Lw *w, X *c, Val *a, Val *b)
     return lw_scalar(w, x);
 }
 
-/* ---------------------------------------------------------------- array accumulators (issue 11 item 4) */
-
-/* The most elements an array accumulator may have: it lives in private memory, which
- * is registers only while every index into it is a constant (loops unrolled). */
-enum { MAX_ACC_ELEMS = 64 };
-
-/* copy(v, out) with every loop unrolled: the copies in and out of a private array stay
- * register moves */
-static void copy_unrolled(Lw *w, Val *v, Acc *c, Span sp)
-{
-    if (v->k != VAL_ARRAY) {
-        lw_acc_store(w, c, v, sp);
-        return;
-    }
-    NatVar *iv;
-    Stmt *saved;
-    Stmt *s = lw_open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
-    s->loop.unroll = true;
-    Nat *i = nat_var(w->a, iv);
-    copy_unrolled(w, lw_view_at(w, v->v, i), lw_acc_at(w, c, i), sp);
-    lw_close_loop(w, s, saved);
-}
-
-/* Can body, the operator's new accumulator, be written straight into the accumulator
- * acc it reads? When it is mapSeq(g)(acc), mapSeq(g)(zip(acc)(ys)) or mapSeq(g)(zip(ys)(acc)),
- * with scalar elements and acc mentioned nowhere else, element i reads acc[i] and then
- * writes acc[i], and no other element of acc: yes. Otherwise element i might read an
- * element written before it, so the new value goes to a temporary first. */
-static bool elementwise_update(const Expr *body, const Binder *acc)
-{
-    if (body->kind != E_PRIM || (body->prim.p != P_MAPSEQ && body->prim.p != P_MAPSEQUNROLL)) return false;
-    if (body->ty->arr.elem->kind != T_SCALAR || lw_count_uses(body, acc, 1) != 1) return false;
-    const Expr *xs = body->prim.args[1];
-    if (xs->kind == E_VAR) return xs->var.b == acc;
-    if (xs->kind != E_PRIM || xs->prim.p != P_ZIP) return false;
-    for (int k = 0; k < 2; k++)
-        if (xs->prim.args[k]->kind == E_VAR && xs->prim.args[k]->var.b == acc) return true;
-    return false;
-}
-
-/* reduceSeq(f)(init)(xs) with init : k.t (or nested arrays of k scalars in all), k a
- * constant <= MAX_ACC_ELEMS:
- *   t acc[k] = init; for j < n: { acc = f(acc)(xs[j]) }   (acc private)
- * The operator's body writes its new array into acc itself when that is safe
- * (elementwise_update), else into a private temporary that is then copied into acc. */
-static __attribute__((noinline)) Val *reduce_array(Lw *w, Expr *e, Val *init)
-{
-    Arena *a = w->a;
-    Expr **arg = e->prim.args, *f = arg[0];
-    const char *name = prim_info[e->prim.p].name;
-    Nat *cnt;
-    int64_t k;
-    const Type *in = ty_innermost(a, e->ty, &cnt);
-    if (!in)
-        diag_error(w->d, arg[1]->sp, "%s with an accumulator of type %s is not supported: an array accumulator "
-                   "must hold scalars", name, ty_str(a, e->ty));
-    if (!nat_is_const(cnt, &k))
-        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) needs a size known at compile time, but it "
-                   "has %s elements (specialise it with -D)", name, ty_str(a, e->ty), nat_str(a, cnt));
-    if (k > MAX_ACC_ELEMS)
-        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements, more than the %d that "
-                   "are kept in registers; reduce a smaller tile, or store partial results with toPrivate",
-                   name, ty_str(a, e->ty), (long long)k, MAX_ACC_ELEMS);
-    Buffer *accb = lw_new_buffer(w, "acc", AS_PRIVATE, lw_sk_of(in), cnt);
-    accb->scalar = k == 1;
-    Stmt *d = lw_snew(w, S_DECL);
-    d->decl.buf = accb;
-    lw_emit(w, d);
-    Acc *ca = lw_acceptor(w, W_MEM, e->ty, NULL);
-    ca->buf = accb;
-    ca->base = nat_cst(a, 0);
-    copy_unrolled(w, init, ca, arg[1]->sp);
-    View *av = lw_view(w, V_MEM, e->ty, NULL);
-    av->buf = accb;
-    av->base = nat_cst(a, 0);
-    Val *xs = lw_lower_exp(w, arg[2]);
-    NatVar *iv;
-    Stmt *saved;
-    Stmt *s = lw_open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
-    s->loop.unroll = e->prim.p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
-    Expr *body = f->lam.body->lam.body;
-    lw_bind(w, f->lam.param, lw_array(w, av));
-    lw_bind(w, f->lam.body->lam.param, lw_view_at(w, xs->v, nat_var(a, iv)));
-    if (elementwise_update(body, f->lam.param)) {
-        lw_lower_acc(w, body, ca);
-    } else {
-        Buffer *tb = lw_new_buffer(w, "nacc", AS_PRIVATE, lw_sk_of(in), cnt);
-        tb->scalar = k == 1;
-        Stmt *td = lw_snew(w, S_DECL);
-        td->decl.buf = tb;
-        lw_emit(w, td);
-        Acc *ct = lw_acceptor(w, W_MEM, e->ty, NULL);
-        ct->buf = tb;
-        ct->base = nat_cst(a, 0);
-        lw_lower_acc(w, body, ct);
-        View *tv = lw_view(w, V_MEM, e->ty, NULL);
-        tv->buf = tb;
-        tv->base = nat_cst(a, 0);
-        copy_unrolled(w, lw_array(w, tv), ca, e->sp);
-    }
-    lw_close_loop(w, s, saved);
-    return lw_array(w, av);
-}
-
 static Val *lower_prim(Lw *w, Expr *e)
 {
     Arena *a = w->a;
@@ -1089,61 +985,6 @@ static Val *lower_prim(Lw *w, Expr *e)
     switch (p) {
     case P_LASTBLOCK:
         diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
-    case P_MAPSEQ:
-    case P_MAPSEQUNROLL:
-        v = lw_view(w, V_MAP, e->ty, lw_lower_exp(w, arg[1])->v);
-        v->fn = arg[0];
-        return lw_array(w, v);
-    case P_MAPLANE:
-        /* read inside a warp: each lane computes its own element into a register */
-        if (lw_inside(w, LVL_WARP) && !lw_inside(w, LVL_LANE)) {
-            int64_t n;
-            if (!nat_is_const(e->ty->arr.n, &n) || n != 32)
-                diag_error(w->d, e->sp, "a mapLane whose result is read must cover all 32 lanes, not %s",
-                           nat_str(a, e->ty->arr.n));
-            Val *xs = lw_lower_exp(w, arg[1]);
-            Val *mine = lw_apply1(w, arg[0], lw_view_at(w, xs->v, nat_var(a, w->k->hw.lane)));
-            if (mine->k != VAL_SCALAR)
-                diag_error(w->d, e->sp, "a warp array read after mapLane must hold one scalar per lane, not %s",
-                           ty_str(a, e->ty->arr.elem));
-            v = lw_view(w, V_LANES, e->ty, NULL);
-            v->mine = lw_materialise(w, mine->x, "r");
-            return lw_array(w, v);
-        }
-        /* fall through */
-    case P_MAPGLOBAL:
-    case P_MAPBLOCK:
-    case P_MAPTHREADS:
-    case P_MAPWARP:
-        if (p == P_MAPGLOBAL || p == P_MAPBLOCK)
-            diag_error(w->d, e->sp, "the result of %s is read here without being stored: a result of the whole "
-                       "grid can only be the kernel's result; make it the kernel's result, or reduce it in the "
-                       "grid's last block with lastBlock", prim_info[p].name);
-        diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
-                   "toShared, or make it the kernel's result", prim_info[p].name);
-    case P_REDUCESEQ:
-    case P_REDUCESEQUNROLL: {
-        /* acc = init; for j < n: acc = f(acc, xs[j]); the accumulator lives in a register */
-        Val *init = lw_lower_exp(w, arg[1]);
-        if (init->k == VAL_ARRAY) return reduce_array(w, e, init);
-        if (init->k != VAL_SCALAR)
-            diag_error(w->d, e->sp, "%s with a pair accumulator is not supported; use a scalar or array accumulator",
-                       prim_info[p].name);
-        Val *xs = lw_lower_exp(w, arg[2]);
-        Buffer *accb = lw_scalar_acc(w, lw_sk_of(e->ty), init->x);
-        NatVar *iv;
-        Stmt *saved;
-        Stmt *s = lw_open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
-        /* a vector register is only a register when every index is a constant */
-        s->loop.unroll = p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
-        Expr *f = arg[0];
-        lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))));
-        lw_bind(w, f->lam.body->lam.param, lw_view_at(w, xs->v, nat_var(a, iv)));
-        Val *r = lw_lower_exp(w, f->lam.body->lam.body);
-        lw_store(w, accb, nat_cst(a, 0), r->x);
-        lw_close_loop(w, s, saved);
-        return lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0)));
-    }
     case P_TOPRIVATE: {
         if (arg[0]->ty->kind == T_SCALAR || arg[0]->ty->kind == T_IDX)
             return lw_scalar(w, lw_materialise(w, lw_lower_exp(w, arg[0])->x, "p"));
@@ -1234,15 +1075,10 @@ static Val *lower_prim(Lw *w, Expr *e)
         diag_error(w->d, e->sp, "the result of scatter is read here without being stored: scatter writes to memory; "
                    "make it the kernel's result, or store it with toShared or toPrivate");
     SCALAR_FORM_CASES break; /* prims/scalar.c */
-    case P_SCANSEQ:
-    case P_SCANSEQEXCL:
-        /* element i of a scan needs elements 0..i: read lazily it would be recomputed
-         * per element, so, like a parallel map's, its result must be stored first */
-        diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
-                   "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
     case P_SPLIT: case P_SLIDE: case P_ASVECTOR: case P_JOIN: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_ZIP: case P_UNZIP: case P_GENERATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: case P_TRANSPOSE: case P_PAIR: case P_FST: case P_SND: case P_ID: break; /* prims/view.c */
+    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPLANE: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
     case P_COUNT: break;
     }
     unreachable();

@@ -302,34 +302,6 @@ Expr *tc_prim_expr(Tc *t, Prim p, Type *ty, Span sp)
 }
 
 
-/* scanSeq(f)(init)(xs) : n.t  for f : s -> t -> t, init : t, xs : n.s. The operator
- * takes the element first and the accumulator second, as shine's primitives.scala
- * types it: scanSeq : (s ->: t ->: t) ->: t ->: (n`.`s) ->: (n`.`t) (and its test
- * apps/scan.scala writes scanSeq(fun(x => fun(a => a + x)))); reduceSeq's operator
- * is the other way round, (t ->: s ->: t). scanSeqExcl has the same type.
- * A function of its own, so that infer_prim's frame (deep recursion) does not grow. */
-static __attribute__((noinline)) Expr *infer_scan(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expected, Span sp)
-{
-    Arena *a = t->a;
-    const PrimInfo *pi = &prim_info[p];
-    Expr *x = tc_infer(t, arg[2], sc, NULL);
-    Type *tx = tc_want_array(t, x, pi->name);
-    Type *hint = expected && expected->kind == T_ARRAY ? expected->arr.elem : tx->arr.elem;
-    Expr *init = tc_infer(t, arg[1], sc, hint);
-    Type *ps[2] = {tx->arr.elem, init->ty};
-    Expr *f = tc_check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
-    Type *rt = tc_fun_result(f, 2);
-    if (!ty_equal(rt, init->ty))
-        diag_error(t->d, arg[0]->sp, "%s: the operator returns %s but the accumulator has type %s "
-                   "(the operator takes the element first, then the accumulator)", pi->name,
-                   tc_tstr(t, rt), tc_tstr(t, init->ty));
-    Expr *e = tc_prim_expr(t, p, ty_array(a, tx->arr.n, init->ty), sp);
-    e->prim.args[0] = f;
-    e->prim.args[1] = init;
-    e->prim.args[2] = x;
-    return e;
-}
-
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
 {
     const PrimInfo *pi = &prim_info[p];
@@ -381,60 +353,6 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN:
         unreachable(); /* desugared by expand */
-    case P_MAPSEQ:
-    case P_MAPSEQUNROLL:
-    case P_MAPGLOBAL:
-    case P_MAPBLOCK:
-    case P_MAPTHREADS:
-    case P_MAPWARP:
-    case P_MAPLANE: {
-        Expr *x = tc_infer(t, arg[1], sc, NULL);
-        Type *tx = tc_want_array(t, x, pi->name);
-        Level l = (Level)pi->level;
-        if (l != LVL_SEQ) {
-            tc_check_nesting(t, l, dim, sp);
-            if (l == LVL_LANE) {
-                int64_t c;
-                if (!nat_is_const(tx->arr.n, &c) || c > 32 || c < 1)
-                    diag_error(t->d, sp, "mapLane distributes over the 32 lanes of a warp, but the array has type %s; "
-                               "split(32) it first", tc_tstr(t, tx));
-                if (dim != 0)
-                    diag_error(t->d, sp, "mapLane('%c'): the lanes of a warp are 32 consecutive threads along 'x'", "xyz"[dim]);
-            }
-            if (t->ctx.n == 8) diag_error(t->d, sp, "maps nested too deeply");
-            t->ctx.lv[t->ctx.n] = l;
-            t->ctx.dim[t->ctx.n] = dim;
-            t->ctx.sp[t->ctx.n] = sp;
-            t->ctx.n++;
-        }
-        Type *et = expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL;
-        Expr *f = tc_check_fun(t, arg[0], &tx->arr.elem, 1, sc, et, sp);
-        if (l != LVL_SEQ) t->ctx.n--;
-        e = tc_prim_expr(t, p, ty_array(a, tx->arr.n, tc_fun_result(f, 1)), sp);
-        e->prim.dim = dim;
-        e->prim.args[0] = f;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_REDUCESEQ:
-    case P_REDUCESEQUNROLL: {
-        Expr *x = tc_infer(t, arg[2], sc, NULL);
-        Type *tx = tc_want_array(t, x, pi->name);
-        Expr *init = tc_infer(t, arg[1], sc, tx->arr.elem);
-        Type *ps[2] = {init->ty, tx->arr.elem};
-        Expr *f = tc_check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
-        Type *rt = tc_fun_result(f, 2);
-        if (!ty_equal(rt, init->ty))
-            diag_error(t->d, arg[0]->sp, "%s: the operator returns %s but the accumulator has type %s", pi->name,
-                       tc_tstr(t, rt), tc_tstr(t, init->ty));
-        e = tc_prim_expr(t, p, init->ty, sp);
-        e->prim.args[0] = f;
-        e->prim.args[1] = init;
-        e->prim.args[2] = x;
-        return e;
-    }
-    case P_SCANSEQ:
-    case P_SCANSEQEXCL: return infer_scan(t, p, arg, sc, expected, sp);
     case P_SHFLDOWN:
     case P_SHFLUP:
     case P_SHFLXOR: {
@@ -486,6 +404,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
     }
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: SCALAR_FORM_CASES break; /* prims/scalar.c */
     case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP: case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: break; /* prims/view.c */
+    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
     case P_COUNT: break;
     }
     unreachable();

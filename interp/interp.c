@@ -693,94 +693,6 @@ void ip_apply(Ctx *c, const Code *f, const Val *x, Val *r)
     ip_eval(c, f->args[0], r);
 }
 
-/* map(f)(a)[i] = f(a[i]) (all map levels alike); generate(f)[i] = f(i). Each iteration's
- * temporaries are released once its result is copied into the output store. */
-static void eval_map(Ctx *c, const Code *e, bool gen, Val *res)
-{
-    const Code *f = e->args[0];
-    Val a, x, r;
-    if (!gen) ip_eval(c, e->args[1], &a);
-    const RType *rt = e->ty;
-    Node *out = ip_store_new(c, rt, NULL);
-    for (int64_t i = 0; i < rt->n; i++) {
-        Mark m = ip_pool_mark(c);
-        if (gen)
-            ip_val_scalar(&x, &ip_rt_i32, ip_scalar_of_int(SK_I32, i));
-        else
-            ip_val_sel(c, &a, i, a.ty->elem, &x);
-        ip_apply(c, f, &x, &r);
-        ip_store_put(c, out, i, &r);
-        ip_pool_release(c, m);
-    }
-    ip_val_node(res, rt, out);
-}
-
-/* reduceSeq(f)(init)(a) = f(...f(f(init, a[0]), a[1])..., a[n-1]). A non-scalar
- * accumulator alternates between two stores, so that an iteration's temporaries can go. */
-static void eval_reduce(Ctx *c, const Code *e, Val *acc)
-{
-    const Code *f = e->args[0], *g = f->args[0];
-    Val a, r;
-    ip_eval(c, e->args[1], acc);
-    ip_eval(c, e->args[2], &a);
-    const RType *at = e->ty;
-    Node *st[2] = {NULL, NULL};
-    int cur = 0;
-    if (at->kind != T_SCALAR) {
-        st[0] = ip_store_new(c, at, NULL);
-        st[1] = ip_store_new(c, at, NULL);
-        acc->ty = at;
-        ip_store_put(c, st[0], -1, acc);
-        ip_val_node(acc, at, st[0]);
-    }
-    for (int64_t i = 0; i < a.ty->n; i++) {
-        Mark m = ip_pool_mark(c);
-        ip_val_set(&c->env[f->slot], acc);
-        ip_val_sel(c, &a, i, a.ty->elem, &c->env[g->slot]);
-        ip_eval(c, g->args[0], &r);
-        if (at->kind == T_SCALAR) {
-            ip_val_scalar(acc, at, r.s);
-        } else {
-            r.ty = at;
-            ip_store_put(c, st[1 - cur], -1, &r);
-            cur = 1 - cur;
-            ip_val_node(acc, at, st[cur]);
-        }
-        ip_pool_release(c, m);
-    }
-    acc->ty = at;
-}
-
-/* scanSeq(f)(init)(a)[i]     = f(a[i])(scanSeq(f)(init)(a)[i-1]), with [-1] = init;
- * scanSeqExcl(f)(init)(a)[0] = init, [i+1] = f(a[i])([i]).
- * The accumulator is always the previous element of the output store (or init), so an
- * iteration's temporaries go once its element is stored, whatever the element type. */
-static void eval_scan(Ctx *c, const Code *e, Val *res)
-{
-    const Code *f = e->args[0], *g = f->args[0];
-    bool excl = e->p == P_SCANSEQEXCL;
-    Val a, acc, r, ov;
-    ip_eval(c, e->args[1], &acc);
-    ip_eval(c, e->args[2], &a);
-    const RType *rt = e->ty;
-    Node *out = ip_store_new(c, rt, NULL);
-    ip_val_node(&ov, rt, out);
-    int64_t n = rt->n;
-    acc.ty = rt->elem;
-    if (excl && n > 0) ip_store_put(c, out, 0, &acc);
-    for (int64_t i = 0; i < n - excl; i++) {
-        Mark m = ip_pool_mark(c);
-        if (i > 0 || excl) ip_val_sel(c, &ov, i - 1 + excl, rt->elem, &acc);
-        ip_val_sel(c, &a, i, a.ty->elem, &c->env[f->slot]);
-        ip_val_set(&c->env[g->slot], &acc);
-        ip_eval(c, g->args[0], &r);
-        r.ty = rt->elem;
-        ip_store_put(c, out, i + excl, &r);
-        ip_pool_release(c, m);
-    }
-    ip_val_node(res, rt, out);
-}
-
 /* The 32-lane shuffles as a permutation view: lane i reads lane perm[i]. */
 static void eval_shuffle(Ctx *c, const Code *e, Val *res)
 {
@@ -876,11 +788,6 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
     }
     Val a;
     switch (e->p) {
-    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
-    case P_MAPWARP: case P_MAPLANE:
-        eval_map(c, e, false, r);
-        return;
-    case P_REDUCESEQ: case P_REDUCESEQUNROLL: eval_reduce(c, e, r); return;
     case P_LASTBLOCK: /* lastBlock(f)(ys) = f(ys) */
     case P_TOPRIVATEFUN: case P_TOSHAREDFUN: /* fun(x => toPrivate(f(x))) */
         ip_eval(c, e->args[1], &a);
@@ -892,7 +799,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
     /* ---- index and data movement */
     case P_SCATTER: eval_scatter(c, e, r); return;
     SCALAR_FORM_CASES break; /* prims/scalar.c */
-    case P_SCANSEQ: case P_SCANSEQEXCL: eval_scan(c, e, r); return;
+    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
     case P_PADCST: case P_ZIP: case P_PAIR: case P_FST: case P_SND: case P_IDX: case P_CONCAT: case P_PADEMPTY: case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE: case P_UNZIP: case P_TAKE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_GENERATE: case P_GATHER: break; /* prims/view.c */
     case P_COUNT: break;
     }
