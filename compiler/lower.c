@@ -977,7 +977,6 @@ Val *lw_select_any(Lw *w, X *c, Val *a, Val *b)
 
 static Val *lower_prim(Lw *w, Expr *e)
 {
-    Arena *a = w->a;
     Expr **arg = e->prim.args;
     Prim p = e->prim.p;
     if (prim_ops(p)->lower) return prim_ops(p)->lower(w, e);
@@ -985,75 +984,6 @@ static Val *lower_prim(Lw *w, Expr *e)
     switch (p) {
     case P_LASTBLOCK:
         diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
-    case P_TOPRIVATE: {
-        if (arg[0]->ty->kind == T_SCALAR || arg[0]->ty->kind == T_IDX)
-            return lw_scalar(w, lw_materialise(w, lw_lower_exp(w, arg[0])->x, "p"));
-        int64_t n32;
-        if (lw_inside(w, LVL_WARP) && !lw_inside(w, LVL_LANE) && nat_is_const(arg[0]->ty->arr.n, &n32) && n32 == 32) {
-            /* private memory of a warp: one element per lane, in a register */
-            Val *xs = lw_lower_exp(w, arg[0]);
-            int64_t off;
-            if (lw_lanes_offset(w, xs->v, &off) && off == 0 && xs->v->kind == V_LANES) return xs;
-            Val *mine = lw_view_at(w, xs->v, nat_var(a, w->k->hw.lane));
-            if (mine->k != VAL_SCALAR) diag_error(w->d, e->sp, "toPrivate of a warp array of %s is not supported", ty_str(a, arg[0]->ty->arr.elem));
-            v = lw_view(w, V_LANES, arg[0]->ty, NULL);
-            v->mine = lw_materialise(w, mine->x, "r");
-            return lw_array(w, v);
-        }
-        Nat *cnt;
-        const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
-        int64_t c;
-        if (!in) diag_error(w->d, e->sp, "toPrivate of %s: only arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-        if (!nat_is_const(cnt, &c))
-            diag_error(w->d, e->sp, "toPrivate needs a size known at compile time, but this array has %s elements "
-                       "(specialise it with -D)", nat_str(a, cnt));
-        Buffer *b = lw_new_buffer(w, "p", AS_PRIVATE, lw_sk_of(in), cnt);
-        b->scalar = c == 1; /* a one-element private array is a scalar */
-        Stmt *d = lw_snew(w, S_DECL);
-        d->decl.buf = b;
-        lw_emit(w, d);
-        Acc *c0 = lw_acceptor(w, W_MEM, arg[0]->ty, NULL);
-        c0->buf = b;
-        c0->base = nat_cst(a, 0);
-        lw_lower_acc(w, arg[0], c0);
-        v = lw_view(w, V_MEM, arg[0]->ty, NULL);
-        v->buf = b;
-        v->base = nat_cst(a, 0);
-        return lw_array(w, v);
-    }
-    case P_TOSHARED: {
-        if (lw_inside(w, LVL_THREADS) || lw_inside(w, LVL_LANE) || lw_inside(w, LVL_GLOBAL) || lw_inside(w, LVL_WARP))
-            diag_error(w->d, e->sp, "toShared inside a per-thread map is not supported: materialise the whole "
-                       "mapThreads/mapWarp result at block level instead");
-        Nat *cnt;
-        const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
-        if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-        Buffer *b = lw_new_buffer(w, "s", AS_SHARED, lw_sk_of(in), cnt);
-        b->sp = e->sp;
-        Kernel *k = w->k;
-        if (k->nshared == k->capshared) {
-            int cap = k->capshared ? 2 * k->capshared : 8;
-            Buffer **nb = ANEWN(a, Buffer *, cap);
-            if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
-            k->shared = nb;
-            k->capshared = cap;
-        }
-        k->shared[k->nshared++] = b;
-        Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
-        Acc *c0 = lw_acceptor(w, W_MEM, aty, NULL);
-        c0->buf = b;
-        c0->base = nat_cst(a, 0);
-        if (arg[0]->ty->kind == T_ARRAY) lw_lower_acc(w, arg[0], c0);
-        else lw_store(w, b, nat_cst(a, 0), lw_lower_exp(w, arg[0])->x);
-        if (arg[0]->ty->kind != T_ARRAY) return lw_scalar(w, lw_xload(w, b, nat_cst(a, 0)));
-        v = lw_view(w, V_MEM, arg[0]->ty, NULL);
-        v->buf = b;
-        v->base = nat_cst(a, 0);
-        return lw_array(w, v);
-    }
-    case P_TOGLOBAL:
-        diag_error(w->d, e->sp, "toGlobal is not supported yet: a kernel's global memory is its output; "
-                   "split the program into two kernels");
     case P_SHFLDOWN:
     case P_SHFLUP:
     case P_SHFLXOR:
@@ -1071,14 +1001,10 @@ static Val *lower_prim(Lw *w, Expr *e)
     }
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: break; /* prims/scalar.c */
     /* ---- index and data movement */
-    case P_SCATTER:
-        diag_error(w->d, e->sp, "the result of scatter is read here without being stored: scatter writes to memory; "
-                   "make it the kernel's result, or store it with toShared or toPrivate");
     SCALAR_FORM_CASES break; /* prims/scalar.c */
-    case P_TOPRIVATEFUN:
-    case P_TOSHAREDFUN:
     case P_SPLIT: case P_SLIDE: case P_ASVECTOR: case P_JOIN: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_ZIP: case P_UNZIP: case P_GENERATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: case P_TRANSPOSE: case P_PAIR: case P_FST: case P_SND: case P_ID: break; /* prims/view.c */
     case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPLANE: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
+    case P_TOPRIVATE: case P_TOSHARED: case P_TOGLOBAL: case P_SCATTER: case P_TOPRIVATEFUN: case P_TOSHAREDFUN: break; /* prims/memory.c */
     case P_COUNT: break;
     }
     unreachable();

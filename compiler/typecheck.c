@@ -350,9 +350,6 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         e->prim.args[1] = x;
         return e;
     }
-    case P_TOPRIVATEFUN:
-    case P_TOSHAREDFUN:
-        unreachable(); /* desugared by expand */
     case P_SHFLDOWN:
     case P_SHFLUP:
     case P_SHFLXOR: {
@@ -387,24 +384,10 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         return e;
     }
     /* ---- index and data movement */
-    case P_SCATTER: {
-        /* scatter(is)(vs): n.idx[m] -> n.t -> m.t; the output length m is the index type's */
-        Expr *is = tc_infer(t, arg[0], sc, NULL);
-        if (is->ty->kind != T_ARRAY || is->ty->arr.elem->kind != T_IDX)
-            diag_error(t->d, is->sp, "scatter expects the output positions as an array of type n.idx[m] (m is the "
-                       "output's length), but this has type %s", tc_tstr(t, is->ty));
-        Expr *v = tc_infer(t, arg[1], sc, NULL);
-        Type *tv = tc_want_array(t, v, "scatter");
-        if (!nat_equal(tv->arr.n, is->ty->arr.n))
-            diag_error(t->d, sp, "scatter: %s positions for %s values", tc_nstr(t, is->ty->arr.n), tc_nstr(t, tv->arr.n));
-        e = tc_prim_expr(t, p, ty_array(a, is->ty->arr.elem->idx.n, tv->arr.elem), sp);
-        e->prim.args[0] = is;
-        e->prim.args[1] = v;
-        return e;
-    }
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: SCALAR_FORM_CASES break; /* prims/scalar.c */
     case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP: case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: break; /* prims/view.c */
     case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
+    case P_SCATTER: case P_TOPRIVATEFUN: case P_TOSHAREDFUN: break; /* prims/memory.c */
     case P_COUNT: break;
     }
     unreachable();

@@ -748,36 +748,6 @@ int64_t ip_check_index(Ctx *c, const Code *e, Scalar s, int64_t at, int64_t n)
     return i;
 }
 
-/* scatter(is)(vs): a fresh store where position is[i] holds vs[i]. Two writes to one
- * position are an error (on the GPU the result is undefined); a position no index
- * names holds no value, and reading it is an error. */
-static void eval_scatter(Ctx *c, const Code *e, Val *res)
-{
-    Val is, vs, s, x;
-    ip_eval(c, e->args[0], &is);
-    ip_eval(c, e->args[1], &vs);
-    const RType *rt = e->ty;
-    Node *out = ip_store_new(c, rt, NULL);
-    int64_t *by = ip_pool_alloc(c, sizeof(int64_t) * (size_t)(rt->n ? rt->n : 1), false);
-    for (int64_t j = 0; j < rt->n; j++) by[j] = -1;
-    for (int64_t i = 0; i < is.ty->n; i++) {
-        ip_val_sel(c, &is, i, is.ty->elem, &s);
-        int64_t j = ip_check_index(c, e, s.s, i, rt->n);
-        if (by[j] >= 0)
-            ip_fail(c, e->sp, "scatter: elements %lld and %lld of the indices both write position %lld",
-                 (long long)by[j], (long long)i, (long long)j);
-        by[j] = i;
-        ip_val_sel(c, &vs, i, vs.ty->elem, &x);
-        ip_store_put(c, out, j, &x);
-    }
-    Val whole;
-    ip_val_node(&whole, rt, out);
-    Node *nd = ip_node_new(c, N_WRITTEN, &whole, NULL);
-    nd->perm = by;
-    nd->sp = e->sp;
-    ip_val_node(res, rt, nd);
-}
-
 
 /* *r = a saturated primitive; views build nodes, maps and reductions compute */
 static void eval_prim(Ctx *c, const Code *e, Val *r)
@@ -789,7 +759,6 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
     Val a;
     switch (e->p) {
     case P_LASTBLOCK: /* lastBlock(f)(ys) = f(ys) */
-    case P_TOPRIVATEFUN: case P_TOSHAREDFUN: /* fun(x => toPrivate(f(x))) */
         ip_eval(c, e->args[1], &a);
         ip_apply(c, e->args[0], &a, r);
         r->ty = e->ty;
@@ -797,7 +766,7 @@ static void eval_prim(Ctx *c, const Code *e, Val *r)
     case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: eval_shuffle(c, e, r); return;
     case P_ADD: case P_MUL: case P_MIN: case P_MAX: break; /* prims/scalar.c */
     /* ---- index and data movement */
-    case P_SCATTER: eval_scatter(c, e, r); return;
+    case P_SCATTER: case P_TOPRIVATEFUN: case P_TOSHAREDFUN: break; /* prims/memory.c */
     SCALAR_FORM_CASES break; /* prims/scalar.c */
     case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
     case P_PADCST: case P_ZIP: case P_PAIR: case P_FST: case P_SND: case P_IDX: case P_CONCAT: case P_PADEMPTY: case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE: case P_UNZIP: case P_TAKE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_GENERATE: case P_GATHER: break; /* prims/view.c */
