@@ -975,41 +975,6 @@ Val *lw_select_any(Lw *w, X *c, Val *a, Val *b)
     return lw_scalar(w, x);
 }
 
-static Val *lower_prim(Lw *w, Expr *e)
-{
-    Expr **arg = e->prim.args;
-    Prim p = e->prim.p;
-    if (prim_ops(p)->lower) return prim_ops(p)->lower(w, e);
-    View *v;
-    switch (p) {
-    case P_LASTBLOCK:
-        diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
-    case P_SHFLDOWN:
-    case P_SHFLUP:
-    case P_SHFLXOR:
-    case P_SHFLWARP: {
-        Val *in = lw_lower_exp(w, arg[p == P_SHFLWARP ? 1 : 0]);
-        int64_t off;
-        if (!lw_inside(w, LVL_WARP) || lw_inside(w, LVL_LANE) || !lw_lanes_offset(w, in->v, &off) || off != 0)
-            diag_error(w->d, e->sp, "%s is only supported on a warp array (one element per lane, e.g. from "
-                       "mapLane or toPrivate inside mapWarp)", prim_info[p].name);
-        v = lw_view(w, V_SHFL, e->ty, in->v);
-        v->shfl = (ShflKind)prim_info[p].shfl;
-        if (p == P_SHFLWARP) v->src = lw_lower_exp(w, arg[0])->v;
-        else v->n1 = e->prim.nats[0];
-        return lw_array(w, v);
-    }
-    case P_ADD: case P_MUL: case P_MIN: case P_MAX: break; /* prims/scalar.c */
-    /* ---- index and data movement */
-    SCALAR_FORM_CASES break; /* prims/scalar.c */
-    case P_SPLIT: case P_SLIDE: case P_ASVECTOR: case P_JOIN: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_ZIP: case P_UNZIP: case P_GENERATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: case P_TRANSPOSE: case P_PAIR: case P_FST: case P_SND: case P_ID: break; /* prims/view.c */
-    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPLANE: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
-    case P_TOPRIVATE: case P_TOSHARED: case P_TOGLOBAL: case P_SCATTER: case P_TOPRIVATEFUN: case P_TOSHAREDFUN: break; /* prims/memory.c */
-    case P_COUNT: break;
-    }
-    unreachable();
-}
-
 Val *lw_lower_exp(Lw *w, Expr *e)
 {
     if (lang_stack_left() < LANG_STACK_RESERVE) diag_error(w->d, e->sp, "program nested too deeply to compile");
@@ -1039,10 +1004,10 @@ Val *lw_lower_exp(Lw *w, Expr *e)
     case E_LET:
         bind_let(w, e);
         return lw_lower_exp(w, e->let.body);
-    case E_PRIM: {
+    case E_PRIM: { /* the lowering of its primitive (prims/) */
         Span saved = w->at;
         w->at = e->sp;
-        Val *v = lower_prim(w, e);
+        Val *v = prim_ops(e->prim.p)->lower(w, e);
         w->at = saved;
         return v;
     }

@@ -301,7 +301,8 @@ Expr *tc_prim_expr(Tc *t, Prim p, Type *ty, Span sp)
     return e;
 }
 
-
+/* p(args): the arity and the dimension checked here, the rest by the type rule of p
+ * (prims/) */
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
 {
     const PrimInfo *pi = &prim_info[p];
@@ -324,73 +325,8 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         diag_error(t->d, args[0]->sp, "'%s' takes no dimension", pi->name);
 
     Ast **nat = args + first, **arg = args + first + pi->nnats;
-    const PrimOps *ops = prim_ops(p);
-    if (ops->infer) {
-        TcApp ap = {.p = p, .dim = dim, .nat = nat, .arg = arg, .sc = sc, .expected = expected, .sp = sp};
-        return ops->infer(t, &ap);
-    }
-    Expr *e;
-    Arena *a = t->a;
-    switch (p) {
-    case P_LASTBLOCK: {
-        /* lastBlock(f)(ys) = f(ys); ys is computed by all blocks, f runs in the last one */
-        if (t->ctx.n)
-            diag_error2(t->d, sp, t->ctx.sp[t->ctx.n - 1], "the enclosing map is here",
-                        "lastBlock runs after the whole grid; it cannot be inside a map");
-        Expr *x = tc_infer(t, arg[1], sc, NULL);
-        tc_want_array(t, x, "lastBlock");
-        t->ctx.lv[0] = LVL_BLOCK;
-        t->ctx.dim[0] = 0;
-        t->ctx.sp[0] = sp;
-        t->ctx.n = 1;
-        Expr *f = tc_check_fun(t, arg[0], &x->ty, 1, sc, expected, sp);
-        t->ctx.n = 0;
-        e = tc_prim_expr(t, p, tc_fun_result(f, 1), sp);
-        e->prim.args[0] = f;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_SHFLDOWN:
-    case P_SHFLUP:
-    case P_SHFLXOR: {
-        Nat *d = tc_nat_of(t, nat[0], sc);
-        int64_t c;
-        if (!nat_is_const(d, &c) || c < 0 || c > 31)
-            diag_error(t->d, nat[0]->sp, "%s: the %s must be a constant in 0..31", pi->name, p == P_SHFLXOR ? "lane mask" : "delta");
-        Expr *x = tc_infer(t, arg[0], sc, NULL);
-        Type *tx = tc_want_array(t, x, pi->name);
-        if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem))
-            diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars, but this has type %s", pi->name, tc_tstr(t, tx));
-        e = tc_prim_expr(t, p, tx, sp);
-        e->prim.nats[0] = d;
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_SHFLWARP: {
-        Nat *n32 = nat_cst(a, 32);
-        Expr *src = tc_infer(t, arg[0], sc, ty_array(a, n32, ty_idx(a, n32)));
-        Expr *x = tc_infer(t, arg[1], sc, NULL);
-        int64_t c;
-        Type *ts = tc_want_array(t, src, "shflWarp");
-        if (!nat_is_const(ts->arr.n, &c) || c != 32 ||
-            !(ts->arr.elem->kind == T_IDX || (ts->arr.elem->kind == T_SCALAR && (ts->arr.elem->sk == SK_I32 || ts->arr.elem->sk == SK_U32))))
-            diag_error(t->d, src->sp, "shflWarp expects 32 lane indices (32.idx[32]), but this has type %s", tc_tstr(t, ts));
-        Type *tx = tc_want_array(t, x, "shflWarp");
-        if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem))
-            diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars, but this has type %s", tc_tstr(t, tx));
-        e = tc_prim_expr(t, p, tx, sp);
-        e->prim.args[0] = src;
-        e->prim.args[1] = x;
-        return e;
-    }
-    /* ---- index and data movement */
-    case P_ADD: case P_MUL: case P_MIN: case P_MAX: SCALAR_FORM_CASES break; /* prims/scalar.c */
-    case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP: case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_IDX: case P_GATHER: case P_CONCAT: case P_PADEMPTY: break; /* prims/view.c */
-    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
-    case P_SCATTER: case P_TOPRIVATEFUN: case P_TOSHAREDFUN: break; /* prims/memory.c */
-    case P_COUNT: break;
-    }
-    unreachable();
+    TcApp ap = {.p = p, .dim = dim, .nat = nat, .arg = arg, .sc = sc, .expected = expected, .sp = sp};
+    return prim_ops(p)->infer(t, &ap);
 }
 
 /* ---------------------------------------------------------------- expressions */

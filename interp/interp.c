@@ -673,7 +673,6 @@ static Code *prep(Ctx *c, const Expr *e)
 
 /* ---------------------------------------------------------------- evaluation */
 
-
 /* a view node of kind k over operands a (and b) */
 Node *ip_node_new(Ctx *c, NodeKind k, const Val *a, const Val *b)
 {
@@ -691,43 +690,6 @@ void ip_apply(Ctx *c, const Code *f, const Val *x, Val *r)
 {
     ip_val_set(&c->env[f->slot], x);
     ip_eval(c, f->args[0], r);
-}
-
-/* The 32-lane shuffles as a permutation view: lane i reads lane perm[i]. */
-static void eval_shuffle(Ctx *c, const Code *e, Val *res)
-{
-    Val a, src, s;
-    ip_eval(c, e->args[e->p == P_SHFLWARP ? 1 : 0], &a);
-    int64_t n = a.ty->n, d = e->k[0];
-    int64_t *perm = ip_pool_alloc(c, sizeof(int64_t) * (size_t)(n ? n : 1), false);
-    if (e->p == P_SHFLWARP) ip_eval(c, e->args[0], &src);
-    for (int64_t i = 0; i < n; i++) {
-        switch ((ShflKind)prim_info[e->p].shfl) {
-        case SHFL_DOWN: /* a[i+d] if i+d <= 31 else a[i] */
-            perm[i] = i + d <= n - 1 ? i + d : i;
-            break;
-        case SHFL_UP: /* a[i-d] if i-d >= 0 else a[i] */
-            perm[i] = i - d >= 0 ? i - d : i;
-            break;
-        case SHFL_XOR: /* a[i xor m] */
-            if (d < 0 || d >= 32 || (i ^ d) >= n)
-                ip_fail(c, e->sp, "shflXorWarp mask %lld is outside the warp", (long long)d);
-            perm[i] = i ^ d;
-            break;
-        case SHFL_IDX: { /* a[src[i]] */
-            ip_val_sel(c, &src, i, src.ty->elem, &s);
-            int64_t v = s.s.i;
-            if (v < 0 || v >= n)
-                ip_fail(c, e->sp, "shflWarp: lane %lld reads lane %lld, outside the warp of %lld",
-                     (long long)i, (long long)v, (long long)n);
-            perm[i] = v;
-            break;
-        }
-        }
-    }
-    Node *nd = ip_node_new(c, N_PERM, &a, NULL);
-    nd->perm = perm;
-    ip_val_node(res, e->ty, nd);
 }
 
 /* ---- index and data movement */
@@ -748,33 +710,6 @@ int64_t ip_check_index(Ctx *c, const Code *e, Scalar s, int64_t at, int64_t n)
     return i;
 }
 
-
-/* *r = a saturated primitive; views build nodes, maps and reductions compute */
-static void eval_prim(Ctx *c, const Code *e, Val *r)
-{
-    if (prim_ops(e->p)->eval) {
-        prim_ops(e->p)->eval(c, e, r);
-        return;
-    }
-    Val a;
-    switch (e->p) {
-    case P_LASTBLOCK: /* lastBlock(f)(ys) = f(ys) */
-        ip_eval(c, e->args[1], &a);
-        ip_apply(c, e->args[0], &a, r);
-        r->ty = e->ty;
-        return;
-    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: eval_shuffle(c, e, r); return;
-    case P_ADD: case P_MUL: case P_MIN: case P_MAX: break; /* prims/scalar.c */
-    /* ---- index and data movement */
-    case P_SCATTER: case P_TOPRIVATEFUN: case P_TOSHAREDFUN: break; /* prims/memory.c */
-    SCALAR_FORM_CASES break; /* prims/scalar.c */
-    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_SCANSEQ: case P_SCANSEQEXCL: break; /* prims/map.c */
-    case P_PADCST: case P_ZIP: case P_PAIR: case P_FST: case P_SND: case P_IDX: case P_CONCAT: case P_PADEMPTY: case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE: case P_UNZIP: case P_TAKE: case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_GENERATE: case P_GATHER: break; /* prims/view.c */
-    case P_COUNT: break;
-    }
-    unreachable();
-}
-
 /* *r = the value of e */
 void ip_eval(Ctx *c, const Code *e, Val *r)
 {
@@ -788,7 +723,7 @@ void ip_eval(Ctx *c, const Code *e, Val *r)
         return;
     }
     case E_LIT: case E_NAT: ip_val_scalar(r, e->ty, e->lit); return;
-    case E_PRIM: eval_prim(c, e, r); return;
+    case E_PRIM: prim_ops(e->p)->eval(c, e, r); return; /* its meaning (prims/) */
     case E_LAM: ip_fail(c, e->sp, "a function where a value was expected");
     case E_LET:
         ip_eval(c, e->args[1], &c->env[e->slot]);
