@@ -27,7 +27,6 @@ static Val *vector_at(Lw *w, View *v, Nat *i);
 static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
-static void lower_scan(Lw *w, Expr *e, Acc *c);
 
 Val *lw_scalar(Lw *w, X *x)
 {
@@ -511,15 +510,15 @@ Acc *lw_acc_at(Lw *w, Acc *c, Nat *i)
 }
 
 /* Is body a chain of join/split/transpose/id/mapSeq-of-such over the variable x? */
-static bool view_chain(const Expr *body, const Binder *x)
+bool lw_view_chain(const Expr *body, const Binder *x)
 {
     if (body->kind == E_VAR) return body->var.b == x;
     if (body->kind != E_PRIM) return false;
     switch (body->prim.p) {
-    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: return view_chain(body->prim.args[0], x);
+    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: return lw_view_chain(body->prim.args[0], x);
     case P_MAPSEQ: case P_MAPSEQUNROLL:
-        return view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
-               view_chain(body->prim.args[1], x);
+        return lw_view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
+               lw_view_chain(body->prim.args[1], x);
     case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
@@ -611,7 +610,7 @@ bool lw_lanes_offset(Lw *w, View *v, int64_t *off)
 /* Write a warp array's elements where they live: element i of a view whose element
  * lives in lane i + c is written by that lane, from its register:
  *   if (lane >= c && lane < c + n) out[lane - c] = mine */
-static void store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, Val *, Acc *, Span), Span sp)
+void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, Val *, Acc *, Span), Span sp)
 {
     Arena *a = w->a;
     Nat *lane = nat_var(a, w->k->hw.lane), *n = v->ty->arr.n;
@@ -638,15 +637,6 @@ static void store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw 
 
 static void copy_val(Lw *w, Val *v, Acc *c, Span sp);
 
-/* mapLane(f) element written by its owner lane: acc(f(x), out) */
-static void lane_body(Lw *w, Val *x, Acc *c, Span sp)
-{
-    (void)sp;
-    Expr *f = w->lane_fn;
-    lw_bind(w, f->lam.param, x);
-    lw_lower_acc(w, f->lam.body, c);
-}
-
 /* Copy an array value element by element (a sequential loop in the current context),
  * except warp arrays, which each lane writes from its own register. */
 static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
@@ -657,7 +647,7 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
     }
     int64_t off;
     if (lw_lanes_offset(w, v->v, &off)) {
-        store_by_owner(w, v->v, off, c, copy_val, sp);
+        lw_store_by_owner(w, v->v, off, c, copy_val, sp);
         return;
     }
     NatVar *iv;
@@ -673,129 +663,10 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
 
 
 
-static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
-{
-    Kernel *k = w->k;
-    Buffer *b = lw_new_buffer(w, prefix, AS_GLOBAL, sk, count);
-    b->param = -3 - k->nscratch;
-    Buffer **nb = ANEWN(w->a, Buffer *, k->nscratch + 1);
-    if (k->nscratch) memcpy(nb, k->scratch, sizeof(Buffer *) * (size_t)k->nscratch);
-    nb[k->nscratch++] = b;
-    k->scratch = nb;
-    return b;
-}
-
-/* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
- *                             in the last block: acc(f(partials), out)
- * ys is computed by the whole grid into a global scratch buffer; one block sees all
- * of it and computes f at block level. No second launch is needed. Partials of at most
- * 32 bits are flagged words, which the grid's last block waits for as it reads them;
- * wider ones are handed over by a ticket that every block takes after its writes
- * (codegen/cuda.c). */
-static void lower_last_block(Lw *w, Expr *e, Acc *c)
-{
-    Arena *a = w->a;
-    if (w->ndepth) die("lastBlock inside a map passed the type checker");
-    Expr *ys = e->prim.args[1], *f = e->prim.args[0];
-    Nat *cnt;
-    const Type *in = ty_innermost(a, ys->ty, &cnt);
-    if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
-    Buffer *part = scratch_buffer(w, "partial", lw_sk_of(in), cnt);
-    part->flagged = scalar_info[part->sk].size <= 4;
-    part->coherent = !part->flagged;
-    Buffer *ticket = part->flagged ? NULL : scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
-    Acc *c0 = lw_acceptor(w, W_MEM, ys->ty, NULL);
-    c0->buf = part;
-    c0->base = nat_cst(a, 0);
-    lw_lower_acc(w, ys, c0);
-    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur;
-    s->last.ticket = ticket;
-    s->last.part = part;
-    s->last.body = stmt_seq(a);
-    lw_emit(w, s);
-    w->cur = s->last.body;
-    w->lv[w->ndepth++] = LVL_BLOCK;
-    View *pv = lw_view(w, V_MEM, ys->ty, NULL);
-    pv->buf = part;
-    pv->base = nat_cst(a, 0);
-    lw_bind(w, f->lam.param, lw_array(w, pv));
-    lw_lower_acc(w, f->lam.body, c);
-    w->ndepth--;
-    w->cur = saved;
-}
-
-/* ---------------------------------------------------------------- scans (issue 11 item 4) */
-
-/* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
- * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
- * One thread runs the loop; the accumulator a is a register (a scalar). */
-
-/* A sequential fold's or scan's accumulator: one register of kind sk, declared with
- * its initial value where the loop starts. */
-Buffer *lw_scalar_acc(Lw *w, ScalarKind sk, X *init)
-{
-    Buffer *accb = lw_new_buffer(w, "acc", AS_PRIVATE, sk, nat_cst(w->a, 1));
-    accb->scalar = true;
-    Stmt *d = lw_snew(w, S_DECL);
-    d->decl.buf = accb;
-    d->decl.init = init;
-    lw_emit(w, d);
-    return accb;
-}
-
-static __attribute__((noinline)) void lower_scan(Lw *w, Expr *e, Acc *c)
-{
-    Arena *a = w->a;
-    Expr **arg = e->prim.args, *f = arg[0];
-    bool excl = e->prim.p == P_SCANSEQEXCL;
-    Val *init = lw_lower_exp(w, arg[1]);
-    if (init->k != VAL_SCALAR)
-        diag_error(w->d, arg[1]->sp, "%s with %s accumulator is not supported; use a scalar accumulator",
-                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "a pair" : "an array");
-    Val *xs = lw_lower_exp(w, arg[2]);
-    Buffer *accb = lw_scalar_acc(w, lw_sk_of(arg[1]->ty), init->x);
-    NatVar *iv;
-    Stmt *saved;
-    Stmt *s = lw_open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
-    s->loop.unroll = xs->v->kind == V_MEM && xs->v->buf->vec;
-    Nat *j = nat_var(a, iv);
-    if (excl) lw_acc_store(w, lw_acc_at(w, c, j), lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))), e->sp);
-    lw_bind(w, f->lam.param, lw_view_at(w, xs->v, j));
-    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))));
-    lw_store(w, accb, nat_cst(a, 0), lw_lower_exp(w, f->lam.body->lam.body)->x);
-    if (!excl) lw_acc_store(w, lw_acc_at(w, c, j), lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))), e->sp);
-    lw_close_loop(w, s, saved);
-}
-
-/* acc(mapSeq(f)(x), out)       = acc(x, MAPF(out, f))   when f is a view chain
- * acc(map_L(f)(xs), out)       = for_L i: acc(f(xs[i]), out[i])
- * acc(join(x), out)            = acc(x, JOINW(out))
- * acc(split(k)(x), out)        = acc(x, SPLITW(out, k))
- * acc(transpose(x), out)       = acc(x, TRANSW(out))
- * acc(let y = v in b, out)     = bind y; acc(b, out)
- * acc(id(x), out)              = acc(x, out)
- * acc(x, out) otherwise        = copy(exp(x), out) */
-/* A map may write memory only that all its threads share with the code that reads
- * the result: shared memory belongs to one block, so no map that spreads over blocks
- * (mapGlobal, mapBlock) may fill it; private memory belongs to one thread, so only
- * sequential maps (and mapLane, whose warp arrays are handled apart) may fill it.
- * Otherwise each block or thread would fill its own copy, and the reader would see
- * elements nobody wrote in its copy. */
-static void check_memory_scope(Lw *w, Expr *e, Acc *c)
-{
-    while (c->kind != W_MEM) c = c->in;
-    Level l = (Level)prim_info[e->prim.p].level;
-    const char *name = prim_info[e->prim.p].name;
-    if (c->buf->as == AS_SHARED && (l == LVL_GLOBAL || l == LVL_BLOCK))
-        diag_error(w->d, e->sp, "the result of %s is stored with toShared, but shared memory belongs to one block, "
-                   "and %s spreads it over many; make it the kernel's result, or reduce it with lastBlock",
-                   name, name);
-    if (c->buf->as == AS_PRIVATE && l != LVL_SEQ && l != LVL_LANE)
-        diag_error(w->d, e->sp, "the result of %s is stored with toPrivate, but private memory belongs to one "
-                   "thread, and %s spreads it over many; store it with toShared%s", name, name,
-                   l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
-}
-
+/* acc(let y = v in b, out)   = bind y; acc(b, out)
+ * acc(p(...), out)           = the write rule of p (PrimOps.write, prims/) where it has one:
+ *                              a map's loop, or acceptors its arguments are written through
+ * acc(x, out) otherwise      = copy(exp(x), out) */
 static void lower_acc_at(Lw *w, Expr *e, Acc *c)
 {
     if (e->kind == E_LET) {
@@ -803,92 +674,9 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         lw_lower_acc(w, e->let.body, c);
         return;
     }
-    if (e->kind == E_PRIM) {
-        Prim p = e->prim.p;
-        if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) && view_chain(e->prim.args[0]->lam.body, e->prim.args[0]->lam.param)) {
-            /* a map of a pure view function writes through a transformed acceptor: no loop */
-            Acc *r = lw_acceptor(w, W_MAPF, e->prim.args[1]->ty, c);
-            r->fn = e->prim.args[0];
-            lw_lower_acc(w, e->prim.args[1], r);
-            return;
-        }
-        int64_t off;
-        Val *lx = p == P_MAPLANE ? lw_lower_exp(w, e->prim.args[1]) : NULL;
-        if (lx && lw_lanes_offset(w, lx->v, &off)) {
-            /* mapLane over a warp array: each element is handled by the lane holding it */
-            Expr *saved_fn = w->lane_fn;
-            w->lane_fn = e->prim.args[0];
-            store_by_owner(w, lx->v, off, c, lane_body, e->sp);
-            w->lane_fn = saved_fn;
-            return;
-        }
-        if (prim_is_map(p)) {
-            check_memory_scope(w, e, c);
-            Val *xs = lx ? lx : lw_lower_exp(w, e->prim.args[1]);
-            NatVar *iv;
-            Stmt *saved;
-            Stmt *s = lw_open_loop(w, (Level)prim_info[p].level, e->prim.dim, e->ty->arr.n, &iv, &saved);
-            s->loop.unroll = p == P_MAPSEQUNROLL;
-            Nat *i = nat_var(w->a, iv);
-            Expr *f = e->prim.args[0];
-            int64_t ext;
-            bool partial = p == P_MAPLANE && !(nat_is_const(e->ty->arr.n, &ext) && ext == 32);
-            w->partial_lanes += partial;
-            lw_bind(w, f->lam.param, lw_view_at(w, xs->v, i));
-            lw_lower_acc(w, f->lam.body, lw_acc_at(w, c, i));
-            w->partial_lanes -= partial;
-            lw_close_loop(w, s, saved);
-            return;
-        }
-        switch (p) {
-        case P_JOIN: {
-            Acc *r = lw_acceptor(w, W_JOINW, e->prim.args[0]->ty, c);
-            r->n1 = e->prim.args[0]->ty->arr.elem->arr.n;
-            lw_lower_acc(w, e->prim.args[0], r);
-            return;
-        }
-        case P_SPLIT: {
-            Acc *r = lw_acceptor(w, W_SPLITW, e->prim.args[0]->ty, c);
-            r->n1 = e->prim.nats[0];
-            lw_lower_acc(w, e->prim.args[0], r);
-            return;
-        }
-        case P_TRANSPOSE: lw_lower_acc(w, e->prim.args[0], lw_acceptor(w, W_TRANSW, e->prim.args[0]->ty, c)); return;
-        case P_ID: lw_lower_acc(w, e->prim.args[0], c); return;
-        case P_LASTBLOCK: lower_last_block(w, e, c); return;
-        case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
-        case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_MAPSEQ: case P_MAPSEQUNROLL:
-        case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
-        case P_TOPRIVATEFUN: case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
-        case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP:
-        case P_ADD: case P_MUL: case P_MIN: case P_MAX: case P_COUNT: break;
-        /* ---- index and data movement: writes through scatter, concat and padEmpty */
-        case P_SCATTER: {
-            /* vs written where is says: element i of vs goes to position is[i] */
-            Acc *r = lw_acceptor(w, W_SCATTER, e->prim.args[1]->ty, c);
-            r->iv = lw_lower_exp(w, e->prim.args[0])->v;
-            lw_lower_acc(w, e->prim.args[1], r);
-            return;
-        }
-        case P_CONCAT: {
-            Acc *x = lw_acceptor(w, W_OFFSET, e->prim.args[0]->ty, c), *y = lw_acceptor(w, W_OFFSET, e->prim.args[1]->ty, c);
-            x->n1 = nat_cst(w->a, 0);
-            y->n1 = e->prim.args[0]->ty->arr.n;
-            lw_lower_acc(w, e->prim.args[0], x);
-            lw_lower_acc(w, e->prim.args[1], y);
-            return;
-        }
-        case P_PADEMPTY: {
-            /* only the first n elements are written; the padding keeps what it held */
-            Acc *x = lw_acceptor(w, W_OFFSET, e->prim.args[0]->ty, c);
-            x->n1 = nat_cst(w->a, 0);
-            lw_lower_acc(w, e->prim.args[0], x);
-            return;
-        }
-        case P_IDX: case P_GATHER: break;
-        SCALAR_FORM_CASES break;
-        case P_SCANSEQ: case P_SCANSEQEXCL: lower_scan(w, e, c); return;
-        }
+    if (e->kind == E_PRIM && prim_ops(e->prim.p)->write) {
+        prim_ops(e->prim.p)->write(w, e, c);
+        return;
     }
     copy_val(w, lw_lower_exp(w, e), c, e->sp);
 }

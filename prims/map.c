@@ -93,6 +93,76 @@ static LwVal *lower_map_lane(Lw *w, Expr *e)
     return lower_parallel_map(w, e);
 }
 
+/* mapLane(f) element written by its owner lane: acc(f(x), out) */
+static void lane_body(Lw *w, LwVal *x, Acc *c, Span sp)
+{
+    (void)sp;
+    Expr *f = w->lane_fn;
+    lw_bind(w, f->lam.param, x);
+    lw_lower_acc(w, f->lam.body, c);
+}
+
+/* A map may write memory only that all its threads share with the code that reads
+ * the result: shared memory belongs to one block, so no map that spreads over blocks
+ * (mapGlobal, mapBlock) may fill it; private memory belongs to one thread, so only
+ * sequential maps (and mapLane, whose warp arrays are handled apart) may fill it.
+ * Otherwise each block or thread would fill its own copy, and the reader would see
+ * elements nobody wrote in its copy. */
+static void check_memory_scope(Lw *w, Expr *e, Acc *c)
+{
+    while (c->kind != W_MEM) c = c->in;
+    Level l = (Level)prim_info[e->prim.p].level;
+    const char *name = prim_info[e->prim.p].name;
+    if (c->buf->as == AS_SHARED && (l == LVL_GLOBAL || l == LVL_BLOCK))
+        diag_error(w->d, e->sp, "the result of %s is stored with toShared, but shared memory belongs to one block, "
+                   "and %s spreads it over many; make it the kernel's result, or reduce it with lastBlock",
+                   name, name);
+    if (c->buf->as == AS_PRIVATE && l != LVL_SEQ && l != LVL_LANE)
+        diag_error(w->d, e->sp, "the result of %s is stored with toPrivate, but private memory belongs to one "
+                   "thread, and %s spreads it over many; store it with toShared%s", name, name,
+                   l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
+}
+
+/* acc(mapSeq(f)(x), out)    = acc(x, MAPF(out, f))   when f is a view chain: no loop
+ * acc(mapLane(f)(xs), out)  = each element by the lane holding it, when xs is a warp array
+ * acc(map_L(f)(xs), out)    = for_L i: acc(f(xs[i]), out[i]) */
+static void write_map(Lw *w, Expr *e, Acc *c)
+{
+    Prim p = e->prim.p;
+    if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) && lw_view_chain(e->prim.args[0]->lam.body, e->prim.args[0]->lam.param)) {
+        /* a map of a pure view function writes through a transformed acceptor: no loop */
+        Acc *r = lw_acceptor(w, W_MAPF, e->prim.args[1]->ty, c);
+        r->fn = e->prim.args[0];
+        lw_lower_acc(w, e->prim.args[1], r);
+        return;
+    }
+    int64_t off;
+    LwVal *lx = p == P_MAPLANE ? lw_lower_exp(w, e->prim.args[1]) : NULL;
+    if (lx && lw_lanes_offset(w, lx->v, &off)) {
+        /* mapLane over a warp array: each element is handled by the lane holding it */
+        Expr *saved_fn = w->lane_fn;
+        w->lane_fn = e->prim.args[0];
+        lw_store_by_owner(w, lx->v, off, c, lane_body, e->sp);
+        w->lane_fn = saved_fn;
+        return;
+    }
+    check_memory_scope(w, e, c);
+    LwVal *xs = lx ? lx : lw_lower_exp(w, e->prim.args[1]);
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = lw_open_loop(w, (Level)prim_info[p].level, e->prim.dim, e->ty->arr.n, &iv, &saved);
+    s->loop.unroll = p == P_MAPSEQUNROLL;
+    Nat *i = nat_var(w->a, iv);
+    Expr *f = e->prim.args[0];
+    int64_t ext;
+    bool partial = p == P_MAPLANE && !(nat_is_const(e->ty->arr.n, &ext) && ext == 32);
+    w->partial_lanes += partial;
+    lw_bind(w, f->lam.param, lw_view_at(w, xs->v, i));
+    lw_lower_acc(w, f->lam.body, lw_acc_at(w, c, i));
+    w->partial_lanes -= partial;
+    lw_close_loop(w, s, saved);
+}
+
 /* map(f)(a)[i] = f(a[i]) (all map levels alike). Each iteration's temporaries
  * are released once its result is copied into the output store. */
 static void eval_map(IpCtx *c, const Code *e, IpVal *res)
@@ -113,6 +183,19 @@ static void eval_map(IpCtx *c, const Code *e, IpVal *res)
 }
 
 /* ---------------------------------------------------------------- reduceSeq */
+
+/* A sequential fold's or scan's accumulator: one register of kind sk, declared with
+ * its initial value where the loop starts. */
+static Buffer *scalar_acc(Lw *w, ScalarKind sk, X *init)
+{
+    Buffer *accb = lw_new_buffer(w, "acc", AS_PRIVATE, sk, nat_cst(w->a, 1));
+    accb->scalar = true;
+    Stmt *d = lw_snew(w, S_DECL);
+    d->decl.buf = accb;
+    d->decl.init = init;
+    lw_emit(w, d);
+    return accb;
+}
 
 /* reduceSeq(f)(init)(xs) : t  for f : t -> s -> t, init : t, xs : n.s */
 static Expr *infer_reduce(Tc *t, const TcApp *ap)
@@ -253,7 +336,7 @@ static LwVal *lower_reduce(Lw *w, Expr *e)
         diag_error(w->d, e->sp, "%s with a pair accumulator is not supported; use a scalar or array accumulator",
                    prim_info[p].name);
     LwVal *xs = lw_lower_exp(w, arg[2]);
-    Buffer *accb = lw_scalar_acc(w, lw_sk_of(e->ty), init->x);
+    Buffer *accb = scalar_acc(w, lw_sk_of(e->ty), init->x);
     NatVar *iv;
     Stmt *saved;
     Stmt *s = lw_open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
@@ -338,8 +421,8 @@ static Expr *infer_scan(Tc *t, const TcApp *ap)
     return e;
 }
 
-/* A scan read without being stored: an error (its write-side lowering is lower_scan in
- * lower.c, reached from lower_acc_at) */
+/* A scan read without being stored: an error (a scan is lowered where it is written:
+ * lower_scan below) */
 static LwVal *lower_scan_read(Lw *w, Expr *e)
 {
     Prim p = e->prim.p;
@@ -347,6 +430,33 @@ static LwVal *lower_scan_read(Lw *w, Expr *e)
      * per element, so, like a parallel map's, its result must be stored first */
     diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
                "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
+}
+
+/* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
+ * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
+ * One thread runs the loop; the accumulator a is a register (a scalar). */
+static void lower_scan(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args, *f = arg[0];
+    bool excl = e->prim.p == P_SCANSEQEXCL;
+    LwVal *init = lw_lower_exp(w, arg[1]);
+    if (init->k != VAL_SCALAR)
+        diag_error(w->d, arg[1]->sp, "%s with %s accumulator is not supported; use a scalar accumulator",
+                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "a pair" : "an array");
+    LwVal *xs = lw_lower_exp(w, arg[2]);
+    Buffer *accb = scalar_acc(w, lw_sk_of(arg[1]->ty), init->x);
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = lw_open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
+    s->loop.unroll = xs->v->kind == V_MEM && xs->v->buf->vec;
+    Nat *j = nat_var(a, iv);
+    if (excl) lw_acc_store(w, lw_acc_at(w, c, j), lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))), e->sp);
+    lw_bind(w, f->lam.param, lw_view_at(w, xs->v, j));
+    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))));
+    lw_store(w, accb, nat_cst(a, 0), lw_lower_exp(w, f->lam.body->lam.body)->x);
+    if (!excl) lw_acc_store(w, lw_acc_at(w, c, j), lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))), e->sp);
+    lw_close_loop(w, s, saved);
 }
 
 /* scanSeq(f)(init)(a)[i]     = f(a[i])(scanSeq(f)(init)(a)[i-1]), with [-1] = init;
@@ -380,15 +490,15 @@ static void eval_scan(IpCtx *c, const Code *e, IpVal *res)
 }
 
 const PrimOps prims_map[P_COUNT] = {
-    [P_MAPSEQ] = {infer_map, lower_map_seq, eval_map},
-    [P_MAPSEQUNROLL] = {infer_map, lower_map_seq, eval_map},
-    [P_MAPGLOBAL] = {infer_map, lower_parallel_map, eval_map},
-    [P_MAPBLOCK] = {infer_map, lower_parallel_map, eval_map},
-    [P_MAPTHREADS] = {infer_map, lower_parallel_map, eval_map},
-    [P_MAPWARP] = {infer_map, lower_parallel_map, eval_map},
-    [P_MAPLANE] = {infer_map, lower_map_lane, eval_map},
-    [P_REDUCESEQ] = {infer_reduce, lower_reduce, eval_reduce},
-    [P_REDUCESEQUNROLL] = {infer_reduce, lower_reduce, eval_reduce},
-    [P_SCANSEQ] = {infer_scan, lower_scan_read, eval_scan},
-    [P_SCANSEQEXCL] = {infer_scan, lower_scan_read, eval_scan},
+    [P_MAPSEQ] = {infer_map, lower_map_seq, eval_map, write_map},
+    [P_MAPSEQUNROLL] = {infer_map, lower_map_seq, eval_map, write_map},
+    [P_MAPGLOBAL] = {infer_map, lower_parallel_map, eval_map, write_map},
+    [P_MAPBLOCK] = {infer_map, lower_parallel_map, eval_map, write_map},
+    [P_MAPTHREADS] = {infer_map, lower_parallel_map, eval_map, write_map},
+    [P_MAPWARP] = {infer_map, lower_parallel_map, eval_map, write_map},
+    [P_MAPLANE] = {infer_map, lower_map_lane, eval_map, write_map},
+    [P_REDUCESEQ] = {infer_reduce, lower_reduce, eval_reduce, NULL},
+    [P_REDUCESEQUNROLL] = {infer_reduce, lower_reduce, eval_reduce, NULL},
+    [P_SCANSEQ] = {infer_scan, lower_scan_read, eval_scan, lower_scan},
+    [P_SCANSEQEXCL] = {infer_scan, lower_scan_read, eval_scan, lower_scan},
 };

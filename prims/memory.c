@@ -164,8 +164,8 @@ static Expr *infer_scatter(Tc *t, const TcApp *ap)
     return e;
 }
 
-/* scatter read without being stored: an error. Its lowering is a write (W_SCATTER in
- * lower_acc_at, lower.c) */
+/* scatter read without being stored: an error (scatter is lowered where it is written:
+ * write_scatter below) */
 static LwVal *lower_scatter_read(Lw *w, Expr *e)
 {
     diag_error(w->d, e->sp, "the result of scatter is read here without being stored: scatter writes to memory; "
@@ -202,11 +202,20 @@ static void eval_scatter(IpCtx *c, const Code *e, IpVal *res)
     ip_val_node(res, rt, nd);
 }
 
+/* acc(scatter(is)(vs), out) = acc(vs, SCATTER(out, is)): element i of vs goes to position is[i] */
+static void write_scatter(Lw *w, Expr *e, Acc *c)
+{
+        /* vs written where is says: element i of vs goes to position is[i] */
+        Acc *r = lw_acceptor(w, W_SCATTER, e->prim.args[1]->ty, c);
+        r->iv = lw_lower_exp(w, e->prim.args[0])->v;
+        lw_lower_acc(w, e->prim.args[1], r);
+}
+
 const PrimOps prims_memory[P_COUNT] = {
-    [P_TOGLOBAL] = {infer_to_memory, lower_to_global, eval_to_memory},
-    [P_TOSHARED] = {infer_to_memory, lower_to_shared, eval_to_memory},
-    [P_TOPRIVATE] = {infer_to_memory, lower_to_private, eval_to_memory},
-    [P_TOPRIVATEFUN] = {infer_fun_form, lower_fun_form, eval_fun_form},
-    [P_TOSHAREDFUN] = {infer_fun_form, lower_fun_form, eval_fun_form},
-    [P_SCATTER] = {infer_scatter, lower_scatter_read, eval_scatter},
+    [P_TOGLOBAL] = {infer_to_memory, lower_to_global, eval_to_memory, NULL},
+    [P_TOSHARED] = {infer_to_memory, lower_to_shared, eval_to_memory, NULL},
+    [P_TOPRIVATE] = {infer_to_memory, lower_to_private, eval_to_memory, NULL},
+    [P_TOPRIVATEFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
+    [P_TOSHAREDFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
+    [P_SCATTER] = {infer_scatter, lower_scatter_read, eval_scatter, write_scatter},
 };

@@ -11,8 +11,9 @@
  * The family column of PRIMITIVES (compiler/compiler.h) says which file's table holds
  * a primitive. The generic part of each pass (arity and dimension checks in
  * infer_prim, the span in lower_exp, the stack check in the interpreter) stays in the
- * pass; so do the write-side switches of lower.c (view_chain, acc_through and
- * lower_acc_at), which are over view chains rather than the primitives' meanings.
+ * pass; so do lower.c's view_chain and acc_through, which invert the view chains that
+ * a map's function may be (join, split, transpose, id, mapSeq of such) and are switches
+ * over Prim that list every other primitive.
  *
  * This header is the interface between the three passes and the families: each pass's
  * state and the helpers the handlers call, under the pass's prefix (tc_ typecheck.c,
@@ -189,9 +190,10 @@ void lw_acc_store(Lw *w, Acc *c, LwVal *v, Span sp);
 Stmt *lw_open_loop(Lw *w, Level l, int dim, Nat *extent, NatVar **iv, Stmt **saved);
 void lw_close_loop(Lw *w, Stmt *s, Stmt *saved);
 bool lw_lanes_offset(Lw *w, View *v, int64_t *off);
-Buffer *lw_scalar_acc(Lw *w, ScalarKind sk, X *init);
 void lw_lower_acc(Lw *w, Expr *e, Acc *c);
 bool lw_inside(Lw *w, Level l);
+bool lw_view_chain(const Expr *body, const Binder *x);
+void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, LwVal *, Acc *, Span), Span sp);
 int lw_count_uses(const Expr *e, const Binder *b, int weight);
 LwVal *lw_select_any(Lw *w, X *c, LwVal *a, LwVal *b);
 LwVal *lw_lower_exp(Lw *w, Expr *e);
@@ -348,11 +350,15 @@ typedef struct TcApp {
  *   infer  the type rule: check the arguments, return the typed E_PRIM (or what it
  *          desugars to), report misuse with diag_error;
  *   lower  its value when read (a view, a register, a loop that fills memory);
- *   eval   its value in the reference interpreter. */
+ *   eval   its value in the reference interpreter;
+ *   write  optional: its lowering when its result is written to an acceptor c (lower_acc):
+ *          a map's loop, or the acceptors its arguments are written through (join, scatter,
+ *          ...). NULL: the value is computed (lower) and copied into c. */
 typedef struct PrimOps {
     Expr *(*infer)(Tc *t, const TcApp *ap);
     LwVal *(*lower)(Lw *w, Expr *e);
     void (*eval)(IpCtx *c, const Code *e, IpVal *r);
+    void (*write)(Lw *w, Expr *e, Acc *c);
 } PrimOps;
 
 /* Each family's rows, indexed by Prim (rows of other families are empty). */

@@ -77,6 +77,14 @@ static void eval_split(IpCtx *c, const Code *e, IpVal *r)
     ip_val_node(r, e->ty, n);
 }
 
+/* acc(split(k)(x), out) = acc(x, SPLITW(out, k)) */
+static void write_split(Lw *w, Expr *e, Acc *c)
+{
+        Acc *r = lw_acceptor(w, W_SPLITW, e->prim.args[0]->ty, c);
+        r->n1 = e->prim.nats[0];
+        lw_lower_acc(w, e->prim.args[0], r);
+}
+
 /* ---------------------------------------------------------------- join, transpose */
 
 /* join : n.m.t -> (n*m).t */
@@ -114,6 +122,14 @@ static void eval_join(IpCtx *c, const Code *e, IpVal *r)
     ip_val_node(r, e->ty, n);
 }
 
+/* acc(join(x), out) = acc(x, JOINW(out)) */
+static void write_join(Lw *w, Expr *e, Acc *c)
+{
+        Acc *r = lw_acceptor(w, W_JOINW, e->prim.args[0]->ty, c);
+        r->n1 = e->prim.args[0]->ty->arr.elem->arr.n;
+        lw_lower_acc(w, e->prim.args[0], r);
+}
+
 /* transpose : n.m.t -> m.n.t */
 static Expr *infer_transpose(Tc *t, const TcApp *ap)
 {
@@ -142,6 +158,12 @@ static void eval_transpose(IpCtx *c, const Code *e, IpVal *r)
     IpVal a;
     Node *n = unary_node(c, e, N_TRANSPOSE, &a);
     ip_val_node(r, e->ty, n);
+}
+
+/* acc(transpose(x), out) = acc(x, TRANSW(out)) */
+static void write_transpose(Lw *w, Expr *e, Acc *c)
+{
+    lw_lower_acc(w, e->prim.args[0], lw_acceptor(w, W_TRANSW, e->prim.args[0]->ty, c));
 }
 
 /* ---------------------------------------------------------------- padCst, padClamp */
@@ -537,6 +559,12 @@ static LwVal *lower_id(Lw *w, Expr *e)
     return lw_lower_exp(w, e->prim.args[0]);
 }
 
+/* acc(id(x), out) = acc(x, out) */
+static void write_id(Lw *w, Expr *e, Acc *c)
+{
+    lw_lower_acc(w, e->prim.args[0], c);
+}
+
 /* ---------------------------------------------------------------- idx, gather */
 
 /* idx(i)(xs): n.t -> t, i an idx[m] with m <= n or an integer (range checked at run time) */
@@ -683,6 +711,16 @@ static void eval_concat(IpCtx *c, const Code *e, IpVal *r)
     ip_val_node(r, e->ty, n);
 }
 
+/* acc(concat(x)(y), out) = acc(x, OFFSET(out, 0)); acc(y, OFFSET(out, n)) */
+static void write_concat(Lw *w, Expr *e, Acc *c)
+{
+        Acc *x = lw_acceptor(w, W_OFFSET, e->prim.args[0]->ty, c), *y = lw_acceptor(w, W_OFFSET, e->prim.args[1]->ty, c);
+        x->n1 = nat_cst(w->a, 0);
+        y->n1 = e->prim.args[0]->ty->arr.n;
+        lw_lower_acc(w, e->prim.args[0], x);
+        lw_lower_acc(w, e->prim.args[1], y);
+}
+
 /* padEmpty(r)(xs): n.t -> (n+r).t, the last r elements hold nothing */
 static Expr *infer_padempty(Tc *t, const TcApp *ap)
 {
@@ -726,25 +764,34 @@ static void eval_padempty(IpCtx *c, const Code *e, IpVal *r)
     ip_val_node(r, e->ty, n);
 }
 
+/* acc(padEmpty(r)(x), out) = acc(x, OFFSET(out, 0)) */
+static void write_padempty(Lw *w, Expr *e, Acc *c)
+{
+        /* only the first n elements are written; the padding keeps what it held */
+        Acc *x = lw_acceptor(w, W_OFFSET, e->prim.args[0]->ty, c);
+        x->n1 = nat_cst(w->a, 0);
+        lw_lower_acc(w, e->prim.args[0], x);
+}
+
 const PrimOps prims_view[P_COUNT] = {
-    [P_SPLIT] = {infer_split, lower_split_slide, eval_split},
-    [P_ASVECTOR] = {infer_split, lower_asvector, eval_split},
-    [P_JOIN] = {infer_join, lower_join, eval_join},
-    [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose},
-    [P_PADCST] = {infer_pad, lower_padcst, eval_padcst},
-    [P_PADCLAMP] = {infer_pad, lower_padclamp, eval_padclamp},
-    [P_TAKE] = {infer_take_drop, lower_take, eval_same},
-    [P_DROP] = {infer_take_drop, lower_drop, eval_drop},
-    [P_SLIDE] = {infer_slide, lower_split_slide, eval_slide},
-    [P_ZIP] = {infer_zip, lower_zip, eval_zip_pair},
-    [P_UNZIP] = {infer_unzip, lower_unzip, eval_unzip},
-    [P_PAIR] = {infer_pair, lower_pair, eval_zip_pair},
-    [P_FST] = {infer_fst_snd, lower_fst_snd, eval_fst_snd},
-    [P_SND] = {infer_fst_snd, lower_fst_snd, eval_fst_snd},
-    [P_GENERATE] = {infer_generate, lower_generate, eval_generate},
-    [P_ID] = {infer_same, lower_id, eval_same},
-    [P_IDX] = {infer_idx, lower_idx, eval_idx},
-    [P_GATHER] = {infer_gather, lower_gather, eval_gather},
-    [P_CONCAT] = {infer_concat, lower_concat, eval_concat},
-    [P_PADEMPTY] = {infer_padempty, lower_padempty, eval_padempty},
+    [P_SPLIT] = {infer_split, lower_split_slide, eval_split, write_split},
+    [P_ASVECTOR] = {infer_split, lower_asvector, eval_split, NULL},
+    [P_JOIN] = {infer_join, lower_join, eval_join, write_join},
+    [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose, write_transpose},
+    [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, NULL},
+    [P_PADCLAMP] = {infer_pad, lower_padclamp, eval_padclamp, NULL},
+    [P_TAKE] = {infer_take_drop, lower_take, eval_same, NULL},
+    [P_DROP] = {infer_take_drop, lower_drop, eval_drop, NULL},
+    [P_SLIDE] = {infer_slide, lower_split_slide, eval_slide, NULL},
+    [P_ZIP] = {infer_zip, lower_zip, eval_zip_pair, NULL},
+    [P_UNZIP] = {infer_unzip, lower_unzip, eval_unzip, NULL},
+    [P_PAIR] = {infer_pair, lower_pair, eval_zip_pair, NULL},
+    [P_FST] = {infer_fst_snd, lower_fst_snd, eval_fst_snd, NULL},
+    [P_SND] = {infer_fst_snd, lower_fst_snd, eval_fst_snd, NULL},
+    [P_GENERATE] = {infer_generate, lower_generate, eval_generate, NULL},
+    [P_ID] = {infer_same, lower_id, eval_same, write_id},
+    [P_IDX] = {infer_idx, lower_idx, eval_idx, NULL},
+    [P_GATHER] = {infer_gather, lower_gather, eval_gather, NULL},
+    [P_CONCAT] = {infer_concat, lower_concat, eval_concat, write_concat},
+    [P_PADEMPTY] = {infer_padempty, lower_padempty, eval_padempty, write_padempty},
 };

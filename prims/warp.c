@@ -2,6 +2,8 @@
  * For each primitive: its type rule, its lowering and its interpreter meaning. */
 #include "prims.h"
 
+#include <string.h>
+
 /* ---------------------------------------------------------------- the warp shuffles */
 
 /* shflDownWarp(d), shflUpWarp(d), shflXorWarp(m) : 32.t -> 32.t  (t a scalar, d and m
@@ -142,7 +144,7 @@ static Expr *infer_last_block(Tc *t, const TcApp *ap)
 }
 
 /* lastBlock read as a value: an error. Its lowering writes the kernel's result
- * (lower_last_block, reached from lower_acc_at in lower.c) */
+ * (lower_last_block below) */
 static LwVal *lower_last_block_read(Lw *w, Expr *e)
 {
     diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
@@ -157,10 +159,63 @@ static void eval_last_block(IpCtx *c, const Code *e, IpVal *r)
     r->ty = e->ty;
 }
 
+/* A global buffer of the kernel's own (a parameter after the inputs, which the runtime
+ * allocates and zeroes once; kernels leave it reusable) */
+static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
+{
+    Kernel *k = w->k;
+    Buffer *b = lw_new_buffer(w, prefix, AS_GLOBAL, sk, count);
+    b->param = -3 - k->nscratch;
+    Buffer **nb = ANEWN(w->a, Buffer *, k->nscratch + 1);
+    if (k->nscratch) memcpy(nb, k->scratch, sizeof(Buffer *) * (size_t)k->nscratch);
+    nb[k->nscratch++] = b;
+    k->scratch = nb;
+    return b;
+}
+
+/* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
+ *                             in the last block: acc(f(partials), out)
+ * ys is computed by the whole grid into a global scratch buffer; one block sees all
+ * of it and computes f at block level. No second launch is needed. Partials of at most
+ * 32 bits are flagged words, which the grid's last block waits for as it reads them;
+ * wider ones are handed over by a ticket that every block takes after its writes
+ * (codegen/cuda.c). */
+static void lower_last_block(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    if (w->ndepth) die("lastBlock inside a map passed the type checker");
+    Expr *ys = e->prim.args[1], *f = e->prim.args[0];
+    Nat *cnt;
+    const Type *in = ty_innermost(a, ys->ty, &cnt);
+    if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
+    Buffer *part = scratch_buffer(w, "partial", lw_sk_of(in), cnt);
+    part->flagged = scalar_info[part->sk].size <= 4;
+    part->coherent = !part->flagged;
+    Buffer *ticket = part->flagged ? NULL : scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    Acc *c0 = lw_acceptor(w, W_MEM, ys->ty, NULL);
+    c0->buf = part;
+    c0->base = nat_cst(a, 0);
+    lw_lower_acc(w, ys, c0);
+    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur;
+    s->last.ticket = ticket;
+    s->last.part = part;
+    s->last.body = stmt_seq(a);
+    lw_emit(w, s);
+    w->cur = s->last.body;
+    w->lv[w->ndepth++] = LVL_BLOCK;
+    View *pv = lw_view(w, V_MEM, ys->ty, NULL);
+    pv->buf = part;
+    pv->base = nat_cst(a, 0);
+    lw_bind(w, f->lam.param, lw_array(w, pv));
+    lw_lower_acc(w, f->lam.body, c);
+    w->ndepth--;
+    w->cur = saved;
+}
+
 const PrimOps prims_warp[P_COUNT] = {
-    [P_SHFLDOWN] = {infer_shfl, lower_shfl, eval_shuffle},
-    [P_SHFLUP] = {infer_shfl, lower_shfl, eval_shuffle},
-    [P_SHFLXOR] = {infer_shfl, lower_shfl, eval_shuffle},
-    [P_SHFLWARP] = {infer_shfl_warp, lower_shfl, eval_shuffle},
-    [P_LASTBLOCK] = {infer_last_block, lower_last_block_read, eval_last_block},
+    [P_SHFLDOWN] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
+    [P_SHFLUP] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
+    [P_SHFLXOR] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
+    [P_SHFLWARP] = {infer_shfl_warp, lower_shfl, eval_shuffle, NULL},
+    [P_LASTBLOCK] = {infer_last_block, lower_last_block_read, eval_last_block, lower_last_block},
 };
