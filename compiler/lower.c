@@ -795,6 +795,7 @@ Val *lw_lower_exp(Lw *w, Expr *e)
     case E_PRIM: { /* the lowering of its primitive (prims/) */
         Span saved = w->at;
         w->at = e->sp;
+        if (!prim_ops(e->prim.p)->lower) die("primitive %s has no lowering in prims/", prim_info[e->prim.p].name);
         Val *v = prim_ops(e->prim.p)->lower(w, e);
         w->at = saved;
         return v;

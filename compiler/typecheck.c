@@ -326,6 +326,7 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
 
     Ast **nat = args + first, **arg = args + first + pi->nnats;
     TcApp ap = {.p = p, .dim = dim, .nat = nat, .arg = arg, .sc = sc, .expected = expected, .sp = sp};
+    if (!prim_ops(p)->infer) die("primitive %s has no type rule in prims/", pi->name);
     return prim_ops(p)->infer(t, &ap);
 }
 

@@ -723,7 +723,10 @@ void ip_eval(Ctx *c, const Code *e, Val *r)
         return;
     }
     case E_LIT: case E_NAT: ip_val_scalar(r, e->ty, e->lit); return;
-    case E_PRIM: prim_ops(e->p)->eval(c, e, r); return; /* its meaning (prims/) */
+    case E_PRIM: /* its meaning (prims/) */
+        if (!prim_ops(e->p)->eval) die("primitive %s has no interpreter meaning in prims/", prim_info[e->p].name);
+        prim_ops(e->p)->eval(c, e, r);
+        return;
     case E_LAM: ip_fail(c, e->sp, "a function where a value was expected");
     case E_LET:
         ip_eval(c, e->args[1], &c->env[e->slot]);

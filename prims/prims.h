@@ -1,11 +1,12 @@
 /* prims.h: the meanings of the primitives (the one header of prims/).
  *
- * Each primitive's type rule (typecheck.c), lowering (lower.c) and interpreter meaning
- * (interp/interp.c) are three static functions next to each other in the file of its
- * family, and reach the passes through one handler table, PrimOps, indexed by Prim:
+ * Each primitive's type rule (typecheck.c), lowering (lower.c: when read, and when
+ * written to an acceptor) and interpreter meaning (interp/interp.c) are static functions
+ * next to each other in the file of its family, and reach the passes through one handler
+ * table, PrimOps, indexed by Prim:
  *   view.c    PF_VIEW    split join transpose pad* take drop slide zip ... idx gather
  *   map.c     PF_MAP, PF_REDUCE   the maps, reduceSeq, scanSeq
- *   memory.c  PF_MEMORY  toShared toPrivate toGlobal scatter
+ *   memory.c  PF_MEMORY  toShared toPrivate toGlobal (toPrivateFun toSharedFun) scatter
  *   warp.c    PF_WARP, PF_GRID    the warp shuffles, lastBlock
  *   scalar.c  PF_SCALAR  add mul min max and the SCALAR_FORMS
  * The family column of PRIMITIVES (compiler/compiler.h) says which file's table holds
