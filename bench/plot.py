@@ -8,6 +8,31 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+if sys.argv[1] == "--scan":
+    # scan_bench's CSV: time (alone) against n per implementation, and CUB / patc
+    rows = list(csv.DictReader(open(sys.argv[2])))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5))
+    impls = []
+    for r in rows:
+        if r["impl"] not in impls:
+            impls.append(r["impl"])
+    for im in impls:
+        pts = sorted((int(r["n"]), float(r["alone_us"])) for r in rows if r["impl"] == im)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=im,
+                linestyle="--" if im == "copy" else "-")
+    ax.set_xscale("log", base=2); ax.set_yscale("log")
+    ax.set_xlabel("n"); ax.set_ylabel("median us (alone)"); ax.legend(fontsize=7); ax.set_title("device scans")
+    t = {(int(r["n"]), r["impl"]): float(r["alone_us"]) for r in rows}
+    for kind in ("incl_f32", "excl_f32", "incl_i32", "excl_i32"):
+        ns = sorted(n for (n, im) in t if im == "patc_" + kind and (n, "cub_" + kind) in t)
+        bx.plot(ns, [t[(n, "cub_" + kind)] / t[(n, "patc_" + kind)] for n in ns], marker="o", ms=3, label=kind)
+    bx.axhline(1.0, color="gray", linewidth=0.8)
+    bx.set_xscale("log", base=2); bx.set_xlabel("n"); bx.set_ylabel("CUB time / patc time (alone)")
+    bx.legend(fontsize=7); bx.set_title("speed-up over CUB DeviceScan")
+    fig.tight_layout()
+    fig.savefig(sys.argv[3], dpi=110)
+    sys.exit(0)
+
 src, dst = sys.argv[1], sys.argv[2]
 rows = list(csv.DictReader(open(src)))
 copy = [r for r in rows if r["impl"] == "memcpy_d2d"]

@@ -5,8 +5,13 @@
 #      (OUTDIR/tuning.conf, log in OUTDIR/tune.log);
 #   3. bench_main: every implementation, timed the same way (interleaved; alone and
 #      queued), patc through libpatrt with the settings of step 2;
-#   4. plot.py: OUTDIR/plot.png.
+#   4. matmul_bench: examples/matmul_tiled.rise against cuBLAS SGEMM (OUTDIR/matmul.txt,
+#      matmul.csv);
+#   5. scan_bench: patc's single-pass scans (examples/scan_device.rise) against CUB
+#      DeviceScan and a copy (OUTDIR/scan.txt, scan.csv, scan.png);
+#   6. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
+# BENCH_ONLY=scan runs step 5 alone.
 # OUTDIR defaults to bench/results/<YYYY-MM-DD>-<gpu-name-slug>.
 # Env: CUDA_HOME (default: from nvcc on PATH, else /usr/local/cuda), BENCH_BUILD (bench
 # build dir), PATC_BUILD (patc's CMake build dir with cli/patc and runtime/libpatrt.so;
@@ -25,6 +30,21 @@ ROOT=$(cd "$HERE/.." && pwd)
 PB=${PATC_BUILD:-$ROOT/build}
 mkdir -p "$BUILD"
 [ -x "$PB/cli/patc" ] && [ -e "$PB/runtime/libpatrt.so" ] || { echo "no patc build in $PB (set PATC_BUILD)"; exit 3; }
+
+scan_bench() {
+    echo "== scan: patc's examples/scan_device.rise beside CUB DeviceScan"
+    "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" -o "$BUILD/scan_bench" "$HERE/scan_bench.cu" \
+        -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "scan build failed"; return 3; }
+    "$BUILD/scan_bench" "$OUTDIR" "$ROOT/examples/scan_device.rise" 2>&1 | tee "$OUTDIR/scan.txt"
+    local r=${PIPESTATUS[0]}
+    echo "scan: $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise (exit $r)" >> "$OUTDIR/command.txt"
+    python3 "$HERE/plot.py" --scan "$OUTDIR/scan.csv" "$OUTDIR/scan.png" || echo "scan plot failed"
+    return $r
+}
+if [ "${BENCH_ONLY:-}" = scan ]; then
+    scan_bench
+    exit $?
+fi
 
 echo "== build ($NVCC)"
 "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" \
@@ -51,6 +71,17 @@ rc=${PIPESTATUS[0]}
     echo "tune: ${TUNE_CMD[*]}"
     echo "bench_main exit status: $rc"
 } >> "$OUTDIR/command.txt"
+
+echo "== matmul: patc's examples/matmul_tiled.rise beside cuBLAS SGEMM"
+"$NVCC" -O3 -arch=sm_90 -std=c++17 -I"$ROOT/runtime" -o "$BUILD/matmul_bench" "$HERE/matmul_bench.cu" \
+    -L"$PB/runtime" -lpatrt -lcublas -Xlinker -rpath="$PB/runtime" || { echo "matmul build failed"; rc=3; }
+if [ -x "$BUILD/matmul_bench" ]; then
+    "$BUILD/matmul_bench" --rise "$ROOT/examples/matmul_tiled.rise" --out "$OUTDIR" 2>&1 | tee "$OUTDIR/matmul.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || rc=3
+    echo "matmul: $NVCC -O3 -arch=sm_90 -std=c++17 matmul_bench.cu -lpatrt -lcublas" >> "$OUTDIR/command.txt"
+fi
+
+scan_bench || rc=3
 
 echo "== plot"
 python3 "$HERE/plot.py" "$OUTDIR/results.csv" "$OUTDIR/plot.png" || echo "plot failed (matplotlib missing?)"

@@ -41,6 +41,14 @@ static void print_float(StrBuf *o, double v, bool f32)
 }
 
 static void expr(Pr *p, const X *x);
+/* x printed into to (appended) rather than the kernel's text */
+static void expr_to(Pr *p, const X *x, StrBuf *to)
+{
+    StrBuf *o = p->o;
+    p->o = to;
+    expr(p, x);
+    p->o = o;
+}
 
 /* The memory cell b[i] as a C lvalue (a scalar private buffer, or a scalar parameter
  * passed by value, is a plain variable). */
@@ -314,6 +322,261 @@ static void last_block(Pr *p, const Stmt *s)
     sb_puts(o, "}\n");
 }
 
+/* A mapBlock with a lookback numbers its blocks in the order they start: thread 0
+ * draws from the 64-bit counter {epoch, count}, and the block that draws the grid's
+ * last tile (every other block has drawn before it) sets it to {epoch + 1, 0} for the
+ * next launch. The epoch tags the tile-state words this launch writes, so words left
+ * by an earlier launch read as "not yet" and no launch clears them (30 bits: a word
+ * would be mistaken only if it survived 2^30 launches unwritten). Seed 001, 4.4: a
+ * block waits only for blocks that have started, so it cannot wait for one that is
+ * not resident. */
+static void draw_tile(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o, cnt = {0};
+    const char *tid;
+    block_thread(p->k, &tid, &cnt);
+    sb_free(&cnt);
+    const char *c = s->loop.draw->name;
+    indent(p);
+    sb_puts(o, "__shared__ unsigned long long patc_draw;\n");
+    indent(p);
+    sb_printf(o, "if (%s == 0u) {\n", tid);
+    indent(p);
+    sb_printf(o, "    const unsigned long long patc_d = atomicAdd(%s, 1ull);\n", c);
+    indent(p);
+    sb_printf(o, "    if ((unsigned int)patc_d == %s - 1u) *%s = (patc_d >> 32 << 32) + (1ull << 32);\n", nblocks, c);
+    indent(p);
+    sb_puts(o, "    patc_draw = patc_d;\n");
+    indent(p);
+    sb_puts(o, "}\n");
+    indent(p);
+    sb_puts(o, "__syncthreads();\n");
+    indent(p);
+    sb_puts(o, "const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;\n");
+}
+
+/* The operator of a look-back, applied to the names in pa and pb, leaf by leaf, into
+ * the names dst (declared by the caller). */
+static void look_op(Pr *p, const Stmt *s, const char *const *a, const char *const *b, const char *const *dst)
+{
+    StrBuf *o = p->o;
+    const char *ct[2];
+    for (int i = 0; i < s->look.n; i++) ct[i] = scalar_info[s->look.pa[i]->sk].ctype;
+    indent(p);
+    sb_puts(o, "{\n");
+    p->ind++;
+    for (int i = 0; i < s->look.n; i++) {
+        indent(p);
+        sb_printf(o, "const %s %s = %s, %s = %s;\n", ct[i], s->look.pa[i]->name, a[i], s->look.pb[i]->name, b[i]);
+    }
+    stmt(p, s->look.ops);
+    for (int i = 0; i < s->look.n; i++) {
+        indent(p);
+        sb_printf(o, "%s = ", dst[i]);
+        expr(p, s->look.op[i]);
+        sb_puts(o, ";\n");
+    }
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+}
+
+/* Publish leaf values v as tile `t`'s status st (1: aggregate, 2: inclusive prefix). */
+static void look_publish(Pr *p, const Stmt *s, const char *t, int st, const char *const *v)
+{
+    StrBuf *o = p->o;
+    if (s->look.packed) {
+        indent(p);
+        sb_printf(o, "patc_poke(&%s[%s], ((unsigned long long)((patc_epoch << 2) | %du) << 32) | %s%s));\n",
+                  s->look.state->name, t, st, flag_pre[s->look.pa[0]->sk], v[0]);
+        return;
+    }
+    /* the value first, in its own slot per status (a reader that saw A must not get P's
+     * value), then the flag, released after it */
+    for (int i = 0; i < s->look.n; i++) {
+        indent(p);
+        sb_printf(o, "%s[%s] = %s;\n", (st == 1 ? s->look.aggs : s->look.incs)[i]->name, t, v[i]);
+    }
+    indent(p);
+    sb_printf(o, "patc_poke32(&%s[%s], (patc_epoch << 2) | %du);\n", s->look.flags->name, t, st);
+}
+
+/* The decoupled look-back (seed 001, Merrill & Garland), run by warp 0 of the block:
+ * tile 0 publishes its aggregate as its inclusive prefix at once; another tile
+ * publishes its aggregate (A), then reads a window of the 32 tiles before it, lane l
+ * the tile end - l, until every one has published something; the values from the
+ * nearest tile with a prefix (P) up to the newest are combined in order, older first,
+ * by a shuffle tree (lane l takes op(v[l + d], v[l])); with no P in the window the
+ * window's total joins the prefix and the next 32 tiles are read. The tile then
+ * publishes op(prefix, aggregate) as P and leaves the prefix in res. Lanes past the
+ * nearest P and tiles before 0 count as init, which must be op's neutral element. */
+static void look_back(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o, cnt = {0};
+    const char *tid;
+    block_thread(p->k, &tid, &cnt);
+    sb_free(&cnt);
+    int n = s->look.n;
+    const char *ct[2], *excl[2], *val[2], *agg[2], *inc[2], *got[2], *win[2];
+    StrBuf ab = {0};
+    for (int i = 0; i < n; i++) {
+        ct[i] = scalar_info[s->look.pa[i]->sk].ctype;
+        excl[i] = arena_printf(p->a, "patc_ex%d", i);
+        val[i] = arena_printf(p->a, "patc_v%d", i);
+        got[i] = arena_printf(p->a, "patc_o%d", i);
+        win[i] = arena_printf(p->a, "patc_w%d", i);
+        inc[i] = arena_printf(p->a, "patc_in%d", i);
+        sb_free(&ab);
+        expr_to(p, s->look.agg[i], &ab);
+        agg[i] = arena_strdup(p->a, ab.s);
+    }
+    sb_free(&ab);
+    const char *t = s->look.tile->name;
+    indent(p);
+    /* a warp-uniform condition: the whole of warp 0 runs the shuffles below */
+    sb_printf(o, "if ((%s) >> 5 == 0u) { /* look-back: warp 0 */\n", tid);
+    p->ind++;
+    indent(p);
+    sb_printf(o, "const int patc_ln = (int)(%s);\n", tid);
+    for (int i = 0; i < n; i++) {
+        indent(p);
+        sb_printf(o, "%s %s = ", ct[i], excl[i]);
+        expr(p, s->look.init[i]);
+        sb_puts(o, ";\n");
+    }
+    indent(p);
+    sb_printf(o, "if (%s == 0) {\n", t);
+    p->ind++;
+    indent(p);
+    sb_puts(o, "if (patc_ln == 0) {\n");
+    p->ind++;
+    look_publish(p, s, t, 2, agg);
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    p->ind--;
+    indent(p);
+    sb_puts(o, "} else {\n");
+    p->ind++;
+    indent(p);
+    sb_puts(o, "if (patc_ln == 0) {\n");
+    p->ind++;
+    look_publish(p, s, t, 1, agg);
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    indent(p);
+    sb_printf(o, "long long patc_end = (long long)%s - 1;\n", t);
+    indent(p);
+    sb_puts(o, "for (;;) {\n");
+    p->ind++;
+    indent(p);
+    sb_puts(o, "const long long patc_j = patc_end - patc_ln;\n");
+    indent(p);
+    sb_puts(o, "unsigned int patc_st;\n");
+    for (int i = 0; i < n; i++) {
+        indent(p);
+        sb_printf(o, "%s %s;\n", ct[i], val[i]);
+    }
+    indent(p);
+    sb_puts(o, "for (;;) {\n");
+    p->ind++;
+    if (s->look.packed) {
+        indent(p);
+        sb_printf(o, "const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&%s[patc_j]) : 0ull;\n",
+                  s->look.state->name);
+        indent(p);
+        sb_puts(o, "const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);\n");
+        indent(p);
+        sb_printf(o, "%s = %s(unsigned int)patc_sw);\n", val[0], unflag_pre[s->look.pa[0]->sk]);
+    } else {
+        indent(p);
+        sb_printf(o, "const unsigned int patc_hi = patc_j >= 0 ? patc_peek32(&%s[patc_j]) : 0u;\n", s->look.flags->name);
+    }
+    indent(p);
+    sb_puts(o, "patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;\n");
+    indent(p);
+    sb_puts(o, "if (__all_sync(0xffffffffu, patc_st != 0u)) break;\n");
+    indent(p);
+    sb_puts(o, "__nanosleep(32);\n");
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    if (!s->look.packed) {
+        /* the flag was read relaxed: the fence orders the value's read after it */
+        indent(p);
+        sb_puts(o, "__threadfence();\n");
+        for (int i = 0; i < n; i++) {
+            indent(p);
+            sb_printf(o, "if (patc_j >= 0) %s = __ldcg(patc_st == 2u ? &%s[patc_j] : &%s[patc_j]);\n", val[i],
+                      s->look.incs[i]->name, s->look.aggs[i]->name);
+        }
+    }
+    indent(p);
+    sb_puts(o, "const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);\n");
+    indent(p);
+    sb_puts(o, "if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {\n");
+    for (int i = 0; i < n; i++) {
+        indent(p);
+        sb_printf(o, "    %s = ", val[i]);
+        expr(p, s->look.init[i]);
+        sb_puts(o, ";\n");
+    }
+    indent(p);
+    sb_puts(o, "}\n");
+    indent(p);
+    sb_puts(o, "for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {\n");
+    p->ind++;
+    for (int i = 0; i < n; i++) {
+        indent(p);
+        sb_printf(o, "const %s %s = __shfl_down_sync(0xffffffffu, %s, patc_d);\n", ct[i], got[i], val[i]);
+    }
+    indent(p);
+    sb_puts(o, "if (patc_ln + patc_d < 32) {\n");
+    p->ind++;
+    look_op(p, s, got, val, val);
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    for (int i = 0; i < n; i++) {
+        indent(p);
+        sb_printf(o, "const %s %s = __shfl_sync(0xffffffffu, %s, 0);\n", ct[i], win[i], val[i]);
+    }
+    look_op(p, s, win, excl, excl);
+    indent(p);
+    sb_puts(o, "if (patc_pm) break;\n");
+    indent(p);
+    sb_puts(o, "patc_end -= 32;\n");
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    indent(p);
+    sb_puts(o, "if (patc_ln == 0) {\n");
+    p->ind++;
+    for (int i = 0; i < n; i++) {
+        indent(p);
+        sb_printf(o, "%s %s;\n", ct[i], inc[i]);
+    }
+    look_op(p, s, excl, agg, inc);
+    look_publish(p, s, t, 2, inc);
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+    for (int i = 0; i < n; i++) {
+        indent(p);
+        sb_printf(o, "if (patc_ln == 0) %s[0] = %s;\n", s->look.res[i]->name, excl[i]);
+    }
+    p->ind--;
+    indent(p);
+    sb_puts(o, "}\n");
+}
+
 static void block(Pr *p, const Stmt *body)
 {
     p->ind++;
@@ -404,6 +667,11 @@ static void print_loop(Pr *p, const Stmt *s)
     }
     StrBuf id = {0}, stride = {0};
     loop_id(p, s, &id, &stride);
+    if (s->loop.draw) {
+        draw_tile(p, s);
+        sb_free(&id);
+        sb_puts(&id, "(unsigned int)patc_draw");
+    }
     indent(p);
     switch (s->loop.form) {
     case LF_ONCE:
@@ -500,6 +768,7 @@ static void stmt(Pr *p, const Stmt *s)
         return;
     case S_VLOAD: vload(p, s); return;
     case S_LASTBLOCK: last_block(p, s); return;
+    case S_LOOKBACK: look_back(p, s); return;
     }
 }
 
@@ -634,7 +903,7 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", %s %s", p.it, k->def->nats[i]->name);
     sb_puts(o, ")\n{\n");
     p.ind = 1;
-    if (k->nscratch && !k->scratch[0]->flagged) { /* scratch[0]: lastBlock's partials; a ticket follows */
+    if (k->ticket) {
         indent(&p);
         sb_puts(o, "__shared__ bool patc_last;\n");
     }
@@ -701,6 +970,14 @@ static const char prelude_flags[] =
     "asm(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(w) : \"l\"(p)); "
     "while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }\n\n";
 
+static const char prelude_flags32[] =
+    "/* lookback's flags of values wider than 32 bits: relaxed 32-bit words */\n"
+    "static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; "
+    "asm volatile(\"ld.relaxed.gpu.global.u32 %0, [%1];\" : \"=r\"(w) : \"l\"(p) : \"memory\"); return w; }\n"
+    "/* the release orders the value stored before it ahead of the flag */\n"
+    "static __device__ __forceinline__ void patc_poke32(unsigned int *p, unsigned int w) { "
+    "asm volatile(\"st.release.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n\n";
+
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {
     StrBuf body = {0};
@@ -710,7 +987,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     }
     sb_printf(out, "/* generated by patc %s; do not edit (or load an edited copy with patc run --cuda) */\n", PATC_VERSION);
     bool fdiv = body.s && (strstr(body.s, "patc_fdiv(") || strstr(body.s, "patc_fmod("));
-    bool flags = body.s && strstr(body.s, "patc_poke(");
+    bool flags = body.s && (strstr(body.s, "patc_poke(") || strstr(body.s, "patc_peek("));
+    bool flags32 = body.s && strstr(body.s, "patc_poke32(");
     bool launch = false, wide = false;
     for (int i = 0; i < n; i++) {
         launch |= ks[i]->iw == IW_LAUNCH;
@@ -723,7 +1001,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
         sb_putc(out, '\n');
     }
     if (flags) sb_puts(out, prelude_flags);
-    if (!fdiv && !flags) sb_putc(out, '\n');
+    if (flags32) sb_puts(out, prelude_flags32);
+    if (!fdiv && !flags && !flags32) sb_putc(out, '\n');
     sb_puts(out, body.s ? body.s : "");
     sb_free(&body);
 }

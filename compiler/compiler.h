@@ -102,6 +102,8 @@ typedef enum {
     /* scans (issue 11 item 4): shine's scanSeq, (s -> t -> t) -> t -> n.s -> n.t */          \
     X(P_SCANSEQ,         "scanSeq",         0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
     X(P_SCANSEQEXCL,     "scanSeqExcl",     0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
+    /* the single-pass scan's look-back (issue 12): lookback(op)(init)(x) in a mapBlock */  \
+    X(P_LOOKBACK,        "lookback",        0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_GRID)   \
     SCALAR_FORMS(X)
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target
@@ -342,6 +344,14 @@ typedef enum {
                   waits for the word's flag, and it clears the flags at the end.
                   Otherwise every block releases its writes with the ticket (atom.acq_rel),
                   and the block that takes the last ticket runs body. See codegen/cuda.c */
+    S_LOOKBACK,/* look: the decoupled look-back of a mapBlock's block (tile `tile`): warp 0
+                  publishes agg (flag A), reduces the earlier tiles' values with op back to
+                  the nearest inclusive prefix (flag P), publishes its own P and leaves the
+                  exclusive prefix in the shared scalars res. n leaves (1 or 2: a scalar
+                  or a pair of scalars); op[i] is leaf i of op(pa)(pb), after the
+                  statements ops (declarations only). packed: one leaf of at most 32 bits,
+                  kept with its flag in one 64-bit word of state; else flags holds
+                  (epoch << 2 | status) and aggs/incs the values. See codegen/cuda.c */
 } StmtKind;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
@@ -368,12 +378,24 @@ struct Stmt {
             bool unroll;
             bool var_used;   /* the body mentions var (else its id is not computed) */
             Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
+            Buffer *draw;    /* LVL_BLOCK with a lookback: the tile counter; var is the tile
+                                drawn from it in launch order, not blockIdx */
         } loop;
         struct { X *c; Stmt *then; bool per_lane; } cond; /* per_lane: each lane writes its own element */
         struct { Level level; } barrier;
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
         struct { Buffer *ticket, *part; Stmt *body; } last; /* ticket: NULL when part->flagged */
+        struct {
+            int n;
+            bool packed;
+            NatVar *tile;
+            X *agg[2], *init[2], *op[2];
+            Buffer *res[2], *pa[2], *pb[2];
+            Stmt *ops;
+            Buffer *state;                     /* packed */
+            Buffer *flags, *aggs[2], *incs[2]; /* not packed */
+        } look;
     };
 };
 
@@ -416,6 +438,9 @@ typedef struct Kernel {
     Buffer **scratch;            /* global scratch buffers the runtime allocates (zeroed once;
                                     kernels leave them reusable): parameters after the inputs */
     int nscratch;
+    Buffer *ticket;              /* lastBlock's ticket (cuda.c declares `__shared__ bool patc_last`) */
+    Buffer *draw;                /* the tile counter of a mapBlock with a lookback (cuda.c declares
+                                    `__shared__ unsigned long long patc_draw`) */
     bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */
     IndexWidth iw;               /* the C type of index arithmetic (width.c) */
     Nat *index_bound;            /* every value index arithmetic computes is at most this in

@@ -127,16 +127,16 @@ static Nat *launch_size(Arena *a, Kernel *k, Level l, int dim)
 
 /* extent == size -> ONCE; extent <= size (provably) -> GUARDED; else LOOP.
  * A sequential loop of one trip is ONCE. */
-static void forms(Arena *a, Kernel *k, Stmt *s)
+static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
 {
     switch (s->kind) {
     case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) forms(a, k, s->seq.items[i]);
+        for (int i = 0; i < s->seq.n; i++) forms(a, d, k, s->seq.items[i]);
         return;
-    case S_IF: forms(a, k, s->cond.then); return;
-    case S_LASTBLOCK: forms(a, k, s->last.body); return;
+    case S_IF: forms(a, d, k, s->cond.then); return;
+    case S_LASTBLOCK: forms(a, d, k, s->last.body); return;
     case S_FOR: {
-        forms(a, k, s->loop.body);
+        forms(a, d, k, s->loop.body);
         s->loop.var_used = stmt_mentions_var(s->loop.body, s->loop.var);
         int64_t c;
         if (s->loop.level == LVL_SEQ) {
@@ -148,6 +148,12 @@ static void forms(Arena *a, Kernel *k, Stmt *s)
         if (nat_equal(size, s->loop.extent)) s->loop.form = LF_ONCE;
         else if (nat_prove_ge(a, size, s->loop.extent)) s->loop.form = LF_GUARDED;
         else s->loop.form = LF_LOOP;
+        /* a drawn tile is one per block: a block that looped would draw several, and the
+         * counter's reset (by the block that draws the grid's last tile) would be wrong */
+        if (s->loop.draw && s->loop.form == LF_LOOP)
+            diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which needs a block for each of its %s "
+                             "iterations, but the launch rule gives %s blocks", k->name, nat_str(a, s->loop.extent),
+                             nat_str(a, size));
         if (s->loop.level != LVL_GLOBAL && s->loop.level != LVL_BLOCK && s->loop.form != LF_LOOP) k->block_fixed = true;
         if (s->loop.level == LVL_WARP || s->loop.level == LVL_LANE) k->block_fixed = true;
         return;
@@ -156,7 +162,8 @@ static void forms(Arena *a, Kernel *k, Stmt *s)
     case S_STORE:
     case S_BARRIER:
     case S_COMMENT:
-    case S_VLOAD: return;
+    case S_VLOAD:
+    case S_LOOKBACK: return;
     }
 }
 
@@ -180,7 +187,7 @@ static WalkStep parallel_stmt(void *ctx, const Stmt *s)
 {
     (void)ctx;
     bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && s->cond.per_lane) ||
-               s->kind == S_BARRIER || s->kind == S_LASTBLOCK;
+               s->kind == S_BARRIER || s->kind == S_LASTBLOCK || s->kind == S_LOOKBACK;
     return par ? WALK_STOP : WALK_ON;
 }
 static const IrVisitor parallel_visit = {.stmt = parallel_stmt};
@@ -374,6 +381,6 @@ void loops_specialise(Arena *a, Diag *d, Kernel *k)
         k->hw.tid[dim]->ub = k->block[dim];
         k->hw.bid[dim]->ub = k->grid[dim];
     }
-    forms(a, k, k->body);
+    forms(a, d, k, k->body);
     guard(a, k, k->body, RUN_GRID);
 }

@@ -203,6 +203,7 @@ Nat *lw_data_index(Lw *w, X *x, Nat *len)
         x = c;
     }
     X *m = lw_materialise(w, x, "ix");
+    w->index_reads++;
     return nat_var(w->a, nat_newvar(w->a, m->load.buf->name, 0, len));
 }
 
@@ -417,7 +418,19 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
               : lw_xbin(w, OP_GE, SK_BOOL, xnat(w, j), xnat(w, v->n2));
         X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
         if (outside->kind == X_LIT) return outside->lit.b ? v->val : lw_view_at(w, v->in, j);
-        return select_val(w, outside, v->val, lw_view_at(w, v->in, j), v->sp);
+        if (nat_prove_lt(a, v->n2, nat_cst(a, 1))) return v->val; /* all padding */
+        /* A run-time index (a gather's or idx's, read into a variable of its own
+         * before the choice) is read at the padded positions too, so it must stay
+         * inside the index array: the read is redone at j clamped into 0..n2-1, as
+         * concat does, and what the first one emitted is dropped. Other reads keep
+         * the plain j (a shuffle clamps its own source lane). */
+        int mark = w->cur->seq.n, reads = w->index_reads;
+        Val *in = lw_view_at(w, v->in, j);
+        if (w->index_reads != reads) {
+            w->cur->seq.n = mark;
+            in = lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
+        }
+        return select_val(w, outside, v->val, in, v->sp);
     }
     case V_PADCLAMP: {
         Nat *j = nat_sub(a, i, v->n1);
@@ -480,7 +493,30 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
 
 /* ---------------------------------------------------------------- writing */
 
+static Acc *acc_at_(Lw *w, Acc *c, Nat *i);
+
+/* acc_at, with the guards of the acceptors passed through: take's (i < k), and
+ * whatever the outer acceptor had. */
 Acc *lw_acc_at(Lw *w, Acc *c, Nat *i)
+{
+    Acc *r = acc_at_(w, c, i);
+    X *g = c->guard;
+    if (c->kind == W_TAKEW) {
+        X *lt = nat_lt(w, i, c->n1);
+        if (!(lt->kind == X_LIT && lt->lit.b)) g = g ? lw_xbin(w, OP_AND, SK_BOOL, g, lt) : lt;
+    }
+    if (g && r->guard && r->guard != g) g = lw_xbin(w, OP_AND, SK_BOOL, g, r->guard);
+    else if (!g) g = r->guard;
+    if (g != r->guard) {
+        Acc *cp = ANEW(w->a, Acc);
+        *cp = *r;
+        cp->guard = g;
+        r = cp;
+    }
+    return r;
+}
+
+static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
 {
     Type *et = c->ty->arr.elem;
     switch (c->kind) {
@@ -505,6 +541,7 @@ Acc *lw_acc_at(Lw *w, Acc *c, Nat *i)
     case W_TROWW: return lw_acc_at(w, lw_acc_at(w, c->in, i), c->n1);
     case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, lw_acc_at(w, c->in, i));
     case W_SCATTER: return lw_acc_at(w, c->in, lw_data_index(w, lw_view_at(w, c->iv, i)->x, c->in->ty->arr.n));
+    case W_TAKEW: return lw_acc_at(w, c->in, i);
     }
     unreachable();
 }
@@ -527,7 +564,7 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     case P_MIN: case P_MAX: case P_COUNT: return false;
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
-    case P_SCANSEQ: case P_SCANSEQEXCL: return false;
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: return false;
     }
     unreachable();
 }
@@ -554,7 +591,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();
-    case P_SCANSEQ: case P_SCANSEQEXCL: unreachable();
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -564,6 +601,17 @@ void lw_acc_store(Lw *w, Acc *c, Val *v, Span sp)
 {
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");
     if (c->kind != W_MEM) die("scalar acceptor is not memory");
+    if (c->guard) {
+        /* a write past take's end: dropped */
+        Stmt *g = lw_snew(w, S_IF), *saved = w->cur;
+        g->cond.c = c->guard;
+        g->cond.then = stmt_seq(w->a);
+        lw_emit(w, g);
+        w->cur = g->cond.then;
+        lw_store(w, c->buf, c->base, v->x);
+        w->cur = saved;
+        return;
+    }
     lw_store(w, c->buf, c->base, v->x);
 }
 
@@ -585,12 +633,15 @@ Stmt *lw_open_loop(Lw *w, Level l, int dim, Nat *extent, NatVar **iv, Stmt **sav
     *saved = w->cur;
     w->cur = s->loop.body;
     if (l != LVL_SEQ) w->lv[w->ndepth++] = l;
+    if (w->nloops == 64) diag_error(w->d, w->at, "loops nested too deeply (more than 64)");
+    w->loops[w->nloops++] = s;
     return s;
 }
 
 void lw_close_loop(Lw *w, Stmt *s, Stmt *saved)
 {
     if (s->loop.level != LVL_SEQ) w->ndepth--;
+    w->nloops--;
     w->cur = saved;
 }
 
@@ -635,11 +686,10 @@ void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, V
     w->cur = saved;
 }
 
-static void copy_val(Lw *w, Val *v, Acc *c, Span sp);
 
 /* Copy an array value element by element (a sequential loop in the current context),
  * except warp arrays, which each lane writes from its own register. */
-static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
+void lw_copy_val(Lw *w, Val *v, Acc *c, Span sp)
 {
     if (v->k != VAL_ARRAY) {
         lw_acc_store(w, c, v, sp);
@@ -647,7 +697,7 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
     }
     int64_t off;
     if (lw_lanes_offset(w, v->v, &off)) {
-        lw_store_by_owner(w, v->v, off, c, copy_val, sp);
+        lw_store_by_owner(w, v->v, off, c, lw_copy_val, sp);
         return;
     }
     NatVar *iv;
@@ -657,7 +707,7 @@ static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
      * every index into it is a constant */
     s->loop.unroll = v->v->kind == V_MEM && v->v->buf->as == AS_PRIVATE;
     Nat *i = nat_var(w->a, iv);
-    copy_val(w, lw_view_at(w, v->v, i), lw_acc_at(w, c, i), sp);
+    lw_copy_val(w, lw_view_at(w, v->v, i), lw_acc_at(w, c, i), sp);
     lw_close_loop(w, s, saved);
 }
 
@@ -678,7 +728,7 @@ static void lower_acc_at(Lw *w, Expr *e, Acc *c)
         prim_ops(e->prim.p)->write(w, e, c);
         return;
     }
-    copy_val(w, lw_lower_exp(w, e), c, e->sp);
+    lw_copy_val(w, lw_lower_exp(w, e), c, e->sp);
 }
 
 /* w->at is the expression being lowered, for the span of the views it makes and of
@@ -864,7 +914,7 @@ static void write_result_val(Lw *w, Val *v, const Type *t, Span sp)
     }
     Acc *c = next_output(w, t, true);
     if (v->k == VAL_SCALAR) lw_store(w, c->buf, nat_cst(w->a, 0), v->x);
-    else copy_val(w, v, c, sp);
+    else lw_copy_val(w, v, c, sp);
 }
 
 /* The kernel's result: each leaf of its pairs is written to its own output, in order.

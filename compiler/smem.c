@@ -82,7 +82,8 @@ static void number(Live *l, Stmt *s)
     case S_STORE:
     case S_BARRIER:
     case S_COMMENT:
-    case S_VLOAD: ir_walk(s, &touch_visit, l); return;
+    case S_VLOAD:
+    case S_LOOKBACK: ir_walk(s, &touch_visit, l); return;
     }
 }
 
@@ -96,13 +97,13 @@ static int64_t const_bytes(const Buffer *b, int64_t c)
     return c > (INT64_MAX / 4) / sz ? INT64_MAX / 4 : align16(c * sz);
 }
 
-/* budget = max - 16 when the kernel declares lastBlock's `__shared__ bool patc_last`
- * (cuda.c does when its partials are not flagged): the static block, rounded up to the
- * dynamic block's alignment, counts against the same maximum. */
+/* budget = max - 16 for each static shared variable the kernel declares: lastBlock's
+ * `patc_last` (cuda.c does when its partials are not flagged) and lookback's
+ * `patc_draw`; the static block, rounded up to the dynamic block's alignment, counts
+ * against the same maximum. */
 int64_t smem_budget(const Kernel *k, int64_t max)
 {
-    bool static_flag = k->nscratch && !k->scratch[0]->flagged;
-    return max - (static_flag ? 16 : 0);
+    return max - (k->ticket ? 16 : 0) - (k->draw ? 16 : 0);
 }
 
 /* The error at the toShared whose buffer b ends past the budget, `total` being the
@@ -116,7 +117,9 @@ _Noreturn static void over_budget(Arena *a, Diag *d, const Kernel *k, const Buff
                "use smaller tiles, or buffers that are not live at the same time",
                nat_str(a, bytes), nat_str(a, total), nat_is_const(total, &t) ? "" : " for every value of the nat parameters",
                (long long)budget,
-               budget != SMEM_OPTIN_MAX ? ", less 16 for lastBlock's flag" : "");
+               !k->draw ? (k->ticket ? ", less 16 for lastBlock's flag" : "")
+                        : k->ticket ? ", less 32 for the static shared variables of lastBlock and lookback"
+                                    : ", less 16 for lookback's tile");
 }
 
 /* Offsets: constant-size buffers first fit in order of first use, each after the

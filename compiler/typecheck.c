@@ -234,7 +234,9 @@ Expr *tc_check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_expect
             diag_error(t->d, f->lam.body->sp, "expected a function of %d parameters here", np);
         lam->lam.body = tc_check_fun(t, f->lam.body, ps + 1, np - 1, inner, ret_expected, at);
     } else {
+        t->fdepth++;
         lam->lam.body = tc_infer(t, f->lam.body, inner, ret_expected);
+        t->fdepth--;
     }
     Type *rt = lam->lam.body->ty;
     lam->ty = ty_fun(t->a, pty, rt);

@@ -187,7 +187,8 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_STORE:
     case S_BARRIER:
     case S_COMMENT:
-    case S_VLOAD: return WALK_ON;
+    case S_VLOAD:
+    case S_LOOKBACK: return WALK_ON; /* its tile arithmetic is long long (codegen/cuda.c) */
     }
     unreachable();
 }

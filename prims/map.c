@@ -34,6 +34,7 @@ static Expr *infer_map(Tc *t, const TcApp *ap)
         t->ctx.lv[t->ctx.n] = l;
         t->ctx.dim[t->ctx.n] = dim;
         t->ctx.sp[t->ctx.n] = sp;
+        t->ctx.fdepth[t->ctx.n] = t->fdepth + 1;
         t->ctx.n++;
     }
     Type *et = expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL;
@@ -172,13 +173,18 @@ static void eval_map(IpCtx *c, const Code *e, IpVal *res)
     ip_eval(c, e->args[1], &a);
     const RType *rt = e->ty;
     Node *out = ip_store_new(c, rt, NULL);
+    bool blocks = e->p == P_MAPBLOCK;
+    LbState saved_lb = c->lb;
+    if (blocks) c->lb = (LbState){.on = true, .last = -1};
     for (int64_t i = 0; i < rt->n; i++) {
         Mark m = ip_pool_mark(c);
+        if (blocks) c->lb.block = i;
         ip_val_sel(c, &a, i, a.ty->elem, &x);
         ip_apply(c, f, &x, &r);
         ip_store_put(c, out, i, &r);
         ip_pool_release(c, m);
     }
+    if (blocks) c->lb = saved_lb;
     ip_val_node(res, rt, out);
 }
 
@@ -197,6 +203,30 @@ static Buffer *scalar_acc(Lw *w, ScalarKind sk, X *init)
     return accb;
 }
 
+/* The type an accumulator's initial value is checked against. The operator's
+ * annotation of its accumulator parameter says it (reduceSeq(fun(i32)(acc => ...))(0)
+ * over floats starts from an i32 0); without one, `fallback` (the elements' type). An
+ * unsuffixed integer literal over float elements with an unannotated function operator
+ * is an error naming both fixes: the literal would be a float there, yet a count over
+ * floats wants an integer accumulator, and nothing says which the user meant. A
+ * primitive operator (add, max, ...) takes two equal types, so the fallback is right. */
+static Type *acc_expected(Tc *t, const PrimInfo *pi, Ast *op, int accpos, Ast *init, Type *fallback, Scope *sc)
+{
+    Ast *acc = op;
+    if (accpos == 1) acc = op->kind == A_LAM && op->lam.body->kind == A_LAM ? op->lam.body : NULL;
+    if (acc && acc->kind == A_LAM && acc->lam.ptype) return tc_type_of(t, acc->lam.ptype, sc);
+    Ast *lit = init;
+    while (lit->kind == A_UN) lit = lit->un.e;
+    if (op->kind == A_LAM && lit->kind == A_INT && !lit->lit_int.suffixed && fallback && fallback->kind == T_SCALAR &&
+        scalar_info[fallback->sk].is_float)
+        diag_error(t->d, init->sp, "%s: the initial value is an integer literal, but the elements are %s and the "
+                   "operator does not give its accumulator a type: write %llu.0%s for an %s accumulator, or "
+                   "i32(%llu) (or annotate the accumulator: fun(i32)(acc => ...)) for an integer one",
+                   pi->name, scalar_info[fallback->sk].name, (unsigned long long)lit->lit_int.v,
+                   fallback->sk == SK_F32 ? "f" : "", scalar_info[fallback->sk].name, (unsigned long long)lit->lit_int.v);
+    return fallback;
+}
+
 /* reduceSeq(f)(init)(xs) : t  for f : t -> s -> t, init : t, xs : n.s */
 static Expr *infer_reduce(Tc *t, const TcApp *ap)
 {
@@ -208,7 +238,7 @@ static Expr *infer_reduce(Tc *t, const TcApp *ap)
     Expr *e;
     Expr *x = tc_infer(t, arg[2], sc, NULL);
     Type *tx = tc_want_array(t, x, pi->name);
-    Expr *init = tc_infer(t, arg[1], sc, tx->arr.elem);
+    Expr *init = tc_infer(t, arg[1], sc, acc_expected(t, pi, arg[0], 0, arg[1], tx->arr.elem, sc));
     Type *ps[2] = {init->ty, tx->arr.elem};
     Expr *f = tc_check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
     Type *rt = tc_fun_result(f, 2);
@@ -405,7 +435,8 @@ static Expr *infer_scan(Tc *t, const TcApp *ap)
     const PrimInfo *pi = &prim_info[p];
     Expr *x = tc_infer(t, arg[2], sc, NULL);
     Type *tx = tc_want_array(t, x, pi->name);
-    Type *hint = expected && expected->kind == T_ARRAY ? expected->arr.elem : tx->arr.elem;
+    Type *hint = expected && expected->kind == T_ARRAY ? expected->arr.elem
+                                                       : acc_expected(t, pi, arg[0], 1, arg[1], tx->arr.elem, sc);
     Expr *init = tc_infer(t, arg[1], sc, hint);
     Type *ps[2] = {tx->arr.elem, init->ty};
     Expr *f = tc_check_fun(t, arg[0], ps, 2, sc, init->ty, sp);

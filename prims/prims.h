@@ -7,7 +7,7 @@
  *   view.c    PF_VIEW    split join transpose pad* take drop slide zip ... idx gather
  *   map.c     PF_MAP, PF_REDUCE   the maps, reduceSeq, scanSeq
  *   memory.c  PF_MEMORY  toShared toPrivate toGlobal (toPrivateFun toSharedFun) scatter
- *   warp.c    PF_WARP, PF_GRID    the warp shuffles, lastBlock
+ *   warp.c    PF_WARP, PF_GRID    the warp shuffles, lastBlock, lookback
  *   scalar.c  PF_SCALAR  add mul min max and the SCALAR_FORMS
  * The family column of PRIMITIVES (compiler/compiler.h) says which file's table holds
  * a primitive. The generic part of each pass (arity and dimension checks in
@@ -44,6 +44,7 @@ typedef struct TcMaps {
     Level lv[8];
     int dim[8];
     Span sp[8];
+    int fdepth[8]; /* the function depth of the map's own body (-1: lastBlock's) */
     int n;
 } TcMaps;
 
@@ -52,6 +53,7 @@ typedef struct Tc {
     Diag *d;
     TcMaps ctx;
     Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
+    int fdepth; /* how many primitives' function arguments enclose the node */
 } Tc;
 
 
@@ -139,6 +141,8 @@ typedef enum {
     W_MAPF,     /* in, fn: writing x into in where in[i] receives fn(x[i]) and fn is a view
                    chain: at(i) = the acceptor fn's body needs, given in.at(i) */
     W_SCATTER,  /* in, iv = the positions: at(i) = in.at(iv.at(i)), a position read at run time */
+    W_TAKEW,    /* in, n1 = k: writing x of n.t (n >= k) into take(k)(x)'s place in : k.t:
+                   at(i) = in.at(i), written only when i < k (the guard) */
 } AccKind;
 
 typedef struct Acc Acc;
@@ -150,6 +154,7 @@ struct Acc {
     Buffer *buf;
     Nat *base, *n1;
     View *iv; /* W_SCATTER */
+    X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
 };
 
 typedef struct Lw {
@@ -161,8 +166,11 @@ typedef struct Lw {
     Stmt *cur;
     Level lv[8];
     int ndepth;
+    Stmt *loops[64]; /* the open loops, outermost first (sequential ones too) */
+    int nloops;
     int names;
     int partial_lanes; /* inside code that not all 32 lanes of a warp run */
+    int index_reads;   /* run-time indices read so far (data_index), for padCst */
     Expr *lane_fn;     /* the function of the mapLane being written by owner lanes */
     Span at;           /* the expression being lowered: where a view is made, or read */
 } Lw;
@@ -194,6 +202,7 @@ bool lw_lanes_offset(Lw *w, View *v, int64_t *off);
 void lw_lower_acc(Lw *w, Expr *e, Acc *c);
 bool lw_inside(Lw *w, Level l);
 bool lw_view_chain(const Expr *body, const Binder *x);
+void lw_copy_val(Lw *w, LwVal *v, Acc *c, Span sp);
 void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, LwVal *, Acc *, Span), Span sp);
 int lw_count_uses(const Expr *e, const Binder *b, int weight);
 LwVal *lw_select_any(Lw *w, X *c, LwVal *a, LwVal *b);
@@ -301,6 +310,13 @@ typedef struct Mark {
     size_t used;
 } Mark;
 
+/* lookback's running prefix over the blocks of the mapBlock being run (in order) */
+typedef struct LbState {
+    bool on, started;
+    int64_t block, last;
+    Scalar s[2];
+} LbState;
+
 typedef struct IpCtx {
     Arena *arena; /* Code and RTypes */
     Blk *top;     /* the pool of values */
@@ -311,6 +327,7 @@ typedef struct IpCtx {
     char *err;
     size_t errlen;
     jmp_buf fail;
+    LbState lb;
 } IpCtx;
 
 

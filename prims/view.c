@@ -283,6 +283,32 @@ static LwVal *lower_take(Lw *w, Expr *e)
     return lw_array(w, v);
 }
 
+/* Is x, under join/split/transpose/id, a map over the grid, blocks or threads? */
+static bool writes_through_take(const Expr *x)
+{
+    while (x->kind == E_PRIM && (x->prim.p == P_JOIN || x->prim.p == P_SPLIT || x->prim.p == P_TRANSPOSE ||
+                                 x->prim.p == P_ID))
+        x = x->prim.args[0];
+    if (x->kind != E_PRIM) return false;
+    int l = prim_info[x->prim.p].level;
+    return l == LVL_GLOBAL || l == LVL_BLOCK || l == LVL_THREADS;
+}
+
+/* acc(take(k)(x), out) = acc(x, TAKEW(out, k)) when x is a grid-, block- or thread-level
+ * map's result (which cannot be read without being stored): written with the rest
+ * dropped. Other takes stay views that are read and copied (a warp array's take is
+ * written by the lanes holding it). */
+static void write_take(Lw *w, Expr *e, Acc *c)
+{
+    if (!writes_through_take(e->prim.args[0])) {
+        lw_copy_val(w, lw_lower_exp(w, e), c, e->sp);
+        return;
+    }
+    Acc *r = lw_acceptor(w, W_TAKEW, e->prim.args[0]->ty, c);
+    r->n1 = e->ty->arr.n;
+    lw_lower_acc(w, e->prim.args[0], r);
+}
+
 /* take(k): the first k elements, the same value with a shorter type (also id) */
 static void eval_same(IpCtx *c, const Code *e, IpVal *r)
 {
@@ -780,7 +806,7 @@ const PrimOps prims_view[P_COUNT] = {
     [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose, write_transpose},
     [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, NULL},
     [P_PADCLAMP] = {infer_pad, lower_padclamp, eval_padclamp, NULL},
-    [P_TAKE] = {infer_take_drop, lower_take, eval_same, NULL},
+    [P_TAKE] = {infer_take_drop, lower_take, eval_same, write_take},
     [P_DROP] = {infer_take_drop, lower_drop, eval_drop, NULL},
     [P_SLIDE] = {infer_slide, lower_split_slide, eval_slide, NULL},
     [P_ZIP] = {infer_zip, lower_zip, eval_zip_pair, NULL},

@@ -342,6 +342,28 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
 patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const char *const *alts, int nalts,
                       const long long *sizes, int count, int reps, const char *out_file, FILE *log);
 
+/* ---------------------------------------------------------------- tuned scans */
+
+/* A single-pass scan (patterns/scan.rise: scanDevice, scanDeviceExcl) whose settings
+ * come from a tuning file. The kernel `kernel` of the .rise file `path` must take one
+ * array of length n and give one array, with no nat besides n once the settings' -D
+ * values (nt, ipt) are applied; its grid comes from its own rule (one block per tile).
+ * The file's line for (kernel, n) chooses the variant (the format of patc_reducer's,
+ * BLOCKS_PER_SM ignored), compiled once; with no line, nt=128 ipt=25. tuning_file NULL
+ * means $PATC_TUNING. */
+typedef struct patc_scan patc_scan;
+patc_status patc_scan_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
+                             patc_scan **out);
+void patc_scan_free(patc_scan *s);
+/* Enqueue the scan of input[0..n) into output[0..n) on `stream` (a CUstream or
+ * cudaStream_t; NULL the default stream; it becomes the context's stream) and return
+ * without waiting. The launch is prepared on the first call for (n, input, output) and
+ * reused while they stay the same. Scans of one patc_scan must not run concurrently
+ * (they share the look-back state): use one stream, or one patc_scan per stream. */
+patc_status patc_scan_enqueue(patc_scan *s, patc_buffer *input, patc_buffer *output, long long n, void *stream);
+/* The settings used for n, e.g. "nt=128 ipt=25 grid=313". */
+patc_status patc_scan_describe(patc_scan *s, long long n, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

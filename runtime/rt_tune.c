@@ -36,6 +36,9 @@ typedef struct Setting {
 /* Used when the file has no line for the kernel and size: a middle-of-the-road
  * choice (256 threads, 4 float4 loads per lane per trip, 4 blocks per SM). */
 static const Setting default_setting = {"", "", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}};
+/* The same for scans (patterns/scan.rise: scanDevice): 128 threads of 25 elements, the
+ * fastest tile of the first H200 measurement (bench/results). */
+static const Setting default_scan_setting = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {128, 25}};
 
 typedef struct Variant {
     char kname[128];
@@ -60,6 +63,15 @@ struct patc_reducer {
     const Variant *plan_v;
     long long plan_n;
     patc_buffer *plan_in, *plan_out;
+    /* a tuned scan (patc_scan_*): one launch of a kernel of one input and one output of
+     * n elements, its grid from the kernel's rule; the last launch is kept like the plan */
+    bool scan;
+    RtLaunch scan_l;
+    bool scan_have;
+};
+
+struct patc_scan {
+    patc_reducer r;
 };
 
 /* ---------------------------------------------------------------- the file */
@@ -150,7 +162,7 @@ static const Setting *lookup(const patc_reducer *r, long long n)
 {
     for (int i = 0; i < r->nset; i++)
         if (strcmp(r->set[i].kernel, r->kernel) == 0 && n >= r->set[i].lo && n <= r->set[i].hi) return &r->set[i];
-    return &default_setting;
+    return r->scan ? &default_scan_setting : &default_setting;
 }
 
 static long long def_value(const Setting *s, const char *name)
@@ -164,10 +176,12 @@ static long long def_value(const Setting *s, const char *name)
 
 static void variant_free(patc_reducer *r, Variant *v)
 {
-    if (r->plan_v == v) { /* the cached plan launches this variant's kernel */
+    if (r->plan_v == v) { /* the cached plan (or scan launch) launches this variant's kernel */
         rt_plan_close(r->plan);
         r->plan = NULL;
         r->plan_v = NULL;
+        if (r->scan_have) rt_launch_free(&r->scan_l);
+        r->scan_have = false;
     }
     patc_program_free(v->prog);
 }
@@ -196,7 +210,13 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     for (int i = 0; i < s->ndefs; i++) defs[i] = (patc_define){s->names[i], s->values[i]};
     patc_status st = patc_program_from_file(r->ctx, r->path, defs, s->ndefs, &v->prog);
     if (st == PATC_OK) st = patc_get_kernel(v->prog, kn, &v->k);
-    if (st == PATC_OK && !rt_kernel_roles(v->k, &v->len_nat, &v->grid_nat))
+    if (st == PATC_OK && r->scan) {
+        v->len_nat = patc_kernel_length_nat(v->k);
+        v->grid_nat = -1;
+        if (v->len_nat < 0 || patc_kernel_num_nats(v->k) != 1 || patc_kernel_num_outputs(v->k) != 1)
+            st = rt_fail(r->ctx, PATC_ERR_INVALID, "kernel %s is not a tunable scan: it must take one array of length n "
+                         "and give one array, with no nats besides n once the settings are applied", kn);
+    } else if (st == PATC_OK && !rt_kernel_roles(v->k, &v->len_nat, &v->grid_nat))
         st = rt_fail(r->ctx, PATC_ERR_INVALID, "kernel %s is not a tunable reduction: it must take one array of length "
                      "n, have a grid of (g, 1, 1) or a fixed grid, and no nats besides n and g once the settings "
                      "are applied", kn);
@@ -230,14 +250,17 @@ static long long grid_for(int sms, const Setting *s, long long n)
     return g < 1 ? 1 : g;
 }
 
-patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
-                                patc_reducer **out)
+/* A reducer, or the reducer inside a patc_scan (scan: its kernels have no grid nat). */
+static patc_status tuned_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
+                                bool scan, patc_reducer **out)
 {
     if (!ctx || !out) return PATC_ERR_INVALID;
     *out = NULL;
-    if (!path || !kernel) return rt_fail(ctx, PATC_ERR_INVALID, "patc_reducer_create: no program or kernel");
-    patc_reducer *r = calloc(1, sizeof *r);
+    if (!path || !kernel)
+        return rt_fail(ctx, PATC_ERR_INVALID, "%s: no program or kernel", scan ? "patc_scan_create" : "patc_reducer_create");
+    patc_reducer *r = scan ? (patc_reducer *)calloc(1, sizeof(patc_scan)) : calloc(1, sizeof *r);
     if (!r) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    r->scan = scan;
     r->ctx = ctx;
     r->sms = rt_ctx_sm_count(ctx);
     r->path = strdup(path);
@@ -253,6 +276,12 @@ patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *ker
     }
     *out = r;
     return PATC_OK;
+}
+
+patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
+                                patc_reducer **out)
+{
+    return tuned_create(ctx, path, kernel, tuning_file, false, out);
 }
 
 void patc_reducer_free(patc_reducer *r)
@@ -332,10 +361,60 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
     if (s->use[0]) o += (size_t)snprintf(buf, len, "kernel=%s ", s->use);
     for (int i = 0; i < s->ndefs && o < len; i++)
         o += (size_t)snprintf(buf + o, len - o, "%s=%lld ", s->names[i], s->values[i]);
-    if (o < len)
+    patc_launch_config lc;
+    if (r->scan && o < len && patc_kernel_launch_dims(v->k, nats, &lc) == PATC_OK)
+        snprintf(buf + o, len - o, "grid=%u%s", lc.grid[0], s == &default_scan_setting ? " (default setting)" : "");
+    else if (o < len)
         snprintf(buf + o, len - o, "blocks_per_sm=%d grid=%s%lld%s", s->bps, v->grid_nat >= 0 ? "" : "fixed ",
                  v->grid_nat >= 0 ? nats[v->grid_nat] : fixed_grid(v), s == &default_setting ? " (default setting)" : "");
     return PATC_OK;
+}
+
+/* ---------------------------------------------------------------- tuned scans */
+
+patc_status patc_scan_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
+                             patc_scan **out)
+{
+    patc_reducer *r;
+    if (out) *out = NULL;
+    patc_status s = tuned_create(ctx, path, kernel, tuning_file, true, &r);
+    if (s == PATC_OK) *out = (patc_scan *)r;
+    return s;
+}
+
+void patc_scan_free(patc_scan *s)
+{
+    if (s) patc_reducer_free(&s->r);
+}
+
+/* The launch of the last call is kept while (n, input, output) stay the same, so that
+ * a repeated call only enqueues: no checks, no argument building, no settings lookup. */
+patc_status patc_scan_enqueue(patc_scan *sc, patc_buffer *input, patc_buffer *output, long long n, void *stream)
+{
+    if (!sc) return PATC_ERR_INVALID;
+    patc_reducer *r = &sc->r;
+    patc_set_stream(r->ctx, stream);
+    if (r->scan_have && n == r->plan_n && input == r->plan_in && output == r->plan_out)
+        return rt_fire(r->plan_v->k, &r->scan_l);
+    if (!input || !output) return rt_fail(r->ctx, PATC_ERR_INVALID, "patc_scan_enqueue: no input or output buffer");
+    Variant *v;
+    long long nats[2];
+    patc_status s = prepare_n(r, n, &v, nats, NULL);
+    if (s != PATC_OK) return s;
+    if (r->scan_have) rt_launch_free(&r->scan_l);
+    r->scan_have = false;
+    if ((s = rt_prepare(v->k, nats, &input, output, NULL, &r->scan_l)) != PATC_OK) return s;
+    r->scan_have = true;
+    r->plan_v = v;
+    r->plan_n = n;
+    r->plan_in = input;
+    r->plan_out = output;
+    return rt_fire(v->k, &r->scan_l);
+}
+
+patc_status patc_scan_describe(patc_scan *sc, long long n, char *buf, size_t len)
+{
+    return sc ? patc_reducer_describe(&sc->r, n, buf, len) : PATC_ERR_INVALID;
 }
 
 /* ---------------------------------------------------------------- the tuner */

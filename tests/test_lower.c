@@ -360,21 +360,20 @@ START_TEST(shared_budget_symbolic)
 }
 END_TEST
 
-/* lastBlock's static flag (declared when its partials are not flagged) counts against
- * the same maximum. */
+/* lastBlock's static flag (declared when its partials are not flagged, i.e. when it
+ * has a ticket) and lookback's static tile count against the same maximum. */
 START_TEST(shared_budget_static_flag)
 {
-    Buffer part = {0};
-    Buffer *scratch[1] = {&part};
+    Buffer ticket = {0}, draw = {0};
     Kernel k = {0};
     ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
-    k.scratch = scratch;
-    k.nscratch = 1;
-    part.flagged = true;
-    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
-    part.flagged = false;
+    k.ticket = &ticket;
     ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 16);
     ck_assert_int_eq(smem_budget(&k, SMEM_DEFAULT_MAX), 49152 - 16);
+    k.draw = &draw;
+    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 32);
+    k.ticket = NULL;
+    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 16);
 }
 END_TEST
 

@@ -203,6 +203,28 @@ START_TEST(scan_types)
     ERR_IS("kernel k = nFun(n => fun(n.i32)(xs => 1 |> scanSeq(add)(0)))", "scanSeq");
     TYPE_IS("kernel k = nFun(n => fun((n*4).f32)(xs => xs |> split(4) |> reduceSeq(fun(acc => fun(r => "
             "zip(acc)(r) |> mapSeq(fun(p => fst(p) + snd(p))))))(generate(fun(i => 0.0f)))))", "4.f32");
+    /* an integer literal as the initial value takes the accumulator's annotated type,
+     * also over float elements (a count); unannotated, the message names the fixes */
+    TYPE_IS("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(reduceSeq("
+            "fun(i32)(acc => fun(x => acc + i32(x > 0.5f))))(0))))", "n.i32");
+    TYPE_IS("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(reduceSeq("
+            "fun(u64)(acc => fun(x => acc + u64(x > 0.5f))))(7))))", "n.u64");
+    TYPE_IS("kernel k = nFun(n => fun((8*n).i32)(xs => xs |> split(8) |> mapGlobal(reduceSeq("
+            "fun(i64)(acc => fun(x => acc + i64(x))))(0))))", "n.i64");
+    TYPE_IS("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(scanSeq("
+            "fun(x => fun(i32)(acc => acc + i32(x > 0.5f))))(0))))", "n.8.i32");
+    ERR_IS("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(reduceSeq("
+           "fun(acc => fun(x => acc + i32(x > 0.5f))))(0))))",
+           "reduceSeq: the initial value is an integer literal, but the elements are f32 and the operator does not "
+           "give its accumulator a type: write 0.0f for an f32 accumulator, or i32(0) (or annotate the accumulator: "
+           "fun(i32)(acc => ...)) for an integer one");
+    ERR_IS("kernel k = nFun(n => fun((8*n).f64)(xs => xs |> split(8) |> mapGlobal(scanSeq("
+           "fun(x => fun(acc => acc + x)))(0))))", "write 0.0 for an f64 accumulator");
+    /* a primitive operator takes equal types: the literal is a float, as before */
+    ERR_IS("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(reduceSeq(add)(0))))",
+           "integer literal where f32 is expected; write 0.0f");
+    ERR_IS("kernel k = nFun(n => fun((8*n).f32)(xs => xs |> split(8) |> mapGlobal(reduceSeq("
+           "fun(i32)(acc => fun(x => acc + x)))(0))))", "operator '+' on different types i32 and f32");
 }
 END_TEST
 

@@ -2,7 +2,9 @@
 # Every GPU check in one call, for the GPU machine (which has nvcc, compute-sanitizer
 # and Python, but no flex/bison/Check): build/ is built on a CPU machine and carried.
 #
-#   bash tests/gpu/all.sh [--no-bench] [--quick]
+#   bash tests/gpu/all.sh [--no-bench] [--quick] [--scans]
+#
+# --scans runs only the device scans (section 5) and the scan benchmark.
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -20,8 +22,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
-bench=1 quick=0
-for a in "$@"; do case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; esac; done
+bench=1 quick=0 scans_only=0
+for a in "$@"; do case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1 ;; esac; done
 log=$OUT/gpu_tests.log csv=$OUT/gpu_tests.csv
 : >"$log"
 echo "check,example,kernel,size,result,detail" >"$csv"
@@ -50,6 +52,17 @@ run_case() {
   record "$check" "$file" "$kernel" "$size" $rc "$(echo "$o" | grep -m1 -o 'max relative error: [^ ]*')"
 }
 
+san() { # TOOL FILE KERNEL NINPUTS -D...
+  local tool=$1 file=$2 kernel=$3 nin=$4; shift 4
+  local ins=() i
+  for ((i = 0; i < nin; i++)); do ins+=(--input random); done
+  local o rc
+  o=$(compute-sanitizer --tool "$tool" --error-exitcode 1 "$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" "$@" 2>&1); rc=$?
+  echo "$o" >>"$OUT/sanitizer.log"
+  record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
+}
+
+if [ $scans_only = 0 ]; then
 # ---------------------------------------------------------------- 1. correctness
 sizes="1 31 32 33 1000 4097 65536 1048583 16777216"
 [ $quick = 1 ] && sizes="1 33 1000 1048583"
@@ -100,6 +113,21 @@ for b in 1 7 1000; do # the Hillis-Steele warp scan: one warp per 32 elements (3
   for k in scanUp scanTake scanTakeWritten scanUpF32; do
     run_case gpu ../tests/programs/scan_warp_hs.rise $k "32*$b" 1 -D n=$b
   done
+done
+for b in 1 7 1000 32771; do # the warp scans of patterns/scan.rise (32*b elements)
+  for k in scanInclI32 scanInclF32 scanExclI32 scanExclF32 scanMaxI32; do
+    run_case gpu scan_warp.rise $k "32*$b" 1 -D n=$b
+  done
+done
+for r in 1 31 33 1000 4097; do # softmax of r rows of m columns, one warp per row
+  for m in 32 1024 4096; do run_case gpu softmax_rows.rise softmaxRows "${r}x$m" 1 -D r=$r -D m=$m; done
+done
+for n in $sizes; do # seed 003: ceil(n / uf) threads each add uf elements a[tid + t*i]
+  for uf in 1 3 4 8 16; do run_case gpu unrolled_uf.rise unrolledUF "$n/uf$uf" 1 -D n=$n -D uf=$uf; done
+done
+for mnk in "1 1 1" "1 2 3" "3 2 1000" "16 16 1024" "7 5 4097"; do # matmul (64m x k)(k x 64n)
+  set -- $mnk
+  run_case gpu matmul_tiled.rise matmulTiled "64*$1x64*$2xk$3" 2 -D m=$1 -D n=$2 -D k=$3
 done
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
   for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
@@ -155,15 +183,6 @@ for n in 1 31 33 1000 4097 1048583; do
 done
 
 # ---------------------------------------------------------------- 2. sanitizers
-san() { # TOOL FILE KERNEL NINPUTS -D...
-  local tool=$1 file=$2 kernel=$3 nin=$4; shift 4
-  local ins=() i
-  for ((i = 0; i < nin; i++)); do ins+=(--input random); done
-  local o rc
-  o=$(compute-sanitizer --tool "$tool" --error-exitcode 1 "$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" "$@" 2>&1); rc=$?
-  echo "$o" >>"$OUT/sanitizer.log"
-  record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
-}
 : >"$OUT/sanitizer.log"
 for tool in memcheck racecheck synccheck; do
   san $tool scale.rise scale 1 -D n=1000
@@ -184,6 +203,10 @@ for tool in memcheck racecheck synccheck; do
   san $tool ../tests/programs/shfl_types.rise permuteF64 1 -D n=3
   san $tool ../tests/programs/shfl_types.rise upU32 1 -D n=3
   for k in scanUp scanTake scanTakeWritten scanUpF32; do san $tool ../tests/programs/scan_warp_hs.rise $k 1 -D n=7; done
+  for k in scanInclI32 scanInclF32 scanExclI32 scanExclF32 scanMaxI32; do san $tool scan_warp.rise $k 1 -D n=7; done
+  san $tool softmax_rows.rise softmaxRows 1 -D r=33 -D m=1024
+  san $tool unrolled_uf.rise unrolledUF 1 -D n=100003 -D uf=8
+  san $tool matmul_tiled.rise matmulTiled 2 -D m=3 -D n=2 -D k=100
   san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
   for k in scanInclF32 scanInclI32 scanExclF32 scanExclI32 scanMaxPrivate colSums4 shiftSums4; do
@@ -237,11 +260,50 @@ ms=$(echo "$o" | grep -io 'compile[^0-9]*[0-9.]* *ms' | grep -o '[0-9.]*' | head
 hit=$(echo "$o" | grep -ci 'hit')
 ok=1; awk -v m="${ms:-99}" 'BEGIN{exit !(m < 2.0)}' && [ "$hit" -ge 1 ] && ok=0
 record cache reduce_device_naive.rise reduceNaive "warm" $ok "compile step ${ms:-?} ms, cache hit lines: $hit"
+fi # scans_only
+
+# ---------------------------------------------------------------- 5. device scans
+# the single-pass scans (lookback) against the interpreter at ragged sizes, every type
+# and operator, under the sanitizers, and 1000 back-to-back scans (tests/gpu/scan_stress.c)
+ssizes="1 31 32 33 1000 4097 65536 1048583 16777219"
+[ $quick = 1 ] && ssizes="1 33 4097 1048583"
+for n in $ssizes; do
+  for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
+    run_case gpu scan_device.rise $k $n 1 -D n=$n -D nt=128 -D ipt=25
+  done
+  [ "$n" = 16777219 ] && continue
+  for k in inclSumF64 exclSumF64 inclSumU32 exclSumU32 inclSumI64 exclSumI64 inclSumU64 exclSumU64 inclMaxF32 \
+           inclMinI32 inclMulU32 firstNonZeroI32; do
+    run_case gpu ../tests/programs/scan_types.rise $k $n 1 -D n=$n -D nt=128 -D ipt=25
+  done
+done
+for ti in "32 1" "64 7" "256 4" "1024 3"; do # other tile shapes
+  set -- $ti
+  run_case gpu scan_device.rise exclSumI32 "1048583/nt$1/ipt$2" 1 -D n=1048583 -D nt=$1 -D ipt=$2
+done
+for m in 1 2 33 1000 100003; do # lookback over pairs with a non-commutative operator
+  run_case gpu ../tests/programs/lookback_affine.rise affinePrefix "64*$m" 1 -D n=$m
+done
+: >>"$OUT/sanitizer.log"
+for tool in memcheck racecheck synccheck; do
+  for n in 1 33 100003; do
+    for k in inclSumF32 exclSumI32; do san $tool scan_device.rise $k 1 -D n=$n -D nt=128 -D ipt=25; done
+  done
+  for k in exclSumF64 inclSumU64 firstNonZeroI32; do
+    san $tool ../tests/programs/scan_types.rise $k 1 -D n=20011 -D nt=128 -D ipt=25
+  done
+  san $tool ../tests/programs/lookback_affine.rise affinePrefix 1 -D n=1000
+done
+o=$(build/runtime/scan_stress 2>&1); rc=$?
+echo "$o" | tee -a "$log"
+record scan scan_stress "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
-# ---------------------------------------------------------------- 5. benchmark
-if [ $bench = 1 ]; then
+# ---------------------------------------------------------------- 6. benchmark
+if [ $bench = 1 ] && [ $scans_only = 1 ]; then
+  BENCH_ONLY=scan bash bench/run.sh "$OUT/bench" 2>&1 | tail -40 | tee -a "$log"
+elif [ $bench = 1 ]; then
   # patc tune, then CUB, the baselines and patc (through libpatrt) in one process
   bash bench/run.sh "$OUT/bench" 2>&1 | tail -60 | tee -a "$log"
 fi

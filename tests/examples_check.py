@@ -1,0 +1,88 @@
+"""examples_check.py CHECK ARGS... TMPDIR: the reference computations of
+tests/examples_test.sh. Reads TMPDIR/out.bin (what patc computed) and the inputs
+TMPDIR/NAME.bin, computes the result independently (in double precision for floats)
+and exits 1 with a message when they differ: integers exactly, floats within a
+relative tolerance. Prints the largest error found."""
+import math, struct, sys
+
+args, d = sys.argv[1:-1], sys.argv[-1]
+
+
+def load(name, kind):
+    b = open("%s/%s.bin" % (d, name), "rb").read()
+    return list(struct.unpack("<%d%s" % (len(b) // 4, "f" if kind == "f32" else "i"), b))
+
+
+def compare(got, want, kind, tol=1e-5, floor=1.0):
+    if len(got) != len(want):
+        sys.exit("length %d, expected %d" % (len(got), len(want)))
+    worst = 0.0
+    for i, (g, w) in enumerate(zip(got, want)):
+        if kind == "i32":
+            if g != w:
+                sys.exit("element %d: %d, expected %d" % (i, g, w))
+            continue
+        err = abs(g - w) / max(abs(w), floor)
+        if not err <= tol:
+            sys.exit("element %d: %.9g, expected %.9g (relative error %.3g)" % (i, g, w, err))
+        worst = max(worst, err)
+    print("max error %.3g" % worst)
+
+
+def scan(kind, mode, op, init, name):
+    xs, out = load(name, kind), load("out", kind)
+    f = (lambda a, b: a + b) if op == "add" else max
+    want = []
+    for w in range(0, len(xs), 32):
+        acc = float(init) if kind == "f32" else int(init)
+        for x in xs[w:w + 32]:
+            if mode == "excl":
+                want.append(acc)
+            acc = f(acc, x)
+            if mode == "incl":
+                want.append(acc)
+    compare(out, want, kind)
+
+
+def dscan(kind, mode, init, name):
+    """a device scan (add) of the whole array: floats within 1e-4 of the double sum,
+    relative to sqrt(n) (the size of a random walk's partial sums)"""
+    xs, out = load(name, kind), load("out", kind)
+    want, acc = [], float(init) if kind == "f32" else int(init)
+    for x in xs:
+        if mode == "excl":
+            want.append(acc)
+        acc = acc + x
+        if kind == "i32":
+            acc = (acc + 2**31) % 2**32 - 2**31
+        if mode == "incl":
+            want.append(acc)
+    compare(out, want, kind, tol=1e-4, floor=max(1.0, math.sqrt(len(xs))))
+
+
+def softmax(m, name):
+    m, xs, out = int(m), load(name, "f32"), load("out", "f32")
+    want = []
+    for r in range(0, len(xs), m):
+        row = xs[r:r + m]
+        mx = max(row)
+        es = [math.exp(x - mx) for x in row]
+        s = sum(es)
+        want += [e / s for e in es]
+    compare(out, want, "f32", tol=1e-4, floor=1e-30)
+
+
+def uf(uf, name):
+    uf, xs, out = int(uf), load(name, "f32"), load("out", "f32")
+    n = len(xs)
+    t = (n + uf - 1) // uf
+    compare(out, [sum(xs[k] for k in range(tid, n, t)) for tid in range(t)], "f32")
+
+
+def matmul(m, n, k, a, b):
+    m, n, k, A, B, out = int(m), int(n), int(k), load(a, "f32"), load(b, "f32"), load("out", "f32")
+    want = [sum(A[i * k + p] * B[p * n + j] for p in range(k)) for i in range(m) for j in range(n)]
+    compare(out, want, "f32", tol=1e-4)
+
+
+{"scan": scan, "dscan": dscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])

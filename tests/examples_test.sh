@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# examples_test.sh PATC SRCDIR: the examples of issue 11 item 7 (scan_warp, softmax_rows,
+# unrolled_uf, matmul_tiled) run on the CPU interpreter (`patc run --cpu`) and compared
+# with an independent computation in Python on the same inputs, at ragged sizes. The
+# GPU runs the same kernels against the interpreter (tests/gpu/all.sh). Exit 0 when all
+# pass, 1 otherwise.
+set -u
+PATC=${1:?usage: examples_test.sh PATC SRCDIR}
+SRC=${2:?usage: examples_test.sh PATC SRCDIR}
+cd "$SRC" || exit 1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0 passes=0
+
+# inputs KIND N NAME: $TMP/NAME.bin, N values: f32 uniform in [-2, 2), or i32 in [-50, 50)
+inputs() {
+    python3 - "$@" "$TMP" <<'PY'
+import random, struct, sys
+kind, n, name, d = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+r = random.Random(n * 7 + len(name))
+if kind == "f32":
+    v = struct.pack("<%df" % n, *[r.uniform(-2, 2) for _ in range(n)])
+else:
+    v = struct.pack("<%di" % n, *[r.randrange(-50, 50) for _ in range(n)])
+open("%s/%s.bin" % (d, name), "wb").write(v)
+PY
+}
+
+# check NAME CHECKER-ARGS -- PATC-RUN-ARGS: runs patc on the CPU into $TMP/out.bin, then
+# tests/examples_check.py CHECKER-ARGS compares it with its own computation
+check() {
+    local name=$1; shift
+    local cargs=()
+    while [ "$1" != -- ]; do cargs+=("$1"); shift; done
+    shift
+    if ! "$PATC" run "$@" --cpu --output "$TMP/out.bin" >"$TMP/log" 2>&1; then
+        echo "FAIL: $name (patc run)"; sed 's/^/    /' "$TMP/log" | head -5; fails=$((fails + 1)); return
+    fi
+    if python3 tests/examples_check.py "${cargs[@]}" "$TMP" >"$TMP/log" 2>&1; then
+        echo "PASS: $name $(tail -1 "$TMP/log")"; passes=$((passes + 1))
+    else
+        echo "FAIL: $name"; sed 's/^/    /' "$TMP/log" | head -5; fails=$((fails + 1))
+    fi
+}
+
+# ---- scan_warp: 32 prefix sums per warp, inclusive and exclusive, a running maximum
+for b in 1 3 37; do
+    inputs i32 $((32 * b)) xi; inputs f32 $((32 * b)) xf
+    check "scanInclI32 32*$b" scan i32 incl add 0 xi -- examples/scan_warp.rise --kernel scanInclI32 -D n=$b --input "$TMP/xi.bin"
+    check "scanExclI32 32*$b" scan i32 excl add 0 xi -- examples/scan_warp.rise --kernel scanExclI32 -D n=$b --input "$TMP/xi.bin"
+    check "scanMaxI32 32*$b" scan i32 incl max 50 xi -- examples/scan_warp.rise --kernel scanMaxI32 -D n=$b --input "$TMP/xi.bin"
+    check "scanInclF32 32*$b" scan f32 incl add 0 xf -- examples/scan_warp.rise --kernel scanInclF32 -D n=$b --input "$TMP/xf.bin"
+    check "scanExclF32 32*$b" scan f32 excl add 0 xf -- examples/scan_warp.rise --kernel scanExclF32 -D n=$b --input "$TMP/xf.bin"
+done
+
+# ---- scan_device: single-pass device scans (lookback), ragged sizes and several tiles
+for n in 1 31 33 1000 3200 4097 20011; do
+    inputs i32 $n xi; inputs f32 $n xf
+    for k in InclSumI32:incl:xi:i32 ExclSumI32:excl:xi:i32 InclSumF32:incl:xf:f32 ExclSumF32:excl:xf:f32; do
+        IFS=: read -r kn mode in kind <<<"$k"
+        kn="$(echo "${kn:0:1}" | tr A-Z a-z)${kn:1}"
+        check "$kn n=$n" dscan $kind $mode 0 $in -- examples/scan_device.rise --kernel "$kn" -D nt=128 -D ipt=25 -D n=$n --input "$TMP/$in.bin"
+    done
+done
+
+# ---- softmax_rows: r rows of m columns (m a multiple of 32), relative error 1e-4
+for rm in "1 32" "3 64" "5 1024" "2 4096"; do
+    set -- $rm
+    inputs f32 $(($1 * $2)) xs
+    check "softmaxRows r=$1 m=$2" softmax $2 xs -- examples/softmax_rows.rise --kernel softmaxRows -D r=$1 -D m=$2 --input "$TMP/xs.bin"
+done
+
+# ---- unrolled_uf: the ceil(n / uf) partial sums, n a multiple of uf or not
+for nu in "1 4" "3 4" "4 4" "5 4" "1000 8" "1001 8" "1003 3" "4097 1" "65537 16"; do
+    set -- $nu
+    inputs f32 $1 xs
+    check "unrolledUF n=$1 uf=$2" uf $2 xs -- examples/unrolled_uf.rise --kernel unrolledUF -D n=$1 -D uf=$2 --input "$TMP/xs.bin"
+done
+
+# ---- matmul_tiled: (64*m) x k times k x (64*n), relative error 1e-4
+for mnk in "1 1 1" "1 2 3" "2 1 64" "1 1 257"; do
+    set -- $mnk
+    inputs f32 $((64 * $1 * $3)) A; inputs f32 $(($3 * 64 * $2)) B
+    check "matmulTiled m=$1 n=$2 k=$3" matmul $((64 * $1)) $((64 * $2)) $3 A B -- examples/matmul_tiled.rise --kernel matmulTiled -D m=$1 -D n=$2 -D k=$3 --input "$TMP/A.bin" --input "$TMP/B.bin"
+done
+
+echo "examples: $passes passed, $fails failed"
+[ "$fails" = 0 ]
