@@ -51,8 +51,8 @@ typedef enum {
  *   (arity of each data/function argument as a function: 0 = not a function),
  *   family)
  * Source order of explicit arguments: the nat args first, then the others.
- * The code of a primitive (infer_prim, lower_prim, eval_prim) is still written
- * per primitive: docs/internals.md says where. */
+ * The code of a primitive (its type rule, lowering and interpreter meaning) is in
+ * prims/, in the file of its family: docs/internals.md says how to add one. */
 #define PRIMITIVES(X) \
     X(P_SPLIT,           "split",           1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
     X(P_ASVECTOR,        "asVector",        1, 1, 0, NOLVL,       NOSHFL,    (0),       PF_VIEW)   \
@@ -109,7 +109,7 @@ typedef enum {
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target
  * type), the math functions (MATH_FNS below) and the operators as functions. Their
  * own list, so that the switches where none of them can occur (the view chains of
- * lower.c, the view group of the interpreter) name them all with SCALAR_FORM_CASES. */
+ * lower.c) name them all with SCALAR_FORM_CASES. */
 #define SCALAR_FORMS(X) \
     X(P_SELECT,          "select",          0, 3, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_TO_F32,          "f32",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \

@@ -15,121 +15,20 @@
  * Barriers are not placed here (barrier.c), nor single-thread regions (loops.c).
  */
 #include "compiler.h"
+#include "../prims/prims.h"
 
 #include <string.h>
 
+typedef LwVal Val;
+
 /* ---------------------------------------------------------------- values and views */
 
-typedef struct View View;
-typedef struct Val Val;
-
-typedef enum { VAL_SCALAR, VAL_PAIR, VAL_ARRAY } ValKind;
-
-struct Val {
-    ValKind k;
-    X *x;         /* VAL_SCALAR */
-    Val *a, *b;   /* VAL_PAIR */
-    View *v;      /* VAL_ARRAY */
-};
-
-typedef enum {
-    V_MEM,      /* buf, base: row-major storage of ty starting at element base */
-    V_OFFSET,   /* in, n1: at(j) = in.at(n1 + j)  (split rows, drop, slide windows) */
-    V_SPLIT,    /* in, n1 = k: at(i) = OFFSET(in, i*k) */
-    V_JOIN,     /* in, n1 = m: at(i) = in.at(i / m).at(i % m) */
-    V_TRANSPOSE,/* in: at(i) = TROW(in, i) */
-    V_TROW,     /* in, n1 = i: at(j) = in.at(j).at(i) */
-    V_PADCST,   /* in, n1 = l, n2 = inner length, val */
-    V_PADCLAMP, /* in, n1 = l, n2 = inner length */
-    V_SLIDE,    /* in, n1 = step: at(i) = OFFSET(in, i*step) */
-    V_ZIP,      /* in, in2 */
-    V_PROJ,     /* in, proj 0/1: at(i) = in.at(i).a or .b (unzip) */
-    V_GEN,      /* fn: at(i) = fn(i) */
-    V_MAP,      /* fn, in: at(i) = fn(in.at(i))  (mapSeq read lazily) */
-    V_LANES,    /* a warp array in registers: lane i holds element i in `mine`;
-                   at(lane) = mine, at(j) = __shfl_sync(mine, j) (all lanes must run it) */
-    V_SHFL,     /* in (a warp array), shfl, n1 = delta/mask or fn = source pattern view:
-                   at(lane) = __shfl_*_sync(in.at(lane), ...) */
-    V_SELECT,   /* cond, in, in2: at(i) = select(cond)(in.at(i))(in2.at(i)) */
-    V_VEC,      /* in, n1 = k, fn = the asVector expression (for its span): at(i) = a private
-                   vector register holding in[i*k .. i*k+k), filled by one k-wide load */
-    V_GATHER,   /* in, in2 = the indices: at(i) = in.at(in2.at(i)), an index read at run time */
-    V_CONCAT,   /* in, in2, n1 = in's length: at(i) = i < n1 ? in.at(i) : in2.at(i - n1) */
-} ViewKind;
-
-struct View {
-    ViewKind kind;
-    Type *ty; /* the array type of this view */
-    View *in, *in2;
-    Buffer *buf;
-    Nat *base, *n1, *n2;
-    Val *val;
-    Expr *fn;
-    int proj;
-    X *mine;       /* V_LANES */
-    X *cond;       /* V_SELECT */
-    ShflKind shfl; /* V_SHFL */
-    View *src;     /* V_SHFL with SHFL_IDX: the 32 source lanes */
-    Span sp;       /* the expression (or kernel parameter) the view stands for, for errors */
-};
-
-/* Acceptors: where a value is written. */
-typedef enum {
-    W_MEM,      /* buf, base, ty */
-    W_OFFSET,   /* in, n1: at(j) = in.at(n1 + j) */
-    W_SPLITW,   /* in, n1 = k: writing x of (m*k).t into in : m.k.t: at(i) = in.at(i / k).at(i % k) */
-    W_JOINW,    /* in, n1 = m: writing x of n.m.t into in : (n*m).t: at(i) = OFFSET(in, i*m) */
-    W_TRANSW,   /* in: writing x of n.m.t into in : m.n.t: at(i) = TROWW(in, i) */
-    W_TROWW,    /* in, n1 = i: at(j) = in.at(j).at(i) */
-    W_MAPF,     /* in, fn: writing x into in where in[i] receives fn(x[i]) and fn is a view
-                   chain: at(i) = the acceptor fn's body needs, given in.at(i) */
-    W_SCATTER,  /* in, iv = the positions: at(i) = in.at(iv.at(i)), a position read at run time */
-    W_TAKEW,    /* in, n1 = k: writing x of n.t (n >= k) into take(k)(x)'s place in : k.t:
-                   at(i) = in.at(i), written only when i < k (the guard) */
-} AccKind;
-
-typedef struct Acc Acc;
-struct Acc {
-    AccKind kind;
-    Type *ty; /* the type of what is written */
-    Expr *fn; /* W_MAPF */
-    Acc *in;
-    Buffer *buf;
-    Nat *base, *n1;
-    View *iv; /* W_SCATTER */
-    X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
-};
-
-typedef struct Lw {
-    Arena *a;
-    Diag *d;
-    Kernel *k;
-    Val **env; /* by binder id: env[id - base] */
-    int base, nenv;
-    Stmt *cur;
-    Level lv[8];
-    int ndepth;
-    Stmt *loops[64]; /* the open loops, outermost first (sequential ones too) */
-    int nloops;
-    int names;
-    int partial_lanes; /* inside code that not all 32 lanes of a warp run */
-    int index_reads;   /* run-time indices read so far (data_index), for padCst */
-    Expr *lane_fn;     /* the function of the mapLane being written by owner lanes */
-    Span at;           /* the expression being lowered: where a view is made, or read */
-} Lw;
-
-static Val *lower_exp(Lw *w, Expr *e);
-static void lower_acc(Lw *w, Expr *e, Acc *acc);
-static Val *view_at(Lw *w, View *v, Nat *i);
 static Val *vector_at(Lw *w, View *v, Nat *i);
-static Val *select_any(Lw *w, X *c, Val *a, Val *b);
 static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
-static void lower_acc(Lw *w, Expr *e, Acc *acc);
-static void lower_scan(Lw *w, Expr *e, Acc *c);
 
-static Val *scalar(Lw *w, X *x)
+Val *lw_scalar(Lw *w, X *x)
 {
     Val *v = ANEW(w->a, Val);
     v->k = VAL_SCALAR;
@@ -137,7 +36,7 @@ static Val *scalar(Lw *w, X *x)
     return v;
 }
 
-static Val *array(Lw *w, View *view)
+Val *lw_array(Lw *w, View *view)
 {
     Val *v = ANEW(w->a, Val);
     v->k = VAL_ARRAY;
@@ -145,7 +44,7 @@ static Val *array(Lw *w, View *view)
     return v;
 }
 
-static Val *pairv(Lw *w, Val *a, Val *b)
+Val *lw_pairv(Lw *w, Val *a, Val *b)
 {
     Val *v = ANEW(w->a, Val);
     v->k = VAL_PAIR;
@@ -154,7 +53,7 @@ static Val *pairv(Lw *w, Val *a, Val *b)
     return v;
 }
 
-static View *view(Lw *w, ViewKind k, Type *ty, View *in)
+View *lw_view(Lw *w, ViewKind k, Type *ty, View *in)
 {
     View *v = ANEW(w->a, View);
     v->kind = k;
@@ -164,7 +63,7 @@ static View *view(Lw *w, ViewKind k, Type *ty, View *in)
     return v;
 }
 
-static Acc *acceptor(Lw *w, AccKind k, Type *ty, Acc *in)
+Acc *lw_acceptor(Lw *w, AccKind k, Type *ty, Acc *in)
 {
     Acc *c = ANEW(w->a, Acc);
     c->kind = k;
@@ -175,7 +74,7 @@ static Acc *acceptor(Lw *w, AccKind k, Type *ty, Acc *in)
 
 /* ---------------------------------------------------------------- IR builders */
 
-static X *xnew(Lw *w, XKind k, ScalarKind sk)
+X *lw_xnew(Lw *w, XKind k, ScalarKind sk)
 {
     X *x = ANEW(w->a, X);
     x->kind = k;
@@ -185,23 +84,23 @@ static X *xnew(Lw *w, XKind k, ScalarKind sk)
 
 static X *xnat(Lw *w, Nat *n)
 {
-    X *x = xnew(w, X_NAT, SK_I32);
+    X *x = lw_xnew(w, X_NAT, SK_I32);
     x->nat.n = n;
     return x;
 }
 
-static X *xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r)
+X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r)
 {
-    X *x = xnew(w, X_BIN, sk);
+    X *x = lw_xnew(w, X_BIN, sk);
     x->bin.op = op;
     x->bin.l = l;
     x->bin.r = r;
     return x;
 }
 
-static X *xload(Lw *w, Buffer *b, Nat *i)
+X *lw_xload(Lw *w, Buffer *b, Nat *i)
 {
-    X *x = xnew(w, X_LOAD, b->sk);
+    X *x = lw_xnew(w, X_LOAD, b->sk);
     x->load.buf = b;
     x->load.index = i;
     return x;
@@ -209,12 +108,12 @@ static X *xload(Lw *w, Buffer *b, Nat *i)
 
 static X *xbool(Lw *w, bool v)
 {
-    X *x = xnew(w, X_LIT, SK_BOOL);
+    X *x = lw_xnew(w, X_LIT, SK_BOOL);
     x->lit.b = v;
     return x;
 }
 
-static Stmt *snew(Lw *w, StmtKind k)
+Stmt *lw_snew(Lw *w, StmtKind k)
 {
     Stmt *s = ANEW(w->a, Stmt);
     s->kind = k;
@@ -240,9 +139,9 @@ void stmt_append(Arena *a, Stmt *seq, Stmt *s)
     seq->seq.items[seq->seq.n++] = s;
 }
 
-static void emit(Lw *w, Stmt *s) { stmt_append(w->a, w->cur, s); }
+void lw_emit(Lw *w, Stmt *s) { stmt_append(w->a, w->cur, s); }
 
-static Buffer *new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count)
+Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count)
 {
     Buffer *b = ANEW(w->a, Buffer);
     b->name = arena_printf(w->a, "%s%d", prefix, w->names++);
@@ -255,26 +154,26 @@ static Buffer *new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk
 }
 
 /* A private scalar initialised with x: the value is computed once, here. */
-static X *materialise(Lw *w, X *x, const char *prefix)
+X *lw_materialise(Lw *w, X *x, const char *prefix)
 {
     if (x->kind == X_LIT || x->kind == X_NAT) return x;
     if (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar) return x;
-    Buffer *b = new_buffer(w, prefix, AS_PRIVATE, x->sk, nat_cst(w->a, 1));
+    Buffer *b = lw_new_buffer(w, prefix, AS_PRIVATE, x->sk, nat_cst(w->a, 1));
     b->scalar = true;
-    Stmt *s = snew(w, S_DECL);
+    Stmt *s = lw_snew(w, S_DECL);
     s->decl.buf = b;
     s->decl.init = x;
-    emit(w, s);
-    return xload(w, b, nat_cst(w->a, 0));
+    lw_emit(w, s);
+    return lw_xload(w, b, nat_cst(w->a, 0));
 }
 
-static void store(Lw *w, Buffer *b, Nat *i, X *x)
+void lw_store(Lw *w, Buffer *b, Nat *i, X *x)
 {
-    Stmt *s = snew(w, S_STORE);
+    Stmt *s = lw_snew(w, S_STORE);
     s->store.buf = b;
     s->store.index = i;
     s->store.val = x;
-    emit(w, s);
+    lw_emit(w, s);
 }
 
 /* ---------------------------------------------------------------- nat helpers */
@@ -294,46 +193,46 @@ static Nat *nmul(Lw *w, Nat *x, Nat *y) { return nat_mul(w->a, x, y); }
  * the length `len` of the array it indexes (a valid index is below it; an invalid one
  * is undefined behaviour on the GPU, so width.c may use the bound). u32 and i64 values
  * are held as i64, so that index arithmetic on them is never unsigned or narrowed. */
-static Nat *data_index(Lw *w, X *x, Nat *len)
+Nat *lw_data_index(Lw *w, X *x, Nat *len)
 {
     if (x->kind == X_NAT) return x->nat.n;
     if (x->kind == X_LIT) return nat_cst(w->a, x->sk == SK_U32 || x->sk == SK_U64 ? (int64_t)x->lit.u : x->lit.i);
     if (x->sk != SK_I32) {
-        X *c = xnew(w, X_CAST, SK_I64);
+        X *c = lw_xnew(w, X_CAST, SK_I64);
         c->un.e = x;
         x = c;
     }
-    X *m = materialise(w, x, "ix");
+    X *m = lw_materialise(w, x, "ix");
     w->index_reads++;
     return nat_var(w->a, nat_newvar(w->a, m->load.buf->name, 0, len));
 }
 
 /* ---------------------------------------------------------------- reading views */
 
-static void bind(Lw *w, Binder *b, Val *v)
+void lw_bind(Lw *w, Binder *b, Val *v)
 {
     if (b->id < w->base || b->id - w->base >= w->nenv) die("binder id %d out of range", b->id);
     w->env[b->id - w->base] = v;
 }
 
 /* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression. */
-static Val *apply1(Lw *w, Expr *lam, Val *arg)
+Val *lw_apply1(Lw *w, Expr *lam, Val *arg)
 {
-    bind(w, lam->lam.param, arg);
-    return lower_exp(w, lam->lam.body);
+    lw_bind(w, lam->lam.param, arg);
+    return lw_lower_exp(w, lam->lam.body);
 }
 
 /* select(c, a, b) on values of any shape (pairs select componentwise); sp is the padCst */
 static Val *select_val(Lw *w, X *c, Val *a, Val *b, Span sp)
 {
-    if (a->k == VAL_PAIR) return pairv(w, select_val(w, c, a->a, b->a, sp), select_val(w, c, a->b, b->b, sp));
+    if (a->k == VAL_PAIR) return lw_pairv(w, select_val(w, c, a->a, b->a, sp), select_val(w, c, a->b, b->b, sp));
     if (a->k != VAL_SCALAR)
         diag_error(w->d, sp, "padCst of nested arrays is not supported: the padding value must be a scalar");
-    X *x = xnew(w, X_SELECT, a->x->sk);
+    X *x = lw_xnew(w, X_SELECT, a->x->sk);
     x->sel.c = c;
     x->sel.a = a->x;
     x->sel.b = b->x;
-    return scalar(w, x);
+    return lw_scalar(w, x);
 }
 
 /* nat comparison as a boolean X, folded when provable */
@@ -341,17 +240,17 @@ static X *nat_lt(Lw *w, Nat *x, Nat *y)
 {
     if (nat_prove_lt(w->a, x, y)) return xbool(w, true);
     if (nat_prove_ge(w->a, x, y)) return xbool(w, false);
-    return xbin(w, OP_LT, SK_BOOL, xnat(w, x), xnat(w, y));
+    return lw_xbin(w, OP_LT, SK_BOOL, xnat(w, x), xnat(w, y));
 }
 
 static X *x_or(Lw *w, X *a, X *b)
 {
     if (a->kind == X_LIT) return a->lit.b ? a : b;
     if (b->kind == X_LIT) return b->lit.b ? b : a;
-    return xbin(w, OP_OR, SK_BOOL, a, b);
+    return lw_xbin(w, OP_OR, SK_BOOL, a, b);
 }
 
-static ScalarKind sk_of(const Type *t) { return t->kind == T_IDX ? SK_I32 : t->sk; }
+ScalarKind lw_sk_of(const Type *t) { return t->kind == T_IDX ? SK_I32 : t->sk; }
 
 /* Is c the bound test `a >= N` that padCst emits for the upper edge? */
 static bool upper_edge(const X *c, Nat **a, Nat **n)
@@ -380,7 +279,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     X *guard = NULL, *conds[4] = {0};
     bool ok = true, pads = false;
     for (int64_t j = 0; j < k && ok; j++) {
-        Val *e = view_at(w, v->in, nadd(w, base, nat_cst(a, j)));
+        Val *e = lw_view_at(w, v->in, nadd(w, base, nat_cst(a, j)));
         if (e->k != VAL_SCALAR) die("asVector of a non-scalar");
         X *x = xs[j] = e->x;
         if (x->kind == X_SELECT && x->sel.b->kind == X_LOAD) {
@@ -397,7 +296,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         } else if (x->load.buf != src || !nat_equal(x->load.index, nadd(w, idx, nat_cst(a, j)))) {
             ok = false;
         }
-        if (conds[j]) guard = guard ? xbin(w, OP_OR, SK_BOOL, guard, conds[j]) : conds[j];
+        if (conds[j]) guard = guard ? lw_xbin(w, OP_OR, SK_BOOL, guard, conds[j]) : conds[j];
     }
     bool edges = true;
     Nat *a0 = NULL, *n0 = NULL;
@@ -415,28 +314,28 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         diag_error(w->d, v->fn->sp, "asVector(%lld): a group starts at element %s of '%s', which is not provably a "
                    "multiple of %lld, so the %lld-wide load could be misaligned",
                    (long long)k, nat_str(a, idx), src->name, (long long)k, (long long)k);
-    Buffer *vb = new_buffer(w, "v", AS_PRIVATE, sk_of(v->ty->arr.elem->arr.elem), v->n1);
-    Stmt *d = snew(w, S_DECL);
+    Buffer *vb = lw_new_buffer(w, "v", AS_PRIVATE, lw_sk_of(v->ty->arr.elem->arr.elem), v->n1);
+    Stmt *d = lw_snew(w, S_DECL);
     d->decl.buf = vb;
-    emit(w, d);
+    lw_emit(w, d);
     if (pads) {
         /* provably padding in part (sizes fixed by -D): never one load, element by element */
-        for (int64_t j = 0; j < k; j++) store(w, vb, nat_cst(a, j), xs[j]);
+        for (int64_t j = 0; j < k; j++) lw_store(w, vb, nat_cst(a, j), xs[j]);
     } else {
         vb->vec = (int)k;
-        Stmt *s = snew(w, S_VLOAD);
+        Stmt *s = lw_snew(w, S_VLOAD);
         s->vload.dst = vb;
         s->vload.src = src;
         s->vload.index = idx;
         s->vload.width = (int)k;
         s->vload.guard = guard && edges ? conds[k - 1] : guard; /* the last bound test covers all */
         s->vload.fallback = xs;
-        emit(w, s);
+        lw_emit(w, s);
     }
-    View *r = view(w, V_MEM, v->ty->arr.elem, NULL);
+    View *r = lw_view(w, V_MEM, v->ty->arr.elem, NULL);
     r->buf = vb;
     r->base = nat_cst(a, 0);
-    return array(w, r);
+    return lw_array(w, r);
 }
 
 /* A shuffle is computed into a register where it is read, as a statement of its own:
@@ -446,7 +345,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
  * __shfl*_sync that not every lane of its mask runs is undefined. */
 static X *shuffle_now(Lw *w, X *shfl)
 {
-    return materialise(w, shfl, "sh");
+    return lw_materialise(w, shfl, "sh");
 }
 
 /* The source lane of a read of warp-array element i. Lanes for which i is outside
@@ -462,11 +361,11 @@ static X *source_lane(Lw *w, Nat *i)
         Nat *edge = nat_cst(a, hi ? 31 : 0);
         if (hi ? nat_prove_lt(a, i, nat_cst(a, 32)) : nat_prove_ge(a, i, edge)) continue;
         if (x->kind == X_NAT) {
-            X *c = xnew(w, X_CAST, SK_I32);
+            X *c = lw_xnew(w, X_CAST, SK_I32);
             c->un.e = x;
             x = c;
         }
-        X *m = xnew(w, X_MINMAX, SK_I32);
+        X *m = lw_xnew(w, X_MINMAX, SK_I32);
         m->bin.op = hi ? OP_LT : OP_GT;
         m->bin.l = x;
         m->bin.r = xnat(w, edge);
@@ -476,7 +375,7 @@ static X *source_lane(Lw *w, Nat *i)
 }
 
 /* Element i of a view (rules in the ViewKind comments). */
-static Val *view_at(Lw *w, View *v, Nat *i)
+Val *lw_view_at(Lw *w, View *v, Nat *i)
 {
     Arena *a = w->a;
     Type *et = v->ty->arr.elem;
@@ -484,31 +383,31 @@ static Val *view_at(Lw *w, View *v, Nat *i)
     case V_MEM: {
         Nat *off = nadd(w, v->base, nmul(w, i, elems(w, et)));
         if (et->kind == T_ARRAY) {
-            View *r = view(w, V_MEM, et, NULL);
+            View *r = lw_view(w, V_MEM, et, NULL);
             r->buf = v->buf;
             r->base = off;
-            return array(w, r);
+            return lw_array(w, r);
         }
         if (et->kind == T_PAIR) diag_error(w->d, v->sp, "arrays of pairs in memory are not supported");
-        return scalar(w, xload(w, v->buf, off));
+        return lw_scalar(w, lw_xload(w, v->buf, off));
     }
-    case V_OFFSET: return view_at(w, v->in, nadd(w, v->n1, i));
+    case V_OFFSET: return lw_view_at(w, v->in, nadd(w, v->n1, i));
     case V_SPLIT:
     case V_SLIDE: {
-        View *r = view(w, V_OFFSET, et, v->in);
+        View *r = lw_view(w, V_OFFSET, et, v->in);
         r->n1 = nmul(w, i, v->n1);
-        return array(w, r);
+        return lw_array(w, r);
     }
     case V_JOIN: {
-        Val *row = view_at(w, v->in, nat_div(a, i, v->n1));
-        return view_at(w, row->v, nat_mod(a, i, v->n1));
+        Val *row = lw_view_at(w, v->in, nat_div(a, i, v->n1));
+        return lw_view_at(w, row->v, nat_mod(a, i, v->n1));
     }
     case V_TRANSPOSE: {
-        View *r = view(w, V_TROW, et, v->in);
+        View *r = lw_view(w, V_TROW, et, v->in);
         r->n1 = i;
-        return array(w, r);
+        return lw_array(w, r);
     }
-    case V_TROW: return view_at(w, view_at(w, v->in, i)->v, v->n1);
+    case V_TROW: return lw_view_at(w, lw_view_at(w, v->in, i)->v, v->n1);
     case V_PADCST: {
         /* outside ? v : in[i - l]; C's ?: evaluates only the chosen operand, so the
          * array is never read out of bounds (a shuffle of a warp array is not in the
@@ -516,9 +415,9 @@ static Val *view_at(Lw *w, View *v, Nat *i)
         Nat *j = nat_sub(a, i, v->n1);
         X *hi = nat_prove_ge(a, j, v->n2) ? xbool(w, true)
               : nat_prove_lt(a, j, v->n2) ? xbool(w, false)
-              : xbin(w, OP_GE, SK_BOOL, xnat(w, j), xnat(w, v->n2));
+              : lw_xbin(w, OP_GE, SK_BOOL, xnat(w, j), xnat(w, v->n2));
         X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
-        if (outside->kind == X_LIT) return outside->lit.b ? v->val : view_at(w, v->in, j);
+        if (outside->kind == X_LIT) return outside->lit.b ? v->val : lw_view_at(w, v->in, j);
         if (nat_prove_lt(a, v->n2, nat_cst(a, 1))) return v->val; /* all padding */
         /* A run-time index (a gather's or idx's, read into a variable of its own
          * before the choice) is read at the padded positions too, so it must stay
@@ -526,52 +425,52 @@ static Val *view_at(Lw *w, View *v, Nat *i)
          * concat does, and what the first one emitted is dropped. Other reads keep
          * the plain j (a shuffle clamps its own source lane). */
         int mark = w->cur->seq.n, reads = w->index_reads;
-        Val *in = view_at(w, v->in, j);
+        Val *in = lw_view_at(w, v->in, j);
         if (w->index_reads != reads) {
             w->cur->seq.n = mark;
-            in = view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
+            in = lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
         }
         return select_val(w, outside, v->val, in, v->sp);
     }
     case V_PADCLAMP: {
         Nat *j = nat_sub(a, i, v->n1);
-        return view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
+        return lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
     }
-    case V_ZIP: return pairv(w, view_at(w, v->in, i), view_at(w, v->in2, i));
+    case V_ZIP: return lw_pairv(w, lw_view_at(w, v->in, i), lw_view_at(w, v->in2, i));
     case V_PROJ: {
-        Val *p = view_at(w, v->in, i);
+        Val *p = lw_view_at(w, v->in, i);
         return v->proj == 0 ? p->a : p->b;
     }
-    case V_GEN: return apply1(w, v->fn, scalar(w, xnat(w, i)));
-    case V_MAP: return apply1(w, v->fn, view_at(w, v->in, i));
+    case V_GEN: return lw_apply1(w, v->fn, lw_scalar(w, xnat(w, i)));
+    case V_MAP: return lw_apply1(w, v->fn, lw_view_at(w, v->in, i));
     case V_LANES: {
-        if (nat_equal(i, nat_var(a, w->k->hw.lane))) return scalar(w, v->mine);
+        if (nat_equal(i, nat_var(a, w->k->hw.lane))) return lw_scalar(w, v->mine);
         /* another lane's element: a shuffle, which every lane of the warp must execute */
         if (w->partial_lanes)
             diag_error2(w->d, w->at, v->sp, "the warp array is made here",
                         "a warp array is read at another lane's index inside code that only some "
                         "lanes run; read it at the lane's own index (mapLane) or before the partial map");
-        X *x = xnew(w, X_SHFL, v->mine->sk);
+        X *x = lw_xnew(w, X_SHFL, v->mine->sk);
         x->shfl.k = SHFL_IDX;
         x->shfl.val = v->mine;
         x->shfl.arg = source_lane(w, i);
-        return scalar(w, shuffle_now(w, x));
+        return lw_scalar(w, shuffle_now(w, x));
     }
     case V_VEC: return vector_at(w, v, i);
-    case V_GATHER: return view_at(w, v->in, data_index(w, view_at(w, v->in2, i)->x, v->in->ty->arr.n));
+    case V_GATHER: return lw_view_at(w, v->in, lw_data_index(w, lw_view_at(w, v->in2, i)->x, v->in->ty->arr.n));
     case V_CONCAT: {
         /* i < n1 ? in[i] : in2[i - n1]; both sides are read at indices clamped into
          * their arrays, so that what a side computes before the choice (a run-time
          * index that data_index declares) never reads outside it */
         Nat *j = nat_sub(a, i, v->n1);
-        if (nat_prove_lt(a, i, v->n1)) return view_at(w, v->in, i);
-        if (nat_prove_ge(a, i, v->n1)) return view_at(w, v->in2, j);
+        if (nat_prove_lt(a, i, v->n1)) return lw_view_at(w, v->in, i);
+        if (nat_prove_ge(a, i, v->n1)) return lw_view_at(w, v->in2, j);
         Nat *last = nat_sub(a, v->n1, nat_cst(a, 1));
-        Val *x = view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, i, last)));
-        Val *y = view_at(w, v->in2, nat_max(a, nat_cst(a, 0), j));
+        Val *x = lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, i, last)));
+        Val *y = lw_view_at(w, v->in2, nat_max(a, nat_cst(a, 0), j));
         return select_val(w, nat_lt(w, i, v->n1), x, y, v->sp);
     }
-    case V_SELECT: return select_any(w, v->cond, view_at(w, v->in, i), view_at(w, v->in2, i));
+    case V_SELECT: return lw_select_any(w, v->cond, lw_view_at(w, v->in, i), lw_view_at(w, v->in2, i));
     case V_SHFL: {
         if (!nat_equal(i, nat_var(a, w->k->hw.lane)))
             diag_error2(w->d, w->at, v->sp, "the shuffle is here",
@@ -581,12 +480,12 @@ static Val *view_at(Lw *w, View *v, Nat *i)
             diag_error2(w->d, w->at, v->sp, "the shuffle is here",
                         "a shuffle inside code that only some lanes of the warp run: every lane of the "
                         "warp must execute it; distribute its result with mapLane(id) first, then take the lanes you need");
-        Val *mine = view_at(w, v->in, i);
-        X *x = xnew(w, X_SHFL, mine->x->sk);
+        Val *mine = lw_view_at(w, v->in, i);
+        X *x = lw_xnew(w, X_SHFL, mine->x->sk);
         x->shfl.k = v->shfl;
         x->shfl.val = mine->x;
-        x->shfl.arg = v->shfl == SHFL_IDX ? view_at(w, v->src, i)->x : xnat(w, v->n1);
-        return scalar(w, shuffle_now(w, x));
+        x->shfl.arg = v->shfl == SHFL_IDX ? lw_view_at(w, v->src, i)->x : xnat(w, v->n1);
+        return lw_scalar(w, shuffle_now(w, x));
     }
     }
     unreachable();
@@ -598,15 +497,15 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i);
 
 /* acc_at, with the guards of the acceptors passed through: take's (i < k), and
  * whatever the outer acceptor had. */
-static Acc *acc_at(Lw *w, Acc *c, Nat *i)
+Acc *lw_acc_at(Lw *w, Acc *c, Nat *i)
 {
     Acc *r = acc_at_(w, c, i);
     X *g = c->guard;
     if (c->kind == W_TAKEW) {
         X *lt = nat_lt(w, i, c->n1);
-        if (!(lt->kind == X_LIT && lt->lit.b)) g = g ? xbin(w, OP_AND, SK_BOOL, g, lt) : lt;
+        if (!(lt->kind == X_LIT && lt->lit.b)) g = g ? lw_xbin(w, OP_AND, SK_BOOL, g, lt) : lt;
     }
-    if (g && r->guard && r->guard != g) g = xbin(w, OP_AND, SK_BOOL, g, r->guard);
+    if (g && r->guard && r->guard != g) g = lw_xbin(w, OP_AND, SK_BOOL, g, r->guard);
     else if (!g) g = r->guard;
     if (g != r->guard) {
         Acc *cp = ANEW(w->a, Acc);
@@ -622,41 +521,41 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
     Type *et = c->ty->arr.elem;
     switch (c->kind) {
     case W_MEM: {
-        Acc *r = acceptor(w, W_MEM, et, NULL);
+        Acc *r = lw_acceptor(w, W_MEM, et, NULL);
         r->buf = c->buf;
         r->base = nadd(w, c->base, nmul(w, i, elems(w, et)));
         return r;
     }
-    case W_OFFSET: return acc_at(w, c->in, nadd(w, c->n1, i));
-    case W_SPLITW: return acc_at(w, acc_at(w, c->in, nat_div(w->a, i, c->n1)), nat_mod(w->a, i, c->n1));
+    case W_OFFSET: return lw_acc_at(w, c->in, nadd(w, c->n1, i));
+    case W_SPLITW: return lw_acc_at(w, lw_acc_at(w, c->in, nat_div(w->a, i, c->n1)), nat_mod(w->a, i, c->n1));
     case W_JOINW: {
-        Acc *r = acceptor(w, W_OFFSET, et, c->in);
+        Acc *r = lw_acceptor(w, W_OFFSET, et, c->in);
         r->n1 = nmul(w, i, c->n1);
         return r;
     }
     case W_TRANSW: {
-        Acc *r = acceptor(w, W_TROWW, et, c->in);
+        Acc *r = lw_acceptor(w, W_TROWW, et, c->in);
         r->n1 = i;
         return r;
     }
-    case W_TROWW: return acc_at(w, acc_at(w, c->in, i), c->n1);
-    case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, acc_at(w, c->in, i));
-    case W_SCATTER: return acc_at(w, c->in, data_index(w, view_at(w, c->iv, i)->x, c->in->ty->arr.n));
-    case W_TAKEW: return acc_at(w, c->in, i);
+    case W_TROWW: return lw_acc_at(w, lw_acc_at(w, c->in, i), c->n1);
+    case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, lw_acc_at(w, c->in, i));
+    case W_SCATTER: return lw_acc_at(w, c->in, lw_data_index(w, lw_view_at(w, c->iv, i)->x, c->in->ty->arr.n));
+    case W_TAKEW: return lw_acc_at(w, c->in, i);
     }
     unreachable();
 }
 
 /* Is body a chain of join/split/transpose/id/mapSeq-of-such over the variable x? */
-static bool view_chain(const Expr *body, const Binder *x)
+bool lw_view_chain(const Expr *body, const Binder *x)
 {
     if (body->kind == E_VAR) return body->var.b == x;
     if (body->kind != E_PRIM) return false;
     switch (body->prim.p) {
-    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: return view_chain(body->prim.args[0], x);
+    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: return lw_view_chain(body->prim.args[0], x);
     case P_MAPSEQ: case P_MAPSEQUNROLL:
-        return view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
-               view_chain(body->prim.args[1], x);
+        return lw_view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
+               lw_view_chain(body->prim.args[1], x);
     case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
@@ -679,11 +578,11 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     Expr *arg = body->prim.p == P_MAPSEQ || body->prim.p == P_MAPSEQUNROLL ? body->prim.args[1] : body->prim.args[0];
     Acc *r = NULL;
     switch (body->prim.p) {
-    case P_JOIN: r = acceptor(w, W_JOINW, arg->ty, c); r->n1 = arg->ty->arr.elem->arr.n; break;
-    case P_SPLIT: r = acceptor(w, W_SPLITW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
-    case P_TRANSPOSE: r = acceptor(w, W_TRANSW, arg->ty, c); break;
+    case P_JOIN: r = lw_acceptor(w, W_JOINW, arg->ty, c); r->n1 = arg->ty->arr.elem->arr.n; break;
+    case P_SPLIT: r = lw_acceptor(w, W_SPLITW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
+    case P_TRANSPOSE: r = lw_acceptor(w, W_TRANSW, arg->ty, c); break;
     case P_ID: r = c; break;
-    case P_MAPSEQ: case P_MAPSEQUNROLL: r = acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
+    case P_MAPSEQ: case P_MAPSEQUNROLL: r = lw_acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
     case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
@@ -698,22 +597,22 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
 }
 
 /* A scalar acceptor is a memory cell: find it by peeling the transformations. */
-static void acc_store(Lw *w, Acc *c, Val *v, Span sp)
+void lw_acc_store(Lw *w, Acc *c, Val *v, Span sp)
 {
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");
     if (c->kind != W_MEM) die("scalar acceptor is not memory");
     if (c->guard) {
         /* a write past take's end: dropped */
-        Stmt *g = snew(w, S_IF), *saved = w->cur;
+        Stmt *g = lw_snew(w, S_IF), *saved = w->cur;
         g->cond.c = c->guard;
         g->cond.then = stmt_seq(w->a);
-        emit(w, g);
+        lw_emit(w, g);
         w->cur = g->cond.then;
-        store(w, c->buf, c->base, v->x);
+        lw_store(w, c->buf, c->base, v->x);
         w->cur = saved;
         return;
     }
-    store(w, c->buf, c->base, v->x);
+    lw_store(w, c->buf, c->base, v->x);
 }
 
 static NatVar *loop_var(Lw *w, const char *prefix, Nat *extent)
@@ -721,16 +620,16 @@ static NatVar *loop_var(Lw *w, const char *prefix, Nat *extent)
     return nat_newvar(w->a, arena_printf(w->a, "%s%d", prefix, w->names++), 0, extent);
 }
 
-static Stmt *open_loop(Lw *w, Level l, int dim, Nat *extent, NatVar **iv, Stmt **saved)
+Stmt *lw_open_loop(Lw *w, Level l, int dim, Nat *extent, NatVar **iv, Stmt **saved)
 {
     static const char *const prefix[] = {"i", "g", "b", "t", "w", "l"};
-    Stmt *s = snew(w, S_FOR);
+    Stmt *s = lw_snew(w, S_FOR);
     s->loop.level = l;
     s->loop.dim = dim;
     s->loop.extent = extent;
     s->loop.var = *iv = loop_var(w, prefix[l], extent);
     s->loop.body = stmt_seq(w->a);
-    emit(w, s);
+    lw_emit(w, s);
     *saved = w->cur;
     w->cur = s->loop.body;
     if (l != LVL_SEQ) w->lv[w->ndepth++] = l;
@@ -739,7 +638,7 @@ static Stmt *open_loop(Lw *w, Level l, int dim, Nat *extent, NatVar **iv, Stmt *
     return s;
 }
 
-static void close_loop(Lw *w, Stmt *s, Stmt *saved)
+void lw_close_loop(Lw *w, Stmt *s, Stmt *saved)
 {
     if (s->loop.level != LVL_SEQ) w->ndepth--;
     w->nloops--;
@@ -747,7 +646,7 @@ static void close_loop(Lw *w, Stmt *s, Stmt *saved)
 }
 
 /* A warp array seen through drop/take: element i lives in lane i + *off. */
-static bool lanes_offset(Lw *w, View *v, int64_t *off)
+bool lw_lanes_offset(Lw *w, View *v, int64_t *off)
 {
     int64_t o = 0, c;
     for (; v->kind == V_OFFSET; v = v->in) {
@@ -762,315 +661,79 @@ static bool lanes_offset(Lw *w, View *v, int64_t *off)
 /* Write a warp array's elements where they live: element i of a view whose element
  * lives in lane i + c is written by that lane, from its register:
  *   if (lane >= c && lane < c + n) out[lane - c] = mine */
-static void store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, Val *, Acc *, Span), Span sp)
+void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, Val *, Acc *, Span), Span sp)
 {
     Arena *a = w->a;
     Nat *lane = nat_var(a, w->k->hw.lane), *n = v->ty->arr.n;
     Nat *i = nat_sub(a, lane, nat_cst(a, off));
     X *cond = NULL;
-    if (off > 0) cond = xbin(w, OP_GE, SK_BOOL, xnat(w, lane), xnat(w, nat_cst(a, off)));
+    if (off > 0) cond = lw_xbin(w, OP_GE, SK_BOOL, xnat(w, lane), xnat(w, nat_cst(a, off)));
     if (!nat_prove_lt(a, lane, nat_add(a, n, nat_cst(a, off)))) {
-        X *hi = xbin(w, OP_LT, SK_BOOL, xnat(w, lane), xnat(w, nat_add(a, n, nat_cst(a, off))));
-        cond = cond ? xbin(w, OP_AND, SK_BOOL, cond, hi) : hi;
+        X *hi = lw_xbin(w, OP_LT, SK_BOOL, xnat(w, lane), xnat(w, nat_add(a, n, nat_cst(a, off))));
+        cond = cond ? lw_xbin(w, OP_AND, SK_BOOL, cond, hi) : hi;
     }
     /* the region is marked per-lane even when every lane takes part, so that the
      * single-thread pass does not mistake it for redundant warp-level code */
-    Stmt *saved = w->cur, *g = snew(w, S_IF);
+    Stmt *saved = w->cur, *g = lw_snew(w, S_IF);
     g->cond.c = cond ? cond : xbool(w, true);
     g->cond.then = stmt_seq(a);
     g->cond.per_lane = true;
-    emit(w, g);
+    lw_emit(w, g);
     w->cur = g->cond.then;
     if (cond) w->partial_lanes++;
-    body(w, view_at(w, v, i), acc_at(w, c, i), sp);
+    body(w, lw_view_at(w, v, i), lw_acc_at(w, c, i), sp);
     if (cond) w->partial_lanes--;
     w->cur = saved;
 }
 
-static void copy_val(Lw *w, Val *v, Acc *c, Span sp);
-
-/* mapLane(f) element written by its owner lane: acc(f(x), out) */
-static void lane_body(Lw *w, Val *x, Acc *c, Span sp)
-{
-    (void)sp;
-    Expr *f = w->lane_fn;
-    bind(w, f->lam.param, x);
-    lower_acc(w, f->lam.body, c);
-}
 
 /* Copy an array value element by element (a sequential loop in the current context),
  * except warp arrays, which each lane writes from its own register. */
-static void copy_val(Lw *w, Val *v, Acc *c, Span sp)
+void lw_copy_val(Lw *w, Val *v, Acc *c, Span sp)
 {
     if (v->k != VAL_ARRAY) {
-        acc_store(w, c, v, sp);
+        lw_acc_store(w, c, v, sp);
         return;
     }
     int64_t off;
-    if (lanes_offset(w, v->v, &off)) {
-        store_by_owner(w, v->v, off, c, copy_val, sp);
+    if (lw_lanes_offset(w, v->v, &off)) {
+        lw_store_by_owner(w, v->v, off, c, lw_copy_val, sp);
         return;
     }
     NatVar *iv;
     Stmt *saved;
-    Stmt *s = open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
+    Stmt *s = lw_open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
     /* a private array (a reduceSeq's array accumulator) stays in registers only when
      * every index into it is a constant */
     s->loop.unroll = v->v->kind == V_MEM && v->v->buf->as == AS_PRIVATE;
     Nat *i = nat_var(w->a, iv);
-    copy_val(w, view_at(w, v->v, i), acc_at(w, c, i), sp);
-    close_loop(w, s, saved);
+    lw_copy_val(w, lw_view_at(w, v->v, i), lw_acc_at(w, c, i), sp);
+    lw_close_loop(w, s, saved);
 }
 
 
 
-static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
-{
-    Kernel *k = w->k;
-    Buffer *b = new_buffer(w, prefix, AS_GLOBAL, sk, count);
-    b->param = -3 - k->nscratch;
-    Buffer **nb = ANEWN(w->a, Buffer *, k->nscratch + 1);
-    if (k->nscratch) memcpy(nb, k->scratch, sizeof(Buffer *) * (size_t)k->nscratch);
-    nb[k->nscratch++] = b;
-    k->scratch = nb;
-    return b;
-}
-
-/* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
- *                             in the last block: acc(f(partials), out)
- * ys is computed by the whole grid into a global scratch buffer; one block sees all
- * of it and computes f at block level. No second launch is needed. Partials of at most
- * 32 bits are flagged words, which the grid's last block waits for as it reads them;
- * wider ones are handed over by a ticket that every block takes after its writes
- * (codegen/cuda.c). */
-static void lower_last_block(Lw *w, Expr *e, Acc *c)
-{
-    Arena *a = w->a;
-    if (w->ndepth) die("lastBlock inside a map passed the type checker");
-    Expr *ys = e->prim.args[1], *f = e->prim.args[0];
-    Nat *cnt;
-    const Type *in = ty_innermost(a, ys->ty, &cnt);
-    if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
-    Buffer *part = scratch_buffer(w, "partial", sk_of(in), cnt);
-    part->flagged = scalar_info[part->sk].size <= 4;
-    part->coherent = !part->flagged;
-    Buffer *ticket = part->flagged ? NULL : scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
-    w->k->ticket = ticket;
-    Acc *c0 = acceptor(w, W_MEM, ys->ty, NULL);
-    c0->buf = part;
-    c0->base = nat_cst(a, 0);
-    lower_acc(w, ys, c0);
-    Stmt *s = snew(w, S_LASTBLOCK), *saved = w->cur;
-    s->last.ticket = ticket;
-    s->last.part = part;
-    s->last.body = stmt_seq(a);
-    emit(w, s);
-    w->cur = s->last.body;
-    w->lv[w->ndepth++] = LVL_BLOCK;
-    View *pv = view(w, V_MEM, ys->ty, NULL);
-    pv->buf = part;
-    pv->base = nat_cst(a, 0);
-    bind(w, f->lam.param, array(w, pv));
-    lower_acc(w, f->lam.body, c);
-    w->ndepth--;
-    w->cur = saved;
-}
-
-/* ---------------------------------------------------------------- scans (issue 11 item 4) */
-
-/* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
- * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
- * One thread runs the loop; the accumulator a is a register (a scalar). */
-
-/* A sequential fold's or scan's accumulator: one register of kind sk, declared with
- * its initial value where the loop starts. */
-static Buffer *scalar_acc(Lw *w, ScalarKind sk, X *init)
-{
-    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk, nat_cst(w->a, 1));
-    accb->scalar = true;
-    Stmt *d = snew(w, S_DECL);
-    d->decl.buf = accb;
-    d->decl.init = init;
-    emit(w, d);
-    return accb;
-}
-
-static __attribute__((noinline)) void lower_scan(Lw *w, Expr *e, Acc *c)
-{
-    Arena *a = w->a;
-    Expr **arg = e->prim.args, *f = arg[0];
-    bool excl = e->prim.p == P_SCANSEQEXCL;
-    Val *init = lower_exp(w, arg[1]);
-    if (init->k != VAL_SCALAR)
-        diag_error(w->d, arg[1]->sp, "%s with %s accumulator is not supported; use a scalar accumulator",
-                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "a pair" : "an array");
-    Val *xs = lower_exp(w, arg[2]);
-    Buffer *accb = scalar_acc(w, sk_of(arg[1]->ty), init->x);
-    NatVar *iv;
-    Stmt *saved;
-    Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
-    s->loop.unroll = xs->v->kind == V_MEM && xs->v->buf->vec;
-    Nat *j = nat_var(a, iv);
-    if (excl) acc_store(w, acc_at(w, c, j), scalar(w, xload(w, accb, nat_cst(a, 0))), e->sp);
-    bind(w, f->lam.param, view_at(w, xs->v, j));
-    bind(w, f->lam.body->lam.param, scalar(w, xload(w, accb, nat_cst(a, 0))));
-    store(w, accb, nat_cst(a, 0), lower_exp(w, f->lam.body->lam.body)->x);
-    if (!excl) acc_store(w, acc_at(w, c, j), scalar(w, xload(w, accb, nat_cst(a, 0))), e->sp);
-    close_loop(w, s, saved);
-}
-
-/* acc(mapSeq(f)(x), out)       = acc(x, MAPF(out, f))   when f is a view chain
- * acc(map_L(f)(xs), out)       = for_L i: acc(f(xs[i]), out[i])
- * acc(join(x), out)            = acc(x, JOINW(out))
- * acc(split(k)(x), out)        = acc(x, SPLITW(out, k))
- * acc(transpose(x), out)       = acc(x, TRANSW(out))
- * acc(let y = v in b, out)     = bind y; acc(b, out)
- * acc(id(x), out)              = acc(x, out)
- * acc(x, out) otherwise        = copy(exp(x), out) */
-/* A map may write memory only that all its threads share with the code that reads
- * the result: shared memory belongs to one block, so no map that spreads over blocks
- * (mapGlobal, mapBlock) may fill it; private memory belongs to one thread, so only
- * sequential maps (and mapLane, whose warp arrays are handled apart) may fill it.
- * Otherwise each block or thread would fill its own copy, and the reader would see
- * elements nobody wrote in its copy. */
-static void check_memory_scope(Lw *w, Expr *e, Acc *c)
-{
-    while (c->kind != W_MEM) c = c->in;
-    Level l = (Level)prim_info[e->prim.p].level;
-    const char *name = prim_info[e->prim.p].name;
-    if (c->buf->as == AS_SHARED && (l == LVL_GLOBAL || l == LVL_BLOCK))
-        diag_error(w->d, e->sp, "the result of %s is stored with toShared, but shared memory belongs to one block, "
-                   "and %s spreads it over many; make it the kernel's result, or reduce it with lastBlock",
-                   name, name);
-    if (c->buf->as == AS_PRIVATE && l != LVL_SEQ && l != LVL_LANE)
-        diag_error(w->d, e->sp, "the result of %s is stored with toPrivate, but private memory belongs to one "
-                   "thread, and %s spreads it over many; store it with toShared%s", name, name,
-                   l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
-}
-
-/* Is x, under join/split/transpose/id, a map over the grid, blocks or threads? */
-static bool writes_through_take(const Expr *x)
-{
-    while (x->kind == E_PRIM && (x->prim.p == P_JOIN || x->prim.p == P_SPLIT || x->prim.p == P_TRANSPOSE ||
-                                 x->prim.p == P_ID))
-        x = x->prim.args[0];
-    if (x->kind != E_PRIM) return false;
-    int l = prim_info[x->prim.p].level;
-    return l == LVL_GLOBAL || l == LVL_BLOCK || l == LVL_THREADS;
-}
-
+/* acc(let y = v in b, out)   = bind y; acc(b, out)
+ * acc(p(...), out)           = the write rule of p (PrimOps.write, prims/) where it has one:
+ *                              a map's loop, or acceptors its arguments are written through
+ * acc(x, out) otherwise      = copy(exp(x), out) */
 static void lower_acc_at(Lw *w, Expr *e, Acc *c)
 {
     if (e->kind == E_LET) {
         bind_let(w, e);
-        lower_acc(w, e->let.body, c);
+        lw_lower_acc(w, e->let.body, c);
         return;
     }
-    if (e->kind == E_PRIM) {
-        Prim p = e->prim.p;
-        if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) && view_chain(e->prim.args[0]->lam.body, e->prim.args[0]->lam.param)) {
-            /* a map of a pure view function writes through a transformed acceptor: no loop */
-            Acc *r = acceptor(w, W_MAPF, e->prim.args[1]->ty, c);
-            r->fn = e->prim.args[0];
-            lower_acc(w, e->prim.args[1], r);
-            return;
-        }
-        int64_t off;
-        Val *lx = p == P_MAPLANE ? lower_exp(w, e->prim.args[1]) : NULL;
-        if (lx && lanes_offset(w, lx->v, &off)) {
-            /* mapLane over a warp array: each element is handled by the lane holding it */
-            Expr *saved_fn = w->lane_fn;
-            w->lane_fn = e->prim.args[0];
-            store_by_owner(w, lx->v, off, c, lane_body, e->sp);
-            w->lane_fn = saved_fn;
-            return;
-        }
-        if (prim_is_map(p)) {
-            check_memory_scope(w, e, c);
-            Val *xs = lx ? lx : lower_exp(w, e->prim.args[1]);
-            NatVar *iv;
-            Stmt *saved;
-            Stmt *s = open_loop(w, (Level)prim_info[p].level, e->prim.dim, e->ty->arr.n, &iv, &saved);
-            s->loop.unroll = p == P_MAPSEQUNROLL;
-            Nat *i = nat_var(w->a, iv);
-            Expr *f = e->prim.args[0];
-            int64_t ext;
-            bool partial = p == P_MAPLANE && !(nat_is_const(e->ty->arr.n, &ext) && ext == 32);
-            w->partial_lanes += partial;
-            bind(w, f->lam.param, view_at(w, xs->v, i));
-            lower_acc(w, f->lam.body, acc_at(w, c, i));
-            w->partial_lanes -= partial;
-            close_loop(w, s, saved);
-            return;
-        }
-        switch (p) {
-        case P_JOIN: {
-            Acc *r = acceptor(w, W_JOINW, e->prim.args[0]->ty, c);
-            r->n1 = e->prim.args[0]->ty->arr.elem->arr.n;
-            lower_acc(w, e->prim.args[0], r);
-            return;
-        }
-        case P_SPLIT: {
-            Acc *r = acceptor(w, W_SPLITW, e->prim.args[0]->ty, c);
-            r->n1 = e->prim.nats[0];
-            lower_acc(w, e->prim.args[0], r);
-            return;
-        }
-        case P_TRANSPOSE: lower_acc(w, e->prim.args[0], acceptor(w, W_TRANSW, e->prim.args[0]->ty, c)); return;
-        case P_ID: lower_acc(w, e->prim.args[0], c); return;
-        case P_LASTBLOCK: lower_last_block(w, e, c); return;
-        case P_TAKE: {
-            /* the first k elements of a grid-, block- or thread-level map's result (which
-             * cannot be read without being stored): written with the rest dropped. Other
-             * takes stay views that are read (a warp array's take is written by the lanes
-             * holding it). */
-            if (!writes_through_take(e->prim.args[0])) break;
-            Acc *r = acceptor(w, W_TAKEW, e->prim.args[0]->ty, c);
-            r->n1 = e->ty->arr.n;
-            lower_acc(w, e->prim.args[0], r);
-            return;
-        }
-        case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_DROP: case P_SLIDE: case P_ZIP:
-        case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_MAPSEQ: case P_MAPSEQUNROLL:
-        case P_REDUCESEQ: case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
-        case P_TOPRIVATEFUN: case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
-        case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP:
-        case P_ADD: case P_MUL: case P_MIN: case P_MAX: case P_COUNT: break;
-        /* ---- index and data movement: writes through scatter, concat and padEmpty */
-        case P_SCATTER: {
-            /* vs written where is says: element i of vs goes to position is[i] */
-            Acc *r = acceptor(w, W_SCATTER, e->prim.args[1]->ty, c);
-            r->iv = lower_exp(w, e->prim.args[0])->v;
-            lower_acc(w, e->prim.args[1], r);
-            return;
-        }
-        case P_CONCAT: {
-            Acc *x = acceptor(w, W_OFFSET, e->prim.args[0]->ty, c), *y = acceptor(w, W_OFFSET, e->prim.args[1]->ty, c);
-            x->n1 = nat_cst(w->a, 0);
-            y->n1 = e->prim.args[0]->ty->arr.n;
-            lower_acc(w, e->prim.args[0], x);
-            lower_acc(w, e->prim.args[1], y);
-            return;
-        }
-        case P_PADEMPTY: {
-            /* only the first n elements are written; the padding keeps what it held */
-            Acc *x = acceptor(w, W_OFFSET, e->prim.args[0]->ty, c);
-            x->n1 = nat_cst(w->a, 0);
-            lower_acc(w, e->prim.args[0], x);
-            return;
-        }
-        case P_IDX: case P_GATHER: break;
-        SCALAR_FORM_CASES break;
-        case P_SCANSEQ: case P_SCANSEQEXCL: lower_scan(w, e, c); return;
-        case P_LOOKBACK: break;
-        }
+    if (e->kind == E_PRIM && prim_ops(e->prim.p)->write) {
+        prim_ops(e->prim.p)->write(w, e, c);
+        return;
     }
-    copy_val(w, lower_exp(w, e), c, e->sp);
+    lw_copy_val(w, lw_lower_exp(w, e), c, e->sp);
 }
 
 /* w->at is the expression being lowered, for the span of the views it makes and of
  * the errors found while reading them */
-static void lower_acc(Lw *w, Expr *e, Acc *c)
+void lw_lower_acc(Lw *w, Expr *e, Acc *c)
 {
     if (lang_stack_left() < LANG_STACK_RESERVE) diag_error(w->d, e->sp, "program nested too deeply to compile");
     Span saved = w->at;
@@ -1081,26 +744,26 @@ static void lower_acc(Lw *w, Expr *e, Acc *c)
 
 /* ---------------------------------------------------------------- expressions */
 
-static bool inside(Lw *w, Level l)
+bool lw_inside(Lw *w, Level l)
 {
     for (int i = 0; i < w->ndepth; i++)
         if (w->lv[i] == l) return true;
     return false;
 }
 
-static int count_uses(const Expr *e, const Binder *b, int weight)
+int lw_count_uses(const Expr *e, const Binder *b, int weight)
 {
     if (!e) return 0;
     switch (e->kind) {
     case E_VAR: return e->var.b == b ? weight : 0;
     case E_LIT: case E_NAT: return 0;
-    case E_LAM: return count_uses(e->lam.body, b, 2); /* a lambda body may run many times */
-    case E_LET: return count_uses(e->let.value, b, weight) + count_uses(e->let.body, b, weight);
-    case E_BIN: return count_uses(e->bin.l, b, weight) + count_uses(e->bin.r, b, weight);
-    case E_UN: return count_uses(e->un.e, b, weight);
+    case E_LAM: return lw_count_uses(e->lam.body, b, 2); /* a lambda body may run many times */
+    case E_LET: return lw_count_uses(e->let.value, b, weight) + lw_count_uses(e->let.body, b, weight);
+    case E_BIN: return lw_count_uses(e->bin.l, b, weight) + lw_count_uses(e->bin.r, b, weight);
+    case E_UN: return lw_count_uses(e->un.e, b, weight);
     case E_PRIM: {
         int n = 0;
-        for (int i = 0; i < prim_info[e->prim.p].nargs; i++) n += count_uses(e->prim.args[i], b, weight);
+        for (int i = 0; i < prim_info[e->prim.p].nargs; i++) n += lw_count_uses(e->prim.args[i], b, weight);
         return n;
     }
     }
@@ -1123,537 +786,34 @@ static bool view_computes(const View *v)
  * when the body reads it more than once. */
 static void bind_let(Lw *w, Expr *e)
 {
-    Val *v = lower_exp(w, e->let.value);
-    if (v->k == VAL_SCALAR) v = scalar(w, materialise(w, v->x, "v"));
-    else if (v->k == VAL_ARRAY && view_computes(v->v) && count_uses(e->let.body, e->let.x, 1) > 1)
+    Val *v = lw_lower_exp(w, e->let.value);
+    if (v->k == VAL_SCALAR) v = lw_scalar(w, lw_materialise(w, v->x, "v"));
+    else if (v->k == VAL_ARRAY && view_computes(v->v) && lw_count_uses(e->let.body, e->let.x, 1) > 1)
         diag_error(w->d, e->let.value->sp, "the array bound to '%s' is computed and used more than once; "
                    "materialise it with toPrivate or toShared so it is computed once",
                    user_part(w->a, e->let.x->name));
-    bind(w, e->let.x, v);
+    lw_bind(w, e->let.x, v);
 }
-
-/* ---------------------------------------------------------------- scalar forms */
 
 /* select(c) of two values of one type: scalars are c ? a : b; pairs select
  * componentwise; arrays are a V_SELECT view, element i = select(c)(a[i])(b[i]). */
-static Val *select_any(Lw *w, X *c, Val *a, Val *b)
+Val *lw_select_any(Lw *w, X *c, Val *a, Val *b)
 {
-    if (a->k == VAL_PAIR) return pairv(w, select_any(w, c, a->a, b->a), select_any(w, c, a->b, b->b));
+    if (a->k == VAL_PAIR) return lw_pairv(w, lw_select_any(w, c, a->a, b->a), lw_select_any(w, c, a->b, b->b));
     if (a->k == VAL_ARRAY) {
-        View *v = view(w, V_SELECT, a->v->ty, a->v);
+        View *v = lw_view(w, V_SELECT, a->v->ty, a->v);
         v->in2 = b->v;
         v->cond = c;
-        return array(w, v);
+        return lw_array(w, v);
     }
-    X *x = xnew(w, X_SELECT, a->x->sk);
+    X *x = lw_xnew(w, X_SELECT, a->x->sk);
     x->sel.c = c;
     x->sel.a = a->x;
     x->sel.b = b->x;
-    return scalar(w, x);
+    return lw_scalar(w, x);
 }
 
-/* Is p a row of MATH_FNS? *arity: its arguments */
-static bool math_fn(Prim p, int *arity)
-{
-#define X(pr, n, f, d, i) if (p == pr) { *arity = n; return true; }
-    MATH_FNS(X)
-#undef X
-    return false;
-}
-
-/* select(c)(a)(b) -> both sides computed (into registers unless they are constants or
- *   registers already), then c ? a : b, so no lane branches on c; on arrays, a view;
- * f32(x) ... bool(x) -> X_CAST (C's conversion; (bool)x is x != 0);
- * exp(x) ... fma(x)(y)(z) -> X_CALL, printed as CUDA's float or double function;
- * neg sub div mod gt lt equal not never get here: typecheck made them E_UN/E_BIN. */
-static Val *lower_scalar_form(Lw *w, Expr *e)
-{
-    Expr **arg = e->prim.args;
-    Prim p = e->prim.p;
-    int arity;
-    if (p == P_SELECT) {
-        X *c = lower_exp(w, arg[0])->x;
-        Val *x = lower_exp(w, arg[1]), *y = lower_exp(w, arg[2]);
-        if (x->k == VAL_SCALAR) {
-            x = scalar(w, materialise(w, x->x, "s"));
-            y = scalar(w, materialise(w, y->x, "s"));
-        } else {
-            c = materialise(w, c, "c"); /* computed once, not per element */
-        }
-        return select_any(w, c, x, y);
-    }
-    if (p >= P_TO_F32 && p <= P_TO_BOOL) {
-        X *x = xnew(w, X_CAST, sk_of(e->ty));
-        x->un.e = lower_exp(w, arg[0])->x;
-        return scalar(w, x);
-    }
-    if (math_fn(p, &arity)) {
-        X *x = xnew(w, X_CALL, sk_of(e->ty));
-        x->call.p = p;
-        x->call.n = arity;
-        for (int i = 0; i < arity; i++) x->call.args[i] = lower_exp(w, arg[i])->x;
-        return scalar(w, x);
-    }
-    die("scalar form %s reached lowering", prim_info[p].name);
-}
-
-/* ---------------------------------------------------------------- array accumulators (issue 11 item 4) */
-
-/* The most elements an array accumulator may have: it lives in private memory, which
- * is registers only while every index into it is a constant (loops unrolled). */
-enum { MAX_ACC_ELEMS = 64 };
-
-/* copy(v, out) with every loop unrolled: the copies in and out of a private array stay
- * register moves */
-static void copy_unrolled(Lw *w, Val *v, Acc *c, Span sp)
-{
-    if (v->k != VAL_ARRAY) {
-        acc_store(w, c, v, sp);
-        return;
-    }
-    NatVar *iv;
-    Stmt *saved;
-    Stmt *s = open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
-    s->loop.unroll = true;
-    Nat *i = nat_var(w->a, iv);
-    copy_unrolled(w, view_at(w, v->v, i), acc_at(w, c, i), sp);
-    close_loop(w, s, saved);
-}
-
-/* Can body, the operator's new accumulator, be written straight into the accumulator
- * acc it reads? When it is mapSeq(g)(acc), mapSeq(g)(zip(acc)(ys)) or mapSeq(g)(zip(ys)(acc)),
- * with scalar elements and acc mentioned nowhere else, element i reads acc[i] and then
- * writes acc[i], and no other element of acc: yes. Otherwise element i might read an
- * element written before it, so the new value goes to a temporary first. */
-static bool elementwise_update(const Expr *body, const Binder *acc)
-{
-    if (body->kind != E_PRIM || (body->prim.p != P_MAPSEQ && body->prim.p != P_MAPSEQUNROLL)) return false;
-    if (body->ty->arr.elem->kind != T_SCALAR || count_uses(body, acc, 1) != 1) return false;
-    const Expr *xs = body->prim.args[1];
-    if (xs->kind == E_VAR) return xs->var.b == acc;
-    if (xs->kind != E_PRIM || xs->prim.p != P_ZIP) return false;
-    for (int k = 0; k < 2; k++)
-        if (xs->prim.args[k]->kind == E_VAR && xs->prim.args[k]->var.b == acc) return true;
-    return false;
-}
-
-/* reduceSeq(f)(init)(xs) with init : k.t (or nested arrays of k scalars in all), k a
- * constant <= MAX_ACC_ELEMS:
- *   t acc[k] = init; for j < n: { acc = f(acc)(xs[j]) }   (acc private)
- * The operator's body writes its new array into acc itself when that is safe
- * (elementwise_update), else into a private temporary that is then copied into acc. */
-static __attribute__((noinline)) Val *reduce_array(Lw *w, Expr *e, Val *init)
-{
-    Arena *a = w->a;
-    Expr **arg = e->prim.args, *f = arg[0];
-    const char *name = prim_info[e->prim.p].name;
-    Nat *cnt;
-    int64_t k;
-    const Type *in = ty_innermost(a, e->ty, &cnt);
-    if (!in)
-        diag_error(w->d, arg[1]->sp, "%s with an accumulator of type %s is not supported: an array accumulator "
-                   "must hold scalars", name, ty_str(a, e->ty));
-    if (!nat_is_const(cnt, &k))
-        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) needs a size known at compile time, but it "
-                   "has %s elements (specialise it with -D)", name, ty_str(a, e->ty), nat_str(a, cnt));
-    if (k > MAX_ACC_ELEMS)
-        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements, more than the %d that "
-                   "are kept in registers; reduce a smaller tile, or store partial results with toPrivate",
-                   name, ty_str(a, e->ty), (long long)k, MAX_ACC_ELEMS);
-    Buffer *accb = new_buffer(w, "acc", AS_PRIVATE, sk_of(in), cnt);
-    accb->scalar = k == 1;
-    Stmt *d = snew(w, S_DECL);
-    d->decl.buf = accb;
-    emit(w, d);
-    Acc *ca = acceptor(w, W_MEM, e->ty, NULL);
-    ca->buf = accb;
-    ca->base = nat_cst(a, 0);
-    copy_unrolled(w, init, ca, arg[1]->sp);
-    View *av = view(w, V_MEM, e->ty, NULL);
-    av->buf = accb;
-    av->base = nat_cst(a, 0);
-    Val *xs = lower_exp(w, arg[2]);
-    NatVar *iv;
-    Stmt *saved;
-    Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
-    s->loop.unroll = e->prim.p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
-    Expr *body = f->lam.body->lam.body;
-    bind(w, f->lam.param, array(w, av));
-    bind(w, f->lam.body->lam.param, view_at(w, xs->v, nat_var(a, iv)));
-    if (elementwise_update(body, f->lam.param)) {
-        lower_acc(w, body, ca);
-    } else {
-        Buffer *tb = new_buffer(w, "nacc", AS_PRIVATE, sk_of(in), cnt);
-        tb->scalar = k == 1;
-        Stmt *td = snew(w, S_DECL);
-        td->decl.buf = tb;
-        emit(w, td);
-        Acc *ct = acceptor(w, W_MEM, e->ty, NULL);
-        ct->buf = tb;
-        ct->base = nat_cst(a, 0);
-        lower_acc(w, body, ct);
-        View *tv = view(w, V_MEM, e->ty, NULL);
-        tv->buf = tb;
-        tv->base = nat_cst(a, 0);
-        copy_unrolled(w, array(w, tv), ca, e->sp);
-    }
-    close_loop(w, s, saved);
-    return array(w, av);
-}
-
-/* A shared scalar of the kernel (one element), laid out by smem.c. */
-static Buffer *shared_scalar(Lw *w, const char *prefix, ScalarKind sk, Span sp)
-{
-    Kernel *k = w->k;
-    Buffer *b = new_buffer(w, prefix, AS_SHARED, sk, nat_cst(w->a, 1));
-    b->sp = sp;
-    if (k->nshared == k->capshared) {
-        int cap = k->capshared ? 2 * k->capshared : 8;
-        Buffer **nb = ANEWN(w->a, Buffer *, cap);
-        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
-        k->shared = nb;
-        k->capshared = cap;
-    }
-    k->shared[k->nshared++] = b;
-    return b;
-}
-
-/* The leaves of a scalar or a pair of scalars, left to right. */
-static int val_leaves(Lw *w, Val *v, X **out, Span sp)
-{
-    if (v->k == VAL_SCALAR) {
-        out[0] = v->x;
-        return 1;
-    }
-    if (v->k == VAL_PAIR && v->a->k == VAL_SCALAR && v->b->k == VAL_SCALAR) {
-        out[0] = v->a->x;
-        out[1] = v->b->x;
-        return 2;
-    }
-    diag_error(w->d, sp, "lookback: the value must be a scalar or a pair of two scalars");
-}
-
-/* lookback(op)(init)(x) in the body of the kernel's mapBlock: the block's tile is drawn
- * from a counter in launch order (so a tile waits only for tiles whose blocks run), and
- * S_LOOKBACK leaves the exclusive prefix of the earlier tiles' x in shared scalars,
- * read by the whole block after the barrier the barrier pass puts there. The scratch
- * words are tagged with a launch epoch that the counter carries, so no launch resets
- * them (codegen/cuda.c). */
-static Val *lower_lookback(Lw *w, Expr *e)
-{
-    Arena *a = w->a;
-    Expr **arg = e->prim.args;
-    if (w->nloops != 1 || w->loops[0]->loop.level != LVL_BLOCK || w->loops[0]->loop.dim != 0)
-        diag_error(w->d, e->sp, "lookback must run once per block of the kernel's one-dimensional mapBlock, "
-                   "outside any other loop");
-    Stmt *blk = w->loops[0];
-    if (blk->loop.draw)
-        diag_error(w->d, e->sp, "a mapBlock has at most one lookback, and this is its second");
-    Val *x = lower_exp(w, arg[2]), *init = lower_exp(w, arg[1]);
-    X *xs[2], *is[2];
-    Stmt *s = snew(w, S_LOOKBACK);
-    int n = s->look.n = val_leaves(w, x, xs, arg[2]->sp);
-    val_leaves(w, init, is, arg[1]->sp);
-    s->look.tile = blk->loop.var;
-    s->look.packed = n == 1 && scalar_info[xs[0]->sk].size <= 4;
-    Nat *tiles = blk->loop.extent;
-    Val *pa, *pb;
-    for (int i = 0; i < n; i++) {
-        ScalarKind sk = xs[i]->sk;
-        s->look.agg[i] = materialise(w, xs[i], "agg");
-        s->look.init[i] = is[i];
-        s->look.res[i] = shared_scalar(w, "lb", sk, e->sp);
-        s->look.pa[i] = new_buffer(w, "lba", AS_PRIVATE, sk, nat_cst(a, 1));
-        s->look.pb[i] = new_buffer(w, "lbb", AS_PRIVATE, sk, nat_cst(a, 1));
-        s->look.pa[i]->scalar = s->look.pb[i]->scalar = true;
-        if (!s->look.packed) {
-            s->look.aggs[i] = scratch_buffer(w, "lbagg", sk, tiles);
-            s->look.incs[i] = scratch_buffer(w, "lbinc", sk, tiles);
-        }
-    }
-    if (s->look.packed) s->look.state = scratch_buffer(w, "lbstate", SK_U64, tiles);
-    else s->look.flags = scratch_buffer(w, "lbflag", SK_U32, tiles);
-    blk->loop.draw = w->k->draw = scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
-    if (n == 1) {
-        pa = scalar(w, xload(w, s->look.pa[0], nat_cst(a, 0)));
-        pb = scalar(w, xload(w, s->look.pb[0], nat_cst(a, 0)));
-    } else {
-        pa = pairv(w, scalar(w, xload(w, s->look.pa[0], nat_cst(a, 0))), scalar(w, xload(w, s->look.pa[1], nat_cst(a, 0))));
-        pb = pairv(w, scalar(w, xload(w, s->look.pb[0], nat_cst(a, 0))), scalar(w, xload(w, s->look.pb[1], nat_cst(a, 0))));
-    }
-    /* the operator's code goes into its own list, printed where the look-back applies it */
-    Stmt *saved = w->cur;
-    w->cur = s->look.ops = stmt_seq(a);
-    Expr *f = arg[0];
-    bind(w, f->lam.param, pa);
-    bind(w, f->lam.body->lam.param, pb);
-    X *os[2];
-    val_leaves(w, lower_exp(w, f->lam.body->lam.body), os, arg[0]->sp);
-    w->cur = saved;
-    for (int i = 0; i < s->look.ops->seq.n; i++)
-        if (s->look.ops->seq.items[i]->kind != S_DECL)
-            diag_error(w->d, arg[0]->sp, "lookback: the operator must be a function of scalars without loops or memory");
-    for (int i = 0; i < n; i++) s->look.op[i] = os[i];
-    emit(w, s);
-    if (n == 1) return scalar(w, xload(w, s->look.res[0], nat_cst(a, 0)));
-    return pairv(w, scalar(w, xload(w, s->look.res[0], nat_cst(a, 0))), scalar(w, xload(w, s->look.res[1], nat_cst(a, 0))));
-}
-
-static Val *lower_prim(Lw *w, Expr *e)
-{
-    Arena *a = w->a;
-    Expr **arg = e->prim.args;
-    Prim p = e->prim.p;
-    View *v;
-    switch (p) {
-    case P_SPLIT:
-    case P_SLIDE:
-        v = view(w, p == P_SPLIT ? V_SPLIT : V_SLIDE, e->ty, lower_exp(w, arg[0])->v);
-        v->n1 = p == P_SPLIT ? e->prim.nats[0] : e->prim.nats[1];
-        return array(w, v);
-    case P_ASVECTOR:
-        v = view(w, V_VEC, e->ty, lower_exp(w, arg[0])->v);
-        v->n1 = e->prim.nats[0];
-        v->fn = e;
-        return array(w, v);
-    case P_LASTBLOCK:
-        diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
-    case P_JOIN:
-        v = view(w, V_JOIN, e->ty, lower_exp(w, arg[0])->v);
-        v->n1 = arg[0]->ty->arr.elem->arr.n;
-        return array(w, v);
-    case P_TRANSPOSE: return array(w, view(w, V_TRANSPOSE, e->ty, lower_exp(w, arg[0])->v));
-    case P_PADCST:
-        v = view(w, V_PADCST, e->ty, lower_exp(w, arg[1])->v);
-        v->n1 = e->prim.nats[0];
-        v->n2 = arg[1]->ty->arr.n;
-        v->val = lower_exp(w, arg[0]);
-        if (v->val->k == VAL_SCALAR) v->val->x = materialise(w, v->val->x, "pad");
-        return array(w, v);
-    case P_PADCLAMP:
-        v = view(w, V_PADCLAMP, e->ty, lower_exp(w, arg[0])->v);
-        v->n1 = e->prim.nats[0];
-        v->n2 = arg[0]->ty->arr.n;
-        return array(w, v);
-    case P_TAKE: {
-        View *in = lower_exp(w, arg[0])->v;
-        v = view(w, V_OFFSET, e->ty, in);
-        v->n1 = nat_cst(a, 0);
-        return array(w, v);
-    }
-    case P_DROP:
-        v = view(w, V_OFFSET, e->ty, lower_exp(w, arg[0])->v);
-        v->n1 = e->prim.nats[0];
-        return array(w, v);
-    case P_ZIP:
-        v = view(w, V_ZIP, e->ty, lower_exp(w, arg[0])->v);
-        v->in2 = lower_exp(w, arg[1])->v;
-        return array(w, v);
-    case P_UNZIP: {
-        View *in = lower_exp(w, arg[0])->v;
-        View *x = view(w, V_PROJ, e->ty->pair.a, in), *y = view(w, V_PROJ, e->ty->pair.b, in);
-        y->proj = 1;
-        return pairv(w, array(w, x), array(w, y));
-    }
-    case P_PAIR: return pairv(w, lower_exp(w, arg[0]), lower_exp(w, arg[1]));
-    case P_FST: return lower_exp(w, arg[0])->a;
-    case P_SND: return lower_exp(w, arg[0])->b;
-    case P_GENERATE:
-        v = view(w, V_GEN, e->ty, NULL);
-        v->fn = arg[0];
-        return array(w, v);
-    case P_ID: return lower_exp(w, arg[0]);
-    case P_MAPSEQ:
-    case P_MAPSEQUNROLL:
-        v = view(w, V_MAP, e->ty, lower_exp(w, arg[1])->v);
-        v->fn = arg[0];
-        return array(w, v);
-    case P_MAPLANE:
-        /* read inside a warp: each lane computes its own element into a register */
-        if (inside(w, LVL_WARP) && !inside(w, LVL_LANE)) {
-            int64_t n;
-            if (!nat_is_const(e->ty->arr.n, &n) || n != 32)
-                diag_error(w->d, e->sp, "a mapLane whose result is read must cover all 32 lanes, not %s",
-                           nat_str(a, e->ty->arr.n));
-            Val *xs = lower_exp(w, arg[1]);
-            Val *mine = apply1(w, arg[0], view_at(w, xs->v, nat_var(a, w->k->hw.lane)));
-            if (mine->k != VAL_SCALAR)
-                diag_error(w->d, e->sp, "a warp array read after mapLane must hold one scalar per lane, not %s",
-                           ty_str(a, e->ty->arr.elem));
-            v = view(w, V_LANES, e->ty, NULL);
-            v->mine = materialise(w, mine->x, "r");
-            return array(w, v);
-        }
-        /* fall through */
-    case P_MAPGLOBAL:
-    case P_MAPBLOCK:
-    case P_MAPTHREADS:
-    case P_MAPWARP:
-        if (p == P_MAPGLOBAL || p == P_MAPBLOCK)
-            diag_error(w->d, e->sp, "the result of %s is read here without being stored: a result of the whole "
-                       "grid can only be the kernel's result; make it the kernel's result, or reduce it in the "
-                       "grid's last block with lastBlock", prim_info[p].name);
-        diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
-                   "toShared, or make it the kernel's result", prim_info[p].name);
-    case P_REDUCESEQ:
-    case P_REDUCESEQUNROLL: {
-        /* acc = init; for j < n: acc = f(acc, xs[j]); the accumulator lives in a register */
-        Val *init = lower_exp(w, arg[1]);
-        if (init->k == VAL_ARRAY) return reduce_array(w, e, init);
-        if (init->k != VAL_SCALAR)
-            diag_error(w->d, e->sp, "%s with a pair accumulator is not supported; use a scalar or array accumulator",
-                       prim_info[p].name);
-        Val *xs = lower_exp(w, arg[2]);
-        Buffer *accb = scalar_acc(w, sk_of(e->ty), init->x);
-        NatVar *iv;
-        Stmt *saved;
-        Stmt *s = open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
-        /* a vector register is only a register when every index is a constant */
-        s->loop.unroll = p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
-        Expr *f = arg[0];
-        bind(w, f->lam.param, scalar(w, xload(w, accb, nat_cst(a, 0))));
-        bind(w, f->lam.body->lam.param, view_at(w, xs->v, nat_var(a, iv)));
-        Val *r = lower_exp(w, f->lam.body->lam.body);
-        store(w, accb, nat_cst(a, 0), r->x);
-        close_loop(w, s, saved);
-        return scalar(w, xload(w, accb, nat_cst(a, 0)));
-    }
-    case P_TOPRIVATE: {
-        if (arg[0]->ty->kind == T_SCALAR || arg[0]->ty->kind == T_IDX)
-            return scalar(w, materialise(w, lower_exp(w, arg[0])->x, "p"));
-        int64_t n32;
-        if (inside(w, LVL_WARP) && !inside(w, LVL_LANE) && nat_is_const(arg[0]->ty->arr.n, &n32) && n32 == 32) {
-            /* private memory of a warp: one element per lane, in a register */
-            Val *xs = lower_exp(w, arg[0]);
-            int64_t off;
-            if (lanes_offset(w, xs->v, &off) && off == 0 && xs->v->kind == V_LANES) return xs;
-            Val *mine = view_at(w, xs->v, nat_var(a, w->k->hw.lane));
-            if (mine->k != VAL_SCALAR) diag_error(w->d, e->sp, "toPrivate of a warp array of %s is not supported", ty_str(a, arg[0]->ty->arr.elem));
-            v = view(w, V_LANES, arg[0]->ty, NULL);
-            v->mine = materialise(w, mine->x, "r");
-            return array(w, v);
-        }
-        Nat *cnt;
-        const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
-        int64_t c;
-        if (!in) diag_error(w->d, e->sp, "toPrivate of %s: only arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-        if (!nat_is_const(cnt, &c))
-            diag_error(w->d, e->sp, "toPrivate needs a size known at compile time, but this array has %s elements "
-                       "(specialise it with -D)", nat_str(a, cnt));
-        Buffer *b = new_buffer(w, "p", AS_PRIVATE, sk_of(in), cnt);
-        b->scalar = c == 1; /* a one-element private array is a scalar */
-        Stmt *d = snew(w, S_DECL);
-        d->decl.buf = b;
-        emit(w, d);
-        Acc *c0 = acceptor(w, W_MEM, arg[0]->ty, NULL);
-        c0->buf = b;
-        c0->base = nat_cst(a, 0);
-        lower_acc(w, arg[0], c0);
-        v = view(w, V_MEM, arg[0]->ty, NULL);
-        v->buf = b;
-        v->base = nat_cst(a, 0);
-        return array(w, v);
-    }
-    case P_TOSHARED: {
-        if (inside(w, LVL_THREADS) || inside(w, LVL_LANE) || inside(w, LVL_GLOBAL) || inside(w, LVL_WARP))
-            diag_error(w->d, e->sp, "toShared inside a per-thread map is not supported: materialise the whole "
-                       "mapThreads/mapWarp result at block level instead");
-        Nat *cnt;
-        const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
-        if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-        Buffer *b = new_buffer(w, "s", AS_SHARED, sk_of(in), cnt);
-        b->sp = e->sp;
-        Kernel *k = w->k;
-        if (k->nshared == k->capshared) {
-            int cap = k->capshared ? 2 * k->capshared : 8;
-            Buffer **nb = ANEWN(a, Buffer *, cap);
-            if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
-            k->shared = nb;
-            k->capshared = cap;
-        }
-        k->shared[k->nshared++] = b;
-        Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
-        Acc *c0 = acceptor(w, W_MEM, aty, NULL);
-        c0->buf = b;
-        c0->base = nat_cst(a, 0);
-        if (arg[0]->ty->kind == T_ARRAY) lower_acc(w, arg[0], c0);
-        else store(w, b, nat_cst(a, 0), lower_exp(w, arg[0])->x);
-        if (arg[0]->ty->kind != T_ARRAY) return scalar(w, xload(w, b, nat_cst(a, 0)));
-        v = view(w, V_MEM, arg[0]->ty, NULL);
-        v->buf = b;
-        v->base = nat_cst(a, 0);
-        return array(w, v);
-    }
-    case P_TOGLOBAL:
-        diag_error(w->d, e->sp, "toGlobal is not supported yet: a kernel's global memory is its output; "
-                   "split the program into two kernels");
-    case P_SHFLDOWN:
-    case P_SHFLUP:
-    case P_SHFLXOR:
-    case P_SHFLWARP: {
-        Val *in = lower_exp(w, arg[p == P_SHFLWARP ? 1 : 0]);
-        int64_t off;
-        if (!inside(w, LVL_WARP) || inside(w, LVL_LANE) || !lanes_offset(w, in->v, &off) || off != 0)
-            diag_error(w->d, e->sp, "%s is only supported on a warp array (one element per lane, e.g. from "
-                       "mapLane or toPrivate inside mapWarp)", prim_info[p].name);
-        v = view(w, V_SHFL, e->ty, in->v);
-        v->shfl = (ShflKind)prim_info[p].shfl;
-        if (p == P_SHFLWARP) v->src = lower_exp(w, arg[0])->v;
-        else v->n1 = e->prim.nats[0];
-        return array(w, v);
-    }
-    case P_ADD:
-    case P_MUL: {
-        Val *x = lower_exp(w, arg[0]), *y = lower_exp(w, arg[1]);
-        return scalar(w, xbin(w, p == P_ADD ? OP_ADD : OP_MUL, sk_of(e->ty), x->x, y->x));
-    }
-    case P_MIN:
-    case P_MAX: {
-        Val *x = lower_exp(w, arg[0]), *y = lower_exp(w, arg[1]);
-        X *m = xnew(w, X_MINMAX, sk_of(e->ty));
-        m->bin.op = p == P_MIN ? OP_LT : OP_GT;
-        m->bin.l = x->x;
-        m->bin.r = y->x;
-        return scalar(w, m);
-    }
-    /* ---- index and data movement */
-    case P_IDX: {
-        View *xs = lower_exp(w, arg[1])->v;
-        return view_at(w, xs, data_index(w, lower_exp(w, arg[0])->x, arg[1]->ty->arr.n));
-    }
-    case P_GATHER:
-        v = view(w, V_GATHER, e->ty, lower_exp(w, arg[1])->v);
-        v->in2 = lower_exp(w, arg[0])->v;
-        return array(w, v);
-    case P_SCATTER:
-        diag_error(w->d, e->sp, "the result of scatter is read here without being stored: scatter writes to memory; "
-                   "make it the kernel's result, or store it with toShared or toPrivate");
-    case P_CONCAT:
-        v = view(w, V_CONCAT, e->ty, lower_exp(w, arg[0])->v);
-        v->in2 = lower_exp(w, arg[1])->v;
-        v->n1 = arg[0]->ty->arr.n;
-        return array(w, v);
-    case P_PADEMPTY:
-        /* reading the padding is undefined: the view reads past the argument's end */
-        v = view(w, V_OFFSET, e->ty, lower_exp(w, arg[0])->v);
-        v->n1 = nat_cst(a, 0);
-        return array(w, v);
-    SCALAR_FORM_CASES return lower_scalar_form(w, e);
-    case P_SCANSEQ:
-    case P_SCANSEQEXCL:
-        /* element i of a scan needs elements 0..i: read lazily it would be recomputed
-         * per element, so, like a parallel map's, its result must be stored first */
-        diag_error(w->d, e->sp, "the result of %s is read here without being stored: materialise it with "
-                   "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
-    case P_LOOKBACK: return lower_lookback(w, e);
-    case P_TOPRIVATEFUN:
-    case P_TOSHAREDFUN:
-    case P_COUNT: break;
-    }
-    unreachable();
-}
-
-static Val *lower_exp(Lw *w, Expr *e)
+Val *lw_lower_exp(Lw *w, Expr *e)
 {
     if (lang_stack_left() < LANG_STACK_RESERVE) diag_error(w->d, e->sp, "program nested too deeply to compile");
     switch (e->kind) {
@@ -1664,28 +824,29 @@ static Val *lower_exp(Lw *w, Expr *e)
         return v;
     }
     case E_LIT: {
-        X *x = xnew(w, X_LIT, sk_of(e->ty));
+        X *x = lw_xnew(w, X_LIT, lw_sk_of(e->ty));
         x->lit.u = e->lit.u;
-        return scalar(w, x);
+        return lw_scalar(w, x);
     }
-    case E_NAT: return scalar(w, xnat(w, e->nat.n));
+    case E_NAT: return lw_scalar(w, xnat(w, e->nat.n));
     case E_BIN: {
-        Val *l = lower_exp(w, e->bin.l), *r = lower_exp(w, e->bin.r);
-        return scalar(w, xbin(w, e->bin.op, sk_of(e->ty), l->x, r->x));
+        Val *l = lw_lower_exp(w, e->bin.l), *r = lw_lower_exp(w, e->bin.r);
+        return lw_scalar(w, lw_xbin(w, e->bin.op, lw_sk_of(e->ty), l->x, r->x));
     }
     case E_UN: {
-        X *x = xnew(w, X_UN, sk_of(e->ty));
+        X *x = lw_xnew(w, X_UN, lw_sk_of(e->ty));
         x->un.op = e->un.op;
-        x->un.e = lower_exp(w, e->un.e)->x;
-        return scalar(w, x);
+        x->un.e = lw_lower_exp(w, e->un.e)->x;
+        return lw_scalar(w, x);
     }
     case E_LET:
         bind_let(w, e);
-        return lower_exp(w, e->let.body);
-    case E_PRIM: {
+        return lw_lower_exp(w, e->let.body);
+    case E_PRIM: { /* the lowering of its primitive (prims/) */
         Span saved = w->at;
         w->at = e->sp;
-        Val *v = lower_prim(w, e);
+        if (!prim_ops(e->prim.p)->lower) die("primitive %s has no lowering in prims/", prim_info[e->prim.p].name);
+        Val *v = prim_ops(e->prim.p)->lower(w, e);
         w->at = saved;
         return v;
     }
@@ -1731,12 +892,12 @@ static Acc *next_output(Lw *w, const Type *t, bool several)
     Buffer *out = ANEW(w->a, Buffer);
     out->name = several ? arena_printf(w->a, "out%d", k->nouts) : "out";
     out->as = AS_GLOBAL;
-    out->sk = sk_of(ot);
+    out->sk = lw_sk_of(ot);
     out->count = cnt;
     out->param = -1;
     out->id = arena_next_id(w->a);
     k->outs[k->nouts++] = out;
-    Acc *c = acceptor(w, W_MEM, t->kind == T_ARRAY ? (Type *)t : ty_array(w->a, nat_cst(w->a, 1), (Type *)t), NULL);
+    Acc *c = lw_acceptor(w, W_MEM, t->kind == T_ARRAY ? (Type *)t : ty_array(w->a, nat_cst(w->a, 1), (Type *)t), NULL);
     c->buf = out;
     c->base = nat_cst(w->a, 0);
     return c;
@@ -1752,8 +913,8 @@ static void write_result_val(Lw *w, Val *v, const Type *t, Span sp)
         return;
     }
     Acc *c = next_output(w, t, true);
-    if (v->k == VAL_SCALAR) store(w, c->buf, nat_cst(w->a, 0), v->x);
-    else copy_val(w, v, c, sp);
+    if (v->k == VAL_SCALAR) lw_store(w, c->buf, nat_cst(w->a, 0), v->x);
+    else lw_copy_val(w, v, c, sp);
 }
 
 /* The kernel's result: each leaf of its pairs is written to its own output, in order.
@@ -1774,12 +935,12 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
     }
     if (t->kind == T_PAIR) {
         w->at = e->sp;
-        write_result_val(w, lower_exp(w, e), t, e->sp);
+        write_result_val(w, lw_lower_exp(w, e), t, e->sp);
         return;
     }
     Acc *c = next_output(w, t, several);
-    if (t->kind == T_ARRAY) lower_acc(w, e, c);
-    else store(w, c->buf, nat_cst(w->a, 0), lower_exp(w, e)->x);
+    if (t->kind == T_ARRAY) lw_lower_acc(w, e, c);
+    else lw_store(w, c->buf, nat_cst(w->a, 0), lw_lower_exp(w, e)->x);
 }
 
 Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
@@ -1802,20 +963,20 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
         Buffer *b = ANEW(a, Buffer);
         b->name = user_part(a, kd->params[i]->name);
         b->as = AS_GLOBAL;
-        b->sk = sk_of(in);
+        b->sk = lw_sk_of(in);
         b->count = cnt;
         b->param = i;
         b->id = arena_next_id(a);
         k->inputs[i] = b;
         if (kd->params[i]->ty->kind == T_ARRAY) {
             w.at = kd->params[i]->sp;
-            View *v = view(&w, V_MEM, kd->params[i]->ty, NULL);
+            View *v = lw_view(&w, V_MEM, kd->params[i]->ty, NULL);
             v->buf = b;
             v->base = nat_cst(a, 0);
-            bind(&w, kd->params[i], array(&w, v));
+            lw_bind(&w, kd->params[i], lw_array(&w, v));
         } else {
             b->scalar = true; /* passed by value */
-            bind(&w, kd->params[i], scalar(&w, xload(&w, b, nat_cst(a, 0))));
+            lw_bind(&w, kd->params[i], lw_scalar(&w, lw_xload(&w, b, nat_cst(a, 0))));
         }
     }
     int nleaves = count_leaves(kd->body->ty);

@@ -12,39 +12,11 @@
  * literals), the expected type from the context does.
  */
 #include "compiler.h"
+#include "../prims/prims.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
-
-typedef enum { SC_DATA, SC_NAT } ScopeKind;
-
-typedef struct Scope {
-    const char *name;
-    ScopeKind kind;
-    Binder *b;  /* SC_DATA */
-    Nat *nat;   /* SC_NAT: a variable, or a constant after -D */
-    struct Scope *next;
-} Scope;
-
-/* The enclosing parallel maps, to reject nestings CUDA cannot run. */
-typedef struct Ctx {
-    Level lv[8];
-    int dim[8];
-    Span sp[8];
-    int fdepth[8]; /* the function depth of the map's own body (-1: lastBlock's) */
-    int n;
-} Ctx;
-
-typedef struct Tc {
-    Arena *a;
-    Diag *d;
-    Ctx ctx;
-    Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
-    int fdepth; /* how many primitives' function arguments enclose the node */
-} Tc;
-
-static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected);
 
 static const char *uname(Tc *t, const char *n)
 {
@@ -52,8 +24,8 @@ static const char *uname(Tc *t, const char *n)
     return tick ? arena_strndup(t->a, n, (size_t)(tick - n)) : n;
 }
 
-static const char *tstr(Tc *t, const Type *ty) { return ty_str(t->a, ty); }
-static const char *nstr(Tc *t, const Nat *n) { return nat_str(t->a, n); }
+const char *tc_tstr(Tc *t, const Type *ty) { return ty_str(t->a, ty); }
+const char *tc_nstr(Tc *t, const Nat *n) { return nat_str(t->a, n); }
 
 static Scope *push(Tc *t, Scope *sc, const char *name, ScopeKind k, Binder *b, Nat *n)
 {
@@ -83,7 +55,7 @@ static Binder *new_binder(Tc *t, const char *name, Type *ty, Span sp)
     return b;
 }
 
-static Expr *mk(Tc *t, ExprKind k, Type *ty, Span sp)
+Expr *tc_mk(Tc *t, ExprKind k, Type *ty, Span sp)
 {
     Expr *e = ANEW(t->a, Expr);
     e->kind = k;
@@ -95,7 +67,7 @@ static Expr *mk(Tc *t, ExprKind k, Type *ty, Span sp)
 /* ---------------------------------------------------------------- nat expressions */
 
 /* nat ::= number | name | nat (+ - * / %) nat | ( nat )   (in a nat position) */
-static Nat *nat_of(Tc *t, Ast *e, Scope *sc)
+Nat *tc_nat_of(Tc *t, Ast *e, Scope *sc)
 {
     nat_at(e->sp);
     switch (e->kind) {
@@ -117,7 +89,7 @@ static Nat *nat_of(Tc *t, Ast *e, Scope *sc)
         return s->nat;
     }
     case A_BIN: {
-        Nat *l = nat_of(t, e->bin.l, sc), *r = nat_of(t, e->bin.r, sc);
+        Nat *l = tc_nat_of(t, e->bin.l, sc), *r = tc_nat_of(t, e->bin.r, sc);
         int64_t c;
         switch (e->bin.op) {
         case OP_ADD: return nat_add(t->a, l, r);
@@ -144,49 +116,49 @@ static Nat *nat_of(Tc *t, Ast *e, Scope *sc)
 }
 
 /* A nat argument that must be positive (a split size, a slide step). */
-static Nat *pos_nat_of(Tc *t, Ast *e, Scope *sc, const char *what)
+Nat *tc_pos_nat_of(Tc *t, Ast *e, Scope *sc, const char *what)
 {
-    Nat *n = nat_of(t, e, sc);
+    Nat *n = tc_nat_of(t, e, sc);
     int64_t c;
     if (nat_is_const(n, &c) && c <= 0) diag_error(t->d, e->sp, "%s must be positive, got %lld", what, (long long)c);
     return n;
 }
 
-static Type *type_of(Tc *t, TypeExpr *te, Scope *sc)
+Type *tc_type_of(Tc *t, TypeExpr *te, Scope *sc)
 {
     switch (te->kind) {
     case TE_SCALAR: return ty_scalar(t->a, te->sk);
-    case TE_ARRAY: return ty_array(t->a, nat_of(t, te->arr.size, sc), type_of(t, te->arr.elem, sc));
-    case TE_PAIR: return ty_pair(t->a, type_of(t, te->pair.a, sc), type_of(t, te->pair.b, sc));
-    case TE_IDX: return ty_idx(t->a, nat_of(t, te->idx.size, sc));
+    case TE_ARRAY: return ty_array(t->a, tc_nat_of(t, te->arr.size, sc), tc_type_of(t, te->arr.elem, sc));
+    case TE_PAIR: return ty_pair(t->a, tc_type_of(t, te->pair.a, sc), tc_type_of(t, te->pair.b, sc));
+    case TE_IDX: return ty_idx(t->a, tc_nat_of(t, te->idx.size, sc));
     }
     unreachable();
 }
 
 /* ---------------------------------------------------------------- helpers */
 
-static bool is_scalar(const Type *ty) { return ty->kind == T_SCALAR || ty->kind == T_IDX; }
+bool tc_is_scalar(const Type *ty) { return ty->kind == T_SCALAR || ty->kind == T_IDX; }
 /* idx[n] computes as i32 */
-static ScalarKind num_kind(const Type *ty) { return ty->kind == T_IDX ? SK_I32 : ty->sk; }
+ScalarKind tc_num_kind(const Type *ty) { return ty->kind == T_IDX ? SK_I32 : ty->sk; }
 /* what idx, gather and shflWarp accept as an index: idx[n], i32, u32 or i64 */
-static bool is_index(const Type *ty)
+bool tc_is_index(const Type *ty)
 {
     return ty->kind == T_IDX ||
            (ty->kind == T_SCALAR && (ty->sk == SK_I32 || ty->sk == SK_U32 || ty->sk == SK_I64));
 }
 
-static Type *want_array(Tc *t, Expr *e, const char *prim)
+Type *tc_want_array(Tc *t, Expr *e, const char *prim)
 {
     if (e->ty->kind != T_ARRAY)
-        diag_error(t->d, e->sp, "%s expects an array, but this has type %s", prim, tstr(t, e->ty));
+        diag_error(t->d, e->sp, "%s expects an array, but this has type %s", prim, tc_tstr(t, e->ty));
     return e->ty;
 }
 
-static Type *want_2d(Tc *t, Expr *e, const char *prim)
+Type *tc_want_2d(Tc *t, Expr *e, const char *prim)
 {
-    Type *ty = want_array(t, e, prim);
+    Type *ty = tc_want_array(t, e, prim);
     if (ty->arr.elem->kind != T_ARRAY)
-        diag_error(t->d, e->sp, "%s expects an array of arrays, but this has type %s", prim, tstr(t, e->ty));
+        diag_error(t->d, e->sp, "%s expects an array of arrays, but this has type %s", prim, tc_tstr(t, e->ty));
     return ty;
 }
 
@@ -205,7 +177,7 @@ static Expr *lit_int(Tc *t, Ast *e, Type *expected)
     if (e->lit_int.v > max)
         diag_error(t->d, e->sp, "integer literal %llu does not fit in %s", (unsigned long long)e->lit_int.v,
                    scalar_info[sk].name);
-    Expr *r = mk(t, E_LIT, ty_scalar(t->a, sk), e->sp);
+    Expr *r = tc_mk(t, E_LIT, ty_scalar(t->a, sk), e->sp);
     r->lit.u = e->lit_int.v;
     return r;
 }
@@ -227,7 +199,7 @@ static Ast *spine(Ast *e, Ast **args, int *n, int max)
 /* Check a function argument against parameter types `ps` (curried), giving E_LAM
  * chains. A primitive used as a function (reduceSeq(add), mapLane(id)) is
  * eta-expanded: add  ==>  fun(a => fun(b => add(a)(b))). */
-static Expr *check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_expected, Span at)
+Expr *tc_check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_expected, Span at)
 {
     if (f->kind != A_LAM) {
         int n;
@@ -248,22 +220,22 @@ static Expr *check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_ex
             diag_error(t->d, f->sp, "expected a function here (fun(x => ...) or a primitive)");
         }
     }
-    Expr *lam = mk(t, E_LAM, NULL, f->sp);
+    Expr *lam = tc_mk(t, E_LAM, NULL, f->sp);
     Type *pty = ps[0];
     if (f->lam.ptype) {
-        Type *ann = type_of(t, f->lam.ptype, sc);
+        Type *ann = tc_type_of(t, f->lam.ptype, sc);
         if (!ty_equal(ann, pty))
-            diag_error(t->d, f->lam.ptype->sp, "parameter annotated %s, but it receives %s", tstr(t, ann), tstr(t, pty));
+            diag_error(t->d, f->lam.ptype->sp, "parameter annotated %s, but it receives %s", tc_tstr(t, ann), tc_tstr(t, pty));
     }
     lam->lam.param = new_binder(t, f->lam.param, pty, f->sp);
     Scope *inner = push(t, sc, f->lam.param, SC_DATA, lam->lam.param, NULL);
     if (np > 1) {
         if (f->lam.body->kind != A_LAM && f->lam.body->kind != A_APP && f->lam.body->kind != A_VAR)
             diag_error(t->d, f->lam.body->sp, "expected a function of %d parameters here", np);
-        lam->lam.body = check_fun(t, f->lam.body, ps + 1, np - 1, inner, ret_expected, at);
+        lam->lam.body = tc_check_fun(t, f->lam.body, ps + 1, np - 1, inner, ret_expected, at);
     } else {
         t->fdepth++;
-        lam->lam.body = infer(t, f->lam.body, inner, ret_expected);
+        lam->lam.body = tc_infer(t, f->lam.body, inner, ret_expected);
         t->fdepth--;
     }
     Type *rt = lam->lam.body->ty;
@@ -272,7 +244,7 @@ static Expr *check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_ex
 }
 
 /* The result type of a checked curried lambda of np parameters. */
-static Type *fun_result(Expr *lam, int np)
+Type *tc_fun_result(Expr *lam, int np)
 {
     for (int i = 1; i < np; i++) lam = lam->lam.body;
     return lam->lam.body->ty;
@@ -294,9 +266,9 @@ static const char *level_name(Level l)
  *   mapGlobal -> mapGlobal;  mapBlock -> mapBlock | mapThreads | mapWarp
  *   mapThreads -> mapThreads;  mapWarp -> mapLane | mapWarp;  mapLane -> mapLane? no
  * mapSeq may appear anywhere and does not change the context. */
-static void check_nesting(Tc *t, Level l, int dim, Span sp)
+void tc_check_nesting(Tc *t, Level l, int dim, Span sp)
 {
-    Ctx *c = &t->ctx;
+    TcMaps *c = &t->ctx;
     Level outer = LVL_SEQ;
     for (int i = 0; i < c->n; i++) {
         if (c->lv[i] == l && c->dim[i] == dim)
@@ -324,187 +296,15 @@ static void check_nesting(Tc *t, Level l, int dim, Span sp)
 
 /* ---------------------------------------------------------------- primitives */
 
-static Expr *prim_expr(Tc *t, Prim p, Type *ty, Span sp)
+Expr *tc_prim_expr(Tc *t, Prim p, Type *ty, Span sp)
 {
-    Expr *e = mk(t, E_PRIM, ty, sp);
+    Expr *e = tc_mk(t, E_PRIM, ty, sp);
     e->prim.p = p;
     return e;
 }
 
-/* ---------------------------------------------------------------- scalar forms */
-
-static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who);
-
-/* Is p a row of MATH_FNS? *arity its arguments, *ints whether integers are allowed */
-static bool math_fn(Prim p, int *arity, bool *ints)
-{
-#define X(pr, n, f, d, i) if (p == pr) { *arity = n; *ints = i; return true; }
-    MATH_FNS(X)
-#undef X
-    return false;
-}
-
-/* The scalar forms:
- *   select : bool -> t -> t -> t          (t any type: scalars, pairs, arrays)
- *   f32, f64, i32, u32, i64, u64, bool : s -> that type   (s a scalar or idx)
- *   exp ... erf : f -> f, pow : f -> f -> f, fma : f -> f -> f -> f   (f is f32 or f64;
- *                  abs also on i32 and i64)
- *   sub div mod gt lt equal : the binary operators - / % > < == (same rules: E_BIN)
- *   neg, not : the unary - and ! (E_UN) */
-static Expr *infer_scalar_form(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expected, Span sp)
-{
-    const char *name = prim_info[p].name;
-    Arena *a = t->a;
-    Expr *e;
-    int arity;
-    bool ints;
-    if (p == P_SELECT) {
-        Expr *c = infer(t, arg[0], sc, ty_scalar(a, SK_BOOL));
-        if (c->ty->kind != T_SCALAR || c->ty->sk != SK_BOOL)
-            diag_error(t->d, c->sp, "select: the condition must be a bool, but this has type %s", tstr(t, c->ty));
-        Expr *x = infer(t, arg[1], sc, expected);
-        Expr *y = infer(t, arg[2], sc, x->ty);
-        if (!ty_equal(x->ty, y->ty))
-            diag_error(t->d, y->sp, "select of different types %s and %s (both sides must have one type)", tstr(t, x->ty),
-                       tstr(t, y->ty));
-        e = prim_expr(t, p, x->ty, sp);
-        e->prim.args[0] = c;
-        e->prim.args[1] = x;
-        e->prim.args[2] = y;
-        return e;
-    }
-    if (p >= P_TO_F32 && p <= P_TO_BOOL) {
-        Expr *x = infer(t, arg[0], sc, NULL);
-        if (!is_scalar(x->ty))
-            diag_error(t->d, x->sp, "%s(x) converts a scalar, but this has type %s", name, tstr(t, x->ty));
-        ScalarKind to = (ScalarKind)(SK_F32 + (p - P_TO_F32));
-        if (strcmp(scalar_info[to].name, name) != 0) die("cast rows out of the SCALAR_TYPES order");
-        e = prim_expr(t, p, ty_scalar(a, to), sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    if (math_fn(p, &arity, &ints)) {
-        Expr *x = infer(t, arg[0], sc, expected);
-        if (x->ty->kind != T_SCALAR || !(scalar_info[x->ty->sk].is_float || (ints && (x->ty->sk == SK_I32 || x->ty->sk == SK_I64))))
-            diag_error(t->d, x->sp, "%s takes %s, but this has type %s", name,
-                       ints ? "f32, f64, i32 or i64" : "f32 or f64 (convert an integer with f32(x))", tstr(t, x->ty));
-        e = prim_expr(t, p, x->ty, sp);
-        e->prim.args[0] = x;
-        for (int i = 1; i < arity; i++) {
-            Expr *y = infer(t, arg[i], sc, x->ty);
-            if (!ty_equal(x->ty, y->ty))
-                diag_error(t->d, y->sp, "%s: argument %d has type %s but the first has type %s", name, i + 1,
-                           tstr(t, y->ty), tstr(t, x->ty));
-            e->prim.args[i] = y;
-        }
-        return e;
-    }
-    if (p == P_NEG || p == P_NOT) {
-        Expr *x = infer(t, arg[0], sc, expected);
-        if (!is_scalar(x->ty)) diag_error(t->d, x->sp, "%s takes a scalar, but this has type %s", name, tstr(t, x->ty));
-        ScalarKind k = num_kind(x->ty);
-        if (p == P_NOT && k != SK_BOOL) diag_error(t->d, x->sp, "not takes a bool, but this has type %s", scalar_info[k].name);
-        if (p == P_NEG && (k == SK_BOOL || !scalar_info[k].is_signed))
-            diag_error(t->d, x->sp, "neg does not apply to %s", scalar_info[k].name);
-        e = mk(t, E_UN, ty_scalar(a, k), sp);
-        e->un.op = p == P_NEG ? UOP_NEG : UOP_NOT;
-        e->un.e = x;
-        return e;
-    }
-    BinOp op = p == P_SUB ? OP_SUB : p == P_DIV ? OP_DIV : p == P_MOD ? OP_MOD : p == P_GT ? OP_GT : p == P_LT ? OP_LT : OP_EQ;
-    if (p != P_SUB && p != P_DIV && p != P_MOD && p != P_GT && p != P_LT && p != P_EQUAL) die("scalar form %s", name);
-    return infer_bin(t, ast_bin(a, sp, op, arg[0], arg[1]), sc, expected, name);
-}
-
-/* scanSeq(f)(init)(xs) : n.t  for f : s -> t -> t, init : t, xs : n.s. The operator
- * takes the element first and the accumulator second, as shine's primitives.scala
- * types it: scanSeq : (s ->: t ->: t) ->: t ->: (n`.`s) ->: (n`.`t) (and its test
- * apps/scan.scala writes scanSeq(fun(x => fun(a => a + x)))); reduceSeq's operator
- * is the other way round, (t ->: s ->: t). scanSeqExcl has the same type.
- * A function of its own, so that infer_prim's frame (deep recursion) does not grow. */
-/* The type an accumulator's initial value is checked against. The operator's
- * annotation of its accumulator parameter says it (reduceSeq(fun(i32)(acc => ...))(0)
- * over floats starts from an i32 0); without one, `fallback` (the elements' type). An
- * unsuffixed integer literal over float elements with an unannotated function operator
- * is an error naming both fixes: the literal would be a float there, yet a count over
- * floats wants an integer accumulator, and nothing says which the user meant. A
- * primitive operator (add, max, ...) takes two equal types, so the fallback is right. */
-static Type *acc_expected(Tc *t, const PrimInfo *pi, Ast *op, int accpos, Ast *init, Type *fallback, Scope *sc)
-{
-    Ast *acc = op;
-    if (accpos == 1) acc = op->kind == A_LAM && op->lam.body->kind == A_LAM ? op->lam.body : NULL;
-    if (acc && acc->kind == A_LAM && acc->lam.ptype) return type_of(t, acc->lam.ptype, sc);
-    Ast *lit = init;
-    while (lit->kind == A_UN) lit = lit->un.e;
-    if (op->kind == A_LAM && lit->kind == A_INT && !lit->lit_int.suffixed && fallback && fallback->kind == T_SCALAR &&
-        scalar_info[fallback->sk].is_float)
-        diag_error(t->d, init->sp, "%s: the initial value is an integer literal, but the elements are %s and the "
-                   "operator does not give its accumulator a type: write %llu.0%s for an %s accumulator, or "
-                   "i32(%llu) (or annotate the accumulator: fun(i32)(acc => ...)) for an integer one",
-                   pi->name, scalar_info[fallback->sk].name, (unsigned long long)lit->lit_int.v,
-                   fallback->sk == SK_F32 ? "f" : "", scalar_info[fallback->sk].name, (unsigned long long)lit->lit_int.v);
-    return fallback;
-}
-
-static __attribute__((noinline)) Expr *infer_scan(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expected, Span sp)
-{
-    Arena *a = t->a;
-    const PrimInfo *pi = &prim_info[p];
-    Expr *x = infer(t, arg[2], sc, NULL);
-    Type *tx = want_array(t, x, pi->name);
-    Type *hint = expected && expected->kind == T_ARRAY ? expected->arr.elem
-                                                       : acc_expected(t, pi, arg[0], 1, arg[1], tx->arr.elem, sc);
-    Expr *init = infer(t, arg[1], sc, hint);
-    Type *ps[2] = {tx->arr.elem, init->ty};
-    Expr *f = check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
-    Type *rt = fun_result(f, 2);
-    if (!ty_equal(rt, init->ty))
-        diag_error(t->d, arg[0]->sp, "%s: the operator returns %s but the accumulator has type %s "
-                   "(the operator takes the element first, then the accumulator)", pi->name,
-                   tstr(t, rt), tstr(t, init->ty));
-    Expr *e = prim_expr(t, p, ty_array(a, tx->arr.n, init->ty), sp);
-    e->prim.args[0] = f;
-    e->prim.args[1] = init;
-    e->prim.args[2] = x;
-    return e;
-}
-
-/* lookback(op)(init)(x): (t -> t -> t) -> t -> t -> t, t a scalar or a pair of two
- * scalars. Block i of the enclosing mapBlock gets init `op` x_0 `op` ... x_(i-1), the
- * values the earlier blocks gave (op(a)(b): a the earlier). It must be block-level code
- * of a one-dimensional mapBlock that no other map or function encloses: once per
- * block, where the whole block runs it. */
-static Expr *infer_lookback(Tc *t, Ast **arg, Scope *sc, Span sp)
-{
-    Ctx *c = &t->ctx;
-    if (c->n != 1 || c->lv[0] != LVL_BLOCK || c->dim[0] != 0 || c->fdepth[0] != t->fdepth) {
-        const char *why = "lookback gives each block of a mapBlock the prefix of the earlier blocks' values: it must be "
-                          "block-level code in the body of a one-dimensional mapBlock, outside any other map, lastBlock "
-                          "or sequential function";
-        if (c->n) diag_error2(t->d, sp, c->sp[c->n - 1], "the enclosing map is here", "%s", why);
-        diag_error(t->d, sp, "%s", why);
-    }
-    Expr *x = infer(t, arg[2], sc, NULL);
-    Type *ty = x->ty;
-    bool ok = ty->kind == T_SCALAR ||
-              (ty->kind == T_PAIR && ty->pair.a->kind == T_SCALAR && ty->pair.b->kind == T_SCALAR);
-    if (!ok) diag_error(t->d, arg[2]->sp, "lookback of %s: the value must be a scalar or a pair of two scalars", tstr(t, ty));
-    Expr *init = infer(t, arg[1], sc, ty);
-    if (!ty_equal(init->ty, ty))
-        diag_error(t->d, arg[1]->sp, "lookback: the neutral element has type %s but the value has type %s",
-                   tstr(t, init->ty), tstr(t, ty));
-    Type *ps[2] = {ty, ty};
-    Expr *f = check_fun(t, arg[0], ps, 2, sc, ty, sp);
-    Type *rt = fun_result(f, 2);
-    if (!ty_equal(rt, ty))
-        diag_error(t->d, arg[0]->sp, "lookback: the operator returns %s but the value has type %s", tstr(t, rt), tstr(t, ty));
-    Expr *e = prim_expr(t, P_LOOKBACK, ty, sp);
-    e->prim.args[0] = f;
-    e->prim.args[1] = init;
-    e->prim.args[2] = x;
-    return e;
-}
-
+/* p(args): the arity and the dimension checked here, the rest by the type rule of p
+ * (prims/) */
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
 {
     const PrimInfo *pi = &prim_info[p];
@@ -527,362 +327,9 @@ static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc,
         diag_error(t->d, args[0]->sp, "'%s' takes no dimension", pi->name);
 
     Ast **nat = args + first, **arg = args + first + pi->nnats;
-    Expr *e;
-    Arena *a = t->a;
-    switch (p) {
-    case P_SPLIT:
-    case P_ASVECTOR: {
-        /* asVector(k) is split(k) whose k-element groups are each loaded with one k-wide
-         * load: k must be 2 or 4 and the group 8 or 16 bytes (float2/float4, int4, ...) */
-        const char *pn = pi->name;
-        Nat *k = pos_nat_of(t, nat[0], sc, p == P_SPLIT ? "split size" : "vector width");
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *ty = want_array(t, x, pn);
-        if (p == P_ASVECTOR) {
-            int64_t kc;
-            if (!nat_is_const(k, &kc) || (kc != 2 && kc != 4))
-                diag_error(t->d, nat[0]->sp, "asVector(%s): the vector width must be 2 or 4", nstr(t, k));
-            if (ty->arr.elem->kind != T_SCALAR || ty->arr.elem->sk == SK_BOOL ||
-                kc * scalar_info[ty->arr.elem->sk].size > 16)
-                diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together",
-                           (long long)kc, tstr(t, ty));
-        }
-        if (!nat_divides(a, k, ty->arr.n))
-            diag_error(t->d, sp, "%s(%s): cannot show that %s divides the array length %s; pad the array first, "
-                       "e.g. padCst(0)((k - n %% k) %% k)", pn, nstr(t, k), nstr(t, k), nstr(t, ty->arr.n));
-        e = prim_expr(t, p, ty_array(a, nat_div(a, ty->arr.n, k), ty_array(a, k, ty->arr.elem)), sp);
-        e->prim.nats[0] = k;
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_LASTBLOCK: {
-        /* lastBlock(f)(ys) = f(ys); ys is computed by all blocks, f runs in the last one */
-        if (t->ctx.n)
-            diag_error2(t->d, sp, t->ctx.sp[t->ctx.n - 1], "the enclosing map is here",
-                        "lastBlock runs after the whole grid; it cannot be inside a map");
-        Expr *x = infer(t, arg[1], sc, NULL);
-        want_array(t, x, "lastBlock");
-        t->ctx.lv[0] = LVL_BLOCK;
-        t->ctx.dim[0] = 0;
-        t->ctx.sp[0] = sp;
-        t->ctx.fdepth[0] = -1;
-        t->ctx.n = 1;
-        Expr *f = check_fun(t, arg[0], &x->ty, 1, sc, expected, sp);
-        t->ctx.n = 0;
-        e = prim_expr(t, p, fun_result(f, 1), sp);
-        e->prim.args[0] = f;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_JOIN: {
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *ty = want_2d(t, x, "join");
-        e = prim_expr(t, p, ty_array(a, nat_mul(a, ty->arr.n, ty->arr.elem->arr.n), ty->arr.elem->arr.elem), sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_TRANSPOSE: {
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *ty = want_2d(t, x, "transpose");
-        e = prim_expr(t, p, ty_array(a, ty->arr.elem->arr.n, ty_array(a, ty->arr.n, ty->arr.elem->arr.elem)), sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_PADCST:
-    case P_PADCLAMP: {
-        Nat *l = nat_of(t, nat[0], sc), *r = nat_of(t, nat[1], sc);
-        Expr *x = infer(t, arg[p == P_PADCST ? 1 : 0], sc, NULL);
-        Type *ty = want_array(t, x, pi->name);
-        e = prim_expr(t, p, ty_array(a, nat_add(a, nat_add(a, l, ty->arr.n), r), ty->arr.elem), sp);
-        e->prim.nats[0] = l;
-        e->prim.nats[1] = r;
-        if (p == P_PADCST) {
-            Expr *v = infer(t, arg[0], sc, ty->arr.elem);
-            if (!ty_equal(v->ty, ty->arr.elem))
-                diag_error(t->d, v->sp, "padCst: the padding value has type %s but the elements have type %s",
-                           tstr(t, v->ty), tstr(t, ty->arr.elem));
-            e->prim.args[0] = v;
-            e->prim.args[1] = x;
-        } else {
-            e->prim.args[0] = x;
-        }
-        return e;
-    }
-    case P_TAKE:
-    case P_DROP: {
-        Nat *k = nat_of(t, nat[0], sc);
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *ty = want_array(t, x, pi->name);
-        if (!nat_prove_ge(a, ty->arr.n, k))
-            diag_error(t->d, sp, "%s(%s): cannot show that %s <= the array length %s", pi->name, nstr(t, k),
-                       nstr(t, k), nstr(t, ty->arr.n));
-        e = prim_expr(t, p, ty_array(a, p == P_TAKE ? k : nat_sub(a, ty->arr.n, k), ty->arr.elem), sp);
-        e->prim.nats[0] = k;
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_SLIDE: {
-        Nat *sz = pos_nat_of(t, nat[0], sc, "window size"), *st = pos_nat_of(t, nat[1], sc, "slide step");
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *ty = want_array(t, x, "slide");
-        if (!nat_prove_ge(a, ty->arr.n, sz))
-            diag_error(t->d, sp, "slide(%s): cannot show that the window fits the array length %s", nstr(t, sz),
-                       nstr(t, ty->arr.n));
-        Nat *rest = nat_sub(a, ty->arr.n, sz);
-        if (!nat_divides(a, st, rest))
-            diag_error(t->d, sp, "slide(%s)(%s): cannot show that the step %s divides %s", nstr(t, sz), nstr(t, st),
-                       nstr(t, st), nstr(t, rest));
-        Nat *cnt = nat_add(a, nat_div(a, rest, st), nat_cst(a, 1));
-        e = prim_expr(t, p, ty_array(a, cnt, ty_array(a, sz, ty->arr.elem)), sp);
-        e->prim.nats[0] = sz;
-        e->prim.nats[1] = st;
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_ZIP: {
-        Expr *x = infer(t, arg[0], sc, NULL), *y = infer(t, arg[1], sc, NULL);
-        Type *tx = want_array(t, x, "zip"), *ty = want_array(t, y, "zip");
-        if (!nat_equal(tx->arr.n, ty->arr.n))
-            diag_error(t->d, sp, "zip of arrays of different sizes: %s and %s", tstr(t, tx), tstr(t, ty));
-        e = prim_expr(t, p, ty_array(a, tx->arr.n, ty_pair(a, tx->arr.elem, ty->arr.elem)), sp);
-        e->prim.args[0] = x;
-        e->prim.args[1] = y;
-        return e;
-    }
-    case P_UNZIP: {
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *tx = want_array(t, x, "unzip");
-        if (tx->arr.elem->kind != T_PAIR)
-            diag_error(t->d, x->sp, "unzip expects an array of pairs, but this has type %s", tstr(t, tx));
-        e = prim_expr(t, p, ty_pair(a, ty_array(a, tx->arr.n, tx->arr.elem->pair.a), ty_array(a, tx->arr.n, tx->arr.elem->pair.b)), sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_PAIR: {
-        Type *ea = expected && expected->kind == T_PAIR ? expected->pair.a : NULL;
-        Type *eb = expected && expected->kind == T_PAIR ? expected->pair.b : NULL;
-        Expr *x = infer(t, arg[0], sc, ea), *y = infer(t, arg[1], sc, eb);
-        e = prim_expr(t, p, ty_pair(a, x->ty, y->ty), sp);
-        e->prim.args[0] = x;
-        e->prim.args[1] = y;
-        return e;
-    }
-    case P_FST:
-    case P_SND: {
-        Expr *x = infer(t, arg[0], sc, NULL);
-        if (x->ty->kind != T_PAIR) diag_error(t->d, x->sp, "%s expects a pair, but this has type %s", pi->name, tstr(t, x->ty));
-        e = prim_expr(t, p, p == P_FST ? x->ty->pair.a : x->ty->pair.b, sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_GENERATE: {
-        if ((!expected || expected->kind != T_ARRAY) && arg[0]->kind == A_LAM && arg[0]->lam.ptype) {
-            /* generate(fun(idx[n])(i => ...)): the length from the parameter's annotation */
-            Type *ann = type_of(t, arg[0]->lam.ptype, sc);
-            if (ann->kind != T_IDX)
-                diag_error(t->d, arg[0]->lam.ptype->sp, "generate's function takes an idx[n], but its parameter is "
-                           "annotated %s", tstr(t, ann));
-            expected = ty_array(a, ann->idx.n, expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL);
-        }
-        if (!expected || expected->kind != T_ARRAY)
-            diag_error(t->d, sp, "generate takes its length from the context, and here there is none "
-                       "(annotate its index: generate(fun(idx[n])(i => ...)), or use it where an array type is "
-                       "expected, e.g. as the argument of shflWarp)");
-        Type *ip = ty_idx(a, expected->arr.n);
-        Expr *f = check_fun(t, arg[0], &ip, 1, sc, expected->arr.elem, sp);
-        Type *rt = fun_result(f, 1);
-        if (rt->kind == T_IDX && expected->arr.elem && expected->arr.elem->kind == T_IDX) rt = expected->arr.elem;
-        e = prim_expr(t, p, ty_array(a, expected->arr.n, rt), sp);
-        e->prim.args[0] = f;
-        return e;
-    }
-    case P_ID:
-    case P_TOGLOBAL:
-    case P_TOSHARED:
-    case P_TOPRIVATE: {
-        Expr *x = infer(t, arg[0], sc, expected);
-        e = prim_expr(t, p, x->ty, sp);
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_TOPRIVATEFUN:
-    case P_TOSHAREDFUN:
-        unreachable(); /* desugared by expand */
-    case P_MAPSEQ:
-    case P_MAPSEQUNROLL:
-    case P_MAPGLOBAL:
-    case P_MAPBLOCK:
-    case P_MAPTHREADS:
-    case P_MAPWARP:
-    case P_MAPLANE: {
-        Expr *x = infer(t, arg[1], sc, NULL);
-        Type *tx = want_array(t, x, pi->name);
-        Level l = (Level)pi->level;
-        if (l != LVL_SEQ) {
-            check_nesting(t, l, dim, sp);
-            if (l == LVL_LANE) {
-                int64_t c;
-                if (!nat_is_const(tx->arr.n, &c) || c > 32 || c < 1)
-                    diag_error(t->d, sp, "mapLane distributes over the 32 lanes of a warp, but the array has type %s; "
-                               "split(32) it first", tstr(t, tx));
-                if (dim != 0)
-                    diag_error(t->d, sp, "mapLane('%c'): the lanes of a warp are 32 consecutive threads along 'x'", "xyz"[dim]);
-            }
-            if (t->ctx.n == 8) diag_error(t->d, sp, "maps nested too deeply");
-            t->ctx.lv[t->ctx.n] = l;
-            t->ctx.dim[t->ctx.n] = dim;
-            t->ctx.sp[t->ctx.n] = sp;
-            t->ctx.fdepth[t->ctx.n] = t->fdepth + 1;
-            t->ctx.n++;
-        }
-        Type *et = expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL;
-        Expr *f = check_fun(t, arg[0], &tx->arr.elem, 1, sc, et, sp);
-        if (l != LVL_SEQ) t->ctx.n--;
-        e = prim_expr(t, p, ty_array(a, tx->arr.n, fun_result(f, 1)), sp);
-        e->prim.dim = dim;
-        e->prim.args[0] = f;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_REDUCESEQ:
-    case P_REDUCESEQUNROLL: {
-        Expr *x = infer(t, arg[2], sc, NULL);
-        Type *tx = want_array(t, x, pi->name);
-        Expr *init = infer(t, arg[1], sc, acc_expected(t, pi, arg[0], 0, arg[1], tx->arr.elem, sc));
-        Type *ps[2] = {init->ty, tx->arr.elem};
-        Expr *f = check_fun(t, arg[0], ps, 2, sc, init->ty, sp);
-        Type *rt = fun_result(f, 2);
-        if (!ty_equal(rt, init->ty))
-            diag_error(t->d, arg[0]->sp, "%s: the operator returns %s but the accumulator has type %s", pi->name,
-                       tstr(t, rt), tstr(t, init->ty));
-        e = prim_expr(t, p, init->ty, sp);
-        e->prim.args[0] = f;
-        e->prim.args[1] = init;
-        e->prim.args[2] = x;
-        return e;
-    }
-    case P_SCANSEQ:
-    case P_SCANSEQEXCL: return infer_scan(t, p, arg, sc, expected, sp);
-    case P_LOOKBACK: return infer_lookback(t, arg, sc, sp);
-    case P_SHFLDOWN:
-    case P_SHFLUP:
-    case P_SHFLXOR: {
-        Nat *d = nat_of(t, nat[0], sc);
-        int64_t c;
-        if (!nat_is_const(d, &c) || c < 0 || c > 31)
-            diag_error(t->d, nat[0]->sp, "%s: the %s must be a constant in 0..31", pi->name, p == P_SHFLXOR ? "lane mask" : "delta");
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *tx = want_array(t, x, pi->name);
-        if (!nat_is_const(tx->arr.n, &c) || c != 32 || !is_scalar(tx->arr.elem))
-            diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars, but this has type %s", pi->name, tstr(t, tx));
-        e = prim_expr(t, p, tx, sp);
-        e->prim.nats[0] = d;
-        e->prim.args[0] = x;
-        return e;
-    }
-    case P_SHFLWARP: {
-        Nat *n32 = nat_cst(a, 32);
-        Expr *src = infer(t, arg[0], sc, ty_array(a, n32, ty_idx(a, n32)));
-        Expr *x = infer(t, arg[1], sc, NULL);
-        int64_t c;
-        Type *ts = want_array(t, src, "shflWarp");
-        if (!nat_is_const(ts->arr.n, &c) || c != 32 ||
-            !(ts->arr.elem->kind == T_IDX || (ts->arr.elem->kind == T_SCALAR && (ts->arr.elem->sk == SK_I32 || ts->arr.elem->sk == SK_U32))))
-            diag_error(t->d, src->sp, "shflWarp expects 32 lane indices (32.idx[32]), but this has type %s", tstr(t, ts));
-        Type *tx = want_array(t, x, "shflWarp");
-        if (!nat_is_const(tx->arr.n, &c) || c != 32 || !is_scalar(tx->arr.elem))
-            diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars, but this has type %s", tstr(t, tx));
-        e = prim_expr(t, p, tx, sp);
-        e->prim.args[0] = src;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_ADD:
-    case P_MUL:
-    case P_MIN:
-    case P_MAX: {
-        Expr *x = infer(t, arg[0], sc, expected);
-        Expr *y = infer(t, arg[1], sc, x->ty);
-        if (!is_scalar(x->ty) || !ty_equal(x->ty, y->ty))
-            diag_error(t->d, sp, "%s expects two scalars of the same type, got %s and %s", pi->name, tstr(t, x->ty), tstr(t, y->ty));
-        e = prim_expr(t, p, x->ty, sp);
-        e->prim.args[0] = x;
-        e->prim.args[1] = y;
-        return e;
-    }
-    /* ---- index and data movement */
-    case P_IDX: {
-        /* idx(i)(xs): n.t -> t, i an idx[m] with m <= n or an integer (range checked at run time) */
-        Expr *x = infer(t, arg[1], sc, NULL);
-        Type *tx = want_array(t, x, "idx");
-        Expr *i = infer(t, arg[0], sc, ty_scalar(a, SK_I32));
-        if (!is_index(i->ty))
-            diag_error(t->d, i->sp, "idx expects an index (idx[n], i32, u32 or i64), but this has type %s", tstr(t, i->ty));
-        if (i->ty->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, i->ty->idx.n))
-            diag_error(t->d, i->sp, "idx: the index has type %s, but the array has only %s elements", tstr(t, i->ty),
-                       nstr(t, tx->arr.n));
-        e = prim_expr(t, p, tx->arr.elem, sp);
-        e->prim.args[0] = i;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_GATHER: {
-        /* gather(is)(xs): m.idx[n] -> n.t -> m.t (or m.i32/u32/i64, range checked at run time) */
-        Expr *x = infer(t, arg[1], sc, NULL);
-        Type *tx = want_array(t, x, "gather");
-        Expr *is = infer(t, arg[0], sc, NULL);
-        if (is->ty->kind != T_ARRAY || !is_index(is->ty->arr.elem))
-            diag_error(t->d, is->sp, "gather expects an array of indices (m.idx[n], or of i32, u32 or i64), but this "
-                       "has type %s", tstr(t, is->ty));
-        Type *it = is->ty->arr.elem;
-        if (it->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, it->idx.n))
-            diag_error(t->d, is->sp, "gather: the indices have type %s, but the array has only %s elements",
-                       tstr(t, it), nstr(t, tx->arr.n));
-        e = prim_expr(t, p, ty_array(a, is->ty->arr.n, tx->arr.elem), sp);
-        e->prim.args[0] = is;
-        e->prim.args[1] = x;
-        return e;
-    }
-    case P_SCATTER: {
-        /* scatter(is)(vs): n.idx[m] -> n.t -> m.t; the output length m is the index type's */
-        Expr *is = infer(t, arg[0], sc, NULL);
-        if (is->ty->kind != T_ARRAY || is->ty->arr.elem->kind != T_IDX)
-            diag_error(t->d, is->sp, "scatter expects the output positions as an array of type n.idx[m] (m is the "
-                       "output's length), but this has type %s", tstr(t, is->ty));
-        Expr *v = infer(t, arg[1], sc, NULL);
-        Type *tv = want_array(t, v, "scatter");
-        if (!nat_equal(tv->arr.n, is->ty->arr.n))
-            diag_error(t->d, sp, "scatter: %s positions for %s values", nstr(t, is->ty->arr.n), nstr(t, tv->arr.n));
-        e = prim_expr(t, p, ty_array(a, is->ty->arr.elem->idx.n, tv->arr.elem), sp);
-        e->prim.args[0] = is;
-        e->prim.args[1] = v;
-        return e;
-    }
-    case P_CONCAT: {
-        /* concat(xs)(ys): n.t -> m.t -> (n+m).t */
-        Expr *x = infer(t, arg[0], sc, NULL), *y = infer(t, arg[1], sc, NULL);
-        Type *tx = want_array(t, x, "concat"), *ty = want_array(t, y, "concat");
-        if (!ty_equal(tx->arr.elem, ty->arr.elem))
-            diag_error(t->d, sp, "concat of arrays of different element types: %s and %s", tstr(t, tx), tstr(t, ty));
-        e = prim_expr(t, p, ty_array(a, nat_add(a, tx->arr.n, ty->arr.n), tx->arr.elem), sp);
-        e->prim.args[0] = x;
-        e->prim.args[1] = y;
-        return e;
-    }
-    case P_PADEMPTY: {
-        /* padEmpty(r)(xs): n.t -> (n+r).t, the last r elements hold nothing */
-        Nat *r = nat_of(t, nat[0], sc);
-        Expr *x = infer(t, arg[0], sc, NULL);
-        Type *tx = want_array(t, x, "padEmpty");
-        e = prim_expr(t, p, ty_array(a, nat_add(a, tx->arr.n, r), tx->arr.elem), sp);
-        e->prim.nats[0] = r;
-        e->prim.args[0] = x;
-        return e;
-    }
-    SCALAR_FORM_CASES return infer_scalar_form(t, p, arg, sc, expected, sp);
-    case P_COUNT: break;
-    }
-    unreachable();
+    TcApp ap = {.p = p, .dim = dim, .nat = nat, .arg = arg, .sc = sc, .expected = expected, .sp = sp};
+    if (!prim_ops(p)->infer) die("primitive %s has no type rule in prims/", pi->name);
+    return prim_ops(p)->infer(t, &ap);
 }
 
 /* ---------------------------------------------------------------- expressions */
@@ -895,22 +342,22 @@ static bool is_literal(Ast *e)
 /* Binary operators: both sides one scalar type (idx computes as i32); an unsuffixed
  * literal adopts the other side's integer type. Arithmetic keeps the type, comparisons
  * give bool, && and || take bools. */
-static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who)
+Expr *tc_infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who)
 {
     Expr *l, *r;
     if (!who) who = arena_printf(t->a, "operator '%s'", binop_spelling[e->bin.op]);
     bool arith = e->bin.op <= OP_MOD, logic = e->bin.op == OP_AND || e->bin.op == OP_OR;
     Type *hint = arith ? expected : NULL;
     if (is_literal(e->bin.l) && !is_literal(e->bin.r)) {
-        r = infer(t, e->bin.r, sc, hint);
-        l = infer(t, e->bin.l, sc, r->ty->kind == T_IDX ? ty_scalar(t->a, SK_I32) : r->ty);
+        r = tc_infer(t, e->bin.r, sc, hint);
+        l = tc_infer(t, e->bin.l, sc, r->ty->kind == T_IDX ? ty_scalar(t->a, SK_I32) : r->ty);
     } else {
-        l = infer(t, e->bin.l, sc, hint);
-        r = infer(t, e->bin.r, sc, l->ty->kind == T_IDX ? ty_scalar(t->a, SK_I32) : l->ty);
+        l = tc_infer(t, e->bin.l, sc, hint);
+        r = tc_infer(t, e->bin.r, sc, l->ty->kind == T_IDX ? ty_scalar(t->a, SK_I32) : l->ty);
     }
-    if (!is_scalar(l->ty) || !is_scalar(r->ty))
-        diag_error(t->d, e->sp, "%s takes scalars, got %s and %s", who, tstr(t, l->ty), tstr(t, r->ty));
-    ScalarKind a = num_kind(l->ty), b = num_kind(r->ty);
+    if (!tc_is_scalar(l->ty) || !tc_is_scalar(r->ty))
+        diag_error(t->d, e->sp, "%s takes scalars, got %s and %s", who, tc_tstr(t, l->ty), tc_tstr(t, r->ty));
+    ScalarKind a = tc_num_kind(l->ty), b = tc_num_kind(r->ty);
     if (a != b)
         diag_error(t->d, e->sp, "%s on different types %s and %s (there are no implicit conversions)", who,
                    scalar_info[a].name, scalar_info[b].name);
@@ -920,7 +367,7 @@ static Expr *infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who
         diag_error(t->d, e->sp, "%s does not apply to bool", who);
     if (e->bin.op == OP_MOD && scalar_info[a].is_float)
         diag_error(t->d, e->sp, "%s is defined on integers only, got %s", who, scalar_info[a].name);
-    Expr *x = mk(t, E_BIN, ty_scalar(t->a, arith ? a : SK_BOOL), e->sp);
+    Expr *x = tc_mk(t, E_BIN, ty_scalar(t->a, arith ? a : SK_BOOL), e->sp);
     x->bin.op = e->bin.op;
     x->bin.l = l;
     x->bin.r = r;
@@ -949,12 +396,12 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
     case A_VAR: {
         Scope *s = lookup(sc, e->var.name);
         if (s && s->kind == SC_DATA) {
-            x = mk(t, E_VAR, s->b->ty, e->sp);
+            x = tc_mk(t, E_VAR, s->b->ty, e->sp);
             x->var.b = s->b;
             return x;
         }
         if (s) { /* a nat used as a value */
-            x = mk(t, E_NAT, ty_scalar(t->a, SK_I32), e->sp);
+            x = tc_mk(t, E_NAT, ty_scalar(t->a, SK_I32), e->sp);
             x->nat.n = s->nat;
             return x;
         }
@@ -966,12 +413,12 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
     case A_FLOAT: {
         if (e->lit_float.sk == SK_F32 && isinf((float)e->lit_float.v))
             diag_error(t->d, e->sp, "floating-point literal is out of range for f32");
-        x = mk(t, E_LIT, ty_scalar(t->a, e->lit_float.sk), e->sp);
+        x = tc_mk(t, E_LIT, ty_scalar(t->a, e->lit_float.sk), e->sp);
         x->lit.f = e->lit_float.v;
         return x;
     }
     case A_BOOL:
-        x = mk(t, E_LIT, ty_scalar(t->a, SK_BOOL), e->sp);
+        x = tc_mk(t, E_LIT, ty_scalar(t->a, SK_BOOL), e->sp);
         x->lit.b = e->lit_bool.v;
         return x;
     case A_DIM: diag_error(t->d, e->sp, "a dimension literal is only allowed as the first argument of a map");
@@ -979,34 +426,34 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
     case A_NLAM: diag_error(t->d, e->sp, "a function is used where data is expected");
     case A_LET: {
         if (nat_like(e->let.value, sc)) /* a nat argument of a definition: bind it as a nat */
-            return infer(t, e->let.body, push(t, sc, e->let.name, SC_NAT, NULL, nat_of(t, e->let.value, sc)), expected);
-        Expr *v = infer(t, e->let.value, sc, NULL);
+            return tc_infer(t, e->let.body, push(t, sc, e->let.name, SC_NAT, NULL, tc_nat_of(t, e->let.value, sc)), expected);
+        Expr *v = tc_infer(t, e->let.value, sc, NULL);
         Binder *b = new_binder(t, e->let.name, v->ty, e->sp);
-        Expr *body = infer(t, e->let.body, push(t, sc, e->let.name, SC_DATA, b, NULL), expected);
-        x = mk(t, E_LET, body->ty, e->sp);
+        Expr *body = tc_infer(t, e->let.body, push(t, sc, e->let.name, SC_DATA, b, NULL), expected);
+        x = tc_mk(t, E_LET, body->ty, e->sp);
         x->let.x = b;
         x->let.value = v;
         x->let.body = body;
         return x;
     }
-    case A_BIN: return infer_bin(t, e, sc, expected, NULL);
+    case A_BIN: return tc_infer_bin(t, e, sc, expected, NULL);
     case A_UN: {
         if (e->un.op == UOP_NEG && (e->un.e->kind == A_INT || e->un.e->kind == A_FLOAT)) {
             /* -literal: fold, so -2147483648 is not rejected as 2147483648 */
-            Expr *v = infer(t, e->un.e, sc, expected);
+            Expr *v = tc_infer(t, e->un.e, sc, expected);
             if (scalar_info[v->ty->sk].is_float) v->lit.f = -v->lit.f;
             else if (!scalar_info[v->ty->sk].is_signed) diag_error(t->d, e->sp, "negative literal of unsigned type %s", scalar_info[v->ty->sk].name);
             else v->lit.i = -v->lit.i;
             v->sp = e->sp;
             return v;
         }
-        Expr *v = infer(t, e->un.e, sc, expected);
-        if (!is_scalar(v->ty)) diag_error(t->d, e->sp, "unary operator on %s", tstr(t, v->ty));
-        ScalarKind k = num_kind(v->ty);
+        Expr *v = tc_infer(t, e->un.e, sc, expected);
+        if (!tc_is_scalar(v->ty)) diag_error(t->d, e->sp, "unary operator on %s", tc_tstr(t, v->ty));
+        ScalarKind k = tc_num_kind(v->ty);
         if (e->un.op == UOP_NOT && k != SK_BOOL) diag_error(t->d, e->sp, "'!' takes a bool, got %s", scalar_info[k].name);
         if (e->un.op == UOP_NEG && (k == SK_BOOL || !scalar_info[k].is_signed))
             diag_error(t->d, e->sp, "unary '-' does not apply to %s", scalar_info[k].name);
-        x = mk(t, E_UN, ty_scalar(t->a, k), e->sp);
+        x = tc_mk(t, E_UN, ty_scalar(t->a, k), e->sp);
         x->un.op = e->un.op;
         x->un.e = v;
         return x;
@@ -1044,10 +491,10 @@ static void check_sizes(Tc *t, const Type *ty, Span sp, int64_t least)
         int64_t c;
         Nat *n = ty->arr.n;
         if (nat_is_const(n, &c) ? c < least : nat_prove_lt(t->a, n, nat_cst(t->a, least)))
-            diag_error(t->d, sp, "array size %s is %s: %s (this has type %s)", nstr(t, n),
+            diag_error(t->d, sp, "array size %s is %s: %s (this has type %s)", tc_nstr(t, n),
                        !nat_is_const(n, &c) ? (least ? "never positive" : "never >= 0") : c == 0 ? "zero" : "negative",
                        least ? "kernel inputs and results have at least one element" : "sizes are never negative",
-                       tstr(t, ty));
+                       tc_tstr(t, ty));
         check_sizes(t, ty->arr.elem, sp, least);
         return;
     }
@@ -1066,7 +513,7 @@ static void check_sizes(Tc *t, const Type *ty, Span sp, int64_t least)
 /* infer_node with the node's span as the place of size errors, restored for the
  * caller when the node is typed (so a size built from the results of the arguments
  * is reported at the whole application). */
-static Expr *infer(Tc *t, Ast *e, Scope *sc, Type *expected)
+Expr *tc_infer(Tc *t, Ast *e, Scope *sc, Type *expected)
 {
     if (lang_stack_left() < LANG_STACK_RESERVE) diag_error(t->d, e->sp, "program nested too deeply to type-check");
     Span saved = t->cur;
@@ -1087,7 +534,7 @@ static void check_storable(Tc *t, const Type *ty, Span sp, const char *what)
     const Type *s = ty_innermost(t->a, ty, &cnt);
     if (!s || (ty->kind != T_ARRAY && ty->kind != T_SCALAR))
         diag_error(t->d, sp, "%s of type %s: kernel inputs and outputs must be scalars or (nested) arrays of scalars",
-                   what, tstr(t, ty));
+                   what, tc_tstr(t, ty));
 }
 
 /* A kernel's result is a scalar, an array of scalars, or a pair of results (each leaf
@@ -1109,7 +556,7 @@ static void check_result(Tc *t, const Expr *e, const Type *ty, Span sp)
     Nat *cnt;
     if (ty->kind == T_ARRAY && !ty_innermost(t->a, ty, &cnt))
         diag_error(t->d, sp, "kernel result of type %s: an array of pairs is not an output; return a pair of "
-                   "arrays, one output each (unzip)", tstr(t, ty));
+                   "arrays, one output each (unzip)", tc_tstr(t, ty));
     check_storable(t, ty, sp, "kernel result");
 }
 
@@ -1141,7 +588,7 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
     while (e->kind == A_LAM && e->lam.ptype) {
         if (kd->nparams == 32) diag_error(d, e->sp, "too many kernel parameters");
         nat_at(e->lam.ptype->sp);
-        Type *ty = type_of(&t, e->lam.ptype, sc);
+        Type *ty = tc_type_of(&t, e->lam.ptype, sc);
         check_sizes(&t, ty, e->lam.ptype->sp, 1);
         check_storable(&t, ty, e->lam.ptype->sp, "kernel parameter");
         Binder *b = new_binder(&t, e->lam.param, ty, e->sp);
@@ -1155,7 +602,7 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
     if (kd->nparams == 0 && kd->nnats == 0 && e->kind != A_APP)
         diag_error(d, k->sp, "kernel '%s' is not a typed function: write kernel %s = nFun(n => fun(n.f32)(xs => ...))",
                    k->name, k->name);
-    kd->body = infer(&t, e, sc, NULL);
+    kd->body = tc_infer(&t, e, sc, NULL);
     check_sizes(&t, kd->body->ty, kd->body->sp, 1);
     check_result(&t, kd->body, kd->body->ty, kd->body->sp);
     return kd;

@@ -26,139 +26,22 @@
  * threads may interpret at once.
  */
 #include "interp.h"
+#include "../prims/prims.h"
 
 #include <math.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The deepest type (array and pair levels) the interpreter handles; paths live in
- * fixed buffers of this size. */
-enum { MAXD = 16 };
-
-/* ---------------------------------------------------------------- values */
-
-/* Scalars by kind: f32 in f, f64 in d, i32/i64 (and idx) in i, u32/u64 in u, bool in b.
- * i32 is kept sign-extended and u32 zero-extended. */
-typedef union Scalar {
-    int64_t i;
-    uint64_t u;
-    double d;
-    float f;
-    bool b;
-} Scalar;
-
-/* A type with every size evaluated; idx is an i32 scalar. */
-typedef struct RType RType;
-struct RType {
-    TypeKind kind; /* T_SCALAR, T_ARRAY, T_PAIR or T_FUN */
-    ScalarKind sk;
-    int64_t n;
-    const RType *elem, *a, *b;
-    int depth;   /* longest path to a scalar */
-    int nleaves; /* scalar leaves (pairs count both sides) */
-};
-
-typedef struct Node Node;
-
-/* A scalar (node == NULL), or the part of node's value at path pre[0..plen). */
-typedef struct Val {
-    const RType *ty;
-    Node *node;
-    Scalar s;
-    int plen;
-    int64_t pre[MAXD];
-} Val;
-
-typedef enum {
-    N_STORE,     /* store: materialised value of type ty */
-    N_SPLIT,     /* k, a */
-    N_JOIN,      /* k (inner length m), a */
-    N_TRANSPOSE, /* a */
-    N_PADCST,    /* k (l), n (length of a), a, b (the value) */
-    N_PADCLAMP,  /* k (l), n (length of a), a */
-    N_DROP,      /* k, a */
-    N_SLIDE,     /* k (step), a */
-    N_ZIP,       /* a, b */
-    N_UNZIP,     /* a */
-    N_PAIR,      /* a, b */
-    N_PERM,      /* perm (one source per lane), a; also gather's view (one source per element) */
-    N_CONCAT,    /* k (length of a), a, b */
-    N_PADEMPTY,  /* n (length of a), a, sp: reading past a is an error */
-    N_WRITTEN,   /* perm (per element, the position of scatter's input that wrote it, or -1),
-                    a (the store), sp: reading an element nothing wrote is an error */
-} NodeKind;
-
-typedef struct Leaf {
-    unsigned char *data;
-    ScalarKind sk;
-    int64_t count;
-} Leaf;
-
-struct Node {
-    NodeKind kind;
-    int64_t k, n;
-    Val a, b;
-    const int64_t *perm;
-    Span sp; /* N_PADEMPTY, N_WRITTEN: the primitive, for the error */
-    struct { const RType *ty; Leaf *leaves; } store;
-};
-
-/* ---------------------------------------------------------------- code */
-
-/* An Expr with its types and nats evaluated. */
-typedef struct Code Code;
-struct Code {
-    ExprKind kind;
-    const RType *ty;
-    Span sp;
-    Prim p;
-    int64_t k[2];   /* prim nats */
-    Code *args[3];  /* prim args; E_LAM/E_LET: args[0] is the body, args[1] a let's value */
-    int slot;       /* E_VAR, E_LAM param, E_LET binder */
-    Scalar lit;     /* E_LIT, E_NAT: the value */
-    BinOp op;
-    UnOp uop;
-};
+typedef IpVal Val;
+typedef IpCtx Ctx;
 
 /* ---------------------------------------------------------------- pool */
 
-/* A LIFO allocator: mark before an iteration, release after it. */
-typedef struct Blk {
-    struct Blk *prev;
-    size_t used, cap;
-    _Alignas(16) unsigned char data[];
-} Blk;
-
-typedef struct Mark {
-    Blk *top;
-    size_t used;
-} Mark;
-
 enum { BLK_SIZE = 256 * 1024 };
 
-/* lookback's running prefix over the blocks of the mapBlock being run (in order) */
-typedef struct LbState {
-    bool on, started;
-    int64_t block, last;
-    Scalar s[2];
-} LbState;
-
-typedef struct Ctx {
-    Arena *arena; /* Code and RTypes */
-    Blk *top;     /* the pool of values */
-    Blk *spare;   /* one standard block kept to avoid malloc churn between iterations */
-    NatEnv nenv;
-    Val *env;     /* by binder id */
-    int nslots;
-    char *err;
-    size_t errlen;
-    jmp_buf fail;
-    LbState lb;
-} Ctx;
-
 /* Report a run-time error at sp and abandon the run (everything is freed by the caller). */
-static _Noreturn __attribute__((format(printf, 3, 4))) void fail(Ctx *c, Span sp, const char *fmt, ...)
+_Noreturn __attribute__((format(printf, 3, 4))) void ip_fail(Ctx *c, Span sp, const char *fmt, ...)
 {
     if (c->err && c->errlen) {
         size_t off = 0;
@@ -178,7 +61,7 @@ static _Noreturn __attribute__((format(printf, 3, 4))) void fail(Ctx *c, Span sp
 static const Span nospan;
 
 /* bump within the top block, else push a block of max(size, BLK_SIZE) */
-static void *pool_alloc(Ctx *c, size_t size, bool zero)
+void *ip_pool_alloc(Ctx *c, size_t size, bool zero)
 {
     size = (size + 15) & ~(size_t)15;
     Blk *t = c->top;
@@ -189,7 +72,7 @@ static void *pool_alloc(Ctx *c, size_t size, bool zero)
         } else {
             size_t cap = size > BLK_SIZE ? size : BLK_SIZE;
             t = malloc(sizeof(Blk) + cap);
-            if (!t) fail(c, nospan, "out of memory (%zu bytes)", size);
+            if (!t) ip_fail(c, nospan, "out of memory (%zu bytes)", size);
             t->cap = cap;
         }
         t->used = 0;
@@ -203,10 +86,10 @@ static void *pool_alloc(Ctx *c, size_t size, bool zero)
 }
 
 /* the current top of the pool, to release back to */
-static Mark pool_mark(Ctx *c) { return (Mark){c->top, c->top ? c->top->used : 0}; }
+Mark ip_pool_mark(Ctx *c) { return (Mark){c->top, c->top ? c->top->used : 0}; }
 
 /* pop blocks pushed since the mark; keep one standard block as the spare */
-static void pool_release(Ctx *c, Mark m)
+void ip_pool_release(Ctx *c, Mark m)
 {
     while (c->top != m.top) {
         Blk *t = c->top;
@@ -222,7 +105,7 @@ static void pool_release(Ctx *c, Mark m)
 /* free every block, the spare included */
 static void pool_free(Ctx *c)
 {
-    pool_release(c, (Mark){NULL, 0});
+    ip_pool_release(c, (Mark){NULL, 0});
     free(c->spare);
     c->spare = NULL;
 }
@@ -230,7 +113,7 @@ static void pool_free(Ctx *c)
 /* ---------------------------------------------------------------- scalars */
 
 /* The scalar of kind sk with integer value v (C conversion rules; bool is v != 0). */
-static Scalar scalar_of_int(ScalarKind sk, int64_t v)
+Scalar ip_scalar_of_int(ScalarKind sk, int64_t v)
 {
     Scalar s = {0};
     switch (sk) {
@@ -279,7 +162,7 @@ static void store1(ScalarKind sk, unsigned char *base, int64_t i, Scalar s)
 }
 
 /* Comparisons yield bool, compared in the operands' own kind (NaN compares false). */
-static bool compare(BinOp op, ScalarKind sk, Scalar a, Scalar b)
+bool ip_compare(BinOp op, ScalarKind sk, Scalar a, Scalar b)
 {
 #define CMP(x, y)                      \
     switch (op) {                      \
@@ -307,7 +190,7 @@ static bool compare(BinOp op, ScalarKind sk, Scalar a, Scalar b)
 }
 
 /* An integer scalar's value in 64 bits: i32 sign-extended, u32 zero-extended. */
-static uint64_t widen(ScalarKind sk, Scalar s)
+uint64_t ip_widen(ScalarKind sk, Scalar s)
 {
     if (sk == SK_I32) return (uint64_t)(int64_t)(int32_t)(uint32_t)s.u;
     if (sk == SK_U32) return (uint32_t)s.u;
@@ -318,11 +201,11 @@ static uint64_t widen(ScalarKind sk, Scalar s)
  * 32-bit integers wrap in 32 bits, unsigned wrap; integer / and % truncate, and a zero
  * divisor is a run-time error. INT_MIN / -1 wraps to INT_MIN (remainder 0), as on the
  * GPU, instead of being undefined. */
-static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b)
+Scalar ip_binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b)
 {
     Scalar r = {0};
     if (op >= OP_LT && op <= OP_NE) {
-        r.b = compare(op, sk, a, b);
+        r.b = ip_compare(op, sk, a, b);
         return r;
     }
     if (op == OP_AND || op == OP_OR) {
@@ -356,14 +239,14 @@ static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b
         /* 32-bit operands widened (i32 sign-, u32 zero-extended): +, -, * and the
          * truncating / and % in 64 bits give the 32-bit result once scalar_of_int
          * truncates it, and INT_MIN / -1 wraps in either width */
-        uint64_t x = widen(sk, a), y = widen(sk, b), v = 0;
+        uint64_t x = ip_widen(sk, a), y = ip_widen(sk, b), v = 0;
         bool sg = sk == SK_I32 || sk == SK_I64;
         switch (op) {
         case OP_ADD: v = x + y; break;
         case OP_SUB: v = x - y; break;
         case OP_MUL: v = x * y; break;
         case OP_DIV: case OP_MOD:
-            if (y == 0) fail(c, sp, "%s by zero", op == OP_DIV ? "division" : "remainder");
+            if (y == 0) ip_fail(c, sp, "%s by zero", op == OP_DIV ? "division" : "remainder");
             if (sg && (int64_t)y == -1)
                 v = op == OP_DIV ? 0u - x : 0u;
             else if (sg)
@@ -374,9 +257,9 @@ static Scalar binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b
         case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
         case OP_COUNT: unreachable();
         }
-        return scalar_of_int(sk, (int64_t)v);
+        return ip_scalar_of_int(sk, (int64_t)v);
     }
-    case SK_BOOL: fail(c, sp, "arithmetic operator '%s' on bool", binop_spelling[op]);
+    case SK_BOOL: ip_fail(c, sp, "arithmetic operator '%s' on bool", binop_spelling[op]);
     case SK_COUNT: break;
     }
     unreachable();
@@ -387,30 +270,15 @@ static Scalar unop(Ctx *c, Span sp, UnOp op, ScalarKind sk, Scalar a)
 {
     Scalar r = {0};
     if (op == UOP_NOT) {
-        if (sk != SK_BOOL) fail(c, sp, "'!' on a non-bool value");
+        if (sk != SK_BOOL) ip_fail(c, sp, "'!' on a non-bool value");
         r.b = !a.b;
         return r;
     }
     switch (sk) {
     case SK_F32: r.f = -a.f; return r;
     case SK_F64: r.d = -a.d; return r;
-    case SK_I32: case SK_U32: case SK_I64: case SK_U64: return scalar_of_int(sk, (int64_t)(0u - a.u));
-    case SK_BOOL: fail(c, sp, "'-' on bool");
-    case SK_COUNT: break;
-    }
-    unreachable();
-}
-
-/* min/max as CUDA's min()/max(): fminf/fmaxf for floats (a NaN operand yields the
- * other operand), plain comparison for integers. */
-static Scalar minmax(bool is_max, ScalarKind sk, Scalar a, Scalar b)
-{
-    Scalar r = a;
-    switch (sk) {
-    case SK_F32: r.f = is_max ? fmaxf(a.f, b.f) : fminf(a.f, b.f); return r;
-    case SK_F64: r.d = is_max ? fmax(a.d, b.d) : fmin(a.d, b.d); return r;
-    case SK_I32: case SK_U32: case SK_I64: case SK_U64: case SK_BOOL:
-        return compare(is_max ? OP_LT : OP_GT, sk, a, b) ? b : a;
+    case SK_I32: case SK_U32: case SK_I64: case SK_U64: return ip_scalar_of_int(sk, (int64_t)(0u - a.u));
+    case SK_BOOL: ip_fail(c, sp, "'-' on bool");
     case SK_COUNT: break;
     }
     unreachable();
@@ -432,12 +300,12 @@ static void leaves_fill(const RType *t, int64_t count, Leaf *out, int *k)
 
 /* A store of type t over caller memory `data` (one leaf) or, when data is NULL, over
  * fresh pool memory. */
-static Node *store_new(Ctx *c, const RType *t, unsigned char *data)
+Node *ip_store_new(Ctx *c, const RType *t, unsigned char *data)
 {
-    Node *n = pool_alloc(c, sizeof(Node), true);
+    Node *n = ip_pool_alloc(c, sizeof(Node), true);
     n->kind = N_STORE;
     n->store.ty = t;
-    n->store.leaves = pool_alloc(c, sizeof(Leaf) * (size_t)t->nleaves, true);
+    n->store.leaves = ip_pool_alloc(c, sizeof(Leaf) * (size_t)t->nleaves, true);
     int k = 0;
     leaves_fill(t, 1, n->store.leaves, &k);
     for (int i = 0; i < k; i++) {
@@ -446,7 +314,7 @@ static Node *store_new(Ctx *c, const RType *t, unsigned char *data)
             l->data = data;
         } else {
             size_t bytes = (size_t)l->count * (size_t)scalar_info[l->sk].size;
-            l->data = pool_alloc(c, bytes ? bytes : 1, false);
+            l->data = ip_pool_alloc(c, bytes ? bytes : 1, false);
         }
     }
     return n;
@@ -460,7 +328,7 @@ static Leaf *store_locate(Ctx *c, const Node *n, const int64_t *p, int len, int6
     int64_t f = 0;
     for (int d = 0; d < len; d++) {
         if (t->kind == T_ARRAY) {
-            if (p[d] < 0 || p[d] >= t->n) fail(c, nospan, "internal: index %lld out of bounds %lld",
+            if (p[d] < 0 || p[d] >= t->n) ip_fail(c, nospan, "internal: index %lld out of bounds %lld",
                                                 (long long)p[d], (long long)t->n);
             f = f * t->n + p[d];
             t = t->elem;
@@ -468,10 +336,10 @@ static Leaf *store_locate(Ctx *c, const Node *n, const int64_t *p, int len, int6
             if (p[d]) leaf += t->a->nleaves;
             t = p[d] ? t->b : t->a;
         } else {
-            fail(c, nospan, "internal: path too long for the stored type");
+            ip_fail(c, nospan, "internal: path too long for the stored type");
         }
     }
-    if (t->kind != T_SCALAR) fail(c, nospan, "internal: path too short for the stored type");
+    if (t->kind != T_SCALAR) ip_fail(c, nospan, "internal: path too short for the stored type");
     *flat = f;
     return &n->store.leaves[leaf];
 }
@@ -566,12 +434,12 @@ static Scalar rd(Ctx *c, const Node *n, int64_t *p, int len)
             break;
         case N_PADEMPTY:
             if (p[0] >= n->n)
-                fail(c, n->sp, "element %lld of padEmpty is read, but padEmpty's padding (elements %lld and up) "
+                ip_fail(c, n->sp, "element %lld of padEmpty is read, but padEmpty's padding (elements %lld and up) "
                      "holds no value", (long long)p[0], (long long)n->n);
             break;
         case N_WRITTEN:
             if (n->perm[p[0]] < 0)
-                fail(c, n->sp, "element %lld of scatter's output is read, but no index wrote it", (long long)p[0]);
+                ip_fail(c, n->sp, "element %lld of scatter's output is read, but no index wrote it", (long long)p[0]);
             break;
         }
         if (enter(v, &n, &p, &len)) return v->s;
@@ -591,7 +459,7 @@ static Scalar val_read(Ctx *c, const Val *v, const int64_t *sub, int len)
 }
 
 /* *d = *s, copying only the used part of the prefix (values are copied often). */
-static inline void val_set(Val *d, const Val *s)
+void ip_val_set(Val *d, const Val *s)
 {
     d->ty = s->ty;
     d->node = s->node;
@@ -601,7 +469,7 @@ static inline void val_set(Val *d, const Val *s)
 }
 
 /* *v = the whole of node n, of type t */
-static inline void val_node(Val *v, const RType *t, Node *n)
+void ip_val_node(Val *v, const RType *t, Node *n)
 {
     v->ty = t;
     v->node = n;
@@ -610,7 +478,7 @@ static inline void val_node(Val *v, const RType *t, Node *n)
 }
 
 /* *v = the scalar s of type t */
-static inline void val_scalar(Val *v, const RType *t, Scalar s)
+void ip_val_scalar(Val *v, const RType *t, Scalar s)
 {
     v->ty = t;
     v->node = NULL;
@@ -620,19 +488,19 @@ static inline void val_scalar(Val *v, const RType *t, Scalar s)
 
 /* *r = component i (an array index, or 0/1 of a pair) of v; et is its type; r may be v.
  * Scalars are read at once, so a loop over an array of scalars allocates nothing. */
-static void val_sel(Ctx *c, const Val *v, int64_t i, const RType *et, Val *r)
+void ip_val_sel(Ctx *c, const Val *v, int64_t i, const RType *et, Val *r)
 {
     if (et->kind == T_SCALAR) {
-        val_scalar(r, et, val_read(c, v, &i, 1));
+        ip_val_scalar(r, et, val_read(c, v, &i, 1));
         return;
     }
-    if (r != v) val_set(r, v);
+    if (r != v) ip_val_set(r, v);
     r->ty = et;
     r->pre[r->plen++] = i;
 }
 
 /* the type of generate's index (idx counts as i32) */
-static const RType rt_i32 = {.kind = T_SCALAR, .sk = SK_I32, .nleaves = 1};
+const RType ip_rt_i32 = {.kind = T_SCALAR, .sk = SK_I32, .nleaves = 1};
 
 /* Copy every scalar of src (type t, at sub-path sp[0..slen)) into store dst at path
  * dp[0..dlen) + the same sub-path. */
@@ -676,7 +544,7 @@ static void copy_into(Ctx *c, Node *dst, int64_t *dp, int dlen, const Val *src, 
 }
 
 /* dst[i] (or the whole of dst when i < 0) = v */
-static void store_put(Ctx *c, Node *dst, int64_t i, const Val *v)
+void ip_store_put(Ctx *c, Node *dst, int64_t i, const Val *v)
 {
     int64_t dp[MAXD], sp[MAXD];
     if (v->ty->kind == T_SCALAR && i >= 0) {
@@ -700,8 +568,8 @@ static const RType *rtype(Ctx *c, const Type *t, Span sp)
     case T_SCALAR: r->sk = t->sk; r->nleaves = 1; break;
     case T_IDX: r->kind = T_SCALAR; r->sk = SK_I32; r->nleaves = 1; break;
     case T_ARRAY:
-        if (!nat_eval(t->arr.n, &c->nenv, &r->n)) fail(c, sp, "array size cannot be evaluated");
-        if (r->n < 0) fail(c, sp, "negative array size %lld", (long long)r->n);
+        if (!nat_eval(t->arr.n, &c->nenv, &r->n)) ip_fail(c, sp, "array size cannot be evaluated");
+        if (r->n < 0) ip_fail(c, sp, "negative array size %lld", (long long)r->n);
         r->elem = rtype(c, t->arr.elem, sp);
         r->depth = 1 + r->elem->depth;
         r->nleaves = r->elem->nleaves;
@@ -714,7 +582,7 @@ static const RType *rtype(Ctx *c, const Type *t, Span sp)
         break;
     case T_FUN: break;
     }
-    if (r->depth > MAXD) fail(c, sp, "type nests deeper than %d levels", MAXD);
+    if (r->depth > MAXD) ip_fail(c, sp, "type nests deeper than %d levels", MAXD);
     return r;
 }
 
@@ -731,10 +599,10 @@ static Code *prep(Ctx *c, const Expr *e);
 /* A function argument of a primitive: a lambda of `params` curried parameters. */
 static Code *prep_fun(Ctx *c, const Expr *e, int params, Span sp)
 {
-    if (e->kind != E_LAM) fail(c, sp, "a primitive's function argument is not a lambda");
+    if (e->kind != E_LAM) ip_fail(c, sp, "a primitive's function argument is not a lambda");
     Code *k = prep(c, e);
     if (params > 1) {
-        if (e->lam.body->kind != E_LAM) fail(c, sp, "expected a function of %d parameters", params);
+        if (e->lam.body->kind != E_LAM) ip_fail(c, sp, "expected a function of %d parameters", params);
     }
     return k;
 }
@@ -750,19 +618,19 @@ static Code *prep(Ctx *c, const Expr *e)
     case E_VAR: k->slot = slot_of(c, e->var.b); break;
     case E_LIT: {
         ScalarKind sk = k->ty->sk;
-        if (e->ty->kind == T_IDX) k->lit = scalar_of_int(SK_I32, e->lit.i);
+        if (e->ty->kind == T_IDX) k->lit = ip_scalar_of_int(SK_I32, e->lit.i);
         else if (sk == SK_F32) k->lit.f = (float)e->lit.f;
         else if (sk == SK_F64) k->lit.d = e->lit.f;
         else if (sk == SK_BOOL) k->lit.b = e->lit.b;
-        else if (sk == SK_U32 || sk == SK_U64) k->lit = scalar_of_int(sk, (int64_t)e->lit.u);
-        else k->lit = scalar_of_int(sk, e->lit.i);
+        else if (sk == SK_U32 || sk == SK_U64) k->lit = ip_scalar_of_int(sk, (int64_t)e->lit.u);
+        else k->lit = ip_scalar_of_int(sk, e->lit.i);
         break;
     }
     case E_NAT: {
         int64_t v;
-        if (!nat_eval(e->nat.n, &c->nenv, &v)) fail(c, e->sp, "nat value cannot be evaluated");
-        if (k->ty->kind != T_SCALAR) fail(c, e->sp, "a nat used as a non-scalar value");
-        k->lit = scalar_of_int(k->ty->sk, v);
+        if (!nat_eval(e->nat.n, &c->nenv, &v)) ip_fail(c, e->sp, "nat value cannot be evaluated");
+        if (k->ty->kind != T_SCALAR) ip_fail(c, e->sp, "a nat used as a non-scalar value");
+        k->lit = ip_scalar_of_int(k->ty->sk, v);
         break;
     }
     case E_PRIM: {
@@ -770,7 +638,7 @@ static Code *prep(Ctx *c, const Expr *e)
         k->p = p;
         for (int i = 0; i < prim_info[p].nnats; i++)
             if (!nat_eval(e->prim.nats[i], &c->nenv, &k->k[i]))
-                fail(c, e->sp, "nat argument of %s cannot be evaluated", prim_info[p].name);
+                ip_fail(c, e->sp, "nat argument of %s cannot be evaluated", prim_info[p].name);
         for (int i = 0; i < prim_info[p].nargs; i++) {
             const Expr *a = e->prim.args[i];
             int np = prim_info[p].fnarity[i];
@@ -792,12 +660,12 @@ static Code *prep(Ctx *c, const Expr *e)
         k->args[0] = prep(c, e->bin.l);
         k->args[1] = prep(c, e->bin.r);
         if (k->args[0]->ty->kind != T_SCALAR || k->args[1]->ty->kind != T_SCALAR)
-            fail(c, e->sp, "operator '%s' on a non-scalar", binop_spelling[k->op]);
+            ip_fail(c, e->sp, "operator '%s' on a non-scalar", binop_spelling[k->op]);
         break;
     case E_UN:
         k->uop = e->un.op;
         k->args[0] = prep(c, e->un.e);
-        if (k->args[0]->ty->kind != T_SCALAR) fail(c, e->sp, "unary operator on a non-scalar");
+        if (k->args[0]->ty->kind != T_SCALAR) ip_fail(c, e->sp, "unary operator on a non-scalar");
         break;
     }
     return k;
@@ -805,212 +673,23 @@ static Code *prep(Ctx *c, const Expr *e)
 
 /* ---------------------------------------------------------------- evaluation */
 
-static void eval(Ctx *c, const Code *e, Val *r);
-
 /* a view node of kind k over operands a (and b) */
-static Node *node_new(Ctx *c, NodeKind k, const Val *a, const Val *b)
+Node *ip_node_new(Ctx *c, NodeKind k, const Val *a, const Val *b)
 {
-    Node *n = pool_alloc(c, sizeof(Node), false);
+    Node *n = ip_pool_alloc(c, sizeof(Node), false);
     n->kind = k;
     n->k = n->n = 0;
     n->perm = NULL;
-    val_set(&n->a, a);
-    if (b) val_set(&n->b, b);
+    ip_val_set(&n->a, a);
+    if (b) ip_val_set(&n->b, b);
     return n;
 }
 
 /* *r = f(x) for a lambda f: bind the parameter, evaluate the body. */
-static void apply(Ctx *c, const Code *f, const Val *x, Val *r)
+void ip_apply(Ctx *c, const Code *f, const Val *x, Val *r)
 {
-    val_set(&c->env[f->slot], x);
-    eval(c, f->args[0], r);
-}
-
-/* map(f)(a)[i] = f(a[i]) (all map levels alike); generate(f)[i] = f(i). Each iteration's
- * temporaries are released once its result is copied into the output store. */
-static void eval_map(Ctx *c, const Code *e, bool gen, Val *res)
-{
-    const Code *f = e->args[0];
-    Val a, x, r;
-    if (!gen) eval(c, e->args[1], &a);
-    const RType *rt = e->ty;
-    Node *out = store_new(c, rt, NULL);
-    bool blocks = e->p == P_MAPBLOCK && !gen;
-    LbState saved_lb = c->lb;
-    if (blocks) c->lb = (LbState){.on = true, .last = -1};
-    for (int64_t i = 0; i < rt->n; i++) {
-        Mark m = pool_mark(c);
-        if (blocks) c->lb.block = i;
-        if (gen)
-            val_scalar(&x, &rt_i32, scalar_of_int(SK_I32, i));
-        else
-            val_sel(c, &a, i, a.ty->elem, &x);
-        apply(c, f, &x, &r);
-        store_put(c, out, i, &r);
-        pool_release(c, m);
-    }
-    if (blocks) c->lb = saved_lb;
-    val_node(res, rt, out);
-}
-
-/* The leaves of a scalar or a pair of scalars. */
-static int leaves2(Ctx *c, const Val *v, Scalar *out)
-{
-    if (v->ty->kind == T_SCALAR) {
-        out[0] = v->s;
-        return 1;
-    }
-    Val x;
-    val_sel(c, v, 0, v->ty->a, &x);
-    out[0] = x.s;
-    val_sel(c, v, 1, v->ty->b, &x);
-    out[1] = x.s;
-    return 2;
-}
-
-static void from_leaves(Ctx *c, const RType *t, const Scalar *s, Val *r)
-{
-    if (t->kind == T_SCALAR) {
-        val_scalar(r, t, s[0]);
-        return;
-    }
-    Val a, b;
-    val_scalar(&a, t->a, s[0]);
-    val_scalar(&b, t->b, s[1]);
-    val_node(r, t, node_new(c, N_PAIR, &a, &b));
-}
-
-/* lookback(op)(init)(x) in block i of a mapBlock = init `op` x_0 `op` ... x_(i-1), the
- * values of the blocks before it, which the interpreter runs first, in order; the
- * running prefix is kept as scalars (the value is a scalar or a pair of two). A block
- * that runs it twice is an error (the type checker lets only block-level code of the
- * mapBlock's body reach it). */
-static void eval_lookback(Ctx *c, const Code *e, Val *r)
-{
-    if (!c->lb.on) fail(c, e->sp, "lookback outside a mapBlock");
-    if (c->lb.last == c->lb.block) fail(c, e->sp, "lookback run twice by one block");
-    c->lb.last = c->lb.block;
-    const Code *f = e->args[0], *g = f->args[0];
-    Val x, v, pre, nv;
-    eval(c, e->args[2], &x);
-    if (!c->lb.started) {
-        eval(c, e->args[1], &v);
-        leaves2(c, &v, c->lb.s);
-        c->lb.started = true;
-    }
-    from_leaves(c, e->ty, c->lb.s, &pre);
-    val_set(&c->env[f->slot], &pre);
-    val_set(&c->env[g->slot], &x);
-    eval(c, g->args[0], &nv);
-    nv.ty = e->ty;
-    Scalar ns[2];
-    leaves2(c, &nv, ns);
-    from_leaves(c, e->ty, c->lb.s, r);
-    c->lb.s[0] = ns[0];
-    c->lb.s[1] = ns[1];
-}
-
-/* reduceSeq(f)(init)(a) = f(...f(f(init, a[0]), a[1])..., a[n-1]). A non-scalar
- * accumulator alternates between two stores, so that an iteration's temporaries can go. */
-static void eval_reduce(Ctx *c, const Code *e, Val *acc)
-{
-    const Code *f = e->args[0], *g = f->args[0];
-    Val a, r;
-    eval(c, e->args[1], acc);
-    eval(c, e->args[2], &a);
-    const RType *at = e->ty;
-    Node *st[2] = {NULL, NULL};
-    int cur = 0;
-    if (at->kind != T_SCALAR) {
-        st[0] = store_new(c, at, NULL);
-        st[1] = store_new(c, at, NULL);
-        acc->ty = at;
-        store_put(c, st[0], -1, acc);
-        val_node(acc, at, st[0]);
-    }
-    for (int64_t i = 0; i < a.ty->n; i++) {
-        Mark m = pool_mark(c);
-        val_set(&c->env[f->slot], acc);
-        val_sel(c, &a, i, a.ty->elem, &c->env[g->slot]);
-        eval(c, g->args[0], &r);
-        if (at->kind == T_SCALAR) {
-            val_scalar(acc, at, r.s);
-        } else {
-            r.ty = at;
-            store_put(c, st[1 - cur], -1, &r);
-            cur = 1 - cur;
-            val_node(acc, at, st[cur]);
-        }
-        pool_release(c, m);
-    }
-    acc->ty = at;
-}
-
-/* scanSeq(f)(init)(a)[i]     = f(a[i])(scanSeq(f)(init)(a)[i-1]), with [-1] = init;
- * scanSeqExcl(f)(init)(a)[0] = init, [i+1] = f(a[i])([i]).
- * The accumulator is always the previous element of the output store (or init), so an
- * iteration's temporaries go once its element is stored, whatever the element type. */
-static void eval_scan(Ctx *c, const Code *e, Val *res)
-{
-    const Code *f = e->args[0], *g = f->args[0];
-    bool excl = e->p == P_SCANSEQEXCL;
-    Val a, acc, r, ov;
-    eval(c, e->args[1], &acc);
-    eval(c, e->args[2], &a);
-    const RType *rt = e->ty;
-    Node *out = store_new(c, rt, NULL);
-    val_node(&ov, rt, out);
-    int64_t n = rt->n;
-    acc.ty = rt->elem;
-    if (excl && n > 0) store_put(c, out, 0, &acc);
-    for (int64_t i = 0; i < n - excl; i++) {
-        Mark m = pool_mark(c);
-        if (i > 0 || excl) val_sel(c, &ov, i - 1 + excl, rt->elem, &acc);
-        val_sel(c, &a, i, a.ty->elem, &c->env[f->slot]);
-        val_set(&c->env[g->slot], &acc);
-        eval(c, g->args[0], &r);
-        r.ty = rt->elem;
-        store_put(c, out, i + excl, &r);
-        pool_release(c, m);
-    }
-    val_node(res, rt, out);
-}
-
-/* The 32-lane shuffles as a permutation view: lane i reads lane perm[i]. */
-static void eval_shuffle(Ctx *c, const Code *e, Val *res)
-{
-    Val a, src, s;
-    eval(c, e->args[e->p == P_SHFLWARP ? 1 : 0], &a);
-    int64_t n = a.ty->n, d = e->k[0];
-    int64_t *perm = pool_alloc(c, sizeof(int64_t) * (size_t)(n ? n : 1), false);
-    if (e->p == P_SHFLWARP) eval(c, e->args[0], &src);
-    for (int64_t i = 0; i < n; i++) {
-        switch ((ShflKind)prim_info[e->p].shfl) {
-        case SHFL_DOWN: /* a[i+d] if i+d <= 31 else a[i] */
-            perm[i] = i + d <= n - 1 ? i + d : i;
-            break;
-        case SHFL_UP: /* a[i-d] if i-d >= 0 else a[i] */
-            perm[i] = i - d >= 0 ? i - d : i;
-            break;
-        case SHFL_XOR: /* a[i xor m] */
-            if (d < 0 || d >= 32 || (i ^ d) >= n)
-                fail(c, e->sp, "shflXorWarp mask %lld is outside the warp", (long long)d);
-            perm[i] = i ^ d;
-            break;
-        case SHFL_IDX: { /* a[src[i]] */
-            val_sel(c, &src, i, src.ty->elem, &s);
-            int64_t v = s.s.i;
-            if (v < 0 || v >= n)
-                fail(c, e->sp, "shflWarp: lane %lld reads lane %lld, outside the warp of %lld",
-                     (long long)i, (long long)v, (long long)n);
-            perm[i] = v;
-            break;
-        }
-        }
-    }
-    Node *nd = node_new(c, N_PERM, &a, NULL);
-    nd->perm = perm;
-    val_node(res, e->ty, nd);
+    ip_val_set(&c->env[f->slot], x);
+    ip_eval(c, f->args[0], r);
 }
 
 /* ---- index and data movement */
@@ -1018,332 +697,63 @@ static void eval_shuffle(Ctx *c, const Code *e, Val *res)
 /* The index value s (of an index type: idx and i32 sign-extended, u32 zero-extended,
  * i64) checked against the length n: an index outside [0, n) is a run-time error at e,
  * naming the index, its position `at` in an index array (or -1), and the length. */
-static int64_t check_index(Ctx *c, const Code *e, Scalar s, int64_t at, int64_t n)
+int64_t ip_check_index(Ctx *c, const Code *e, Scalar s, int64_t at, int64_t n)
 {
     int64_t i = s.i;
     if (i < 0 || i >= n) {
         if (at >= 0)
-            fail(c, e->sp, "%s: index %lld (element %lld of the indices) is outside the array of length %lld",
+            ip_fail(c, e->sp, "%s: index %lld (element %lld of the indices) is outside the array of length %lld",
                  prim_info[e->p].name, (long long)i, (long long)at, (long long)n);
-        fail(c, e->sp, "%s: index %lld is outside the array of length %lld", prim_info[e->p].name, (long long)i,
+        ip_fail(c, e->sp, "%s: index %lld is outside the array of length %lld", prim_info[e->p].name, (long long)i,
              (long long)n);
     }
     return i;
 }
 
-/* idx's index: evaluate the scalar expression ix and check it */
-static int64_t run_index(Ctx *c, const Code *e, const Code *ix, int64_t at, int64_t n)
-{
-    Val v;
-    eval(c, ix, &v);
-    return check_index(c, e, v.s, at, n);
-}
-
-/* gather(is)(xs)[j] = xs[is[j]]: the indices are read and checked once, then a view */
-static void eval_gather(Ctx *c, const Code *e, Val *res)
-{
-    Val is, xs, s;
-    eval(c, e->args[0], &is);
-    eval(c, e->args[1], &xs);
-    int64_t m = is.ty->n;
-    int64_t *perm = pool_alloc(c, sizeof(int64_t) * (size_t)(m ? m : 1), false);
-    for (int64_t j = 0; j < m; j++) {
-        val_sel(c, &is, j, is.ty->elem, &s);
-        perm[j] = check_index(c, e, s.s, j, xs.ty->n);
-    }
-    Node *nd = node_new(c, N_PERM, &xs, NULL);
-    nd->perm = perm;
-    val_node(res, e->ty, nd);
-}
-
-/* scatter(is)(vs): a fresh store where position is[i] holds vs[i]. Two writes to one
- * position are an error (on the GPU the result is undefined); a position no index
- * names holds no value, and reading it is an error. */
-static void eval_scatter(Ctx *c, const Code *e, Val *res)
-{
-    Val is, vs, s, x;
-    eval(c, e->args[0], &is);
-    eval(c, e->args[1], &vs);
-    const RType *rt = e->ty;
-    Node *out = store_new(c, rt, NULL);
-    int64_t *by = pool_alloc(c, sizeof(int64_t) * (size_t)(rt->n ? rt->n : 1), false);
-    for (int64_t j = 0; j < rt->n; j++) by[j] = -1;
-    for (int64_t i = 0; i < is.ty->n; i++) {
-        val_sel(c, &is, i, is.ty->elem, &s);
-        int64_t j = check_index(c, e, s.s, i, rt->n);
-        if (by[j] >= 0)
-            fail(c, e->sp, "scatter: elements %lld and %lld of the indices both write position %lld",
-                 (long long)by[j], (long long)i, (long long)j);
-        by[j] = i;
-        val_sel(c, &vs, i, vs.ty->elem, &x);
-        store_put(c, out, j, &x);
-    }
-    Val whole;
-    val_node(&whole, rt, out);
-    Node *nd = node_new(c, N_WRITTEN, &whole, NULL);
-    nd->perm = by;
-    nd->sp = e->sp;
-    val_node(res, rt, nd);
-}
-
-/* ---------------------------------------------------------------- scalar forms */
-
-/* C's conversion of a scalar from one kind to another: to bool is x != 0; integers to
- * a narrower integer wrap (as nvcc does); integers to floats round to nearest. A float
- * outside the range of the integer type it is converted to (or NaN) is undefined in C
- * and on the GPU: here a run-time error. */
-static Scalar convert(Ctx *c, Span sp, ScalarKind from, ScalarKind to, Scalar a)
-{
-    Scalar r = {0};
-    if (from == SK_F32 || from == SK_F64) {
-        double v = from == SK_F32 ? (double)a.f : a.d;
-        switch (to) {
-        case SK_F32: r.f = from == SK_F32 ? a.f : (float)a.d; return r;
-        case SK_F64: r.d = v; return r;
-        case SK_BOOL: r.b = v != 0; return r;
-        case SK_I32: case SK_U32: case SK_I64: case SK_U64: {
-            /* the open interval of values whose truncation fits */
-            double lo = to == SK_I32 ? -2147483649.0 : to == SK_I64 ? -9223372036854777856.0 : -1.0;
-            double hi = to == SK_I32 ? 2147483648.0 : to == SK_U32 ? 4294967296.0
-                      : to == SK_I64 ? 9223372036854775808.0 : 18446744073709551616.0;
-            if (!(v > lo && v < hi))
-                fail(c, sp, "%s(x) of %g: the value is outside the range of %s (undefined in C and on the GPU)",
-                     scalar_info[to].name, v, scalar_info[to].name);
-            if (to == SK_U64) r.u = (uint64_t)v;
-            else r = scalar_of_int(to, (int64_t)v);
-            return r;
-        }
-        case SK_COUNT: break;
-        }
-        unreachable();
-    }
-    if (from == SK_BOOL) return scalar_of_int(to, a.b ? 1 : 0);
-    bool sg = from == SK_I32 || from == SK_I64;
-    uint64_t x = widen(from, a);
-    switch (to) {
-    case SK_F32: r.f = sg ? (float)(int64_t)x : (float)x; return r;
-    case SK_F64: r.d = sg ? (double)(int64_t)x : (double)x; return r;
-    case SK_BOOL: r.b = x != 0; return r;
-    case SK_I32: case SK_U32: case SK_I64: case SK_U64: return scalar_of_int(to, (int64_t)x);
-    case SK_COUNT: break;
-    }
-    unreachable();
-}
-
-/* CUDA's rsqrtf/rsqrt, which math.h lacks */
-#define rsqrtf(x) (1.0f / sqrtf(x))
-#define rsqrt(x) (1.0 / sqrt(x))
-#define MATH_CALL_1(fn, x, m) fn(x[0].m)
-#define MATH_CALL_2(fn, x, m) fn(x[0].m, x[1].m)
-#define MATH_CALL_3(fn, x, m) fn(x[0].m, x[1].m, x[2].m)
-
-/* A math function as CUDA computes it: the float function of math.h for f32 (expf),
- * the double one for f64 (exp); abs of an integer wraps (abs(INT_MIN) = INT_MIN). */
-static Scalar math_eval(Prim p, ScalarKind sk, const Scalar *x)
-{
-    Scalar r = {0};
-    if (sk != SK_F32 && sk != SK_F64) {
-        if (p != P_ABS) unreachable();
-        uint64_t v = widen(sk, x[0]);
-        return scalar_of_int(sk, (int64_t)v < 0 ? (int64_t)(0u - v) : (int64_t)v);
-    }
-#define X(pr, n, ff, fd, ints)                                   \
-    if (p == pr) {                                               \
-        if (sk == SK_F32) r.f = MATH_CALL_##n(ff, x, f);         \
-        else r.d = MATH_CALL_##n(fd, x, d);                      \
-        return r;                                                \
-    }
-    MATH_FNS(X)
-#undef X
-    unreachable();
-}
-#undef rsqrtf
-#undef rsqrt
-
-/* select(c)(a)(b): all three evaluated, then a or b whole (element i of a selected
- * array is select(c)(a[i])(b[i]), c being one value); f32(x) ... bool(x): convert;
- * the math functions: math_eval. neg sub div mod gt lt equal not are E_UN/E_BIN
- * after typecheck and never reach here. */
-static void eval_scalar_form(Ctx *c, const Code *e, Val *r)
-{
-    Prim p = e->p;
-    if (p == P_SELECT) {
-        Val cv, a, b;
-        eval(c, e->args[0], &cv);
-        eval(c, e->args[1], &a);
-        eval(c, e->args[2], &b);
-        val_set(r, cv.s.b ? &a : &b);
-        r->ty = e->ty;
-        return;
-    }
-    if (p >= P_TO_F32 && p <= P_TO_BOOL) {
-        Val a;
-        eval(c, e->args[0], &a);
-        val_scalar(r, e->ty, convert(c, e->sp, e->args[0]->ty->sk, e->ty->sk, a.s));
-        return;
-    }
-    Scalar xs[3] = {{0}};
-    for (int i = 0; i < prim_info[p].nargs; i++) {
-        Val a;
-        eval(c, e->args[i], &a);
-        xs[i] = a.s;
-    }
-    val_scalar(r, e->ty, math_eval(p, e->ty->sk, xs));
-}
-
-/* *r = a saturated primitive; views build nodes, maps and reductions compute */
-static void eval_prim(Ctx *c, const Code *e, Val *r)
-{
-    Val a, b;
-    Node *n;
-    switch (e->p) {
-    case P_SPLIT: case P_ASVECTOR: case P_JOIN: case P_TRANSPOSE: case P_PADCLAMP: case P_DROP: case P_SLIDE:
-    case P_UNZIP:
-        eval(c, e->args[0], &a);
-        n = node_new(c, N_SPLIT, &a, NULL);
-        switch (e->p) {
-        case P_SPLIT: case P_ASVECTOR: n->k = e->k[0]; break;
-        case P_JOIN: n->kind = N_JOIN; n->k = a.ty->elem->n; break;
-        case P_TRANSPOSE: n->kind = N_TRANSPOSE; break;
-        case P_PADCLAMP:
-            n->kind = N_PADCLAMP;
-            n->k = e->k[0];
-            n->n = a.ty->n;
-            if (n->n == 0 && e->ty->n > 0) fail(c, e->sp, "padClamp of an empty array");
-            break;
-        case P_DROP: n->kind = N_DROP; n->k = e->k[0]; break;
-        case P_SLIDE: n->kind = N_SLIDE; n->k = e->k[1]; break;
-        case P_UNZIP: n->kind = N_UNZIP; break;
-        case P_PADCST: case P_TAKE: case P_ZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE:
-        case P_ID: case P_MAPSEQ: case P_MAPSEQUNROLL: case P_REDUCESEQ: case P_REDUCESEQUNROLL:
-        case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN: case P_TOSHAREDFUN:
-        case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE: case P_SHFLDOWN:
-        case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL: case P_MIN:
-        case P_MAX: case P_COUNT: unreachable();
-        case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
-        SCALAR_FORM_CASES unreachable();
-        case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: unreachable();
-        }
-        val_node(r, e->ty, n);
-        return;
-    case P_PADCST: /* l copies of v, then a, then r copies */
-        eval(c, e->args[0], &b);
-        eval(c, e->args[1], &a);
-        n = node_new(c, N_PADCST, &a, &b);
-        n->k = e->k[0];
-        n->n = a.ty->n;
-        val_node(r, e->ty, n);
-        return;
-    case P_ZIP: case P_PAIR:
-        eval(c, e->args[0], &a);
-        eval(c, e->args[1], &b);
-        val_node(r, e->ty, node_new(c, e->p == P_ZIP ? N_ZIP : N_PAIR, &a, &b));
-        return;
-    case P_TAKE: /* the first k elements: the same value with a shorter type */
-    case P_ID: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE:
-        eval(c, e->args[0], r);
-        r->ty = e->ty;
-        return;
-    case P_FST: case P_SND:
-        eval(c, e->args[0], r);
-        val_sel(c, r, e->p == P_SND, e->ty, r);
-        return;
-    case P_GENERATE: eval_map(c, e, true, r); return;
-    case P_MAPSEQ: case P_MAPSEQUNROLL: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS:
-    case P_MAPWARP: case P_MAPLANE:
-        eval_map(c, e, false, r);
-        return;
-    case P_REDUCESEQ: case P_REDUCESEQUNROLL: eval_reduce(c, e, r); return;
-    case P_LASTBLOCK: /* lastBlock(f)(ys) = f(ys) */
-    case P_TOPRIVATEFUN: case P_TOSHAREDFUN: /* fun(x => toPrivate(f(x))) */
-        eval(c, e->args[1], &a);
-        apply(c, e->args[0], &a, r);
-        r->ty = e->ty;
-        return;
-    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: eval_shuffle(c, e, r); return;
-    case P_ADD: case P_MUL: case P_MIN: case P_MAX: {
-        eval(c, e->args[0], &a);
-        eval(c, e->args[1], &b);
-        if (a.node || b.node) fail(c, e->sp, "%s of non-scalars", prim_info[e->p].name);
-        ScalarKind sk = e->args[0]->ty->sk;
-        Scalar s = e->p == P_ADD ? binop(c, e->sp, OP_ADD, sk, a.s, b.s)
-                 : e->p == P_MUL ? binop(c, e->sp, OP_MUL, sk, a.s, b.s)
-                                 : minmax(e->p == P_MAX, sk, a.s, b.s);
-        val_scalar(r, e->ty, s);
-        return;
-    }
-    /* ---- index and data movement */
-    case P_IDX: {
-        eval(c, e->args[1], &a);
-        int64_t i = run_index(c, e, e->args[0], -1, a.ty->n);
-        val_sel(c, &a, i, e->ty, r);
-        return;
-    }
-    case P_GATHER: eval_gather(c, e, r); return;
-    case P_SCATTER: eval_scatter(c, e, r); return;
-    case P_CONCAT:
-        eval(c, e->args[0], &a);
-        eval(c, e->args[1], &b);
-        n = node_new(c, N_CONCAT, &a, &b);
-        n->k = a.ty->n;
-        val_node(r, e->ty, n);
-        return;
-    case P_PADEMPTY:
-        eval(c, e->args[0], &a);
-        n = node_new(c, N_PADEMPTY, &a, NULL);
-        n->n = a.ty->n;
-        n->sp = e->sp;
-        val_node(r, e->ty, n);
-        return;
-    SCALAR_FORM_CASES eval_scalar_form(c, e, r); return;
-    case P_SCANSEQ: case P_SCANSEQEXCL: eval_scan(c, e, r); return;
-    case P_LOOKBACK: eval_lookback(c, e, r); return;
-    case P_COUNT: break;
-    }
-    unreachable();
-}
-
 /* *r = the value of e */
-static void eval(Ctx *c, const Code *e, Val *r)
+void ip_eval(Ctx *c, const Code *e, Val *r)
 {
-    if (lang_stack_left() < LANG_STACK_RESERVE) fail(c, e->sp, "program nested too deeply to interpret");
+    if (lang_stack_left() < LANG_STACK_RESERVE) ip_fail(c, e->sp, "program nested too deeply to interpret");
     switch (e->kind) {
     case E_VAR: {
         const Val *v = &c->env[e->slot];
-        if (!v->ty) fail(c, e->sp, "internal: unbound variable");
-        val_set(r, v);
+        if (!v->ty) ip_fail(c, e->sp, "internal: unbound variable");
+        ip_val_set(r, v);
         r->ty = e->ty;
         return;
     }
-    case E_LIT: case E_NAT: val_scalar(r, e->ty, e->lit); return;
-    case E_PRIM: eval_prim(c, e, r); return;
-    case E_LAM: fail(c, e->sp, "a function where a value was expected");
+    case E_LIT: case E_NAT: ip_val_scalar(r, e->ty, e->lit); return;
+    case E_PRIM: /* its meaning (prims/) */
+        if (!prim_ops(e->p)->eval) die("primitive %s has no interpreter meaning in prims/", prim_info[e->p].name);
+        prim_ops(e->p)->eval(c, e, r);
+        return;
+    case E_LAM: ip_fail(c, e->sp, "a function where a value was expected");
     case E_LET:
-        eval(c, e->args[1], &c->env[e->slot]);
-        eval(c, e->args[0], r);
+        ip_eval(c, e->args[1], &c->env[e->slot]);
+        ip_eval(c, e->args[0], r);
         return;
     case E_BIN: {
         const Code *l = e->args[0];
         Val x, y;
-        eval(c, l, &x);
+        ip_eval(c, l, &x);
         if (e->op == OP_AND || e->op == OP_OR) {
             /* short-circuit, as the generated C does */
             if (x.s.b == (e->op == OP_OR)) {
-                val_scalar(r, e->ty, x.s);
+                ip_val_scalar(r, e->ty, x.s);
                 return;
             }
-            eval(c, e->args[1], &y);
-            val_scalar(r, e->ty, y.s);
+            ip_eval(c, e->args[1], &y);
+            ip_val_scalar(r, e->ty, y.s);
             return;
         }
-        eval(c, e->args[1], &y);
-        val_scalar(r, e->ty, binop(c, e->sp, e->op, l->ty->sk, x.s, y.s));
+        ip_eval(c, e->args[1], &y);
+        ip_val_scalar(r, e->ty, ip_binop(c, e->sp, e->op, l->ty->sk, x.s, y.s));
         return;
     }
     case E_UN: {
         Val x;
-        eval(c, e->args[0], &x);
-        val_scalar(r, e->ty, unop(c, e->sp, e->uop, e->args[0]->ty->sk, x.s));
+        ip_eval(c, e->args[0], &x);
+        ip_val_scalar(r, e->ty, unop(c, e->sp, e->uop, e->args[0]->ty->sk, x.s));
         return;
     }
     }
@@ -1369,7 +779,7 @@ bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *i
 /* A store of a kernel result's type whose leaf j (output j) is caller memory outs[j]. */
 static Node *store_outputs(Ctx *c, const RType *t, void *const *outs)
 {
-    Node *n = store_new(c, t, (unsigned char *)outs[0]);
+    Node *n = ip_store_new(c, t, (unsigned char *)outs[0]);
     for (int j = 1; j < t->nleaves; j++) n->store.leaves[j].data = outs[j];
     return n;
 }
@@ -1412,24 +822,24 @@ bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *con
             slot_of(c, k->params[i]);
             pty[i] = rtype(c, k->params[i]->ty, k->params[i]->sp);
             if (!flat_type(pty[i]))
-                fail(c, k->params[i]->sp, "parameter %s: pair-typed parameters are not supported",
+                ip_fail(c, k->params[i]->sp, "parameter %s: pair-typed parameters are not supported",
                      k->params[i]->name);
         }
         Code *body = prep(c, k->body);
-        if (!result_type(body->ty)) fail(c, k->sp, "kernel %s: an array of pairs is not an output", k->name);
+        if (!result_type(body->ty)) ip_fail(c, k->sp, "kernel %s: an array of pairs is not an output", k->name);
         c->env = ANEWN(c->arena, Val, c->nslots + 1);
 
         for (int i = 0; i < k->nparams; i++) {
             /* inputs are only read, never written through this store */
             unsigned char *data = (unsigned char *)(uintptr_t)inputs[i];
             if (pty[i]->kind == T_SCALAR) {
-                val_scalar(&c->env[k->params[i]->id], pty[i], load(pty[i]->sk, data, 0));
+                ip_val_scalar(&c->env[k->params[i]->id], pty[i], load(pty[i]->sk, data, 0));
             } else {
-                val_node(&c->env[k->params[i]->id], pty[i], store_new(c, pty[i], data));
+                ip_val_node(&c->env[k->params[i]->id], pty[i], ip_store_new(c, pty[i], data));
             }
         }
         Val r;
-        eval(c, body, &r);
+        ip_eval(c, body, &r);
         r.ty = body->ty;
         Node *o = store_outputs(c, body->ty, outs);
         void *out = outs[0];
@@ -1440,7 +850,7 @@ bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *con
             memcpy(out, r.node->store.leaves[0].data,
                    (size_t)o->store.leaves[0].count * (size_t)scalar_info[o->store.leaves[0].sk].size);
         } else if (r.node) {
-            store_put(c, o, -1, &r);
+            ip_store_put(c, o, -1, &r);
         } else {
             store1(body->ty->sk, out, 0, r.s);
         }

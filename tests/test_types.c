@@ -1,5 +1,6 @@
 /* test_types.c: expand + typecheck (one suite for the type checker). */
 #include "testutil.h"
+#include "../prims/prims.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -303,6 +304,20 @@ START_TEST(prim_table)
 }
 END_TEST
 
+/* Every primitive of the table has a type rule, a lowering and an interpreter meaning in
+ * the handler table of its family's file in prims/ (prim_ops picks the file by the family
+ * column): a row missing there, or written in another family's file, fails here. */
+START_TEST(prim_handlers)
+{
+    for (int p = 0; p < P_COUNT; p++) {
+        const PrimOps *ops = prim_ops((Prim)p);
+        ck_assert_msg(ops->infer, "primitive '%s' has no type rule (infer) in prims/", prim_info[p].name);
+        ck_assert_msg(ops->lower, "primitive '%s' has no lowering (lower) in prims/", prim_info[p].name);
+        ck_assert_msg(ops->eval, "primitive '%s' has no interpreter meaning (eval) in prims/", prim_info[p].name);
+    }
+}
+END_TEST
+
 /* Every primitive of the table is named in the first column of the primitives table
  * of docs/language.md (rows may name several: "pair, fst, snd", "toPrivateFun(f)"). */
 START_TEST(prims_documented)
@@ -361,6 +376,7 @@ int main(void)
     tcase_add_test(c, scalar_forms);
     tcase_add_test(c, scan_types);
     tcase_add_test(c, prim_table);
+    tcase_add_test(c, prim_handlers);
     tcase_add_test(c, data_movement_types);
     tcase_add_test(c, prims_documented);
     suite_add_tcase(s, c);

@@ -1,0 +1,422 @@
+/* warp.c: the warp shuffles and the grid-wide lastBlock (PF_WARP, PF_GRID).
+ * For each primitive: its type rule, its lowering and its interpreter meaning. */
+#include "prims.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- the warp shuffles */
+
+/* shflDownWarp(d), shflUpWarp(d), shflXorWarp(m) : 32.t -> 32.t  (t a scalar, d and m
+ * constants in 0..31) */
+static Expr *infer_shfl(Tc *t, const TcApp *ap)
+{
+    Prim p = ap->p;
+    const PrimInfo *pi = &prim_info[ap->p];
+    Ast **nat = ap->nat;
+    Ast **arg = ap->arg;
+    Scope *sc = ap->sc;
+    Span sp = ap->sp;
+    Expr *e;
+    Nat *d = tc_nat_of(t, nat[0], sc);
+    int64_t c;
+    if (!nat_is_const(d, &c) || c < 0 || c > 31)
+        diag_error(t->d, nat[0]->sp, "%s: the %s must be a constant in 0..31", pi->name, p == P_SHFLXOR ? "lane mask" : "delta");
+    Expr *x = tc_infer(t, arg[0], sc, NULL);
+    Type *tx = tc_want_array(t, x, pi->name);
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem))
+        diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars, but this has type %s", pi->name, tc_tstr(t, tx));
+    e = tc_prim_expr(t, p, tx, sp);
+    e->prim.nats[0] = d;
+    e->prim.args[0] = x;
+    return e;
+}
+
+/* shflWarp : 32.idx[32] -> 32.t -> 32.t  (the source lane of each lane; t a scalar) */
+static Expr *infer_shfl_warp(Tc *t, const TcApp *ap)
+{
+    Prim p = ap->p;
+    Ast **arg = ap->arg;
+    Scope *sc = ap->sc;
+    Span sp = ap->sp;
+    Arena *a = t->a;
+    Expr *e;
+    Nat *n32 = nat_cst(a, 32);
+    Expr *src = tc_infer(t, arg[0], sc, ty_array(a, n32, ty_idx(a, n32)));
+    Expr *x = tc_infer(t, arg[1], sc, NULL);
+    int64_t c;
+    Type *ts = tc_want_array(t, src, "shflWarp");
+    if (!nat_is_const(ts->arr.n, &c) || c != 32 ||
+        !(ts->arr.elem->kind == T_IDX || (ts->arr.elem->kind == T_SCALAR && (ts->arr.elem->sk == SK_I32 || ts->arr.elem->sk == SK_U32))))
+        diag_error(t->d, src->sp, "shflWarp expects 32 lane indices (32.idx[32]), but this has type %s", tc_tstr(t, ts));
+    Type *tx = tc_want_array(t, x, "shflWarp");
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem))
+        diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars, but this has type %s", tc_tstr(t, tx));
+    e = tc_prim_expr(t, p, tx, sp);
+    e->prim.args[0] = src;
+    e->prim.args[1] = x;
+    return e;
+}
+
+/* a shuffle of a warp array (one element per lane) inside mapWarp: a V_SHFL view, read at
+ * the lane's own index (view_at in lower.c); the data argument is shflWarp's second */
+static LwVal *lower_shfl(Lw *w, Expr *e)
+{
+    Expr **arg = e->prim.args;
+    Prim p = e->prim.p;
+    View *v;
+    LwVal *in = lw_lower_exp(w, arg[p == P_SHFLWARP ? 1 : 0]);
+    int64_t off;
+    if (!lw_inside(w, LVL_WARP) || lw_inside(w, LVL_LANE) || !lw_lanes_offset(w, in->v, &off) || off != 0)
+        diag_error(w->d, e->sp, "%s is only supported on a warp array (one element per lane, e.g. from "
+                   "mapLane or toPrivate inside mapWarp)", prim_info[p].name);
+    v = lw_view(w, V_SHFL, e->ty, in->v);
+    v->shfl = (ShflKind)prim_info[p].shfl;
+    if (p == P_SHFLWARP) v->src = lw_lower_exp(w, arg[0])->v;
+    else v->n1 = e->prim.nats[0];
+    return lw_array(w, v);
+}
+
+/* The 32-lane shuffles as a permutation view: lane i reads lane perm[i]. */
+static void eval_shuffle(IpCtx *c, const Code *e, IpVal *res)
+{
+    IpVal a, src, s;
+    ip_eval(c, e->args[e->p == P_SHFLWARP ? 1 : 0], &a);
+    int64_t n = a.ty->n, d = e->k[0];
+    int64_t *perm = ip_pool_alloc(c, sizeof(int64_t) * (size_t)(n ? n : 1), false);
+    if (e->p == P_SHFLWARP) ip_eval(c, e->args[0], &src);
+    for (int64_t i = 0; i < n; i++) {
+        switch ((ShflKind)prim_info[e->p].shfl) {
+        case SHFL_DOWN: /* a[i+d] if i+d <= 31 else a[i] */
+            perm[i] = i + d <= n - 1 ? i + d : i;
+            break;
+        case SHFL_UP: /* a[i-d] if i-d >= 0 else a[i] */
+            perm[i] = i - d >= 0 ? i - d : i;
+            break;
+        case SHFL_XOR: /* a[i xor m] */
+            if (d < 0 || d >= 32 || (i ^ d) >= n)
+                ip_fail(c, e->sp, "shflXorWarp mask %lld is outside the warp", (long long)d);
+            perm[i] = i ^ d;
+            break;
+        case SHFL_IDX: { /* a[src[i]] */
+            ip_val_sel(c, &src, i, src.ty->elem, &s);
+            int64_t v = s.s.i;
+            if (v < 0 || v >= n)
+                ip_fail(c, e->sp, "shflWarp: lane %lld reads lane %lld, outside the warp of %lld",
+                     (long long)i, (long long)v, (long long)n);
+            perm[i] = v;
+            break;
+        }
+        }
+    }
+    Node *nd = ip_node_new(c, N_PERM, &a, NULL);
+    nd->perm = perm;
+    ip_val_node(res, e->ty, nd);
+}
+
+/* ---------------------------------------------------------------- lastBlock */
+
+/* lastBlock(f)(ys) : t  for ys : n.s computed by the whole grid and f : n.s -> t, typed as
+ * if inside a mapBlock; not inside a map */
+static Expr *infer_last_block(Tc *t, const TcApp *ap)
+{
+    Prim p = ap->p;
+    Ast **arg = ap->arg;
+    Scope *sc = ap->sc;
+    Type *expected = ap->expected;
+    Span sp = ap->sp;
+    Expr *e;
+    /* lastBlock(f)(ys) = f(ys); ys is computed by all blocks, f runs in the last one */
+    if (t->ctx.n)
+        diag_error2(t->d, sp, t->ctx.sp[t->ctx.n - 1], "the enclosing map is here",
+                    "lastBlock runs after the whole grid; it cannot be inside a map");
+    Expr *x = tc_infer(t, arg[1], sc, NULL);
+    tc_want_array(t, x, "lastBlock");
+    t->ctx.lv[0] = LVL_BLOCK;
+    t->ctx.dim[0] = 0;
+    t->ctx.sp[0] = sp;
+    t->ctx.fdepth[0] = -1;
+    t->ctx.n = 1;
+    Expr *f = tc_check_fun(t, arg[0], &x->ty, 1, sc, expected, sp);
+    t->ctx.n = 0;
+    e = tc_prim_expr(t, p, tc_fun_result(f, 1), sp);
+    e->prim.args[0] = f;
+    e->prim.args[1] = x;
+    return e;
+}
+
+/* lastBlock read as a value: an error. Its lowering writes the kernel's result
+ * (lower_last_block below) */
+static LwVal *lower_last_block_read(Lw *w, Expr *e)
+{
+    diag_error(w->d, e->sp, "lastBlock must produce the kernel's result (it ends the kernel)");
+}
+
+/* lastBlock(f)(ys) = f(ys) */
+static void eval_last_block(IpCtx *c, const Code *e, IpVal *r)
+{
+    IpVal a;
+    ip_eval(c, e->args[1], &a);
+    ip_apply(c, e->args[0], &a, r);
+    r->ty = e->ty;
+}
+
+/* A global buffer of the kernel's own (a parameter after the inputs, which the runtime
+ * allocates and zeroes once; kernels leave it reusable) */
+static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
+{
+    Kernel *k = w->k;
+    Buffer *b = lw_new_buffer(w, prefix, AS_GLOBAL, sk, count);
+    b->param = -3 - k->nscratch;
+    Buffer **nb = ANEWN(w->a, Buffer *, k->nscratch + 1);
+    if (k->nscratch) memcpy(nb, k->scratch, sizeof(Buffer *) * (size_t)k->nscratch);
+    nb[k->nscratch++] = b;
+    k->scratch = nb;
+    return b;
+}
+
+/* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
+ *                             in the last block: acc(f(partials), out)
+ * ys is computed by the whole grid into a global scratch buffer; one block sees all
+ * of it and computes f at block level. No second launch is needed. Partials of at most
+ * 32 bits are flagged words, which the grid's last block waits for as it reads them;
+ * wider ones are handed over by a ticket that every block takes after its writes
+ * (codegen/cuda.c). */
+static void lower_last_block(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    if (w->ndepth) die("lastBlock inside a map passed the type checker");
+    Expr *ys = e->prim.args[1], *f = e->prim.args[0];
+    Nat *cnt;
+    const Type *in = ty_innermost(a, ys->ty, &cnt);
+    if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
+    Buffer *part = scratch_buffer(w, "partial", lw_sk_of(in), cnt);
+    part->flagged = scalar_info[part->sk].size <= 4;
+    part->coherent = !part->flagged;
+    Buffer *ticket = part->flagged ? NULL : scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    w->k->ticket = ticket;
+    Acc *c0 = lw_acceptor(w, W_MEM, ys->ty, NULL);
+    c0->buf = part;
+    c0->base = nat_cst(a, 0);
+    lw_lower_acc(w, ys, c0);
+    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur;
+    s->last.ticket = ticket;
+    s->last.part = part;
+    s->last.body = stmt_seq(a);
+    lw_emit(w, s);
+    w->cur = s->last.body;
+    w->lv[w->ndepth++] = LVL_BLOCK;
+    View *pv = lw_view(w, V_MEM, ys->ty, NULL);
+    pv->buf = part;
+    pv->base = nat_cst(a, 0);
+    lw_bind(w, f->lam.param, lw_array(w, pv));
+    lw_lower_acc(w, f->lam.body, c);
+    w->ndepth--;
+    w->cur = saved;
+}
+
+/* ---------------------------------------------------------------- lookback */
+
+/* lookback(op)(init)(x): (t -> t -> t) -> t -> t -> t, t a scalar or a pair of two
+ * scalars. Block i of the enclosing mapBlock gets init `op` x_0 `op` ... x_(i-1), the
+ * values the earlier blocks gave (op(a)(b): a the earlier). It must be block-level code
+ * of a one-dimensional mapBlock that no other map or function encloses: once per
+ * block, where the whole block runs it. */
+static Expr *infer_lookback(Tc *t, const TcApp *ap)
+{
+    Ast **arg = ap->arg;
+    Scope *sc = ap->sc;
+    Span sp = ap->sp;
+    TcMaps *c = &t->ctx;
+    if (c->n != 1 || c->lv[0] != LVL_BLOCK || c->dim[0] != 0 || c->fdepth[0] != t->fdepth) {
+        const char *why = "lookback gives each block of a mapBlock the prefix of the earlier blocks' values: it must be "
+                          "block-level code in the body of a one-dimensional mapBlock, outside any other map, lastBlock "
+                          "or sequential function";
+        if (c->n) diag_error2(t->d, sp, c->sp[c->n - 1], "the enclosing map is here", "%s", why);
+        diag_error(t->d, sp, "%s", why);
+    }
+    Expr *x = tc_infer(t, arg[2], sc, NULL);
+    Type *ty = x->ty;
+    bool ok = ty->kind == T_SCALAR ||
+              (ty->kind == T_PAIR && ty->pair.a->kind == T_SCALAR && ty->pair.b->kind == T_SCALAR);
+    if (!ok) diag_error(t->d, arg[2]->sp, "lookback of %s: the value must be a scalar or a pair of two scalars", tc_tstr(t, ty));
+    Expr *init = tc_infer(t, arg[1], sc, ty);
+    if (!ty_equal(init->ty, ty))
+        diag_error(t->d, arg[1]->sp, "lookback: the neutral element has type %s but the value has type %s",
+                   tc_tstr(t, init->ty), tc_tstr(t, ty));
+    Type *ps[2] = {ty, ty};
+    Expr *f = tc_check_fun(t, arg[0], ps, 2, sc, ty, sp);
+    Type *rt = tc_fun_result(f, 2);
+    if (!ty_equal(rt, ty))
+        diag_error(t->d, arg[0]->sp, "lookback: the operator returns %s but the value has type %s", tc_tstr(t, rt), tc_tstr(t, ty));
+    Expr *e = tc_prim_expr(t, P_LOOKBACK, ty, sp);
+    e->prim.args[0] = f;
+    e->prim.args[1] = init;
+    e->prim.args[2] = x;
+    return e;
+}
+
+/* A shared scalar of the kernel (one element), laid out by smem.c. */
+static Buffer *shared_scalar(Lw *w, const char *prefix, ScalarKind sk, Span sp)
+{
+    Kernel *k = w->k;
+    Buffer *b = lw_new_buffer(w, prefix, AS_SHARED, sk, nat_cst(w->a, 1));
+    b->sp = sp;
+    if (k->nshared == k->capshared) {
+        int cap = k->capshared ? 2 * k->capshared : 8;
+        Buffer **nb = ANEWN(w->a, Buffer *, cap);
+        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
+        k->shared = nb;
+        k->capshared = cap;
+    }
+    k->shared[k->nshared++] = b;
+    return b;
+}
+
+/* The leaves of a scalar or a pair of scalars, left to right. */
+static int val_leaves(Lw *w, LwVal *v, X **out, Span sp)
+{
+    if (v->k == VAL_SCALAR) {
+        out[0] = v->x;
+        return 1;
+    }
+    if (v->k == VAL_PAIR && v->a->k == VAL_SCALAR && v->b->k == VAL_SCALAR) {
+        out[0] = v->a->x;
+        out[1] = v->b->x;
+        return 2;
+    }
+    diag_error(w->d, sp, "lookback: the value must be a scalar or a pair of two scalars");
+}
+
+/* lookback(op)(init)(x) in the body of the kernel's mapBlock: the block's tile is drawn
+ * from a counter in launch order (so a tile waits only for tiles whose blocks run), and
+ * S_LOOKBACK leaves the exclusive prefix of the earlier tiles' x in shared scalars,
+ * read by the whole block after the barrier the barrier pass puts there. The scratch
+ * words are tagged with a launch epoch that the counter carries, so no launch resets
+ * them (codegen/cuda.c). */
+static LwVal *lower_lookback(Lw *w, Expr *e)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args;
+    if (w->nloops != 1 || w->loops[0]->loop.level != LVL_BLOCK || w->loops[0]->loop.dim != 0)
+        diag_error(w->d, e->sp, "lookback must run once per block of the kernel's one-dimensional mapBlock, "
+                   "outside any other loop");
+    Stmt *blk = w->loops[0];
+    if (blk->loop.draw)
+        diag_error(w->d, e->sp, "a mapBlock has at most one lookback, and this is its second");
+    LwVal *x = lw_lower_exp(w, arg[2]), *init = lw_lower_exp(w, arg[1]);
+    X *xs[2], *is[2];
+    Stmt *s = lw_snew(w, S_LOOKBACK);
+    int n = s->look.n = val_leaves(w, x, xs, arg[2]->sp);
+    val_leaves(w, init, is, arg[1]->sp);
+    s->look.tile = blk->loop.var;
+    s->look.packed = n == 1 && scalar_info[xs[0]->sk].size <= 4;
+    Nat *tiles = blk->loop.extent;
+    LwVal *pa, *pb;
+    for (int i = 0; i < n; i++) {
+        ScalarKind sk = xs[i]->sk;
+        s->look.agg[i] = lw_materialise(w, xs[i], "agg");
+        s->look.init[i] = is[i];
+        s->look.res[i] = shared_scalar(w, "lb", sk, e->sp);
+        s->look.pa[i] = lw_new_buffer(w, "lba", AS_PRIVATE, sk, nat_cst(a, 1));
+        s->look.pb[i] = lw_new_buffer(w, "lbb", AS_PRIVATE, sk, nat_cst(a, 1));
+        s->look.pa[i]->scalar = s->look.pb[i]->scalar = true;
+        if (!s->look.packed) {
+            s->look.aggs[i] = scratch_buffer(w, "lbagg", sk, tiles);
+            s->look.incs[i] = scratch_buffer(w, "lbinc", sk, tiles);
+        }
+    }
+    if (s->look.packed) s->look.state = scratch_buffer(w, "lbstate", SK_U64, tiles);
+    else s->look.flags = scratch_buffer(w, "lbflag", SK_U32, tiles);
+    blk->loop.draw = w->k->draw = scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
+    if (n == 1) {
+        pa = lw_scalar(w, lw_xload(w, s->look.pa[0], nat_cst(a, 0)));
+        pb = lw_scalar(w, lw_xload(w, s->look.pb[0], nat_cst(a, 0)));
+    } else {
+        pa = lw_pairv(w, lw_scalar(w, lw_xload(w, s->look.pa[0], nat_cst(a, 0))), lw_scalar(w, lw_xload(w, s->look.pa[1], nat_cst(a, 0))));
+        pb = lw_pairv(w, lw_scalar(w, lw_xload(w, s->look.pb[0], nat_cst(a, 0))), lw_scalar(w, lw_xload(w, s->look.pb[1], nat_cst(a, 0))));
+    }
+    /* the operator's code goes into its own list, printed where the look-back applies it */
+    Stmt *saved = w->cur;
+    w->cur = s->look.ops = stmt_seq(a);
+    Expr *f = arg[0];
+    lw_bind(w, f->lam.param, pa);
+    lw_bind(w, f->lam.body->lam.param, pb);
+    X *os[2];
+    val_leaves(w, lw_lower_exp(w, f->lam.body->lam.body), os, arg[0]->sp);
+    w->cur = saved;
+    for (int i = 0; i < s->look.ops->seq.n; i++)
+        if (s->look.ops->seq.items[i]->kind != S_DECL)
+            diag_error(w->d, arg[0]->sp, "lookback: the operator must be a function of scalars without loops or memory");
+    for (int i = 0; i < n; i++) s->look.op[i] = os[i];
+    lw_emit(w, s);
+    if (n == 1) return lw_scalar(w, lw_xload(w, s->look.res[0], nat_cst(a, 0)));
+    return lw_pairv(w, lw_scalar(w, lw_xload(w, s->look.res[0], nat_cst(a, 0))), lw_scalar(w, lw_xload(w, s->look.res[1], nat_cst(a, 0))));
+}
+
+/* The leaves of a scalar or a pair of scalars. */
+static int leaves2(IpCtx *c, const IpVal *v, Scalar *out)
+{
+    if (v->ty->kind == T_SCALAR) {
+        out[0] = v->s;
+        return 1;
+    }
+    IpVal x;
+    ip_val_sel(c, v, 0, v->ty->a, &x);
+    out[0] = x.s;
+    ip_val_sel(c, v, 1, v->ty->b, &x);
+    out[1] = x.s;
+    return 2;
+}
+
+/* *r = the scalar or pair of scalars of type t whose leaves are s */
+static void from_leaves(IpCtx *c, const RType *t, const Scalar *s, IpVal *r)
+{
+    if (t->kind == T_SCALAR) {
+        ip_val_scalar(r, t, s[0]);
+        return;
+    }
+    IpVal a, b;
+    ip_val_scalar(&a, t->a, s[0]);
+    ip_val_scalar(&b, t->b, s[1]);
+    ip_val_node(r, t, ip_node_new(c, N_PAIR, &a, &b));
+}
+
+/* lookback(op)(init)(x) in block i of a mapBlock = init `op` x_0 `op` ... x_(i-1), the
+ * values of the blocks before it, which the interpreter runs first, in order; the
+ * running prefix is kept as scalars (the value is a scalar or a pair of two). A block
+ * that runs it twice is an error (the type checker lets only block-level code of the
+ * mapBlock's body reach it). */
+static void eval_lookback(IpCtx *c, const Code *e, IpVal *r)
+{
+    if (!c->lb.on) ip_fail(c, e->sp, "lookback outside a mapBlock");
+    if (c->lb.last == c->lb.block) ip_fail(c, e->sp, "lookback run twice by one block");
+    c->lb.last = c->lb.block;
+    const Code *f = e->args[0], *g = f->args[0];
+    IpVal x, v, pre, nv;
+    ip_eval(c, e->args[2], &x);
+    if (!c->lb.started) {
+        ip_eval(c, e->args[1], &v);
+        leaves2(c, &v, c->lb.s);
+        c->lb.started = true;
+    }
+    from_leaves(c, e->ty, c->lb.s, &pre);
+    ip_val_set(&c->env[f->slot], &pre);
+    ip_val_set(&c->env[g->slot], &x);
+    ip_eval(c, g->args[0], &nv);
+    nv.ty = e->ty;
+    Scalar ns[2];
+    leaves2(c, &nv, ns);
+    from_leaves(c, e->ty, c->lb.s, r);
+    c->lb.s[0] = ns[0];
+    c->lb.s[1] = ns[1];
+}
+
+
+const PrimOps prims_warp[P_COUNT] = {
+    [P_SHFLDOWN] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
+    [P_SHFLUP] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
+    [P_SHFLXOR] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
+    [P_SHFLWARP] = {infer_shfl_warp, lower_shfl, eval_shuffle, NULL},
+    [P_LASTBLOCK] = {infer_last_block, lower_last_block_read, eval_last_block, lower_last_block},
+    [P_LOOKBACK] = {infer_lookback, lower_lookback, eval_lookback, NULL},
+};
