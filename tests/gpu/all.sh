@@ -2,10 +2,12 @@
 # Every GPU check in one call, for the GPU machine (which has nvcc, compute-sanitizer
 # and Python, but no flex/bison/Check): build/ is built on a CPU machine and carried.
 #
-#   bash tests/gpu/all.sh [--no-bench] [--quick] [--scans | --no-scans]
+#   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --scans runs only the device scans (section 5) and the scan benchmark; --no-scans all
-# but section 5 (each half fits one 10-minute call of the GPU machine).
+# --sections 1, e234, 5, ... runs only those sections (default 1e2345: e is the examples
+# of issue 11 inside section 1; the benchmark, section 6, runs unless --no-bench).
+# --scans is --sections 5 with only the scan benchmark; --no-scans is --sections 1e234.
+# Each of "1", "e234" and "5" fits one 10-minute call of the GPU machine.
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -23,10 +25,15 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
-bench=1 quick=0 scans_only=0 no_scans=0
+bench=1 quick=0 scans_only=0 sections=1e2345 want=
 for a in "$@"; do
-  case $a in --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1 ;; --no-scans) no_scans=1 ;; esac
+  if [ "$want" = sections ]; then sections=$a; want=; continue; fi
+  case $a in
+    --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1; sections=5 ;; --no-scans) sections=1e234 ;;
+    --sections) want=sections ;;
+  esac
 done
+sec() { case $sections in *$1*) return 0 ;; esac; return 1; }
 log=$OUT/gpu_tests.log csv=$OUT/gpu_tests.csv
 : >"$log"
 echo "check,example,kernel,size,result,detail" >"$csv"
@@ -65,7 +72,7 @@ san() { # TOOL FILE KERNEL NINPUTS -D...
   record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
 }
 
-if [ $scans_only = 0 ]; then
+if sec 1; then
 # ---------------------------------------------------------------- 1. correctness
 sizes="1 31 32 33 1000 4097 65536 1048583 16777216"
 [ $quick = 1 ] && sizes="1 33 1000 1048583"
@@ -117,6 +124,8 @@ for b in 1 7 1000; do # the Hillis-Steele warp scan: one warp per 32 elements (3
     run_case gpu ../tests/programs/scan_warp_hs.rise $k "32*$b" 1 -D n=$b
   done
 done
+fi # section 1 (first part)
+if sec e; then # the examples of issue 11 (warp scans, softmax, seed 003, matmul)
 for b in 1 7 1000 32771; do # the warp scans of patterns/scan.rise (32*b elements)
   for k in scanInclI32 scanInclF32 scanExclI32 scanExclF32 scanMaxI32; do
     run_case gpu scan_warp.rise $k "32*$b" 1 -D n=$b
@@ -128,10 +137,12 @@ done
 for n in $sizes; do # seed 003: ceil(n / uf) threads each add uf elements a[tid + t*i]
   for uf in 1 3 4 8 16; do run_case gpu unrolled_uf.rise unrolledUF "$n/uf$uf" 1 -D n=$n -D uf=$uf; done
 done
-for mnk in "1 1 1" "1 2 3" "3 2 1000" "16 16 1024" "7 5 4097"; do # matmul (64m x k)(k x 64n)
+for mnk in "1 1 1" "1 2 3" "3 2 1000" "16 16 1024" "7 5 257"; do # matmul (64m x k)(k x 64n)
   set -- $mnk
   run_case gpu matmul_tiled.rise matmulTiled "64*$1x64*$2xk$3" 2 -D m=$1 -D n=$2 -D k=$3
 done
+fi # section e
+if sec 1; then
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
   for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
     run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
@@ -185,6 +196,8 @@ for n in 1 31 33 1000 4097 1048583; do
   gs_case gpu unpermute $n
 done
 
+fi # section 1
+if sec 2; then
 # ---------------------------------------------------------------- 2. sanitizers
 : >"$OUT/sanitizer.log"
 for tool in memcheck racecheck synccheck; do
@@ -232,6 +245,8 @@ o=$("$PATC" run examples/reduce_device_naive.rise --input random --check-against
 echo "$o" | tee -a "$log"
 record accept reduce_device_naive.rise reduceNaive 1000003 $rc "$(echo "$o" | grep -m1 -o 'max relative error: [^ ]*')"
 
+fi # section 2
+if sec 3; then
 # ---------------------------------------------------------------- 3. runtime GPU tests
 for t in "build/runtime/test_runtime gpu" "build/runtime/reduce_host"; do
   o=$($t 2>&1); rc=$?
@@ -252,6 +267,8 @@ o=$(build/runtime/big_test 2>&1); rc=$?
 echo "$o" | tee -a "$log"
 record big big_test "scale, reduceSum" "2^32+7" $rc "$(echo "$o" | tail -1)"
 
+fi # section 3
+if sec 4; then
 # ---------------------------------------------------------------- 4. warm cache
 cache=$(mktemp -d)
 for i in 1 2; do
@@ -263,9 +280,9 @@ ms=$(echo "$o" | grep -io 'compile[^0-9]*[0-9.]* *ms' | grep -o '[0-9.]*' | head
 hit=$(echo "$o" | grep -ci 'hit')
 ok=1; awk -v m="${ms:-99}" 'BEGIN{exit !(m < 2.0)}' && [ "$hit" -ge 1 ] && ok=0
 record cache reduce_device_naive.rise reduceNaive "warm" $ok "compile step ${ms:-?} ms, cache hit lines: $hit"
-fi # scans_only
+fi # section 4
 
-if [ $no_scans = 0 ]; then
+if sec 5; then
 # ---------------------------------------------------------------- 5. device scans
 # the single-pass scans (lookback) against the interpreter at ragged sizes, every type
 # and operator, under the sanitizers, and 1000 back-to-back scans (tests/gpu/scan_stress.c)
@@ -301,7 +318,7 @@ done
 o=$(build/runtime/scan_stress 2>&1); rc=$?
 echo "$o" | tee -a "$log"
 record scan scan_stress "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
-fi # no_scans
+fi # section 5
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
