@@ -4,10 +4,11 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, e234, 5, ... runs only those sections (default 1e2345: e is the examples
-# of issue 11 inside section 1; the benchmark, section 6, runs unless --no-bench).
-# --scans is --sections 5 with only the scan benchmark; --no-scans is --sections 1e234.
-# Each of "1", "e234" and "5" fits one 10-minute call of the GPU machine.
+# --sections 1, et, 2345, ... runs only those sections (default 1et2345: section 1 is in
+# three parts, 1, e (the examples of issue 11) and t (the rest); the benchmark, section 6,
+# runs unless --no-bench). --scans is --sections 5 with only the scan benchmark;
+# --no-scans is --sections 1et234. "1", "et" and "2345" each fit one 10-minute call of
+# the GPU machine.
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -25,11 +26,11 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
-bench=1 quick=0 scans_only=0 sections=1e2345 want=
+bench=1 quick=0 scans_only=0 sections=1et2345 want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
-    --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1; sections=5 ;; --no-scans) sections=1e234 ;;
+    --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1; sections=5 ;; --no-scans) sections=1et234 ;;
     --sections) want=sections ;;
   esac
 done
@@ -142,7 +143,7 @@ for mnk in "1 1 1" "1 2 3" "3 2 1000" "16 16 1024" "7 5 257"; do # matmul (64m x
   run_case gpu matmul_tiled.rise matmulTiled "64*$1x64*$2xk$3" 2 -D m=$1 -D n=$2 -D k=$3
 done
 fi # section e
-if sec 1; then
+if sec t; then # the rest of section 1: scalar forms, sequential scans, tiles, gather/scatter
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
   for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
     run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
@@ -196,7 +197,7 @@ for n in 1 31 33 1000 4097 1048583; do
   gs_case gpu unpermute $n
 done
 
-fi # section 1
+fi # section t
 if sec 2; then
 # ---------------------------------------------------------------- 2. sanitizers
 : >"$OUT/sanitizer.log"
