@@ -73,10 +73,10 @@ san() { # TOOL FILE KERNEL NINPUTS -D...
   record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
 }
 
-if sec 1; then
-# ---------------------------------------------------------------- 1. correctness
 sizes="1 31 32 33 1000 4097 65536 1048583 16777216"
 [ $quick = 1 ] && sizes="1 33 1000 1048583"
+if sec 1; then
+# ---------------------------------------------------------------- 1. correctness
 for n in $sizes; do
   run_case gpu scale.rise scale $n 1 -D n=$n
   run_case gpu stencil3.rise stencil3 $n 1 -D n=$n
