@@ -107,8 +107,14 @@ int main(int argc, char **argv)
         CK(cudaMemcpy(hc.data(), dc, bytes, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(hr.data(), dr, bytes, cudaMemcpyDeviceToHost));
         double worst = 0;
-        for (size_t i = 0; i < hc.size(); i++)
-            worst = std::max(worst, std::fabs((double)hc[i] - hr[i]) / std::max(1.0, std::fabs((double)hr[i])));
+        size_t nonfinite = 0;
+        for (size_t i = 0; i < hc.size(); i++) {
+            double d = std::fabs((double)hc[i] - hr[i]) / std::max(1.0, std::fabs((double)hr[i]));
+            if (!std::isfinite(d)) nonfinite++; /* a NaN would pass std::max unseen */
+            else if (d > worst) worst = d;
+        }
+        if (nonfinite) { printf("  %zu results not finite  (WRONG)\n", nonfinite); worst = 1.0; }
+        printf("  C[0] = %.9g (cuBLAS %.9g), C[last] = %.9g (cuBLAS %.9g)\n", hc[0], hr[0], hc.back(), hr.back());
         double flop = 2.0 * (double)S * S * S;
         printf("%-8s %-8lld %12.4f %10.1f\n", "patc", S, pm, flop / (pm * 1e6));
         printf("%-8s %-8lld %12.4f %10.1f\n", "cublas", S, cm, flop / (cm * 1e6));

@@ -11,7 +11,7 @@
 #      DeviceScan and a copy (OUTDIR/scan.txt, scan.csv, scan.png);
 #   6. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
-# BENCH_ONLY=scan runs step 5 alone.
+# BENCH_ONLY=scan runs step 5 alone, BENCH_ONLY=matmul step 4.
 # OUTDIR defaults to bench/results/<YYYY-MM-DD>-<gpu-name-slug>.
 # Env: CUDA_HOME (default: from nvcc on PATH, else /usr/local/cuda), BENCH_BUILD (bench
 # build dir), PATC_BUILD (patc's CMake build dir with cli/patc and runtime/libpatrt.so;
@@ -45,6 +45,19 @@ if [ "${BENCH_ONLY:-}" = scan ]; then
     scan_bench
     exit $?
 fi
+matmul_bench() {
+    echo "== matmul: patc's examples/matmul_tiled.rise beside cuBLAS SGEMM"
+    "$NVCC" -O3 -arch=sm_90 -std=c++17 -I"$ROOT/runtime" -o "$BUILD/matmul_bench" "$HERE/matmul_bench.cu" \
+        -L"$PB/runtime" -lpatrt -lcublas -Xlinker -rpath="$PB/runtime" || { echo "matmul build failed"; return 3; }
+    "$BUILD/matmul_bench" --rise "$ROOT/examples/matmul_tiled.rise" --out "$OUTDIR" 2>&1 | tee "$OUTDIR/matmul.txt"
+    local r=${PIPESTATUS[0]}
+    echo "matmul: $NVCC -O3 -arch=sm_90 -std=c++17 matmul_bench.cu -lpatrt -lcublas (exit $r)" >> "$OUTDIR/command.txt"
+    return $r
+}
+if [ "${BENCH_ONLY:-}" = matmul ]; then
+    matmul_bench
+    exit $?
+fi
 
 echo "== build ($NVCC)"
 "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" \
@@ -72,15 +85,7 @@ rc=${PIPESTATUS[0]}
     echo "bench_main exit status: $rc"
 } >> "$OUTDIR/command.txt"
 
-echo "== matmul: patc's examples/matmul_tiled.rise beside cuBLAS SGEMM"
-"$NVCC" -O3 -arch=sm_90 -std=c++17 -I"$ROOT/runtime" -o "$BUILD/matmul_bench" "$HERE/matmul_bench.cu" \
-    -L"$PB/runtime" -lpatrt -lcublas -Xlinker -rpath="$PB/runtime" || { echo "matmul build failed"; rc=3; }
-if [ -x "$BUILD/matmul_bench" ]; then
-    "$BUILD/matmul_bench" --rise "$ROOT/examples/matmul_tiled.rise" --out "$OUTDIR" 2>&1 | tee "$OUTDIR/matmul.txt"
-    [ "${PIPESTATUS[0]}" = 0 ] || rc=3
-    echo "matmul: $NVCC -O3 -arch=sm_90 -std=c++17 matmul_bench.cu -lpatrt -lcublas" >> "$OUTDIR/command.txt"
-fi
-
+matmul_bench || rc=3
 scan_bench || rc=3
 
 echo "== plot"
