@@ -153,6 +153,24 @@ Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Na
     return b;
 }
 
+/* A shared buffer of count elements, registered with the kernel for smem.c's layout;
+ * sp is the expression that made it, where a budget overrun is reported. */
+Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, Span sp)
+{
+    Kernel *k = w->k;
+    Buffer *b = lw_new_buffer(w, prefix, AS_SHARED, sk, count);
+    b->sp = sp;
+    if (k->nshared == k->capshared) {
+        int cap = k->capshared ? 2 * k->capshared : 8;
+        Buffer **nb = ANEWN(w->a, Buffer *, cap);
+        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
+        k->shared = nb;
+        k->capshared = cap;
+    }
+    k->shared[k->nshared++] = b;
+    return b;
+}
+
 /* A private scalar initialised with x: the value is computed once, here. */
 X *lw_materialise(Lw *w, X *x, const char *prefix)
 {

@@ -6,27 +6,8 @@
 
 /* ---------------------------------------------------------------- toGlobal, toShared, toPrivate */
 
-/* toGlobal, toShared, toPrivate : t -> t */
-static Expr *infer_to_memory(Tc *t, const TcApp *ap)
-{
-    Prim p = ap->p;
-    Ast **arg = ap->arg;
-    Scope *sc = ap->sc;
-    Type *expected = ap->expected;
-    Span sp = ap->sp;
-    Expr *e;
-    Expr *x = tc_infer(t, arg[0], sc, expected);
-    e = tc_prim_expr(t, p, x->ty, sp);
-    e->prim.args[0] = x;
-    return e;
-}
-
-/* toGlobal(x), toShared(x), toPrivate(x) = x: the address space is the GPU's concern */
-static void eval_to_memory(IpCtx *c, const Code *e, IpVal *r)
-{
-    ip_eval(c, e->args[0], r);
-    r->ty = e->ty;
-}
+/* toGlobal, toShared, toPrivate : t -> t, and their meaning is x itself: view.c's
+ * prim_infer_same and prim_eval_same */
 
 /* toPrivate(x): a register for a scalar; one register per lane for a warp array inside
  * mapWarp (a V_LANES view); else a private array of a size known at compile time,
@@ -85,17 +66,7 @@ static LwVal *lower_to_shared(Lw *w, Expr *e)
     Nat *cnt;
     const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
     if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-    Buffer *b = lw_new_buffer(w, "s", AS_SHARED, lw_sk_of(in), cnt);
-    b->sp = e->sp;
-    Kernel *k = w->k;
-    if (k->nshared == k->capshared) {
-        int cap = k->capshared ? 2 * k->capshared : 8;
-        Buffer **nb = ANEWN(a, Buffer *, cap);
-        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
-        k->shared = nb;
-        k->capshared = cap;
-    }
-    k->shared[k->nshared++] = b;
+    Buffer *b = lw_shared_buffer(w, "s", lw_sk_of(in), cnt, e->sp);
     Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
     Acc *c0 = lw_acceptor(w, W_MEM, aty, NULL);
     c0->buf = b;
@@ -212,9 +183,9 @@ static void write_scatter(Lw *w, Expr *e, Acc *c)
 }
 
 const PrimOps prims_memory[P_COUNT] = {
-    [P_TOGLOBAL] = {infer_to_memory, lower_to_global, eval_to_memory, NULL},
-    [P_TOSHARED] = {infer_to_memory, lower_to_shared, eval_to_memory, NULL},
-    [P_TOPRIVATE] = {infer_to_memory, lower_to_private, eval_to_memory, NULL},
+    [P_TOGLOBAL] = {prim_infer_same, lower_to_global, prim_eval_same, NULL},
+    [P_TOSHARED] = {prim_infer_same, lower_to_shared, prim_eval_same, NULL},
+    [P_TOPRIVATE] = {prim_infer_same, lower_to_private, prim_eval_same, NULL},
     [P_TOPRIVATEFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
     [P_TOSHAREDFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
     [P_SCATTER] = {infer_scatter, lower_scatter_read, eval_scatter, write_scatter},

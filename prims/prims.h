@@ -187,6 +187,7 @@ X *lw_xload(Lw *w, Buffer *b, Nat *i);
 Stmt *lw_snew(Lw *w, StmtKind k);
 void lw_emit(Lw *w, Stmt *s);
 Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count);
+Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, Span sp);
 X *lw_materialise(Lw *w, X *x, const char *prefix);
 void lw_store(Lw *w, Buffer *b, Nat *i, X *x);
 Nat *lw_data_index(Lw *w, X *x, Nat *len);
@@ -397,5 +398,11 @@ static inline const PrimOps *prim_ops(Prim p)
     }
     unreachable();
 }
+
+/* ---------------------------------------------------------------- shared by families */
+
+/* t -> t, meaning x itself (id, take's interpreter meaning, toGlobal/toShared/toPrivate) */
+Expr *prim_infer_same(Tc *t, const TcApp *ap);
+void prim_eval_same(IpCtx *c, const Code *e, IpVal *r);
 
 #endif

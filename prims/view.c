@@ -309,8 +309,9 @@ static void write_take(Lw *w, Expr *e, Acc *c)
     lw_lower_acc(w, e->prim.args[0], r);
 }
 
-/* take(k): the first k elements, the same value with a shorter type (also id) */
-static void eval_same(IpCtx *c, const Code *e, IpVal *r)
+/* take(k): the first k elements, the same value with a shorter type (also id, and
+ * toGlobal/toShared/toPrivate in memory.c: the address space is the GPU's concern) */
+void prim_eval_same(IpCtx *c, const Code *e, IpVal *r)
 {
     ip_eval(c, e->args[0], r);
     r->ty = e->ty;
@@ -564,8 +565,8 @@ static void eval_generate(IpCtx *c, const Code *e, IpVal *res)
     ip_val_node(res, rt, out);
 }
 
-/* id : t -> t (and toGlobal, toShared, toPrivate, typed alike in memory.c) */
-static Expr *infer_same(Tc *t, const TcApp *ap)
+/* id : t -> t (and toGlobal, toShared, toPrivate in memory.c) */
+Expr *prim_infer_same(Tc *t, const TcApp *ap)
 {
     Prim p = ap->p;
     Ast **arg = ap->arg;
@@ -806,7 +807,7 @@ const PrimOps prims_view[P_COUNT] = {
     [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose, write_transpose},
     [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, NULL},
     [P_PADCLAMP] = {infer_pad, lower_padclamp, eval_padclamp, NULL},
-    [P_TAKE] = {infer_take_drop, lower_take, eval_same, write_take},
+    [P_TAKE] = {infer_take_drop, lower_take, prim_eval_same, write_take},
     [P_DROP] = {infer_take_drop, lower_drop, eval_drop, NULL},
     [P_SLIDE] = {infer_slide, lower_split_slide, eval_slide, NULL},
     [P_ZIP] = {infer_zip, lower_zip, eval_zip_pair, NULL},
@@ -815,7 +816,7 @@ const PrimOps prims_view[P_COUNT] = {
     [P_FST] = {infer_fst_snd, lower_fst_snd, eval_fst_snd, NULL},
     [P_SND] = {infer_fst_snd, lower_fst_snd, eval_fst_snd, NULL},
     [P_GENERATE] = {infer_generate, lower_generate, eval_generate, NULL},
-    [P_ID] = {infer_same, lower_id, eval_same, write_id},
+    [P_ID] = {prim_infer_same, lower_id, prim_eval_same, write_id},
     [P_IDX] = {infer_idx, lower_idx, eval_idx, NULL},
     [P_GATHER] = {infer_gather, lower_gather, eval_gather, NULL},
     [P_CONCAT] = {infer_concat, lower_concat, eval_concat, write_concat},

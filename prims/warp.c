@@ -255,23 +255,6 @@ static Expr *infer_lookback(Tc *t, const TcApp *ap)
     return e;
 }
 
-/* A shared scalar of the kernel (one element), laid out by smem.c. */
-static Buffer *shared_scalar(Lw *w, const char *prefix, ScalarKind sk, Span sp)
-{
-    Kernel *k = w->k;
-    Buffer *b = lw_new_buffer(w, prefix, AS_SHARED, sk, nat_cst(w->a, 1));
-    b->sp = sp;
-    if (k->nshared == k->capshared) {
-        int cap = k->capshared ? 2 * k->capshared : 8;
-        Buffer **nb = ANEWN(w->a, Buffer *, cap);
-        if (k->nshared) memcpy(nb, k->shared, sizeof(Buffer *) * (size_t)k->nshared);
-        k->shared = nb;
-        k->capshared = cap;
-    }
-    k->shared[k->nshared++] = b;
-    return b;
-}
-
 /* The leaves of a scalar or a pair of scalars, left to right. */
 static int val_leaves(Lw *w, LwVal *v, X **out, Span sp)
 {
@@ -316,7 +299,7 @@ static LwVal *lower_lookback(Lw *w, Expr *e)
         ScalarKind sk = xs[i]->sk;
         s->look.agg[i] = lw_materialise(w, xs[i], "agg");
         s->look.init[i] = is[i];
-        s->look.res[i] = shared_scalar(w, "lb", sk, e->sp);
+        s->look.res[i] = lw_shared_buffer(w, "lb", sk, nat_cst(a, 1), e->sp);
         s->look.pa[i] = lw_new_buffer(w, "lba", AS_PRIVATE, sk, nat_cst(a, 1));
         s->look.pb[i] = lw_new_buffer(w, "lbb", AS_PRIVATE, sk, nat_cst(a, 1));
         s->look.pa[i]->scalar = s->look.pb[i]->scalar = true;
