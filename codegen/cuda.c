@@ -322,6 +322,16 @@ static void last_block(Pr *p, const Stmt *s)
     sb_puts(o, "}\n");
 }
 
+/* One line of the kernel's text at the current indentation. */
+static void __attribute__((format(printf, 2, 3))) line(Pr *p, const char *fmt, ...)
+{
+    indent(p);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(p->o, fmt, ap);
+    va_end(ap);
+}
+
 /* A mapBlock with a lookback numbers its blocks in the order they start: thread 0
  * draws from the 64-bit counter {epoch, count}, and the block that draws the grid's
  * last tile (every other block has drawn before it) sets it to {epoch + 1, 0} for the
@@ -332,27 +342,19 @@ static void last_block(Pr *p, const Stmt *s)
  * not resident. */
 static void draw_tile(Pr *p, const Stmt *s)
 {
-    StrBuf *o = p->o, cnt = {0};
+    StrBuf cnt = {0};
     const char *tid;
     block_thread(p->k, &tid, &cnt);
     sb_free(&cnt);
     const char *c = s->loop.draw->name;
-    indent(p);
-    sb_puts(o, "__shared__ unsigned long long patc_draw;\n");
-    indent(p);
-    sb_printf(o, "if (%s == 0u) {\n", tid);
-    indent(p);
-    sb_printf(o, "    const unsigned long long patc_d = atomicAdd(%s, 1ull);\n", c);
-    indent(p);
-    sb_printf(o, "    if ((unsigned int)patc_d == %s - 1u) *%s = (patc_d >> 32 << 32) + (1ull << 32);\n", nblocks, c);
-    indent(p);
-    sb_puts(o, "    patc_draw = patc_d;\n");
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_puts(o, "__syncthreads();\n");
-    indent(p);
-    sb_puts(o, "const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;\n");
+    line(p, "__shared__ unsigned long long patc_draw;\n");
+    line(p, "if (%s == 0u) {\n", tid);
+    line(p, "    const unsigned long long patc_d = atomicAdd(%s, 1ull);\n", c);
+    line(p, "    if ((unsigned int)patc_d == %s - 1u) *%s = (patc_d >> 32 << 32) + (1ull << 32);\n", nblocks, c);
+    line(p, "    patc_draw = patc_d;\n");
+    line(p, "}\n");
+    line(p, "__syncthreads();\n");
+    line(p, "const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;\n");
 }
 
 /* The operator of a look-back, applied to the names in pa and pb, leaf by leaf, into
@@ -362,43 +364,35 @@ static void look_op(Pr *p, const Stmt *s, const char *const *a, const char *cons
     StrBuf *o = p->o;
     const char *ct[2];
     for (int i = 0; i < s->look.n; i++) ct[i] = scalar_info[s->look.pa[i]->sk].ctype;
-    indent(p);
-    sb_puts(o, "{\n");
+    line(p, "{\n");
     p->ind++;
     for (int i = 0; i < s->look.n; i++) {
-        indent(p);
-        sb_printf(o, "const %s %s = %s, %s = %s;\n", ct[i], s->look.pa[i]->name, a[i], s->look.pb[i]->name, b[i]);
+        line(p, "const %s %s = %s, %s = %s;\n", ct[i], s->look.pa[i]->name, a[i], s->look.pb[i]->name, b[i]);
     }
     stmt(p, s->look.ops);
     for (int i = 0; i < s->look.n; i++) {
-        indent(p);
-        sb_printf(o, "%s = ", dst[i]);
+        line(p, "%s = ", dst[i]);
         expr(p, s->look.op[i]);
         sb_puts(o, ";\n");
     }
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
 }
 
 /* Publish leaf values v as tile `t`'s status st (1: aggregate, 2: inclusive prefix). */
 static void look_publish(Pr *p, const Stmt *s, const char *t, int st, const char *const *v)
 {
-    StrBuf *o = p->o;
     if (s->look.packed) {
-        indent(p);
-        sb_printf(o, "patc_poke(&%s[%s], ((unsigned long long)((patc_epoch << 2) | %du) << 32) | %s%s));\n",
+        line(p, "patc_poke(&%s[%s], ((unsigned long long)((patc_epoch << 2) | %du) << 32) | %s%s));\n",
                   s->look.state->name, t, st, flag_pre[s->look.pa[0]->sk], v[0]);
         return;
     }
     /* the value first, in its own slot per status (a reader that saw A must not get P's
      * value), then the flag, released after it */
     for (int i = 0; i < s->look.n; i++) {
-        indent(p);
-        sb_printf(o, "%s[%s] = %s;\n", (st == 1 ? s->look.aggs : s->look.incs)[i]->name, t, v[i]);
+        line(p, "%s[%s] = %s;\n", (st == 1 ? s->look.aggs : s->look.incs)[i]->name, t, v[i]);
     }
-    indent(p);
-    sb_printf(o, "patc_poke32(&%s[%s], (patc_epoch << 2) | %du);\n", s->look.flags->name, t, st);
+    line(p, "patc_poke32(&%s[%s], (patc_epoch << 2) | %du);\n", s->look.flags->name, t, st);
 }
 
 /* The decoupled look-back (seed 001, Merrill & Garland), run by warp 0 of the block:
@@ -436,145 +430,102 @@ static void look_back(Pr *p, const Stmt *s)
     /* a warp-uniform condition: the whole of warp 0 runs the shuffles below */
     sb_printf(o, "if ((%s) >> 5 == 0u) { /* look-back: warp 0 */\n", tid);
     p->ind++;
-    indent(p);
-    sb_printf(o, "const int patc_ln = (int)(%s);\n", tid);
+    line(p, "const int patc_ln = (int)(%s);\n", tid);
     for (int i = 0; i < n; i++) {
-        indent(p);
-        sb_printf(o, "%s %s = ", ct[i], excl[i]);
+        line(p, "%s %s = ", ct[i], excl[i]);
         expr(p, s->look.init[i]);
         sb_puts(o, ";\n");
     }
-    indent(p);
-    sb_printf(o, "if (%s == 0) {\n", t);
+    line(p, "if (%s == 0) {\n", t);
     p->ind++;
-    indent(p);
-    sb_puts(o, "if (patc_ln == 0) {\n");
+    line(p, "if (patc_ln == 0) {\n");
     p->ind++;
     look_publish(p, s, t, 2, agg);
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
     p->ind--;
-    indent(p);
-    sb_puts(o, "} else {\n");
+    line(p, "} else {\n");
     p->ind++;
-    indent(p);
-    sb_puts(o, "if (patc_ln == 0) {\n");
+    line(p, "if (patc_ln == 0) {\n");
     p->ind++;
     look_publish(p, s, t, 1, agg);
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_printf(o, "long long patc_end = (long long)%s - 1;\n", t);
-    indent(p);
-    sb_puts(o, "for (;;) {\n");
+    line(p, "}\n");
+    line(p, "long long patc_end = (long long)%s - 1;\n", t);
+    line(p, "for (;;) {\n");
     p->ind++;
-    indent(p);
-    sb_puts(o, "const long long patc_j = patc_end - patc_ln;\n");
-    indent(p);
-    sb_puts(o, "unsigned int patc_st;\n");
+    line(p, "const long long patc_j = patc_end - patc_ln;\n");
+    line(p, "unsigned int patc_st;\n");
     for (int i = 0; i < n; i++) {
-        indent(p);
-        sb_printf(o, "%s %s;\n", ct[i], val[i]);
+        line(p, "%s %s;\n", ct[i], val[i]);
     }
-    indent(p);
-    sb_puts(o, "for (;;) {\n");
+    line(p, "for (;;) {\n");
     p->ind++;
     if (s->look.packed) {
-        indent(p);
-        sb_printf(o, "const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&%s[patc_j]) : 0ull;\n",
+        line(p, "const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&%s[patc_j]) : 0ull;\n",
                   s->look.state->name);
-        indent(p);
-        sb_puts(o, "const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);\n");
-        indent(p);
-        sb_printf(o, "%s = %s(unsigned int)patc_sw);\n", val[0], unflag_pre[s->look.pa[0]->sk]);
+        line(p, "const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);\n");
+        line(p, "%s = %s(unsigned int)patc_sw);\n", val[0], unflag_pre[s->look.pa[0]->sk]);
     } else {
-        indent(p);
-        sb_printf(o, "const unsigned int patc_hi = patc_j >= 0 ? patc_peek32(&%s[patc_j]) : 0u;\n", s->look.flags->name);
+        line(p, "const unsigned int patc_hi = patc_j >= 0 ? patc_peek32(&%s[patc_j]) : 0u;\n", s->look.flags->name);
     }
-    indent(p);
-    sb_puts(o, "patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;\n");
-    indent(p);
-    sb_puts(o, "if (__all_sync(0xffffffffu, patc_st != 0u)) break;\n");
-    indent(p);
-    sb_puts(o, "__nanosleep(32);\n");
+    line(p, "patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;\n");
+    line(p, "if (__all_sync(0xffffffffu, patc_st != 0u)) break;\n");
+    line(p, "__nanosleep(32);\n");
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
     if (!s->look.packed) {
         /* the flag was read relaxed: the fence orders the value's read after it */
-        indent(p);
-        sb_puts(o, "__threadfence();\n");
+        line(p, "__threadfence();\n");
         for (int i = 0; i < n; i++) {
-            indent(p);
-            sb_printf(o, "if (patc_j >= 0) %s = __ldcg(patc_st == 2u ? &%s[patc_j] : &%s[patc_j]);\n", val[i],
+            line(p, "if (patc_j >= 0) %s = __ldcg(patc_st == 2u ? &%s[patc_j] : &%s[patc_j]);\n", val[i],
                       s->look.incs[i]->name, s->look.aggs[i]->name);
         }
     }
-    indent(p);
-    sb_puts(o, "const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);\n");
-    indent(p);
-    sb_puts(o, "if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {\n");
+    line(p, "const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);\n");
+    line(p, "if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {\n");
     for (int i = 0; i < n; i++) {
-        indent(p);
-        sb_printf(o, "    %s = ", val[i]);
+        line(p, "    %s = ", val[i]);
         expr(p, s->look.init[i]);
         sb_puts(o, ";\n");
     }
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_puts(o, "for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {\n");
+    line(p, "}\n");
+    line(p, "for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {\n");
     p->ind++;
     for (int i = 0; i < n; i++) {
-        indent(p);
-        sb_printf(o, "const %s %s = __shfl_down_sync(0xffffffffu, %s, patc_d);\n", ct[i], got[i], val[i]);
+        line(p, "const %s %s = __shfl_down_sync(0xffffffffu, %s, patc_d);\n", ct[i], got[i], val[i]);
     }
-    indent(p);
-    sb_puts(o, "if (patc_ln + patc_d < 32) {\n");
+    line(p, "if (patc_ln + patc_d < 32) {\n");
     p->ind++;
     look_op(p, s, got, val, val);
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
     for (int i = 0; i < n; i++) {
-        indent(p);
-        sb_printf(o, "const %s %s = __shfl_sync(0xffffffffu, %s, 0);\n", ct[i], win[i], val[i]);
+        line(p, "const %s %s = __shfl_sync(0xffffffffu, %s, 0);\n", ct[i], win[i], val[i]);
     }
     look_op(p, s, win, excl, excl);
-    indent(p);
-    sb_puts(o, "if (patc_pm) break;\n");
-    indent(p);
-    sb_puts(o, "patc_end -= 32;\n");
+    line(p, "if (patc_pm) break;\n");
+    line(p, "patc_end -= 32;\n");
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_puts(o, "if (patc_ln == 0) {\n");
+    line(p, "}\n");
+    line(p, "if (patc_ln == 0) {\n");
     p->ind++;
     for (int i = 0; i < n; i++) {
-        indent(p);
-        sb_printf(o, "%s %s;\n", ct[i], inc[i]);
+        line(p, "%s %s;\n", ct[i], inc[i]);
     }
     look_op(p, s, excl, agg, inc);
     look_publish(p, s, t, 2, inc);
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
     for (int i = 0; i < n; i++) {
-        indent(p);
-        sb_printf(o, "if (patc_ln == 0) %s[0] = %s;\n", s->look.res[i]->name, excl[i]);
+        line(p, "if (patc_ln == 0) %s[0] = %s;\n", s->look.res[i]->name, excl[i]);
     }
     p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
+    line(p, "}\n");
 }
 
 static void block(Pr *p, const Stmt *body)
