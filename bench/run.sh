@@ -7,8 +7,9 @@
 #      queued), patc through libpatrt with the settings of step 2;
 #   4. matmul_bench: examples/matmul_tiled.rise against cuBLAS SGEMM (OUTDIR/matmul.txt,
 #      matmul.csv);
-#   5. scan_bench: patc's single-pass scans (examples/scan_device.rise) against CUB
-#      DeviceScan and a copy (OUTDIR/scan.txt, scan.csv, scan.png);
+#   5. patc tune --scan, then scan_bench: patc's single-pass scans
+#      (examples/scan_device.rise, with the tuned tile shapes) against CUB DeviceScan and
+#      a copy (OUTDIR/scan_tuning.conf, scan.txt, scan.csv, scan.png);
 #   6. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
 # BENCH_ONLY=scan runs step 5 alone, BENCH_ONLY=matmul step 4.
@@ -35,9 +36,13 @@ scan_bench() {
     echo "== scan: patc's examples/scan_device.rise beside CUB DeviceScan"
     "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" -o "$BUILD/scan_bench" "$HERE/scan_bench.cu" \
         -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "scan build failed"; return 3; }
-    "$BUILD/scan_bench" "$OUTDIR" "$ROOT/examples/scan_device.rise" 2>&1 | tee "$OUTDIR/scan.txt"
+    local tune=("$PB/cli/patc" tune "$ROOT/examples/scan_device.rise" --scan inclSumF32 --scan exclSumF32
+                --scan inclSumI32 --scan exclSumI32 --out "$OUTDIR/scan_tuning.conf")
+    "${tune[@]}" > "$OUTDIR/scan_tune.log" 2>&1 || { echo "patc tune --scan failed:"; tail -5 "$OUTDIR/scan_tune.log"; return 3; }
+    grep -v '^#' "$OUTDIR/scan_tuning.conf"
+    "$BUILD/scan_bench" "$OUTDIR" "$ROOT/examples/scan_device.rise" "$OUTDIR/scan_tuning.conf" 2>&1 | tee "$OUTDIR/scan.txt"
     local r=${PIPESTATUS[0]}
-    echo "scan: $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise (exit $r)" >> "$OUTDIR/command.txt"
+    echo "scan: ${tune[*]}; $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise $OUTDIR/scan_tuning.conf (exit $r)" >> "$OUTDIR/command.txt"
     python3 "$HERE/plot.py" --scan "$OUTDIR/scan.csv" "$OUTDIR/scan.png" || echo "scan plot failed"
     return $r
 }

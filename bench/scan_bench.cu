@@ -149,8 +149,10 @@ int main(int argc, char **argv) {
     }
     fclose(csv);
     char d[128];
-    patc_scan_describe(sif, 1 << 20, d, sizeof d);
-    printf("patc settings at n = 2^20: %s\n", d);
+    for (long long n : sizes) {
+        patc_scan_describe(sif, n, d, sizeof d);
+        printf("patc inclSumF32 settings at n = %lld: %s\n", n, d);
+    }
     printf("%s\n", wrong ? "SOME RESULTS WRONG" : "all results match CUB");
     patc_scan_free(sif); patc_scan_free(sef); patc_scan_free(sii); patc_scan_free(sei);
     patc_destroy(ctx);

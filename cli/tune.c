@@ -1,5 +1,7 @@
 /* tune.c: `patc tune FILE --kernel K [--alt A]... [--kernel K2 [--alt A2]...]...
- * [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]`: search the
+ * [--scan S]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]`:
+ * a --scan is a single-pass scan kernel of FILE whose tile shape (nt, ipt) is searched
+ * (patc_tune_scan; the settings patc_scan_* reads). Otherwise: search the
  * launch settings of single-launch reductions on this GPU (an --alt is another kernel
  * of FILE that computes the preceding --kernel's reduction, tried at the sizes it
  * suits) and write the best per size range to SETTINGS, which the runtime
@@ -15,7 +17,7 @@
 static int usage_error(const char *msg)
 {
     fprintf(stderr, "patc tune: %s\nusage: patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... "
-                    "[--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]\n", msg);
+                    "[--scan S]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]\n", msg);
     return 2;
 }
 
@@ -31,14 +33,18 @@ static bool int_arg(const char *s, int lo, int hi, int *out)
 
 int cli_tune(int argc, char **argv)
 {
-    const char *file = NULL, *out = "patc-tuning.conf", *kernels[16], *alts[16][3];
-    int nk = 0, nalt[16] = {0}, lo = 10, hi = 28, step = 2, reps = 50;
+    const char *file = NULL, *out = "patc-tuning.conf", *kernels[16], *alts[16][3], *scans[16];
+    int nk = 0, nalt[16] = {0}, nsc = 0, lo = 10, hi = 28, step = 2, reps = 50;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--kernel") == 0 && v) {
             if (nk == 16) return usage_error("at most 16 kernels");
             kernels[nk++] = v;
+            i++;
+        } else if (strcmp(a, "--scan") == 0 && v) {
+            if (nsc == 16) return usage_error("at most 16 scans");
+            scans[nsc++] = v;
             i++;
         } else if (strcmp(a, "--alt") == 0 && v) {
             if (!nk) return usage_error("--alt belongs to the --kernel before it");
@@ -68,7 +74,7 @@ int cli_tune(int argc, char **argv)
             return usage_error("more than one FILE");
         }
     }
-    if (!file || !nk) return usage_error("need FILE and at least one --kernel");
+    if (!file || (!nk && !nsc)) return usage_error("need FILE and at least one --kernel or --scan");
     if (lo > hi) return usage_error("--min-log is above --max-log");
     long long sizes[31];
     int ns = 0;
@@ -92,6 +98,7 @@ int cli_tune(int argc, char **argv)
         fprintf(f, " --kernel %s", kernels[i]);
         for (int j = 0; j < nalt[i]; j++) fprintf(f, " --alt %s", alts[i][j]);
     }
+    for (int i = 0; i < nsc; i++) fprintf(f, " --scan %s", scans[i]);
     fprintf(f, " --min-log %d --max-log %d --step-log %d --reps %d\n", lo, hi, step, reps);
     fprintf(f, "# device: %d SMs, sm_%d. Format: KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] NAME=VALUE... "
                "(docs/tuning.md)\n",
@@ -100,6 +107,13 @@ int cli_tune(int argc, char **argv)
     int rc = 0;
     for (int i = 0; i < nk && rc == 0; i++) {
         s = patc_tune(ctx, file, kernels[i], alts[i], nalt[i], sizes, ns, reps, out, stdout);
+        if (s != PATC_OK) {
+            fprintf(stderr, "patc tune: error: %s\n", patc_last_error(ctx));
+            rc = 1;
+        }
+    }
+    for (int i = 0; i < nsc && rc == 0; i++) {
+        s = patc_tune_scan(ctx, file, scans[i], sizes, ns, reps, out, stdout);
         if (s != PATC_OK) {
             fprintf(stderr, "patc tune: error: %s\n", patc_last_error(ctx));
             rc = 1;

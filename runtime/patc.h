@@ -363,6 +363,13 @@ void patc_scan_free(patc_scan *s);
 patc_status patc_scan_enqueue(patc_scan *s, patc_buffer *input, patc_buffer *output, long long n, void *stream);
 /* The settings used for n, e.g. "nt=128 ipt=25 grid=313". */
 patc_status patc_scan_describe(patc_scan *s, long long n, char *buf, size_t len);
+/* The scan tuner (patc tune --scan): for each n in sizes[0..count) (increasing), time
+ * nt in {128, 256} x ipt in {9, 15, 25, 33}, interleaved, each run alone with CUDA
+ * events, median of reps; append the best per size to out_file as
+ * "KERNEL N_MIN N_MAX 1 nt=.. ipt=..", each covering the sizes up to the middle between
+ * it and the next. Progress goes to log (may be NULL). */
+patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
+                           int reps, const char *out_file, FILE *log);
 
 #ifdef __cplusplus
 }

@@ -550,3 +550,114 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
     patc_reducer_free(r);
     return st;
 }
+
+/* ---------------------------------------------------------------- the scan tuner */
+
+/* The scans' search space: 128 or 256 threads, 9 to 33 elements each (tiles of 1152 to
+ * 8448 elements); odd counts keep a thread's run of shared memory off the banks of its
+ * neighbours'. */
+static const int scan_nt[] = {128, 256};
+static const int scan_ipt[] = {9, 15, 25, 33};
+enum { SCAN_SHAPES = 8 };
+
+/* For each n: every shape compiled once (a variant of the scan's settings), launched
+ * on an input of nonzero bytes, the shapes interleaved run by run, each run alone between CUDA
+ * events; the fastest median per size goes to out_file, each covering the sizes up to
+ * the middle between it and the next. */
+patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
+                           int reps, const char *out_file, FILE *log)
+{
+    if (!ctx || !path || !kernel || !sizes || count < 1 || reps < 1 || !out_file) return PATC_ERR_INVALID;
+    patc_status st = patc_device_status(ctx);
+    if (st != PATC_OK) return st;
+    long long maxn = 0;
+    for (int i = 0; i < count; i++) {
+        if (sizes[i] < 1 || (i && sizes[i] <= sizes[i - 1]))
+            return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune_scan: sizes must be at least 1 and increasing");
+        if (sizes[i] > maxn) maxn = sizes[i];
+    }
+    patc_scan *sc;
+    if ((st = patc_scan_create(ctx, path, kernel, NULL, &sc)) != PATC_OK) return st;
+    patc_reducer *r = &sc->r;
+    Setting best[64];
+    float best_ms[64];
+    if (count > 64) st = rt_fail(ctx, PATC_ERR_INVALID, "patc_tune_scan: at most 64 sizes");
+    float *ms = malloc(sizeof *ms * (size_t)SCAN_SHAPES * (size_t)reps);
+    if (!ms) st = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    patc_buffer *in = NULL, *out = NULL;
+    patc_type ty;
+    if (st == PATC_OK) st = patc_kernel_input_info(r->var[0].k, 0, (long long[1]){1}, &ty, NULL, NULL);
+    size_t bytes = st == PATC_OK ? (size_t)maxn * patc_type_size(ty) : 0;
+    if (st == PATC_OK) st = patc_buffer_alloc(ctx, bytes, &in);
+    if (st == PATC_OK) { /* not zeros: every byte 0x3c (f32 0.0115, i32 1010580540) */
+        unsigned char *h = malloc(bytes);
+        if (!h) st = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
+        else {
+            memset(h, 0x3c, bytes);
+            st = patc_buffer_upload(in, h, bytes);
+            free(h);
+        }
+    }
+    if (st == PATC_OK) st = patc_buffer_alloc(ctx, bytes, &out);
+    RtTimer t;
+    bool timer = st == PATC_OK && (st = rt_timer_open(ctx, &t, reps)) == PATC_OK;
+    for (int i = 0; st == PATC_OK && i < count; i++) {
+        Setting cs[SCAN_SHAPES];
+        RtLaunch L[SCAN_SHAPES];
+        patc_kernel *ks[SCAN_SHAPES];
+        int nc = 0;
+        for (int a = 0; a < 2 && st == PATC_OK; a++)
+            for (int b = 0; b < 4 && st == PATC_OK; b++) {
+                Setting s = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b]}};
+                strcpy(s.kernel, r->kernel);
+                Variant *v;
+                long long nats[1] = {sizes[i]};
+                if ((st = variant_for(r, &s, &v)) != PATC_OK) break;
+                if ((st = rt_prepare(v->k, nats, &in, out, NULL, &L[nc])) != PATC_OK) break;
+                ks[nc] = v->k;
+                cs[nc++] = s;
+            }
+        for (int w = 0; st == PATC_OK && w < reps / 10 + 2; w++)
+            for (int j = 0; st == PATC_OK && j < nc; j++) st = rt_fire(ks[j], &L[j]);
+        for (int k = 0; st == PATC_OK && k < reps; k++)
+            for (int j = 0; st == PATC_OK && j < nc; j++) {
+                if ((st = rt_drv_check(ctx, rt_driver_event_record(ctx->drv, t.start, ctx->stream), "cuEventRecord")) ||
+                    (st = rt_fire(ks[j], &L[j])) ||
+                    (st = rt_drv_check(ctx, rt_driver_event_record(ctx->drv, t.stop, ctx->stream), "cuEventRecord")))
+                    break;
+                st = rt_drv_check(ctx, rt_driver_event_elapsed(ctx->drv, t.start, t.stop, &ms[j * reps + k]),
+                                  "kernel execution");
+            }
+        best_ms[i] = 1e30f;
+        for (int j = 0; st == PATC_OK && j < nc; j++) {
+            float m = rt_median(&ms[j * reps], reps);
+            if (log)
+                fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld: %.2f us\n", kernel, sizes[i], cs[j].values[0],
+                        cs[j].values[1], m * 1e3);
+            if (m < best_ms[i]) {
+                best_ms[i] = m;
+                best[i] = cs[j];
+            }
+        }
+        for (int j = 0; j < nc; j++) rt_launch_free(&L[j]);
+    }
+    if (st == PATC_OK) {
+        FILE *f = fopen(out_file, "a");
+        if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
+        for (int i = 0; f && i < count; i++) {
+            long long lo = i == 0 ? 1 : best[i - 1].hi + 1;
+            long long hi = i + 1 == count ? 2147483647LL : (long long)(sizes[i] + (sizes[i + 1] - sizes[i]) / 2);
+            best[i].lo = lo;
+            best[i].hi = hi;
+            fprintf(f, "%s %lld %lld 1 nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, lo, hi, best[i].values[0],
+                    best[i].values[1], best_ms[i] * 1e3, sizes[i]);
+        }
+        if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
+    }
+    if (timer) rt_timer_close(ctx, &t);
+    patc_buffer_free(in);
+    patc_buffer_free(out);
+    free(ms);
+    patc_scan_free(sc);
+    return st;
+}
