@@ -20,7 +20,7 @@ static const char usage[] =
     "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
-    "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--out SETTINGS]\n"
+    "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--scan S]... [--out SETTINGS]\n"
     "                [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
     "\n"
     "options:\n"
@@ -69,7 +69,8 @@ static const char usage[] =
     "patc tune: time every setting of a single-launch reduction (elemsWarp, warps per block,\n"
     "  blocks per SM; see docs/tuning.md) at n = 2^A, 2^(A+S), ..., 2^B (default 10..28 step 2)\n"
     "  and write the best per size range to SETTINGS (default patc-tuning.conf), which the\n"
-    "  runtime reads at launch (patc_reducer_*, $PATC_TUNING)\n";
+    "  runtime reads at launch (patc_reducer_*, $PATC_TUNING); a --scan S is a single-pass\n"
+    "  scan kernel whose tile shape (nt, ipt) is searched instead (patc_scan_*)\n";
 
 /* Rule: name=value, the name an identifier, the value a decimal from 1 to 2^62 (nat
  * parameters are at least 1; sizes are 64-bit), each name once. */

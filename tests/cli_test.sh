@@ -112,7 +112,13 @@ else
         if [ "$lines" = 1 ]; then pass "no driver $extra: one line"; else fail "no driver $extra: $lines lines"; fi
         has "no driver $extra: names the driver" "$TMP/err" '^patc: error: .*(driver|libcuda)'
     done
+    expect "no driver: tune --scan" 1 "$PATC" tune examples/scan_device.rise --scan inclSumF32 --out "$TMP/t.conf"
+    has "no driver: tune --scan names the driver" "$TMP/err" '^patc tune: error: .*(driver|libcuda)'
 fi
+# patc tune's usage errors (no device needed to reach them)
+expect "tune without a kernel" 2 "$PATC" tune examples/scan_device.rise
+has "tune without a kernel: says --scan" "$TMP/err" 'at least one --kernel or --scan'
+expect "tune --scan without its value" 2 "$PATC" tune examples/scan_device.rise --scan
 
 # 5. --random is deterministic
 "$PATC" run examples/scale.rise --kernel scale -D n=1000 --input random --cpu >"$TMP/a" 2>&1
