@@ -16,7 +16,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   data parameters: xs: n.f32
  *   nat parameters:  n
  *   output:          out: n.f32 (n x float)
- *   scratch:         lbstate39: (n + 3199) / 3200 x unsigned long long, lbctr40: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
@@ -24,22 +24,20 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate39, unsigned long long *__restrict__ lbctr40, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s1 = (float *)(patc_smem + 0);
     float *s4 = (float *)(patc_smem + 12800);
     float *s8 = (float *)(patc_smem + 0);
-    float *s28 = (float *)(patc_smem + 512);
-    float *s31 = (float *)(patc_smem + 528);
-    float *lb36 = (float *)(patc_smem + 0);
-    float *s42 = (float *)(patc_smem + 25600);
+    float *lb30 = (float *)(patc_smem + 512);
+    float *s36 = (float *)(patc_smem + 25600);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr40, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr40 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -86,38 +84,21 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                 s8[(lane + 32 * w9)] = r27;
             }
         }
+        float acc28 = 0.0f;
         __syncthreads();
-        if ((((patc_int)threadIdx.x) == 0)) {
-            float acc29 = 0.0f;
-            for (patc_int i30 = 0; i30 < 4; i30 += 1) {
-                s28[i30] = acc29;
-                acc29 = (acc29 + s8[(32 * i30 + 31)]);
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int w32 = warp;
-            {
-                const patc_int l33 = lane;
-                s31[(32 * w32 + l33)] = (s28[w32] + s8[(32 * w32 + l33)]);
-            }
-        }
-        float acc34 = 0.0f;
-        __syncthreads();
-        {
-            const patc_int i35 = 0;
-            acc34 = s31[(i35 + 127)];
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s8[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             float patc_ex0 = 0.0f;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -125,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                     unsigned int patc_st;
                     float patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate39[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = __uint_as_float((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -140,15 +121,15 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                         const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const float lba37 = patc_o0, lbb38 = patc_v0;
-                                patc_v0 = (lba37 + lbb38);
+                                const float lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const float lba37 = patc_w0, lbb38 = patc_ex0;
-                        patc_ex0 = (lba37 + lbb38);
+                        const float lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -156,20 +137,28 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                 if (patc_ln == 0) {
                     float patc_in0;
                     {
-                        const float lba37 = patc_ex0, lbb38 = acc34;
-                        patc_in0 = (lba37 + lbb38);
+                        const float lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb36[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        float v41 = lb36[0];
+        float v35 = lb30[0];
         {
-            const patc_int t43 = threadIdx.x;
+            const patc_int t37 = threadIdx.x;
+            float acc38 = 0.0f;
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                float s40 = (acc38 + s8[(32 * i39 + 31)]);
+                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            }
+            int ix41 = max(0, (((int)t37) - 1));
+            float s42 = (acc38 + s8[ix41]);
+            float v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
             for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s42[(25 * t43 + i44)] = ((v41 + ((t43 < 1) ? 0.0f : s31[(t43 - 1)])) + s4[(25 * t43 + i44)]);
+                s36[(25 * t37 + i44)] = ((v35 + v43) + s4[(25 * t37 + i44)]);
             }
         }
         __syncthreads();
@@ -177,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
             const patc_int t45 = threadIdx.x;
             for (patc_int i46 = 0; i46 < 25; i46 += 1) {
                 if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s42[(t45 + 128 * i46)];
+                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
                 }
             }
         }
@@ -188,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
  *   data parameters: xs: n.f32
  *   nat parameters:  n
  *   output:          out: n.f32 (n x float)
- *   scratch:         lbstate39: (n + 3199) / 3200 x unsigned long long, lbctr40: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
@@ -196,22 +185,20 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate39, unsigned long long *__restrict__ lbctr40, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s1 = (float *)(patc_smem + 0);
     float *s4 = (float *)(patc_smem + 12800);
     float *s8 = (float *)(patc_smem + 0);
-    float *s28 = (float *)(patc_smem + 512);
-    float *s31 = (float *)(patc_smem + 528);
-    float *lb36 = (float *)(patc_smem + 0);
-    float *s42 = (float *)(patc_smem + 25600);
+    float *lb30 = (float *)(patc_smem + 512);
+    float *s36 = (float *)(patc_smem + 25600);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr40, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr40 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -258,38 +245,21 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                 s8[(lane + 32 * w9)] = r27;
             }
         }
+        float acc28 = 0.0f;
         __syncthreads();
-        if ((((patc_int)threadIdx.x) == 0)) {
-            float acc29 = 0.0f;
-            for (patc_int i30 = 0; i30 < 4; i30 += 1) {
-                s28[i30] = acc29;
-                acc29 = (acc29 + s8[(32 * i30 + 31)]);
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int w32 = warp;
-            {
-                const patc_int l33 = lane;
-                s31[(32 * w32 + l33)] = (s28[w32] + s8[(32 * w32 + l33)]);
-            }
-        }
-        float acc34 = 0.0f;
-        __syncthreads();
-        {
-            const patc_int i35 = 0;
-            acc34 = s31[(i35 + 127)];
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s8[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             float patc_ex0 = 0.0f;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -297,7 +267,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                     unsigned int patc_st;
                     float patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate39[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = __uint_as_float((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -312,15 +282,15 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                         const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const float lba37 = patc_o0, lbb38 = patc_v0;
-                                patc_v0 = (lba37 + lbb38);
+                                const float lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const float lba37 = patc_w0, lbb38 = patc_ex0;
-                        patc_ex0 = (lba37 + lbb38);
+                        const float lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -328,20 +298,28 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                 if (patc_ln == 0) {
                     float patc_in0;
                     {
-                        const float lba37 = patc_ex0, lbb38 = acc34;
-                        patc_in0 = (lba37 + lbb38);
+                        const float lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb36[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        float v41 = lb36[0];
+        float v35 = lb30[0];
         {
-            const patc_int t43 = threadIdx.x;
+            const patc_int t37 = threadIdx.x;
+            float acc38 = 0.0f;
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                float s40 = (acc38 + s8[(32 * i39 + 31)]);
+                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            }
+            int ix41 = max(0, (((int)t37) - 1));
+            float s42 = (acc38 + s8[ix41]);
+            float v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
             for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s42[(25 * t43 + i44)] = ((v41 + ((t43 < 1) ? 0.0f : s31[(t43 - 1)])) + ((i44 < 1) ? 0.0f : s4[(25 * t43 + i44 - 1)]));
+                s36[(25 * t37 + i44)] = ((v35 + v43) + ((i44 < 1) ? 0.0f : s4[(25 * t37 + i44 - 1)]));
             }
         }
         __syncthreads();
@@ -349,7 +327,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
             const patc_int t45 = threadIdx.x;
             for (patc_int i46 = 0; i46 < 25; i46 += 1) {
                 if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s42[(t45 + 128 * i46)];
+                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
                 }
             }
         }
@@ -360,7 +338,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
  *   data parameters: xs: n.i32
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int)
- *   scratch:         lbstate39: (n + 3199) / 3200 x unsigned long long, lbctr40: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
@@ -368,22 +346,20 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate39, unsigned long long *__restrict__ lbctr40, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s1 = (int *)(patc_smem + 0);
     int *s4 = (int *)(patc_smem + 12800);
     int *s8 = (int *)(patc_smem + 0);
-    int *s28 = (int *)(patc_smem + 512);
-    int *s31 = (int *)(patc_smem + 528);
-    int *lb36 = (int *)(patc_smem + 0);
-    int *s42 = (int *)(patc_smem + 25600);
+    int *lb30 = (int *)(patc_smem + 512);
+    int *s36 = (int *)(patc_smem + 25600);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr40, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr40 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -430,38 +406,21 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                 s8[(lane + 32 * w9)] = r27;
             }
         }
+        int acc28 = 0;
         __syncthreads();
-        if ((((patc_int)threadIdx.x) == 0)) {
-            int acc29 = 0;
-            for (patc_int i30 = 0; i30 < 4; i30 += 1) {
-                s28[i30] = acc29;
-                acc29 = (acc29 + s8[(32 * i30 + 31)]);
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int w32 = warp;
-            {
-                const patc_int l33 = lane;
-                s31[(32 * w32 + l33)] = (s28[w32] + s8[(32 * w32 + l33)]);
-            }
-        }
-        int acc34 = 0;
-        __syncthreads();
-        {
-            const patc_int i35 = 0;
-            acc34 = s31[(i35 + 127)];
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s8[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             int patc_ex0 = 0;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -469,7 +428,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                     unsigned int patc_st;
                     int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate39[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = (int)((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -484,15 +443,15 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                         const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const int lba37 = patc_o0, lbb38 = patc_v0;
-                                patc_v0 = (lba37 + lbb38);
+                                const int lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const int lba37 = patc_w0, lbb38 = patc_ex0;
-                        patc_ex0 = (lba37 + lbb38);
+                        const int lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -500,20 +459,28 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                 if (patc_ln == 0) {
                     int patc_in0;
                     {
-                        const int lba37 = patc_ex0, lbb38 = acc34;
-                        patc_in0 = (lba37 + lbb38);
+                        const int lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb36[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        int v41 = lb36[0];
+        int v35 = lb30[0];
         {
-            const patc_int t43 = threadIdx.x;
+            const patc_int t37 = threadIdx.x;
+            int acc38 = 0;
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                int s40 = (acc38 + s8[(32 * i39 + 31)]);
+                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            }
+            int ix41 = max(0, (((int)t37) - 1));
+            int s42 = (acc38 + s8[ix41]);
+            int v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
             for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s42[(25 * t43 + i44)] = ((v41 + ((t43 < 1) ? 0 : s31[(t43 - 1)])) + s4[(25 * t43 + i44)]);
+                s36[(25 * t37 + i44)] = ((v35 + v43) + s4[(25 * t37 + i44)]);
             }
         }
         __syncthreads();
@@ -521,7 +488,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
             const patc_int t45 = threadIdx.x;
             for (patc_int i46 = 0; i46 < 25; i46 += 1) {
                 if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s42[(t45 + 128 * i46)];
+                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
                 }
             }
         }
@@ -532,7 +499,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
  *   data parameters: xs: n.i32
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int)
- *   scratch:         lbstate39: (n + 3199) / 3200 x unsigned long long, lbctr40: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
@@ -540,22 +507,20 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate39, unsigned long long *__restrict__ lbctr40, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s1 = (int *)(patc_smem + 0);
     int *s4 = (int *)(patc_smem + 12800);
     int *s8 = (int *)(patc_smem + 0);
-    int *s28 = (int *)(patc_smem + 512);
-    int *s31 = (int *)(patc_smem + 528);
-    int *lb36 = (int *)(patc_smem + 0);
-    int *s42 = (int *)(patc_smem + 25600);
+    int *lb30 = (int *)(patc_smem + 512);
+    int *s36 = (int *)(patc_smem + 25600);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr40, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr40 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -602,38 +567,21 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                 s8[(lane + 32 * w9)] = r27;
             }
         }
+        int acc28 = 0;
         __syncthreads();
-        if ((((patc_int)threadIdx.x) == 0)) {
-            int acc29 = 0;
-            for (patc_int i30 = 0; i30 < 4; i30 += 1) {
-                s28[i30] = acc29;
-                acc29 = (acc29 + s8[(32 * i30 + 31)]);
-            }
-        }
-        __syncthreads();
-        {
-            const patc_int w32 = warp;
-            {
-                const patc_int l33 = lane;
-                s31[(32 * w32 + l33)] = (s28[w32] + s8[(32 * w32 + l33)]);
-            }
-        }
-        int acc34 = 0;
-        __syncthreads();
-        {
-            const patc_int i35 = 0;
-            acc34 = s31[(i35 + 127)];
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s8[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             int patc_ex0 = 0;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc34));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -641,7 +589,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                     unsigned int patc_st;
                     int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate39[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = (int)((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -656,15 +604,15 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                         const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const int lba37 = patc_o0, lbb38 = patc_v0;
-                                patc_v0 = (lba37 + lbb38);
+                                const int lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const int lba37 = patc_w0, lbb38 = patc_ex0;
-                        patc_ex0 = (lba37 + lbb38);
+                        const int lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -672,20 +620,28 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                 if (patc_ln == 0) {
                     int patc_in0;
                     {
-                        const int lba37 = patc_ex0, lbb38 = acc34;
-                        patc_in0 = (lba37 + lbb38);
+                        const int lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate39[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb36[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        int v41 = lb36[0];
+        int v35 = lb30[0];
         {
-            const patc_int t43 = threadIdx.x;
+            const patc_int t37 = threadIdx.x;
+            int acc38 = 0;
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                int s40 = (acc38 + s8[(32 * i39 + 31)]);
+                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            }
+            int ix41 = max(0, (((int)t37) - 1));
+            int s42 = (acc38 + s8[ix41]);
+            int v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
             for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s42[(25 * t43 + i44)] = ((v41 + ((t43 < 1) ? 0 : s31[(t43 - 1)])) + ((i44 < 1) ? 0 : s4[(25 * t43 + i44 - 1)]));
+                s36[(25 * t37 + i44)] = ((v35 + v43) + ((i44 < 1) ? 0 : s4[(25 * t37 + i44 - 1)]));
             }
         }
         __syncthreads();
@@ -693,7 +649,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
             const patc_int t45 = threadIdx.x;
             for (patc_int i46 = 0; i46 < 25; i46 += 1) {
                 if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s42[(t45 + 128 * i46)];
+                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
                 }
             }
         }
