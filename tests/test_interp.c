@@ -1092,6 +1092,46 @@ START_TEST(test_idx)
 }
 END_TEST
 
+/* lookback: block i gets the op-combination of the earlier blocks' values, in block
+ * order (init for block 0); checked with a sum and with a non-commutative operator on
+ * pairs (affine maps x -> a x + b composed in order: a wrong order changes the result). */
+START_TEST(test_lookback)
+{
+    static const int32_t xs[4 * 32] = {[0] = 5, [31] = 1, [32] = 7, [64] = -2, [100] = 10};
+    int32_t out[4];
+    char err[256] = "";
+    const void *in[1] = {xs};
+    const Define d4[] = {{"n", 4}};
+    const char *sum = "kernel k = nFun(n => fun((n*32).i32)(xs => xs |> split(32) |> mapBlock(fun(t =>"
+                      " t |> mapThreads(fun(x => x)) |> toShared |> reduceSeq(add)(0)"
+                      " |> fun(s => lookback(add)(100)(s))))))";
+    ck_assert_msg(run_src(sum, d4, 1, in, out, err, sizeof err), "%s", err);
+    /* block sums 6, 7, -2, 10; prefixes from 100 */
+    ck_assert_int_eq(out[0], 100);
+    ck_assert_int_eq(out[1], 106);
+    ck_assert_int_eq(out[2], 113);
+    ck_assert_int_eq(out[3], 111);
+    /* block i holds (a_i, b_i) = (2 + its first element, its second element) of ys, and
+     * writes its prefix map applied to 1 (a + b) */
+    const char *aff = "def compose = fun(f => fun(g => pair(fst(f) * fst(g))(fst(g) * snd(f) + snd(g))))\n"
+                      "kernel k = nFun(n => fun((n*32).i32)(xs => xs |> split(32) |> mapBlock(fun(t =>"
+                      " t |> mapThreads(fun(x => x)) |> toShared"
+                      " |> fun(s => pair(2 + (s |> take(1) |> reduceSeq(add)(0)))(s |> drop(1) |> take(1) |> reduceSeq(add)(0)))"
+                      " |> fun(m => lookback(compose)(pair(1)(0))(m)) |> fun(f => fst(f) + snd(f))))))";
+    static const int32_t ys[4 * 32] = {[0] = 5, [1] = 3, [32] = 7, [33] = -1, [64] = -2, [65] = 4, [96] = 0};
+    const void *in2[1] = {ys};
+    ck_assert_msg(run_src(aff, d4, 1, in2, out, err, sizeof err), "%s", err);
+    /* maps: (7, 3), (9, -1), (0, 4), (2, 0); prefixes composed earlier-first:
+     * p0 = (1, 0); p1 = (7, 3); p2 = (63, 9*3 - 1) = (63, 26); p3 = (0, 4) applied after:
+     * (63*0, 0*26 + 4) = (0, 4); outputs a + b. In the wrong order p2 would be
+     * (63, 7*(-1) + 3) and out[2] 59. */
+    ck_assert_int_eq(out[0], 1);
+    ck_assert_int_eq(out[1], 10);
+    ck_assert_int_eq(out[2], 89);
+    ck_assert_int_eq(out[3], 4);
+}
+END_TEST
+
 START_TEST(test_concat_padempty_generate)
 {
     float out[10];
@@ -1155,6 +1195,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_gather_scatter);
     tcase_add_test(tc, test_gather_errors);
     tcase_add_test(tc, test_idx);
+    tcase_add_test(tc, test_lookback);
     tcase_add_test(tc, test_concat_padempty_generate);
     suite_add_tcase(s, tc);
     return s;
