@@ -364,7 +364,7 @@ patc_status patc_scan_enqueue(patc_scan *s, patc_buffer *input, patc_buffer *out
 /* The settings used for n, e.g. "nt=128 ipt=25 grid=313". */
 patc_status patc_scan_describe(patc_scan *s, long long n, char *buf, size_t len);
 /* The scan tuner (patc tune --scan): for each n in sizes[0..count) (increasing), time
- * nt in {128, 256} x ipt in {9, 15, 25, 33}, interleaved, each run alone with CUDA
+ * nt in {128, 256, 512} x ipt in {5, 9, 15, 25}, interleaved, each run alone with CUDA
  * events, median of reps; append the best per size to out_file as
  * "KERNEL N_MIN N_MAX 1 nt=.. ipt=..", each covering the sizes up to the middle between
  * it and the next. Progress goes to log (may be NULL). */

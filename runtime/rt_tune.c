@@ -553,12 +553,12 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
 
 /* ---------------------------------------------------------------- the scan tuner */
 
-/* The scans' search space: 128 or 256 threads, 9 to 33 elements each (tiles of 1152 to
- * 8448 elements); odd counts keep a thread's run of shared memory off the banks of its
- * neighbours'. */
-static const int scan_nt[] = {128, 256};
-static const int scan_ipt[] = {9, 15, 25, 33};
-enum { SCAN_SHAPES = 8 };
+/* The scans' search space: 128, 256 or 512 threads, 5 to 25 elements each (tiles of 640
+ * to 12800 elements); odd counts keep a thread's run of shared memory off the banks of
+ * its neighbours'. */
+static const int scan_nt[] = {128, 256, 512};
+static const int scan_ipt[] = {5, 9, 15, 25};
+enum { SCAN_NT = 3, SCAN_IPT = 4, SCAN_SHAPES = SCAN_NT * SCAN_IPT };
 
 /* For each n: every shape compiled once (a variant of the scan's settings), launched
  * on an input of nonzero bytes, the shapes interleaved run by run, each run alone between CUDA
@@ -606,8 +606,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         RtLaunch L[SCAN_SHAPES];
         patc_kernel *ks[SCAN_SHAPES];
         int nc = 0;
-        for (int a = 0; a < 2 && st == PATC_OK; a++)
-            for (int b = 0; b < 4 && st == PATC_OK; b++) {
+        for (int a = 0; a < SCAN_NT && st == PATC_OK; a++)
+            for (int b = 0; b < SCAN_IPT && st == PATC_OK; b++) {
                 Setting s = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b]}};
                 strcpy(s.kernel, r->kernel);
                 Variant *v;
