@@ -229,6 +229,9 @@ int rt_time_reduce(patc_kernel *k, const long long *nats, patc_buffer *input, lo
 typedef struct RtPlan RtPlan;
 int rt_plan_open(patc_kernel *k, const long long *nats, patc_buffer *input, long long n,
                  patc_buffer *output, RtPlan **out);
+/* A plan of one launch of k (input -> output), checked and prepared once: a scan
+ * (patc_scan_enqueue, patc_tune_scan). */
+int rt_plan_single(patc_kernel *k, const long long *nats, patc_buffer *input, patc_buffer *output, RtPlan **out);
 int rt_plan_fire(RtPlan *p);
 void rt_plan_close(RtPlan *p);
 /* Time the plans interleaved (each round runs each plan once, each run timed alone with

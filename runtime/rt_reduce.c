@@ -182,6 +182,29 @@ int rt_plan_open(patc_kernel *k, const long long *nats, patc_buffer *input, long
 
 int rt_plan_fire(RtPlan *p) { return chain_fire(p->k, &p->ch); }
 
+int rt_plan_single(patc_kernel *k, const long long *nats, patc_buffer *input, patc_buffer *output, RtPlan **out)
+{
+    patc_ctx *c = k->prog->ctx;
+    *out = NULL;
+    patc_status s = rt_need_device(c);
+    if (s != PATC_OK) return s;
+    RtPlan *p = calloc(1, sizeof *p);
+    if (!p || !(p->ch.pass = calloc(1, sizeof *p->ch.pass))) {
+        free(p);
+        return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    }
+    p->k = k;
+    p->ch.len_nat = -1;
+    if ((s = rt_prepare(k, nats, &input, output, NULL, &p->ch.pass[0])) != PATC_OK) {
+        rt_plan_close(p);
+        return s;
+    }
+    p->ch.npass = 1;
+    p->ch.last = output;
+    *out = p;
+    return PATC_OK;
+}
+
 void rt_plan_close(RtPlan *p)
 {
     if (!p) return;

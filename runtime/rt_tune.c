@@ -64,10 +64,8 @@ struct patc_reducer {
     long long plan_n;
     patc_buffer *plan_in, *plan_out;
     /* a tuned scan (patc_scan_*): one launch of a kernel of one input and one output of
-     * n elements, its grid from the kernel's rule; the last launch is kept like the plan */
+     * n elements, its grid from the kernel's rule; its plan is that one launch */
     bool scan;
-    RtLaunch scan_l;
-    bool scan_have;
 };
 
 struct patc_scan {
@@ -176,12 +174,10 @@ static long long def_value(const Setting *s, const char *name)
 
 static void variant_free(patc_reducer *r, Variant *v)
 {
-    if (r->plan_v == v) { /* the cached plan (or scan launch) launches this variant's kernel */
+    if (r->plan_v == v) { /* the cached plan launches this variant's kernel */
         rt_plan_close(r->plan);
         r->plan = NULL;
         r->plan_v = NULL;
-        if (r->scan_have) rt_launch_free(&r->scan_l);
-        r->scan_have = false;
     }
     patc_program_free(v->prog);
 }
@@ -307,14 +303,15 @@ static patc_status prepare_n(patc_reducer *r, long long n, Variant **v, long lon
     return PATC_OK;
 }
 
-patc_status patc_reducer_enqueue(patc_reducer *r, patc_buffer *input, long long n, patc_buffer *output)
+/* Enqueue the reduction (or, for a scan, the one launch) of input[0..n) into output.
+ * The same call as the last one: its plan stands (the settings never change after
+ * creation, and a variant's eviction closes the plan), so the host does nothing but
+ * the launches; an idle GPU waits for every nanosecond spent here. */
+static patc_status enqueue_planned(patc_reducer *r, patc_buffer *input, long long n, patc_buffer *output,
+                                   const char *fn)
 {
-    if (!r) return PATC_ERR_INVALID;
-    /* The same call as the last one: its plan stands (the settings never change after
-     * patc_reducer_create, and a variant's eviction closes the plan), so the host does
-     * nothing but the launch; an idle GPU waits for every nanosecond spent here. */
     if (r->plan && n == r->plan_n && input == r->plan_in && output == r->plan_out) return (patc_status)rt_plan_fire(r->plan);
-    if (!output) return rt_fail(r->ctx, PATC_ERR_INVALID, "patc_reducer_enqueue: no result buffer");
+    if (!input || !output) return rt_fail(r->ctx, PATC_ERR_INVALID, "%s: no input or output buffer", fn);
     Variant *v;
     long long nats[2];
     patc_status s = prepare_n(r, n, &v, nats, NULL);
@@ -322,12 +319,19 @@ patc_status patc_reducer_enqueue(patc_reducer *r, patc_buffer *input, long long 
     rt_plan_close(r->plan);
     r->plan = NULL;
     r->plan_v = NULL;
-    if ((s = (patc_status)rt_plan_open(v->k, nats, input, n, output, &r->plan)) != PATC_OK) return s;
+    s = (patc_status)(r->scan ? rt_plan_single(v->k, nats, input, output, &r->plan)
+                              : rt_plan_open(v->k, nats, input, n, output, &r->plan));
+    if (s != PATC_OK) return s;
     r->plan_v = v;
     r->plan_n = n;
     r->plan_in = input;
     r->plan_out = output;
     return (patc_status)rt_plan_fire(r->plan);
+}
+
+patc_status patc_reducer_enqueue(patc_reducer *r, patc_buffer *input, long long n, patc_buffer *output)
+{
+    return r ? enqueue_planned(r, input, n, output, "patc_reducer_enqueue") : PATC_ERR_INVALID;
 }
 
 patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, void *host_result)
@@ -387,29 +391,11 @@ void patc_scan_free(patc_scan *s)
     if (s) patc_reducer_free(&s->r);
 }
 
-/* The launch of the last call is kept while (n, input, output) stay the same, so that
- * a repeated call only enqueues: no checks, no argument building, no settings lookup. */
 patc_status patc_scan_enqueue(patc_scan *sc, patc_buffer *input, patc_buffer *output, long long n, void *stream)
 {
     if (!sc) return PATC_ERR_INVALID;
-    patc_reducer *r = &sc->r;
-    patc_set_stream(r->ctx, stream);
-    if (r->scan_have && n == r->plan_n && input == r->plan_in && output == r->plan_out)
-        return rt_fire(r->plan_v->k, &r->scan_l);
-    if (!input || !output) return rt_fail(r->ctx, PATC_ERR_INVALID, "patc_scan_enqueue: no input or output buffer");
-    Variant *v;
-    long long nats[2];
-    patc_status s = prepare_n(r, n, &v, nats, NULL);
-    if (s != PATC_OK) return s;
-    if (r->scan_have) rt_launch_free(&r->scan_l);
-    r->scan_have = false;
-    if ((s = rt_prepare(v->k, nats, &input, output, NULL, &r->scan_l)) != PATC_OK) return s;
-    r->scan_have = true;
-    r->plan_v = v;
-    r->plan_n = n;
-    r->plan_in = input;
-    r->plan_out = output;
-    return rt_fire(v->k, &r->scan_l);
+    patc_set_stream(sc->r.ctx, stream);
+    return enqueue_planned(&sc->r, input, n, output, "patc_scan_enqueue");
 }
 
 patc_status patc_scan_describe(patc_scan *sc, long long n, char *buf, size_t len)
@@ -418,6 +404,14 @@ patc_status patc_scan_describe(patc_scan *sc, long long n, char *buf, size_t len
 }
 
 /* ---------------------------------------------------------------- the tuner */
+
+/* The sizes the best setting for sizes[i] covers: from past the previous one's range
+ * up to the middle between sizes[i] and the next size (the last: every larger n). */
+static void cover(Setting *best, const long long *sizes, int i, int count)
+{
+    best[i].lo = i == 0 ? 1 : best[i - 1].hi + 1;
+    best[i].hi = i + 1 == count ? 2147483647LL : sizes[i] + (sizes[i + 1] - sizes[i]) / 2;
+}
 
 /* The search space: elemsWarp = 32 lanes x 4-wide vectors x {1, 2, 4, 8} loads per lane
  * per trip; {4, 8, 16} warps per block; {1, 2, 4, 8, 16} blocks per SM, as far as
@@ -530,12 +524,9 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
         FILE *f = fopen(out_file, "a");
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
-            long long lo = i == 0 ? 1 : best[i - 1].hi + 1;
-            long long hi = i + 1 == count ? 2147483647LL : (long long)(sizes[i] + (sizes[i + 1] - sizes[i]) / 2);
-            best[i].lo = lo;
-            best[i].hi = hi;
+            cover(best, sizes, i, count);
             fprintf(f, "%s %lld %lld %d %s%s%selemsBlock=%lld elemsWarp=%lld # %.2f us at n=%lld, grid %lld on %d SMs\n",
-                    kernel, lo, hi, best[i].bps, best[i].use[0] ? "kernel=" : "", best[i].use, best[i].use[0] ? " " : "",
+                    kernel, best[i].lo, best[i].hi, best[i].bps, best[i].use[0] ? "kernel=" : "", best[i].use, best[i].use[0] ? " " : "",
                     best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i], best_g[i], r->sms);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
@@ -582,8 +573,6 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
     Setting best[64];
     float best_ms[64];
     if (count > 64) st = rt_fail(ctx, PATC_ERR_INVALID, "patc_tune_scan: at most 64 sizes");
-    float *ms = malloc(sizeof *ms * (size_t)SCAN_SHAPES * (size_t)reps);
-    if (!ms) st = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     patc_buffer *in = NULL, *out = NULL;
     patc_type ty;
     if (st == PATC_OK) st = patc_kernel_input_info(r->var[0].k, 0, (long long[1]){1}, &ty, NULL, NULL);
@@ -599,12 +588,10 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         }
     }
     if (st == PATC_OK) st = patc_buffer_alloc(ctx, bytes, &out);
-    RtTimer t;
-    bool timer = st == PATC_OK && (st = rt_timer_open(ctx, &t, reps)) == PATC_OK;
     for (int i = 0; st == PATC_OK && i < count; i++) {
         Setting cs[SCAN_SHAPES];
-        RtLaunch L[SCAN_SHAPES];
-        patc_kernel *ks[SCAN_SHAPES];
+        RtPlan *plans[SCAN_SHAPES];
+        float med[SCAN_SHAPES];
         int nc = 0;
         for (int a = 0; a < SCAN_NT && st == PATC_OK; a++)
             for (int b = 0; b < SCAN_IPT && st == PATC_OK; b++) {
@@ -612,52 +599,37 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
                 strcpy(s.kernel, r->kernel);
                 Variant *v;
                 long long nats[1] = {sizes[i]};
-                if ((st = variant_for(r, &s, &v)) != PATC_OK) break;
-                if ((st = rt_prepare(v->k, nats, &in, out, NULL, &L[nc])) != PATC_OK) break;
-                ks[nc] = v->k;
+                if ((st = variant_for(r, &s, &v)) != PATC_OK ||
+                    (st = (patc_status)rt_plan_single(v->k, nats, in, out, &plans[nc])) != PATC_OK)
+                    break;
                 cs[nc++] = s;
             }
-        for (int w = 0; st == PATC_OK && w < reps / 10 + 2; w++)
-            for (int j = 0; st == PATC_OK && j < nc; j++) st = rt_fire(ks[j], &L[j]);
-        for (int k = 0; st == PATC_OK && k < reps; k++)
-            for (int j = 0; st == PATC_OK && j < nc; j++) {
-                if ((st = rt_drv_check(ctx, rt_driver_event_record(ctx->drv, t.start, ctx->stream), "cuEventRecord")) ||
-                    (st = rt_fire(ks[j], &L[j])) ||
-                    (st = rt_drv_check(ctx, rt_driver_event_record(ctx->drv, t.stop, ctx->stream), "cuEventRecord")))
-                    break;
-                st = rt_drv_check(ctx, rt_driver_event_elapsed(ctx->drv, t.start, t.stop, &ms[j * reps + k]),
-                                  "kernel execution");
-            }
+        if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, nc, reps / 10 + 2, reps, med, NULL);
         best_ms[i] = 1e30f;
         for (int j = 0; st == PATC_OK && j < nc; j++) {
-            float m = rt_median(&ms[j * reps], reps);
             if (log)
                 fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld: %.2f us\n", kernel, sizes[i], cs[j].values[0],
-                        cs[j].values[1], m * 1e3);
-            if (m < best_ms[i]) {
-                best_ms[i] = m;
+                        cs[j].values[1], med[j] * 1e3);
+            if (med[j] < best_ms[i]) {
+                best_ms[i] = med[j];
                 best[i] = cs[j];
             }
         }
-        for (int j = 0; j < nc; j++) rt_launch_free(&L[j]);
+        for (int j = 0; j < nc; j++) rt_plan_close(plans[j]);
     }
     if (st == PATC_OK) {
         FILE *f = fopen(out_file, "a");
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
-            long long lo = i == 0 ? 1 : best[i - 1].hi + 1;
-            long long hi = i + 1 == count ? 2147483647LL : (long long)(sizes[i] + (sizes[i + 1] - sizes[i]) / 2);
-            best[i].lo = lo;
-            best[i].hi = hi;
-            fprintf(f, "%s %lld %lld 1 nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, lo, hi, best[i].values[0],
+            cover(best, sizes, i, count);
+            fprintf(f, "%s %lld %lld 1 nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].lo, best[i].hi,
+                    best[i].values[0],
                     best[i].values[1], best_ms[i] * 1e3, sizes[i]);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
     }
-    if (timer) rt_timer_close(ctx, &t);
     patc_buffer_free(in);
     patc_buffer_free(out);
-    free(ms);
     patc_scan_free(sc);
     return st;
 }
