@@ -511,6 +511,8 @@ void kernel_set_role(Kernel *k);                                                
 #define SMEM_DEFAULT_MAX 49152
 #define SMEM_OPTIN_MAX 232448
 int64_t smem_budget(const Kernel *k, int64_t max);
+/* What smem_budget leaves out, as a clause for messages: ", less 16 for ..." or "". */
+const char *smem_budget_note(const Kernel *k);
 
 /* The read-only walk over the kernel IR (ir_walk.c), pre-order, in the order of the C
  * text. Each callback may be NULL; one returning true (WALK_STOP) ends the walk, and

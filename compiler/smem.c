@@ -106,6 +106,14 @@ int64_t smem_budget(const Kernel *k, int64_t max)
     return max - (k->ticket ? 16 : 0) - (k->draw ? 16 : 0);
 }
 
+/* What the budget leaves out of the maximum, for messages ("" when nothing). */
+const char *smem_budget_note(const Kernel *k)
+{
+    if (k->ticket && k->draw) return ", less 32 for the static shared variables of lastBlock and lookback";
+    if (k->ticket) return ", less 16 for lastBlock's flag";
+    return k->draw ? ", less 16 for lookback's tile" : "";
+}
+
 /* The error at the toShared whose buffer b ends past the budget, `total` being the
  * block's size once b is placed. */
 _Noreturn static void over_budget(Arena *a, Diag *d, const Kernel *k, const Buffer *b, Nat *bytes, Nat *total)
@@ -117,9 +125,7 @@ _Noreturn static void over_budget(Arena *a, Diag *d, const Kernel *k, const Buff
                "use smaller tiles, or buffers that are not live at the same time",
                nat_str(a, bytes), nat_str(a, total), nat_is_const(total, &t) ? "" : " for every value of the nat parameters",
                (long long)budget,
-               !k->draw ? (k->ticket ? ", less 16 for lastBlock's flag" : "")
-                        : k->ticket ? ", less 32 for the static shared variables of lastBlock and lookback"
-                                    : ", less 16 for lookback's tile");
+               smem_budget_note(k));
 }
 
 /* Offsets: constant-size buffers first fit in order of first use, each after the

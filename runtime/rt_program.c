@@ -562,8 +562,7 @@ patc_status rt_check_shared(patc_kernel *k, long long bytes, const char *what)
                    "(%s %lld%s)",
                    k->k->name, what, bytes, (long long)budget,
                    asked ? "the device's opt-in maximum is" : "no device: sm_90's opt-in maximum,", (long long)max,
-                   budget == max ? "" : !k->k->draw ? ", less 16 for lastBlock's flag"
-                                      : ", less 16 for each static shared variable (lastBlock's flag, lookback's tile)");
+                   smem_budget_note(k->k));
 }
 
 patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_launch_config *out)
