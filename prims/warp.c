@@ -270,6 +270,13 @@ static int val_leaves(Lw *w, LwVal *v, X **out, Span sp)
     diag_error(w->d, sp, "lookback: the value must be a scalar or a pair of two scalars");
 }
 
+/* The value held in n one-element buffers: a scalar, or a pair of two. */
+static LwVal *leaves_val(Lw *w, Buffer *const *b, int n)
+{
+    LwVal *v0 = lw_scalar(w, lw_xload(w, b[0], nat_cst(w->a, 0)));
+    return n == 1 ? v0 : lw_pairv(w, v0, lw_scalar(w, lw_xload(w, b[1], nat_cst(w->a, 0))));
+}
+
 /* lookback(op)(init)(x) in the body of the kernel's mapBlock: the block's tile is drawn
  * from a counter in launch order (so a tile waits only for tiles whose blocks run), and
  * S_LOOKBACK leaves the exclusive prefix of the earlier tiles' x in shared scalars,
@@ -311,13 +318,8 @@ static LwVal *lower_lookback(Lw *w, Expr *e)
     if (s->look.packed) s->look.state = scratch_buffer(w, "lbstate", SK_U64, tiles);
     else s->look.flags = scratch_buffer(w, "lbflag", SK_U32, tiles);
     blk->loop.draw = w->k->draw = scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
-    if (n == 1) {
-        pa = lw_scalar(w, lw_xload(w, s->look.pa[0], nat_cst(a, 0)));
-        pb = lw_scalar(w, lw_xload(w, s->look.pb[0], nat_cst(a, 0)));
-    } else {
-        pa = lw_pairv(w, lw_scalar(w, lw_xload(w, s->look.pa[0], nat_cst(a, 0))), lw_scalar(w, lw_xload(w, s->look.pa[1], nat_cst(a, 0))));
-        pb = lw_pairv(w, lw_scalar(w, lw_xload(w, s->look.pb[0], nat_cst(a, 0))), lw_scalar(w, lw_xload(w, s->look.pb[1], nat_cst(a, 0))));
-    }
+    pa = leaves_val(w, s->look.pa, n);
+    pb = leaves_val(w, s->look.pb, n);
     /* the operator's code goes into its own list, printed where the look-back applies it */
     Stmt *saved = w->cur;
     w->cur = s->look.ops = stmt_seq(a);
@@ -332,8 +334,7 @@ static LwVal *lower_lookback(Lw *w, Expr *e)
             diag_error(w->d, arg[0]->sp, "lookback: the operator must be a function of scalars without loops or memory");
     for (int i = 0; i < n; i++) s->look.op[i] = os[i];
     lw_emit(w, s);
-    if (n == 1) return lw_scalar(w, lw_xload(w, s->look.res[0], nat_cst(a, 0)));
-    return lw_pairv(w, lw_scalar(w, lw_xload(w, s->look.res[0], nat_cst(a, 0))), lw_scalar(w, lw_xload(w, s->look.res[1], nat_cst(a, 0))));
+    return leaves_val(w, s->look.res, n);
 }
 
 /* The leaves of a scalar or a pair of scalars. */
