@@ -36,8 +36,9 @@ typedef struct Setting {
 /* Used when the file has no line for the kernel and size: a middle-of-the-road
  * choice (256 threads, 4 float4 loads per lane per trip, 4 blocks per SM). */
 static const Setting default_setting = {"", "", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}};
-/* The same for scans (patterns/scan.rise: scanDevice): 128 threads of 25 elements, the
- * fastest tile of the first H200 measurement (bench/results). */
+/* The same for scans (patterns/scan.rise: scanDevice): 128 threads of 25 elements, a
+ * middle shape (3200-element tiles) chosen before any tuning; patc tune --scan found
+ * 128-512 threads of 5-25 elements faster per size on an H200 (bench/results). */
 static const Setting default_scan_setting = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {128, 25}};
 
 typedef struct Variant {
