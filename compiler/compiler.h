@@ -253,7 +253,7 @@ struct Expr {
         struct { Nat *n; } nat;
         struct {
             Prim p;
-            int dim;      /* 0/1/2 for the map family */
+            int dim;      /* 0/1/2 for the map family; lookback: 1 in a mapSeq (a carried prefix) */
             Nat *nats[2]; /* prim_info[p].nnats of them */
             Expr *args[3];/* prim_info[p].nargs of them; functions are E_LAM */
         } prim;
@@ -451,6 +451,15 @@ typedef struct Kernel {
     int role_len_nat;            /* KR_REDUCE_PASS: index of n in def->nats; else -1 */
     bool role_tunable;           /* KR_REDUCE_PASS of a tunable shape (role.c) */
     int role_grid_nat;           /* tunable with grid (g, 1, 1): index of g in def->nats; else -1 */
+    /* A kernel of several launches (toGlobal at its top level, lower.c): pre[0..npre) run
+     * before this one, in order. Each is a Kernel of its own (body, launch rules, shared
+     * memory, index width) named K_launchI, with this kernel's parameters: the same
+     * outs, inputs and scratch (the toGlobal results are scratch buffers), so that one
+     * argument array serves every launch. A launch's `main` is the kernel it belongs
+     * to (NULL for a kernel itself). */
+    struct Kernel **pre;
+    int npre;
+    struct Kernel *main;
 } Kernel;
 
 /* ---------------------------------------------------------------- pipeline */
@@ -502,6 +511,7 @@ void loops_specialise(Arena *a, Diag *d, Kernel *k);                            
 void smem_layout(Arena *a, Diag *d, Kernel *k);                                         /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
 void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
+void width_unify(Arena *a, Kernel *k);   /* width.c: one index type for all launches of k */
 void kernel_set_role(Kernel *k);                                                        /* role.c */
 
 /* Shared memory per block, in bytes (smem.c). A kernel gets SMEM_DEFAULT_MAX without

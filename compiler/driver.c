@@ -68,14 +68,21 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         }
         c->defs[c->ndefs++] = kd;
         Kernel *k = lower_kernel(a, d, kd);
-        if (opt->dump.lower) dump_kernel(opt, "lower", k);
-        loops_specialise(a, d, k);
-        if (opt->dump.loops) dump_kernel(opt, "loops", k);
-        smem_layout(a, d, k);
-        if (opt->dump.smem) dump_kernel(opt, "smem", k);
-        barrier_place(a, d, k);
-        if (opt->dump.barrier) dump_kernel(opt, "barrier", k);
-        width_decide(a, k);
+        for (int i = 0; i <= k->npre; i++) {
+            Kernel *s = i < k->npre ? k->pre[i] : k;
+            Decl *y = namemap_get(c->prog.by_name, s->name);
+            if (s != k && y) diag_error2(d, x->sp, y->sp, "defined here", "kernel '%s' runs %d launches, and the "
+                                         "name of launch %d, '%s', is taken", x->name, k->npre + 1, i, s->name);
+            if (opt->dump.lower) dump_kernel(opt, "lower", s);
+            loops_specialise(a, d, s);
+            if (opt->dump.loops) dump_kernel(opt, "loops", s);
+            smem_layout(a, d, s);
+            if (opt->dump.smem) dump_kernel(opt, "smem", s);
+            barrier_place(a, d, s);
+            if (opt->dump.barrier) dump_kernel(opt, "barrier", s);
+            width_decide(a, s);
+        }
+        width_unify(a, k);
         kernel_set_role(k);
         c->kernels[c->nkernels++] = k;
     }

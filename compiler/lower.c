@@ -171,6 +171,21 @@ Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, S
     return b;
 }
 
+/* A global buffer the runtime allocates for the kernel (zeroed once, passed after the
+ * inputs): registered with the kernel the launch being lowered belongs to, since all
+ * of a kernel's launches take the same parameters. */
+Buffer *lw_scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
+{
+    Kernel *k = w->k->main ? w->k->main : w->k;
+    Buffer *b = lw_new_buffer(w, prefix, AS_GLOBAL, sk, count);
+    b->param = -3 - k->nscratch;
+    Buffer **nb = ANEWN(w->a, Buffer *, k->nscratch + 1);
+    if (k->nscratch) memcpy(nb, k->scratch, sizeof(Buffer *) * (size_t)k->nscratch);
+    nb[k->nscratch++] = b;
+    k->scratch = nb;
+    return b;
+}
+
 /* A private scalar initialised with x: the value is computed once, here. */
 X *lw_materialise(Lw *w, X *x, const char *prefix)
 {
@@ -961,6 +976,81 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
     else lw_store(w, c->buf, nat_cst(w->a, 0), lw_lower_exp(w, e)->x);
 }
 
+/* A launch of kernel k before its last one: a Kernel with k's parameters. */
+static Kernel *new_launch(Arena *a, Kernel *k, int i)
+{
+    Kernel *s = ANEW(a, Kernel);
+    s->name = arena_printf(a, "%s_launch%d", k->name, i);
+    s->def = k->def;
+    s->hw = make_hw(a);
+    s->inputs = k->inputs;
+    s->ninputs = k->ninputs;
+    s->main = k;
+    s->body = stmt_seq(a);
+    return s;
+}
+
+/* The launches of a kernel: `let x = toGlobal(v) in b` at the kernel's top level (as
+ * `v |> toGlobal |> fun(x => b)` becomes) ends a launch. The launch writes v to a global
+ * scratch buffer; b is lowered into the next launch, where x is a view of that buffer.
+ * A grid-wide barrier exists only between launches, so this is how one kernel runs
+ * steps that each need the whole of the previous one (the row scan: row sums, their
+ * scan in one block, the rows). Lets before a later toGlobal must bind views of the
+ * inputs or of earlier toGlobal results: a value computed in one launch (a register, a
+ * shared array) is gone in the next. Returns the body of the last launch, which stays
+ * in w->k (the kernel itself). */
+static Expr *lower_launches(Lw *w, Expr *e)
+{
+    Arena *a = w->a;
+    Kernel *k = w->k;
+    int n = 0;
+    for (Expr *x = e; x->kind == E_LET; x = x->let.body)
+        n += x->let.value->kind == E_PRIM && x->let.value->prim.p == P_TOGLOBAL;
+    if (!n) return e;
+    k->pre = ANEWN(a, Kernel *, n);
+    for (; n > 0; e = e->let.body) {
+        Expr *v = e->let.value;
+        w->at = v->sp;
+        if (v->kind == E_PRIM && v->prim.p == P_TOGLOBAL) {
+            Expr *x = v->prim.args[0];
+            if (x->ty->kind != T_ARRAY)
+                diag_error(w->d, v->sp, "toGlobal of %s: a launch hands an array of scalars to the next one, "
+                           "not a %s", ty_str(a, x->ty), x->ty->kind == T_PAIR ? "pair" : "scalar");
+            Nat *cnt;
+            const Type *in = ty_innermost(a, x->ty, &cnt);
+            if (!in) diag_error(w->d, v->sp, "toGlobal of %s: an array of pairs cannot be handed to the next "
+                                "launch; unzip it and hand over each array", ty_str(a, x->ty));
+            Kernel *s = k->pre[k->npre] = new_launch(a, k, k->npre);
+            k->npre++;
+            n--;
+            w->k = s;
+            w->cur = s->body;
+            Buffer *g = lw_scratch_buffer(w, "glob", lw_sk_of(in), cnt);
+            Acc *c = lw_acceptor(w, W_MEM, x->ty, NULL);
+            c->buf = g;
+            c->base = nat_cst(a, 0);
+            lw_lower_acc(w, x, c);
+            w->k = k;
+            View *gv = lw_view(w, V_MEM, x->ty, NULL);
+            gv->buf = g;
+            gv->base = nat_cst(a, 0);
+            lw_bind(w, e->let.x, lw_array(w, gv));
+            continue;
+        }
+        /* a let between launches: lowered where no statement can go */
+        Stmt *saved = w->cur;
+        w->cur = stmt_seq(a);
+        bind_let(w, e);
+        Val *b = w->env[e->let.x->id - w->base];
+        if (w->cur->seq.n || b->k != VAL_ARRAY)
+            diag_error(w->d, v->sp, "'%s' is computed before a later toGlobal, in a launch of its own: a launch's "
+                       "values (registers, shared memory) are gone in the next one; compute it where it is used, "
+                       "or hand it over with toGlobal", user_part(a, e->let.x->name));
+        w->cur = saved;
+    }
+    return e;
+}
+
 Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
 {
     Kernel *k = ANEW(a, Kernel);
@@ -999,8 +1089,16 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
     }
     int nleaves = count_leaves(kd->body->ty);
     k->outs = ANEWN(a, Buffer *, nleaves);
+    Expr *last = lower_launches(&w, kd->body);
     k->body = w.cur = stmt_seq(a);
-    lower_result(&w, kd->body, kd->body->ty, nleaves > 1);
+    lower_result(&w, last, last->ty, nleaves > 1);
     k->out = k->outs[0];
+    for (int i = 0; i < k->npre; i++) { /* one parameter list for every launch */
+        k->pre[i]->outs = k->outs;
+        k->pre[i]->nouts = k->nouts;
+        k->pre[i]->out = k->out;
+        k->pre[i]->scratch = k->scratch;
+        k->pre[i]->nscratch = k->nscratch;
+    }
     return k;
 }

@@ -38,7 +38,13 @@ static Expr *infer_map(Tc *t, const TcApp *ap)
         t->ctx.n++;
     }
     Type *et = expected && expected->kind == T_ARRAY ? expected->arr.elem : NULL;
+    int seq_saved = t->seq_fdepth;
+    TcMaps *m = &t->ctx;
+    if (l == LVL_SEQ)
+        t->seq_fdepth = m->n == 1 && m->lv[0] == LVL_BLOCK && m->dim[0] == 0 && m->fdepth[0] == t->fdepth
+                            ? t->fdepth + 1 : 0;
     Expr *f = tc_check_fun(t, arg[0], &tx->arr.elem, 1, sc, et, sp);
+    t->seq_fdepth = seq_saved;
     if (l != LVL_SEQ) t->ctx.n--;
     e = tc_prim_expr(t, p, ty_array(a, tx->arr.n, tc_fun_result(f, 1)), sp);
     e->prim.dim = dim;
@@ -151,7 +157,13 @@ static void write_map(Lw *w, Expr *e, Acc *c)
     LwVal *xs = lx ? lx : lw_lower_exp(w, e->prim.args[1]);
     NatVar *iv;
     Stmt *saved;
+    Stmt *seq_loop = w->seq_loop, *seq_parent = w->seq_parent;
+    bool seq_looked = w->seq_looked;
     Stmt *s = lw_open_loop(w, (Level)prim_info[p].level, e->prim.dim, e->ty->arr.n, &iv, &saved);
+    /* a mapSeq written in order, each iteration once: where lookback may carry a prefix */
+    w->seq_loop = prim_info[p].level == LVL_SEQ ? s : NULL;
+    w->seq_parent = saved;
+    w->seq_looked = false;
     s->loop.unroll = p == P_MAPSEQUNROLL;
     Nat *i = nat_var(w->a, iv);
     Expr *f = e->prim.args[0];
@@ -161,6 +173,9 @@ static void write_map(Lw *w, Expr *e, Acc *c)
     lw_bind(w, f->lam.param, lw_view_at(w, xs->v, i));
     lw_lower_acc(w, f->lam.body, lw_acc_at(w, c, i));
     w->partial_lanes -= partial;
+    w->seq_loop = seq_loop;
+    w->seq_parent = seq_parent;
+    w->seq_looked = seq_looked;
     lw_close_loop(w, s, saved);
 }
 
@@ -174,17 +189,21 @@ static void eval_map(IpCtx *c, const Code *e, IpVal *res)
     const RType *rt = e->ty;
     Node *out = ip_store_new(c, rt, NULL);
     bool blocks = e->p == P_MAPBLOCK;
+    /* lookback's running prefix is over the nearest mapBlock's blocks, or over the
+     * iterations of a mapSeq in its block-level code (the type checker allows no other
+     * place), so each of them starts its own */
+    bool seq = e->p == P_MAPSEQ || e->p == P_MAPSEQUNROLL;
     LbState saved_lb = c->lb;
-    if (blocks) c->lb = (LbState){.on = true, .last = -1};
+    if (blocks || seq) c->lb = (LbState){.on = true, .last = -1};
     for (int64_t i = 0; i < rt->n; i++) {
         Mark m = ip_pool_mark(c);
-        if (blocks) c->lb.block = i;
+        if (blocks || seq) c->lb.block = i;
         ip_val_sel(c, &a, i, a.ty->elem, &x);
         ip_apply(c, f, &x, &r);
         ip_store_put(c, out, i, &r);
         ip_pool_release(c, m);
     }
-    if (blocks) c->lb = saved_lb;
+    if (blocks || seq) c->lb = saved_lb;
     ip_val_node(res, rt, out);
 }
 

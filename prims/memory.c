@@ -80,11 +80,12 @@ static LwVal *lower_to_shared(Lw *w, Expr *e)
     return lw_array(w, v);
 }
 
-/* toGlobal(x): not supported yet (a kernel's global memory is its output) */
+/* toGlobal(x) anywhere but at the kernel's top level, where lower.c's lower_launches
+ * takes it (a launch ends there): inside a launch no grid-wide barrier exists */
 static LwVal *lower_to_global(Lw *w, Expr *e)
 {
-    diag_error(w->d, e->sp, "toGlobal is not supported yet: a kernel's global memory is its output; "
-               "split the program into two kernels");
+    diag_error(w->d, e->sp, "toGlobal ends a launch, so it must be at the kernel's top level, outside every map, "
+               "as `v |> toGlobal |> fun(x => ...)`; inside a launch there is no grid-wide barrier");
 }
 
 /* toPrivateFun(f)(x), toSharedFun(f)(x): expand.c desugars them to fun(x => toPrivate(f(x)))

@@ -54,6 +54,8 @@ typedef struct Tc {
     TcMaps ctx;
     Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
     int fdepth; /* how many primitives' function arguments enclose the node */
+    int seq_fdepth; /* the fdepth of the body of a mapSeq that is block-level code of a
+                       one-dimensional mapBlock (where lookback carries a prefix); 0: none */
 } Tc;
 
 
@@ -170,6 +172,10 @@ typedef struct Lw {
     int nloops;
     int names;
     int partial_lanes; /* inside code that not all 32 lanes of a warp run */
+    Stmt *seq_loop;    /* the loop of the mapSeq whose body is being written (write_map), where
+                          lookback carries a prefix over its iterations; NULL elsewhere */
+    Stmt *seq_parent;  /* the statement list that holds seq_loop */
+    bool seq_looked;   /* seq_loop's body has its lookback */
     int index_reads;   /* run-time indices read so far (data_index), for padCst */
     Expr *lane_fn;     /* the function of the mapLane being written by owner lanes */
     Span at;           /* the expression being lowered: where a view is made, or read */
@@ -188,6 +194,8 @@ Stmt *lw_snew(Lw *w, StmtKind k);
 void lw_emit(Lw *w, Stmt *s);
 Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count);
 Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, Span sp);
+/* A global scratch buffer of the kernel (every launch of it takes the same ones) */
+Buffer *lw_scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count);
 X *lw_materialise(Lw *w, X *x, const char *prefix);
 void lw_store(Lw *w, Buffer *b, Nat *i, X *x);
 Nat *lw_data_index(Lw *w, X *x, Nat *len);

@@ -160,20 +160,6 @@ static void eval_last_block(IpCtx *c, const Code *e, IpVal *r)
     r->ty = e->ty;
 }
 
-/* A global buffer of the kernel's own (a parameter after the inputs, which the runtime
- * allocates and zeroes once; kernels leave it reusable) */
-static Buffer *scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
-{
-    Kernel *k = w->k;
-    Buffer *b = lw_new_buffer(w, prefix, AS_GLOBAL, sk, count);
-    b->param = -3 - k->nscratch;
-    Buffer **nb = ANEWN(w->a, Buffer *, k->nscratch + 1);
-    if (k->nscratch) memcpy(nb, k->scratch, sizeof(Buffer *) * (size_t)k->nscratch);
-    nb[k->nscratch++] = b;
-    k->scratch = nb;
-    return b;
-}
-
 /* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
  *                             in the last block: acc(f(partials), out)
  * ys is computed by the whole grid into a global scratch buffer; one block sees all
@@ -189,10 +175,10 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     Nat *cnt;
     const Type *in = ty_innermost(a, ys->ty, &cnt);
     if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
-    Buffer *part = scratch_buffer(w, "partial", lw_sk_of(in), cnt);
+    Buffer *part = lw_scratch_buffer(w, "partial", lw_sk_of(in), cnt);
     part->flagged = scalar_info[part->sk].size <= 4;
     part->coherent = !part->flagged;
-    Buffer *ticket = part->flagged ? NULL : scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    Buffer *ticket = part->flagged ? NULL : lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     w->k->ticket = ticket;
     Acc *c0 = lw_acceptor(w, W_MEM, ys->ty, NULL);
     c0->buf = part;
@@ -227,10 +213,12 @@ static Expr *infer_lookback(Tc *t, const TcApp *ap)
     Scope *sc = ap->sc;
     Span sp = ap->sp;
     TcMaps *c = &t->ctx;
-    if (c->n != 1 || c->lv[0] != LVL_BLOCK || c->dim[0] != 0 || c->fdepth[0] != t->fdepth) {
-        const char *why = "lookback gives each block of a mapBlock the prefix of the earlier blocks' values: it must be "
-                          "block-level code in the body of a one-dimensional mapBlock, outside any other map, lastBlock "
-                          "or sequential function";
+    bool in_seq = t->seq_fdepth && t->fdepth == t->seq_fdepth;
+    if (c->n != 1 || c->lv[0] != LVL_BLOCK || c->dim[0] != 0 || (c->fdepth[0] != t->fdepth && !in_seq)) {
+        const char *why = "lookback gives each block of a mapBlock the prefix of the earlier blocks' values (or each "
+                          "iteration of a mapSeq in a block's code the prefix of the earlier iterations'): it must be "
+                          "block-level code in the body of a one-dimensional mapBlock, or of a mapSeq there, outside "
+                          "any other map, lastBlock or sequential function";
         if (c->n) diag_error2(t->d, sp, c->sp[c->n - 1], "the enclosing map is here", "%s", why);
         diag_error(t->d, sp, "%s", why);
     }
@@ -249,6 +237,7 @@ static Expr *infer_lookback(Tc *t, const TcApp *ap)
     if (!ty_equal(rt, ty))
         diag_error(t->d, arg[0]->sp, "lookback: the operator returns %s but the value has type %s", tc_tstr(t, rt), tc_tstr(t, ty));
     Expr *e = tc_prim_expr(t, P_LOOKBACK, ty, sp);
+    e->prim.dim = in_seq;
     e->prim.args[0] = f;
     e->prim.args[1] = init;
     e->prim.args[2] = x;
@@ -283,10 +272,72 @@ static LwVal *leaves_val(Lw *w, Buffer *const *b, int n)
  * read by the whole block after the barrier the barrier pass puts there. The scratch
  * words are tagged with a launch epoch that the counter carries, so no launch resets
  * them (codegen/cuda.c). */
+/* lookback(op)(init)(x) in the body of a mapSeq that is block-level code: the prefix
+ * is carried over the loop's iterations in a register per leaf, declared with init
+ * before the loop. x is block-level code, the same value in every thread, so every
+ * thread carries the same prefix and no thread waits for another. The loop must be
+ * the innermost one and written in order (write_map), each iteration once. */
+static LwVal *lower_carry(Lw *w, Expr *e)
+{
+    Arena *a = w->a;
+    Expr **arg = e->prim.args;
+    Stmt *lp = w->seq_loop;
+    if (!lp || w->nloops != 2 || w->loops[1] != lp || w->loops[0]->loop.level != LVL_BLOCK || w->loops[0]->loop.dim != 0)
+        diag_error(w->d, e->sp, "lookback in a mapSeq carries a prefix over its iterations: the mapSeq must be "
+                   "written in order, as a loop of the block's code (its result stored or passed on whole), not "
+                   "read element by element elsewhere");
+    if (w->seq_looked)
+        diag_error(w->d, e->sp, "this mapSeq's iteration reaches a lookback twice (its element is computed twice, or "
+                   "it has two): it carries one prefix");
+    w->seq_looked = true;
+    LwVal *x = lw_lower_exp(w, arg[2]);
+    X *xs[2], *is[2], *os[2];
+    int n = val_leaves(w, x, xs, arg[2]->sp);
+    /* init is computed before the loop: statements it needs would land in the loop */
+    Stmt *saved = w->cur, *before = w->cur = stmt_seq(a);
+    val_leaves(w, lw_lower_exp(w, arg[1]), is, arg[1]->sp);
+    w->cur = saved;
+    if (before->seq.n)
+        diag_error(w->d, arg[1]->sp, "lookback in a mapSeq: the neutral element must be a constant or a value "
+                   "known before the loop");
+    Buffer *carry[2];
+    Stmt *par = w->seq_parent;
+    for (int i = 0; i < n; i++) {
+        carry[i] = lw_new_buffer(w, "carry", AS_PRIVATE, xs[i]->sk, nat_cst(a, 1));
+        carry[i]->scalar = true;
+        Stmt *d = lw_snew(w, S_DECL);
+        d->decl.buf = carry[i];
+        d->decl.init = is[i];
+        /* before the loop, which is the last statement of its list so far */
+        if (!par->seq.n || par->seq.items[par->seq.n - 1] != lp) die("lookback: the mapSeq's loop is not last");
+        par->seq.items[par->seq.n - 1] = d;
+        stmt_append(a, par, lp);
+    }
+    /* the prefix before this iteration: a copy, since the carry moves on below */
+    Buffer *pre[2];
+    for (int i = 0; i < n; i++) {
+        pre[i] = lw_new_buffer(w, "pre", AS_PRIVATE, xs[i]->sk, nat_cst(a, 1));
+        pre[i]->scalar = true;
+        Stmt *d = lw_snew(w, S_DECL);
+        d->decl.buf = pre[i];
+        d->decl.init = lw_xload(w, carry[i], nat_cst(a, 0));
+        lw_emit(w, d);
+    }
+    LwVal *res = leaves_val(w, pre, n);
+    Expr *f = arg[0];
+    lw_bind(w, f->lam.param, res);
+    lw_bind(w, f->lam.body->lam.param, x);
+    val_leaves(w, lw_lower_exp(w, f->lam.body->lam.body), os, arg[0]->sp);
+    for (int i = 0; i < n; i++) os[i] = lw_materialise(w, os[i], "nxt");
+    for (int i = 0; i < n; i++) lw_store(w, carry[i], nat_cst(a, 0), os[i]);
+    return res;
+}
+
 static LwVal *lower_lookback(Lw *w, Expr *e)
 {
     Arena *a = w->a;
     Expr **arg = e->prim.args;
+    if (e->prim.dim) return lower_carry(w, e);
     if (w->nloops != 1 || w->loops[0]->loop.level != LVL_BLOCK || w->loops[0]->loop.dim != 0)
         diag_error(w->d, e->sp, "lookback must run once per block of the kernel's one-dimensional mapBlock, "
                    "outside any other loop");
@@ -311,13 +362,13 @@ static LwVal *lower_lookback(Lw *w, Expr *e)
         s->look.pb[i] = lw_new_buffer(w, "lbb", AS_PRIVATE, sk, nat_cst(a, 1));
         s->look.pa[i]->scalar = s->look.pb[i]->scalar = true;
         if (!s->look.packed) {
-            s->look.aggs[i] = scratch_buffer(w, "lbagg", sk, tiles);
-            s->look.incs[i] = scratch_buffer(w, "lbinc", sk, tiles);
+            s->look.aggs[i] = lw_scratch_buffer(w, "lbagg", sk, tiles);
+            s->look.incs[i] = lw_scratch_buffer(w, "lbinc", sk, tiles);
         }
     }
-    if (s->look.packed) s->look.state = scratch_buffer(w, "lbstate", SK_U64, tiles);
-    else s->look.flags = scratch_buffer(w, "lbflag", SK_U32, tiles);
-    blk->loop.draw = w->k->draw = scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
+    if (s->look.packed) s->look.state = lw_scratch_buffer(w, "lbstate", SK_U64, tiles);
+    else s->look.flags = lw_scratch_buffer(w, "lbflag", SK_U32, tiles);
+    blk->loop.draw = w->k->draw = lw_scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
     pa = leaves_val(w, s->look.pa, n);
     pb = leaves_val(w, s->look.pb, n);
     /* the operator's code goes into its own list, printed where the look-back applies it */

@@ -120,6 +120,7 @@ struct patc_kernel {
     patc_program *prog;
     Kernel *k;
     void *fn[2];   /* CUfunction in module[0] and module[1] (see patc_program), NULL without a device */
+    void **pfn[2]; /* the same for each launch before the last (k->npre of them, toGlobal) */
     int env_n;     /* NatEnv size: 1 + the largest NatVar id of the kernel's nats */
     int64_t *vals;
     bool *has;
@@ -170,14 +171,21 @@ patc_status rt_bind_nats(patc_kernel *k, const long long *nats);
 /* Type, element count and bytes of one of the kernel's buffers under the bound nats. */
 patc_status rt_buffer_info(patc_kernel *k, const Buffer *b, const char *what, patc_type *type,
                            long long *count, size_t *bytes);
-/* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */
+/* Launch l of kernel k (0 .. k->k->npre; the last is the kernel itself, whose
+ * configuration the public API reports). */
+const Kernel *rt_launch_kernel(const patc_kernel *k, int l);
+/* grid, block and dynamic shared memory from the kernel's rules (nats already bound);
+ * rt_derive_launch for launch l. */
 patc_status rt_derive(patc_kernel *k, patc_launch_config *o);
+patc_status rt_derive_launch(patc_kernel *k, int l, patc_launch_config *o);
 /* PATC_ERR_LAUNCH_CONFIG when `bytes` of dynamic shared memory are more than a block of
  * kernel k can have on the context's device (SMEM_OPTIN_MAX without one); `what` says
  * where the number came from. */
 patc_status rt_check_shared(patc_kernel *k, long long bytes, const char *what);
+patc_status rt_check_shared_launch(patc_kernel *k, int l, long long bytes, const char *what);
 /* The index width (32 or 64) of a launch of k with this configuration (nats bound). */
 int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg);
+int rt_index_bits_launch(patc_kernel *k, int l, const patc_launch_config *cfg);
 /* Build `variant` of the program's CUDA (0: the one built with the program; 1: the
  * 64-bit build of kernels sized at launch) and load it when there is a device. */
 patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int variant);
@@ -192,6 +200,9 @@ typedef struct RtLaunch {
     long long *natv;  /* the nat parameters in the launch's index type: long long, */
     int *natv32;      /* or int in a 32-bit build */
     void *fn;         /* the build of the kernel this launch runs */
+    int npre;         /* a kernel of several launches (toGlobal): the ones before the last, */
+    patc_launch_config *pcfg; /* their configurations */
+    void **pfn;       /* and builds, fired in order before fn with the same args */
 } RtLaunch;
 void rt_launch_free(RtLaunch *L);
 /* Check everything and build the argument array (out, in0.., scratch0.., nat0..). */

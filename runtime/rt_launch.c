@@ -10,6 +10,8 @@
 
 void rt_launch_free(RtLaunch *L)
 {
+    free(L->pcfg);
+    free(L->pfn);
     free(L->args);
     free(L->ptrs);
     free(L->natv);
@@ -129,8 +131,21 @@ static patc_status prepare(patc_kernel *k, const long long *nats, const patc_arg
         return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s was compiled for sm_%d, the device is sm_%d: not loaded",
                     k->k->name, k->prog->arch, rt_driver_arch(c->drv));
     if ((s = rt_bind_nats(k, nats)) != PATC_OK || (s = rt_derive(k, &L->cfg)) != PATC_OK) return s;
+    int np0 = k->k->npre;
+    if (cfg && np0 && (cfg->block[0] || cfg->grid[0] || cfg->shared_bytes > 0))
+        return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s runs %d launches (toGlobal), each with the configuration "
+                       "its own rules give: it takes no launch override", k->k->name, np0 + 1);
     if (cfg && (s = apply_override(k, cfg, &L->cfg)) != PATC_OK) return s;
     bool wide = rt_index_bits(k, &L->cfg) == 64;
+    if (np0) { /* the launches before the last, each with its own configuration */
+        L->npre = np0;
+        if (!(L->pcfg = calloc((size_t)np0, sizeof *L->pcfg)) || !(L->pfn = calloc((size_t)np0, sizeof *L->pfn)))
+            return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        for (int l = 0; l < np0; l++) {
+            if ((s = rt_derive_launch(k, l, &L->pcfg[l])) != PATC_OK) return s;
+            wide |= rt_index_bits_launch(k, l, &L->pcfg[l]) == 64;
+        }
+    }
     if (wide && k->k->iw == IW_32)
         return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s has 32-bit indices, and with this launch configuration "
                        "they would pass 2^31", k->k->name);
@@ -145,6 +160,7 @@ static patc_status prepare(patc_kernel *k, const long long *nats, const patc_arg
         if (s != PATC_OK) return s;
     }
     L->fn = k->fn[variant];
+    for (int l = 0; l < np0; l++) L->pfn[l] = k->pfn[variant][l];
     int no = k->k->nouts, ni = k->k->ninputs, nn = k->k->def->nnats;
     if (ni > 0 && !inputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", k->k->name, ni);
     if (!outputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s: no output buffers given", k->k->name);
@@ -215,16 +231,28 @@ patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const
     return s;
 }
 
+/* One launch of a prepared kernel: nothing for an empty grid. */
+static patc_status fire_one(patc_kernel *k, const char *name, void *fn, const patc_launch_config *g, void **args)
+{
+    if (!g->grid[0] || !g->grid[1] || !g->grid[2]) return PATC_OK;
+    patc_ctx *c = k->prog->ctx;
+    int r = rt_driver_launch(c->drv, fn, g->grid, g->block, (unsigned)g->shared_bytes, c->stream, args);
+    if (r)
+        return rt_fail(c, PATC_ERR_DRIVER, "launching %s (grid %ux%ux%u, block %ux%ux%u, %lld B shared): %s", name,
+                    g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2], g->shared_bytes,
+                    rt_driver_error_name(c->drv, r));
+    return PATC_OK;
+}
+
+/* A kernel's launches in order on the context's stream, all with the one argument
+ * array: stream order makes each see the whole of the one before (toGlobal). */
 patc_status rt_fire(patc_kernel *k, RtLaunch *L)
 {
-    if (L->empty) return PATC_OK;
-    patc_ctx *c = k->prog->ctx;
-    int r = rt_driver_launch(c->drv, L->fn, L->cfg.grid, L->cfg.block, (unsigned)L->cfg.shared_bytes, c->stream, L->args);
-    if (r)
-        return rt_fail(c, PATC_ERR_DRIVER, "launching %s (grid %ux%ux%u, block %ux%ux%u, %lld B shared): %s", k->k->name,
-                    L->cfg.grid[0], L->cfg.grid[1], L->cfg.grid[2], L->cfg.block[0], L->cfg.block[1],
-                    L->cfg.block[2], L->cfg.shared_bytes, rt_driver_error_name(c->drv, r));
-    return PATC_OK;
+    patc_status s = PATC_OK;
+    for (int l = 0; s == PATC_OK && l < L->npre; l++)
+        s = fire_one(k, k->k->pre[l]->name, L->pfn[l], &L->pcfg[l], L->args);
+    if (s != PATC_OK || L->empty) return s;
+    return fire_one(k, k->k->name, L->fn, &L->cfg, L->args);
 }
 
 /* The shape of patc_launch_args's arguments, checked before anything else (a device

@@ -59,6 +59,8 @@ void patc_program_free(patc_program *p)
             if (k->scratch[j] && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
                 rt_driver_mem_free(p->ctx->drv, k->scratch[j]);
         free(k->scratch);
+        free(k->pfn[0]);
+        free(k->pfn[1]);
         free(k->scratch_bytes);
         free(k->vals);
         free(k->has);
@@ -166,13 +168,21 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
         int m = -1;
         for (int j = 0; j < k->k->def->nnats; j++)
             if (k->k->def->nats[j]->id > m) m = k->k->def->nats[j]->id;
-        for (int j = 0; j < 3; j++) {
-            int t = max_var_id(k->k->block[j]);
+        for (int l = 0; l <= k->k->npre; l++) { /* every launch's rules */
+            const Kernel *L = rt_launch_kernel(k, l);
+            for (int j = 0; j < 3; j++) {
+                int t = max_var_id(L->block[j]);
+                if (t > m) m = t;
+                if ((t = max_var_id(L->grid[j])) > m) m = t;
+            }
+            int t = max_var_id(L->index_bound); /* it also names blockDim, gridDim and nwarps */
             if (t > m) m = t;
-            if ((t = max_var_id(k->k->grid[j])) > m) m = t;
+            if ((t = max_var_id(L->shared_bytes)) > m) m = t;
         }
-        int t = max_var_id(k->k->index_bound); /* it also names blockDim, gridDim and nwarps */
-        if (t > m) m = t;
+        if (k->k->npre && !(k->pfn[0] = calloc((size_t)k->k->npre, sizeof *k->pfn[0])))
+            return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        if (k->k->npre && !(k->pfn[1] = calloc((size_t)k->k->npre, sizeof *k->pfn[1])))
+            return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
         p->launch_width |= k->k->iw == IW_LAUNCH;
         k->env_n = m + 1;
         k->vals = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->vals);
@@ -216,9 +226,13 @@ patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int
         if ((s = rt_need_device(c)) == PATC_OK)
             s = rt_drv_check(c, rt_driver_module_load(c->drv, cubin, &p->module[variant]), "cuModuleLoadData");
         for (int i = 0; s == PATC_OK && i < p->nkernels; i++) {
-            int r = rt_driver_get_function(c->drv, p->module[variant], p->kernels[i].k->name, &p->kernels[i].fn[variant]);
-            if (r) s = rt_fail(c, PATC_ERR_DRIVER, "cuModuleGetFunction(%s): %s", p->kernels[i].k->name,
-                            rt_driver_error_name(c->drv, r));
+            patc_kernel *k = &p->kernels[i];
+            for (int l = 0; s == PATC_OK && l <= k->k->npre; l++) {
+                const char *fname = rt_launch_kernel(k, l)->name;
+                int r = rt_driver_get_function(c->drv, p->module[variant], fname,
+                                               l < k->k->npre ? &k->pfn[variant][l] : &k->fn[variant]);
+                if (r) s = rt_fail(c, PATC_ERR_DRIVER, "cuModuleGetFunction(%s): %s", fname, rt_driver_error_name(c->drv, r));
+            }
         }
         c->stats.load_ms = rt_now_ms() - t0;
     }
@@ -359,7 +373,12 @@ const char *patc_program_ir(patc_program *p)
         sb_printf(&b, "%s--- typed IR: %s\n", i ? "\n" : "", p->comp.kernels[i]->name);
         expr_print(&b, p->comp.defs[i]->body);
         sb_puts(&b, "\n--- kernel IR\n");
-        kernel_print(&b, p->comp.kernels[i]);
+        const Kernel *k = p->comp.kernels[i];
+        for (int l = 0; l < k->npre; l++) { /* its launches, in order */
+            kernel_print(&b, k->pre[l]);
+            sb_putc(&b, '\n');
+        }
+        kernel_print(&b, k);
     }
     p->ir = b.s ? sb_take(&b) : rt_strdup("");
     return p->ir;
@@ -521,27 +540,32 @@ patc_status patc_kernel_output_info_at(patc_kernel *k, int j, const long long *n
     return s != PATC_OK ? s : rt_buffer_info(k, k->k->outs[j], "the output size", type, count, bytes);
 }
 
+const Kernel *rt_launch_kernel(const patc_kernel *k, int l) { return l < k->k->npre ? k->k->pre[l] : k->k; }
+
 /* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */
-patc_status rt_derive(patc_kernel *k, patc_launch_config *o)
+patc_status rt_derive(patc_kernel *k, patc_launch_config *o) { return rt_derive_launch(k, k->k->npre, o); }
+
+patc_status rt_derive_launch(patc_kernel *k, int l, patc_launch_config *o)
 {
+    const Kernel *K = rt_launch_kernel(k, l);
     static const char *const bn[3] = {"block.x", "block.y", "block.z"};
     static const char *const gn[3] = {"grid.x", "grid.y", "grid.z"};
     patc_ctx *c = k->prog->ctx;
     int64_t v;
     patc_status s;
     for (int i = 0; i < 3; i++) {
-        if (!k->k->block[i]) v = 1;
-        else if ((s = eval(k, k->k->block[i], bn[i], &v)) != PATC_OK) return s;
-        if (v < 1 || v > 1024) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", k->k->name, bn[i], (long long)v);
+        if (!K->block[i]) v = 1;
+        else if ((s = eval(k, K->block[i], bn[i], &v)) != PATC_OK) return s;
+        if (v < 1 || v > 1024) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, bn[i], (long long)v);
         o->block[i] = (unsigned)v;
-        if (!k->k->grid[i]) v = 1;
-        else if ((s = eval(k, k->k->grid[i], gn[i], &v)) != PATC_OK) return s;
-        if (v < 0 || v > INT_MAX) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", k->k->name, gn[i], (long long)v);
+        if (!K->grid[i]) v = 1;
+        else if ((s = eval(k, K->grid[i], gn[i], &v)) != PATC_OK) return s;
+        if (v < 0 || v > INT_MAX) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, gn[i], (long long)v);
         o->grid[i] = (unsigned)v;
     }
-    if ((s = eval(k, k->k->shared_bytes, "the shared memory size", &v)) != PATC_OK) return s;
-    if (v < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", k->k->name, (long long)v);
-    if ((s = rt_check_shared(k, v, "with these nat values it needs")) != PATC_OK) return s;
+    if ((s = eval(k, K->shared_bytes, "the shared memory size", &v)) != PATC_OK) return s;
+    if (v < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", K->name, (long long)v);
+    if ((s = rt_check_shared_launch(k, l, v, "with these nat values it needs")) != PATC_OK) return s;
     o->shared_bytes = v;
     return PATC_OK;
 }
@@ -551,18 +575,24 @@ patc_status rt_derive(patc_kernel *k, patc_launch_config *o)
  * compiler's check), since only patc_kernel_launch_dims gets here without a device. */
 patc_status rt_check_shared(patc_kernel *k, long long bytes, const char *what)
 {
+    return rt_check_shared_launch(k, k->k->npre, bytes, what);
+}
+
+patc_status rt_check_shared_launch(patc_kernel *k, int l, long long bytes, const char *what)
+{
+    const Kernel *K = rt_launch_kernel(k, l);
     patc_ctx *c = k->prog->ctx;
-    if (bytes <= smem_budget(k->k, SMEM_DEFAULT_MAX)) return PATC_OK;
+    if (bytes <= smem_budget(K, SMEM_DEFAULT_MAX)) return PATC_OK;
     int optin = 0;
     bool asked = c->drv && rt_driver_bind(c->drv) == 0 && rt_driver_smem_optin(c->drv, &optin) == 0 && optin > 0;
-    int64_t max = asked ? optin : SMEM_OPTIN_MAX, budget = smem_budget(k->k, max);
+    int64_t max = asked ? optin : SMEM_OPTIN_MAX, budget = smem_budget(K, max);
     if (bytes <= budget) return PATC_OK;
     return rt_fail(c, PATC_ERR_LAUNCH_CONFIG,
                    "kernel %s: %s %lld bytes of shared memory per block, more than the %lld bytes a block can have "
                    "(%s %lld%s)",
-                   k->k->name, what, bytes, (long long)budget,
+                   K->name, what, bytes, (long long)budget,
                    asked ? "the device's opt-in maximum is" : "no device: sm_90's opt-in maximum,", (long long)max,
-                   smem_budget_note(k->k));
+                   smem_budget_note(K));
 }
 
 patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_launch_config *out)
@@ -578,9 +608,11 @@ patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_
  * and launch dimensions, is below 2^31, else 64 (an IW_32 kernel then cannot run:
  * an override made its indices pass 2^31). nwarps is blockDim.x / 32, as the kernel
  * computes it. PATC_INDEX64 makes it 64 for kernels sized at launch. */
-int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg)
+int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg) { return rt_index_bits_launch(k, k->k->npre, cfg); }
+
+int rt_index_bits_launch(patc_kernel *k, int l, const patc_launch_config *cfg)
 {
-    const Kernel *kk = k->k;
+    const Kernel *kk = rt_launch_kernel(k, l);
     if (kk->iw == IW_64 || !kk->index_bound || (kk->iw == IW_LAUNCH && (k->prog->ctx->flags & PATC_INDEX64))) return 64;
     for (int d = 0; d < 3; d++) {
         const NatVar *vs[2] = {kk->hw.bdim[d], kk->hw.gdim[d]};

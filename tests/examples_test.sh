@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # examples_test.sh PATC SRCDIR: the examples of issue 11 item 7 (scan_warp, softmax_rows,
-# unrolled_uf, matmul_tiled) run on the CPU interpreter (`patc run --cpu`) and compared
-# with an independent computation in Python on the same inputs, at ragged sizes. The
+# unrolled_uf, matmul_tiled) and the device scans (scan_device, scan_rows) run on the
+# CPU interpreter (`patc run --cpu`) and compared with an independent computation in
+# Python on the same inputs, at ragged sizes. The
 # GPU runs the same kernels against the interpreter (tests/gpu/all.sh). Exit 0 when all
 # pass, 1 otherwise.
 set -u
@@ -60,6 +61,18 @@ for n in 1 31 33 1000 3200 4097 20011; do
         IFS=: read -r kn mode in kind <<<"$k"
         kn="$(echo "${kn:0:1}" | tr A-Z a-z)${kn:1}"
         check "$kn n=$n" dscan $kind $mode 0 $in -- examples/scan_device.rise --kernel "$kn" -D nt=128 -D ipt=25 -D n=$n --input "$TMP/$in.bin"
+    done
+done
+
+# ---- scan_rows: reduce-then-scan over r rows (three launches), rows of several tiles,
+# rows made only of padding (r above the tile count), one row
+for nr in "1 1" "31 2" "1000 3" "4097 1" "4097 5" "20011 3" "20011 7"; do
+    set -- $nr
+    inputs i32 $1 xi; inputs f32 $1 xf
+    for k in InclSumI32:incl:xi:i32 ExclSumI32:excl:xi:i32 InclSumF32:incl:xf:f32 ExclSumF32:excl:xf:f32; do
+        IFS=: read -r kn mode in kind <<<"$k"
+        kn="$(echo "${kn:0:1}" | tr A-Z a-z)${kn:1}"
+        check "rows $kn n=$1 r=$2" dscan $kind $mode 0 $in -- examples/scan_rows.rise --kernel "$kn" -D nt=128 -D ipt=25 -D n=$1 -D r=$2 --input "$TMP/$in.bin"
     done
 done
 

@@ -418,6 +418,64 @@ START_TEST(scan_lowering)
 }
 END_TEST
 
+/* toGlobal at the top ends a launch: the kernel gets one Kernel per launch, all with
+ * its parameters (the toGlobal result a scratch buffer); the next launch reads it. A
+ * value computed before a later toGlobal, and toGlobal inside a map, are errors. */
+START_TEST(launches)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapBlock(fun(r => r |> "
+                       "mapThreads(fun(x => x * 2.0f)))) |> join |> toGlobal |> fun(ys => ys |> split(16) |> "
+                       "mapGlobal(reduceSeq(add)(0.0f)))))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(k->npre, 1);
+    ck_assert_str_eq(k->pre[0]->name, "k_launch0");
+    ck_assert_ptr_eq(k->pre[0]->main, k);
+    ck_assert_int_eq(k->nscratch, 1);
+    ck_assert_ptr_eq(k->pre[0]->scratch, k->scratch);
+    ck_assert_int_eq(k->pre[0]->nouts, 1);
+    char *cu = tc_cuda(t);
+    const char *l0 = strstr(cu, "void __launch_bounds__(32) k_launch0("), *l1 = strstr(cu, "void k(");
+    ck_assert_msg(l0 && l1 && l0 < l1, "%s", cu);
+    ck_assert_msg(strstr(l0, "glob0[(32 * b1 + t2)] = (xs[(32 * b1 + t2)] * 2.0f);") != NULL, "%s", cu);
+    ck_assert_msg(strstr(l1, "glob0[") != NULL, "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapGlobal(fun(r => r |> toGlobal "
+                   "|> reduceSeq(add)(0.0f)))))");
+    EXPECT_ERR(t, "toGlobal ends a launch, so it must be at the kernel's top level");
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> idx(0) |> fun(s => xs |> mapGlobal(fun(x => x + s)) "
+                   "|> toGlobal |> fun(ys => ys |> mapGlobal(id)))))");
+    EXPECT_ERR(t, "'s' is computed before a later toGlobal");
+    tc_free(t);
+}
+END_TEST
+
+/* lookback in a mapSeq of a block's code carries the prefix over the iterations in a
+ * register declared before the loop: the iteration gets a copy made before the carry
+ * moves on. A mapSeq read element by element elsewhere cannot carry it. */
+START_TEST(carried_lookback)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((64*n).i32)(xs => xs |> split(64) |> mapBlock(fun(r => r |> split(32) "
+                       "|> mapSeq(fun(c => c |> toShared |> fun(s => s |> reduceSeq(add)(0) |> fun(t => lookback(add)(7)(t) "
+                       "|> fun(p => s |> mapThreads(fun(x => x + p))))))) |> join)) |> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    const char *d = strstr(cu, "int carry"), *f = strstr(cu, "for (");
+    ck_assert_msg(d && f && d < strstr(f + 1, "for ("), "%s", cu);
+    ck_assert_msg(strstr(cu, "= 7;") != NULL, "%s", cu);
+    const char *pre = strstr(cu, "int pre"), *upd = strstr(cu, " = nxt");
+    ck_assert_msg(pre && upd && pre < upd, "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((64*n).i32)(xs => xs |> split(64) |> mapBlock(fun(r => r |> split(32) "
+                   "|> mapSeq(fun(c => c |> reduceSeq(add)(0) |> fun(t => lookback(add)(0)(t)))) |> idx(1)))))");
+    EXPECT_ERR(t, "lookback in a mapSeq carries a prefix over its iterations");
+    tc_free(t);
+}
+END_TEST
+
 /* reduceSeq with an array accumulator: a private array, updated in place when the
  * operator is element-wise, through a temporary otherwise; at most 64 elements, of a
  * size known at compile time. */
@@ -476,6 +534,8 @@ int main(void)
     tcase_add_test(c, shared_budget_static_flag);
     tcase_add_test(c, scan_lowering);
     tcase_add_test(c, array_accumulator);
+    tcase_add_test(c, launches);
+    tcase_add_test(c, carried_lookback);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

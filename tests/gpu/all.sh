@@ -285,8 +285,9 @@ fi # section 4
 
 if sec 5; then
 # ---------------------------------------------------------------- 5. device scans
-# the single-pass scans (lookback) against the interpreter at ragged sizes, every type
-# and operator, under the sanitizers, and 1000 back-to-back scans (tests/gpu/scan_stress.c)
+# the single-pass scans (lookback) and the row scan against the interpreter at ragged
+# sizes, every type and operator, under the sanitizers, and 1000 back-to-back scans
+# (tests/gpu/scan_stress.c)
 ssizes="1 31 32 33 1000 4097 65536 1048583 16777219"
 [ $quick = 1 ] && ssizes="1 33 4097 1048583"
 for n in $ssizes; do
@@ -303,6 +304,16 @@ for ti in "32 1" "64 7" "256 4" "1024 3"; do # other tile shapes
   set -- $ti
   run_case gpu scan_device.rise exclSumI32 "1048583/nt$1/ipt$2" 1 -D n=1048583 -D nt=$1 -D ipt=$2
 done
+# the row scan (three launches joined by toGlobal, a prefix carried along each row)
+for n in $ssizes; do
+  for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
+    [ "$n" = 16777219 ] && [ $k = exclSumF32 -o $k = inclSumI32 ] && continue
+    run_case gpu scan_rows.rise $k "$n/r264" 1 -D n=$n -D r=264 -D nt=128 -D ipt=25
+  done
+done
+for r in 1 7 1000; do
+  run_case gpu scan_rows.rise exclSumI32 "100003/r$r" 1 -D n=100003 -D r=$r -D nt=128 -D ipt=25
+done
 for m in 1 2 33 1000 100003; do # lookback over pairs with a non-commutative operator
   run_case gpu ../tests/programs/lookback_affine.rise affinePrefix "64*$m" 1 -D n=$m
 done
@@ -315,6 +326,8 @@ for tool in memcheck racecheck synccheck; do
     san $tool ../tests/programs/scan_types.rise $k 1 -D n=20011 -D nt=128 -D ipt=25
   done
   san $tool ../tests/programs/lookback_affine.rise affinePrefix 1 -D n=1000
+  san $tool scan_rows.rise inclSumF32 1 -D n=100003 -D r=7 -D nt=128 -D ipt=25
+  san $tool scan_rows.rise exclSumI32 1 -D n=33 -D r=3 -D nt=128 -D ipt=25
 done
 o=$(build/runtime/scan_stress 2>&1); rc=$?
 echo "$o" | tee -a "$log"
