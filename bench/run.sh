@@ -40,9 +40,16 @@ scan_bench() {
                 --scan inclSumI32 --scan exclSumI32 --out "$OUTDIR/scan_tuning.conf")
     "${tune[@]}" > "$OUTDIR/scan_tune.log" 2>&1 || { echo "patc tune --scan failed:"; tail -5 "$OUTDIR/scan_tune.log"; return 3; }
     grep -v '^#' "$OUTDIR/scan_tuning.conf"
-    "$BUILD/scan_bench" "$OUTDIR" "$ROOT/examples/scan_device.rise" "$OUTDIR/scan_tuning.conf" 2>&1 | tee "$OUTDIR/scan.txt"
+    # the row scan (seed 000, three launches) as information: r rows chosen per size range
+    { for k in inclSumF32 exclSumI32; do
+        echo "$k 1 65536 1 nt=128 ipt=25 r=8"
+        echo "$k 65537 1048576 1 nt=128 ipt=25 r=66"
+        echo "$k 1048577 1099511627776 1 nt=128 ipt=25 r=264"
+      done; } > "$OUTDIR/rows_tuning.conf"
+    "$BUILD/scan_bench" "$OUTDIR" "$ROOT/examples/scan_device.rise" "$OUTDIR/scan_tuning.conf" \
+        --extra rows "$ROOT/examples/scan_rows.rise" "$OUTDIR/rows_tuning.conf" 2>&1 | tee "$OUTDIR/scan.txt"
     local r=${PIPESTATUS[0]}
-    echo "scan: ${tune[*]}; $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise $OUTDIR/scan_tuning.conf (exit $r)" >> "$OUTDIR/command.txt"
+    echo "scan: ${tune[*]}; $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise $OUTDIR/scan_tuning.conf --extra rows examples/scan_rows.rise $OUTDIR/rows_tuning.conf (exit $r)" >> "$OUTDIR/command.txt"
     python3 "$HERE/plot.py" --scan "$OUTDIR/scan.csv" "$OUTDIR/scan.png" || echo "scan plot failed"
     return $r
 }

@@ -7,7 +7,10 @@
 // stream (the host's launch cost included), "queued" = the call enqueued behind a
 // kernel that holds the stream until the host has enqueued everything (GPU time only).
 // Median per implementation.
-//   scan_bench OUTDIR RISE_FILE [tuning_file] [n ...]
+//   scan_bench OUTDIR RISE_FILE [tuning_file] [--extra LABEL RISE TUNING]... [n ...]
+// Each --extra adds another file's inclSumF32 and exclSumI32 (same interface, e.g. the
+// row scan of examples/scan_rows.rise) as LABEL_incl_f32 and LABEL_excl_i32, checked
+// against CUB like the others and timed as information.
 // Writes OUTDIR/scan.csv and prints a table.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -43,7 +46,14 @@ int main(int argc, char **argv) {
     std::vector<long long> sizes;
     for (int e = 10; e <= 28; e += 2) sizes.push_back(1ll << e);
     sizes.push_back(1000003); sizes.push_back((1 << 20) + 7); sizes.push_back(30000001);
-    if (argc > 4) { sizes.clear(); for (int i = 4; i < argc; i++) sizes.push_back(atoll(argv[i])); }
+    struct Extra { std::string label, rise, tuning; };
+    std::vector<Extra> extras;
+    int ai = 4;
+    while (ai + 3 < argc && std::string(argv[ai]) == "--extra") {
+        extras.push_back({argv[ai + 1], argv[ai + 2], argv[ai + 3]});
+        ai += 4;
+    }
+    if (argc > ai) { sizes.clear(); for (int i = ai; i < argc; i++) sizes.push_back(atoll(argv[i])); }
     const int REPS = 200, WARM = 20;
     CK(cudaSetDevice(0));
     cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
@@ -86,6 +96,15 @@ int main(int argc, char **argv) {
         {"cub_excl_i32", [&](long long n) { size_t b = tb; CK(cub::DeviceScan::ExclusiveSum(tmp, b, iin, iout, (int)n, s)); }},
         {"patc_excl_i32", [&](long long n) { PK(patc_scan_enqueue(sei, piin, piout, n, s)); }},
     };
+    std::vector<patc_scan *> xs; // per extra: incl f32, excl i32
+    for (auto &x : extras) {
+        patc_scan *a, *b;
+        PK(patc_scan_create(ctx, x.rise.c_str(), "inclSumF32", x.tuning.c_str(), &a));
+        PK(patc_scan_create(ctx, x.rise.c_str(), "exclSumI32", x.tuning.c_str(), &b));
+        xs.push_back(a); xs.push_back(b);
+        impls.push_back({x.label + "_incl_f32", [&, a](long long n) { PK(patc_scan_enqueue(a, pfin, pfout, n, s)); }});
+        impls.push_back({x.label + "_excl_i32", [&, b](long long n) { PK(patc_scan_enqueue(b, piin, piout, n, s)); }});
+    }
     std::string csvp = std::string(outdir) + "/scan.csv";
     FILE *csv = fopen(csvp.c_str(), "w");
     if (!csv) { printf("cannot write %s\n", csvp.c_str()); return 1; }
@@ -95,14 +114,14 @@ int main(int argc, char **argv) {
     std::vector<float> got(maxn), want(maxn);
     for (long long n : sizes) {
         // correctness: each patc scan against CUB's on the same input (outputs poisoned first)
-        for (int k = 0; k < 4; k++) {
-            bool f = k < 2, excl = k % 2;
+        for (int k = 0; k < 4 + 2 * (int)extras.size(); k++) {
+            bool f = k < 2 || (k >= 4 && k % 2 == 0), excl = k < 4 ? k % 2 : k % 2 == 1;
             float *o = f ? fout : (float *)iout, *r = f ? fref : (float *)iref;
             CK(cudaMemsetAsync(o, 0xff, n * 4, s)); CK(cudaMemsetAsync(r, 0xee, n * 4, s));
             size_t b = tb;
             if (f) { if (excl) CK(cub::DeviceScan::ExclusiveSum(tmp, b, fin, fref, (int)n, s)); else CK(cub::DeviceScan::InclusiveSum(tmp, b, fin, fref, (int)n, s)); }
             else { if (excl) CK(cub::DeviceScan::ExclusiveSum(tmp, b, iin, iref, (int)n, s)); else CK(cub::DeviceScan::InclusiveSum(tmp, b, iin, iref, (int)n, s)); }
-            patc_scan *sc = f ? (excl ? sef : sif) : (excl ? sei : sii);
+            patc_scan *sc = k >= 4 ? xs[k - 4] : f ? (excl ? sef : sif) : (excl ? sei : sii);
             PK(patc_scan_enqueue(sc, f ? pfin : piin, f ? pfout : piout, n, s));
             CK(cudaStreamSynchronize(s));
             CK(cudaMemcpy(got.data(), o, n * 4, cudaMemcpyDeviceToHost));
@@ -114,7 +133,8 @@ int main(int argc, char **argv) {
                             : ((int *)got.data())[i] == ((int *)want.data())[i];
                 bad += !ok;
             }
-            if (bad) { printf("WRONG %s n=%lld: %lld elements differ from CUB\n", impls[2 + 2 * k].name.c_str(), n, bad); wrong++; }
+            const char *nm = k < 4 ? impls[2 + 2 * k].name.c_str() : impls[9 + (k - 4)].name.c_str();
+            if (bad) { printf("WRONG %s n=%lld: %lld elements differ from CUB\n", nm, n, bad); wrong++; }
         }
         std::vector<std::vector<float>> alone(impls.size(), std::vector<float>(REPS)), queued = alone;
         for (int w = 0; w < WARM; w++) for (auto &im : impls) im.op(n);
@@ -155,6 +175,7 @@ int main(int argc, char **argv) {
     }
     printf("%s\n", wrong ? "SOME RESULTS WRONG" : "all results match CUB");
     patc_scan_free(sif); patc_scan_free(sef); patc_scan_free(sii); patc_scan_free(sei);
+    for (patc_scan *x : xs) patc_scan_free(x);
     patc_destroy(ctx);
     return wrong ? 1 : 0;
 }

@@ -4,8 +4,7 @@
  * element count is a single nat parameter n, and an output of the same element type.
  * Only such a kernel may be relaunched on its own output (patc_reduce_to_one, `patc
  * run --reduce`); whether it shrinks n is a property of the values and is checked at
- * each pass. A -D that fixes n makes the kernel plain: its length is then no parameter,
- * and so does a kernel of several launches (toGlobal).
+ * each pass. A -D that fixes n makes the kernel plain: its length is then no parameter.
  *
  * A pass is tunable (patc_reducer_*, rt_tune.c) when, besides n, it has either no other
  * nat and a constant grid of (G, 1, 1), or exactly one other nat g and a grid of
@@ -27,7 +26,7 @@ void kernel_set_role(Kernel *k)
     k->role = KR_PLAIN;
     k->role_len_nat = k->role_grid_nat = -1;
     k->role_tunable = false;
-    if (k->npre || k->ninputs != 1 || k->nouts != 1 || k->inputs[0]->scalar || k->inputs[0]->count->kind != N_VAR || k->out->sk != k->inputs[0]->sk) return;
+    if (k->ninputs != 1 || k->nouts != 1 || k->inputs[0]->scalar || k->inputs[0]->count->kind != N_VAR || k->out->sk != k->inputs[0]->sk) return;
     int len = nat_index(d, k->inputs[0]->count->var);
     if (len < 0) return;
     k->role = KR_REDUCE_PASS;
