@@ -60,6 +60,31 @@ def dscan(kind, mode, init, name):
     compare(out, want, kind, tol=1e-4, floor=max(1.0, math.sqrt(len(xs))))
 
 
+def fill(name):
+    """the last non-zero element up to each position, 0 before the first (i32)"""
+    xs, out = load(name, "i32"), load("out", "i32")
+    want, last = [], 0
+    for x in xs:
+        if x != 0:
+            last = x
+        want.append(last)
+    if len(xs) >= 31 and len(set(xs) - {0}) < 2:
+        sys.exit("the input has fewer than two non-zero values: the test would not test the order")
+    compare(out, want, "i32")
+
+
+def tscan(tile, name):
+    """an exclusive sum of each tile of `tile` elements on its own (i32, wrapping)"""
+    tile, xs, out = int(tile), load(name, "i32"), load("out", "i32")
+    want = []
+    for t in range(0, len(xs), tile):
+        acc = 0
+        for x in xs[t:t + tile]:
+            want.append(acc)
+            acc = (acc + x + 2**31) % 2**32 - 2**31
+    compare(out, want, "i32")
+
+
 def softmax(m, name):
     m, xs, out = int(m), load(name, "f32"), load("out", "f32")
     want = []
@@ -85,4 +110,4 @@ def matmul(m, n, k, a, b):
     compare(out, want, "f32", tol=1e-4)
 
 
-{"scan": scan, "dscan": dscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])
+{"scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # examples_test.sh PATC SRCDIR: the examples of issue 11 item 7 (scan_warp, softmax_rows,
-# unrolled_uf, matmul_tiled) and the device scans (scan_device, scan_rows) run on the
-# CPU interpreter (`patc run --cpu`) and compared with an independent computation in
-# Python on the same inputs, at ragged sizes. The
+# unrolled_uf, matmul_tiled) and issue 12's scans (scan_device, scan_rows, scan_blelloch)
+# run on the CPU interpreter (`patc run --cpu`) and compared with an independent
+# computation in Python on the same inputs, at ragged sizes. The
 # GPU runs the same kernels against the interpreter (tests/gpu/all.sh). Exit 0 when all
 # pass, 1 otherwise.
 set -u
@@ -13,7 +13,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0 passes=0
 
-# inputs KIND N NAME: $TMP/NAME.bin, N values: f32 uniform in [-2, 2), or i32 in [-50, 50)
+# inputs KIND N NAME: $TMP/NAME.bin, N values: f32 uniform in [-2, 2), i32 in [-50, 50),
+# or sparse: i32 in [-50, 50), three in four of them 0
 inputs() {
     python3 - "$@" "$TMP" <<'PY'
 import random, struct, sys
@@ -21,6 +22,8 @@ kind, n, name, d = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 r = random.Random(n * 7 + len(name))
 if kind == "f32":
     v = struct.pack("<%df" % n, *[r.uniform(-2, 2) for _ in range(n)])
+elif kind == "sparse":
+    v = struct.pack("<%di" % n, *[r.randrange(-50, 50) if r.random() < 0.25 else 0 for _ in range(n)])
 else:
     v = struct.pack("<%di" % n, *[r.randrange(-50, 50) for _ in range(n)])
 open("%s/%s.bin" % (d, name), "wb").write(v)
@@ -74,6 +77,28 @@ for nr in "1 1" "31 2" "1000 3" "4097 1" "4097 5" "20011 3" "20011 7"; do
         kn="$(echo "${kn:0:1}" | tr A-Z a-z)${kn:1}"
         check "rows $kn n=$1 r=$2" dscan $kind $mode 0 $in -- examples/scan_rows.rise --kernel "$kn" -D nt=128 -D ipt=25 -D n=$1 -D r=$2 --input "$TMP/$in.bin"
     done
+done
+
+# ---- scan_blelloch: Blelloch's scan of 512-element tiles joined by lookback, ragged sizes
+for n in 1 31 33 511 512 1000 4097 20011; do
+    inputs i32 $n xi; inputs f32 $n xf; inputs sparse $n xz
+    for k in InclSumI32:incl:xi:i32 ExclSumI32:excl:xi:i32 InclSumF32:incl:xf:f32 ExclSumF32:excl:xf:f32 InclSumF32Unpadded:incl:xf:f32; do
+        IFS=: read -r kn mode in kind <<<"$k"
+        kn="$(echo "${kn:0:1}" | tr A-Z a-z)${kn:1}"
+        check "blelloch $kn n=$n" dscan $kind $mode 0 $in -- examples/scan_blelloch.rise --kernel "$kn" -D n=$n --input "$TMP/$in.bin"
+    done
+    check "blelloch fillForwardI32 n=$n" fill xz -- examples/scan_blelloch.rise --kernel fillForwardI32 -D n=$n --input "$TMP/xz.bin"
+done
+for n in 1 65 3000 4097; do # the other tile sizes (64, 1024, 2048 elements)
+    inputs i32 $n xi; inputs sparse $n xz
+    for k in incl64:incl excl64:excl incl1024:incl excl2048:excl; do
+        check "blelloch_levels ${k%:*} n=$n" dscan i32 ${k#*:} 0 xi -- tests/programs/blelloch_levels.rise --kernel "${k%:*}" -D n=$n --input "$TMP/xi.bin"
+    done
+    check "blelloch_levels fill2048 n=$n" fill xz -- tests/programs/blelloch_levels.rise --kernel fill2048 -D n=$n --input "$TMP/xz.bin"
+done
+for m in 1 3; do
+    inputs i32 $((512 * m)) xi
+    check "blelloch tileExclSumI32 m=$m" tscan 512 xi -- examples/scan_blelloch.rise --kernel tileExclSumI32 -D m=$m --input "$TMP/xi.bin"
 done
 
 # ---- softmax_rows: r rows of m columns (m a multiple of 32), relative error 1e-4

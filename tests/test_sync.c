@@ -28,6 +28,10 @@ static const Row rows[] = {
     {"examples/reduce_block_shfl.rise", "reduceShfl_2048_64", 1, 0, 10, "the same with 32 warps of 64 elements"},
     {"examples/reduce_block_shfl.rise", "reduceShflXor_1024_256", 1, 0, 10, "the xor variant"},
     {"examples/shfl_permute.rise", "permute", 0, 0, 1, "one shuffle with the computed source lane, no barrier"},
+    {"examples/scan_blelloch.rise", "tileExclSumI32", 16, 0, 0,
+     "Blelloch's scan of 512 elements: the tile's load, 8 stored up-sweep levels (256 .. 2 sums; the root's total is "
+     "combined by every thread) and 7 stored down-sweep levels (2 .. 256; the root's is a view, the last writes the "
+     "output) each read what other threads wrote: 2*9 - 2 barriers"},
 };
 
 START_TEST(minimal_sync)

@@ -317,6 +317,13 @@ done
 for m in 1 2 33 1000 100003; do # lookback over pairs with a non-commutative operator
   run_case gpu ../tests/programs/lookback_affine.rise affinePrefix "64*$m" 1 -D n=$m
 done
+for n in $ssizes; do # Blelloch's scan (seed 002): 512-element tiles joined by lookback
+  for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32 inclSumF32Unpadded fillForwardI32; do
+    [ "$n" = 16777219 ] && case $k in inclSumF32Unpadded | fillForwardI32) continue ;; esac
+    run_case gpu scan_blelloch.rise $k $n 1 -D n=$n
+  done
+done
+for m in 1 3 2049; do run_case gpu scan_blelloch.rise tileExclSumI32 "512*$m" 1 -D m=$m; done
 : >>"$OUT/sanitizer.log"
 for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
@@ -328,6 +335,9 @@ for tool in memcheck racecheck synccheck; do
   san $tool ../tests/programs/lookback_affine.rise affinePrefix 1 -D n=1000
   san $tool scan_rows.rise inclSumF32 1 -D n=100003 -D r=7 -D nt=128 -D ipt=25
   san $tool scan_rows.rise exclSumI32 1 -D n=33 -D r=3 -D nt=128 -D ipt=25
+  for n in 1 33 100003; do
+    for k in inclSumF32 exclSumI32; do san $tool scan_blelloch.rise $k 1 -D n=$n; done
+  done
 done
 o=$(build/runtime/scan_stress 2>&1); rc=$?
 echo "$o" | tee -a "$log"
