@@ -9,7 +9,9 @@
 #      matmul.csv);
 #   5. patc tune --scan, then scan_bench: patc's single-pass scans
 #      (examples/scan_device.rise, with the tuned tile shapes) against CUB DeviceScan and
-#      a copy (OUTDIR/scan_tuning.conf, scan.txt, scan.csv, scan.png);
+#      a copy, with the row scan (examples/scan_rows.rise) and Blelloch's
+#      (examples/scan_blelloch.rise) as information (OUTDIR/scan_tuning.conf, scan.txt,
+#      scan.csv, scan.png);
 #   6. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
 # BENCH_ONLY=scan runs step 5 alone, BENCH_ONLY=matmul step 4.
@@ -46,10 +48,13 @@ scan_bench() {
         echo "$k 65537 1048576 1 nt=128 ipt=25 r=66"
         echo "$k 1048577 1099511627776 1 nt=128 ipt=25 r=264"
       done; } > "$OUTDIR/rows_tuning.conf"
+    # Blelloch's scan (seed 002, 512-element tiles joined by lookback) has no settings
+    printf 'inclSumF32 1 1099511627776 1\nexclSumI32 1 1099511627776 1\n' > "$OUTDIR/blelloch_tuning.conf"
     "$BUILD/scan_bench" "$OUTDIR" "$ROOT/examples/scan_device.rise" "$OUTDIR/scan_tuning.conf" \
-        --extra rows "$ROOT/examples/scan_rows.rise" "$OUTDIR/rows_tuning.conf" 2>&1 | tee "$OUTDIR/scan.txt"
+        --extra rows "$ROOT/examples/scan_rows.rise" "$OUTDIR/rows_tuning.conf" \
+        --extra blelloch "$ROOT/examples/scan_blelloch.rise" "$OUTDIR/blelloch_tuning.conf" 2>&1 | tee "$OUTDIR/scan.txt"
     local r=${PIPESTATUS[0]}
-    echo "scan: ${tune[*]}; $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise $OUTDIR/scan_tuning.conf --extra rows examples/scan_rows.rise $OUTDIR/rows_tuning.conf (exit $r)" >> "$OUTDIR/command.txt"
+    echo "scan: ${tune[*]}; $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise $OUTDIR/scan_tuning.conf --extra rows examples/scan_rows.rise $OUTDIR/rows_tuning.conf --extra blelloch examples/scan_blelloch.rise $OUTDIR/blelloch_tuning.conf (exit $r)" >> "$OUTDIR/command.txt"
     python3 "$HERE/plot.py" --scan "$OUTDIR/scan.csv" "$OUTDIR/scan.png" || echo "scan plot failed"
     return $r
 }
