@@ -3,7 +3,7 @@
  * Requires: loops.c has run (statement order is final but for barriers).
  * Ensures:  every shared buffer has a byte offset aligned to 16 in the kernel's one
  *   dynamic shared block, and k->shared_bytes is its size. Buffers whose lifetimes do
- *   not overlap share space. A lifetime is the span of statement numbers (pre-order)
+ *   not overlap share space, unless sharing saves at most REUSE_MIN bytes of the block. A lifetime is the span of statement numbers (pre-order)
  *   between the first and last access; a buffer used inside a loop that it was also
  *   used before is live until the end of that loop, since the next trip reads it again.
  *   Buffers of symbolic size are laid out one after another, never shared.
@@ -132,6 +132,34 @@ _Noreturn static void over_budget(Arena *a, Diag *d, const Kernel *k, const Buff
  * placed ones whose lifetimes overlap it; then the symbolic ones, one after another.
  * Budget: the first buffer whose end passes smem_budget(SMEM_OPTIN_MAX) is an error;
  * a symbolic end counts only when it is provably past it. */
+/* Sharing space saves memory (occupancy) but may cost a barrier (barrier.c treats
+ * overlapping buffers as one location); below this many bytes it is not worth one. */
+enum { REUSE_MIN = 256 };
+
+/* The lowest 16-aligned offset where buffer i (size bytes) overlaps no placed
+ * constant-size buffer among shared[0..i) that is live at the same time (reuse), or
+ * no placed one at all (!reuse). */
+static int64_t first_fit(const Kernel *k, int i, int64_t size, bool reuse)
+{
+    const Buffer *b = k->shared[i];
+    int64_t off = 0;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int j = 0; j < i; j++) {
+            const Buffer *o = k->shared[j];
+            int64_t oc, ooff;
+            if (!o->offset || !nat_is_const(o->count, &oc) || !nat_is_const(o->offset, &ooff)) continue;
+            bool live = !reuse || !(o->last < b->first || b->last < o->first);
+            int64_t oend = ooff + const_bytes(o, oc);
+            if (live && off < oend && ooff < off + size) {
+                off = oend;
+                moved = true;
+            }
+        }
+    }
+    return off;
+}
+
 void smem_layout(Arena *a, Diag *d, Kernel *k)
 {
     Live l = {k, 0};
@@ -145,27 +173,18 @@ void smem_layout(Arena *a, Diag *d, Kernel *k)
             k->shared[j] = k->shared[j - 1];
             k->shared[j - 1] = t;
         }
-    /* constant-size buffers: first fit over the already placed ones whose lifetimes overlap */
+    /* constant-size buffers: first fit over the already placed ones whose lifetimes
+     * overlap; but where sharing would save at most REUSE_MIN bytes of the block, the
+     * buffer gets space of its own, since writing over a buffer just read costs a barrier */
     int64_t top = 0;
     for (int i = 0; i < k->nshared; i++) {
         Buffer *b = k->shared[i];
         int64_t c;
         if (!nat_is_const(b->count, &c)) continue;
-        int64_t size = const_bytes(b, c), off = 0;
-        for (bool moved = true; moved;) {
-            moved = false;
-            for (int j = 0; j < i; j++) {
-                Buffer *o = k->shared[j];
-                int64_t oc, ooff;
-                if (!o->offset || !nat_is_const(o->count, &oc) || !nat_is_const(o->offset, &ooff)) continue;
-                bool live = !(o->last < b->first || b->last < o->first);
-                int64_t oend = ooff + const_bytes(o, oc);
-                if (live && off < oend && ooff < off + size) {
-                    off = oend;
-                    moved = true;
-                }
-            }
-        }
+        int64_t size = const_bytes(b, c), off = first_fit(k, i, size, true);
+        int64_t own = first_fit(k, i, size, false);
+        int64_t top_shared = off + size > top ? off + size : top, top_own = own + size > top ? own + size : top;
+        if (top_own - top_shared <= REUSE_MIN && top_own <= budget) off = own;
         /* every placed buffer ends within the budget, so off + size cannot overflow */
         if (off + size > budget)
             over_budget(a, d, k, b, nat_cst(a, size), nat_cst(a, off + size > top ? off + size : top));

@@ -20,7 +20,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   128 bytes
+ *   shared memory:   256 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 1022) / 1024 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(3072 * g + 1024 * g * (n / (1024 * g)) + 1056, n / (1024 * g) + 3))) < 2^31), else long long
  */
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(1024) countIf(int *__restrict__ out
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s2 = (int *)(patc_smem + 0);
-    int *s28 = (int *)(patc_smem + 0);
+    int *s28 = (int *)(patc_smem + 128);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {

@@ -20,7 +20,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   32 bytes
+ *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
  */
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s2 = (float *)(patc_smem + 0);
-    float *s38 = (float *)(patc_smem + 0);
+    float *s38 = (float *)(patc_smem + 32);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -158,7 +158,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   32 bytes
+ *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
  */
@@ -166,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s2 = (int *)(patc_smem + 0);
-    int *s38 = (int *)(patc_smem + 0);
+    int *s38 = (int *)(patc_smem + 32);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -296,7 +296,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   32 bytes
+ *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
  */
@@ -304,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s2 = (float *)(patc_smem + 0);
-    float *s38 = (float *)(patc_smem + 0);
+    float *s38 = (float *)(patc_smem + 32);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {

@@ -20,9 +20,9 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5280 bytes
+ *   shared memory:   5008 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4224, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -37,13 +37,13 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
     float *s22 = (float *)(patc_smem + 4192);
     float *s25 = (float *)(patc_smem + 4208);
     float *lb28 = (float *)(patc_smem + 4224);
-    float *s24 = (float *)(patc_smem + 4224);
-    float *s21 = (float *)(patc_smem + 4192);
-    float *s18 = (float *)(patc_smem + 4224);
-    float *s15 = (float *)(patc_smem + 4096);
-    float *s12 = (float *)(patc_smem + 4224);
-    float *s9 = (float *)(patc_smem + 3696);
-    float *s6 = (float *)(patc_smem + 4224);
+    float *s24 = (float *)(patc_smem + 4240);
+    float *s21 = (float *)(patc_smem + 4256);
+    float *s18 = (float *)(patc_smem + 4288);
+    float *s15 = (float *)(patc_smem + 4352);
+    float *s12 = (float *)(patc_smem + 3968);
+    float *s9 = (float *)(patc_smem + 4480);
+    float *s6 = (float *)(patc_smem + 3168);
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
         const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
@@ -160,7 +160,6 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
         }
         __syncthreads();
         float v33 = lb28[0];
-        __syncthreads();
         if (threadIdx.x < 2) {
             const patc_int t34 = threadIdx.x;
             float s35 = (v33 + s25[0]);
@@ -247,9 +246,9 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5280 bytes
+ *   shared memory:   5008 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4224, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -264,13 +263,13 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
     float *s22 = (float *)(patc_smem + 4192);
     float *s25 = (float *)(patc_smem + 4208);
     float *lb28 = (float *)(patc_smem + 4224);
-    float *s24 = (float *)(patc_smem + 4224);
-    float *s21 = (float *)(patc_smem + 4192);
-    float *s18 = (float *)(patc_smem + 4224);
-    float *s15 = (float *)(patc_smem + 4096);
-    float *s12 = (float *)(patc_smem + 4224);
-    float *s9 = (float *)(patc_smem + 3696);
-    float *s6 = (float *)(patc_smem + 4224);
+    float *s24 = (float *)(patc_smem + 4240);
+    float *s21 = (float *)(patc_smem + 4256);
+    float *s18 = (float *)(patc_smem + 4288);
+    float *s15 = (float *)(patc_smem + 4352);
+    float *s12 = (float *)(patc_smem + 3968);
+    float *s9 = (float *)(patc_smem + 4480);
+    float *s6 = (float *)(patc_smem + 3168);
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
         const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
@@ -387,7 +386,6 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
         }
         __syncthreads();
         float v33 = lb28[0];
-        __syncthreads();
         if (threadIdx.x < 2) {
             const patc_int t34 = threadIdx.x;
             float s35 = (v33 + s25[0]);
@@ -473,9 +471,9 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5280 bytes
+ *   shared memory:   5008 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4224, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -490,13 +488,13 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
     int *s22 = (int *)(patc_smem + 4192);
     int *s25 = (int *)(patc_smem + 4208);
     int *lb28 = (int *)(patc_smem + 4224);
-    int *s24 = (int *)(patc_smem + 4224);
-    int *s21 = (int *)(patc_smem + 4192);
-    int *s18 = (int *)(patc_smem + 4224);
-    int *s15 = (int *)(patc_smem + 4096);
-    int *s12 = (int *)(patc_smem + 4224);
-    int *s9 = (int *)(patc_smem + 3696);
-    int *s6 = (int *)(patc_smem + 4224);
+    int *s24 = (int *)(patc_smem + 4240);
+    int *s21 = (int *)(patc_smem + 4256);
+    int *s18 = (int *)(patc_smem + 4288);
+    int *s15 = (int *)(patc_smem + 4352);
+    int *s12 = (int *)(patc_smem + 3968);
+    int *s9 = (int *)(patc_smem + 4480);
+    int *s6 = (int *)(patc_smem + 3168);
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
         const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
@@ -613,7 +611,6 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
         }
         __syncthreads();
         int v33 = lb28[0];
-        __syncthreads();
         if (threadIdx.x < 2) {
             const patc_int t34 = threadIdx.x;
             int s35 = (v33 + s25[0]);
@@ -700,9 +697,9 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5280 bytes
+ *   shared memory:   5008 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4224, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -717,13 +714,13 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
     int *s22 = (int *)(patc_smem + 4192);
     int *s25 = (int *)(patc_smem + 4208);
     int *lb28 = (int *)(patc_smem + 4224);
-    int *s24 = (int *)(patc_smem + 4224);
-    int *s21 = (int *)(patc_smem + 4192);
-    int *s18 = (int *)(patc_smem + 4224);
-    int *s15 = (int *)(patc_smem + 4096);
-    int *s12 = (int *)(patc_smem + 4224);
-    int *s9 = (int *)(patc_smem + 3696);
-    int *s6 = (int *)(patc_smem + 4224);
+    int *s24 = (int *)(patc_smem + 4240);
+    int *s21 = (int *)(patc_smem + 4256);
+    int *s18 = (int *)(patc_smem + 4288);
+    int *s15 = (int *)(patc_smem + 4352);
+    int *s12 = (int *)(patc_smem + 3968);
+    int *s9 = (int *)(patc_smem + 4480);
+    int *s6 = (int *)(patc_smem + 3168);
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
         const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
@@ -840,7 +837,6 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
         }
         __syncthreads();
         int v33 = lb28[0];
-        __syncthreads();
         if (threadIdx.x < 2) {
             const patc_int t34 = threadIdx.x;
             int s35 = (v33 + s25[0]);
@@ -928,7 +924,7 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
  *   shared memory:   5120 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4096, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4352, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -943,11 +939,11 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
     float *s22 = (float *)(patc_smem + 4064);
     float *s25 = (float *)(patc_smem + 4080);
     float *lb28 = (float *)(patc_smem + 4096);
-    float *s24 = (float *)(patc_smem + 4096);
-    float *s21 = (float *)(patc_smem + 4064);
-    float *s18 = (float *)(patc_smem + 4096);
-    float *s15 = (float *)(patc_smem + 3968);
-    float *s12 = (float *)(patc_smem + 4096);
+    float *s24 = (float *)(patc_smem + 4112);
+    float *s21 = (float *)(patc_smem + 4128);
+    float *s18 = (float *)(patc_smem + 4160);
+    float *s15 = (float *)(patc_smem + 4224);
+    float *s12 = (float *)(patc_smem + 4352);
     float *s9 = (float *)(patc_smem + 3584);
     float *s6 = (float *)(patc_smem + 4096);
     __shared__ unsigned long long patc_draw;
@@ -1066,7 +1062,6 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
         }
         __syncthreads();
         float v33 = lb28[0];
-        __syncthreads();
         if (threadIdx.x < 2) {
             const patc_int t34 = threadIdx.x;
             float s35 = (v33 + s25[0]);
@@ -1153,9 +1148,9 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5280 bytes
+ *   shared memory:   5008 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4224, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate49, unsigned long long *__restrict__ lbctr50, patc_int n)
 {
@@ -1170,13 +1165,13 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
     int *s34 = (int *)(patc_smem + 4192);
     int *s39 = (int *)(patc_smem + 4208);
     int *lb46 = (int *)(patc_smem + 4224);
-    int *s38 = (int *)(patc_smem + 4224);
-    int *s33 = (int *)(patc_smem + 4192);
-    int *s28 = (int *)(patc_smem + 4224);
-    int *s23 = (int *)(patc_smem + 4096);
-    int *s18 = (int *)(patc_smem + 4224);
-    int *s13 = (int *)(patc_smem + 3696);
-    int *s8 = (int *)(patc_smem + 4224);
+    int *s38 = (int *)(patc_smem + 4240);
+    int *s33 = (int *)(patc_smem + 4256);
+    int *s28 = (int *)(patc_smem + 4288);
+    int *s23 = (int *)(patc_smem + 4352);
+    int *s18 = (int *)(patc_smem + 3968);
+    int *s13 = (int *)(patc_smem + 4480);
+    int *s8 = (int *)(patc_smem + 3168);
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
         const unsigned long long patc_d = atomicAdd(lbctr50, 1ull);
@@ -1311,7 +1306,6 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
         }
         __syncthreads();
         int v51 = lb46[0];
-        __syncthreads();
         if (threadIdx.x < 2) {
             const patc_int t52 = threadIdx.x;
             int v53 = s39[0];
@@ -1406,9 +1400,9 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
  *   output:          out: (512 * m).i32 (512 * m x int)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (m, 1, 1) blocks
- *   shared memory:   5280 bytes
+ *   shared memory:   4992 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4224, 512 * m + 768) < 2^31), else long long
+ *                    for a launch where max(4464, 512 * m + 768) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) tileExclSumI32(int *__restrict__ out, const int *__restrict__ xs, patc_int m)
 {
@@ -1423,12 +1417,12 @@ extern "C" __global__ void __launch_bounds__(256) tileExclSumI32(int *__restrict
     int *s22 = (int *)(patc_smem + 4192);
     int *s25 = (int *)(patc_smem + 4208);
     int *s24 = (int *)(patc_smem + 4224);
-    int *s21 = (int *)(patc_smem + 4192);
-    int *s18 = (int *)(patc_smem + 4224);
-    int *s15 = (int *)(patc_smem + 4096);
-    int *s12 = (int *)(patc_smem + 4224);
-    int *s9 = (int *)(patc_smem + 3696);
-    int *s6 = (int *)(patc_smem + 4224);
+    int *s21 = (int *)(patc_smem + 4240);
+    int *s18 = (int *)(patc_smem + 4272);
+    int *s15 = (int *)(patc_smem + 4336);
+    int *s12 = (int *)(patc_smem + 3968);
+    int *s9 = (int *)(patc_smem + 4464);
+    int *s6 = (int *)(patc_smem + 3168);
     {
         const patc_int b0 = blockIdx.x;
         {

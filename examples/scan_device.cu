@@ -16,28 +16,27 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   data parameters: xs: n.f32
  *   nat parameters:  n
  *   output:          out: n.f32 (n x float)
- *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
+ *   scratch:         lbstate30: (n + 3199) / 3200 x unsigned long long, lbctr31: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s1 = (float *)(patc_smem + 0);
     float *s4 = (float *)(patc_smem + 12800);
-    float *s8 = (float *)(patc_smem + 0);
-    float *lb30 = (float *)(patc_smem + 512);
-    float *s36 = (float *)(patc_smem + 25600);
+    float *lb27 = (float *)(patc_smem + 13312);
+    float *s33 = (float *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -52,53 +51,47 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
         }
         __syncthreads();
         {
-            const patc_int t5 = threadIdx.x;
+            const patc_int w5 = warp;
             float acc6 = 0.0f;
             for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                acc6 = (acc6 + s1[(25 * t5 + i7)]);
-                s4[(25 * t5 + i7)] = acc6;
+                acc6 = (acc6 + s1[(25 * lane + 800 * w5 + i7)]);
             }
-        }
-        __syncthreads();
-        {
-            const patc_int w9 = warp;
-            float r10 = s4[(25 * lane + 800 * w9 + 24)];
-            float s11 = (0.0f + r10);
-            float r12 = ((lane == 0) ? s11 : r10);
-            float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            float s8 = (0.0f + acc6);
+            float r9 = ((lane == 0) ? s8 : acc6);
+            float sh10 = __shfl_up_sync(0xffffffffu, r9, 1);
+            float s11 = (sh10 + r9);
+            float r12 = ((lane >= 1) ? s11 : r9);
+            float sh13 = __shfl_up_sync(0xffffffffu, r12, 2);
             float s14 = (sh13 + r12);
-            float r15 = ((lane >= 1) ? s14 : r12);
-            float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            float r15 = ((lane >= 2) ? s14 : r12);
+            float sh16 = __shfl_up_sync(0xffffffffu, r15, 4);
             float s17 = (sh16 + r15);
-            float r18 = ((lane >= 2) ? s17 : r15);
-            float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            float r18 = ((lane >= 4) ? s17 : r15);
+            float sh19 = __shfl_up_sync(0xffffffffu, r18, 8);
             float s20 = (sh19 + r18);
-            float r21 = ((lane >= 4) ? s20 : r18);
-            float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            float r21 = ((lane >= 8) ? s20 : r18);
+            float sh22 = __shfl_up_sync(0xffffffffu, r21, 16);
             float s23 = (sh22 + r21);
-            float r24 = ((lane >= 8) ? s23 : r21);
-            float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-            float s26 = (sh25 + r24);
-            float r27 = ((lane >= 16) ? s26 : r24);
+            float r24 = ((lane >= 16) ? s23 : r21);
             {
-                s8[(lane + 32 * w9)] = r27;
+                s4[(lane + 32 * w5)] = r24;
             }
         }
-        float acc28 = 0.0f;
+        float acc25 = 0.0f;
         __syncthreads();
-        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-            acc28 = (acc28 + s8[(32 * i29 + 31)]);
+        for (patc_int i26 = 0; i26 < 4; i26 += 1) {
+            acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             float patc_ex0 = 0.0f;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc25));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc25));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -106,7 +99,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                     unsigned int patc_st;
                     float patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = __uint_as_float((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -121,15 +114,15 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                         const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const float lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
+                                const float lba28 = patc_o0, lbb29 = patc_v0;
+                                patc_v0 = (lba28 + lbb29);
                             }
                         }
                     }
                     const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const float lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
+                        const float lba28 = patc_w0, lbb29 = patc_ex0;
+                        patc_ex0 = (lba28 + lbb29);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -137,36 +130,39 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                 if (patc_ln == 0) {
                     float patc_in0;
                     {
-                        const float lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
+                        const float lba28 = patc_ex0, lbb29 = acc25;
+                        patc_in0 = (lba28 + lbb29);
                     }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if (patc_ln == 0) lb27[0] = patc_ex0;
         }
         __syncthreads();
-        float v35 = lb30[0];
+        float v32 = lb27[0];
         {
-            const patc_int t37 = threadIdx.x;
-            float acc38 = 0.0f;
-            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                float s40 = (acc38 + s8[(32 * i39 + 31)]);
-                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            const patc_int t34 = threadIdx.x;
+            float acc35 = 0.0f;
+            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
+                float s37 = (acc35 + s4[(32 * i36 + 31)]);
+                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
             }
-            int ix41 = max(0, (((int)t37) - 1));
-            float s42 = (acc38 + s8[ix41]);
-            float v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s36[(25 * t37 + i44)] = ((v35 + v43) + s4[(25 * t37 + i44)]);
+            int ix38 = max(0, (((int)t34) - 1));
+            float s39 = (acc35 + s4[ix38]);
+            float v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
+            float v41 = (v32 + v40);
+            float acc42 = v41;
+            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
+                acc42 = (acc42 + s1[(25 * t34 + i43)]);
+                s33[(25 * t34 + i43)] = acc42;
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
+            const patc_int t44 = threadIdx.x;
+            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
+                if (((3200 * b0 + t44 + 128 * i45) < n)) {
+                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
                 }
             }
         }
@@ -177,28 +173,27 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
  *   data parameters: xs: n.f32
  *   nat parameters:  n
  *   output:          out: n.f32 (n x float)
- *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
+ *   scratch:         lbstate30: (n + 3199) / 3200 x unsigned long long, lbctr31: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s1 = (float *)(patc_smem + 0);
     float *s4 = (float *)(patc_smem + 12800);
-    float *s8 = (float *)(patc_smem + 0);
-    float *lb30 = (float *)(patc_smem + 512);
-    float *s36 = (float *)(patc_smem + 25600);
+    float *lb27 = (float *)(patc_smem + 13312);
+    float *s33 = (float *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -213,53 +208,47 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
         }
         __syncthreads();
         {
-            const patc_int t5 = threadIdx.x;
+            const patc_int w5 = warp;
             float acc6 = 0.0f;
             for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                acc6 = (acc6 + s1[(25 * t5 + i7)]);
-                s4[(25 * t5 + i7)] = acc6;
+                acc6 = (acc6 + s1[(25 * lane + 800 * w5 + i7)]);
             }
-        }
-        __syncthreads();
-        {
-            const patc_int w9 = warp;
-            float r10 = s4[(25 * lane + 800 * w9 + 24)];
-            float s11 = (0.0f + r10);
-            float r12 = ((lane == 0) ? s11 : r10);
-            float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            float s8 = (0.0f + acc6);
+            float r9 = ((lane == 0) ? s8 : acc6);
+            float sh10 = __shfl_up_sync(0xffffffffu, r9, 1);
+            float s11 = (sh10 + r9);
+            float r12 = ((lane >= 1) ? s11 : r9);
+            float sh13 = __shfl_up_sync(0xffffffffu, r12, 2);
             float s14 = (sh13 + r12);
-            float r15 = ((lane >= 1) ? s14 : r12);
-            float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            float r15 = ((lane >= 2) ? s14 : r12);
+            float sh16 = __shfl_up_sync(0xffffffffu, r15, 4);
             float s17 = (sh16 + r15);
-            float r18 = ((lane >= 2) ? s17 : r15);
-            float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            float r18 = ((lane >= 4) ? s17 : r15);
+            float sh19 = __shfl_up_sync(0xffffffffu, r18, 8);
             float s20 = (sh19 + r18);
-            float r21 = ((lane >= 4) ? s20 : r18);
-            float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            float r21 = ((lane >= 8) ? s20 : r18);
+            float sh22 = __shfl_up_sync(0xffffffffu, r21, 16);
             float s23 = (sh22 + r21);
-            float r24 = ((lane >= 8) ? s23 : r21);
-            float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-            float s26 = (sh25 + r24);
-            float r27 = ((lane >= 16) ? s26 : r24);
+            float r24 = ((lane >= 16) ? s23 : r21);
             {
-                s8[(lane + 32 * w9)] = r27;
+                s4[(lane + 32 * w5)] = r24;
             }
         }
-        float acc28 = 0.0f;
+        float acc25 = 0.0f;
         __syncthreads();
-        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-            acc28 = (acc28 + s8[(32 * i29 + 31)]);
+        for (patc_int i26 = 0; i26 < 4; i26 += 1) {
+            acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             float patc_ex0 = 0.0f;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc25));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc25));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -267,7 +256,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                     unsigned int patc_st;
                     float patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = __uint_as_float((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -282,15 +271,15 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                         const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const float lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
+                                const float lba28 = patc_o0, lbb29 = patc_v0;
+                                patc_v0 = (lba28 + lbb29);
                             }
                         }
                     }
                     const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const float lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
+                        const float lba28 = patc_w0, lbb29 = patc_ex0;
+                        patc_ex0 = (lba28 + lbb29);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -298,36 +287,39 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                 if (patc_ln == 0) {
                     float patc_in0;
                     {
-                        const float lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
+                        const float lba28 = patc_ex0, lbb29 = acc25;
+                        patc_in0 = (lba28 + lbb29);
                     }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if (patc_ln == 0) lb27[0] = patc_ex0;
         }
         __syncthreads();
-        float v35 = lb30[0];
+        float v32 = lb27[0];
         {
-            const patc_int t37 = threadIdx.x;
-            float acc38 = 0.0f;
-            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                float s40 = (acc38 + s8[(32 * i39 + 31)]);
-                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            const patc_int t34 = threadIdx.x;
+            float acc35 = 0.0f;
+            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
+                float s37 = (acc35 + s4[(32 * i36 + 31)]);
+                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
             }
-            int ix41 = max(0, (((int)t37) - 1));
-            float s42 = (acc38 + s8[ix41]);
-            float v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s36[(25 * t37 + i44)] = ((v35 + v43) + ((i44 < 1) ? 0.0f : s4[(25 * t37 + i44 - 1)]));
+            int ix38 = max(0, (((int)t34) - 1));
+            float s39 = (acc35 + s4[ix38]);
+            float v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
+            float v41 = (v32 + v40);
+            float acc42 = v41;
+            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
+                s33[(25 * t34 + i43)] = acc42;
+                acc42 = (acc42 + s1[(25 * t34 + i43)]);
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
+            const patc_int t44 = threadIdx.x;
+            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
+                if (((3200 * b0 + t44 + 128 * i45) < n)) {
+                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
                 }
             }
         }
@@ -338,28 +330,27 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
  *   data parameters: xs: n.i32
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int)
- *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
+ *   scratch:         lbstate30: (n + 3199) / 3200 x unsigned long long, lbctr31: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s1 = (int *)(patc_smem + 0);
     int *s4 = (int *)(patc_smem + 12800);
-    int *s8 = (int *)(patc_smem + 0);
-    int *lb30 = (int *)(patc_smem + 512);
-    int *s36 = (int *)(patc_smem + 25600);
+    int *lb27 = (int *)(patc_smem + 13312);
+    int *s33 = (int *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -374,53 +365,47 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
         }
         __syncthreads();
         {
-            const patc_int t5 = threadIdx.x;
+            const patc_int w5 = warp;
             int acc6 = 0;
             for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                acc6 = (acc6 + s1[(25 * t5 + i7)]);
-                s4[(25 * t5 + i7)] = acc6;
+                acc6 = (acc6 + s1[(25 * lane + 800 * w5 + i7)]);
             }
-        }
-        __syncthreads();
-        {
-            const patc_int w9 = warp;
-            int r10 = s4[(25 * lane + 800 * w9 + 24)];
-            int s11 = (0 + r10);
-            int r12 = ((lane == 0) ? s11 : r10);
-            int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            int s8 = (0 + acc6);
+            int r9 = ((lane == 0) ? s8 : acc6);
+            int sh10 = __shfl_up_sync(0xffffffffu, r9, 1);
+            int s11 = (sh10 + r9);
+            int r12 = ((lane >= 1) ? s11 : r9);
+            int sh13 = __shfl_up_sync(0xffffffffu, r12, 2);
             int s14 = (sh13 + r12);
-            int r15 = ((lane >= 1) ? s14 : r12);
-            int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            int r15 = ((lane >= 2) ? s14 : r12);
+            int sh16 = __shfl_up_sync(0xffffffffu, r15, 4);
             int s17 = (sh16 + r15);
-            int r18 = ((lane >= 2) ? s17 : r15);
-            int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            int r18 = ((lane >= 4) ? s17 : r15);
+            int sh19 = __shfl_up_sync(0xffffffffu, r18, 8);
             int s20 = (sh19 + r18);
-            int r21 = ((lane >= 4) ? s20 : r18);
-            int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            int r21 = ((lane >= 8) ? s20 : r18);
+            int sh22 = __shfl_up_sync(0xffffffffu, r21, 16);
             int s23 = (sh22 + r21);
-            int r24 = ((lane >= 8) ? s23 : r21);
-            int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-            int s26 = (sh25 + r24);
-            int r27 = ((lane >= 16) ? s26 : r24);
+            int r24 = ((lane >= 16) ? s23 : r21);
             {
-                s8[(lane + 32 * w9)] = r27;
+                s4[(lane + 32 * w5)] = r24;
             }
         }
-        int acc28 = 0;
+        int acc25 = 0;
         __syncthreads();
-        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-            acc28 = (acc28 + s8[(32 * i29 + 31)]);
+        for (patc_int i26 = 0; i26 < 4; i26 += 1) {
+            acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             int patc_ex0 = 0;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc25));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc25));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -428,7 +413,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                     unsigned int patc_st;
                     int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = (int)((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -443,15 +428,15 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                         const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
+                                const int lba28 = patc_o0, lbb29 = patc_v0;
+                                patc_v0 = (lba28 + lbb29);
                             }
                         }
                     }
                     const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
+                        const int lba28 = patc_w0, lbb29 = patc_ex0;
+                        patc_ex0 = (lba28 + lbb29);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -459,36 +444,39 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                 if (patc_ln == 0) {
                     int patc_in0;
                     {
-                        const int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
+                        const int lba28 = patc_ex0, lbb29 = acc25;
+                        patc_in0 = (lba28 + lbb29);
                     }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if (patc_ln == 0) lb27[0] = patc_ex0;
         }
         __syncthreads();
-        int v35 = lb30[0];
+        int v32 = lb27[0];
         {
-            const patc_int t37 = threadIdx.x;
-            int acc38 = 0;
-            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                int s40 = (acc38 + s8[(32 * i39 + 31)]);
-                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            const patc_int t34 = threadIdx.x;
+            int acc35 = 0;
+            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
+                int s37 = (acc35 + s4[(32 * i36 + 31)]);
+                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
             }
-            int ix41 = max(0, (((int)t37) - 1));
-            int s42 = (acc38 + s8[ix41]);
-            int v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s36[(25 * t37 + i44)] = ((v35 + v43) + s4[(25 * t37 + i44)]);
+            int ix38 = max(0, (((int)t34) - 1));
+            int s39 = (acc35 + s4[ix38]);
+            int v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
+            int v41 = (v32 + v40);
+            int acc42 = v41;
+            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
+                acc42 = (acc42 + s1[(25 * t34 + i43)]);
+                s33[(25 * t34 + i43)] = acc42;
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
+            const patc_int t44 = threadIdx.x;
+            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
+                if (((3200 * b0 + t44 + 128 * i45) < n)) {
+                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
                 }
             }
         }
@@ -499,28 +487,27 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
  *   data parameters: xs: n.i32
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int)
- *   scratch:         lbstate33: (n + 3199) / 3200 x unsigned long long, lbctr34: 1 x unsigned long long
+ *   scratch:         lbstate30: (n + 3199) / 3200 x unsigned long long, lbctr31: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s1 = (int *)(patc_smem + 0);
     int *s4 = (int *)(patc_smem + 12800);
-    int *s8 = (int *)(patc_smem + 0);
-    int *lb30 = (int *)(patc_smem + 512);
-    int *s36 = (int *)(patc_smem + 25600);
+    int *lb27 = (int *)(patc_smem + 13312);
+    int *s33 = (int *)(patc_smem + 13328);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -535,53 +522,47 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
         }
         __syncthreads();
         {
-            const patc_int t5 = threadIdx.x;
+            const patc_int w5 = warp;
             int acc6 = 0;
             for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                acc6 = (acc6 + s1[(25 * t5 + i7)]);
-                s4[(25 * t5 + i7)] = acc6;
+                acc6 = (acc6 + s1[(25 * lane + 800 * w5 + i7)]);
             }
-        }
-        __syncthreads();
-        {
-            const patc_int w9 = warp;
-            int r10 = s4[(25 * lane + 800 * w9 + 24)];
-            int s11 = (0 + r10);
-            int r12 = ((lane == 0) ? s11 : r10);
-            int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            int s8 = (0 + acc6);
+            int r9 = ((lane == 0) ? s8 : acc6);
+            int sh10 = __shfl_up_sync(0xffffffffu, r9, 1);
+            int s11 = (sh10 + r9);
+            int r12 = ((lane >= 1) ? s11 : r9);
+            int sh13 = __shfl_up_sync(0xffffffffu, r12, 2);
             int s14 = (sh13 + r12);
-            int r15 = ((lane >= 1) ? s14 : r12);
-            int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            int r15 = ((lane >= 2) ? s14 : r12);
+            int sh16 = __shfl_up_sync(0xffffffffu, r15, 4);
             int s17 = (sh16 + r15);
-            int r18 = ((lane >= 2) ? s17 : r15);
-            int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            int r18 = ((lane >= 4) ? s17 : r15);
+            int sh19 = __shfl_up_sync(0xffffffffu, r18, 8);
             int s20 = (sh19 + r18);
-            int r21 = ((lane >= 4) ? s20 : r18);
-            int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            int r21 = ((lane >= 8) ? s20 : r18);
+            int sh22 = __shfl_up_sync(0xffffffffu, r21, 16);
             int s23 = (sh22 + r21);
-            int r24 = ((lane >= 8) ? s23 : r21);
-            int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-            int s26 = (sh25 + r24);
-            int r27 = ((lane >= 16) ? s26 : r24);
+            int r24 = ((lane >= 16) ? s23 : r21);
             {
-                s8[(lane + 32 * w9)] = r27;
+                s4[(lane + 32 * w5)] = r24;
             }
         }
-        int acc28 = 0;
+        int acc25 = 0;
         __syncthreads();
-        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-            acc28 = (acc28 + s8[(32 * i29 + 31)]);
+        for (patc_int i26 = 0; i26 < 4; i26 += 1) {
+            acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             int patc_ex0 = 0;
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc25));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc28));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc25));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -589,7 +570,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                     unsigned int patc_st;
                     int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = (int)((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -604,15 +585,15 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                         const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
+                                const int lba28 = patc_o0, lbb29 = patc_v0;
+                                patc_v0 = (lba28 + lbb29);
                             }
                         }
                     }
                     const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
+                        const int lba28 = patc_w0, lbb29 = patc_ex0;
+                        patc_ex0 = (lba28 + lbb29);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -620,36 +601,39 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                 if (patc_ln == 0) {
                     int patc_in0;
                     {
-                        const int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
+                        const int lba28 = patc_ex0, lbb29 = acc25;
+                        patc_in0 = (lba28 + lbb29);
                     }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if (patc_ln == 0) lb27[0] = patc_ex0;
         }
         __syncthreads();
-        int v35 = lb30[0];
+        int v32 = lb27[0];
         {
-            const patc_int t37 = threadIdx.x;
-            int acc38 = 0;
-            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                int s40 = (acc38 + s8[(32 * i39 + 31)]);
-                acc38 = ((((int)i39) < (((int)t37) / 32)) ? s40 : acc38);
+            const patc_int t34 = threadIdx.x;
+            int acc35 = 0;
+            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
+                int s37 = (acc35 + s4[(32 * i36 + 31)]);
+                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
             }
-            int ix41 = max(0, (((int)t37) - 1));
-            int s42 = (acc38 + s8[ix41]);
-            int v43 = (((((int)t37) % 32) == 0) ? acc38 : s42);
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                s36[(25 * t37 + i44)] = ((v35 + v43) + ((i44 < 1) ? 0 : s4[(25 * t37 + i44 - 1)]));
+            int ix38 = max(0, (((int)t34) - 1));
+            int s39 = (acc35 + s4[ix38]);
+            int v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
+            int v41 = (v32 + v40);
+            int acc42 = v41;
+            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
+                s33[(25 * t34 + i43)] = acc42;
+                acc42 = (acc42 + s1[(25 * t34 + i43)]);
             }
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                if (((3200 * b0 + t45 + 128 * i46) < n)) {
-                    out[(3200 * b0 + t45 + 128 * i46)] = s36[(t45 + 128 * i46)];
+            const patc_int t44 = threadIdx.x;
+            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
+                if (((3200 * b0 + t44 + 128 * i45) < n)) {
+                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
                 }
             }
         }

@@ -91,22 +91,21 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch0(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(25600, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch1(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s33 = (float *)(patc_smem + 0);
     float *s36 = (float *)(patc_smem + 12800);
-    float *s40 = (float *)(patc_smem + 0);
-    float *s66 = (float *)(patc_smem + 25600);
+    float *s63 = (float *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b31 = blockIdx.x;
-        float carry62 = 0.0f;
+        float carry59 = 0.0f;
         for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
             if ((i32 != 0)) {
                 __syncthreads();
@@ -119,67 +118,64 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch1(float *__re
             }
             __syncthreads();
             {
-                const patc_int t37 = threadIdx.x;
+                const patc_int w37 = warp;
                 float acc38 = 0.0f;
                 for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * t37 + i39)]);
-                    s36[(25 * t37 + i39)] = acc38;
+                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w41 = warp;
-                float r42 = s36[(25 * lane + 800 * w41 + 24)];
-                float s43 = (0.0f + r42);
-                float r44 = ((lane == 0) ? s43 : r42);
-                float sh45 = __shfl_up_sync(0xffffffffu, r44, 1);
+                float s40 = (0.0f + acc38);
+                float r41 = ((lane == 0) ? s40 : acc38);
+                float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                float s43 = (sh42 + r41);
+                float r44 = ((lane >= 1) ? s43 : r41);
+                float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
                 float s46 = (sh45 + r44);
-                float r47 = ((lane >= 1) ? s46 : r44);
-                float sh48 = __shfl_up_sync(0xffffffffu, r47, 2);
+                float r47 = ((lane >= 2) ? s46 : r44);
+                float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
                 float s49 = (sh48 + r47);
-                float r50 = ((lane >= 2) ? s49 : r47);
-                float sh51 = __shfl_up_sync(0xffffffffu, r50, 4);
+                float r50 = ((lane >= 4) ? s49 : r47);
+                float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
                 float s52 = (sh51 + r50);
-                float r53 = ((lane >= 4) ? s52 : r50);
-                float sh54 = __shfl_up_sync(0xffffffffu, r53, 8);
+                float r53 = ((lane >= 8) ? s52 : r50);
+                float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
                 float s55 = (sh54 + r53);
-                float r56 = ((lane >= 8) ? s55 : r53);
-                float sh57 = __shfl_up_sync(0xffffffffu, r56, 16);
-                float s58 = (sh57 + r56);
-                float r59 = ((lane >= 16) ? s58 : r56);
+                float r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s40[(lane + 32 * w41)] = r59;
+                    s36[(lane + 32 * w37)] = r56;
                 }
             }
-            float acc60 = 0.0f;
+            float acc57 = 0.0f;
             __syncthreads();
-            for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                acc60 = (acc60 + s40[(32 * i61 + 31)]);
+            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                acc57 = (acc57 + s36[(32 * i58 + 31)]);
             }
-            float pre63 = carry62;
-            float nxt64 = (pre63 + acc60);
-            carry62 = nxt64;
-            float v65 = (0.0f + pre63);
+            float pre60 = carry59;
+            float nxt61 = (pre60 + acc57);
+            carry59 = nxt61;
+            float v62 = (0.0f + pre60);
             {
-                const patc_int t67 = threadIdx.x;
-                float acc68 = 0.0f;
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    float s70 = (acc68 + s40[(32 * i69 + 31)]);
-                    acc68 = ((((int)i69) < (((int)t67) / 32)) ? s70 : acc68);
+                const patc_int t64 = threadIdx.x;
+                float acc65 = 0.0f;
+                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                    float s67 = (acc65 + s36[(32 * i66 + 31)]);
+                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
                 }
-                int ix71 = max(0, (((int)t67) - 1));
-                float s72 = (acc68 + s40[ix71]);
-                float v73 = (((((int)t67) % 32) == 0) ? acc68 : s72);
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    s66[(25 * t67 + i74)] = ((v65 + v73) + ((i74 < 1) ? 0.0f : s36[(25 * t67 + i74 - 1)]));
+                int ix68 = max(0, (((int)t64) - 1));
+                float s69 = (acc65 + s36[ix68]);
+                float v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
+                float v71 = (v62 + v70);
+                float acc72 = v71;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    s63[(25 * t64 + i73)] = acc72;
+                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76)] = s66[(t75 + 128 * i76)];
+                const patc_int t74 = threadIdx.x;
+                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
                     }
                 }
             }
@@ -197,96 +193,92 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch1(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728) < 2^31), else long long
+ *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s80 = (float *)(patc_smem + 0);
-    float *s83 = (float *)(patc_smem + 12800);
-    float *s87 = (float *)(patc_smem + 0);
-    float *s113 = (float *)(patc_smem + 25600);
+    float *s79 = (float *)(patc_smem + 0);
+    float *s82 = (float *)(patc_smem + 12800);
+    float *s109 = (float *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b77 = blockIdx.x;
-        float v78 = glob30[b77];
-        float carry109 = 0.0f;
-        for (patc_int i79 = 0; i79 < ((r + ((n + 3199) / 3200) - 1) / r); i79 += 1) {
-            if ((i79 != 0)) {
+        const patc_int b76 = blockIdx.x;
+        float v77 = glob30[b76];
+        float carry105 = 0.0f;
+        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
+            if ((i78 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t81 = threadIdx.x;
-                for (patc_int i82 = 0; i82 < 25; i82 += 1) {
-                    s80[(t81 + 128 * i82)] = (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82) >= n) ? 0.0f : xs[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82)]);
+                const patc_int t80 = threadIdx.x;
+                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
+                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0.0f : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t84 = threadIdx.x;
-                float acc85 = 0.0f;
-                for (patc_int i86 = 0; i86 < 25; i86 += 1) {
-                    acc85 = (acc85 + s80[(25 * t84 + i86)]);
-                    s83[(25 * t84 + i86)] = acc85;
+                const patc_int w83 = warp;
+                float acc84 = 0.0f;
+                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
+                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w88 = warp;
-                float r89 = s83[(25 * lane + 800 * w88 + 24)];
-                float s90 = (0.0f + r89);
-                float r91 = ((lane == 0) ? s90 : r89);
-                float sh92 = __shfl_up_sync(0xffffffffu, r91, 1);
-                float s93 = (sh92 + r91);
-                float r94 = ((lane >= 1) ? s93 : r91);
-                float sh95 = __shfl_up_sync(0xffffffffu, r94, 2);
-                float s96 = (sh95 + r94);
-                float r97 = ((lane >= 2) ? s96 : r94);
-                float sh98 = __shfl_up_sync(0xffffffffu, r97, 4);
-                float s99 = (sh98 + r97);
-                float r100 = ((lane >= 4) ? s99 : r97);
-                float sh101 = __shfl_up_sync(0xffffffffu, r100, 8);
-                float s102 = (sh101 + r100);
-                float r103 = ((lane >= 8) ? s102 : r100);
-                float sh104 = __shfl_up_sync(0xffffffffu, r103, 16);
-                float s105 = (sh104 + r103);
-                float r106 = ((lane >= 16) ? s105 : r103);
+                float s86 = (0.0f + acc84);
+                float r87 = ((lane == 0) ? s86 : acc84);
+                float sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
+                float s89 = (sh88 + r87);
+                float r90 = ((lane >= 1) ? s89 : r87);
+                float sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                float s92 = (sh91 + r90);
+                float r93 = ((lane >= 2) ? s92 : r90);
+                float sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                float s95 = (sh94 + r93);
+                float r96 = ((lane >= 4) ? s95 : r93);
+                float sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                float s98 = (sh97 + r96);
+                float r99 = ((lane >= 8) ? s98 : r96);
+                float sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                float s101 = (sh100 + r99);
+                float r102 = ((lane >= 16) ? s101 : r99);
                 {
-                    s87[(lane + 32 * w88)] = r106;
+                    s82[(lane + 32 * w83)] = r102;
                 }
             }
-            float acc107 = 0.0f;
+            float acc103 = 0.0f;
             __syncthreads();
-            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                acc107 = (acc107 + s87[(32 * i108 + 31)]);
+            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                acc103 = (acc103 + s82[(32 * i104 + 31)]);
             }
-            float pre110 = carry109;
-            float nxt111 = (pre110 + acc107);
-            carry109 = nxt111;
-            float v112 = (v78 + pre110);
+            float pre106 = carry105;
+            float nxt107 = (pre106 + acc103);
+            carry105 = nxt107;
+            float v108 = (v77 + pre106);
             {
-                const patc_int t114 = threadIdx.x;
-                float acc115 = 0.0f;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    float s117 = (acc115 + s87[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                const patc_int t110 = threadIdx.x;
+                float acc111 = 0.0f;
+                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
+                    float s113 = (acc111 + s82[(32 * i112 + 31)]);
+                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                float s119 = (acc115 + s87[ix118]);
-                float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                int ix114 = max(0, (((int)t110) - 1));
+                float s115 = (acc111 + s82[ix114]);
+                float v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
+                float v117 = (v108 + v116);
+                float acc118 = v117;
+                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
+                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
+                    s109[(25 * t110 + i119)] = acc118;
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t120 = threadIdx.x;
                 for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    s113[(25 * t114 + i121)] = ((v112 + v120) + s83[(25 * t114 + i121)]);
-                }
-            }
-            __syncthreads();
-            {
-                const patc_int t122 = threadIdx.x;
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    if (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123) < n)) {
-                        out[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123)] = s113[(t122 + 128 * i123)];
+                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
+                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
                     }
                 }
             }
@@ -379,22 +371,21 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch0(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(25600, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch1(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s33 = (float *)(patc_smem + 0);
     float *s36 = (float *)(patc_smem + 12800);
-    float *s40 = (float *)(patc_smem + 0);
-    float *s66 = (float *)(patc_smem + 25600);
+    float *s63 = (float *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b31 = blockIdx.x;
-        float carry62 = 0.0f;
+        float carry59 = 0.0f;
         for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
             if ((i32 != 0)) {
                 __syncthreads();
@@ -407,67 +398,64 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch1(float *__re
             }
             __syncthreads();
             {
-                const patc_int t37 = threadIdx.x;
+                const patc_int w37 = warp;
                 float acc38 = 0.0f;
                 for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * t37 + i39)]);
-                    s36[(25 * t37 + i39)] = acc38;
+                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w41 = warp;
-                float r42 = s36[(25 * lane + 800 * w41 + 24)];
-                float s43 = (0.0f + r42);
-                float r44 = ((lane == 0) ? s43 : r42);
-                float sh45 = __shfl_up_sync(0xffffffffu, r44, 1);
+                float s40 = (0.0f + acc38);
+                float r41 = ((lane == 0) ? s40 : acc38);
+                float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                float s43 = (sh42 + r41);
+                float r44 = ((lane >= 1) ? s43 : r41);
+                float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
                 float s46 = (sh45 + r44);
-                float r47 = ((lane >= 1) ? s46 : r44);
-                float sh48 = __shfl_up_sync(0xffffffffu, r47, 2);
+                float r47 = ((lane >= 2) ? s46 : r44);
+                float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
                 float s49 = (sh48 + r47);
-                float r50 = ((lane >= 2) ? s49 : r47);
-                float sh51 = __shfl_up_sync(0xffffffffu, r50, 4);
+                float r50 = ((lane >= 4) ? s49 : r47);
+                float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
                 float s52 = (sh51 + r50);
-                float r53 = ((lane >= 4) ? s52 : r50);
-                float sh54 = __shfl_up_sync(0xffffffffu, r53, 8);
+                float r53 = ((lane >= 8) ? s52 : r50);
+                float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
                 float s55 = (sh54 + r53);
-                float r56 = ((lane >= 8) ? s55 : r53);
-                float sh57 = __shfl_up_sync(0xffffffffu, r56, 16);
-                float s58 = (sh57 + r56);
-                float r59 = ((lane >= 16) ? s58 : r56);
+                float r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s40[(lane + 32 * w41)] = r59;
+                    s36[(lane + 32 * w37)] = r56;
                 }
             }
-            float acc60 = 0.0f;
+            float acc57 = 0.0f;
             __syncthreads();
-            for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                acc60 = (acc60 + s40[(32 * i61 + 31)]);
+            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                acc57 = (acc57 + s36[(32 * i58 + 31)]);
             }
-            float pre63 = carry62;
-            float nxt64 = (pre63 + acc60);
-            carry62 = nxt64;
-            float v65 = (0.0f + pre63);
+            float pre60 = carry59;
+            float nxt61 = (pre60 + acc57);
+            carry59 = nxt61;
+            float v62 = (0.0f + pre60);
             {
-                const patc_int t67 = threadIdx.x;
-                float acc68 = 0.0f;
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    float s70 = (acc68 + s40[(32 * i69 + 31)]);
-                    acc68 = ((((int)i69) < (((int)t67) / 32)) ? s70 : acc68);
+                const patc_int t64 = threadIdx.x;
+                float acc65 = 0.0f;
+                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                    float s67 = (acc65 + s36[(32 * i66 + 31)]);
+                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
                 }
-                int ix71 = max(0, (((int)t67) - 1));
-                float s72 = (acc68 + s40[ix71]);
-                float v73 = (((((int)t67) % 32) == 0) ? acc68 : s72);
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    s66[(25 * t67 + i74)] = ((v65 + v73) + ((i74 < 1) ? 0.0f : s36[(25 * t67 + i74 - 1)]));
+                int ix68 = max(0, (((int)t64) - 1));
+                float s69 = (acc65 + s36[ix68]);
+                float v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
+                float v71 = (v62 + v70);
+                float acc72 = v71;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    s63[(25 * t64 + i73)] = acc72;
+                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76)] = s66[(t75 + 128 * i76)];
+                const patc_int t74 = threadIdx.x;
+                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
                     }
                 }
             }
@@ -485,96 +473,92 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch1(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728) < 2^31), else long long
+ *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s80 = (float *)(patc_smem + 0);
-    float *s83 = (float *)(patc_smem + 12800);
-    float *s87 = (float *)(patc_smem + 0);
-    float *s113 = (float *)(patc_smem + 25600);
+    float *s79 = (float *)(patc_smem + 0);
+    float *s82 = (float *)(patc_smem + 12800);
+    float *s109 = (float *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b77 = blockIdx.x;
-        float v78 = glob30[b77];
-        float carry109 = 0.0f;
-        for (patc_int i79 = 0; i79 < ((r + ((n + 3199) / 3200) - 1) / r); i79 += 1) {
-            if ((i79 != 0)) {
+        const patc_int b76 = blockIdx.x;
+        float v77 = glob30[b76];
+        float carry105 = 0.0f;
+        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
+            if ((i78 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t81 = threadIdx.x;
-                for (patc_int i82 = 0; i82 < 25; i82 += 1) {
-                    s80[(t81 + 128 * i82)] = (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82) >= n) ? 0.0f : xs[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82)]);
+                const patc_int t80 = threadIdx.x;
+                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
+                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0.0f : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t84 = threadIdx.x;
-                float acc85 = 0.0f;
-                for (patc_int i86 = 0; i86 < 25; i86 += 1) {
-                    acc85 = (acc85 + s80[(25 * t84 + i86)]);
-                    s83[(25 * t84 + i86)] = acc85;
+                const patc_int w83 = warp;
+                float acc84 = 0.0f;
+                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
+                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w88 = warp;
-                float r89 = s83[(25 * lane + 800 * w88 + 24)];
-                float s90 = (0.0f + r89);
-                float r91 = ((lane == 0) ? s90 : r89);
-                float sh92 = __shfl_up_sync(0xffffffffu, r91, 1);
-                float s93 = (sh92 + r91);
-                float r94 = ((lane >= 1) ? s93 : r91);
-                float sh95 = __shfl_up_sync(0xffffffffu, r94, 2);
-                float s96 = (sh95 + r94);
-                float r97 = ((lane >= 2) ? s96 : r94);
-                float sh98 = __shfl_up_sync(0xffffffffu, r97, 4);
-                float s99 = (sh98 + r97);
-                float r100 = ((lane >= 4) ? s99 : r97);
-                float sh101 = __shfl_up_sync(0xffffffffu, r100, 8);
-                float s102 = (sh101 + r100);
-                float r103 = ((lane >= 8) ? s102 : r100);
-                float sh104 = __shfl_up_sync(0xffffffffu, r103, 16);
-                float s105 = (sh104 + r103);
-                float r106 = ((lane >= 16) ? s105 : r103);
+                float s86 = (0.0f + acc84);
+                float r87 = ((lane == 0) ? s86 : acc84);
+                float sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
+                float s89 = (sh88 + r87);
+                float r90 = ((lane >= 1) ? s89 : r87);
+                float sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                float s92 = (sh91 + r90);
+                float r93 = ((lane >= 2) ? s92 : r90);
+                float sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                float s95 = (sh94 + r93);
+                float r96 = ((lane >= 4) ? s95 : r93);
+                float sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                float s98 = (sh97 + r96);
+                float r99 = ((lane >= 8) ? s98 : r96);
+                float sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                float s101 = (sh100 + r99);
+                float r102 = ((lane >= 16) ? s101 : r99);
                 {
-                    s87[(lane + 32 * w88)] = r106;
+                    s82[(lane + 32 * w83)] = r102;
                 }
             }
-            float acc107 = 0.0f;
+            float acc103 = 0.0f;
             __syncthreads();
-            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                acc107 = (acc107 + s87[(32 * i108 + 31)]);
+            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                acc103 = (acc103 + s82[(32 * i104 + 31)]);
             }
-            float pre110 = carry109;
-            float nxt111 = (pre110 + acc107);
-            carry109 = nxt111;
-            float v112 = (v78 + pre110);
+            float pre106 = carry105;
+            float nxt107 = (pre106 + acc103);
+            carry105 = nxt107;
+            float v108 = (v77 + pre106);
             {
-                const patc_int t114 = threadIdx.x;
-                float acc115 = 0.0f;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    float s117 = (acc115 + s87[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                const patc_int t110 = threadIdx.x;
+                float acc111 = 0.0f;
+                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
+                    float s113 = (acc111 + s82[(32 * i112 + 31)]);
+                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                float s119 = (acc115 + s87[ix118]);
-                float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                int ix114 = max(0, (((int)t110) - 1));
+                float s115 = (acc111 + s82[ix114]);
+                float v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
+                float v117 = (v108 + v116);
+                float acc118 = v117;
+                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
+                    s109[(25 * t110 + i119)] = acc118;
+                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t120 = threadIdx.x;
                 for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    s113[(25 * t114 + i121)] = ((v112 + v120) + ((i121 < 1) ? 0.0f : s83[(25 * t114 + i121 - 1)]));
-                }
-            }
-            __syncthreads();
-            {
-                const patc_int t122 = threadIdx.x;
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    if (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123) < n)) {
-                        out[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123)] = s113[(t122 + 128 * i123)];
+                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
+                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
                     }
                 }
             }
@@ -667,22 +651,21 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch0(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(25600, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch1(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s33 = (int *)(patc_smem + 0);
     int *s36 = (int *)(patc_smem + 12800);
-    int *s40 = (int *)(patc_smem + 0);
-    int *s66 = (int *)(patc_smem + 25600);
+    int *s63 = (int *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b31 = blockIdx.x;
-        int carry62 = 0;
+        int carry59 = 0;
         for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
             if ((i32 != 0)) {
                 __syncthreads();
@@ -695,67 +678,64 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch1(int *__rest
             }
             __syncthreads();
             {
-                const patc_int t37 = threadIdx.x;
+                const patc_int w37 = warp;
                 int acc38 = 0;
                 for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * t37 + i39)]);
-                    s36[(25 * t37 + i39)] = acc38;
+                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w41 = warp;
-                int r42 = s36[(25 * lane + 800 * w41 + 24)];
-                int s43 = (0 + r42);
-                int r44 = ((lane == 0) ? s43 : r42);
-                int sh45 = __shfl_up_sync(0xffffffffu, r44, 1);
+                int s40 = (0 + acc38);
+                int r41 = ((lane == 0) ? s40 : acc38);
+                int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                int s43 = (sh42 + r41);
+                int r44 = ((lane >= 1) ? s43 : r41);
+                int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
                 int s46 = (sh45 + r44);
-                int r47 = ((lane >= 1) ? s46 : r44);
-                int sh48 = __shfl_up_sync(0xffffffffu, r47, 2);
+                int r47 = ((lane >= 2) ? s46 : r44);
+                int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
                 int s49 = (sh48 + r47);
-                int r50 = ((lane >= 2) ? s49 : r47);
-                int sh51 = __shfl_up_sync(0xffffffffu, r50, 4);
+                int r50 = ((lane >= 4) ? s49 : r47);
+                int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
                 int s52 = (sh51 + r50);
-                int r53 = ((lane >= 4) ? s52 : r50);
-                int sh54 = __shfl_up_sync(0xffffffffu, r53, 8);
+                int r53 = ((lane >= 8) ? s52 : r50);
+                int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
                 int s55 = (sh54 + r53);
-                int r56 = ((lane >= 8) ? s55 : r53);
-                int sh57 = __shfl_up_sync(0xffffffffu, r56, 16);
-                int s58 = (sh57 + r56);
-                int r59 = ((lane >= 16) ? s58 : r56);
+                int r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s40[(lane + 32 * w41)] = r59;
+                    s36[(lane + 32 * w37)] = r56;
                 }
             }
-            int acc60 = 0;
+            int acc57 = 0;
             __syncthreads();
-            for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                acc60 = (acc60 + s40[(32 * i61 + 31)]);
+            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                acc57 = (acc57 + s36[(32 * i58 + 31)]);
             }
-            int pre63 = carry62;
-            int nxt64 = (pre63 + acc60);
-            carry62 = nxt64;
-            int v65 = (0 + pre63);
+            int pre60 = carry59;
+            int nxt61 = (pre60 + acc57);
+            carry59 = nxt61;
+            int v62 = (0 + pre60);
             {
-                const patc_int t67 = threadIdx.x;
-                int acc68 = 0;
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    int s70 = (acc68 + s40[(32 * i69 + 31)]);
-                    acc68 = ((((int)i69) < (((int)t67) / 32)) ? s70 : acc68);
+                const patc_int t64 = threadIdx.x;
+                int acc65 = 0;
+                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                    int s67 = (acc65 + s36[(32 * i66 + 31)]);
+                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
                 }
-                int ix71 = max(0, (((int)t67) - 1));
-                int s72 = (acc68 + s40[ix71]);
-                int v73 = (((((int)t67) % 32) == 0) ? acc68 : s72);
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    s66[(25 * t67 + i74)] = ((v65 + v73) + ((i74 < 1) ? 0 : s36[(25 * t67 + i74 - 1)]));
+                int ix68 = max(0, (((int)t64) - 1));
+                int s69 = (acc65 + s36[ix68]);
+                int v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
+                int v71 = (v62 + v70);
+                int acc72 = v71;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    s63[(25 * t64 + i73)] = acc72;
+                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76)] = s66[(t75 + 128 * i76)];
+                const patc_int t74 = threadIdx.x;
+                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
                     }
                 }
             }
@@ -773,96 +753,92 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch1(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728) < 2^31), else long long
+ *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s80 = (int *)(patc_smem + 0);
-    int *s83 = (int *)(patc_smem + 12800);
-    int *s87 = (int *)(patc_smem + 0);
-    int *s113 = (int *)(patc_smem + 25600);
+    int *s79 = (int *)(patc_smem + 0);
+    int *s82 = (int *)(patc_smem + 12800);
+    int *s109 = (int *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b77 = blockIdx.x;
-        int v78 = glob30[b77];
-        int carry109 = 0;
-        for (patc_int i79 = 0; i79 < ((r + ((n + 3199) / 3200) - 1) / r); i79 += 1) {
-            if ((i79 != 0)) {
+        const patc_int b76 = blockIdx.x;
+        int v77 = glob30[b76];
+        int carry105 = 0;
+        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
+            if ((i78 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t81 = threadIdx.x;
-                for (patc_int i82 = 0; i82 < 25; i82 += 1) {
-                    s80[(t81 + 128 * i82)] = (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82) >= n) ? 0 : xs[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82)]);
+                const patc_int t80 = threadIdx.x;
+                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
+                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0 : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t84 = threadIdx.x;
-                int acc85 = 0;
-                for (patc_int i86 = 0; i86 < 25; i86 += 1) {
-                    acc85 = (acc85 + s80[(25 * t84 + i86)]);
-                    s83[(25 * t84 + i86)] = acc85;
+                const patc_int w83 = warp;
+                int acc84 = 0;
+                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
+                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w88 = warp;
-                int r89 = s83[(25 * lane + 800 * w88 + 24)];
-                int s90 = (0 + r89);
-                int r91 = ((lane == 0) ? s90 : r89);
-                int sh92 = __shfl_up_sync(0xffffffffu, r91, 1);
-                int s93 = (sh92 + r91);
-                int r94 = ((lane >= 1) ? s93 : r91);
-                int sh95 = __shfl_up_sync(0xffffffffu, r94, 2);
-                int s96 = (sh95 + r94);
-                int r97 = ((lane >= 2) ? s96 : r94);
-                int sh98 = __shfl_up_sync(0xffffffffu, r97, 4);
-                int s99 = (sh98 + r97);
-                int r100 = ((lane >= 4) ? s99 : r97);
-                int sh101 = __shfl_up_sync(0xffffffffu, r100, 8);
-                int s102 = (sh101 + r100);
-                int r103 = ((lane >= 8) ? s102 : r100);
-                int sh104 = __shfl_up_sync(0xffffffffu, r103, 16);
-                int s105 = (sh104 + r103);
-                int r106 = ((lane >= 16) ? s105 : r103);
+                int s86 = (0 + acc84);
+                int r87 = ((lane == 0) ? s86 : acc84);
+                int sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
+                int s89 = (sh88 + r87);
+                int r90 = ((lane >= 1) ? s89 : r87);
+                int sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                int s92 = (sh91 + r90);
+                int r93 = ((lane >= 2) ? s92 : r90);
+                int sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                int s95 = (sh94 + r93);
+                int r96 = ((lane >= 4) ? s95 : r93);
+                int sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                int s98 = (sh97 + r96);
+                int r99 = ((lane >= 8) ? s98 : r96);
+                int sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                int s101 = (sh100 + r99);
+                int r102 = ((lane >= 16) ? s101 : r99);
                 {
-                    s87[(lane + 32 * w88)] = r106;
+                    s82[(lane + 32 * w83)] = r102;
                 }
             }
-            int acc107 = 0;
+            int acc103 = 0;
             __syncthreads();
-            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                acc107 = (acc107 + s87[(32 * i108 + 31)]);
+            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                acc103 = (acc103 + s82[(32 * i104 + 31)]);
             }
-            int pre110 = carry109;
-            int nxt111 = (pre110 + acc107);
-            carry109 = nxt111;
-            int v112 = (v78 + pre110);
+            int pre106 = carry105;
+            int nxt107 = (pre106 + acc103);
+            carry105 = nxt107;
+            int v108 = (v77 + pre106);
             {
-                const patc_int t114 = threadIdx.x;
-                int acc115 = 0;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    int s117 = (acc115 + s87[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                const patc_int t110 = threadIdx.x;
+                int acc111 = 0;
+                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
+                    int s113 = (acc111 + s82[(32 * i112 + 31)]);
+                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                int s119 = (acc115 + s87[ix118]);
-                int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                int ix114 = max(0, (((int)t110) - 1));
+                int s115 = (acc111 + s82[ix114]);
+                int v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
+                int v117 = (v108 + v116);
+                int acc118 = v117;
+                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
+                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
+                    s109[(25 * t110 + i119)] = acc118;
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t120 = threadIdx.x;
                 for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    s113[(25 * t114 + i121)] = ((v112 + v120) + s83[(25 * t114 + i121)]);
-                }
-            }
-            __syncthreads();
-            {
-                const patc_int t122 = threadIdx.x;
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    if (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123) < n)) {
-                        out[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123)] = s113[(t122 + 128 * i123)];
+                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
+                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
                     }
                 }
             }
@@ -955,22 +931,21 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch0(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(25600, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch1(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s33 = (int *)(patc_smem + 0);
     int *s36 = (int *)(patc_smem + 12800);
-    int *s40 = (int *)(patc_smem + 0);
-    int *s66 = (int *)(patc_smem + 25600);
+    int *s63 = (int *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b31 = blockIdx.x;
-        int carry62 = 0;
+        int carry59 = 0;
         for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
             if ((i32 != 0)) {
                 __syncthreads();
@@ -983,67 +958,64 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch1(int *__rest
             }
             __syncthreads();
             {
-                const patc_int t37 = threadIdx.x;
+                const patc_int w37 = warp;
                 int acc38 = 0;
                 for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * t37 + i39)]);
-                    s36[(25 * t37 + i39)] = acc38;
+                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w41 = warp;
-                int r42 = s36[(25 * lane + 800 * w41 + 24)];
-                int s43 = (0 + r42);
-                int r44 = ((lane == 0) ? s43 : r42);
-                int sh45 = __shfl_up_sync(0xffffffffu, r44, 1);
+                int s40 = (0 + acc38);
+                int r41 = ((lane == 0) ? s40 : acc38);
+                int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                int s43 = (sh42 + r41);
+                int r44 = ((lane >= 1) ? s43 : r41);
+                int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
                 int s46 = (sh45 + r44);
-                int r47 = ((lane >= 1) ? s46 : r44);
-                int sh48 = __shfl_up_sync(0xffffffffu, r47, 2);
+                int r47 = ((lane >= 2) ? s46 : r44);
+                int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
                 int s49 = (sh48 + r47);
-                int r50 = ((lane >= 2) ? s49 : r47);
-                int sh51 = __shfl_up_sync(0xffffffffu, r50, 4);
+                int r50 = ((lane >= 4) ? s49 : r47);
+                int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
                 int s52 = (sh51 + r50);
-                int r53 = ((lane >= 4) ? s52 : r50);
-                int sh54 = __shfl_up_sync(0xffffffffu, r53, 8);
+                int r53 = ((lane >= 8) ? s52 : r50);
+                int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
                 int s55 = (sh54 + r53);
-                int r56 = ((lane >= 8) ? s55 : r53);
-                int sh57 = __shfl_up_sync(0xffffffffu, r56, 16);
-                int s58 = (sh57 + r56);
-                int r59 = ((lane >= 16) ? s58 : r56);
+                int r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s40[(lane + 32 * w41)] = r59;
+                    s36[(lane + 32 * w37)] = r56;
                 }
             }
-            int acc60 = 0;
+            int acc57 = 0;
             __syncthreads();
-            for (patc_int i61 = 0; i61 < 4; i61 += 1) {
-                acc60 = (acc60 + s40[(32 * i61 + 31)]);
+            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                acc57 = (acc57 + s36[(32 * i58 + 31)]);
             }
-            int pre63 = carry62;
-            int nxt64 = (pre63 + acc60);
-            carry62 = nxt64;
-            int v65 = (0 + pre63);
+            int pre60 = carry59;
+            int nxt61 = (pre60 + acc57);
+            carry59 = nxt61;
+            int v62 = (0 + pre60);
             {
-                const patc_int t67 = threadIdx.x;
-                int acc68 = 0;
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    int s70 = (acc68 + s40[(32 * i69 + 31)]);
-                    acc68 = ((((int)i69) < (((int)t67) / 32)) ? s70 : acc68);
+                const patc_int t64 = threadIdx.x;
+                int acc65 = 0;
+                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
+                    int s67 = (acc65 + s36[(32 * i66 + 31)]);
+                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
                 }
-                int ix71 = max(0, (((int)t67) - 1));
-                int s72 = (acc68 + s40[ix71]);
-                int v73 = (((((int)t67) % 32) == 0) ? acc68 : s72);
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    s66[(25 * t67 + i74)] = ((v65 + v73) + ((i74 < 1) ? 0 : s36[(25 * t67 + i74 - 1)]));
+                int ix68 = max(0, (((int)t64) - 1));
+                int s69 = (acc65 + s36[ix68]);
+                int v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
+                int v71 = (v62 + v70);
+                int acc72 = v71;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    s63[(25 * t64 + i73)] = acc72;
+                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t75 = threadIdx.x;
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t75 + 128 * i76)] = s66[(t75 + 128 * i76)];
+                const patc_int t74 = threadIdx.x;
+                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
                     }
                 }
             }
@@ -1061,96 +1033,92 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch1(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   38400 bytes
+ *   shared memory:   26112 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(25600, 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728) < 2^31), else long long
+ *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s80 = (int *)(patc_smem + 0);
-    int *s83 = (int *)(patc_smem + 12800);
-    int *s87 = (int *)(patc_smem + 0);
-    int *s113 = (int *)(patc_smem + 25600);
+    int *s79 = (int *)(patc_smem + 0);
+    int *s82 = (int *)(patc_smem + 12800);
+    int *s109 = (int *)(patc_smem + 13312);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b77 = blockIdx.x;
-        int v78 = glob30[b77];
-        int carry109 = 0;
-        for (patc_int i79 = 0; i79 < ((r + ((n + 3199) / 3200) - 1) / r); i79 += 1) {
-            if ((i79 != 0)) {
+        const patc_int b76 = blockIdx.x;
+        int v77 = glob30[b76];
+        int carry105 = 0;
+        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
+            if ((i78 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t81 = threadIdx.x;
-                for (patc_int i82 = 0; i82 < 25; i82 += 1) {
-                    s80[(t81 + 128 * i82)] = (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82) >= n) ? 0 : xs[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t81 + 128 * i82)]);
+                const patc_int t80 = threadIdx.x;
+                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
+                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0 : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t84 = threadIdx.x;
-                int acc85 = 0;
-                for (patc_int i86 = 0; i86 < 25; i86 += 1) {
-                    acc85 = (acc85 + s80[(25 * t84 + i86)]);
-                    s83[(25 * t84 + i86)] = acc85;
+                const patc_int w83 = warp;
+                int acc84 = 0;
+                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
+                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w88 = warp;
-                int r89 = s83[(25 * lane + 800 * w88 + 24)];
-                int s90 = (0 + r89);
-                int r91 = ((lane == 0) ? s90 : r89);
-                int sh92 = __shfl_up_sync(0xffffffffu, r91, 1);
-                int s93 = (sh92 + r91);
-                int r94 = ((lane >= 1) ? s93 : r91);
-                int sh95 = __shfl_up_sync(0xffffffffu, r94, 2);
-                int s96 = (sh95 + r94);
-                int r97 = ((lane >= 2) ? s96 : r94);
-                int sh98 = __shfl_up_sync(0xffffffffu, r97, 4);
-                int s99 = (sh98 + r97);
-                int r100 = ((lane >= 4) ? s99 : r97);
-                int sh101 = __shfl_up_sync(0xffffffffu, r100, 8);
-                int s102 = (sh101 + r100);
-                int r103 = ((lane >= 8) ? s102 : r100);
-                int sh104 = __shfl_up_sync(0xffffffffu, r103, 16);
-                int s105 = (sh104 + r103);
-                int r106 = ((lane >= 16) ? s105 : r103);
+                int s86 = (0 + acc84);
+                int r87 = ((lane == 0) ? s86 : acc84);
+                int sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
+                int s89 = (sh88 + r87);
+                int r90 = ((lane >= 1) ? s89 : r87);
+                int sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                int s92 = (sh91 + r90);
+                int r93 = ((lane >= 2) ? s92 : r90);
+                int sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                int s95 = (sh94 + r93);
+                int r96 = ((lane >= 4) ? s95 : r93);
+                int sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                int s98 = (sh97 + r96);
+                int r99 = ((lane >= 8) ? s98 : r96);
+                int sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                int s101 = (sh100 + r99);
+                int r102 = ((lane >= 16) ? s101 : r99);
                 {
-                    s87[(lane + 32 * w88)] = r106;
+                    s82[(lane + 32 * w83)] = r102;
                 }
             }
-            int acc107 = 0;
+            int acc103 = 0;
             __syncthreads();
-            for (patc_int i108 = 0; i108 < 4; i108 += 1) {
-                acc107 = (acc107 + s87[(32 * i108 + 31)]);
+            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                acc103 = (acc103 + s82[(32 * i104 + 31)]);
             }
-            int pre110 = carry109;
-            int nxt111 = (pre110 + acc107);
-            carry109 = nxt111;
-            int v112 = (v78 + pre110);
+            int pre106 = carry105;
+            int nxt107 = (pre106 + acc103);
+            carry105 = nxt107;
+            int v108 = (v77 + pre106);
             {
-                const patc_int t114 = threadIdx.x;
-                int acc115 = 0;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    int s117 = (acc115 + s87[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                const patc_int t110 = threadIdx.x;
+                int acc111 = 0;
+                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
+                    int s113 = (acc111 + s82[(32 * i112 + 31)]);
+                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                int s119 = (acc115 + s87[ix118]);
-                int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                int ix114 = max(0, (((int)t110) - 1));
+                int s115 = (acc111 + s82[ix114]);
+                int v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
+                int v117 = (v108 + v116);
+                int acc118 = v117;
+                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
+                    s109[(25 * t110 + i119)] = acc118;
+                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t120 = threadIdx.x;
                 for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    s113[(25 * t114 + i121)] = ((v112 + v120) + ((i121 < 1) ? 0 : s83[(25 * t114 + i121 - 1)]));
-                }
-            }
-            __syncthreads();
-            {
-                const patc_int t122 = threadIdx.x;
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    if (((3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123) < n)) {
-                        out[(3200 * b77 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i79 + t122 + 128 * i123)] = s113[(t122 + 128 * i123)];
+                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
+                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
                     }
                 }
             }

@@ -12,7 +12,7 @@ typedef long long patc_int;
  *   output:          out: n.f32 (n x float)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (n, 1, 1) blocks
- *   shared memory:   6144 bytes
+ *   shared memory:   6656 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where 4096 * n + 5120 < 2^31), else long long
  */
@@ -23,12 +23,12 @@ extern "C" __global__ void __launch_bounds__(1024) reduceBlockTree(float *__rest
     float *s9 = (float *)(patc_smem + 4096);
     float *s8 = (float *)(patc_smem + 0);
     float *s7 = (float *)(patc_smem + 1024);
-    float *s6 = (float *)(patc_smem + 0);
-    float *s5 = (float *)(patc_smem + 256);
-    float *s4 = (float *)(patc_smem + 0);
-    float *s3 = (float *)(patc_smem + 64);
-    float *s2 = (float *)(patc_smem + 0);
-    float *s1 = (float *)(patc_smem + 16);
+    float *s6 = (float *)(patc_smem + 6144);
+    float *s5 = (float *)(patc_smem + 6400);
+    float *s4 = (float *)(patc_smem + 6528);
+    float *s3 = (float *)(patc_smem + 6592);
+    float *s2 = (float *)(patc_smem + 6624);
+    float *s1 = (float *)(patc_smem + 6640);
     {
         const patc_int b0 = blockIdx.x;
         {
