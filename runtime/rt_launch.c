@@ -8,6 +8,7 @@
 
 /* ---------------------------------------------------------------- launches */
 
+/* Leaves L empty, so freeing it twice is harmless (a failed prepare frees its part) */
 void rt_launch_free(RtLaunch *L)
 {
     free(L->pcfg);
@@ -16,6 +17,7 @@ void rt_launch_free(RtLaunch *L)
     free(L->ptrs);
     free(L->natv);
     free(L->natv32);
+    memset(L, 0, sizeof *L);
 }
 
 /* Overrides: grid freely; block only when the code does not assume its block size;
@@ -117,7 +119,7 @@ static patc_status need_plain(patc_kernel *k, const char *fn)
 /* Check everything and build the argument array (out0.., in0.., scratch0.., nat0..):
  * a buffer's device pointer, or for a scalar parameter its value, copied into the
  * launch (so the caller's memory may change after the call). */
-static patc_status prepare(patc_kernel *k, const long long *nats, const patc_arg *inputs, patc_buffer *const *outputs,
+static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_arg *inputs, patc_buffer *const *outputs,
                            const patc_launch_config *cfg, RtLaunch *L)
 {
     patc_ctx *c = k->prog->ctx;
@@ -187,10 +189,7 @@ static patc_status prepare(patc_kernel *k, const long long *nats, const patc_arg
     L->ptrs = calloc((size_t)np, sizeof *L->ptrs);
     L->natv = calloc((size_t)(nn ? nn : 1), sizeof *L->natv);
     L->natv32 = calloc((size_t)(nn ? nn : 1), sizeof *L->natv32);
-    if (!L->args || !L->ptrs || !L->natv || !L->natv32) {
-        rt_launch_free(L);
-        return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-    }
+    if (!L->args || !L->ptrs || !L->natv || !L->natv32) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int j = 0; j < no; j++) {
         L->ptrs[j] = outputs[j]->ptr;
         L->args[j] = &L->ptrs[j];
@@ -214,6 +213,15 @@ static patc_status prepare(patc_kernel *k, const long long *nats, const patc_arg
     }
     L->empty = !L->cfg.grid[0] || !L->cfg.grid[1] || !L->cfg.grid[2];
     return PATC_OK;
+}
+
+/* prepare_, and on failure nothing left allocated in L */
+static patc_status prepare(patc_kernel *k, const long long *nats, const patc_arg *inputs, patc_buffer *const *outputs,
+                           const patc_launch_config *cfg, RtLaunch *L)
+{
+    patc_status s = prepare_(k, nats, inputs, outputs, cfg, L);
+    if (s != PATC_OK) rt_launch_free(L);
+    return s;
 }
 
 patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,

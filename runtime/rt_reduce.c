@@ -196,7 +196,6 @@ int rt_plan_single(patc_kernel *k, const long long *nats, patc_buffer *input, pa
     p->k = k;
     p->ch.len_nat = -1;
     if ((s = rt_prepare(k, nats, &input, output, NULL, &p->ch.pass[0])) != PATC_OK) {
-        rt_launch_free(&p->ch.pass[0]);
         rt_plan_close(p);
         return s;
     }
