@@ -511,7 +511,7 @@ void loops_specialise(Arena *a, Diag *d, Kernel *k);                            
 void smem_layout(Arena *a, Diag *d, Kernel *k);                                         /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
 void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
-void width_unify(Arena *a, Kernel *k);   /* width.c: one index type for all launches of k */
+void width_unify(Kernel *k);           /* width.c: one index type for all launches of k */
 void kernel_set_role(Kernel *k);                                                        /* role.c */
 
 /* Shared memory per block, in bytes (smem.c). A kernel gets SMEM_DEFAULT_MAX without

@@ -82,7 +82,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             if (opt->dump.barrier) dump_kernel(opt, "barrier", s);
             width_decide(a, s);
         }
-        width_unify(a, k);
+        width_unify(k);
         kernel_set_role(k);
         c->kernels[c->nkernels++] = k;
     }

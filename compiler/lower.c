@@ -171,6 +171,22 @@ Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, S
     return b;
 }
 
+View *lw_mem_view(Lw *w, Type *ty, Buffer *b)
+{
+    View *v = lw_view(w, V_MEM, ty, NULL);
+    v->buf = b;
+    v->base = nat_cst(w->a, 0);
+    return v;
+}
+
+Acc *lw_mem_acc(Lw *w, Type *ty, Buffer *b)
+{
+    Acc *c = lw_acceptor(w, W_MEM, ty, NULL);
+    c->buf = b;
+    c->base = nat_cst(w->a, 0);
+    return c;
+}
+
 /* A global buffer the runtime allocates for the kernel (zeroed once, passed after the
  * inputs): registered with the kernel the launch being lowered belongs to, since all
  * of a kernel's launches take the same parameters. */
@@ -186,17 +202,25 @@ Buffer *lw_scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count)
     return b;
 }
 
+/* A private scalar and its declaration, for the caller to place (lw_materialise emits
+ * it where it is; a carried prefix declares it before its loop) */
+Stmt *lw_scalar_decl(Lw *w, const char *prefix, ScalarKind sk, X *init, Buffer **b)
+{
+    *b = lw_new_buffer(w, prefix, AS_PRIVATE, sk, nat_cst(w->a, 1));
+    (*b)->scalar = true;
+    Stmt *s = lw_snew(w, S_DECL);
+    s->decl.buf = *b;
+    s->decl.init = init;
+    return s;
+}
+
 /* A private scalar initialised with x: the value is computed once, here. */
 X *lw_materialise(Lw *w, X *x, const char *prefix)
 {
     if (x->kind == X_LIT || x->kind == X_NAT) return x;
     if (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar) return x;
-    Buffer *b = lw_new_buffer(w, prefix, AS_PRIVATE, x->sk, nat_cst(w->a, 1));
-    b->scalar = true;
-    Stmt *s = lw_snew(w, S_DECL);
-    s->decl.buf = b;
-    s->decl.init = x;
-    lw_emit(w, s);
+    Buffer *b;
+    lw_emit(w, lw_scalar_decl(w, prefix, x->sk, x, &b));
     return lw_xload(w, b, nat_cst(w->a, 0));
 }
 
@@ -365,9 +389,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         s->vload.fallback = xs;
         lw_emit(w, s);
     }
-    View *r = lw_view(w, V_MEM, v->ty->arr.elem, NULL);
-    r->buf = vb;
-    r->base = nat_cst(a, 0);
+    View *r = lw_mem_view(w, v->ty->arr.elem, vb);
     return lw_array(w, r);
 }
 
@@ -930,9 +952,7 @@ static Acc *next_output(Lw *w, const Type *t, bool several)
     out->param = -1;
     out->id = arena_next_id(w->a);
     k->outs[k->nouts++] = out;
-    Acc *c = lw_acceptor(w, W_MEM, t->kind == T_ARRAY ? (Type *)t : ty_array(w->a, nat_cst(w->a, 1), (Type *)t), NULL);
-    c->buf = out;
-    c->base = nat_cst(w->a, 0);
+    Acc *c = lw_mem_acc(w, t->kind == T_ARRAY ? (Type *)t : ty_array(w->a, nat_cst(w->a, 1), (Type *)t), out);
     return c;
 }
 
@@ -1026,14 +1046,10 @@ static Expr *lower_launches(Lw *w, Expr *e)
             w->k = s;
             w->cur = s->body;
             Buffer *g = lw_scratch_buffer(w, "glob", lw_sk_of(in), cnt);
-            Acc *c = lw_acceptor(w, W_MEM, x->ty, NULL);
-            c->buf = g;
-            c->base = nat_cst(a, 0);
+            Acc *c = lw_mem_acc(w, x->ty, g);
             lw_lower_acc(w, x, c);
             w->k = k;
-            View *gv = lw_view(w, V_MEM, x->ty, NULL);
-            gv->buf = g;
-            gv->base = nat_cst(a, 0);
+            View *gv = lw_mem_view(w, x->ty, g);
             lw_bind(w, e->let.x, lw_array(w, gv));
             continue;
         }
@@ -1078,9 +1094,7 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
         k->inputs[i] = b;
         if (kd->params[i]->ty->kind == T_ARRAY) {
             w.at = kd->params[i]->sp;
-            View *v = lw_view(&w, V_MEM, kd->params[i]->ty, NULL);
-            v->buf = b;
-            v->base = nat_cst(a, 0);
+            View *v = lw_mem_view(&w, kd->params[i]->ty, b);
             lw_bind(&w, kd->params[i], lw_array(&w, v));
         } else {
             b->scalar = true; /* passed by value */

@@ -241,9 +241,8 @@ void width_decide(Arena *a, Kernel *k)
  * index type: so every launch gets the widest width among them (IW_32 < IW_LAUNCH <
  * IW_64). An IW_32 launch made IW_LAUNCH keeps its bound; the runtime takes the 64-bit
  * build when any launch needs it. */
-void width_unify(Arena *a, Kernel *k)
+void width_unify(Kernel *k)
 {
-    (void)a;
     IndexWidth iw = k->iw;
     for (int i = 0; i < k->npre; i++)
         if (k->pre[i]->iw == IW_64 || (k->pre[i]->iw == IW_LAUNCH && iw == IW_32)) iw = k->pre[i]->iw;

@@ -213,12 +213,8 @@ static void eval_map(IpCtx *c, const Code *e, IpVal *res)
  * its initial value where the loop starts. */
 static Buffer *scalar_acc(Lw *w, ScalarKind sk, X *init)
 {
-    Buffer *accb = lw_new_buffer(w, "acc", AS_PRIVATE, sk, nat_cst(w->a, 1));
-    accb->scalar = true;
-    Stmt *d = lw_snew(w, S_DECL);
-    d->decl.buf = accb;
-    d->decl.init = init;
-    lw_emit(w, d);
+    Buffer *accb;
+    lw_emit(w, lw_scalar_decl(w, "acc", sk, init, &accb));
     return accb;
 }
 
@@ -337,13 +333,9 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
     Stmt *d = lw_snew(w, S_DECL);
     d->decl.buf = accb;
     lw_emit(w, d);
-    Acc *ca = lw_acceptor(w, W_MEM, e->ty, NULL);
-    ca->buf = accb;
-    ca->base = nat_cst(a, 0);
+    Acc *ca = lw_mem_acc(w, e->ty, accb);
     copy_unrolled(w, init, ca, arg[1]->sp);
-    View *av = lw_view(w, V_MEM, e->ty, NULL);
-    av->buf = accb;
-    av->base = nat_cst(a, 0);
+    View *av = lw_mem_view(w, e->ty, accb);
     LwVal *xs = lw_lower_exp(w, arg[2]);
     NatVar *iv;
     Stmt *saved;
@@ -360,13 +352,9 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
         Stmt *td = lw_snew(w, S_DECL);
         td->decl.buf = tb;
         lw_emit(w, td);
-        Acc *ct = lw_acceptor(w, W_MEM, e->ty, NULL);
-        ct->buf = tb;
-        ct->base = nat_cst(a, 0);
+        Acc *ct = lw_mem_acc(w, e->ty, tb);
         lw_lower_acc(w, body, ct);
-        View *tv = lw_view(w, V_MEM, e->ty, NULL);
-        tv->buf = tb;
-        tv->base = nat_cst(a, 0);
+        View *tv = lw_mem_view(w, e->ty, tb);
         copy_unrolled(w, lw_array(w, tv), ca, e->sp);
     }
     lw_close_loop(w, s, saved);

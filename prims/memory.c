@@ -43,13 +43,9 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
     Stmt *d = lw_snew(w, S_DECL);
     d->decl.buf = b;
     lw_emit(w, d);
-    Acc *c0 = lw_acceptor(w, W_MEM, arg[0]->ty, NULL);
-    c0->buf = b;
-    c0->base = nat_cst(a, 0);
+    Acc *c0 = lw_mem_acc(w, arg[0]->ty, b);
     lw_lower_acc(w, arg[0], c0);
-    v = lw_view(w, V_MEM, arg[0]->ty, NULL);
-    v->buf = b;
-    v->base = nat_cst(a, 0);
+    v = lw_mem_view(w, arg[0]->ty, b);
     return lw_array(w, v);
 }
 
@@ -68,15 +64,11 @@ static LwVal *lower_to_shared(Lw *w, Expr *e)
     if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
     Buffer *b = lw_shared_buffer(w, "s", lw_sk_of(in), cnt, e->sp);
     Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
-    Acc *c0 = lw_acceptor(w, W_MEM, aty, NULL);
-    c0->buf = b;
-    c0->base = nat_cst(a, 0);
+    Acc *c0 = lw_mem_acc(w, aty, b);
     if (arg[0]->ty->kind == T_ARRAY) lw_lower_acc(w, arg[0], c0);
     else lw_store(w, b, nat_cst(a, 0), lw_lower_exp(w, arg[0])->x);
     if (arg[0]->ty->kind != T_ARRAY) return lw_scalar(w, lw_xload(w, b, nat_cst(a, 0)));
-    v = lw_view(w, V_MEM, arg[0]->ty, NULL);
-    v->buf = b;
-    v->base = nat_cst(a, 0);
+    v = lw_mem_view(w, arg[0]->ty, b);
     return lw_array(w, v);
 }
 

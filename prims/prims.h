@@ -194,6 +194,11 @@ Stmt *lw_snew(Lw *w, StmtKind k);
 void lw_emit(Lw *w, Stmt *s);
 Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count);
 Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, Span sp);
+/* Buffer b read (a view) or written (an acceptor) as row-major storage of ty from element 0 */
+View *lw_mem_view(Lw *w, Type *ty, Buffer *b);
+Acc *lw_mem_acc(Lw *w, Type *ty, Buffer *b);
+/* A private scalar variable (*b) and its declaration with init, not emitted */
+Stmt *lw_scalar_decl(Lw *w, const char *prefix, ScalarKind sk, X *init, Buffer **b);
 /* A global scratch buffer of the kernel (every launch of it takes the same ones) */
 Buffer *lw_scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count);
 X *lw_materialise(Lw *w, X *x, const char *prefix);

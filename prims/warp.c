@@ -180,9 +180,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     part->coherent = !part->flagged;
     Buffer *ticket = part->flagged ? NULL : lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     w->k->ticket = ticket;
-    Acc *c0 = lw_acceptor(w, W_MEM, ys->ty, NULL);
-    c0->buf = part;
-    c0->base = nat_cst(a, 0);
+    Acc *c0 = lw_mem_acc(w, ys->ty, part);
     lw_lower_acc(w, ys, c0);
     Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur;
     s->last.ticket = ticket;
@@ -191,9 +189,7 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     lw_emit(w, s);
     w->cur = s->last.body;
     w->lv[w->ndepth++] = LVL_BLOCK;
-    View *pv = lw_view(w, V_MEM, ys->ty, NULL);
-    pv->buf = part;
-    pv->base = nat_cst(a, 0);
+    View *pv = lw_mem_view(w, ys->ty, part);
     lw_bind(w, f->lam.param, lw_array(w, pv));
     lw_lower_acc(w, f->lam.body, c);
     w->ndepth--;
@@ -300,29 +296,17 @@ static LwVal *lower_carry(Lw *w, Expr *e)
     if (before->seq.n)
         diag_error(w->d, arg[1]->sp, "lookback in a mapSeq: the neutral element must be a constant or a value "
                    "known before the loop");
-    Buffer *carry[2];
+    /* the carry is declared before the loop, which is the last statement of its list so
+     * far; the iteration's prefix is a copy, since the carry moves on below */
+    Buffer *carry[2], *pre[2];
     Stmt *par = w->seq_parent;
+    if (!par->seq.n || par->seq.items[par->seq.n - 1] != lp) die("lookback: the mapSeq's loop is not last");
+    par->seq.n--;
     for (int i = 0; i < n; i++) {
-        carry[i] = lw_new_buffer(w, "carry", AS_PRIVATE, xs[i]->sk, nat_cst(a, 1));
-        carry[i]->scalar = true;
-        Stmt *d = lw_snew(w, S_DECL);
-        d->decl.buf = carry[i];
-        d->decl.init = is[i];
-        /* before the loop, which is the last statement of its list so far */
-        if (!par->seq.n || par->seq.items[par->seq.n - 1] != lp) die("lookback: the mapSeq's loop is not last");
-        par->seq.items[par->seq.n - 1] = d;
-        stmt_append(a, par, lp);
+        stmt_append(a, par, lw_scalar_decl(w, "carry", xs[i]->sk, is[i], &carry[i]));
+        lw_emit(w, lw_scalar_decl(w, "pre", xs[i]->sk, lw_xload(w, carry[i], nat_cst(a, 0)), &pre[i]));
     }
-    /* the prefix before this iteration: a copy, since the carry moves on below */
-    Buffer *pre[2];
-    for (int i = 0; i < n; i++) {
-        pre[i] = lw_new_buffer(w, "pre", AS_PRIVATE, xs[i]->sk, nat_cst(a, 1));
-        pre[i]->scalar = true;
-        Stmt *d = lw_snew(w, S_DECL);
-        d->decl.buf = pre[i];
-        d->decl.init = lw_xload(w, carry[i], nat_cst(a, 0));
-        lw_emit(w, d);
-    }
+    stmt_append(a, par, lp);
     LwVal *res = leaves_val(w, pre, n);
     Expr *f = arg[0];
     lw_bind(w, f->lam.param, res);
