@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
         {"patc_excl_i32", [&](long long n) { PK(patc_scan_enqueue(sei, piin, piout, n, s)); }},
     };
     std::vector<patc_scan *> xs; // per extra: incl f32, excl i32
+    const size_t nbase = impls.size(); // the extras' implementations follow
     for (auto &x : extras) {
         patc_scan *a, *b;
         PK(patc_scan_create(ctx, x.rise.c_str(), "inclSumF32", x.tuning.c_str(), &a));
@@ -133,7 +134,7 @@ int main(int argc, char **argv) {
                             : ((int *)got.data())[i] == ((int *)want.data())[i];
                 bad += !ok;
             }
-            const char *nm = k < 4 ? impls[2 + 2 * k].name.c_str() : impls[9 + (k - 4)].name.c_str();
+            const char *nm = k < 4 ? impls[2 + 2 * k].name.c_str() : impls[nbase + (k - 4)].name.c_str();
             if (bad) { printf("WRONG %s n=%lld: %lld elements differ from CUB\n", nm, n, bad); wrong++; }
         }
         std::vector<std::vector<float>> alone(impls.size(), std::vector<float>(REPS)), queued = alone;

@@ -464,11 +464,13 @@ START_TEST(carried_lookback)
                        "|> fun(p => s |> mapThreads(fun(x => x + p))))))) |> join)) |> join))");
     EXPECT_OK(t);
     char *cu = tc_cuda(t);
+    /* declared with init before the mapSeq's loop (the first for: the block's is straight
+     * line), copied at each iteration before it moves on, and the copy is what is added */
     const char *d = strstr(cu, "int carry"), *f = strstr(cu, "for (");
-    ck_assert_msg(d && f && d < strstr(f + 1, "for ("), "%s", cu);
-    ck_assert_msg(strstr(cu, "= 7;") != NULL, "%s", cu);
+    ck_assert_msg(d && f && d < f && !strncmp(strchr(d, '='), "= 7;", 4), "%s", cu);
     const char *pre = strstr(cu, "int pre"), *upd = strstr(cu, " = nxt");
-    ck_assert_msg(pre && upd && pre < upd, "%s", cu);
+    ck_assert_msg(pre && upd && f < pre && pre < upd, "%s", cu);
+    ck_assert_msg(strstr(upd, "+ pre") != NULL, "%s", cu);
     free(cu);
     tc_free(t);
     t = tc_compile("kernel k = nFun(n => fun((64*n).i32)(xs => xs |> split(64) |> mapBlock(fun(r => r |> split(32) "
