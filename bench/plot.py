@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """plot.py RESULTS_CSV PLOT_PNG: log-log time vs n, one line per impl, one subplot per workload.
-The dashed line is the time to read n*sizeof(T) bytes at the measured copy bandwidth."""
+The dashed line is the time to read n*sizeof(T) bytes at the measured copy bandwidth.
+plot.py --scan SCAN_CSV PNG and plot.py --select SELECT_CSV PNG: scan_bench's and select_bench's CSV."""
 import csv
 import sys
 
@@ -29,6 +30,47 @@ if sys.argv[1] == "--scan":
     bx.axhline(1.0, color="gray", linewidth=0.8)
     bx.set_xscale("log", base=2); bx.set_xlabel("n"); bx.set_ylabel("CUB time / patc time (alone)")
     bx.legend(fontsize=7); bx.set_title("speed-up over CUB DeviceScan")
+    fig.tight_layout()
+    fig.savefig(sys.argv[3], dpi=110)
+    sys.exit(0)
+
+if sys.argv[1] == "--select":
+    # select_bench's CSV: per type, time (alone) against n at 50% selected for every
+    # implementation, and CUB / patc for filter and partition at each selectivity
+    rows = list(csv.DictReader(open(sys.argv[2])))
+    types = []
+    for r in rows:
+        if r["type"] not in types:
+            types.append(r["type"])
+    fig, axes = plt.subplots(len(types), 2, figsize=(13, 5 * len(types)), squeeze=False)
+    t = {(r["impl"], r["type"], int(r["selectivity"]), int(r["n"])): r for r in rows}
+    sels = sorted({int(r["selectivity"]) for r in rows})
+    for (ax, bx), ty in zip(axes, types):
+        sel = 50 if 50 in sels else sels[len(sels) // 2]
+        impls = []
+        for r in rows:
+            if r["type"] == ty and r["impl"] not in impls:
+                impls.append(r["impl"])
+        for im in impls:
+            pts = sorted((n, float(r["alone_us"]), r["correct"] == "true")
+                         for (i, y, s, n), r in t.items() if i == im and y == ty and s == sel)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=im,
+                    linestyle="--" if im == "copy" else "-")
+            bad = [p for p in pts if not p[2]]
+            if bad:
+                ax.plot([p[0] for p in bad], [p[1] for p in bad], "rx", ms=9)
+        ax.set_xscale("log", base=2); ax.set_yscale("log")
+        ax.set_xlabel("n"); ax.set_ylabel("median us (alone)"); ax.legend(fontsize=7)
+        ax.set_title("%s, %d%% selected (red x = differs from CUB)" % (ty, sel))
+        for op, cub, patc, style in (("filter", "cub_select", "patc_filter", "-"),
+                                     ("partition", "cub_partition", "patc_partition", "--")):
+            for s in sels:
+                ns = sorted(n for (i, y, s2, n) in t if i == patc and y == ty and s2 == s and (cub, ty, s, n) in t)
+                bx.plot(ns, [float(t[(cub, ty, s, n)]["alone_us"]) / float(t[(patc, ty, s, n)]["alone_us"]) for n in ns],
+                        marker="o", ms=3, linestyle=style, label="%s %d%%" % (op, s))
+        bx.axhline(1.0, color="gray", linewidth=0.8)
+        bx.set_xscale("log", base=2); bx.set_xlabel("n"); bx.set_ylabel("CUB time / patc time (alone)")
+        bx.legend(fontsize=7); bx.set_title("%s: speed-up over CUB DeviceSelect / DevicePartition" % ty)
     fig.tight_layout()
     fig.savefig(sys.argv[3], dpi=110)
     sys.exit(0)

@@ -12,9 +12,14 @@
 #      a copy, with the row scan (examples/scan_rows.rise) and Blelloch's
 #      (examples/scan_blelloch.rise) as information (OUTDIR/scan_tuning.conf, scan.txt,
 #      scan.csv, scan.png);
-#   6. plot.py: OUTDIR/plot.png.
+#   6. select_bench: patc's filter and partition (examples/filter.rise, partition.rise)
+#      against CUB DeviceSelect::If / DevicePartition::If and a copy, f32 and i32, 1%, 50%
+#      and 99% selected (OUTDIR/select.txt, select.csv, select.md, select.png); the tile
+#      shapes from $SELECT_TUNING when set (lines "KERNEL N_MIN N_MAX 1 nt=.. ipt=.."),
+#      else nt=128 ipt=16;
+#   7. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
-# BENCH_ONLY=scan runs step 5 alone, BENCH_ONLY=matmul step 4.
+# BENCH_ONLY=scan runs step 5 alone, BENCH_ONLY=matmul step 4, BENCH_ONLY=select step 6.
 # OUTDIR defaults to bench/results/<YYYY-MM-DD>-<gpu-name-slug>.
 # Env: CUDA_HOME (default: from nvcc on PATH, else /usr/local/cuda), BENCH_BUILD (bench
 # build dir), PATC_BUILD (patc's CMake build dir with cli/patc and runtime/libpatrt.so;
@@ -62,6 +67,21 @@ if [ "${BENCH_ONLY:-}" = scan ]; then
     scan_bench
     exit $?
 fi
+select_bench() {
+    echo "== select: patc's examples/filter.rise and partition.rise beside CUB DeviceSelect / DevicePartition"
+    "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" -o "$BUILD/select_bench" "$HERE/select_bench.cu" \
+        -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "select build failed"; return 3; }
+    local tuning=${SELECT_TUNING:--}
+    "$BUILD/select_bench" "$OUTDIR" "$ROOT/examples/filter.rise" "$ROOT/examples/partition.rise" "$tuning" 2>&1 | tee "$OUTDIR/select.txt"
+    local r=${PIPESTATUS[0]}
+    echo "select: $NVCC -O3 -arch=sm_90 -std=c++17 select_bench.cu -lpatrt; $BUILD/select_bench $OUTDIR examples/filter.rise examples/partition.rise $tuning (exit $r)" >> "$OUTDIR/command.txt"
+    python3 "$HERE/plot.py" --select "$OUTDIR/select.csv" "$OUTDIR/select.png" || echo "select plot failed"
+    return $r
+}
+if [ "${BENCH_ONLY:-}" = select ]; then
+    select_bench
+    exit $?
+fi
 matmul_bench() {
     echo "== matmul: patc's examples/matmul_tiled.rise beside cuBLAS SGEMM"
     "$NVCC" -O3 -arch=sm_90 -std=c++17 -I"$ROOT/runtime" -o "$BUILD/matmul_bench" "$HERE/matmul_bench.cu" \
@@ -104,6 +124,7 @@ rc=${PIPESTATUS[0]}
 
 matmul_bench || rc=3
 scan_bench || rc=3
+select_bench || rc=3
 
 echo "== plot"
 python3 "$HERE/plot.py" "$OUTDIR/results.csv" "$OUTDIR/plot.png" || echo "plot failed (matplotlib missing?)"
