@@ -32,10 +32,6 @@
 #include <string>
 #include <vector>
 #include "patc.h"
-// TEMPORARY, until the compactTo/partitionTo commit lands on main (then removed)
-extern "C" patc_status patc_launch_args_enqueue(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,
-                                                patc_buffer *const *outputs, const patc_launch_config *cfg);
-extern "C" int patc_kernel_output_count_of(const patc_kernel *k, int j);
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 #define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
@@ -126,8 +122,9 @@ static std::map<std::string, patc_program *> programs; // file + " " + defs -> p
 
 // The kernel `name` of `file` compiled with the -D values its tuning line gives for n,
 // checked to have the interface the benchmark launches: (t by value, xs) -> (count, elements),
-// the count being the valid length of the elements, and no nat left but n.
-static patc_kernel *kernel_for(const char *file, const char *name, patc_type ty, long long n) {
+// no nat left but n, and for a filter (filter = true) the count being the valid length of the
+// elements (a partition writes all n: its count says where the others start).
+static patc_kernel *kernel_for(const char *file, const char *name, patc_type ty, bool filter, long long n) {
     auto d = defs_for(name, n);
     std::string key = std::string(file) + " " + defs_text(d);
     patc_program *&prog = programs[key];
@@ -143,16 +140,17 @@ static patc_kernel *kernel_for(const char *file, const char *name, patc_type ty,
     size_t b;
     bool ok = patc_kernel_num_nats(k) == 1 && strcmp(patc_kernel_nat_name(k, 0), "n") == 0 &&
               patc_kernel_num_inputs(k) == 2 && patc_kernel_input_by_value(k, 0) == 1 &&
-              patc_kernel_num_outputs(k) == 2 && patc_kernel_output_count_of(k, 1) == 0;
+              patc_kernel_num_outputs(k) == 2 && patc_kernel_output_count_of(k, 1) == (filter ? 0 : -1);
     if (ok) {
         PK(patc_kernel_output_info_at(k, 0, &n, &t0, &c0, &b));
         PK(patc_kernel_output_info_at(k, 1, &n, &t1, &c1, &b));
-        ok = t0 == PATC_U32 && c0 == 1 && t1 == ty && c1 == n;
+        ok = (t0 == PATC_U32 || t0 == PATC_I32) && c0 == 1 && t1 == ty && c1 == n;
     }
     if (!ok) {
         printf("%s %s (%s): not the interface select_bench launches: want nat n alone (the others fixed by the "
-               "tuning file's -D values), inputs (t by value, %s array of n), outputs (u32 count, %s array of n "
-               "whose length it is)\n", file, name, key.c_str(), patc_type_name(ty), patc_type_name(ty));
+               "tuning file's -D values), inputs (t by value, %s array of n), outputs (a 32-bit count, %s array of n "
+               "%s)\n", file, name, key.c_str(), patc_type_name(ty), patc_type_name(ty),
+               filter ? "whose valid length it is" : "all written");
         exit(2);
     }
     return k;
@@ -330,18 +328,18 @@ int main(int argc, char **argv) {
     }
     // every variant is compiled before the first timing (and a wrong interface found early)
     for (long long n : sizes) {
-        kernel_for(frise, "filterGtF32", PATC_F32, n); kernel_for(frise, "filterGtI32", PATC_I32, n);
-        kernel_for(prise, "partitionGtF32", PATC_F32, n); kernel_for(prise, "partitionGtI32", PATC_I32, n);
+        kernel_for(frise, "filterGtF32", PATC_F32, true, n); kernel_for(frise, "filterGtI32", PATC_I32, true, n);
+        kernel_for(prise, "partitionGtF32", PATC_F32, false, n); kernel_for(prise, "partitionGtI32", PATC_I32, false, n);
     }
     const int sels[3] = {1, 50, 99};
     for (long long n : sizes) {
         for (int si = 0; si < 3; si++) {
             // x > t selects the share sel of a uniform input: t = 1 - sel/100 of the range
             double q = 1.0 - sels[si] / 100.0;
-            group<float, GtF32>("f32", sels[si], fin, (float)q, pfin, kernel_for(frise, "filterGtF32", PATC_F32, n),
-                                kernel_for(prise, "partitionGtF32", PATC_F32, n), n);
-            group<int, GtI32>("i32", sels[si], iin, (int)(q * (1 << 30)), piin, kernel_for(frise, "filterGtI32", PATC_I32, n),
-                              kernel_for(prise, "partitionGtI32", PATC_I32, n), n);
+            group<float, GtF32>("f32", sels[si], fin, (float)q, pfin, kernel_for(frise, "filterGtF32", PATC_F32, true, n),
+                                kernel_for(prise, "partitionGtF32", PATC_F32, false, n), n);
+            group<int, GtI32>("i32", sels[si], iin, (int)(q * (1 << 30)), piin, kernel_for(frise, "filterGtI32", PATC_I32, true, n),
+                              kernel_for(prise, "partitionGtI32", PATC_I32, false, n), n);
         }
     }
     std::string csvp = std::string(outdir) + "/select.csv";
