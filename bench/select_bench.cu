@@ -170,8 +170,9 @@ static int wrong = 0;
 struct Row { std::string impl, type; int sel; long long n, m; float alone, queued, copy; bool ok; };
 static std::vector<Row> rows;
 
-// Runs CUB's and patc's version of one operation on poisoned outputs and compares them.
-// `len(m)` is how many elements must agree: m for a filter, n for a partition.
+// Runs CUB's and patc's version of one operation on poisoned outputs and compares them: the
+// counts, then the elements, all n of them for a partition (whole), the first m for a filter
+// (patc leaves the rest unwritten). *m_out receives CUB's count.
 static bool check(const char *what, const char *ty, int sel, long long n, const std::function<void()> &cub,
                   const std::function<void()> &patc, bool whole, long long *m_out) {
     CK(cudaMemsetAsync(dpo, 0xff, n * 4, s)); CK(cudaMemsetAsync(dco, 0xee, n * 4, s));
