@@ -23,7 +23,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   8720 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, max(n + 2048 * ((n + 2046) / 2048) + 4113, 2048 * ((n + 2046) / 2048) + 4224)) < 2^31), else long long
+ *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
             unsigned int v6 = ((unsigned int)0);
             unsigned int acc7 = ((unsigned int)0);
             for (patc_int i8 = 0; i8 < 16; i8 += 1) {
-                acc7 = (acc7 + ((unsigned int)(s1[(16 * lane + 512 * w5 + i8)] > t)));
+                acc7 = (acc7 + ((unsigned int)(s1[(lane + 512 * w5 + 32 * i8)] > t)));
             }
             unsigned int s9 = (v6 + acc7);
             unsigned int r10 = ((lane == 0) ? s9 : acc7);
@@ -142,30 +142,50 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
         __syncthreads();
         unsigned int v33 = lb28[0];
         {
-            const patc_int t34 = threadIdx.x;
+            const patc_int w34 = warp;
             unsigned int acc35 = ((unsigned int)0);
             for (patc_int i36 = 0; i36 < 4; i36 += 1) {
                 unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
+                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
             }
-            int ix38 = max(0, (((int)t34) - 1));
-            unsigned int s39 = (acc35 + s4[ix38]);
-            unsigned int v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
-            float acc41 = s1[(16 * t34)];
-            unsigned int acc42 = (v33 + v40);
-            bool acc43 = false;
-            for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                float nx45 = s1[(16 * t34 + i44)];
-                unsigned int nx46 = (acc42 + ((unsigned int)acc43));
-                bool nx47 = (s1[(16 * t34 + i44)] > t);
-                acc43 = nx47;
-                acc42 = nx46;
-                acc41 = nx45;
-                if (((2048 * b0 + 16 * t34 + i44) < n)) {
-                    long long ix48 = ((long long)(acc43 ? acc42 : (((unsigned int)(n - 2048 * b0 - 16 * t34 - i44 - 1)) + acc42)));
-                    out1[ix48] = acc41;
-                    if (((2048 * b0 + 16 * t34 + i44) == (n - 1))) {
-                        out0[0] = (acc42 + ((unsigned int)acc43));
+            unsigned int carry59 = (v33 + acc35);
+            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
+                unsigned int v39 = ((unsigned int)0);
+                unsigned int r40 = ((unsigned int)(s1[(lane + 512 * w34 + 32 * i38)] > t));
+                unsigned int s41 = (v39 + r40);
+                unsigned int r42 = ((lane == 0) ? s41 : r40);
+                unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 1);
+                unsigned int s44 = (sh43 + r42);
+                unsigned int r45 = ((lane >= 1) ? s44 : r42);
+                unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 2);
+                unsigned int s47 = (sh46 + r45);
+                unsigned int r48 = ((lane >= 2) ? s47 : r45);
+                unsigned int sh49 = __shfl_up_sync(0xffffffffu, r48, 4);
+                unsigned int s50 = (sh49 + r48);
+                unsigned int r51 = ((lane >= 4) ? s50 : r48);
+                unsigned int sh52 = __shfl_up_sync(0xffffffffu, r51, 8);
+                unsigned int s53 = (sh52 + r51);
+                unsigned int r54 = ((lane >= 8) ? s53 : r51);
+                unsigned int sh55 = __shfl_up_sync(0xffffffffu, r54, 16);
+                unsigned int s56 = (sh55 + r54);
+                unsigned int r57 = ((lane >= 16) ? s56 : r54);
+                unsigned int sh58 = __shfl_sync(0xffffffffu, r57, 31);
+                unsigned int pre60 = carry59;
+                unsigned int nxt61 = (pre60 + sh58);
+                carry59 = nxt61;
+                {
+                    const patc_int l62 = lane;
+                    unsigned int sh63 = __shfl_sync(0xffffffffu, r57, l62);
+                    float v64 = s1[(512 * w34 + 32 * i38 + l62)];
+                    unsigned int v65 = ((unsigned int)(v64 > t));
+                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) < n)) {
+                        bool sel66 = (v65 > ((unsigned int)0));
+                        unsigned int before67 = ((pre60 + sh63) - v65);
+                        long long ix68 = ((long long)(sel66 ? before67 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l62 - 1)) + before67)));
+                        out1[ix68] = v64;
+                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) == (n - 1))) {
+                            out0[0] = (before67 + ((unsigned int)sel66));
+                        }
                     }
                 }
             }
@@ -184,7 +204,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   8720 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, max(n + 2048 * ((n + 2046) / 2048) + 4113, 2048 * ((n + 2046) / 2048) + 4224)) < 2^31), else long long
+ *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -216,7 +236,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
             unsigned int v6 = ((unsigned int)0);
             unsigned int acc7 = ((unsigned int)0);
             for (patc_int i8 = 0; i8 < 16; i8 += 1) {
-                acc7 = (acc7 + ((unsigned int)(s1[(16 * lane + 512 * w5 + i8)] > t)));
+                acc7 = (acc7 + ((unsigned int)(s1[(lane + 512 * w5 + 32 * i8)] > t)));
             }
             unsigned int s9 = (v6 + acc7);
             unsigned int r10 = ((lane == 0) ? s9 : acc7);
@@ -303,30 +323,50 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
         __syncthreads();
         unsigned int v33 = lb28[0];
         {
-            const patc_int t34 = threadIdx.x;
+            const patc_int w34 = warp;
             unsigned int acc35 = ((unsigned int)0);
             for (patc_int i36 = 0; i36 < 4; i36 += 1) {
                 unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
+                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
             }
-            int ix38 = max(0, (((int)t34) - 1));
-            unsigned int s39 = (acc35 + s4[ix38]);
-            unsigned int v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
-            int acc41 = s1[(16 * t34)];
-            unsigned int acc42 = (v33 + v40);
-            bool acc43 = false;
-            for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                int nx45 = s1[(16 * t34 + i44)];
-                unsigned int nx46 = (acc42 + ((unsigned int)acc43));
-                bool nx47 = (s1[(16 * t34 + i44)] > t);
-                acc43 = nx47;
-                acc42 = nx46;
-                acc41 = nx45;
-                if (((2048 * b0 + 16 * t34 + i44) < n)) {
-                    long long ix48 = ((long long)(acc43 ? acc42 : (((unsigned int)(n - 2048 * b0 - 16 * t34 - i44 - 1)) + acc42)));
-                    out1[ix48] = acc41;
-                    if (((2048 * b0 + 16 * t34 + i44) == (n - 1))) {
-                        out0[0] = (acc42 + ((unsigned int)acc43));
+            unsigned int carry59 = (v33 + acc35);
+            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
+                unsigned int v39 = ((unsigned int)0);
+                unsigned int r40 = ((unsigned int)(s1[(lane + 512 * w34 + 32 * i38)] > t));
+                unsigned int s41 = (v39 + r40);
+                unsigned int r42 = ((lane == 0) ? s41 : r40);
+                unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 1);
+                unsigned int s44 = (sh43 + r42);
+                unsigned int r45 = ((lane >= 1) ? s44 : r42);
+                unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 2);
+                unsigned int s47 = (sh46 + r45);
+                unsigned int r48 = ((lane >= 2) ? s47 : r45);
+                unsigned int sh49 = __shfl_up_sync(0xffffffffu, r48, 4);
+                unsigned int s50 = (sh49 + r48);
+                unsigned int r51 = ((lane >= 4) ? s50 : r48);
+                unsigned int sh52 = __shfl_up_sync(0xffffffffu, r51, 8);
+                unsigned int s53 = (sh52 + r51);
+                unsigned int r54 = ((lane >= 8) ? s53 : r51);
+                unsigned int sh55 = __shfl_up_sync(0xffffffffu, r54, 16);
+                unsigned int s56 = (sh55 + r54);
+                unsigned int r57 = ((lane >= 16) ? s56 : r54);
+                unsigned int sh58 = __shfl_sync(0xffffffffu, r57, 31);
+                unsigned int pre60 = carry59;
+                unsigned int nxt61 = (pre60 + sh58);
+                carry59 = nxt61;
+                {
+                    const patc_int l62 = lane;
+                    unsigned int sh63 = __shfl_sync(0xffffffffu, r57, l62);
+                    int v64 = s1[(512 * w34 + 32 * i38 + l62)];
+                    unsigned int v65 = ((unsigned int)(v64 > t));
+                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) < n)) {
+                        bool sel66 = (v65 > ((unsigned int)0));
+                        unsigned int before67 = ((pre60 + sh63) - v65);
+                        long long ix68 = ((long long)(sel66 ? before67 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l62 - 1)) + before67)));
+                        out1[ix68] = v64;
+                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) == (n - 1))) {
+                            out0[0] = (before67 + ((unsigned int)sel66));
+                        }
                     }
                 }
             }
@@ -345,7 +385,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   8720 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, max(n + 2048 * ((n + 2046) / 2048) + 4113, 2048 * ((n + 2046) / 2048) + 4224)) < 2^31), else long long
+ *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
@@ -377,7 +417,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
             unsigned int v6 = ((unsigned int)0);
             unsigned int acc7 = ((unsigned int)0);
             for (patc_int i8 = 0; i8 < 16; i8 += 1) {
-                acc7 = (acc7 + ((unsigned int)(s1[(16 * lane + 512 * w5 + i8)] < t)));
+                acc7 = (acc7 + ((unsigned int)(s1[(lane + 512 * w5 + 32 * i8)] < t)));
             }
             unsigned int s9 = (v6 + acc7);
             unsigned int r10 = ((lane == 0) ? s9 : acc7);
@@ -464,30 +504,50 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
         __syncthreads();
         unsigned int v33 = lb28[0];
         {
-            const patc_int t34 = threadIdx.x;
+            const patc_int w34 = warp;
             unsigned int acc35 = ((unsigned int)0);
             for (patc_int i36 = 0; i36 < 4; i36 += 1) {
                 unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
+                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
             }
-            int ix38 = max(0, (((int)t34) - 1));
-            unsigned int s39 = (acc35 + s4[ix38]);
-            unsigned int v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
-            float acc41 = s1[(16 * t34)];
-            unsigned int acc42 = (v33 + v40);
-            bool acc43 = false;
-            for (patc_int i44 = 0; i44 < 16; i44 += 1) {
-                float nx45 = s1[(16 * t34 + i44)];
-                unsigned int nx46 = (acc42 + ((unsigned int)acc43));
-                bool nx47 = (s1[(16 * t34 + i44)] < t);
-                acc43 = nx47;
-                acc42 = nx46;
-                acc41 = nx45;
-                if (((2048 * b0 + 16 * t34 + i44) < n)) {
-                    long long ix48 = ((long long)(acc43 ? acc42 : (((unsigned int)(n - 2048 * b0 - 16 * t34 - i44 - 1)) + acc42)));
-                    out1[ix48] = acc41;
-                    if (((2048 * b0 + 16 * t34 + i44) == (n - 1))) {
-                        out0[0] = (acc42 + ((unsigned int)acc43));
+            unsigned int carry59 = (v33 + acc35);
+            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
+                unsigned int v39 = ((unsigned int)0);
+                unsigned int r40 = ((unsigned int)(s1[(lane + 512 * w34 + 32 * i38)] < t));
+                unsigned int s41 = (v39 + r40);
+                unsigned int r42 = ((lane == 0) ? s41 : r40);
+                unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 1);
+                unsigned int s44 = (sh43 + r42);
+                unsigned int r45 = ((lane >= 1) ? s44 : r42);
+                unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 2);
+                unsigned int s47 = (sh46 + r45);
+                unsigned int r48 = ((lane >= 2) ? s47 : r45);
+                unsigned int sh49 = __shfl_up_sync(0xffffffffu, r48, 4);
+                unsigned int s50 = (sh49 + r48);
+                unsigned int r51 = ((lane >= 4) ? s50 : r48);
+                unsigned int sh52 = __shfl_up_sync(0xffffffffu, r51, 8);
+                unsigned int s53 = (sh52 + r51);
+                unsigned int r54 = ((lane >= 8) ? s53 : r51);
+                unsigned int sh55 = __shfl_up_sync(0xffffffffu, r54, 16);
+                unsigned int s56 = (sh55 + r54);
+                unsigned int r57 = ((lane >= 16) ? s56 : r54);
+                unsigned int sh58 = __shfl_sync(0xffffffffu, r57, 31);
+                unsigned int pre60 = carry59;
+                unsigned int nxt61 = (pre60 + sh58);
+                carry59 = nxt61;
+                {
+                    const patc_int l62 = lane;
+                    unsigned int sh63 = __shfl_sync(0xffffffffu, r57, l62);
+                    float v64 = s1[(512 * w34 + 32 * i38 + l62)];
+                    unsigned int v65 = ((unsigned int)(v64 < t));
+                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) < n)) {
+                        bool sel66 = (v65 > ((unsigned int)0));
+                        unsigned int before67 = ((pre60 + sh63) - v65);
+                        long long ix68 = ((long long)(sel66 ? before67 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l62 - 1)) + before67)));
+                        out1[ix68] = v64;
+                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) == (n - 1))) {
+                            out0[0] = (before67 + ((unsigned int)sel66));
+                        }
                     }
                 }
             }

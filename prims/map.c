@@ -41,7 +41,8 @@ static Expr *infer_map(Tc *t, const TcApp *ap)
     int seq_saved = t->seq_fdepth;
     TcMaps *m = &t->ctx;
     if (l == LVL_SEQ)
-        t->seq_fdepth = m->n == 1 && m->lv[0] == LVL_BLOCK && m->dim[0] == 0 && m->fdepth[0] == t->fdepth
+        t->seq_fdepth = m->n >= 1 && m->lv[0] == LVL_BLOCK && m->dim[0] == 0 && m->fdepth[m->n - 1] == t->fdepth &&
+                                (m->n == 1 || (m->n == 2 && m->lv[1] == LVL_WARP))
                             ? t->fdepth + 1 : 0;
     Expr *f = tc_check_fun(t, arg[0], &tx->arr.elem, 1, sc, et, sp);
     t->seq_fdepth = seq_saved;

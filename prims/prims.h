@@ -55,7 +55,8 @@ typedef struct Tc {
     Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
     int fdepth; /* how many primitives' function arguments enclose the node */
     int seq_fdepth; /* the fdepth of the body of a mapSeq that is block-level code of a
-                       one-dimensional mapBlock (where lookback carries a prefix); 0: none */
+                       one-dimensional mapBlock, or warp-level code of a mapWarp there
+                       (where lookback carries a prefix); 0: none */
 } Tc;
 
 

@@ -210,11 +210,11 @@ static Expr *infer_lookback(Tc *t, const TcApp *ap)
     Span sp = ap->sp;
     TcMaps *c = &t->ctx;
     bool in_seq = t->seq_fdepth && t->fdepth == t->seq_fdepth;
-    if (c->n != 1 || c->lv[0] != LVL_BLOCK || c->dim[0] != 0 || (c->fdepth[0] != t->fdepth && !in_seq)) {
+    if (!in_seq && (c->n != 1 || c->lv[0] != LVL_BLOCK || c->dim[0] != 0 || c->fdepth[0] != t->fdepth)) {
         const char *why = "lookback gives each block of a mapBlock the prefix of the earlier blocks' values (or each "
-                          "iteration of a mapSeq in a block's code the prefix of the earlier iterations'): it must be "
-                          "block-level code in the body of a one-dimensional mapBlock, or of a mapSeq there, outside "
-                          "any other map, lastBlock or sequential function";
+                          "iteration of a mapSeq in a block's or a warp's code the prefix of the earlier iterations'): "
+                          "it must be block-level code in the body of a one-dimensional mapBlock, or of a mapSeq there "
+                          "or in a mapWarp there, outside any other map, lastBlock or sequential function";
         if (c->n) diag_error2(t->d, sp, c->sp[c->n - 1], "the enclosing map is here", "%s", why);
         diag_error(t->d, sp, "%s", why);
     }
@@ -278,7 +278,9 @@ static LwVal *lower_carry(Lw *w, Expr *e)
     Arena *a = w->a;
     Expr **arg = e->prim.args;
     Stmt *lp = w->seq_loop;
-    if (!lp || w->nloops != 2 || w->loops[1] != lp || w->loops[0]->loop.level != LVL_BLOCK || w->loops[0]->loop.dim != 0)
+    bool warp = w->nloops == 3 && w->loops[1]->loop.level == LVL_WARP;
+    if (!lp || (w->nloops != 2 && !warp) || w->loops[w->nloops - 1] != lp || w->loops[0]->loop.level != LVL_BLOCK ||
+        w->loops[0]->loop.dim != 0)
         diag_error(w->d, e->sp, "lookback in a mapSeq carries a prefix over its iterations: the mapSeq must be "
                    "written in order, as a loop of the block's code (its result stored or passed on whole), not "
                    "read element by element elsewhere");
