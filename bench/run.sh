@@ -15,8 +15,8 @@
 #   6. select_bench: patc's filter and partition (examples/filter.rise, partition.rise)
 #      against CUB DeviceSelect::If / DevicePartition::If and a copy, f32 and i32, 1%, 50%
 #      and 99% selected (OUTDIR/select.txt, select.csv, select.md, select.png); the tile
-#      shapes from $SELECT_TUNING when set (lines "KERNEL N_MIN N_MAX 1 nt=.. ipt=.."),
-#      else nt=128 ipt=16;
+#      shapes from $SELECT_TUNING (default bench/select_tuning.conf; lines "KERNEL N_MIN N_MAX 1 nt=.. ipt=.."),
+#      nt=128 ipt=16 where no line covers n;
 #   7. plot.py: OUTDIR/plot.png.
 #   bash bench/run.sh [OUTDIR] [bench_main options...]
 # BENCH_ONLY=scan runs step 5 alone, BENCH_ONLY=matmul step 4, BENCH_ONLY=select step 6.
@@ -71,7 +71,7 @@ select_bench() {
     echo "== select: patc's examples/filter.rise and partition.rise beside CUB DeviceSelect / DevicePartition"
     "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" -o "$BUILD/select_bench" "$HERE/select_bench.cu" \
         -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "select build failed"; return 3; }
-    local tuning=${SELECT_TUNING:--}
+    local tuning=${SELECT_TUNING:-$HERE/select_tuning.conf}
     "$BUILD/select_bench" "$OUTDIR" "$ROOT/examples/filter.rise" "$ROOT/examples/partition.rise" "$tuning" 2>&1 | tee "$OUTDIR/select.txt"
     local r=${PIPESTATUS[0]}
     echo "select: $NVCC -O3 -arch=sm_90 -std=c++17 select_bench.cu -lpatrt; $BUILD/select_bench $OUTDIR examples/filter.rise examples/partition.rise $tuning (exit $r)" >> "$OUTDIR/command.txt"
