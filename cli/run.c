@@ -184,6 +184,26 @@ static int nat_values(const RunOpts *o, patc_kernel *k, long long *nats)
     return -1;
 }
 
+/* A result of a data-dependent length (filter, partition): its elements' output counts
+ * as the first `count` elements where compactTo says so (the rest of the buffer is not
+ * the result); a count past the room there is is an error, not a read past the end. */
+static bool trim_counted(patc_kernel *k, HostData *outs, int nouts, const char *who)
+{
+    for (int j = 0; j < nouts; j++) {
+        int c = patc_kernel_output_count_of(k, j);
+        if (c < 0) continue;
+        double m = run_elem_double(&outs[c], 0);
+        if (!(m >= 0 && m <= (double)outs[j].count)) {
+            run_error(1, "%s: out%d says %.17g elements of out%d are the result, but it has room for %lld", who, c, m,
+                      j, outs[j].count);
+            return false;
+        }
+        outs[j].count = (long long)m;
+        outs[j].bytes = (size_t)outs[j].count * patc_type_size(outs[j].type);
+    }
+    return true;
+}
+
 int cli_run(int argc, char **argv)
 {
     RunOpts o = {0};
@@ -309,6 +329,9 @@ int cli_run(int argc, char **argv)
         if (!run_cpu(&o, ctx, k, nats, inputs, ninputs, cpu_out, nouts, &cpu_passes)) goto out;
         cpu_ms = run_now_ms() - t0;
     }
+    /* filter's elements: only the counted prefix is the result (written, printed, compared) */
+    if ((!o.cpu && !trim_counted(k, gpu_out, nouts, "the GPU")) || ((o.cpu || o.check) && !trim_counted(k, cpu_out, nouts, "the interpreter")))
+        goto out;
     const HostData *res = o.cpu ? cpu_out : gpu_out;
     if (o.reduce)
         printf("%s: device-level reduction pass, relaunched until one element is left (--reduce): %lld elements, "

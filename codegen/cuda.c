@@ -784,6 +784,7 @@ static void header(Pr *p)
         sb_puts(o, " (");
         nat_print(o, k->outs[j]->count);
         sb_printf(o, " x %s)", scalar_info[k->outs[j]->sk].ctype);
+        if (k->outs[j]->counted_by) sb_printf(o, ", of which the first %s[0] are the result", k->outs[j]->counted_by->name);
     }
     sb_puts(o, "\n");
     if (k->nscratch) {

@@ -104,6 +104,9 @@ typedef enum {
     X(P_SCANSEQEXCL,     "scanSeqExcl",     0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
     /* the single-pass scan's look-back (issue 12): lookback(op)(init)(x) in a mapBlock */  \
     X(P_LOOKBACK,        "lookback",        0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_GRID)   \
+    /* results of a data-dependent length (issue 13): the count and the elements */          \
+    X(P_COMPACTTO,       "compactTo",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
+    X(P_PARTITIONTO,     "partitionTo",     0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     SCALAR_FORMS(X)
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target
@@ -297,6 +300,8 @@ typedef struct Buffer {
     bool flagged;    /* lastBlock's partials of a 32-bit (or smaller) scalar: each element is one 64-bit
                         word {value bits, 1 << 32}, written and read whole (8 bytes per element) */
     int vec;         /* private: > 0 when it is one vector register of vec elements (S_VLOAD's dst) */
+    struct Buffer *counted_by; /* the output of compactTo's elements: the output holding how many of
+                                  them are the result (the rest is not written) */
 } Buffer;
 
 /* Scalar expressions of the kernel IR. */

@@ -597,6 +597,12 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
     case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, lw_acc_at(w, c->in, i));
     case W_SCATTER: return lw_acc_at(w, c->in, lw_data_index(w, lw_view_at(w, c->iv, i)->x, c->in->ty->arr.n));
     case W_TAKEW: return lw_acc_at(w, c->in, i);
+    case W_COMPACT: {
+        Acc *r = lw_acceptor(w, W_COMPACTEL, et, c);
+        r->n1 = i;
+        return r;
+    }
+    case W_COMPACTEL: die("a record of compactTo is not an array");
     }
     unreachable();
 }
@@ -619,7 +625,7 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     case P_MIN: case P_MAX: case P_COUNT: return false;
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
-    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: return false;
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO: return false;
     }
     unreachable();
 }
@@ -646,7 +652,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();
-    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: unreachable();
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -654,6 +660,10 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
 /* A scalar acceptor is a memory cell: find it by peeling the transformations. */
 void lw_acc_store(Lw *w, Acc *c, Val *v, Span sp)
 {
+    if (c->kind == W_COMPACTEL) {
+        prims_compact_store(w, c, v, sp);
+        return;
+    }
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");
     if (c->kind != W_MEM) die("scalar acceptor is not memory");
     if (c->guard) {
@@ -984,6 +994,17 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
     if (t->kind == T_PAIR && e->kind == E_PRIM && e->prim.p == P_PAIR) {
         lower_result(w, e->prim.args[0], t->pair.a, several);
         lower_result(w, e->prim.args[1], t->pair.b, several);
+        return;
+    }
+    if (t->kind == T_PAIR && e->kind == E_PRIM && (e->prim.p == P_COMPACTTO || e->prim.p == P_PARTITIONTO)) {
+        /* a result of a data-dependent length (compactTo; partitionTo's count): the count's
+         * output, then the elements', whose acceptor carries the count's buffer to the
+         * write rule */
+        Acc *cnt = next_output(w, t->pair.a, true), *el = next_output(w, t->pair.b, true);
+        if (e->prim.p == P_COMPACTTO) el->buf->counted_by = cnt->buf;
+        el->cnt = cnt->buf;
+        w->at = e->sp;
+        prim_ops(e->prim.p)->write(w, e, el);
         return;
     }
     if (t->kind == T_PAIR) {

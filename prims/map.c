@@ -470,30 +470,62 @@ static LwVal *lower_scan_read(Lw *w, Expr *e)
                "toPrivate (or toShared), or make it the kernel's result", prim_info[p].name);
 }
 
+/* A register per scalar leaf of v (a scalar, or pairs of scalars: a scan's accumulator
+ * of records such as compactTo's), set to v; the value that reads them */
+static LwVal *acc_regs(Lw *w, LwVal *v, Span sp)
+{
+    if (v->k == VAL_PAIR) return lw_pairv(w, acc_regs(w, v->a, sp), acc_regs(w, v->b, sp));
+    if (v->k != VAL_SCALAR)
+        diag_error(w->d, sp, "a scan's accumulator must be a scalar or pairs of scalars, not an array");
+    return lw_scalar(w, lw_xload(w, scalar_acc(w, v->x->sk, v->x), nat_cst(w->a, 0)));
+}
+
+/* regs (acc_regs's value) = v, leaf by leaf; each new value is computed before any is
+ * stored, since one leaf's new value may read another's old one */
+static void acc_set(Lw *w, LwVal *regs, LwVal *v)
+{
+    if (regs->k == VAL_PAIR) {
+        acc_set(w, regs->a, v->a);
+        acc_set(w, regs->b, v->b);
+        return;
+    }
+    lw_store(w, regs->x->load.buf, nat_cst(w->a, 0), v->x);
+}
+
+/* every scalar leaf of v computed into a temporary, so that acc_set's stores read none
+ * of the registers it writes */
+static LwVal *acc_fix(Lw *w, LwVal *v)
+{
+    if (v->k == VAL_PAIR) return lw_pairv(w, acc_fix(w, v->a), acc_fix(w, v->b));
+    return lw_scalar(w, lw_materialise(w, v->x, "nx"));
+}
+
 /* acc(scanSeq(f)(init)(xs), out)     = a = init; for j < n: { a = f(xs[j])(a); out[j] = a }
  * acc(scanSeqExcl(f)(init)(xs), out) = a = init; for j < n: { out[j] = a; a = f(xs[j])(a) }
- * One thread runs the loop; the accumulator a is a register (a scalar). */
+ * One thread runs the loop; the accumulator a is a register per scalar leaf (a scalar or
+ * pairs of scalars). */
 static void lower_scan(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
     Expr **arg = e->prim.args, *f = arg[0];
     bool excl = e->prim.p == P_SCANSEQEXCL;
     LwVal *init = lw_lower_exp(w, arg[1]);
-    if (init->k != VAL_SCALAR)
-        diag_error(w->d, arg[1]->sp, "%s with %s accumulator is not supported; use a scalar accumulator",
-                   prim_info[e->prim.p].name, init->k == VAL_PAIR ? "a pair" : "an array");
+    if (init->k == VAL_ARRAY)
+        diag_error(w->d, arg[1]->sp, "%s with an array accumulator is not supported; use a scalar accumulator "
+                   "(or pairs of scalars)", prim_info[e->prim.p].name);
     LwVal *xs = lw_lower_exp(w, arg[2]);
-    Buffer *accb = scalar_acc(w, lw_sk_of(arg[1]->ty), init->x);
+    LwVal *acc = acc_regs(w, init, arg[1]->sp);
     NatVar *iv;
     Stmt *saved;
     Stmt *s = lw_open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
     s->loop.unroll = xs->v->kind == V_MEM && xs->v->buf->vec;
     Nat *j = nat_var(a, iv);
-    if (excl) lw_acc_store(w, lw_acc_at(w, c, j), lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))), e->sp);
+    if (excl) lw_acc_store(w, lw_acc_at(w, c, j), acc, e->sp);
     lw_bind(w, f->lam.param, lw_view_at(w, xs->v, j));
-    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))));
-    lw_store(w, accb, nat_cst(a, 0), lw_lower_exp(w, f->lam.body->lam.body)->x);
-    if (!excl) lw_acc_store(w, lw_acc_at(w, c, j), lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))), e->sp);
+    lw_bind(w, f->lam.body->lam.param, acc);
+    LwVal *nv = lw_lower_exp(w, f->lam.body->lam.body);
+    acc_set(w, acc, acc->k == VAL_PAIR ? acc_fix(w, nv) : nv);
+    if (!excl) lw_acc_store(w, lw_acc_at(w, c, j), acc, e->sp);
     lw_close_loop(w, s, saved);
 }
 

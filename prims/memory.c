@@ -1,4 +1,5 @@
-/* memory.c: the materialisation in an address space, and scatter (PF_MEMORY).
+/* memory.c: the materialisation in an address space, scatter, and the results of a
+ * data-dependent length, compactTo and partitionTo (PF_MEMORY).
  * For each primitive: its type rule, its lowering and its interpreter meaning. */
 #include "prims.h"
 
@@ -175,6 +176,146 @@ static void write_scatter(Lw *w, Expr *e, Acc *c)
         lw_lower_acc(w, e->prim.args[1], r);
 }
 
+/* ---------------------------------------------------------------- compactTo, partitionTo */
+
+/* compactTo(ws), partitionTo(ws) : n.(bool, (c, t)) -> (1.c, n.t), c an integer type and
+ * t a scalar. Element i of ws is a record (f_i, (c_i, x_i)): whether x_i is selected,
+ * and how many elements before it are (c_i, the exclusive count, which the kernel has
+ * computed: a look-back scan of the flags). The result is the count m and the elements:
+ * compactTo's first m are the selected ones in order (RISE's dependent pair
+ * (m: nat ** m.t) with room for n); partitionTo's are those, then the others in reverse
+ * order, all n written. */
+static Expr *infer_compact(Tc *t, const TcApp *ap)
+{
+    Arena *a = t->a;
+    const char *name = prim_info[ap->p].name;
+    Expr *ws = tc_infer(t, ap->arg[0], ap->sc, NULL);
+    Type *tw = tc_want_array(t, ws, name);
+    Type *r = tw->arr.elem;
+    if (r->kind != T_PAIR || r->pair.a->kind != T_SCALAR || r->pair.a->sk != SK_BOOL || r->pair.b->kind != T_PAIR ||
+        r->pair.b->pair.a->kind != T_SCALAR || scalar_info[r->pair.b->pair.a->sk].is_float ||
+        r->pair.b->pair.a->sk == SK_BOOL || r->pair.b->pair.b->kind != T_SCALAR)
+        diag_error(t->d, ws->sp, "%s expects records (selected, (count before, element)) of type n.(bool, (u32, t)) "
+                   "(the count of an integer type, t a scalar), but this has type %s", name, tc_tstr(t, tw));
+    Type *ct = r->pair.b->pair.a;
+    Expr *e = tc_prim_expr(t, ap->p, ty_pair(a, ty_array(a, nat_cst(a, 1), ct), ty_array(a, tw->arr.n, r->pair.b->pair.b)),
+                           ap->sp);
+    e->prim.args[0] = ws;
+    return e;
+}
+
+/* Only a kernel's result: its count is known when the whole grid has run */
+static LwVal *lower_compact_read(Lw *w, Expr *e)
+{
+    diag_error(w->d, e->sp, "the result of %s is read here: its length depends on the data, so it can only be "
+               "the kernel's result (the count and the elements, two outputs)", prim_info[e->prim.p].name);
+}
+
+static int64_t count_of(Scalar s, ScalarKind sk) { return scalar_info[sk].is_signed ? s.i : (int64_t)s.u; }
+
+/* The records in order; a count that is not the number of selected records before it is
+ * an error (the GPU would write elsewhere). Elements past compactTo's count stay 0. */
+static void eval_compact(IpCtx *c, const Code *e, IpVal *res)
+{
+    IpVal ws, rec, f, cnt;
+    ip_eval(c, e->args[0], &ws);
+    const RType *rt = e->ty, *et = ws.ty->elem;
+    bool part = e->p == P_PARTITIONTO;
+    int64_t n = ws.ty->n, m = 0, rej = 0;
+    Node *out = ip_store_new(c, rt->b, NULL);
+    for (int64_t i = 0; i < n; i++) {
+        Mark mk = ip_pool_mark(c);
+        ip_val_sel(c, &ws, i, et, &rec);
+        ip_val_sel(c, &rec, 0, et->a, &f);
+        IpVal rest;
+        ip_val_sel(c, &rec, 1, et->b, &rest);
+        ip_val_sel(c, &rest, 0, et->b->a, &cnt);
+        int64_t k = count_of(cnt.s, et->b->a->sk);
+        if (k != m)
+            ip_fail(c, e->sp, "%s: record %lld says %lld selected records come before it, but %lld do",
+                    prim_info[e->p].name, (long long)i, (long long)k, (long long)m);
+        IpVal x;
+        ip_val_sel(c, &rest, 1, et->b->b, &x);
+        if (f.s.b) ip_store_put(c, out, m++, &x);
+        else if (part) ip_store_put(c, out, n - 1 - rej++, &x);
+        ip_pool_release(c, mk);
+    }
+    Node *cn = ip_store_new(c, rt->a, NULL);
+    IpVal mv;
+    Scalar ms = {.i = m};
+    ip_val_scalar(&mv, rt->a->elem, ms);
+    ip_store_put(c, cn, 0, &mv);
+    IpVal cv, ev;
+    ip_val_node(&cv, rt->a, cn);
+    ip_val_node(&ev, rt->b, out);
+    ip_val_node(res, rt, ip_node_new(c, N_PAIR, &cv, &ev));
+}
+
+/* acc(compactTo(ws), (count, out)) = acc(ws, COMPACT(out, count)); the elements' output
+ * acceptor c holds the count's buffer (lower.c's lower_result makes both outputs) */
+static void write_compact(Lw *w, Expr *e, Acc *c)
+{
+    Acc *r = lw_acceptor(w, W_COMPACT, e->prim.args[0]->ty, c);
+    r->buf = c->cnt;
+    r->n1 = e->prim.args[0]->ty->arr.n;
+    r->part = e->prim.p == P_PARTITIONTO;
+    lw_lower_acc(w, e->prim.args[0], r);
+}
+
+static void emit_if(Lw *w, X *cond, Stmt **saved)
+{
+    Stmt *g = lw_snew(w, S_IF);
+    g->cond.c = cond;
+    g->cond.then = stmt_seq(w->a);
+    lw_emit(w, g);
+    *saved = w->cur;
+    w->cur = g->cond.then;
+}
+
+/* Record i = (f, (k, x)) written (c: the W_COMPACTEL acceptor of record i, under the
+ * guards of the acceptors it came through):
+ *   compactTo:   if (f) out[k] = x
+ *   partitionTo: out[f ? k : (n-1-i) + k] = x        (the others from the end, i - k of them before)
+ *   both:        if (i == n-1) count[0] = k + f      (the last record knows the total) */
+void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
+{
+    Acc *all = c->in;
+    if (v->k != VAL_PAIR || v->b->k != VAL_PAIR || v->a->k != VAL_SCALAR || v->b->a->k != VAL_SCALAR)
+        die("compactTo: record is not (bool, (count, element))");
+    Stmt *outer = NULL, *inner;
+    if (c->guard) emit_if(w, c->guard, &outer);
+    X *f = lw_materialise(w, v->a->x, "sel");
+    X *k = lw_materialise(w, v->b->a->x, "before");
+    ScalarKind ck = k->sk;
+    Nat *n = all->n1, *i = c->n1;
+    Nat *elems = all->in->ty->arr.n;
+    if (all->part) {
+        X *rest = lw_xnew(w, X_NAT, SK_I32);
+        rest->nat.n = nat_sub(w->a, nat_sub(w->a, n, nat_cst(w->a, 1)), i);
+        X *rk = lw_xnew(w, X_CAST, ck);
+        rk->un.e = rest;
+        X *pos = lw_xnew(w, X_SELECT, ck);
+        pos->sel.c = f;
+        pos->sel.a = k;
+        pos->sel.b = lw_xbin(w, OP_ADD, ck, rk, k);
+        lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, pos, elems)), v->b->b, sp);
+    } else {
+        emit_if(w, f, &inner);
+        lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, k, elems)), v->b->b, sp);
+        w->cur = inner;
+    }
+    X *last = lw_xnew(w, X_NAT, SK_I32);
+    last->nat.n = nat_sub(w->a, n, nat_cst(w->a, 1));
+    X *at = lw_xnew(w, X_NAT, SK_I32);
+    at->nat.n = i;
+    emit_if(w, lw_xbin(w, OP_EQ, SK_BOOL, at, last), &inner);
+    X *one = lw_xnew(w, X_CAST, ck);
+    one->un.e = f;
+    lw_store(w, all->buf, nat_cst(w->a, 0), lw_xbin(w, OP_ADD, ck, k, one));
+    w->cur = inner;
+    if (outer) w->cur = outer;
+}
+
 const PrimOps prims_memory[P_COUNT] = {
     [P_TOGLOBAL] = {prim_infer_same, lower_to_global, prim_eval_same, NULL},
     [P_TOSHARED] = {prim_infer_same, lower_to_shared, prim_eval_same, NULL},
@@ -182,4 +323,6 @@ const PrimOps prims_memory[P_COUNT] = {
     [P_TOPRIVATEFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
     [P_TOSHAREDFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
     [P_SCATTER] = {infer_scatter, lower_scatter_read, eval_scatter, write_scatter},
+    [P_COMPACTTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
+    [P_PARTITIONTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
 };

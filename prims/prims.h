@@ -145,6 +145,9 @@ typedef enum {
     W_SCATTER,  /* in, iv = the positions: at(i) = in.at(iv.at(i)), a position read at run time */
     W_TAKEW,    /* in, n1 = k: writing x of n.t (n >= k) into take(k)(x)'s place in : k.t:
                    at(i) = in.at(i), written only when i < k (the guard) */
+    W_COMPACT,  /* in = the elements' output, buf = the count's, n1 = the records, part: writing the
+                   records n.(bool, (c, t)) of compactTo/partitionTo: at(i) = COMPACTEL(this, i) */
+    W_COMPACTEL,/* in = the W_COMPACT, n1 = i: record i, stored by prims_compact_store */
 } AccKind;
 
 typedef struct Acc Acc;
@@ -156,6 +159,8 @@ struct Acc {
     Buffer *buf;
     Nat *base, *n1;
     View *iv; /* W_SCATTER */
+    Buffer *cnt; /* the elements' output of a compactTo result (W_MEM): the count's output */
+    bool part;   /* W_COMPACT: partitionTo */
     X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
 };
 
@@ -221,6 +226,8 @@ void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, L
 int lw_count_uses(const Expr *e, const Binder *b, int weight);
 LwVal *lw_select_any(Lw *w, X *c, LwVal *a, LwVal *b);
 LwVal *lw_lower_exp(Lw *w, Expr *e);
+/* memory.c: a record of compactTo/partitionTo written to its W_COMPACTEL acceptor */
+void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp);
 
 /* ---------------------------------------------------------------- interp/interp.c (ip_) */
 

@@ -194,6 +194,12 @@ patc_status patc_kernel_output_info(patc_kernel *k, const long long *nat_values,
                                     patc_type *type, long long *count, size_t *bytes);
 patc_status patc_kernel_output_info_at(patc_kernel *k, int j, const long long *nat_values,
                                        patc_type *type, long long *count, size_t *bytes);
+/* A result of a data-dependent length (compactTo: filter) is two outputs, its count (one
+ * element of an integer type) and its elements, sized for the most there can be. For
+ * output j of that kind, the index of the output holding how many of its first
+ * elements are the result; -1 for any other output (partitionTo's elements are all
+ * written: its count, also an output, says where the others start). */
+int patc_kernel_output_count_of(const patc_kernel *k, int j);
 /* What a kernel is, decided by the compiler (never by the shape of the values given).
  * A device-level reduction pass has exactly one data parameter whose element count is a
  * single nat parameter n (not fixed with -D) and an output of the same element type; only
@@ -261,6 +267,12 @@ typedef struct patc_arg {
  * PATC_ERR_INVALID, and last_error says to call these. */
 patc_status patc_launch_args(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,
                              patc_buffer *const *outputs, const patc_launch_config *cfg);
+/* patc_launch_args without waiting: the launches are enqueued on the stream of
+ * patc_set_stream (the arguments are copied when they are enqueued). Launches of one
+ * kernel share its scratch buffers (the look-back's tile state): do not run two of them
+ * at once on different streams. */
+patc_status patc_launch_args_enqueue(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,
+                                     patc_buffer *const *outputs, const patc_launch_config *cfg);
 patc_status patc_time_launch_args(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,
                                   patc_buffer *const *outputs, const patc_launch_config *cfg, int warmup,
                                   int reps, float *median_ms);

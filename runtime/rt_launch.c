@@ -301,6 +301,19 @@ patc_status patc_launch_args(patc_kernel *k, const long long *nats, const patc_a
     return s;
 }
 
+patc_status patc_launch_args_enqueue(patc_kernel *k, const long long *nats, const patc_arg *inputs,
+                                     patc_buffer *const *outputs, const patc_launch_config *cfg)
+{
+    if (!k) return PATC_ERR_INVALID;
+    patc_status s = check_args(k, inputs, outputs);
+    if (s != PATC_OK) return s;
+    RtLaunch L;
+    s = prepare(k, nats, inputs, outputs, cfg, &L);
+    if (s == PATC_OK) s = rt_fire(k, &L);
+    rt_launch_free(&L);
+    return s;
+}
+
 patc_status patc_launch(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
                         const patc_launch_config *cfg)
 {

@@ -519,6 +519,15 @@ int patc_kernel_input_by_value(const patc_kernel *k, int i)
 
 int patc_kernel_num_outputs(const patc_kernel *k) { return k ? k->k->nouts : 0; }
 
+/* compactTo/partitionTo's elements are counted by the output lowering made just before */
+int patc_kernel_output_count_of(const patc_kernel *k, int j)
+{
+    if (!k || j < 0 || j >= k->k->nouts || !k->k->outs[j]->counted_by) return -1;
+    for (int c = 0; c < k->k->nouts; c++)
+        if (k->k->outs[c] == k->k->outs[j]->counted_by) return c;
+    return -1;
+}
+
 patc_status patc_kernel_output_info(patc_kernel *k, const long long *nats, patc_type *type, long long *count,
                                     size_t *bytes)
 {

@@ -110,4 +110,19 @@ def matmul(m, n, k, a, b):
     compare(out, want, "f32", tol=1e-4)
 
 
-{"scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])
+def compact(kind, mode, t, name):
+    """filter (mode filter: the count, then exactly the elements above t in order) or
+    partition (mode partition, or partition_lt for x < t: the count, then those in order and the others in reverse
+    order, all n): TMPDIR/cnt.bin holds the count (u32), out.bin the elements"""
+    xs, out = load(name, kind), load("out", kind)
+    t = float(t) if kind == "f32" else int(t)
+    cnt = struct.unpack("<I", open("%s/cnt.bin" % d, "rb").read())[0]
+    pred = (lambda x: x < t) if mode == "partition_lt" else (lambda x: x > t)
+    sel = [x for x in xs if pred(x)]
+    if cnt != len(sel):
+        sys.exit("count %d, expected %d" % (cnt, len(sel)))
+    want = sel if mode == "filter" else sel + [x for x in xs if not pred(x)][::-1]
+    compare(out, want, kind, tol=0.0)
+
+
+{"compact": compact, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])

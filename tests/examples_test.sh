@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # examples_test.sh PATC SRCDIR: the examples of issue 11 item 7 (scan_warp, softmax_rows,
 # unrolled_uf, matmul_tiled) and issue 12's scans (scan_device, scan_rows, scan_blelloch)
-# run on the CPU interpreter (`patc run --cpu`) and compared with an independent
+# and issue 13's filter and partition run on the CPU interpreter (`patc run --cpu`) and compared with an independent
 # computation in Python on the same inputs, at ragged sizes. The
 # GPU runs the same kernels against the interpreter (tests/gpu/all.sh). Exit 0 when all
 # pass, 1 otherwise.
@@ -37,7 +37,10 @@ check() {
     local cargs=()
     while [ "$1" != -- ]; do cargs+=("$1"); shift; done
     shift
-    if ! "$PATC" run "$@" --cpu --output "$TMP/out.bin" >"$TMP/log" 2>&1; then
+    local outs=(--output "$TMP/out.bin")
+    # filter and partition: out0 is the count, out1 the elements
+    [ "${cargs[0]}" = compact ] && outs=(--output "$TMP/cnt.bin" --output "$TMP/out.bin")
+    if ! "$PATC" run "$@" --cpu "${outs[@]}" >"$TMP/log" 2>&1; then
         echo "FAIL: $name (patc run)"; sed 's/^/    /' "$TMP/log" | head -5; fails=$((fails + 1)); return
     fi
     if python3 tests/examples_check.py "${cargs[@]}" "$TMP" >"$TMP/log" 2>&1; then
@@ -122,5 +125,17 @@ for mnk in "1 1 1" "1 2 3" "2 1 64" "1 1 257"; do
     check "matmulTiled m=$1 n=$2 k=$3" matmul $((64 * $1)) $((64 * $2)) $3 A B -- examples/matmul_tiled.rise --kernel matmulTiled -D m=$1 -D n=$2 -D k=$3 --input "$TMP/A.bin" --input "$TMP/B.bin"
 done
 
+
+# ---- filter and partition (issue 13): ragged sizes, several tiles, none, some and all selected
+for n in 1 31 33 1000 4097 20011; do
+    inputs i32 $n xi; inputs f32 $n xf
+    for t in 100 0 -100; do
+        check "filterGtI32 n=$n t=$t" compact i32 filter $t xi -- examples/filter.rise --kernel filterGtI32 -D nt=128 -D ipt=16 -D n=$n --input value:$t --input "$TMP/xi.bin"
+        check "partitionGtI32 n=$n t=$t" compact i32 partition $t xi -- examples/partition.rise --kernel partitionGtI32 -D nt=128 -D ipt=16 -D n=$n --input value:$t --input "$TMP/xi.bin"
+    done
+    check "filterGtF32 n=$n" compact f32 filter 0.5 xf -- examples/filter.rise --kernel filterGtF32 -D nt=128 -D ipt=16 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
+    check "partitionGtF32 n=$n" compact f32 partition 0.5 xf -- examples/partition.rise --kernel partitionGtF32 -D nt=128 -D ipt=16 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
+    check "partitionLtF32 n=$n (tile 32x3)" compact f32 partition_lt 0.5 xf -- examples/partition.rise --kernel partitionLtF32 -D nt=32 -D ipt=3 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
+done
 echo "examples: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, ... runs only those sections (default 1et2345: section 1 is in
+# --sections 1, et, 2345, c, ... runs only those sections (default 1et2345c: section 1 is in
 # three parts, 1, e (the examples of issue 11) and t (the rest); the benchmark, section 6,
 # runs unless --no-bench). --scans is --sections 5 with only the scan benchmark;
 # --no-scans is --sections 1et234. "1", "et" and "2345" each fit one 10-minute call of
@@ -15,7 +15,9 @@
 # 2. compute-sanitizer memcheck, racecheck and synccheck on each kernel;
 # 3. the runtime's GPU tests and the host example;
 # 4. the warm-cache compile time of `patc run --time`;
-# 5. the benchmark (bench/run.sh): patc tune, then patc's reductions against CUB.
+# 5. the device scans against the interpreter, their sanitizers and scan_stress;
+# c. filter and partition against the interpreter, their sanitizers (and quicksort);
+# 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
 # Before carrying build/ there:  mkdir -p build/extra-libs && cp /usr/lib/x86_64-linux-gnu/libsubunit.so.0* build/extra-libs/
 set -u
@@ -26,7 +28,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
-bench=1 quick=0 scans_only=0 sections=1et2345 want=
+bench=1 quick=0 scans_only=0 sections=1et2345c want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -343,6 +345,44 @@ o=$(build/runtime/scan_stress 2>&1); rc=$?
 echo "$o" | tee -a "$log"
 record scan scan_stress "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
 fi # section 5
+
+if sec c; then
+# ---------------------------------------------------------------- c. filter and partition (issue 13)
+# against the interpreter at ragged sizes, selectivity 1%, 50% and 99% (random input:
+# floats uniform in [0, 1), integers 0..99), none and all selected; the sanitizers
+csizes="1 31 33 1000 4097 1048583 16777219"
+[ $quick = 1 ] && csizes="1 33 4097 1048583"
+ccase() { # CHECK FILE KERNEL N T -D...
+  local check=$1 file=$2 kernel=$3 n=$4 t=$5; shift 5
+  local o rc
+  if [ "$check" = gpu ]; then
+    o=$("$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random --check-against-cpu -D n=$n "$@" 2>&1); rc=$?
+    echo "$o" >>"$log"
+    record gpu "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 '^out0: value')"
+  else
+    o=$(compute-sanitizer --tool "$check" --error-exitcode 1 "$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random -D n=$n "$@" 2>&1); rc=$?
+    echo "$o" >>"$OUT/sanitizer.log"
+    record "$check" "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+  fi
+}
+for n in $csizes; do
+  for t in 0.99 0.5 0.01 1.0 -1.0; do
+    ccase gpu filter.rise filterGtF32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionGtF32 $n $t -D nt=128 -D ipt=16
+  done
+  for t in 98 49 0 99 -1; do
+    ccase gpu filter.rise filterGtI32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionGtI32 $n $t -D nt=128 -D ipt=16
+  done
+  ccase gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
+done
+for tool in memcheck racecheck synccheck; do
+  for n in 1 33 100003; do
+    ccase $tool filter.rise filterGtF32 $n 0.5 -D nt=128 -D ipt=16
+    ccase $tool partition.rise partitionGtI32 $n 49 -D nt=128 -D ipt=16
+  done
+done
+fi # section c
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
