@@ -39,7 +39,7 @@
 /* sortSmallF32 sorts a segment of at most this many keys in one block */
 enum { SMALL = 1024 };
 /* the partition kernel's tile: nt threads of ipt keys each (-D nt, -D ipt) */
-enum { PART_NT = 256, PART_IPT = 16 };
+enum { PART_NT = 128, PART_IPT = 16 };
 /* the ping-pong buffers and the result */
 enum { BUF_A, BUF_B, BUF_R };
 
