@@ -4,7 +4,7 @@
  * result is compared with the C library's qsort.
  *
  *     quicksort N KIND [REPS]     on the GPU: N keys of KIND (random, dup, equal, sorted,
- *                                 reversed); prints the median time of REPS sorts (3)
+ *                                 reversed, inf); prints the median time of REPS sorts (3)
  *                                 after a warm-up and "ok", or the first mismatch
  *     quicksort --interp N KIND   every partition and small sort run on the CPU
  *                                 interpreter (patc_interp_run_outputs): no GPU needed
@@ -22,6 +22,7 @@
 #include <patc.h>
 
 #include <dlfcn.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -230,7 +231,7 @@ static patc_status quicksort(Sorter *q, long long n)
             if (push2(q, (Seg){s.off, m, !s.buf}, (Seg){s.off + m, s.len - m, !s.buf})) return PATC_ERR_NO_MEMORY;
             continue;
         }
-        if (isinf(p)) { /* every key >= +inf: all equal */
+        if (p == INFINITY) { /* every key >= +inf: all equal */
             st = copy_done(q, s);
             continue;
         }
@@ -247,11 +248,13 @@ static patc_status quicksort(Sorter *q, long long n)
 
 /* ---------------------------------------------------------------- inputs and checks */
 
-static const char *const KINDS[] = {"random", "dup", "equal", "sorted", "reversed"};
+static const char *const KINDS[] = {"random", "dup", "equal", "sorted", "reversed", "inf"};
 enum { NKINDS = sizeof KINDS / sizeof KINDS[0] };
 
 /* N keys of a kind: random in [-1e6, 1e6), dup in {0..9}, equal (all 3.5), sorted
- * (0, 1, 2, ...), reversed (N-1 down to 0); the same seed for every run. */
+ * (0, 1, 2, ...), reversed (N-1 down to 0), inf in {-inf, -0, 0, 1, FLT_MAX, +inf}
+ * with the first, middle and last -inf (the small sort's padding, a segment of +inf keys,
+ * a pivot of -inf); the same seed for every run. */
 static int make_keys(float *x, long long n, const char *kind)
 {
     uint64_t r = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
@@ -264,8 +267,11 @@ static int make_keys(float *x, long long n, const char *kind)
         else if (!strcmp(kind, "equal")) x[i] = 3.5f;
         else if (!strcmp(kind, "sorted")) x[i] = (float)i;
         else if (!strcmp(kind, "reversed")) x[i] = (float)(n - 1 - i);
+        else if (!strcmp(kind, "inf")) x[i] = (float[]){-INFINITY, -0.0f, 0.0f, 1.0f, FLT_MAX, INFINITY}[r % 6];
         else return -1;
     }
+    /* inf: the first pivot is -inf (below which nothing is) */
+    if (!strcmp(kind, "inf")) x[0] = x[n / 2] = x[n - 1] = -INFINITY;
     return 0;
 }
 
@@ -502,6 +508,6 @@ int main(int argc, char **argv)
     if ((argc == 3 || (argc == 4 && atoi(argv[3]) >= 1)) && atoll(argv[1]) >= 1)
         return run_gpu(atoll(argv[1]), argv[2], argc == 4 ? atoi(argv[3]) : 3);
     fprintf(stderr, "usage: quicksort N KIND [REPS] | --interp N KIND | --interp-test | --compile\n"
-                    "  KIND: random, dup, equal, sorted, reversed\n");
+                    "  KIND: random, dup, equal, sorted, reversed, inf\n");
     return 2;
 }
