@@ -1,0 +1,513 @@
+/* quicksort.c: f32 keys sorted by repeated partition launches (examples/partition.rise,
+ * partitionLtF32) driven from the host through libpatrt, small segments finished in one
+ * block by a bitonic network (examples/quicksort/sort_small.rise, sortSmallF32); the
+ * result is compared with the C library's qsort.
+ *
+ *     quicksort N KIND [REPS]     on the GPU: N keys of KIND (random, dup, equal, sorted,
+ *                                 reversed, inf); prints the median time of REPS sorts (3)
+ *                                 after a warm-up and "ok", or the first mismatch
+ *     quicksort --interp N KIND   every partition and small sort run on the CPU
+ *                                 interpreter (patc_interp_run_outputs): no GPU needed
+ *     quicksort --interp-test     --interp at N = 1, 31, 1000, 5000 for every KIND
+ *     quicksort --compile         both programs compiled to sm_90 cubins by NVRTC
+ *
+ * Exit status: 0 when every sort matched qsort, 1 on a mismatch or a failure, 2 for bad
+ * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU").
+ *
+ * The algorithm (README.md beside this file): a work list of segments, each living in
+ * one of two ping-pong buffers A and B; a segment of more than SMALL keys is partitioned
+ * around the median of its first, middle and last key into the other buffer; one of at
+ * most SMALL keys is sorted by sortSmallF32 straight into the result buffer R, and so is
+ * (by a copy) a segment whose keys are all equal. */
+#include <patc.h>
+
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef PATC_QUICKSORT_DIR
+#define PATC_QUICKSORT_DIR "examples/quicksort"
+#endif
+#ifndef PATC_EXAMPLES_DIR
+#define PATC_EXAMPLES_DIR "examples"
+#endif
+
+/* sortSmallF32 sorts a segment of at most this many keys in one block */
+enum { SMALL = 1024 };
+/* the partition kernel's tile: nt threads of ipt keys each (-D nt, -D ipt) */
+enum { PART_NT = 128, PART_IPT = 16 };
+/* the ping-pong buffers and the result */
+enum { BUF_A, BUF_B, BUF_R };
+
+typedef int (*cu_alloc_fn)(unsigned long long *, size_t);
+typedef int (*cu_free_fn)(unsigned long long);
+typedef int (*cu_copy_fn)(unsigned long long, unsigned long long, size_t);
+
+typedef struct Seg {
+    long long off, len;
+    int buf; /* BUF_A or BUF_B: where the segment's keys are now */
+} Seg;
+
+typedef struct Sorter {
+    int interp;        /* 1: kernels on the interpreter, base[] are host addresses */
+    patc_ctx *ctx;
+    patc_program *part_prog, *small_prog;
+    patc_kernel *part, *small;
+    unsigned long long base[3]; /* A, B, R: device pointers or host addresses */
+    patc_buffer *count;         /* the partition's out0 (GPU) */
+    void *cuda;                 /* libcuda (GPU) */
+    cu_alloc_fn mem_alloc;
+    cu_free_fn mem_free;
+    cu_copy_fn copy_dtod;
+    Seg *work;
+    long long nwork, capwork;
+    long long partitions, smalls, copies, max_work;
+} Sorter;
+
+static int fail(Sorter *q, const char *what, patc_status s)
+{
+    fprintf(stderr, "quicksort: %s: %s\n%s\n", what, patc_status_string(s), q->ctx ? patc_last_error(q->ctx) : "");
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the three steps */
+
+/* A view of keys off .. off+len of buffer b for a launch (the GPU: a wrapped sub-range). */
+static patc_status view(Sorter *q, int b, long long off, long long len, patc_buffer **out)
+{
+    return patc_buffer_wrap(q->ctx, q->base[b] + (unsigned long long)off * sizeof(float), (size_t)len * sizeof(float), out);
+}
+
+static float *host_keys(Sorter *q, int b, long long off) { return (float *)(uintptr_t)q->base[b] + off; }
+
+/* Partition the segment s into the other ping-pong buffer: the m keys below t first
+ * (partitionLtF32), the others after them; *m gets the count. */
+static patc_status partition(Sorter *q, Seg s, float t, long long *m)
+{
+    long long nats[1] = {s.len};
+    unsigned count = 0;
+    patc_status st;
+    q->partitions++;
+    if (q->interp) {
+        const void *in[2] = {&t, host_keys(q, s.buf, s.off)};
+        void *out[2] = {&count, host_keys(q, !s.buf, s.off)};
+        st = patc_interp_run_outputs(q->part, nats, in, out);
+    } else {
+        patc_buffer *src = NULL, *dst = NULL;
+        if ((st = view(q, s.buf, s.off, s.len, &src)) == PATC_OK && (st = view(q, !s.buf, s.off, s.len, &dst)) == PATC_OK) {
+            patc_arg args[2] = {{.value = &t}, {.buffer = src}};
+            patc_buffer *outs[2] = {q->count, dst};
+            if ((st = patc_launch_args_enqueue(q->part, nats, args, outs, NULL)) == PATC_OK)
+                st = patc_buffer_download(q->count, &count, sizeof count);
+        }
+        patc_buffer_free(src);
+        patc_buffer_free(dst);
+    }
+    *m = count;
+    return st;
+}
+
+/* Sort the segment s (at most SMALL keys) into R; enqueued on the GPU, no wait. */
+static patc_status sort_small(Sorter *q, Seg s)
+{
+    long long nats[1] = {s.len};
+    q->smalls++;
+    if (q->interp) {
+        const void *in[1] = {host_keys(q, s.buf, s.off)};
+        void *out[1] = {host_keys(q, BUF_R, s.off)};
+        return patc_interp_run_outputs(q->small, nats, in, out);
+    }
+    patc_buffer *src = NULL, *dst = NULL;
+    patc_status st;
+    if ((st = view(q, s.buf, s.off, s.len, &src)) == PATC_OK && (st = view(q, BUF_R, s.off, s.len, &dst)) == PATC_OK) {
+        patc_arg args[1] = {{.buffer = src}};
+        patc_buffer *outs[1] = {dst};
+        st = patc_launch_args_enqueue(q->small, nats, args, outs, NULL);
+    }
+    patc_buffer_free(src);
+    patc_buffer_free(dst);
+    return st;
+}
+
+/* A segment of equal keys is sorted: copied to R as it is. */
+static patc_status copy_done(Sorter *q, Seg s)
+{
+    q->copies++;
+    if (q->interp) {
+        memcpy(host_keys(q, BUF_R, s.off), host_keys(q, s.buf, s.off), (size_t)s.len * sizeof(float));
+        return PATC_OK;
+    }
+    int r = q->copy_dtod(q->base[BUF_R] + (unsigned long long)s.off * sizeof(float),
+                         q->base[s.buf] + (unsigned long long)s.off * sizeof(float), (size_t)s.len * sizeof(float));
+    if (r) fprintf(stderr, "quicksort: cuMemcpyDtoD failed (%d)\n", r);
+    return r ? PATC_ERR_DRIVER : PATC_OK;
+}
+
+/* The key at position i of the segment's buffer (a 4-byte download on the GPU). */
+static patc_status key_at(Sorter *q, int b, long long i, float *v)
+{
+    if (q->interp) {
+        *v = *host_keys(q, b, i);
+        return PATC_OK;
+    }
+    patc_buffer *one = NULL;
+    patc_status st = view(q, b, i, 1, &one);
+    if (st == PATC_OK) st = patc_buffer_download(one, v, sizeof *v);
+    patc_buffer_free(one);
+    return st;
+}
+
+static float median3(float a, float b, float c)
+{
+    if (a > b) {
+        float t = a;
+        a = b;
+        b = t;
+    }
+    return c <= a ? a : c >= b ? b : c;
+}
+
+/* ---------------------------------------------------------------- the work list */
+
+static int push(Sorter *q, Seg s)
+{
+    if (s.len == 0) return 0;
+    if (q->nwork == q->capwork) {
+        long long cap = q->capwork ? 2 * q->capwork : 64;
+        Seg *w = realloc(q->work, (size_t)cap * sizeof *w);
+        if (!w) return -1;
+        q->work = w;
+        q->capwork = cap;
+    }
+    q->work[q->nwork++] = s;
+    if (q->nwork > q->max_work) q->max_work = q->nwork;
+    return 0;
+}
+
+/* The smaller part goes on the list last, so it is taken first: the list never holds
+ * more than about log2(n / SMALL) segments. */
+static int push2(Sorter *q, Seg a, Seg b)
+{
+    return a.len >= b.len ? (push(q, a) || push(q, b)) : (push(q, b) || push(q, a));
+}
+
+/* Sort the n keys in A into R (B is scratch).
+ * A segment of more than SMALL keys with pivot p (the median of its first, middle and
+ * last key) is partitioned by x < p into m keys and len - m >= 1 (p itself is not below
+ * p). When m > 0 both parts are smaller and go on the list. When m = 0 every key is
+ * >= p, so it is partitioned again by x < nextafterf(p, +inf), i.e. x <= p, i.e. x == p:
+ * those m2 >= 1 keys are equal and final (copied to R), the rest goes on. So each
+ * partition makes progress, and all-equal input takes two partitions, not one level of
+ * recursion per key; with many duplicates each distinct value costs at most two
+ * partitions per segment it is pivot of. */
+static patc_status quicksort(Sorter *q, long long n)
+{
+    patc_status st = PATC_OK;
+    q->nwork = 0;
+    if (push(q, (Seg){0, n, BUF_A})) return PATC_ERR_NO_MEMORY;
+    while (q->nwork > 0 && st == PATC_OK) {
+        Seg s = q->work[--q->nwork];
+        if (s.len <= SMALL) {
+            st = sort_small(q, s);
+            continue;
+        }
+        float a, b, c;
+        if ((st = key_at(q, s.buf, s.off, &a)) != PATC_OK || (st = key_at(q, s.buf, s.off + s.len / 2, &b)) != PATC_OK ||
+            (st = key_at(q, s.buf, s.off + s.len - 1, &c)) != PATC_OK)
+            break;
+        float p = median3(a, b, c);
+        long long m;
+        if ((st = partition(q, s, p, &m)) != PATC_OK) break;
+        if (m >= s.len) {
+            fprintf(stderr, "quicksort: %lld of %lld keys below their own pivot %g (a NaN key?)\n", m, s.len, p);
+            return PATC_ERR_INVALID;
+        }
+        if (m > 0) {
+            if (push2(q, (Seg){s.off, m, !s.buf}, (Seg){s.off + m, s.len - m, !s.buf})) return PATC_ERR_NO_MEMORY;
+            continue;
+        }
+        if (p == INFINITY) { /* every key >= +inf: all equal */
+            st = copy_done(q, s);
+            continue;
+        }
+        if ((st = partition(q, s, nextafterf(p, INFINITY), &m)) != PATC_OK) break;
+        if (m < 1 || m > s.len) {
+            fprintf(stderr, "quicksort: %lld of %lld keys at most their own pivot %g\n", m, s.len, p);
+            return PATC_ERR_INVALID;
+        }
+        if ((st = copy_done(q, (Seg){s.off, m, !s.buf})) != PATC_OK) break;
+        if (push(q, (Seg){s.off + m, s.len - m, !s.buf})) return PATC_ERR_NO_MEMORY;
+    }
+    return st;
+}
+
+/* ---------------------------------------------------------------- inputs and checks */
+
+static const char *const KINDS[] = {"random", "dup", "equal", "sorted", "reversed", "inf"};
+enum { NKINDS = sizeof KINDS / sizeof KINDS[0] };
+
+/* N keys of a kind: random in [-1e6, 1e6), dup in {0..9}, equal (all 3.5), sorted
+ * (0, 1, 2, ...), reversed (N-1 down to 0), inf in {-inf, -0, 0, 1, FLT_MAX, +inf}
+ * with the first, middle and last -inf (the small sort's padding, a segment of +inf keys,
+ * a pivot of -inf); the same seed for every run. */
+static int make_keys(float *x, long long n, const char *kind)
+{
+    uint64_t r = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+    for (long long i = 0; i < n; i++) {
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        if (!strcmp(kind, "random")) x[i] = (float)((double)(r >> 11) / 9007199254740992.0 * 2e6 - 1e6);
+        else if (!strcmp(kind, "dup")) x[i] = (float)(r % 10);
+        else if (!strcmp(kind, "equal")) x[i] = 3.5f;
+        else if (!strcmp(kind, "sorted")) x[i] = (float)i;
+        else if (!strcmp(kind, "reversed")) x[i] = (float)(n - 1 - i);
+        else if (!strcmp(kind, "inf")) x[i] = (float[]){-INFINITY, -0.0f, 0.0f, 1.0f, FLT_MAX, INFINITY}[r % 6];
+        else return -1;
+    }
+    /* inf: the first pivot is -inf (below which nothing is) */
+    if (!strcmp(kind, "inf")) x[0] = x[n / 2] = x[n - 1] = -INFINITY;
+    return 0;
+}
+
+static int cmp_f32(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* 0 when got equals want (qsort's order), else a message and 1 */
+static int check(const float *got, const float *want, long long n, const char *what)
+{
+    for (long long i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            printf("FAIL %s: key %lld is %.9g, qsort has %.9g\n", what, i, got[i], want[i]);
+            return 1;
+        }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+/* Both programs compiled: partition.rise with the tile fixed, sort_small.rise; no_cubin
+ * for the interpreter. */
+static patc_status load(Sorter *q, int no_cubin)
+{
+    patc_define defs[2] = {{"nt", PART_NT}, {"ipt", PART_IPT}};
+    patc_compile_options o = {.no_cubin = no_cubin};
+    patc_status st;
+    if ((st = patc_program_compile(q->ctx, PATC_EXAMPLES_DIR "/partition.rise", defs, 2, &o, &q->part_prog)) != PATC_OK ||
+        (st = patc_get_kernel(q->part_prog, "partitionLtF32", &q->part)) != PATC_OK ||
+        (st = patc_program_compile(q->ctx, PATC_QUICKSORT_DIR "/sort_small.rise", NULL, 0, &o, &q->small_prog)) != PATC_OK ||
+        (st = patc_get_kernel(q->small_prog, "sortSmallF32", &q->small)) != PATC_OK)
+        return st;
+    /* the one nat left of each must be the segment's length */
+    if (patc_kernel_num_nats(q->part) != 1 || strcmp(patc_kernel_nat_name(q->part, 0), "n") ||
+        patc_kernel_num_nats(q->small) != 1 || strcmp(patc_kernel_nat_name(q->small, 0), "n")) {
+        fprintf(stderr, "quicksort: partitionLtF32 and sortSmallF32 must each have the one nat n left\n");
+        return PATC_ERR_INVALID;
+    }
+    return PATC_OK;
+}
+
+/* The GPU's buffers come from cuMemAlloc (libcuda, loaded by the runtime already) since
+ * patc.h gives no device pointer of a patc_buffer, and the sub-ranges are wrapped. */
+static int gpu_alloc(Sorter *q, long long n)
+{
+    q->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!q->cuda) return fprintf(stderr, "quicksort: %s\n", dlerror()), 1;
+    q->mem_alloc = (cu_alloc_fn)dlsym(q->cuda, "cuMemAlloc_v2");
+    q->mem_free = (cu_free_fn)dlsym(q->cuda, "cuMemFree_v2");
+    q->copy_dtod = (cu_copy_fn)dlsym(q->cuda, "cuMemcpyDtoD_v2");
+    if (!q->mem_alloc || !q->mem_free || !q->copy_dtod) return fprintf(stderr, "quicksort: libcuda lacks cuMemAlloc_v2\n"), 1;
+    for (int b = 0; b < 3; b++) {
+        int r = q->mem_alloc(&q->base[b], (size_t)n * sizeof(float));
+        if (r) return fprintf(stderr, "quicksort: cuMemAlloc of %lld keys failed (%d)\n", n, r), 1;
+    }
+    patc_status st = patc_buffer_alloc(q->ctx, sizeof(unsigned), &q->count);
+    return st != PATC_OK ? fail(q, "count buffer", st) : 0;
+}
+
+static void release(Sorter *q)
+{
+    if (q->cuda && q->mem_free)
+        for (int b = 0; b < 3; b++)
+            if (q->base[b]) q->mem_free(q->base[b]);
+    if (q->interp)
+        for (int b = 0; b < 3; b++) free((void *)(uintptr_t)q->base[b]);
+    if (q->ctx) patc_destroy(q->ctx);
+    if (q->cuda) dlclose(q->cuda);
+    free(q->work);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* One sort on the interpreter; prints PASS or FAIL; 0 when it matched qsort. */
+static int interp_case(Sorter *q, long long n, const char *kind)
+{
+    for (int b = 0; b < 3; b++) {
+        free((void *)(uintptr_t)q->base[b]);
+        q->base[b] = (uintptr_t)malloc((size_t)n * sizeof(float));
+        if (!q->base[b]) return fprintf(stderr, "quicksort: out of memory\n"), 1;
+    }
+    float *want = malloc((size_t)n * sizeof *want);
+    if (!want) return fprintf(stderr, "quicksort: out of memory\n"), 1;
+    if (make_keys(host_keys(q, BUF_A, 0), n, kind)) {
+        free(want);
+        return fprintf(stderr, "quicksort: unknown kind '%s'\n", kind), 2;
+    }
+    memcpy(want, host_keys(q, BUF_A, 0), (size_t)n * sizeof *want);
+    qsort(want, (size_t)n, sizeof *want, cmp_f32);
+    q->partitions = q->smalls = q->copies = q->max_work = 0;
+    patc_status st = quicksort(q, n);
+    char what[64];
+    snprintf(what, sizeof what, "interp n=%lld %s", n, kind);
+    int bad = st != PATC_OK ? fail(q, what, st) : check(host_keys(q, BUF_R, 0), want, n, what);
+    if (!bad)
+        printf("PASS %s: %lld partitions, %lld small sorts, %lld copies, work list <= %lld\n", what, q->partitions,
+               q->smalls, q->copies, q->max_work);
+    free(want);
+    return bad;
+}
+
+static int run_interp(long long n, const char *kind, int suite)
+{
+    Sorter q = {.interp = 1};
+    patc_status st = patc_create(&q.ctx, 0, PATC_COMPILE_ONLY);
+    if (st != PATC_OK) return fail(&q, "patc_create", st);
+    if ((st = load(&q, 1)) != PATC_OK) {
+        int r = fail(&q, "compile", st);
+        release(&q);
+        return r;
+    }
+    int bad = 0;
+    if (suite) {
+        static const long long sizes[] = {1, 31, 1000, 5000};
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            for (int k = 0; k < NKINDS; k++) bad |= interp_case(&q, sizes[i], KINDS[k]);
+    } else {
+        bad = interp_case(&q, n, kind);
+    }
+    release(&q);
+    return bad;
+}
+
+static int run_compile(void)
+{
+    Sorter q = {0};
+    /* no cache: NVRTC compiles each time */
+    patc_status st = patc_create(&q.ctx, 0, PATC_NO_CACHE);
+    if (st != PATC_OK) return fail(&q, "patc_create", st);
+    patc_set_arch(q.ctx, 90);
+    st = load(&q, 0);
+    int bad = st != PATC_OK ? fail(&q, "compile for sm_90", st) : 0;
+    /* the 64-bit builds too (launches past 2^31 index values run them): the text as
+     * emitted, with the PATC_INDEX32 the runtime puts ahead of it taken back */
+    patc_program *progs[2] = {q.part_prog, q.small_prog};
+    const char *paths[2] = {PATC_EXAMPLES_DIR "/partition.rise", PATC_QUICKSORT_DIR "/sort_small.rise"};
+    patc_define defs[2] = {{"nt", PART_NT}, {"ipt", PART_IPT}};
+    for (int i = 0; i < 2 && !bad; i++) {
+        const char *cu = patc_program_cuda(progs[i]);
+        char *text = malloc(strlen(cu) + 32);
+        if (!text) return fprintf(stderr, "quicksort: out of memory\n"), 1;
+        strcpy(text, "#undef PATC_INDEX32\n");
+        strcat(text, cu);
+        patc_compile_options o = {.cuda = text};
+        patc_program *p64 = NULL;
+        if ((st = patc_program_compile(q.ctx, paths[i], i == 0 ? defs : NULL, i == 0 ? 2 : 0, &o, &p64)) != PATC_OK)
+            bad = fail(&q, "compile the 64-bit build for sm_90", st);
+        patc_program_free(p64);
+        free(text);
+    }
+    if (!bad) printf("ok: partition.rise and sort_small.rise compiled to sm_90 cubins (32- and 64-bit index builds)\n");
+    release(&q);
+    return bad;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A warm-up sort (the first launches load the modules), then reps timed sorts, each
+ * from a fresh upload of the same keys (not timed) and each compared with qsort; the
+ * time runs from the first launch to the result downloaded. */
+static int run_gpu(long long n, const char *kind, int reps)
+{
+    Sorter q = {0};
+    patc_status st = patc_create(&q.ctx, 0, 0);
+    if (st != PATC_OK) return fail(&q, "patc_create", st);
+    if (patc_device_status(q.ctx) != PATC_OK) {
+        printf("skipped: no GPU (%s)\n", patc_last_error(q.ctx));
+        release(&q);
+        return 77;
+    }
+    float *keys = malloc((size_t)n * sizeof *keys), *got = malloc((size_t)n * sizeof *got);
+    float *want = malloc((size_t)n * sizeof *want);
+    double *ms = calloc((size_t)reps + 1, sizeof *ms);
+    patc_buffer *a = NULL, *r = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "gpu n=%lld %s", n, kind);
+    int bad = 0;
+    if (!keys || !got || !want || !ms) {
+        fprintf(stderr, "quicksort: out of memory\n");
+        bad = 1;
+    } else if (make_keys(keys, n, kind)) {
+        fprintf(stderr, "quicksort: unknown kind '%s'\n", kind);
+        bad = 2;
+    } else if ((st = load(&q, 0)) != PATC_OK) bad = fail(&q, "compile", st);
+    else if (!(bad = gpu_alloc(&q, n)) &&
+             ((st = view(&q, BUF_A, 0, n, &a)) != PATC_OK || (st = view(&q, BUF_R, 0, n, &r)) != PATC_OK))
+        bad = fail(&q, "wrap", st);
+    if (!bad) {
+        memcpy(want, keys, (size_t)n * sizeof *want);
+        qsort(want, (size_t)n, sizeof *want, cmp_f32);
+    }
+    for (int i = 0; i <= reps && !bad; i++) {
+        if ((st = patc_buffer_upload(a, keys, (size_t)n * sizeof *keys)) != PATC_OK) {
+            bad = fail(&q, "upload", st);
+            break;
+        }
+        q.partitions = q.smalls = q.copies = q.max_work = 0;
+        double t0 = now_ms();
+        st = quicksort(&q, n);
+        if (st == PATC_OK) st = patc_buffer_download(r, got, (size_t)n * sizeof *got); /* waits */
+        ms[i] = now_ms() - t0;
+        if (st != PATC_OK) bad = fail(&q, what, st);
+        else bad = check(got, want, n, what);
+    }
+    if (!bad) {
+        qsort(ms + 1, (size_t)reps, sizeof *ms, cmp_double);
+        printf("%s: %.3f ms (median of %d; %lld partitions, %lld small sorts, %lld copies, work list <= %lld) ok\n",
+               what, ms[1 + reps / 2], reps, q.partitions, q.smalls, q.copies, q.max_work);
+    }
+    free(ms);
+    free(keys);
+    free(got);
+    free(want);
+    release(&q);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--interp-test")) return run_interp(0, NULL, 1);
+    if (argc == 2 && !strcmp(argv[1], "--compile")) return run_compile();
+    if (argc == 4 && !strcmp(argv[1], "--interp") && atoll(argv[2]) >= 1) return run_interp(atoll(argv[2]), argv[3], 0);
+    if ((argc == 3 || (argc == 4 && atoi(argv[3]) >= 1)) && atoll(argv[1]) >= 1)
+        return run_gpu(atoll(argv[1]), argv[2], argc == 4 ? atoi(argv[3]) : 3);
+    fprintf(stderr, "usage: quicksort N KIND [REPS] | --interp N KIND | --interp-test | --compile\n"
+                    "  KIND: random, dup, equal, sorted, reversed, inf\n");
+    return 2;
+}
