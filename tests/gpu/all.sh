@@ -8,7 +8,7 @@
 # three parts, 1, e (the examples of issue 11) and t (the rest); the benchmark, section 6,
 # runs unless --no-bench). --scans is --sections 5 with only the scan benchmark;
 # --no-scans is --sections 1et234. "1", "et" and "2345" each fit one 10-minute call of
-# the GPU machine; "c" does not (about 11 minutes): run it with --quick, or in two calls.
+# the GPU machine; "c" does not (about 11 minutes): --quick fits.
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
