@@ -82,7 +82,7 @@ X *lw_xnew(Lw *w, XKind k, ScalarKind sk)
     return x;
 }
 
-static X *xnat(Lw *w, Nat *n)
+X *lw_xnat(Lw *w, Nat *n)
 {
     X *x = lw_xnew(w, X_NAT, SK_I32);
     x->nat.n = n;
@@ -140,6 +140,17 @@ void stmt_append(Arena *a, Stmt *seq, Stmt *s)
 }
 
 void lw_emit(Lw *w, Stmt *s) { stmt_append(w->a, w->cur, s); }
+
+Stmt *lw_open_if(Lw *w, X *cond, Stmt **saved)
+{
+    Stmt *g = lw_snew(w, S_IF);
+    g->cond.c = cond;
+    g->cond.then = stmt_seq(w->a);
+    lw_emit(w, g);
+    *saved = w->cur;
+    w->cur = g->cond.then;
+    return g;
+}
 
 Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count)
 {
@@ -297,7 +308,7 @@ static X *nat_lt(Lw *w, Nat *x, Nat *y)
 {
     if (nat_prove_lt(w->a, x, y)) return xbool(w, true);
     if (nat_prove_ge(w->a, x, y)) return xbool(w, false);
-    return lw_xbin(w, OP_LT, SK_BOOL, xnat(w, x), xnat(w, y));
+    return lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, x), lw_xnat(w, y));
 }
 
 static X *x_or(Lw *w, X *a, X *b)
@@ -411,7 +422,7 @@ static X *shuffle_now(Lw *w, X *shfl)
 static X *source_lane(Lw *w, Nat *i)
 {
     Arena *a = w->a;
-    X *x = xnat(w, i);
+    X *x = lw_xnat(w, i);
     for (int hi = 0; hi < 2; hi++) {
         Nat *edge = nat_cst(a, hi ? 31 : 0);
         if (hi ? nat_prove_lt(a, i, nat_cst(a, 32)) : nat_prove_ge(a, i, edge)) continue;
@@ -423,7 +434,7 @@ static X *source_lane(Lw *w, Nat *i)
         X *m = lw_xnew(w, X_MINMAX, SK_I32);
         m->bin.op = hi ? OP_LT : OP_GT;
         m->bin.l = x;
-        m->bin.r = xnat(w, edge);
+        m->bin.r = lw_xnat(w, edge);
         x = m;
     }
     return x;
@@ -470,7 +481,7 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
         Nat *j = nat_sub(a, i, v->n1);
         X *hi = nat_prove_ge(a, j, v->n2) ? xbool(w, true)
               : nat_prove_lt(a, j, v->n2) ? xbool(w, false)
-              : lw_xbin(w, OP_GE, SK_BOOL, xnat(w, j), xnat(w, v->n2));
+              : lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, j), lw_xnat(w, v->n2));
         X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
         if (outside->kind == X_LIT) return outside->lit.b ? v->val : lw_view_at(w, v->in, j);
         if (nat_prove_lt(a, v->n2, nat_cst(a, 1))) return v->val; /* all padding */
@@ -496,7 +507,7 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
         Val *p = lw_view_at(w, v->in, i);
         return v->proj == 0 ? p->a : p->b;
     }
-    case V_GEN: return lw_apply1(w, v->fn, lw_scalar(w, xnat(w, i)));
+    case V_GEN: return lw_apply1(w, v->fn, lw_scalar(w, lw_xnat(w, i)));
     case V_MAP: return lw_apply1(w, v->fn, lw_view_at(w, v->in, i));
     case V_LANES: {
         if (nat_equal(i, nat_var(a, w->k->hw.lane))) return lw_scalar(w, v->mine);
@@ -539,7 +550,7 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
         X *x = lw_xnew(w, X_SHFL, mine->x->sk);
         x->shfl.k = v->shfl;
         x->shfl.val = mine->x;
-        x->shfl.arg = v->shfl == SHFL_IDX ? lw_view_at(w, v->src, i)->x : xnat(w, v->n1);
+        x->shfl.arg = v->shfl == SHFL_IDX ? lw_view_at(w, v->src, i)->x : lw_xnat(w, v->n1);
         return lw_scalar(w, shuffle_now(w, x));
     }
     }
@@ -666,18 +677,10 @@ void lw_acc_store(Lw *w, Acc *c, Val *v, Span sp)
     }
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");
     if (c->kind != W_MEM) die("scalar acceptor is not memory");
-    if (c->guard) {
-        /* a write past take's end: dropped */
-        Stmt *g = lw_snew(w, S_IF), *saved = w->cur;
-        g->cond.c = c->guard;
-        g->cond.then = stmt_seq(w->a);
-        lw_emit(w, g);
-        w->cur = g->cond.then;
-        lw_store(w, c->buf, c->base, v->x);
-        w->cur = saved;
-        return;
-    }
+    Stmt *saved = NULL;
+    if (c->guard) lw_open_if(w, c->guard, &saved); /* a write past take's end: dropped */
     lw_store(w, c->buf, c->base, v->x);
+    if (saved) w->cur = saved;
 }
 
 static NatVar *loop_var(Lw *w, const char *prefix, Nat *extent)
@@ -732,19 +735,15 @@ void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, V
     Nat *lane = nat_var(a, w->k->hw.lane), *n = v->ty->arr.n;
     Nat *i = nat_sub(a, lane, nat_cst(a, off));
     X *cond = NULL;
-    if (off > 0) cond = lw_xbin(w, OP_GE, SK_BOOL, xnat(w, lane), xnat(w, nat_cst(a, off)));
+    if (off > 0) cond = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, nat_cst(a, off)));
     if (!nat_prove_lt(a, lane, nat_add(a, n, nat_cst(a, off)))) {
-        X *hi = lw_xbin(w, OP_LT, SK_BOOL, xnat(w, lane), xnat(w, nat_add(a, n, nat_cst(a, off))));
+        X *hi = lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, nat_add(a, n, nat_cst(a, off))));
         cond = cond ? lw_xbin(w, OP_AND, SK_BOOL, cond, hi) : hi;
     }
     /* the region is marked per-lane even when every lane takes part, so that the
      * single-thread pass does not mistake it for redundant warp-level code */
-    Stmt *saved = w->cur, *g = lw_snew(w, S_IF);
-    g->cond.c = cond ? cond : xbool(w, true);
-    g->cond.then = stmt_seq(a);
-    g->cond.per_lane = true;
-    lw_emit(w, g);
-    w->cur = g->cond.then;
+    Stmt *saved;
+    lw_open_if(w, cond ? cond : xbool(w, true), &saved)->cond.per_lane = true;
     if (cond) w->partial_lanes++;
     body(w, lw_view_at(w, v, i), lw_acc_at(w, c, i), sp);
     if (cond) w->partial_lanes--;
@@ -893,7 +892,7 @@ Val *lw_lower_exp(Lw *w, Expr *e)
         x->lit.u = e->lit.u;
         return lw_scalar(w, x);
     }
-    case E_NAT: return lw_scalar(w, xnat(w, e->nat.n));
+    case E_NAT: return lw_scalar(w, lw_xnat(w, e->nat.n));
     case E_BIN: {
         Val *l = lw_lower_exp(w, e->bin.l), *r = lw_lower_exp(w, e->bin.r);
         return lw_scalar(w, lw_xbin(w, e->bin.op, lw_sk_of(e->ty), l->x, r->x));

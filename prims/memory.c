@@ -262,16 +262,6 @@ static void write_compact(Lw *w, Expr *e, Acc *c)
     lw_lower_acc(w, e->prim.args[0], r);
 }
 
-static void emit_if(Lw *w, X *cond, Stmt **saved)
-{
-    Stmt *g = lw_snew(w, S_IF);
-    g->cond.c = cond;
-    g->cond.then = stmt_seq(w->a);
-    lw_emit(w, g);
-    *saved = w->cur;
-    w->cur = g->cond.then;
-}
-
 /* Record i = (f, (k, x)) written (c: the W_COMPACTEL acceptor of record i, under the
  * guards of the acceptors it came through):
  *   compactTo:   if (f) out[k] = x
@@ -283,37 +273,30 @@ void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
     if (v->k != VAL_PAIR || v->b->k != VAL_PAIR || v->a->k != VAL_SCALAR || v->b->a->k != VAL_SCALAR)
         die("compactTo: record is not (bool, (count, element))");
     Stmt *outer = NULL, *inner;
-    if (c->guard) emit_if(w, c->guard, &outer);
+    if (c->guard) lw_open_if(w, c->guard, &outer);
     X *f = lw_materialise(w, v->a->x, "sel");
     X *k = lw_materialise(w, v->b->a->x, "before");
     ScalarKind ck = k->sk;
-    Nat *n = all->n1, *i = c->n1;
+    Nat *n = all->n1, *i = c->n1, *last = nat_sub(w->a, n, nat_cst(w->a, 1));
     Nat *elems = all->in->ty->arr.n;
     if (all->part) {
-        X *rest = lw_xnew(w, X_NAT, SK_I32);
-        rest->nat.n = nat_sub(w->a, nat_sub(w->a, n, nat_cst(w->a, 1)), i);
         X *rk = lw_xnew(w, X_CAST, ck);
-        rk->un.e = rest;
+        rk->un.e = lw_xnat(w, nat_sub(w->a, last, i));
         X *pos = lw_xnew(w, X_SELECT, ck);
         pos->sel.c = f;
         pos->sel.a = k;
         pos->sel.b = lw_xbin(w, OP_ADD, ck, rk, k);
         lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, pos, elems)), v->b->b, sp);
     } else {
-        emit_if(w, f, &inner);
+        lw_open_if(w, f, &inner);
         lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, k, elems)), v->b->b, sp);
         w->cur = inner;
     }
-    X *last = lw_xnew(w, X_NAT, SK_I32);
-    last->nat.n = nat_sub(w->a, n, nat_cst(w->a, 1));
-    X *at = lw_xnew(w, X_NAT, SK_I32);
-    at->nat.n = i;
-    emit_if(w, lw_xbin(w, OP_EQ, SK_BOOL, at, last), &inner);
+    lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, i), lw_xnat(w, last)), &inner);
     X *one = lw_xnew(w, X_CAST, ck);
     one->un.e = f;
     lw_store(w, all->buf, nat_cst(w->a, 0), lw_xbin(w, OP_ADD, ck, k, one));
-    w->cur = inner;
-    if (outer) w->cur = outer;
+    w->cur = outer ? outer : inner;
 }
 
 const PrimOps prims_memory[P_COUNT] = {

@@ -196,8 +196,11 @@ Acc *lw_acceptor(Lw *w, AccKind k, Type *ty, Acc *in);
 X *lw_xnew(Lw *w, XKind k, ScalarKind sk);
 X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r);
 X *lw_xload(Lw *w, Buffer *b, Nat *i);
+X *lw_xnat(Lw *w, Nat *n);
 Stmt *lw_snew(Lw *w, StmtKind k);
 void lw_emit(Lw *w, Stmt *s);
+/* An S_IF on cond emitted here; what is emitted next goes into it until w->cur = *saved */
+Stmt *lw_open_if(Lw *w, X *cond, Stmt **saved);
 Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count);
 Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, Span sp);
 /* Buffer b read (a view) or written (an acceptor) as row-major storage of ty from element 0 */
