@@ -287,31 +287,31 @@ static patc_status check_args(patc_kernel *k, const patc_arg *inputs, patc_buffe
     return PATC_OK;
 }
 
-patc_status patc_launch_args(patc_kernel *k, const long long *nats, const patc_arg *inputs,
-                             patc_buffer *const *outputs, const patc_launch_config *cfg)
+/* patc_launch_args, waiting for the launches or not */
+static patc_status launch_args(patc_kernel *k, const long long *nats, const patc_arg *inputs,
+                               patc_buffer *const *outputs, const patc_launch_config *cfg, bool wait)
 {
     if (!k) return PATC_ERR_INVALID;
     patc_status s = check_args(k, inputs, outputs);
     if (s != PATC_OK) return s;
     RtLaunch L;
     s = prepare(k, nats, inputs, outputs, cfg, &L);
-    if (s == PATC_OK && (s = rt_fire(k, &L)) == PATC_OK)
+    if (s == PATC_OK && (s = rt_fire(k, &L)) == PATC_OK && wait)
         s = rt_drv_check(k->prog->ctx, rt_driver_sync(k->prog->ctx->drv), "kernel execution");
     rt_launch_free(&L);
     return s;
 }
 
+patc_status patc_launch_args(patc_kernel *k, const long long *nats, const patc_arg *inputs,
+                             patc_buffer *const *outputs, const patc_launch_config *cfg)
+{
+    return launch_args(k, nats, inputs, outputs, cfg, true);
+}
+
 patc_status patc_launch_args_enqueue(patc_kernel *k, const long long *nats, const patc_arg *inputs,
                                      patc_buffer *const *outputs, const patc_launch_config *cfg)
 {
-    if (!k) return PATC_ERR_INVALID;
-    patc_status s = check_args(k, inputs, outputs);
-    if (s != PATC_OK) return s;
-    RtLaunch L;
-    s = prepare(k, nats, inputs, outputs, cfg, &L);
-    if (s == PATC_OK) s = rt_fire(k, &L);
-    rt_launch_free(&L);
-    return s;
+    return launch_args(k, nats, inputs, outputs, cfg, false);
 }
 
 patc_status patc_launch(patc_kernel *k, const long long *nats, patc_buffer *const *inputs, patc_buffer *output,
