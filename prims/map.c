@@ -481,8 +481,7 @@ static LwVal *acc_regs(Lw *w, LwVal *v, Span sp)
     return lw_scalar(w, lw_xload(w, scalar_acc(w, v->x->sk, v->x), nat_cst(w->a, 0)));
 }
 
-/* regs (acc_regs's value) = v, leaf by leaf; each new value is computed before any is
- * stored, since one leaf's new value may read another's old one */
+/* regs (acc_regs's value) = v, leaf by leaf, in order: v must not read regs (acc_fix) */
 static void acc_set(Lw *w, LwVal *regs, LwVal *v)
 {
     if (regs->k == VAL_PAIR) {

@@ -282,8 +282,8 @@ static LwVal *lower_carry(Lw *w, Expr *e)
     if (!lp || (w->nloops != 2 && !warp) || w->loops[w->nloops - 1] != lp || w->loops[0]->loop.level != LVL_BLOCK ||
         w->loops[0]->loop.dim != 0)
         diag_error(w->d, e->sp, "lookback in a mapSeq carries a prefix over its iterations: the mapSeq must be "
-                   "written in order, as a loop of the block's code (its result stored or passed on whole), not "
-                   "read element by element elsewhere");
+                   "written in order, as a loop of the block's or a warp's code (its result stored or passed on "
+                   "whole), not read element by element elsewhere");
     if (w->seq_looked)
         diag_error(w->d, e->sp, "this mapSeq's iteration reaches a lookback twice (its element is computed twice, or "
                    "it has two): it carries one prefix");
