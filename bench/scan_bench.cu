@@ -6,7 +6,7 @@
 // every implementation once, CUDA events; "alone" = events around one call on an idle
 // stream (the host's launch cost included), "queued" = the call enqueued behind a
 // kernel that holds the stream until the host has enqueued everything (GPU time only).
-// Median per implementation.
+// Median per implementation. The method is bench/timing.cuh's, shared with select_bench.
 //   scan_bench OUTDIR RISE_FILE [tuning_file] [--extra LABEL RISE TUNING]... [n ...]
 // Each --extra adds another file's inclSumF32 and exclSumI32 (same interface, e.g. the
 // row scan of examples/scan_rows.rise) as LABEL_incl_f32 and LABEL_excl_i32, checked
@@ -22,22 +22,17 @@
 #include <string>
 #include <vector>
 #include "patc.h"
+#include "timing.cuh"
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 #define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
-
-__global__ void hold(volatile int *flag) {
-    long long t0 = clock64();
-    while (!*flag) { __nanosleep(200); if (clock64() - t0 > 4000000000ll) break; }
-}
 
 static cudaStream_t s;
 static patc_ctx *ctx;
-static int *hflag, *dflag;
+static HoldFlag holdf;
 
 struct Impl { std::string name; std::function<void(long long)> op; };
 
-static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2] * 1e3f; }
+static float median(const std::vector<float> &v) { return median_us(v); }
 
 int main(int argc, char **argv) {
     if (argc < 3) { printf("usage: scan_bench OUTDIR RISE_FILE [tuning_file] [n ...]\n"); return 2; }
@@ -59,7 +54,7 @@ int main(int argc, char **argv) {
     cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
     printf("device %s, %d SMs\n", p.name, p.multiProcessorCount);
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CK(cudaHostAlloc(&hflag, 4, cudaHostAllocMapped)); CK(cudaHostGetDevicePointer(&dflag, hflag, 0));
+    holdf.init();
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
     long long maxn = *std::max_element(sizes.begin(), sizes.end());
     float *fin, *fout, *fref; int *iin, *iout, *iref;
@@ -110,7 +105,6 @@ int main(int argc, char **argv) {
     FILE *csv = fopen(csvp.c_str(), "w");
     if (!csv) { printf("cannot write %s\n", csvp.c_str()); return 1; }
     fprintf(csv, "n,impl,alone_us,queued_us,alone_gbs,pct_copy_alone\n");
-    cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     int wrong = 0;
     std::vector<float> got(maxn), want(maxn);
     for (long long n : sizes) {
@@ -137,21 +131,10 @@ int main(int argc, char **argv) {
             const char *nm = k < 4 ? impls[2 + 2 * k].name.c_str() : impls[nbase + (k - 4)].name.c_str();
             if (bad) { printf("WRONG %s n=%lld: %lld elements differ from CUB\n", nm, n, bad); wrong++; }
         }
-        std::vector<std::vector<float>> alone(impls.size(), std::vector<float>(REPS)), queued = alone;
-        for (int w = 0; w < WARM; w++) for (auto &im : impls) im.op(n);
-        CK(cudaStreamSynchronize(s));
-        for (int r = 0; r < REPS; r++)
-            for (size_t k = 0; k < impls.size(); k++) {
-                CK(cudaEventRecord(e0, s)); impls[k].op(n); CK(cudaEventRecord(e1, s));
-                CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&alone[k][r], e0, e1));
-                *(volatile int *)hflag = 0;
-                hold<<<1, 1, 0, s>>>(dflag);
-                CK(cudaEventRecord(e0, s)); impls[k].op(n); CK(cudaEventRecord(e1, s));
-                __sync_synchronize();
-                *(volatile int *)hflag = 1;
-                CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&queued[k][r], e0, e1));
-            }
-        CK(cudaGetLastError());
+        std::vector<std::function<void()>> ops;
+        for (auto &im : impls) ops.push_back([&im, n] { im.op(n); });
+        std::vector<std::vector<float>> alone, queued;
+        time_interleaved(ops, s, holdf, WARM, REPS, alone, queued);
         float copy = median(alone[0]);
         printf("n=%-10lld", n);
         for (size_t k = 0; k < impls.size(); k++) {

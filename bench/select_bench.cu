@@ -32,14 +32,10 @@
 #include <string>
 #include <vector>
 #include "patc.h"
+#include "timing.cuh"
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 #define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
 
-__global__ void hold(volatile int *flag) {
-    long long t0 = clock64();
-    while (!*flag) { __nanosleep(200); if (clock64() - t0 > 4000000000ll) break; }
-}
 
 // Counts the words of a[0..n) that differ from b[0..n) and the first index that does
 // (bad[0] += count, bad[1] = min index), so a check needs no copy of n elements to the host.
@@ -55,11 +51,11 @@ struct GtI32 { int t; __host__ __device__ bool operator()(const int &x) const { 
 
 static cudaStream_t s;
 static patc_ctx *ctx;
-static int *hflag, *dflag;
+static HoldFlag holdf;
 
 struct Impl { std::string name; std::function<void()> op; };
 
-static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2] * 1e3f; }
+static float median(const std::vector<float> &v) { return median_us(v); }
 
 static inline uint64_t splitmix64(uint64_t &x) {
     uint64_t z = (x += 0x9E3779B97F4A7C15ull);
@@ -232,23 +228,10 @@ static void group(const char *ty, int sel, T *in, T t, patc_buffer *pin, patc_ke
     bool okf = check("patc_filter", ty, sel, n, cub_select, patc_filter, false, &m);
     bool okp = check("patc_partition", ty, sel, n, cub_part, patc_part, true, &m2);
     const int REPS = 200, WARM = 20;
-    cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-    std::vector<std::vector<float>> alone(impls.size(), std::vector<float>(REPS)), queued = alone;
-    for (int w = 0; w < WARM; w++) for (auto &im : impls) im.op();
-    CK(cudaStreamSynchronize(s));
-    for (int r = 0; r < REPS; r++)
-        for (size_t k = 0; k < impls.size(); k++) {
-            CK(cudaEventRecord(e0, s)); impls[k].op(); CK(cudaEventRecord(e1, s));
-            CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&alone[k][r], e0, e1));
-            *(volatile int *)hflag = 0;
-            hold<<<1, 1, 0, s>>>(dflag);
-            CK(cudaEventRecord(e0, s)); impls[k].op(); CK(cudaEventRecord(e1, s));
-            __sync_synchronize();
-            *(volatile int *)hflag = 1;
-            CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&queued[k][r], e0, e1));
-        }
-    CK(cudaGetLastError());
-    CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1));
+    std::vector<std::function<void()>> ops;
+    for (auto &im : impls) ops.push_back(im.op);
+    std::vector<std::vector<float>> alone, queued;
+    time_interleaved(ops, s, holdf, WARM, REPS, alone, queued);
     // after the timed runs: the look-back state the runs left must not change the result
     long long ma, mb;
     okf = check("patc_filter (after timing)", ty, sel, n, cub_select, patc_filter, false, &ma) && okf;
@@ -294,7 +277,7 @@ int main(int argc, char **argv) {
     cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
     printf("device %s, %d SMs\n", p.name, p.multiProcessorCount);
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CK(cudaHostAlloc(&hflag, 4, cudaHostAllocMapped)); CK(cudaHostGetDevicePointer(&dflag, hflag, 0));
+    holdf.init();
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
     patc_set_stream(ctx, s);
     maxn = sizes.back();

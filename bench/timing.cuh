@@ -1,0 +1,55 @@
+// timing.cuh: the timing method of scan_bench and select_bench, in one place. Every
+// implementation is run WARM times, then REPS rounds, each round every implementation
+// once (interleaved), with CUDA events on stream s:
+//   alone:  events around one call on an idle stream (the host's launch cost included);
+//   queued: the call enqueued behind `hold`, a kernel that keeps the stream busy until
+//           the host has enqueued everything (GPU time only).
+// Medians in microseconds.
+#pragma once
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+// spins until the host sets *flag (a mapped host word), at most about 2 s
+__global__ void hold(volatile int *flag) {
+    long long t0 = clock64();
+    while (!*flag) { __nanosleep(200); if (clock64() - t0 > 4000000000ll) break; }
+}
+
+static inline float median_us(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2] * 1e3f; }
+
+// the flag hold waits on: hflag on the host, dflag its device address
+struct HoldFlag {
+    int *hflag = nullptr, *dflag = nullptr;
+    void init() { CK(cudaHostAlloc(&hflag, 4, cudaHostAllocMapped)); CK(cudaHostGetDevicePointer(&dflag, hflag, 0)); }
+};
+
+// alone[k][r] and queued[k][r]: round r of ops[k], in ms
+static inline void time_interleaved(const std::vector<std::function<void()>> &ops, cudaStream_t s, const HoldFlag &hf,
+                                    int warm, int reps, std::vector<std::vector<float>> &alone,
+                                    std::vector<std::vector<float>> &queued) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+    alone.assign(ops.size(), std::vector<float>(reps));
+    queued = alone;
+    for (int w = 0; w < warm; w++) for (auto &op : ops) op();
+    CK(cudaStreamSynchronize(s));
+    for (int r = 0; r < reps; r++)
+        for (size_t k = 0; k < ops.size(); k++) {
+            CK(cudaEventRecord(e0, s)); ops[k](); CK(cudaEventRecord(e1, s));
+            CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&alone[k][r], e0, e1));
+            *(volatile int *)hf.hflag = 0;
+            hold<<<1, 1, 0, s>>>(hf.dflag);
+            CK(cudaEventRecord(e0, s)); ops[k](); CK(cudaEventRecord(e1, s));
+            __sync_synchronize();
+            *(volatile int *)hf.hflag = 1;
+            CK(cudaEventSynchronize(e1)); CK(cudaEventElapsedTime(&queued[k][r], e0, e1));
+        }
+    CK(cudaGetLastError());
+    CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1));
+}
