@@ -1,9 +1,11 @@
-// matmul_bench: patc's examples/matmul_tiled.rise (through libpatrt, as the reduction
-// benchmark does) beside cuBLAS SGEMM, in one process, on square f32 row-major
-// matrices: S = 1024, 2048, 4096 by default (multiples of 64, as the example needs).
-// Each is launched 3 times to warm up, then timed 20 times with CUDA events on one
-// stream; the median gives GFLOP/s = 2 S^3 / time. The two results are compared
-// (largest relative difference) so that a wrong kernel is not reported as fast.
+// matmul_bench: patc's examples/matmul_tiled.rise (both kernels: matmulShared, with shared
+// tiles, and matmulTiled, without) through libpatrt beside cuBLAS SGEMM, in one process and
+// stream, on square f32 row-major matrices: S = 1024, 2048, 4096 by default (multiples of
+// 64, as the example needs). Timed as the scan and select benchmarks are (timing.cuh): 3
+// warm-up rounds, then 20 rounds of the three interleaved, CUDA events around each call on
+// an idle stream ("alone"); the median gives GFLOP/s = 2 S^3 / time. Each result is
+// compared with cuBLAS's (largest relative difference), so that a wrong kernel is not
+// reported as fast.
 //   matmul_bench --rise examples/matmul_tiled.rise [--out DIR] [S ...]
 // Writes DIR/matmul.csv (impl,S,median_ms,gflops) when --out is given.
 #include <cublas_v2.h>
@@ -15,9 +17,8 @@
 #include <string>
 #include <vector>
 #include "patc.h"
+#include "timing.cuh"
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(3); } } while (0)
 #define CKB(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { \
     fprintf(stderr, "%s:%d: cuBLAS error %d: %s\n", __FILE__, __LINE__, (int)s_, #x); exit(3); } } while (0)
 #define CKP(ctx, x) do { patc_status s_ = (x); if (s_ != PATC_OK) { \
@@ -25,27 +26,16 @@
 
 static const int WARMUP = 3, REPS = 20;
 
-// the median of REPS timed calls of f on stream s, after WARMUP untimed ones
-template <class F> static float median_ms(cudaStream_t s, F f)
+// the largest relative difference of got from want (1.0 when any is not finite)
+static double worst_diff(const std::vector<float> &got, const std::vector<float> &want)
 {
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    for (int i = 0; i < WARMUP; i++) f();
-    std::vector<float> t;
-    for (int i = 0; i < REPS; i++) {
-        CK(cudaEventRecord(e0, s));
-        f();
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t.push_back(ms);
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        double d = std::fabs((double)got[i] - want[i]) / std::max(1.0, std::fabs((double)want[i]));
+        if (!std::isfinite(d)) return 1.0; /* a NaN would pass std::max unseen */
+        if (d > worst) worst = d;
     }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return worst;
 }
 
 int main(int argc, char **argv)
@@ -70,62 +60,68 @@ int main(int argc, char **argv)
     CKP(pctx, patc_create(&pctx, 0, 0));
     CKP(pctx, patc_device_status(pctx));
     patc_set_stream(pctx, (void *)st);
+    HoldFlag hf;
+    hf.init();
     FILE *csv = out.empty() ? nullptr : fopen((out + "/matmul.csv").c_str(), "w");
     if (csv) fprintf(csv, "impl,S,median_ms,gflops\n");
     printf("%-8s %-8s %12s %10s\n", "impl", "S", "median ms", "GFLOP/s");
     for (long long S : sizes) {
         size_t bytes = (size_t)(S * S) * sizeof(float);
-        std::vector<float> ha((size_t)(S * S)), hb((size_t)(S * S)), hc((size_t)(S * S)), hr((size_t)(S * S));
+        std::vector<float> ha((size_t)(S * S)), hb((size_t)(S * S)), hc((size_t)(S * S)), hs((size_t)(S * S)),
+            hr((size_t)(S * S));
         srand(1);
         for (auto &x : ha) x = (float)rand() / RAND_MAX - 0.5f;
         for (auto &x : hb) x = (float)rand() / RAND_MAX - 0.5f;
-        float *da, *db, *dc, *dr;
-        CK(cudaMalloc(&da, bytes)); CK(cudaMalloc(&db, bytes)); CK(cudaMalloc(&dc, bytes)); CK(cudaMalloc(&dr, bytes));
+        float *da, *db, *dc, *ds, *dr;
+        CK(cudaMalloc(&da, bytes)); CK(cudaMalloc(&db, bytes)); CK(cudaMalloc(&dc, bytes)); CK(cudaMalloc(&ds, bytes));
+        CK(cudaMalloc(&dr, bytes));
         CK(cudaMemcpy(da, ha.data(), bytes, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(db, hb.data(), bytes, cudaMemcpyHostToDevice));
 
-        // patc: the example specialised to this size (m = n = S/64, k = S)
-        patc_define defs[3] = {{"m", S / 64}, {"n", S / 64}, {"k", S}};
+        // patc: the example specialised to this size (m = n = S/64, k = S, kt = S/16)
+        patc_define defs[4] = {{"m", S / 64}, {"n", S / 64}, {"k", S}, {"kt", S / 16}};
         patc_program *prog = nullptr;
-        patc_kernel *k = nullptr;
-        CKP(pctx, patc_program_from_file(pctx, rise.c_str(), defs, 3, &prog));
-        CKP(pctx, patc_get_kernel(prog, "matmulTiled", &k));
-        patc_buffer *in[2], *pc;
+        patc_kernel *kt = nullptr, *ks = nullptr;
+        CKP(pctx, patc_program_from_file(pctx, rise.c_str(), defs, 4, &prog));
+        CKP(pctx, patc_get_kernel(prog, "matmulTiled", &kt));
+        CKP(pctx, patc_get_kernel(prog, "matmulShared", &ks));
+        patc_buffer *in[2], *pc, *ps;
         CKP(pctx, patc_buffer_wrap(pctx, (unsigned long long)da, bytes, &in[0]));
         CKP(pctx, patc_buffer_wrap(pctx, (unsigned long long)db, bytes, &in[1]));
         CKP(pctx, patc_buffer_wrap(pctx, (unsigned long long)dc, bytes, &pc));
-        float pm = 0;
-        CKP(pctx, patc_time_launch(k, nullptr, in, pc, nullptr, WARMUP, REPS, &pm));
+        CKP(pctx, patc_buffer_wrap(pctx, (unsigned long long)ds, bytes, &ps));
+        patc_arg args[2] = {{in[0], nullptr}, {in[1], nullptr}};
 
         // cuBLAS: row-major C = A B is column-major C^T = B^T A^T
         const float one = 1.0f, zero = 0.0f;
         int n = (int)S;
-        float cm = median_ms(st, [&] {
-            CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, n, da, n, &zero, dr, n));
-        });
+        std::vector<std::function<void()>> ops = {
+            [&] { CKP(pctx, patc_launch_args_enqueue(ks, nullptr, args, &ps, nullptr)); },
+            [&] { CKP(pctx, patc_launch_args_enqueue(kt, nullptr, args, &pc, nullptr)); },
+            [&] { CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, n, da, n, &zero, dr, n)); },
+        };
+        std::vector<std::vector<float>> alone, queued;
+        time_interleaved(ops, st, hf, WARMUP, REPS, alone, queued);
         CK(cudaStreamSynchronize(st));
         CK(cudaMemcpy(hc.data(), dc, bytes, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hs.data(), ds, bytes, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(hr.data(), dr, bytes, cudaMemcpyDeviceToHost));
-        double worst = 0;
-        size_t nonfinite = 0;
-        for (size_t i = 0; i < hc.size(); i++) {
-            double d = std::fabs((double)hc[i] - hr[i]) / std::max(1.0, std::fabs((double)hr[i]));
-            if (!std::isfinite(d)) nonfinite++; /* a NaN would pass std::max unseen */
-            else if (d > worst) worst = d;
-        }
-        if (nonfinite) { printf("  %zu results not finite  (WRONG)\n", nonfinite); worst = 1.0; }
-        printf("  C[0] = %.9g (cuBLAS %.9g), C[last] = %.9g (cuBLAS %.9g)\n", hc[0], hr[0], hc.back(), hr.back());
+        double wt = worst_diff(hc, hr), ws = worst_diff(hs, hr);
+        printf("  C[0] = %.9g / %.9g (cuBLAS %.9g), C[last] = %.9g / %.9g (cuBLAS %.9g)\n", hs[0], hc[0], hr[0],
+               hs.back(), hc.back(), hr.back());
         double flop = 2.0 * (double)S * S * S;
-        printf("%-8s %-8lld %12.4f %10.1f\n", "patc", S, pm, flop / (pm * 1e6));
-        printf("%-8s %-8lld %12.4f %10.1f\n", "cublas", S, cm, flop / (cm * 1e6));
-        printf("  largest relative difference patc vs cuBLAS: %.3g%s\n", worst, worst > 1e-3 ? "  (WRONG)" : "");
-        if (csv) {
-            fprintf(csv, "patc,%lld,%.6f,%.3f\n", S, pm, flop / (pm * 1e6));
-            fprintf(csv, "cublas,%lld,%.6f,%.3f\n", S, cm, flop / (cm * 1e6));
+        const char *names[3] = {"shared", "tiled", "cublas"};
+        for (int i = 0; i < 3; i++) {
+            double ms = median_us(alone[i]) / 1e3;
+            printf("%-8s %-8lld %12.4f %10.1f\n", names[i], S, ms, flop / (ms * 1e6));
+            if (csv) fprintf(csv, "%s,%lld,%.6f,%.3f\n", names[i], S, ms, flop / (ms * 1e6));
         }
-        patc_buffer_free(in[0]); patc_buffer_free(in[1]); patc_buffer_free(pc);
+        printf("  largest relative difference vs cuBLAS: matmulShared %.3g%s, matmulTiled %.3g%s\n", ws,
+               ws > 1e-3 ? "  (WRONG)" : "", wt, wt > 1e-3 ? "  (WRONG)" : "");
+        double worst = std::max(ws, wt);
+        patc_buffer_free(in[0]); patc_buffer_free(in[1]); patc_buffer_free(pc); patc_buffer_free(ps);
         patc_program_free(prog);
-        CK(cudaFree(da)); CK(cudaFree(db)); CK(cudaFree(dc)); CK(cudaFree(dr));
+        CK(cudaFree(da)); CK(cudaFree(db)); CK(cudaFree(dc)); CK(cudaFree(ds)); CK(cudaFree(dr));
         if (worst > 1e-3) return 1;
     }
     if (csv) fclose(csv);

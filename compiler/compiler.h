@@ -302,6 +302,12 @@ typedef struct Buffer {
     int vec;         /* private: > 0 when it is one vector register of vec elements (S_VLOAD's dst) */
     struct Buffer *counted_by; /* the output of compactTo's elements: the output holding how many of
                                   them are the result (the rest is not written) */
+    int ndist;       /* private, spread over the block's threads (toPrivate of a mapThreads): its
+                        array's first ndist dimensions are indexed by the threads, dimension i by
+                        threadIdx along ddim[i], one element per thread; the buffer (count) holds
+                        one thread's part, what is left below those dimensions */
+    int ddim[3];
+    Span dsp;        /* ndist > 0: the expression that spread it, for errors */
 } Buffer;
 
 /* Scalar expressions of the kernel IR. */
@@ -385,6 +391,9 @@ struct Stmt {
             Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
             Buffer *draw;    /* LVL_BLOCK with a lookback: the tile counter; var is the tile
                                 drawn from it in launch order, not blockIdx */
+            Buffer *own;     /* LVL_THREADS: a spread private buffer (Buffer.ndist) indexed by var,
+                                which needs one trip per thread (LF_ONCE); own_sp: where */
+            Span own_sp;
         } loop;
         struct { X *c; Stmt *then; bool per_lane; } cond; /* per_lane: each lane writes its own element */
         struct { Level level; } barrier;

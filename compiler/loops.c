@@ -165,6 +165,15 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
             diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which warp 0 of each block runs with "
                        "all 32 lanes, but the block has %s threads; give the block at least 32 (a wider mapThreads)",
                        k->name, nat_str(a, block_threads(a, k)));
+        /* an array spread over the threads is indexed by the thread's own id: one trip each */
+        if (s->loop.own && s->loop.form != LF_ONCE)
+            diag_error2(d, s->loop.own_sp, s->loop.own->dsp, "the array is spread over the threads here",
+                        "kernel %s: this mapThreads('%c') reads or writes an array spread over the block's threads "
+                        "(one element per thread), which needs exactly one thread per element: it covers %s "
+                        "elements, but the block has %s threads along '%c' (set by the kernel's widest "
+                        "mapThreads('%c'))",
+                        k->name, "xyz"[s->loop.dim], nat_str(a, s->loop.extent), nat_str(a, size), "xyz"[s->loop.dim],
+                        "xyz"[s->loop.dim]);
         if (s->loop.level != LVL_GLOBAL && s->loop.level != LVL_BLOCK && s->loop.form != LF_LOOP) k->block_fixed = true;
         if (s->loop.level == LVL_WARP || s->loop.level == LVL_LANE) k->block_fixed = true;
         return;

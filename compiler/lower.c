@@ -182,11 +182,13 @@ Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, S
     return b;
 }
 
+/* The whole of buffer b, of type ty (with all its spread dimensions, if any) */
 View *lw_mem_view(Lw *w, Type *ty, Buffer *b)
 {
     View *v = lw_view(w, V_MEM, ty, NULL);
     v->buf = b;
     v->base = nat_cst(w->a, 0);
+    v->dleft = b->ndist;
     return v;
 }
 
@@ -195,7 +197,40 @@ Acc *lw_mem_acc(Lw *w, Type *ty, Buffer *b)
     Acc *c = lw_acceptor(w, W_MEM, ty, NULL);
     c->buf = b;
     c->base = nat_cst(w->a, 0);
+    c->dleft = b->ndist;
     return c;
+}
+
+/* The thread dimension that indexes the next dimension of a spread buffer's view that
+ * still has dleft of its spread dimensions. */
+static int spread_dim(const Buffer *b, int dleft) { return b->ddim[b->ndist - dleft]; }
+
+/* Element i along a spread dimension of buffer b (Buffer.ndist), of n elements: each
+ * thread holds only its own element, so i must be the index of a mapThreads along
+ * that dimension's thread dimension, open here and over the same n elements. The
+ * loop is marked: loops.c checks that it has one trip per thread, so that the
+ * thread's index is i. The element's place in the thread's part does not depend on
+ * i, so the offset is unchanged. */
+static void own_index(Lw *w, Buffer *b, int dleft, Nat *n, Nat *i, bool write)
+{
+    int d = spread_dim(b, dleft);
+    for (int j = w->nloops - 1; j >= 0; j--) {
+        Stmt *s = w->loops[j];
+        if (s->loop.level == LVL_THREADS && s->loop.dim == d && nat_equal(i, nat_var(w->a, s->loop.var)) &&
+            nat_equal(s->loop.extent, n)) {
+            if (!s->loop.own) {
+                s->loop.own = b;
+                s->loop.own_sp = w->at;
+            }
+            return;
+        }
+    }
+    diag_error2(w->d, w->at, b->dsp, "the array is spread over the threads here",
+                "this %s an array spread over the block's threads (toPrivate of a mapThreads, one element "
+                "per thread along '%c') at an index other than the thread's own; a thread holds only its own "
+                "element: %s it in a mapThreads('%c') over the array's %s elements%s",
+                write ? "writes" : "reads", "xyz"[d], write ? "write" : "read", "xyz"[d], nat_str(w->a, n),
+                write ? "" : ", or store it with toShared for the block to share");
 }
 
 /* A global buffer the runtime allocates for the kernel (zeroed once, passed after the
@@ -448,10 +483,16 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
     switch (v->kind) {
     case V_MEM: {
         Nat *off = nadd(w, v->base, nmul(w, i, elems(w, et)));
+        if (v->dleft) {
+            own_index(w, v->buf, v->dleft, v->ty->arr.n, i, false);
+            off = v->base;
+        }
         if (et->kind == T_ARRAY) {
             View *r = lw_view(w, V_MEM, et, NULL);
             r->buf = v->buf;
             r->base = off;
+            r->dleft = v->dleft ? v->dleft - 1 : 0;
+            r->sp = v->sp;
             return lw_array(w, r);
         }
         if (et->kind == T_PAIR) diag_error(w->d, v->sp, "arrays of pairs in memory are not supported");
@@ -590,6 +631,11 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
         Acc *r = lw_acceptor(w, W_MEM, et, NULL);
         r->buf = c->buf;
         r->base = nadd(w, c->base, nmul(w, i, elems(w, et)));
+        if (c->dleft) {
+            own_index(w, c->buf, c->dleft, c->ty->arr.n, i, true);
+            r->base = c->base;
+            r->dleft = c->dleft - 1;
+        }
         return r;
     }
     case W_OFFSET: return lw_acc_at(w, c->in, nadd(w, c->n1, i));
@@ -752,7 +798,9 @@ void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, V
 
 
 /* Copy an array value element by element (a sequential loop in the current context),
- * except warp arrays, which each lane writes from its own register. */
+ * except warp arrays, which each lane writes from its own register, and arrays spread
+ * over the threads (read or written), which each thread copies its own part of: the
+ * loop over a spread dimension is a mapThreads along its thread dimension. */
 void lw_copy_val(Lw *w, Val *v, Acc *c, Span sp)
 {
     if (v->k != VAL_ARRAY) {
@@ -766,10 +814,29 @@ void lw_copy_val(Lw *w, Val *v, Acc *c, Span sp)
     }
     NatVar *iv;
     Stmt *saved;
-    Stmt *s = lw_open_loop(w, LVL_SEQ, 0, v->v->ty->arr.n, &iv, &saved);
-    /* a private array (a reduceSeq's array accumulator) stays in registers only when
-     * every index into it is a constant */
-    s->loop.unroll = v->v->kind == V_MEM && v->v->buf->as == AS_PRIVATE;
+    Level l = LVL_SEQ;
+    int dim = 0;
+    Buffer *spread = NULL;
+    if (v->v->kind == V_MEM && v->v->dleft) spread = v->v->buf, dim = spread_dim(spread, v->v->dleft);
+    else if (c->kind == W_MEM && c->dleft) spread = c->buf, dim = spread_dim(spread, c->dleft);
+    if (spread) {
+        /* the copy's own loops over the outer spread dimensions are the only thread
+         * loops it may be inside */
+        bool per_thread = lw_inside(w, LVL_WARP) || lw_inside(w, LVL_LANE) || lw_inside(w, LVL_GLOBAL);
+        for (int j = 0; j < w->nloops; j++)
+            per_thread |= w->loops[j]->loop.level == LVL_THREADS && w->loops[j]->loop.dim == dim;
+        if (per_thread)
+            diag_error2(w->d, w->at, spread->dsp, "the array is spread over the threads here",
+                        "this copies a whole array spread over the block's threads inside code that each thread "
+                        "runs on its own; a thread holds only its own elements: copy it at block level, or "
+                        "read the thread's own element");
+        l = LVL_THREADS;
+    }
+    Stmt *s = lw_open_loop(w, l, dim, v->v->ty->arr.n, &iv, &saved);
+    /* a private array (a reduceSeq's array accumulator), read or written, stays in
+     * registers only when every index into it is a constant */
+    s->loop.unroll = l == LVL_SEQ && ((v->v->kind == V_MEM && v->v->buf->as == AS_PRIVATE) ||
+                                      (c->kind == W_MEM && c->buf->as == AS_PRIVATE));
     Nat *i = nat_var(w->a, iv);
     lw_copy_val(w, lw_view_at(w, v->v, i), lw_acc_at(w, c, i), sp);
     lw_close_loop(w, s, saved);

@@ -56,3 +56,137 @@ extern "C" __global__ void __launch_bounds__(256) matmulTiled(float *__restrict_
         }
     }
 }
+
+/* kernel matmulShared
+ *   data parameters: a: 128.64.f32, b: 64.128.f32
+ *   nat parameters:  none
+ *   output:          out: 128.128.f32 (16384 x float)
+ *   block size:      (16, 16, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (2, 2, 1) blocks
+ *   shared memory:   8192 bytes
+ *   index arithmetic: 32-bit (int): every index stays below 2^31
+ */
+extern "C" __global__ void __launch_bounds__(256) matmulShared(float *__restrict__ out, const float *__restrict__ a, const float *__restrict__ b)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s14 = (float *)(patc_smem + 0);
+    float *s18 = (float *)(patc_smem + 4096);
+    {
+        const int b0 = blockIdx.y;
+        {
+            const int b1 = blockIdx.x;
+            float p2[16];
+            {
+                {
+                    #pragma unroll
+                    for (int i5 = 0; i5 < 4; i5 += 1) {
+                        #pragma unroll
+                        for (int i6 = 0; i6 < 4; i6 += 1) {
+                            p2[(4 * i5 + i6)] = 0.0f;
+                        }
+                    }
+                }
+            }
+            float acc7[16];
+            {
+                {
+                    #pragma unroll
+                    for (int i10 = 0; i10 < 4; i10 += 1) {
+                        #pragma unroll
+                        for (int i11 = 0; i11 < 4; i11 += 1) {
+                            acc7[(4 * i10 + i11)] = p2[(4 * i10 + i11)];
+                        }
+                    }
+                }
+            }
+            for (int i12 = 0; i12 < 4; i12 += 1) {
+                if ((i12 != 0)) {
+                    __syncthreads();
+                }
+                float nacc13[16];
+                {
+                    const int t15 = threadIdx.y;
+                    {
+                        const int t16 = threadIdx.x;
+                        for (int i17 = 0; i17 < 4; i17 += 1) {
+                            s14[(16 * t15 + t16 + 256 * i17)] = a[(4096 * b0 + 16 * i12 + 64 * t15 + t16 + 1024 * i17)];
+                        }
+                    }
+                }
+                {
+                    const int t19 = threadIdx.y;
+                    {
+                        const int t20 = threadIdx.x;
+                        for (int i21 = 0; i21 < 4; i21 += 1) {
+                            s18[(64 * t19 + t20 + 16 * i21)] = b[(64 * b1 + 2048 * i12 + 128 * t19 + t20 + 16 * i21)];
+                        }
+                    }
+                }
+                __syncthreads();
+                {
+                    const int t22 = threadIdx.y;
+                    {
+                        const int t23 = threadIdx.x;
+                        float acc24[16];
+                        #pragma unroll
+                        for (int i25 = 0; i25 < 4; i25 += 1) {
+                            #pragma unroll
+                            for (int i26 = 0; i26 < 4; i26 += 1) {
+                                acc24[(4 * i25 + i26)] = acc7[(4 * i25 + i26)];
+                            }
+                        }
+                        #pragma unroll 4
+                        for (int i27 = 0; i27 < 16; i27 += 1) {
+                            float nacc28[16];
+                            #pragma unroll
+                            for (int i29 = 0; i29 < 4; i29 += 1) {
+                                #pragma unroll
+                                for (int i30 = 0; i30 < 4; i30 += 1) {
+                                    nacc28[(4 * i29 + i30)] = (acc24[(4 * i29 + i30)] + (s14[(16 * t22 + i27 + 256 * i29)] * s18[(t23 + 64 * i27 + 16 * i30)]));
+                                }
+                            }
+                            #pragma unroll
+                            for (int i31 = 0; i31 < 4; i31 += 1) {
+                                #pragma unroll
+                                for (int i32 = 0; i32 < 4; i32 += 1) {
+                                    acc24[(4 * i31 + i32)] = nacc28[(4 * i31 + i32)];
+                                }
+                            }
+                        }
+                        #pragma unroll
+                        for (int i33 = 0; i33 < 4; i33 += 1) {
+                            #pragma unroll
+                            for (int i34 = 0; i34 < 4; i34 += 1) {
+                                nacc13[(4 * i33 + i34)] = acc24[(4 * i33 + i34)];
+                            }
+                        }
+                    }
+                }
+                {
+                    {
+                        #pragma unroll
+                        for (int i37 = 0; i37 < 4; i37 += 1) {
+                            #pragma unroll
+                            for (int i38 = 0; i38 < 4; i38 += 1) {
+                                acc7[(4 * i37 + i38)] = nacc13[(4 * i37 + i38)];
+                            }
+                        }
+                    }
+                }
+            }
+            {
+                const int t39 = threadIdx.y;
+                {
+                    const int t40 = threadIdx.x;
+                    #pragma unroll
+                    for (int i41 = 0; i41 < 4; i41 += 1) {
+                        #pragma unroll
+                        for (int i42 = 0; i42 < 4; i42 += 1) {
+                            out[(8192 * b0 + 64 * b1 + 128 * t39 + t40 + 2048 * i41 + 16 * i42)] = acc7[(4 * i41 + i42)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -2,6 +2,8 @@
  * For each primitive: its type rule, its lowering and its interpreter meaning. */
 #include "prims.h"
 
+#include <string.h>
+
 /* ---------------------------------------------------------------- the maps */
 
 /* map_L(f) : n.s -> n.t  for f : s -> t; a parallel map must nest where CUDA can run it
@@ -113,7 +115,9 @@ static void lane_body(Lw *w, LwVal *x, Acc *c, Span sp)
 /* A map may write memory only that all its threads share with the code that reads
  * the result: shared memory belongs to one block, so no map that spreads over blocks
  * (mapGlobal, mapBlock) may fill it; private memory belongs to one thread, so only
- * sequential maps (and mapLane, whose warp arrays are handled apart) may fill it.
+ * sequential maps (and mapLane, whose warp arrays are handled apart, and the mapThreads
+ * of a buffer spread over the threads, where each thread writes only its own part) may
+ * fill it.
  * Otherwise each block or thread would fill its own copy, and the reader would see
  * elements nobody wrote in its copy. */
 static void check_memory_scope(Lw *w, Expr *e, Acc *c)
@@ -125,7 +129,7 @@ static void check_memory_scope(Lw *w, Expr *e, Acc *c)
         diag_error(w->d, e->sp, "the result of %s is stored with toShared, but shared memory belongs to one block, "
                    "and %s spreads it over many; make it the kernel's result, or reduce it with lastBlock",
                    name, name);
-    if (c->buf->as == AS_PRIVATE && l != LVL_SEQ && l != LVL_LANE)
+    if (c->buf->as == AS_PRIVATE && l != LVL_SEQ && l != LVL_LANE && !(l == LVL_THREADS && c->buf->ndist))
         diag_error(w->d, e->sp, "the result of %s is stored with toPrivate, but private memory belongs to one "
                    "thread, and %s spreads it over many; store it with toShared%s", name, name,
                    l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
@@ -306,11 +310,27 @@ static bool elementwise_update(const Expr *body, const Binder *acc)
     return false;
 }
 
+/* A private buffer of count elements, spread over the threads as `like` is (NULL: not
+ * spread) */
+static Buffer *spread_like(Lw *w, const char *prefix, const Buffer *like, ScalarKind sk, Nat *count)
+{
+    Buffer *b = lw_new_buffer(w, prefix, AS_PRIVATE, sk, count);
+    if (like) {
+        b->ndist = like->ndist;
+        memcpy(b->ddim, like->ddim, sizeof b->ddim);
+        b->dsp = like->dsp;
+    }
+    return b;
+}
+
 /* reduceSeq(f)(init)(xs) with init : k.t (or nested arrays of k scalars in all), k a
  * constant <= MAX_ACC_ELEMS:
  *   t acc[k] = init; for j < n: { acc = f(acc)(xs[j]) }   (acc private)
  * The operator's body writes its new array into acc itself when that is safe
- * (elementwise_update), else into a private temporary that is then copied into acc. */
+ * (elementwise_update), else into a private temporary that is then copied into acc.
+ * When init is spread over the threads (toPrivate of a mapThreads at block level), acc
+ * and the temporary are spread the same way: every thread runs the loop, the body's
+ * mapThreads writes each thread's part, and k counts one thread's part. */
 static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init)
 {
     Arena *a = w->a;
@@ -318,7 +338,13 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
     const char *name = prim_info[e->prim.p].name;
     Nat *cnt;
     int64_t k;
-    const Type *in = ty_innermost(a, e->ty, &cnt);
+    /* an initial value spread over the threads (toPrivate of a mapThreads): so is the
+     * accumulator, and each thread folds its own part, which is what has to fit */
+    View *iv0 = init->v;
+    Buffer *spread = iv0->kind == V_MEM && iv0->dleft && iv0->dleft == iv0->buf->ndist ? iv0->buf : NULL;
+    Type *part = e->ty;
+    for (int d = 0; spread && d < spread->ndist; d++) part = part->arr.elem;
+    const Type *in = ty_innermost(a, part, &cnt);
     if (!in)
         diag_error(w->d, arg[1]->sp, "%s with an accumulator of type %s is not supported: an array accumulator "
                    "must hold scalars", name, ty_str(a, e->ty));
@@ -326,16 +352,22 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
         diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) needs a size known at compile time, but it "
                    "has %s elements (specialise it with -D)", name, ty_str(a, e->ty), nat_str(a, cnt));
     if (k > MAX_ACC_ELEMS)
-        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements, more than the %d that "
-                   "are kept in registers; reduce a smaller tile, or store partial results with toPrivate",
-                   name, ty_str(a, e->ty), (long long)k, MAX_ACC_ELEMS);
-    Buffer *accb = lw_new_buffer(w, "acc", AS_PRIVATE, lw_sk_of(in), cnt);
+        diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements%s, more than the %d that "
+                   "are kept in registers; reduce a smaller tile, or store partial results with toPrivate%s",
+                   name, ty_str(a, e->ty), (long long)k, spread ? " per thread" : "", MAX_ACC_ELEMS,
+                   spread || !lw_inside(w, LVL_BLOCK) || lw_inside(w, LVL_THREADS) || lw_inside(w, LVL_WARP) ||
+                           lw_inside(w, LVL_LANE)
+                       ? ""
+                       : "; at block level every thread folds the whole accumulator, unless the initial value is "
+                         "spread over the threads (toPrivate of a mapThreads), when each folds its own part");
+    Buffer *accb = spread_like(w, "acc", spread, lw_sk_of(in), cnt);
     accb->scalar = k == 1;
     Stmt *d = lw_snew(w, S_DECL);
     d->decl.buf = accb;
     lw_emit(w, d);
     Acc *ca = lw_mem_acc(w, e->ty, accb);
-    copy_unrolled(w, init, ca, arg[1]->sp);
+    if (spread) lw_copy_val(w, init, ca, arg[1]->sp);
+    else copy_unrolled(w, init, ca, arg[1]->sp);
     View *av = lw_mem_view(w, e->ty, accb);
     LwVal *xs = lw_lower_exp(w, arg[2]);
     NatVar *iv;
@@ -345,10 +377,10 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
     Expr *body = f->lam.body->lam.body;
     lw_bind(w, f->lam.param, lw_array(w, av));
     lw_bind(w, f->lam.body->lam.param, lw_view_at(w, xs->v, nat_var(a, iv)));
-    if (elementwise_update(body, f->lam.param)) {
+    if (!spread && elementwise_update(body, f->lam.param)) {
         lw_lower_acc(w, body, ca);
     } else {
-        Buffer *tb = lw_new_buffer(w, "nacc", AS_PRIVATE, lw_sk_of(in), cnt);
+        Buffer *tb = spread_like(w, "nacc", spread, lw_sk_of(in), cnt);
         tb->scalar = k == 1;
         Stmt *td = lw_snew(w, S_DECL);
         td->decl.buf = tb;
@@ -356,7 +388,8 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
         Acc *ct = lw_mem_acc(w, e->ty, tb);
         lw_lower_acc(w, body, ct);
         View *tv = lw_mem_view(w, e->ty, tb);
-        copy_unrolled(w, lw_array(w, tv), ca, e->sp);
+        if (spread) lw_copy_val(w, lw_array(w, tv), ca, e->sp);
+        else copy_unrolled(w, lw_array(w, tv), ca, e->sp);
     }
     lw_close_loop(w, s, saved);
     return lw_array(w, av);

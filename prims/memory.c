@@ -12,7 +12,9 @@
 
 /* toPrivate(x): a register for a scalar; one register per lane for a warp array inside
  * mapWarp (a V_LANES view); else a private array of a size known at compile time,
- * written through an acceptor and read as memory */
+ * written through an acceptor and read as memory. At block level, toPrivate of a
+ * mapThreads is spread over the threads (Buffer.ndist): each thread's part is the
+ * elements it computed, and only it reads them (lower.c's own_index) */
 static LwVal *lower_to_private(Lw *w, Expr *e)
 {
     Arena *a = w->a;
@@ -32,8 +34,19 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
         v->mine = lw_materialise(w, mine->x, "r");
         return lw_array(w, v);
     }
+    /* toPrivate(mapThreads(f)(xs)) at block level (nested mapThreads along other
+     * dimensions alike): each thread keeps the elements it computes, and only they are
+     * its part of the buffer */
+    int nd = 0, ddim[3];
+    Type *part = arg[0]->ty;
+    if (!lw_inside(w, LVL_THREADS) && !lw_inside(w, LVL_WARP) && !lw_inside(w, LVL_LANE) && !lw_inside(w, LVL_GLOBAL))
+        for (const Expr *m = arg[0]; m->kind == E_PRIM && m->prim.p == P_MAPTHREADS && nd < 3;) {
+            ddim[nd++] = m->prim.dim;
+            part = part->arr.elem;
+            for (m = m->prim.args[0]->lam.body; m->kind == E_LET;) m = m->let.body;
+        }
     Nat *cnt;
-    const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
+    const Type *in = ty_innermost(a, part, &cnt);
     int64_t c;
     if (!in) diag_error(w->d, e->sp, "toPrivate of %s: only arrays of scalars can be stored", ty_str(a, arg[0]->ty));
     if (!nat_is_const(cnt, &c))
@@ -41,6 +54,9 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
                    "(specialise it with -D)", nat_str(a, cnt));
     Buffer *b = lw_new_buffer(w, "p", AS_PRIVATE, lw_sk_of(in), cnt);
     b->scalar = c == 1; /* a one-element private array is a scalar */
+    b->ndist = nd;
+    memcpy(b->ddim, ddim, sizeof(int) * (size_t)nd);
+    b->dsp = e->sp;
     Stmt *d = lw_snew(w, S_DECL);
     d->decl.buf = b;
     lw_emit(w, d);

@@ -131,6 +131,8 @@ struct View {
     ShflKind shfl; /* V_SHFL */
     View *src;     /* V_SHFL with SHFL_IDX: the 32 source lanes */
     Span sp;       /* the expression (or kernel parameter) the view stands for, for errors */
+    int dleft;     /* V_MEM of a buffer spread over the threads (Buffer.ndist): how many of its
+                      spread dimensions this view still has (its first dleft dimensions) */
 };
 
 /* Acceptors: where a value is written. */
@@ -163,6 +165,7 @@ struct Acc {
     Buffer *cnt; /* the elements' output of a compactTo result (W_MEM): the count's output */
     bool part;   /* W_COMPACT: partitionTo */
     X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
+    int dleft; /* W_MEM: as View.dleft */
 };
 
 typedef struct Lw {

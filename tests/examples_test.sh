@@ -124,6 +124,12 @@ for mnk in "1 1 1" "1 2 3" "2 1 64" "1 1 257"; do
     inputs f32 $((64 * $1 * $3)) A; inputs f32 $(($3 * 64 * $2)) B
     check "matmulTiled m=$1 n=$2 k=$3" matmul $((64 * $1)) $((64 * $2)) $3 A B -- examples/matmul_tiled.rise --kernel matmulTiled -D m=$1 -D n=$2 -D k=$3 --input "$TMP/A.bin" --input "$TMP/B.bin"
 done
+# matmulShared: K = 16*kt, shared tiles of 16 steps, the accumulator spread over the threads
+for mnk in "1 1 1" "1 2 3" "2 1 4"; do
+    set -- $mnk
+    inputs f32 $((64 * $1 * 16 * $3)) A; inputs f32 $((16 * $3 * 64 * $2)) B
+    check "matmulShared m=$1 n=$2 kt=$3" matmul $((64 * $1)) $((64 * $2)) $((16 * $3)) A B -- examples/matmul_tiled.rise --kernel matmulShared -D m=$1 -D n=$2 -D kt=$3 --input "$TMP/A.bin" --input "$TMP/B.bin"
+done
 
 
 # ---- filter and partition (issue 13): ragged sizes, several tiles, none, some and all selected

@@ -518,6 +518,80 @@ START_TEST(array_accumulator)
 }
 END_TEST
 
+/* The buffers a kernel declares that are spread over the threads, and their counts */
+typedef struct Spread {
+    int n;
+    int64_t count[8];
+    int ndist[8];
+} Spread;
+
+static WalkStep spread_stmt(void *ctx, const Stmt *s)
+{
+    Spread *sp = ctx;
+    int64_t c;
+    if (s->kind == S_DECL && s->decl.buf->ndist && sp->n < 8 && nat_is_const(s->decl.buf->count, &c)) {
+        sp->count[sp->n] = c;
+        sp->ndist[sp->n++] = s->decl.buf->ndist;
+    }
+    return WALK_ON;
+}
+
+static Spread spread_bufs(const Stmt *body)
+{
+    static const IrVisitor v = {.stmt = spread_stmt};
+    Spread sp = {0};
+    ir_walk(body, &v, &sp);
+    return sp;
+}
+
+/* toPrivate of a mapThreads at block level is spread over the threads: each thread
+ * keeps only its own elements (one register here), across the barrier that the
+ * shared array's permuted read needs; a block-level reduceSeq from such an initial
+ * value folds each thread's part (4 elements) in registers, its operator's mapThreads
+ * writing the thread's own part. */
+START_TEST(spread_private)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((64*n).f32)(xs => xs |> split(64) |> mapBlock(fun(c => "
+                       "c |> mapThreads(fun(x => x * 2.0f)) |> toPrivate |> fun(p => "
+                       "c |> mapThreads(fun(x => x + 1.0f)) |> toShared |> fun(s => "
+                       "zip(p)(s |> split(2) |> transpose |> join) |> mapThreads(fun(q => fst(q) * snd(q)))))))"
+                       " |> join))");
+    EXPECT_OK(t);
+    Spread sp = spread_bufs(t->c.kernels[0]->body);
+    ck_assert_int_eq(sp.n, 1);
+    ck_assert_int_eq(sp.count[0], 1);
+    ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_BARRIER), 1);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "float p1;"), "%s", cu);
+    ck_assert_msg(strstr(cu, "p1 = (xs[(64 * b0 + t2)] * 2.0f);"), "%s", cu);
+    ck_assert_msg(strstr(cu, "= (p1 * s3["), "%s", cu);
+    ck_assert_ptr_null(strstr(cu, "for (")); /* every thread loop is one trip: straight-line */
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun((n*512).4.f32)(xs => xs |> split(512) |> mapBlock(fun(c => "
+                   "c |> split(64) |> reduceSeq(fun(acc => fun(ch => zip(acc)(ch |> mapThreads(fun(r => r |> "
+                   "mapSeq(fun(x => x)))) |> toShared) |> mapThreads(fun(q => zip(fst(q))(snd(q)) "
+                   "|> mapSeq(fun(u => fst(u) + snd(u))))))))(generate(fun(idx[64])(i => generate(fun(idx[4])(j "
+                   "=> 0.0f)))) |> mapThreads(fun(z => z)) |> toPrivate) |> mapThreads(fun(r => r |> mapSeq(fun(x "
+                   "=> x)))))) |> join))");
+    EXPECT_OK(t);
+    sp = spread_bufs(t->c.kernels[0]->body);
+    ck_assert_int_eq(sp.n, 3); /* the initial value, the accumulator and its new value */
+    for (int i = 0; i < sp.n; i++) {
+        ck_assert_int_eq(sp.count[i], 4);
+        ck_assert_int_eq(sp.ndist[i], 1);
+    }
+    ck_assert_int_eq(t->c.kernels[0]->nshared, 1);
+    ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_BARRIER), 2); /* before and after the tile's write */
+    tc_free(t);
+    /* a fold over the spread array at block level would read other threads' elements */
+    t = tc_compile("kernel k = nFun(n => fun((64*n).f32)(xs => xs |> split(64) |> mapBlock(fun(c => c |> "
+                   "mapThreads(fun(x => x)) |> toPrivate |> reduceSeq(add)(0.0f)))))");
+    EXPECT_ERR(t, "at an index other than the thread's own");
+    tc_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lower");
@@ -538,6 +612,7 @@ int main(void)
     tcase_add_test(c, shared_budget_static_flag);
     tcase_add_test(c, scan_lowering);
     tcase_add_test(c, array_accumulator);
+    tcase_add_test(c, spread_private);
     tcase_add_test(c, launches);
     tcase_add_test(c, carried_lookback);
     suite_add_tcase(s, c);

@@ -144,6 +144,10 @@ for mnk in "1 1 1" "1 2 3" "3 2 1000" "16 16 1024" "7 5 257"; do # matmul (64m x
   set -- $mnk
   run_case gpu matmul_tiled.rise matmulTiled "64*$1x64*$2xk$3" 2 -D m=$1 -D n=$2 -D k=$3
 done
+for mnk in "1 1 1" "1 2 3" "3 2 63" "16 16 64" "7 5 17"; do # shared tiles (64m x 16kt)(16kt x 64n)
+  set -- $mnk
+  run_case gpu matmul_tiled.rise matmulShared "64*$1x64*$2xk16*$3" 2 -D m=$1 -D n=$2 -D kt=$3
+done
 fi # section e
 if sec t; then # the rest of section 1: scalar forms, sequential scans, tiles, gather/scatter
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
@@ -226,6 +230,7 @@ for tool in memcheck racecheck synccheck; do
   san $tool softmax_rows.rise softmaxRows 1 -D r=33 -D m=1024
   san $tool unrolled_uf.rise unrolledUF 1 -D n=100003 -D uf=8
   san $tool matmul_tiled.rise matmulTiled 2 -D m=3 -D n=2 -D k=100
+  san $tool matmul_tiled.rise matmulShared 2 -D m=3 -D n=2 -D kt=5
   san $tool ../tests/programs/lastblock_types.rise sumF64 1 -D m=9 -D k=2
   san $tool ../tests/programs/lastblock_types.rise minI32 1 -D m=9 -D k=2
   for k in scanInclF32 scanInclI32 scanExclF32 scanExclI32 scanMaxPrivate colSums4 shiftSums4; do
