@@ -7,6 +7,9 @@
 
 /* reduceSeqUnroll unrolls a constant trip count fully up to this many trips. */
 enum { MAX_FULL_UNROLL = 8 };
+/* A loop indexing a private array unrolls fully up to this many trips (a reduceSeq's
+ * array accumulator has at most 64 elements). */
+enum { MAX_REG_UNROLL = 64 };
 
 typedef struct Pr {
     Arena *a;
@@ -596,14 +599,17 @@ static void print_loop(Pr *p, const Stmt *s)
                 p->ind--;
             }
         } else {
-            if (s->loop.unroll) {
+            if (s->loop.unroll || s->loop.regs) {
                 indent(p);
                 /* a small constant trip count unrolls fully; a larger one, or one known
                  * only at run time, by 4, so that four trips' independent loads can be
                  * in flight together. Fully unrolling thousands of trips (a length fixed
-                 * with -D) makes NVRTC take minutes for no gain. */
+                 * with -D) makes NVRTC take minutes for no gain. A loop indexing a
+                 * private array unrolls fully up to MAX_REG_UNROLL trips, else the array
+                 * would go to local memory. */
                 int64_t c;
-                bool full = nat_is_const(s->loop.extent, &c) && c <= MAX_FULL_UNROLL;
+                bool full = nat_is_const(s->loop.extent, &c) &&
+                            (c <= MAX_FULL_UNROLL || (s->loop.regs && c <= MAX_REG_UNROLL));
                 sb_puts(o, full ? "#pragma unroll\n" : "#pragma unroll 4\n");
             }
             indent(p);

@@ -388,6 +388,8 @@ struct Stmt {
             LoopForm form;
             bool unroll;
             bool var_used;   /* the body mentions var (else its id is not computed) */
+            bool regs;       /* LVL_SEQ: var indexes a private array (loops.c), which stays in
+                                registers only when the loop is unrolled fully */
             Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
             Buffer *draw;    /* LVL_BLOCK with a lookback: the tile counter; var is the tile
                                 drawn from it in launch order, not blockIdx */

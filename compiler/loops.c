@@ -131,6 +131,37 @@ static Nat *block_threads(Arena *a, const Kernel *k)
     return nat_mul(a, nat_mul(a, k->block[0], k->block[1]), k->block[2]);
 }
 
+/* Does a load or store in s index a private array (not a scalar) with v? */
+typedef struct PrivIdx {
+    const NatVar *v;
+    bool found;
+} PrivIdx;
+
+static bool private_at(const Buffer *b, const Nat *i, const NatVar *v)
+{
+    return b->as == AS_PRIVATE && !b->scalar && nat_mentions(i, v);
+}
+static WalkStep priv_stmt(void *ctx, const Stmt *s)
+{
+    PrivIdx *p = ctx;
+    if (s->kind == S_STORE && private_at(s->store.buf, s->store.index, p->v)) p->found = true;
+    return p->found ? WALK_STOP : WALK_ON;
+}
+static bool priv_x(void *ctx, const X *x)
+{
+    PrivIdx *p = ctx;
+    if (x->kind == X_LOAD && private_at(x->load.buf, x->load.index, p->v)) p->found = true;
+    return p->found;
+}
+
+static bool indexes_private(const Stmt *s, const NatVar *v)
+{
+    static const IrVisitor vis = {.stmt = priv_stmt, .x = priv_x};
+    PrivIdx p = {v, false};
+    ir_walk(s, &vis, &p);
+    return p.found;
+}
+
 /* extent == size -> ONCE; extent <= size (provably) -> GUARDED; else LOOP.
  * A sequential loop of one trip is ONCE. */
 static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
@@ -147,6 +178,7 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
         int64_t c;
         if (s->loop.level == LVL_SEQ) {
             s->loop.form = nat_is_const(s->loop.extent, &c) && c == 1 ? LF_ONCE : LF_LOOP;
+            s->loop.regs = indexes_private(s->loop.body, s->loop.var);
             return;
         }
         Nat *size = launch_size(a, k, s->loop.level, s->loop.dim);

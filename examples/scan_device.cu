@@ -20,9 +20,9 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   26128 bytes
+ *   shared memory:   13328 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
     float *s1 = (float *)(patc_smem + 0);
     float *s4 = (float *)(patc_smem + 12800);
     float *lb27 = (float *)(patc_smem + 13312);
-    float *s33 = (float *)(patc_smem + 13328);
+    float *s33 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
@@ -140,29 +140,39 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
         }
         __syncthreads();
         float v32 = lb27[0];
+        float p34[25];
         {
-            const patc_int t34 = threadIdx.x;
-            float acc35 = 0.0f;
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                float s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
+            const patc_int t35 = threadIdx.x;
+            float acc36 = 0.0f;
+            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
+                float s38 = (acc36 + s4[(32 * i37 + 31)]);
+                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
             }
-            int ix38 = max(0, (((int)t34) - 1));
-            float s39 = (acc35 + s4[ix38]);
-            float v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
-            float v41 = (v32 + v40);
-            float acc42 = v41;
-            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
-                acc42 = (acc42 + s1[(25 * t34 + i43)]);
-                s33[(25 * t34 + i43)] = acc42;
+            int ix39 = max(0, (((int)t35) - 1));
+            float s40 = (acc36 + s4[ix39]);
+            float v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
+            float v42 = (v32 + v41);
+            float acc43 = v42;
+            #pragma unroll
+            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
+                acc43 = (acc43 + s1[(25 * t35 + i44)]);
+                p34[i44] = acc43;
             }
         }
         __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
-            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
-                if (((3200 * b0 + t44 + 128 * i45) < n)) {
-                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
+            const patc_int t45 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
+                s33[(25 * t45 + i46)] = p34[i46];
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                 }
             }
         }
@@ -177,9 +187,9 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   26128 bytes
+ *   shared memory:   13328 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
@@ -187,7 +197,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
     float *s1 = (float *)(patc_smem + 0);
     float *s4 = (float *)(patc_smem + 12800);
     float *lb27 = (float *)(patc_smem + 13312);
-    float *s33 = (float *)(patc_smem + 13328);
+    float *s33 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
@@ -297,29 +307,39 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
         }
         __syncthreads();
         float v32 = lb27[0];
+        float p34[25];
         {
-            const patc_int t34 = threadIdx.x;
-            float acc35 = 0.0f;
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                float s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
+            const patc_int t35 = threadIdx.x;
+            float acc36 = 0.0f;
+            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
+                float s38 = (acc36 + s4[(32 * i37 + 31)]);
+                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
             }
-            int ix38 = max(0, (((int)t34) - 1));
-            float s39 = (acc35 + s4[ix38]);
-            float v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
-            float v41 = (v32 + v40);
-            float acc42 = v41;
-            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
-                s33[(25 * t34 + i43)] = acc42;
-                acc42 = (acc42 + s1[(25 * t34 + i43)]);
+            int ix39 = max(0, (((int)t35) - 1));
+            float s40 = (acc36 + s4[ix39]);
+            float v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
+            float v42 = (v32 + v41);
+            float acc43 = v42;
+            #pragma unroll
+            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
+                p34[i44] = acc43;
+                acc43 = (acc43 + s1[(25 * t35 + i44)]);
             }
         }
         __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
-            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
-                if (((3200 * b0 + t44 + 128 * i45) < n)) {
-                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
+            const patc_int t45 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
+                s33[(25 * t45 + i46)] = p34[i46];
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                 }
             }
         }
@@ -334,9 +354,9 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   26128 bytes
+ *   shared memory:   13328 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
@@ -344,7 +364,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
     int *s1 = (int *)(patc_smem + 0);
     int *s4 = (int *)(patc_smem + 12800);
     int *lb27 = (int *)(patc_smem + 13312);
-    int *s33 = (int *)(patc_smem + 13328);
+    int *s33 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
@@ -454,29 +474,39 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
         }
         __syncthreads();
         int v32 = lb27[0];
+        int p34[25];
         {
-            const patc_int t34 = threadIdx.x;
-            int acc35 = 0;
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
+            const patc_int t35 = threadIdx.x;
+            int acc36 = 0;
+            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
+                int s38 = (acc36 + s4[(32 * i37 + 31)]);
+                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
             }
-            int ix38 = max(0, (((int)t34) - 1));
-            int s39 = (acc35 + s4[ix38]);
-            int v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
-            int v41 = (v32 + v40);
-            int acc42 = v41;
-            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
-                acc42 = (acc42 + s1[(25 * t34 + i43)]);
-                s33[(25 * t34 + i43)] = acc42;
+            int ix39 = max(0, (((int)t35) - 1));
+            int s40 = (acc36 + s4[ix39]);
+            int v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
+            int v42 = (v32 + v41);
+            int acc43 = v42;
+            #pragma unroll
+            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
+                acc43 = (acc43 + s1[(25 * t35 + i44)]);
+                p34[i44] = acc43;
             }
         }
         __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
-            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
-                if (((3200 * b0 + t44 + 128 * i45) < n)) {
-                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
+            const patc_int t45 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
+                s33[(25 * t45 + i46)] = p34[i46];
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                 }
             }
         }
@@ -491,9 +521,9 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   26128 bytes
+ *   shared memory:   13328 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13328, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
@@ -501,7 +531,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
     int *s1 = (int *)(patc_smem + 0);
     int *s4 = (int *)(patc_smem + 12800);
     int *lb27 = (int *)(patc_smem + 13312);
-    int *s33 = (int *)(patc_smem + 13328);
+    int *s33 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
@@ -611,29 +641,39 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
         }
         __syncthreads();
         int v32 = lb27[0];
+        int p34[25];
         {
-            const patc_int t34 = threadIdx.x;
-            int acc35 = 0;
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < (((int)t34) / 32)) ? s37 : acc35);
+            const patc_int t35 = threadIdx.x;
+            int acc36 = 0;
+            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
+                int s38 = (acc36 + s4[(32 * i37 + 31)]);
+                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
             }
-            int ix38 = max(0, (((int)t34) - 1));
-            int s39 = (acc35 + s4[ix38]);
-            int v40 = (((((int)t34) % 32) == 0) ? acc35 : s39);
-            int v41 = (v32 + v40);
-            int acc42 = v41;
-            for (patc_int i43 = 0; i43 < 25; i43 += 1) {
-                s33[(25 * t34 + i43)] = acc42;
-                acc42 = (acc42 + s1[(25 * t34 + i43)]);
+            int ix39 = max(0, (((int)t35) - 1));
+            int s40 = (acc36 + s4[ix39]);
+            int v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
+            int v42 = (v32 + v41);
+            int acc43 = v42;
+            #pragma unroll
+            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
+                p34[i44] = acc43;
+                acc43 = (acc43 + s1[(25 * t35 + i44)]);
             }
         }
         __syncthreads();
         {
-            const patc_int t44 = threadIdx.x;
-            for (patc_int i45 = 0; i45 < 25; i45 += 1) {
-                if (((3200 * b0 + t44 + 128 * i45) < n)) {
-                    out[(3200 * b0 + t44 + 128 * i45)] = s33[(t44 + 128 * i45)];
+            const patc_int t45 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
+                s33[(25 * t45 + i46)] = p34[i46];
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t47 = threadIdx.x;
+            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                 }
             }
         }

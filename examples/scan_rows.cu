@@ -91,16 +91,16 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch0(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(12800, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch1(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s33 = (float *)(patc_smem + 0);
     float *s36 = (float *)(patc_smem + 12800);
-    float *s63 = (float *)(patc_smem + 13312);
+    float *s63 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -153,29 +153,39 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch1(float *__re
             float nxt61 = (pre60 + acc57);
             carry59 = nxt61;
             float v62 = (0.0f + pre60);
+            float p64[25];
             {
-                const patc_int t64 = threadIdx.x;
-                float acc65 = 0.0f;
-                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
-                    float s67 = (acc65 + s36[(32 * i66 + 31)]);
-                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
+                const patc_int t65 = threadIdx.x;
+                float acc66 = 0.0f;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    float s68 = (acc66 + s36[(32 * i67 + 31)]);
+                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
                 }
-                int ix68 = max(0, (((int)t64) - 1));
-                float s69 = (acc65 + s36[ix68]);
-                float v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
-                float v71 = (v62 + v70);
-                float acc72 = v71;
-                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
-                    s63[(25 * t64 + i73)] = acc72;
-                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
+                int ix69 = max(0, (((int)t65) - 1));
+                float s70 = (acc66 + s36[ix69]);
+                float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                float v72 = (v62 + v71);
+                float acc73 = v72;
+                #pragma unroll
+                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                    p64[i74] = acc73;
+                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t74 = threadIdx.x;
-                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
+                const patc_int t75 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                    s63[(25 * t75 + i76)] = p64[i76];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
                     }
                 }
             }
@@ -193,92 +203,102 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch1(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s79 = (float *)(patc_smem + 0);
-    float *s82 = (float *)(patc_smem + 12800);
-    float *s109 = (float *)(patc_smem + 13312);
+    float *s82 = (float *)(patc_smem + 0);
+    float *s85 = (float *)(patc_smem + 12800);
+    float *s112 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b76 = blockIdx.x;
-        float v77 = glob30[b76];
-        float carry105 = 0.0f;
-        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
-            if ((i78 != 0)) {
+        const patc_int b79 = blockIdx.x;
+        float v80 = glob30[b79];
+        float carry108 = 0.0f;
+        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+            if ((i81 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t80 = threadIdx.x;
-                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
-                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0.0f : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0.0f : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int w83 = warp;
-                float acc84 = 0.0f;
-                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
-                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
+                const patc_int w86 = warp;
+                float acc87 = 0.0f;
+                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
                 }
-                float s86 = (0.0f + acc84);
-                float r87 = ((lane == 0) ? s86 : acc84);
-                float sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
-                float s89 = (sh88 + r87);
-                float r90 = ((lane >= 1) ? s89 : r87);
-                float sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                float s89 = (0.0f + acc87);
+                float r90 = ((lane == 0) ? s89 : acc87);
+                float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
                 float s92 = (sh91 + r90);
-                float r93 = ((lane >= 2) ? s92 : r90);
-                float sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                float r93 = ((lane >= 1) ? s92 : r90);
+                float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
                 float s95 = (sh94 + r93);
-                float r96 = ((lane >= 4) ? s95 : r93);
-                float sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                float r96 = ((lane >= 2) ? s95 : r93);
+                float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
                 float s98 = (sh97 + r96);
-                float r99 = ((lane >= 8) ? s98 : r96);
-                float sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                float r99 = ((lane >= 4) ? s98 : r96);
+                float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
                 float s101 = (sh100 + r99);
-                float r102 = ((lane >= 16) ? s101 : r99);
+                float r102 = ((lane >= 8) ? s101 : r99);
+                float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                float s104 = (sh103 + r102);
+                float r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s82[(lane + 32 * w83)] = r102;
+                    s85[(lane + 32 * w86)] = r105;
                 }
             }
-            float acc103 = 0.0f;
+            float acc106 = 0.0f;
             __syncthreads();
-            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                acc103 = (acc103 + s82[(32 * i104 + 31)]);
+            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                acc106 = (acc106 + s85[(32 * i107 + 31)]);
             }
-            float pre106 = carry105;
-            float nxt107 = (pre106 + acc103);
-            carry105 = nxt107;
-            float v108 = (v77 + pre106);
+            float pre109 = carry108;
+            float nxt110 = (pre109 + acc106);
+            carry108 = nxt110;
+            float v111 = (v80 + pre109);
+            float p113[25];
             {
-                const patc_int t110 = threadIdx.x;
-                float acc111 = 0.0f;
-                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
-                    float s113 = (acc111 + s82[(32 * i112 + 31)]);
-                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
+                const patc_int t114 = threadIdx.x;
+                float acc115 = 0.0f;
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    float s117 = (acc115 + s85[(32 * i116 + 31)]);
+                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
                 }
-                int ix114 = max(0, (((int)t110) - 1));
-                float s115 = (acc111 + s82[ix114]);
-                float v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
-                float v117 = (v108 + v116);
-                float acc118 = v117;
-                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
-                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
-                    s109[(25 * t110 + i119)] = acc118;
+                int ix118 = max(0, (((int)t114) - 1));
+                float s119 = (acc115 + s85[ix118]);
+                float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                float v121 = (v111 + v120);
+                float acc122 = v121;
+                #pragma unroll
+                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                    p113[i123] = acc122;
                 }
             }
             __syncthreads();
             {
-                const patc_int t120 = threadIdx.x;
-                for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
-                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
+                const patc_int t124 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                    s112[(25 * t124 + i125)] = p113[i125];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t126 = threadIdx.x;
+                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
                     }
                 }
             }
@@ -371,16 +391,16 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch0(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(12800, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch1(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s33 = (float *)(patc_smem + 0);
     float *s36 = (float *)(patc_smem + 12800);
-    float *s63 = (float *)(patc_smem + 13312);
+    float *s63 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -433,29 +453,39 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch1(float *__re
             float nxt61 = (pre60 + acc57);
             carry59 = nxt61;
             float v62 = (0.0f + pre60);
+            float p64[25];
             {
-                const patc_int t64 = threadIdx.x;
-                float acc65 = 0.0f;
-                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
-                    float s67 = (acc65 + s36[(32 * i66 + 31)]);
-                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
+                const patc_int t65 = threadIdx.x;
+                float acc66 = 0.0f;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    float s68 = (acc66 + s36[(32 * i67 + 31)]);
+                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
                 }
-                int ix68 = max(0, (((int)t64) - 1));
-                float s69 = (acc65 + s36[ix68]);
-                float v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
-                float v71 = (v62 + v70);
-                float acc72 = v71;
-                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
-                    s63[(25 * t64 + i73)] = acc72;
-                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
+                int ix69 = max(0, (((int)t65) - 1));
+                float s70 = (acc66 + s36[ix69]);
+                float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                float v72 = (v62 + v71);
+                float acc73 = v72;
+                #pragma unroll
+                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                    p64[i74] = acc73;
+                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t74 = threadIdx.x;
-                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
+                const patc_int t75 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                    s63[(25 * t75 + i76)] = p64[i76];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
                     }
                 }
             }
@@ -473,92 +503,102 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch1(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, float *__restrict__ glob0, float *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s79 = (float *)(patc_smem + 0);
-    float *s82 = (float *)(patc_smem + 12800);
-    float *s109 = (float *)(patc_smem + 13312);
+    float *s82 = (float *)(patc_smem + 0);
+    float *s85 = (float *)(patc_smem + 12800);
+    float *s112 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b76 = blockIdx.x;
-        float v77 = glob30[b76];
-        float carry105 = 0.0f;
-        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
-            if ((i78 != 0)) {
+        const patc_int b79 = blockIdx.x;
+        float v80 = glob30[b79];
+        float carry108 = 0.0f;
+        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+            if ((i81 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t80 = threadIdx.x;
-                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
-                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0.0f : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0.0f : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int w83 = warp;
-                float acc84 = 0.0f;
-                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
-                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
+                const patc_int w86 = warp;
+                float acc87 = 0.0f;
+                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
                 }
-                float s86 = (0.0f + acc84);
-                float r87 = ((lane == 0) ? s86 : acc84);
-                float sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
-                float s89 = (sh88 + r87);
-                float r90 = ((lane >= 1) ? s89 : r87);
-                float sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                float s89 = (0.0f + acc87);
+                float r90 = ((lane == 0) ? s89 : acc87);
+                float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
                 float s92 = (sh91 + r90);
-                float r93 = ((lane >= 2) ? s92 : r90);
-                float sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                float r93 = ((lane >= 1) ? s92 : r90);
+                float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
                 float s95 = (sh94 + r93);
-                float r96 = ((lane >= 4) ? s95 : r93);
-                float sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                float r96 = ((lane >= 2) ? s95 : r93);
+                float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
                 float s98 = (sh97 + r96);
-                float r99 = ((lane >= 8) ? s98 : r96);
-                float sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                float r99 = ((lane >= 4) ? s98 : r96);
+                float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
                 float s101 = (sh100 + r99);
-                float r102 = ((lane >= 16) ? s101 : r99);
+                float r102 = ((lane >= 8) ? s101 : r99);
+                float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                float s104 = (sh103 + r102);
+                float r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s82[(lane + 32 * w83)] = r102;
+                    s85[(lane + 32 * w86)] = r105;
                 }
             }
-            float acc103 = 0.0f;
+            float acc106 = 0.0f;
             __syncthreads();
-            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                acc103 = (acc103 + s82[(32 * i104 + 31)]);
+            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                acc106 = (acc106 + s85[(32 * i107 + 31)]);
             }
-            float pre106 = carry105;
-            float nxt107 = (pre106 + acc103);
-            carry105 = nxt107;
-            float v108 = (v77 + pre106);
+            float pre109 = carry108;
+            float nxt110 = (pre109 + acc106);
+            carry108 = nxt110;
+            float v111 = (v80 + pre109);
+            float p113[25];
             {
-                const patc_int t110 = threadIdx.x;
-                float acc111 = 0.0f;
-                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
-                    float s113 = (acc111 + s82[(32 * i112 + 31)]);
-                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
+                const patc_int t114 = threadIdx.x;
+                float acc115 = 0.0f;
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    float s117 = (acc115 + s85[(32 * i116 + 31)]);
+                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
                 }
-                int ix114 = max(0, (((int)t110) - 1));
-                float s115 = (acc111 + s82[ix114]);
-                float v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
-                float v117 = (v108 + v116);
-                float acc118 = v117;
-                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
-                    s109[(25 * t110 + i119)] = acc118;
-                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
+                int ix118 = max(0, (((int)t114) - 1));
+                float s119 = (acc115 + s85[ix118]);
+                float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                float v121 = (v111 + v120);
+                float acc122 = v121;
+                #pragma unroll
+                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                    p113[i123] = acc122;
+                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t120 = threadIdx.x;
-                for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
-                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
+                const patc_int t124 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                    s112[(25 * t124 + i125)] = p113[i125];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t126 = threadIdx.x;
+                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
                     }
                 }
             }
@@ -651,16 +691,16 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch0(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(12800, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch1(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s33 = (int *)(patc_smem + 0);
     int *s36 = (int *)(patc_smem + 12800);
-    int *s63 = (int *)(patc_smem + 13312);
+    int *s63 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -713,29 +753,39 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch1(int *__rest
             int nxt61 = (pre60 + acc57);
             carry59 = nxt61;
             int v62 = (0 + pre60);
+            int p64[25];
             {
-                const patc_int t64 = threadIdx.x;
-                int acc65 = 0;
-                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
-                    int s67 = (acc65 + s36[(32 * i66 + 31)]);
-                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
+                const patc_int t65 = threadIdx.x;
+                int acc66 = 0;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    int s68 = (acc66 + s36[(32 * i67 + 31)]);
+                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
                 }
-                int ix68 = max(0, (((int)t64) - 1));
-                int s69 = (acc65 + s36[ix68]);
-                int v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
-                int v71 = (v62 + v70);
-                int acc72 = v71;
-                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
-                    s63[(25 * t64 + i73)] = acc72;
-                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
+                int ix69 = max(0, (((int)t65) - 1));
+                int s70 = (acc66 + s36[ix69]);
+                int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                int v72 = (v62 + v71);
+                int acc73 = v72;
+                #pragma unroll
+                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                    p64[i74] = acc73;
+                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t74 = threadIdx.x;
-                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
+                const patc_int t75 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                    s63[(25 * t75 + i76)] = p64[i76];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
                     }
                 }
             }
@@ -753,92 +803,102 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch1(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s79 = (int *)(patc_smem + 0);
-    int *s82 = (int *)(patc_smem + 12800);
-    int *s109 = (int *)(patc_smem + 13312);
+    int *s82 = (int *)(patc_smem + 0);
+    int *s85 = (int *)(patc_smem + 12800);
+    int *s112 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b76 = blockIdx.x;
-        int v77 = glob30[b76];
-        int carry105 = 0;
-        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
-            if ((i78 != 0)) {
+        const patc_int b79 = blockIdx.x;
+        int v80 = glob30[b79];
+        int carry108 = 0;
+        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+            if ((i81 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t80 = threadIdx.x;
-                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
-                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0 : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0 : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int w83 = warp;
-                int acc84 = 0;
-                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
-                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
+                const patc_int w86 = warp;
+                int acc87 = 0;
+                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
                 }
-                int s86 = (0 + acc84);
-                int r87 = ((lane == 0) ? s86 : acc84);
-                int sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
-                int s89 = (sh88 + r87);
-                int r90 = ((lane >= 1) ? s89 : r87);
-                int sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                int s89 = (0 + acc87);
+                int r90 = ((lane == 0) ? s89 : acc87);
+                int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
                 int s92 = (sh91 + r90);
-                int r93 = ((lane >= 2) ? s92 : r90);
-                int sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                int r93 = ((lane >= 1) ? s92 : r90);
+                int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
                 int s95 = (sh94 + r93);
-                int r96 = ((lane >= 4) ? s95 : r93);
-                int sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                int r96 = ((lane >= 2) ? s95 : r93);
+                int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
                 int s98 = (sh97 + r96);
-                int r99 = ((lane >= 8) ? s98 : r96);
-                int sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                int r99 = ((lane >= 4) ? s98 : r96);
+                int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
                 int s101 = (sh100 + r99);
-                int r102 = ((lane >= 16) ? s101 : r99);
+                int r102 = ((lane >= 8) ? s101 : r99);
+                int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                int s104 = (sh103 + r102);
+                int r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s82[(lane + 32 * w83)] = r102;
+                    s85[(lane + 32 * w86)] = r105;
                 }
             }
-            int acc103 = 0;
+            int acc106 = 0;
             __syncthreads();
-            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                acc103 = (acc103 + s82[(32 * i104 + 31)]);
+            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                acc106 = (acc106 + s85[(32 * i107 + 31)]);
             }
-            int pre106 = carry105;
-            int nxt107 = (pre106 + acc103);
-            carry105 = nxt107;
-            int v108 = (v77 + pre106);
+            int pre109 = carry108;
+            int nxt110 = (pre109 + acc106);
+            carry108 = nxt110;
+            int v111 = (v80 + pre109);
+            int p113[25];
             {
-                const patc_int t110 = threadIdx.x;
-                int acc111 = 0;
-                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
-                    int s113 = (acc111 + s82[(32 * i112 + 31)]);
-                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
+                const patc_int t114 = threadIdx.x;
+                int acc115 = 0;
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    int s117 = (acc115 + s85[(32 * i116 + 31)]);
+                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
                 }
-                int ix114 = max(0, (((int)t110) - 1));
-                int s115 = (acc111 + s82[ix114]);
-                int v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
-                int v117 = (v108 + v116);
-                int acc118 = v117;
-                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
-                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
-                    s109[(25 * t110 + i119)] = acc118;
+                int ix118 = max(0, (((int)t114) - 1));
+                int s119 = (acc115 + s85[ix118]);
+                int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                int v121 = (v111 + v120);
+                int acc122 = v121;
+                #pragma unroll
+                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                    p113[i123] = acc122;
                 }
             }
             __syncthreads();
             {
-                const patc_int t120 = threadIdx.x;
-                for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
-                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
+                const patc_int t124 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                    s112[(25 * t124 + i125)] = p113[i125];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t126 = threadIdx.x;
+                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
                     }
                 }
             }
@@ -931,16 +991,16 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch0(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, max(13312, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
+ *                    for a launch where max(n, max(12800, 6400 * ((r + 3198) / 3200) + 9728)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch1(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s33 = (int *)(patc_smem + 0);
     int *s36 = (int *)(patc_smem + 12800);
-    int *s63 = (int *)(patc_smem + 13312);
+    int *s63 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -993,29 +1053,39 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch1(int *__rest
             int nxt61 = (pre60 + acc57);
             carry59 = nxt61;
             int v62 = (0 + pre60);
+            int p64[25];
             {
-                const patc_int t64 = threadIdx.x;
-                int acc65 = 0;
-                for (patc_int i66 = 0; i66 < 4; i66 += 1) {
-                    int s67 = (acc65 + s36[(32 * i66 + 31)]);
-                    acc65 = ((((int)i66) < (((int)t64) / 32)) ? s67 : acc65);
+                const patc_int t65 = threadIdx.x;
+                int acc66 = 0;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    int s68 = (acc66 + s36[(32 * i67 + 31)]);
+                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
                 }
-                int ix68 = max(0, (((int)t64) - 1));
-                int s69 = (acc65 + s36[ix68]);
-                int v70 = (((((int)t64) % 32) == 0) ? acc65 : s69);
-                int v71 = (v62 + v70);
-                int acc72 = v71;
-                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
-                    s63[(25 * t64 + i73)] = acc72;
-                    acc72 = (acc72 + s33[(25 * t64 + i73)]);
+                int ix69 = max(0, (((int)t65) - 1));
+                int s70 = (acc66 + s36[ix69]);
+                int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                int v72 = (v62 + v71);
+                int acc73 = v72;
+                #pragma unroll
+                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                    p64[i74] = acc73;
+                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t74 = threadIdx.x;
-                for (patc_int i75 = 0; i75 < 25; i75 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t74 + 128 * i75)] = s63[(t74 + 128 * i75)];
+                const patc_int t75 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                    s63[(25 * t75 + i76)] = p64[i76];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
                     }
                 }
             }
@@ -1033,92 +1103,102 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch1(int *__rest
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (r, 1, 1) blocks
- *   shared memory:   26112 bytes
+ *   shared memory:   13312 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where 6400 * r + 3200 * r * (((n + 3198) / 3200 + 1) / r) + 3200 * (((n + 3198) / 3200 + 1) / r) + 9728 < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, int *__restrict__ glob0, int *__restrict__ glob30, patc_int n, patc_int r)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s79 = (int *)(patc_smem + 0);
-    int *s82 = (int *)(patc_smem + 12800);
-    int *s109 = (int *)(patc_smem + 13312);
+    int *s82 = (int *)(patc_smem + 0);
+    int *s85 = (int *)(patc_smem + 12800);
+    int *s112 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
-        const patc_int b76 = blockIdx.x;
-        int v77 = glob30[b76];
-        int carry105 = 0;
-        for (patc_int i78 = 0; i78 < ((r + ((n + 3199) / 3200) - 1) / r); i78 += 1) {
-            if ((i78 != 0)) {
+        const patc_int b79 = blockIdx.x;
+        int v80 = glob30[b79];
+        int carry108 = 0;
+        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+            if ((i81 != 0)) {
                 __syncthreads();
             }
             {
-                const patc_int t80 = threadIdx.x;
-                for (patc_int i81 = 0; i81 < 25; i81 += 1) {
-                    s79[(t80 + 128 * i81)] = (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81) >= n) ? 0 : xs[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t80 + 128 * i81)]);
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0 : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int w83 = warp;
-                int acc84 = 0;
-                for (patc_int i85 = 0; i85 < 25; i85 += 1) {
-                    acc84 = (acc84 + s79[(25 * lane + 800 * w83 + i85)]);
+                const patc_int w86 = warp;
+                int acc87 = 0;
+                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
                 }
-                int s86 = (0 + acc84);
-                int r87 = ((lane == 0) ? s86 : acc84);
-                int sh88 = __shfl_up_sync(0xffffffffu, r87, 1);
-                int s89 = (sh88 + r87);
-                int r90 = ((lane >= 1) ? s89 : r87);
-                int sh91 = __shfl_up_sync(0xffffffffu, r90, 2);
+                int s89 = (0 + acc87);
+                int r90 = ((lane == 0) ? s89 : acc87);
+                int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
                 int s92 = (sh91 + r90);
-                int r93 = ((lane >= 2) ? s92 : r90);
-                int sh94 = __shfl_up_sync(0xffffffffu, r93, 4);
+                int r93 = ((lane >= 1) ? s92 : r90);
+                int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
                 int s95 = (sh94 + r93);
-                int r96 = ((lane >= 4) ? s95 : r93);
-                int sh97 = __shfl_up_sync(0xffffffffu, r96, 8);
+                int r96 = ((lane >= 2) ? s95 : r93);
+                int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
                 int s98 = (sh97 + r96);
-                int r99 = ((lane >= 8) ? s98 : r96);
-                int sh100 = __shfl_up_sync(0xffffffffu, r99, 16);
+                int r99 = ((lane >= 4) ? s98 : r96);
+                int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
                 int s101 = (sh100 + r99);
-                int r102 = ((lane >= 16) ? s101 : r99);
+                int r102 = ((lane >= 8) ? s101 : r99);
+                int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                int s104 = (sh103 + r102);
+                int r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s82[(lane + 32 * w83)] = r102;
+                    s85[(lane + 32 * w86)] = r105;
                 }
             }
-            int acc103 = 0;
+            int acc106 = 0;
             __syncthreads();
-            for (patc_int i104 = 0; i104 < 4; i104 += 1) {
-                acc103 = (acc103 + s82[(32 * i104 + 31)]);
+            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                acc106 = (acc106 + s85[(32 * i107 + 31)]);
             }
-            int pre106 = carry105;
-            int nxt107 = (pre106 + acc103);
-            carry105 = nxt107;
-            int v108 = (v77 + pre106);
+            int pre109 = carry108;
+            int nxt110 = (pre109 + acc106);
+            carry108 = nxt110;
+            int v111 = (v80 + pre109);
+            int p113[25];
             {
-                const patc_int t110 = threadIdx.x;
-                int acc111 = 0;
-                for (patc_int i112 = 0; i112 < 4; i112 += 1) {
-                    int s113 = (acc111 + s82[(32 * i112 + 31)]);
-                    acc111 = ((((int)i112) < (((int)t110) / 32)) ? s113 : acc111);
+                const patc_int t114 = threadIdx.x;
+                int acc115 = 0;
+                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                    int s117 = (acc115 + s85[(32 * i116 + 31)]);
+                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
                 }
-                int ix114 = max(0, (((int)t110) - 1));
-                int s115 = (acc111 + s82[ix114]);
-                int v116 = (((((int)t110) % 32) == 0) ? acc111 : s115);
-                int v117 = (v108 + v116);
-                int acc118 = v117;
-                for (patc_int i119 = 0; i119 < 25; i119 += 1) {
-                    s109[(25 * t110 + i119)] = acc118;
-                    acc118 = (acc118 + s79[(25 * t110 + i119)]);
+                int ix118 = max(0, (((int)t114) - 1));
+                int s119 = (acc115 + s85[ix118]);
+                int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                int v121 = (v111 + v120);
+                int acc122 = v121;
+                #pragma unroll
+                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                    p113[i123] = acc122;
+                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
                 }
             }
             __syncthreads();
             {
-                const patc_int t120 = threadIdx.x;
-                for (patc_int i121 = 0; i121 < 25; i121 += 1) {
-                    if (((3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121) < n)) {
-                        out[(3200 * b76 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i78 + t120 + 128 * i121)] = s109[(t120 + 128 * i121)];
+                const patc_int t124 = threadIdx.x;
+                #pragma unroll
+                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                    s112[(25 * t124 + i125)] = p113[i125];
+                }
+            }
+            __syncthreads();
+            {
+                const patc_int t126 = threadIdx.x;
+                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
                     }
                 }
             }

@@ -592,6 +592,23 @@ START_TEST(spread_private)
 }
 END_TEST
 
+/* A loop whose index addresses a private array unrolls fully (up to 64 trips), else the
+ * array would live in local memory: here the scanSeq into toPrivate and the read of it,
+ * 20 trips each, where a plain loop unrolls fully only up to 8. */
+START_TEST(private_loops_unroll)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((n*20).f32)(xs => xs |> split(20) |> mapGlobal(fun(r => r "
+                       "|> scanSeq(fun(x => fun(a => a + x)))(0.0f) |> toPrivate |> mapSeq(fun(x => x * 2.0f)))) "
+                       "|> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "#pragma unroll\n"), 2);
+    ck_assert_ptr_null(strstr(cu, "#pragma unroll 4"));
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lower");
@@ -613,6 +630,7 @@ int main(void)
     tcase_add_test(c, scan_lowering);
     tcase_add_test(c, array_accumulator);
     tcase_add_test(c, spread_private);
+    tcase_add_test(c, private_loops_unroll);
     tcase_add_test(c, launches);
     tcase_add_test(c, carried_lookback);
     suite_add_tcase(s, c);

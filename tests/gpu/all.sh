@@ -307,7 +307,7 @@ for n in $ssizes; do
     run_case gpu ../tests/programs/scan_types.rise $k $n 1 -D n=$n -D nt=128 -D ipt=25
   done
 done
-for ti in "32 1" "64 7" "256 4" "1024 3"; do # other tile shapes
+for ti in "32 1" "64 7" "256 4" "1024 3" "512 25" "256 15"; do # other tile shapes
   set -- $ti
   run_case gpu scan_device.rise exclSumI32 "1048583/nt$1/ipt$2" 1 -D n=1048583 -D nt=$1 -D ipt=$2
 done
@@ -336,6 +336,7 @@ for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
     for k in inclSumF32 exclSumI32; do san $tool scan_device.rise $k 1 -D n=$n -D nt=128 -D ipt=25; done
   done
+  san $tool scan_device.rise exclSumF32 1 -D n=100003 -D nt=512 -D ipt=25
   for k in exclSumF64 inclSumU64 firstNonZeroI32; do
     san $tool ../tests/programs/scan_types.rise $k 1 -D n=20011 -D nt=128 -D ipt=25
   done
