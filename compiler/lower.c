@@ -482,11 +482,9 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
     Type *et = v->ty->arr.elem;
     switch (v->kind) {
     case V_MEM: {
-        Nat *off = nadd(w, v->base, nmul(w, i, elems(w, et)));
-        if (v->dleft) {
-            own_index(w, v->buf, v->dleft, v->ty->arr.n, i, false);
-            off = v->base;
-        }
+        /* along a spread dimension the thread's part starts where the view does */
+        if (v->dleft) own_index(w, v->buf, v->dleft, v->ty->arr.n, i, false);
+        Nat *off = v->dleft ? v->base : nadd(w, v->base, nmul(w, i, elems(w, et)));
         if (et->kind == T_ARRAY) {
             View *r = lw_view(w, V_MEM, et, NULL);
             r->buf = v->buf;
@@ -630,12 +628,9 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
     case W_MEM: {
         Acc *r = lw_acceptor(w, W_MEM, et, NULL);
         r->buf = c->buf;
-        r->base = nadd(w, c->base, nmul(w, i, elems(w, et)));
-        if (c->dleft) {
-            own_index(w, c->buf, c->dleft, c->ty->arr.n, i, true);
-            r->base = c->base;
-            r->dleft = c->dleft - 1;
-        }
+        if (c->dleft) own_index(w, c->buf, c->dleft, c->ty->arr.n, i, true);
+        r->base = c->dleft ? c->base : nadd(w, c->base, nmul(w, i, elems(w, et)));
+        r->dleft = c->dleft ? c->dleft - 1 : 0;
         return r;
     }
     case W_OFFSET: return lw_acc_at(w, c->in, nadd(w, c->n1, i));
@@ -880,6 +875,11 @@ bool lw_inside(Lw *w, Level l)
     for (int i = 0; i < w->ndepth; i++)
         if (w->lv[i] == l) return true;
     return false;
+}
+
+bool lw_per_thread(Lw *w)
+{
+    return lw_inside(w, LVL_THREADS) || lw_inside(w, LVL_WARP) || lw_inside(w, LVL_LANE) || lw_inside(w, LVL_GLOBAL);
 }
 
 int lw_count_uses(const Expr *e, const Binder *b, int weight)

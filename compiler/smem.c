@@ -3,8 +3,9 @@
  * Requires: loops.c has run (statement order is final but for barriers).
  * Ensures:  every shared buffer has a byte offset aligned to 16 in the kernel's one
  *   dynamic shared block, and k->shared_bytes is its size. Buffers whose lifetimes do
- *   not overlap share space, unless sharing saves at most REUSE_MIN bytes of the block. A lifetime is the span of statement numbers (pre-order)
- *   between the first and last access; a buffer used inside a loop that it was also
+ *   not overlap share space, unless sharing saves at most REUSE_MIN bytes of the
+ *   block. A lifetime is the span of statement numbers (pre-order) between the first
+ *   and last access; a buffer used inside a loop that it was also
  *   used before is live until the end of that loop, since the next trip reads it again.
  *   Buffers of symbolic size are laid out one after another, never shared.
  *   barrier.c runs after this pass and treats overlapping buffers as one location, so
@@ -128,10 +129,6 @@ _Noreturn static void over_budget(Arena *a, Diag *d, const Kernel *k, const Buff
                smem_budget_note(k));
 }
 
-/* Offsets: constant-size buffers first fit in order of first use, each after the
- * placed ones whose lifetimes overlap it; then the symbolic ones, one after another.
- * Budget: the first buffer whose end passes smem_budget(SMEM_OPTIN_MAX) is an error;
- * a symbolic end counts only when it is provably past it. */
 /* Sharing space saves memory (occupancy) but may cost a barrier (barrier.c treats
  * overlapping buffers as one location); below this many bytes it is not worth one. */
 enum { REUSE_MIN = 256 };
@@ -160,6 +157,11 @@ static int64_t first_fit(const Kernel *k, int i, int64_t size, bool reuse)
     return off;
 }
 
+/* Offsets: constant-size buffers first fit in order of first use, each after the
+ * placed ones whose lifetimes overlap it (or all placed ones, where sharing would save
+ * at most REUSE_MIN bytes); then the symbolic ones, one after another.
+ * Budget: the first buffer whose end passes smem_budget(SMEM_OPTIN_MAX) is an error;
+ * a symbolic end counts only when it is provably past it. */
 void smem_layout(Arena *a, Diag *d, Kernel *k)
 {
     Live l = {k, 0};

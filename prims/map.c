@@ -277,9 +277,14 @@ static Expr *infer_reduce(Tc *t, const TcApp *ap)
 enum { MAX_ACC_ELEMS = 64 };
 
 /* copy(v, out) with every loop unrolled: the copies in and out of a private array stay
- * register moves */
+ * register moves. Into an accumulator spread over the threads, each thread copies its
+ * own part (lw_copy_val's thread loops; loops.c unrolls the rest). */
 static void copy_unrolled(Lw *w, LwVal *v, Acc *c, Span sp)
 {
+    if (c->kind == W_MEM && c->dleft) {
+        lw_copy_val(w, v, c, sp);
+        return;
+    }
     if (v->k != VAL_ARRAY) {
         lw_acc_store(w, c, v, sp);
         return;
@@ -355,8 +360,7 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
         diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements%s, more than the %d that "
                    "are kept in registers; reduce a smaller tile, or store partial results with toPrivate%s",
                    name, ty_str(a, e->ty), (long long)k, spread ? " per thread" : "", MAX_ACC_ELEMS,
-                   spread || !lw_inside(w, LVL_BLOCK) || lw_inside(w, LVL_THREADS) || lw_inside(w, LVL_WARP) ||
-                           lw_inside(w, LVL_LANE)
+                   spread || !lw_inside(w, LVL_BLOCK) || lw_per_thread(w)
                        ? ""
                        : "; at block level every thread folds the whole accumulator, unless the initial value is "
                          "spread over the threads (toPrivate of a mapThreads), when each folds its own part");
@@ -366,8 +370,7 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
     d->decl.buf = accb;
     lw_emit(w, d);
     Acc *ca = lw_mem_acc(w, e->ty, accb);
-    if (spread) lw_copy_val(w, init, ca, arg[1]->sp);
-    else copy_unrolled(w, init, ca, arg[1]->sp);
+    copy_unrolled(w, init, ca, arg[1]->sp);
     View *av = lw_mem_view(w, e->ty, accb);
     LwVal *xs = lw_lower_exp(w, arg[2]);
     NatVar *iv;
@@ -388,8 +391,7 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
         Acc *ct = lw_mem_acc(w, e->ty, tb);
         lw_lower_acc(w, body, ct);
         View *tv = lw_mem_view(w, e->ty, tb);
-        if (spread) lw_copy_val(w, lw_array(w, tv), ca, e->sp);
-        else copy_unrolled(w, lw_array(w, tv), ca, e->sp);
+        copy_unrolled(w, lw_array(w, tv), ca, e->sp);
     }
     lw_close_loop(w, s, saved);
     return lw_array(w, av);

@@ -39,7 +39,7 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
      * its part of the buffer */
     int nd = 0, ddim[3];
     Type *part = arg[0]->ty;
-    if (!lw_inside(w, LVL_THREADS) && !lw_inside(w, LVL_WARP) && !lw_inside(w, LVL_LANE) && !lw_inside(w, LVL_GLOBAL))
+    if (!lw_per_thread(w))
         for (const Expr *m = arg[0]; m->kind == E_PRIM && m->prim.p == P_MAPTHREADS && nd < 3;) {
             ddim[nd++] = m->prim.dim;
             part = part->arr.elem;
@@ -73,7 +73,7 @@ static LwVal *lower_to_shared(Lw *w, Expr *e)
     Arena *a = w->a;
     Expr **arg = e->prim.args;
     View *v;
-    if (lw_inside(w, LVL_THREADS) || lw_inside(w, LVL_LANE) || lw_inside(w, LVL_GLOBAL) || lw_inside(w, LVL_WARP))
+    if (lw_per_thread(w))
         diag_error(w->d, e->sp, "toShared inside a per-thread map is not supported: materialise the whole "
                    "mapThreads/mapWarp result at block level instead");
     Nat *cnt;

@@ -230,6 +230,8 @@ bool lw_inside(Lw *w, Level l);
 bool lw_view_chain(const Expr *body, const Binder *x);
 void lw_copy_val(Lw *w, LwVal *v, Acc *c, Span sp);
 void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, LwVal *, Acc *, Span), Span sp);
+/* Inside a thread-, warp-, lane- or grid-level map: code each thread runs on its own */
+bool lw_per_thread(Lw *w);
 int lw_count_uses(const Expr *e, const Binder *b, int weight);
 LwVal *lw_select_any(Lw *w, X *c, LwVal *a, LwVal *b);
 LwVal *lw_lower_exp(Lw *w, Expr *e);

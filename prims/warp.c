@@ -262,16 +262,11 @@ static LwVal *leaves_val(Lw *w, Buffer *const *b, int n)
     return n == 1 ? v0 : lw_pairv(w, v0, lw_scalar(w, lw_xload(w, b[1], nat_cst(w->a, 0))));
 }
 
-/* lookback(op)(init)(x) in the body of the kernel's mapBlock: the block's tile is drawn
- * from a counter in launch order (so a tile waits only for tiles whose blocks run), and
- * S_LOOKBACK leaves the exclusive prefix of the earlier tiles' x in shared scalars,
- * read by the whole block after the barrier the barrier pass puts there. The scratch
- * words are tagged with a launch epoch that the counter carries, so no launch resets
- * them (codegen/cuda.c). */
-/* lookback(op)(init)(x) in the body of a mapSeq that is block-level code: the prefix
- * is carried over the loop's iterations in a register per leaf, declared with init
- * before the loop. x is block-level code, the same value in every thread, so every
- * thread carries the same prefix and no thread waits for another. The loop must be
+/* lookback(op)(init)(x) in the body of a mapSeq that is block-level code (or warp-level
+ * code of a mapWarp there): the prefix is carried over the loop's iterations in a
+ * register per leaf, declared with init before the loop. x is the same value in every
+ * thread of the block (lane of the warp), so all carry the same prefix and none waits
+ * for another. The loop must be
  * the innermost one and written in order (write_map), each iteration once. */
 static LwVal *lower_carry(Lw *w, Expr *e)
 {
@@ -319,6 +314,12 @@ static LwVal *lower_carry(Lw *w, Expr *e)
     return res;
 }
 
+/* lookback(op)(init)(x) in the body of the kernel's mapBlock (in a mapSeq there:
+ * lower_carry): the block's tile is drawn from a counter in launch order (so a tile
+ * waits only for tiles whose blocks run), and S_LOOKBACK leaves the exclusive prefix
+ * of the earlier tiles' x in shared scalars, read by the whole block after the barrier
+ * the barrier pass puts there. The scratch words are tagged with a launch epoch that
+ * the counter carries, so no launch resets them (codegen/cuda.c). */
 static LwVal *lower_lookback(Lw *w, Expr *e)
 {
     Arena *a = w->a;
