@@ -91,9 +91,11 @@ static void load(Pr *p, const Buffer *b, const Nat *i)
 }
 
 /* A math call's CUDA function: the float variant for f32 (expf), the double one for
- * f64 (exp); abs of an integer is abs (i32) or llabs (i64), the only integer row. */
+ * f64 (exp); abs of an integer is abs (i32) or llabs (i64), the only integer row;
+ * popc is __popc (u32) or __popcll (u64). */
 static const char *math_name(Prim p, ScalarKind sk)
 {
+    if (p == P_POPC) return sk == SK_U32 ? "__popc" : "__popcll";
 #define X(pr, n, f, d, ints)                                      \
     if (p == pr) {                                                \
         if (sk == SK_F32) return #f;                              \
@@ -134,7 +136,7 @@ static void expr(Pr *p, const X *x)
         sb_putc(o, ')');
         return;
     case X_UN:
-        sb_printf(o, "(%s", x->un.op == UOP_NEG ? "-" : "!");
+        sb_printf(o, "(%s", unop_spelling(x->un.op));
         expr(p, x->un.e);
         sb_putc(o, ')');
         return;
@@ -158,11 +160,13 @@ static void expr(Pr *p, const X *x)
         return;
     }
     case X_SHFL: {
-        static const char *const fn[] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"};
+        static const char *const fn[] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync", "__ballot_sync"};
         sb_printf(o, "%s(0xffffffffu, ", fn[x->shfl.k]);
         expr(p, x->shfl.val);
-        sb_puts(o, ", ");
-        expr(p, x->shfl.arg);
+        if (x->shfl.arg) {
+            sb_puts(o, ", ");
+            expr(p, x->shfl.arg);
+        }
         sb_putc(o, ')');
         return;
     }

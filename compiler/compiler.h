@@ -28,7 +28,9 @@
 typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE } Level;
 
 /* The four warp shuffles (CUDA's __shfl_down/up/xor_sync and __shfl_sync). */
-typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX } ShflKind;
+/* the warp's collective register operations: the four shuffles, and the vote
+ * __ballot_sync (X_SHFL with SHFL_BALLOT has no arg) */
+typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT } ShflKind;
 
 /* Families of primitives: which part of the compiler gives one its meaning. */
 typedef enum {
@@ -88,6 +90,7 @@ typedef enum {
     X(P_SHFLUP,          "shflUpWarp",      1, 1, 0, NOLVL,       SHFL_UP,   (0),       PF_WARP)   \
     X(P_SHFLXOR,         "shflXorWarp",     1, 1, 0, NOLVL,       SHFL_XOR,  (0),       PF_WARP)   \
     X(P_SHFLWARP,        "shflWarp",        0, 2, 0, NOLVL,       SHFL_IDX,  (0),       PF_WARP)   \
+    X(P_BALLOT,          "ballotWarp",      0, 1, 0, NOLVL,       SHFL_BALLOT,(0),      PF_WARP)   \
     X(P_LASTBLOCK,       "lastBlock",       0, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_GRID)   \
     X(P_ADD,             "add",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_MUL,             "mul",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
@@ -144,7 +147,10 @@ typedef enum {
     X(P_GT,              "gt",              0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_LT,              "lt",              0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_EQUAL,           "equal",           0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
-    X(P_NOT,             "not",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR)
+    X(P_NOT,             "not",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_SHL,             "shl",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_SHR,             "shr",             0, 2, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
+    X(P_POPC,            "popc",            0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR)
 #define SCALAR_FORM_CASE_(e, ...) case e:
 #define SCALAR_FORM_CASES SCALAR_FORMS(SCALAR_FORM_CASE_)
 
@@ -319,7 +325,8 @@ typedef enum {
     X_UN,     /* un */
     X_SELECT, /* sel: c ? a : b */
     X_MINMAX, /* bin with op OP_LT (min) or OP_GT (max) */
-    X_SHFL,   /* shfl: a warp shuffle of val */
+    X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
+                 k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
     X_CAST,   /* un.e converted to sk */
     X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
 } XKind;

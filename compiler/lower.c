@@ -673,7 +673,7 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
-    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
+    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_BALLOT: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: return false;
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
@@ -700,7 +700,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
-    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_LASTBLOCK: case P_ADD: case P_MUL:
+    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_BALLOT: case P_LASTBLOCK: case P_ADD: case P_MUL:
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();

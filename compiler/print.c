@@ -51,7 +51,7 @@ void expr_print(StrBuf *b, const Expr *e)
         sb_putc(b, ')');
         return;
     case E_UN:
-        sb_puts(b, e->un.op == UOP_NEG ? "-" : "!");
+        sb_puts(b, unop_spelling(e->un.op));
         expr_print(b, e->un.e);
         return;
     case E_PRIM: {
@@ -107,7 +107,7 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     case X_UN:
-        sb_puts(b, x->un.op == UOP_NEG ? "-" : "!");
+        sb_puts(b, unop_spelling(x->un.op));
         xprint(b, x->un.e);
         return;
     case X_SELECT:
@@ -120,11 +120,13 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     case X_SHFL: {
-        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx"};
+        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx", "ballot"};
         sb_printf(b, "%s(", k[x->shfl.k]);
         xprint(b, x->shfl.val);
-        sb_puts(b, ", ");
-        xprint(b, x->shfl.arg);
+        if (x->shfl.arg) {
+            sb_puts(b, ", ");
+            xprint(b, x->shfl.arg);
+        }
         sb_putc(b, ')');
         return;
     }

@@ -101,6 +101,7 @@ Nat *tc_nat_of(Tc *t, Ast *e, Scope *sc)
                 diag_error(t->d, e->bin.r->sp, "division by %s in a natural-number expression",
                            c == 0 ? "zero" : "a negative number");
             return e->bin.op == OP_DIV ? nat_div(t->a, l, r) : nat_mod(t->a, l, r);
+        case OP_BAND: case OP_BOR: case OP_BXOR: case OP_SHL: case OP_SHR:
         case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
         case OP_COUNT: break;
         }
@@ -341,12 +342,13 @@ static bool is_literal(Ast *e)
 
 /* Binary operators: both sides one scalar type (idx computes as i32); an unsuffixed
  * literal adopts the other side's integer type. Arithmetic keeps the type, comparisons
- * give bool, && and || take bools. */
+ * give bool, && and || take bools; % and the bitwise operators (& | ^, shl, shr) take
+ * integers only. */
 Expr *tc_infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who)
 {
     Expr *l, *r;
     if (!who) who = arena_printf(t->a, "operator '%s'", binop_spelling[e->bin.op]);
-    bool arith = e->bin.op <= OP_MOD, logic = e->bin.op == OP_AND || e->bin.op == OP_OR;
+    bool arith = binop_keeps_type(e->bin.op), logic = e->bin.op == OP_AND || e->bin.op == OP_OR;
     Type *hint = arith ? expected : NULL;
     if (is_literal(e->bin.l) && !is_literal(e->bin.r)) {
         r = tc_infer(t, e->bin.r, sc, hint);
@@ -365,7 +367,7 @@ Expr *tc_infer_bin(Tc *t, Ast *e, Scope *sc, Type *expected, const char *who)
         diag_error(t->d, e->sp, "%s takes bool operands, got %s", who, scalar_info[a].name);
     if (!logic && a == SK_BOOL && e->bin.op != OP_EQ && e->bin.op != OP_NE)
         diag_error(t->d, e->sp, "%s does not apply to bool", who);
-    if (e->bin.op == OP_MOD && scalar_info[a].is_float)
+    if ((e->bin.op == OP_MOD || binop_is_bitwise(e->bin.op)) && scalar_info[a].is_float)
         diag_error(t->d, e->sp, "%s is defined on integers only, got %s", who, scalar_info[a].name);
     Expr *x = tc_mk(t, E_BIN, ty_scalar(t->a, arith ? a : SK_BOOL), e->sp);
     x->bin.op = e->bin.op;
@@ -451,6 +453,8 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
         if (!tc_is_scalar(v->ty)) diag_error(t->d, e->sp, "unary operator on %s", tc_tstr(t, v->ty));
         ScalarKind k = tc_num_kind(v->ty);
         if (e->un.op == UOP_NOT && k != SK_BOOL) diag_error(t->d, e->sp, "'!' takes a bool, got %s", scalar_info[k].name);
+        if (e->un.op == UOP_BNOT && (k == SK_BOOL || scalar_info[k].is_float))
+            diag_error(t->d, e->sp, "'~' takes an integer, got %s", scalar_info[k].name);
         if (e->un.op == UOP_NEG && (k == SK_BOOL || !scalar_info[k].is_signed))
             diag_error(t->d, e->sp, "unary '-' does not apply to %s", scalar_info[k].name);
         x = tc_mk(t, E_UN, ty_scalar(t->a, k), e->sp);

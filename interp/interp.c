@@ -174,7 +174,9 @@ bool ip_compare(BinOp op, ScalarKind sk, Scalar a, Scalar b)
     case OP_NE: return (x) != (y);     \
     case OP_ADD: case OP_SUB: case OP_MUL: \
     case OP_DIV: case OP_MOD: case OP_AND: \
-    case OP_OR: case OP_COUNT: break; \
+    case OP_OR: case OP_BAND: case OP_BOR: \
+    case OP_BXOR: case OP_SHL: case OP_SHR: \
+    case OP_COUNT: break; \
     }                                  \
     unreachable();
     switch (sk) {
@@ -220,6 +222,7 @@ Scalar ip_binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b)
         case OP_MUL: r.f = a.f * b.f; break;
         case OP_DIV: r.f = a.f / b.f; break;
         case OP_MOD: r.f = fmodf(a.f, b.f); break;
+        case OP_BAND: case OP_BOR: case OP_BXOR: case OP_SHL: case OP_SHR:
         case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
         case OP_COUNT: unreachable();
         }
@@ -231,6 +234,7 @@ Scalar ip_binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b)
         case OP_MUL: r.d = a.d * b.d; break;
         case OP_DIV: r.d = a.d / b.d; break;
         case OP_MOD: r.d = fmod(a.d, b.d); break;
+        case OP_BAND: case OP_BOR: case OP_BXOR: case OP_SHL: case OP_SHR:
         case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
         case OP_COUNT: unreachable();
         }
@@ -254,6 +258,20 @@ Scalar ip_binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b)
             else
                 v = op == OP_DIV ? x / y : x % y;
             break;
+        case OP_BAND: v = x & y; break;
+        case OP_BOR: v = x | y; break;
+        case OP_BXOR: v = x ^ y; break;
+        case OP_SHL: case OP_SHR: {
+            /* a count outside 0..width-1 is undefined in C: an error here. A left shift
+             * wraps in the type (what the GPU computes), a right shift of a signed value
+             * is arithmetic (nvcc's choice, which C leaves to the implementation) */
+            int bits = scalar_info[sk].size * 8;
+            if ((sg && (int64_t)y < 0) || y >= (uint64_t)bits)
+                ip_fail(c, sp, "%s by %lld: the count must be in 0..%d for %s", op == OP_SHL ? "shl" : "shr",
+                        sg ? (long long)(int64_t)y : (long long)y, bits - 1, scalar_info[sk].name);
+            v = op == OP_SHL ? x << y : sg ? (uint64_t)((int64_t)x >> y) : x >> y;
+            break;
+        }
         case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
         case OP_COUNT: unreachable();
         }
@@ -265,7 +283,7 @@ Scalar ip_binop(Ctx *c, Span sp, BinOp op, ScalarKind sk, Scalar a, Scalar b)
     unreachable();
 }
 
-/* -x with wrap-around for integers; !b on bool. */
+/* -x with wrap-around for integers; !b on bool; ~x on integers. */
 static Scalar unop(Ctx *c, Span sp, UnOp op, ScalarKind sk, Scalar a)
 {
     Scalar r = {0};
@@ -273,6 +291,10 @@ static Scalar unop(Ctx *c, Span sp, UnOp op, ScalarKind sk, Scalar a)
         if (sk != SK_BOOL) ip_fail(c, sp, "'!' on a non-bool value");
         r.b = !a.b;
         return r;
+    }
+    if (op == UOP_BNOT) {
+        if (sk == SK_BOOL || scalar_info[sk].is_float) ip_fail(c, sp, "'~' on a non-integer value");
+        return ip_scalar_of_int(sk, (int64_t)~ip_widen(sk, a));
     }
     switch (sk) {
     case SK_F32: r.f = -a.f; return r;

@@ -149,6 +149,11 @@ extern const ScalarInfo scalar_info[SK_COUNT];
     X(OP_MUL, "*")          \
     X(OP_DIV, "/")          \
     X(OP_MOD, "%")          \
+    X(OP_BAND, "&")         \
+    X(OP_BOR, "|")          \
+    X(OP_BXOR, "^")         \
+    X(OP_SHL, "<<")         \
+    X(OP_SHR, ">>")         \
     X(OP_LT, "<")           \
     X(OP_GT, ">")           \
     X(OP_LE, "<=")          \
@@ -166,7 +171,14 @@ typedef enum {
 } BinOp;
 extern const char *const binop_spelling[OP_COUNT];
 
-typedef enum { UOP_NEG, UOP_NOT } UnOp;
+/* OP_ADD..OP_SHR keep their operands' type (arithmetic; OP_BAND..OP_SHR on integers
+ * only); OP_LT..OP_NE compare; OP_AND, OP_OR take bools. OP_SHL and OP_SHR have no
+ * operator syntax (`>>` is composition): they are the functions shl and shr. */
+#define binop_keeps_type(op) ((op) <= OP_SHR)
+#define binop_is_bitwise(op) ((op) >= OP_BAND && (op) <= OP_SHR)
+
+typedef enum { UOP_NEG, UOP_NOT, UOP_BNOT } UnOp;
+#define unop_spelling(op) ((op) == UOP_NEG ? "-" : (op) == UOP_NOT ? "!" : "~")
 
 /* ---------------------------------------------------------------- AST */
 

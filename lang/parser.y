@@ -203,9 +203,18 @@ static Ast *mk_lams(LangParseCtx *ctx, Span sp, const char *first, Span first_sp
     return body;
 }
 
+static bool is_data_literal(const Ast *e)
+{
+    return e->kind == A_INT || e->kind == A_FLOAT || e->kind == A_BOOL;
+}
+
 /* f >> g = fun($cN => g(f($cN))); '$' cannot appear in user names, so no capture. */
 static Ast *mk_compose(LangParseCtx *ctx, Span sp, Ast *f, Ast *g)
 {
+    /* a C programmer's x >> 2 is a composition here: say so where it cannot be one */
+    if (is_data_literal(f) || is_data_literal(g))
+        diag_error(ctx->diag, sp, "'>>' composes functions (f >> g is fun(x => g(f(x)))); to shift bits, "
+                   "write shr(x)(k) or shl(x)(k)");
     const char *x = arena_printf(A, "$c%d", arena_next_id(A));
     Ast *inner = ast_app(A, sp, f, ast_var(A, sp, x));
     return ast_lam(A, sp, x, NULL, ast_app(A, sp, g, inner));
@@ -240,7 +249,7 @@ static TypeExpr *mk_idx(LangParseCtx *ctx, Span sp, const char *name, Ast *size)
 %token <ast> INT "integer literal" FLOAT "float literal" DIM "dimension literal"
 %token <sk> SCALAR "scalar type"
 
-%type <ast> expr comp or and eq rel add mul unary postfix call primary lambda natatom nexpr nterm
+%type <ast> expr comp or and bor bxor band eq rel add mul unary postfix call primary lambda natatom nexpr nterm
 %type <ty> type type_nb
 %type <str> name keyword
 %type <names> params namelist
@@ -295,14 +304,31 @@ comp:
   | or
   ;
 
-/* or: or "||" and;  and: and "&&" eq;  eq: eq ("==" | "!=") rel */
+/* or: or "||" and;  and: and "&&" bor;  eq: eq ("==" | "!=") rel */
 or:
     or OROR and  { $$ = ast_bin(A, @2, OP_OR, $1, $3); }
   | and
   ;
 
 and:
-    and ANDAND eq  { $$ = ast_bin(A, @2, OP_AND, $1, $3); }
+    and ANDAND bor  { $$ = ast_bin(A, @2, OP_AND, $1, $3); }
+  | bor
+  ;
+
+/* bor: bor '|' bxor;  bxor: bxor '^' band;  band: band '&' eq -- C's levels, so that
+ * a C programmer's reading holds (m & 1 == 0 is m & (1 == 0), a type error) */
+bor:
+    bor '|' bxor  { $$ = ast_bin(A, @2, OP_BOR, $1, $3); }
+  | bxor
+  ;
+
+bxor:
+    bxor '^' band  { $$ = ast_bin(A, @2, OP_BXOR, $1, $3); }
+  | band
+  ;
+
+band:
+    band '&' eq  { $$ = ast_bin(A, @2, OP_BAND, $1, $3); }
   | eq
   ;
 
@@ -335,10 +361,11 @@ mul:
   | unary
   ;
 
-/* unary: ('-' | '!') unary | postfix */
+/* unary: ('-' | '!' | '~') unary | postfix */
 unary:
     '-' unary  { $$ = ast_un(A, @1, UOP_NEG, $2); }
   | '!' unary  { $$ = ast_un(A, @1, UOP_NOT, $2); }
+  | '~' unary  { $$ = ast_un(A, @1, UOP_BNOT, $2); }
   | postfix
   ;
 

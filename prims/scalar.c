@@ -95,7 +95,9 @@ static bool math_fn(Prim p, int *arity, bool *ints)
  *   exp ... erf : f -> f, pow : f -> f -> f, fma : f -> f -> f -> f   (f is f32 or f64;
  *                  abs also on i32 and i64)
  *   sub div mod gt lt equal : the binary operators - / % > < == (same rules: E_BIN)
- *   neg, not : the unary - and ! (E_UN) */
+ *   shl shr : x << k and x >> k (E_BIN; `>>` is composition in the language), integers
+ *   neg, not : the unary - and ! (E_UN)
+ *   popc : u -> u, u in {u32, u64}: the number of bits set */
 static Expr *infer_scalar_form(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expected, Span sp)
 {
     const char *name = prim_info[p].name;
@@ -156,8 +158,18 @@ static Expr *infer_scalar_form(Tc *t, Prim p, Ast **arg, Scope *sc, Type *expect
         e->un.e = x;
         return e;
     }
-    BinOp op = p == P_SUB ? OP_SUB : p == P_DIV ? OP_DIV : p == P_MOD ? OP_MOD : p == P_GT ? OP_GT : p == P_LT ? OP_LT : OP_EQ;
-    if (p != P_SUB && p != P_DIV && p != P_MOD && p != P_GT && p != P_LT && p != P_EQUAL) die("scalar form %s", name);
+    if (p == P_POPC) {
+        Expr *x = tc_infer(t, arg[0], sc, expected);
+        if (x->ty->kind != T_SCALAR || (x->ty->sk != SK_U32 && x->ty->sk != SK_U64))
+            diag_error(t->d, x->sp, "popc takes u32 or u64 (convert with u32(x)), but this has type %s", tc_tstr(t, x->ty));
+        e = tc_prim_expr(t, p, x->ty, sp);
+        e->prim.args[0] = x;
+        return e;
+    }
+    BinOp op = p == P_SUB ? OP_SUB : p == P_DIV ? OP_DIV : p == P_MOD ? OP_MOD : p == P_GT ? OP_GT : p == P_LT ? OP_LT
+             : p == P_SHL ? OP_SHL : p == P_SHR ? OP_SHR : OP_EQ;
+    if (p != P_SUB && p != P_DIV && p != P_MOD && p != P_GT && p != P_LT && p != P_EQUAL && p != P_SHL && p != P_SHR)
+        die("scalar form %s", name);
     return tc_infer_bin(t, ast_bin(a, sp, op, arg[0], arg[1]), sc, expected, name);
 }
 
@@ -170,7 +182,8 @@ static Expr *infer_form(Tc *t, const TcApp *ap)
  *   registers already), then c ? a : b, so no lane branches on c; on arrays, a view;
  * f32(x) ... bool(x) -> X_CAST (C's conversion; (bool)x is x != 0);
  * exp(x) ... fma(x)(y)(z) -> X_CALL, printed as CUDA's float or double function;
- * neg sub div mod gt lt equal not never get here: typecheck made them E_UN/E_BIN. */
+ * popc(x) -> X_CALL, printed as __popc or __popcll;
+ * neg sub div mod gt lt equal not shl shr never get here: typecheck made them E_UN/E_BIN. */
 static LwVal *lower_scalar_form(Lw *w, Expr *e)
 {
     Expr **arg = e->prim.args;
@@ -193,7 +206,8 @@ static LwVal *lower_scalar_form(Lw *w, Expr *e)
         x->un.e = lw_lower_exp(w, arg[0])->x;
         return lw_scalar(w, x);
     }
-    if (math_fn(p, &arity, &ints)) {
+    if (p == P_POPC) arity = 1;
+    if (p == P_POPC || math_fn(p, &arity, &ints)) {
         X *x = lw_xnew(w, X_CALL, lw_sk_of(e->ty));
         x->call.p = p;
         x->call.n = arity;
@@ -253,10 +267,17 @@ static Scalar convert(IpCtx *c, Span sp, ScalarKind from, ScalarKind to, Scalar 
 #define MATH_CALL_3(fn, x, m) fn(x[0].m, x[1].m, x[2].m)
 
 /* A math function as CUDA computes it: the float function of math.h for f32 (expf),
- * the double one for f64 (exp); abs of an integer wraps (abs(INT_MIN) = INT_MIN). */
+ * the double one for f64 (exp); abs of an integer wraps (abs(INT_MIN) = INT_MIN);
+ * popc counts the bits set. */
 static Scalar math_eval(Prim p, ScalarKind sk, const Scalar *x)
 {
     Scalar r = {0};
+    if (p == P_POPC) {
+        uint64_t v = ip_widen(sk, x[0]);
+        int n = 0;
+        for (; v; v &= v - 1) n++;
+        return ip_scalar_of_int(sk, n);
+    }
     if (sk != SK_F32 && sk != SK_F64) {
         if (p != P_ABS) unreachable();
         uint64_t v = ip_widen(sk, x[0]);
@@ -277,7 +298,7 @@ static Scalar math_eval(Prim p, ScalarKind sk, const Scalar *x)
 
 /* select(c)(a)(b): all three evaluated, then a or b whole (element i of a selected
  * array is select(c)(a[i])(b[i]), c being one value); f32(x) ... bool(x): convert;
- * the math functions: math_eval. neg sub div mod gt lt equal not are E_UN/E_BIN
+ * the math functions and popc: math_eval. neg sub div mod gt lt equal not shl shr are E_UN/E_BIN
  * after typecheck and never reach here. */
 static void eval_scalar_form(IpCtx *c, const Code *e, IpVal *r)
 {

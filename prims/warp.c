@@ -1,4 +1,5 @@
-/* warp.c: the warp shuffles and the grid-wide lastBlock (PF_WARP, PF_GRID).
+/* warp.c: the warp shuffles and vote, and the grid-wide lastBlock and lookback
+ * (PF_WARP, PF_GRID).
  * For each primitive: its type rule, its lowering and its interpreter meaning. */
 #include "prims.h"
 
@@ -97,6 +98,7 @@ static void eval_shuffle(IpCtx *c, const Code *e, IpVal *res)
                 ip_fail(c, e->sp, "shflXorWarp mask %lld is outside the warp", (long long)d);
             perm[i] = i ^ d;
             break;
+        case SHFL_BALLOT: unreachable(); /* ballotWarp's meaning is eval_ballot */
         case SHFL_IDX: { /* a[src[i]] */
             ip_val_sel(c, &src, i, src.ty->elem, &s);
             int64_t v = s.s.i;
@@ -111,6 +113,55 @@ static void eval_shuffle(IpCtx *c, const Code *e, IpVal *res)
     Node *nd = ip_node_new(c, N_PERM, &a, NULL);
     nd->perm = perm;
     ip_val_node(res, e->ty, nd);
+}
+
+/* ---------------------------------------------------------------- the warp vote */
+
+/* ballotWarp : 32.bool -> u32. The warp's vote: a value of the warp (every lane has
+ * it), whose bit i is set when element i is true. */
+static Expr *infer_ballot(Tc *t, const TcApp *ap)
+{
+    Expr *x = tc_infer(t, ap->arg[0], ap->sc, NULL);
+    Type *tx = tc_want_array(t, x, "ballotWarp");
+    int64_t c;
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || tx->arr.elem->kind != T_SCALAR || tx->arr.elem->sk != SK_BOOL)
+        diag_error(t->d, x->sp, "ballotWarp expects a 32-element warp array of bool (one per lane), but this has type %s",
+                   tc_tstr(t, tx));
+    Expr *e = tc_prim_expr(t, ap->p, ty_scalar(t->a, SK_U32), ap->sp);
+    e->prim.args[0] = x;
+    return e;
+}
+
+/* ballotWarp(a) in warp-level code: lane i reads a[i] (a warp array's own element, or
+ * any array at the lane's index) and the warp votes, __ballot_sync over all 32 lanes,
+ * into a register, as a statement of its own (every lane must run it: see
+ * shuffle_now in lower.c). */
+static LwVal *lower_ballot(Lw *w, Expr *e)
+{
+    if (!lw_inside(w, LVL_WARP) || lw_inside(w, LVL_LANE))
+        diag_error(w->d, e->sp, "ballotWarp is warp-level code: it belongs in a mapWarp's function, outside mapLane "
+                   "(every lane of the warp votes)");
+    if (w->partial_lanes)
+        diag_error(w->d, e->sp, "ballotWarp inside code that only some lanes of the warp run: every lane must vote");
+    LwVal *in = lw_lower_exp(w, e->prim.args[0]);
+    X *mine = lw_view_at(w, in->v, nat_var(w->a, w->k->hw.lane))->x;
+    X *x = lw_xnew(w, X_SHFL, SK_U32);
+    x->shfl.k = SHFL_BALLOT;
+    x->shfl.val = mine;
+    return lw_scalar(w, lw_materialise(w, x, "vote"));
+}
+
+/* ballotWarp(a) = sum of 2^i over the i with a[i] true */
+static void eval_ballot(IpCtx *c, const Code *e, IpVal *r)
+{
+    IpVal a, s;
+    ip_eval(c, e->args[0], &a);
+    uint64_t m = 0;
+    for (int64_t i = 0; i < a.ty->n; i++) {
+        ip_val_sel(c, &a, i, a.ty->elem, &s);
+        if (s.s.b) m |= 1ull << i;
+    }
+    ip_val_scalar(r, e->ty, ip_scalar_of_int(SK_U32, (int64_t)m));
 }
 
 /* ---------------------------------------------------------------- lastBlock */
@@ -439,6 +490,7 @@ const PrimOps prims_warp[P_COUNT] = {
     [P_SHFLUP] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
     [P_SHFLXOR] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
     [P_SHFLWARP] = {infer_shfl_warp, lower_shfl, eval_shuffle, NULL},
+    [P_BALLOT] = {infer_ballot, lower_ballot, eval_ballot, NULL},
     [P_LASTBLOCK] = {infer_last_block, lower_last_block_read, eval_last_block, lower_last_block},
     [P_LOOKBACK] = {infer_lookback, lower_lookback, eval_lookback, NULL},
 };

@@ -125,4 +125,34 @@ def compact(kind, mode, t, name):
     compare(out, want, kind, tol=0.0)
 
 
-{"compact": compact, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])
+def i32(v):
+    v %= 1 << 32
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def bits(kernel, name):
+    """tests/programs/scalar_forms.rise's bitsU32 and bitsI32 (C semantics: 32-bit
+    wrap-around, >> of a signed value arithmetic), and shfl_types.rise's ballotRank"""
+    xs, out, M = load(name, "i32"), load("out", "i32"), 1 << 32
+    if kernel == "bitsU32":
+        def f(x):
+            u = x % M
+            h = u * 2654435761 % M
+            return i32(((u & 12) | (u ^ 5)) + (u << (u % 32)) + (h >> (u % 29)) + (~u % M) + bin(h).count("1")
+                       + (u | ((3 & 5) ^ 6)))
+        want = [f(x) for x in xs]
+    elif kernel == "bitsI32":
+        def f(x):
+            a = x - 50
+            # C's % truncates toward zero; the counts must be in range (x >= 0 here)
+            return i32((a >> (x % 7)) + i32(a << (x % 31)) + (a & 7) + ~x + (a ^ -3))
+        want = [f(x) for x in xs]
+    else:  # ballotRank: per warp of 32
+        want = []
+        for w in range(0, len(xs), 32):
+            up = [x > 50 for x in xs[w:w + 32]]
+            want += [sum(up[:l]) + 1000 * sum(up) + (100000 if up[l] else 0) for l in range(32)]
+    compare(out, want, "i32")
+
+
+{"compact": compact, "bits": bits, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])

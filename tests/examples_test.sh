@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # examples_test.sh PATC SRCDIR: the examples of issue 11 item 7 (scan_warp, softmax_rows,
-# unrolled_uf, matmul_tiled) and issue 12's scans (scan_device, scan_rows, scan_blelloch)
-# and issue 13's filter and partition run on the CPU interpreter (`patc run --cpu`) and compared with an independent
-# computation in Python on the same inputs, at ragged sizes. The
-# GPU runs the same kernels against the interpreter (tests/gpu/all.sh). Exit 0 when all
-# pass, 1 otherwise.
+# unrolled_uf, matmul_tiled), issue 12's scans (scan_device, scan_rows, scan_blelloch),
+# issue 13's filter and partition, and the bitwise operators and warp vote of
+# tests/programs (bitsU32, bitsI32, ballotRank) run on the CPU interpreter (`patc run
+# --cpu`) and compared with an independent computation in Python on the same inputs, at
+# ragged sizes. The GPU runs the same kernels against the interpreter
+# (tests/gpu/all.sh). Exit 0 when all pass, 1 otherwise.
 set -u
 PATC=${1:?usage: examples_test.sh PATC SRCDIR}
 SRC=${2:?usage: examples_test.sh PATC SRCDIR}
@@ -49,6 +50,18 @@ check() {
         echo "FAIL: $name"; sed 's/^/    /' "$TMP/log" | head -5; fails=$((fails + 1))
     fi
 }
+
+# ---- the bitwise operators and the warp vote (tests/programs): i32 in [0, 100)
+for n in 1 64 1000; do
+    python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<%di' % $n, *[(i * 37 + 11) % 100 for i in range($n)]))" >"$TMP/xb.bin"
+    check "bitsU32 n=$n" bits bitsU32 xb -- tests/programs/scalar_forms.rise --kernel bitsU32 -D n=$n --input "$TMP/xb.bin"
+    check "bitsI32 n=$n" bits bitsI32 xb -- tests/programs/scalar_forms.rise --kernel bitsI32 -D n=$n --input "$TMP/xb.bin"
+done
+for b in 1 3; do
+    inputs i32 $((64 * b)) xv
+    python3 -c "import struct,sys; d=open('$TMP/xv.bin','rb').read(); sys.stdout.buffer.write(struct.pack('<%di' % (len(d)//4), *[x + 50 for x in struct.unpack('<%di' % (len(d)//4), d)]))" >"$TMP/xw.bin"
+    check "ballotRank 64*$b" bits ballotRank xw -- tests/programs/shfl_types.rise --kernel ballotRank -D n=$b --input "$TMP/xw.bin"
+done
 
 # ---- scan_warp: 32 prefix sums per warp, inclusive and exclusive, a running maximum
 for b in 1 3 37; do

@@ -56,6 +56,7 @@ static Expr *LF64(double v) { Expr *e = mk(E_LIT, S(SK_F64)); e->lit.f = v; retu
 static Expr *LI32(int64_t v) { Expr *e = mk(E_LIT, S(SK_I32)); e->lit.i = v; return e; }
 static Expr *LI64(int64_t v) { Expr *e = mk(E_LIT, S(SK_I64)); e->lit.i = v; return e; }
 static Expr *LU32(uint64_t v) { Expr *e = mk(E_LIT, S(SK_U32)); e->lit.u = v; return e; }
+static Expr *LU64(uint64_t v) { Expr *e = mk(E_LIT, S(SK_U64)); e->lit.u = v; return e; }
 static Expr *LB(bool v) { Expr *e = mk(E_LIT, S(SK_BOOL)); e->lit.b = v; return e; }
 
 static Expr *NATE(Nat *n, Type *ty)
@@ -812,6 +813,47 @@ START_TEST(test_wraparound)
 }
 END_TEST
 
+/* the bitwise operators with C's meaning in the operand type; a shift count outside
+ * 0..width-1 (undefined in C) is a run-time error */
+START_TEST(test_bitwise)
+{
+    char err[256];
+    int32_t o;
+    uint32_t u;
+    int64_t l;
+    uint64_t ul;
+    ck_assert(run0(BIN(OP_BAND, LU32(0xF0F0u), LU32(0x0FF0u)), &u, err));
+    ck_assert_uint_eq(u, 0x00F0u);
+    ck_assert(run0(BIN(OP_BOR, LU32(0xF000u), LU32(0x000Fu)), &u, err));
+    ck_assert_uint_eq(u, 0xF00Fu);
+    ck_assert(run0(BIN(OP_BXOR, LI32(-1), LI32(5)), &o, err));
+    ck_assert_int_eq(o, -6);
+    ck_assert(run0(UN(UOP_BNOT, LU32(0)), &u, err));
+    ck_assert_uint_eq(u, 4294967295u);
+    ck_assert(run0(UN(UOP_BNOT, LI64(0)), &l, err));
+    ck_assert(l == -1);
+    /* << wraps in the type; >> of a signed value is arithmetic, of an unsigned one logical */
+    ck_assert(run0(BIN(OP_SHL, LU32(3u), LU32(31)), &u, err));
+    ck_assert_uint_eq(u, 0x80000000u);
+    ck_assert(run0(BIN(OP_SHL, LI32(1), LI32(31)), &o, err));
+    ck_assert_int_eq(o, INT32_MIN);
+    ck_assert(run0(BIN(OP_SHR, LI32(-41), LI32(2)), &o, err));
+    ck_assert_int_eq(o, -11);
+    ck_assert(run0(BIN(OP_SHR, LU32(0x80000000u), LU32(31)), &u, err));
+    ck_assert_uint_eq(u, 1);
+    ck_assert(run0(BIN(OP_SHL, LU64(1), LU64(63)), &ul, err));
+    ck_assert(ul == 0x8000000000000000ull);
+    ck_assert(run0(BIN(OP_SHR, LI64(INT64_MIN), LI64(63)), &l, err));
+    ck_assert(l == -1);
+    ck_assert(!run0(BIN(OP_SHL, LU32(1), LU32(32)), &u, err));
+    ck_assert_str_eq(err, "shl by 32: the count must be in 0..31 for u32");
+    ck_assert(!run0(BIN(OP_SHR, LI32(1), LI32(-1)), &o, err));
+    ck_assert_str_eq(err, "shr by -1: the count must be in 0..31 for i32");
+    ck_assert(run0(BIN(OP_SHR, LI64(5), LI64(32)), &l, err));
+    ck_assert(l == 0);
+}
+END_TEST
+
 /* a zero integer divisor is a run-time error with a message, not a crash */
 START_TEST(test_div_zero)
 {
@@ -1163,6 +1205,7 @@ static Suite *interp_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_split);
+    tcase_add_test(tc, test_bitwise);
     tcase_add_test(tc, test_join);
     tcase_add_test(tc, test_transpose);
     tcase_add_test(tc, test_padcst);

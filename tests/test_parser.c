@@ -110,6 +110,12 @@ START_TEST(test_operators)
     expect_print("def a = -x * !b", "def a = ((-x) * (!b))\n");
     expect_print("def a = -f(x)", "def a = (-f(x))\n");
     expect_print("def a = (1 + 2) * 3 <= 4 > 5", "def a = ((((1 + 2) * 3) <= 4) > 5)\n");
+    /* the bitwise operators at C's levels: & below ==, then ^, then |, then && */
+    expect_print("def a = p && a | b ^ c & d == e", "def a = (p && (a | (b ^ (c & (d == e)))))\n");
+    expect_print("def a = a & b & c | d + 1", "def a = (((a & b) & c) | (d + 1))\n");
+    expect_print("def a = ~x + ~-y", "def a = ((~x) + (~(-y)))\n");
+    /* >> is composition: with a literal beside it, a C shift is meant; say so */
+    expect_error("def a = x >> 2", "t.rise:1:11: error: '>>' composes functions");
 }
 END_TEST
 

@@ -283,7 +283,7 @@ END_TEST
 
 START_TEST(prim_table)
 {
-    bool level_seen[LVL_LANE + 1] = {0}, shfl_seen[SHFL_IDX + 1] = {0};
+    bool level_seen[LVL_LANE + 1] = {0}, shfl_seen[SHFL_BALLOT + 1] = {0};
     for (int p = 0; p < P_COUNT; p++) {
         const PrimInfo *pi = &prim_info[p];
         ck_assert_msg((pi->family == PF_MAP) == (pi->level != NOLVL), "%s: map family vs level", pi->name);
@@ -297,7 +297,7 @@ START_TEST(prim_table)
         ck_assert_int_eq(prim_lookup(pi->name), p);
     }
     for (int l = 0; l <= LVL_LANE; l++) ck_assert_msg(level_seen[l], "level %d has no map", l);
-    for (int k = 0; k <= SHFL_IDX; k++) ck_assert_msg(shfl_seen[k], "shuffle %d has no primitive", k);
+    for (int k = 0; k <= SHFL_BALLOT; k++) ck_assert_msg(shfl_seen[k], "shuffle %d has no primitive", k);
     ck_assert_int_eq(prim_info[P_REDUCESEQ].fnarity[0], 2);
     ck_assert_int_eq(prim_info[P_MAPWARP].level, LVL_WARP);
     ck_assert_int_eq(prim_info[P_SHFLWARP].shfl, SHFL_IDX);
