@@ -148,43 +148,24 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                 unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
                 acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
             }
-            unsigned int carry59 = (v33 + acc35);
+            unsigned int carry42 = (v33 + acc35);
             for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                unsigned int v39 = ((unsigned int)0);
-                unsigned int r40 = ((unsigned int)(s1[(lane + 512 * w34 + 32 * i38)] > t));
-                unsigned int s41 = (v39 + r40);
-                unsigned int r42 = ((lane == 0) ? s41 : r40);
-                unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 1);
-                unsigned int s44 = (sh43 + r42);
-                unsigned int r45 = ((lane >= 1) ? s44 : r42);
-                unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 2);
-                unsigned int s47 = (sh46 + r45);
-                unsigned int r48 = ((lane >= 2) ? s47 : r45);
-                unsigned int sh49 = __shfl_up_sync(0xffffffffu, r48, 4);
-                unsigned int s50 = (sh49 + r48);
-                unsigned int r51 = ((lane >= 4) ? s50 : r48);
-                unsigned int sh52 = __shfl_up_sync(0xffffffffu, r51, 8);
-                unsigned int s53 = (sh52 + r51);
-                unsigned int r54 = ((lane >= 8) ? s53 : r51);
-                unsigned int sh55 = __shfl_up_sync(0xffffffffu, r54, 16);
-                unsigned int s56 = (sh55 + r54);
-                unsigned int r57 = ((lane >= 16) ? s56 : r54);
-                unsigned int sh58 = __shfl_sync(0xffffffffu, r57, 31);
-                unsigned int pre60 = carry59;
-                unsigned int nxt61 = (pre60 + sh58);
-                carry59 = nxt61;
+                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] > t);
+                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
+                unsigned int v41 = __popc(vote40);
+                unsigned int pre43 = carry42;
+                unsigned int nxt44 = (pre43 + v41);
+                carry42 = nxt44;
                 {
-                    const patc_int l62 = lane;
-                    unsigned int sh63 = __shfl_sync(0xffffffffu, r57, l62);
-                    float v64 = s1[(512 * w34 + 32 * i38 + l62)];
-                    unsigned int v65 = ((unsigned int)(v64 > t));
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) < n)) {
-                        bool sel66 = (v65 > ((unsigned int)0));
-                        unsigned int before67 = ((pre60 + sh63) - v65);
-                        long long ix68 = ((long long)(sel66 ? before67 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l62 - 1)) + before67)));
-                        out1[ix68] = v64;
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) == (n - 1))) {
-                            out0[0] = (before67 + ((unsigned int)sel66));
+                    const patc_int l45 = lane;
+                    unsigned int v46 = ((unsigned int)l45);
+                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
+                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
+                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
+                        long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
+                        out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
+                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
+                            out0[0] = (before48 + ((unsigned int)sel47));
                         }
                     }
                 }
@@ -329,43 +310,24 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                 unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
                 acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
             }
-            unsigned int carry59 = (v33 + acc35);
+            unsigned int carry42 = (v33 + acc35);
             for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                unsigned int v39 = ((unsigned int)0);
-                unsigned int r40 = ((unsigned int)(s1[(lane + 512 * w34 + 32 * i38)] > t));
-                unsigned int s41 = (v39 + r40);
-                unsigned int r42 = ((lane == 0) ? s41 : r40);
-                unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 1);
-                unsigned int s44 = (sh43 + r42);
-                unsigned int r45 = ((lane >= 1) ? s44 : r42);
-                unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 2);
-                unsigned int s47 = (sh46 + r45);
-                unsigned int r48 = ((lane >= 2) ? s47 : r45);
-                unsigned int sh49 = __shfl_up_sync(0xffffffffu, r48, 4);
-                unsigned int s50 = (sh49 + r48);
-                unsigned int r51 = ((lane >= 4) ? s50 : r48);
-                unsigned int sh52 = __shfl_up_sync(0xffffffffu, r51, 8);
-                unsigned int s53 = (sh52 + r51);
-                unsigned int r54 = ((lane >= 8) ? s53 : r51);
-                unsigned int sh55 = __shfl_up_sync(0xffffffffu, r54, 16);
-                unsigned int s56 = (sh55 + r54);
-                unsigned int r57 = ((lane >= 16) ? s56 : r54);
-                unsigned int sh58 = __shfl_sync(0xffffffffu, r57, 31);
-                unsigned int pre60 = carry59;
-                unsigned int nxt61 = (pre60 + sh58);
-                carry59 = nxt61;
+                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] > t);
+                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
+                unsigned int v41 = __popc(vote40);
+                unsigned int pre43 = carry42;
+                unsigned int nxt44 = (pre43 + v41);
+                carry42 = nxt44;
                 {
-                    const patc_int l62 = lane;
-                    unsigned int sh63 = __shfl_sync(0xffffffffu, r57, l62);
-                    int v64 = s1[(512 * w34 + 32 * i38 + l62)];
-                    unsigned int v65 = ((unsigned int)(v64 > t));
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) < n)) {
-                        bool sel66 = (v65 > ((unsigned int)0));
-                        unsigned int before67 = ((pre60 + sh63) - v65);
-                        long long ix68 = ((long long)(sel66 ? before67 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l62 - 1)) + before67)));
-                        out1[ix68] = v64;
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) == (n - 1))) {
-                            out0[0] = (before67 + ((unsigned int)sel66));
+                    const patc_int l45 = lane;
+                    unsigned int v46 = ((unsigned int)l45);
+                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
+                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
+                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
+                        long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
+                        out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
+                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
+                            out0[0] = (before48 + ((unsigned int)sel47));
                         }
                     }
                 }
@@ -510,43 +472,24 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
                 unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
                 acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
             }
-            unsigned int carry59 = (v33 + acc35);
+            unsigned int carry42 = (v33 + acc35);
             for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                unsigned int v39 = ((unsigned int)0);
-                unsigned int r40 = ((unsigned int)(s1[(lane + 512 * w34 + 32 * i38)] < t));
-                unsigned int s41 = (v39 + r40);
-                unsigned int r42 = ((lane == 0) ? s41 : r40);
-                unsigned int sh43 = __shfl_up_sync(0xffffffffu, r42, 1);
-                unsigned int s44 = (sh43 + r42);
-                unsigned int r45 = ((lane >= 1) ? s44 : r42);
-                unsigned int sh46 = __shfl_up_sync(0xffffffffu, r45, 2);
-                unsigned int s47 = (sh46 + r45);
-                unsigned int r48 = ((lane >= 2) ? s47 : r45);
-                unsigned int sh49 = __shfl_up_sync(0xffffffffu, r48, 4);
-                unsigned int s50 = (sh49 + r48);
-                unsigned int r51 = ((lane >= 4) ? s50 : r48);
-                unsigned int sh52 = __shfl_up_sync(0xffffffffu, r51, 8);
-                unsigned int s53 = (sh52 + r51);
-                unsigned int r54 = ((lane >= 8) ? s53 : r51);
-                unsigned int sh55 = __shfl_up_sync(0xffffffffu, r54, 16);
-                unsigned int s56 = (sh55 + r54);
-                unsigned int r57 = ((lane >= 16) ? s56 : r54);
-                unsigned int sh58 = __shfl_sync(0xffffffffu, r57, 31);
-                unsigned int pre60 = carry59;
-                unsigned int nxt61 = (pre60 + sh58);
-                carry59 = nxt61;
+                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
+                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
+                unsigned int v41 = __popc(vote40);
+                unsigned int pre43 = carry42;
+                unsigned int nxt44 = (pre43 + v41);
+                carry42 = nxt44;
                 {
-                    const patc_int l62 = lane;
-                    unsigned int sh63 = __shfl_sync(0xffffffffu, r57, l62);
-                    float v64 = s1[(512 * w34 + 32 * i38 + l62)];
-                    unsigned int v65 = ((unsigned int)(v64 < t));
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) < n)) {
-                        bool sel66 = (v65 > ((unsigned int)0));
-                        unsigned int before67 = ((pre60 + sh63) - v65);
-                        long long ix68 = ((long long)(sel66 ? before67 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l62 - 1)) + before67)));
-                        out1[ix68] = v64;
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l62) == (n - 1))) {
-                            out0[0] = (before67 + ((unsigned int)sel66));
+                    const patc_int l45 = lane;
+                    unsigned int v46 = ((unsigned int)l45);
+                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
+                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
+                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
+                        long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
+                        out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
+                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
+                            out0[0] = (before48 + ((unsigned int)sel47));
                         }
                     }
                 }

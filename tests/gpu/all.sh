@@ -4,12 +4,13 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, c, ... runs only those sections (default 1et2345c: section 1 is in
-# three parts, 1, e (the examples of issue 11) and t (the rest); the benchmark, section 6,
-# runs unless --no-bench). --scans is --sections 5 with only the scan benchmark;
-# --no-scans is --sections 1et234. "1" and "2345" each fit one 10-minute call of the GPU
-# machine, and so did "et" until matmulShared joined e (2026-11-23: "et" ran past 10
-# minutes, "e" and "t" fit apart); "c" does not (about 11 minutes): --quick fits.
+# --sections 1, et, 2345, c, ... runs only those sections (default 1et2345cd: section 1 is
+# in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
+# size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
+# --sections 5 with only the scan benchmark; --no-scans is --sections 1et234. "1",
+# "2345", "c" and "d" each fit one 10-minute call of the GPU machine, and so did "et"
+# until matmulShared joined e (2026-11-23: "et" ran past 10 minutes, "e" and "t" fit
+# apart).
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -18,6 +19,7 @@
 # 4. the warm-cache compile time of `patc run --time`;
 # 5. the device scans against the interpreter, their sanitizers and scan_stress;
 # c. filter and partition against the interpreter, their sanitizers (and quicksort);
+# d. filter and partition at 2^24+3 against the interpreter;
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
 # Before carrying build/ there:  mkdir -p build/extra-libs && cp /usr/lib/x86_64-linux-gnu/libsubunit.so.0* build/extra-libs/
@@ -29,7 +31,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=$PWD/build/cli/patc
-bench=1 quick=0 scans_only=0 sections=1et2345c want=
+bench=1 quick=0 scans_only=0 sections=1et2345cd want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -119,7 +121,7 @@ for b in 1 3 1000 4096; do # the warp kernels take 256*b elements
   run_case gpu shfl_permute.rise permute "256*$b" 1 -D n=$b
 done
 for b in 1 7 1000; do # the shuffles on f64, i32, u32, i64 and u64 (64*b elements)
-  for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64; do
+  for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank; do
     run_case gpu ../tests/programs/shfl_types.rise $k "64*$b" 1 -D n=$b
   done
 done
@@ -152,7 +154,7 @@ done
 fi # section e
 if sec t; then # the rest of section 1: scalar forms, sequential scans, tiles, gather/scatter
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
-  for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
+  for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32 bitsU32 bitsI32 bitsU64; do
     run_case gpu ../tests/programs/scalar_forms.rise $k $n 1 -D n=$n
   done
   run_case gpu count_if.rise countIf $n 1 -D n=$n -D g=132
@@ -239,7 +241,7 @@ for tool in memcheck racecheck synccheck; do
   done
   san $tool ../tests/programs/big_shared.rise transposeTile 1 -D n=2 -D r=227 -D c=256
   san $tool ../tests/programs/big_shared.rise twoLive 1 -D n=2 -D m=29056
-  for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32; do
+  for k in mathF32 mathF64 castsF32 castsI32 selectF32 selectArrays opsI32 opsF32 bitsU32 bitsI32 bitsU64; do
     san $tool ../tests/programs/scalar_forms.rise $k 1 -D n=1000
   done
   san $tool count_if.rise countIf 1 -D n=100003 -D g=9
@@ -353,12 +355,15 @@ echo "$o" | tee -a "$log"
 record scan scan_stress "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
 fi # section 5
 
-if sec c; then
+if sec c || sec d; then
 # ---------------------------------------------------------------- c. filter and partition (issue 13)
 # against the interpreter at ragged sizes, selectivity 1%, 50% and 99% (random input:
-# floats uniform in [0, 1), integers 0..99), none and all selected; the sanitizers
-csizes="1 31 33 1000 4097 1048583 16777219"
-[ $quick = 1 ] && csizes="1 33 4097 1048583"
+# floats uniform in [0, 1), integers 0..99), none and all selected; the sanitizers.
+# Section d is the largest size, 2^24+3, alone (about 4 minutes of interpreter time).
+csizes=
+sec c && csizes="1 31 33 1000 4097 1048583"
+sec c && [ $quick = 1 ] && csizes="1 33 4097 1048583"
+sec d && csizes="$csizes 16777219"
 ccase() { # CHECK FILE KERNEL N T -D...
   local check=$1 file=$2 kernel=$3 n=$4 t=$5; shift 5
   local o rc
@@ -385,12 +390,21 @@ for n in $csizes; do
     ccase gpu partition.rise partitionGtI32 $n $t -D nt=128 -D ipt=16
   done
   ccase gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
+  # the benchmark's larger tiles (bench/select_tuning.conf)
+  for shape in "256 32" "512 32"; do
+    set -- $shape
+    ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=$1 -D ipt=$2
+    ccase gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
+  done
 done
+if sec c; then
 for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
     ccase $tool filter.rise filterGtF32 $n 0.5 -D nt=128 -D ipt=16
     ccase $tool partition.rise partitionGtI32 $n 49 -D nt=128 -D ipt=16
   done
+  ccase $tool filter.rise filterGtF32 100003 0.5 -D nt=512 -D ipt=32
+  ccase $tool partition.rise partitionGtI32 100003 49 -D nt=256 -D ipt=32
 done
 # quicksort (examples/quicksort): partition launches and one-block bitonic sorts driven
 # from C, checked against qsort; its small sort against the interpreter
@@ -405,7 +419,8 @@ for n in 1 1000 1024; do run_case gpu quicksort/sort_small.rise sortSmallF32 $n 
 for tool in memcheck racecheck synccheck; do
   san $tool quicksort/sort_small.rise sortSmallF32 1 -D n=1000
 done
-fi # section c
+fi
+fi # sections c and d
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
