@@ -91,11 +91,11 @@ END_TEST
 START_TEST(test_operators)
 {
     Lexed L;
-    lex(&L, "=> |> >> || && == != <= >= + - * / % < > ! ( ) [ ] , . =");
+    lex(&L, "=> |> >> || && == != <= >= + - * / % < > ! ( ) [ ] , . = & | ^ ~");
     ck_assert_ptr_null(L.err);
     int want[] = {TOK_ARROW, TOK_PIPE, TOK_COMPOSE, TOK_OROR, TOK_ANDAND, TOK_EQ, TOK_NE, TOK_LE,
                   TOK_GE, '+', '-', '*', '/', '%', '<', '>', '!', '(', ')', '[', ']', ',', '.', '=',
-                  TOK_YYEOF};
+                  '&', '|', '^', '~', TOK_YYEOF};
     ck_assert_int_eq(L.n, (int)(sizeof want / sizeof want[0]));
     for (int i = 0; i < L.n; i++) ck_assert_int_eq(L.kind[i], want[i]);
     done(&L);
@@ -114,6 +114,16 @@ START_TEST(test_int_literals)
     ck_assert_uint_eq(L.val[2].ast->lit_int.v, 7);
     ck_assert_int_eq(L.val[2].ast->lit_int.sk, SK_U32);
     ck_assert(L.val[2].ast->lit_int.suffixed);
+    ck_assert(L.val[3].ast->lit_int.v == UINT64_MAX);
+    done(&L);
+    /* hexadecimal, with or without u; a leading 0 is still decimal, not octal */
+    lex(&L, "0x1F 0XffFFu 010 0xFFFFFFFFFFFFFFFF");
+    ck_assert_ptr_null(L.err);
+    ck_assert_uint_eq(L.val[0].ast->lit_int.v, 31);
+    ck_assert(!L.val[0].ast->lit_int.suffixed);
+    ck_assert_uint_eq(L.val[1].ast->lit_int.v, 0xffffu);
+    ck_assert_int_eq(L.val[1].ast->lit_int.sk, SK_U32);
+    ck_assert_uint_eq(L.val[2].ast->lit_int.v, 10);
     ck_assert(L.val[3].ast->lit_int.v == UINT64_MAX);
     done(&L);
 }
@@ -206,7 +216,9 @@ START_TEST(test_errors)
     expect_error("18446744073709551616", "integer literal '18446744073709551616' does not fit in 64 bits");
     expect_error("1.5e", "bad float literal '1.5e'");
     expect_error("2.0u", "bad float literal '2.0u'");
-    expect_error("0x1F", "bad number literal '0x1F'");
+    expect_error("0x", "bad number literal '0x'");
+    expect_error("0x1G", "bad number literal '0x1G'");
+    expect_error("0x10000000000000000", "integer literal '0x10000000000000000' does not fit in 64 bits");
     expect_error("1e400", "out of range for f64");
     expect_error("1e39f", "out of range for f32");
     expect_error("'w'", "bad dimension literal");
