@@ -136,7 +136,7 @@ static void expr(Pr *p, const X *x)
         sb_putc(o, ')');
         return;
     case X_UN:
-        sb_printf(o, "(%s", unop_spelling(x->un.op));
+        sb_printf(o, "(%s", unop_spelling[x->un.op]);
         expr(p, x->un.e);
         sb_putc(o, ')');
         return;

@@ -27,9 +27,9 @@
 /* Parallelism levels of the map family; LVL_SEQ for mapSeq. */
 typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE } Level;
 
-/* The four warp shuffles (CUDA's __shfl_down/up/xor_sync and __shfl_sync). */
-/* the warp's collective register operations: the four shuffles, and the vote
- * __ballot_sync (X_SHFL with SHFL_BALLOT has no arg) */
+/* The warp's collective register operations: the four shuffles (CUDA's
+ * __shfl_down/up/xor_sync and __shfl_sync) and the vote __ballot_sync (an X_SHFL of
+ * kind SHFL_BALLOT has no arg). */
 typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT } ShflKind;
 
 /* Families of primitives: which part of the compiler gives one its meaning. */

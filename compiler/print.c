@@ -51,7 +51,7 @@ void expr_print(StrBuf *b, const Expr *e)
         sb_putc(b, ')');
         return;
     case E_UN:
-        sb_puts(b, unop_spelling(e->un.op));
+        sb_puts(b, unop_spelling[e->un.op]);
         expr_print(b, e->un.e);
         return;
     case E_PRIM: {
@@ -107,7 +107,7 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     case X_UN:
-        sb_puts(b, unop_spelling(x->un.op));
+        sb_puts(b, unop_spelling[x->un.op]);
         xprint(b, x->un.e);
         return;
     case X_SELECT:

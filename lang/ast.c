@@ -175,7 +175,7 @@ void ast_print(StrBuf *b, const Ast *e)
         sb_putc(b, ')');
         break;
     case A_UN:
-        sb_printf(b, "(%s", unop_spelling(e->un.op));
+        sb_printf(b, "(%s", unop_spelling[e->un.op]);
         ast_print(b, e->un.e);
         sb_putc(b, ')');
         break;

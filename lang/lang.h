@@ -142,7 +142,7 @@ typedef struct ScalarInfo {
 } ScalarInfo;
 extern const ScalarInfo scalar_info[SK_COUNT];
 
-/* Binary operators: X(enum, spelling, precedence class) */
+/* Binary operators: X(enum, spelling); the spelling is also the C operator */
 #define BIN_OPS(X)          \
     X(OP_ADD, "+")          \
     X(OP_SUB, "-")          \
@@ -177,8 +177,19 @@ extern const char *const binop_spelling[OP_COUNT];
 #define binop_keeps_type(op) ((op) <= OP_SHR)
 #define binop_is_bitwise(op) ((op) >= OP_BAND && (op) <= OP_SHR)
 
-typedef enum { UOP_NEG, UOP_NOT, UOP_BNOT } UnOp;
-#define unop_spelling(op) ((op) == UOP_NEG ? "-" : (op) == UOP_NOT ? "!" : "~")
+/* Unary operators: X(enum, spelling), as binary ones */
+#define UN_OPS(X)           \
+    X(UOP_NEG, "-")         \
+    X(UOP_NOT, "!")         \
+    X(UOP_BNOT, "~")
+
+typedef enum {
+#define X(e, s) e,
+    UN_OPS(X)
+#undef X
+    UOP_COUNT
+} UnOp;
+extern const char *const unop_spelling[UOP_COUNT];
 
 /* ---------------------------------------------------------------- AST */
 

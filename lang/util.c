@@ -183,6 +183,12 @@ const char *const binop_spelling[OP_COUNT] = {
 #undef X
 };
 
+const char *const unop_spelling[UOP_COUNT] = {
+#define X(e, s) [e] = s,
+    UN_OPS(X)
+#undef X
+};
+
 /* ---------------------------------------------------------------- name tables */
 
 /* Open addressing with linear probing; the table doubles at 1/2 load. Old slot arrays

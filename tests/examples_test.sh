@@ -15,7 +15,7 @@ trap 'rm -rf "$TMP"' EXIT
 fails=0 passes=0
 
 # inputs KIND N NAME: $TMP/NAME.bin, N values: f32 uniform in [-2, 2), i32 in [-50, 50),
-# or sparse: i32 in [-50, 50), three in four of them 0
+# sparse: i32 in [-50, 50), three in four of them 0, or nat: i32 in [0, 100)
 inputs() {
     python3 - "$@" "$TMP" <<'PY'
 import random, struct, sys
@@ -23,6 +23,8 @@ kind, n, name, d = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 r = random.Random(n * 7 + len(name))
 if kind == "f32":
     v = struct.pack("<%df" % n, *[r.uniform(-2, 2) for _ in range(n)])
+elif kind == "nat":
+    v = struct.pack("<%di" % n, *[r.randrange(0, 100) for _ in range(n)])
 elif kind == "sparse":
     v = struct.pack("<%di" % n, *[r.randrange(-50, 50) if r.random() < 0.25 else 0 for _ in range(n)])
 else:
@@ -51,15 +53,15 @@ check() {
     fi
 }
 
-# ---- the bitwise operators and the warp vote (tests/programs): i32 in [0, 100)
+# ---- the bitwise operators and the warp vote (tests/programs): i32 in [0, 100), as
+# the shift counts (x % 7, x % 31) must not be negative
 for n in 1 64 1000; do
-    python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<%di' % $n, *[(i * 37 + 11) % 100 for i in range($n)]))" >"$TMP/xb.bin"
+    inputs nat $n xb
     check "bitsU32 n=$n" bits bitsU32 xb -- tests/programs/scalar_forms.rise --kernel bitsU32 -D n=$n --input "$TMP/xb.bin"
     check "bitsI32 n=$n" bits bitsI32 xb -- tests/programs/scalar_forms.rise --kernel bitsI32 -D n=$n --input "$TMP/xb.bin"
 done
 for b in 1 3; do
-    inputs i32 $((64 * b)) xv
-    python3 -c "import struct,sys; d=open('$TMP/xv.bin','rb').read(); sys.stdout.buffer.write(struct.pack('<%di' % (len(d)//4), *[x + 50 for x in struct.unpack('<%di' % (len(d)//4), d)]))" >"$TMP/xw.bin"
+    inputs nat $((64 * b)) xw
     check "ballotRank 64*$b" bits ballotRank xw -- tests/programs/shfl_types.rise --kernel ballotRank -D n=$b --input "$TMP/xw.bin"
 done
 
