@@ -197,11 +197,29 @@ static Ast *spine(Ast *e, Ast **args, int *n, int max)
 
 /* ---------------------------------------------------------------- function arguments */
 
+/* A definition called with a computed argument returns `let y = v in fun(p => b)`
+ * (expand.c let-binds such an argument), which is the function fun(p => let y = v
+ * in b) where a function is expected: binder names are unique after expansion, so p
+ * is not free in v, and evaluating v at each call means the same, the language having
+ * no effects. Lets whose body is not (after more lets) a lambda stay as they are. */
+static Ast *float_lets(Tc *t, Ast *f)
+{
+    if (f->kind != A_LET) return f;
+    Ast *inner = float_lets(t, f->let.body);
+    if (inner->kind != A_LAM) return f;
+    Ast *l = ast_new(t->a, A_LET, f->sp);
+    l->let.name = f->let.name;
+    l->let.value = f->let.value;
+    l->let.body = inner->lam.body;
+    return ast_lam(t->a, inner->sp, inner->lam.param, inner->lam.ptype, l);
+}
+
 /* Check a function argument against parameter types `ps` (curried), giving E_LAM
  * chains. A primitive used as a function (reduceSeq(add), mapLane(id)) is
  * eta-expanded: add  ==>  fun(a => fun(b => add(a)(b))). */
 Expr *tc_check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_expected, Span at)
 {
+    f = float_lets(t, f);
     if (f->kind != A_LAM) {
         int n;
         Ast *args[8];
@@ -231,7 +249,8 @@ Expr *tc_check_fun(Tc *t, Ast *f, Type **ps, int np, Scope *sc, Type *ret_expect
     lam->lam.param = new_binder(t, f->lam.param, pty, f->sp);
     Scope *inner = push(t, sc, f->lam.param, SC_DATA, lam->lam.param, NULL);
     if (np > 1) {
-        if (f->lam.body->kind != A_LAM && f->lam.body->kind != A_APP && f->lam.body->kind != A_VAR)
+        if (f->lam.body->kind != A_LAM && f->lam.body->kind != A_APP && f->lam.body->kind != A_VAR &&
+            float_lets(t, f->lam.body)->kind != A_LAM)
             diag_error(t->d, f->lam.body->sp, "expected a function of %d parameters here", np);
         lam->lam.body = tc_check_fun(t, f->lam.body, ps + 1, np - 1, inner, ret_expected, at);
     } else {

@@ -112,6 +112,15 @@ START_TEST(defs_and_lets)
     tc_free(t);
     ERR_IS("kernel k = nFun(n => fun((2*n).f32)(xs => split(2)(xs)(xs) |> mapGlobal(id)))", "too many arguments");
     ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x)(3))))", "expected a function here");
+    /* a definition that returns a function, called with a computed argument (let-bound
+     * by expand.c), is still a function where one is expected: one and two parameters */
+    TYPE_IS("def scaleBy(s) = fun(x => x * s)\n"
+            "kernel k = nFun(n => fun(n.f32)(xs => fun(f32)(c => xs |> mapGlobal(scaleBy(c * 2.0f)))))",
+            "n.f32");
+    TYPE_IS("def addScaled(s) = fun(a => fun(x => a + x * s))\n"
+            "kernel k = nFun(n => fun(n.f32)(xs => fun(f32)(c =>\n"
+            "  xs |> split(n) |> mapSeq(fun(r => r |> reduceSeq(addScaled(u32(3) |> f32))(0.0f))))))",
+            "1.f32");
     ERR_IS("kernel k = fun(xs => xs)", "needs a type");
     ERR_IS("def a = 1\ndef a = 2\nkernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(id)))", "defined twice");
 }
