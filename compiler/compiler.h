@@ -110,6 +110,7 @@ typedef enum {
     /* results of a data-dependent length (issue 13): the count and the elements */          \
     X(P_COMPACTTO,       "compactTo",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_PARTITIONTO,     "partitionTo",     0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
+    X(P_PARTITIONSTABLETO, "partitionStableTo", 0, 2, 0, NOLVL,   NOSHFL,    (0, 0),    PF_MEMORY) \
     SCALAR_FORMS(X)
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target

@@ -677,7 +677,8 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     case P_MIN: case P_MAX: case P_COUNT: return false;
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
-    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO: return false;
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
+    case P_PARTITIONSTABLETO: return false;
     }
     unreachable();
 }
@@ -704,7 +705,8 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();
-    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO: unreachable();
+    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
+    case P_PARTITIONSTABLETO: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -1062,7 +1064,8 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
         lower_result(w, e->prim.args[1], t->pair.b, several);
         return;
     }
-    if (t->kind == T_PAIR && e->kind == E_PRIM && (e->prim.p == P_COMPACTTO || e->prim.p == P_PARTITIONTO)) {
+    if (t->kind == T_PAIR && e->kind == E_PRIM && (e->prim.p == P_COMPACTTO || e->prim.p == P_PARTITIONTO ||
+                                                   e->prim.p == P_PARTITIONSTABLETO)) {
         /* a result of a data-dependent length (compactTo; partitionTo's count): the count's
          * output, then the elements', whose acceptor carries the count's buffer to the
          * write rule */

@@ -497,3 +497,591 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
         }
     }
 }
+
+/* kernel partitionStableGtF32_launch0
+ *   launch 1 of 2:   partitionStableGtF32_launch0, then partitionStableGtF32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: f32 (by value), xs: n.f32
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.f32 (n x float)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   128 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *s38 = (unsigned int *)(patc_smem + 64);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        {
+            const patc_int w4 = warp;
+            unsigned int acc5 = 0u;
+            #pragma unroll 4
+            for (patc_int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
+                unsigned int acc7 = acc5;
+                #pragma unroll
+                for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                    __align__(16) float v9[4];
+                    *(float4 *)v9 = *(const float4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 256 * w4 + 128 * i8));
+                    unsigned int acc10 = acc7;
+                    #pragma unroll
+                    for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                        acc10 = (acc10 + ((unsigned int)(v9[i11] > t)));
+                    }
+                    acc7 = acc10;
+                }
+                acc5 = acc7;
+            }
+            unsigned int acc12 = acc5;
+            #pragma unroll
+            for (patc_int i13 = 0; i13 < 8; i13 += 1) {
+                float v14 = xs[min((patc_int)(n - 1), (patc_int)(4096 * g * (n / (4096 * g)) + lane + 4096 * b2 + 256 * w4 + 32 * i13))];
+                bool s15 = (v14 > t);
+                acc12 = (acc12 + ((unsigned int)((((int)(lane + 4096 * b2 + 256 * w4 + 32 * i13)) < (n % (4096 * g))) ? s15 : false)));
+            }
+            unsigned int sh16 = __shfl_down_sync(0xffffffffu, acc12, 16);
+            unsigned int r17 = (acc12 + sh16);
+            unsigned int sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            unsigned int r19 = (r17 + sh18);
+            unsigned int sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            unsigned int r21 = (r19 + sh20);
+            unsigned int sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            unsigned int r23 = (r21 + sh22);
+            unsigned int sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            unsigned int r25 = (r23 + sh24);
+            if ((lane < 1)) {
+                s3[(lane + w4)] = r25;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w26 = warp;
+            unsigned int r27 = (((lane + 32 * w26) >= 16) ? 0u : s3[(lane + 32 * w26)]);
+            unsigned int sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            unsigned int r29 = (r27 + sh28);
+            unsigned int sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            unsigned int r31 = (r29 + sh30);
+            unsigned int sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            unsigned int r33 = (r31 + sh32);
+            unsigned int sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            unsigned int r35 = (r33 + sh34);
+            unsigned int sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            unsigned int r37 = (r35 + sh36);
+            if ((lane < 1)) {
+                patc_poke(&partial1[(lane + b2 + w26)], 0x100000000ull | (r37));
+            }
+        }
+    }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+        __syncthreads();
+        {
+            const patc_int w39 = warp;
+            unsigned int acc40 = 0u;
+            #pragma unroll 4
+            for (patc_int i41 = 0; i41 < ((g + 511) / 512); i41 += 1) {
+                acc40 = (acc40 + (((lane + 32 * w39 + 512 * i41) >= g) ? 0u : (patc_wait(&partial1[(lane + 32 * w39 + 512 * i41)]))));
+            }
+            unsigned int sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            unsigned int r43 = (acc40 + sh42);
+            unsigned int sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            unsigned int r45 = (r43 + sh44);
+            unsigned int sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            unsigned int r47 = (r45 + sh46);
+            unsigned int sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            unsigned int r49 = (r47 + sh48);
+            unsigned int sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            unsigned int r51 = (r49 + sh50);
+            if ((lane < 1)) {
+                s38[(lane + w39)] = r51;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w52 = warp;
+            unsigned int r53 = (((lane + 32 * w52) >= 16) ? 0u : s38[(lane + 32 * w52)]);
+            unsigned int sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            unsigned int r55 = (r53 + sh54);
+            unsigned int sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            unsigned int r57 = (r55 + sh56);
+            unsigned int sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            unsigned int r59 = (r57 + sh58);
+            unsigned int sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            unsigned int r61 = (r59 + sh60);
+            unsigned int sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            unsigned int r63 = (r61 + sh62);
+            if ((lane < 1)) {
+                glob0[(lane + w52)] = r63;
+            }
+        }
+        __syncthreads();
+        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+    }
+}
+
+/* kernel partitionStableGtF32
+ *   launch 2 of 2:   partitionStableGtF32_launch0, then partitionStableGtF32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: f32 (by value), xs: n.f32
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.f32 (n x float)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
+ *   shared memory:   8720 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s65 = (float *)(patc_smem + 0);
+    unsigned int *s68 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb92 = (unsigned int *)(patc_smem + 8704);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    __shared__ unsigned long long patc_draw;
+    if (threadIdx.x == 0u) {
+        const unsigned long long patc_d = atomicAdd(lbctr96, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr96 = (patc_d >> 32 << 32) + (1ull << 32);
+        patc_draw = patc_d;
+    }
+    __syncthreads();
+    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    {
+        const patc_int b64 = (unsigned int)patc_draw;
+        {
+            const patc_int t66 = threadIdx.x;
+            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                s65[(t66 + 128 * i67)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + t66 + 128 * i67))];
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int w69 = warp;
+            unsigned int v70 = ((unsigned int)0);
+            unsigned int acc71 = ((unsigned int)0);
+            for (patc_int i72 = 0; i72 < 16; i72 += 1) {
+                acc71 = (acc71 + ((unsigned int)(s65[(lane + 512 * w69 + 32 * i72)] > t)));
+            }
+            unsigned int s73 = (v70 + acc71);
+            unsigned int r74 = ((lane == 0) ? s73 : acc71);
+            unsigned int sh75 = __shfl_up_sync(0xffffffffu, r74, 1);
+            unsigned int s76 = (sh75 + r74);
+            unsigned int r77 = ((lane >= 1) ? s76 : r74);
+            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 2);
+            unsigned int s79 = (sh78 + r77);
+            unsigned int r80 = ((lane >= 2) ? s79 : r77);
+            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 4);
+            unsigned int s82 = (sh81 + r80);
+            unsigned int r83 = ((lane >= 4) ? s82 : r80);
+            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 8);
+            unsigned int s85 = (sh84 + r83);
+            unsigned int r86 = ((lane >= 8) ? s85 : r83);
+            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 16);
+            unsigned int s88 = (sh87 + r86);
+            unsigned int r89 = ((lane >= 16) ? s88 : r86);
+            {
+                s68[(lane + 32 * w69)] = r89;
+            }
+        }
+        unsigned int acc90 = ((unsigned int)0);
+        __syncthreads();
+        for (patc_int i91 = 0; i91 < 4; i91 += 1) {
+            acc90 = (acc90 + s68[(32 * i91 + 31)]);
+        }
+        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
+            const int patc_ln = (int)(threadIdx.x);
+            unsigned int patc_ex0 = ((unsigned int)0);
+            if (b64 == 0) {
+                if (patc_ln == 0) {
+                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc90));
+                }
+            } else {
+                if (patc_ln == 0) {
+                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc90));
+                }
+                long long patc_end = (long long)b64 - 1;
+                for (;;) {
+                    const long long patc_j = patc_end - patc_ln;
+                    unsigned int patc_st;
+                    unsigned int patc_v0;
+                    for (;;) {
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate95[patc_j]) : 0ull;
+                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
+                        patc_v0 = ((unsigned int)patc_sw);
+                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
+                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        __nanosleep(32);
+                    }
+                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
+                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
+                        patc_v0 = ((unsigned int)0);
+                    }
+                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
+                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
+                        if (patc_ln + patc_d < 32) {
+                            {
+                                const unsigned int lba93 = patc_o0, lbb94 = patc_v0;
+                                patc_v0 = (lba93 + lbb94);
+                            }
+                        }
+                    }
+                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
+                    {
+                        const unsigned int lba93 = patc_w0, lbb94 = patc_ex0;
+                        patc_ex0 = (lba93 + lbb94);
+                    }
+                    if (patc_pm) break;
+                    patc_end -= 32;
+                }
+                if (patc_ln == 0) {
+                    unsigned int patc_in0;
+                    {
+                        const unsigned int lba93 = patc_ex0, lbb94 = acc90;
+                        patc_in0 = (lba93 + lbb94);
+                    }
+                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                }
+            }
+            if (patc_ln == 0) lb92[0] = patc_ex0;
+        }
+        __syncthreads();
+        unsigned int v97 = lb92[0];
+        {
+            const patc_int w98 = warp;
+            unsigned int acc99 = ((unsigned int)0);
+            for (patc_int i100 = 0; i100 < 4; i100 += 1) {
+                unsigned int s101 = (acc99 + s68[(32 * i100 + 31)]);
+                acc99 = ((((int)i100) < ((int)w98)) ? s101 : acc99);
+            }
+            unsigned int carry106 = (v97 + acc99);
+            for (patc_int i102 = 0; i102 < 16; i102 += 1) {
+                bool r103 = (s65[(lane + 512 * w98 + 32 * i102)] > t);
+                unsigned int vote104 = __ballot_sync(0xffffffffu, r103);
+                unsigned int v105 = __popc(vote104);
+                unsigned int pre107 = carry106;
+                unsigned int nxt108 = (pre107 + v105);
+                carry106 = nxt108;
+                {
+                    const patc_int l109 = lane;
+                    unsigned int v110 = ((unsigned int)l109);
+                    if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) < n)) {
+                        bool sel111 = (((vote104 >> v110) & 1u) == 1u);
+                        unsigned int before112 = (pre107 + __popc((vote104 & ((1u << v110) - 1u))));
+                        unsigned int given113 = glob0[0];
+                        long long ix114 = ((long long)(sel111 ? before112 : (given113 + (((unsigned int)(2048 * b64 + 512 * w98 + 32 * i102 + l109)) - before112))));
+                        out1[ix114] = s65[(512 * w98 + 32 * i102 + l109)];
+                        if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) == (n - 1))) {
+                            out0[0] = (before112 + ((unsigned int)sel111));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel partitionStableGtI32_launch0
+ *   launch 1 of 2:   partitionStableGtI32_launch0, then partitionStableGtI32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: i32 (by value), xs: n.i32
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.i32 (n x int)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   128 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *s38 = (unsigned int *)(patc_smem + 64);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        {
+            const patc_int w4 = warp;
+            unsigned int acc5 = 0u;
+            #pragma unroll 4
+            for (patc_int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
+                unsigned int acc7 = acc5;
+                #pragma unroll
+                for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                    __align__(16) int v9[4];
+                    *(int4 *)v9 = *(const int4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 256 * w4 + 128 * i8));
+                    unsigned int acc10 = acc7;
+                    #pragma unroll
+                    for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                        acc10 = (acc10 + ((unsigned int)(v9[i11] > t)));
+                    }
+                    acc7 = acc10;
+                }
+                acc5 = acc7;
+            }
+            unsigned int acc12 = acc5;
+            #pragma unroll
+            for (patc_int i13 = 0; i13 < 8; i13 += 1) {
+                int v14 = xs[min((patc_int)(n - 1), (patc_int)(4096 * g * (n / (4096 * g)) + lane + 4096 * b2 + 256 * w4 + 32 * i13))];
+                bool s15 = (v14 > t);
+                acc12 = (acc12 + ((unsigned int)((((int)(lane + 4096 * b2 + 256 * w4 + 32 * i13)) < (n % (4096 * g))) ? s15 : false)));
+            }
+            unsigned int sh16 = __shfl_down_sync(0xffffffffu, acc12, 16);
+            unsigned int r17 = (acc12 + sh16);
+            unsigned int sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            unsigned int r19 = (r17 + sh18);
+            unsigned int sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            unsigned int r21 = (r19 + sh20);
+            unsigned int sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            unsigned int r23 = (r21 + sh22);
+            unsigned int sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            unsigned int r25 = (r23 + sh24);
+            if ((lane < 1)) {
+                s3[(lane + w4)] = r25;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w26 = warp;
+            unsigned int r27 = (((lane + 32 * w26) >= 16) ? 0u : s3[(lane + 32 * w26)]);
+            unsigned int sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            unsigned int r29 = (r27 + sh28);
+            unsigned int sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            unsigned int r31 = (r29 + sh30);
+            unsigned int sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            unsigned int r33 = (r31 + sh32);
+            unsigned int sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            unsigned int r35 = (r33 + sh34);
+            unsigned int sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            unsigned int r37 = (r35 + sh36);
+            if ((lane < 1)) {
+                patc_poke(&partial1[(lane + b2 + w26)], 0x100000000ull | (r37));
+            }
+        }
+    }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+        __syncthreads();
+        {
+            const patc_int w39 = warp;
+            unsigned int acc40 = 0u;
+            #pragma unroll 4
+            for (patc_int i41 = 0; i41 < ((g + 511) / 512); i41 += 1) {
+                acc40 = (acc40 + (((lane + 32 * w39 + 512 * i41) >= g) ? 0u : (patc_wait(&partial1[(lane + 32 * w39 + 512 * i41)]))));
+            }
+            unsigned int sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            unsigned int r43 = (acc40 + sh42);
+            unsigned int sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            unsigned int r45 = (r43 + sh44);
+            unsigned int sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            unsigned int r47 = (r45 + sh46);
+            unsigned int sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            unsigned int r49 = (r47 + sh48);
+            unsigned int sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            unsigned int r51 = (r49 + sh50);
+            if ((lane < 1)) {
+                s38[(lane + w39)] = r51;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w52 = warp;
+            unsigned int r53 = (((lane + 32 * w52) >= 16) ? 0u : s38[(lane + 32 * w52)]);
+            unsigned int sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            unsigned int r55 = (r53 + sh54);
+            unsigned int sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            unsigned int r57 = (r55 + sh56);
+            unsigned int sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            unsigned int r59 = (r57 + sh58);
+            unsigned int sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            unsigned int r61 = (r59 + sh60);
+            unsigned int sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            unsigned int r63 = (r61 + sh62);
+            if ((lane < 1)) {
+                glob0[(lane + w52)] = r63;
+            }
+        }
+        __syncthreads();
+        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+    }
+}
+
+/* kernel partitionStableGtI32
+ *   launch 2 of 2:   partitionStableGtI32_launch0, then partitionStableGtI32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: i32 (by value), xs: n.i32
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.i32 (n x int)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
+ *   shared memory:   8720 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *s65 = (int *)(patc_smem + 0);
+    unsigned int *s68 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb92 = (unsigned int *)(patc_smem + 8704);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    __shared__ unsigned long long patc_draw;
+    if (threadIdx.x == 0u) {
+        const unsigned long long patc_d = atomicAdd(lbctr96, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr96 = (patc_d >> 32 << 32) + (1ull << 32);
+        patc_draw = patc_d;
+    }
+    __syncthreads();
+    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    {
+        const patc_int b64 = (unsigned int)patc_draw;
+        {
+            const patc_int t66 = threadIdx.x;
+            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
+                s65[(t66 + 128 * i67)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + t66 + 128 * i67))];
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int w69 = warp;
+            unsigned int v70 = ((unsigned int)0);
+            unsigned int acc71 = ((unsigned int)0);
+            for (patc_int i72 = 0; i72 < 16; i72 += 1) {
+                acc71 = (acc71 + ((unsigned int)(s65[(lane + 512 * w69 + 32 * i72)] > t)));
+            }
+            unsigned int s73 = (v70 + acc71);
+            unsigned int r74 = ((lane == 0) ? s73 : acc71);
+            unsigned int sh75 = __shfl_up_sync(0xffffffffu, r74, 1);
+            unsigned int s76 = (sh75 + r74);
+            unsigned int r77 = ((lane >= 1) ? s76 : r74);
+            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 2);
+            unsigned int s79 = (sh78 + r77);
+            unsigned int r80 = ((lane >= 2) ? s79 : r77);
+            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 4);
+            unsigned int s82 = (sh81 + r80);
+            unsigned int r83 = ((lane >= 4) ? s82 : r80);
+            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 8);
+            unsigned int s85 = (sh84 + r83);
+            unsigned int r86 = ((lane >= 8) ? s85 : r83);
+            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 16);
+            unsigned int s88 = (sh87 + r86);
+            unsigned int r89 = ((lane >= 16) ? s88 : r86);
+            {
+                s68[(lane + 32 * w69)] = r89;
+            }
+        }
+        unsigned int acc90 = ((unsigned int)0);
+        __syncthreads();
+        for (patc_int i91 = 0; i91 < 4; i91 += 1) {
+            acc90 = (acc90 + s68[(32 * i91 + 31)]);
+        }
+        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
+            const int patc_ln = (int)(threadIdx.x);
+            unsigned int patc_ex0 = ((unsigned int)0);
+            if (b64 == 0) {
+                if (patc_ln == 0) {
+                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc90));
+                }
+            } else {
+                if (patc_ln == 0) {
+                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc90));
+                }
+                long long patc_end = (long long)b64 - 1;
+                for (;;) {
+                    const long long patc_j = patc_end - patc_ln;
+                    unsigned int patc_st;
+                    unsigned int patc_v0;
+                    for (;;) {
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate95[patc_j]) : 0ull;
+                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
+                        patc_v0 = ((unsigned int)patc_sw);
+                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
+                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        __nanosleep(32);
+                    }
+                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
+                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
+                        patc_v0 = ((unsigned int)0);
+                    }
+                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
+                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
+                        if (patc_ln + patc_d < 32) {
+                            {
+                                const unsigned int lba93 = patc_o0, lbb94 = patc_v0;
+                                patc_v0 = (lba93 + lbb94);
+                            }
+                        }
+                    }
+                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
+                    {
+                        const unsigned int lba93 = patc_w0, lbb94 = patc_ex0;
+                        patc_ex0 = (lba93 + lbb94);
+                    }
+                    if (patc_pm) break;
+                    patc_end -= 32;
+                }
+                if (patc_ln == 0) {
+                    unsigned int patc_in0;
+                    {
+                        const unsigned int lba93 = patc_ex0, lbb94 = acc90;
+                        patc_in0 = (lba93 + lbb94);
+                    }
+                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                }
+            }
+            if (patc_ln == 0) lb92[0] = patc_ex0;
+        }
+        __syncthreads();
+        unsigned int v97 = lb92[0];
+        {
+            const patc_int w98 = warp;
+            unsigned int acc99 = ((unsigned int)0);
+            for (patc_int i100 = 0; i100 < 4; i100 += 1) {
+                unsigned int s101 = (acc99 + s68[(32 * i100 + 31)]);
+                acc99 = ((((int)i100) < ((int)w98)) ? s101 : acc99);
+            }
+            unsigned int carry106 = (v97 + acc99);
+            for (patc_int i102 = 0; i102 < 16; i102 += 1) {
+                bool r103 = (s65[(lane + 512 * w98 + 32 * i102)] > t);
+                unsigned int vote104 = __ballot_sync(0xffffffffu, r103);
+                unsigned int v105 = __popc(vote104);
+                unsigned int pre107 = carry106;
+                unsigned int nxt108 = (pre107 + v105);
+                carry106 = nxt108;
+                {
+                    const patc_int l109 = lane;
+                    unsigned int v110 = ((unsigned int)l109);
+                    if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) < n)) {
+                        bool sel111 = (((vote104 >> v110) & 1u) == 1u);
+                        unsigned int before112 = (pre107 + __popc((vote104 & ((1u << v110) - 1u))));
+                        unsigned int given113 = glob0[0];
+                        long long ix114 = ((long long)(sel111 ? before112 : (given113 + (((unsigned int)(2048 * b64 + 512 * w98 + 32 * i102 + l109)) - before112))));
+                        out1[ix114] = s65[(512 * w98 + 32 * i102 + l109)];
+                        if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) == (n - 1))) {
+                            out0[0] = (before112 + ((unsigned int)sel111));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

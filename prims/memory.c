@@ -192,7 +192,7 @@ static void write_scatter(Lw *w, Expr *e, Acc *c)
         lw_lower_acc(w, e->prim.args[1], r);
 }
 
-/* ---------------------------------------------------------------- compactTo, partitionTo */
+/* ---------------------------------------------------------------- compactTo, partitionTo, partitionStableTo */
 
 /* compactTo(ws), partitionTo(ws) : n.(bool, (c, t)) -> (1.c, n.t), c an integer type and
  * t a scalar. Element i of ws is a record (f_i, (c_i, x_i)): whether x_i is selected,
@@ -200,12 +200,17 @@ static void write_scatter(Lw *w, Expr *e, Acc *c)
  * computed: a look-back scan of the flags). The result is the count m and the elements:
  * compactTo's first m are the selected ones in order (RISE's dependent pair
  * (m: nat ** m.t) with room for n); partitionTo's are those, then the others in reverse
- * order, all n written. */
+ * order, all n written.
+ * partitionStableTo(ms)(ws) : 1.c -> n.(bool, (c, t)) -> (1.c, n.t) is partitionTo with
+ * the others in order: it must know where they start, so it takes the count m (ms, one
+ * element, which an earlier launch computed); a wrong m is an error in the interpreter. */
 static Expr *infer_compact(Tc *t, const TcApp *ap)
 {
     Arena *a = t->a;
     const char *name = prim_info[ap->p].name;
-    Expr *ws = tc_infer(t, ap->arg[0], ap->sc, NULL);
+    bool stable = ap->p == P_PARTITIONSTABLETO;
+    Expr *m = stable ? tc_infer(t, ap->arg[0], ap->sc, NULL) : NULL;
+    Expr *ws = tc_infer(t, ap->arg[stable ? 1 : 0], ap->sc, NULL);
     Type *tw = tc_want_array(t, ws, name);
     Type *r = tw->arr.elem;
     if (r->kind != T_PAIR || r->pair.a->kind != T_SCALAR || r->pair.a->sk != SK_BOOL || r->pair.b->kind != T_PAIR ||
@@ -214,9 +219,16 @@ static Expr *infer_compact(Tc *t, const TcApp *ap)
         diag_error(t->d, ws->sp, "%s expects records (selected, (count before, element)) of type n.(bool, (u32, t)) "
                    "(the count of an integer type, t a scalar), but this has type %s", name, tc_tstr(t, tw));
     Type *ct = r->pair.b->pair.a;
+    if (stable) {
+        Type *want = ty_array(a, nat_cst(a, 1), ct);
+        if (!ty_equal(m->ty, want))
+            diag_error(t->d, m->sp, "partitionStableTo's first argument is the number of selected records, of type %s "
+                       "(the records' count type), but this has type %s", tc_tstr(t, want), tc_tstr(t, m->ty));
+    }
     Expr *e = tc_prim_expr(t, ap->p, ty_pair(a, ty_array(a, nat_cst(a, 1), ct), ty_array(a, tw->arr.n, r->pair.b->pair.b)),
                            ap->sp);
-    e->prim.args[0] = ws;
+    e->prim.args[0] = stable ? m : ws;
+    if (stable) e->prim.args[1] = ws;
     return e;
 }
 
@@ -234,10 +246,29 @@ static int64_t count_of(Scalar s, ScalarKind sk) { return scalar_info[sk].is_sig
 static void eval_compact(IpCtx *c, const Code *e, IpVal *res)
 {
     IpVal ws, rec, f, cnt;
-    ip_eval(c, e->args[0], &ws);
+    bool stable = e->p == P_PARTITIONSTABLETO, part = e->p == P_PARTITIONTO;
+    ip_eval(c, e->args[stable ? 1 : 0], &ws);
     const RType *rt = e->ty, *et = ws.ty->elem;
-    bool part = e->p == P_PARTITIONTO;
-    int64_t n = ws.ty->n, m = 0, rej = 0;
+    int64_t n = ws.ty->n, m = 0, rej = 0, given = 0;
+    if (stable) {
+        /* the count the kernel computed (a launch before), checked against the flags
+         * before anything is written at a place it gives */
+        IpVal mv, m0;
+        ip_eval(c, e->args[0], &mv);
+        ip_val_sel(c, &mv, 0, mv.ty->elem, &m0);
+        given = count_of(m0.s, mv.ty->elem->sk);
+        int64_t sel = 0;
+        for (int64_t i = 0; i < n; i++) {
+            Mark mk = ip_pool_mark(c);
+            ip_val_sel(c, &ws, i, et, &rec);
+            ip_val_sel(c, &rec, 0, et->a, &f);
+            sel += f.s.b;
+            ip_pool_release(c, mk);
+        }
+        if (given != sel)
+            ip_fail(c, e->sp, "partitionStableTo: the count given is %lld, but %lld of the %lld records are selected",
+                    (long long)given, (long long)sel, (long long)n);
+    }
     Node *out = ip_store_new(c, rt->b, NULL);
     for (int64_t i = 0; i < n; i++) {
         Mark mk = ip_pool_mark(c);
@@ -254,6 +285,7 @@ static void eval_compact(IpCtx *c, const Code *e, IpVal *res)
         ip_val_sel(c, &rest, 1, et->b->b, &x);
         if (f.s.b) ip_store_put(c, out, m++, &x);
         else if (part) ip_store_put(c, out, n - 1 - rej++, &x);
+        else if (stable) ip_store_put(c, out, given + rej++, &x);
         ip_pool_release(c, mk);
     }
     Node *cn = ip_store_new(c, rt->a, NULL);
@@ -271,17 +303,21 @@ static void eval_compact(IpCtx *c, const Code *e, IpVal *res)
  * acceptor c holds the count's buffer (lower.c's lower_result makes both outputs) */
 static void write_compact(Lw *w, Expr *e, Acc *c)
 {
-    Acc *r = lw_acceptor(w, W_COMPACT, e->prim.args[0]->ty, c);
+    bool stable = e->prim.p == P_PARTITIONSTABLETO;
+    Expr *ws = e->prim.args[stable ? 1 : 0];
+    Acc *r = lw_acceptor(w, W_COMPACT, ws->ty, c);
     r->buf = c->cnt;
-    r->n1 = e->prim.args[0]->ty->arr.n;
+    r->n1 = ws->ty->arr.n;
     r->part = e->prim.p == P_PARTITIONTO;
-    lw_lower_acc(w, e->prim.args[0], r);
+    if (stable) r->iv = lw_lower_exp(w, e->prim.args[0])->v;
+    lw_lower_acc(w, ws, r);
 }
 
 /* Record i = (f, (k, x)) written (c: the W_COMPACTEL acceptor of record i, under the
  * guards of the acceptors it came through):
  *   compactTo:   if (f) out[k] = x
  *   partitionTo: out[f ? k : (n-1-i) + k] = x        (the others from the end, i - k of them before)
+ *   partitionStableTo(ms): out[f ? k : ms[0] + (i - k)] = x   (the others after the m selected)
  *   both:        if (i == n-1) count[0] = k + f      (the last record knows the total) */
 void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
 {
@@ -295,7 +331,16 @@ void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
     ScalarKind ck = k->sk;
     Nat *n = all->n1, *i = c->n1, *last = nat_sub(w->a, n, nat_cst(w->a, 1));
     Nat *elems = all->in->ty->arr.n;
-    if (all->part) {
+    if (all->iv) {
+        X *rk = lw_xnew(w, X_CAST, ck);
+        rk->un.e = lw_xnat(w, i);
+        X *m = lw_materialise(w, lw_view_at(w, all->iv, nat_cst(w->a, 0))->x, "given");
+        X *pos = lw_xnew(w, X_SELECT, ck);
+        pos->sel.c = f;
+        pos->sel.a = k;
+        pos->sel.b = lw_xbin(w, OP_ADD, ck, m, lw_xbin(w, OP_SUB, ck, rk, k));
+        lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, pos, elems)), v->b->b, sp);
+    } else if (all->part) {
         X *rk = lw_xnew(w, X_CAST, ck);
         rk->un.e = lw_xnat(w, nat_sub(w->a, last, i));
         X *pos = lw_xnew(w, X_SELECT, ck);
@@ -324,4 +369,5 @@ const PrimOps prims_memory[P_COUNT] = {
     [P_SCATTER] = {infer_scatter, lower_scatter_read, eval_scatter, write_scatter},
     [P_COMPACTTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
     [P_PARTITIONTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
+    [P_PARTITIONSTABLETO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
 };

@@ -148,8 +148,9 @@ typedef enum {
     W_SCATTER,  /* in, iv = the positions: at(i) = in.at(iv.at(i)), a position read at run time */
     W_TAKEW,    /* in, n1 = k: writing x of n.t (n >= k) into take(k)(x)'s place in : k.t:
                    at(i) = in.at(i), written only when i < k (the guard) */
-    W_COMPACT,  /* in = the elements' output, buf = the count's, n1 = the records, part: writing the
-                   records n.(bool, (c, t)) of compactTo/partitionTo: at(i) = COMPACTEL(this, i) */
+    W_COMPACT,  /* in = the elements' output, buf = the count's, n1 = the records, part, iv: writing
+                   the records n.(bool, (c, t)) of compactTo/partitionTo/partitionStableTo:
+                   at(i) = COMPACTEL(this, i) */
     W_COMPACTEL,/* in = the W_COMPACT, n1 = i: record i, stored by prims_compact_store */
 } AccKind;
 
@@ -161,7 +162,7 @@ struct Acc {
     Acc *in;
     Buffer *buf;
     Nat *base, *n1;
-    View *iv; /* W_SCATTER */
+    View *iv; /* W_SCATTER: the positions; W_COMPACT: partitionStableTo's count (NULL otherwise) */
     Buffer *cnt; /* the elements' output of a compactTo result (W_MEM): the count's output */
     bool part;   /* W_COMPACT: partitionTo */
     X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
@@ -235,7 +236,7 @@ bool lw_per_thread(Lw *w);
 int lw_count_uses(const Expr *e, const Binder *b, int weight);
 LwVal *lw_select_any(Lw *w, X *c, LwVal *a, LwVal *b);
 LwVal *lw_lower_exp(Lw *w, Expr *e);
-/* memory.c: a record of compactTo/partitionTo written to its W_COMPACTEL acceptor */
+/* memory.c: a record of compactTo/partitionTo/partitionStableTo written to its W_COMPACTEL acceptor */
 void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp);
 
 /* ---------------------------------------------------------------- interp/interp.c (ip_) */

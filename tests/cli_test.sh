@@ -405,8 +405,10 @@ PY
     expect "scatter twice" 1 "$PATC" run examples/gather_scatter.rise --kernel unpermute -D n=5 --input "$TMP/dup.bin" --input random --cpu
     has "scatter twice: message" "$TMP/err" 'scatter: elements 1 and 2 of the indices both write position 1'
     python3 -c "import struct; open('$TMP/sel.bin','wb').write(struct.pack('<4f', 0.9, 0.1, 0.8, 0.7))"
-    expect "compactTo with a wrong count" 1 "$PATC" run tests/programs/compact_wrong_count.rise -D n=4 --input "$TMP/sel.bin" --cpu
+    expect "compactTo with a wrong count" 1 "$PATC" run tests/programs/compact_wrong_count.rise --kernel wrongCount -D n=4 --input "$TMP/sel.bin" --cpu
     has "compactTo with a wrong count: message" "$TMP/err" 'compactTo: record 1 says 0 selected records come before it, but 1 do'
+    expect "partitionStableTo with a wrong count" 1 "$PATC" run tests/programs/compact_wrong_count.rise --kernel wrongGiven -D n=4 --input "$TMP/sel.bin" --cpu
+    has "partitionStableTo with a wrong count: message" "$TMP/err" 'partitionStableTo: the count given is 3, but 2 of the 4 records are selected'
 else
     echo "SKIP: gather/scatter reference (no python3)"
 fi

@@ -113,7 +113,8 @@ def matmul(m, n, k, a, b):
 def compact(kind, mode, t, name):
     """filter (mode filter: the count, then exactly the elements above t in order) or
     partition (mode partition, or partition_lt for x < t: the count, then those in order and the others in reverse
-    order, all n): TMPDIR/cnt.bin holds the count (u32), out.bin the elements"""
+    order, all n; mode partition_stable: the others in order): TMPDIR/cnt.bin holds the count (u32), out.bin the
+    elements"""
     xs, out = load(name, kind), load("out", kind)
     t = float(t) if kind == "f32" else int(t)
     cnt = struct.unpack("<I", open("%s/cnt.bin" % d, "rb").read())[0]
@@ -121,7 +122,8 @@ def compact(kind, mode, t, name):
     sel = [x for x in xs if pred(x)]
     if cnt != len(sel):
         sys.exit("count %d, expected %d" % (cnt, len(sel)))
-    want = sel if mode == "filter" else sel + [x for x in xs if not pred(x)][::-1]
+    rest = [x for x in xs if not pred(x)]
+    want = sel if mode == "filter" else sel + (rest if mode == "partition_stable" else rest[::-1])
     compare(out, want, kind, tol=0.0)
 
 

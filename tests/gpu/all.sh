@@ -384,10 +384,12 @@ for n in $csizes; do
   for t in $fts; do
     ccase gpu filter.rise filterGtF32 $n $t -D nt=128 -D ipt=16
     ccase gpu partition.rise partitionGtF32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionStableGtF32 $n $t -D nt=128 -D ipt=16 -D g=264
   done
   for t in $its; do
     ccase gpu filter.rise filterGtI32 $n $t -D nt=128 -D ipt=16
     ccase gpu partition.rise partitionGtI32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionStableGtI32 $n $t -D nt=128 -D ipt=16 -D g=5
   done
   ccase gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
   # the benchmark's larger tiles (bench/select_tuning.conf)
@@ -395,6 +397,7 @@ for n in $csizes; do
     set -- $shape
     ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=$1 -D ipt=$2
     ccase gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
+    ccase gpu partition.rise partitionStableGtF32 $n 0.5 -D nt=$1 -D ipt=$2 -D g=528
   done
 done
 if sec c; then
@@ -405,6 +408,9 @@ for tool in memcheck racecheck synccheck; do
   done
   ccase $tool filter.rise filterGtF32 100003 0.5 -D nt=512 -D ipt=32
   ccase $tool partition.rise partitionGtI32 100003 49 -D nt=256 -D ipt=32
+  for n in 33 100003; do
+    ccase $tool partition.rise partitionStableGtI32 $n 49 -D nt=128 -D ipt=16 -D g=7
+  done
 done
 # quicksort (examples/quicksort): partition launches and one-block bitonic sorts driven
 # from C, checked against qsort; its small sort against the interpreter
