@@ -63,7 +63,8 @@ if sys.argv[1] == "--select":
         ax.set_xlabel("n"); ax.set_ylabel("median us (alone)"); ax.legend(fontsize=7)
         ax.set_title("%s, %d%% selected (red x = differs from CUB)" % (ty, sel))
         for op, cub, patc, style in (("filter", "cub_select", "patc_filter", "-"),
-                                     ("partition", "cub_partition", "patc_partition", "--")):
+                                     ("partition", "cub_partition", "patc_partition", "--"),
+                                     ("stable partition", "cub_partition", "patc_partition_stable", ":")):
             for s in sels:
                 ns = sorted(n for (i, y, s2, n) in t if i == patc and y == ty and s2 == s and (cub, ty, s, n) in t)
                 bx.plot(ns, [float(t[(cub, ty, s, n)]["alone_us"]) / float(t[(patc, ty, s, n)]["alone_us"]) for n in ns],

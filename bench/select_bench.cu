@@ -1,15 +1,17 @@
 // select_bench.cu: patc's single-launch stream compaction and partition
 // (examples/filter.rise filterGtF32/filterGtI32 and examples/partition.rise
-// partitionGtF32/partitionGtI32, through libpatrt's patc_launch_args_enqueue) against CUB
+// partitionGtF32/partitionGtI32, through libpatrt's patc_launch_args_enqueue), and the
+// stable partition in two launches (partitionStableGtF32/partitionStableGtI32), against CUB
 // DeviceSelect::If and DevicePartition::If with the predicate x > t, and a device-to-device
 // copy of the same n elements, in one process, on one stream, with the same buffers.
 //   select_bench OUTDIR FILTER_RISE PARTITION_RISE [tuning_file|-] [n ...]
 // For each n, type (f32: uniform in [0,1), t = 0.99, 0.5, 0.01; i32: uniform in [0, 2^30),
 // t = 0.99, 0.5, 0.01 times 2^30) and selectivity (1%, 50%, 99% of the elements selected),
-// the group {copy, cub_select, patc_filter, cub_partition, patc_partition} is first checked
-// (patc's count equal to CUB's; the filter's first m elements, and all n of the partition
-// (the selected in input order, then the others in reverse input order, as both lay them
-// out) bit-equal to CUB's), then timed interleaved: REPS rounds, each round every
+// the group {copy, cub_select, patc_filter, cub_partition, patc_partition,
+// patc_partition_stable} is first checked (patc's count equal to CUB's; the filter's first m
+// elements, and all n of the partition (the selected in input order, then the others in
+// reverse input order, as both lay them out) bit-equal to CUB's; the stable partition's
+// others, in input order, equal to CUB's reversed), then timed interleaved: REPS rounds, each round every
 // implementation once, CUDA events; "alone" = events around one call on an idle stream
 // (the host's launch cost included), "queued" = the call enqueued behind a kernel that
 // holds the stream until the host has enqueued everything (GPU time only); median per
@@ -17,7 +19,8 @@
 // its look-back state dirty. A failed check prints FAIL and makes the exit status 1.
 // The tuning file has lines "KERNEL N_MIN N_MAX BLOCKS_PER_SM NAME=VALUE..." (the format
 // patc_scan reads, docs/tuning.md; BLOCKS_PER_SM is ignored, '#' starts a comment): the
-// -D values (nt, ipt) of KERNEL for N_MIN <= n <= N_MAX. Without a line: nt=128 ipt=16.
+// -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <= N_MAX. Without a
+// line: nt=128 ipt=16 (and g as defs_for says).
 // One program is compiled per file and distinct set of -D values.
 // Writes OUTDIR/select.csv and OUTDIR/select.md (the CUB/patc tables) and prints both.
 #include <cub/cub.cuh>
@@ -39,10 +42,12 @@
 
 // Counts the words of a[0..n) that differ from b[0..n) and the first index that does
 // (bad[0] += count, bad[1] = min index), so a check needs no copy of n elements to the host.
-__global__ void differ(const unsigned *a, const unsigned *b, long long n, unsigned long long *bad) {
+// From index rev on, a[i] is compared with b[n-1 - (i-rev)]: a stable partition (a) against
+// CUB's, whose rejected elements (from rev = m on) are in reverse order.
+__global__ void differ(const unsigned *a, const unsigned *b, long long n, long long rev, unsigned long long *bad) {
     unsigned long long c = 0, first = ~0ull;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        if (a[i] != b[i]) { c++; if ((unsigned long long)i < first) first = i; }
+        if (a[i] != b[i < rev ? i : n - 1 - (i - rev)]) { c++; if ((unsigned long long)i < first) first = i; }
     if (c) { atomicAdd(&bad[0], c); atomicMin(&bad[1], first); }
 }
 
@@ -102,10 +107,20 @@ static void load_tuning(const char *file) {
     fclose(f);
 }
 
+static int sms; // the device's SM count
+
+// The -D values of kernel at n: its tuning line's, else nt=128 ipt=16; a stable partition's
+// count launch (g blocks of 4096 elements a trip) gets g = min(4 * SMs, ceil(n / 4096))
+// unless the line gives g: four blocks of 512 threads fill an SM, and no block is left
+// without a whole trip of its own.
 static std::vector<std::pair<std::string, long long>> defs_for(const std::string &kernel, long long n) {
+    std::vector<std::pair<std::string, long long>> d = {{"nt", 128}, {"ipt", 16}};
     for (auto &st : settings)
-        if (st.kernel == kernel && n >= st.lo && n <= st.hi) return st.defs;
-    return {{"nt", 128}, {"ipt", 16}};
+        if (st.kernel == kernel && n >= st.lo && n <= st.hi) { d = st.defs; break; }
+    bool has_g = false;
+    for (auto &p : d) has_g = has_g || p.first == "g";
+    if (kernel.find("Stable") != std::string::npos && !has_g) d.push_back({"g", std::min<long long>(4ll * sms, (n + 4095) / 4096)});
+    return d;
 }
 
 static std::string defs_text(const std::vector<std::pair<std::string, long long>> &d) {
@@ -166,11 +181,15 @@ static int wrong = 0;
 struct Row { std::string impl, type; int sel; long long n, m; float alone, queued, copy; bool ok; };
 static std::vector<Row> rows;
 
+// What check compares: the first m elements (a filter: patc leaves the rest unwritten), all
+// n in the same places (a partition), or all n with the elements from m on in reverse order
+// in CUB's (patc's stable partition against CUB's partition, which reverses them).
+enum Cmp { PREFIX, WHOLE, STABLE };
+
 // Runs CUB's and patc's version of one operation on poisoned outputs and compares them: the
-// counts, then the elements, all n of them for a partition (whole), the first m for a filter
-// (patc leaves the rest unwritten). *m_out receives CUB's count.
+// counts, then the elements as cmp says. *m_out receives CUB's count.
 static bool check(const char *what, const char *ty, int sel, long long n, const std::function<void()> &cub,
-                  const std::function<void()> &patc, bool whole, long long *m_out) {
+                  const std::function<void()> &patc, Cmp cmp, long long *m_out) {
     CK(cudaMemsetAsync(dpo, 0xff, n * 4, s)); CK(cudaMemsetAsync(dco, 0xee, n * 4, s));
     CK(cudaMemsetAsync(dpc, 0xff, 4, s)); CK(cudaMemsetAsync(dcc, 0xee, 4, s));
     cub(); patc();
@@ -186,18 +205,19 @@ static bool check(const char *what, const char *ty, int sel, long long n, const 
         wrong++;
         return false;
     }
-    long long len = whole ? n : mc;
+    long long len = cmp == PREFIX ? mc : n;
     unsigned long long bad[2] = {0, ~0ull};
     // every copy on s (a non-blocking stream: the legacy stream's copies would not order with it)
     CK(cudaMemcpyAsync(dbad, bad, sizeof bad, cudaMemcpyHostToDevice, s));
-    if (len > 0) differ<<<1024, 256, 0, s>>>(dpo, dco, len, dbad);
+    if (len > 0) differ<<<1024, 256, 0, s>>>(dpo, dco, len, cmp == STABLE ? mc : len, dbad);
     CK(cudaMemcpyAsync(bad, dbad, sizeof bad, cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));
     CK(cudaGetLastError());
     if (bad[0]) {
         unsigned got, want;
+        long long j = cmp == STABLE && (long long)bad[1] >= mc ? n - 1 - ((long long)bad[1] - mc) : (long long)bad[1];
         CK(cudaMemcpyAsync(&got, dpo + bad[1], 4, cudaMemcpyDeviceToHost, s));
-        CK(cudaMemcpyAsync(&want, dco + bad[1], 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaMemcpyAsync(&want, dco + j, 4, cudaMemcpyDeviceToHost, s));
         CK(cudaStreamSynchronize(s));
         printf("FAIL %s %s %d%% n=%lld m=%d: %llu of the %lld elements differ from CUB's, the first at %llu "
                "(patc 0x%08x, CUB 0x%08x)\n", what, ty, sel, n, mc, bad[0], len, bad[1], got, want);
@@ -209,7 +229,8 @@ static bool check(const char *what, const char *ty, int sel, long long n, const 
 
 // One group: a type, a threshold, an n. Checks, times, and records the rows.
 template <class T, class Pred>
-static void group(const char *ty, int sel, T *in, T t, patc_buffer *pin, patc_kernel *kf, patc_kernel *kp, long long n) {
+static void group(const char *ty, int sel, T *in, T t, patc_buffer *pin, patc_kernel *kf, patc_kernel *kp,
+                  patc_kernel *ks, long long n) {
     Pred pred{t};
     patc_arg args[2] = {{nullptr, &t}, {pin, nullptr}};
     patc_buffer *outs[2] = {ppc, ppo};
@@ -217,36 +238,42 @@ static void group(const char *ty, int sel, T *in, T t, patc_buffer *pin, patc_ke
     auto cub_part = [&] { size_t b = tb; CK(cub::DevicePartition::If(tmp, b, in, (T *)dco, dcc, (int)n, pred, s)); };
     auto patc_filter = [&] { PK(patc_launch_args_enqueue(kf, &n, args, outs, nullptr)); };
     auto patc_part = [&] { PK(patc_launch_args_enqueue(kp, &n, args, outs, nullptr)); };
+    auto patc_stable = [&] { PK(patc_launch_args_enqueue(ks, &n, args, outs, nullptr)); };
     std::vector<Impl> impls = {
         {"copy", [&] { CK(cudaMemcpyAsync(dpo, in, n * 4, cudaMemcpyDeviceToDevice, s)); }},
         {"cub_select", cub_select},
         {"patc_filter", patc_filter},
         {"cub_partition", cub_part},
         {"patc_partition", patc_part},
+        {"patc_partition_stable", patc_stable},
     };
-    long long m = 0, m2 = 0;
-    bool okf = check("patc_filter", ty, sel, n, cub_select, patc_filter, false, &m);
-    bool okp = check("patc_partition", ty, sel, n, cub_part, patc_part, true, &m2);
+    long long m = 0, m2 = 0, m3 = 0;
+    bool okf = check("patc_filter", ty, sel, n, cub_select, patc_filter, PREFIX, &m);
+    bool okp = check("patc_partition", ty, sel, n, cub_part, patc_part, WHOLE, &m2);
+    bool oks = check("patc_partition_stable", ty, sel, n, cub_part, patc_stable, STABLE, &m3);
     const int REPS = 200, WARM = 20;
     std::vector<std::function<void()>> ops;
     for (auto &im : impls) ops.push_back(im.op);
     std::vector<std::vector<float>> alone, queued;
     time_interleaved(ops, s, holdf, WARM, REPS, alone, queued);
     // after the timed runs: the look-back state the runs left must not change the result
-    long long ma, mb;
-    okf = check("patc_filter (after timing)", ty, sel, n, cub_select, patc_filter, false, &ma) && okf;
-    okp = check("patc_partition (after timing)", ty, sel, n, cub_part, patc_part, true, &mb) && okp;
+    long long ma, mb, mc;
+    okf = check("patc_filter (after timing)", ty, sel, n, cub_select, patc_filter, PREFIX, &ma) && okf;
+    okp = check("patc_partition (after timing)", ty, sel, n, cub_part, patc_part, WHOLE, &mb) && okp;
+    oks = check("patc_partition_stable (after timing)", ty, sel, n, cub_part, patc_stable, STABLE, &mc) && oks;
     float copy = median(alone[0]);
     printf("n=%-10lld %s %2d%% m=%-10lld", n, ty, sel, m);
     for (size_t k = 0; k < impls.size(); k++) {
         float a = median(alone[k]), q = median(queued[k]);
-        bool ok = k == 2 ? okf : k == 4 ? okp : true;
+        bool ok = k == 2 ? okf : k == 4 ? okp : k == 5 ? oks : true;
         rows.push_back({impls[k].name, ty, sel, n, k == 0 ? n : m, a, q, copy, ok});
         printf(" %s %.2f/%.2f%s", impls[k].name.c_str(), a, q, ok ? "" : " FAIL");
     }
-    printf("\n   CUB/patc alone: filter %.2f, partition %.2f; queued: filter %.2f, partition %.2f\n",
-           median(alone[1]) / median(alone[2]), median(alone[3]) / median(alone[4]),
-           median(queued[1]) / median(queued[2]), median(queued[3]) / median(queued[4]));
+    printf("\n   CUB/patc alone: filter %.2f, partition %.2f, stable partition %.2f; queued: filter %.2f, "
+           "partition %.2f, stable partition %.2f\n",
+           median(alone[1]) / median(alone[2]), median(alone[3]) / median(alone[4]), median(alone[3]) / median(alone[5]),
+           median(queued[1]) / median(queued[2]), median(queued[3]) / median(queued[4]),
+           median(queued[3]) / median(queued[5]));
     fflush(stdout);
 }
 
@@ -276,6 +303,7 @@ int main(int argc, char **argv) {
     CK(cudaSetDevice(0));
     cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
     printf("device %s, %d SMs\n", p.name, p.multiProcessorCount);
+    sms = p.multiProcessorCount;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     holdf.init();
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
@@ -314,6 +342,8 @@ int main(int argc, char **argv) {
     for (long long n : sizes) {
         kernel_for(frise, "filterGtF32", PATC_F32, true, n); kernel_for(frise, "filterGtI32", PATC_I32, true, n);
         kernel_for(prise, "partitionGtF32", PATC_F32, false, n); kernel_for(prise, "partitionGtI32", PATC_I32, false, n);
+        kernel_for(prise, "partitionStableGtF32", PATC_F32, false, n);
+        kernel_for(prise, "partitionStableGtI32", PATC_I32, false, n);
     }
     const int sels[3] = {1, 50, 99};
     for (long long n : sizes) {
@@ -321,9 +351,11 @@ int main(int argc, char **argv) {
             // x > t selects the share sel of a uniform input: t = 1 - sel/100 of the range
             double q = 1.0 - sels[si] / 100.0;
             group<float, GtF32>("f32", sels[si], fin, (float)q, pfin, kernel_for(frise, "filterGtF32", PATC_F32, true, n),
-                                kernel_for(prise, "partitionGtF32", PATC_F32, false, n), n);
+                                kernel_for(prise, "partitionGtF32", PATC_F32, false, n),
+                                kernel_for(prise, "partitionStableGtF32", PATC_F32, false, n), n);
             group<int, GtI32>("i32", sels[si], iin, (int)(q * (1 << 30)), piin, kernel_for(frise, "filterGtI32", PATC_I32, true, n),
-                              kernel_for(prise, "partitionGtI32", PATC_I32, false, n), n);
+                              kernel_for(prise, "partitionGtI32", PATC_I32, false, n),
+                              kernel_for(prise, "partitionStableGtI32", PATC_I32, false, n), n);
         }
     }
     std::string csvp = std::string(outdir) + "/select.csv";
@@ -343,10 +375,13 @@ int main(int argc, char **argv) {
     FILE *md = fopen(mdp.c_str(), "w");
     if (!md) { printf("cannot write %s\n", mdp.c_str()); return 1; }
     const char *tys[2] = {"f32", "i32"};
+    const char *opnames[3] = {"filter (DeviceSelect::If)", "partition (DevicePartition::If)",
+                              "stable partition (against DevicePartition::If, which reverses the others)"};
     for (int mode = 0; mode < 2; mode++)
-        for (int op = 0; op < 2; op++) {
-            const char *cubn = op ? "cub_partition" : "cub_select", *patcn = op ? "patc_partition" : "patc_filter";
-            std::string t = std::string("\nCUB / patc, ") + (op ? "partition (DevicePartition::If)" : "filter (DeviceSelect::If)") +
+        for (int op = 0; op < 3; op++) {
+            const char *cubn = op ? "cub_partition" : "cub_select",
+                       *patcn = op == 2 ? "patc_partition_stable" : op ? "patc_partition" : "patc_filter";
+            std::string t = std::string("\nCUB / patc, ") + opnames[op] +
                             (mode ? ", queued" : ", alone") + " (above 1: patc faster; patc us in brackets)\n\n| n |";
             for (auto ty : tys) for (int sel : sels) t += std::string(" ") + ty + " " + std::to_string(sel) + "% |";
             t += "\n|---|";
@@ -368,7 +403,8 @@ int main(int argc, char **argv) {
             fputs(t.c_str(), md);
         }
     fclose(md);
-    const char *kns[4] = {"filterGtF32", "filterGtI32", "partitionGtF32", "partitionGtI32"};
+    const char *kns[6] = {"filterGtF32", "filterGtI32", "partitionGtF32", "partitionGtI32", "partitionStableGtF32",
+                          "partitionStableGtI32"};
     for (auto kn : kns) {
         printf("patc %s settings:", kn);
         for (long long n : sizes) printf(" %lld: %s;", n, defs_text(defs_for(kn, n)).c_str());
