@@ -15,6 +15,7 @@ enum { MAX_ARGS = 64 };
  * a value of 0 or above 2^62, a name given twice, too many) returns false with the
  * message in why. The name is malloc'ed (cli_free_defines). */
 bool cli_add_define(patc_define *defs, int *n, const char *arg, char *why, size_t len);
+bool cli_min_blocks(const char *arg, int *out, char *why, size_t len);
 void cli_free_defines(patc_define *defs, int n);
 /* `patc run ...`; argv[0] is "run". Returns the exit status. */
 int cli_run(int argc, char **argv);
@@ -38,6 +39,7 @@ typedef struct RunOpts {
     const char *inputs[MAX_ARGS];
     int ninputs;
     bool cpu, check, time, no_cache, reduce;
+    int min_blocks; /* --min-blocks (0: none) */
     int repeat;
 } RunOpts;
 

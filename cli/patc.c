@@ -19,7 +19,7 @@ static const char usage[] =
     "usage: patc [options] (--emit-cuda | --emit-ir | --check) FILE\n"
     "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
-    "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
+    "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B]\n"
     "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--scan S]... [--out SETTINGS]\n"
     "                [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
     "\n"
@@ -35,6 +35,8 @@ static const char usage[] =
     "  --kernel NAME      only this kernel\n"
     "  -d LETTERS         dump IR to stderr after passes: a=ast e=expand t=typecheck l=lower\n"
     "                     o=loops s=smem b=barrier\n"
+    "  --min-blocks B     declare kernels of a fixed block size __launch_bounds__(threads, B):\n"
+    "                     registers for B resident blocks per SM (1..32; also for patc run)\n"
     "  --help, --version\n"
     "\n"
     "patc run: JIT-compile kernel K once (NVRTC, cubin cache) and run it on GPU 0; the\n"
@@ -71,6 +73,21 @@ static const char usage[] =
     "  and write the best per size range to SETTINGS (default patc-tuning.conf), which the\n"
     "  runtime reads at launch (patc_reducer_*, $PATC_TUNING); a --scan S is a single-pass\n"
     "  scan kernel whose tile shape (nt, ipt) is searched instead (patc_scan_*)\n";
+
+/* Rule: --min-blocks takes a decimal from 1 to 32 (blocks per SM; sm_90 holds at most
+ * 32 resident blocks). */
+bool cli_min_blocks(const char *arg, int *out, char *why, size_t len)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || *end || end == arg || v < 1 || v > 32) {
+        snprintf(why, len, "--min-blocks expects a count from 1 to 32, got '%s'", arg);
+        return false;
+    }
+    *out = (int)v;
+    return true;
+}
 
 /* Rule: name=value, the name an identifier, the value a decimal from 1 to 2^62 (nat
  * parameters are at least 1; sizes are 64-bit), each name once. */
@@ -164,7 +181,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--emit-cuda")) m = CUDA;
         else if (!strcmp(a, "--emit-ir")) m = IR;
         else if (!strcmp(a, "--check")) m = CHECK;
-        else if (!strcmp(a, "-o") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--kernel") || !strcmp(a, "-d")) {
+        else if (!strcmp(a, "-o") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--kernel") || !strcmp(a, "-d") ||
+                 !strcmp(a, "--min-blocks")) {
             if (i + 1 >= argc) {
                 rc = bad_usage("option '%s' needs an argument", a);
                 goto done;
@@ -172,7 +190,12 @@ int main(int argc, char **argv)
             const char *v = argv[++i];
             if (!strcmp(a, "-o")) outpath = v;
             else if (!strcmp(a, "--kernel")) copt.kernel = v;
-            else if (!strcmp(a, "-d")) {
+            else if (!strcmp(a, "--min-blocks")) {
+                if (!cli_min_blocks(v, &copt.min_blocks, why, sizeof why)) {
+                    rc = bad_usage("%s", why);
+                    goto done;
+                }
+            } else if (!strcmp(a, "-d")) {
                 if (strspn(v, patc_dump_letters()) != strlen(v)) {
                     rc = bad_usage("unknown dump letters '%s'", v);
                     goto done;

@@ -11,7 +11,7 @@
 static const char run_usage[] =
     "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
-    "                [--no-cache] [--cuda EDITED.cu] [--reduce]\n"
+    "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B]\n"
     "see 'patc --help' for the options\n";
 
 
@@ -65,7 +65,8 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
         else if (!strcmp(a, "--no-cache")) o->no_cache = true;
         else if (!strcmp(a, "--reduce")) o->reduce = true;
         else if (!strcmp(a, "--kernel") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--input") ||
-                 !strcmp(a, "--output") || !strcmp(a, "--repeat") || !strcmp(a, "--cuda")) {
+                 !strcmp(a, "--output") || !strcmp(a, "--repeat") || !strcmp(a, "--cuda") ||
+                 !strcmp(a, "--min-blocks")) {
             if (i + 1 >= argc) return run_error(2, "option '%s' needs an argument", a);
             const char *v = argv[++i];
             if (!strcmp(a, "--kernel")) o->kernel = v;
@@ -74,6 +75,10 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
                 o->outputs[o->noutputs++] = v;
             }
             else if (!strcmp(a, "--cuda")) o->cuda = v;
+            else if (!strcmp(a, "--min-blocks")) {
+                char why[256];
+                if (!cli_min_blocks(v, &o->min_blocks, why, sizeof why)) return run_error(2, "%s", why);
+            }
             else if (!strcmp(a, "--repeat")) {
                 char *end;
                 errno = 0;

@@ -458,6 +458,8 @@ typedef struct Kernel {
     Nat *block[3];               /* launch rule: threads per block, per dimension */
     Nat *grid[3];                /* launch rule: blocks per grid, per dimension */
     bool block_fixed;            /* code assumes exactly `block` threads (straight-line maps) */
+    int min_blocks;              /* CompileOptions.min_blocks: __launch_bounds__'s second
+                                    argument when the block is fixed (0: none) */
     Nat *shared_bytes;           /* total shared memory, bytes */
     Buffer **scratch;            /* global scratch buffers the runtime allocates (zeroed once;
                                     kernels leave them reusable): parameters after the inputs */
@@ -512,6 +514,8 @@ typedef struct CompileOptions {
     const char *only_kernel; /* --kernel NAME, or NULL for all */
     DumpFlags dump;
     FILE *dump_out;
+    int min_blocks;          /* --min-blocks: resident blocks per SM that __launch_bounds__
+                                asks registers for (0: none); 1..32 */
 } CompileOptions;
 
 /* The result of compiling a program: typed kernels and their lowered forms. */

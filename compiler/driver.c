@@ -81,6 +81,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             barrier_place(a, d, s);
             if (opt->dump.barrier) dump_kernel(opt, "barrier", s);
             width_decide(a, s);
+            s->min_blocks = opt->min_blocks;
         }
         width_unify(k);
         kernel_set_role(k);

@@ -139,6 +139,10 @@ typedef struct patc_compile_options {
     int no_cubin;         /* stop after the CUDA C: NVRTC is never called and nothing is
                              loaded. The kernels can be inspected, printed and run on the
                              CPU interpreter, not launched. */
+    int min_blocks;       /* 1..32: a kernel with a fixed block size is declared
+                             __launch_bounds__(threads, min_blocks), so that nvcc keeps its
+                             registers to what min_blocks resident blocks per SM allow
+                             (65536 / (threads * min_blocks) on sm_90); 0: no minimum */
 } patc_compile_options;
 
 /* Compile the .rise file `path`: the front end reads it (diagnostics are the last error,
@@ -360,9 +364,9 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
  * come from a tuning file. The kernel `kernel` of the .rise file `path` must take one
  * array of length n and give one array, with no nat besides n once the settings' -D
  * values (nt, ipt) are applied; its grid comes from its own rule (one block per tile).
- * The file's line for (kernel, n) chooses the variant (the format of patc_reducer's,
- * BLOCKS_PER_SM ignored), compiled once; with no line, nt=128 ipt=25. tuning_file NULL
- * means $PATC_TUNING. */
+ * The file's line for (kernel, n) chooses the variant (the format of patc_reducer's;
+ * BLOCKS_PER_SM above 1 compiles it with that min_blocks, see patc_compile_options),
+ * compiled once; with no line, nt=128 ipt=25. tuning_file NULL means $PATC_TUNING. */
 typedef struct patc_scan patc_scan;
 patc_status patc_scan_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
                              patc_scan **out);
@@ -373,13 +377,14 @@ void patc_scan_free(patc_scan *s);
  * reused while they stay the same. Scans of one patc_scan must not run concurrently
  * (they share the look-back state): use one stream, or one patc_scan per stream. */
 patc_status patc_scan_enqueue(patc_scan *s, patc_buffer *input, patc_buffer *output, long long n, void *stream);
-/* The settings used for n, e.g. "nt=128 ipt=25 grid=313". */
+/* The settings used for n, e.g. "nt=128 ipt=25 grid=313" or "nt=512 ipt=25 min_blocks=4 grid=20972". */
 patc_status patc_scan_describe(patc_scan *s, long long n, char *buf, size_t len);
 /* The scan tuner (patc tune --scan): for each n in sizes[0..count) (increasing), time
- * nt in {128, 256, 512} x ipt in {5, 9, 15, 25}, interleaved, each run alone with CUDA
- * events, median of reps; append the best per size to out_file as
- * "KERNEL N_MIN N_MAX 1 nt=.. ipt=..", each covering the sizes up to the middle between
- * it and the next. Progress goes to log (may be NULL). */
+ * nt in {128, 256, 512} x ipt in {5, 9, 15, 25}, each without and with min_blocks
+ * 2048 / nt, interleaved, each run alone with CUDA events, median of reps; append the best
+ * per size to out_file as "KERNEL N_MIN N_MAX B nt=.. ipt=.." (B: 1, or the min_blocks),
+ * each covering the sizes up to the middle between it and the next. Progress goes to log
+ * (may be NULL). */
 patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
                            int reps, const char *out_file, FILE *log);
 

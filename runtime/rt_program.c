@@ -129,7 +129,10 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     opt.lang.ninclude_dirs = c->ninclude_dirs;
     if (o && !parse_dump(o->dump, &opt.dump))
         return rt_fail(c, PATC_ERR_INVALID, "unknown dump letters '%s' (the letters are %s)", o->dump, dump_letters);
+    if (o && (o->min_blocks < 0 || o->min_blocks > 32))
+        return rt_fail(c, PATC_ERR_INVALID, "min_blocks %d: want 0 (none) to 32", o->min_blocks);
     if (o) {
+        opt.min_blocks = o->min_blocks;
         opt.dump_out = o->dump_out;
         opt.only_kernel = o->kernel ? arena_strdup(p->arena, o->kernel) : NULL;
     }

@@ -45,6 +45,7 @@ typedef struct Variant {
     char kname[128];
     long long values[MAX_DEFS];
     int ndefs;
+    int min_blocks; /* a scan's: its compile's min_blocks (the line's BLOCKS_PER_SM when above 1) */
     patc_program *prog;
     patc_kernel *k;
     int len_nat, grid_nat;
@@ -190,9 +191,10 @@ static const char *setting_kernel(const patc_reducer *r, const Setting *s) { ret
 static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
 {
     const char *kn = setting_kernel(r, s);
+    int minb = r->scan && s->bps > 1 ? s->bps : 0;
     for (int i = 0; i < r->nvar; i++) {
         Variant *v = &r->var[i];
-        if (v->ndefs == s->ndefs && strcmp(v->kname, kn) == 0 &&
+        if (v->ndefs == s->ndefs && v->min_blocks == minb && strcmp(v->kname, kn) == 0 &&
             memcmp(v->values, s->values, sizeof(long long) * (size_t)s->ndefs) == 0) {
             *out = v;
             return PATC_OK;
@@ -205,7 +207,8 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     strcpy(v->kname, kn);
     patc_define defs[MAX_DEFS];
     for (int i = 0; i < s->ndefs; i++) defs[i] = (patc_define){s->names[i], s->values[i]};
-    patc_status st = patc_program_from_file(r->ctx, r->path, defs, s->ndefs, &v->prog);
+    patc_compile_options opts = {.min_blocks = minb};
+    patc_status st = patc_program_compile(r->ctx, r->path, defs, s->ndefs, &opts, &v->prog);
     if (st == PATC_OK) st = patc_get_kernel(v->prog, kn, &v->k);
     if (st == PATC_OK && r->scan) {
         v->len_nat = patc_kernel_length_nat(v->k);
@@ -222,6 +225,7 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
         return st;
     }
     v->ndefs = s->ndefs;
+    v->min_blocks = minb;
     memcpy(v->values, s->values, sizeof(long long) * (size_t)s->ndefs);
     r->nvar++;
     *out = v;
@@ -367,6 +371,8 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
     for (int i = 0; i < s->ndefs && o < len; i++)
         o += (size_t)snprintf(buf + o, len - o, "%s=%lld ", s->names[i], s->values[i]);
     patc_launch_config lc;
+    if (r->scan && o < len && v->min_blocks)
+        o += (size_t)snprintf(buf + o, len - o, "min_blocks=%d ", v->min_blocks);
     if (r->scan && o < len && patc_kernel_launch_dims(v->k, nats, &lc) == PATC_OK)
         snprintf(buf + o, len - o, "grid=%u%s", lc.grid[0], s == &default_scan_setting ? " (default setting)" : "");
     else if (o < len)
@@ -547,10 +553,13 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
 
 /* The scans' search space: 128, 256 or 512 threads, 5 to 25 elements each (tiles of 640
  * to 12800 elements); odd counts keep a thread's run of shared memory off the banks of
- * its neighbours'. */
+ * its neighbours'. Each shape also with __launch_bounds__'s minimum of 2048 / nt blocks
+ * per SM (BLOCKS_PER_SM in the line; 1 is no minimum): at 40 registers a 512x25 scan
+ * held 3 blocks where its shared memory allows 4, and 32 registers, which 4 need, cost
+ * it no spill (bench/results/2026-11-23-nvidia-h200-scan-launch-bounds). */
 static const int scan_nt[] = {128, 256, 512};
 static const int scan_ipt[] = {5, 9, 15, 25};
-enum { SCAN_NT = 3, SCAN_IPT = 4, SCAN_SHAPES = SCAN_NT * SCAN_IPT };
+enum { SCAN_NT = 3, SCAN_IPT = 4, SCAN_SHAPES = SCAN_NT * SCAN_IPT * 2 };
 
 /* For each n: every shape compiled once (a variant of the scan's settings), launched
  * on an input of nonzero bytes, the shapes interleaved run by run, each run alone between CUDA
@@ -595,8 +604,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         float med[SCAN_SHAPES];
         int nc = 0;
         for (int a = 0; a < SCAN_NT && st == PATC_OK; a++)
-            for (int b = 0; b < SCAN_IPT && st == PATC_OK; b++) {
-                Setting s = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b]}};
+            for (int b = 0; b < SCAN_IPT * 2 && st == PATC_OK; b++) {
+                Setting s = {"", "", 0, 0, b % 2 ? 2048 / scan_nt[a] : 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b / 2]}};
                 strcpy(s.kernel, r->kernel);
                 Variant *v;
                 long long nats[1] = {sizes[i]};
@@ -609,8 +618,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         best_ms[i] = 1e30f;
         for (int j = 0; st == PATC_OK && j < nc; j++) {
             if (log)
-                fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld: %.2f us\n", kernel, sizes[i], cs[j].values[0],
-                        cs[j].values[1], med[j] * 1e3);
+                fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld min_blocks=%d: %.2f us\n", kernel, sizes[i],
+                        cs[j].values[0], cs[j].values[1], cs[j].bps, med[j] * 1e3);
             if (med[j] < best_ms[i]) {
                 best_ms[i] = med[j];
                 best[i] = cs[j];
@@ -623,9 +632,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
             cover(best, sizes, i, count);
-            fprintf(f, "%s %lld %lld 1 nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].lo, best[i].hi,
-                    best[i].values[0],
-                    best[i].values[1], best_ms[i] * 1e3, sizes[i]);
+            fprintf(f, "%s %lld %lld %d nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].lo, best[i].hi,
+                    best[i].bps, best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i]);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
     }

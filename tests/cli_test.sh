@@ -26,6 +26,13 @@ expect() {
 # has NAME FILE REGEX
 has() { if grep -Eq -- "$3" "$2"; then pass "$1"; else fail "$1 (no /$3/ in $2)"; sed 's/^/    /' "$2" | head -5; fi; }
 
+# 0. --min-blocks: __launch_bounds__'s second argument, a count from 1 to 32
+expect "--min-blocks 4" 0 "$PATC" --emit-cuda --min-blocks 4 examples/scan_device.rise -D nt=512 -D ipt=25
+has "--min-blocks 4: launch bounds" "$TMP/out" '__launch_bounds__\(512, 4\) inclSumF32\('
+expect "--min-blocks 0 is bad usage" 2 "$PATC" --emit-cuda --min-blocks 0 examples/scan_device.rise -D nt=512 -D ipt=25
+has "--min-blocks 0: message" "$TMP/err" "--min-blocks expects a count from 1 to 32, got '0'"
+expect "patc run --min-blocks 33 is bad usage" 2 "$PATC" run examples/scan_device.rise --kernel inclSumF32 -D nt=512 -D ipt=25 -D n=100 --input random --cpu --min-blocks 33
+
 # 1. every example on the CPU, small sizes: exit 0 and a finite sum
 while read -r name args; do
     # shellcheck disable=SC2086

@@ -148,6 +148,37 @@ static const char *PASS_AND_DOT =
     "  fun(n.f32)(xs => fun(n.f32)(ys => zip(xs)(ys) |> split(n)\n"
     "    |> mapGlobal(fun(c => c |> reduceSeq(fun((a, p) => a + fst(p) * snd(p)))(0.0f))))))\n";
 
+/* min_blocks reaches __launch_bounds__ of a kernel with a fixed block (and only then),
+ * and a count outside 0..32 is refused before anything is compiled */
+START_TEST(min_blocks_in_launch_bounds)
+{
+    static const char *src =
+        "kernel twice = nFun(n => fun((n * 64).f32)(xs => xs |> split(64)\n"
+        "  |> mapBlock(fun(b => b |> mapThreads(fun(x => x * 2.0f)))) |> join))\n";
+    patc_ctx *c;
+    patc_program *p;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    char path[] = "/tmp/patc-minb-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, src, strlen(src)), (ssize_t)strlen(src));
+    close(fd);
+    patc_compile_options o = {.no_cubin = 1, .min_blocks = 12};
+    ck_assert_msg(patc_program_compile(c, path, NULL, 0, &o, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_ptr_nonnull(strstr(patc_program_cuda(p), "__launch_bounds__(64, 12) twice("));
+    patc_program_free(p);
+    o.min_blocks = 0;
+    ck_assert_msg(patc_program_compile(c, path, NULL, 0, &o, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_ptr_nonnull(strstr(patc_program_cuda(p), "__launch_bounds__(64) twice("));
+    patc_program_free(p);
+    o.min_blocks = 33;
+    ck_assert_int_eq(patc_program_compile(c, path, NULL, 0, &o, &p), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "min_blocks 33"));
+    unlink(path);
+    patc_destroy(c);
+}
+END_TEST
+
 START_TEST(kernel_role_from_the_compiler)
 {
     patc_ctx *c;
@@ -974,6 +1005,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, compile_rise_to_cubin_and_hit_the_cache);
         tcase_add_test(tc, kernel_queries);
         tcase_add_test(tc, kernel_role_from_the_compiler);
+        tcase_add_test(tc, min_blocks_in_launch_bounds);
         tcase_add_test(tc, no_cubin_never_calls_nvrtc);
         tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);

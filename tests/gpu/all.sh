@@ -314,6 +314,13 @@ for ti in "32 1" "64 7" "256 4" "1024 3" "512 25" "256 15"; do # other tile shap
   set -- $ti
   run_case gpu scan_device.rise exclSumI32 "1048583/nt$1/ipt$2" 1 -D n=1048583 -D nt=$1 -D ipt=$2
 done
+for ti in "512 25 4" "256 25 8" "128 9 16"; do # shapes the tuner picks with a __launch_bounds__ minimum
+  set -- $ti
+  for n in 33 1048583; do
+    run_case gpu scan_device.rise exclSumI32 "$n/nt$1/ipt$2/min$3" 1 -D n=$n -D nt=$1 -D ipt=$2 --min-blocks $3
+  done
+  run_case gpu scan_device.rise inclSumF32 "1048583/nt$1/ipt$2/min$3" 1 -D n=1048583 -D nt=$1 -D ipt=$2 --min-blocks $3
+done
 # the row scan (three launches joined by toGlobal, a prefix carried along each row)
 for n in $ssizes; do
   for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
@@ -340,6 +347,7 @@ for tool in memcheck racecheck synccheck; do
     for k in inclSumF32 exclSumI32; do san $tool scan_device.rise $k 1 -D n=$n -D nt=128 -D ipt=25; done
   done
   san $tool scan_device.rise exclSumF32 1 -D n=100003 -D nt=512 -D ipt=25
+  san $tool scan_device.rise exclSumI32 1 -D n=100003 -D nt=512 -D ipt=25 --min-blocks 4
   for k in exclSumF64 inclSumU64 firstNonZeroI32; do
     san $tool ../tests/programs/scan_types.rise $k 1 -D n=20011 -D nt=128 -D ipt=25
   done

@@ -7,7 +7,10 @@
  *      state the one before left (its epoch), and each output is checked exactly
  *      against the host's prefix sums (two's-complement wrap-around, as i32 adds);
  *   2. the same at n = 2^28 (inclusive and exclusive, i32 exact, f32 against a double
- *      prefix within 1e-4 of sqrt(n)).
+ *      prefix within 1e-4 of sqrt(n));
+ *   3. exclSumI32 from a tuning line whose BLOCKS_PER_SM, 4, asks for
+ *      __launch_bounds__(512, 4) (min_blocks): patc_scan_describe names it, and the
+ *      scans at 2^20+7 and 2^28 are exact.
  * Exit 0 when all pass, 1 on a failure, 77 without a GPU.
  */
 #include "patc.h"
@@ -139,6 +142,36 @@ int main(void)
         printf("FAIL inclSumF32 at 2^28: relative error %.3g\n", worst);
     }
     printf("inclSumF32 at n = 2^28: largest error %.3g (relative to max(|prefix|, sqrt(n)))\n", worst);
+    /* 3. min_blocks from the tuning file */
+    char tpath[] = "/tmp/patc-scan-minb-XXXXXX";
+    int fd = mkstemp(tpath);
+    FILE *tf = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!tf) {
+        printf("FAIL cannot write a tuning file\n");
+        return 1;
+    }
+    fputs("exclSumI32 1 9223372036854775807 4 nt=512 ipt=25\n", tf);
+    fclose(tf);
+    patc_scan *sm;
+    OK(patc_scan_create(ctx, PATC_EXAMPLES_DIR "/scan_device.rise", "exclSumI32", tpath, &sm));
+    char desc[256];
+    OK(patc_scan_describe(sm, big, desc, sizeof desc));
+    checks++;
+    if (!strstr(desc, "nt=512 ipt=25 min_blocks=4 ")) {
+        failures++;
+        printf("FAIL describe with BLOCKS_PER_SM 4: %s\n", desc);
+    }
+    OK(patc_buffer_upload(bbig, in, (size_t)big * 4));
+    static const long long mns[2] = {1048583, 1ll << 28};
+    for (int e = 0; e < 2; e++) {
+        int f0 = failures;
+        OK(patc_scan_enqueue(sm, bbig, bbo, mns[e], NULL));
+        OK(patc_buffer_download(bbo, out, (size_t)mns[e] * 4));
+        check_i32(out, incl, mns[e], true, "exclSumI32 with min_blocks 4", 0);
+        printf("exclSumI32 (%s) at n = %lld: %s\n", desc, mns[e], failures == f0 ? "exact" : "WRONG");
+    }
+    remove(tpath);
+    patc_scan_free(sm);
     patc_scan_free(si);
     patc_scan_free(se);
     patc_scan_free(sf);
