@@ -72,7 +72,8 @@ static const char usage[] =
     "  blocks per SM; see docs/tuning.md) at n = 2^A, 2^(A+S), ..., 2^B (default 10..28 step 2)\n"
     "  and write the best per size range to SETTINGS (default patc-tuning.conf), which the\n"
     "  runtime reads at launch (patc_reducer_*, $PATC_TUNING); a --scan S is a single-pass\n"
-    "  scan kernel whose tile shape (nt, ipt) is searched instead (patc_scan_*)\n";
+    "  scan kernel whose tile shape (nt, ipt) and __launch_bounds__ minimum of blocks per SM\n"
+    "  (none or 2048/nt) are searched instead (patc_scan_*)\n";
 
 /* Rule: --min-blocks takes a decimal from 1 to 32 (blocks per SM; sm_90 holds at most
  * 32 resident blocks). */

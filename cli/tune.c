@@ -1,11 +1,12 @@
 /* tune.c: `patc tune FILE --kernel K [--alt A]... [--kernel K2 [--alt A2]...]...
  * [--scan S]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]`:
- * a --scan is a single-pass scan kernel of FILE whose tile shape (nt, ipt) is searched
+ * a --scan is a single-pass scan kernel of FILE whose tile shape (nt, ipt) and launch-bounds
+ * minimum (min_blocks) are searched
  * (patc_tune_scan; the settings patc_scan_* reads). Otherwise: search the
  * launch settings of single-launch reductions on this GPU (an --alt is another kernel
  * of FILE that computes the preceding --kernel's reduction, tried at the sizes it
  * suits) and write the best per size range to SETTINGS, which the runtime
- * (patc_reducer_*, `patc run --tuned`) reads at launch. The search itself is patc_tune
+ * (patc_reducer_*) reads at launch. The search itself is patc_tune
  * in runtime/rt_tune.c. */
 #include "../runtime/patc.h"
 #include "cli.h"
