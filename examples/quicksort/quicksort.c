@@ -14,11 +14,13 @@
  * Exit status: 0 when every sort matched qsort, 1 on a mismatch or a failure, 2 for bad
  * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU").
  *
- * The algorithm (README.md beside this file): a work list of segments, each living in
- * one of two ping-pong buffers A and B; a segment of more than SMALL keys is partitioned
- * around the median of its first, middle and last key into the other buffer; one of at
- * most SMALL keys is sorted by sortSmallF32 straight into the result buffer R, and so is
- * (by a copy) a segment whose keys are all equal. */
+ * The algorithm (README.md beside this file): a list of the segments of one level, all
+ * living in one of two ping-pong buffers A and B; a segment of more than SMALL keys is
+ * partitioned around the median of its first, middle and last key (pickF32, for the
+ * whole level at once) into the other buffer, the level's partitions enqueued together
+ * and their counts read with one wait; one of at most SMALL keys is sorted by
+ * sortSmallF32 straight into the result buffer R, and so is (by a copy) a segment whose
+ * keys are all equal. */
 #include <patc.h>
 
 #include <dlfcn.h>
@@ -53,20 +55,27 @@ typedef struct Seg {
     int buf; /* BUF_A or BUF_B: where the segment's keys are now */
 } Seg;
 
+/* the per-level arrays: positions (3 per segment), the keys there, the counts */
+enum { LV_POS, LV_KEYS, LV_COUNT, LV_N };
+
 typedef struct Sorter {
     int interp;        /* 1: kernels on the interpreter, base[] are host addresses */
     patc_ctx *ctx;
-    patc_program *part_prog, *small_prog;
-    patc_kernel *part, *small;
+    patc_program *part_prog, *small_prog, *pick_prog;
+    patc_kernel *part, *small, *pick;
     unsigned long long base[3]; /* A, B, R: device pointers or host addresses */
-    patc_buffer *count;         /* the partition's out0 (GPU) */
+    unsigned long long lv[LV_N]; /* a level's positions (i32), picked keys, counts (u32):
+                                    device pointers, or host addresses */
+    void *lvhost[LV_N];         /* the host copies of lv (GPU) */
+    long long lvcap;            /* segments a level can hold */
+    long long n;                /* the keys being sorted (pickF32's n) */
     void *cuda;                 /* libcuda (GPU) */
     cu_alloc_fn mem_alloc;
     cu_free_fn mem_free;
     cu_copy_fn copy_dtod;
-    Seg *work;
+    Seg *work, *level;
     long long nwork, capwork;
-    long long partitions, smalls, copies, max_work;
+    long long partitions, smalls, copies, max_work, levels;
 } Sorter;
 
 static int fail(Sorter *q, const char *what, patc_status s)
@@ -86,29 +95,73 @@ static patc_status view(Sorter *q, int b, long long off, long long len, patc_buf
 static float *host_keys(Sorter *q, int b, long long off) { return (float *)(uintptr_t)q->base[b] + off; }
 
 /* Partition the segment s into the other ping-pong buffer: the m keys below t first
- * (partitionLtF32), the others after them; *m gets the count. */
-static patc_status partition(Sorter *q, Seg s, float t, long long *m)
+ * (partitionLtF32), the others after them; the count m goes to slot j of the level's
+ * counts. On the GPU it is only enqueued: level_counts waits for a level's counts. */
+static patc_status partition(Sorter *q, Seg s, float t, long long j)
 {
     long long nats[1] = {s.len};
-    unsigned count = 0;
     patc_status st;
     q->partitions++;
     if (q->interp) {
         const void *in[2] = {&t, host_keys(q, s.buf, s.off)};
-        void *out[2] = {&count, host_keys(q, !s.buf, s.off)};
-        st = patc_interp_run_outputs(q->part, nats, in, out);
-    } else {
-        patc_buffer *src = NULL, *dst = NULL;
-        if ((st = view(q, s.buf, s.off, s.len, &src)) == PATC_OK && (st = view(q, !s.buf, s.off, s.len, &dst)) == PATC_OK) {
-            patc_arg args[2] = {{.value = &t}, {.buffer = src}};
-            patc_buffer *outs[2] = {q->count, dst};
-            if ((st = patc_launch_args_enqueue(q->part, nats, args, outs, NULL)) == PATC_OK)
-                st = patc_buffer_download(q->count, &count, sizeof count);
-        }
-        patc_buffer_free(src);
-        patc_buffer_free(dst);
+        void *out[2] = {(unsigned *)(uintptr_t)q->lv[LV_COUNT] + j, host_keys(q, !s.buf, s.off)};
+        return patc_interp_run_outputs(q->part, nats, in, out);
     }
-    *m = count;
+    patc_buffer *src = NULL, *dst = NULL, *cnt = NULL;
+    if ((st = view(q, s.buf, s.off, s.len, &src)) == PATC_OK && (st = view(q, !s.buf, s.off, s.len, &dst)) == PATC_OK &&
+        (st = patc_buffer_wrap(q->ctx, q->lv[LV_COUNT] + (unsigned long long)j * sizeof(unsigned), sizeof(unsigned),
+                               &cnt)) == PATC_OK) {
+        patc_arg args[2] = {{.value = &t}, {.buffer = src}};
+        patc_buffer *outs[2] = {cnt, dst};
+        st = patc_launch_args_enqueue(q->part, nats, args, outs, NULL);
+    }
+    patc_buffer_free(src);
+    patc_buffer_free(dst);
+    patc_buffer_free(cnt);
+    return st;
+}
+
+/* The counts of slots 0..k-1 (on the GPU one download, which waits for the partitions). */
+static patc_status level_counts(Sorter *q, long long k, const unsigned **counts)
+{
+    if (q->interp) {
+        *counts = (const unsigned *)(uintptr_t)q->lv[LV_COUNT];
+        return PATC_OK;
+    }
+    patc_buffer *b = NULL;
+    patc_status st = patc_buffer_wrap(q->ctx, q->lv[LV_COUNT], (size_t)k * sizeof(unsigned), &b);
+    if (st == PATC_OK) st = patc_buffer_download(b, q->lvhost[LV_COUNT], (size_t)k * sizeof(unsigned));
+    patc_buffer_free(b);
+    *counts = q->lvhost[LV_COUNT];
+    return st;
+}
+
+/* The keys at the k positions of the level's positions array in buffer b: pickF32, one
+ * launch and one download on the GPU (the positions uploaded first). */
+static patc_status pick(Sorter *q, int b, long long k, const int *pos, const float **keys)
+{
+    long long nats[2] = {q->n, k};
+    if (q->interp) {
+        const void *in[2] = {pos, host_keys(q, b, 0)};
+        void *out[1] = {(float *)(uintptr_t)q->lv[LV_KEYS]};
+        *keys = out[0];
+        return patc_interp_run_outputs(q->pick, nats, in, out);
+    }
+    patc_buffer *pb = NULL, *xb = NULL, *kb = NULL;
+    patc_status st;
+    if ((st = patc_buffer_wrap(q->ctx, q->lv[LV_POS], (size_t)k * sizeof(int), &pb)) == PATC_OK &&
+        (st = patc_buffer_upload(pb, pos, (size_t)k * sizeof(int))) == PATC_OK &&
+        (st = view(q, b, 0, q->n, &xb)) == PATC_OK &&
+        (st = patc_buffer_wrap(q->ctx, q->lv[LV_KEYS], (size_t)k * sizeof(float), &kb)) == PATC_OK) {
+        patc_arg args[2] = {{.buffer = pb}, {.buffer = xb}};
+        patc_buffer *outs[1] = {kb};
+        if ((st = patc_launch_args_enqueue(q->pick, nats, args, outs, NULL)) == PATC_OK)
+            st = patc_buffer_download(kb, q->lvhost[LV_KEYS], (size_t)k * sizeof(float));
+    }
+    patc_buffer_free(pb);
+    patc_buffer_free(xb);
+    patc_buffer_free(kb);
+    *keys = q->lvhost[LV_KEYS];
     return st;
 }
 
@@ -148,20 +201,6 @@ static patc_status copy_done(Sorter *q, Seg s)
     return r ? PATC_ERR_DRIVER : PATC_OK;
 }
 
-/* The key at position i of the segment's buffer (a 4-byte download on the GPU). */
-static patc_status key_at(Sorter *q, int b, long long i, float *v)
-{
-    if (q->interp) {
-        *v = *host_keys(q, b, i);
-        return PATC_OK;
-    }
-    patc_buffer *one = NULL;
-    patc_status st = view(q, b, i, 1, &one);
-    if (st == PATC_OK) st = patc_buffer_download(one, v, sizeof *v);
-    patc_buffer_free(one);
-    return st;
-}
-
 static float median3(float a, float b, float c)
 {
     if (a > b) {
@@ -172,7 +211,7 @@ static float median3(float a, float b, float c)
     return c <= a ? a : c >= b ? b : c;
 }
 
-/* ---------------------------------------------------------------- the work list */
+/* ---------------------------------------------------------------- the level list */
 
 static int push(Sorter *q, Seg s)
 {
@@ -189,59 +228,92 @@ static int push(Sorter *q, Seg s)
     return 0;
 }
 
-/* The smaller part goes on the list last, so it is taken first: the list never holds
- * more than about log2(n / SMALL) segments. */
-static int push2(Sorter *q, Seg a, Seg b)
-{
-    return a.len >= b.len ? (push(q, a) || push(q, b)) : (push(q, b) || push(q, a));
-}
-
-/* Sort the n keys in A into R (B is scratch).
- * A segment of more than SMALL keys with pivot p (the median of its first, middle and
- * last key) is partitioned by x < p into m keys and len - m >= 1 (p itself is not below
- * p). When m > 0 both parts are smaller and go on the list. When m = 0 every key is
- * >= p, so it is partitioned again by x < nextafterf(p, +inf), i.e. x <= p, i.e. x == p:
- * those m2 >= 1 keys are equal and final (copied to R), the rest goes on. So each
- * partition makes progress, and all-equal input takes two partitions, not one level of
- * recursion per key; with many duplicates each distinct value costs at most two
- * partitions per segment it is pivot of. */
+/* Sort the n keys in A into R (B is scratch), a level at a time: the list holds the
+ * segments of one level, all in the same buffer (each level's partitions write the
+ * other one). A segment of more than SMALL keys with pivot p (the median of its first,
+ * middle and last key, picked for the whole level by one pickF32) is partitioned by
+ * x < p into m keys and len - m >= 1 (p itself is not below p); the level's partitions
+ * are enqueued together and their counts read with one download. When m > 0 both parts
+ * are smaller and go to the next level. When m = 0 every key is >= p, so it is
+ * partitioned again by x < nextafterf(p, +inf), i.e. x <= p, i.e. x == p: those m2 >= 1
+ * keys are equal and final (copied to R), the rest goes on. So each partition makes
+ * progress, and all-equal input takes two partitions; with many duplicates each
+ * distinct value costs at most two partitions per segment it is pivot of. A level costs
+ * three waits (the picked keys, the counts, and the second counts when some m = 0),
+ * not four per partition. */
 static patc_status quicksort(Sorter *q, long long n)
 {
     patc_status st = PATC_OK;
+    q->n = n;
     q->nwork = 0;
     if (push(q, (Seg){0, n, BUF_A})) return PATC_ERR_NO_MEMORY;
+    int *pos = q->interp ? (int *)(uintptr_t)q->lv[LV_POS] : q->lvhost[LV_POS];
     while (q->nwork > 0 && st == PATC_OK) {
-        Seg s = q->work[--q->nwork];
-        if (s.len <= SMALL) {
-            st = sort_small(q, s);
-            continue;
+        long long nl = 0, k = 0;
+        q->levels++;
+        for (long long i = 0; i < q->nwork && st == PATC_OK; i++) {
+            Seg s = q->work[i];
+            if (s.len <= SMALL) st = sort_small(q, s);
+            else q->level[nl++] = s;
         }
-        float a, b, c;
-        if ((st = key_at(q, s.buf, s.off, &a)) != PATC_OK || (st = key_at(q, s.buf, s.off + s.len / 2, &b)) != PATC_OK ||
-            (st = key_at(q, s.buf, s.off + s.len - 1, &c)) != PATC_OK)
-            break;
-        float p = median3(a, b, c);
-        long long m;
-        if ((st = partition(q, s, p, &m)) != PATC_OK) break;
-        if (m >= s.len) {
-            fprintf(stderr, "quicksort: %lld of %lld keys below their own pivot %g (a NaN key?)\n", m, s.len, p);
-            return PATC_ERR_INVALID;
+        q->nwork = 0;
+        if (st != PATC_OK || nl == 0) break;
+        if (nl > q->lvcap) return PATC_ERR_INVALID; /* cannot happen: segments are disjoint and > SMALL */
+        for (long long j = 0; j < nl; j++) {
+            Seg s = q->level[j];
+            pos[k++] = (int)s.off;
+            pos[k++] = (int)(s.off + s.len / 2);
+            pos[k++] = (int)(s.off + s.len - 1);
         }
-        if (m > 0) {
-            if (push2(q, (Seg){s.off, m, !s.buf}, (Seg){s.off + m, s.len - m, !s.buf})) return PATC_ERR_NO_MEMORY;
-            continue;
+        const float *keys;
+        const unsigned *cnt;
+        if ((st = pick(q, q->level[0].buf, k, pos, &keys)) != PATC_OK) break;
+        float *piv = malloc((size_t)nl * sizeof *piv);
+        long long *ms = malloc((size_t)nl * sizeof *ms);
+        if (!piv || !ms) {
+            free(piv);
+            free(ms);
+            return PATC_ERR_NO_MEMORY;
         }
-        if (p == INFINITY) { /* every key >= +inf: all equal */
-            st = copy_done(q, s);
-            continue;
+        for (long long j = 0; j < nl && st == PATC_OK; j++) {
+            piv[j] = median3(keys[3 * j], keys[3 * j + 1], keys[3 * j + 2]);
+            st = partition(q, q->level[j], piv[j], j);
         }
-        if ((st = partition(q, s, nextafterf(p, INFINITY), &m)) != PATC_OK) break;
-        if (m < 1 || m > s.len) {
-            fprintf(stderr, "quicksort: %lld of %lld keys at most their own pivot %g\n", m, s.len, p);
-            return PATC_ERR_INVALID;
+        if (st == PATC_OK) st = level_counts(q, nl, &cnt);
+        long long again = 0; /* segments with m = 0 and a finite pivot: partitioned again, slot j */
+        for (long long j = 0; j < nl && st == PATC_OK; j++) {
+            Seg s = q->level[j];
+            ms[j] = cnt[j];
+            if (ms[j] >= s.len) {
+                fprintf(stderr, "quicksort: %lld of %lld keys below their own pivot %g (a NaN key?)\n", ms[j], s.len,
+                        piv[j]);
+                st = PATC_ERR_INVALID;
+            } else if (ms[j] > 0) {
+                if (push(q, (Seg){s.off, ms[j], !s.buf}) || push(q, (Seg){s.off + ms[j], s.len - ms[j], !s.buf}))
+                    st = PATC_ERR_NO_MEMORY;
+            } else if (piv[j] == INFINITY) { /* every key >= +inf: all equal */
+                st = copy_done(q, s);
+            } else {
+                again++;
+            }
         }
-        if ((st = copy_done(q, (Seg){s.off, m, !s.buf})) != PATC_OK) break;
-        if (push(q, (Seg){s.off + m, s.len - m, !s.buf})) return PATC_ERR_NO_MEMORY;
+        for (long long j = 0; j < nl && again && st == PATC_OK; j++)
+            if (ms[j] == 0 && piv[j] != INFINITY) st = partition(q, q->level[j], nextafterf(piv[j], INFINITY), j);
+        if (again && st == PATC_OK) st = level_counts(q, nl, &cnt);
+        for (long long j = 0; j < nl && again && st == PATC_OK; j++) {
+            Seg s = q->level[j];
+            if (ms[j] != 0 || piv[j] == INFINITY) continue;
+            long long m2 = cnt[j];
+            if (m2 < 1 || m2 > s.len) {
+                fprintf(stderr, "quicksort: %lld of %lld keys at most their own pivot %g\n", m2, s.len, piv[j]);
+                st = PATC_ERR_INVALID;
+            } else if ((st = copy_done(q, (Seg){s.off, m2, !s.buf})) == PATC_OK &&
+                       push(q, (Seg){s.off + m2, s.len - m2, !s.buf})) {
+                st = PATC_ERR_NO_MEMORY;
+            }
+        }
+        free(piv);
+        free(ms);
     }
     return st;
 }
@@ -304,7 +376,9 @@ static patc_status load(Sorter *q, int no_cubin)
     if ((st = patc_program_compile(q->ctx, PATC_EXAMPLES_DIR "/partition.rise", defs, 2, &o, &q->part_prog)) != PATC_OK ||
         (st = patc_get_kernel(q->part_prog, "partitionLtF32", &q->part)) != PATC_OK ||
         (st = patc_program_compile(q->ctx, PATC_QUICKSORT_DIR "/sort_small.rise", NULL, 0, &o, &q->small_prog)) != PATC_OK ||
-        (st = patc_get_kernel(q->small_prog, "sortSmallF32", &q->small)) != PATC_OK)
+        (st = patc_get_kernel(q->small_prog, "sortSmallF32", &q->small)) != PATC_OK ||
+        (st = patc_program_compile(q->ctx, PATC_QUICKSORT_DIR "/pick.rise", NULL, 0, &o, &q->pick_prog)) != PATC_OK ||
+        (st = patc_get_kernel(q->pick_prog, "pickF32", &q->pick)) != PATC_OK)
         return st;
     /* the one nat left of each must be the segment's length */
     if (patc_kernel_num_nats(q->part) != 1 || strcmp(patc_kernel_nat_name(q->part, 0), "n") ||
@@ -314,6 +388,18 @@ static patc_status load(Sorter *q, int no_cubin)
     }
     return PATC_OK;
 }
+
+/* A level holds at most n / (SMALL + 1) + 1 segments of more than SMALL keys (they are
+ * disjoint): the level list and the sizes of its arrays. */
+static int level_alloc(Sorter *q, long long n)
+{
+    q->lvcap = n / (SMALL + 1) + 1;
+    free(q->level);
+    q->level = malloc((size_t)q->lvcap * sizeof *q->level);
+    return q->level ? 0 : (fprintf(stderr, "quicksort: out of memory\n"), 1);
+}
+
+static size_t lv_bytes(const Sorter *q, int b) { return (size_t)q->lvcap * (b == LV_COUNT ? 1 : 3) * 4; }
 
 /* The GPU's buffers come from cuMemAlloc (libcuda, loaded by the runtime already) since
  * patc.h gives no device pointer of a patc_buffer, and the sub-ranges are wrapped. */
@@ -329,17 +415,29 @@ static int gpu_alloc(Sorter *q, long long n)
         int r = q->mem_alloc(&q->base[b], (size_t)n * sizeof(float));
         if (r) return fprintf(stderr, "quicksort: cuMemAlloc of %lld keys failed (%d)\n", n, r), 1;
     }
-    patc_status st = patc_buffer_alloc(q->ctx, sizeof(unsigned), &q->count);
-    return st != PATC_OK ? fail(q, "count buffer", st) : 0;
+    if (level_alloc(q, n)) return 1;
+    for (int b = 0; b < LV_N; b++) {
+        int r = q->mem_alloc(&q->lv[b], lv_bytes(q, b));
+        if (r) return fprintf(stderr, "quicksort: cuMemAlloc of a level's arrays failed (%d)\n", r), 1;
+        if (!(q->lvhost[b] = malloc(lv_bytes(q, b)))) return fprintf(stderr, "quicksort: out of memory\n"), 1;
+    }
+    return 0;
 }
 
 static void release(Sorter *q)
 {
-    if (q->cuda && q->mem_free)
+    if (q->cuda && q->mem_free) {
         for (int b = 0; b < 3; b++)
             if (q->base[b]) q->mem_free(q->base[b]);
-    if (q->interp)
+        for (int b = 0; b < LV_N; b++)
+            if (q->lv[b]) q->mem_free(q->lv[b]);
+    }
+    if (q->interp) {
         for (int b = 0; b < 3; b++) free((void *)(uintptr_t)q->base[b]);
+        for (int b = 0; b < LV_N; b++) free((void *)(uintptr_t)q->lv[b]);
+    }
+    for (int b = 0; b < LV_N; b++) free(q->lvhost[b]);
+    free(q->level);
     if (q->ctx) patc_destroy(q->ctx);
     if (q->cuda) dlclose(q->cuda);
     free(q->work);
@@ -360,6 +458,12 @@ static int interp_case(Sorter *q, long long n, const char *kind)
         q->base[b] = (uintptr_t)malloc((size_t)n * sizeof(float));
         if (!q->base[b]) return fprintf(stderr, "quicksort: out of memory\n"), 1;
     }
+    if (level_alloc(q, n)) return 1;
+    for (int b = 0; b < LV_N; b++) {
+        free((void *)(uintptr_t)q->lv[b]);
+        q->lv[b] = (uintptr_t)malloc(lv_bytes(q, b));
+        if (!q->lv[b]) return fprintf(stderr, "quicksort: out of memory\n"), 1;
+    }
     float *want = malloc((size_t)n * sizeof *want);
     if (!want) return fprintf(stderr, "quicksort: out of memory\n"), 1;
     if (make_keys(host_keys(q, BUF_A, 0), n, kind)) {
@@ -368,14 +472,14 @@ static int interp_case(Sorter *q, long long n, const char *kind)
     }
     memcpy(want, host_keys(q, BUF_A, 0), (size_t)n * sizeof *want);
     qsort(want, (size_t)n, sizeof *want, cmp_f32);
-    q->partitions = q->smalls = q->copies = q->max_work = 0;
+    q->partitions = q->smalls = q->copies = q->max_work = q->levels = 0;
     patc_status st = quicksort(q, n);
     char what[64];
     snprintf(what, sizeof what, "interp n=%lld %s", n, kind);
     int bad = st != PATC_OK ? fail(q, what, st) : check(host_keys(q, BUF_R, 0), want, n, what);
     if (!bad)
-        printf("PASS %s: %lld partitions, %lld small sorts, %lld copies, work list <= %lld\n", what, q->partitions,
-               q->smalls, q->copies, q->max_work);
+        printf("PASS %s: %lld levels, %lld partitions, %lld small sorts, %lld copies, level <= %lld segments\n", what,
+               q->levels, q->partitions, q->smalls, q->copies, q->max_work);
     free(want);
     return bad;
 }
@@ -413,10 +517,11 @@ static int run_compile(void)
     int bad = st != PATC_OK ? fail(&q, "compile for sm_90", st) : 0;
     /* the 64-bit builds too (launches past 2^31 index values run them): the text as
      * emitted, with the PATC_INDEX32 the runtime puts ahead of it taken back */
-    patc_program *progs[2] = {q.part_prog, q.small_prog};
-    const char *paths[2] = {PATC_EXAMPLES_DIR "/partition.rise", PATC_QUICKSORT_DIR "/sort_small.rise"};
+    patc_program *progs[3] = {q.part_prog, q.small_prog, q.pick_prog};
+    const char *paths[3] = {PATC_EXAMPLES_DIR "/partition.rise", PATC_QUICKSORT_DIR "/sort_small.rise",
+                            PATC_QUICKSORT_DIR "/pick.rise"};
     patc_define defs[2] = {{"nt", PART_NT}, {"ipt", PART_IPT}};
-    for (int i = 0; i < 2 && !bad; i++) {
+    for (int i = 0; i < 3 && !bad; i++) {
         const char *cu = patc_program_cuda(progs[i]);
         char *text = malloc(strlen(cu) + 32);
         if (!text) return fprintf(stderr, "quicksort: out of memory\n"), 1;
@@ -429,7 +534,9 @@ static int run_compile(void)
         patc_program_free(p64);
         free(text);
     }
-    if (!bad) printf("ok: partition.rise and sort_small.rise compiled to sm_90 cubins (32- and 64-bit index builds)\n");
+    if (!bad)
+        printf("ok: partition.rise, sort_small.rise and pick.rise compiled to sm_90 cubins (32- and 64-bit index "
+               "builds)\n");
     release(&q);
     return bad;
 }
@@ -479,7 +586,7 @@ static int run_gpu(long long n, const char *kind, int reps)
             bad = fail(&q, "upload", st);
             break;
         }
-        q.partitions = q.smalls = q.copies = q.max_work = 0;
+        q.partitions = q.smalls = q.copies = q.max_work = q.levels = 0;
         double t0 = now_ms();
         st = quicksort(&q, n);
         if (st == PATC_OK) st = patc_buffer_download(r, got, (size_t)n * sizeof *got); /* waits */
@@ -489,8 +596,8 @@ static int run_gpu(long long n, const char *kind, int reps)
     }
     if (!bad) {
         qsort(ms + 1, (size_t)reps, sizeof *ms, cmp_double);
-        printf("%s: %.3f ms (median of %d; %lld partitions, %lld small sorts, %lld copies, work list <= %lld) ok\n",
-               what, ms[1 + reps / 2], reps, q.partitions, q.smalls, q.copies, q.max_work);
+        printf("%s: %.3f ms (median of %d; %lld levels, %lld partitions, %lld small sorts, %lld copies, level <= %lld "
+               "segments) ok\n", what, ms[1 + reps / 2], reps, q.levels, q.partitions, q.smalls, q.copies, q.max_work);
     }
     free(ms);
     free(keys);

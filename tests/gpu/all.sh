@@ -433,6 +433,12 @@ for n in 1 1000 1024; do run_case gpu quicksort/sort_small.rise sortSmallF32 $n 
 for tool in memcheck racecheck synccheck; do
   san $tool quicksort/sort_small.rise sortSmallF32 1 -D n=1000
 done
+# the whole sort under memcheck (every partition, small sort and pivot pick of a sort)
+for kind in random dup; do
+  o=$(compute-sanitizer --tool memcheck --error-exitcode 1 build/examples/quicksort/quicksort 20011 $kind 1 2>&1); rc=$?
+  echo "$o" >>"$OUT/sanitizer.log"
+  record memcheck quicksort "$kind" 20011 $rc "$(echo "$o" | grep -m1 'ERROR SUMMARY')"
+done
 fi
 fi # sections c and d
 
