@@ -254,11 +254,11 @@ static patc_status quicksort(Sorter *q, long long n)
         for (long long i = 0; i < q->nwork && st == PATC_OK; i++) {
             Seg s = q->work[i];
             if (s.len <= SMALL) st = sort_small(q, s);
-            else q->level[nl++] = s;
+            else if (nl < q->lvcap) q->level[nl++] = s;
+            else st = PATC_ERR_INVALID; /* cannot happen: the segments are disjoint and > SMALL */
         }
         q->nwork = 0;
         if (st != PATC_OK || nl == 0) break;
-        if (nl > q->lvcap) return PATC_ERR_INVALID; /* cannot happen: segments are disjoint and > SMALL */
         for (long long j = 0; j < nl; j++) {
             Seg s = q->level[j];
             pos[k++] = (int)s.off;
