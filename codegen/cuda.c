@@ -860,10 +860,11 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
         else cb = false;
     }
     sb_puts(o, "extern \"C\" __global__ void ");
-    if (cb && k->block_fixed && k->min_blocks > 0)
-        sb_printf(o, "__launch_bounds__(%lld, %d) ", (long long)threads, k->min_blocks);
-    else if (cb && k->block_fixed)
-        sb_printf(o, "__launch_bounds__(%lld) ", (long long)threads);
+    if (cb && k->block_fixed) {
+        sb_printf(o, "__launch_bounds__(%lld", (long long)threads);
+        if (k->min_blocks > 0) sb_printf(o, ", %d", k->min_blocks);
+        sb_puts(o, ") ");
+    }
     sb_printf(o, "%s(", k->name);
     for (int j = 0; j < k->nouts; j++)
         sb_printf(o, "%s%s *__restrict__ %s", j ? ", " : "", scalar_info[k->outs[j]->sk].ctype, k->outs[j]->name);

@@ -331,22 +331,18 @@ void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
     ScalarKind ck = k->sk;
     Nat *n = all->n1, *i = c->n1, *last = nat_sub(w->a, n, nat_cst(w->a, 1));
     Nat *elems = all->in->ty->arr.n;
-    if (all->iv) {
+    if (all->part || all->iv) {
+        /* an unselected record's place: partitionTo's (n-1-i) + k, counted from the end,
+         * or partitionStableTo's m + (i - k), after the m selected */
         X *rk = lw_xnew(w, X_CAST, ck);
-        rk->un.e = lw_xnat(w, i);
-        X *m = lw_materialise(w, lw_view_at(w, all->iv, nat_cst(w->a, 0))->x, "given");
+        rk->un.e = lw_xnat(w, all->iv ? i : nat_sub(w->a, last, i));
+        X *other = all->iv ? lw_xbin(w, OP_ADD, ck, lw_materialise(w, lw_view_at(w, all->iv, nat_cst(w->a, 0))->x, "given"),
+                                     lw_xbin(w, OP_SUB, ck, rk, k))
+                           : lw_xbin(w, OP_ADD, ck, rk, k);
         X *pos = lw_xnew(w, X_SELECT, ck);
         pos->sel.c = f;
         pos->sel.a = k;
-        pos->sel.b = lw_xbin(w, OP_ADD, ck, m, lw_xbin(w, OP_SUB, ck, rk, k));
-        lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, pos, elems)), v->b->b, sp);
-    } else if (all->part) {
-        X *rk = lw_xnew(w, X_CAST, ck);
-        rk->un.e = lw_xnat(w, nat_sub(w->a, last, i));
-        X *pos = lw_xnew(w, X_SELECT, ck);
-        pos->sel.c = f;
-        pos->sel.a = k;
-        pos->sel.b = lw_xbin(w, OP_ADD, ck, rk, k);
+        pos->sel.b = other;
         lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, pos, elems)), v->b->b, sp);
     } else {
         lw_open_if(w, f, &inner);
