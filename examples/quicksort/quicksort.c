@@ -74,6 +74,8 @@ typedef struct Sorter {
     cu_free_fn mem_free;
     cu_copy_fn copy_dtod;
     Seg *work, *level;
+    float *piv;                 /* a level's pivots */
+    long long *ms;              /* a level's counts of keys below them */
     long long nwork, capwork;
     long long partitions, smalls, copies, max_work, levels;
 } Sorter;
@@ -94,6 +96,12 @@ static patc_status view(Sorter *q, int b, long long off, long long len, patc_buf
 
 static float *host_keys(Sorter *q, int b, long long off) { return (float *)(uintptr_t)q->base[b] + off; }
 
+/* Elements off .. off+len of the level array b (4-byte elements) for a launch or copy. */
+static patc_status lv_view(Sorter *q, int b, long long off, long long len, patc_buffer **out)
+{
+    return patc_buffer_wrap(q->ctx, q->lv[b] + (unsigned long long)off * 4, (size_t)len * 4, out);
+}
+
 /* Partition the segment s into the other ping-pong buffer: the m keys below t first
  * (partitionLtF32), the others after them; the count m goes to slot j of the level's
  * counts. On the GPU it is only enqueued: level_counts waits for a level's counts. */
@@ -109,8 +117,7 @@ static patc_status partition(Sorter *q, Seg s, float t, long long j)
     }
     patc_buffer *src = NULL, *dst = NULL, *cnt = NULL;
     if ((st = view(q, s.buf, s.off, s.len, &src)) == PATC_OK && (st = view(q, !s.buf, s.off, s.len, &dst)) == PATC_OK &&
-        (st = patc_buffer_wrap(q->ctx, q->lv[LV_COUNT] + (unsigned long long)j * sizeof(unsigned), sizeof(unsigned),
-                               &cnt)) == PATC_OK) {
+        (st = lv_view(q, LV_COUNT, j, 1, &cnt)) == PATC_OK) {
         patc_arg args[2] = {{.value = &t}, {.buffer = src}};
         patc_buffer *outs[2] = {cnt, dst};
         st = patc_launch_args_enqueue(q->part, nats, args, outs, NULL);
@@ -129,7 +136,7 @@ static patc_status level_counts(Sorter *q, long long k, const unsigned **counts)
         return PATC_OK;
     }
     patc_buffer *b = NULL;
-    patc_status st = patc_buffer_wrap(q->ctx, q->lv[LV_COUNT], (size_t)k * sizeof(unsigned), &b);
+    patc_status st = lv_view(q, LV_COUNT, 0, k, &b);
     if (st == PATC_OK) st = patc_buffer_download(b, q->lvhost[LV_COUNT], (size_t)k * sizeof(unsigned));
     patc_buffer_free(b);
     *counts = q->lvhost[LV_COUNT];
@@ -149,10 +156,8 @@ static patc_status pick(Sorter *q, int b, long long k, const int *pos, const flo
     }
     patc_buffer *pb = NULL, *xb = NULL, *kb = NULL;
     patc_status st;
-    if ((st = patc_buffer_wrap(q->ctx, q->lv[LV_POS], (size_t)k * sizeof(int), &pb)) == PATC_OK &&
-        (st = patc_buffer_upload(pb, pos, (size_t)k * sizeof(int))) == PATC_OK &&
-        (st = view(q, b, 0, q->n, &xb)) == PATC_OK &&
-        (st = patc_buffer_wrap(q->ctx, q->lv[LV_KEYS], (size_t)k * sizeof(float), &kb)) == PATC_OK) {
+    if ((st = lv_view(q, LV_POS, 0, k, &pb)) == PATC_OK && (st = patc_buffer_upload(pb, pos, (size_t)k * 4)) == PATC_OK &&
+        (st = view(q, b, 0, q->n, &xb)) == PATC_OK && (st = lv_view(q, LV_KEYS, 0, k, &kb)) == PATC_OK) {
         patc_arg args[2] = {{.buffer = pb}, {.buffer = xb}};
         patc_buffer *outs[1] = {kb};
         if ((st = patc_launch_args_enqueue(q->pick, nats, args, outs, NULL)) == PATC_OK)
@@ -267,14 +272,9 @@ static patc_status quicksort(Sorter *q, long long n)
         }
         const float *keys;
         const unsigned *cnt;
+        float *piv = q->piv;
+        long long *ms = q->ms;
         if ((st = pick(q, q->level[0].buf, k, pos, &keys)) != PATC_OK) break;
-        float *piv = malloc((size_t)nl * sizeof *piv);
-        long long *ms = malloc((size_t)nl * sizeof *ms);
-        if (!piv || !ms) {
-            free(piv);
-            free(ms);
-            return PATC_ERR_NO_MEMORY;
-        }
         for (long long j = 0; j < nl && st == PATC_OK; j++) {
             piv[j] = median3(keys[3 * j], keys[3 * j + 1], keys[3 * j + 2]);
             st = partition(q, q->level[j], piv[j], j);
@@ -312,8 +312,6 @@ static patc_status quicksort(Sorter *q, long long n)
                 st = PATC_ERR_NO_MEMORY;
             }
         }
-        free(piv);
-        free(ms);
     }
     return st;
 }
@@ -390,13 +388,17 @@ static patc_status load(Sorter *q, int no_cubin)
 }
 
 /* A level holds at most n / (SMALL + 1) + 1 segments of more than SMALL keys (they are
- * disjoint): the level list and the sizes of its arrays. */
+ * disjoint): the level list, its pivots and counts, and the sizes of its arrays. */
 static int level_alloc(Sorter *q, long long n)
 {
     q->lvcap = n / (SMALL + 1) + 1;
     free(q->level);
+    free(q->piv);
+    free(q->ms);
     q->level = malloc((size_t)q->lvcap * sizeof *q->level);
-    return q->level ? 0 : (fprintf(stderr, "quicksort: out of memory\n"), 1);
+    q->piv = malloc((size_t)q->lvcap * sizeof *q->piv);
+    q->ms = malloc((size_t)q->lvcap * sizeof *q->ms);
+    return q->level && q->piv && q->ms ? 0 : (fprintf(stderr, "quicksort: out of memory\n"), 1);
 }
 
 static size_t lv_bytes(const Sorter *q, int b) { return (size_t)q->lvcap * (b == LV_COUNT ? 1 : 3) * 4; }
@@ -438,6 +440,8 @@ static void release(Sorter *q)
     }
     for (int b = 0; b < LV_N; b++) free(q->lvhost[b]);
     free(q->level);
+    free(q->piv);
+    free(q->ms);
     if (q->ctx) patc_destroy(q->ctx);
     if (q->cuda) dlclose(q->cuda);
     free(q->work);
