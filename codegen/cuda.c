@@ -783,6 +783,7 @@ static void header(Pr *p)
         sb_printf(o, "%s: ", k->inputs[i]->name);
         ty_print(o, k->def->params[i]->ty);
         if (k->inputs[i]->scalar) sb_puts(o, " (by value)");
+        if (k->inputs[i]->align > 1) sb_printf(o, " (%d-byte aligned: vector loads)", k->inputs[i]->align);
     }
     sb_puts(o, "\n *   nat parameters:  ");
     if (!k->def->nnats) sb_puts(o, "none");

@@ -307,6 +307,8 @@ typedef struct Buffer {
     bool flagged;    /* lastBlock's partials of a 32-bit (or smaller) scalar: each element is one 64-bit
                         word {value bits, 1 << 32}, written and read whole (8 bytes per element) */
     int vec;         /* private: > 0 when it is one vector register of vec elements (S_VLOAD's dst) */
+    int align;       /* a global input read by an S_VLOAD: the bytes of its widest vector, to which the
+                        runtime checks the buffer's start is aligned at launch (0: no vector loads) */
     struct Buffer *counted_by; /* the output of compactTo's elements: the output holding how many of
                                   them are the result (the rest is not written) */
     int ndist;       /* private, spread over the block's threads (toPrivate of a mapThreads): its

@@ -364,9 +364,53 @@ static bool upper_edge(const X *c, Nat **a, Nat **n)
     return true;
 }
 
+/* padClamp's loads at the upper edge: element j of the group is src[min(e + j, c)] for
+ * every j (the normal form may put either operand of the min first). Then the group is
+ * src[e .. e+k) unless e + k - 1 > c, where the clamped loads are done one by one:
+ * *guard is that test, `e + k - 1 >= c + 1`. */
+static bool clamped_group(Lw *w, X *const *xs, int64_t k, Buffer **src, Nat **idx, X **guard)
+{
+    Arena *a = w->a;
+    const X *x0 = xs[0];
+    if (x0->kind != X_LOAD || x0->load.buf->as != AS_GLOBAL || x0->load.buf->param < 0 ||
+        x0->load.index->kind != N_MIN)
+        return false;
+    for (int side = 0; side < 2; side++) {
+        Nat *e = side ? x0->load.index->bin.r : x0->load.index->bin.l;
+        Nat *c = side ? x0->load.index->bin.l : x0->load.index->bin.r;
+        bool all = true;
+        for (int64_t j = 1; j < k && all; j++)
+            all = xs[j]->kind == X_LOAD && xs[j]->load.buf == x0->load.buf &&
+                  nat_equal(xs[j]->load.index, nat_min(a, nadd(w, e, nat_cst(a, j)), c));
+        if (!all) continue;
+        *src = x0->load.buf;
+        *idx = e;
+        *guard = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, nadd(w, e, nat_cst(a, k - 1))), lw_xnat(w, nadd(w, c, nat_cst(a, 1))));
+        return true;
+    }
+    return false;
+}
+
+/* A group of padClamp's loads whose clamp -D sizes have folded: each element a load of
+ * the same global input at a constant index (the clamped end) or a min, some constant
+ * (n = 1: every index is 0). It is read element by element, as padding is. */
+static bool collapsed_clamp(X *const *xs, int64_t k)
+{
+    bool cst = false;
+    for (int64_t j = 0; j < k; j++) {
+        const X *x = xs[j];
+        if (x->kind != X_LOAD || x->load.buf != xs[0]->load.buf || x->load.buf->as != AS_GLOBAL ||
+            x->load.buf->param < 0 || (x->load.index->kind != N_CST && x->load.index->kind != N_MIN))
+            return false;
+        cst |= x->load.index->kind == N_CST;
+    }
+    return cst;
+}
+
 /* Group i of asVector(k)(in): the k elements in[i*k + j] must each be a load of
  * one global input at consecutive indices idx+j, with idx a multiple of k, possibly
- * behind padCst's bound tests. Then they are one k-wide load into a vector register:
+ * behind padCst's bound tests or padClamp's clamp (clamped_group). Then they are one
+ * k-wide load into a vector register:
  *     if (any bound test holds) v[j] = element j, one by one; else v = load_k(&src[idx])
  * The bound tests of a padCst at the upper edge are `idx+j >= N`; they hold for some j
  * exactly when the last one holds, so that one alone guards the vector load. */
@@ -381,10 +425,16 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     Nat *idx = NULL;
     X *guard = NULL, *conds[4] = {0};
     bool ok = true, pads = false;
-    for (int64_t j = 0; j < k && ok; j++) {
+    for (int64_t j = 0; j < k; j++) {
         Val *e = lw_view_at(w, v->in, nadd(w, base, nat_cst(a, j)));
         if (e->k != VAL_SCALAR) die("asVector of a non-scalar");
-        X *x = xs[j] = e->x;
+        xs[j] = e->x;
+    }
+    X *clamp = NULL;
+    bool clamped = clamped_group(w, xs, k, &src, &idx, &clamp);
+    int64_t kw = clamped ? 0 : k; /* the element-wise analysis is for the other groups */
+    for (int64_t j = 0; j < kw && ok; j++) {
+        X *x = xs[j];
         if (x->kind == X_SELECT && x->sel.b->kind == X_LOAD) {
             conds[j] = x->sel.c;
             x = x->sel.b;
@@ -401,9 +451,10 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         }
         if (conds[j]) guard = guard ? lw_xbin(w, OP_OR, SK_BOOL, guard, conds[j]) : conds[j];
     }
+    if (!ok && collapsed_clamp(xs, k)) ok = pads = true;
     bool edges = true;
     Nat *a0 = NULL, *n0 = NULL;
-    for (int64_t j = 0; j < k && edges; j++) {
+    for (int64_t j = 0; j < kw && edges; j++) {
         Nat *ca, *cn;
         if (!conds[j] || !upper_edge(conds[j], &ca, &cn)) edges = false;
         else if (j == 0) a0 = ca, n0 = cn;
@@ -411,7 +462,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     }
     if (!ok)
         diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
-                   "kernel input (through split, join, transpose, padCst, ...), so that one load reads them",
+                   "kernel input (through split, join, transpose, padCst, padClamp, ...), so that one load reads them",
                    (long long)k, (long long)k);
     if (!pads && !nat_divides(a, v->n1, idx))
         diag_error(w->d, v->fn->sp, "asVector(%lld): a group starts at element %s of '%s', which is not provably a "
@@ -422,16 +473,20 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     d->decl.buf = vb;
     lw_emit(w, d);
     if (pads) {
-        /* provably padding in part (sizes fixed by -D): never one load, element by element */
+        /* provably padding in part, or a collapsed clamp (sizes fixed by -D): never one
+         * load, element by element */
         for (int64_t j = 0; j < k; j++) lw_store(w, vb, nat_cst(a, j), xs[j]);
     } else {
         vb->vec = (int)k;
+        int bytes = (int)k * scalar_info[src->sk].size;
+        if (src->align < bytes) src->align = bytes;
         Stmt *s = lw_snew(w, S_VLOAD);
         s->vload.dst = vb;
         s->vload.src = src;
         s->vload.index = idx;
         s->vload.width = (int)k;
-        s->vload.guard = guard && edges ? conds[k - 1] : guard; /* the last bound test covers all */
+        /* the last bound test covers all */
+        s->vload.guard = clamped ? clamp : guard && edges ? conds[k - 1] : guard;
         s->vload.fallback = xs;
         lw_emit(w, s);
     }

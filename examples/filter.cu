@@ -13,11 +13,11 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
 static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
 /* kernel filterGtF32
- *   data parameters: t: f32 (by value), xs: n.f32
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float), of which the first out0[0] are the result
- *   scratch:         lbstate31: (n + 2047) / 2048 x unsigned long long, lbctr32: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 2047) / 2048 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -25,18 +25,18 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(8704, 2048 * ((n + 2046) / 2048) + 4640) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s1 = (float *)(patc_smem + 0);
-    unsigned int *s4 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb28 = (unsigned int *)(patc_smem + 8704);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -45,54 +45,66 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
         const patc_int b0 = (unsigned int)patc_draw;
         {
             const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 16; i3 += 1) {
-                s1[(t2 + 128 * i3)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + t2 + 128 * i3))];
+            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                __align__(16) float v4[4];
+                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                } else {
+                    *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                }
+                #pragma unroll
+                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                }
             }
         }
         __syncthreads();
         {
-            const patc_int w5 = warp;
-            unsigned int v6 = ((unsigned int)0);
-            unsigned int acc7 = ((unsigned int)0);
-            for (patc_int i8 = 0; i8 < 16; i8 += 1) {
-                acc7 = (acc7 + ((unsigned int)(s1[(lane + 512 * w5 + 32 * i8)] > t)));
+            const patc_int w7 = warp;
+            unsigned int v8 = ((unsigned int)0);
+            unsigned int acc9 = ((unsigned int)0);
+            for (patc_int i10 = 0; i10 < 16; i10 += 1) {
+                acc9 = (acc9 + ((unsigned int)(s1[(lane + 512 * w7 + 32 * i10)] > t)));
             }
-            unsigned int s9 = (v6 + acc7);
-            unsigned int r10 = ((lane == 0) ? s9 : acc7);
-            unsigned int sh11 = __shfl_up_sync(0xffffffffu, r10, 1);
-            unsigned int s12 = (sh11 + r10);
-            unsigned int r13 = ((lane >= 1) ? s12 : r10);
-            unsigned int sh14 = __shfl_up_sync(0xffffffffu, r13, 2);
-            unsigned int s15 = (sh14 + r13);
-            unsigned int r16 = ((lane >= 2) ? s15 : r13);
-            unsigned int sh17 = __shfl_up_sync(0xffffffffu, r16, 4);
-            unsigned int s18 = (sh17 + r16);
-            unsigned int r19 = ((lane >= 4) ? s18 : r16);
-            unsigned int sh20 = __shfl_up_sync(0xffffffffu, r19, 8);
-            unsigned int s21 = (sh20 + r19);
-            unsigned int r22 = ((lane >= 8) ? s21 : r19);
-            unsigned int sh23 = __shfl_up_sync(0xffffffffu, r22, 16);
-            unsigned int s24 = (sh23 + r22);
-            unsigned int r25 = ((lane >= 16) ? s24 : r22);
+            unsigned int s11 = (v8 + acc9);
+            unsigned int r12 = ((lane == 0) ? s11 : acc9);
+            unsigned int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            unsigned int s14 = (sh13 + r12);
+            unsigned int r15 = ((lane >= 1) ? s14 : r12);
+            unsigned int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            unsigned int s17 = (sh16 + r15);
+            unsigned int r18 = ((lane >= 2) ? s17 : r15);
+            unsigned int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            unsigned int s20 = (sh19 + r18);
+            unsigned int r21 = ((lane >= 4) ? s20 : r18);
+            unsigned int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            unsigned int s23 = (sh22 + r21);
+            unsigned int r24 = ((lane >= 8) ? s23 : r21);
+            unsigned int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+            unsigned int s26 = (sh25 + r24);
+            unsigned int r27 = ((lane >= 16) ? s26 : r24);
             {
-                s4[(lane + 32 * w5)] = r25;
+                s6[(lane + 32 * w7)] = r27;
             }
         }
-        unsigned int acc26 = ((unsigned int)0);
+        unsigned int acc28 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i27 = 0; i27 < 4; i27 += 1) {
-            acc26 = (acc26 + s4[(32 * i27 + 31)]);
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -100,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -115,15 +127,15 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
+                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -131,43 +143,43 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba29 = patc_ex0, lbb30 = acc26;
-                        patc_in0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v33 = lb28[0];
+        unsigned int v35 = lb30[0];
         {
-            const patc_int w34 = warp;
-            unsigned int acc35 = ((unsigned int)0);
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+            const patc_int w36 = warp;
+            unsigned int acc37 = ((unsigned int)0);
+            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
             }
-            unsigned int carry42 = (v33 + acc35);
-            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] > t);
-                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                unsigned int v41 = __popc(vote40);
-                unsigned int pre43 = carry42;
-                unsigned int nxt44 = (pre43 + v41);
-                carry42 = nxt44;
+            unsigned int carry44 = (v35 + acc37);
+            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                unsigned int v43 = __popc(vote42);
+                unsigned int pre45 = carry44;
+                unsigned int nxt46 = (pre45 + v43);
+                carry44 = nxt46;
                 {
-                    const patc_int l45 = lane;
-                    unsigned int v46 = ((unsigned int)l45);
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
-                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                        if (sel47) {
-                            long long ix49 = ((long long)before48);
-                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
+                    const patc_int l47 = lane;
+                    unsigned int v48 = ((unsigned int)l47);
+                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                        if (sel49) {
+                            long long ix51 = ((long long)before50);
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                         }
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                            out0[0] = (before48 + ((unsigned int)sel47));
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                            out0[0] = (before50 + ((unsigned int)sel49));
                         }
                     }
                 }
@@ -177,11 +189,11 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
 }
 
 /* kernel filterGtI32
- *   data parameters: t: i32 (by value), xs: n.i32
+ *   data parameters: t: i32 (by value), xs: n.i32 (16-byte aligned: vector loads)
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int), of which the first out0[0] are the result
- *   scratch:         lbstate31: (n + 2047) / 2048 x unsigned long long, lbctr32: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 2047) / 2048 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -189,18 +201,18 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(8704, 2048 * ((n + 2046) / 2048) + 4640) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s1 = (int *)(patc_smem + 0);
-    unsigned int *s4 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb28 = (unsigned int *)(patc_smem + 8704);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -209,54 +221,66 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
         const patc_int b0 = (unsigned int)patc_draw;
         {
             const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 16; i3 += 1) {
-                s1[(t2 + 128 * i3)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + t2 + 128 * i3))];
+            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                __align__(16) int v4[4];
+                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                } else {
+                    *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                }
+                #pragma unroll
+                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                }
             }
         }
         __syncthreads();
         {
-            const patc_int w5 = warp;
-            unsigned int v6 = ((unsigned int)0);
-            unsigned int acc7 = ((unsigned int)0);
-            for (patc_int i8 = 0; i8 < 16; i8 += 1) {
-                acc7 = (acc7 + ((unsigned int)(s1[(lane + 512 * w5 + 32 * i8)] > t)));
+            const patc_int w7 = warp;
+            unsigned int v8 = ((unsigned int)0);
+            unsigned int acc9 = ((unsigned int)0);
+            for (patc_int i10 = 0; i10 < 16; i10 += 1) {
+                acc9 = (acc9 + ((unsigned int)(s1[(lane + 512 * w7 + 32 * i10)] > t)));
             }
-            unsigned int s9 = (v6 + acc7);
-            unsigned int r10 = ((lane == 0) ? s9 : acc7);
-            unsigned int sh11 = __shfl_up_sync(0xffffffffu, r10, 1);
-            unsigned int s12 = (sh11 + r10);
-            unsigned int r13 = ((lane >= 1) ? s12 : r10);
-            unsigned int sh14 = __shfl_up_sync(0xffffffffu, r13, 2);
-            unsigned int s15 = (sh14 + r13);
-            unsigned int r16 = ((lane >= 2) ? s15 : r13);
-            unsigned int sh17 = __shfl_up_sync(0xffffffffu, r16, 4);
-            unsigned int s18 = (sh17 + r16);
-            unsigned int r19 = ((lane >= 4) ? s18 : r16);
-            unsigned int sh20 = __shfl_up_sync(0xffffffffu, r19, 8);
-            unsigned int s21 = (sh20 + r19);
-            unsigned int r22 = ((lane >= 8) ? s21 : r19);
-            unsigned int sh23 = __shfl_up_sync(0xffffffffu, r22, 16);
-            unsigned int s24 = (sh23 + r22);
-            unsigned int r25 = ((lane >= 16) ? s24 : r22);
+            unsigned int s11 = (v8 + acc9);
+            unsigned int r12 = ((lane == 0) ? s11 : acc9);
+            unsigned int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            unsigned int s14 = (sh13 + r12);
+            unsigned int r15 = ((lane >= 1) ? s14 : r12);
+            unsigned int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            unsigned int s17 = (sh16 + r15);
+            unsigned int r18 = ((lane >= 2) ? s17 : r15);
+            unsigned int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            unsigned int s20 = (sh19 + r18);
+            unsigned int r21 = ((lane >= 4) ? s20 : r18);
+            unsigned int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            unsigned int s23 = (sh22 + r21);
+            unsigned int r24 = ((lane >= 8) ? s23 : r21);
+            unsigned int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+            unsigned int s26 = (sh25 + r24);
+            unsigned int r27 = ((lane >= 16) ? s26 : r24);
             {
-                s4[(lane + 32 * w5)] = r25;
+                s6[(lane + 32 * w7)] = r27;
             }
         }
-        unsigned int acc26 = ((unsigned int)0);
+        unsigned int acc28 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i27 = 0; i27 < 4; i27 += 1) {
-            acc26 = (acc26 + s4[(32 * i27 + 31)]);
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -264,7 +288,7 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -279,15 +303,15 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
+                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -295,43 +319,43 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba29 = patc_ex0, lbb30 = acc26;
-                        patc_in0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v33 = lb28[0];
+        unsigned int v35 = lb30[0];
         {
-            const patc_int w34 = warp;
-            unsigned int acc35 = ((unsigned int)0);
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+            const patc_int w36 = warp;
+            unsigned int acc37 = ((unsigned int)0);
+            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
             }
-            unsigned int carry42 = (v33 + acc35);
-            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] > t);
-                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                unsigned int v41 = __popc(vote40);
-                unsigned int pre43 = carry42;
-                unsigned int nxt44 = (pre43 + v41);
-                carry42 = nxt44;
+            unsigned int carry44 = (v35 + acc37);
+            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                unsigned int v43 = __popc(vote42);
+                unsigned int pre45 = carry44;
+                unsigned int nxt46 = (pre45 + v43);
+                carry44 = nxt46;
                 {
-                    const patc_int l45 = lane;
-                    unsigned int v46 = ((unsigned int)l45);
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
-                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                        if (sel47) {
-                            long long ix49 = ((long long)before48);
-                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
+                    const patc_int l47 = lane;
+                    unsigned int v48 = ((unsigned int)l47);
+                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                        if (sel49) {
+                            long long ix51 = ((long long)before50);
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                         }
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                            out0[0] = (before48 + ((unsigned int)sel47));
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                            out0[0] = (before50 + ((unsigned int)sel49));
                         }
                     }
                 }

@@ -13,11 +13,11 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
 static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
 /* kernel partitionGtF32
- *   data parameters: t: f32 (by value), xs: n.f32
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         lbstate31: (n + 2047) / 2048 x unsigned long long, lbctr32: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 2047) / 2048 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -25,18 +25,18 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s1 = (float *)(patc_smem + 0);
-    unsigned int *s4 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb28 = (unsigned int *)(patc_smem + 8704);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -45,54 +45,66 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
         const patc_int b0 = (unsigned int)patc_draw;
         {
             const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 16; i3 += 1) {
-                s1[(t2 + 128 * i3)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + t2 + 128 * i3))];
+            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                __align__(16) float v4[4];
+                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                } else {
+                    *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                }
+                #pragma unroll
+                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                }
             }
         }
         __syncthreads();
         {
-            const patc_int w5 = warp;
-            unsigned int v6 = ((unsigned int)0);
-            unsigned int acc7 = ((unsigned int)0);
-            for (patc_int i8 = 0; i8 < 16; i8 += 1) {
-                acc7 = (acc7 + ((unsigned int)(s1[(lane + 512 * w5 + 32 * i8)] > t)));
+            const patc_int w7 = warp;
+            unsigned int v8 = ((unsigned int)0);
+            unsigned int acc9 = ((unsigned int)0);
+            for (patc_int i10 = 0; i10 < 16; i10 += 1) {
+                acc9 = (acc9 + ((unsigned int)(s1[(lane + 512 * w7 + 32 * i10)] > t)));
             }
-            unsigned int s9 = (v6 + acc7);
-            unsigned int r10 = ((lane == 0) ? s9 : acc7);
-            unsigned int sh11 = __shfl_up_sync(0xffffffffu, r10, 1);
-            unsigned int s12 = (sh11 + r10);
-            unsigned int r13 = ((lane >= 1) ? s12 : r10);
-            unsigned int sh14 = __shfl_up_sync(0xffffffffu, r13, 2);
-            unsigned int s15 = (sh14 + r13);
-            unsigned int r16 = ((lane >= 2) ? s15 : r13);
-            unsigned int sh17 = __shfl_up_sync(0xffffffffu, r16, 4);
-            unsigned int s18 = (sh17 + r16);
-            unsigned int r19 = ((lane >= 4) ? s18 : r16);
-            unsigned int sh20 = __shfl_up_sync(0xffffffffu, r19, 8);
-            unsigned int s21 = (sh20 + r19);
-            unsigned int r22 = ((lane >= 8) ? s21 : r19);
-            unsigned int sh23 = __shfl_up_sync(0xffffffffu, r22, 16);
-            unsigned int s24 = (sh23 + r22);
-            unsigned int r25 = ((lane >= 16) ? s24 : r22);
+            unsigned int s11 = (v8 + acc9);
+            unsigned int r12 = ((lane == 0) ? s11 : acc9);
+            unsigned int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            unsigned int s14 = (sh13 + r12);
+            unsigned int r15 = ((lane >= 1) ? s14 : r12);
+            unsigned int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            unsigned int s17 = (sh16 + r15);
+            unsigned int r18 = ((lane >= 2) ? s17 : r15);
+            unsigned int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            unsigned int s20 = (sh19 + r18);
+            unsigned int r21 = ((lane >= 4) ? s20 : r18);
+            unsigned int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            unsigned int s23 = (sh22 + r21);
+            unsigned int r24 = ((lane >= 8) ? s23 : r21);
+            unsigned int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+            unsigned int s26 = (sh25 + r24);
+            unsigned int r27 = ((lane >= 16) ? s26 : r24);
             {
-                s4[(lane + 32 * w5)] = r25;
+                s6[(lane + 32 * w7)] = r27;
             }
         }
-        unsigned int acc26 = ((unsigned int)0);
+        unsigned int acc28 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i27 = 0; i27 < 4; i27 += 1) {
-            acc26 = (acc26 + s4[(32 * i27 + 31)]);
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -100,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -115,15 +127,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
+                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -131,41 +143,41 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba29 = patc_ex0, lbb30 = acc26;
-                        patc_in0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v33 = lb28[0];
+        unsigned int v35 = lb30[0];
         {
-            const patc_int w34 = warp;
-            unsigned int acc35 = ((unsigned int)0);
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+            const patc_int w36 = warp;
+            unsigned int acc37 = ((unsigned int)0);
+            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
             }
-            unsigned int carry42 = (v33 + acc35);
-            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] > t);
-                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                unsigned int v41 = __popc(vote40);
-                unsigned int pre43 = carry42;
-                unsigned int nxt44 = (pre43 + v41);
-                carry42 = nxt44;
+            unsigned int carry44 = (v35 + acc37);
+            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                unsigned int v43 = __popc(vote42);
+                unsigned int pre45 = carry44;
+                unsigned int nxt46 = (pre45 + v43);
+                carry44 = nxt46;
                 {
-                    const patc_int l45 = lane;
-                    unsigned int v46 = ((unsigned int)l45);
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
-                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                        long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                        out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                            out0[0] = (before48 + ((unsigned int)sel47));
+                    const patc_int l47 = lane;
+                    unsigned int v48 = ((unsigned int)l47);
+                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                        long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
+                        out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                            out0[0] = (before50 + ((unsigned int)sel49));
                         }
                     }
                 }
@@ -175,11 +187,11 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
 }
 
 /* kernel partitionGtI32
- *   data parameters: t: i32 (by value), xs: n.i32
+ *   data parameters: t: i32 (by value), xs: n.i32 (16-byte aligned: vector loads)
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         lbstate31: (n + 2047) / 2048 x unsigned long long, lbctr32: 1 x unsigned long long
+ *   scratch:         lbstate33: (n + 2047) / 2048 x unsigned long long, lbctr34: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -187,18 +199,18 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s1 = (int *)(patc_smem + 0);
-    unsigned int *s4 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb28 = (unsigned int *)(patc_smem + 8704);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -207,54 +219,66 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
         const patc_int b0 = (unsigned int)patc_draw;
         {
             const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 16; i3 += 1) {
-                s1[(t2 + 128 * i3)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + t2 + 128 * i3))];
+            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                __align__(16) int v4[4];
+                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                } else {
+                    *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                }
+                #pragma unroll
+                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                }
             }
         }
         __syncthreads();
         {
-            const patc_int w5 = warp;
-            unsigned int v6 = ((unsigned int)0);
-            unsigned int acc7 = ((unsigned int)0);
-            for (patc_int i8 = 0; i8 < 16; i8 += 1) {
-                acc7 = (acc7 + ((unsigned int)(s1[(lane + 512 * w5 + 32 * i8)] > t)));
+            const patc_int w7 = warp;
+            unsigned int v8 = ((unsigned int)0);
+            unsigned int acc9 = ((unsigned int)0);
+            for (patc_int i10 = 0; i10 < 16; i10 += 1) {
+                acc9 = (acc9 + ((unsigned int)(s1[(lane + 512 * w7 + 32 * i10)] > t)));
             }
-            unsigned int s9 = (v6 + acc7);
-            unsigned int r10 = ((lane == 0) ? s9 : acc7);
-            unsigned int sh11 = __shfl_up_sync(0xffffffffu, r10, 1);
-            unsigned int s12 = (sh11 + r10);
-            unsigned int r13 = ((lane >= 1) ? s12 : r10);
-            unsigned int sh14 = __shfl_up_sync(0xffffffffu, r13, 2);
-            unsigned int s15 = (sh14 + r13);
-            unsigned int r16 = ((lane >= 2) ? s15 : r13);
-            unsigned int sh17 = __shfl_up_sync(0xffffffffu, r16, 4);
-            unsigned int s18 = (sh17 + r16);
-            unsigned int r19 = ((lane >= 4) ? s18 : r16);
-            unsigned int sh20 = __shfl_up_sync(0xffffffffu, r19, 8);
-            unsigned int s21 = (sh20 + r19);
-            unsigned int r22 = ((lane >= 8) ? s21 : r19);
-            unsigned int sh23 = __shfl_up_sync(0xffffffffu, r22, 16);
-            unsigned int s24 = (sh23 + r22);
-            unsigned int r25 = ((lane >= 16) ? s24 : r22);
+            unsigned int s11 = (v8 + acc9);
+            unsigned int r12 = ((lane == 0) ? s11 : acc9);
+            unsigned int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+            unsigned int s14 = (sh13 + r12);
+            unsigned int r15 = ((lane >= 1) ? s14 : r12);
+            unsigned int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+            unsigned int s17 = (sh16 + r15);
+            unsigned int r18 = ((lane >= 2) ? s17 : r15);
+            unsigned int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+            unsigned int s20 = (sh19 + r18);
+            unsigned int r21 = ((lane >= 4) ? s20 : r18);
+            unsigned int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+            unsigned int s23 = (sh22 + r21);
+            unsigned int r24 = ((lane >= 8) ? s23 : r21);
+            unsigned int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+            unsigned int s26 = (sh25 + r24);
+            unsigned int r27 = ((lane >= 16) ? s26 : r24);
             {
-                s4[(lane + 32 * w5)] = r25;
+                s6[(lane + 32 * w7)] = r27;
             }
         }
-        unsigned int acc26 = ((unsigned int)0);
+        unsigned int acc28 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i27 = 0; i27 < 4; i27 += 1) {
-            acc26 = (acc26 + s4[(32 * i27 + 31)]);
+        for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+            acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
             if (b0 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc26));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
                 }
                 long long patc_end = (long long)b0 - 1;
                 for (;;) {
@@ -262,7 +286,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -277,15 +301,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
+                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
+                                patc_v0 = (lba31 + lbb32);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
+                        patc_ex0 = (lba31 + lbb32);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -293,41 +317,41 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba29 = patc_ex0, lbb30 = acc26;
-                        patc_in0 = (lba29 + lbb30);
+                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
+                        patc_in0 = (lba31 + lbb32);
                     }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if (patc_ln == 0) lb30[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v33 = lb28[0];
+        unsigned int v35 = lb30[0];
         {
-            const patc_int w34 = warp;
-            unsigned int acc35 = ((unsigned int)0);
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+            const patc_int w36 = warp;
+            unsigned int acc37 = ((unsigned int)0);
+            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
             }
-            unsigned int carry42 = (v33 + acc35);
-            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] > t);
-                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                unsigned int v41 = __popc(vote40);
-                unsigned int pre43 = carry42;
-                unsigned int nxt44 = (pre43 + v41);
-                carry42 = nxt44;
+            unsigned int carry44 = (v35 + acc37);
+            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                unsigned int v43 = __popc(vote42);
+                unsigned int pre45 = carry44;
+                unsigned int nxt46 = (pre45 + v43);
+                carry44 = nxt46;
                 {
-                    const patc_int l45 = lane;
-                    unsigned int v46 = ((unsigned int)l45);
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
-                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                        long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                        out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                            out0[0] = (before48 + ((unsigned int)sel47));
+                    const patc_int l47 = lane;
+                    unsigned int v48 = ((unsigned int)l47);
+                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                        long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
+                        out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                            out0[0] = (before50 + ((unsigned int)sel49));
                         }
                     }
                 }
@@ -501,11 +525,11 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
 /* kernel partitionStableGtF32_launch0
  *   launch 1 of 2:   partitionStableGtF32_launch0, then partitionStableGtF32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
- *   data parameters: t: f32 (by value), xs: n.f32
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -513,7 +537,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -630,11 +654,11 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
 /* kernel partitionStableGtF32
  *   launch 2 of 2:   partitionStableGtF32_launch0, then partitionStableGtF32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
- *   data parameters: t: f32 (by value), xs: n.f32
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -642,18 +666,18 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s65 = (float *)(patc_smem + 0);
-    unsigned int *s68 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb92 = (unsigned int *)(patc_smem + 8704);
+    unsigned int *s70 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb94 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr96, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr96 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr98, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr98 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -662,54 +686,66 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
         const patc_int b64 = (unsigned int)patc_draw;
         {
             const patc_int t66 = threadIdx.x;
-            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                s65[(t66 + 128 * i67)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + t66 + 128 * i67))];
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                __align__(16) float v68[4];
+                if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
+                    v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
+                    v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
+                    v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
+                    v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                } else {
+                    *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                }
+                #pragma unroll
+                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                    s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                }
             }
         }
         __syncthreads();
         {
-            const patc_int w69 = warp;
-            unsigned int v70 = ((unsigned int)0);
-            unsigned int acc71 = ((unsigned int)0);
-            for (patc_int i72 = 0; i72 < 16; i72 += 1) {
-                acc71 = (acc71 + ((unsigned int)(s65[(lane + 512 * w69 + 32 * i72)] > t)));
+            const patc_int w71 = warp;
+            unsigned int v72 = ((unsigned int)0);
+            unsigned int acc73 = ((unsigned int)0);
+            for (patc_int i74 = 0; i74 < 16; i74 += 1) {
+                acc73 = (acc73 + ((unsigned int)(s65[(lane + 512 * w71 + 32 * i74)] > t)));
             }
-            unsigned int s73 = (v70 + acc71);
-            unsigned int r74 = ((lane == 0) ? s73 : acc71);
-            unsigned int sh75 = __shfl_up_sync(0xffffffffu, r74, 1);
-            unsigned int s76 = (sh75 + r74);
-            unsigned int r77 = ((lane >= 1) ? s76 : r74);
-            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 2);
-            unsigned int s79 = (sh78 + r77);
-            unsigned int r80 = ((lane >= 2) ? s79 : r77);
-            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 4);
-            unsigned int s82 = (sh81 + r80);
-            unsigned int r83 = ((lane >= 4) ? s82 : r80);
-            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 8);
-            unsigned int s85 = (sh84 + r83);
-            unsigned int r86 = ((lane >= 8) ? s85 : r83);
-            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 16);
-            unsigned int s88 = (sh87 + r86);
-            unsigned int r89 = ((lane >= 16) ? s88 : r86);
+            unsigned int s75 = (v72 + acc73);
+            unsigned int r76 = ((lane == 0) ? s75 : acc73);
+            unsigned int sh77 = __shfl_up_sync(0xffffffffu, r76, 1);
+            unsigned int s78 = (sh77 + r76);
+            unsigned int r79 = ((lane >= 1) ? s78 : r76);
+            unsigned int sh80 = __shfl_up_sync(0xffffffffu, r79, 2);
+            unsigned int s81 = (sh80 + r79);
+            unsigned int r82 = ((lane >= 2) ? s81 : r79);
+            unsigned int sh83 = __shfl_up_sync(0xffffffffu, r82, 4);
+            unsigned int s84 = (sh83 + r82);
+            unsigned int r85 = ((lane >= 4) ? s84 : r82);
+            unsigned int sh86 = __shfl_up_sync(0xffffffffu, r85, 8);
+            unsigned int s87 = (sh86 + r85);
+            unsigned int r88 = ((lane >= 8) ? s87 : r85);
+            unsigned int sh89 = __shfl_up_sync(0xffffffffu, r88, 16);
+            unsigned int s90 = (sh89 + r88);
+            unsigned int r91 = ((lane >= 16) ? s90 : r88);
             {
-                s68[(lane + 32 * w69)] = r89;
+                s70[(lane + 32 * w71)] = r91;
             }
         }
-        unsigned int acc90 = ((unsigned int)0);
+        unsigned int acc92 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i91 = 0; i91 < 4; i91 += 1) {
-            acc90 = (acc90 + s68[(32 * i91 + 31)]);
+        for (patc_int i93 = 0; i93 < 4; i93 += 1) {
+            acc92 = (acc92 + s70[(32 * i93 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
             if (b64 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc90));
+                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc92));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc90));
+                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc92));
                 }
                 long long patc_end = (long long)b64 - 1;
                 for (;;) {
@@ -717,7 +753,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate95[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate97[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -732,15 +768,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba93 = patc_o0, lbb94 = patc_v0;
-                                patc_v0 = (lba93 + lbb94);
+                                const unsigned int lba95 = patc_o0, lbb96 = patc_v0;
+                                patc_v0 = (lba95 + lbb96);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba93 = patc_w0, lbb94 = patc_ex0;
-                        patc_ex0 = (lba93 + lbb94);
+                        const unsigned int lba95 = patc_w0, lbb96 = patc_ex0;
+                        patc_ex0 = (lba95 + lbb96);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -748,42 +784,42 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba93 = patc_ex0, lbb94 = acc90;
-                        patc_in0 = (lba93 + lbb94);
+                        const unsigned int lba95 = patc_ex0, lbb96 = acc92;
+                        patc_in0 = (lba95 + lbb96);
                     }
-                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb92[0] = patc_ex0;
+            if (patc_ln == 0) lb94[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v97 = lb92[0];
+        unsigned int v99 = lb94[0];
         {
-            const patc_int w98 = warp;
-            unsigned int acc99 = ((unsigned int)0);
-            for (patc_int i100 = 0; i100 < 4; i100 += 1) {
-                unsigned int s101 = (acc99 + s68[(32 * i100 + 31)]);
-                acc99 = ((((int)i100) < ((int)w98)) ? s101 : acc99);
+            const patc_int w100 = warp;
+            unsigned int acc101 = ((unsigned int)0);
+            for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
+                acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
             }
-            unsigned int carry106 = (v97 + acc99);
-            for (patc_int i102 = 0; i102 < 16; i102 += 1) {
-                bool r103 = (s65[(lane + 512 * w98 + 32 * i102)] > t);
-                unsigned int vote104 = __ballot_sync(0xffffffffu, r103);
-                unsigned int v105 = __popc(vote104);
-                unsigned int pre107 = carry106;
-                unsigned int nxt108 = (pre107 + v105);
-                carry106 = nxt108;
+            unsigned int carry108 = (v99 + acc101);
+            for (patc_int i104 = 0; i104 < 16; i104 += 1) {
+                bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
+                unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
+                unsigned int v107 = __popc(vote106);
+                unsigned int pre109 = carry108;
+                unsigned int nxt110 = (pre109 + v107);
+                carry108 = nxt110;
                 {
-                    const patc_int l109 = lane;
-                    unsigned int v110 = ((unsigned int)l109);
-                    if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) < n)) {
-                        bool sel111 = (((vote104 >> v110) & 1u) == 1u);
-                        unsigned int before112 = (pre107 + __popc((vote104 & ((1u << v110) - 1u))));
-                        unsigned int given113 = glob0[0];
-                        long long ix114 = ((long long)(sel111 ? before112 : (given113 + (((unsigned int)(2048 * b64 + 512 * w98 + 32 * i102 + l109)) - before112))));
-                        out1[ix114] = s65[(512 * w98 + 32 * i102 + l109)];
-                        if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) == (n - 1))) {
-                            out0[0] = (before112 + ((unsigned int)sel111));
+                    const patc_int l111 = lane;
+                    unsigned int v112 = ((unsigned int)l111);
+                    if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
+                        bool sel113 = (((vote106 >> v112) & 1u) == 1u);
+                        unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
+                        unsigned int given115 = glob0[0];
+                        long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                        out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
+                            out0[0] = (before114 + ((unsigned int)sel113));
                         }
                     }
                 }
@@ -795,11 +831,11 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
 /* kernel partitionStableGtI32_launch0
  *   launch 1 of 2:   partitionStableGtI32_launch0, then partitionStableGtI32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
- *   data parameters: t: i32 (by value), xs: n.i32
+ *   data parameters: t: i32 (by value), xs: n.i32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -807,7 +843,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -924,11 +960,11 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
 /* kernel partitionStableGtI32
  *   launch 2 of 2:   partitionStableGtI32_launch0, then partitionStableGtI32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
- *   data parameters: t: i32 (by value), xs: n.i32
+ *   data parameters: t: i32 (by value), xs: n.i32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate95: (n + 2047) / 2048 x unsigned long long, lbctr96: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -936,18 +972,18 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate95, unsigned long long *__restrict__ lbctr96, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     int *s65 = (int *)(patc_smem + 0);
-    unsigned int *s68 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb92 = (unsigned int *)(patc_smem + 8704);
+    unsigned int *s70 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb94 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr96, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr96 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr98, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr98 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
@@ -956,54 +992,66 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
         const patc_int b64 = (unsigned int)patc_draw;
         {
             const patc_int t66 = threadIdx.x;
-            for (patc_int i67 = 0; i67 < 16; i67 += 1) {
-                s65[(t66 + 128 * i67)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + t66 + 128 * i67))];
+            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                __align__(16) int v68[4];
+                if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
+                    v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
+                    v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
+                    v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
+                    v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                } else {
+                    *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                }
+                #pragma unroll
+                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                    s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                }
             }
         }
         __syncthreads();
         {
-            const patc_int w69 = warp;
-            unsigned int v70 = ((unsigned int)0);
-            unsigned int acc71 = ((unsigned int)0);
-            for (patc_int i72 = 0; i72 < 16; i72 += 1) {
-                acc71 = (acc71 + ((unsigned int)(s65[(lane + 512 * w69 + 32 * i72)] > t)));
+            const patc_int w71 = warp;
+            unsigned int v72 = ((unsigned int)0);
+            unsigned int acc73 = ((unsigned int)0);
+            for (patc_int i74 = 0; i74 < 16; i74 += 1) {
+                acc73 = (acc73 + ((unsigned int)(s65[(lane + 512 * w71 + 32 * i74)] > t)));
             }
-            unsigned int s73 = (v70 + acc71);
-            unsigned int r74 = ((lane == 0) ? s73 : acc71);
-            unsigned int sh75 = __shfl_up_sync(0xffffffffu, r74, 1);
-            unsigned int s76 = (sh75 + r74);
-            unsigned int r77 = ((lane >= 1) ? s76 : r74);
-            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 2);
-            unsigned int s79 = (sh78 + r77);
-            unsigned int r80 = ((lane >= 2) ? s79 : r77);
-            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 4);
-            unsigned int s82 = (sh81 + r80);
-            unsigned int r83 = ((lane >= 4) ? s82 : r80);
-            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 8);
-            unsigned int s85 = (sh84 + r83);
-            unsigned int r86 = ((lane >= 8) ? s85 : r83);
-            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 16);
-            unsigned int s88 = (sh87 + r86);
-            unsigned int r89 = ((lane >= 16) ? s88 : r86);
+            unsigned int s75 = (v72 + acc73);
+            unsigned int r76 = ((lane == 0) ? s75 : acc73);
+            unsigned int sh77 = __shfl_up_sync(0xffffffffu, r76, 1);
+            unsigned int s78 = (sh77 + r76);
+            unsigned int r79 = ((lane >= 1) ? s78 : r76);
+            unsigned int sh80 = __shfl_up_sync(0xffffffffu, r79, 2);
+            unsigned int s81 = (sh80 + r79);
+            unsigned int r82 = ((lane >= 2) ? s81 : r79);
+            unsigned int sh83 = __shfl_up_sync(0xffffffffu, r82, 4);
+            unsigned int s84 = (sh83 + r82);
+            unsigned int r85 = ((lane >= 4) ? s84 : r82);
+            unsigned int sh86 = __shfl_up_sync(0xffffffffu, r85, 8);
+            unsigned int s87 = (sh86 + r85);
+            unsigned int r88 = ((lane >= 8) ? s87 : r85);
+            unsigned int sh89 = __shfl_up_sync(0xffffffffu, r88, 16);
+            unsigned int s90 = (sh89 + r88);
+            unsigned int r91 = ((lane >= 16) ? s90 : r88);
             {
-                s68[(lane + 32 * w69)] = r89;
+                s70[(lane + 32 * w71)] = r91;
             }
         }
-        unsigned int acc90 = ((unsigned int)0);
+        unsigned int acc92 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i91 = 0; i91 < 4; i91 += 1) {
-            acc90 = (acc90 + s68[(32 * i91 + 31)]);
+        for (patc_int i93 = 0; i93 < 4; i93 += 1) {
+            acc92 = (acc92 + s70[(32 * i93 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
             if (b64 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc90));
+                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc92));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc90));
+                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc92));
                 }
                 long long patc_end = (long long)b64 - 1;
                 for (;;) {
@@ -1011,7 +1059,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate95[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate97[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -1026,15 +1074,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba93 = patc_o0, lbb94 = patc_v0;
-                                patc_v0 = (lba93 + lbb94);
+                                const unsigned int lba95 = patc_o0, lbb96 = patc_v0;
+                                patc_v0 = (lba95 + lbb96);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba93 = patc_w0, lbb94 = patc_ex0;
-                        patc_ex0 = (lba93 + lbb94);
+                        const unsigned int lba95 = patc_w0, lbb96 = patc_ex0;
+                        patc_ex0 = (lba95 + lbb96);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -1042,42 +1090,42 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba93 = patc_ex0, lbb94 = acc90;
-                        patc_in0 = (lba93 + lbb94);
+                        const unsigned int lba95 = patc_ex0, lbb96 = acc92;
+                        patc_in0 = (lba95 + lbb96);
                     }
-                    patc_poke(&lbstate95[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb92[0] = patc_ex0;
+            if (patc_ln == 0) lb94[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v97 = lb92[0];
+        unsigned int v99 = lb94[0];
         {
-            const patc_int w98 = warp;
-            unsigned int acc99 = ((unsigned int)0);
-            for (patc_int i100 = 0; i100 < 4; i100 += 1) {
-                unsigned int s101 = (acc99 + s68[(32 * i100 + 31)]);
-                acc99 = ((((int)i100) < ((int)w98)) ? s101 : acc99);
+            const patc_int w100 = warp;
+            unsigned int acc101 = ((unsigned int)0);
+            for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
+                acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
             }
-            unsigned int carry106 = (v97 + acc99);
-            for (patc_int i102 = 0; i102 < 16; i102 += 1) {
-                bool r103 = (s65[(lane + 512 * w98 + 32 * i102)] > t);
-                unsigned int vote104 = __ballot_sync(0xffffffffu, r103);
-                unsigned int v105 = __popc(vote104);
-                unsigned int pre107 = carry106;
-                unsigned int nxt108 = (pre107 + v105);
-                carry106 = nxt108;
+            unsigned int carry108 = (v99 + acc101);
+            for (patc_int i104 = 0; i104 < 16; i104 += 1) {
+                bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
+                unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
+                unsigned int v107 = __popc(vote106);
+                unsigned int pre109 = carry108;
+                unsigned int nxt110 = (pre109 + v107);
+                carry108 = nxt110;
                 {
-                    const patc_int l109 = lane;
-                    unsigned int v110 = ((unsigned int)l109);
-                    if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) < n)) {
-                        bool sel111 = (((vote104 >> v110) & 1u) == 1u);
-                        unsigned int before112 = (pre107 + __popc((vote104 & ((1u << v110) - 1u))));
-                        unsigned int given113 = glob0[0];
-                        long long ix114 = ((long long)(sel111 ? before112 : (given113 + (((unsigned int)(2048 * b64 + 512 * w98 + 32 * i102 + l109)) - before112))));
-                        out1[ix114] = s65[(512 * w98 + 32 * i102 + l109)];
-                        if (((2048 * b64 + 512 * w98 + 32 * i102 + l109) == (n - 1))) {
-                            out0[0] = (before112 + ((unsigned int)sel111));
+                    const patc_int l111 = lane;
+                    unsigned int v112 = ((unsigned int)l111);
+                    if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
+                        bool sel113 = (((vote106 >> v112) & 1u) == 1u);
+                        unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
+                        unsigned int given115 = glob0[0];
+                        long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                        out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
+                            out0[0] = (before114 + ((unsigned int)sel113));
                         }
                     }
                 }

@@ -13,7 +13,7 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
 static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
 /* kernel reduceSumF32
- *   data parameters: xs: n.f32
+ *   data parameters: xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   output:          out: 1.f32 (1 x float)
  *   scratch:         partial0: g x unsigned long long (float value, flag bit 32)
@@ -151,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
 }
 
 /* kernel reduceSumI32
- *   data parameters: xs: n.i32
+ *   data parameters: xs: n.i32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   output:          out: 1.i32 (1 x int)
  *   scratch:         partial0: g x unsigned long long (int value, flag bit 32)
@@ -289,7 +289,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
 }
 
 /* kernel reduceMaxF32
- *   data parameters: xs: n.f32
+ *   data parameters: xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   output:          out: 1.f32 (1 x float)
  *   scratch:         partial0: g x unsigned long long (float value, flag bit 32)
@@ -427,7 +427,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
 }
 
 /* kernel reduceSumF32OneBlock
- *   data parameters: xs: n.f32
+ *   data parameters: xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n
  *   output:          out: 1.f32 (1 x float)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
@@ -518,7 +518,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32OneBlock(float *__
 }
 
 /* kernel reduceSumI32OneBlock
- *   data parameters: xs: n.i32
+ *   data parameters: xs: n.i32 (16-byte aligned: vector loads)
  *   nat parameters:  n
  *   output:          out: 1.i32 (1 x int)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
@@ -609,7 +609,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32OneBlock(int *__re
 }
 
 /* kernel reduceMaxF32OneBlock
- *   data parameters: xs: n.f32
+ *   data parameters: xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n
  *   output:          out: 1.f32 (1 x float)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many

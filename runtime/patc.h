@@ -238,6 +238,9 @@ patc_status patc_buffer_upload(patc_buffer *b, const void *host, size_t bytes);
 /* Waits for the work enqueued before it (on the stream of patc_set_stream too). */
 patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes);
 size_t patc_buffer_size(const patc_buffer *b);
+/* The buffer's device address (a CUdeviceptr), for other CUDA code or for wrapping a
+ * part of it (patc_buffer_wrap); 0 for NULL. */
+unsigned long long patc_buffer_device_ptr(const patc_buffer *b);
 /* A buffer over device memory the caller allocated (cudaMalloc, cuMemAlloc) in the
  * device's primary context; patc_buffer_free forgets it without freeing the memory. */
 patc_status patc_buffer_wrap(patc_ctx *ctx, unsigned long long device_ptr, size_t bytes, patc_buffer **out);

@@ -55,6 +55,8 @@ patc_status patc_buffer_download(patc_buffer *b, void *host, size_t bytes)
 
 size_t patc_buffer_size(const patc_buffer *b) { return b ? b->bytes : 0; }
 
+unsigned long long patc_buffer_device_ptr(const patc_buffer *b) { return b ? (unsigned long long)b->ptr : 0; }
+
 patc_status patc_buffer_wrap(patc_ctx *c, unsigned long long device_ptr, size_t bytes, patc_buffer **out)
 {
     if (!c) return PATC_ERR_INVALID;

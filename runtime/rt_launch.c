@@ -182,6 +182,12 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
         char what[48];
         snprintf(what, sizeof what, "input %d", i);
         if ((s = check_buffer(k, k->k->inputs[i], inputs[i].buffer, what)) != PATC_OK) return s;
+        /* a misaligned vector load would stop the kernel with an error that poisons the context */
+        int al = k->k->inputs[i]->align;
+        if (al > 1 && inputs[i].buffer->ptr % (unsigned)al)
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is read with %d-byte vector loads "
+                           "(asVector), so its buffer must start at a multiple of %d bytes; it starts at 0x%llx",
+                           k->k->name, i, k->k->inputs[i]->name, al, al, (unsigned long long)inputs[i].buffer->ptr);
     }
     int ns = k->k->nscratch, np = no + ni + ns;
     if ((s = ensure_scratch(k)) != PATC_OK) return s;

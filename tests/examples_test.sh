@@ -157,7 +157,7 @@ for n in 1 31 33 1000 4097 20011; do
     check "filterGtF32 n=$n" compact f32 filter 0.5 xf -- examples/filter.rise --kernel filterGtF32 -D nt=128 -D ipt=16 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
     check "partitionGtF32 n=$n" compact f32 partition 0.5 xf -- examples/partition.rise --kernel partitionGtF32 -D nt=128 -D ipt=16 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
     check "partitionStableGtF32 n=$n" compact f32 partition_stable 0.5 xf -- examples/partition.rise --kernel partitionStableGtF32 -D nt=128 -D ipt=16 -D g=3 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
-    check "partitionStableGtI32 n=$n (tile 32x3, g=1)" compact i32 partition_stable 0 xi -- examples/partition.rise --kernel partitionStableGtI32 -D nt=32 -D ipt=3 -D g=1 -D n=$n --input value:0 --input "$TMP/xi.bin"
+    check "partitionStableGtI32 n=$n (tile 32x4, g=1)" compact i32 partition_stable 0 xi -- examples/partition.rise --kernel partitionStableGtI32 -D nt=32 -D ipt=4 -D g=1 -D n=$n --input value:0 --input "$TMP/xi.bin"
     check "partitionLtF32 n=$n (tile 32x3)" compact f32 partition_lt 0.5 xf -- examples/partition.rise --kernel partitionLtF32 -D nt=32 -D ipt=3 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
 done
 echo "examples: $passes passed, $fails failed"

@@ -216,6 +216,47 @@ START_TEST(literals)
 }
 END_TEST
 
+/* asVector over padClamp's upper edge: one 16-byte load per group, and where a group
+ * reaches past the end (e + 3 >= n) the clamped loads one by one; the input is listed
+ * as 16-byte aligned, which the runtime checks at launch. A padClamp at the lower edge
+ * shifts the groups off the 4-element grid: an error, not a misaligned load. */
+#define PADCLAMP_VEC                                                                                         \
+    "kernel k = nFun(n => fun(n.f32)(xs => xs |> padClamp(0)((512 - n % 512) % 512) |> split(512)"             \
+    " |> mapBlock(fun(c => c |> asVector(4) |> split(128) |> transpose"                                       \
+    " |> mapThreads(fun(r => r |> mapSeq(fun(v => v |> reduceSeqUnroll(add)(0.0f))) |> reduceSeq(add)(0.0f)))" \
+    " |> toShared |> reduceSeq(add)(0.0f)))))"
+START_TEST(vector_loads_through_padclamp)
+{
+    TC *t = tc_compile(PADCLAMP_VEC);
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_ptr_nonnull(strstr(cu, "data parameters: xs: n.f32 (16-byte aligned: vector loads)"));
+    ck_assert_ptr_nonnull(strstr(cu, "*(float4 *)v"));
+    ck_assert_ptr_nonnull(strstr(cu, "*(const float4 *)(xs + (512 * b"));
+    ck_assert_ptr_nonnull(strstr(cu, " + 3) >= n)) {"));
+    ck_assert_int_eq(count_substr(cu, "xs[min((patc_int)(n - 1), "), 4);
+    free(cu);
+    tc_free(t);
+    /* n = 1 fixed by -D: the clamp folds every index to 0, so element by element (and no
+     * alignment asked of the input) rather than an error */
+    Define one = {"n", 1};
+    t = tc_compile_defs(PADCLAMP_VEC, &one, 1);
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_ptr_null(strstr(cu, "float4"));
+    ck_assert_ptr_null(strstr(cu, "aligned"));
+    ck_assert_int_eq(count_substr(cu, "= xs[0];"), 4);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> padClamp(1)((511 - n % 512) % 512) |> split(512)"
+                   " |> mapBlock(fun(c => c |> asVector(4) |> split(128) |> transpose"
+                   " |> mapThreads(fun(r => r |> mapSeq(fun(v => v |> reduceSeqUnroll(add)(0.0f)))"
+                   " |> reduceSeq(add)(0.0f))) |> toShared |> reduceSeq(add)(0.0f)))))");
+    EXPECT_ERR(t, "asVector(4): each group of 4 elements must be consecutive elements");
+    tc_free(t);
+}
+END_TEST
+
 /* The text of one kernel of a printed module (up to the next kernel's comment). */
 static char *kernel_text(const char *cu, const char *name)
 {
@@ -616,6 +657,7 @@ int main(void)
     TCase *c = tcase_create("core");
     tcase_set_timeout(c, 300);
     tcase_add_test(c, header_and_signature);
+    tcase_add_test(c, vector_loads_through_padclamp);
     tcase_add_test(c, index_width);
     tcase_add_test(c, literals);
     tcase_add_test(c, padding_block_count);

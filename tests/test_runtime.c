@@ -807,6 +807,45 @@ START_TEST(gpu_scalars_and_outputs)
 }
 END_TEST
 
+/* A kernel that reads its input with 16-byte vector loads (asVector) refuses a buffer
+ * that does not start at a multiple of 16 bytes, with a message, instead of a
+ * misaligned-address fault that would poison the context; at 16 bytes in, it runs. */
+START_TEST(gpu_vector_input_alignment_checked)
+{
+    patc_program *p;
+    patc_kernel *k;
+    const char *src = "kernel sum4 = nFun(n => fun((4 * n).f32)(xs => xs |> asVector(4)"
+                      " |> mapGlobal(fun(v => v |> reduceSeqUnroll(add)(0.0f)))))";
+    ck_assert_msg(patc_program_from_string(gctx, "sum4.rise", src, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(gctx));
+    ck_assert_int_eq(patc_get_kernel(p, "sum4", &k), PATC_OK);
+    enum { N = 1000 };
+    static float xs[4 * N + 8], out[N];
+    for (int i = 0; i < 4 * N + 8; i++) xs[i] = (float)(i % 10);
+    patc_buffer *bx, *bo, *off4, *off16;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof xs, &bx), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof out, &bo), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bx, xs, sizeof xs), PATC_OK);
+    unsigned long long base = patc_buffer_device_ptr(bx);
+    ck_assert(base != 0 && base % 16 == 0);
+    ck_assert_int_eq(patc_buffer_wrap(gctx, base + 4, 16 * N, &off4), PATC_OK);
+    ck_assert_int_eq(patc_buffer_wrap(gctx, base + 16, 16 * N, &off16), PATC_OK);
+    long long n = N;
+    ck_assert_int_eq(patc_launch(k, &n, &off4, bo, NULL), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(gctx), "input 0 (xs) is read with 16-byte vector loads") != NULL, "%s",
+                  patc_last_error(gctx));
+    ck_assert_msg(patc_launch(k, &n, &off16, bo, NULL) == PATC_OK, "%s", patc_last_error(gctx));
+    ck_assert_int_eq(patc_buffer_download(bo, out, sizeof out), PATC_OK);
+    for (int i = 0; i < N; i++) {
+        float want = xs[4 + 4 * i] + xs[5 + 4 * i] + xs[6 + 4 * i] + xs[7 + 4 * i];
+        ck_assert_float_eq(out[i], want);
+    }
+    patc_buffer_free(off4);
+    patc_buffer_free(off16);
+    patc_buffer_free(bx);
+    patc_buffer_free(bo);
+}
+END_TEST
+
 START_TEST(gpu_reduce_to_one)
 {
     patc_program *p;
@@ -998,6 +1037,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, gpu_scalars_and_outputs);
         tcase_add_test(tc, gpu_reducer_single_launch);
         tcase_add_test(tc, gpu_large_shared_memory);
+        tcase_add_test(tc, gpu_vector_input_alignment_checked);
     } else {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, create_without_driver_succeeds);
