@@ -10,7 +10,9 @@
 # --sections 5 with only the scan benchmark; --no-scans is --sections 1et234. "1",
 # "2345", "c" and "d" each fit one 10-minute call of the GPU machine, and so did "et"
 # until matmulShared joined e (2026-11-23: "et" ran past 10 minutes, "e" and "t" fit
-# apart).
+# apart). c took 231 s and d 511 s, most of it the interpreter's; since then their
+# interpreter checks run GPU_JOBS (8) at a time, which has not yet been timed on the
+# GPU machine (tested with a stand-in patc: PATC_BIN=... runs another binary).
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -30,7 +32,7 @@ mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-PATC=$PWD/build/cli/patc
+PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
 bench=1 quick=0 scans_only=0 sections=1et2345cd want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
@@ -385,29 +387,54 @@ ccase() { # CHECK FILE KERNEL N T -D...
     record "$check" "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
   fi
 }
+# The interpreter checks (ccase gpu) run $GPU_JOBS at a time (default 8): most of their
+# time is the CPU interpreter's, one core each, and the GPU machine has 16; their
+# results are recorded in order once all have ended (ccase_collect).
+cq=0 CQ=$(mktemp -d)
+ccase_bg() { # gpu FILE KERNEL N T -D...: ccase gpu in the background
+  local file=$2 kernel=$3 n=$4 t=$5 k=$cq; shift 5
+  cq=$((cq + 1))
+  while [ "$(jobs -rp | wc -l)" -ge "${GPU_JOBS:-8}" ]; do wait -n; done
+  printf '%s\n' "$file" "$kernel" "$n/t=$t" >"$CQ/$k.label"
+  ( "$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random --check-against-cpu \
+      -D n=$n "$@" >"$CQ/$k.out" 2>&1; echo $? >"$CQ/$k.rc" ) &
+}
+ccase_collect() {
+  wait
+  local k o lab
+  for ((k = 0; k < cq; k++)); do
+    mapfile -t lab <"$CQ/$k.label"
+    o=$(cat "$CQ/$k.out")
+    echo "$o" >>"$log"
+    record gpu "${lab[0]}" "${lab[1]}" "${lab[2]}" "$(cat "$CQ/$k.rc" 2>/dev/null || echo 1)" \
+      "$(echo "$o" | grep -m1 '^out0: value')"
+  done
+  cq=0
+}
 for n in $csizes; do
   # 2^24+3: the interpreter takes about 20 s a check there, so 50% and none/all only
   fts="0.99 0.5 0.01 1.0 -1.0" its="98 49 0 99 -1"
   [ "$n" = 16777219 ] && fts="0.5 -1.0" its="49 99"
   for t in $fts; do
-    ccase gpu filter.rise filterGtF32 $n $t -D nt=128 -D ipt=16
-    ccase gpu partition.rise partitionGtF32 $n $t -D nt=128 -D ipt=16
-    ccase gpu partition.rise partitionStableGtF32 $n $t -D nt=128 -D ipt=16 -D g=264
+    ccase_bg gpu filter.rise filterGtF32 $n $t -D nt=128 -D ipt=16
+    ccase_bg gpu partition.rise partitionGtF32 $n $t -D nt=128 -D ipt=16
+    ccase_bg gpu partition.rise partitionStableGtF32 $n $t -D nt=128 -D ipt=16 -D g=264
   done
   for t in $its; do
-    ccase gpu filter.rise filterGtI32 $n $t -D nt=128 -D ipt=16
-    ccase gpu partition.rise partitionGtI32 $n $t -D nt=128 -D ipt=16
-    ccase gpu partition.rise partitionStableGtI32 $n $t -D nt=128 -D ipt=16 -D g=5
+    ccase_bg gpu filter.rise filterGtI32 $n $t -D nt=128 -D ipt=16
+    ccase_bg gpu partition.rise partitionGtI32 $n $t -D nt=128 -D ipt=16
+    ccase_bg gpu partition.rise partitionStableGtI32 $n $t -D nt=128 -D ipt=16 -D g=5
   done
-  ccase gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
+  ccase_bg gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
   # the benchmark's larger tiles (bench/select_tuning.conf)
   for shape in "256 32" "512 32"; do
     set -- $shape
-    ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=$1 -D ipt=$2
-    ccase gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
-    ccase gpu partition.rise partitionStableGtF32 $n 0.5 -D nt=$1 -D ipt=$2 -D g=528
+    ccase_bg gpu filter.rise filterGtF32 $n 0.5 -D nt=$1 -D ipt=$2
+    ccase_bg gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
+    ccase_bg gpu partition.rise partitionStableGtF32 $n 0.5 -D nt=$1 -D ipt=$2 -D g=528
   done
 done
+ccase_collect
 if sec c; then
 for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
