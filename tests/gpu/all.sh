@@ -10,9 +10,10 @@
 # --sections 5 with only the scan benchmark; --no-scans is --sections 1et234. "1",
 # "2345", "c" and "d" each fit one 10-minute call of the GPU machine, and so did "et"
 # until matmulShared joined e (2026-11-23: "et" ran past 10 minutes, "e" and "t" fit
-# apart). c took 231 s and d 511 s, most of it the interpreter's; since then their
-# interpreter checks run GPU_JOBS (8) at a time, which has not yet been timed on the
-# GPU machine (tested with a stand-in patc: PATC_BIN=... runs another binary).
+# apart). c took 231 s and d 511 s, most of it the interpreter's; since then every
+# check against the interpreter runs in the background, GPU_JOBS (8) at a time, which
+# has not yet been timed on the GPU machine (tested with a stand-in patc: PATC_BIN=...
+# runs another binary).
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
@@ -59,15 +60,40 @@ record() {
   echo "$1,$2,$3,$4,$r,\"$6\"" >>"$csv"
 }
 
+# The checks against the interpreter (run_case, ccase_bg) run in the background,
+# $GPU_JOBS (8) at a time: most of their time is the CPU interpreter's, one core each,
+# and the GPU machine has 16. collect waits for them and records them in the order they
+# were started; each section calls it before it ends, and before anything it times.
+Q=$(mktemp -d) nq=0
+bg_check() { # CHECK FILE KERNEL LABEL DETAIL-REGEX CMD...: CMD in the background
+  local k=$nq
+  nq=$((nq + 1))
+  printf '%s\n' "$1" "$2" "$3" "$4" "$5" >"$Q/$k.label"
+  shift 5
+  while [ "$(jobs -rp | wc -l)" -ge "${GPU_JOBS:-8}" ]; do wait -n; done
+  ( "$@" >"$Q/$k.out" 2>&1; echo $? >"$Q/$k.rc" ) &
+}
+collect() {
+  wait
+  local k o l
+  for ((k = 0; k < nq; k++)); do
+    mapfile -t l <"$Q/$k.label"
+    o=$(cat "$Q/$k.out")
+    echo "$o" >>"$log"
+    record "${l[0]}" "${l[1]}" "${l[2]}" "${l[3]}" "$(cat "$Q/$k.rc" 2>/dev/null || echo 1)" \
+      "$(echo "$o" | grep -m1 -o -E "${l[4]}")"
+  done
+  nq=0
+  rm -f "$Q"/*
+}
+
 # run_case CHECK FILE KERNEL SIZE-LABEL NINPUTS -D...
 run_case() {
   local check=$1 file=$2 kernel=$3 size=$4 nin=$5; shift 5
   local ins=() i
   for ((i = 0; i < nin; i++)); do ins+=(--input random); done
-  local o rc
-  o=$("$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" --check-against-cpu "$@" 2>&1); rc=$?
-  echo "$o" >>"$log"
-  record "$check" "$file" "$kernel" "$size" $rc "$(echo "$o" | grep -m1 -o 'max relative error: [^ ]*')"
+  bg_check "$check" "$file" "$kernel" "$size" 'max relative error: [^ ]*' \
+    "$PATC" run "examples/$file" --kernel "$kernel" "${ins[@]}" --check-against-cpu "$@"
 }
 
 san() { # TOOL FILE KERNEL NINPUTS -D...
@@ -132,6 +158,7 @@ for b in 1 7 1000; do # the Hillis-Steele warp scan: one warp per 32 elements (3
     run_case gpu ../tests/programs/scan_warp_hs.rise $k "32*$b" 1 -D n=$b
   done
 done
+collect
 fi # section 1 (first part)
 if sec e; then # the examples of issue 11 (warp scans, softmax, seed 003, matmul)
 for b in 1 7 1000 32771; do # the warp scans of patterns/scan.rise (32*b elements)
@@ -153,6 +180,7 @@ for mnk in "1 1 1" "1 2 3" "3 2 63" "8 8 32" "7 5 17"; do # shared tiles (64m x 
   set -- $mnk
   run_case gpu matmul_tiled.rise matmulShared "64*$1x64*$2xk16*$3" 2 -D m=$1 -D n=$2 -D kt=$3
 done
+collect
 fi # section e
 if sec t; then # the rest of section 1: scalar forms, sequential scans, tiles, gather/scatter
 for n in 1 31 33 1000 4097 1048583; do # the scalar forms: select, casts, math, operators as functions
@@ -208,6 +236,7 @@ for n in 1 31 33 1000 4097 1048583; do
   gs_case gpu unpermute $n
 done
 
+collect
 fi # section t
 if sec 2; then
 # ---------------------------------------------------------------- 2. sanitizers
@@ -344,6 +373,7 @@ for n in $ssizes; do # Blelloch's scan (seed 002): 512-element tiles joined by l
 done
 for m in 1 3 2049; do run_case gpu scan_blelloch.rise tileExclSumI32 "512*$m" 1 -D m=$m; done
 : >>"$OUT/sanitizer.log"
+collect
 for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
     for k in inclSumF32 exclSumI32; do san $tool scan_device.rise $k 1 -D n=$n -D nt=128 -D ipt=25; done
@@ -387,29 +417,10 @@ ccase() { # CHECK FILE KERNEL N T -D...
     record "$check" "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
   fi
 }
-# The interpreter checks (ccase gpu) run $GPU_JOBS at a time (default 8): most of their
-# time is the CPU interpreter's, one core each, and the GPU machine has 16; their
-# results are recorded in order once all have ended (ccase_collect).
-cq=0 CQ=$(mktemp -d)
-ccase_bg() { # gpu FILE KERNEL N T -D...: ccase gpu in the background
-  local file=$2 kernel=$3 n=$4 t=$5 k=$cq; shift 5
-  cq=$((cq + 1))
-  while [ "$(jobs -rp | wc -l)" -ge "${GPU_JOBS:-8}" ]; do wait -n; done
-  printf '%s\n' "$file" "$kernel" "$n/t=$t" >"$CQ/$k.label"
-  ( "$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random --check-against-cpu \
-      -D n=$n "$@" >"$CQ/$k.out" 2>&1; echo $? >"$CQ/$k.rc" ) &
-}
-ccase_collect() {
-  wait
-  local k o lab
-  for ((k = 0; k < cq; k++)); do
-    mapfile -t lab <"$CQ/$k.label"
-    o=$(cat "$CQ/$k.out")
-    echo "$o" >>"$log"
-    record gpu "${lab[0]}" "${lab[1]}" "${lab[2]}" "$(cat "$CQ/$k.rc" 2>/dev/null || echo 1)" \
-      "$(echo "$o" | grep -m1 '^out0: value')"
-  done
-  cq=0
+ccase_bg() { # gpu FILE KERNEL N T -D...: ccase gpu in the background (bg_check)
+  local file=$2 kernel=$3 n=$4 t=$5; shift 5
+  bg_check gpu "$file" "$kernel" "$n/t=$t" '^out0: value.*' \
+    "$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random --check-against-cpu -D n=$n "$@"
 }
 for n in $csizes; do
   # 2^24+3: the interpreter takes about 20 s a check there, so 50% and none/all only
@@ -434,7 +445,7 @@ for n in $csizes; do
     ccase_bg gpu partition.rise partitionStableGtF32 $n 0.5 -D nt=$1 -D ipt=$2 -D g=528
   done
 done
-ccase_collect
+collect
 if sec c; then
 for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
@@ -468,6 +479,7 @@ for kind in random dup; do
 done
 fi
 fi # sections c and d
+collect
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
