@@ -403,8 +403,9 @@ static int level_alloc(Sorter *q, long long n)
 
 static size_t lv_bytes(const Sorter *q, int b) { return (size_t)q->lvcap * (b == LV_COUNT ? 1 : 3) * 4; }
 
-/* The GPU's buffers come from cuMemAlloc (libcuda, loaded by the runtime already) since
- * patc.h gives no device pointer of a patc_buffer, and the sub-ranges are wrapped. */
+/* The GPU's buffers come from cuMemAlloc (libcuda, loaded by the runtime already), and
+ * the sub-ranges are wrapped. Written before patc.h had patc_buffer_device_ptr; libcuda
+ * is needed for cuMemcpyDtoD (the keys equal to a pivot, copied to R) all the same. */
 static int gpu_alloc(Sorter *q, long long n)
 {
     q->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
