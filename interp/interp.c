@@ -735,7 +735,8 @@ int64_t ip_check_index(Ctx *c, const Code *e, Scalar s, int64_t at, int64_t n)
 /* *r = the value of e */
 void ip_eval(Ctx *c, const Code *e, Val *r)
 {
-    if (lang_stack_left() < LANG_STACK_RESERVE) ip_fail(c, e->sp, "program nested too deeply to interpret");
+    if (c->stack_floor && (const char *)__builtin_frame_address(0) < c->stack_floor)
+        ip_fail(c, e->sp, "program nested too deeply to interpret");
     switch (e->kind) {
     case E_VAR: {
         const Val *v = &c->env[e->slot];
@@ -826,6 +827,7 @@ bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *con
     c->errlen = errlen;
     if (err && errlen) err[0] = 0;
     c->arena = arena_new();
+    c->stack_floor = lang_stack_floor();
     bool ok = false;
     if (setjmp(c->fail) == 0) {
         int nv = 0;

@@ -14,10 +14,8 @@
 static _Thread_local const char *stack_lo; /* lowest usable address; NULL: not asked yet */
 static _Thread_local bool stack_unknown;
 
-/* left = the caller's frame address - the lowest address of this thread's stack (the
- * stack grows down on every target patc builds for); SIZE_MAX when the bounds are
- * unknown. */
-size_t lang_stack_left(void)
+/* The thread's lowest stack address, asked of pthreads once per thread. */
+static void find_bounds(void)
 {
     if (!stack_lo && !stack_unknown) {
         pthread_attr_t a;
@@ -30,7 +28,23 @@ size_t lang_stack_left(void)
         if (addr) stack_lo = addr;
         else stack_unknown = true;
     }
+}
+
+/* left = the caller's frame address - the lowest address of this thread's stack (the
+ * stack grows down on every target patc builds for); SIZE_MAX when the bounds are
+ * unknown. */
+size_t lang_stack_left(void)
+{
+    find_bounds();
     if (stack_unknown) return SIZE_MAX;
     const char *here = __builtin_frame_address(0);
     return here > stack_lo ? (size_t)(here - stack_lo) : 0;
+}
+
+/* floor = the lowest address + the reserve: a frame below it has less than the reserve
+ * left, as lang_stack_left would say */
+const char *lang_stack_floor(void)
+{
+    find_bounds();
+    return stack_unknown ? NULL : stack_lo + LANG_STACK_RESERVE;
 }

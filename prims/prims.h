@@ -359,6 +359,7 @@ typedef struct IpCtx {
     size_t errlen;
     jmp_buf fail;
     LbState lb;
+    const char *stack_floor; /* lang_stack_floor(), asked once per run */
 } IpCtx;
 
 

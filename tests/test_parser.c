@@ -2,6 +2,7 @@
 #include "lang.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -341,6 +342,35 @@ START_TEST(test_missing_file)
 }
 END_TEST
 
+
+/* The interpreter's stack test (one comparison with lang_stack_floor, asked once per
+ * run) says what lang_stack_left says, here on a thread of 1 MiB where the reserve is
+ * half of it. */
+static void *floor_vs_left(void *arg)
+{
+    long long *d = arg;
+    const char *floor = lang_stack_floor();
+    size_t left = lang_stack_left();
+    const char *here = __builtin_frame_address(0);
+    d[0] = floor != NULL;
+    d[1] = floor ? (long long)(here - (floor - LANG_STACK_RESERVE)) - (long long)left : 0;
+    return NULL;
+}
+
+START_TEST(test_stack_floor_matches_stack_left)
+{
+    pthread_attr_t a;
+    pthread_t th;
+    long long d[2] = {0, 0};
+    ck_assert_int_eq(pthread_attr_init(&a), 0);
+    ck_assert_int_eq(pthread_attr_setstacksize(&a, (size_t)1 << 20), 0);
+    ck_assert_int_eq(pthread_create(&th, &a, floor_vs_left, d), 0);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    pthread_attr_destroy(&a);
+    ck_assert_int_eq(d[0], 1);
+    ck_assert_msg(d[1] > -4096 && d[1] < 4096, "floor and left disagree by %lld bytes", d[1]);
+}
+END_TEST
 static Suite *parser_suite(void)
 {
     Suite *s = suite_create("parser");
@@ -355,6 +385,7 @@ static Suite *parser_suite(void)
     tcase_add_test(tc, test_spans);
     tcase_add_test(tc, test_syntax_errors);
     tcase_add_test(tc, test_nesting);
+    tcase_add_test(tc, test_stack_floor_matches_stack_left);
     tcase_add_test(tc, test_missing_file);
     suite_add_tcase(s, tc);
     TCase *ti = tcase_create("imports");
