@@ -254,6 +254,30 @@ START_TEST(vector_loads_through_padclamp)
                    " |> reduceSeq(add)(0.0f))) |> toShared |> reduceSeq(add)(0.0f)))))");
     EXPECT_ERR(t, "asVector(4): each group of 4 elements must be consecutive elements");
     tc_free(t);
+    /* every element type and width the vector types cover, through NVRTC */
+    const struct { const char *ty, *zero, *vec; int k; } vt[] = {
+        {"i32", "0", "int4", 4}, {"u32", "0u", "uint4", 4}, {"f64", "0.0", "double2", 2},
+        {"i64", "i64(0)", "longlong2", 2}, {"u64", "u64(0)", "ulonglong2", 2}, {"f32", "0.0f", "float2", 2}};
+    for (size_t i = 0; i < sizeof vt / sizeof vt[0]; i++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "kernel k = nFun(n => fun(n.%s)(xs => xs |> padClamp(0)((512 - n %% 512) %% 512) |> split(512)"
+                 " |> mapBlock(fun(c => c |> asVector(%d) |> split(128) |> transpose"
+                 " |> mapThreads(fun(r => r |> mapSeq(fun(v => v |> reduceSeqUnroll(add)(%s))) |> reduceSeq(add)(%s)))"
+                 " |> toShared |> reduceSeq(add)(%s)))))",
+                 vt[i].ty, vt[i].k, vt[i].zero, vt[i].zero, vt[i].zero);
+        t = tc_compile(src);
+        EXPECT_OK(t);
+        cu = tc_cuda(t);
+        char want[64];
+        snprintf(want, sizeof want, "*(const %s *)(xs + ", vt[i].vec);
+        ck_assert_msg(strstr(cu, want) != NULL, "%s: no %s load\n%s", vt[i].ty, vt[i].vec, cu);
+        char *log = NULL;
+        ck_assert_msg(nvrtc_ok(cu, "k", &log), "%s does not compile:\n%s\n%s", vt[i].ty, log, cu);
+        free(log);
+        free(cu);
+        tc_free(t);
+    }
 }
 END_TEST
 
