@@ -60,11 +60,12 @@ record() {
   echo "$1,$2,$3,$4,$r,\"$6\"" >>"$csv"
 }
 
-# The checks against the interpreter (run_case, ccase_bg) run in the background,
+# The checks against the interpreter (run_case, ccase gpu) run in the background,
 # $GPU_JOBS (8) at a time: most of their time is the CPU interpreter's, one core each,
 # and the GPU machine has 16. collect waits for them and records them in the order they
 # were started; each section calls it before it ends, and before anything it times.
 Q=$(mktemp -d) nq=0
+trap 'rm -rf "$Q"' EXIT
 bg_check() { # CHECK FILE KERNEL LABEL DETAIL-REGEX CMD...: CMD in the background
   local k=$nq
   nq=$((nq + 1))
@@ -404,45 +405,39 @@ csizes=
 sec c && csizes="1 31 33 1000 4097 1048583"
 sec c && [ $quick = 1 ] && csizes="1 33 4097 1048583"
 sec d && csizes="$csizes 16777219"
-ccase() { # CHECK FILE KERNEL N T -D...
+ccase() { # CHECK FILE KERNEL N T -D...: gpu, against the interpreter (in the background, bg_check); or a sanitizer
   local check=$1 file=$2 kernel=$3 n=$4 t=$5; shift 5
-  local o rc
+  local run=("$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random -D n=$n "$@")
   if [ "$check" = gpu ]; then
-    o=$("$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random --check-against-cpu -D n=$n "$@" 2>&1); rc=$?
-    echo "$o" >>"$log"
-    record gpu "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 '^out0: value')"
-  else
-    o=$(compute-sanitizer --tool "$check" --error-exitcode 1 "$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random -D n=$n "$@" 2>&1); rc=$?
-    echo "$o" >>"$OUT/sanitizer.log"
-    record "$check" "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+    bg_check gpu "$file" "$kernel" "$n/t=$t" '^out0: value.*' "${run[@]}" --check-against-cpu
+    return
   fi
-}
-ccase_bg() { # gpu FILE KERNEL N T -D...: ccase gpu in the background (bg_check)
-  local file=$2 kernel=$3 n=$4 t=$5; shift 5
-  bg_check gpu "$file" "$kernel" "$n/t=$t" '^out0: value.*' \
-    "$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random --check-against-cpu -D n=$n "$@"
+  local o rc
+  o=$(compute-sanitizer --tool "$check" --error-exitcode 1 "${run[@]}" 2>&1); rc=$?
+  echo "$o" >>"$OUT/sanitizer.log"
+  record "$check" "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
 }
 for n in $csizes; do
   # 2^24+3: the interpreter takes about 20 s a check there, so 50% and none/all only
   fts="0.99 0.5 0.01 1.0 -1.0" its="98 49 0 99 -1"
   [ "$n" = 16777219 ] && fts="0.5 -1.0" its="49 99"
   for t in $fts; do
-    ccase_bg gpu filter.rise filterGtF32 $n $t -D nt=128 -D ipt=16
-    ccase_bg gpu partition.rise partitionGtF32 $n $t -D nt=128 -D ipt=16
-    ccase_bg gpu partition.rise partitionStableGtF32 $n $t -D nt=128 -D ipt=16 -D g=264
+    ccase gpu filter.rise filterGtF32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionGtF32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionStableGtF32 $n $t -D nt=128 -D ipt=16 -D g=264
   done
   for t in $its; do
-    ccase_bg gpu filter.rise filterGtI32 $n $t -D nt=128 -D ipt=16
-    ccase_bg gpu partition.rise partitionGtI32 $n $t -D nt=128 -D ipt=16
-    ccase_bg gpu partition.rise partitionStableGtI32 $n $t -D nt=128 -D ipt=16 -D g=5
+    ccase gpu filter.rise filterGtI32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionGtI32 $n $t -D nt=128 -D ipt=16
+    ccase gpu partition.rise partitionStableGtI32 $n $t -D nt=128 -D ipt=16 -D g=5
   done
-  ccase_bg gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
+  ccase gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
   # the benchmark's larger tiles (bench/select_tuning.conf)
   for shape in "256 32" "512 32"; do
     set -- $shape
-    ccase_bg gpu filter.rise filterGtF32 $n 0.5 -D nt=$1 -D ipt=$2
-    ccase_bg gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
-    ccase_bg gpu partition.rise partitionStableGtF32 $n 0.5 -D nt=$1 -D ipt=$2 -D g=528
+    ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=$1 -D ipt=$2
+    ccase gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
+    ccase gpu partition.rise partitionStableGtF32 $n 0.5 -D nt=$1 -D ipt=$2 -D g=528
   done
 done
 collect
