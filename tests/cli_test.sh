@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# cli_test.sh PATC SRCDIR: `patc run` without a GPU (ctest registers it from
-# cli/CMakeLists.txt). Checks the CPU interpreter path on every example, output files,
-# input and usage errors, the one-line no-driver error and the CPU reduction against
-# an independent double-precision sum. Exit 0 when all pass, 1 otherwise.
+# cli_test.sh PATC SRCDIR [FAKECUDA_DIR]: `patc run` without a GPU (ctest registers it
+# from cli/CMakeLists.txt). Checks the CPU interpreter path on every example, output
+# files, input and usage errors, the one-line no-driver error and the CPU reduction
+# against an independent double-precision sum; with FAKECUDA_DIR (the directory of
+# tests/fakecuda's stand-in libcuda.so.1, which runs no kernel), that the GPU path's
+# checks catch a device that computes nothing. Exit 0 when all pass, 1 otherwise.
 set -u
-PATC=${1:?usage: cli_test.sh PATC SRCDIR}
-SRC=${2:?usage: cli_test.sh PATC SRCDIR}
+PATC=${1:?usage: cli_test.sh PATC SRCDIR [FAKECUDA_DIR]}
+SRC=${2:?usage: cli_test.sh PATC SRCDIR [FAKECUDA_DIR]}
+FAKE=${3:-}
 cd "$SRC" || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -420,19 +423,59 @@ else
     echo "SKIP: gather/scatter reference (no python3)"
 fi
 
-# 7. no leaks on the CPU path (still-reachable blocks are libnvrtc's static initialisers)
-if command -v valgrind >/dev/null; then
-    for args in "examples/scale.rise --kernel scale -D n=100 --input random --cpu --time" \
-                "examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random --cpu --reduce" \
-                "examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu" \
-                "tests/programs/minmax_pair.rise -D m=3 --input random --cpu" \
-                "examples/saxpy.rise -D n=3 --input value:2 --input random --input random --cpu"; do
-        # shellcheck disable=SC2086
-        valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$PATC" run $args >/dev/null 2>"$TMP/vg"
-        if [ $? -ne 99 ]; then pass "valgrind: $args"; else fail "valgrind: $args"; sed 's/^/    /' "$TMP/vg" | head -20; fi
-    done
+# 7. no leaks on the CPU path (still-reachable blocks are libnvrtc's static initialisers).
+# Not in a sanitizer build: valgrind cannot run an AddressSanitizer binary (it stops at
+# once, which must not pass for a clean run), and ASan checks those runs there anyway.
+valgrind_ok=
+if grep -q __asan_init "$PATC"; then
+    echo "SKIP: valgrind (a sanitizer build: AddressSanitizer checks instead)"
+elif command -v valgrind >/dev/null; then
+    valgrind_ok=1
 else
     echo "SKIP: valgrind (not installed)"
+fi
+# RC ARGS: the exit status each run must have (valgrind's own, on an error, is 99)
+valgrind_runs() {
+    local env=$1 what=$2 want args rc
+    while read -r want args; do
+        # shellcheck disable=SC2086
+        env $env valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$PATC" run $args >/dev/null 2>"$TMP/vg"
+        rc=$?
+        if [ "$rc" = "$want" ]; then pass "valgrind$what: $args"; else
+            fail "valgrind$what: $args (exit $rc, want $want)"; sed 's/^/    /' "$TMP/vg" | head -20
+        fi
+    done
+}
+if [ -n "$valgrind_ok" ]; then
+    valgrind_runs "" "" <<RUNS
+0 examples/scale.rise --kernel scale -D n=100 --input random --cpu --time
+0 examples/reduce_device_naive.rise --kernel reduceNaive -D n=3000 --input random --cpu --reduce
+1 examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu
+0 tests/programs/minmax_pair.rise -D m=3 --input random --cpu
+0 examples/saxpy.rise -D n=3 --input value:2 --input random --input random --cpu
+RUNS
+fi
+
+# 8. the GPU path against a driver that runs nothing (its memory holds 0xa5 bytes):
+# --check-against-cpu must fail, a count past the output must be refused, and the
+# launch path must be free of leaks and bad accesses
+if [ -n "$FAKE" ]; then
+    fake() { LD_LIBRARY_PATH="$FAKE" "$@"; }
+    expect "fake driver: a wrong result fails the check" 1 fake "$PATC" run examples/scale.rise -D n=1000 --input random --check-against-cpu
+    has "fake driver: the check's verdict" "$TMP/out" 'max relative error: 1 \(tolerance 1e-05\): FAIL'
+    expect "fake driver: a count past the output is refused" 1 fake "$PATC" run examples/filter.rise --kernel filterGtF32 -D nt=128 -D ipt=16 -D n=1000 --input value:0.5 --input random
+    has "fake driver: the count's message" "$TMP/err" 'the GPU: out0 says 2779096485 elements of out1 are the result, but it has room for 1000'
+    expect "fake driver: --time" 0 fake "$PATC" run examples/scale.rise -D n=1000 --input random --time --repeat 5
+    has "fake driver: --time's line" "$TMP/out" '^kernel time: [0-9.]+ ms \(median of 5 runs after 3 warm-up runs\)'
+    if [ -n "$valgrind_ok" ]; then
+        valgrind_runs "LD_LIBRARY_PATH=$FAKE" ", fake driver" <<'RUNS'
+1 examples/scale.rise -D n=1000 --input random --check-against-cpu --time
+0 examples/scan_device.rise --kernel exclSumI32 -D nt=128 -D ipt=9 -D n=5000 --input random
+1 examples/filter.rise --kernel filterGtF32 -D nt=128 -D ipt=16 -D n=1000 --input value:0.5 --input random
+RUNS
+    fi
+else
+    echo "SKIP: the fake driver (no FAKECUDA_DIR)"
 fi
 
 echo "$fails failure(s)"

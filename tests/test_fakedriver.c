@@ -1,0 +1,332 @@
+/* test_fakedriver.c: libpatrt's host side against tests/fakecuda, a stand-in driver
+ * (run with its directory in LD_LIBRARY_PATH; ctest runtime_fakedriver does that).
+ *
+ * No kernel runs: these tests check what the runtime hands the driver (the argument
+ * array in the order of the emitted signature, the launch shape, scratch buffers zeroed
+ * and grown, misaligned vector inputs refused before a launch) and that every failing
+ * driver call comes back as an error with a message, with the device memory freed.
+ * What the kernels compute is tested on a GPU (test_runtime gpu, tests/gpu/all.sh).
+ * FAKE_VERBOSE=1 in the environment lists each injected failure and what it did. */
+#include "../runtime/patc.h"
+#include "fakecuda/fakecuda.h"
+
+#include <check.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PATC_EXAMPLES_DIR
+#define PATC_EXAMPLES_DIR "examples"
+#endif
+
+static const char *SAXPY =
+    "kernel saxpy = nFun(n =>\n"
+    "  fun(f32)(a => fun(n.f32)(xs => fun(n.f32)(ys =>\n"
+    "    zip(xs)(ys) |> mapGlobal(fun(p => a * fst(p) + snd(p)))))))\n";
+static const char *SUM4 = "kernel sum4 = nFun(n => fun((4 * n).f32)(xs => xs |> asVector(4)"
+                          " |> mapGlobal(fun(v => v |> reduceSeqUnroll(add)(0.0f)))))";
+
+/* the fake's own entry points */
+static struct {
+    void (*on_launch)(fakecuda_launch_hook, void *);
+    void (*fail_at)(const char *, int, int);
+    int (*calls)(const char *);
+    long long (*live)(void);
+    size_t (*alloc_size)(unsigned long long);
+} F;
+
+static char cachedir[256];
+static patc_ctx *ctx;
+
+static void *need(void *h, const char *sym)
+{
+    void *p = dlsym(h, sym);
+    ck_assert_msg(p != NULL, "the libcuda.so.1 loaded is not tests/fakecuda's (no %s)", sym);
+    return p;
+}
+
+static void setup(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(h != NULL, "%s", dlerror());
+    ck_assert(((bool (*)(void))need(h, "fakecuda_is_fake"))());
+    *(void **)&F.on_launch = need(h, "fakecuda_on_launch");
+    *(void **)&F.fail_at = need(h, "fakecuda_fail_at");
+    *(void **)&F.calls = need(h, "fakecuda_calls");
+    *(void **)&F.live = need(h, "fakecuda_live_allocations");
+    *(void **)&F.alloc_size = need(h, "fakecuda_allocation_size");
+    snprintf(cachedir, sizeof cachedir, "/tmp/patc-fake-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(cachedir));
+    setenv("PATC_CACHE_DIR", cachedir, 1);
+    ck_assert_int_eq(patc_create(&ctx, 0, 0), PATC_OK);
+    ck_assert_msg(patc_device_status(ctx) == PATC_OK, "%s", patc_last_error(ctx));
+}
+
+static void teardown(void)
+{
+    patc_destroy(ctx);
+    ctx = NULL;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cachedir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", cachedir);
+}
+
+/* One launch as the driver got it, its argument slots read as the test says they are
+ * laid out: kinds[i] 'p' a device pointer, 'f' a float, 'i' an int, 'l' a long long. */
+enum { MAXL = 8, MAXA = 12 };
+typedef struct Launch {
+    char name[64];
+    unsigned grid[3], block[3], shared;
+    unsigned long long ptr[MAXA];
+    float f[MAXA];
+    long long i[MAXA];
+    bool scratch_zero; /* the slot Seen.scratch_slot points at scratch_need zero bytes */
+} Launch;
+
+typedef struct Seen {
+    const char *kinds;
+    int scratch_slot;    /* >= 0: check the memory at the pointer in that slot */
+    size_t scratch_need; /* for this many bytes */
+    int n;
+    Launch l[MAXL];
+} Seen;
+
+static void record(const FakecudaLaunch *L, void *ud)
+{
+    Seen *s = ud;
+    if (s->n >= MAXL) return;
+    Launch *r = &s->l[s->n++];
+    snprintf(r->name, sizeof r->name, "%s", L->name);
+    memcpy(r->grid, L->grid, sizeof r->grid);
+    memcpy(r->block, L->block, sizeof r->block);
+    r->shared = L->shared;
+    for (int a = 0; s->kinds[a]; a++) {
+        switch (s->kinds[a]) {
+        case 'p': memcpy(&r->ptr[a], L->args[a], 8); break;
+        case 'f': memcpy(&r->f[a], L->args[a], 4); break;
+        case 'i': { int v; memcpy(&v, L->args[a], 4); r->i[a] = v; break; }
+        case 'l': memcpy(&r->i[a], L->args[a], 8); break;
+        }
+    }
+    if (s->scratch_slot >= 0) { /* the look-back state as the kernel finds it */
+        unsigned long long p = r->ptr[s->scratch_slot];
+        r->scratch_zero = F.alloc_size(p) >= s->scratch_need;
+        for (size_t b = 0; r->scratch_zero && b < s->scratch_need; b++)
+            r->scratch_zero = ((const unsigned char *)(uintptr_t)p)[b] == 0;
+    }
+}
+
+static patc_kernel *kernel_of(const char *name, const char *src, const patc_define *d, int nd)
+{
+    patc_program *p;
+    patc_kernel *k;
+    if (src) ck_assert_msg(patc_program_from_string(ctx, "t.rise", src, d, nd, &p) == PATC_OK, "%s", patc_last_error(ctx));
+    else
+        ck_assert_msg(patc_program_from_file(ctx, PATC_EXAMPLES_DIR "/scan_device.rise", d, nd, &p) == PATC_OK, "%s",
+                      patc_last_error(ctx));
+    ck_assert_int_eq(patc_get_kernel(p, name, &k), PATC_OK);
+    return k;
+}
+
+/* The argument array is out0.., in0.., scratch.., nat0.. (the emitted signature's
+ * order), a scalar input passed by value, nats as 32-bit ints below 2^31. */
+START_TEST(launch_arguments_in_signature_order)
+{
+    patc_kernel *k = kernel_of("saxpy", SAXPY, NULL, 0);
+    patc_buffer *bx, *by, *bo;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4000, &bx), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4000, &by), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4000, &bo), PATC_OK);
+    static Seen seen = {.kinds = "pfppi", .scratch_slot = -1};
+    F.on_launch(record, &seen);
+    long long n = 1000;
+    float a = 2.5f;
+    patc_arg args[3] = {{NULL, &a}, {bx, NULL}, {by, NULL}};
+    ck_assert_msg(patc_launch_args(k, &n, args, &bo, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    ck_assert_int_eq(seen.n, 1);
+    const Launch *r = &seen.l[0];
+    ck_assert_str_eq(r->name, "saxpy");
+    ck_assert_uint_eq(r->ptr[0], patc_buffer_device_ptr(bo));
+    ck_assert_float_eq(r->f[1], 2.5f);
+    ck_assert_uint_eq(r->ptr[2], patc_buffer_device_ptr(bx));
+    ck_assert_uint_eq(r->ptr[3], patc_buffer_device_ptr(by));
+    ck_assert_int_eq(r->i[4], 1000);
+    ck_assert_uint_ge((unsigned long long)r->grid[0] * r->block[0], 1000); /* every element has a thread */
+    /* the value is copied at the call: changing a afterwards changes nothing launched */
+    a = 7.0f;
+    ck_assert_float_eq(r->f[1], 2.5f);
+    F.on_launch(NULL, NULL);
+    patc_buffer_free(bx);
+    patc_buffer_free(by);
+    patc_buffer_free(bo);
+}
+END_TEST
+
+/* A kernel reading its input with 16-byte vectors (asVector) is refused a buffer that
+ * starts elsewhere, before anything is launched (on a GPU the misaligned load would
+ * stop the kernel and poison the context); a 16-byte aligned part of a buffer is fine. */
+START_TEST(misaligned_vector_input_refused_before_launch)
+{
+    patc_kernel *k = kernel_of("sum4", SUM4, NULL, 0);
+    patc_buffer *bx, *bo, *off4, *off16;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 16 * 1000 + 32, &bx), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4 * 1000, &bo), PATC_OK);
+    unsigned long long base = patc_buffer_device_ptr(bx);
+    ck_assert_int_eq(patc_buffer_wrap(ctx, base + 4, 16 * 1000, &off4), PATC_OK);
+    ck_assert_int_eq(patc_buffer_wrap(ctx, base + 16, 16 * 1000, &off16), PATC_OK);
+    static Seen seen = {.kinds = "ppi", .scratch_slot = -1};
+    F.on_launch(record, &seen);
+    long long n = 1000;
+    int before = F.calls("cuLaunchKernel");
+    ck_assert_int_eq(patc_launch(k, &n, &off4, bo, NULL), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(ctx), "input 0 (xs) is read with 16-byte vector loads") != NULL, "%s",
+                  patc_last_error(ctx));
+    ck_assert_int_eq(F.calls("cuLaunchKernel"), before);
+    ck_assert_msg(patc_launch(k, &n, &off16, bo, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    ck_assert_int_eq(seen.n, 1);
+    ck_assert_uint_eq(seen.l[0].ptr[1], base + 16);
+    F.on_launch(NULL, NULL);
+    patc_buffer_free(off4);
+    patc_buffer_free(off16);
+    patc_buffer_free(bx);
+    patc_buffer_free(bo);
+}
+END_TEST
+
+/* The look-back scan's tile state: allocated on the first launch and zeroed (fresh
+ * device memory holds anything), grown for a larger n, and zero again then; the
+ * kernel leaves it zero, so no launch between them clears it. */
+START_TEST(scan_scratch_zeroed_and_grown)
+{
+    patc_define d[2] = {{"nt", 128}, {"ipt", 9}};
+    patc_kernel *k = kernel_of("exclSumI32", NULL, d, 2);
+    enum { BIG = 1 << 20 };
+    patc_buffer *bi, *bo;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4 * BIG, &bi), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4 * BIG, &bo), PATC_OK);
+    long long sizes[3] = {1000, BIG, 5000};
+    for (int r = 0; r < 3; r++) {
+        static Seen seen;
+        long long tiles = (sizes[r] + 128 * 9 - 1) / (128 * 9);
+        seen = (Seen){.kinds = "ppp", .scratch_slot = 2, .scratch_need = (size_t)tiles * 8}; /* a 64-bit word a tile */
+        F.on_launch(record, &seen);
+        ck_assert_msg(patc_launch(k, &sizes[r], &bi, bo, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+        F.on_launch(NULL, NULL);
+        ck_assert_int_eq(seen.n, 1);
+        ck_assert_msg(seen.l[0].scratch_zero, "n = %lld: the tile state is not %zu zero bytes at the launch", sizes[r],
+                      seen.scratch_need);
+        ck_assert_uint_ge((unsigned long long)seen.l[0].grid[0], (unsigned long long)tiles);
+    }
+    patc_buffer_free(bi);
+    patc_buffer_free(bo);
+}
+END_TEST
+
+/* One use of the runtime from context to destroy, stopping at the first failed call;
+ * returns how many calls failed (each with a message). */
+static int scenario(void)
+{
+    patc_ctx *c;
+    int failed = 0;
+#define TRY(call)                                                                                   \
+    do {                                                                                            \
+        patc_status s_ = (call);                                                                    \
+        if (s_ != PATC_OK) {                                                                        \
+            ck_assert_msg(c && patc_last_error(c)[0], "%s failed without a message", #call);       \
+            failed++;                                                                               \
+            goto done;                                                                              \
+        }                                                                                           \
+    } while (0)
+    patc_status cs = patc_create(&c, 0, 0);
+    ck_assert_ptr_nonnull(c);
+    if (cs != PATC_OK) return 1;
+    patc_program *p = NULL, *q = NULL;
+    patc_kernel *k, *scan;
+    patc_buffer *bx = NULL, *by = NULL, *bo = NULL;
+    TRY(patc_device_status(c));
+    TRY(patc_program_from_string(c, "t.rise", SAXPY, NULL, 0, &p));
+    TRY(patc_get_kernel(p, "saxpy", &k));
+    patc_define d[2] = {{"nt", 128}, {"ipt", 9}};
+    TRY(patc_program_from_file(c, PATC_EXAMPLES_DIR "/scan_device.rise", d, 2, &q));
+    TRY(patc_get_kernel(q, "inclSumF32", &scan));
+    static float xs[5000];
+    TRY(patc_buffer_alloc(c, sizeof xs, &bx));
+    TRY(patc_buffer_alloc(c, sizeof xs, &by));
+    TRY(patc_buffer_alloc(c, sizeof xs, &bo));
+    TRY(patc_buffer_upload(bx, xs, sizeof xs));
+    TRY(patc_buffer_upload(by, xs, sizeof xs));
+    long long n = 5000;
+    float a = 2.0f;
+    patc_arg args[3] = {{NULL, &a}, {bx, NULL}, {by, NULL}};
+    TRY(patc_launch_args(k, &n, args, &bo, NULL));
+    TRY(patc_launch(scan, &n, &bx, bo, NULL));
+    float ms;
+    TRY(patc_time_launch_args(k, &n, args, &bo, NULL, 1, 3, &ms));
+    TRY(patc_buffer_download(bo, xs, sizeof xs));
+done:
+    patc_buffer_free(bx);
+    patc_buffer_free(by);
+    patc_buffer_free(bo);
+    patc_program_free(p);
+    patc_program_free(q);
+    patc_destroy(c);
+    return failed;
+#undef TRY
+}
+
+/* Each driver call the runtime makes, failing at its first, second or third use: the
+ * failure comes back from the API call that made it, with a message, nothing crashes,
+ * and every device allocation is freed by the end. (The calls a free or a destroy makes
+ * cannot report anything: their failures are only survived.) */
+START_TEST(every_driver_failure_reported_and_cleaned_up)
+{
+    static const char *reported[] = {"cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute",
+                                     "cuDevicePrimaryCtxRetain", "cuModuleLoadData", "cuModuleGetFunction",
+                                     "cuMemAlloc_v2", "cuMemcpyHtoD_v2", "cuMemsetD8_v2", "cuMemcpyDtoH_v2",
+                                     "cuLaunchKernel", "cuCtxSynchronize", "cuEventCreate", "cuEventRecord",
+                                     "cuEventSynchronize", "cuEventElapsedTime"};
+    static const char *survived[] = {"cuMemFree_v2", "cuModuleUnload", "cuEventDestroy_v2",
+                                     "cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent"};
+    ck_assert_int_eq(scenario(), 0);
+    long long live0 = F.live();
+    ck_assert_int_eq(live0, 0);
+    for (int w = 0; w < 2; w++) {
+        const char **fns = w ? survived : reported;
+        int nf = w ? (int)(sizeof survived / sizeof *survived) : (int)(sizeof reported / sizeof *reported);
+        for (int f = 0; f < nf; f++)
+            for (int nth = 1; nth <= 3; nth++) {
+                int before = F.calls(fns[f]);
+                F.fail_at(fns[f], nth, 999 /* CUDA_ERROR_UNKNOWN */);
+                int failed = scenario();
+                bool hit = F.calls(fns[f]) - before >= nth;
+                F.fail_at("", 0, 0);
+                if (getenv("FAKE_VERBOSE")) fprintf(stderr, "%s@%d: hit %d failed %d live %lld\n", fns[f], nth, hit, failed, F.live());
+                if (!w && hit)
+                    ck_assert_msg(failed > 0, "the failure of %s at its call %d was not reported", fns[f], nth);
+                if (!w) ck_assert_msg(F.live() == 0, "%lld device allocations left after %s failed at call %d",
+                                      F.live(), fns[f], nth);
+            }
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("runtime-fakedriver");
+    TCase *tc = tcase_create("fake");
+    tcase_set_timeout(tc, 300);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, launch_arguments_in_signature_order);
+    tcase_add_test(tc, misaligned_vector_input_refused_before_launch);
+    tcase_add_test(tc, scan_scratch_zeroed_and_grown);
+    tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
