@@ -277,7 +277,10 @@ patc_status patc_launch_args(patc_kernel *k, const long long *nat_values, const 
 /* patc_launch_args without waiting: the launches are enqueued on the stream of
  * patc_set_stream (the arguments are copied when they are enqueued). Launches of one
  * kernel share its scratch buffers (the look-back's tile state): do not run two of them
- * at once on different streams. */
+ * at once on different streams. Both calls keep the last launch of a kernel prepared:
+ * the same call again (the same nat values, scalar values, buffers at the same
+ * addresses and sizes, and override) skips the checks and the launch rules and only
+ * enqueues, so a loop of identical launches pays for them once. */
 patc_status patc_launch_args_enqueue(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,
                                      patc_buffer *const *outputs, const patc_launch_config *cfg);
 patc_status patc_time_launch_args(patc_kernel *k, const long long *nat_values, const patc_arg *inputs,

@@ -126,6 +126,15 @@ struct patc_kernel {
     bool *has;
     RtDevPtr *scratch;     /* the kernel's scratch buffers (k->scratch), allocated on first launch */
     size_t *scratch_bytes; /* and grown when a launch needs more; zeroed when (re)allocated */
+    unsigned scratch_gen;  /* counts the scratch (re)allocations: a prepared launch holds their addresses */
+    /* The last launch of patc_launch_args(_enqueue), kept prepared (rt_launch.c,
+     * last_launch): called again with the same key (nats, each input's value or buffer
+     * address and size, each output's, the override) and the same scratch_gen, it is
+     * fired as it is, without checks, rules or allocations. */
+    struct RtLaunch *last;
+    unsigned char *last_key, *key; /* the last launch's key, and room to build a call's */
+    size_t last_key_len;
+    unsigned last_gen;
 };
 
 struct patc_program {

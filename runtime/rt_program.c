@@ -59,6 +59,10 @@ void patc_program_free(patc_program *p)
             if (k->scratch[j] && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
                 rt_driver_mem_free(p->ctx->drv, k->scratch[j]);
         free(k->scratch);
+        if (k->last) rt_launch_free(k->last);
+        free(k->last);
+        free(k->last_key);
+        free(k->key);
         free(k->pfn[0]);
         free(k->pfn[1]);
         free(k->scratch_bytes);

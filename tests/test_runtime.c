@@ -846,6 +846,80 @@ START_TEST(gpu_vector_input_alignment_checked)
 }
 END_TEST
 
+/* patc_launch_args(_enqueue) keeps the last launch prepared and fires it again for the
+ * same call: the kept launch must run the kernel each time (a poisoned output is
+ * written again), a new scalar value or output buffer must make a new one, and so must
+ * scratch buffers that another launch of the kernel has reallocated in between (here a
+ * scan's look-back state, grown by a patc_launch at 2^20; the kept launch for n = 1000
+ * held the freed one). */
+START_TEST(gpu_enqueue_reuses_prepared_launch)
+{
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_msg(patc_program_from_string(gctx, "saxpy.rise", SAXPY, NULL, 0, &p) == PATC_OK, "%s",
+                  patc_last_error(gctx));
+    ck_assert_int_eq(patc_get_kernel(p, "saxpy", &k), PATC_OK);
+    enum { N = 1000 };
+    static float xs[N], ys[N], out[N], zero[N];
+    for (int i = 0; i < N; i++) {
+        xs[i] = (float)(i % 31);
+        ys[i] = (float)(i % 7);
+    }
+    patc_buffer *bx, *by, *bo, *bo2;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof xs, &bx), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof ys, &by), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof out, &bo), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof out, &bo2), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bx, xs, sizeof xs), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(by, ys, sizeof ys), PATC_OK);
+    long long n = N;
+    float a = 2.0f;
+    patc_arg args[3] = {{NULL, &a}, {bx, NULL}, {by, NULL}};
+    for (int round = 0; round < 4; round++) {
+        /* rounds 0 and 1: the same call (the second fires the kept launch); 2: another
+         * value of a; 3: another output buffer */
+        if (round == 2) a = -3.0f;
+        patc_buffer *o = round == 3 ? bo2 : bo;
+        ck_assert_int_eq(patc_buffer_upload(o, zero, sizeof zero), PATC_OK);
+        ck_assert_msg(patc_launch_args_enqueue(k, &n, args, &o, NULL) == PATC_OK, "%s", patc_last_error(gctx));
+        ck_assert_int_eq(patc_buffer_download(o, out, sizeof out), PATC_OK);
+        for (int i = 0; i < N; i++) ck_assert_float_eq(out[i], a * xs[i] + ys[i]);
+    }
+
+    patc_kernel *scan;
+    patc_define d[2] = {{"nt", 128}, {"ipt", 9}};
+    ck_assert_msg(patc_program_from_file(gctx, PATC_EXAMPLES_DIR "/scan_device.rise", d, 2, &p) == PATC_OK, "%s",
+                  patc_last_error(gctx));
+    ck_assert_int_eq(patc_get_kernel(p, "exclSumI32", &scan), PATC_OK);
+    enum { BIG = 1 << 20 };
+    static int xi[BIG], got[BIG];
+    for (int i = 0; i < BIG; i++) xi[i] = i % 5 - 2;
+    patc_buffer *bi, *bs;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof xi, &bi), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof got, &bs), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bi, xi, sizeof xi), PATC_OK);
+    long long small = N, big = BIG;
+    patc_arg sarg[1] = {{bi, NULL}};
+    for (int round = 0; round < 3; round++) {
+        if (round == 1) /* the legacy entry prepares its own launch, growing the scratch */
+            ck_assert_msg(patc_launch(scan, &big, &bi, bs, NULL) == PATC_OK, "%s", patc_last_error(gctx));
+        ck_assert_msg(patc_launch_args_enqueue(scan, &small, sarg, &bs, NULL) == PATC_OK, "%s", patc_last_error(gctx));
+        ck_assert_int_eq(patc_buffer_download(bs, got, sizeof(int) * N), PATC_OK);
+        int sum = 0;
+        for (int i = 0; i < N; i++) {
+            ck_assert_int_eq(got[i], sum);
+            sum += xi[i];
+        }
+    }
+    patc_buffer_free(bx);
+    patc_buffer_free(by);
+    patc_buffer_free(bo);
+    patc_buffer_free(bo2);
+    patc_buffer_free(bi);
+    patc_buffer_free(bs);
+}
+END_TEST
+
 START_TEST(gpu_reduce_to_one)
 {
     patc_program *p;
@@ -1038,6 +1112,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, gpu_reducer_single_launch);
         tcase_add_test(tc, gpu_large_shared_memory);
         tcase_add_test(tc, gpu_vector_input_alignment_checked);
+        tcase_add_test(tc, gpu_enqueue_reuses_prepared_launch);
     } else {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, create_without_driver_succeeds);
