@@ -133,7 +133,7 @@ struct patc_kernel {
      * fired as it is, without checks, rules or allocations. */
     struct RtLaunch *last;
     unsigned char *last_key, *key; /* the last launch's key, and room to build a call's */
-    size_t last_key_len;
+    size_t last_key_len, last_key_cap;
     unsigned last_gen;
 };
 

@@ -352,8 +352,14 @@ static patc_status last_launch(patc_kernel *k, const long long *nats, const patc
     }
     if (k->last) rt_launch_free(k->last); /* the kept launch is replaced, or dropped on failure */
     k->last_key_len = 0;
-    if (!k->last && !(k->last = malloc(sizeof *k->last))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-    if (!k->last_key && !(k->last_key = malloc(len))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    /* calloc: a launch left unprepared by a failure here must be safe to free */
+    if (!k->last && !(k->last = calloc(1, sizeof *k->last))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    if (len > k->last_key_cap) { /* keys differ in length: with and without an override */
+        unsigned char *q = realloc(k->last_key, len);
+        if (!q) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        k->last_key = q;
+        k->last_key_cap = len;
+    }
     if ((s = prepare(k, nats, inputs, outputs, cfg, k->last)) != PATC_OK) return s; /* k->last left empty */
     memcpy(k->last_key, k->key, len);
     k->last_key_len = len;
