@@ -225,6 +225,88 @@ START_TEST(scan_scratch_zeroed_and_grown)
 }
 END_TEST
 
+/* patc_launch_args(_enqueue) keeps a kernel's last launch prepared and fires it again
+ * for the same call. Each launch must carry what its own call says: the kept one for a
+ * repeat, a new one for a new scalar value, output buffer or override (a call with an
+ * override between two without, so keys of both lengths), and for scratch buffers that
+ * another launch reallocated in between (the kept launch held the freed ones). */
+START_TEST(kept_launch_matches_each_call)
+{
+    patc_kernel *k = kernel_of("saxpy", SAXPY, NULL, 0);
+    patc_buffer *bx, *by, *bo, *bo2;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4000, &bx), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4000, &by), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4000, &bo), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4000, &bo2), PATC_OK);
+    static Seen seen = {.kinds = "pfppi", .scratch_slot = -1};
+    F.on_launch(record, &seen);
+    long long n = 1000;
+    float a = 2.0f;
+    patc_arg args[3] = {{NULL, &a}, {bx, NULL}, {by, NULL}};
+    patc_launch_config over = {{0, 0, 0}, {64, 1, 1}, 0};
+    /* the calls: a, output, override (-1: none) */
+    static const struct { float a; int out2; int over; } calls[] = {
+        {2.0f, 0, 0}, {2.0f, 0, 0}, {-3.0f, 0, 0}, {-3.0f, 1, 0}, {-3.0f, 1, 1}, {-3.0f, 1, 1}, {-3.0f, 1, 0}, {2.0f, 0, 0}};
+    enum { NC = sizeof calls / sizeof *calls };
+    unsigned block0 = 0;
+    for (int c = 0; c < NC; c++) {
+        a = calls[c].a;
+        patc_buffer *o = calls[c].out2 ? bo2 : bo;
+        seen.n = 0;
+        patc_status st = c % 2 ? patc_launch_args_enqueue(k, &n, args, &o, calls[c].over ? &over : NULL)
+                               : patc_launch_args(k, &n, args, &o, calls[c].over ? &over : NULL);
+        ck_assert_msg(st == PATC_OK, "call %d: %s", c, patc_last_error(ctx));
+        ck_assert_int_eq(seen.n, 1);
+        const Launch *r = &seen.l[0];
+        ck_assert_msg(r->f[1] == calls[c].a, "call %d: a = %g launched, %g given", c, r->f[1], calls[c].a);
+        ck_assert_uint_eq(r->ptr[0], patc_buffer_device_ptr(o));
+        ck_assert_uint_eq(r->ptr[2], patc_buffer_device_ptr(bx));
+        ck_assert_int_eq(r->i[4], 1000);
+        if (c == 0) block0 = r->block[0];
+        ck_assert_uint_eq(r->block[0], calls[c].over ? 64u : block0);
+    }
+    ck_assert_uint_ne(block0, 64u); /* else the override would not show */
+
+    /* the scan: enqueued at n = 1000, patc_launch at 2^20 grows (reallocates) the tile
+     * state, then the n = 1000 call again must pass the new, live allocation */
+    patc_define d[2] = {{"nt", 128}, {"ipt", 9}};
+    patc_kernel *scan = kernel_of("exclSumI32", NULL, d, 2);
+    enum { BIG = 1 << 20 };
+    patc_buffer *bi, *bs;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4 * BIG, &bi), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4 * BIG, &bs), PATC_OK);
+    long long small = 1000, big = BIG;
+    patc_arg sarg[1] = {{bi, NULL}};
+    static Seen ss;
+    ss = (Seen){.kinds = "ppp", .scratch_slot = 2, .scratch_need = 8};
+    F.on_launch(record, &ss);
+    ck_assert_int_eq(patc_launch_args_enqueue(scan, &small, sarg, &bs, NULL), PATC_OK);
+    ck_assert_int_eq(patc_launch(scan, &big, &bi, bs, NULL), PATC_OK);
+    ck_assert_int_eq(patc_launch_args_enqueue(scan, &small, sarg, &bs, NULL), PATC_OK);
+    ck_assert_int_eq(ss.n, 3);
+    ck_assert_uint_ne(ss.l[0].ptr[2], ss.l[1].ptr[2]); /* grown: a new allocation */
+    ck_assert_uint_eq(ss.l[2].ptr[2], ss.l[1].ptr[2]);
+    ck_assert_msg(F.alloc_size(ss.l[2].ptr[2]) >= (size_t)(BIG / (128 * 9) + 1) * 8, "the kept launch passed freed scratch");
+    ck_assert(ss.l[2].scratch_zero);
+
+    /* a call refused while it is prepared (an output too small) drops the kept launch
+     * and leaves the next call working */
+    patc_buffer *tiny;
+    ck_assert_int_eq(patc_buffer_wrap(ctx, patc_buffer_device_ptr(bs), 16, &tiny), PATC_OK);
+    ck_assert_int_eq(patc_launch_args_enqueue(scan, &small, sarg, &tiny, NULL), PATC_ERR_SIZE);
+    ck_assert_int_eq(patc_launch_args_enqueue(scan, &small, sarg, &bs, NULL), PATC_OK);
+    ck_assert_int_eq(ss.n, 4);
+    patc_buffer_free(tiny);
+    F.on_launch(NULL, NULL);
+    patc_buffer_free(bx);
+    patc_buffer_free(by);
+    patc_buffer_free(bo);
+    patc_buffer_free(bo2);
+    patc_buffer_free(bi);
+    patc_buffer_free(bs);
+}
+END_TEST
+
 /* One use of the runtime from context to destroy, stopping at the first failed call;
  * returns how many calls failed (each with a message). */
 static int scenario(void)
@@ -322,6 +404,7 @@ int main(void)
     tcase_add_test(tc, launch_arguments_in_signature_order);
     tcase_add_test(tc, misaligned_vector_input_refused_before_launch);
     tcase_add_test(tc, scan_scratch_zeroed_and_grown);
+    tcase_add_test(tc, kept_launch_matches_each_call);
     tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
