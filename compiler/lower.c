@@ -530,6 +530,21 @@ static X *source_lane(Lw *w, Nat *i)
     return x;
 }
 
+static bool is_shuffle(void *ctx, const X *x)
+{
+    (void)ctx;
+    return x->kind == X_SHFL;
+}
+
+/* Some statement the current sequence got since item `mark` computes a shuffle. */
+static bool emitted_shuffle(Lw *w, int mark)
+{
+    static const IrVisitor v = {.x = is_shuffle};
+    for (int k = mark; k < w->cur->seq.n; k++)
+        if (ir_walk(w->cur->seq.items[k], &v, NULL)) return true;
+    return false;
+}
+
 /* Element i of a view (rules in the ViewKind comments). */
 Val *lw_view_at(Lw *w, View *v, Nat *i)
 {
@@ -579,14 +594,16 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
         X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
         if (outside->kind == X_LIT) return outside->lit.b ? v->val : lw_view_at(w, v->in, j);
         if (nat_prove_lt(a, v->n2, nat_cst(a, 1))) return v->val; /* all padding */
-        /* A run-time index (a gather's or idx's, read into a variable of its own
-         * before the choice) is read at the padded positions too, so it must stay
-         * inside the index array: the read is redone at j clamped into 0..n2-1, as
-         * concat does, and what the first one emitted is dropped. Other reads keep
-         * the plain j (a shuffle clamps its own source lane). */
+        /* What the read emits before the choice runs at the padded positions too: a
+         * run-time index (a gather's or idx's, read into a variable of its own), or a
+         * value read into a register (a map's parameter used twice: xs[j] then read
+         * past the end of xs). Then the read is redone at j clamped into 0..n2-1, as
+         * concat does, and what the first one emitted is dropped. Reads that emit
+         * nothing keep the plain j, and so do shuffles (each lane must read its own
+         * index; a shuffle clamps its own source lane). */
         int mark = w->cur->seq.n, reads = w->index_reads;
         Val *in = lw_view_at(w, v->in, j);
-        if (w->index_reads != reads) {
+        if (w->index_reads != reads || (w->cur->seq.n != mark && !emitted_shuffle(w, mark))) {
             w->cur->seq.n = mark;
             in = lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
         }

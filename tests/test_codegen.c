@@ -281,6 +281,25 @@ START_TEST(vector_loads_through_padclamp)
 }
 END_TEST
 
+/* padCst reads its array only where the index is inside it (C's ?:), but what the
+ * read emits before the choice runs at every index: a map parameter used twice is read
+ * into a register there. That read must be at the index clamped into the array, or the
+ * padded positions read past its end (found by tests/emu: scan_types' firstNonZeroI32,
+ * whose last tile read xs[n..]). */
+START_TEST(padcst_register_reads_stay_in_bounds)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.i32)(xs => xs |> mapSeq(fun(x => select(x > 0)(x)(0 - x)))"
+                       " |> padCst(0)(5)(0) |> mapGlobal(id)))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    /* the register's load, and no load of xs at an unclamped index */
+    ck_assert_msg(strstr(cu, " = xs[min(") != NULL, "%s", cu);
+    ck_assert_msg(count_substr(cu, "xs[min(") == count_substr(cu, "xs["), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* The text of one kernel of a printed module (up to the next kernel's comment). */
 static char *kernel_text(const char *cu, const char *name)
 {
@@ -682,6 +701,7 @@ int main(void)
     tcase_set_timeout(c, 300);
     tcase_add_test(c, header_and_signature);
     tcase_add_test(c, vector_loads_through_padclamp);
+    tcase_add_test(c, padcst_register_reads_stay_in_bounds);
     tcase_add_test(c, index_width);
     tcase_add_test(c, literals);
     tcase_add_test(c, padding_block_count);
