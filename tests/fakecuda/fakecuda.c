@@ -10,11 +10,15 @@
  * side (argument arrays, scratch buffers, launch checks, error paths, freeing) is
  * tested in CI; whether a kernel computes the right thing is tests/gpu/all.sh's job.
  *
- * "Device memory" is host memory from aligned_alloc, 256-byte aligned as cuMemAlloc's;
+ * With FAKECUDA_EMULATE=LIB.so in the environment (a library tests/emu/build.sh made
+ * from the kernels' CUDA C), cuLaunchKernel runs the kernel on the CPU (tests/emu).
+ *
+ * "Device memory" is host memory from posix_memalign, 256-byte aligned as cuMemAlloc's;
  * a CUdeviceptr is its address. Not thread-safe: the tests call it from one thread. */
 #include "fakecuda.h"
 
 #include <cuda.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,7 +215,9 @@ FAKE_EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr *p, size_t bytes)
     ENTER("cuMemAlloc_v2");
     if (!bytes) return CUDA_ERROR_INVALID_VALUE;
     Alloc *a = malloc(sizeof *a);
-    unsigned char *q = aligned_alloc(256, (bytes + 255) / 256 * 256);
+    void *v = NULL;
+    /* exactly bytes: under AddressSanitizer (tests/emu) the byte after is a redzone */
+    unsigned char *q = posix_memalign(&v, 256, bytes) == 0 ? v : NULL;
     if (!a || !q) {
         free(a);
         free(q);
@@ -342,6 +348,25 @@ FAKE_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribu
     return CUDA_SUCCESS;
 }
 
+/* FAKECUDA_EMULATE's kernels run the launch (tests/emu/cuda_emu.h, patc_emu_launch): a
+ * kernel it lacks is "not found" (the library was built from other code). */
+static CUresult emulate(const char *name, const unsigned grid[3], const unsigned block[3], unsigned shared, void **args)
+{
+    static int (*run)(const char *, const unsigned *, const unsigned *, unsigned, void **);
+    static bool tried;
+    const char *lib = getenv("FAKECUDA_EMULATE");
+    if (!lib || !*lib) return CUDA_SUCCESS;
+    if (!tried) {
+        tried = true;
+        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        if (h) *(void **)&run = dlsym(h, "patc_emu_launch");
+        if (!run) fprintf(stderr, "fakecuda: FAKECUDA_EMULATE=%s: %s\n", lib, h ? "no patc_emu_launch" : dlerror());
+    }
+    if (!run) return CUDA_ERROR_INVALID_IMAGE;
+    int r = run(name, grid, block, shared, args);
+    return r == 0 ? CUDA_SUCCESS : r == -1 ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE;
+}
+
 /* The launch limits of an sm_90 device: grid x < 2^31, y and z < 2^16; a block of at
  * most 1024 threads (z at most 64); dynamic shared memory up to the function's limit. */
 FAKE_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -358,7 +383,7 @@ FAKE_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned 
         FakecudaLaunch L = {f->name, {gx, gy, gz}, {bx, by, bz}, shared, stream, args};
         S.hook(&L, S.hook_ud);
     }
-    return CUDA_SUCCESS;
+    return emulate(f->name, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, shared, args);
 }
 
 FAKE_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *e, unsigned flags)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# build.sh PATC OUT.so FILE.rise [patc options: -D..., --min-blocks ...]: the kernels of
+# FILE.rise, as `patc --emit-cuda` prints them with these options, compiled for the CPU
+# with cuda_emu.h into OUT.so, for tests/fakecuda's stand-in driver to run
+# (FAKECUDA_EMULATE=OUT.so). The options must be those of the `patc run` that launches
+# them (-D values are compiled in), and the launch must use 32-bit indices (below 2^31
+# elements: the runtime then compiles with PATC_INDEX32, as this does). EMU_CUDA=EDITED.cu
+# takes that CUDA C instead of patc's (a hand-edited kernel, as `patc run --cuda`).
+set -euo pipefail
+PATC=${1:?usage: build.sh PATC OUT.so FILE.rise [options]}
+OUT=${2:?usage: build.sh PATC OUT.so FILE.rise [options]}
+FILE=${3:?usage: build.sh PATC OUT.so FILE.rise [options]}
+shift 3
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -n "${EMU_CUDA:-}" ]; then cp "$EMU_CUDA" "$tmp/k.cu"; else "$PATC" --emit-cuda "$FILE" "$@" >"$tmp/k.cu"; fi
+{
+    echo '#define PATC_INDEX32'
+    echo '#include "cuda_emu.h"'
+    # the PTX helpers (cuda_emu.h has its own) out, the dynamic shared memory pointed at
+    # the emulator's
+    sed -e '/^static __device__ __forceinline__ .*asm/d' \
+        -e 's/^\( *\)extern __shared__ __align__(16) unsigned char patc_smem\[\];/\1unsigned char *patc_smem = emu::smem;/' \
+        "$tmp/k.cu"
+    echo 'PATC_EMU_KERNELS_BEGIN'
+    grep -o '__global__ void\( __launch_bounds__([0-9, ]*)\)\? [A-Za-z_][A-Za-z0-9_]*(' "$tmp/k.cu" |
+        sed -e 's/.* \([A-Za-z_][A-Za-z0-9_]*\)($/PATC_EMU_KERNEL(\1)/'
+    echo 'PATC_EMU_KERNELS_END'
+} >"$tmp/k.cpp"
+if grep -q 'extern __shared__' "$tmp/k.cpp"; then
+    echo "build.sh: a dynamic shared array this script does not know: $(grep -m1 'extern __shared__' "$tmp/k.cpp")" >&2
+    exit 1
+fi
+${CXX:-c++} -std=c++17 -O1 -g -fPIC -shared -w -I"$here" "$tmp/k.cpp" -o "$OUT"

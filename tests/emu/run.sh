@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# run.sh PATC FAKECUDA_DIR: generated kernels run on the CPU (cuda_emu.h, through
+# tests/fakecuda's stand-in driver and libpatrt's real launch path) against the
+# interpreter, `patc run --check-against-cpu` at ragged sizes. ctest emulated_kernels.
+#
+# This is not the GPU: it runs blocks one after another and the threads of a block as
+# fibers that meet at barriers and warp collectives, so it checks what a kernel
+# computes, its indexing, guards, vector loads, tile draws and look-back, shuffles and
+# votes, and its argument and scratch handling, but no race between blocks and no
+# timing. tests/gpu/all.sh runs the same kinds of checks on a GPU.
+#
+# The kernels are compiled with AddressSanitizer where the compiler has it, and the
+# stand-in driver allocates device memory of exactly the size asked for, so a kernel
+# reading or writing past a buffer stops with ASan's report (a vector load one element
+# too far, say), which the results alone would not show.
+#
+# Exit 0 when every check passes, 1 otherwise. EMU_ONLY=REGEX runs the cases whose line
+# matches.
+set -u
+PATC=$(cd "$(dirname "${1:?usage: run.sh PATC FAKECUDA_DIR}")" && pwd)/$(basename "$1")
+FAKE=$(cd "${2:?usage: run.sh PATC FAKECUDA_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../.." || exit 1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0 passes=0
+asan=$(${CXX:-c++} -print-file-name=libasan.so 2>/dev/null)
+if [ -n "$asan" ] && [ "${asan#/}" != "$asan" ] && [ -e "$asan" ]; then
+    export CXX="${CXX:-c++} -fsanitize=address -fno-omit-frame-pointer"
+    # the fibers' swapcontext makes ASan warn once and forbids its fake stacks
+    preload=(env "LD_PRELOAD=$asan" "ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0")
+else
+    echo "note: no AddressSanitizer runtime for ${CXX:-c++}: out-of-bounds accesses are not checked"
+    preload=()
+fi
+
+# check FILE KERNEL "INPUTS" OPTIONS...: the kernel built for these options (once per
+# FILE, KERNEL and OPTIONS), then the run against the interpreter
+check() {
+    local file=$1 kernel=$2 inputs=$3
+    shift 3
+    local key so
+    key=$(printf '%s ' "$file" "$kernel" "$@" | md5sum | cut -c1-16)
+    so="$TMP/$key.so"
+    if [ ! -e "$so" ] && ! bash tests/emu/build.sh "$PATC" "$so" "examples/$file" --kernel "$kernel" "$@" 2>"$TMP/build.err"; then
+        echo "FAIL: build $file $*"
+        sed 's/^/    /' "$TMP/build.err" | head -20
+        fails=$((fails + 1))
+        touch "$so.bad"
+        return
+    fi
+    [ -e "$so.bad" ] && { echo "FAIL: $file $kernel $inputs $* (no build)"; fails=$((fails + 1)); return; }
+    # shellcheck disable=SC2086
+    if FAKECUDA_EMULATE=$so LD_LIBRARY_PATH=$FAKE "${preload[@]}" "$PATC" run "examples/$file" --kernel "$kernel" $inputs "$@" \
+        --check-against-cpu >"$TMP/out" 2>&1; then
+        passes=$((passes + 1))
+    else
+        echo "FAIL: $file $kernel $inputs $*"
+        { grep -E 'ERROR|SUMMARY|cuda_emu|error|FAIL' "$TMP/out" || tail -5 "$TMP/out"; } | head -6 | sed 's/^/    /' 
+        fails=$((fails + 1))
+    fi
+}
+r1="--input random" r2="--input random --input random" r3="--input value:1.5 --input random --input random"
+
+cases() {
+# filter and partition (issue 13): selectivity 1%, 50%, 99%, none and all selected
+# (random input: floats uniform in [0, 1), integers 0..99), 16-byte tile loads
+for n in 1 33 4097 100003; do
+    for t in 0.99 0.5 0.01 1.0 -1.0; do
+        echo "filter.rise filterGtF32 --input value:${t} --input random -D nt=128 -D ipt=16 -D n=$n"
+        echo "partition.rise partitionGtF32 --input value:${t} --input random -D nt=128 -D ipt=16 -D n=$n"
+        echo "partition.rise partitionStableGtF32 --input value:${t} --input random -D nt=128 -D ipt=16 -D g=264 -D n=$n"
+    done
+    for t in 98 49 99 -1; do
+        echo "filter.rise filterGtI32 --input value:${t} --input random -D nt=128 -D ipt=16 -D n=$n"
+        echo "partition.rise partitionGtI32 --input value:${t} --input random -D nt=128 -D ipt=16 -D n=$n"
+        echo "partition.rise partitionStableGtI32 --input value:${t} --input random -D nt=128 -D ipt=16 -D g=5 -D n=$n"
+    done
+    echo "partition.rise partitionLtF32 --input value:0.5 --input random -D nt=64 -D ipt=7 -D n=$n"
+done
+echo "filter.rise filterGtF32 --input value:0.5 --input random -D nt=256 -D ipt=32 -D n=100003"
+echo "partition.rise partitionStableGtF32 --input value:0.5 --input random -D nt=512 -D ipt=32 -D g=528 -D n=100003"
+# device scans (issue 12): the look-back, tile shapes, launch bounds, other types
+for n in 1 32 33 1000 4097 100003; do
+    for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
+        echo "scan_device.rise $k $r1 -D nt=128 -D ipt=25 -D n=$n"
+    done
+done
+echo "scan_device.rise exclSumI32 $r1 -D nt=512 -D ipt=25 --min-blocks 4 -D n=100003"
+echo "scan_device.rise inclSumF32 $r1 -D nt=256 -D ipt=9 -D n=100003"
+for k in $(grep -o '^kernel [A-Za-z0-9_]*' tests/programs/scan_types.rise | cut -d' ' -f2); do
+    echo "../tests/programs/scan_types.rise $k $r1 -D nt=128 -D ipt=25 -D n=4097"
+done
+echo "../tests/programs/lookback_affine.rise affinePrefix $r1 -D n=33"
+for k in inclSumF32 exclSumI32; do echo "scan_rows.rise $k $r1 -D r=8 -D nt=128 -D ipt=25 -D n=100003"; done
+for k in $(grep -o '^kernel [A-Za-z0-9_]*' examples/scan_blelloch.rise | cut -d' ' -f2); do
+    case $k in tileExclSumI32) echo "scan_blelloch.rise $k $r1 -D m=3" ;; *) echo "scan_blelloch.rise $k $r1 -D n=4097" ;; esac
+done
+for k in $(grep -o '^kernel [A-Za-z0-9_]*' examples/scan_warp.rise | cut -d' ' -f2); do echo "scan_warp.rise $k $r1 -D n=3"; done
+# reductions, warp shuffles, the rest of the examples
+for n in 1 1000 100003; do
+    echo "reduce_device_naive.rise reduceNaive $r1 -D n=$n"
+    echo "reduce_device_tree.rise reduceTree $r1 -D n=$n"
+    echo "count_if.rise countIf $r1 -D g=132 -D n=$n"
+done
+for k in $(grep -o '^kernel [A-Za-z0-9_]*' examples/reduce_fast.rise | cut -d' ' -f2); do
+    case $k in
+    *OneBlock) echo "reduce_fast.rise $k $r1 -D elemsBlock=4096 -D elemsWarp=512 -D n=100003" ;;
+    *) echo "reduce_fast.rise $k $r1 -D g=132 -D elemsBlock=4096 -D elemsWarp=512 -D n=1000003" ;;
+    esac
+done
+for k in $(grep -o '^kernel [A-Za-z0-9_]*' examples/reduce_block_shfl.rise | cut -d' ' -f2); do echo "reduce_block_shfl.rise $k $r1 -D n=4"; done
+for k in reduceWarpDownK reduceWarpXorK reduceWarpUpK; do echo "reduce_warp.rise $k $r1 -D n=3"; done
+echo "shfl_permute.rise permute $r1 -D n=3"
+echo "scale.rise scale $r1 -D n=1000"
+echo "stencil3.rise stencil3 $r1 -D n=1000"
+echo "dot.rise dotPartial $r2 -D n=1000"
+echo "saxpy.rise saxpy $r3 -D n=1000"
+echo "softmax_rows.rise softmaxRows $r1 -D r=3 -D m=1024"
+echo "unrolled_uf.rise unrolledUF $r1 -D uf=8 -D n=1000"
+echo "transpose_tiled.rise transposeTiled $r1 -D mt=2 -D nt=3"
+echo "matmul_tiled.rise matmulTiled $r2 -D m=1 -D n=2 -D k=40"
+echo "matmul_tiled.rise matmulShared $r2 -D m=1 -D n=2 -D kt=3"
+echo "quicksort/sort_small.rise sortSmallF32 $r1 -D n=1000"
+}
+
+echo "0 0" >"$TMP/counts"
+cases | while read -r file kernel rest; do
+    [ -n "${EMU_ONLY:-}" ] && ! [[ "$file $kernel $rest" =~ $EMU_ONLY ]] && continue
+    # the inputs are the --input words at the front of rest
+    inputs=
+    set -- $rest
+    while [ $# -gt 0 ] && [ "$1" = --input ]; do inputs="$inputs $1 $2"; shift 2; done
+    check "$file" "$kernel" "$inputs" "$@"
+    echo "$fails $passes" >"$TMP/counts"
+done
+read -r fails passes <"$TMP/counts"
+echo "emulated kernels: $passes passed, $fails failed"
+[ "$fails" = 0 ]
