@@ -18,9 +18,10 @@ if [ -n "${EMU_CUDA:-}" ]; then cp "$EMU_CUDA" "$tmp/k.cu"; else "$PATC" --emit-
 {
     echo '#define PATC_INDEX32'
     echo '#include "cuda_emu.h"'
-    # the PTX helpers (cuda_emu.h has its own) out, the dynamic shared memory pointed at
-    # the emulator's
+    # the PTX helpers (cuda_emu.h has its own) out, lastBlock's ticket an atomicAdd,
+    # the dynamic shared memory pointed at the emulator's
     sed -e '/^static __device__ __forceinline__ .*asm/d' \
+        -e 's/asm volatile("atom\.acq_rel\.gpu\.global\.add\.u32 %0, \[%1\], 1;" : "=r"(\([A-Za-z0-9_]*\)) : "l"(\([A-Za-z0-9_]*\)) : "memory");/\1 = atomicAdd(\2, 1u);/' \
         -e 's/^\( *\)extern __shared__ __align__(16) unsigned char patc_smem\[\];/\1unsigned char *patc_smem = emu::smem;/' \
         "$tmp/k.cu"
     echo 'PATC_EMU_KERNELS_BEGIN'
@@ -28,6 +29,10 @@ if [ -n "${EMU_CUDA:-}" ]; then cp "$EMU_CUDA" "$tmp/k.cu"; else "$PATC" --emit-
         sed -e 's/.* \([A-Za-z_][A-Za-z0-9_]*\)($/PATC_EMU_KERNEL(\1)/'
     echo 'PATC_EMU_KERNELS_END'
 } >"$tmp/k.cpp"
+if grep -Eq '\basm( volatile)? *\(' "$tmp/k.cpp"; then
+    echo "build.sh: inline PTX this script does not know: $(grep -m1 -E '\basm( volatile)? *\(' "$tmp/k.cpp")" >&2
+    exit 1
+fi
 if grep -q 'extern __shared__' "$tmp/k.cpp"; then
     echo "build.sh: a dynamic shared array this script does not know: $(grep -m1 'extern __shared__' "$tmp/k.cpp")" >&2
     exit 1

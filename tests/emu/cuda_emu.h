@@ -277,6 +277,8 @@ inline unsigned __ballot_sync(unsigned m, int p)
 inline int __all_sync(unsigned m, int p) { return __ballot_sync(m, p) == m; }
 inline int __any_sync(unsigned m, int p) { return __ballot_sync(m, p) != 0; }
 
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
