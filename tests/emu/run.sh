@@ -155,6 +155,21 @@ done
 echo "transpose_tiled.rise transposeTiled $r1 -D mt=17 -D nt=5"
 echo "../tests/programs/big_shared.rise transposeTile $r1 -D n=3 -D r=250 -D c=200"
 echo "../tests/programs/big_shared.rise twoLive $r1 -D n=3 -D m=29056"
+for n in 1 4097; do
+    for k in incl64 excl64 incl1024 excl2048 fill2048; do echo "../tests/programs/blelloch_levels.rise $k $r1 -D n=$n"; done
+done
+# gather and scatter through a random permutation (its inputs written here)
+for n in 1 33 4097; do
+    python3 - "$n" "$TMP" <<'PY'
+import random, struct, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n)
+p = list(range(n)); r.shuffle(p)
+open("%s/perm%d.bin" % (d, n), "wb").write(struct.pack("<%di" % n, *p))
+open("%s/vals%d.bin" % (d, n), "wb").write(struct.pack("<%df" % n, *[r.uniform(-1, 1) for _ in range(n)]))
+PY
+    for k in permute unpermute; do echo "gather_scatter.rise $k --input $TMP/perm$n.bin --input $TMP/vals$n.bin -D n=$n"; done
+done
 }
 
 echo "0 0" >"$TMP/counts"
