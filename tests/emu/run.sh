@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# run.sh PATC FAKECUDA_DIR: generated kernels run on the CPU (cuda_emu.h, through
-# tests/fakecuda's stand-in driver and libpatrt's real launch path) against the
-# interpreter, `patc run --check-against-cpu` at ragged sizes. ctest emulated_kernels.
+# run.sh PATC FAKECUDA_DIR [QUICKSORT]: generated kernels run on the CPU (cuda_emu.h,
+# through tests/fakecuda's stand-in driver and libpatrt's real launch path) against the
+# interpreter, `patc run --check-against-cpu` at ragged sizes; with QUICKSORT (the
+# binary of examples/quicksort), its GPU mode too, each sort checked against qsort.
+# ctest emulated_kernels.
 #
 # This is not the GPU: it runs blocks one after another and the threads of a block as
 # fibers that meet at barriers and warp collectives, so it checks what a kernel
@@ -17,8 +19,9 @@
 # Exit 0 when every check passes, 1 otherwise. EMU_ONLY=REGEX runs the cases whose line
 # matches.
 set -u
-PATC=$(cd "$(dirname "${1:?usage: run.sh PATC FAKECUDA_DIR}")" && pwd)/$(basename "$1")
-FAKE=$(cd "${2:?usage: run.sh PATC FAKECUDA_DIR}" && pwd)
+PATC=$(cd "$(dirname "${1:?usage: run.sh PATC FAKECUDA_DIR [QUICKSORT]}")" && pwd)/$(basename "$1")
+FAKE=$(cd "${2:?usage: run.sh PATC FAKECUDA_DIR [QUICKSORT]}" && pwd)
+QS=${3:+$(cd "$(dirname "$3")" && pwd)/$(basename "$3")}
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../.." || exit 1
 TMP=$(mktemp -d)
@@ -183,5 +186,30 @@ cases | while read -r file kernel rest; do
     echo "$fails $passes" >"$TMP/counts"
 done
 read -r fails passes <"$TMP/counts"
+
+# the quicksort's GPU mode: its three programs' kernels, as examples/quicksort/quicksort.c
+# compiles them (partition.rise with nt=128, ipt=16; n is a run-time nat there)
+if [ -n "$QS" ] && { [ -z "${EMU_ONLY:-}" ] || [[ quicksort =~ $EMU_ONLY ]]; }; then
+    q=examples/quicksort
+    if bash tests/emu/build.sh "$PATC" "$TMP/qpart.so" examples/partition.rise --kernel partitionLtF32 -D nt=128 -D ipt=16 &&
+        bash tests/emu/build.sh "$PATC" "$TMP/qsmall.so" $q/sort_small.rise &&
+        bash tests/emu/build.sh "$PATC" "$TMP/qpick.so" $q/pick.rise; then
+        for n in 1 1000 5000; do
+            for k in random dup equal sorted reversed inf; do
+                if FAKECUDA_EMULATE="$TMP/qpart.so:$TMP/qsmall.so:$TMP/qpick.so" LD_LIBRARY_PATH=$FAKE "${preload[@]}" \
+                    "$QS" $n $k 1 >"$TMP/out" 2>&1; then
+                    passes=$((passes + 1))
+                else
+                    echo "FAIL: quicksort $n $k"
+                    tail -5 "$TMP/out" | sed 's/^/    /'
+                    fails=$((fails + 1))
+                fi
+            done
+        done
+    else
+        echo "FAIL: building the quicksort's kernels"
+        fails=$((fails + 1))
+    fi
+fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -10,8 +10,9 @@
  * side (argument arrays, scratch buffers, launch checks, error paths, freeing) is
  * tested in CI; whether a kernel computes the right thing is tests/gpu/all.sh's job.
  *
- * With FAKECUDA_EMULATE=LIB.so in the environment (a library tests/emu/build.sh made
- * from the kernels' CUDA C), cuLaunchKernel runs the kernel on the CPU (tests/emu).
+ * With FAKECUDA_EMULATE=LIB.so[:LIB2.so...] in the environment (libraries
+ * tests/emu/build.sh made from the kernels' CUDA C), cuLaunchKernel runs the kernel on
+ * the CPU (tests/emu).
  *
  * "Device memory" is host memory from posix_memalign, 256-byte aligned as cuMemAlloc's;
  * a CUdeviceptr is its address. Not thread-safe: the tests call it from one thread. */
@@ -270,6 +271,14 @@ FAKE_EXPORT CUresult CUDAAPI cuMemsetD8(CUdeviceptr p, unsigned char v, size_t n
     return CUDA_SUCCESS;
 }
 
+FAKE_EXPORT CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    ENTER("cuMemcpyDtoD_v2");
+    if (!holding(dst, n) || !holding(src, n)) return CUDA_ERROR_INVALID_VALUE;
+    memmove((void *)dst, (const void *)src, n);
+    return CUDA_SUCCESS;
+}
+
 /* The size of an ELF64 image: its section header table comes last in a cubin. */
 static size_t elf_size(const unsigned char *im)
 {
@@ -348,23 +357,39 @@ FAKE_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribu
     return CUDA_SUCCESS;
 }
 
-/* FAKECUDA_EMULATE's kernels run the launch (tests/emu/cuda_emu.h, patc_emu_launch): a
- * kernel it lacks is "not found" (the library was built from other code). */
+/* FAKECUDA_EMULATE's kernels run the launch (tests/emu/cuda_emu.h, patc_emu_launch):
+ * LIB.so, or several separated by ':' (one per program), asked in turn. A kernel none
+ * has is "not found" (the libraries were built from other code). */
 static CUresult emulate(const char *name, const unsigned grid[3], const unsigned block[3], unsigned shared, void **args)
 {
-    static int (*run)(const char *, const unsigned *, const unsigned *, unsigned, void **);
-    static bool tried;
-    const char *lib = getenv("FAKECUDA_EMULATE");
-    if (!lib || !*lib) return CUDA_SUCCESS;
-    if (!tried) {
-        tried = true;
-        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-        if (h) *(void **)&run = dlsym(h, "patc_emu_launch");
-        if (!run) fprintf(stderr, "fakecuda: FAKECUDA_EMULATE=%s: %s\n", lib, h ? "no patc_emu_launch" : dlerror());
+    typedef int (*run_fn)(const char *, const unsigned *, const unsigned *, unsigned, void **);
+    static run_fn run[8];
+    static int nrun = -1;
+    const char *libs = getenv("FAKECUDA_EMULATE");
+    if (!libs || !*libs) return CUDA_SUCCESS;
+    if (nrun < 0) {
+        nrun = 0;
+        for (const char *p = libs; *p && nrun < 8;) {
+            const char *e = strchr(p, ':');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            char path[4096];
+            if (len < sizeof path) {
+                memcpy(path, p, len);
+                path[len] = 0;
+                void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+                void *f = h ? dlsym(h, "patc_emu_launch") : NULL;
+                if (f) memcpy(&run[nrun++], &f, sizeof f);
+                else fprintf(stderr, "fakecuda: FAKECUDA_EMULATE: %s: %s\n", path, h ? "no patc_emu_launch" : dlerror());
+            }
+            p += len + (e != NULL);
+        }
     }
-    if (!run) return CUDA_ERROR_INVALID_IMAGE;
-    int r = run(name, grid, block, shared, args);
-    return r == 0 ? CUDA_SUCCESS : r == -1 ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE;
+    if (!nrun) return CUDA_ERROR_INVALID_IMAGE;
+    for (int i = 0; i < nrun; i++) {
+        int r = run[i](name, grid, block, shared, args);
+        if (r != -1) return r == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_ERROR_NOT_FOUND;
 }
 
 /* The launch limits of an sm_90 device: grid x < 2^31, y and z < 2^16; a block of at
