@@ -83,6 +83,9 @@ for n in 1 33 4097 100003; do
     done
     echo "partition.rise partitionLtF32 --input value:0.5 --input random -D nt=64 -D ipt=7 -D n=$n"
 done
+# the benchmark's tile shapes (bench/select_tuning.conf) at 2^20+7, about 6 s each
+echo "filter.rise filterGtF32 --input value:0.5 --input random -D nt=256 -D ipt=32 -D n=1048583"
+echo "partition.rise partitionGtI32 --input value:49 --input random -D nt=512 -D ipt=32 -D n=1048583"
 echo "filter.rise filterGtF32 --input value:0.5 --input random -D nt=256 -D ipt=32 -D n=100003"
 echo "partition.rise partitionStableGtF32 --input value:0.5 --input random -D nt=512 -D ipt=32 -D g=528 -D n=100003"
 # device scans (issue 12): the look-back, tile shapes, launch bounds, other types
@@ -93,6 +96,7 @@ for n in 1 32 33 1000 4097 100003; do
 done
 echo "scan_device.rise exclSumI32 $r1 -D nt=512 -D ipt=25 --min-blocks 4 -D n=100003"
 echo "scan_device.rise inclSumF32 $r1 -D nt=256 -D ipt=9 -D n=100003"
+echo "scan_device.rise inclSumF32 $r1 -D nt=512 -D ipt=25 --min-blocks 4 -D n=1048583"
 for k in $(grep -o '^kernel [A-Za-z0-9_]*' tests/programs/scan_types.rise | cut -d' ' -f2); do
     echo "../tests/programs/scan_types.rise $k $r1 -D nt=128 -D ipt=25 -D n=4097"
 done
