@@ -373,6 +373,11 @@ for n in $ssizes; do # Blelloch's scan (seed 002): 512-element tiles joined by l
   done
 done
 for m in 1 3 2049; do run_case gpu scan_blelloch.rise tileExclSumI32 "512*$m" 1 -D m=$m; done
+for n in 1 4097 1048583; do # Blelloch's scan at 64, 1024 and 2048 elements a tile (1024 threads)
+  for k in incl64 excl64 incl1024 excl2048 fill2048; do
+    run_case gpu ../tests/programs/blelloch_levels.rise $k $n 1 -D n=$n
+  done
+done
 : >>"$OUT/sanitizer.log"
 collect
 for tool in memcheck racecheck synccheck; do
