@@ -11,9 +11,10 @@
 # "2345", "c" and "d" each fit one 10-minute call of the GPU machine, and so did "et"
 # until matmulShared joined e (2026-11-23: "et" ran past 10 minutes, "e" and "t" fit
 # apart). c took 231 s and d 511 s, most of it the interpreter's; since then every
-# check against the interpreter runs in the background, GPU_JOBS (8) at a time, which
-# has not yet been timed on the GPU machine (tested with a stand-in patc: PATC_BIN=...
-# runs another binary).
+# check against the interpreter runs in the background, GPU_JOBS (8) at a time: on an
+# H200 (2026-11-23) "1et" took 295 s, "2345" 297 s, "3c" 155 s and "d" 62 s
+# (tests/gpu/results/2026-11-23-nvidia-h200-emu-session). PATC_BIN=... runs another
+# binary as patc.
 #
 # 1. correctness: every example kernel through `patc run --check-against-cpu` (GPU
 #    result against the CPU interpreter) for many sizes, ragged ones included;
