@@ -132,8 +132,8 @@ struct patc_kernel {
      * address and size, each output's, the override) and the same scratch_gen, it is
      * fired as it is, without checks, rules or allocations. */
     struct RtLaunch *last;
-    unsigned char *last_key, *key; /* the last launch's key, and room to build a call's */
-    size_t last_key_len, last_key_cap;
+    unsigned char *key, *last_key; /* room to build a call's key, and the last launch's (one allocation) */
+    size_t last_key_len;
     unsigned last_gen;
 };
 

@@ -299,13 +299,16 @@ static patc_status check_args(patc_kernel *k, const patc_arg *inputs, patc_buffe
  * calls with the same key and no scratch reallocated between them prepare the same
  * launch. A buffer is keyed by what the kernel sees of it, not by its handle: a handle
  * freed and another allocated at the same address and size give the same arguments.
- * Returns the key's length, built in k->key (allocated on first use). */
+ * Returns the key's length, built in k->key (allocated on first use, with k->last_key). */
 static size_t launch_key(patc_kernel *k, const long long *nats, const patc_arg *inputs, patc_buffer *const *outputs,
                          const patc_launch_config *cfg)
 {
     const Kernel *K = k->k;
-    size_t cap = (size_t)K->def->nnats * sizeof(long long) + (size_t)(K->ninputs + K->nouts) * 16 + 1 + 7 * 8;
-    if (!k->key && !(k->key = malloc(cap))) return 0;
+    if (!k->key) { /* room for the longest key (with an override), twice: this call's and the kept one's */
+        size_t cap = (size_t)K->def->nnats * sizeof(long long) + (size_t)(K->ninputs + K->nouts) * 16 + 1 + 7 * 8;
+        if (!(k->key = malloc(2 * cap))) return 0;
+        k->last_key = k->key + cap;
+    }
     unsigned char *q = k->key;
 #define PUT(v) (memcpy(q, &(v), sizeof(v)), q += sizeof(v))
     for (int i = 0; nats && i < K->def->nnats; i++) PUT(nats[i]); /* none: prepare fails, nothing is kept */
@@ -354,12 +357,6 @@ static patc_status last_launch(patc_kernel *k, const long long *nats, const patc
     k->last_key_len = 0;
     /* calloc: a launch left unprepared by a failure here must be safe to free */
     if (!k->last && !(k->last = calloc(1, sizeof *k->last))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-    if (len > k->last_key_cap) { /* keys differ in length: with and without an override */
-        unsigned char *q = realloc(k->last_key, len);
-        if (!q) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-        k->last_key = q;
-        k->last_key_cap = len;
-    }
     if ((s = prepare(k, nats, inputs, outputs, cfg, k->last)) != PATC_OK) return s; /* k->last left empty */
     memcpy(k->last_key, k->key, len);
     k->last_key_len = len;

@@ -61,8 +61,7 @@ void patc_program_free(patc_program *p)
         free(k->scratch);
         if (k->last) rt_launch_free(k->last);
         free(k->last);
-        free(k->last_key);
-        free(k->key);
+        free(k->key); /* and last_key, its second half */
         free(k->pfn[0]);
         free(k->pfn[1]);
         free(k->scratch_bytes);

@@ -75,7 +75,6 @@ struct State {
     dim3 block, grid, bid;
     void (*body)(void **);
     void **args;
-    const char *error;
     bool reverse;  /* this block's threads run from the last to the first */
     const char *kernel;
 };
@@ -89,7 +88,6 @@ inline State &S()
 inline void fail(const char *why)
 {
     fprintf(stderr, "cuda_emu: %s\n", why);
-    S().error = why;
     abort();
 }
 
