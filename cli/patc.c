@@ -34,7 +34,7 @@ static const char usage[] =
     "  -I dir             search dir for imports (after the importing file's directory)\n"
     "  --kernel NAME      only this kernel\n"
     "  -d LETTERS         dump IR to stderr after passes: a=ast e=expand t=typecheck l=lower\n"
-    "                     o=loops s=smem b=barrier\n"
+    "                     o=loops s=smem b=barrier v=version (full tiles)\n"
     "  --min-blocks B     declare kernels of a fixed block size __launch_bounds__(threads, B):\n"
     "                     registers for B resident blocks per SM (1..32; also for patc run)\n"
     "  --help, --version\n"

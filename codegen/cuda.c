@@ -716,6 +716,11 @@ static void stmt(Pr *p, const Stmt *s)
         expr(p, s->cond.c);
         sb_puts(o, ") {\n");
         block(p, s->cond.then);
+        if (s->cond.els) {
+            indent(p);
+            sb_puts(o, "} else {\n");
+            block(p, s->cond.els);
+        }
         indent(p);
         sb_puts(o, "}\n");
         return;

@@ -8,6 +8,7 @@
  *   barrier.c    barrier placement from a read/write analysis
  *   loops.c      loop specialisation (0/1/n trips, guards), single-thread regions
  *   smem.c       shared-memory layout with lifetime-based reuse; the per-block budget
+ *   version.c    full tiles without bound tests (if (tile is full) copy else original)
  *   width.c      index width: 32-bit where it provably fits, 64-bit or chosen at launch
  *   role.c       the kernel's role for the runtime (a device-level reduction pass?)
  *   ir_walk.c    the one read-only walk over Stmt/X that the passes' analyses use
@@ -355,7 +356,7 @@ typedef enum {
     S_DECL,    /* decl: declare private buffer buf (scalar or array), optional init */
     S_STORE,   /* store: buf[index] = val */
     S_FOR,     /* loop: a sequential or parallel loop (see LoopForm) */
-    S_IF,      /* cond: if (c) then */
+    S_IF,      /* cond: if (c) then [else els]; els only from version.c, the last pass */
     S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK) or __syncwarp (LVL_WARP) */
     S_COMMENT, /* comment */
     S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
@@ -407,7 +408,8 @@ struct Stmt {
                                 which needs one trip per thread (LF_ONCE); own_sp: where */
             Span own_sp;
         } loop;
-        struct { X *c; Stmt *then; bool per_lane; } cond; /* per_lane: each lane writes its own element */
+        struct { X *c; Stmt *then, *els; bool per_lane; } cond; /* per_lane: each lane writes its own element;
+                                                                els: NULL but after version.c */
         struct { Level level; } barrier;
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
@@ -501,7 +503,8 @@ typedef struct DumpFlags {
     bool barrier;  /* 'b': after barrier placement */
     bool loops;    /* 'o': after loop specialisation and single-thread regions */
     bool smem;     /* 's': after shared-memory layout */
-    /* barrier ('b') runs last: lower, loops, smem, barrier */
+    bool version;  /* 'v': after full-tile versioning */
+    /* in order: lower, loops, smem, barrier, version */
 } DumpFlags;
 
 typedef struct Define {
@@ -540,6 +543,7 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *k);                          
 void loops_specialise(Arena *a, Diag *d, Kernel *k);                                   /* loops.c */
 void smem_layout(Arena *a, Diag *d, Kernel *k);                                         /* smem.c */
 void barrier_place(Arena *a, Diag *d, Kernel *k);                                      /* barrier.c */
+void version_tiles(Arena *a, Kernel *k);                                                /* version.c */
 void width_decide(Arena *a, Kernel *k);                                                 /* width.c */
 void width_unify(Kernel *k);           /* width.c: one index type for all launches of k */
 void kernel_set_role(Kernel *k);                                                        /* role.c */

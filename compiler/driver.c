@@ -1,5 +1,5 @@
 /* driver.c: runs the pipeline  parse -> expand -> typecheck -> lower -> loops -> smem
- * -> barrier, with -d dumps after each pass. */
+ * -> barrier -> version -> width, with -d dumps after each pass. */
 #include "compiler.h"
 
 #include <errno.h>
@@ -80,6 +80,8 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             if (opt->dump.smem) dump_kernel(opt, "smem", s);
             barrier_place(a, d, s);
             if (opt->dump.barrier) dump_kernel(opt, "barrier", s);
+            version_tiles(a, s);
+            if (opt->dump.version) dump_kernel(opt, "version", s);
             width_decide(a, s);
             s->min_blocks = opt->min_blocks;
         }

@@ -50,7 +50,9 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
         return (v->nat && v->nat(ctx, s->store.index)) || ir_walk_x(s->store.val, v, ctx) ||
                (v->access && v->access(ctx, s->store.buf, true));
     case S_FOR: return (v->nat && v->nat(ctx, s->loop.extent)) || ir_walk(s->loop.body, v, ctx);
-    case S_IF: return (exprs && ir_walk_x(s->cond.c, v, ctx)) || ir_walk(s->cond.then, v, ctx);
+    case S_IF:
+        return (exprs && ir_walk_x(s->cond.c, v, ctx)) || ir_walk(s->cond.then, v, ctx) ||
+               (s->cond.els && ir_walk(s->cond.els, v, ctx));
     case S_BARRIER:
     case S_COMMENT: return false;
     case S_VLOAD:

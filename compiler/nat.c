@@ -851,6 +851,31 @@ bool nat_mentions(const Nat *x, const NatVar *v)
     unreachable();
 }
 
+static int vars_into(const Nat *x, NatVar **out, int n, int max)
+{
+    switch (x->kind) {
+    case N_CST: return n;
+    case N_VAR:
+        for (int i = 0; i < n; i++)
+            if (same_var(out[i], x->var)) return n;
+        if (n == max) return -1;
+        out[n] = x->var;
+        return n + 1;
+    case N_SUM:
+        for (int i = 0; i < x->sum.n && n >= 0; i++) n = vars_into(x->sum.terms[i], out, n, max);
+        return n;
+    case N_PROD:
+        for (int i = 0; i < x->prod.n && n >= 0; i++) n = vars_into(x->prod.factors[i], out, n, max);
+        return n;
+    case N_DIV: case N_MIN: case N_MAX:
+        n = vars_into(x->bin.l, out, n, max);
+        return n < 0 ? n : vars_into(x->bin.r, out, n, max);
+    }
+    unreachable();
+}
+
+int nat_vars(const Nat *x, NatVar **out, int max) { return vars_into(x, out, 0, max); }
+
 /* Rebuilds x bottom-up through the smart constructors, so the result is normal again. */
 Nat *nat_subst(Arena *a, Nat *x, const NatVar *v, Nat *value)
 {

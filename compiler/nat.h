@@ -89,6 +89,8 @@ bool nat_divides(Arena *a, Nat *k, Nat *x);  /* x % k == 0 */
 Nat *nat_subst(Arena *a, Nat *x, const NatVar *v, Nat *value);
 /* True when x mentions v. */
 bool nat_mentions(const Nat *x, const NatVar *v);
+/* The distinct variables x mentions, into out[0..max): their number, or -1 past max. */
+int nat_vars(const Nat *x, NatVar **out, int max);
 
 /* Valuation: value of var with id `id` is vals[id] when has[id]. */
 typedef struct NatEnv {

@@ -201,6 +201,11 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         xprint(b, s->cond.c);
         sb_putc(b, '\n');
         sprint(b, s->cond.then, ind + 1);
+        if (s->cond.els) {
+            pad(b, ind);
+            sb_puts(b, "else\n");
+            sprint(b, s->cond.els, ind + 1);
+        }
         return;
     case S_BARRIER:
         pad(b, ind);

@@ -22,7 +22,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   256 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 1022) / 1024 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(3072 * g + 1024 * g * (n / (1024 * g)) + 1056, n / (1024 * g) + 3))) < 2^31), else long long
+ *                    for a launch where max((g + 1022) / 1024 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 1024 * g * (n / (1024 * g)) + 1023, n / (1024 * g) + 3))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) countIf(int *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -33,24 +33,47 @@ extern "C" __global__ void __launch_bounds__(1024) countIf(int *__restrict__ out
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b1 = blockIdx.x;
-        {
-            const patc_int w3 = warp;
-            int acc4 = ((int)0);
-            for (patc_int i5 = 0; i5 < ((n + 1024 * g - 1) / (1024 * g)); i5 += 1) {
-                acc4 = (acc4 + ((int)(((((1024 * g * i5 + lane + 1024 * b1 + 32 * w3) >= n) ? 0.0f : xs[(1024 * g * i5 + lane + 1024 * b1 + 32 * w3)]) > 0.5f) ? true : false)));
+        if (((-1024 * g + 1024 * g * ((n + 1024 * g - 1) / (1024 * g)) + 1024 * b1 + 1023) < n)) {
+            {
+                const patc_int w3 = warp;
+                int acc4 = ((int)0);
+                for (patc_int i5 = 0; i5 < ((n + 1024 * g - 1) / (1024 * g)); i5 += 1) {
+                    acc4 = (acc4 + ((int)((xs[(1024 * g * i5 + lane + 1024 * b1 + 32 * w3)] > 0.5f) ? true : false)));
+                }
+                int sh6 = __shfl_down_sync(0xffffffffu, acc4, 16);
+                int r7 = (acc4 + sh6);
+                int sh8 = __shfl_down_sync(0xffffffffu, r7, 8);
+                int r9 = (r7 + sh8);
+                int sh10 = __shfl_down_sync(0xffffffffu, r9, 4);
+                int r11 = (r9 + sh10);
+                int sh12 = __shfl_down_sync(0xffffffffu, r11, 2);
+                int r13 = (r11 + sh12);
+                int sh14 = __shfl_down_sync(0xffffffffu, r13, 1);
+                int r15 = (r13 + sh14);
+                if ((lane < 1)) {
+                    s2[(lane + w3)] = r15;
+                }
             }
-            int sh6 = __shfl_down_sync(0xffffffffu, acc4, 16);
-            int r7 = (acc4 + sh6);
-            int sh8 = __shfl_down_sync(0xffffffffu, r7, 8);
-            int r9 = (r7 + sh8);
-            int sh10 = __shfl_down_sync(0xffffffffu, r9, 4);
-            int r11 = (r9 + sh10);
-            int sh12 = __shfl_down_sync(0xffffffffu, r11, 2);
-            int r13 = (r11 + sh12);
-            int sh14 = __shfl_down_sync(0xffffffffu, r13, 1);
-            int r15 = (r13 + sh14);
-            if ((lane < 1)) {
-                s2[(lane + w3)] = r15;
+        } else {
+            {
+                const patc_int w3 = warp;
+                int acc4 = ((int)0);
+                for (patc_int i5 = 0; i5 < ((n + 1024 * g - 1) / (1024 * g)); i5 += 1) {
+                    acc4 = (acc4 + ((int)(((((1024 * g * i5 + lane + 1024 * b1 + 32 * w3) >= n) ? 0.0f : xs[(1024 * g * i5 + lane + 1024 * b1 + 32 * w3)]) > 0.5f) ? true : false)));
+                }
+                int sh6 = __shfl_down_sync(0xffffffffu, acc4, 16);
+                int r7 = (acc4 + sh6);
+                int sh8 = __shfl_down_sync(0xffffffffu, r7, 8);
+                int r9 = (r7 + sh8);
+                int sh10 = __shfl_down_sync(0xffffffffu, r9, 4);
+                int r11 = (r9 + sh10);
+                int sh12 = __shfl_down_sync(0xffffffffu, r11, 2);
+                int r13 = (r11 + sh12);
+                int sh14 = __shfl_down_sync(0xffffffffu, r13, 1);
+                int r15 = (r13 + sh14);
+                if ((lane < 1)) {
+                    s2[(lane + w3)] = r15;
+                }
             }
         }
         __syncthreads();

@@ -43,21 +43,35 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
-                __align__(16) float v4[4];
-                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
-                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
-                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
-                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
-                } else {
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) float v4[4];
                     *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
-                #pragma unroll
-                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
-                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) float v4[4];
+                    if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                    } else {
+                        *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    }
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
             }
         }
@@ -153,33 +167,68 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
         }
         __syncthreads();
         unsigned int v35 = lb30[0];
-        {
-            const patc_int w36 = warp;
-            unsigned int acc37 = ((unsigned int)0);
-            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
-            }
-            unsigned int carry44 = (v35 + acc37);
-            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                unsigned int v43 = __popc(vote42);
-                unsigned int pre45 = carry44;
-                unsigned int nxt46 = (pre45 + v43);
-                carry44 = nxt46;
-                {
-                    const patc_int l47 = lane;
-                    unsigned int v48 = ((unsigned int)l47);
-                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                        if (sel49) {
-                            long long ix51 = ((long long)before50);
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            if (sel49) {
+                                long long ix51 = ((long long)before50);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            }
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
                         }
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                            out0[0] = (before50 + ((unsigned int)sel49));
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            if (sel49) {
+                                long long ix51 = ((long long)before50);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            }
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
                         }
                     }
                 }
@@ -219,21 +268,35 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
-                __align__(16) int v4[4];
-                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
-                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
-                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
-                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
-                } else {
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) int v4[4];
                     *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
-                #pragma unroll
-                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
-                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) int v4[4];
+                    if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                    } else {
+                        *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    }
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
             }
         }
@@ -329,33 +392,68 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
         }
         __syncthreads();
         unsigned int v35 = lb30[0];
-        {
-            const patc_int w36 = warp;
-            unsigned int acc37 = ((unsigned int)0);
-            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
-            }
-            unsigned int carry44 = (v35 + acc37);
-            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                unsigned int v43 = __popc(vote42);
-                unsigned int pre45 = carry44;
-                unsigned int nxt46 = (pre45 + v43);
-                carry44 = nxt46;
-                {
-                    const patc_int l47 = lane;
-                    unsigned int v48 = ((unsigned int)l47);
-                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                        if (sel49) {
-                            long long ix51 = ((long long)before50);
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            if (sel49) {
+                                long long ix51 = ((long long)before50);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            }
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
                         }
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                            out0[0] = (before50 + ((unsigned int)sel49));
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            if (sel49) {
+                                long long ix51 = ((long long)before50);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            }
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
                         }
                     }
                 }

@@ -43,21 +43,35 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
-                __align__(16) float v4[4];
-                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
-                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
-                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
-                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
-                } else {
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) float v4[4];
                     *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
-                #pragma unroll
-                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
-                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) float v4[4];
+                    if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                    } else {
+                        *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    }
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
             }
         }
@@ -153,31 +167,64 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
         }
         __syncthreads();
         unsigned int v35 = lb30[0];
-        {
-            const patc_int w36 = warp;
-            unsigned int acc37 = ((unsigned int)0);
-            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
+                        }
+                    }
+                }
             }
-            unsigned int carry44 = (v35 + acc37);
-            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                unsigned int v43 = __popc(vote42);
-                unsigned int pre45 = carry44;
-                unsigned int nxt46 = (pre45 + v43);
-                carry44 = nxt46;
-                {
-                    const patc_int l47 = lane;
-                    unsigned int v48 = ((unsigned int)l47);
-                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                        long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                        out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                            out0[0] = (before50 + ((unsigned int)sel49));
+        } else {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
                         }
                     }
                 }
@@ -217,21 +264,35 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 4; i3 += 1) {
-                __align__(16) int v4[4];
-                if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                    v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
-                    v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
-                    v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
-                    v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
-                } else {
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) int v4[4];
                     *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
-                #pragma unroll
-                for (patc_int i5 = 0; i5 < 4; i5 += 1) {
-                    s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    __align__(16) int v4[4];
+                    if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
+                    } else {
+                        *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
+                    }
+                    #pragma unroll
+                    for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+                        s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
+                    }
                 }
             }
         }
@@ -327,31 +388,64 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
         }
         __syncthreads();
         unsigned int v35 = lb30[0];
-        {
-            const patc_int w36 = warp;
-            unsigned int acc37 = ((unsigned int)0);
-            for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
+                        }
+                    }
+                }
             }
-            unsigned int carry44 = (v35 + acc37);
-            for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                unsigned int v43 = __popc(vote42);
-                unsigned int pre45 = carry44;
-                unsigned int nxt46 = (pre45 + v43);
-                carry44 = nxt46;
-                {
-                    const patc_int l47 = lane;
-                    unsigned int v48 = ((unsigned int)l47);
-                    if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                        bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                        unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                        long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                        out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                            out0[0] = (before50 + ((unsigned int)sel49));
+        } else {
+            {
+                const patc_int w36 = warp;
+                unsigned int acc37 = ((unsigned int)0);
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
+                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                }
+                unsigned int carry44 = (v35 + acc37);
+                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
+                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
+                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
+                    unsigned int v43 = __popc(vote42);
+                    unsigned int pre45 = carry44;
+                    unsigned int nxt46 = (pre45 + v43);
+                    carry44 = nxt46;
+                    {
+                        const patc_int l47 = lane;
+                        unsigned int v48 = ((unsigned int)l47);
+                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
+                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
+                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
+                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
+                                out0[0] = (before50 + ((unsigned int)sel49));
+                            }
                         }
                     }
                 }
@@ -489,31 +583,64 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
         }
         __syncthreads();
         unsigned int v33 = lb28[0];
-        {
-            const patc_int w34 = warp;
-            unsigned int acc35 = ((unsigned int)0);
-            for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int w34 = warp;
+                unsigned int acc35 = ((unsigned int)0);
+                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
+                    unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
+                    acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+                }
+                unsigned int carry42 = (v33 + acc35);
+                for (patc_int i38 = 0; i38 < 16; i38 += 1) {
+                    bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
+                    unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
+                    unsigned int v41 = __popc(vote40);
+                    unsigned int pre43 = carry42;
+                    unsigned int nxt44 = (pre43 + v41);
+                    carry42 = nxt44;
+                    {
+                        const patc_int l45 = lane;
+                        unsigned int v46 = ((unsigned int)l45);
+                        {
+                            bool sel47 = (((vote40 >> v46) & 1u) == 1u);
+                            unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
+                            long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
+                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
+                            if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
+                                out0[0] = (before48 + ((unsigned int)sel47));
+                            }
+                        }
+                    }
+                }
             }
-            unsigned int carry42 = (v33 + acc35);
-            for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
-                unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                unsigned int v41 = __popc(vote40);
-                unsigned int pre43 = carry42;
-                unsigned int nxt44 = (pre43 + v41);
-                carry42 = nxt44;
-                {
-                    const patc_int l45 = lane;
-                    unsigned int v46 = ((unsigned int)l45);
-                    if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
-                        bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                        unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                        long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                        out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                            out0[0] = (before48 + ((unsigned int)sel47));
+        } else {
+            {
+                const patc_int w34 = warp;
+                unsigned int acc35 = ((unsigned int)0);
+                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
+                    unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
+                    acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+                }
+                unsigned int carry42 = (v33 + acc35);
+                for (patc_int i38 = 0; i38 < 16; i38 += 1) {
+                    bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
+                    unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
+                    unsigned int v41 = __popc(vote40);
+                    unsigned int pre43 = carry42;
+                    unsigned int nxt44 = (pre43 + v41);
+                    carry42 = nxt44;
+                    {
+                        const patc_int l45 = lane;
+                        unsigned int v46 = ((unsigned int)l45);
+                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
+                            bool sel47 = (((vote40 >> v46) & 1u) == 1u);
+                            unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
+                            long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
+                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
+                            if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
+                                out0[0] = (before48 + ((unsigned int)sel47));
+                            }
                         }
                     }
                 }
@@ -684,21 +811,35 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b64 = (unsigned int)patc_draw;
-        {
-            const patc_int t66 = threadIdx.x;
-            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                __align__(16) float v68[4];
-                if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                    v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
-                    v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
-                    v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
-                    v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
-                } else {
+        if (((2048 * b64 + 2047) < n)) {
+            {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    __align__(16) float v68[4];
                     *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                    #pragma unroll
+                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    }
                 }
-                #pragma unroll
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+            }
+        } else {
+            {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    __align__(16) float v68[4];
+                    if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
+                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
+                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
+                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
+                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                    } else {
+                        *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                    }
+                    #pragma unroll
+                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    }
                 }
             }
         }
@@ -794,32 +935,66 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
         }
         __syncthreads();
         unsigned int v99 = lb94[0];
-        {
-            const patc_int w100 = warp;
-            unsigned int acc101 = ((unsigned int)0);
-            for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+        if (((2048 * b64 + 2047) < n)) {
+            {
+                const patc_int w100 = warp;
+                unsigned int acc101 = ((unsigned int)0);
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
+                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                }
+                unsigned int carry108 = (v99 + acc101);
+                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
+                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
+                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
+                    unsigned int v107 = __popc(vote106);
+                    unsigned int pre109 = carry108;
+                    unsigned int nxt110 = (pre109 + v107);
+                    carry108 = nxt110;
+                    {
+                        const patc_int l111 = lane;
+                        unsigned int v112 = ((unsigned int)l111);
+                        {
+                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
+                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
+                            unsigned int given115 = glob0[0];
+                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
+                                out0[0] = (before114 + ((unsigned int)sel113));
+                            }
+                        }
+                    }
+                }
             }
-            unsigned int carry108 = (v99 + acc101);
-            for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                unsigned int v107 = __popc(vote106);
-                unsigned int pre109 = carry108;
-                unsigned int nxt110 = (pre109 + v107);
-                carry108 = nxt110;
-                {
-                    const patc_int l111 = lane;
-                    unsigned int v112 = ((unsigned int)l111);
-                    if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
-                        bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                        unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                        unsigned int given115 = glob0[0];
-                        long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                        out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                            out0[0] = (before114 + ((unsigned int)sel113));
+        } else {
+            {
+                const patc_int w100 = warp;
+                unsigned int acc101 = ((unsigned int)0);
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
+                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                }
+                unsigned int carry108 = (v99 + acc101);
+                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
+                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
+                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
+                    unsigned int v107 = __popc(vote106);
+                    unsigned int pre109 = carry108;
+                    unsigned int nxt110 = (pre109 + v107);
+                    carry108 = nxt110;
+                    {
+                        const patc_int l111 = lane;
+                        unsigned int v112 = ((unsigned int)l111);
+                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
+                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
+                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
+                            unsigned int given115 = glob0[0];
+                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
+                                out0[0] = (before114 + ((unsigned int)sel113));
+                            }
                         }
                     }
                 }
@@ -990,21 +1165,35 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b64 = (unsigned int)patc_draw;
-        {
-            const patc_int t66 = threadIdx.x;
-            for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                __align__(16) int v68[4];
-                if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                    v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
-                    v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
-                    v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
-                    v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
-                } else {
+        if (((2048 * b64 + 2047) < n)) {
+            {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    __align__(16) int v68[4];
                     *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                    #pragma unroll
+                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    }
                 }
-                #pragma unroll
-                for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                    s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+            }
+        } else {
+            {
+                const patc_int t66 = threadIdx.x;
+                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                    __align__(16) int v68[4];
+                    if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
+                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
+                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
+                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
+                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                    } else {
+                        *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                    }
+                    #pragma unroll
+                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
+                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    }
                 }
             }
         }
@@ -1100,32 +1289,66 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
         }
         __syncthreads();
         unsigned int v99 = lb94[0];
-        {
-            const patc_int w100 = warp;
-            unsigned int acc101 = ((unsigned int)0);
-            for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+        if (((2048 * b64 + 2047) < n)) {
+            {
+                const patc_int w100 = warp;
+                unsigned int acc101 = ((unsigned int)0);
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
+                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                }
+                unsigned int carry108 = (v99 + acc101);
+                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
+                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
+                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
+                    unsigned int v107 = __popc(vote106);
+                    unsigned int pre109 = carry108;
+                    unsigned int nxt110 = (pre109 + v107);
+                    carry108 = nxt110;
+                    {
+                        const patc_int l111 = lane;
+                        unsigned int v112 = ((unsigned int)l111);
+                        {
+                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
+                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
+                            unsigned int given115 = glob0[0];
+                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
+                                out0[0] = (before114 + ((unsigned int)sel113));
+                            }
+                        }
+                    }
+                }
             }
-            unsigned int carry108 = (v99 + acc101);
-            for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                unsigned int v107 = __popc(vote106);
-                unsigned int pre109 = carry108;
-                unsigned int nxt110 = (pre109 + v107);
-                carry108 = nxt110;
-                {
-                    const patc_int l111 = lane;
-                    unsigned int v112 = ((unsigned int)l111);
-                    if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
-                        bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                        unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                        unsigned int given115 = glob0[0];
-                        long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                        out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                            out0[0] = (before114 + ((unsigned int)sel113));
+        } else {
+            {
+                const patc_int w100 = warp;
+                unsigned int acc101 = ((unsigned int)0);
+                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
+                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
+                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                }
+                unsigned int carry108 = (v99 + acc101);
+                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
+                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
+                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
+                    unsigned int v107 = __popc(vote106);
+                    unsigned int pre109 = carry108;
+                    unsigned int nxt110 = (pre109 + v107);
+                    carry108 = nxt110;
+                    {
+                        const patc_int l111 = lane;
+                        unsigned int v112 = ((unsigned int)l111);
+                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
+                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
+                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
+                            unsigned int given115 = glob0[0];
+                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
+                                out0[0] = (before114 + ((unsigned int)sel113));
+                            }
                         }
                     }
                 }

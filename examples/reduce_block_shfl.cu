@@ -24,24 +24,47 @@ extern "C" __global__ void __launch_bounds__(128) reduceShfl_1024_256(float *__r
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int w2 = warp;
-            float acc3 = 0.0f;
-            for (patc_int i4 = 0; i4 < 8; i4 += 1) {
-                acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+        if (((1024 * b0 + 1023) < n)) {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]);
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
-            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
-            float r6 = (acc3 + sh5);
-            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
-            float r8 = (r6 + sh7);
-            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
-            float r10 = (r8 + sh9);
-            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
-            float r12 = (r10 + sh11);
-            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
-            float r14 = (r12 + sh13);
-            if ((lane < 1)) {
-                s1[(lane + w2)] = r14;
+        } else {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
         }
         __syncthreads();
@@ -83,25 +106,49 @@ extern "C" __global__ void __launch_bounds__(256) reduceShfl_256_32(float *__res
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int w2 = warp;
-            float acc3 = 0.0f;
+        if (((256 * b0 + 255) < n)) {
             {
-                const patc_int i4 = 0;
-                acc3 = (acc3 + (((lane + 256 * b0 + 32 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 256 * b0 + 32 * w2 + 32 * i4)]));
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                {
+                    const patc_int i4 = 0;
+                    acc3 = (acc3 + xs[(lane + 256 * b0 + 32 * w2 + 32 * i4)]);
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
-            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
-            float r6 = (acc3 + sh5);
-            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
-            float r8 = (r6 + sh7);
-            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
-            float r10 = (r8 + sh9);
-            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
-            float r12 = (r10 + sh11);
-            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
-            float r14 = (r12 + sh13);
-            if ((lane < 1)) {
-                s1[(lane + w2)] = r14;
+        } else {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                {
+                    const patc_int i4 = 0;
+                    acc3 = (acc3 + (((lane + 256 * b0 + 32 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 256 * b0 + 32 * w2 + 32 * i4)]));
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
         }
         __syncthreads();
@@ -143,24 +190,47 @@ extern "C" __global__ void __launch_bounds__(1024) reduceShfl_2048_64(float *__r
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int w2 = warp;
-            float acc3 = 0.0f;
-            for (patc_int i4 = 0; i4 < 2; i4 += 1) {
-                acc3 = (acc3 + (((lane + 2048 * b0 + 64 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 2048 * b0 + 64 * w2 + 32 * i4)]));
+        if (((2048 * b0 + 2047) < n)) {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 2; i4 += 1) {
+                    acc3 = (acc3 + xs[(lane + 2048 * b0 + 64 * w2 + 32 * i4)]);
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
-            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
-            float r6 = (acc3 + sh5);
-            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
-            float r8 = (r6 + sh7);
-            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
-            float r10 = (r8 + sh9);
-            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
-            float r12 = (r10 + sh11);
-            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
-            float r14 = (r12 + sh13);
-            if ((lane < 1)) {
-                s1[(lane + w2)] = r14;
+        } else {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 2; i4 += 1) {
+                    acc3 = (acc3 + (((lane + 2048 * b0 + 64 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 2048 * b0 + 64 * w2 + 32 * i4)]));
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
         }
         __syncthreads();
@@ -202,24 +272,47 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflXor_1024_256(float *
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int w2 = warp;
-            float acc3 = 0.0f;
-            for (patc_int i4 = 0; i4 < 8; i4 += 1) {
-                acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+        if (((1024 * b0 + 1023) < n)) {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]);
+                }
+                float sh5 = __shfl_xor_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_xor_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_xor_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_xor_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_xor_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
-            float sh5 = __shfl_xor_sync(0xffffffffu, acc3, 16);
-            float r6 = (acc3 + sh5);
-            float sh7 = __shfl_xor_sync(0xffffffffu, r6, 8);
-            float r8 = (r6 + sh7);
-            float sh9 = __shfl_xor_sync(0xffffffffu, r8, 4);
-            float r10 = (r8 + sh9);
-            float sh11 = __shfl_xor_sync(0xffffffffu, r10, 2);
-            float r12 = (r10 + sh11);
-            float sh13 = __shfl_xor_sync(0xffffffffu, r12, 1);
-            float r14 = (r12 + sh13);
-            if ((lane < 1)) {
-                s1[(lane + w2)] = r14;
+        } else {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+                }
+                float sh5 = __shfl_xor_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_xor_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_xor_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_xor_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_xor_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
         }
         __syncthreads();
@@ -261,24 +354,47 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflI32(int *__restrict_
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int w2 = warp;
-            int acc3 = 0;
-            for (patc_int i4 = 0; i4 < 8; i4 += 1) {
-                acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0 : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+        if (((1024 * b0 + 1023) < n)) {
+            {
+                const patc_int w2 = warp;
+                int acc3 = 0;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]);
+                }
+                int sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                int r6 = (acc3 + sh5);
+                int sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                int r8 = (r6 + sh7);
+                int sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                int r10 = (r8 + sh9);
+                int sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                int r12 = (r10 + sh11);
+                int sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                int r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
-            int sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
-            int r6 = (acc3 + sh5);
-            int sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
-            int r8 = (r6 + sh7);
-            int sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
-            int r10 = (r8 + sh9);
-            int sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
-            int r12 = (r10 + sh11);
-            int sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
-            int r14 = (r12 + sh13);
-            if ((lane < 1)) {
-                s1[(lane + w2)] = r14;
+        } else {
+            {
+                const patc_int w2 = warp;
+                int acc3 = 0;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0 : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+                }
+                int sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                int r6 = (acc3 + sh5);
+                int sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                int r8 = (r6 + sh7);
+                int sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                int r10 = (r8 + sh9);
+                int sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                int r12 = (r10 + sh11);
+                int sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                int r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
         }
         __syncthreads();
@@ -320,24 +436,47 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflMax(float *__restric
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int w2 = warp;
-            float acc3 = -3.40282347e+38f;
-            for (patc_int i4 = 0; i4 < 8; i4 += 1) {
-                acc3 = fmaxf(acc3, (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? -3.40282347e+38f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+        if (((1024 * b0 + 1023) < n)) {
+            {
+                const patc_int w2 = warp;
+                float acc3 = -3.40282347e+38f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = fmaxf(acc3, xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]);
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = fmaxf(acc3, sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = fmaxf(r6, sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = fmaxf(r8, sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = fmaxf(r10, sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = fmaxf(r12, sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
-            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
-            float r6 = fmaxf(acc3, sh5);
-            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
-            float r8 = fmaxf(r6, sh7);
-            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
-            float r10 = fmaxf(r8, sh9);
-            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
-            float r12 = fmaxf(r10, sh11);
-            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
-            float r14 = fmaxf(r12, sh13);
-            if ((lane < 1)) {
-                s1[(lane + w2)] = r14;
+        } else {
+            {
+                const patc_int w2 = warp;
+                float acc3 = -3.40282347e+38f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = fmaxf(acc3, (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? -3.40282347e+38f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = fmaxf(acc3, sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = fmaxf(r6, sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = fmaxf(r8, sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = fmaxf(r10, sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = fmaxf(r12, sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
         }
         __syncthreads();

@@ -22,13 +22,24 @@ extern "C" __global__ void __launch_bounds__(256) reduceNaive(float *__restrict_
     float *s1 = (float *)(patc_smem + 0);
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int t2 = threadIdx.x;
-            float acc3 = 0.0f;
-            for (patc_int i4 = 0; i4 < 4; i4 += 1) {
-                acc3 = (acc3 + (((1024 * b0 + 4 * t2 + i4) >= n) ? 0.0f : xs[(1024 * b0 + 4 * t2 + i4)]));
+        if (((1024 * b0 + 1023) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 4; i4 += 1) {
+                    acc3 = (acc3 + xs[(1024 * b0 + 4 * t2 + i4)]);
+                }
+                s1[t2] = acc3;
             }
-            s1[t2] = acc3;
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 4; i4 += 1) {
+                    acc3 = (acc3 + (((1024 * b0 + 4 * t2 + i4) >= n) ? 0.0f : xs[(1024 * b0 + 4 * t2 + i4)]));
+                }
+                s1[t2] = acc3;
+            }
         }
         __syncthreads();
         if ((((patc_int)threadIdx.x) == 0)) {

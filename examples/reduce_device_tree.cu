@@ -31,13 +31,24 @@ extern "C" __global__ void __launch_bounds__(1024) reduceTree(float *__restrict_
     float *s1 = (float *)(patc_smem + 6640);
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int t11 = threadIdx.x;
-            float acc12 = 0.0f;
-            for (patc_int i13 = 0; i13 < 4; i13 += 1) {
-                acc12 = (acc12 + (((4096 * b0 + t11 + 1024 * i13) >= n) ? 0.0f : xs[(4096 * b0 + t11 + 1024 * i13)]));
+        if (((4096 * b0 + 4095) < n)) {
+            {
+                const patc_int t11 = threadIdx.x;
+                float acc12 = 0.0f;
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    acc12 = (acc12 + xs[(4096 * b0 + t11 + 1024 * i13)]);
+                }
+                s10[t11] = acc12;
             }
-            s10[t11] = acc12;
+        } else {
+            {
+                const patc_int t11 = threadIdx.x;
+                float acc12 = 0.0f;
+                for (patc_int i13 = 0; i13 < 4; i13 += 1) {
+                    acc12 = (acc12 + (((4096 * b0 + t11 + 1024 * i13) >= n) ? 0.0f : xs[(4096 * b0 + t11 + 1024 * i13)]));
+                }
+                s10[t11] = acc12;
+            }
         }
         __syncthreads();
         if (threadIdx.x < 512) {

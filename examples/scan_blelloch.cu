@@ -54,10 +54,19 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -224,14 +233,28 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
             }
         }
         __syncthreads();
-        {
-            const patc_int t63 = threadIdx.x;
-            float v64 = s6[(t63 + (t63 / 32))];
-            float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-            float v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
-            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
-                if (((512 * b0 + 2 * t63 + i67) < n)) {
-                    out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t63 = threadIdx.x;
+                float v64 = s6[(t63 + (t63 / 32))];
+                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                float v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
+                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                    {
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t63 = threadIdx.x;
+                float v64 = s6[(t63 + (t63 / 32))];
+                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                float v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
+                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                    if (((512 * b0 + 2 * t63 + i67) < n)) {
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                    }
                 }
             }
         }
@@ -280,10 +303,19 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -450,13 +482,26 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
             }
         }
         __syncthreads();
-        {
-            const patc_int t63 = threadIdx.x;
-            float v64 = s6[(t63 + (t63 / 32))];
-            float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-            for (patc_int i66 = 0; i66 < 2; i66 += 1) {
-                if (((512 * b0 + 2 * t63 + i66) < n)) {
-                    out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t63 = threadIdx.x;
+                float v64 = s6[(t63 + (t63 / 32))];
+                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                    {
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t63 = threadIdx.x;
+                float v64 = s6[(t63 + (t63 / 32))];
+                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                    if (((512 * b0 + 2 * t63 + i66) < n)) {
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                    }
                 }
             }
         }
@@ -505,10 +550,19 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -675,14 +729,28 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
             }
         }
         __syncthreads();
-        {
-            const patc_int t63 = threadIdx.x;
-            int v64 = s6[(t63 + (t63 / 32))];
-            int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-            int v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
-            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
-                if (((512 * b0 + 2 * t63 + i67) < n)) {
-                    out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t63 = threadIdx.x;
+                int v64 = s6[(t63 + (t63 / 32))];
+                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                int v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
+                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                    {
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t63 = threadIdx.x;
+                int v64 = s6[(t63 + (t63 / 32))];
+                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                int v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
+                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                    if (((512 * b0 + 2 * t63 + i67) < n)) {
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                    }
                 }
             }
         }
@@ -731,10 +799,19 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -901,13 +978,26 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
             }
         }
         __syncthreads();
-        {
-            const patc_int t63 = threadIdx.x;
-            int v64 = s6[(t63 + (t63 / 32))];
-            int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-            for (patc_int i66 = 0; i66 < 2; i66 += 1) {
-                if (((512 * b0 + 2 * t63 + i66) < n)) {
-                    out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t63 = threadIdx.x;
+                int v64 = s6[(t63 + (t63 / 32))];
+                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                    {
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t63 = threadIdx.x;
+                int v64 = s6[(t63 + (t63 / 32))];
+                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
+                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                    if (((512 * b0 + 2 * t63 + i66) < n)) {
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                    }
                 }
             }
         }
@@ -956,10 +1046,19 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                s1[(t2 + 256 * i3)] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 256 * i3)] = xs[(512 * b0 + t2 + 256 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 256 * i3)] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -1126,14 +1225,28 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
             }
         }
         __syncthreads();
-        {
-            const patc_int t63 = threadIdx.x;
-            float v64 = s6[t63];
-            float v65 = (v64 + s1[(2 * t63)]);
-            float v66 = (v65 + s1[(2 * t63 + 1)]);
-            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
-                if (((512 * b0 + 2 * t63 + i67) < n)) {
-                    out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t63 = threadIdx.x;
+                float v64 = s6[t63];
+                float v65 = (v64 + s1[(2 * t63)]);
+                float v66 = (v65 + s1[(2 * t63 + 1)]);
+                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                    {
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t63 = threadIdx.x;
+                float v64 = s6[t63];
+                float v65 = (v64 + s1[(2 * t63)]);
+                float v66 = (v65 + s1[(2 * t63 + 1)]);
+                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                    if (((512 * b0 + 2 * t63 + i67) < n)) {
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                    }
                 }
             }
         }
@@ -1182,10 +1295,19 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 2; i3 += 1) {
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -1378,16 +1500,32 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
             }
         }
         __syncthreads();
-        {
-            const patc_int t89 = threadIdx.x;
-            int v90 = s8[(t89 + (t89 / 32))];
-            int v91 = s1[(2 * t89 + (t89 / 16))];
-            int v92 = ((v91 != 0) ? v91 : v90);
-            int v93 = s1[(2 * t89 + ((2 * t89 + 1) / 32) + 1)];
-            int v94 = ((v93 != 0) ? v93 : v92);
-            for (patc_int i95 = 0; i95 < 2; i95 += 1) {
-                if (((512 * b0 + 2 * t89 + i95) < n)) {
-                    out[(512 * b0 + 2 * t89 + i95)] = ((((int)i95) == 0) ? v92 : v94);
+        if (((512 * b0 + 511) < n)) {
+            {
+                const patc_int t89 = threadIdx.x;
+                int v90 = s8[(t89 + (t89 / 32))];
+                int v91 = s1[(2 * t89 + (t89 / 16))];
+                int v92 = ((v91 != 0) ? v91 : v90);
+                int v93 = s1[(2 * t89 + ((2 * t89 + 1) / 32) + 1)];
+                int v94 = ((v93 != 0) ? v93 : v92);
+                for (patc_int i95 = 0; i95 < 2; i95 += 1) {
+                    {
+                        out[(512 * b0 + 2 * t89 + i95)] = ((((int)i95) == 0) ? v92 : v94);
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t89 = threadIdx.x;
+                int v90 = s8[(t89 + (t89 / 32))];
+                int v91 = s1[(2 * t89 + (t89 / 16))];
+                int v92 = ((v91 != 0) ? v91 : v90);
+                int v93 = s1[(2 * t89 + ((2 * t89 + 1) / 32) + 1)];
+                int v94 = ((v93 != 0) ? v93 : v92);
+                for (patc_int i95 = 0; i95 < 2; i95 += 1) {
+                    if (((512 * b0 + 2 * t89 + i95) < n)) {
+                        out[(512 * b0 + 2 * t89 + i95)] = ((((int)i95) == 0) ? v92 : v94);
+                    }
                 }
             }
         }

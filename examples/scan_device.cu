@@ -43,10 +43,19 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : xs[(3200 * b0 + t2 + 128 * i3)]);
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : xs[(3200 * b0 + t2 + 128 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -168,11 +177,22 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
             }
         }
         __syncthreads();
-        {
-            const patc_int t47 = threadIdx.x;
-            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
                 }
             }
         }
@@ -210,10 +230,19 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : xs[(3200 * b0 + t2 + 128 * i3)]);
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : xs[(3200 * b0 + t2 + 128 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -335,11 +364,22 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
             }
         }
         __syncthreads();
-        {
-            const patc_int t47 = threadIdx.x;
-            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
                 }
             }
         }
@@ -377,10 +417,19 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : xs[(3200 * b0 + t2 + 128 * i3)]);
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : xs[(3200 * b0 + t2 + 128 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -502,11 +551,22 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
             }
         }
         __syncthreads();
-        {
-            const patc_int t47 = threadIdx.x;
-            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
                 }
             }
         }
@@ -544,10 +604,19 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
         const patc_int b0 = (unsigned int)patc_draw;
-        {
-            const patc_int t2 = threadIdx.x;
-            for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : xs[(3200 * b0 + t2 + 128 * i3)]);
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
+                }
+            }
+        } else {
+            {
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 25; i3 += 1) {
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : xs[(3200 * b0 + t2 + 128 * i3)]);
+                }
             }
         }
         __syncthreads();
@@ -669,11 +738,22 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
             }
         }
         __syncthreads();
-        {
-            const patc_int t47 = threadIdx.x;
-            for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                    out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+        if (((3200 * b0 + 3199) < n)) {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t47 = threadIdx.x;
+                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                    }
                 }
             }
         }

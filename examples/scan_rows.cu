@@ -30,50 +30,98 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch0(float *__re
     {
         const patc_int b1 = blockIdx.x;
         float acc2 = 0.0f;
-        for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
-            if ((i3 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t6 = threadIdx.x;
-                for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                    s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0.0f : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+        if (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w8 = warp;
-                float acc9 = 0.0f;
-                for (patc_int i10 = 0; i10 < 25; i10 += 1) {
-                    acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
-                }
-                float s11 = (0.0f + acc9);
-                float r12 = ((lane == 0) ? s11 : acc9);
-                float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
-                float s14 = (sh13 + r12);
-                float r15 = ((lane >= 1) ? s14 : r12);
-                float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
-                float s17 = (sh16 + r15);
-                float r18 = ((lane >= 2) ? s17 : r15);
-                float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
-                float s20 = (sh19 + r18);
-                float r21 = ((lane >= 4) ? s20 : r18);
-                float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
-                float s23 = (sh22 + r21);
-                float r24 = ((lane >= 8) ? s23 : r21);
-                float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-                float s26 = (sh25 + r24);
-                float r27 = ((lane >= 16) ? s26 : r24);
                 {
-                    s4[(lane + 32 * w8)] = r27;
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)];
+                    }
                 }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    float acc9 = 0.0f;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    float s11 = (0.0f + acc9);
+                    float r12 = ((lane == 0) ? s11 : acc9);
+                    float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    float s14 = (sh13 + r12);
+                    float r15 = ((lane >= 1) ? s14 : r12);
+                    float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    float s17 = (sh16 + r15);
+                    float r18 = ((lane >= 2) ? s17 : r15);
+                    float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    float s20 = (sh19 + r18);
+                    float r21 = ((lane >= 4) ? s20 : r18);
+                    float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    float s23 = (sh22 + r21);
+                    float r24 = ((lane >= 8) ? s23 : r21);
+                    float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    float s26 = (sh25 + r24);
+                    float r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                float acc28 = 0.0f;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            float acc28 = 0.0f;
-            __syncthreads();
-            for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-                acc28 = (acc28 + s4[(32 * i29 + 31)]);
+        } else {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
+                }
+                {
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0.0f : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    float acc9 = 0.0f;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    float s11 = (0.0f + acc9);
+                    float r12 = ((lane == 0) ? s11 : acc9);
+                    float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    float s14 = (sh13 + r12);
+                    float r15 = ((lane >= 1) ? s14 : r12);
+                    float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    float s17 = (sh16 + r15);
+                    float r18 = ((lane >= 2) ? s17 : r15);
+                    float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    float s20 = (sh19 + r18);
+                    float r21 = ((lane >= 4) ? s20 : r18);
+                    float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    float s23 = (sh22 + r21);
+                    float r24 = ((lane >= 8) ? s23 : r21);
+                    float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    float s26 = (sh25 + r24);
+                    float r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                float acc28 = 0.0f;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            acc2 = (acc2 + acc28);
         }
         if ((((patc_int)threadIdx.x) == 0)) {
             glob0[b1] = acc2;
@@ -106,86 +154,173 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32_launch1(float *__re
     {
         const patc_int b31 = blockIdx.x;
         float carry59 = 0.0f;
-        for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
-            if ((i32 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t34 = threadIdx.x;
-                for (patc_int i35 = 0; i35 < 25; i35 += 1) {
-                    s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0.0f : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * ((r + 3199) / 3200) - 1) < r)) {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w37 = warp;
-                float acc38 = 0.0f;
-                for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
-                }
-                float s40 = (0.0f + acc38);
-                float r41 = ((lane == 0) ? s40 : acc38);
-                float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
-                float s43 = (sh42 + r41);
-                float r44 = ((lane >= 1) ? s43 : r41);
-                float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
-                float s46 = (sh45 + r44);
-                float r47 = ((lane >= 2) ? s46 : r44);
-                float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
-                float s49 = (sh48 + r47);
-                float r50 = ((lane >= 4) ? s49 : r47);
-                float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
-                float s52 = (sh51 + r50);
-                float r53 = ((lane >= 8) ? s52 : r50);
-                float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
-                float s55 = (sh54 + r53);
-                float r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s36[(lane + 32 * w37)] = r56;
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    float acc38 = 0.0f;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    float s40 = (0.0f + acc38);
+                    float r41 = ((lane == 0) ? s40 : acc38);
+                    float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    float s43 = (sh42 + r41);
+                    float r44 = ((lane >= 1) ? s43 : r41);
+                    float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    float s46 = (sh45 + r44);
+                    float r47 = ((lane >= 2) ? s46 : r44);
+                    float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    float s49 = (sh48 + r47);
+                    float r50 = ((lane >= 4) ? s49 : r47);
+                    float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    float s52 = (sh51 + r50);
+                    float r53 = ((lane >= 8) ? s52 : r50);
+                    float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    float s55 = (sh54 + r53);
+                    float r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
+                }
+                float acc57 = 0.0f;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                float pre60 = carry59;
+                float nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                float v62 = (0.0f + pre60);
+                float p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    float acc66 = 0.0f;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        float s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    float s70 = (acc66 + s36[ix69]);
+                    float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    float v72 = (v62 + v71);
+                    float acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
+                    }
                 }
             }
-            float acc57 = 0.0f;
-            __syncthreads();
-            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                acc57 = (acc57 + s36[(32 * i58 + 31)]);
-            }
-            float pre60 = carry59;
-            float nxt61 = (pre60 + acc57);
-            carry59 = nxt61;
-            float v62 = (0.0f + pre60);
-            float p64[25];
-            {
-                const patc_int t65 = threadIdx.x;
-                float acc66 = 0.0f;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    float s68 = (acc66 + s36[(32 * i67 + 31)]);
-                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+        } else {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-                int ix69 = max(0, (((int)t65) - 1));
-                float s70 = (acc66 + s36[ix69]);
-                float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
-                float v72 = (v62 + v71);
-                float acc73 = v72;
-                #pragma unroll
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    p64[i74] = acc73;
-                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                {
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0.0f : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t75 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    s63[(25 * t75 + i76)] = p64[i76];
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    float acc38 = 0.0f;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    float s40 = (0.0f + acc38);
+                    float r41 = ((lane == 0) ? s40 : acc38);
+                    float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    float s43 = (sh42 + r41);
+                    float r44 = ((lane >= 1) ? s43 : r41);
+                    float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    float s46 = (sh45 + r44);
+                    float r47 = ((lane >= 2) ? s46 : r44);
+                    float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    float s49 = (sh48 + r47);
+                    float r50 = ((lane >= 4) ? s49 : r47);
+                    float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    float s52 = (sh51 + r50);
+                    float r53 = ((lane >= 8) ? s52 : r50);
+                    float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    float s55 = (sh54 + r53);
+                    float r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                float acc57 = 0.0f;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                float pre60 = carry59;
+                float nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                float v62 = (0.0f + pre60);
+                float p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    float acc66 = 0.0f;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        float s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    float s70 = (acc66 + s36[ix69]);
+                    float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    float v72 = (v62 + v71);
+                    float acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
                     }
                 }
             }
@@ -219,86 +354,173 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
         const patc_int b79 = blockIdx.x;
         float v80 = glob30[b79];
         float carry108 = 0.0f;
-        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
-            if ((i81 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
-                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0.0f : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w86 = warp;
-                float acc87 = 0.0f;
-                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
-                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
-                }
-                float s89 = (0.0f + acc87);
-                float r90 = ((lane == 0) ? s89 : acc87);
-                float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
-                float s92 = (sh91 + r90);
-                float r93 = ((lane >= 1) ? s92 : r90);
-                float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
-                float s95 = (sh94 + r93);
-                float r96 = ((lane >= 2) ? s95 : r93);
-                float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
-                float s98 = (sh97 + r96);
-                float r99 = ((lane >= 4) ? s98 : r96);
-                float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
-                float s101 = (sh100 + r99);
-                float r102 = ((lane >= 8) ? s101 : r99);
-                float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
-                float s104 = (sh103 + r102);
-                float r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s85[(lane + 32 * w86)] = r105;
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    float acc87 = 0.0f;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    float s89 = (0.0f + acc87);
+                    float r90 = ((lane == 0) ? s89 : acc87);
+                    float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    float s92 = (sh91 + r90);
+                    float r93 = ((lane >= 1) ? s92 : r90);
+                    float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    float s95 = (sh94 + r93);
+                    float r96 = ((lane >= 2) ? s95 : r93);
+                    float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    float s98 = (sh97 + r96);
+                    float r99 = ((lane >= 4) ? s98 : r96);
+                    float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    float s101 = (sh100 + r99);
+                    float r102 = ((lane >= 8) ? s101 : r99);
+                    float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    float s104 = (sh103 + r102);
+                    float r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
+                }
+                float acc106 = 0.0f;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                float pre109 = carry108;
+                float nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                float v111 = (v80 + pre109);
+                float p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    float acc115 = 0.0f;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        float s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    float s119 = (acc115 + s85[ix118]);
+                    float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    float v121 = (v111 + v120);
+                    float acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                        p113[i123] = acc122;
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
+                    }
                 }
             }
-            float acc106 = 0.0f;
-            __syncthreads();
-            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                acc106 = (acc106 + s85[(32 * i107 + 31)]);
-            }
-            float pre109 = carry108;
-            float nxt110 = (pre109 + acc106);
-            carry108 = nxt110;
-            float v111 = (v80 + pre109);
-            float p113[25];
-            {
-                const patc_int t114 = threadIdx.x;
-                float acc115 = 0.0f;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    float s117 = (acc115 + s85[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+        } else {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                float s119 = (acc115 + s85[ix118]);
-                float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
-                float v121 = (v111 + v120);
-                float acc122 = v121;
-                #pragma unroll
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
-                    p113[i123] = acc122;
+                {
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0.0f : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t124 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
-                    s112[(25 * t124 + i125)] = p113[i125];
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    float acc87 = 0.0f;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    float s89 = (0.0f + acc87);
+                    float r90 = ((lane == 0) ? s89 : acc87);
+                    float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    float s92 = (sh91 + r90);
+                    float r93 = ((lane >= 1) ? s92 : r90);
+                    float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    float s95 = (sh94 + r93);
+                    float r96 = ((lane >= 2) ? s95 : r93);
+                    float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    float s98 = (sh97 + r96);
+                    float r99 = ((lane >= 4) ? s98 : r96);
+                    float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    float s101 = (sh100 + r99);
+                    float r102 = ((lane >= 8) ? s101 : r99);
+                    float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    float s104 = (sh103 + r102);
+                    float r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t126 = threadIdx.x;
-                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
-                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
-                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                float acc106 = 0.0f;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                float pre109 = carry108;
+                float nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                float v111 = (v80 + pre109);
+                float p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    float acc115 = 0.0f;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        float s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    float s119 = (acc115 + s85[ix118]);
+                    float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    float v121 = (v111 + v120);
+                    float acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                        p113[i123] = acc122;
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
                     }
                 }
             }
@@ -330,50 +552,98 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch0(float *__re
     {
         const patc_int b1 = blockIdx.x;
         float acc2 = 0.0f;
-        for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
-            if ((i3 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t6 = threadIdx.x;
-                for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                    s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0.0f : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+        if (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w8 = warp;
-                float acc9 = 0.0f;
-                for (patc_int i10 = 0; i10 < 25; i10 += 1) {
-                    acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
-                }
-                float s11 = (0.0f + acc9);
-                float r12 = ((lane == 0) ? s11 : acc9);
-                float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
-                float s14 = (sh13 + r12);
-                float r15 = ((lane >= 1) ? s14 : r12);
-                float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
-                float s17 = (sh16 + r15);
-                float r18 = ((lane >= 2) ? s17 : r15);
-                float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
-                float s20 = (sh19 + r18);
-                float r21 = ((lane >= 4) ? s20 : r18);
-                float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
-                float s23 = (sh22 + r21);
-                float r24 = ((lane >= 8) ? s23 : r21);
-                float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-                float s26 = (sh25 + r24);
-                float r27 = ((lane >= 16) ? s26 : r24);
                 {
-                    s4[(lane + 32 * w8)] = r27;
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)];
+                    }
                 }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    float acc9 = 0.0f;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    float s11 = (0.0f + acc9);
+                    float r12 = ((lane == 0) ? s11 : acc9);
+                    float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    float s14 = (sh13 + r12);
+                    float r15 = ((lane >= 1) ? s14 : r12);
+                    float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    float s17 = (sh16 + r15);
+                    float r18 = ((lane >= 2) ? s17 : r15);
+                    float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    float s20 = (sh19 + r18);
+                    float r21 = ((lane >= 4) ? s20 : r18);
+                    float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    float s23 = (sh22 + r21);
+                    float r24 = ((lane >= 8) ? s23 : r21);
+                    float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    float s26 = (sh25 + r24);
+                    float r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                float acc28 = 0.0f;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            float acc28 = 0.0f;
-            __syncthreads();
-            for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-                acc28 = (acc28 + s4[(32 * i29 + 31)]);
+        } else {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
+                }
+                {
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0.0f : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    float acc9 = 0.0f;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    float s11 = (0.0f + acc9);
+                    float r12 = ((lane == 0) ? s11 : acc9);
+                    float sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    float s14 = (sh13 + r12);
+                    float r15 = ((lane >= 1) ? s14 : r12);
+                    float sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    float s17 = (sh16 + r15);
+                    float r18 = ((lane >= 2) ? s17 : r15);
+                    float sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    float s20 = (sh19 + r18);
+                    float r21 = ((lane >= 4) ? s20 : r18);
+                    float sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    float s23 = (sh22 + r21);
+                    float r24 = ((lane >= 8) ? s23 : r21);
+                    float sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    float s26 = (sh25 + r24);
+                    float r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                float acc28 = 0.0f;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            acc2 = (acc2 + acc28);
         }
         if ((((patc_int)threadIdx.x) == 0)) {
             glob0[b1] = acc2;
@@ -406,86 +676,173 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32_launch1(float *__re
     {
         const patc_int b31 = blockIdx.x;
         float carry59 = 0.0f;
-        for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
-            if ((i32 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t34 = threadIdx.x;
-                for (patc_int i35 = 0; i35 < 25; i35 += 1) {
-                    s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0.0f : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * ((r + 3199) / 3200) - 1) < r)) {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w37 = warp;
-                float acc38 = 0.0f;
-                for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
-                }
-                float s40 = (0.0f + acc38);
-                float r41 = ((lane == 0) ? s40 : acc38);
-                float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
-                float s43 = (sh42 + r41);
-                float r44 = ((lane >= 1) ? s43 : r41);
-                float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
-                float s46 = (sh45 + r44);
-                float r47 = ((lane >= 2) ? s46 : r44);
-                float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
-                float s49 = (sh48 + r47);
-                float r50 = ((lane >= 4) ? s49 : r47);
-                float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
-                float s52 = (sh51 + r50);
-                float r53 = ((lane >= 8) ? s52 : r50);
-                float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
-                float s55 = (sh54 + r53);
-                float r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s36[(lane + 32 * w37)] = r56;
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    float acc38 = 0.0f;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    float s40 = (0.0f + acc38);
+                    float r41 = ((lane == 0) ? s40 : acc38);
+                    float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    float s43 = (sh42 + r41);
+                    float r44 = ((lane >= 1) ? s43 : r41);
+                    float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    float s46 = (sh45 + r44);
+                    float r47 = ((lane >= 2) ? s46 : r44);
+                    float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    float s49 = (sh48 + r47);
+                    float r50 = ((lane >= 4) ? s49 : r47);
+                    float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    float s52 = (sh51 + r50);
+                    float r53 = ((lane >= 8) ? s52 : r50);
+                    float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    float s55 = (sh54 + r53);
+                    float r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
+                }
+                float acc57 = 0.0f;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                float pre60 = carry59;
+                float nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                float v62 = (0.0f + pre60);
+                float p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    float acc66 = 0.0f;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        float s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    float s70 = (acc66 + s36[ix69]);
+                    float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    float v72 = (v62 + v71);
+                    float acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
+                    }
                 }
             }
-            float acc57 = 0.0f;
-            __syncthreads();
-            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                acc57 = (acc57 + s36[(32 * i58 + 31)]);
-            }
-            float pre60 = carry59;
-            float nxt61 = (pre60 + acc57);
-            carry59 = nxt61;
-            float v62 = (0.0f + pre60);
-            float p64[25];
-            {
-                const patc_int t65 = threadIdx.x;
-                float acc66 = 0.0f;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    float s68 = (acc66 + s36[(32 * i67 + 31)]);
-                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+        } else {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-                int ix69 = max(0, (((int)t65) - 1));
-                float s70 = (acc66 + s36[ix69]);
-                float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
-                float v72 = (v62 + v71);
-                float acc73 = v72;
-                #pragma unroll
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    p64[i74] = acc73;
-                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                {
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0.0f : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t75 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    s63[(25 * t75 + i76)] = p64[i76];
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    float acc38 = 0.0f;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    float s40 = (0.0f + acc38);
+                    float r41 = ((lane == 0) ? s40 : acc38);
+                    float sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    float s43 = (sh42 + r41);
+                    float r44 = ((lane >= 1) ? s43 : r41);
+                    float sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    float s46 = (sh45 + r44);
+                    float r47 = ((lane >= 2) ? s46 : r44);
+                    float sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    float s49 = (sh48 + r47);
+                    float r50 = ((lane >= 4) ? s49 : r47);
+                    float sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    float s52 = (sh51 + r50);
+                    float r53 = ((lane >= 8) ? s52 : r50);
+                    float sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    float s55 = (sh54 + r53);
+                    float r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                float acc57 = 0.0f;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                float pre60 = carry59;
+                float nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                float v62 = (0.0f + pre60);
+                float p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    float acc66 = 0.0f;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        float s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    float s70 = (acc66 + s36[ix69]);
+                    float v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    float v72 = (v62 + v71);
+                    float acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
                     }
                 }
             }
@@ -519,86 +876,173 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
         const patc_int b79 = blockIdx.x;
         float v80 = glob30[b79];
         float carry108 = 0.0f;
-        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
-            if ((i81 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
-                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0.0f : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w86 = warp;
-                float acc87 = 0.0f;
-                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
-                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
-                }
-                float s89 = (0.0f + acc87);
-                float r90 = ((lane == 0) ? s89 : acc87);
-                float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
-                float s92 = (sh91 + r90);
-                float r93 = ((lane >= 1) ? s92 : r90);
-                float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
-                float s95 = (sh94 + r93);
-                float r96 = ((lane >= 2) ? s95 : r93);
-                float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
-                float s98 = (sh97 + r96);
-                float r99 = ((lane >= 4) ? s98 : r96);
-                float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
-                float s101 = (sh100 + r99);
-                float r102 = ((lane >= 8) ? s101 : r99);
-                float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
-                float s104 = (sh103 + r102);
-                float r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s85[(lane + 32 * w86)] = r105;
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    float acc87 = 0.0f;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    float s89 = (0.0f + acc87);
+                    float r90 = ((lane == 0) ? s89 : acc87);
+                    float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    float s92 = (sh91 + r90);
+                    float r93 = ((lane >= 1) ? s92 : r90);
+                    float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    float s95 = (sh94 + r93);
+                    float r96 = ((lane >= 2) ? s95 : r93);
+                    float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    float s98 = (sh97 + r96);
+                    float r99 = ((lane >= 4) ? s98 : r96);
+                    float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    float s101 = (sh100 + r99);
+                    float r102 = ((lane >= 8) ? s101 : r99);
+                    float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    float s104 = (sh103 + r102);
+                    float r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
+                }
+                float acc106 = 0.0f;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                float pre109 = carry108;
+                float nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                float v111 = (v80 + pre109);
+                float p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    float acc115 = 0.0f;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        float s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    float s119 = (acc115 + s85[ix118]);
+                    float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    float v121 = (v111 + v120);
+                    float acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        p113[i123] = acc122;
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
+                    }
                 }
             }
-            float acc106 = 0.0f;
-            __syncthreads();
-            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                acc106 = (acc106 + s85[(32 * i107 + 31)]);
-            }
-            float pre109 = carry108;
-            float nxt110 = (pre109 + acc106);
-            carry108 = nxt110;
-            float v111 = (v80 + pre109);
-            float p113[25];
-            {
-                const patc_int t114 = threadIdx.x;
-                float acc115 = 0.0f;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    float s117 = (acc115 + s85[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+        } else {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                float s119 = (acc115 + s85[ix118]);
-                float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
-                float v121 = (v111 + v120);
-                float acc122 = v121;
-                #pragma unroll
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    p113[i123] = acc122;
-                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                {
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0.0f : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t124 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
-                    s112[(25 * t124 + i125)] = p113[i125];
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    float acc87 = 0.0f;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    float s89 = (0.0f + acc87);
+                    float r90 = ((lane == 0) ? s89 : acc87);
+                    float sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    float s92 = (sh91 + r90);
+                    float r93 = ((lane >= 1) ? s92 : r90);
+                    float sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    float s95 = (sh94 + r93);
+                    float r96 = ((lane >= 2) ? s95 : r93);
+                    float sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    float s98 = (sh97 + r96);
+                    float r99 = ((lane >= 4) ? s98 : r96);
+                    float sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    float s101 = (sh100 + r99);
+                    float r102 = ((lane >= 8) ? s101 : r99);
+                    float sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    float s104 = (sh103 + r102);
+                    float r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t126 = threadIdx.x;
-                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
-                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
-                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                float acc106 = 0.0f;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                float pre109 = carry108;
+                float nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                float v111 = (v80 + pre109);
+                float p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    float acc115 = 0.0f;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        float s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    float s119 = (acc115 + s85[ix118]);
+                    float v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    float v121 = (v111 + v120);
+                    float acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        p113[i123] = acc122;
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
                     }
                 }
             }
@@ -630,50 +1074,98 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch0(int *__rest
     {
         const patc_int b1 = blockIdx.x;
         int acc2 = 0;
-        for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
-            if ((i3 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t6 = threadIdx.x;
-                for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                    s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0 : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+        if (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w8 = warp;
-                int acc9 = 0;
-                for (patc_int i10 = 0; i10 < 25; i10 += 1) {
-                    acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
-                }
-                int s11 = (0 + acc9);
-                int r12 = ((lane == 0) ? s11 : acc9);
-                int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
-                int s14 = (sh13 + r12);
-                int r15 = ((lane >= 1) ? s14 : r12);
-                int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
-                int s17 = (sh16 + r15);
-                int r18 = ((lane >= 2) ? s17 : r15);
-                int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
-                int s20 = (sh19 + r18);
-                int r21 = ((lane >= 4) ? s20 : r18);
-                int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
-                int s23 = (sh22 + r21);
-                int r24 = ((lane >= 8) ? s23 : r21);
-                int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-                int s26 = (sh25 + r24);
-                int r27 = ((lane >= 16) ? s26 : r24);
                 {
-                    s4[(lane + 32 * w8)] = r27;
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)];
+                    }
                 }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    int acc9 = 0;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    int s11 = (0 + acc9);
+                    int r12 = ((lane == 0) ? s11 : acc9);
+                    int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    int s14 = (sh13 + r12);
+                    int r15 = ((lane >= 1) ? s14 : r12);
+                    int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    int s17 = (sh16 + r15);
+                    int r18 = ((lane >= 2) ? s17 : r15);
+                    int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    int s20 = (sh19 + r18);
+                    int r21 = ((lane >= 4) ? s20 : r18);
+                    int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    int s23 = (sh22 + r21);
+                    int r24 = ((lane >= 8) ? s23 : r21);
+                    int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    int s26 = (sh25 + r24);
+                    int r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                int acc28 = 0;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            int acc28 = 0;
-            __syncthreads();
-            for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-                acc28 = (acc28 + s4[(32 * i29 + 31)]);
+        } else {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
+                }
+                {
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0 : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    int acc9 = 0;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    int s11 = (0 + acc9);
+                    int r12 = ((lane == 0) ? s11 : acc9);
+                    int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    int s14 = (sh13 + r12);
+                    int r15 = ((lane >= 1) ? s14 : r12);
+                    int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    int s17 = (sh16 + r15);
+                    int r18 = ((lane >= 2) ? s17 : r15);
+                    int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    int s20 = (sh19 + r18);
+                    int r21 = ((lane >= 4) ? s20 : r18);
+                    int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    int s23 = (sh22 + r21);
+                    int r24 = ((lane >= 8) ? s23 : r21);
+                    int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    int s26 = (sh25 + r24);
+                    int r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                int acc28 = 0;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            acc2 = (acc2 + acc28);
         }
         if ((((patc_int)threadIdx.x) == 0)) {
             glob0[b1] = acc2;
@@ -706,86 +1198,173 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32_launch1(int *__rest
     {
         const patc_int b31 = blockIdx.x;
         int carry59 = 0;
-        for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
-            if ((i32 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t34 = threadIdx.x;
-                for (patc_int i35 = 0; i35 < 25; i35 += 1) {
-                    s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0 : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * ((r + 3199) / 3200) - 1) < r)) {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w37 = warp;
-                int acc38 = 0;
-                for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
-                }
-                int s40 = (0 + acc38);
-                int r41 = ((lane == 0) ? s40 : acc38);
-                int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
-                int s43 = (sh42 + r41);
-                int r44 = ((lane >= 1) ? s43 : r41);
-                int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
-                int s46 = (sh45 + r44);
-                int r47 = ((lane >= 2) ? s46 : r44);
-                int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
-                int s49 = (sh48 + r47);
-                int r50 = ((lane >= 4) ? s49 : r47);
-                int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
-                int s52 = (sh51 + r50);
-                int r53 = ((lane >= 8) ? s52 : r50);
-                int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
-                int s55 = (sh54 + r53);
-                int r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s36[(lane + 32 * w37)] = r56;
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    int acc38 = 0;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    int s40 = (0 + acc38);
+                    int r41 = ((lane == 0) ? s40 : acc38);
+                    int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    int s43 = (sh42 + r41);
+                    int r44 = ((lane >= 1) ? s43 : r41);
+                    int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    int s46 = (sh45 + r44);
+                    int r47 = ((lane >= 2) ? s46 : r44);
+                    int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    int s49 = (sh48 + r47);
+                    int r50 = ((lane >= 4) ? s49 : r47);
+                    int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    int s52 = (sh51 + r50);
+                    int r53 = ((lane >= 8) ? s52 : r50);
+                    int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    int s55 = (sh54 + r53);
+                    int r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
+                }
+                int acc57 = 0;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                int pre60 = carry59;
+                int nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                int v62 = (0 + pre60);
+                int p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    int acc66 = 0;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        int s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    int s70 = (acc66 + s36[ix69]);
+                    int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    int v72 = (v62 + v71);
+                    int acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
+                    }
                 }
             }
-            int acc57 = 0;
-            __syncthreads();
-            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                acc57 = (acc57 + s36[(32 * i58 + 31)]);
-            }
-            int pre60 = carry59;
-            int nxt61 = (pre60 + acc57);
-            carry59 = nxt61;
-            int v62 = (0 + pre60);
-            int p64[25];
-            {
-                const patc_int t65 = threadIdx.x;
-                int acc66 = 0;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    int s68 = (acc66 + s36[(32 * i67 + 31)]);
-                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+        } else {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-                int ix69 = max(0, (((int)t65) - 1));
-                int s70 = (acc66 + s36[ix69]);
-                int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
-                int v72 = (v62 + v71);
-                int acc73 = v72;
-                #pragma unroll
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    p64[i74] = acc73;
-                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                {
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0 : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t75 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    s63[(25 * t75 + i76)] = p64[i76];
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    int acc38 = 0;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    int s40 = (0 + acc38);
+                    int r41 = ((lane == 0) ? s40 : acc38);
+                    int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    int s43 = (sh42 + r41);
+                    int r44 = ((lane >= 1) ? s43 : r41);
+                    int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    int s46 = (sh45 + r44);
+                    int r47 = ((lane >= 2) ? s46 : r44);
+                    int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    int s49 = (sh48 + r47);
+                    int r50 = ((lane >= 4) ? s49 : r47);
+                    int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    int s52 = (sh51 + r50);
+                    int r53 = ((lane >= 8) ? s52 : r50);
+                    int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    int s55 = (sh54 + r53);
+                    int r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                int acc57 = 0;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                int pre60 = carry59;
+                int nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                int v62 = (0 + pre60);
+                int p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    int acc66 = 0;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        int s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    int s70 = (acc66 + s36[ix69]);
+                    int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    int v72 = (v62 + v71);
+                    int acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
                     }
                 }
             }
@@ -819,86 +1398,173 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
         const patc_int b79 = blockIdx.x;
         int v80 = glob30[b79];
         int carry108 = 0;
-        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
-            if ((i81 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
-                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0 : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w86 = warp;
-                int acc87 = 0;
-                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
-                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
-                }
-                int s89 = (0 + acc87);
-                int r90 = ((lane == 0) ? s89 : acc87);
-                int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
-                int s92 = (sh91 + r90);
-                int r93 = ((lane >= 1) ? s92 : r90);
-                int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
-                int s95 = (sh94 + r93);
-                int r96 = ((lane >= 2) ? s95 : r93);
-                int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
-                int s98 = (sh97 + r96);
-                int r99 = ((lane >= 4) ? s98 : r96);
-                int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
-                int s101 = (sh100 + r99);
-                int r102 = ((lane >= 8) ? s101 : r99);
-                int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
-                int s104 = (sh103 + r102);
-                int r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s85[(lane + 32 * w86)] = r105;
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    int acc87 = 0;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    int s89 = (0 + acc87);
+                    int r90 = ((lane == 0) ? s89 : acc87);
+                    int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    int s92 = (sh91 + r90);
+                    int r93 = ((lane >= 1) ? s92 : r90);
+                    int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    int s95 = (sh94 + r93);
+                    int r96 = ((lane >= 2) ? s95 : r93);
+                    int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    int s98 = (sh97 + r96);
+                    int r99 = ((lane >= 4) ? s98 : r96);
+                    int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    int s101 = (sh100 + r99);
+                    int r102 = ((lane >= 8) ? s101 : r99);
+                    int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    int s104 = (sh103 + r102);
+                    int r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
+                }
+                int acc106 = 0;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                int pre109 = carry108;
+                int nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                int v111 = (v80 + pre109);
+                int p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    int acc115 = 0;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        int s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    int s119 = (acc115 + s85[ix118]);
+                    int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    int v121 = (v111 + v120);
+                    int acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                        p113[i123] = acc122;
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
+                    }
                 }
             }
-            int acc106 = 0;
-            __syncthreads();
-            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                acc106 = (acc106 + s85[(32 * i107 + 31)]);
-            }
-            int pre109 = carry108;
-            int nxt110 = (pre109 + acc106);
-            carry108 = nxt110;
-            int v111 = (v80 + pre109);
-            int p113[25];
-            {
-                const patc_int t114 = threadIdx.x;
-                int acc115 = 0;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    int s117 = (acc115 + s85[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+        } else {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                int s119 = (acc115 + s85[ix118]);
-                int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
-                int v121 = (v111 + v120);
-                int acc122 = v121;
-                #pragma unroll
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
-                    p113[i123] = acc122;
+                {
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0 : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t124 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
-                    s112[(25 * t124 + i125)] = p113[i125];
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    int acc87 = 0;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    int s89 = (0 + acc87);
+                    int r90 = ((lane == 0) ? s89 : acc87);
+                    int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    int s92 = (sh91 + r90);
+                    int r93 = ((lane >= 1) ? s92 : r90);
+                    int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    int s95 = (sh94 + r93);
+                    int r96 = ((lane >= 2) ? s95 : r93);
+                    int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    int s98 = (sh97 + r96);
+                    int r99 = ((lane >= 4) ? s98 : r96);
+                    int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    int s101 = (sh100 + r99);
+                    int r102 = ((lane >= 8) ? s101 : r99);
+                    int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    int s104 = (sh103 + r102);
+                    int r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t126 = threadIdx.x;
-                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
-                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
-                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                int acc106 = 0;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                int pre109 = carry108;
+                int nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                int v111 = (v80 + pre109);
+                int p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    int acc115 = 0;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        int s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    int s119 = (acc115 + s85[ix118]);
+                    int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    int v121 = (v111 + v120);
+                    int acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                        p113[i123] = acc122;
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
                     }
                 }
             }
@@ -930,50 +1596,98 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch0(int *__rest
     {
         const patc_int b1 = blockIdx.x;
         int acc2 = 0;
-        for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
-            if ((i3 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t6 = threadIdx.x;
-                for (patc_int i7 = 0; i7 < 25; i7 += 1) {
-                    s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0 : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+        if (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w8 = warp;
-                int acc9 = 0;
-                for (patc_int i10 = 0; i10 < 25; i10 += 1) {
-                    acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
-                }
-                int s11 = (0 + acc9);
-                int r12 = ((lane == 0) ? s11 : acc9);
-                int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
-                int s14 = (sh13 + r12);
-                int r15 = ((lane >= 1) ? s14 : r12);
-                int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
-                int s17 = (sh16 + r15);
-                int r18 = ((lane >= 2) ? s17 : r15);
-                int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
-                int s20 = (sh19 + r18);
-                int r21 = ((lane >= 4) ? s20 : r18);
-                int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
-                int s23 = (sh22 + r21);
-                int r24 = ((lane >= 8) ? s23 : r21);
-                int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
-                int s26 = (sh25 + r24);
-                int r27 = ((lane >= 16) ? s26 : r24);
                 {
-                    s4[(lane + 32 * w8)] = r27;
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)];
+                    }
                 }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    int acc9 = 0;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    int s11 = (0 + acc9);
+                    int r12 = ((lane == 0) ? s11 : acc9);
+                    int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    int s14 = (sh13 + r12);
+                    int r15 = ((lane >= 1) ? s14 : r12);
+                    int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    int s17 = (sh16 + r15);
+                    int r18 = ((lane >= 2) ? s17 : r15);
+                    int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    int s20 = (sh19 + r18);
+                    int r21 = ((lane >= 4) ? s20 : r18);
+                    int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    int s23 = (sh22 + r21);
+                    int r24 = ((lane >= 8) ? s23 : r21);
+                    int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    int s26 = (sh25 + r24);
+                    int r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                int acc28 = 0;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            int acc28 = 0;
-            __syncthreads();
-            for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-                acc28 = (acc28 + s4[(32 * i29 + 31)]);
+        } else {
+            for (patc_int i3 = 0; i3 < ((r + ((n + 3199) / 3200) - 1) / r); i3 += 1) {
+                if ((i3 != 0)) {
+                    __syncthreads();
+                }
+                {
+                    const patc_int t6 = threadIdx.x;
+                    for (patc_int i7 = 0; i7 < 25; i7 += 1) {
+                        s5[(t6 + 128 * i7)] = (((3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7) >= n) ? 0 : xs[(3200 * b1 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i3 + t6 + 128 * i7)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w8 = warp;
+                    int acc9 = 0;
+                    for (patc_int i10 = 0; i10 < 25; i10 += 1) {
+                        acc9 = (acc9 + s5[(25 * lane + 800 * w8 + i10)]);
+                    }
+                    int s11 = (0 + acc9);
+                    int r12 = ((lane == 0) ? s11 : acc9);
+                    int sh13 = __shfl_up_sync(0xffffffffu, r12, 1);
+                    int s14 = (sh13 + r12);
+                    int r15 = ((lane >= 1) ? s14 : r12);
+                    int sh16 = __shfl_up_sync(0xffffffffu, r15, 2);
+                    int s17 = (sh16 + r15);
+                    int r18 = ((lane >= 2) ? s17 : r15);
+                    int sh19 = __shfl_up_sync(0xffffffffu, r18, 4);
+                    int s20 = (sh19 + r18);
+                    int r21 = ((lane >= 4) ? s20 : r18);
+                    int sh22 = __shfl_up_sync(0xffffffffu, r21, 8);
+                    int s23 = (sh22 + r21);
+                    int r24 = ((lane >= 8) ? s23 : r21);
+                    int sh25 = __shfl_up_sync(0xffffffffu, r24, 16);
+                    int s26 = (sh25 + r24);
+                    int r27 = ((lane >= 16) ? s26 : r24);
+                    {
+                        s4[(lane + 32 * w8)] = r27;
+                    }
+                }
+                int acc28 = 0;
+                __syncthreads();
+                for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                    acc28 = (acc28 + s4[(32 * i29 + 31)]);
+                }
+                acc2 = (acc2 + acc28);
             }
-            acc2 = (acc2 + acc28);
         }
         if ((((patc_int)threadIdx.x) == 0)) {
             glob0[b1] = acc2;
@@ -1006,86 +1720,173 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32_launch1(int *__rest
     {
         const patc_int b31 = blockIdx.x;
         int carry59 = 0;
-        for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
-            if ((i32 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t34 = threadIdx.x;
-                for (patc_int i35 = 0; i35 < 25; i35 += 1) {
-                    s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0 : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * ((r + 3199) / 3200) - 1) < r)) {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w37 = warp;
-                int acc38 = 0;
-                for (patc_int i39 = 0; i39 < 25; i39 += 1) {
-                    acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
-                }
-                int s40 = (0 + acc38);
-                int r41 = ((lane == 0) ? s40 : acc38);
-                int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
-                int s43 = (sh42 + r41);
-                int r44 = ((lane >= 1) ? s43 : r41);
-                int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
-                int s46 = (sh45 + r44);
-                int r47 = ((lane >= 2) ? s46 : r44);
-                int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
-                int s49 = (sh48 + r47);
-                int r50 = ((lane >= 4) ? s49 : r47);
-                int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
-                int s52 = (sh51 + r50);
-                int r53 = ((lane >= 8) ? s52 : r50);
-                int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
-                int s55 = (sh54 + r53);
-                int r56 = ((lane >= 16) ? s55 : r53);
                 {
-                    s36[(lane + 32 * w37)] = r56;
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    int acc38 = 0;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    int s40 = (0 + acc38);
+                    int r41 = ((lane == 0) ? s40 : acc38);
+                    int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    int s43 = (sh42 + r41);
+                    int r44 = ((lane >= 1) ? s43 : r41);
+                    int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    int s46 = (sh45 + r44);
+                    int r47 = ((lane >= 2) ? s46 : r44);
+                    int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    int s49 = (sh48 + r47);
+                    int r50 = ((lane >= 4) ? s49 : r47);
+                    int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    int s52 = (sh51 + r50);
+                    int r53 = ((lane >= 8) ? s52 : r50);
+                    int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    int s55 = (sh54 + r53);
+                    int r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
+                }
+                int acc57 = 0;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                int pre60 = carry59;
+                int nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                int v62 = (0 + pre60);
+                int p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    int acc66 = 0;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        int s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    int s70 = (acc66 + s36[ix69]);
+                    int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    int v72 = (v62 + v71);
+                    int acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
+                    }
                 }
             }
-            int acc57 = 0;
-            __syncthreads();
-            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
-                acc57 = (acc57 + s36[(32 * i58 + 31)]);
-            }
-            int pre60 = carry59;
-            int nxt61 = (pre60 + acc57);
-            carry59 = nxt61;
-            int v62 = (0 + pre60);
-            int p64[25];
-            {
-                const patc_int t65 = threadIdx.x;
-                int acc66 = 0;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    int s68 = (acc66 + s36[(32 * i67 + 31)]);
-                    acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+        } else {
+            for (patc_int i32 = 0; i32 < ((r + 3199) / 3200); i32 += 1) {
+                if ((i32 != 0)) {
+                    __syncthreads();
                 }
-                int ix69 = max(0, (((int)t65) - 1));
-                int s70 = (acc66 + s36[ix69]);
-                int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
-                int v72 = (v62 + v71);
-                int acc73 = v72;
-                #pragma unroll
-                for (patc_int i74 = 0; i74 < 25; i74 += 1) {
-                    p64[i74] = acc73;
-                    acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                {
+                    const patc_int t34 = threadIdx.x;
+                    for (patc_int i35 = 0; i35 < 25; i35 += 1) {
+                        s33[(t34 + 128 * i35)] = (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35) >= r) ? 0 : glob0[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t34 + 128 * i35)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t75 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i76 = 0; i76 < 25; i76 += 1) {
-                    s63[(25 * t75 + i76)] = p64[i76];
+                __syncthreads();
+                {
+                    const patc_int w37 = warp;
+                    int acc38 = 0;
+                    for (patc_int i39 = 0; i39 < 25; i39 += 1) {
+                        acc38 = (acc38 + s33[(25 * lane + 800 * w37 + i39)]);
+                    }
+                    int s40 = (0 + acc38);
+                    int r41 = ((lane == 0) ? s40 : acc38);
+                    int sh42 = __shfl_up_sync(0xffffffffu, r41, 1);
+                    int s43 = (sh42 + r41);
+                    int r44 = ((lane >= 1) ? s43 : r41);
+                    int sh45 = __shfl_up_sync(0xffffffffu, r44, 2);
+                    int s46 = (sh45 + r44);
+                    int r47 = ((lane >= 2) ? s46 : r44);
+                    int sh48 = __shfl_up_sync(0xffffffffu, r47, 4);
+                    int s49 = (sh48 + r47);
+                    int r50 = ((lane >= 4) ? s49 : r47);
+                    int sh51 = __shfl_up_sync(0xffffffffu, r50, 8);
+                    int s52 = (sh51 + r50);
+                    int r53 = ((lane >= 8) ? s52 : r50);
+                    int sh54 = __shfl_up_sync(0xffffffffu, r53, 16);
+                    int s55 = (sh54 + r53);
+                    int r56 = ((lane >= 16) ? s55 : r53);
+                    {
+                        s36[(lane + 32 * w37)] = r56;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t77 = threadIdx.x;
-                for (patc_int i78 = 0; i78 < 25; i78 += 1) {
-                    if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
-                        glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                int acc57 = 0;
+                __syncthreads();
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    acc57 = (acc57 + s36[(32 * i58 + 31)]);
+                }
+                int pre60 = carry59;
+                int nxt61 = (pre60 + acc57);
+                carry59 = nxt61;
+                int v62 = (0 + pre60);
+                int p64[25];
+                {
+                    const patc_int t65 = threadIdx.x;
+                    int acc66 = 0;
+                    for (patc_int i67 = 0; i67 < 4; i67 += 1) {
+                        int s68 = (acc66 + s36[(32 * i67 + 31)]);
+                        acc66 = ((((int)i67) < (((int)t65) / 32)) ? s68 : acc66);
+                    }
+                    int ix69 = max(0, (((int)t65) - 1));
+                    int s70 = (acc66 + s36[ix69]);
+                    int v71 = (((((int)t65) % 32) == 0) ? acc66 : s70);
+                    int v72 = (v62 + v71);
+                    int acc73 = v72;
+                    #pragma unroll
+                    for (patc_int i74 = 0; i74 < 25; i74 += 1) {
+                        p64[i74] = acc73;
+                        acc73 = (acc73 + s33[(25 * t65 + i74)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t75 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i76 = 0; i76 < 25; i76 += 1) {
+                        s63[(25 * t75 + i76)] = p64[i76];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t77 = threadIdx.x;
+                    for (patc_int i78 = 0; i78 < 25; i78 += 1) {
+                        if (((3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78) < r)) {
+                            glob30[(3200 * b31 * ((r + 3199) / 3200) + 3200 * i32 + t77 + 128 * i78)] = s63[(t77 + 128 * i78)];
+                        }
                     }
                 }
             }
@@ -1119,86 +1920,173 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
         const patc_int b79 = blockIdx.x;
         int v80 = glob30[b79];
         int carry108 = 0;
-        for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
-            if ((i81 != 0)) {
-                __syncthreads();
-            }
-            {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 25; i84 += 1) {
-                    s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0 : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * ((r + ((n + 3199) / 3200) - 1) / r) - 1) < n)) {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int w86 = warp;
-                int acc87 = 0;
-                for (patc_int i88 = 0; i88 < 25; i88 += 1) {
-                    acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
-                }
-                int s89 = (0 + acc87);
-                int r90 = ((lane == 0) ? s89 : acc87);
-                int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
-                int s92 = (sh91 + r90);
-                int r93 = ((lane >= 1) ? s92 : r90);
-                int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
-                int s95 = (sh94 + r93);
-                int r96 = ((lane >= 2) ? s95 : r93);
-                int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
-                int s98 = (sh97 + r96);
-                int r99 = ((lane >= 4) ? s98 : r96);
-                int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
-                int s101 = (sh100 + r99);
-                int r102 = ((lane >= 8) ? s101 : r99);
-                int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
-                int s104 = (sh103 + r102);
-                int r105 = ((lane >= 16) ? s104 : r102);
                 {
-                    s85[(lane + 32 * w86)] = r105;
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    int acc87 = 0;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    int s89 = (0 + acc87);
+                    int r90 = ((lane == 0) ? s89 : acc87);
+                    int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    int s92 = (sh91 + r90);
+                    int r93 = ((lane >= 1) ? s92 : r90);
+                    int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    int s95 = (sh94 + r93);
+                    int r96 = ((lane >= 2) ? s95 : r93);
+                    int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    int s98 = (sh97 + r96);
+                    int r99 = ((lane >= 4) ? s98 : r96);
+                    int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    int s101 = (sh100 + r99);
+                    int r102 = ((lane >= 8) ? s101 : r99);
+                    int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    int s104 = (sh103 + r102);
+                    int r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
+                }
+                int acc106 = 0;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                int pre109 = carry108;
+                int nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                int v111 = (v80 + pre109);
+                int p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    int acc115 = 0;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        int s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    int s119 = (acc115 + s85[ix118]);
+                    int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    int v121 = (v111 + v120);
+                    int acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        p113[i123] = acc122;
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
+                    }
                 }
             }
-            int acc106 = 0;
-            __syncthreads();
-            for (patc_int i107 = 0; i107 < 4; i107 += 1) {
-                acc106 = (acc106 + s85[(32 * i107 + 31)]);
-            }
-            int pre109 = carry108;
-            int nxt110 = (pre109 + acc106);
-            carry108 = nxt110;
-            int v111 = (v80 + pre109);
-            int p113[25];
-            {
-                const patc_int t114 = threadIdx.x;
-                int acc115 = 0;
-                for (patc_int i116 = 0; i116 < 4; i116 += 1) {
-                    int s117 = (acc115 + s85[(32 * i116 + 31)]);
-                    acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+        } else {
+            for (patc_int i81 = 0; i81 < ((r + ((n + 3199) / 3200) - 1) / r); i81 += 1) {
+                if ((i81 != 0)) {
+                    __syncthreads();
                 }
-                int ix118 = max(0, (((int)t114) - 1));
-                int s119 = (acc115 + s85[ix118]);
-                int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
-                int v121 = (v111 + v120);
-                int acc122 = v121;
-                #pragma unroll
-                for (patc_int i123 = 0; i123 < 25; i123 += 1) {
-                    p113[i123] = acc122;
-                    acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                {
+                    const patc_int t83 = threadIdx.x;
+                    for (patc_int i84 = 0; i84 < 25; i84 += 1) {
+                        s82[(t83 + 128 * i84)] = (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84) >= n) ? 0 : xs[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t83 + 128 * i84)]);
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t124 = threadIdx.x;
-                #pragma unroll
-                for (patc_int i125 = 0; i125 < 25; i125 += 1) {
-                    s112[(25 * t124 + i125)] = p113[i125];
+                __syncthreads();
+                {
+                    const patc_int w86 = warp;
+                    int acc87 = 0;
+                    for (patc_int i88 = 0; i88 < 25; i88 += 1) {
+                        acc87 = (acc87 + s82[(25 * lane + 800 * w86 + i88)]);
+                    }
+                    int s89 = (0 + acc87);
+                    int r90 = ((lane == 0) ? s89 : acc87);
+                    int sh91 = __shfl_up_sync(0xffffffffu, r90, 1);
+                    int s92 = (sh91 + r90);
+                    int r93 = ((lane >= 1) ? s92 : r90);
+                    int sh94 = __shfl_up_sync(0xffffffffu, r93, 2);
+                    int s95 = (sh94 + r93);
+                    int r96 = ((lane >= 2) ? s95 : r93);
+                    int sh97 = __shfl_up_sync(0xffffffffu, r96, 4);
+                    int s98 = (sh97 + r96);
+                    int r99 = ((lane >= 4) ? s98 : r96);
+                    int sh100 = __shfl_up_sync(0xffffffffu, r99, 8);
+                    int s101 = (sh100 + r99);
+                    int r102 = ((lane >= 8) ? s101 : r99);
+                    int sh103 = __shfl_up_sync(0xffffffffu, r102, 16);
+                    int s104 = (sh103 + r102);
+                    int r105 = ((lane >= 16) ? s104 : r102);
+                    {
+                        s85[(lane + 32 * w86)] = r105;
+                    }
                 }
-            }
-            __syncthreads();
-            {
-                const patc_int t126 = threadIdx.x;
-                for (patc_int i127 = 0; i127 < 25; i127 += 1) {
-                    if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
-                        out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                int acc106 = 0;
+                __syncthreads();
+                for (patc_int i107 = 0; i107 < 4; i107 += 1) {
+                    acc106 = (acc106 + s85[(32 * i107 + 31)]);
+                }
+                int pre109 = carry108;
+                int nxt110 = (pre109 + acc106);
+                carry108 = nxt110;
+                int v111 = (v80 + pre109);
+                int p113[25];
+                {
+                    const patc_int t114 = threadIdx.x;
+                    int acc115 = 0;
+                    for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                        int s117 = (acc115 + s85[(32 * i116 + 31)]);
+                        acc115 = ((((int)i116) < (((int)t114) / 32)) ? s117 : acc115);
+                    }
+                    int ix118 = max(0, (((int)t114) - 1));
+                    int s119 = (acc115 + s85[ix118]);
+                    int v120 = (((((int)t114) % 32) == 0) ? acc115 : s119);
+                    int v121 = (v111 + v120);
+                    int acc122 = v121;
+                    #pragma unroll
+                    for (patc_int i123 = 0; i123 < 25; i123 += 1) {
+                        p113[i123] = acc122;
+                        acc122 = (acc122 + s82[(25 * t114 + i123)]);
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t124 = threadIdx.x;
+                    #pragma unroll
+                    for (patc_int i125 = 0; i125 < 25; i125 += 1) {
+                        s112[(25 * t124 + i125)] = p113[i125];
+                    }
+                }
+                __syncthreads();
+                {
+                    const patc_int t126 = threadIdx.x;
+                    for (patc_int i127 = 0; i127 < 25; i127 += 1) {
+                        if (((3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127) < n)) {
+                            out[(3200 * b79 * ((r + ((n + 3199) / 3200) - 1) / r) + 3200 * i81 + t126 + 128 * i127)] = s112[(t126 + 128 * i127)];
+                        }
                     }
                 }
             }

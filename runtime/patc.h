@@ -150,8 +150,8 @@ typedef struct patc_compile_options {
  * module as patc_program_from_file does. defs are checked as patc_define says. */
 patc_status patc_program_compile(patc_ctx *ctx, const char *path, const patc_define *defs, int ndefs,
                                  const patc_compile_options *opts, patc_program **out);
-/* The dump letters and their passes, "aetlosb": a=ast e=expand t=typecheck l=lower
- * o=loops s=smem b=barrier. */
+/* The dump letters and their passes, "aetlosbv": a=ast e=expand t=typecheck l=lower
+ * o=loops s=smem b=barrier v=version. */
 const char *patc_dump_letters(void);
 
 patc_status patc_program_from_file(patc_ctx *ctx, const char *path, const patc_define *defs,

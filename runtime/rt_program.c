@@ -75,7 +75,7 @@ void patc_program_free(patc_program *p)
     free(p);
 }
 
-static const char dump_letters[] = "aetlosb";
+static const char dump_letters[] = "aetlosbv";
 
 const char *patc_dump_letters(void) { return dump_letters; }
 
@@ -90,6 +90,7 @@ static bool parse_dump(const char *s, DumpFlags *f)
         case 'o': f->loops = true; break;
         case 's': f->smem = true; break;
         case 'b': f->barrier = true; break;
+        case 'v': f->version = true; break;
         default: return false;
         }
     return true;

@@ -300,6 +300,66 @@ START_TEST(padcst_register_reads_stay_in_bounds)
 }
 END_TEST
 
+/* The part of s from the first `from` to the first `to` after it. */
+static char *between(const char *s, const char *from, const char *to)
+{
+    const char *b = strstr(s, from);
+    ck_assert_msg(b != NULL, "no '%s' in %s", from, s);
+    const char *e = strstr(b, to);
+    ck_assert_msg(e != NULL, "no '%s' after '%s' in %s", to, from, s);
+    char *r = malloc((size_t)(e - b) + 1);
+    memcpy(r, b, (size_t)(e - b));
+    r[e - b] = 0;
+    return r;
+}
+
+/* version.c: a tile's bound tests are decided where the whole tile is inside the input
+ * (the first branch: no test, plain loads); the last, partial tile keeps them (the
+ * else branch); the branch is chosen by the tile's largest index, the same for the
+ * whole block. */
+START_TEST(full_tiles_drop_bound_tests)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> padCst(0)((1024 - n % 1024) % 1024)(0.0f)"
+                       " |> split(1024) |> mapBlock(fun(c => c |> split(4) |> mapThreads(fun(p => p |> reduceSeq(add)(0.0f)))))"
+                       " |> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    char *fast = between(cu, "if (((1024 * b", "} else {");
+    ck_assert_msg(strstr(fast, " + 1023) < n))") != NULL, "%s", cu);
+    ck_assert_msg(strstr(fast, ">= n") == NULL && strstr(fast, "?") == NULL, "%s", fast);
+    ck_assert_msg(strstr(fast, "(acc") != NULL && strstr(fast, "+ xs[") != NULL, "%s", fast);
+    const char *slow = strstr(cu, "} else {");
+    ck_assert_msg(strstr(slow, ">= n) ? 0.0f : xs[") != NULL, "%s", slow);
+    free(fast);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* A test whose index is not shown to grow with the thread index (transpose reorders
+ * the tile: thread t reads element 2 * (t % 512) + t / 512) is not decided, and a
+ * statement with no decided test is not copied. A constant tile count needs no test. */
+START_TEST(full_tiles_keep_unproved_tests)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> padCst(0)((1024 - n % 1024) % 1024)(0.0f)"
+                       " |> split(1024) |> mapBlock(fun(c => c |> split(2) |> transpose |> join"
+                       " |> mapThreads(fun(x => x + 1.0f)))) |> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "} else {") == NULL, "%s", cu);
+    ck_assert_msg(strstr(cu, "t1 / 512)) >= n)) ? 0.0f : xs[") != NULL, "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = fun(4096.f32)(xs => xs |> split(1024) |> mapBlock(fun(c => c |> split(4)"
+                   " |> mapThreads(fun(p => p |> reduceSeq(add)(0.0f))))) |> join)");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "} else {") == NULL && strstr(cu, ">=") == NULL, "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* The text of one kernel of a printed module (up to the next kernel's comment). */
 static char *kernel_text(const char *cu, const char *name)
 {
@@ -702,6 +762,8 @@ int main(void)
     tcase_add_test(c, header_and_signature);
     tcase_add_test(c, vector_loads_through_padclamp);
     tcase_add_test(c, padcst_register_reads_stay_in_bounds);
+    tcase_add_test(c, full_tiles_drop_bound_tests);
+    tcase_add_test(c, full_tiles_keep_unproved_tests);
     tcase_add_test(c, index_width);
     tcase_add_test(c, literals);
     tcase_add_test(c, padding_block_count);

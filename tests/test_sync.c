@@ -1,6 +1,7 @@
 /* test_sync.c: the synchronisation in each pattern's emitted code equals the minimum.
  * Each row says why that minimum is the minimum; the counts are taken from the CUDA
- * text patc prints. */
+ * text patc prints, along the path a full tile takes: version.c's `else` branches (the
+ * copies for a partial last tile, with the same synchronisation) are left out. */
 #include "testutil.h"
 
 typedef struct Row {
@@ -34,6 +35,23 @@ static const Row rows[] = {
      "output) each read what other threads wrote: 2*9 - 2 barriers"},
 };
 
+/* s without the else branches ("} else { ... }" up to the matching brace). */
+static char *drop_else(const char *s)
+{
+    char *r = malloc(strlen(s) + 1), *o = r;
+    while (*s) {
+        if (!strncmp(s, "} else {", 8)) {
+            *o++ = '}';
+            int depth = 1;
+            for (s += 8; *s && depth; s++) depth += *s == '{' ? 1 : *s == '}' ? -1 : 0;
+            continue;
+        }
+        *o++ = *s++;
+    }
+    *o = 0;
+    return r;
+}
+
 START_TEST(minimal_sync)
 {
     const Row *r = &rows[_i];
@@ -46,7 +64,9 @@ START_TEST(minimal_sync)
     ck_assert_msg(k != NULL, "no kernel %s", r->kernel);
     StrBuf b = {0};
     cu_emit_kernel(t->a, &b, k);
-    int st = count_substr(b.s, "__syncthreads()"), sw = count_substr(b.s, "__syncwarp("), sh = count_substr(b.s, "__shfl_");
+    char *fast = drop_else(b.s);
+    int st = count_substr(fast, "__syncthreads()"), sw = count_substr(fast, "__syncwarp("), sh = count_substr(fast, "__shfl_");
+    free(fast);
     ck_assert_msg(st == r->syncthreads, "%s: %d __syncthreads, minimum %d (%s)", r->kernel, st, r->syncthreads, r->why);
     ck_assert_msg(sw == r->syncwarp, "%s: %d __syncwarp, minimum %d (%s)", r->kernel, sw, r->syncwarp, r->why);
     ck_assert_msg(sh == r->shuffles, "%s: %d shuffles, expected %d (%s)", r->kernel, sh, r->shuffles, r->why);

@@ -78,9 +78,16 @@ extern "C" __global__ void __launch_bounds__(1024) sortSmallF32(float *__restric
     float pad0 = (1.0f / 0.0f);
     {
         const patc_int b1 = blockIdx.x;
-        {
-            const patc_int t3 = threadIdx.x;
-            s2[t3] = (((1024 * b1 + t3) >= n) ? pad0 : xs[(1024 * b1 + t3)]);
+        if (((1024 * b1 + 1023) < n)) {
+            {
+                const patc_int t3 = threadIdx.x;
+                s2[t3] = xs[(1024 * b1 + t3)];
+            }
+        } else {
+            {
+                const patc_int t3 = threadIdx.x;
+                s2[t3] = (((1024 * b1 + t3) >= n) ? pad0 : xs[(1024 * b1 + t3)]);
+            }
         }
         __syncthreads();
         {
@@ -798,10 +805,19 @@ extern "C" __global__ void __launch_bounds__(1024) sortSmallF32(float *__restric
             s544[t545] = (((((v546 / 1) % 2) == 0) == (((v546 / 1024) % 2) == 0)) ? s552 : s553);
         }
         __syncthreads();
-        {
-            const patc_int t554 = threadIdx.x;
-            if (((1024 * b1 + t554) < n)) {
-                out[(1024 * b1 + t554)] = s544[t554];
+        if (((1024 * b1 + 1023) < n)) {
+            {
+                const patc_int t554 = threadIdx.x;
+                {
+                    out[(1024 * b1 + t554)] = s544[t554];
+                }
+            }
+        } else {
+            {
+                const patc_int t554 = threadIdx.x;
+                if (((1024 * b1 + t554) < n)) {
+                    out[(1024 * b1 + t554)] = s544[t554];
+                }
             }
         }
     }

@@ -24,24 +24,47 @@ extern "C" __global__ void __launch_bounds__(128) reduceDeviceShfl(float *__rest
     const int warp = threadIdx.x >> 5;
     {
         const patc_int b0 = blockIdx.x;
-        {
-            const patc_int w2 = warp;
-            float acc3 = 0.0f;
-            for (patc_int i4 = 0; i4 < 8; i4 += 1) {
-                acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : arr[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+        if (((1024 * b0 + 1023) < n)) {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + arr[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]);
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
-            float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
-            float r6 = (acc3 + sh5);
-            float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
-            float r8 = (r6 + sh7);
-            float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
-            float r10 = (r8 + sh9);
-            float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
-            float r12 = (r10 + sh11);
-            float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
-            float r14 = (r12 + sh13);
-            if ((lane < 1)) {
-                s1[(lane + w2)] = r14;
+        } else {
+            {
+                const patc_int w2 = warp;
+                float acc3 = 0.0f;
+                for (patc_int i4 = 0; i4 < 8; i4 += 1) {
+                    acc3 = (acc3 + (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? 0.0f : arr[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+                }
+                float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
+                float r6 = (acc3 + sh5);
+                float sh7 = __shfl_down_sync(0xffffffffu, r6, 8);
+                float r8 = (r6 + sh7);
+                float sh9 = __shfl_down_sync(0xffffffffu, r8, 4);
+                float r10 = (r8 + sh9);
+                float sh11 = __shfl_down_sync(0xffffffffu, r10, 2);
+                float r12 = (r10 + sh11);
+                float sh13 = __shfl_down_sync(0xffffffffu, r12, 1);
+                float r14 = (r12 + sh13);
+                if ((lane < 1)) {
+                    s1[(lane + w2)] = r14;
+                }
             }
         }
         __syncthreads();

@@ -1,0 +1,472 @@
+/* version.c: full tiles without bound tests (loop versioning).
+ *
+ * Requires: a kernel after barrier placement (barrier.c); the last pass before width.c.
+ * Ensures: in the body of every block-level loop (mapBlock), each statement S that is
+ * an S_FOR or an S_IF (directly, or through flat S_SEQs) and holds bound tests that
+ * every thread of a full tile passes is replaced by
+ *     if (C) S' else S
+ * where S' is S with those tests decided (`a >= N` false, `a < N` true) and the
+ * selects, ifs and vector-load fallbacks they guarded folded away, and C is the
+ * conjunction of `amax < N` over the tests: amax is a with every index that varies
+ * inside the tile (loop indices of S, thread, lane and warp ids) at its largest value.
+ * Nothing else changes; S_LOOKBACK and S_LASTBLOCK statements are never copied.
+ *
+ * Why: with a size known only at launch, each element of a tile is loaded behind its
+ * own bound test, and a load in a branch is not issued before the loads of earlier
+ * iterations have come back: an unrolled tile copy of 8 vectors per thread waited for
+ * each in turn (PTX of examples/filter.rise: a branch around every ld.global.v4),
+ * where the same kernel compiled for a constant n issued all 8 first. Every tile but
+ * the last is full, so S' is what runs (CUB's agents split full and partial tiles the
+ * same way).
+ *
+ * Why this is right: a test is decided only when a is proved non-decreasing in each
+ * varying index (nat_prove_ge(a[v := v + 1], a)), so amax bounds a over the tile and
+ * amax < N implies every a < N there. C mentions only nat parameters, block indices
+ * and enclosing block-loop indices, so it is the same for every thread of a block and
+ * S' may hold barriers and warp collectives. A test that is not proved so (or that no
+ * tile passes, amax >= N) stays a test in S' too.
+ */
+#include "compiler.h"
+
+enum { MAXV = 64, MAXT = 64 };
+
+typedef struct Ver {
+    Arena *a;
+    Kernel *k;
+    NatVar *uni[MAXV]; /* block-uniform: the enclosing block loops' indices */
+    int nuni;
+    NatVar *inner[MAXV]; /* varying inside S: loop indices of S and the thread ids */
+    int ninner;
+    const X *test[MAXT]; /* the decided tests of S (pointer identity: an X may be shared) */
+    bool truth[MAXT];
+    int ntest;
+    Nat *cmax[MAXT], *cn[MAXT]; /* the conjuncts amax < N, without duplicates */
+    int ncond;
+    bool full; /* a test or an index table overflowed: leave S alone */
+} Ver;
+
+static bool is_inner(const Ver *v, const NatVar *x)
+{
+    for (int i = 0; i < v->ninner; i++)
+        if (v->inner[i] == x) return true;
+    return false;
+}
+
+/* The same for every thread of the block: a nat parameter, a block index, an
+ * enclosing block loop's index. */
+static bool is_uniform(const Ver *v, const NatVar *x)
+{
+    for (int i = 0; i < v->k->def->nnats; i++)
+        if (v->k->def->nats[i] == x) return true;
+    for (int d = 0; d < 3; d++)
+        if (v->k->hw.bid[d] == x) return true;
+    for (int i = 0; i < v->nuni; i++)
+        if (v->uni[i] == x) return true;
+    return false;
+}
+
+static bool all_uniform(const Ver *v, const Nat *x)
+{
+    NatVar *vs[MAXV];
+    int n = nat_vars(x, vs, MAXV);
+    if (n < 0) return false;
+    for (int i = 0; i < n; i++)
+        if (!is_uniform(v, vs[i])) return false;
+    return true;
+}
+
+/* The largest value of a over the varying indices, or NULL when a is not shown to be
+ * non-decreasing in one of them or one has no known bound. An index's bound may
+ * mention other indices (an inner loop's extent), which are then maximised in turn. */
+static Nat *maximise(Ver *v, Nat *x)
+{
+    Arena *a = v->a;
+    for (int round = 0; round < MAXV; round++) {
+        NatVar *vs[MAXV];
+        int n = nat_vars(x, vs, MAXV);
+        if (n < 0) return NULL;
+        NatVar *iv = NULL;
+        for (int i = 0; i < n && !iv; i++)
+            if (is_inner(v, vs[i])) iv = vs[i];
+        if (!iv) return x;
+        Nat *ub = iv->ub;
+        if (!ub) return NULL;
+        /* the launch rule fixes the warp count of a fixed block */
+        if (iv == v->k->hw.warp) {
+            if (!v->k->block_fixed) return NULL;
+            ub = nat_div(a, v->k->block[0], nat_cst(a, 32));
+        }
+        Nat *up = nat_subst(a, x, iv, nat_add(a, nat_var(a, iv), nat_cst(a, 1)));
+        if (!nat_prove_ge(a, up, x)) return NULL;
+        x = nat_subst(a, x, iv, nat_sub(a, ub, nat_cst(a, 1)));
+    }
+    return NULL;
+}
+
+/* A bound test `a >= N`, `a < N` (or N <= a, N > a) with a varying in the tile and N
+ * uniform: *a_out, *n_out, and the value it has in a full tile. */
+static bool bound_test(const Ver *v, const X *x, Nat **a_out, Nat **n_out, bool *truth)
+{
+    if (x->kind != X_BIN || x->bin.l->kind != X_NAT || x->bin.r->kind != X_NAT) return false;
+    Nat *l = x->bin.l->nat.n, *r = x->bin.r->nat.n;
+    BinOp op = x->bin.op;
+    if (op != OP_GE && op != OP_LT && op != OP_LE && op != OP_GT) return false;
+    bool left = op == OP_GE || op == OP_LT; /* a on the left */
+    *a_out = left ? l : r;
+    *n_out = left ? r : l;
+    *truth = op == OP_LT || op == OP_GT;
+    int64_t c;
+    if (nat_is_const(*n_out, &c) || !all_uniform(v, *n_out)) return false;
+    NatVar *vs[MAXV];
+    int n = nat_vars(*a_out, vs, MAXV);
+    for (int i = 0; i < n; i++)
+        if (is_inner(v, vs[i])) return true;
+    return false;
+}
+
+static bool find_test(void *ctx, const X *x)
+{
+    Ver *v = ctx;
+    Nat *an, *nn;
+    bool truth;
+    if (!bound_test(v, x, &an, &nn, &truth)) return false;
+    for (int i = 0; i < v->ntest; i++)
+        if (v->test[i] == x) return false;
+    Nat *amax = maximise(v, an);
+    if (!amax || !all_uniform(v, amax) || nat_prove_ge(v->a, amax, nn)) return false;
+    if (v->ntest == MAXT) {
+        v->full = true;
+        return true;
+    }
+    v->test[v->ntest] = x;
+    v->truth[v->ntest++] = truth;
+    if (nat_prove_lt(v->a, amax, nn)) return false; /* every tile is full for this test */
+    /* of two conjuncts against the same N, the larger amax implies the other */
+    for (int i = 0; i < v->ncond; i++) {
+        if (!nat_equal(v->cn[i], nn)) continue;
+        if (nat_prove_ge(v->a, v->cmax[i], amax)) return false;
+        if (nat_prove_ge(v->a, amax, v->cmax[i])) {
+            v->cmax[i] = amax;
+            return false;
+        }
+    }
+    if (v->ncond == MAXT) {
+        v->full = true;
+        return true;
+    }
+    v->cmax[v->ncond] = amax;
+    v->cn[v->ncond++] = nn;
+    return false;
+}
+
+static WalkStep find_inner(void *ctx, const Stmt *s)
+{
+    Ver *v = ctx;
+    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK) {
+        v->full = true; /* never copied */
+        return WALK_STOP;
+    }
+    if (s->kind == S_FOR) {
+        if (v->ninner == MAXV) {
+            v->full = true;
+            return WALK_STOP;
+        }
+        v->inner[v->ninner++] = s->loop.var;
+    }
+    return WALK_ON;
+}
+
+/* ---------------------------------------------------------------- the copy S' */
+
+static X *lit_bool(Arena *a, bool b)
+{
+    X *x = ANEW(a, X);
+    x->kind = X_LIT;
+    x->sk = SK_BOOL;
+    x->lit.b = b;
+    return x;
+}
+
+static bool is_lit(const X *x, bool *b)
+{
+    if (!x || x->kind != X_LIT || x->sk != SK_BOOL) return false;
+    *b = x->lit.b;
+    return true;
+}
+
+/* x with the decided tests replaced by their values, folded where a value decides a
+ * select, a logical operator or a negation; x itself when nothing in it changed. */
+static X *fold(const Ver *v, X *x)
+{
+    if (!x) return NULL;
+    for (int i = 0; i < v->ntest; i++)
+        if (v->test[i] == x) return lit_bool(v->a, v->truth[i]);
+    X *y;
+    bool b;
+    switch (x->kind) {
+    case X_LIT:
+    case X_NAT:
+    case X_LOAD: return x;
+    case X_BIN:
+    case X_MINMAX: {
+        X *l = fold(v, x->bin.l), *r = fold(v, x->bin.r);
+        if (x->kind == X_BIN && (x->bin.op == OP_AND || x->bin.op == OP_OR)) {
+            bool absorb = x->bin.op == OP_OR; /* true || e, false && e */
+            if (is_lit(l, &b)) return b == absorb ? l : r;
+            if (is_lit(r, &b) && b != absorb) return l; /* e || false, e && true */
+        }
+        if (l == x->bin.l && r == x->bin.r) return x;
+        y = ANEW(v->a, X);
+        *y = *x;
+        y->bin.l = l;
+        y->bin.r = r;
+        return y;
+    }
+    case X_UN:
+    case X_CAST: {
+        X *e = fold(v, x->un.e);
+        if (x->kind == X_UN && x->un.op == UOP_NOT && is_lit(e, &b)) return lit_bool(v->a, !b);
+        if (e == x->un.e) return x;
+        y = ANEW(v->a, X);
+        *y = *x;
+        y->un.e = e;
+        return y;
+    }
+    case X_SELECT: {
+        X *c = fold(v, x->sel.c);
+        if (is_lit(c, &b)) return fold(v, b ? x->sel.a : x->sel.b);
+        X *p = fold(v, x->sel.a), *q = fold(v, x->sel.b);
+        if (c == x->sel.c && p == x->sel.a && q == x->sel.b) return x;
+        y = ANEW(v->a, X);
+        *y = *x;
+        y->sel.c = c;
+        y->sel.a = p;
+        y->sel.b = q;
+        return y;
+    }
+    case X_SHFL: {
+        X *val = fold(v, x->shfl.val), *arg = fold(v, x->shfl.arg);
+        if (val == x->shfl.val && arg == x->shfl.arg) return x;
+        y = ANEW(v->a, X);
+        *y = *x;
+        y->shfl.val = val;
+        y->shfl.arg = arg;
+        return y;
+    }
+    case X_CALL: {
+        y = ANEW(v->a, X);
+        *y = *x;
+        bool same = true;
+        for (int i = 0; i < x->call.n; i++) {
+            y->call.args[i] = fold(v, x->call.args[i]);
+            same &= y->call.args[i] == x->call.args[i];
+        }
+        return same ? x : y;
+    }
+    }
+    unreachable();
+}
+
+/* S' : a copy of s with fold applied to every expression. */
+static Stmt *copy(const Ver *v, const Stmt *s)
+{
+    Arena *a = v->a;
+    Stmt *t = ANEW(a, Stmt);
+    *t = *s;
+    bool b;
+    switch (s->kind) {
+    case S_SEQ:
+        t->seq.items = ANEWN(a, Stmt *, s->seq.n + 1);
+        t->seq.cap = s->seq.n + 1;
+        for (int i = 0; i < s->seq.n; i++) t->seq.items[i] = copy(v, s->seq.items[i]);
+        return t;
+    case S_DECL: t->decl.init = fold(v, s->decl.init); return t;
+    case S_STORE: t->store.val = fold(v, s->store.val); return t;
+    case S_FOR: t->loop.body = copy(v, s->loop.body); return t;
+    case S_IF:
+        t->cond.c = fold(v, s->cond.c);
+        t->cond.then = copy(v, s->cond.then);
+        t->cond.els = s->cond.els ? copy(v, s->cond.els) : NULL;
+        if (is_lit(t->cond.c, &b) && !b) { /* its else, or nothing */
+            if (t->cond.els) return t->cond.els;
+            t->kind = S_SEQ;
+            t->seq.items = NULL;
+            t->seq.n = t->seq.cap = 0;
+        }
+        return t; /* a literal true prints as a plain block: its declarations stay inside */
+    case S_BARRIER:
+    case S_COMMENT: return t;
+    case S_VLOAD:
+        t->vload.guard = fold(v, s->vload.guard);
+        if (is_lit(t->vload.guard, &b) && !b) t->vload.guard = NULL;
+        return t;
+    case S_LASTBLOCK:
+    case S_LOOKBACK: break; /* find_inner refused them */
+    }
+    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : "lastBlock");
+}
+
+/* ---------------------------------------------------------------- the pass */
+
+/* Versions s (an S_FOR or S_IF of a block loop's body) when it holds decidable tests:
+ * the statement that takes its place. */
+static Stmt *version(Ver *v, Stmt *s)
+{
+    Arena *a = v->a;
+    v->ninner = v->ntest = v->ncond = 0;
+    v->full = false;
+    static const IrVisitor inner = {.stmt = find_inner}, tests = {.x = find_test};
+    ir_walk(s, &inner, v);
+    if (v->full) return s;
+    const HwIds *h = &v->k->hw;
+    NatVar *thread[] = {h->tid[0], h->tid[1], h->tid[2], h->lane, h->warp};
+    for (int i = 0; i < 5; i++) {
+        if (v->ninner == MAXV) return s;
+        v->inner[v->ninner++] = thread[i];
+    }
+    ir_walk(s, &tests, v);
+    if (v->full || v->ntest == 0) return s;
+    Stmt *fast = copy(v, s);
+    if (v->ncond == 0) return fast; /* every tile is full */
+    X *c = NULL;
+    for (int i = 0; i < v->ncond; i++) {
+        X *lt = ANEW(a, X);
+        lt->kind = X_BIN;
+        lt->sk = SK_BOOL;
+        lt->bin.op = OP_LT;
+        lt->bin.l = ANEW(a, X);
+        lt->bin.l->kind = X_NAT;
+        lt->bin.l->sk = SK_I32;
+        lt->bin.l->nat.n = v->cmax[i];
+        lt->bin.r = ANEW(a, X);
+        *lt->bin.r = *lt->bin.l;
+        lt->bin.r->nat.n = v->cn[i];
+        if (!c) {
+            c = lt;
+        } else {
+            X *and = ANEW(a, X);
+            and->kind = X_BIN;
+            and->sk = SK_BOOL;
+            and->bin.op = OP_AND;
+            and->bin.l = c;
+            and->bin.r = lt;
+            c = and;
+        }
+    }
+    Stmt *g = ANEW(a, Stmt);
+    g->kind = S_IF;
+    g->cond.c = c;
+    g->cond.then = fast;
+    g->cond.els = s;
+    return g;
+}
+
+static Stmt *place(Ver *v, Stmt *s);
+
+/* The statements of a sequence, through flat sequences, each placed. */
+static void items(Ver *v, Stmt *s)
+{
+    for (int i = 0; i < s->seq.n; i++) {
+        Stmt *x = s->seq.items[i];
+        if (x->kind == S_SEQ) items(v, x);
+        else if (x->kind == S_FOR || x->kind == S_IF) s->seq.items[i] = place(v, x);
+    }
+}
+
+static bool any_test(void *ctx, const X *x)
+{
+    Nat *an, *nn;
+    bool truth;
+    return bound_test(ctx, x, &an, &nn, &truth);
+}
+
+/* Whether s (with the thread ids and s's own loop indices as the varying ones) has a
+ * bound test; a rough filter for place, version decides. */
+static bool has_test(Ver *v, const Stmt *s)
+{
+    static const IrVisitor inner = {.stmt = find_inner}, tests = {.x = any_test};
+    v->ninner = 0;
+    v->full = false;
+    ir_walk(s, &inner, v);
+    const HwIds *h = &v->k->hw;
+    NatVar *thread[] = {h->tid[0], h->tid[1], h->tid[2], h->lane, h->warp};
+    for (int i = 0; i < 5 && v->ninner < MAXV; i++) v->inner[v->ninner++] = thread[i];
+    return ir_walk(s, &tests, v);
+}
+
+/* Where the if goes: at s, unless s's body holds a loop of a size known only at launch
+ * without bound tests (a grid-stride reduction's main loop), which would be copied for
+ * nothing; then at the statements of that body, each on its own. */
+static Stmt *place(Ver *v, Stmt *s)
+{
+    Stmt *body = s->kind == S_FOR ? s->loop.body : s->cond.els ? NULL : s->cond.then;
+    if (!body || body->kind != S_SEQ || !has_test(v, s)) return version(v, s);
+    bool big = false;
+    for (int i = 0; i < body->seq.n && !big; i++) {
+        const Stmt *x = body->seq.items[i];
+        int64_t c;
+        big = x->kind == S_FOR && !nat_is_const(x->loop.extent, &c) && !has_test(v, x);
+    }
+    if (!big) return version(v, s);
+    items(v, body);
+    return s;
+}
+
+static WalkStep block_loop_visit(void *ctx, const Stmt *s)
+{
+    (void)ctx;
+    return s->kind == S_FOR && s->loop.level == LVL_BLOCK ? WALK_STOP : WALK_ON;
+}
+
+static bool has_block_loop(const Stmt *s)
+{
+    static const IrVisitor bl = {.stmt = block_loop_visit};
+    return ir_walk(s, &bl, NULL);
+}
+
+/* Finds the innermost block loops; the indices of the block loops around them are
+ * uniform. */
+static void walk(Ver *v, Stmt *s)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->seq.n; i++) walk(v, s->seq.items[i]);
+        return;
+    case S_FOR:
+        if (s->loop.level == LVL_BLOCK) {
+            if (v->nuni == MAXV) return;
+            v->uni[v->nuni++] = s->loop.var;
+            if (has_block_loop(s->loop.body)) {
+                walk(v, s->loop.body);
+            } else if (s->loop.body->kind == S_SEQ) {
+                items(v, s->loop.body);
+            } else if (s->loop.body->kind == S_FOR || s->loop.body->kind == S_IF) {
+                s->loop.body = place(v, s->loop.body);
+            }
+            v->nuni--;
+            return;
+        }
+        walk(v, s->loop.body);
+        return;
+    case S_IF:
+        walk(v, s->cond.then);
+        if (s->cond.els) walk(v, s->cond.els);
+        return;
+    case S_DECL:
+    case S_STORE:
+    case S_BARRIER:
+    case S_COMMENT:
+    case S_VLOAD:
+    case S_LASTBLOCK:
+    case S_LOOKBACK: return;
+    }
+    unreachable();
+}
+
+void version_tiles(Arena *a, Kernel *k)
+{
+    Ver *v = ANEW(a, Ver);
+    v->a = a;
+    v->k = k;
+    walk(v, k->body);
+}
