@@ -91,11 +91,12 @@ static Nat *maximise(Ver *v, Nat *x)
         if (!iv) return x;
         Nat *ub = iv->ub;
         if (!ub) return NULL;
-        /* the launch rule fixes the warp count of a fixed block */
-        if (iv == v->k->hw.warp) {
-            if (!v->k->block_fixed) return NULL;
-            ub = nat_div(a, v->k->block[0], nat_cst(a, 32));
-        }
+        /* the thread and warp ids stay inside the launch rule's block only where the
+         * block is fixed (patc_launch_config may choose another for the others) */
+        const HwIds *h = &v->k->hw;
+        bool thread_id = iv == h->warp || iv == h->tid[0] || iv == h->tid[1] || iv == h->tid[2];
+        if (thread_id && !v->k->block_fixed) return NULL;
+        if (iv == h->warp) ub = nat_div(a, v->k->block[0], nat_cst(a, 32));
         Nat *up = nat_subst(a, x, iv, nat_add(a, nat_var(a, iv), nat_cst(a, 1)));
         if (!nat_prove_ge(a, up, x)) return NULL;
         x = nat_subst(a, x, iv, nat_sub(a, ub, nat_cst(a, 1)));
@@ -254,14 +255,17 @@ static X *fold(const Ver *v, X *x)
         return y;
     }
     case X_CALL: {
-        y = ANEW(v->a, X);
-        *y = *x;
+        X *args[3];
         bool same = true;
         for (int i = 0; i < x->call.n; i++) {
-            y->call.args[i] = fold(v, x->call.args[i]);
-            same &= y->call.args[i] == x->call.args[i];
+            args[i] = fold(v, x->call.args[i]);
+            same &= args[i] == x->call.args[i];
         }
-        return same ? x : y;
+        if (same) return x;
+        y = ANEW(v->a, X);
+        *y = *x;
+        for (int i = 0; i < x->call.n; i++) y->call.args[i] = args[i];
+        return y;
     }
     }
     unreachable();
@@ -308,50 +312,58 @@ static Stmt *copy(const Ver *v, const Stmt *s)
 
 /* ---------------------------------------------------------------- the pass */
 
+/* The indices that vary inside s: its loops' and the thread ids. False when s holds a
+ * statement that is never copied, or too many loops. */
+static bool set_inner(Ver *v, const Stmt *s)
+{
+    static const IrVisitor inner = {.stmt = find_inner};
+    v->ninner = v->ntest = v->ncond = 0;
+    v->full = false;
+    ir_walk(s, &inner, v);
+    const HwIds *h = &v->k->hw;
+    NatVar *thread[] = {h->tid[0], h->tid[1], h->tid[2], h->lane, h->warp};
+    for (int i = 0; i < 5 && !v->full; i++) {
+        if (v->ninner == MAXV) v->full = true;
+        else v->inner[v->ninner++] = thread[i];
+    }
+    return !v->full;
+}
+
+static X *xbin(Arena *a, BinOp op, X *l, X *r)
+{
+    X *x = ANEW(a, X);
+    x->kind = X_BIN;
+    x->sk = SK_BOOL;
+    x->bin.op = op;
+    x->bin.l = l;
+    x->bin.r = r;
+    return x;
+}
+
+static X *xnat(Arena *a, Nat *n)
+{
+    X *x = ANEW(a, X);
+    x->kind = X_NAT;
+    x->sk = SK_I32;
+    x->nat.n = n;
+    return x;
+}
+
 /* Versions s (an S_FOR or S_IF of a block loop's body) when it holds decidable tests:
  * the statement that takes its place. */
 static Stmt *version(Ver *v, Stmt *s)
 {
     Arena *a = v->a;
-    v->ninner = v->ntest = v->ncond = 0;
-    v->full = false;
-    static const IrVisitor inner = {.stmt = find_inner}, tests = {.x = find_test};
-    ir_walk(s, &inner, v);
-    if (v->full) return s;
-    const HwIds *h = &v->k->hw;
-    NatVar *thread[] = {h->tid[0], h->tid[1], h->tid[2], h->lane, h->warp};
-    for (int i = 0; i < 5; i++) {
-        if (v->ninner == MAXV) return s;
-        v->inner[v->ninner++] = thread[i];
-    }
+    static const IrVisitor tests = {.x = find_test};
+    if (!set_inner(v, s)) return s;
     ir_walk(s, &tests, v);
     if (v->full || v->ntest == 0) return s;
     Stmt *fast = copy(v, s);
     if (v->ncond == 0) return fast; /* every tile is full */
     X *c = NULL;
     for (int i = 0; i < v->ncond; i++) {
-        X *lt = ANEW(a, X);
-        lt->kind = X_BIN;
-        lt->sk = SK_BOOL;
-        lt->bin.op = OP_LT;
-        lt->bin.l = ANEW(a, X);
-        lt->bin.l->kind = X_NAT;
-        lt->bin.l->sk = SK_I32;
-        lt->bin.l->nat.n = v->cmax[i];
-        lt->bin.r = ANEW(a, X);
-        *lt->bin.r = *lt->bin.l;
-        lt->bin.r->nat.n = v->cn[i];
-        if (!c) {
-            c = lt;
-        } else {
-            X *and = ANEW(a, X);
-            and->kind = X_BIN;
-            and->sk = SK_BOOL;
-            and->bin.op = OP_AND;
-            and->bin.l = c;
-            and->bin.r = lt;
-            c = and;
-        }
+        X *lt = xbin(a, OP_LT, xnat(a, v->cmax[i]), xnat(a, v->cn[i]));
+        c = c ? xbin(a, OP_AND, c, lt) : lt;
     }
     Stmt *g = ANEW(a, Stmt);
     g->kind = S_IF;
@@ -384,13 +396,8 @@ static bool any_test(void *ctx, const X *x)
  * bound test; a rough filter for place, version decides. */
 static bool has_test(Ver *v, const Stmt *s)
 {
-    static const IrVisitor inner = {.stmt = find_inner}, tests = {.x = any_test};
-    v->ninner = 0;
-    v->full = false;
-    ir_walk(s, &inner, v);
-    const HwIds *h = &v->k->hw;
-    NatVar *thread[] = {h->tid[0], h->tid[1], h->tid[2], h->lane, h->warp};
-    for (int i = 0; i < 5 && v->ninner < MAXV; i++) v->inner[v->ninner++] = thread[i];
+    static const IrVisitor tests = {.x = any_test};
+    set_inner(v, s);
     return ir_walk(s, &tests, v);
 }
 

@@ -333,6 +333,17 @@ START_TEST(full_tiles_drop_bound_tests)
     free(fast);
     free(cu);
     tc_free(t);
+    /* a tile size known at launch, threads striding over it (a block of any size): the
+     * largest index is the stride loop's last, k - 1 */
+    t = tc_compile("kernel r = nFun((n, k) => fun(n.f32)(xs => xs |> padCst(0)((k - n % k) % k)(0.0f) |> split(k)"
+                   " |> mapBlock(fun(c => c |> mapThreads(fun(x => x + 1.0f)))) |> join))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    fast = between(cu, "if (((k + k * b0 - 1) < n)) {", "} else {");
+    ck_assert_msg(strstr(fast, ">= n") == NULL && strstr(fast, "= (xs[(k * b0 + t1)] + 1.0f);") != NULL, "%s", cu);
+    free(fast);
+    free(cu);
+    tc_free(t);
 }
 END_TEST
 
