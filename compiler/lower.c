@@ -536,12 +536,14 @@ static bool is_shuffle(void *ctx, const X *x)
     return x->kind == X_SHFL;
 }
 
-/* Some statement the current sequence got since item `mark` computes a shuffle. */
-static bool emitted_shuffle(Lw *w, int mark)
+/* Some statement the current sequence got since item `mark` is not a shuffle: a value
+ * read into a register. A shuffle's own statement reads no memory (its value was
+ * computed before, its source lane is clamped), but a read may emit both. */
+static bool emitted_load(Lw *w, int mark)
 {
     static const IrVisitor v = {.x = is_shuffle};
     for (int k = mark; k < w->cur->seq.n; k++)
-        if (ir_walk(w->cur->seq.items[k], &v, NULL)) return true;
+        if (!ir_walk(w->cur->seq.items[k], &v, NULL)) return true;
     return false;
 }
 
@@ -598,12 +600,13 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
          * run-time index (a gather's or idx's, read into a variable of its own), or a
          * value read into a register (a map's parameter used twice: xs[j] then read
          * past the end of xs). Then the read is redone at j clamped into 0..n2-1, as
-         * concat does, and what the first one emitted is dropped. Reads that emit
-         * nothing keep the plain j, and so do shuffles (each lane must read its own
-         * index; a shuffle clamps its own source lane). */
+         * concat does, and what the first one emitted is dropped (with any shuffle
+         * beside the load: redone at the clamped index, it reads the same lane or one
+         * whose value is discarded). Reads that emit nothing keep the plain j, and so
+         * do reads that emit only shuffles (a shuffle clamps its own source lane). */
         int mark = w->cur->seq.n, reads = w->index_reads;
         Val *in = lw_view_at(w, v->in, j);
-        if (w->index_reads != reads || (w->cur->seq.n != mark && !emitted_shuffle(w, mark))) {
+        if (w->index_reads != reads || emitted_load(w, mark)) {
             w->cur->seq.n = mark;
             in = lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
         }

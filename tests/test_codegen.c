@@ -297,6 +297,19 @@ START_TEST(padcst_register_reads_stay_in_bounds)
     ck_assert_msg(count_substr(cu, "xs[min(") == count_substr(cu, "xs["), "%s", cu);
     free(cu);
     tc_free(t);
+    /* the padded element reads a warp array at another lane (a shuffle) and xs into a
+     * register (fst(p) used twice): lane 0 read xs[32 * w0 - 1] before the choice */
+    t = tc_compile("kernel k = nFun(n => fun((n*32).i32)(xs => xs |> split(32) |> mapWarp(fun(r =>"
+                   " r |> mapLane(fun(x => x + 1)) |> fun(a =>"
+                   " zip(r)(a) |> mapSeq(fun(p => select(fst(p) > 0)(fst(p))(snd(p))))"
+                   " |> padCst(1)(0)(0) |> take(32) |> mapLane(id)))) |> join))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "__shfl_sync(") != NULL, "%s", cu);
+    ck_assert_msg(strstr(cu, " - 1)]") == NULL, "%s", cu);
+    ck_assert_msg(count_substr(cu, "xs[(32 * w0 + max(") == 2, "%s", cu);
+    free(cu);
+    tc_free(t);
 }
 END_TEST
 

@@ -144,7 +144,7 @@ for ng in "1 1" "1000 1" "4097 2"; do
         echo "reduce_fast.rise $k $r1 -D g=$2 -D elemsBlock=1024 -D elemsWarp=128 -D n=$1"
     done
 done
-for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank; do
+for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank shiftPadI32; do
     echo "../tests/programs/shfl_types.rise $k $r1 -D n=7"
 done
 for k in scanUp scanTake scanTakeWritten scanUpF32; do echo "../tests/programs/scan_warp_hs.rise $k $r1 -D n=7"; done

@@ -151,7 +151,7 @@ for b in 1 3 1000 4096; do # the warp kernels take 256*b elements
   run_case gpu shfl_permute.rise permute "256*$b" 1 -D n=$b
 done
 for b in 1 7 1000; do # the shuffles on f64, i32, u32, i64 and u64 (64*b elements)
-  for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank; do
+  for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank shiftPadI32; do
     run_case gpu ../tests/programs/shfl_types.rise $k "64*$b" 1 -D n=$b
   done
 done
