@@ -18,7 +18,6 @@ typedef struct Pr {
     int ind;
     const char *it;   /* the C type of index arithmetic (int, long long, patc_int) */
     const char *wide; /* it when wider than the hardware's unsigned ids, else NULL */
-    bool stream;      /* a look-back kernel: its inputs and outputs are streamed (streamed()) */
 } Pr;
 
 static const char *const index_type[] = {[IW_32] = "int", [IW_64] = "long long", [IW_LAUNCH] = "patc_int"};
@@ -73,33 +72,8 @@ static const char *const unflag_pre[SK_COUNT] = {
 static const char *const flag_pre[SK_COUNT] = {
     [SK_F32] = "__float_as_uint(", [SK_I32] = "(unsigned int)(", [SK_U32] = "(", [SK_BOOL] = "(unsigned int)("};
 
-/* A look-back kernel (scan, filter, partition) reads and writes each element once, so
- * its loads of kernel inputs and stores to outputs are marked evict-first (__ldcs,
- * __stcs: ld/st.global.cs). Measured, not derived: on an H200 that made inclSumF32 and
- * filterGtF32 3-4% faster at 2^24 and the scan 1.5% at 2^28, and moved filter and
- * partition at 2^28 by under 1% (bench/results/2026-11-23-nvidia-h200-cache-hints).
- * bool has no such overload and keeps plain accesses. */
-static bool streamed(const Pr *p, const Buffer *b)
-{
-    return p->stream && b->as == AS_GLOBAL && !b->scalar && !b->flagged && !b->coherent && b->param >= -1 &&
-           b->sk != SK_BOOL;
-}
-
-static WalkStep find_lookback(void *ctx, const Stmt *s)
-{
-    if (s->kind != S_LOOKBACK) return WALK_ON;
-    *(bool *)ctx = true;
-    return WALK_STOP;
-}
-
 static void load(Pr *p, const Buffer *b, const Nat *i)
 {
-    if (streamed(p, b)) {
-        sb_puts(p->o, "__ldcs(&");
-        cell(p, b, i);
-        sb_putc(p->o, ')');
-        return;
-    }
     if (b->flagged) {
         sb_printf(p->o, "%spatc_wait(&", unflag_pre[b->sk]);
         cell(p, b, i);
@@ -255,10 +229,9 @@ static void vload(Pr *p, const Stmt *s)
         p->ind++;
         indent(p);
     }
-    bool cs = streamed(p, s->vload.src);
-    sb_printf(o, "*(%s *)%s = %s(const %s *)(%s + ", vt, s->vload.dst->name, cs ? "__ldcs(" : "*", vt, s->vload.src->name);
+    sb_printf(o, "*(%s *)%s = *(const %s *)(%s + ", vt, s->vload.dst->name, vt, s->vload.src->name);
     nat(p, s->vload.index);
-    sb_puts(o, cs ? "));\n" : ");\n");
+    sb_puts(o, ");\n");
     if (s->vload.guard) {
         p->ind--;
         indent(p);
@@ -723,14 +696,6 @@ static void stmt(Pr *p, const Stmt *s)
             sb_puts(o, "));\n");
             return;
         }
-        if (streamed(p, s->store.buf)) {
-            sb_puts(o, "__stcs(&");
-            cell(p, s->store.buf, s->store.index);
-            sb_puts(o, ", ");
-            expr(p, s->store.val);
-            sb_puts(o, ");\n");
-            return;
-        }
         cell(p, s->store.buf, s->store.index);
         sb_puts(o, " = ");
         expr(p, s->store.val);
@@ -892,9 +857,7 @@ static WalkStep warp_loops(void *ctx, const Stmt *s)
 
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
 {
-    Pr p = {a, o, k, 0, index_type[k->iw], k->iw == IW_32 ? NULL : index_type[k->iw], false};
-    static const IrVisitor lb_visit = {.stmt = find_lookback};
-    ir_walk(k->body, &lb_visit, &p.stream);
+    Pr p = {a, o, k, 0, index_type[k->iw], k->iw == IW_32 ? NULL : index_type[k->iw]};
     header(&p);
     int64_t threads = 1, b;
     bool cb = true;

@@ -48,7 +48,7 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) float v4[4];
-                    *(float4 *)v4 = __ldcs((const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                    *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
                         s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
@@ -61,12 +61,12 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) float v4[4];
                     if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                        v4[0] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))]);
-                        v4[1] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))]);
-                        v4[2] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))]);
-                        v4[3] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))]);
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
                     } else {
-                        *(float4 *)v4 = __ldcs((const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                        *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     }
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
@@ -191,10 +191,10 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             if (sel49) {
                                 long long ix51 = ((long long)before50);
-                                __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             }
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }
@@ -224,10 +224,10 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             if (sel49) {
                                 long long ix51 = ((long long)before50);
-                                __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             }
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }
@@ -273,7 +273,7 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) int v4[4];
-                    *(int4 *)v4 = __ldcs((const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                    *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
                         s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
@@ -286,12 +286,12 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) int v4[4];
                     if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                        v4[0] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))]);
-                        v4[1] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))]);
-                        v4[2] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))]);
-                        v4[3] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))]);
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
                     } else {
-                        *(int4 *)v4 = __ldcs((const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                        *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     }
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
@@ -416,10 +416,10 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             if (sel49) {
                                 long long ix51 = ((long long)before50);
-                                __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             }
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }
@@ -449,10 +449,10 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             if (sel49) {
                                 long long ix51 = ((long long)before50);
-                                __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             }
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }

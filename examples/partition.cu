@@ -48,7 +48,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) float v4[4];
-                    *(float4 *)v4 = __ldcs((const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                    *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
                         s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
@@ -61,12 +61,12 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) float v4[4];
                     if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                        v4[0] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))]);
-                        v4[1] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))]);
-                        v4[2] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))]);
-                        v4[3] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))]);
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
                     } else {
-                        *(float4 *)v4 = __ldcs((const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                        *(float4 *)v4 = *(const float4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     }
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
@@ -190,9 +190,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                             bool sel49 = (((vote42 >> v48) & 1u) == 1u);
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }
@@ -221,9 +221,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
                             bool sel49 = (((vote42 >> v48) & 1u) == 1u);
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }
@@ -269,7 +269,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) int v4[4];
-                    *(int4 *)v4 = __ldcs((const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                    *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
                         s1[(4 * t2 + 512 * i3 + i5)] = v4[i5];
@@ -282,12 +282,12 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                 for (patc_int i3 = 0; i3 < 4; i3 += 1) {
                     __align__(16) int v4[4];
                     if (((2048 * b0 + 4 * t2 + 512 * i3 + 3) >= n)) {
-                        v4[0] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))]);
-                        v4[1] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))]);
-                        v4[2] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))]);
-                        v4[3] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))]);
+                        v4[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3))];
+                        v4[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 1))];
+                        v4[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 2))];
+                        v4[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + 4 * t2 + 512 * i3 + 3))];
                     } else {
-                        *(int4 *)v4 = __ldcs((const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3)));
+                        *(int4 *)v4 = *(const int4 *)(xs + (2048 * b0 + 4 * t2 + 512 * i3));
                     }
                     #pragma unroll
                     for (patc_int i5 = 0; i5 < 4; i5 += 1) {
@@ -411,9 +411,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                             bool sel49 = (((vote42 >> v48) & 1u) == 1u);
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }
@@ -442,9 +442,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
                             bool sel49 = (((vote42 >> v48) & 1u) == 1u);
                             unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
                             long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            __stcs(&out1[ix51], s1[(512 * w36 + 32 * i40 + l47)]);
+                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
                             if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                __stcs(&out0[0], (before50 + ((unsigned int)sel49)));
+                                out0[0] = (before50 + ((unsigned int)sel49));
                             }
                         }
                     }
@@ -488,7 +488,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
         {
             const patc_int t2 = threadIdx.x;
             for (patc_int i3 = 0; i3 < 16; i3 += 1) {
-                s1[(t2 + 128 * i3)] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + t2 + 128 * i3))]);
+                s1[(t2 + 128 * i3)] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b0 + t2 + 128 * i3))];
             }
         }
         __syncthreads();
@@ -606,9 +606,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
                             bool sel47 = (((vote40 >> v46) & 1u) == 1u);
                             unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
                             long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                            __stcs(&out1[ix49], s1[(512 * w34 + 32 * i38 + l45)]);
+                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
                             if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                                __stcs(&out0[0], (before48 + ((unsigned int)sel47)));
+                                out0[0] = (before48 + ((unsigned int)sel47));
                             }
                         }
                     }
@@ -637,9 +637,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
                             bool sel47 = (((vote40 >> v46) & 1u) == 1u);
                             unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
                             long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                            __stcs(&out1[ix49], s1[(512 * w34 + 32 * i38 + l45)]);
+                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
                             if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                                __stcs(&out0[0], (before48 + ((unsigned int)sel47)));
+                                out0[0] = (before48 + ((unsigned int)sel47));
                             }
                         }
                     }
@@ -816,7 +816,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                 const patc_int t66 = threadIdx.x;
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
                     __align__(16) float v68[4];
-                    *(float4 *)v68 = __ldcs((const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67)));
+                    *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
                     #pragma unroll
                     for (patc_int i69 = 0; i69 < 4; i69 += 1) {
                         s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
@@ -829,12 +829,12 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
                     __align__(16) float v68[4];
                     if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                        v68[0] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))]);
-                        v68[1] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))]);
-                        v68[2] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))]);
-                        v68[3] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))]);
+                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
+                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
+                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
+                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
                     } else {
-                        *(float4 *)v68 = __ldcs((const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67)));
+                        *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
                     }
                     #pragma unroll
                     for (patc_int i69 = 0; i69 < 4; i69 += 1) {
@@ -959,9 +959,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
                             long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            __stcs(&out1[ix116], s65[(512 * w100 + 32 * i104 + l111)]);
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                __stcs(&out0[0], (before114 + ((unsigned int)sel113)));
+                                out0[0] = (before114 + ((unsigned int)sel113));
                             }
                         }
                     }
@@ -991,9 +991,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
                             long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            __stcs(&out1[ix116], s65[(512 * w100 + 32 * i104 + l111)]);
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                __stcs(&out0[0], (before114 + ((unsigned int)sel113)));
+                                out0[0] = (before114 + ((unsigned int)sel113));
                             }
                         }
                     }
@@ -1170,7 +1170,7 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                 const patc_int t66 = threadIdx.x;
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
                     __align__(16) int v68[4];
-                    *(int4 *)v68 = __ldcs((const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67)));
+                    *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
                     #pragma unroll
                     for (patc_int i69 = 0; i69 < 4; i69 += 1) {
                         s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
@@ -1183,12 +1183,12 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                 for (patc_int i67 = 0; i67 < 4; i67 += 1) {
                     __align__(16) int v68[4];
                     if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                        v68[0] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))]);
-                        v68[1] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))]);
-                        v68[2] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))]);
-                        v68[3] = __ldcs(&xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))]);
+                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
+                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
+                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
+                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
                     } else {
-                        *(int4 *)v68 = __ldcs((const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67)));
+                        *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
                     }
                     #pragma unroll
                     for (patc_int i69 = 0; i69 < 4; i69 += 1) {
@@ -1313,9 +1313,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
                             long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            __stcs(&out1[ix116], s65[(512 * w100 + 32 * i104 + l111)]);
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                __stcs(&out0[0], (before114 + ((unsigned int)sel113)));
+                                out0[0] = (before114 + ((unsigned int)sel113));
                             }
                         }
                     }
@@ -1345,9 +1345,9 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
                             long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            __stcs(&out1[ix116], s65[(512 * w100 + 32 * i104 + l111)]);
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                __stcs(&out0[0], (before114 + ((unsigned int)sel113)));
+                                out0[0] = (before114 + ((unsigned int)sel113));
                             }
                         }
                     }

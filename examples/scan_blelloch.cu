@@ -58,14 +58,14 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]);
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]));
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
                 }
             }
         }
@@ -241,7 +241,7 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
                 float v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
                 for (patc_int i67 = 0; i67 < 2; i67 += 1) {
                     {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i67)], ((((int)i67) == 0) ? v65 : v66));
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
                     }
                 }
             }
@@ -253,7 +253,7 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
                 float v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
                 for (patc_int i67 = 0; i67 < 2; i67 += 1) {
                     if (((512 * b0 + 2 * t63 + i67) < n)) {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i67)], ((((int)i67) == 0) ? v65 : v66));
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
                     }
                 }
             }
@@ -307,14 +307,14 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]);
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]));
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
                 }
             }
         }
@@ -489,7 +489,7 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
                 float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
                 for (patc_int i66 = 0; i66 < 2; i66 += 1) {
                     {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i66)], ((((int)i66) == 0) ? v64 : v65));
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
                     }
                 }
             }
@@ -500,7 +500,7 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
                 float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
                 for (patc_int i66 = 0; i66 < 2; i66 += 1) {
                     if (((512 * b0 + 2 * t63 + i66) < n)) {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i66)], ((((int)i66) == 0) ? v64 : v65));
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
                     }
                 }
             }
@@ -554,14 +554,14 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]);
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]));
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
                 }
             }
         }
@@ -737,7 +737,7 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
                 int v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
                 for (patc_int i67 = 0; i67 < 2; i67 += 1) {
                     {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i67)], ((((int)i67) == 0) ? v65 : v66));
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
                     }
                 }
             }
@@ -749,7 +749,7 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
                 int v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
                 for (patc_int i67 = 0; i67 < 2; i67 += 1) {
                     if (((512 * b0 + 2 * t63 + i67) < n)) {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i67)], ((((int)i67) == 0) ? v65 : v66));
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
                     }
                 }
             }
@@ -803,14 +803,14 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]);
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]));
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
                 }
             }
         }
@@ -985,7 +985,7 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
                 int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
                 for (patc_int i66 = 0; i66 < 2; i66 += 1) {
                     {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i66)], ((((int)i66) == 0) ? v64 : v65));
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
                     }
                 }
             }
@@ -996,7 +996,7 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
                 int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
                 for (patc_int i66 = 0; i66 < 2; i66 += 1) {
                     if (((512 * b0 + 2 * t63 + i66) < n)) {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i66)], ((((int)i66) == 0) ? v64 : v65));
+                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
                     }
                 }
             }
@@ -1050,14 +1050,14 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 256 * i3)] = __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]);
+                    s1[(t2 + 256 * i3)] = xs[(512 * b0 + t2 + 256 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 256 * i3)] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]));
+                    s1[(t2 + 256 * i3)] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0.0f : xs[(512 * b0 + t2 + 256 * i3)]);
                 }
             }
         }
@@ -1233,7 +1233,7 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
                 float v66 = (v65 + s1[(2 * t63 + 1)]);
                 for (patc_int i67 = 0; i67 < 2; i67 += 1) {
                     {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i67)], ((((int)i67) == 0) ? v65 : v66));
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
                     }
                 }
             }
@@ -1245,7 +1245,7 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
                 float v66 = (v65 + s1[(2 * t63 + 1)]);
                 for (patc_int i67 = 0; i67 < 2; i67 += 1) {
                     if (((512 * b0 + 2 * t63 + i67) < n)) {
-                        __stcs(&out[(512 * b0 + 2 * t63 + i67)], ((((int)i67) == 0) ? v65 : v66));
+                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
                     }
                 }
             }
@@ -1299,14 +1299,14 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]);
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = xs[(512 * b0 + t2 + 256 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 2; i3 += 1) {
-                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : __ldcs(&xs[(512 * b0 + t2 + 256 * i3)]));
+                    s1[(t2 + 264 * i3 + (t2 / 32))] = (((512 * b0 + t2 + 256 * i3) >= n) ? 0 : xs[(512 * b0 + t2 + 256 * i3)]);
                 }
             }
         }
@@ -1510,7 +1510,7 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
                 int v94 = ((v93 != 0) ? v93 : v92);
                 for (patc_int i95 = 0; i95 < 2; i95 += 1) {
                     {
-                        __stcs(&out[(512 * b0 + 2 * t89 + i95)], ((((int)i95) == 0) ? v92 : v94));
+                        out[(512 * b0 + 2 * t89 + i95)] = ((((int)i95) == 0) ? v92 : v94);
                     }
                 }
             }
@@ -1524,7 +1524,7 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
                 int v94 = ((v93 != 0) ? v93 : v92);
                 for (patc_int i95 = 0; i95 < 2; i95 += 1) {
                     if (((512 * b0 + 2 * t89 + i95) < n)) {
-                        __stcs(&out[(512 * b0 + 2 * t89 + i95)], ((((int)i95) == 0) ? v92 : v94));
+                        out[(512 * b0 + 2 * t89 + i95)] = ((((int)i95) == 0) ? v92 : v94);
                     }
                 }
             }

@@ -47,14 +47,14 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]);
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]));
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : xs[(3200 * b0 + t2 + 128 * i3)]);
                 }
             }
         }
@@ -182,7 +182,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }
@@ -191,7 +191,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }
@@ -234,14 +234,14 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]);
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]));
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0.0f : xs[(3200 * b0 + t2 + 128 * i3)]);
                 }
             }
         }
@@ -369,7 +369,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }
@@ -378,7 +378,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }
@@ -421,14 +421,14 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]);
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]));
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : xs[(3200 * b0 + t2 + 128 * i3)]);
                 }
             }
         }
@@ -556,7 +556,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }
@@ -565,7 +565,7 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }
@@ -608,14 +608,14 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]);
+                    s1[(t2 + 128 * i3)] = xs[(3200 * b0 + t2 + 128 * i3)];
                 }
             }
         } else {
             {
                 const patc_int t2 = threadIdx.x;
                 for (patc_int i3 = 0; i3 < 25; i3 += 1) {
-                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : __ldcs(&xs[(3200 * b0 + t2 + 128 * i3)]));
+                    s1[(t2 + 128 * i3)] = (((3200 * b0 + t2 + 128 * i3) >= n) ? 0 : xs[(3200 * b0 + t2 + 128 * i3)]);
                 }
             }
         }
@@ -743,7 +743,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }
@@ -752,7 +752,7 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
                 const patc_int t47 = threadIdx.x;
                 for (patc_int i48 = 0; i48 < 25; i48 += 1) {
                     if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        __stcs(&out[(3200 * b0 + t47 + 128 * i48)], s33[(t47 + 128 * i48)]);
+                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
                     }
                 }
             }

@@ -313,34 +313,6 @@ START_TEST(padcst_register_reads_stay_in_bounds)
 }
 END_TEST
 
-/* A look-back kernel streams its data: loads of its inputs and stores to its outputs
- * are evict-first (__ldcs/__stcs), its tile state and other kernels' accesses are not. */
-START_TEST(lookback_kernels_stream)
-{
-    size_t len;
-    char *src = lang_read_file(PATC_SOURCE_DIR "/examples/scan_device.rise", &len);
-    ck_assert_ptr_nonnull(src);
-    Define shape[] = {{"nt", 128}, {"ipt", 25}};
-    TC *t = tc_compile_named(PATC_SOURCE_DIR "/examples/scan_device.rise", src, shape, 2);
-    free(src);
-    EXPECT_OK(t);
-    char *cu = tc_cuda(t);
-    ck_assert_msg(strstr(cu, "= __ldcs(&xs[") && strstr(cu, "__stcs(&out["), "%s", cu);
-    ck_assert_msg(!strstr(cu, "__ldcs(&lbstate") && !strstr(cu, "__stcs(&lbstate"), "%s", cu);
-    ck_assert_msg(!strstr(cu, "xs[(") || count_substr(cu, "xs[(") == count_substr(cu, "__ldcs(&xs[("), "%s", cu);
-    free(cu);
-    tc_free(t);
-    t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> padCst(0)((1024 - n % 1024) % 1024)(0.0f)"
-                   " |> split(1024) |> mapBlock(fun(c => c |> split(4) |> mapThreads(fun(p => p |> reduceSeq(add)(0.0f)))))"
-                   " |> join))");
-    EXPECT_OK(t);
-    cu = tc_cuda(t);
-    ck_assert_msg(!strstr(cu, "__ldcs") && !strstr(cu, "__stcs"), "%s", cu);
-    free(cu);
-    tc_free(t);
-}
-END_TEST
-
 /* The part of s from the first `from` to the first `to` after it. */
 static char *between(const char *s, const char *from, const char *to)
 {
@@ -814,7 +786,6 @@ int main(void)
     tcase_add_test(c, header_and_signature);
     tcase_add_test(c, vector_loads_through_padclamp);
     tcase_add_test(c, padcst_register_reads_stay_in_bounds);
-    tcase_add_test(c, lookback_kernels_stream);
     tcase_add_test(c, full_tiles_drop_bound_tests);
     tcase_add_test(c, full_tiles_keep_unproved_tests);
     tcase_add_test(c, index_width);
