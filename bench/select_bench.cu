@@ -17,10 +17,11 @@
 // holds the stream until the host has enqueued everything (GPU time only); median per
 // implementation. The check is repeated after the timed runs, to catch a kernel that leaves
 // its look-back state dirty. A failed check prints FAIL and makes the exit status 1.
-// The tuning file has lines "KERNEL N_MIN N_MAX BLOCKS_PER_SM NAME=VALUE..." (the format
-// patc_scan reads, docs/tuning.md; BLOCKS_PER_SM is ignored, '#' starts a comment): the
-// -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <= N_MAX. Without a
-// line: nt=128 ipt=16 (and g as defs_for says).
+// The tuning file has lines "KERNEL N_MIN N_MAX BLOCKS_PER_SM [evict_first] NAME=VALUE..."
+// (the format patc_scan reads, docs/tuning.md; BLOCKS_PER_SM is ignored, '#' starts a
+// comment): the -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <=
+// N_MAX, and evict_first to compile it so. Without a line: nt=128 ipt=16 (and g as defs_for
+// says).
 // One program is compiled per file and distinct set of -D values.
 // Writes OUTDIR/select.csv and OUTDIR/select.md (the CUB/patc tables) and prints both.
 #include <cub/cub.cuh>
@@ -71,7 +72,7 @@ static inline uint64_t splitmix64(uint64_t &x) {
 
 // ------------------------------------------------------------------ settings and variants
 
-struct Setting { std::string kernel; long long lo, hi; std::vector<std::pair<std::string, long long>> defs; };
+struct Setting { std::string kernel; long long lo, hi; std::vector<std::pair<std::string, long long>> defs; bool ef = false; };
 static std::vector<Setting> settings;
 
 // The tuning file's lines, parsed as patc_scan parses them (rt_tune.c): a malformed line is
@@ -95,13 +96,14 @@ static void load_tuning(const char *file) {
             bad = *e1 || *e2 || st.hi < st.lo;
         }
         for (size_t i = 4; !bad && i < tok.size(); i++) {
+            if (tok[i] == "evict_first") { bad = st.ef; st.ef = true; continue; }
             size_t eq = tok[i].find('=');
             char *e;
             long long v = eq == std::string::npos ? 0 : strtoll(tok[i].c_str() + eq + 1, &e, 10);
             bad = eq == std::string::npos || eq == 0 || eq + 1 == tok[i].size() || *e;
             if (!bad) st.defs.push_back({tok[i].substr(0, eq), v});
         }
-        if (bad) { printf("%s:%d: malformed tuning line (want: KERNEL N_MIN N_MAX BLOCKS_PER_SM NAME=VALUE...)\n", file, ln); exit(2); }
+        if (bad) { printf("%s:%d: malformed tuning line (want: KERNEL N_MIN N_MAX BLOCKS_PER_SM [evict_first] NAME=VALUE...)\n", file, ln); exit(2); }
         settings.push_back(st);
     }
     fclose(f);
@@ -123,6 +125,13 @@ static std::vector<std::pair<std::string, long long>> defs_for(const std::string
     return d;
 }
 
+// Whether kernel's tuning line for n says evict_first.
+static bool ef_for(const std::string &kernel, long long n) {
+    for (auto &st : settings)
+        if (st.kernel == kernel && n >= st.lo && n <= st.hi) return st.ef;
+    return false;
+}
+
 static std::string defs_text(const std::vector<std::pair<std::string, long long>> &d) {
     std::string t;
     for (auto &p : d) t += (t.empty() ? "" : " ") + p.first + "=" + std::to_string(p.second);
@@ -137,12 +146,15 @@ static std::map<std::string, patc_program *> programs; // file + " " + defs -> p
 // elements (a partition writes all n: its count says where the others start).
 static patc_kernel *kernel_for(const char *file, const char *name, patc_type ty, bool filter, long long n) {
     auto d = defs_for(name, n);
-    std::string key = std::string(file) + " " + defs_text(d);
+    bool ef = ef_for(name, n);
+    std::string key = std::string(file) + " " + defs_text(d) + (ef ? " evict_first" : "");
     patc_program *&prog = programs[key];
     if (!prog) {
         std::vector<patc_define> pd;
         for (auto &p : d) pd.push_back({p.first.c_str(), p.second});
-        PK(patc_program_compile(ctx, file, pd.data(), (int)pd.size(), nullptr, &prog));
+        patc_compile_options opts = {};
+        opts.evict_first = ef;
+        PK(patc_program_compile(ctx, file, pd.data(), (int)pd.size(), &opts, &prog));
     }
     patc_kernel *k;
     PK(patc_get_kernel(prog, name, &k));
@@ -407,7 +419,7 @@ int main(int argc, char **argv) {
                           "partitionStableGtI32"};
     for (auto kn : kns) {
         printf("patc %s settings:", kn);
-        for (long long n : sizes) printf(" %lld: %s;", n, defs_text(defs_for(kn, n)).c_str());
+        for (long long n : sizes) printf(" %lld: %s%s;", n, defs_text(defs_for(kn, n)).c_str(), ef_for(kn, n) ? " evict_first" : "");
         printf("\n");
     }
     printf("%s\n", wrong ? "SOME RESULTS WRONG" : "all results match CUB");

@@ -40,6 +40,7 @@ typedef struct RunOpts {
     int ninputs;
     bool cpu, check, time, no_cache, reduce;
     int min_blocks; /* --min-blocks (0: none) */
+    bool evict_first; /* --evict-first */
     int repeat;
 } RunOpts;
 

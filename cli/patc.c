@@ -19,7 +19,7 @@ static const char usage[] =
     "usage: patc [options] (--emit-cuda | --emit-ir | --check) FILE\n"
     "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
-    "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B]\n"
+    "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
     "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--scan S]... [--out SETTINGS]\n"
     "                [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
     "\n"
@@ -37,6 +37,8 @@ static const char usage[] =
     "                     o=loops s=smem b=barrier v=version (full tiles)\n"
     "  --min-blocks B     declare kernels of a fixed block size __launch_bounds__(threads, B):\n"
     "                     registers for B resident blocks per SM (1..32; also for patc run)\n"
+    "  --evict-first      look-back kernels (scan, filter, partition) load their inputs and\n"
+    "                     store their outputs evict-first (__ldcs/__stcs; also for patc run)\n"
     "  --help, --version\n"
     "\n"
     "patc run: JIT-compile kernel K once (NVRTC, cubin cache) and run it on GPU 0; the\n"
@@ -73,7 +75,8 @@ static const char usage[] =
     "  and write the best per size range to SETTINGS (default patc-tuning.conf), which the\n"
     "  runtime reads at launch (patc_reducer_*, $PATC_TUNING); a --scan S is a single-pass\n"
     "  scan kernel whose tile shape (nt, ipt) and __launch_bounds__ minimum of blocks per SM\n"
-    "  (none or 2048/nt) are searched instead (patc_scan_*)\n";
+    "  (none or 2048/nt) are searched instead, then the best with and without --evict-first\n"
+    "  (patc_scan_*)\n";
 
 /* Rule: --min-blocks takes a decimal from 1 to 32 (blocks per SM; sm_90 holds at most
  * 32 resident blocks). */
@@ -182,6 +185,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--emit-cuda")) m = CUDA;
         else if (!strcmp(a, "--emit-ir")) m = IR;
         else if (!strcmp(a, "--check")) m = CHECK;
+        else if (!strcmp(a, "--evict-first")) copt.evict_first = 1;
         else if (!strcmp(a, "-o") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--kernel") || !strcmp(a, "-d") ||
                  !strcmp(a, "--min-blocks")) {
             if (i + 1 >= argc) {

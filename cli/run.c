@@ -3,7 +3,7 @@
  *
  *   patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random|value:X]...
  *            [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]
- *            [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B]
+ *            [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]
  *
  * The output is the kernel's output, always; a kernel returning a pair of arrays has
  * one output per array (none or one --output each, in order; each summary printed).
@@ -234,7 +234,8 @@ int cli_run(int argc, char **argv)
             rt_fail(ctx, s, "-I");
             goto out;
         }
-    patc_compile_options copt = {.kernel = o.kernel, .cuda = o.cuda, .no_cubin = o.cpu, .min_blocks = o.min_blocks};
+    patc_compile_options copt = {.kernel = o.kernel, .cuda = o.cuda, .no_cubin = o.cpu, .min_blocks = o.min_blocks,
+                                 .evict_first = o.evict_first};
     /* a reduction's length changes from pass to pass: nothing is specialised */
     if ((s = patc_program_compile(ctx, o.file, o.defs, o.reduce ? 0 : o.ndefs, &copt, &prog)) != PATC_OK) {
         rt_fail(ctx, s, o.cuda ? o.cuda : o.file);

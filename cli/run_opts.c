@@ -11,7 +11,7 @@
 static const char run_usage[] =
     "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
-    "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B]\n"
+    "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
     "see 'patc --help' for the options\n";
 
 
@@ -64,6 +64,7 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
         else if (!strcmp(a, "--time")) o->time = true;
         else if (!strcmp(a, "--no-cache")) o->no_cache = true;
         else if (!strcmp(a, "--reduce")) o->reduce = true;
+        else if (!strcmp(a, "--evict-first")) o->evict_first = true;
         else if (!strcmp(a, "--kernel") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--input") ||
                  !strcmp(a, "--output") || !strcmp(a, "--repeat") || !strcmp(a, "--cuda") ||
                  !strcmp(a, "--min-blocks")) {

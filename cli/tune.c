@@ -1,7 +1,7 @@
 /* tune.c: `patc tune FILE --kernel K [--alt A]... [--kernel K2 [--alt A2]...]...
  * [--scan S]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]`:
  * a --scan is a single-pass scan kernel of FILE whose tile shape (nt, ipt) and launch-bounds
- * minimum (min_blocks) are searched
+ * minimum (min_blocks) are searched, and then whether the best is faster with evict_first
  * (patc_tune_scan; the settings patc_scan_* reads). Otherwise: search the
  * launch settings of single-launch reductions on this GPU (an --alt is another kernel
  * of FILE that computes the preceding --kernel's reduction, tried at the sizes it

@@ -18,6 +18,7 @@ typedef struct Pr {
     int ind;
     const char *it;   /* the C type of index arithmetic (int, long long, patc_int) */
     const char *wide; /* it when wider than the hardware's unsigned ids, else NULL */
+    bool stream;      /* a look-back kernel compiled with evict_first: see streamed() */
 } Pr;
 
 static const char *const index_type[] = {[IW_32] = "int", [IW_64] = "long long", [IW_LAUNCH] = "patc_int"};
@@ -72,8 +73,33 @@ static const char *const unflag_pre[SK_COUNT] = {
 static const char *const flag_pre[SK_COUNT] = {
     [SK_F32] = "__float_as_uint(", [SK_I32] = "(unsigned int)(", [SK_U32] = "(", [SK_BOOL] = "(unsigned int)("};
 
+/* --evict-first (a tuned setting, docs/tuning.md): a look-back kernel (scan, filter,
+ * partition) reads and writes each element once, and its loads of kernel inputs and
+ * stores to outputs may be marked evict-first (__ldcs, __stcs: ld/st.global.cs). A
+ * choice by size, not a rule: on an H200 it made the scans 4-7% faster at 2^24 and 4-5%
+ * slower at 2^28 (bench/results/2026-11-23-nvidia-h200-cache-hints). Other kernels keep
+ * plain accesses, and so does bool, which has no such overload. */
+static bool streamed(const Pr *p, const Buffer *b)
+{
+    return p->stream && b->as == AS_GLOBAL && !b->scalar && !b->flagged && !b->coherent && b->param >= -1 &&
+           b->sk != SK_BOOL;
+}
+
+static WalkStep find_lookback(void *ctx, const Stmt *s)
+{
+    if (s->kind != S_LOOKBACK) return WALK_ON;
+    *(bool *)ctx = true;
+    return WALK_STOP;
+}
+
 static void load(Pr *p, const Buffer *b, const Nat *i)
 {
+    if (streamed(p, b)) {
+        sb_puts(p->o, "__ldcs(&");
+        cell(p, b, i);
+        sb_putc(p->o, ')');
+        return;
+    }
     if (b->flagged) {
         sb_printf(p->o, "%spatc_wait(&", unflag_pre[b->sk]);
         cell(p, b, i);
@@ -229,9 +255,10 @@ static void vload(Pr *p, const Stmt *s)
         p->ind++;
         indent(p);
     }
-    sb_printf(o, "*(%s *)%s = *(const %s *)(%s + ", vt, s->vload.dst->name, vt, s->vload.src->name);
+    bool cs = streamed(p, s->vload.src);
+    sb_printf(o, "*(%s *)%s = %s(const %s *)(%s + ", vt, s->vload.dst->name, cs ? "__ldcs(" : "*", vt, s->vload.src->name);
     nat(p, s->vload.index);
-    sb_puts(o, ");\n");
+    sb_puts(o, cs ? "));\n" : ");\n");
     if (s->vload.guard) {
         p->ind--;
         indent(p);
@@ -696,6 +723,14 @@ static void stmt(Pr *p, const Stmt *s)
             sb_puts(o, "));\n");
             return;
         }
+        if (streamed(p, s->store.buf)) {
+            sb_puts(o, "__stcs(&");
+            cell(p, s->store.buf, s->store.index);
+            sb_puts(o, ", ");
+            expr(p, s->store.val);
+            sb_puts(o, ");\n");
+            return;
+        }
         cell(p, s->store.buf, s->store.index);
         sb_puts(o, " = ");
         expr(p, s->store.val);
@@ -857,7 +892,9 @@ static WalkStep warp_loops(void *ctx, const Stmt *s)
 
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
 {
-    Pr p = {a, o, k, 0, index_type[k->iw], k->iw == IW_32 ? NULL : index_type[k->iw]};
+    Pr p = {a, o, k, 0, index_type[k->iw], k->iw == IW_32 ? NULL : index_type[k->iw], false};
+    static const IrVisitor lb_visit = {.stmt = find_lookback};
+    if (k->evict_first) ir_walk(k->body, &lb_visit, &p.stream);
     header(&p);
     int64_t threads = 1, b;
     bool cb = true;

@@ -464,6 +464,8 @@ typedef struct Kernel {
     bool block_fixed;            /* code assumes exactly `block` threads (straight-line maps) */
     int min_blocks;              /* CompileOptions.min_blocks: __launch_bounds__'s second
                                     argument when the block is fixed (0: none) */
+    bool evict_first;            /* CompileOptions.evict_first (codegen applies it to
+                                    look-back kernels only) */
     Nat *shared_bytes;           /* total shared memory, bytes */
     Buffer **scratch;            /* global scratch buffers the runtime allocates (zeroed once;
                                     kernels leave them reusable): parameters after the inputs */
@@ -521,6 +523,8 @@ typedef struct CompileOptions {
     FILE *dump_out;
     int min_blocks;          /* --min-blocks: resident blocks per SM that __launch_bounds__
                                 asks registers for (0: none); 1..32 */
+    bool evict_first;        /* --evict-first: look-back kernels load their inputs and store
+                                their outputs evict-first (__ldcs/__stcs) */
 } CompileOptions;
 
 /* The result of compiling a program: typed kernels and their lowered forms. */

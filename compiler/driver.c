@@ -84,6 +84,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             if (opt->dump.version) dump_kernel(opt, "version", s);
             width_decide(a, s);
             s->min_blocks = opt->min_blocks;
+            s->evict_first = opt->evict_first;
         }
         width_unify(k);
         kernel_set_role(k);

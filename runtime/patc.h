@@ -143,6 +143,11 @@ typedef struct patc_compile_options {
                              __launch_bounds__(threads, min_blocks), so that nvcc keeps its
                              registers to what min_blocks resident blocks per SM allow
                              (65536 / (threads * min_blocks) on sm_90); 0: no minimum */
+    int evict_first;      /* nonzero: a look-back kernel (scan, filter, partition) loads its
+                             inputs and stores its outputs evict-first (__ldcs, __stcs), a
+                             hint that is faster at some sizes and slower at others (a
+                             tuning file's `evict_first`, docs/tuning.md); other kernels
+                             are unchanged */
 } patc_compile_options;
 
 /* Compile the .rise file `path`: the front end reads it (diagnostics are the last error,
@@ -383,13 +388,15 @@ void patc_scan_free(patc_scan *s);
  * reused while they stay the same. Scans of one patc_scan must not run concurrently
  * (they share the look-back state): use one stream, or one patc_scan per stream. */
 patc_status patc_scan_enqueue(patc_scan *s, patc_buffer *input, patc_buffer *output, long long n, void *stream);
-/* The settings used for n, e.g. "nt=128 ipt=25 grid=313" or "nt=512 ipt=25 min_blocks=4 grid=20972". */
+/* The settings used for n, e.g. "nt=128 ipt=25 grid=313" or "nt=512 ipt=25 min_blocks=4 grid=20972"
+ * (with "evict_first " before the grid when the line has it). */
 patc_status patc_scan_describe(patc_scan *s, long long n, char *buf, size_t len);
 /* The scan tuner (patc tune --scan): for each n in sizes[0..count) (increasing), time
  * nt in {128, 256, 512} x ipt in {5, 9, 15, 25}, each without and with min_blocks
- * 2048 / nt, interleaved, each run alone with CUDA events, median of reps; append the best
- * per size to out_file as "KERNEL N_MIN N_MAX B nt=.. ipt=.." (B: 1, or the min_blocks),
- * each covering the sizes up to the middle between it and the next. Progress goes to log
+ * 2048 / nt, interleaved, each run alone with CUDA events, median of reps; then the best
+ * against itself compiled with evict_first; append the faster per size to out_file as
+ * "KERNEL N_MIN N_MAX B [evict_first] nt=.. ipt=.." (B: 1, or the min_blocks), each
+ * covering the sizes up to the middle between it and the next. Progress goes to log
  * (may be NULL). */
 patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
                            int reps, const char *out_file, FILE *log);

@@ -137,6 +137,7 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
         return rt_fail(c, PATC_ERR_INVALID, "min_blocks %d: want 0 (none) to 32", o->min_blocks);
     if (o) {
         opt.min_blocks = o->min_blocks;
+        opt.evict_first = o->evict_first != 0;
         opt.dump_out = o->dump_out;
         opt.only_kernel = o->kernel ? arena_strdup(p->arena, o->kernel) : NULL;
     }

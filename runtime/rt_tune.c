@@ -11,7 +11,8 @@
  * left); the tuner tries it where a fixed grid can cover n in at most 16 trips.
  *
  * Settings file, one line per (kernel, size range); '#' starts a comment:
- *     KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] NAME=VALUE...
+ *     KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] [evict_first] NAME=VALUE...
+ * (evict_first: the variant is compiled with patc_compile_options.evict_first).
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -31,21 +32,23 @@ typedef struct Setting {
     int ndefs;
     char names[MAX_DEFS][32];
     long long values[MAX_DEFS];
+    int ef; /* evict_first: compiled with patc_compile_options.evict_first */
 } Setting;
 
 /* Used when the file has no line for the kernel and size: a middle-of-the-road
  * choice (256 threads, 4 float4 loads per lane per trip, 4 blocks per SM). */
-static const Setting default_setting = {"", "", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}};
+static const Setting default_setting = {"", "", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}, 0};
 /* The same for scans (patterns/scan.rise: scanDevice): 128 threads of 25 elements, a
  * middle shape (3200-element tiles) chosen before any tuning; patc tune --scan found
  * 128-512 threads of 5-25 elements faster per size on an H200 (bench/results). */
-static const Setting default_scan_setting = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {128, 25}};
+static const Setting default_scan_setting = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {128, 25}, 0};
 
 typedef struct Variant {
     char kname[128];
     long long values[MAX_DEFS];
     int ndefs;
     int min_blocks; /* a scan's: its compile's min_blocks (the line's BLOCKS_PER_SM when above 1) */
+    int ef;         /* compiled with evict_first */
     patc_program *prog;
     patc_kernel *k;
     int len_nat, grid_nat;
@@ -103,6 +106,11 @@ static bool parse_line(char *line, Setting *s, bool *bad)
     s->bps = (int)strtol(tok[3], &end, 10);
     if (*end || s->bps < 1 || s->bps > 64) goto bad;
     for (int i = 4; i < n; i++) {
+        if (strcmp(tok[i], "evict_first") == 0) { /* no '=': never a -D value */
+            if (s->ef) goto bad;
+            s->ef = 1;
+            continue;
+        }
         char *eq = strchr(tok[i], '=');
         if (eq && eq - tok[i] == 6 && strncmp(tok[i], "kernel", 6) == 0) { /* no nat can be called kernel */
             if (eq[1] == 0 || strlen(eq + 1) >= sizeof s->use || s->use[0]) goto bad;
@@ -138,7 +146,7 @@ static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, i
         if (!parse_line(line, &s, &bad)) {
             if (bad) {
                 st = rt_fail(c, PATC_ERR_INVALID, "%s:%d: malformed tuning line (want: KERNEL N_MIN N_MAX "
-                             "BLOCKS_PER_SM [kernel=OTHER] NAME=VALUE...)", file, lineno);
+                             "BLOCKS_PER_SM [kernel=OTHER] [evict_first] NAME=VALUE...)", file, lineno);
                 break;
             }
             continue;
@@ -194,7 +202,7 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     int minb = r->scan && s->bps > 1 ? s->bps : 0;
     for (int i = 0; i < r->nvar; i++) {
         Variant *v = &r->var[i];
-        if (v->ndefs == s->ndefs && v->min_blocks == minb && strcmp(v->kname, kn) == 0 &&
+        if (v->ndefs == s->ndefs && v->min_blocks == minb && v->ef == s->ef && strcmp(v->kname, kn) == 0 &&
             memcmp(v->values, s->values, sizeof(long long) * (size_t)s->ndefs) == 0) {
             *out = v;
             return PATC_OK;
@@ -207,7 +215,7 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     strcpy(v->kname, kn);
     patc_define defs[MAX_DEFS];
     for (int i = 0; i < s->ndefs; i++) defs[i] = (patc_define){s->names[i], s->values[i]};
-    patc_compile_options opts = {.min_blocks = minb};
+    patc_compile_options opts = {.min_blocks = minb, .evict_first = s->ef};
     patc_status st = patc_program_compile(r->ctx, r->path, defs, s->ndefs, &opts, &v->prog);
     if (st == PATC_OK) st = patc_get_kernel(v->prog, kn, &v->k);
     if (st == PATC_OK && r->scan) {
@@ -226,6 +234,7 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     }
     v->ndefs = s->ndefs;
     v->min_blocks = minb;
+    v->ef = s->ef;
     memcpy(v->values, s->values, sizeof(long long) * (size_t)s->ndefs);
     r->nvar++;
     *out = v;
@@ -373,6 +382,7 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
     patc_launch_config lc;
     if (r->scan && o < len && v->min_blocks)
         o += (size_t)snprintf(buf + o, len - o, "min_blocks=%d ", v->min_blocks);
+    if (o < len && v->ef) o += (size_t)snprintf(buf + o, len - o, "evict_first ");
     if (r->scan && o < len && patc_kernel_launch_dims(v->k, nats, &lc) == PATC_OK)
         snprintf(buf + o, len - o, "grid=%u%s", lc.grid[0], s == &default_scan_setting ? " (default setting)" : "");
     else if (o < len)
@@ -447,7 +457,7 @@ static patc_status candidates_for(patc_reducer *r, const char *const *alts, int 
         for (int a = 0; st == PATC_OK && a < TUNE_SHAPES; a++) {
             int w = tune_warps[a % 3];
             long long ew = tune_ew[a / 3];
-            Setting s = {"", "", 0, 0, 1, 2, {"elemsBlock", "elemsWarp"}, {ew * w, ew}};
+            Setting s = {"", "", 0, 0, 1, 2, {"elemsBlock", "elemsWarp"}, {ew * w, ew}, 0};
             snprintf(s.kernel, sizeof s.kernel, "%s", r->kernel);
             if (k >= 0) snprintf(s.use, sizeof s.use, "%s", alts[k]);
             Variant *v;
@@ -605,7 +615,7 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         int nc = 0;
         for (int a = 0; a < SCAN_NT && st == PATC_OK; a++)
             for (int b = 0; b < SCAN_IPT * 2 && st == PATC_OK; b++) {
-                Setting s = {"", "", 0, 0, b % 2 ? 2048 / scan_nt[a] : 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b / 2]}};
+                Setting s = {"", "", 0, 0, b % 2 ? 2048 / scan_nt[a] : 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b / 2]}, 0};
                 strcpy(s.kernel, r->kernel);
                 Variant *v;
                 long long nats[1] = {sizes[i]};
@@ -626,14 +636,37 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
             }
         }
         for (int j = 0; j < nc; j++) rt_plan_close(plans[j]);
+        /* the best shape against itself with evict_first, interleaved */
+        if (st == PATC_OK) {
+            Setting pair[2] = {best[i], best[i]};
+            pair[1].ef = 1;
+            nc = 0;
+            for (int j = 0; j < 2 && st == PATC_OK; j++) {
+                Variant *v;
+                long long nats[1] = {sizes[i]};
+                if ((st = variant_for(r, &pair[j], &v)) == PATC_OK &&
+                    (st = (patc_status)rt_plan_single(v->k, nats, in, out, &plans[nc])) == PATC_OK)
+                    nc++;
+            }
+            if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, nc, reps / 10 + 2, reps, med, NULL);
+            if (st == PATC_OK && log)
+                fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld min_blocks=%d: %.2f us, with evict_first %.2f us\n", kernel,
+                        sizes[i], best[i].values[0], best[i].values[1], best[i].bps, med[0] * 1e3, med[1] * 1e3);
+            if (st == PATC_OK && med[1] < med[0]) {
+                best[i] = pair[1];
+                best_ms[i] = med[1];
+            } else if (st == PATC_OK) best_ms[i] = med[0];
+            for (int j = 0; j < nc; j++) rt_plan_close(plans[j]);
+        }
     }
     if (st == PATC_OK) {
         FILE *f = fopen(out_file, "a");
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
             cover(best, sizes, i, count);
-            fprintf(f, "%s %lld %lld %d nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].lo, best[i].hi,
-                    best[i].bps, best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i]);
+            fprintf(f, "%s %lld %lld %d%s nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].lo, best[i].hi,
+                    best[i].bps, best[i].ef ? " evict_first" : "", best[i].values[0], best[i].values[1], best_ms[i] * 1e3,
+                    sizes[i]);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
     }

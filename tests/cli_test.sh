@@ -35,6 +35,11 @@ has "--min-blocks 4: launch bounds" "$TMP/out" '__launch_bounds__\(512, 4\) incl
 expect "--min-blocks 0 is bad usage" 2 "$PATC" --emit-cuda --min-blocks 0 examples/scan_device.rise -D nt=512 -D ipt=25
 has "--min-blocks 0: message" "$TMP/err" "--min-blocks expects a count from 1 to 32, got '0'"
 expect "patc run --min-blocks 33 is bad usage" 2 "$PATC" run examples/scan_device.rise --kernel inclSumF32 -D nt=512 -D ipt=25 -D n=100 --input random --cpu --min-blocks 33
+# --evict-first: a look-back kernel's input loads and output stores are __ldcs/__stcs
+expect "--evict-first" 0 "$PATC" --emit-cuda --evict-first examples/scan_device.rise -D nt=512 -D ipt=25 --kernel inclSumF32
+has "--evict-first: loads" "$TMP/out" '= __ldcs\(&xs\['
+has "--evict-first: stores" "$TMP/out" '__stcs\(&out\['
+expect "patc run --evict-first" 0 "$PATC" run examples/scan_device.rise --kernel inclSumF32 -D nt=128 -D ipt=25 -D n=100 --input random --cpu --evict-first
 
 # 1. every example on the CPU, small sizes: exit 0 and a finite sum
 while read -r name args; do

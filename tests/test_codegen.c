@@ -313,6 +313,58 @@ START_TEST(padcst_register_reads_stay_in_bounds)
 }
 END_TEST
 
+/* evict_first: a look-back kernel loads its inputs and stores its outputs evict-first
+ * (__ldcs/__stcs), and nothing else does: not its tile state, not without the option,
+ * not a kernel without a look-back. */
+START_TEST(evict_first_streams_lookback_kernels)
+{
+    size_t len;
+    char *src = lang_read_file(PATC_SOURCE_DIR "/examples/filter.rise", &len);
+    ck_assert_ptr_nonnull(src);
+    Define shape[] = {{"nt", 128}, {"ipt", 16}};
+    CompileOptions ef = {.evict_first = true};
+    TC *t = tc_compile_flags(PATC_SOURCE_DIR "/examples/filter.rise", src, shape, 2, &ef);
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    /* the float4 tile loads, the element-by-element ones of the last tile, the scatter */
+    ck_assert_msg(strstr(cu, "= __ldcs((const float4 *)(xs + ") && strstr(cu, "= __ldcs(&xs[min(") &&
+                  strstr(cu, "__stcs(&out1[ix"), "%s", cu);
+    ck_assert_msg(count_substr(cu, "= xs[") == 0 && count_substr(cu, "out1[ix51] =") == 0, "%s", cu);
+    ck_assert_msg(!strstr(cu, "__ldcs(&lbstate") && !strstr(cu, "__stcs(&lbstate"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile_flags(PATC_SOURCE_DIR "/examples/filter.rise", src, shape, 2, NULL);
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(!strstr(cu, "__ldcs") && !strstr(cu, "__stcs"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    free(src);
+    t = tc_compile_flags("t.rise", "kernel k = nFun(n => fun(n.f32)(xs => xs |> padCst(0)((1024 - n % 1024) % 1024)(0.0f)"
+                         " |> split(1024) |> mapBlock(fun(c => c |> split(4) |> mapThreads(fun(p => p |> reduceSeq(add)(0.0f)))))"
+                         " |> join))", NULL, 0, &ef);
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(!strstr(cu, "__ldcs") && !strstr(cu, "__stcs"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    /* every scalar type of the scans through NVRTC, with the 32-bit index build */
+    src = lang_read_file(PATC_SOURCE_DIR "/tests/programs/scan_types.rise", &len);
+    ck_assert_ptr_nonnull(src);
+    Define tshape[] = {{"nt", 128}, {"ipt", 25}};
+    t = tc_compile_flags(PATC_SOURCE_DIR "/tests/programs/scan_types.rise", src, tshape, 2, &ef);
+    free(src);
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(count_substr(cu, "__ldcs(&xs[") >= 10 && count_substr(cu, "__stcs(&out[") >= 10, "%s", cu);
+    char *log = NULL;
+    ck_assert_msg(nvrtc_ok(cu, "scan_types", &log), "does not compile:\n%s\n%s", log, cu);
+    free(log);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* The part of s from the first `from` to the first `to` after it. */
 static char *between(const char *s, const char *from, const char *to)
 {
@@ -786,6 +838,7 @@ int main(void)
     tcase_add_test(c, header_and_signature);
     tcase_add_test(c, vector_loads_through_padclamp);
     tcase_add_test(c, padcst_register_reads_stay_in_bounds);
+    tcase_add_test(c, evict_first_streams_lookback_kernels);
     tcase_add_test(c, full_tiles_drop_bound_tests);
     tcase_add_test(c, full_tiles_keep_unproved_tests);
     tcase_add_test(c, index_width);

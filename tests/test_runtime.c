@@ -552,6 +552,43 @@ START_TEST(reducer_settings_without_device)
 }
 END_TEST
 
+/* A scan's tuning line may say evict_first (a word): the variant is compiled with that
+ * option, which patc_scan_describe names; the option itself makes a look-back kernel's
+ * input loads and output stores __ldcs/__stcs (patc_program_cuda), and without it they
+ * are plain. Twice on one line is malformed. */
+START_TEST(scan_settings_evict_first)
+{
+    patc_ctx *c;
+    patc_scan *s = NULL;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    const char *sf = PATC_EXAMPLES_DIR "/scan_device.rise";
+    char *conf = write_conf("inclSumF32 1 1000 1 nt=128 ipt=25\n"
+                            "inclSumF32 1001 2147483647 4 evict_first nt=512 ipt=25 # a comment\n");
+    ck_assert_msg(patc_scan_create(c, sf, "inclSumF32", conf, &s) == PATC_OK, "%s", patc_last_error(c));
+    char d[200];
+    ck_assert_int_eq(patc_scan_describe(s, 1000, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "nt=128 ipt=25 grid=1");
+    ck_assert_int_eq(patc_scan_describe(s, 1 << 20, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "nt=512 ipt=25 min_blocks=4 evict_first grid=82");
+    patc_scan_free(s);
+    unlink(conf);
+    conf = write_conf("inclSumF32 1 5 1 evict_first evict_first nt=128 ipt=25\n");
+    ck_assert_int_eq(patc_scan_create(c, sf, "inclSumF32", conf, &s), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), ":1: malformed tuning line"), "%s", patc_last_error(c));
+    unlink(conf);
+    patc_define shape[2] = {{"nt", 128}, {"ipt", 25}};
+    for (int ef = 0; ef < 2; ef++) {
+        patc_compile_options o = {.kernel = "inclSumF32", .no_cubin = 1, .evict_first = ef};
+        patc_program *p;
+        ck_assert_msg(patc_program_compile(c, sf, shape, 2, &o, &p) == PATC_OK, "%s", patc_last_error(c));
+        const char *cu = patc_program_cuda(p);
+        ck_assert_msg((strstr(cu, "__ldcs(&xs[") != NULL) == ef && (strstr(cu, "__stcs(&out[") != NULL) == ef, "%s", cu);
+        patc_program_free(p);
+    }
+    patc_destroy(c);
+}
+END_TEST
+
 /* Shared memory sized at launch: up to sm_90's opt-in maximum (232448 bytes) the launch
  * configuration is derived; past it, PATC_ERR_LAUNCH_CONFIG names both byte counts
  * (without a device, sm_90's maximum is the one checked). */
@@ -1127,6 +1164,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, program_from_file_and_edited_cuda);
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
+        tcase_add_test(tc, scan_settings_evict_first);
         tcase_add_test(tc, index_bits_by_size);
         tcase_add_test(tc, shared_memory_checked_at_launch);
         tcase_add_test(tc, scalars_and_outputs_without_device);

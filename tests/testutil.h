@@ -17,8 +17,10 @@ typedef struct TC {
 } TC;
 
 /* Compile `src`, named `path` (imports resolve relative to it), with optional -D
- * defines; diagnostics go to tc->err. */
-static inline TC *tc_compile_named(const char *path, const char *src, const Define *defs, int ndefs)
+ * defines and the code-generation flags of `flags` (min_blocks, evict_first; NULL: none);
+ * diagnostics go to tc->err. */
+static inline TC *tc_compile_flags(const char *path, const char *src, const Define *defs, int ndefs,
+                                   const CompileOptions *flags)
 {
     TC *t = calloc(1, sizeof *t);
     t->a = arena_new();
@@ -26,6 +28,10 @@ static inline TC *tc_compile_named(const char *path, const char *src, const Defi
     t->c.arena = t->a;
     t->c.diag = &t->d;
     CompileOptions opt = {0};
+    if (flags) {
+        opt.min_blocks = flags->min_blocks;
+        opt.evict_first = flags->evict_first;
+    }
     static const char *inc[] = {PATC_SOURCE_DIR "/patterns"};
     opt.lang.include_dirs = inc;
     opt.lang.ninclude_dirs = 1;
@@ -33,6 +39,11 @@ static inline TC *tc_compile_named(const char *path, const char *src, const Defi
     opt.ndefines = ndefs;
     t->ok = compile_string(&t->c, &opt, path, src, strlen(src));
     return t;
+}
+
+static inline TC *tc_compile_named(const char *path, const char *src, const Define *defs, int ndefs)
+{
+    return tc_compile_flags(path, src, defs, ndefs, NULL);
 }
 
 static inline TC *tc_compile_defs(const char *src, const Define *defs, int ndefs)

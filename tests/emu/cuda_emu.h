@@ -366,6 +366,8 @@ static inline void patc_poke(unsigned long long *p, unsigned long long w) { *(vo
 static inline unsigned int patc_peek32(const unsigned int *p) { return *(const volatile unsigned int *)p; }
 static inline void patc_poke32(unsigned int *p, unsigned int w) { *(volatile unsigned int *)p = w; }
 template <class T> T __ldcg(const T *p) { return *p; }
+template <class T> T __ldcs(const T *p) { return *p; }
+template <class T, class V> void __stcs(T *p, V v) { *p = v; }
 template <class T> T __ldg(const T *p) { return *p; }
 static inline unsigned int patc_wait(const unsigned long long *p)
 {

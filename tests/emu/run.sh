@@ -97,6 +97,10 @@ done
 echo "scan_device.rise exclSumI32 $r1 -D nt=512 -D ipt=25 --min-blocks 4 -D n=100003"
 echo "scan_device.rise inclSumF32 $r1 -D nt=256 -D ipt=9 -D n=100003"
 echo "scan_device.rise inclSumF32 $r1 -D nt=512 -D ipt=25 --min-blocks 4 -D n=1048583"
+# evict-first loads and stores (--evict-first, a tuning line's evict_first)
+echo "scan_device.rise exclSumI32 $r1 -D nt=256 -D ipt=25 --evict-first -D n=100003"
+echo "filter.rise filterGtF32 --input value:0.5 --input random -D nt=256 -D ipt=32 --evict-first -D n=100003"
+echo "partition.rise partitionGtI32 --input value:49 --input random -D nt=256 -D ipt=32 --evict-first -D n=4097"
 for k in $(grep -o '^kernel [A-Za-z0-9_]*' tests/programs/scan_types.rise | cut -d' ' -f2); do
     echo "../tests/programs/scan_types.rise $k $r1 -D nt=128 -D ipt=25 -D n=4097"
 done

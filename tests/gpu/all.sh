@@ -354,6 +354,11 @@ for ti in "512 25 4" "256 25 8" "128 9 16"; do # shapes the tuner picks with a _
   done
   run_case gpu scan_device.rise inclSumF32 "1048583/nt$1/ipt$2/min$3" 1 -D n=1048583 -D nt=$1 -D ipt=$2 --min-blocks $3
 done
+for n in 33 1048583 16777219; do # evict-first loads and stores (a tuning line's evict_first)
+  [ $quick = 1 ] && [ "$n" = 16777219 ] && continue
+  run_case gpu scan_device.rise inclSumF32 "$n/nt256/ipt25/ef" 1 -D n=$n -D nt=256 -D ipt=25 --evict-first
+  run_case gpu scan_device.rise exclSumI32 "$n/nt512/ipt25/min4/ef" 1 -D n=$n -D nt=512 -D ipt=25 --min-blocks 4 --evict-first
+done
 # the row scan (three launches joined by toGlobal, a prefix carried along each row)
 for n in $ssizes; do
   for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
@@ -387,6 +392,7 @@ for tool in memcheck racecheck synccheck; do
   done
   san $tool scan_device.rise exclSumF32 1 -D n=100003 -D nt=512 -D ipt=25
   san $tool scan_device.rise exclSumI32 1 -D n=100003 -D nt=512 -D ipt=25 --min-blocks 4
+  san $tool scan_device.rise inclSumF32 1 -D n=100003 -D nt=256 -D ipt=25 --evict-first
   for k in exclSumF64 inclSumU64 firstNonZeroI32; do
     san $tool ../tests/programs/scan_types.rise $k 1 -D n=20011 -D nt=128 -D ipt=25
   done
@@ -445,6 +451,9 @@ for n in $csizes; do
     ccase gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
     ccase gpu partition.rise partitionStableGtF32 $n 0.5 -D nt=$1 -D ipt=$2 -D g=528
   done
+  # evict-first loads and stores (bench/select_tuning.conf's middle range)
+  ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=256 -D ipt=32 --evict-first
+  ccase gpu partition.rise partitionGtI32 $n 49 -D nt=256 -D ipt=32 --evict-first
 done
 collect
 if sec c; then
@@ -455,6 +464,7 @@ for tool in memcheck racecheck synccheck; do
   done
   ccase $tool filter.rise filterGtF32 100003 0.5 -D nt=512 -D ipt=32
   ccase $tool partition.rise partitionGtI32 100003 49 -D nt=256 -D ipt=32
+  ccase $tool filter.rise filterGtF32 100003 0.5 -D nt=256 -D ipt=32 --evict-first
   for n in 33 100003; do
     ccase $tool partition.rise partitionStableGtI32 $n 49 -D nt=128 -D ipt=16 -D g=7
   done
