@@ -7,7 +7,7 @@
 #      queued), patc through libpatrt with the settings of step 2;
 #   4. matmul_bench: examples/matmul_tiled.rise against cuBLAS SGEMM (OUTDIR/matmul.txt,
 #      matmul.csv);
-#   5. patc tune --scan, then scan_bench: patc's single-pass scans
+#   5. patc tune --scan at every power of two from 2^10 to 2^28, then scan_bench: patc's single-pass scans
 #      (examples/scan_device.rise, with the tuned tile shapes) against CUB DeviceScan and
 #      a copy, with the row scan (examples/scan_rows.rise) and Blelloch's
 #      (examples/scan_blelloch.rise) as information (OUTDIR/scan_tuning.conf, scan.txt,
@@ -44,7 +44,7 @@ scan_bench() {
     "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" -o "$BUILD/scan_bench" "$HERE/scan_bench.cu" \
         -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "scan build failed"; return 3; }
     local tune=("$PB/cli/patc" tune "$ROOT/examples/scan_device.rise" --scan inclSumF32 --scan exclSumF32
-                --scan inclSumI32 --scan exclSumI32 --out "$OUTDIR/scan_tuning.conf")
+                --scan inclSumI32 --scan exclSumI32 --step-log 1 --out "$OUTDIR/scan_tuning.conf")
     "${tune[@]}" > "$OUTDIR/scan_tune.log" 2>&1 || { echo "patc tune --scan failed:"; tail -5 "$OUTDIR/scan_tune.log"; return 3; }
     grep -v '^#' "$OUTDIR/scan_tuning.conf"
     # the row scan (seed 000, three launches) as information: r rows chosen per size range
