@@ -420,14 +420,16 @@ sec d && csizes="$csizes 16777219"
 ccase() { # CHECK FILE KERNEL N T -D...: gpu, against the interpreter (in the background, bg_check); or a sanitizer
   local check=$1 file=$2 kernel=$3 n=$4 t=$5; shift 5
   local run=("$PATC" run "examples/$file" --kernel "$kernel" --input "value:$t" --input random -D n=$n "$@")
+  local label="$n/t=$t"
+  case " $* " in *" --evict-first "*) label="$label/ef" ;; esac
   if [ "$check" = gpu ]; then
-    bg_check gpu "$file" "$kernel" "$n/t=$t" '^out0: value.*' "${run[@]}" --check-against-cpu
+    bg_check gpu "$file" "$kernel" "$label" '^out0: value.*' "${run[@]}" --check-against-cpu
     return
   fi
   local o rc
   o=$(compute-sanitizer --tool "$check" --error-exitcode 1 "${run[@]}" 2>&1); rc=$?
   echo "$o" >>"$OUT/sanitizer.log"
-  record "$check" "$file" "$kernel" "$n/t=$t" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+  record "$check" "$file" "$kernel" "$label" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
 }
 for n in $csizes; do
   # 2^24+3: the interpreter takes about 20 s a check there, so 50% and none/all only
