@@ -18,7 +18,7 @@ typedef struct Pr {
     int ind;
     const char *it;   /* the C type of index arithmetic (int, long long, patc_int) */
     const char *wide; /* it when wider than the hardware's unsigned ids, else NULL */
-    bool stream;      /* a look-back kernel compiled with evict_first: see streamed() */
+    bool stream;      /* a look-back kernel (it draws tiles: k->draw) compiled with evict_first */
 } Pr;
 
 static const char *const index_type[] = {[IW_32] = "int", [IW_64] = "long long", [IW_LAUNCH] = "patc_int"};
@@ -81,15 +81,9 @@ static const char *const flag_pre[SK_COUNT] = {
  * plain accesses, and so does bool, which has no such overload. */
 static bool streamed(const Pr *p, const Buffer *b)
 {
-    return p->stream && b->as == AS_GLOBAL && !b->scalar && !b->flagged && !b->coherent && b->param >= -1 &&
-           b->sk != SK_BOOL;
-}
-
-static WalkStep find_lookback(void *ctx, const Stmt *s)
-{
-    if (s->kind != S_LOOKBACK) return WALK_ON;
-    *(bool *)ctx = true;
-    return WALK_STOP;
+    /* kernel inputs (param >= 0) and outputs (-1); scratch (-2: the tile state, flagged
+     * partials) keeps its own accesses */
+    return p->stream && b->as == AS_GLOBAL && b->param >= -1 && !b->scalar && b->sk != SK_BOOL;
 }
 
 static void load(Pr *p, const Buffer *b, const Nat *i)
@@ -892,9 +886,7 @@ static WalkStep warp_loops(void *ctx, const Stmt *s)
 
 void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
 {
-    Pr p = {a, o, k, 0, index_type[k->iw], k->iw == IW_32 ? NULL : index_type[k->iw], false};
-    static const IrVisitor lb_visit = {.stmt = find_lookback};
-    if (k->evict_first) ir_walk(k->body, &lb_visit, &p.stream);
+    Pr p = {a, o, k, 0, index_type[k->iw], k->iw == IW_32 ? NULL : index_type[k->iw], k->evict_first && k->draw};
     header(&p);
     int64_t threads = 1, b;
     bool cb = true;

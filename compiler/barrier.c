@@ -93,15 +93,6 @@ static bool block_uniform_loop(const Stmt *s)
 
 static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw);
 
-static X *xv(Arena *a, Nat *n)
-{
-    X *x = ANEW(a, X);
-    x->kind = X_NAT;
-    x->sk = SK_I32;
-    x->nat.n = n;
-    return x;
-}
-
 /* A loop at block-uniform level: its body is placed recursively. When the body ends
  * with accesses pending that its own start would conflict with, and it may run more
  * than one trip, the next trip starts with a barrier:
@@ -117,14 +108,8 @@ static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
         Stmt *seq = s->loop.body, *g = ANEW(a, Stmt), *then = stmt_seq(a);
         stmt_append(a, then, mk_barrier(a));
         Nat *first = s->loop.level == LVL_BLOCK ? nat_var(a, hw->bid[s->loop.dim]) : nat_cst(a, 0);
-        X *c = ANEW(a, X);
-        c->kind = X_BIN;
-        c->sk = SK_BOOL;
-        c->bin.op = OP_NE;
-        c->bin.l = xv(a, nat_var(a, s->loop.var));
-        c->bin.r = xv(a, first);
         g->kind = S_IF;
-        g->cond.c = c;
+        g->cond.c = x_bin(a, OP_NE, SK_BOOL, x_nat(a, nat_var(a, s->loop.var)), x_nat(a, first));
         g->cond.then = then;
         stmt_append(a, seq, g); /* grow, then rotate to the front */
         memmove(seq->seq.items + 1, seq->seq.items, sizeof(Stmt *) * (size_t)(seq->seq.n - 1));

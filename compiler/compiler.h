@@ -593,8 +593,11 @@ bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
 void expr_print(StrBuf *b, const Expr *e);
 void kernel_print(StrBuf *b, const Kernel *k);
 
-/* Statement builders (used by lower.c and the passes). */
+/* Statement and expression builders (used by lower.c and the passes). */
 Stmt *stmt_seq(Arena *a);
 void stmt_append(Arena *a, Stmt *seq, Stmt *s);
+X *x_nat(Arena *a, Nat *n);                              /* n as an i32 expression */
+X *x_bin(Arena *a, BinOp op, ScalarKind sk, X *l, X *r); /* l op r, of type sk */
+X *x_bool(Arena *a, bool b);                             /* a bool literal */
 
 #endif

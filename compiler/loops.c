@@ -248,32 +248,10 @@ static bool has_parallel(const Stmt *s) { return ir_walk(s, &parallel_visit, NUL
 
 static X *xeq0(Arena *a, NatVar *v)
 {
-    X *l = ANEW(a, X), *r = ANEW(a, X), *x = ANEW(a, X);
-    l->kind = X_NAT;
-    l->sk = SK_I32;
-    l->nat.n = nat_var(a, v);
-    r->kind = X_NAT;
-    r->sk = SK_I32;
-    r->nat.n = nat_cst(a, 0);
-    x->kind = X_BIN;
-    x->sk = SK_BOOL;
-    x->bin.op = OP_EQ;
-    x->bin.l = l;
-    x->bin.r = r;
-    return x;
+    return x_bin(a, OP_EQ, SK_BOOL, x_nat(a, nat_var(a, v)), x_nat(a, nat_cst(a, 0)));
 }
 
-static X *xand(Arena *a, X *l, X *r)
-{
-    if (!l) return r;
-    X *x = ANEW(a, X);
-    x->kind = X_BIN;
-    x->sk = SK_BOOL;
-    x->bin.op = OP_AND;
-    x->bin.l = l;
-    x->bin.r = r;
-    return x;
-}
+static X *xand(Arena *a, X *l, X *r) { return l ? x_bin(a, OP_AND, SK_BOOL, l, r) : r; }
 
 /* threadIdx == 0 (and blockIdx == 0 at grid level; lane == 0 at warp level), over the
  * dimensions the launch actually uses */

@@ -82,21 +82,38 @@ X *lw_xnew(Lw *w, XKind k, ScalarKind sk)
     return x;
 }
 
-X *lw_xnat(Lw *w, Nat *n)
+X *x_nat(Arena *a, Nat *n)
 {
-    X *x = lw_xnew(w, X_NAT, SK_I32);
+    X *x = ANEW(a, X);
+    x->kind = X_NAT;
+    x->sk = SK_I32;
     x->nat.n = n;
     return x;
 }
 
-X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r)
+X *x_bin(Arena *a, BinOp op, ScalarKind sk, X *l, X *r)
 {
-    X *x = lw_xnew(w, X_BIN, sk);
+    X *x = ANEW(a, X);
+    x->kind = X_BIN;
+    x->sk = sk;
     x->bin.op = op;
     x->bin.l = l;
     x->bin.r = r;
     return x;
 }
+
+X *x_bool(Arena *a, bool b)
+{
+    X *x = ANEW(a, X);
+    x->kind = X_LIT;
+    x->sk = SK_BOOL;
+    x->lit.b = b;
+    return x;
+}
+
+X *lw_xnat(Lw *w, Nat *n) { return x_nat(w->a, n); }
+
+X *lw_xbin(Lw *w, BinOp op, ScalarKind sk, X *l, X *r) { return x_bin(w->a, op, sk, l, r); }
 
 X *lw_xload(Lw *w, Buffer *b, Nat *i)
 {
@@ -106,12 +123,7 @@ X *lw_xload(Lw *w, Buffer *b, Nat *i)
     return x;
 }
 
-static X *xbool(Lw *w, bool v)
-{
-    X *x = lw_xnew(w, X_LIT, SK_BOOL);
-    x->lit.b = v;
-    return x;
-}
+static X *xbool(Lw *w, bool v) { return x_bool(w->a, v); }
 
 Stmt *lw_snew(Lw *w, StmtKind k)
 {

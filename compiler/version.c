@@ -179,15 +179,6 @@ static WalkStep find_inner(void *ctx, const Stmt *s)
 
 /* ---------------------------------------------------------------- the copy S' */
 
-static X *lit_bool(Arena *a, bool b)
-{
-    X *x = ANEW(a, X);
-    x->kind = X_LIT;
-    x->sk = SK_BOOL;
-    x->lit.b = b;
-    return x;
-}
-
 static bool is_lit(const X *x, bool *b)
 {
     if (!x || x->kind != X_LIT || x->sk != SK_BOOL) return false;
@@ -201,7 +192,7 @@ static X *fold(const Ver *v, X *x)
 {
     if (!x) return NULL;
     for (int i = 0; i < v->ntest; i++)
-        if (v->test[i] == x) return lit_bool(v->a, v->truth[i]);
+        if (v->test[i] == x) return x_bool(v->a, v->truth[i]);
     X *y;
     bool b;
     switch (x->kind) {
@@ -226,7 +217,7 @@ static X *fold(const Ver *v, X *x)
     case X_UN:
     case X_CAST: {
         X *e = fold(v, x->un.e);
-        if (x->kind == X_UN && x->un.op == UOP_NOT && is_lit(e, &b)) return lit_bool(v->a, !b);
+        if (x->kind == X_UN && x->un.op == UOP_NOT && is_lit(e, &b)) return x_bool(v->a, !b);
         if (e == x->un.e) return x;
         y = ANEW(v->a, X);
         *y = *x;
@@ -329,26 +320,6 @@ static bool set_inner(Ver *v, const Stmt *s)
     return !v->full;
 }
 
-static X *xbin(Arena *a, BinOp op, X *l, X *r)
-{
-    X *x = ANEW(a, X);
-    x->kind = X_BIN;
-    x->sk = SK_BOOL;
-    x->bin.op = op;
-    x->bin.l = l;
-    x->bin.r = r;
-    return x;
-}
-
-static X *xnat(Arena *a, Nat *n)
-{
-    X *x = ANEW(a, X);
-    x->kind = X_NAT;
-    x->sk = SK_I32;
-    x->nat.n = n;
-    return x;
-}
-
 /* Versions s (an S_FOR or S_IF of a block loop's body) when it holds decidable tests:
  * the statement that takes its place. */
 static Stmt *version(Ver *v, Stmt *s)
@@ -362,8 +333,8 @@ static Stmt *version(Ver *v, Stmt *s)
     if (v->ncond == 0) return fast; /* every tile is full */
     X *c = NULL;
     for (int i = 0; i < v->ncond; i++) {
-        X *lt = xbin(a, OP_LT, xnat(a, v->cmax[i]), xnat(a, v->cn[i]));
-        c = c ? xbin(a, OP_AND, c, lt) : lt;
+        X *lt = x_bin(a, OP_LT, SK_BOOL, x_nat(a, v->cmax[i]), x_nat(a, v->cn[i]));
+        c = c ? x_bin(a, OP_AND, SK_BOOL, c, lt) : lt;
     }
     Stmt *g = ANEW(a, Stmt);
     g->kind = S_IF;
