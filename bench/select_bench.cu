@@ -111,14 +111,20 @@ static void load_tuning(const char *file) {
 
 static int sms; // the device's SM count
 
+// kernel's tuning line for n, or nullptr.
+static const Setting *setting_for(const std::string &kernel, long long n) {
+    for (auto &st : settings)
+        if (st.kernel == kernel && n >= st.lo && n <= st.hi) return &st;
+    return nullptr;
+}
+
 // The -D values of kernel at n: its tuning line's, else nt=128 ipt=16; a stable partition's
 // count launch (g blocks of 4096 elements a trip) gets g = min(4 * SMs, ceil(n / 4096))
 // unless the line gives g: four blocks of 512 threads fill an SM, and no block is left
 // without a whole trip of its own.
 static std::vector<std::pair<std::string, long long>> defs_for(const std::string &kernel, long long n) {
-    std::vector<std::pair<std::string, long long>> d = {{"nt", 128}, {"ipt", 16}};
-    for (auto &st : settings)
-        if (st.kernel == kernel && n >= st.lo && n <= st.hi) { d = st.defs; break; }
+    const Setting *st = setting_for(kernel, n);
+    std::vector<std::pair<std::string, long long>> d = st ? st->defs : std::vector<std::pair<std::string, long long>>{{"nt", 128}, {"ipt", 16}};
     bool has_g = false;
     for (auto &p : d) has_g = has_g || p.first == "g";
     if (kernel.find("Stable") != std::string::npos && !has_g) d.push_back({"g", std::min<long long>(4ll * sms, (n + 4095) / 4096)});
@@ -127,9 +133,8 @@ static std::vector<std::pair<std::string, long long>> defs_for(const std::string
 
 // Whether kernel's tuning line for n says evict_first.
 static bool ef_for(const std::string &kernel, long long n) {
-    for (auto &st : settings)
-        if (st.kernel == kernel && n >= st.lo && n <= st.hi) return st.ef;
-    return false;
+    const Setting *st = setting_for(kernel, n);
+    return st && st->ef;
 }
 
 static std::string defs_text(const std::vector<std::pair<std::string, long long>> &d) {

@@ -571,6 +571,15 @@ static const int scan_nt[] = {128, 256, 512};
 static const int scan_ipt[] = {5, 9, 15, 25};
 enum { SCAN_NT = 3, SCAN_IPT = 4, SCAN_SHAPES = SCAN_NT * SCAN_IPT * 2 };
 
+/* A launch of the scan with setting s on n elements of in into out, planned for timing. */
+static patc_status scan_plan(patc_reducer *r, const Setting *s, long long n, patc_buffer *in, patc_buffer *out,
+                             RtPlan **plan)
+{
+    Variant *v;
+    patc_status st = variant_for(r, s, &v);
+    return st != PATC_OK ? st : (patc_status)rt_plan_single(v->k, (long long[1]){n}, in, out, plan);
+}
+
 /* For each n: every shape compiled once (a variant of the scan's settings), launched
  * on an input of nonzero bytes, the shapes interleaved run by run, each run alone between CUDA
  * events; the fastest median per size goes to out_file, each covering the sizes up to
@@ -617,11 +626,7 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
             for (int b = 0; b < SCAN_IPT * 2 && st == PATC_OK; b++) {
                 Setting s = {"", "", 0, 0, b % 2 ? 2048 / scan_nt[a] : 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b / 2]}, 0};
                 strcpy(s.kernel, r->kernel);
-                Variant *v;
-                long long nats[1] = {sizes[i]};
-                if ((st = variant_for(r, &s, &v)) != PATC_OK ||
-                    (st = (patc_status)rt_plan_single(v->k, nats, in, out, &plans[nc])) != PATC_OK)
-                    break;
+                if ((st = scan_plan(r, &s, sizes[i], in, out, &plans[nc])) != PATC_OK) break;
                 cs[nc++] = s;
             }
         if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, nc, reps / 10 + 2, reps, med, NULL);
@@ -641,13 +646,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
             Setting pair[2] = {best[i], best[i]};
             pair[1].ef = 1;
             nc = 0;
-            for (int j = 0; j < 2 && st == PATC_OK; j++) {
-                Variant *v;
-                long long nats[1] = {sizes[i]};
-                if ((st = variant_for(r, &pair[j], &v)) == PATC_OK &&
-                    (st = (patc_status)rt_plan_single(v->k, nats, in, out, &plans[nc])) == PATC_OK)
-                    nc++;
-            }
+            for (int j = 0; j < 2 && st == PATC_OK; j++)
+                if ((st = scan_plan(r, &pair[j], sizes[i], in, out, &plans[nc])) == PATC_OK) nc++;
             if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, nc, reps / 10 + 2, reps, med, NULL);
             if (st == PATC_OK && log)
                 fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld min_blocks=%d: %.2f us, with evict_first %.2f us\n", kernel,

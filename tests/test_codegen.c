@@ -360,6 +360,12 @@ START_TEST(evict_first_streams_lookback_kernels)
     char *log = NULL;
     ck_assert_msg(nvrtc_ok(cu, "scan_types", &log), "does not compile:\n%s\n%s", log, cu);
     free(log);
+    log = NULL;
+    StrBuf b32 = {0};
+    sb_printf(&b32, "#define PATC_INDEX32\n%s", cu);
+    ck_assert_msg(nvrtc_ok(b32.s, "scan_types", &log), "does not compile with PATC_INDEX32:\n%s", log);
+    sb_free(&b32);
+    free(log);
     free(cu);
     tc_free(t);
 }
