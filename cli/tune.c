@@ -101,7 +101,7 @@ int cli_tune(int argc, char **argv)
     }
     for (int i = 0; i < nsc; i++) fprintf(f, " --scan %s", scans[i]);
     fprintf(f, " --min-log %d --max-log %d --step-log %d --reps %d\n", lo, hi, step, reps);
-    fprintf(f, "# device: %d SMs, sm_%d. Format: KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] NAME=VALUE... "
+    fprintf(f, "# device: %d SMs, sm_%d. Format: KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] [evict_first] NAME=VALUE... "
                "(docs/tuning.md)\n",
             patc_device_sm_count(ctx), patc_get_arch(ctx));
     fclose(f);
