@@ -18,8 +18,8 @@
 // implementation. The check is repeated after the timed runs, to catch a kernel that leaves
 // its look-back state dirty. A failed check prints FAIL and makes the exit status 1.
 // The tuning file has lines "KERNEL N_MIN N_MAX BLOCKS_PER_SM [evict_first] NAME=VALUE..."
-// (the format patc_scan reads, docs/tuning.md; BLOCKS_PER_SM is ignored, '#' starts a
-// comment): the -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <=
+// (the format patc_scan reads, docs/tuning.md, read with patc_tuning_lookup; BLOCKS_PER_SM
+// and kernel=OTHER are ignored, '#' starts a comment): the -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <=
 // N_MAX, and evict_first to compile it so. Without a line: nt=128 ipt=16 (and g as defs_for
 // says).
 // One program is compiled per file and distinct set of -D values.
@@ -72,50 +72,22 @@ static inline uint64_t splitmix64(uint64_t &x) {
 
 // ------------------------------------------------------------------ settings and variants
 
-struct Setting { std::string kernel; long long lo, hi; std::vector<std::pair<std::string, long long>> defs; bool ef = false; };
-static std::vector<Setting> settings;
-
-// The tuning file's lines, parsed as patc_scan parses them (rt_tune.c): a malformed line is
-// an error, not skipped, so that a typo cannot silently leave the defaults in place.
-static void load_tuning(const char *file) {
-    FILE *f = fopen(file, "r");
-    if (!f) { printf("cannot read tuning file %s\n", file); exit(2); }
-    char line[1024];
-    for (int ln = 1; fgets(line, sizeof line, f); ln++) {
-        if (char *h = strchr(line, '#')) *h = 0;
-        std::vector<std::string> tok;
-        for (char *p = strtok(line, " \t\r\n"); p; p = strtok(nullptr, " \t\r\n")) tok.push_back(p);
-        if (tok.empty()) continue;
-        Setting st;
-        char *e1, *e2;
-        bool bad = tok.size() < 4;
-        if (!bad) {
-            st.kernel = tok[0];
-            st.lo = strtoll(tok[1].c_str(), &e1, 10);
-            st.hi = strtoll(tok[2].c_str(), &e2, 10);
-            bad = *e1 || *e2 || st.hi < st.lo;
-        }
-        for (size_t i = 4; !bad && i < tok.size(); i++) {
-            if (tok[i] == "evict_first") { bad = st.ef; st.ef = true; continue; }
-            size_t eq = tok[i].find('=');
-            char *e;
-            long long v = eq == std::string::npos ? 0 : strtoll(tok[i].c_str() + eq + 1, &e, 10);
-            bad = eq == std::string::npos || eq == 0 || eq + 1 == tok[i].size() || *e;
-            if (!bad) st.defs.push_back({tok[i].substr(0, eq), v});
-        }
-        if (bad) { printf("%s:%d: malformed tuning line (want: KERNEL N_MIN N_MAX BLOCKS_PER_SM [evict_first] NAME=VALUE...)\n", file, ln); exit(2); }
-        settings.push_back(st);
-    }
-    fclose(f);
-}
+// The tuning file (nullptr: none), read through libpatrt's patc_tuning_lookup: the lines
+// patc_scan would use, and a malformed line anywhere is an error, not skipped, so that a
+// typo cannot silently leave the defaults in place.
+static const char *tuning_file;
 
 static int sms; // the device's SM count
 
-// kernel's tuning line for n, or nullptr.
-static const Setting *setting_for(const std::string &kernel, long long n) {
-    for (auto &st : settings)
-        if (st.kernel == kernel && n >= st.lo && n <= st.hi) return &st;
-    return nullptr;
+// kernel's tuning line for n in *t; false when there is none. Exits on a bad file.
+static bool setting_for(const std::string &kernel, long long n, patc_tuning_line *t) {
+    int found = 0;
+    if (!tuning_file) return false;
+    if (patc_tuning_lookup(ctx, tuning_file, kernel.c_str(), n, t, &found) != PATC_OK) {
+        printf("%s\n", patc_last_error(ctx));
+        exit(2);
+    }
+    return found;
 }
 
 // The -D values of kernel at n: its tuning line's, else nt=128 ipt=16; a stable partition's
@@ -123,8 +95,12 @@ static const Setting *setting_for(const std::string &kernel, long long n) {
 // unless the line gives g: four blocks of 512 threads fill an SM, and no block is left
 // without a whole trip of its own.
 static std::vector<std::pair<std::string, long long>> defs_for(const std::string &kernel, long long n) {
-    const Setting *st = setting_for(kernel, n);
-    std::vector<std::pair<std::string, long long>> d = st ? st->defs : std::vector<std::pair<std::string, long long>>{{"nt", 128}, {"ipt", 16}};
+    patc_tuning_line t;
+    std::vector<std::pair<std::string, long long>> d;
+    if (setting_for(kernel, n, &t))
+        for (int i = 0; i < t.ndefs; i++) d.push_back({t.names[i], t.values[i]});
+    else
+        d = {{"nt", 128}, {"ipt", 16}};
     bool has_g = false;
     for (auto &p : d) has_g = has_g || p.first == "g";
     if (kernel.find("Stable") != std::string::npos && !has_g) d.push_back({"g", std::min<long long>(4ll * sms, (n + 4095) / 4096)});
@@ -133,8 +109,8 @@ static std::vector<std::pair<std::string, long long>> defs_for(const std::string
 
 // Whether kernel's tuning line for n says evict_first.
 static bool ef_for(const std::string &kernel, long long n) {
-    const Setting *st = setting_for(kernel, n);
-    return st && st->ef;
+    patc_tuning_line t;
+    return setting_for(kernel, n, &t) && t.evict_first;
 }
 
 static std::string defs_text(const std::vector<std::pair<std::string, long long>> &d) {
@@ -303,7 +279,7 @@ static const Row *find(const std::string &impl, const char *ty, int sel, long lo
 int main(int argc, char **argv) {
     if (argc < 4) { printf("usage: select_bench OUTDIR FILTER_RISE PARTITION_RISE [tuning_file|-] [n ...]\n"); return 2; }
     const char *outdir = argv[1], *frise = argv[2], *prise = argv[3];
-    if (argc > 4 && std::string(argv[4]) != "-") load_tuning(argv[4]);
+    if (argc > 4 && std::string(argv[4]) != "-") tuning_file = argv[4];
     std::vector<long long> sizes;
     for (int e = 10; e <= 28; e += 2) sizes.push_back(1ll << e);
     sizes.push_back(1000003); sizes.push_back((1 << 20) + 7); sizes.push_back(30000001);
@@ -325,6 +301,8 @@ int main(int argc, char **argv) {
     holdf.init();
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
     patc_set_stream(ctx, s);
+    patc_tuning_line tl;
+    setting_for("", 1, &tl); // the whole file checked before anything runs
     maxn = sizes.back();
     float *fin; int *iin;
     CK(cudaMalloc(&fin, maxn * 4)); CK(cudaMalloc(&iin, maxn * 4));

@@ -401,6 +401,31 @@ patc_status patc_scan_describe(patc_scan *s, long long n, char *buf, size_t len)
 patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
                            int reps, const char *out_file, FILE *log);
 
+/* ---------------------------------------------------------------- tuning files */
+
+/* One line of a tuning file (docs/tuning.md), as patc_reducer and patc_scan read it:
+ *     KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] [evict_first] NAME=VALUE...
+ * for a program that launches kernels itself with a file's settings (bench/select_bench). */
+enum { PATC_TUNING_MAX_DEFS = 8 };
+typedef struct patc_tuning_line {
+    char kernel[128];      /* KERNEL */
+    char use[128];         /* OTHER of kernel=OTHER (the kernel to run instead), else "" */
+    long long n_min, n_max;
+    int blocks_per_sm;     /* 1..64 */
+    int evict_first;       /* 1 when the line has the word evict_first */
+    int ndefs;             /* the NAME=VALUE pairs, in the line's order: the -D values */
+    char names[PATC_TUNING_MAX_DEFS][32];
+    long long values[PATC_TUNING_MAX_DEFS];
+} patc_tuning_line;
+/* Read the tuning file `path` and give its line for `kernel` at n: the first line naming
+ * `kernel` whose range holds n, the one patc_reducer and patc_scan would use. *found is 1
+ * with the line in *out, or 0 when the file has none (*out untouched). The whole file is
+ * checked at each call: a file that cannot be read fails with PATC_ERR_IO, a malformed
+ * line anywhere in it with PATC_ERR_INVALID (patc_last_error says FILE:LINE), so that a
+ * typo cannot leave a program on its defaults unnoticed. */
+patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kernel, long long n,
+                               patc_tuning_line *out, int *found);
+
 #ifdef __cplusplus
 }
 #endif

@@ -166,11 +166,48 @@ static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, i
     return st;
 }
 
+/* The first line naming `kernel` whose range holds n (NULL: none): the rule of the
+ * reducer, the scan and patc_tuning_lookup alike. */
+static const Setting *find_setting(const Setting *set, int nset, const char *kernel, long long n)
+{
+    for (int i = 0; i < nset; i++)
+        if (strcmp(set[i].kernel, kernel) == 0 && n >= set[i].lo && n <= set[i].hi) return &set[i];
+    return NULL;
+}
+
 static const Setting *lookup(const patc_reducer *r, long long n)
 {
-    for (int i = 0; i < r->nset; i++)
-        if (strcmp(r->set[i].kernel, r->kernel) == 0 && n >= r->set[i].lo && n <= r->set[i].hi) return &r->set[i];
-    return r->scan ? &default_scan_setting : &default_setting;
+    const Setting *s = find_setting(r->set, r->nset, r->kernel, n);
+    return s ? s : r->scan ? &default_scan_setting : &default_setting;
+}
+
+_Static_assert((int)PATC_TUNING_MAX_DEFS == (int)MAX_DEFS, "patc_tuning_line holds a Setting's -D values");
+
+patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kernel, long long n,
+                               patc_tuning_line *out, int *found)
+{
+    if (!ctx) return PATC_ERR_INVALID;
+    if (!path || !kernel || !out || !found) return rt_fail(ctx, PATC_ERR_INVALID, "patc_tuning_lookup: a NULL argument");
+    *found = 0;
+    Setting *set;
+    int nset;
+    patc_status st = load_settings(ctx, path, &set, &nset);
+    const Setting *s = st == PATC_OK ? find_setting(set, nset, kernel, n) : NULL;
+    if (s) {
+        memset(out, 0, sizeof *out);
+        memcpy(out->kernel, s->kernel, sizeof out->kernel);
+        memcpy(out->use, s->use, sizeof out->use);
+        out->n_min = s->lo;
+        out->n_max = s->hi;
+        out->blocks_per_sm = s->bps;
+        out->evict_first = s->ef;
+        out->ndefs = s->ndefs;
+        memcpy(out->names, s->names, sizeof out->names);
+        memcpy(out->values, s->values, sizeof out->values);
+        *found = 1;
+    }
+    free(set); /* load_settings leaves what it read so far in set, also when it fails */
+    return st;
 }
 
 static long long def_value(const Setting *s, const char *name)

@@ -589,6 +589,72 @@ START_TEST(scan_settings_evict_first)
 }
 END_TEST
 
+/* patc_tuning_lookup gives the line patc_scan would use (the first naming the kernel
+ * whose range holds n), every field of it, found = 0 for a size or kernel without one,
+ * and fails on an unreadable file or a malformed line anywhere, naming FILE:LINE. */
+START_TEST(tuning_lookup)
+{
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    char *conf = write_conf("# a comment line\n"
+                            "filterGtF32 1 600000 1 nt=128 ipt=16\n"
+                            "filterGtF32 600001 2097152 4 evict_first nt=256 ipt=32 # the range of 2^20\n"
+                            "filterGtF32 1000 2000000 1 nt=64 ipt=8\n"
+                            "reduceSumF32 1 50 2 kernel=reduceSumF32OneBlock elemsBlock=1024 elemsWarp=128 g=3\n");
+    patc_tuning_line t;
+    int found = -1;
+    memset(&t, 0x55, sizeof t);
+    ck_assert_msg(patc_tuning_lookup(c, conf, "filterGtF32", 1048576, &t, &found) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_int_eq(found, 1);
+    ck_assert_str_eq(t.kernel, "filterGtF32");
+    ck_assert_str_eq(t.use, "");
+    ck_assert_int_eq(t.n_min, 600001);
+    ck_assert_int_eq(t.n_max, 2097152);
+    ck_assert_int_eq(t.blocks_per_sm, 4);
+    ck_assert_int_eq(t.evict_first, 1);
+    ck_assert_int_eq(t.ndefs, 2);
+    ck_assert_str_eq(t.names[0], "nt");
+    ck_assert_int_eq(t.values[0], 256);
+    ck_assert_str_eq(t.names[1], "ipt");
+    ck_assert_int_eq(t.values[1], 32);
+    /* the range's ends, and the first of two overlapping lines */
+    ck_assert_int_eq(patc_tuning_lookup(c, conf, "filterGtF32", 600000, &t, &found), PATC_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(t.values[0], 128);
+    ck_assert_int_eq(t.evict_first, 0);
+    ck_assert_int_eq(patc_tuning_lookup(c, conf, "filterGtF32", 2097152, &t, &found), PATC_OK);
+    ck_assert_int_eq(t.values[0], 256);
+    ck_assert_int_eq(patc_tuning_lookup(c, conf, "reduceSumF32", 50, &t, &found), PATC_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_str_eq(t.use, "reduceSumF32OneBlock");
+    ck_assert_int_eq(t.blocks_per_sm, 2);
+    ck_assert_int_eq(t.ndefs, 3);
+    ck_assert_str_eq(t.names[2], "g");
+    ck_assert_int_eq(t.values[2], 3);
+    /* no line: found = 0 and *out untouched */
+    memset(&t, 0x55, sizeof t);
+    ck_assert_int_eq(patc_tuning_lookup(c, conf, "filterGtF32", 2097153, &t, &found), PATC_OK);
+    ck_assert_int_eq(found, 0);
+    ck_assert_int_eq((unsigned char)t.kernel[0], 0x55);
+    ck_assert_int_eq(patc_tuning_lookup(c, conf, "partitionGtF32", 1000, &t, &found), PATC_OK);
+    ck_assert_int_eq(found, 0);
+    unlink(conf);
+    /* failures */
+    ck_assert_int_eq(patc_tuning_lookup(c, conf, "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
+    ck_assert_msg(strstr(patc_last_error(c), "cannot read tuning file"), "%s", patc_last_error(c));
+    conf = write_conf("filterGtF32 1 600000 1 nt=128 ipt=16\n"
+                      "partitionGtF32 5 1 1 nt=128\n");
+    found = -1;
+    ck_assert_int_eq(patc_tuning_lookup(c, conf, "filterGtF32", 1000, &t, &found), PATC_ERR_INVALID);
+    ck_assert_int_eq(found, 0);
+    ck_assert_msg(strstr(patc_last_error(c), ":2: malformed tuning line"), "%s", patc_last_error(c));
+    unlink(conf);
+    ck_assert_int_eq(patc_tuning_lookup(c, NULL, "filterGtF32", 1000, &t, &found), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_tuning_lookup(NULL, "x", "filterGtF32", 1000, &t, &found), PATC_ERR_INVALID);
+    patc_destroy(c);
+}
+END_TEST
+
 /* Shared memory sized at launch: up to sm_90's opt-in maximum (232448 bytes) the launch
  * configuration is derived; past it, PATC_ERR_LAUNCH_CONFIG names both byte counts
  * (without a device, sm_90's maximum is the one checked). */
@@ -1165,6 +1231,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
         tcase_add_test(tc, scan_settings_evict_first);
+        tcase_add_test(tc, tuning_lookup);
         tcase_add_test(tc, index_bits_by_size);
         tcase_add_test(tc, shared_memory_checked_at_launch);
         tcase_add_test(tc, scalars_and_outputs_without_device);
