@@ -1,6 +1,6 @@
 /* quicksort.c: f32 keys sorted by repeated partition launches (examples/partition.rise,
  * partitionLtF32) driven from the host through libpatrt, small segments finished in one
- * block by a bitonic network (examples/quicksort/sort_small.rise, sortSmallF32); the
+ * block by a bitonic network (examples/quicksort/sort_small.rise, sortSmall4096F32); the
  * result is compared with the C library's qsort.
  *
  *     quicksort N KIND [REPS]     on the GPU: N keys of KIND (random, dup, equal, sorted,
@@ -8,18 +8,20 @@
  *                                 after a warm-up and "ok", or the first mismatch
  *     quicksort --interp N KIND   every partition and small sort run on the CPU
  *                                 interpreter (patc_interp_run_outputs): no GPU needed
- *     quicksort --interp-test     --interp at N = 1, 31, 1000, 5000 for every KIND
+ *     quicksort --interp-test     --interp at N = 1, 31, 1000, 5000, 20011 for every KIND
  *     quicksort --compile         both programs compiled to sm_90 cubins by NVRTC
  *
  * Exit status: 0 when every sort matched qsort, 1 on a mismatch or a failure, 2 for bad
- * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU").
+ * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU"). `--small 1024` before any
+ * of these finishes segments of at most 1024 keys with sortSmallF32 instead of 4096 with
+ * sortSmall4096F32 (to compare the two).
  *
  * The algorithm (README.md beside this file): a list of the segments of one level, all
- * living in one of two ping-pong buffers A and B; a segment of more than SMALL keys is
+ * living in one of two ping-pong buffers A and B; a segment of more than `small` keys is
  * partitioned around the median of its first, middle and last key (pickF32, for the
  * whole level at once) into the other buffer, the level's partitions enqueued together
- * and their counts read with one wait; one of at most SMALL keys is sorted by
- * sortSmallF32 straight into the result buffer R, and so is (by a copy) a segment whose
+ * and their counts read with one wait; one of at most `small` keys (4096) is sorted by
+ * sortSmall4096F32 straight into the result buffer R, and so is (by a copy) a segment whose
  * keys are all equal. */
 #include <patc.h>
 
@@ -39,8 +41,12 @@
 #define PATC_EXAMPLES_DIR "examples"
 #endif
 
-/* sortSmallF32 sorts a segment of at most this many keys in one block */
-enum { SMALL = 1024 };
+/* A segment of at most `small` keys (4096 unless --small 1024 says otherwise) is sorted
+ * in one block by sortSmall4096F32 (sortSmallF32 for 1024); the larger ones are
+ * partitioned. 4096 takes about a quarter of the partitions and small sorts that 1024
+ * does (README.md). */
+static long long small = 4096;
+static const char *small_kernel(void) { return small == 1024 ? "sortSmallF32" : "sortSmall4096F32"; }
 /* the partition kernel's tile: nt threads of ipt keys each (-D nt, -D ipt) */
 enum { PART_NT = 128, PART_IPT = 16 };
 /* the ping-pong buffers and the result */
@@ -170,7 +176,7 @@ static patc_status pick(Sorter *q, int b, long long k, const int *pos, const flo
     return st;
 }
 
-/* Sort the segment s (at most SMALL keys) into R; enqueued on the GPU, no wait. */
+/* Sort the segment s (at most `small` keys) into R; enqueued on the GPU, no wait. */
 static patc_status sort_small(Sorter *q, Seg s)
 {
     long long nats[1] = {s.len};
@@ -235,7 +241,7 @@ static int push(Sorter *q, Seg s)
 
 /* Sort the n keys in A into R (B is scratch), a level at a time: the list holds the
  * segments of one level, all in the same buffer (each level's partitions write the
- * other one). A segment of more than SMALL keys with pivot p (the median of its first,
+ * other one). A segment of more than `small` keys with pivot p (the median of its first,
  * middle and last key, picked for the whole level by one pickF32) is partitioned by
  * x < p into m keys and len - m >= 1 (p itself is not below p); the level's partitions
  * are enqueued together and their counts read with one download. When m > 0 both parts
@@ -258,9 +264,9 @@ static patc_status quicksort(Sorter *q, long long n)
         q->levels++;
         for (long long i = 0; i < q->nwork && st == PATC_OK; i++) {
             Seg s = q->work[i];
-            if (s.len <= SMALL) st = sort_small(q, s);
+            if (s.len <= small) st = sort_small(q, s);
             else if (nl < q->lvcap) q->level[nl++] = s;
-            else st = PATC_ERR_INVALID; /* cannot happen: the segments are disjoint and > SMALL */
+            else st = PATC_ERR_INVALID; /* cannot happen: the segments are disjoint and > small */
         }
         q->nwork = 0;
         if (st != PATC_OK || nl == 0) break;
@@ -374,24 +380,24 @@ static patc_status load(Sorter *q, int no_cubin)
     if ((st = patc_program_compile(q->ctx, PATC_EXAMPLES_DIR "/partition.rise", defs, 2, &o, &q->part_prog)) != PATC_OK ||
         (st = patc_get_kernel(q->part_prog, "partitionLtF32", &q->part)) != PATC_OK ||
         (st = patc_program_compile(q->ctx, PATC_QUICKSORT_DIR "/sort_small.rise", NULL, 0, &o, &q->small_prog)) != PATC_OK ||
-        (st = patc_get_kernel(q->small_prog, "sortSmallF32", &q->small)) != PATC_OK ||
+        (st = patc_get_kernel(q->small_prog, small_kernel(), &q->small)) != PATC_OK ||
         (st = patc_program_compile(q->ctx, PATC_QUICKSORT_DIR "/pick.rise", NULL, 0, &o, &q->pick_prog)) != PATC_OK ||
         (st = patc_get_kernel(q->pick_prog, "pickF32", &q->pick)) != PATC_OK)
         return st;
     /* the one nat left of each must be the segment's length */
     if (patc_kernel_num_nats(q->part) != 1 || strcmp(patc_kernel_nat_name(q->part, 0), "n") ||
         patc_kernel_num_nats(q->small) != 1 || strcmp(patc_kernel_nat_name(q->small, 0), "n")) {
-        fprintf(stderr, "quicksort: partitionLtF32 and sortSmallF32 must each have the one nat n left\n");
+        fprintf(stderr, "quicksort: partitionLtF32 and %s must each have the one nat n left\n", small_kernel());
         return PATC_ERR_INVALID;
     }
     return PATC_OK;
 }
 
-/* A level holds at most n / (SMALL + 1) + 1 segments of more than SMALL keys (they are
+/* A level holds at most n / (small + 1) + 1 segments of more than `small` keys (they are
  * disjoint): the level list, its pivots and counts, and the sizes of its arrays. */
 static int level_alloc(Sorter *q, long long n)
 {
-    q->lvcap = n / (SMALL + 1) + 1;
+    q->lvcap = n / (small + 1) + 1;
     free(q->level);
     free(q->piv);
     free(q->ms);
@@ -501,7 +507,7 @@ static int run_interp(long long n, const char *kind, int suite)
     }
     int bad = 0;
     if (suite) {
-        static const long long sizes[] = {1, 31, 1000, 5000};
+        static const long long sizes[] = {1, 31, 1000, 5000, 20011};
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             for (int k = 0; k < NKINDS; k++) bad |= interp_case(&q, sizes[i], KINDS[k]);
     } else {
@@ -614,12 +620,22 @@ static int run_gpu(long long n, const char *kind, int reps)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && !strcmp(argv[1], "--small")) { /* --small 1024|4096 before the mode */
+        small = atoll(argv[2]);
+        if (small != 1024 && small != 4096) {
+            fprintf(stderr, "quicksort: --small takes 1024 or 4096\n");
+            return 2;
+        }
+        argv[2] = argv[0];
+        argv += 2;
+        argc -= 2;
+    }
     if (argc == 2 && !strcmp(argv[1], "--interp-test")) return run_interp(0, NULL, 1);
     if (argc == 2 && !strcmp(argv[1], "--compile")) return run_compile();
     if (argc == 4 && !strcmp(argv[1], "--interp") && atoll(argv[2]) >= 1) return run_interp(atoll(argv[2]), argv[3], 0);
     if ((argc == 3 || (argc == 4 && atoi(argv[3]) >= 1)) && atoll(argv[1]) >= 1)
         return run_gpu(atoll(argv[1]), argv[2], argc == 4 ? atoi(argv[3]) : 3);
-    fprintf(stderr, "usage: quicksort N KIND [REPS] | --interp N KIND | --interp-test | --compile\n"
+    fprintf(stderr, "usage: quicksort [--small 1024|4096] (N KIND [REPS] | --interp N KIND | --interp-test | --compile)\n"
                     "  KIND: random, dup, equal, sorted, reversed, inf\n");
     return 2;
 }

@@ -822,3 +822,1306 @@ extern "C" __global__ void __launch_bounds__(1024) sortSmallF32(float *__restric
         }
     }
 }
+
+/* kernel sortSmall4096F32
+ *   data parameters: xs: n.f32
+ *   nat parameters:  n
+ *   output:          out: n.f32 (n x float)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   32768 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(16384, 4096 * ((n + 4094) / 4096) + 9216) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) sortSmall4096F32(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s2 = (float *)(patc_smem + 0);
+    float *s5 = (float *)(patc_smem + 16384);
+    float *s16 = (float *)(patc_smem + 0);
+    float *s27 = (float *)(patc_smem + 16384);
+    float *s38 = (float *)(patc_smem + 0);
+    float *s49 = (float *)(patc_smem + 16384);
+    float *s60 = (float *)(patc_smem + 0);
+    float *s71 = (float *)(patc_smem + 16384);
+    float *s82 = (float *)(patc_smem + 0);
+    float *s93 = (float *)(patc_smem + 16384);
+    float *s104 = (float *)(patc_smem + 0);
+    float *s115 = (float *)(patc_smem + 16384);
+    float *s126 = (float *)(patc_smem + 0);
+    float *s137 = (float *)(patc_smem + 16384);
+    float *s148 = (float *)(patc_smem + 0);
+    float *s159 = (float *)(patc_smem + 16384);
+    float *s170 = (float *)(patc_smem + 0);
+    float *s181 = (float *)(patc_smem + 16384);
+    float *s192 = (float *)(patc_smem + 0);
+    float *s203 = (float *)(patc_smem + 16384);
+    float *s214 = (float *)(patc_smem + 0);
+    float *s225 = (float *)(patc_smem + 16384);
+    float *s236 = (float *)(patc_smem + 0);
+    float *s247 = (float *)(patc_smem + 16384);
+    float *s258 = (float *)(patc_smem + 0);
+    float *s269 = (float *)(patc_smem + 16384);
+    float *s280 = (float *)(patc_smem + 0);
+    float *s291 = (float *)(patc_smem + 16384);
+    float *s302 = (float *)(patc_smem + 0);
+    float *s313 = (float *)(patc_smem + 16384);
+    float *s324 = (float *)(patc_smem + 0);
+    float *s335 = (float *)(patc_smem + 16384);
+    float *s346 = (float *)(patc_smem + 0);
+    float *s357 = (float *)(patc_smem + 16384);
+    float *s368 = (float *)(patc_smem + 0);
+    float *s379 = (float *)(patc_smem + 16384);
+    float *s390 = (float *)(patc_smem + 0);
+    float *s401 = (float *)(patc_smem + 16384);
+    float *s412 = (float *)(patc_smem + 0);
+    float *s423 = (float *)(patc_smem + 16384);
+    float *s434 = (float *)(patc_smem + 0);
+    float *s445 = (float *)(patc_smem + 16384);
+    float *s456 = (float *)(patc_smem + 0);
+    float *s467 = (float *)(patc_smem + 16384);
+    float *s478 = (float *)(patc_smem + 0);
+    float *s489 = (float *)(patc_smem + 16384);
+    float *s500 = (float *)(patc_smem + 0);
+    float *s511 = (float *)(patc_smem + 16384);
+    float *s522 = (float *)(patc_smem + 0);
+    float *s533 = (float *)(patc_smem + 16384);
+    float *s544 = (float *)(patc_smem + 0);
+    float *s555 = (float *)(patc_smem + 16384);
+    float *s566 = (float *)(patc_smem + 0);
+    float *s577 = (float *)(patc_smem + 16384);
+    float *s588 = (float *)(patc_smem + 0);
+    float *s599 = (float *)(patc_smem + 16384);
+    float *s610 = (float *)(patc_smem + 0);
+    float *s621 = (float *)(patc_smem + 16384);
+    float *s632 = (float *)(patc_smem + 0);
+    float *s643 = (float *)(patc_smem + 16384);
+    float *s654 = (float *)(patc_smem + 0);
+    float *s665 = (float *)(patc_smem + 16384);
+    float *s676 = (float *)(patc_smem + 0);
+    float *s687 = (float *)(patc_smem + 16384);
+    float *s698 = (float *)(patc_smem + 0);
+    float *s709 = (float *)(patc_smem + 16384);
+    float *s720 = (float *)(patc_smem + 0);
+    float *s731 = (float *)(patc_smem + 16384);
+    float *s742 = (float *)(patc_smem + 0);
+    float *s753 = (float *)(patc_smem + 16384);
+    float *s764 = (float *)(patc_smem + 0);
+    float *s775 = (float *)(patc_smem + 16384);
+    float *s786 = (float *)(patc_smem + 0);
+    float *s797 = (float *)(patc_smem + 16384);
+    float *s808 = (float *)(patc_smem + 0);
+    float *s819 = (float *)(patc_smem + 16384);
+    float *s830 = (float *)(patc_smem + 0);
+    float *s841 = (float *)(patc_smem + 16384);
+    float *s852 = (float *)(patc_smem + 0);
+    float pad0 = (1.0f / 0.0f);
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t3 = threadIdx.x;
+                for (patc_int i4 = 0; i4 < 4; i4 += 1) {
+                    s2[(t3 + 1024 * i4)] = xs[(4096 * b1 + t3 + 1024 * i4)];
+                }
+            }
+        } else {
+            {
+                const patc_int t3 = threadIdx.x;
+                for (patc_int i4 = 0; i4 < 4; i4 += 1) {
+                    s2[(t3 + 1024 * i4)] = (((4096 * b1 + t3 + 1024 * i4) >= n) ? pad0 : xs[(4096 * b1 + t3 + 1024 * i4)]);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t6 = threadIdx.x;
+            for (patc_int i7 = 0; i7 < 4; i7 += 1) {
+                int v8 = ((int)(t6 + 1024 * i7));
+                int s9 = (v8 + 1);
+                int s10 = (v8 - 1);
+                int v11 = ((((v8 / 1) % 2) == 0) ? s9 : s10);
+                float v12 = s2[v8];
+                float v13 = s2[v11];
+                float s14 = fminf(v12, v13);
+                float s15 = fmaxf(v12, v13);
+                s5[(t6 + 1024 * i7)] = (((((v8 / 1) % 2) == 0) == (((v8 / 2) % 2) == 0)) ? s14 : s15);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t17 = threadIdx.x;
+            for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                int v19 = ((int)(t17 + 1024 * i18));
+                int s20 = (v19 + 2);
+                int s21 = (v19 - 2);
+                int v22 = ((((v19 / 2) % 2) == 0) ? s20 : s21);
+                float v23 = s5[v19];
+                float v24 = s5[v22];
+                float s25 = fminf(v23, v24);
+                float s26 = fmaxf(v23, v24);
+                s16[(t17 + 1024 * i18)] = (((((v19 / 2) % 2) == 0) == (((v19 / 4) % 2) == 0)) ? s25 : s26);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t28 = threadIdx.x;
+            for (patc_int i29 = 0; i29 < 4; i29 += 1) {
+                int v30 = ((int)(t28 + 1024 * i29));
+                int s31 = (v30 + 1);
+                int s32 = (v30 - 1);
+                int v33 = ((((v30 / 1) % 2) == 0) ? s31 : s32);
+                float v34 = s16[v30];
+                float v35 = s16[v33];
+                float s36 = fminf(v34, v35);
+                float s37 = fmaxf(v34, v35);
+                s27[(t28 + 1024 * i29)] = (((((v30 / 1) % 2) == 0) == (((v30 / 4) % 2) == 0)) ? s36 : s37);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t39 = threadIdx.x;
+            for (patc_int i40 = 0; i40 < 4; i40 += 1) {
+                int v41 = ((int)(t39 + 1024 * i40));
+                int s42 = (v41 + 4);
+                int s43 = (v41 - 4);
+                int v44 = ((((v41 / 4) % 2) == 0) ? s42 : s43);
+                float v45 = s27[v41];
+                float v46 = s27[v44];
+                float s47 = fminf(v45, v46);
+                float s48 = fmaxf(v45, v46);
+                s38[(t39 + 1024 * i40)] = (((((v41 / 4) % 2) == 0) == (((v41 / 8) % 2) == 0)) ? s47 : s48);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t50 = threadIdx.x;
+            for (patc_int i51 = 0; i51 < 4; i51 += 1) {
+                int v52 = ((int)(t50 + 1024 * i51));
+                int s53 = (v52 + 2);
+                int s54 = (v52 - 2);
+                int v55 = ((((v52 / 2) % 2) == 0) ? s53 : s54);
+                float v56 = s38[v52];
+                float v57 = s38[v55];
+                float s58 = fminf(v56, v57);
+                float s59 = fmaxf(v56, v57);
+                s49[(t50 + 1024 * i51)] = (((((v52 / 2) % 2) == 0) == (((v52 / 8) % 2) == 0)) ? s58 : s59);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t61 = threadIdx.x;
+            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                int v63 = ((int)(t61 + 1024 * i62));
+                int s64 = (v63 + 1);
+                int s65 = (v63 - 1);
+                int v66 = ((((v63 / 1) % 2) == 0) ? s64 : s65);
+                float v67 = s49[v63];
+                float v68 = s49[v66];
+                float s69 = fminf(v67, v68);
+                float s70 = fmaxf(v67, v68);
+                s60[(t61 + 1024 * i62)] = (((((v63 / 1) % 2) == 0) == (((v63 / 8) % 2) == 0)) ? s69 : s70);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t72 = threadIdx.x;
+            for (patc_int i73 = 0; i73 < 4; i73 += 1) {
+                int v74 = ((int)(t72 + 1024 * i73));
+                int s75 = (v74 + 8);
+                int s76 = (v74 - 8);
+                int v77 = ((((v74 / 8) % 2) == 0) ? s75 : s76);
+                float v78 = s60[v74];
+                float v79 = s60[v77];
+                float s80 = fminf(v78, v79);
+                float s81 = fmaxf(v78, v79);
+                s71[(t72 + 1024 * i73)] = (((((v74 / 8) % 2) == 0) == (((v74 / 16) % 2) == 0)) ? s80 : s81);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t83 = threadIdx.x;
+            for (patc_int i84 = 0; i84 < 4; i84 += 1) {
+                int v85 = ((int)(t83 + 1024 * i84));
+                int s86 = (v85 + 4);
+                int s87 = (v85 - 4);
+                int v88 = ((((v85 / 4) % 2) == 0) ? s86 : s87);
+                float v89 = s71[v85];
+                float v90 = s71[v88];
+                float s91 = fminf(v89, v90);
+                float s92 = fmaxf(v89, v90);
+                s82[(t83 + 1024 * i84)] = (((((v85 / 4) % 2) == 0) == (((v85 / 16) % 2) == 0)) ? s91 : s92);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t94 = threadIdx.x;
+            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
+                int v96 = ((int)(t94 + 1024 * i95));
+                int s97 = (v96 + 2);
+                int s98 = (v96 - 2);
+                int v99 = ((((v96 / 2) % 2) == 0) ? s97 : s98);
+                float v100 = s82[v96];
+                float v101 = s82[v99];
+                float s102 = fminf(v100, v101);
+                float s103 = fmaxf(v100, v101);
+                s93[(t94 + 1024 * i95)] = (((((v96 / 2) % 2) == 0) == (((v96 / 16) % 2) == 0)) ? s102 : s103);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t105 = threadIdx.x;
+            for (patc_int i106 = 0; i106 < 4; i106 += 1) {
+                int v107 = ((int)(t105 + 1024 * i106));
+                int s108 = (v107 + 1);
+                int s109 = (v107 - 1);
+                int v110 = ((((v107 / 1) % 2) == 0) ? s108 : s109);
+                float v111 = s93[v107];
+                float v112 = s93[v110];
+                float s113 = fminf(v111, v112);
+                float s114 = fmaxf(v111, v112);
+                s104[(t105 + 1024 * i106)] = (((((v107 / 1) % 2) == 0) == (((v107 / 16) % 2) == 0)) ? s113 : s114);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t116 = threadIdx.x;
+            for (patc_int i117 = 0; i117 < 4; i117 += 1) {
+                int v118 = ((int)(t116 + 1024 * i117));
+                int s119 = (v118 + 16);
+                int s120 = (v118 - 16);
+                int v121 = ((((v118 / 16) % 2) == 0) ? s119 : s120);
+                float v122 = s104[v118];
+                float v123 = s104[v121];
+                float s124 = fminf(v122, v123);
+                float s125 = fmaxf(v122, v123);
+                s115[(t116 + 1024 * i117)] = (((((v118 / 16) % 2) == 0) == (((v118 / 32) % 2) == 0)) ? s124 : s125);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t127 = threadIdx.x;
+            for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                int v129 = ((int)(t127 + 1024 * i128));
+                int s130 = (v129 + 8);
+                int s131 = (v129 - 8);
+                int v132 = ((((v129 / 8) % 2) == 0) ? s130 : s131);
+                float v133 = s115[v129];
+                float v134 = s115[v132];
+                float s135 = fminf(v133, v134);
+                float s136 = fmaxf(v133, v134);
+                s126[(t127 + 1024 * i128)] = (((((v129 / 8) % 2) == 0) == (((v129 / 32) % 2) == 0)) ? s135 : s136);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t138 = threadIdx.x;
+            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
+                int v140 = ((int)(t138 + 1024 * i139));
+                int s141 = (v140 + 4);
+                int s142 = (v140 - 4);
+                int v143 = ((((v140 / 4) % 2) == 0) ? s141 : s142);
+                float v144 = s126[v140];
+                float v145 = s126[v143];
+                float s146 = fminf(v144, v145);
+                float s147 = fmaxf(v144, v145);
+                s137[(t138 + 1024 * i139)] = (((((v140 / 4) % 2) == 0) == (((v140 / 32) % 2) == 0)) ? s146 : s147);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t149 = threadIdx.x;
+            for (patc_int i150 = 0; i150 < 4; i150 += 1) {
+                int v151 = ((int)(t149 + 1024 * i150));
+                int s152 = (v151 + 2);
+                int s153 = (v151 - 2);
+                int v154 = ((((v151 / 2) % 2) == 0) ? s152 : s153);
+                float v155 = s137[v151];
+                float v156 = s137[v154];
+                float s157 = fminf(v155, v156);
+                float s158 = fmaxf(v155, v156);
+                s148[(t149 + 1024 * i150)] = (((((v151 / 2) % 2) == 0) == (((v151 / 32) % 2) == 0)) ? s157 : s158);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t160 = threadIdx.x;
+            for (patc_int i161 = 0; i161 < 4; i161 += 1) {
+                int v162 = ((int)(t160 + 1024 * i161));
+                int s163 = (v162 + 1);
+                int s164 = (v162 - 1);
+                int v165 = ((((v162 / 1) % 2) == 0) ? s163 : s164);
+                float v166 = s148[v162];
+                float v167 = s148[v165];
+                float s168 = fminf(v166, v167);
+                float s169 = fmaxf(v166, v167);
+                s159[(t160 + 1024 * i161)] = (((((v162 / 1) % 2) == 0) == (((v162 / 32) % 2) == 0)) ? s168 : s169);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t171 = threadIdx.x;
+            for (patc_int i172 = 0; i172 < 4; i172 += 1) {
+                int v173 = ((int)(t171 + 1024 * i172));
+                int s174 = (v173 + 32);
+                int s175 = (v173 - 32);
+                int v176 = ((((v173 / 32) % 2) == 0) ? s174 : s175);
+                float v177 = s159[v173];
+                float v178 = s159[v176];
+                float s179 = fminf(v177, v178);
+                float s180 = fmaxf(v177, v178);
+                s170[(t171 + 1024 * i172)] = (((((v173 / 32) % 2) == 0) == (((v173 / 64) % 2) == 0)) ? s179 : s180);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t182 = threadIdx.x;
+            for (patc_int i183 = 0; i183 < 4; i183 += 1) {
+                int v184 = ((int)(t182 + 1024 * i183));
+                int s185 = (v184 + 16);
+                int s186 = (v184 - 16);
+                int v187 = ((((v184 / 16) % 2) == 0) ? s185 : s186);
+                float v188 = s170[v184];
+                float v189 = s170[v187];
+                float s190 = fminf(v188, v189);
+                float s191 = fmaxf(v188, v189);
+                s181[(t182 + 1024 * i183)] = (((((v184 / 16) % 2) == 0) == (((v184 / 64) % 2) == 0)) ? s190 : s191);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t193 = threadIdx.x;
+            for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                int v195 = ((int)(t193 + 1024 * i194));
+                int s196 = (v195 + 8);
+                int s197 = (v195 - 8);
+                int v198 = ((((v195 / 8) % 2) == 0) ? s196 : s197);
+                float v199 = s181[v195];
+                float v200 = s181[v198];
+                float s201 = fminf(v199, v200);
+                float s202 = fmaxf(v199, v200);
+                s192[(t193 + 1024 * i194)] = (((((v195 / 8) % 2) == 0) == (((v195 / 64) % 2) == 0)) ? s201 : s202);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t204 = threadIdx.x;
+            for (patc_int i205 = 0; i205 < 4; i205 += 1) {
+                int v206 = ((int)(t204 + 1024 * i205));
+                int s207 = (v206 + 4);
+                int s208 = (v206 - 4);
+                int v209 = ((((v206 / 4) % 2) == 0) ? s207 : s208);
+                float v210 = s192[v206];
+                float v211 = s192[v209];
+                float s212 = fminf(v210, v211);
+                float s213 = fmaxf(v210, v211);
+                s203[(t204 + 1024 * i205)] = (((((v206 / 4) % 2) == 0) == (((v206 / 64) % 2) == 0)) ? s212 : s213);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t215 = threadIdx.x;
+            for (patc_int i216 = 0; i216 < 4; i216 += 1) {
+                int v217 = ((int)(t215 + 1024 * i216));
+                int s218 = (v217 + 2);
+                int s219 = (v217 - 2);
+                int v220 = ((((v217 / 2) % 2) == 0) ? s218 : s219);
+                float v221 = s203[v217];
+                float v222 = s203[v220];
+                float s223 = fminf(v221, v222);
+                float s224 = fmaxf(v221, v222);
+                s214[(t215 + 1024 * i216)] = (((((v217 / 2) % 2) == 0) == (((v217 / 64) % 2) == 0)) ? s223 : s224);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t226 = threadIdx.x;
+            for (patc_int i227 = 0; i227 < 4; i227 += 1) {
+                int v228 = ((int)(t226 + 1024 * i227));
+                int s229 = (v228 + 1);
+                int s230 = (v228 - 1);
+                int v231 = ((((v228 / 1) % 2) == 0) ? s229 : s230);
+                float v232 = s214[v228];
+                float v233 = s214[v231];
+                float s234 = fminf(v232, v233);
+                float s235 = fmaxf(v232, v233);
+                s225[(t226 + 1024 * i227)] = (((((v228 / 1) % 2) == 0) == (((v228 / 64) % 2) == 0)) ? s234 : s235);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t237 = threadIdx.x;
+            for (patc_int i238 = 0; i238 < 4; i238 += 1) {
+                int v239 = ((int)(t237 + 1024 * i238));
+                int s240 = (v239 + 64);
+                int s241 = (v239 - 64);
+                int v242 = ((((v239 / 64) % 2) == 0) ? s240 : s241);
+                float v243 = s225[v239];
+                float v244 = s225[v242];
+                float s245 = fminf(v243, v244);
+                float s246 = fmaxf(v243, v244);
+                s236[(t237 + 1024 * i238)] = (((((v239 / 64) % 2) == 0) == (((v239 / 128) % 2) == 0)) ? s245 : s246);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t248 = threadIdx.x;
+            for (patc_int i249 = 0; i249 < 4; i249 += 1) {
+                int v250 = ((int)(t248 + 1024 * i249));
+                int s251 = (v250 + 32);
+                int s252 = (v250 - 32);
+                int v253 = ((((v250 / 32) % 2) == 0) ? s251 : s252);
+                float v254 = s236[v250];
+                float v255 = s236[v253];
+                float s256 = fminf(v254, v255);
+                float s257 = fmaxf(v254, v255);
+                s247[(t248 + 1024 * i249)] = (((((v250 / 32) % 2) == 0) == (((v250 / 128) % 2) == 0)) ? s256 : s257);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t259 = threadIdx.x;
+            for (patc_int i260 = 0; i260 < 4; i260 += 1) {
+                int v261 = ((int)(t259 + 1024 * i260));
+                int s262 = (v261 + 16);
+                int s263 = (v261 - 16);
+                int v264 = ((((v261 / 16) % 2) == 0) ? s262 : s263);
+                float v265 = s247[v261];
+                float v266 = s247[v264];
+                float s267 = fminf(v265, v266);
+                float s268 = fmaxf(v265, v266);
+                s258[(t259 + 1024 * i260)] = (((((v261 / 16) % 2) == 0) == (((v261 / 128) % 2) == 0)) ? s267 : s268);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t270 = threadIdx.x;
+            for (patc_int i271 = 0; i271 < 4; i271 += 1) {
+                int v272 = ((int)(t270 + 1024 * i271));
+                int s273 = (v272 + 8);
+                int s274 = (v272 - 8);
+                int v275 = ((((v272 / 8) % 2) == 0) ? s273 : s274);
+                float v276 = s258[v272];
+                float v277 = s258[v275];
+                float s278 = fminf(v276, v277);
+                float s279 = fmaxf(v276, v277);
+                s269[(t270 + 1024 * i271)] = (((((v272 / 8) % 2) == 0) == (((v272 / 128) % 2) == 0)) ? s278 : s279);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t281 = threadIdx.x;
+            for (patc_int i282 = 0; i282 < 4; i282 += 1) {
+                int v283 = ((int)(t281 + 1024 * i282));
+                int s284 = (v283 + 4);
+                int s285 = (v283 - 4);
+                int v286 = ((((v283 / 4) % 2) == 0) ? s284 : s285);
+                float v287 = s269[v283];
+                float v288 = s269[v286];
+                float s289 = fminf(v287, v288);
+                float s290 = fmaxf(v287, v288);
+                s280[(t281 + 1024 * i282)] = (((((v283 / 4) % 2) == 0) == (((v283 / 128) % 2) == 0)) ? s289 : s290);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t292 = threadIdx.x;
+            for (patc_int i293 = 0; i293 < 4; i293 += 1) {
+                int v294 = ((int)(t292 + 1024 * i293));
+                int s295 = (v294 + 2);
+                int s296 = (v294 - 2);
+                int v297 = ((((v294 / 2) % 2) == 0) ? s295 : s296);
+                float v298 = s280[v294];
+                float v299 = s280[v297];
+                float s300 = fminf(v298, v299);
+                float s301 = fmaxf(v298, v299);
+                s291[(t292 + 1024 * i293)] = (((((v294 / 2) % 2) == 0) == (((v294 / 128) % 2) == 0)) ? s300 : s301);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t303 = threadIdx.x;
+            for (patc_int i304 = 0; i304 < 4; i304 += 1) {
+                int v305 = ((int)(t303 + 1024 * i304));
+                int s306 = (v305 + 1);
+                int s307 = (v305 - 1);
+                int v308 = ((((v305 / 1) % 2) == 0) ? s306 : s307);
+                float v309 = s291[v305];
+                float v310 = s291[v308];
+                float s311 = fminf(v309, v310);
+                float s312 = fmaxf(v309, v310);
+                s302[(t303 + 1024 * i304)] = (((((v305 / 1) % 2) == 0) == (((v305 / 128) % 2) == 0)) ? s311 : s312);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t314 = threadIdx.x;
+            for (patc_int i315 = 0; i315 < 4; i315 += 1) {
+                int v316 = ((int)(t314 + 1024 * i315));
+                int s317 = (v316 + 128);
+                int s318 = (v316 - 128);
+                int v319 = ((((v316 / 128) % 2) == 0) ? s317 : s318);
+                float v320 = s302[v316];
+                float v321 = s302[v319];
+                float s322 = fminf(v320, v321);
+                float s323 = fmaxf(v320, v321);
+                s313[(t314 + 1024 * i315)] = (((((v316 / 128) % 2) == 0) == (((v316 / 256) % 2) == 0)) ? s322 : s323);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t325 = threadIdx.x;
+            for (patc_int i326 = 0; i326 < 4; i326 += 1) {
+                int v327 = ((int)(t325 + 1024 * i326));
+                int s328 = (v327 + 64);
+                int s329 = (v327 - 64);
+                int v330 = ((((v327 / 64) % 2) == 0) ? s328 : s329);
+                float v331 = s313[v327];
+                float v332 = s313[v330];
+                float s333 = fminf(v331, v332);
+                float s334 = fmaxf(v331, v332);
+                s324[(t325 + 1024 * i326)] = (((((v327 / 64) % 2) == 0) == (((v327 / 256) % 2) == 0)) ? s333 : s334);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t336 = threadIdx.x;
+            for (patc_int i337 = 0; i337 < 4; i337 += 1) {
+                int v338 = ((int)(t336 + 1024 * i337));
+                int s339 = (v338 + 32);
+                int s340 = (v338 - 32);
+                int v341 = ((((v338 / 32) % 2) == 0) ? s339 : s340);
+                float v342 = s324[v338];
+                float v343 = s324[v341];
+                float s344 = fminf(v342, v343);
+                float s345 = fmaxf(v342, v343);
+                s335[(t336 + 1024 * i337)] = (((((v338 / 32) % 2) == 0) == (((v338 / 256) % 2) == 0)) ? s344 : s345);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t347 = threadIdx.x;
+            for (patc_int i348 = 0; i348 < 4; i348 += 1) {
+                int v349 = ((int)(t347 + 1024 * i348));
+                int s350 = (v349 + 16);
+                int s351 = (v349 - 16);
+                int v352 = ((((v349 / 16) % 2) == 0) ? s350 : s351);
+                float v353 = s335[v349];
+                float v354 = s335[v352];
+                float s355 = fminf(v353, v354);
+                float s356 = fmaxf(v353, v354);
+                s346[(t347 + 1024 * i348)] = (((((v349 / 16) % 2) == 0) == (((v349 / 256) % 2) == 0)) ? s355 : s356);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t358 = threadIdx.x;
+            for (patc_int i359 = 0; i359 < 4; i359 += 1) {
+                int v360 = ((int)(t358 + 1024 * i359));
+                int s361 = (v360 + 8);
+                int s362 = (v360 - 8);
+                int v363 = ((((v360 / 8) % 2) == 0) ? s361 : s362);
+                float v364 = s346[v360];
+                float v365 = s346[v363];
+                float s366 = fminf(v364, v365);
+                float s367 = fmaxf(v364, v365);
+                s357[(t358 + 1024 * i359)] = (((((v360 / 8) % 2) == 0) == (((v360 / 256) % 2) == 0)) ? s366 : s367);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t369 = threadIdx.x;
+            for (patc_int i370 = 0; i370 < 4; i370 += 1) {
+                int v371 = ((int)(t369 + 1024 * i370));
+                int s372 = (v371 + 4);
+                int s373 = (v371 - 4);
+                int v374 = ((((v371 / 4) % 2) == 0) ? s372 : s373);
+                float v375 = s357[v371];
+                float v376 = s357[v374];
+                float s377 = fminf(v375, v376);
+                float s378 = fmaxf(v375, v376);
+                s368[(t369 + 1024 * i370)] = (((((v371 / 4) % 2) == 0) == (((v371 / 256) % 2) == 0)) ? s377 : s378);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t380 = threadIdx.x;
+            for (patc_int i381 = 0; i381 < 4; i381 += 1) {
+                int v382 = ((int)(t380 + 1024 * i381));
+                int s383 = (v382 + 2);
+                int s384 = (v382 - 2);
+                int v385 = ((((v382 / 2) % 2) == 0) ? s383 : s384);
+                float v386 = s368[v382];
+                float v387 = s368[v385];
+                float s388 = fminf(v386, v387);
+                float s389 = fmaxf(v386, v387);
+                s379[(t380 + 1024 * i381)] = (((((v382 / 2) % 2) == 0) == (((v382 / 256) % 2) == 0)) ? s388 : s389);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t391 = threadIdx.x;
+            for (patc_int i392 = 0; i392 < 4; i392 += 1) {
+                int v393 = ((int)(t391 + 1024 * i392));
+                int s394 = (v393 + 1);
+                int s395 = (v393 - 1);
+                int v396 = ((((v393 / 1) % 2) == 0) ? s394 : s395);
+                float v397 = s379[v393];
+                float v398 = s379[v396];
+                float s399 = fminf(v397, v398);
+                float s400 = fmaxf(v397, v398);
+                s390[(t391 + 1024 * i392)] = (((((v393 / 1) % 2) == 0) == (((v393 / 256) % 2) == 0)) ? s399 : s400);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t402 = threadIdx.x;
+            for (patc_int i403 = 0; i403 < 4; i403 += 1) {
+                int v404 = ((int)(t402 + 1024 * i403));
+                int s405 = (v404 + 256);
+                int s406 = (v404 - 256);
+                int v407 = ((((v404 / 256) % 2) == 0) ? s405 : s406);
+                float v408 = s390[v404];
+                float v409 = s390[v407];
+                float s410 = fminf(v408, v409);
+                float s411 = fmaxf(v408, v409);
+                s401[(t402 + 1024 * i403)] = (((((v404 / 256) % 2) == 0) == (((v404 / 512) % 2) == 0)) ? s410 : s411);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t413 = threadIdx.x;
+            for (patc_int i414 = 0; i414 < 4; i414 += 1) {
+                int v415 = ((int)(t413 + 1024 * i414));
+                int s416 = (v415 + 128);
+                int s417 = (v415 - 128);
+                int v418 = ((((v415 / 128) % 2) == 0) ? s416 : s417);
+                float v419 = s401[v415];
+                float v420 = s401[v418];
+                float s421 = fminf(v419, v420);
+                float s422 = fmaxf(v419, v420);
+                s412[(t413 + 1024 * i414)] = (((((v415 / 128) % 2) == 0) == (((v415 / 512) % 2) == 0)) ? s421 : s422);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t424 = threadIdx.x;
+            for (patc_int i425 = 0; i425 < 4; i425 += 1) {
+                int v426 = ((int)(t424 + 1024 * i425));
+                int s427 = (v426 + 64);
+                int s428 = (v426 - 64);
+                int v429 = ((((v426 / 64) % 2) == 0) ? s427 : s428);
+                float v430 = s412[v426];
+                float v431 = s412[v429];
+                float s432 = fminf(v430, v431);
+                float s433 = fmaxf(v430, v431);
+                s423[(t424 + 1024 * i425)] = (((((v426 / 64) % 2) == 0) == (((v426 / 512) % 2) == 0)) ? s432 : s433);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t435 = threadIdx.x;
+            for (patc_int i436 = 0; i436 < 4; i436 += 1) {
+                int v437 = ((int)(t435 + 1024 * i436));
+                int s438 = (v437 + 32);
+                int s439 = (v437 - 32);
+                int v440 = ((((v437 / 32) % 2) == 0) ? s438 : s439);
+                float v441 = s423[v437];
+                float v442 = s423[v440];
+                float s443 = fminf(v441, v442);
+                float s444 = fmaxf(v441, v442);
+                s434[(t435 + 1024 * i436)] = (((((v437 / 32) % 2) == 0) == (((v437 / 512) % 2) == 0)) ? s443 : s444);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t446 = threadIdx.x;
+            for (patc_int i447 = 0; i447 < 4; i447 += 1) {
+                int v448 = ((int)(t446 + 1024 * i447));
+                int s449 = (v448 + 16);
+                int s450 = (v448 - 16);
+                int v451 = ((((v448 / 16) % 2) == 0) ? s449 : s450);
+                float v452 = s434[v448];
+                float v453 = s434[v451];
+                float s454 = fminf(v452, v453);
+                float s455 = fmaxf(v452, v453);
+                s445[(t446 + 1024 * i447)] = (((((v448 / 16) % 2) == 0) == (((v448 / 512) % 2) == 0)) ? s454 : s455);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t457 = threadIdx.x;
+            for (patc_int i458 = 0; i458 < 4; i458 += 1) {
+                int v459 = ((int)(t457 + 1024 * i458));
+                int s460 = (v459 + 8);
+                int s461 = (v459 - 8);
+                int v462 = ((((v459 / 8) % 2) == 0) ? s460 : s461);
+                float v463 = s445[v459];
+                float v464 = s445[v462];
+                float s465 = fminf(v463, v464);
+                float s466 = fmaxf(v463, v464);
+                s456[(t457 + 1024 * i458)] = (((((v459 / 8) % 2) == 0) == (((v459 / 512) % 2) == 0)) ? s465 : s466);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t468 = threadIdx.x;
+            for (patc_int i469 = 0; i469 < 4; i469 += 1) {
+                int v470 = ((int)(t468 + 1024 * i469));
+                int s471 = (v470 + 4);
+                int s472 = (v470 - 4);
+                int v473 = ((((v470 / 4) % 2) == 0) ? s471 : s472);
+                float v474 = s456[v470];
+                float v475 = s456[v473];
+                float s476 = fminf(v474, v475);
+                float s477 = fmaxf(v474, v475);
+                s467[(t468 + 1024 * i469)] = (((((v470 / 4) % 2) == 0) == (((v470 / 512) % 2) == 0)) ? s476 : s477);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t479 = threadIdx.x;
+            for (patc_int i480 = 0; i480 < 4; i480 += 1) {
+                int v481 = ((int)(t479 + 1024 * i480));
+                int s482 = (v481 + 2);
+                int s483 = (v481 - 2);
+                int v484 = ((((v481 / 2) % 2) == 0) ? s482 : s483);
+                float v485 = s467[v481];
+                float v486 = s467[v484];
+                float s487 = fminf(v485, v486);
+                float s488 = fmaxf(v485, v486);
+                s478[(t479 + 1024 * i480)] = (((((v481 / 2) % 2) == 0) == (((v481 / 512) % 2) == 0)) ? s487 : s488);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t490 = threadIdx.x;
+            for (patc_int i491 = 0; i491 < 4; i491 += 1) {
+                int v492 = ((int)(t490 + 1024 * i491));
+                int s493 = (v492 + 1);
+                int s494 = (v492 - 1);
+                int v495 = ((((v492 / 1) % 2) == 0) ? s493 : s494);
+                float v496 = s478[v492];
+                float v497 = s478[v495];
+                float s498 = fminf(v496, v497);
+                float s499 = fmaxf(v496, v497);
+                s489[(t490 + 1024 * i491)] = (((((v492 / 1) % 2) == 0) == (((v492 / 512) % 2) == 0)) ? s498 : s499);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t501 = threadIdx.x;
+            for (patc_int i502 = 0; i502 < 4; i502 += 1) {
+                int v503 = ((int)(t501 + 1024 * i502));
+                int s504 = (v503 + 512);
+                int s505 = (v503 - 512);
+                int v506 = ((((v503 / 512) % 2) == 0) ? s504 : s505);
+                float v507 = s489[v503];
+                float v508 = s489[v506];
+                float s509 = fminf(v507, v508);
+                float s510 = fmaxf(v507, v508);
+                s500[(t501 + 1024 * i502)] = (((((v503 / 512) % 2) == 0) == (((v503 / 1024) % 2) == 0)) ? s509 : s510);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t512 = threadIdx.x;
+            for (patc_int i513 = 0; i513 < 4; i513 += 1) {
+                int v514 = ((int)(t512 + 1024 * i513));
+                int s515 = (v514 + 256);
+                int s516 = (v514 - 256);
+                int v517 = ((((v514 / 256) % 2) == 0) ? s515 : s516);
+                float v518 = s500[v514];
+                float v519 = s500[v517];
+                float s520 = fminf(v518, v519);
+                float s521 = fmaxf(v518, v519);
+                s511[(t512 + 1024 * i513)] = (((((v514 / 256) % 2) == 0) == (((v514 / 1024) % 2) == 0)) ? s520 : s521);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t523 = threadIdx.x;
+            for (patc_int i524 = 0; i524 < 4; i524 += 1) {
+                int v525 = ((int)(t523 + 1024 * i524));
+                int s526 = (v525 + 128);
+                int s527 = (v525 - 128);
+                int v528 = ((((v525 / 128) % 2) == 0) ? s526 : s527);
+                float v529 = s511[v525];
+                float v530 = s511[v528];
+                float s531 = fminf(v529, v530);
+                float s532 = fmaxf(v529, v530);
+                s522[(t523 + 1024 * i524)] = (((((v525 / 128) % 2) == 0) == (((v525 / 1024) % 2) == 0)) ? s531 : s532);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t534 = threadIdx.x;
+            for (patc_int i535 = 0; i535 < 4; i535 += 1) {
+                int v536 = ((int)(t534 + 1024 * i535));
+                int s537 = (v536 + 64);
+                int s538 = (v536 - 64);
+                int v539 = ((((v536 / 64) % 2) == 0) ? s537 : s538);
+                float v540 = s522[v536];
+                float v541 = s522[v539];
+                float s542 = fminf(v540, v541);
+                float s543 = fmaxf(v540, v541);
+                s533[(t534 + 1024 * i535)] = (((((v536 / 64) % 2) == 0) == (((v536 / 1024) % 2) == 0)) ? s542 : s543);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t545 = threadIdx.x;
+            for (patc_int i546 = 0; i546 < 4; i546 += 1) {
+                int v547 = ((int)(t545 + 1024 * i546));
+                int s548 = (v547 + 32);
+                int s549 = (v547 - 32);
+                int v550 = ((((v547 / 32) % 2) == 0) ? s548 : s549);
+                float v551 = s533[v547];
+                float v552 = s533[v550];
+                float s553 = fminf(v551, v552);
+                float s554 = fmaxf(v551, v552);
+                s544[(t545 + 1024 * i546)] = (((((v547 / 32) % 2) == 0) == (((v547 / 1024) % 2) == 0)) ? s553 : s554);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t556 = threadIdx.x;
+            for (patc_int i557 = 0; i557 < 4; i557 += 1) {
+                int v558 = ((int)(t556 + 1024 * i557));
+                int s559 = (v558 + 16);
+                int s560 = (v558 - 16);
+                int v561 = ((((v558 / 16) % 2) == 0) ? s559 : s560);
+                float v562 = s544[v558];
+                float v563 = s544[v561];
+                float s564 = fminf(v562, v563);
+                float s565 = fmaxf(v562, v563);
+                s555[(t556 + 1024 * i557)] = (((((v558 / 16) % 2) == 0) == (((v558 / 1024) % 2) == 0)) ? s564 : s565);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t567 = threadIdx.x;
+            for (patc_int i568 = 0; i568 < 4; i568 += 1) {
+                int v569 = ((int)(t567 + 1024 * i568));
+                int s570 = (v569 + 8);
+                int s571 = (v569 - 8);
+                int v572 = ((((v569 / 8) % 2) == 0) ? s570 : s571);
+                float v573 = s555[v569];
+                float v574 = s555[v572];
+                float s575 = fminf(v573, v574);
+                float s576 = fmaxf(v573, v574);
+                s566[(t567 + 1024 * i568)] = (((((v569 / 8) % 2) == 0) == (((v569 / 1024) % 2) == 0)) ? s575 : s576);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t578 = threadIdx.x;
+            for (patc_int i579 = 0; i579 < 4; i579 += 1) {
+                int v580 = ((int)(t578 + 1024 * i579));
+                int s581 = (v580 + 4);
+                int s582 = (v580 - 4);
+                int v583 = ((((v580 / 4) % 2) == 0) ? s581 : s582);
+                float v584 = s566[v580];
+                float v585 = s566[v583];
+                float s586 = fminf(v584, v585);
+                float s587 = fmaxf(v584, v585);
+                s577[(t578 + 1024 * i579)] = (((((v580 / 4) % 2) == 0) == (((v580 / 1024) % 2) == 0)) ? s586 : s587);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t589 = threadIdx.x;
+            for (patc_int i590 = 0; i590 < 4; i590 += 1) {
+                int v591 = ((int)(t589 + 1024 * i590));
+                int s592 = (v591 + 2);
+                int s593 = (v591 - 2);
+                int v594 = ((((v591 / 2) % 2) == 0) ? s592 : s593);
+                float v595 = s577[v591];
+                float v596 = s577[v594];
+                float s597 = fminf(v595, v596);
+                float s598 = fmaxf(v595, v596);
+                s588[(t589 + 1024 * i590)] = (((((v591 / 2) % 2) == 0) == (((v591 / 1024) % 2) == 0)) ? s597 : s598);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t600 = threadIdx.x;
+            for (patc_int i601 = 0; i601 < 4; i601 += 1) {
+                int v602 = ((int)(t600 + 1024 * i601));
+                int s603 = (v602 + 1);
+                int s604 = (v602 - 1);
+                int v605 = ((((v602 / 1) % 2) == 0) ? s603 : s604);
+                float v606 = s588[v602];
+                float v607 = s588[v605];
+                float s608 = fminf(v606, v607);
+                float s609 = fmaxf(v606, v607);
+                s599[(t600 + 1024 * i601)] = (((((v602 / 1) % 2) == 0) == (((v602 / 1024) % 2) == 0)) ? s608 : s609);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t611 = threadIdx.x;
+            for (patc_int i612 = 0; i612 < 4; i612 += 1) {
+                int v613 = ((int)(t611 + 1024 * i612));
+                int s614 = (v613 + 1024);
+                int s615 = (v613 - 1024);
+                int v616 = ((((v613 / 1024) % 2) == 0) ? s614 : s615);
+                float v617 = s599[v613];
+                float v618 = s599[v616];
+                float s619 = fminf(v617, v618);
+                float s620 = fmaxf(v617, v618);
+                s610[(t611 + 1024 * i612)] = (((((v613 / 1024) % 2) == 0) == (((v613 / 2048) % 2) == 0)) ? s619 : s620);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t622 = threadIdx.x;
+            for (patc_int i623 = 0; i623 < 4; i623 += 1) {
+                int v624 = ((int)(t622 + 1024 * i623));
+                int s625 = (v624 + 512);
+                int s626 = (v624 - 512);
+                int v627 = ((((v624 / 512) % 2) == 0) ? s625 : s626);
+                float v628 = s610[v624];
+                float v629 = s610[v627];
+                float s630 = fminf(v628, v629);
+                float s631 = fmaxf(v628, v629);
+                s621[(t622 + 1024 * i623)] = (((((v624 / 512) % 2) == 0) == (((v624 / 2048) % 2) == 0)) ? s630 : s631);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t633 = threadIdx.x;
+            for (patc_int i634 = 0; i634 < 4; i634 += 1) {
+                int v635 = ((int)(t633 + 1024 * i634));
+                int s636 = (v635 + 256);
+                int s637 = (v635 - 256);
+                int v638 = ((((v635 / 256) % 2) == 0) ? s636 : s637);
+                float v639 = s621[v635];
+                float v640 = s621[v638];
+                float s641 = fminf(v639, v640);
+                float s642 = fmaxf(v639, v640);
+                s632[(t633 + 1024 * i634)] = (((((v635 / 256) % 2) == 0) == (((v635 / 2048) % 2) == 0)) ? s641 : s642);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t644 = threadIdx.x;
+            for (patc_int i645 = 0; i645 < 4; i645 += 1) {
+                int v646 = ((int)(t644 + 1024 * i645));
+                int s647 = (v646 + 128);
+                int s648 = (v646 - 128);
+                int v649 = ((((v646 / 128) % 2) == 0) ? s647 : s648);
+                float v650 = s632[v646];
+                float v651 = s632[v649];
+                float s652 = fminf(v650, v651);
+                float s653 = fmaxf(v650, v651);
+                s643[(t644 + 1024 * i645)] = (((((v646 / 128) % 2) == 0) == (((v646 / 2048) % 2) == 0)) ? s652 : s653);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t655 = threadIdx.x;
+            for (patc_int i656 = 0; i656 < 4; i656 += 1) {
+                int v657 = ((int)(t655 + 1024 * i656));
+                int s658 = (v657 + 64);
+                int s659 = (v657 - 64);
+                int v660 = ((((v657 / 64) % 2) == 0) ? s658 : s659);
+                float v661 = s643[v657];
+                float v662 = s643[v660];
+                float s663 = fminf(v661, v662);
+                float s664 = fmaxf(v661, v662);
+                s654[(t655 + 1024 * i656)] = (((((v657 / 64) % 2) == 0) == (((v657 / 2048) % 2) == 0)) ? s663 : s664);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t666 = threadIdx.x;
+            for (patc_int i667 = 0; i667 < 4; i667 += 1) {
+                int v668 = ((int)(t666 + 1024 * i667));
+                int s669 = (v668 + 32);
+                int s670 = (v668 - 32);
+                int v671 = ((((v668 / 32) % 2) == 0) ? s669 : s670);
+                float v672 = s654[v668];
+                float v673 = s654[v671];
+                float s674 = fminf(v672, v673);
+                float s675 = fmaxf(v672, v673);
+                s665[(t666 + 1024 * i667)] = (((((v668 / 32) % 2) == 0) == (((v668 / 2048) % 2) == 0)) ? s674 : s675);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t677 = threadIdx.x;
+            for (patc_int i678 = 0; i678 < 4; i678 += 1) {
+                int v679 = ((int)(t677 + 1024 * i678));
+                int s680 = (v679 + 16);
+                int s681 = (v679 - 16);
+                int v682 = ((((v679 / 16) % 2) == 0) ? s680 : s681);
+                float v683 = s665[v679];
+                float v684 = s665[v682];
+                float s685 = fminf(v683, v684);
+                float s686 = fmaxf(v683, v684);
+                s676[(t677 + 1024 * i678)] = (((((v679 / 16) % 2) == 0) == (((v679 / 2048) % 2) == 0)) ? s685 : s686);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t688 = threadIdx.x;
+            for (patc_int i689 = 0; i689 < 4; i689 += 1) {
+                int v690 = ((int)(t688 + 1024 * i689));
+                int s691 = (v690 + 8);
+                int s692 = (v690 - 8);
+                int v693 = ((((v690 / 8) % 2) == 0) ? s691 : s692);
+                float v694 = s676[v690];
+                float v695 = s676[v693];
+                float s696 = fminf(v694, v695);
+                float s697 = fmaxf(v694, v695);
+                s687[(t688 + 1024 * i689)] = (((((v690 / 8) % 2) == 0) == (((v690 / 2048) % 2) == 0)) ? s696 : s697);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t699 = threadIdx.x;
+            for (patc_int i700 = 0; i700 < 4; i700 += 1) {
+                int v701 = ((int)(t699 + 1024 * i700));
+                int s702 = (v701 + 4);
+                int s703 = (v701 - 4);
+                int v704 = ((((v701 / 4) % 2) == 0) ? s702 : s703);
+                float v705 = s687[v701];
+                float v706 = s687[v704];
+                float s707 = fminf(v705, v706);
+                float s708 = fmaxf(v705, v706);
+                s698[(t699 + 1024 * i700)] = (((((v701 / 4) % 2) == 0) == (((v701 / 2048) % 2) == 0)) ? s707 : s708);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t710 = threadIdx.x;
+            for (patc_int i711 = 0; i711 < 4; i711 += 1) {
+                int v712 = ((int)(t710 + 1024 * i711));
+                int s713 = (v712 + 2);
+                int s714 = (v712 - 2);
+                int v715 = ((((v712 / 2) % 2) == 0) ? s713 : s714);
+                float v716 = s698[v712];
+                float v717 = s698[v715];
+                float s718 = fminf(v716, v717);
+                float s719 = fmaxf(v716, v717);
+                s709[(t710 + 1024 * i711)] = (((((v712 / 2) % 2) == 0) == (((v712 / 2048) % 2) == 0)) ? s718 : s719);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t721 = threadIdx.x;
+            for (patc_int i722 = 0; i722 < 4; i722 += 1) {
+                int v723 = ((int)(t721 + 1024 * i722));
+                int s724 = (v723 + 1);
+                int s725 = (v723 - 1);
+                int v726 = ((((v723 / 1) % 2) == 0) ? s724 : s725);
+                float v727 = s709[v723];
+                float v728 = s709[v726];
+                float s729 = fminf(v727, v728);
+                float s730 = fmaxf(v727, v728);
+                s720[(t721 + 1024 * i722)] = (((((v723 / 1) % 2) == 0) == (((v723 / 2048) % 2) == 0)) ? s729 : s730);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t732 = threadIdx.x;
+            for (patc_int i733 = 0; i733 < 4; i733 += 1) {
+                int v734 = ((int)(t732 + 1024 * i733));
+                int s735 = (v734 + 2048);
+                int s736 = (v734 - 2048);
+                int v737 = ((((v734 / 2048) % 2) == 0) ? s735 : s736);
+                float v738 = s720[v734];
+                float v739 = s720[v737];
+                float s740 = fminf(v738, v739);
+                float s741 = fmaxf(v738, v739);
+                s731[(t732 + 1024 * i733)] = (((((v734 / 2048) % 2) == 0) == (((v734 / 4096) % 2) == 0)) ? s740 : s741);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t743 = threadIdx.x;
+            for (patc_int i744 = 0; i744 < 4; i744 += 1) {
+                int v745 = ((int)(t743 + 1024 * i744));
+                int s746 = (v745 + 1024);
+                int s747 = (v745 - 1024);
+                int v748 = ((((v745 / 1024) % 2) == 0) ? s746 : s747);
+                float v749 = s731[v745];
+                float v750 = s731[v748];
+                float s751 = fminf(v749, v750);
+                float s752 = fmaxf(v749, v750);
+                s742[(t743 + 1024 * i744)] = (((((v745 / 1024) % 2) == 0) == (((v745 / 4096) % 2) == 0)) ? s751 : s752);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t754 = threadIdx.x;
+            for (patc_int i755 = 0; i755 < 4; i755 += 1) {
+                int v756 = ((int)(t754 + 1024 * i755));
+                int s757 = (v756 + 512);
+                int s758 = (v756 - 512);
+                int v759 = ((((v756 / 512) % 2) == 0) ? s757 : s758);
+                float v760 = s742[v756];
+                float v761 = s742[v759];
+                float s762 = fminf(v760, v761);
+                float s763 = fmaxf(v760, v761);
+                s753[(t754 + 1024 * i755)] = (((((v756 / 512) % 2) == 0) == (((v756 / 4096) % 2) == 0)) ? s762 : s763);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t765 = threadIdx.x;
+            for (patc_int i766 = 0; i766 < 4; i766 += 1) {
+                int v767 = ((int)(t765 + 1024 * i766));
+                int s768 = (v767 + 256);
+                int s769 = (v767 - 256);
+                int v770 = ((((v767 / 256) % 2) == 0) ? s768 : s769);
+                float v771 = s753[v767];
+                float v772 = s753[v770];
+                float s773 = fminf(v771, v772);
+                float s774 = fmaxf(v771, v772);
+                s764[(t765 + 1024 * i766)] = (((((v767 / 256) % 2) == 0) == (((v767 / 4096) % 2) == 0)) ? s773 : s774);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t776 = threadIdx.x;
+            for (patc_int i777 = 0; i777 < 4; i777 += 1) {
+                int v778 = ((int)(t776 + 1024 * i777));
+                int s779 = (v778 + 128);
+                int s780 = (v778 - 128);
+                int v781 = ((((v778 / 128) % 2) == 0) ? s779 : s780);
+                float v782 = s764[v778];
+                float v783 = s764[v781];
+                float s784 = fminf(v782, v783);
+                float s785 = fmaxf(v782, v783);
+                s775[(t776 + 1024 * i777)] = (((((v778 / 128) % 2) == 0) == (((v778 / 4096) % 2) == 0)) ? s784 : s785);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t787 = threadIdx.x;
+            for (patc_int i788 = 0; i788 < 4; i788 += 1) {
+                int v789 = ((int)(t787 + 1024 * i788));
+                int s790 = (v789 + 64);
+                int s791 = (v789 - 64);
+                int v792 = ((((v789 / 64) % 2) == 0) ? s790 : s791);
+                float v793 = s775[v789];
+                float v794 = s775[v792];
+                float s795 = fminf(v793, v794);
+                float s796 = fmaxf(v793, v794);
+                s786[(t787 + 1024 * i788)] = (((((v789 / 64) % 2) == 0) == (((v789 / 4096) % 2) == 0)) ? s795 : s796);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t798 = threadIdx.x;
+            for (patc_int i799 = 0; i799 < 4; i799 += 1) {
+                int v800 = ((int)(t798 + 1024 * i799));
+                int s801 = (v800 + 32);
+                int s802 = (v800 - 32);
+                int v803 = ((((v800 / 32) % 2) == 0) ? s801 : s802);
+                float v804 = s786[v800];
+                float v805 = s786[v803];
+                float s806 = fminf(v804, v805);
+                float s807 = fmaxf(v804, v805);
+                s797[(t798 + 1024 * i799)] = (((((v800 / 32) % 2) == 0) == (((v800 / 4096) % 2) == 0)) ? s806 : s807);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t809 = threadIdx.x;
+            for (patc_int i810 = 0; i810 < 4; i810 += 1) {
+                int v811 = ((int)(t809 + 1024 * i810));
+                int s812 = (v811 + 16);
+                int s813 = (v811 - 16);
+                int v814 = ((((v811 / 16) % 2) == 0) ? s812 : s813);
+                float v815 = s797[v811];
+                float v816 = s797[v814];
+                float s817 = fminf(v815, v816);
+                float s818 = fmaxf(v815, v816);
+                s808[(t809 + 1024 * i810)] = (((((v811 / 16) % 2) == 0) == (((v811 / 4096) % 2) == 0)) ? s817 : s818);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t820 = threadIdx.x;
+            for (patc_int i821 = 0; i821 < 4; i821 += 1) {
+                int v822 = ((int)(t820 + 1024 * i821));
+                int s823 = (v822 + 8);
+                int s824 = (v822 - 8);
+                int v825 = ((((v822 / 8) % 2) == 0) ? s823 : s824);
+                float v826 = s808[v822];
+                float v827 = s808[v825];
+                float s828 = fminf(v826, v827);
+                float s829 = fmaxf(v826, v827);
+                s819[(t820 + 1024 * i821)] = (((((v822 / 8) % 2) == 0) == (((v822 / 4096) % 2) == 0)) ? s828 : s829);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t831 = threadIdx.x;
+            for (patc_int i832 = 0; i832 < 4; i832 += 1) {
+                int v833 = ((int)(t831 + 1024 * i832));
+                int s834 = (v833 + 4);
+                int s835 = (v833 - 4);
+                int v836 = ((((v833 / 4) % 2) == 0) ? s834 : s835);
+                float v837 = s819[v833];
+                float v838 = s819[v836];
+                float s839 = fminf(v837, v838);
+                float s840 = fmaxf(v837, v838);
+                s830[(t831 + 1024 * i832)] = (((((v833 / 4) % 2) == 0) == (((v833 / 4096) % 2) == 0)) ? s839 : s840);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t842 = threadIdx.x;
+            for (patc_int i843 = 0; i843 < 4; i843 += 1) {
+                int v844 = ((int)(t842 + 1024 * i843));
+                int s845 = (v844 + 2);
+                int s846 = (v844 - 2);
+                int v847 = ((((v844 / 2) % 2) == 0) ? s845 : s846);
+                float v848 = s830[v844];
+                float v849 = s830[v847];
+                float s850 = fminf(v848, v849);
+                float s851 = fmaxf(v848, v849);
+                s841[(t842 + 1024 * i843)] = (((((v844 / 2) % 2) == 0) == (((v844 / 4096) % 2) == 0)) ? s850 : s851);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t853 = threadIdx.x;
+            for (patc_int i854 = 0; i854 < 4; i854 += 1) {
+                int v855 = ((int)(t853 + 1024 * i854));
+                int s856 = (v855 + 1);
+                int s857 = (v855 - 1);
+                int v858 = ((((v855 / 1) % 2) == 0) ? s856 : s857);
+                float v859 = s841[v855];
+                float v860 = s841[v858];
+                float s861 = fminf(v859, v860);
+                float s862 = fmaxf(v859, v860);
+                s852[(t853 + 1024 * i854)] = (((((v855 / 1) % 2) == 0) == (((v855 / 4096) % 2) == 0)) ? s861 : s862);
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t863 = threadIdx.x;
+                for (patc_int i864 = 0; i864 < 4; i864 += 1) {
+                    {
+                        out[(4096 * b1 + t863 + 1024 * i864)] = s852[(t863 + 1024 * i864)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t863 = threadIdx.x;
+                for (patc_int i864 = 0; i864 < 4; i864 += 1) {
+                    if (((4096 * b1 + t863 + 1024 * i864) < n)) {
+                        out[(4096 * b1 + t863 + 1024 * i864)] = s852[(t863 + 1024 * i864)];
+                    }
+                }
+            }
+        }
+    }
+}

@@ -135,6 +135,7 @@ echo "transpose_tiled.rise transposeTiled $r1 -D mt=2 -D nt=3"
 echo "matmul_tiled.rise matmulTiled $r2 -D m=1 -D n=2 -D k=40"
 echo "matmul_tiled.rise matmulShared $r2 -D m=1 -D n=2 -D kt=3"
 echo "quicksort/sort_small.rise sortSmallF32 $r1 -D n=1000"
+echo "quicksort/sort_small.rise sortSmall4096F32 $r1 -D n=5000"
 echo "../tests/programs/minmax_pair.rise minmaxPair $r1 -D m=5"
 for mk in "1 1" "7 3"; do # lastBlock on each scalar type
     set -- $mk

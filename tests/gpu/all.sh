@@ -480,9 +480,17 @@ for n in 1 1000 1048583 16777216; do
     record gpu quicksort "$kind" $n $rc "$(echo "$o" | tail -1)"
   done
 done
+# the sort with the 1024-key small sort (quicksort --small 1024), at one size
+for kind in random dup; do
+  o=$(build/examples/quicksort/quicksort --small 1024 1048583 $kind 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record gpu quicksort "small1024 $kind" 1048583 $rc "$(echo "$o" | tail -1)"
+done
 for n in 1 1000 1024; do run_case gpu quicksort/sort_small.rise sortSmallF32 $n 1 -D n=$n; done
+for n in 1 1000 4096 4097 12289; do run_case gpu quicksort/sort_small.rise sortSmall4096F32 $n 1 -D n=$n; done
 for tool in memcheck racecheck synccheck; do
   san $tool quicksort/sort_small.rise sortSmallF32 1 -D n=1000
+  san $tool quicksort/sort_small.rise sortSmall4096F32 1 -D n=4000
 done
 # the whole sort under memcheck (every partition, small sort and pivot pick of a sort)
 for kind in random dup; do
