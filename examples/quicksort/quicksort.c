@@ -14,7 +14,8 @@
  * Exit status: 0 when every sort matched qsort, 1 on a mismatch or a failure, 2 for bad
  * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU"). `--small 1024` before any
  * of these finishes segments of at most 1024 keys with sortSmallF32 instead of 4096 with
- * sortSmall4096F32 (to compare the two).
+ * sortSmall4096F32 (to compare the two); `--streams K` before that runs the small sorts on K
+ * non-blocking streams in turn (8 by default; 1: all on the null stream, with the partitions).
  *
  * The algorithm (README.md beside this file): a list of the segments of one level, all
  * living in one of two ping-pong buffers A and B; a segment of more than `small` keys is
@@ -55,6 +56,11 @@ enum { BUF_A, BUF_B, BUF_R };
 typedef int (*cu_alloc_fn)(unsigned long long *, size_t);
 typedef int (*cu_free_fn)(unsigned long long);
 typedef int (*cu_copy_fn)(unsigned long long, unsigned long long, size_t);
+typedef int (*cu_stream_create_fn)(void **, unsigned);
+typedef int (*cu_stream_fn)(void *);
+/* the small sorts' streams (--streams): 8 unless the command line says otherwise */
+enum { MAX_STREAMS = 32 };
+static int nstreams_wanted = 8;
 
 typedef struct Seg {
     long long off, len;
@@ -79,6 +85,9 @@ typedef struct Sorter {
     cu_alloc_fn mem_alloc;
     cu_free_fn mem_free;
     cu_copy_fn copy_dtod;
+    cu_stream_fn stream_sync, stream_destroy;
+    void *streams[MAX_STREAMS]; /* non-blocking streams for the small sorts (GPU) */
+    int nstreams, next_stream;
     Seg *work, *level;
     float *piv;                 /* a level's pivots */
     long long *ms;              /* a level's counts of keys below them */
@@ -176,7 +185,12 @@ static patc_status pick(Sorter *q, int b, long long k, const int *pos, const flo
     return st;
 }
 
-/* Sort the segment s (at most `small` keys) into R; enqueued on the GPU, no wait. */
+/* Sort the segment s (at most `small` keys) into R; enqueued on the GPU, no wait. The
+ * small sorts go round the side streams, where they run beside each other and beside the
+ * partitions (the null stream): a small sort reads a segment that no later partition
+ * touches (the later ones read and write only the ranges of their own segments) and
+ * writes its range of R, which nothing else writes; quicksort() waits for the side
+ * streams before it returns. */
 static patc_status sort_small(Sorter *q, Seg s)
 {
     long long nats[1] = {s.len};
@@ -191,7 +205,9 @@ static patc_status sort_small(Sorter *q, Seg s)
     if ((st = view(q, s.buf, s.off, s.len, &src)) == PATC_OK && (st = view(q, BUF_R, s.off, s.len, &dst)) == PATC_OK) {
         patc_arg args[1] = {{.buffer = src}};
         patc_buffer *outs[1] = {dst};
+        if (q->nstreams) patc_set_stream(q->ctx, q->streams[q->next_stream++ % q->nstreams]);
         st = patc_launch_args_enqueue(q->small, nats, args, outs, NULL);
+        patc_set_stream(q->ctx, NULL);
     }
     patc_buffer_free(src);
     patc_buffer_free(dst);
@@ -319,6 +335,13 @@ static patc_status quicksort(Sorter *q, long long n)
             }
         }
     }
+    for (int i = 0; i < q->nstreams; i++) { /* the small sorts, also after a failure */
+        int r = q->stream_sync(q->streams[i]);
+        if (r && st == PATC_OK) {
+            fprintf(stderr, "quicksort: cuStreamSynchronize failed (%d)\n", r);
+            st = PATC_ERR_DRIVER;
+        }
+    }
     return st;
 }
 
@@ -420,6 +443,15 @@ static int gpu_alloc(Sorter *q, long long n)
     q->mem_free = (cu_free_fn)dlsym(q->cuda, "cuMemFree_v2");
     q->copy_dtod = (cu_copy_fn)dlsym(q->cuda, "cuMemcpyDtoD_v2");
     if (!q->mem_alloc || !q->mem_free || !q->copy_dtod) return fprintf(stderr, "quicksort: libcuda lacks cuMemAlloc_v2\n"), 1;
+    cu_stream_create_fn create = (cu_stream_create_fn)dlsym(q->cuda, "cuStreamCreate");
+    q->stream_sync = (cu_stream_fn)dlsym(q->cuda, "cuStreamSynchronize");
+    q->stream_destroy = (cu_stream_fn)dlsym(q->cuda, "cuStreamDestroy_v2");
+    if (nstreams_wanted > 1 && (!create || !q->stream_sync || !q->stream_destroy))
+        return fprintf(stderr, "quicksort: libcuda lacks cuStreamCreate\n"), 1;
+    for (; nstreams_wanted > 1 && q->nstreams < nstreams_wanted; q->nstreams++) {
+        int r = create(&q->streams[q->nstreams], 1 /* CU_STREAM_NON_BLOCKING: no wait for the null stream */);
+        if (r) return fprintf(stderr, "quicksort: cuStreamCreate failed (%d)\n", r), 1;
+    }
     for (int b = 0; b < 3; b++) {
         int r = q->mem_alloc(&q->base[b], (size_t)n * sizeof(float));
         if (r) return fprintf(stderr, "quicksort: cuMemAlloc of %lld keys failed (%d)\n", n, r), 1;
@@ -435,6 +467,7 @@ static int gpu_alloc(Sorter *q, long long n)
 
 static void release(Sorter *q)
 {
+    for (int i = 0; i < q->nstreams; i++) q->stream_destroy(q->streams[i]);
     if (q->cuda && q->mem_free) {
         for (int b = 0; b < 3; b++)
             if (q->base[b]) q->mem_free(q->base[b]);
@@ -620,6 +653,16 @@ static int run_gpu(long long n, const char *kind, int reps)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && !strcmp(argv[1], "--streams")) { /* --streams K (1..32) before the rest */
+        nstreams_wanted = atoi(argv[2]);
+        if (nstreams_wanted < 1 || nstreams_wanted > MAX_STREAMS) {
+            fprintf(stderr, "quicksort: --streams takes 1 to %d\n", MAX_STREAMS);
+            return 2;
+        }
+        argv[2] = argv[0];
+        argv += 2;
+        argc -= 2;
+    }
     if (argc >= 3 && !strcmp(argv[1], "--small")) { /* --small 1024|4096 before the mode */
         small = atoll(argv[2]);
         if (small != 1024 && small != 4096) {
@@ -635,7 +678,8 @@ int main(int argc, char **argv)
     if (argc == 4 && !strcmp(argv[1], "--interp") && atoll(argv[2]) >= 1) return run_interp(atoll(argv[2]), argv[3], 0);
     if ((argc == 3 || (argc == 4 && atoi(argv[3]) >= 1)) && atoll(argv[1]) >= 1)
         return run_gpu(atoll(argv[1]), argv[2], argc == 4 ? atoi(argv[3]) : 3);
-    fprintf(stderr, "usage: quicksort [--small 1024|4096] (N KIND [REPS] | --interp N KIND | --interp-test | --compile)\n"
+    fprintf(stderr, "usage: quicksort [--streams K] [--small 1024|4096] (N KIND [REPS] | --interp N KIND | --interp-test | "
+                    "--compile)\n"
                     "  KIND: random, dup, equal, sorted, reversed, inf\n");
     return 2;
 }

@@ -55,11 +55,17 @@ struct CUevent_st {
     struct CUevent_st *next;
 };
 
+/* A stream only has to exist: the emulation runs every launch and copy when it is made. */
+struct CUstream_st {
+    struct CUstream_st *next;
+};
+
 static struct {
     bool init;
     Alloc *allocs;
     Module *modules;
     struct CUevent_st *events;
+    struct CUstream_st *streams;
     long long live;       /* device allocations not yet freed */
     long long stamp;      /* events: one "microsecond" per record */
     fakecuda_launch_hook hook;
@@ -409,6 +415,36 @@ FAKE_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned 
         S.hook(&L, S.hook_ud);
     }
     return emulate(f->name, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, shared, args);
+}
+
+FAKE_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *st, unsigned flags)
+{
+    ENTER("cuStreamCreate");
+    (void)flags;
+    if (!(*st = calloc(1, sizeof **st))) return CUDA_ERROR_OUT_OF_MEMORY;
+    (*st)->next = S.streams;
+    S.streams = *st;
+    return CUDA_SUCCESS;
+}
+
+/* the null stream or a live one; nothing is ever pending */
+FAKE_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream st)
+{
+    ENTER("cuStreamSynchronize");
+    struct CUstream_st *x = S.streams;
+    while (st && x && x != st) x = x->next;
+    return !st || x ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+FAKE_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream st)
+{
+    ENTER("cuStreamDestroy_v2");
+    struct CUstream_st **at = &S.streams;
+    while (*at && *at != st) at = &(*at)->next;
+    if (!*at) return CUDA_ERROR_INVALID_HANDLE;
+    *at = st->next;
+    free(st);
+    return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *e, unsigned flags)
