@@ -22,33 +22,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_DEFS = 8, MAX_VARIANTS = 64, MAX_ALTS = 3 };
+enum { MAX_DEFS = PATC_TUNING_MAX_DEFS, MAX_VARIANTS = 64, MAX_ALTS = 3 };
 
-typedef struct Setting {
-    char kernel[128];
-    char use[128];  /* the kernel to run, when it is not `kernel` (kernel=OTHER) */
-    long long lo, hi;
-    int bps;
-    int ndefs;
-    char names[MAX_DEFS][32];
-    long long values[MAX_DEFS];
-    int ef; /* evict_first: compiled with patc_compile_options.evict_first */
-} Setting;
+/* A settings line is the public patc_tuning_line (patc.h), which patc_tuning_lookup
+ * hands out as it is. */
+typedef patc_tuning_line Setting;
 
 /* Used when the file has no line for the kernel and size: a middle-of-the-road
  * choice (256 threads, 4 float4 loads per lane per trip, 4 blocks per SM). */
-static const Setting default_setting = {"", "", 0, 0, 4, 2, {"elemsBlock", "elemsWarp"}, {4096, 512}, 0};
+static const Setting default_setting = {.blocks_per_sm = 4, .ndefs = 2, .names = {"elemsBlock", "elemsWarp"},
+                                        .values = {4096, 512}};
 /* The same for scans (patterns/scan.rise: scanDevice): 128 threads of 25 elements, a
  * middle shape (3200-element tiles) chosen before any tuning; patc tune --scan found
  * 128-512 threads of 5-25 elements faster per size on an H200 (bench/results). */
-static const Setting default_scan_setting = {"", "", 0, 0, 1, 2, {"nt", "ipt"}, {128, 25}, 0};
+static const Setting default_scan_setting = {.blocks_per_sm = 1, .ndefs = 2, .names = {"nt", "ipt"}, .values = {128, 25}};
 
 typedef struct Variant {
     char kname[128];
     long long values[MAX_DEFS];
     int ndefs;
     int min_blocks; /* a scan's: its compile's min_blocks (the line's BLOCKS_PER_SM when above 1) */
-    int ef;         /* compiled with evict_first */
+    int evict_first; /* compiled with evict_first */
     patc_program *prog;
     patc_kernel *k;
     int len_nat, grid_nat;
@@ -99,16 +93,16 @@ static bool parse_line(char *line, Setting *s, bool *bad)
     char *end;
     if (n < 4 || strlen(tok[0]) >= sizeof s->kernel) goto bad;
     strcpy(s->kernel, tok[0]);
-    s->lo = strtoll(tok[1], &end, 10);
+    s->n_min = strtoll(tok[1], &end, 10);
     if (*end) goto bad;
-    s->hi = strtoll(tok[2], &end, 10);
-    if (*end || s->hi < s->lo) goto bad;
-    s->bps = (int)strtol(tok[3], &end, 10);
-    if (*end || s->bps < 1 || s->bps > 64) goto bad;
+    s->n_max = strtoll(tok[2], &end, 10);
+    if (*end || s->n_max < s->n_min) goto bad;
+    s->blocks_per_sm = (int)strtol(tok[3], &end, 10);
+    if (*end || s->blocks_per_sm < 1 || s->blocks_per_sm > 64) goto bad;
     for (int i = 4; i < n; i++) {
         if (strcmp(tok[i], "evict_first") == 0) { /* no '=': never a -D value */
-            if (s->ef) goto bad;
-            s->ef = 1;
+            if (s->evict_first) goto bad;
+            s->evict_first = 1;
             continue;
         }
         char *eq = strchr(tok[i], '=');
@@ -171,7 +165,7 @@ static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, i
 static const Setting *find_setting(const Setting *set, int nset, const char *kernel, long long n)
 {
     for (int i = 0; i < nset; i++)
-        if (strcmp(set[i].kernel, kernel) == 0 && n >= set[i].lo && n <= set[i].hi) return &set[i];
+        if (strcmp(set[i].kernel, kernel) == 0 && n >= set[i].n_min && n <= set[i].n_max) return &set[i];
     return NULL;
 }
 
@@ -180,8 +174,6 @@ static const Setting *lookup(const patc_reducer *r, long long n)
     const Setting *s = find_setting(r->set, r->nset, r->kernel, n);
     return s ? s : r->scan ? &default_scan_setting : &default_setting;
 }
-
-_Static_assert((int)PATC_TUNING_MAX_DEFS == (int)MAX_DEFS, "patc_tuning_line holds a Setting's -D values");
 
 patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kernel, long long n,
                                patc_tuning_line *out, int *found)
@@ -194,16 +186,7 @@ patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kern
     patc_status st = load_settings(ctx, path, &set, &nset);
     const Setting *s = st == PATC_OK ? find_setting(set, nset, kernel, n) : NULL;
     if (s) {
-        memset(out, 0, sizeof *out);
-        memcpy(out->kernel, s->kernel, sizeof out->kernel);
-        memcpy(out->use, s->use, sizeof out->use);
-        out->n_min = s->lo;
-        out->n_max = s->hi;
-        out->blocks_per_sm = s->bps;
-        out->evict_first = s->ef;
-        out->ndefs = s->ndefs;
-        memcpy(out->names, s->names, sizeof out->names);
-        memcpy(out->values, s->values, sizeof out->values);
+        *out = *s;
         *found = 1;
     }
     free(set); /* load_settings leaves what it read so far in set, also when it fails */
@@ -236,10 +219,10 @@ static const char *setting_kernel(const patc_reducer *r, const Setting *s) { ret
 static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
 {
     const char *kn = setting_kernel(r, s);
-    int minb = r->scan && s->bps > 1 ? s->bps : 0;
+    int minb = r->scan && s->blocks_per_sm > 1 ? s->blocks_per_sm : 0;
     for (int i = 0; i < r->nvar; i++) {
         Variant *v = &r->var[i];
-        if (v->ndefs == s->ndefs && v->min_blocks == minb && v->ef == s->ef && strcmp(v->kname, kn) == 0 &&
+        if (v->ndefs == s->ndefs && v->min_blocks == minb && v->evict_first == s->evict_first && strcmp(v->kname, kn) == 0 &&
             memcmp(v->values, s->values, sizeof(long long) * (size_t)s->ndefs) == 0) {
             *out = v;
             return PATC_OK;
@@ -252,7 +235,7 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     strcpy(v->kname, kn);
     patc_define defs[MAX_DEFS];
     for (int i = 0; i < s->ndefs; i++) defs[i] = (patc_define){s->names[i], s->values[i]};
-    patc_compile_options opts = {.min_blocks = minb, .evict_first = s->ef};
+    patc_compile_options opts = {.min_blocks = minb, .evict_first = s->evict_first};
     patc_status st = patc_program_compile(r->ctx, r->path, defs, s->ndefs, &opts, &v->prog);
     if (st == PATC_OK) st = patc_get_kernel(v->prog, kn, &v->k);
     if (st == PATC_OK && r->scan) {
@@ -271,7 +254,7 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     }
     v->ndefs = s->ndefs;
     v->min_blocks = minb;
-    v->ef = s->ef;
+    v->evict_first = s->evict_first;
     memcpy(v->values, s->values, sizeof(long long) * (size_t)s->ndefs);
     r->nvar++;
     *out = v;
@@ -292,7 +275,7 @@ static long long fixed_grid(const Variant *v)
 static long long grid_for(int sms, const Setting *s, long long n)
 {
     long long eb = def_value(s, "elemsBlock");
-    long long g = (long long)s->bps * (sms > 0 ? sms : 1);
+    long long g = (long long)s->blocks_per_sm * (sms > 0 ? sms : 1);
     if (eb > 0 && (n + eb - 1) / eb < g) g = (n + eb - 1) / eb;
     return g < 1 ? 1 : g;
 }
@@ -419,11 +402,11 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
     patc_launch_config lc;
     if (r->scan && o < len && v->min_blocks)
         o += (size_t)snprintf(buf + o, len - o, "min_blocks=%d ", v->min_blocks);
-    if (o < len && v->ef) o += (size_t)snprintf(buf + o, len - o, "evict_first ");
+    if (o < len && v->evict_first) o += (size_t)snprintf(buf + o, len - o, "evict_first ");
     if (r->scan && o < len && patc_kernel_launch_dims(v->k, nats, &lc) == PATC_OK)
         snprintf(buf + o, len - o, "grid=%u%s", lc.grid[0], s == &default_scan_setting ? " (default setting)" : "");
     else if (o < len)
-        snprintf(buf + o, len - o, "blocks_per_sm=%d grid=%s%lld%s", s->bps, v->grid_nat >= 0 ? "" : "fixed ",
+        snprintf(buf + o, len - o, "blocks_per_sm=%d grid=%s%lld%s", s->blocks_per_sm, v->grid_nat >= 0 ? "" : "fixed ",
                  v->grid_nat >= 0 ? nats[v->grid_nat] : fixed_grid(v), s == &default_setting ? " (default setting)" : "");
     return PATC_OK;
 }
@@ -463,8 +446,8 @@ patc_status patc_scan_describe(patc_scan *sc, long long n, char *buf, size_t len
  * up to the middle between sizes[i] and the next size (the last: every larger n). */
 static void cover(Setting *best, const long long *sizes, int i, int count)
 {
-    best[i].lo = i == 0 ? 1 : best[i - 1].hi + 1;
-    best[i].hi = i + 1 == count ? 2147483647LL : sizes[i] + (sizes[i + 1] - sizes[i]) / 2;
+    best[i].n_min = i == 0 ? 1 : best[i - 1].n_max + 1;
+    best[i].n_max = i + 1 == count ? 2147483647LL : sizes[i] + (sizes[i + 1] - sizes[i]) / 2;
 }
 
 /* The search space: elemsWarp = 32 lanes x 4-wide vectors x {1, 2, 4, 8} loads per lane
@@ -494,7 +477,7 @@ static patc_status candidates_for(patc_reducer *r, const char *const *alts, int 
         for (int a = 0; st == PATC_OK && a < TUNE_SHAPES; a++) {
             int w = tune_warps[a % 3];
             long long ew = tune_ew[a / 3];
-            Setting s = {"", "", 0, 0, 1, 2, {"elemsBlock", "elemsWarp"}, {ew * w, ew}, 0};
+            Setting s = {.blocks_per_sm = 1, .ndefs = 2, .names = {"elemsBlock", "elemsWarp"}, .values = {ew * w, ew}};
             snprintf(s.kernel, sizeof s.kernel, "%s", r->kernel);
             if (k >= 0) snprintf(s.use, sizeof s.use, "%s", alts[k]);
             Variant *v;
@@ -502,7 +485,7 @@ static patc_status candidates_for(patc_reducer *r, const char *const *alts, int 
             long long last_g = -1;
             for (size_t c = 0; st == PATC_OK && c < sizeof tune_bps / sizeof *tune_bps; c++) {
                 if (tune_bps[c] * 32 * w > 2048) break;
-                s.bps = tune_bps[c];
+                s.blocks_per_sm = tune_bps[c];
                 long long g = v->grid_nat >= 0 ? grid_for(r->sms, &s, n) : fixed_grid(v);
                 if (g == last_g) continue; /* the same launch as the last one */
                 last_g = g;
@@ -564,7 +547,7 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
             if (log)
                 fprintf(log, "tune %s n=%lld %s%s%selemsBlock=%lld elemsWarp=%lld blocks_per_sm=%d grid=%lld: %.2f us\n",
                         kernel, sizes[i], s->use[0] ? "kernel=" : "", s->use, s->use[0] ? " " : "", s->values[0],
-                        s->values[1], s->bps, cs[j].g, ms[j] * 1e3);
+                        s->values[1], s->blocks_per_sm, cs[j].g, ms[j] * 1e3);
             if (ms[j] < best_ms[i]) {
                 best_ms[i] = ms[j];
                 best[i] = *s;
@@ -580,7 +563,7 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
         for (int i = 0; f && i < count; i++) {
             cover(best, sizes, i, count);
             fprintf(f, "%s %lld %lld %d %s%s%selemsBlock=%lld elemsWarp=%lld # %.2f us at n=%lld, grid %lld on %d SMs\n",
-                    kernel, best[i].lo, best[i].hi, best[i].bps, best[i].use[0] ? "kernel=" : "", best[i].use, best[i].use[0] ? " " : "",
+                    kernel, best[i].n_min, best[i].n_max, best[i].blocks_per_sm, best[i].use[0] ? "kernel=" : "", best[i].use, best[i].use[0] ? " " : "",
                     best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i], best_g[i], r->sms);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
@@ -661,7 +644,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         int nc = 0;
         for (int a = 0; a < SCAN_NT && st == PATC_OK; a++)
             for (int b = 0; b < SCAN_IPT * 2 && st == PATC_OK; b++) {
-                Setting s = {"", "", 0, 0, b % 2 ? 2048 / scan_nt[a] : 1, 2, {"nt", "ipt"}, {scan_nt[a], scan_ipt[b / 2]}, 0};
+                Setting s = {.blocks_per_sm = b % 2 ? 2048 / scan_nt[a] : 1, .ndefs = 2, .names = {"nt", "ipt"},
+                             .values = {scan_nt[a], scan_ipt[b / 2]}};
                 strcpy(s.kernel, r->kernel);
                 if ((st = scan_plan(r, &s, sizes[i], in, out, &plans[nc])) != PATC_OK) break;
                 cs[nc++] = s;
@@ -671,7 +655,7 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         for (int j = 0; st == PATC_OK && j < nc; j++) {
             if (log)
                 fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld min_blocks=%d: %.2f us\n", kernel, sizes[i],
-                        cs[j].values[0], cs[j].values[1], cs[j].bps, med[j] * 1e3);
+                        cs[j].values[0], cs[j].values[1], cs[j].blocks_per_sm, med[j] * 1e3);
             if (med[j] < best_ms[i]) {
                 best_ms[i] = med[j];
                 best[i] = cs[j];
@@ -681,14 +665,14 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         /* the best shape against itself with evict_first, interleaved */
         if (st == PATC_OK) {
             Setting pair[2] = {best[i], best[i]};
-            pair[1].ef = 1;
+            pair[1].evict_first = 1;
             nc = 0;
             for (int j = 0; j < 2 && st == PATC_OK; j++)
                 if ((st = scan_plan(r, &pair[j], sizes[i], in, out, &plans[nc])) == PATC_OK) nc++;
             if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, nc, reps / 10 + 2, reps, med, NULL);
             if (st == PATC_OK && log)
                 fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld min_blocks=%d: %.2f us, with evict_first %.2f us\n", kernel,
-                        sizes[i], best[i].values[0], best[i].values[1], best[i].bps, med[0] * 1e3, med[1] * 1e3);
+                        sizes[i], best[i].values[0], best[i].values[1], best[i].blocks_per_sm, med[0] * 1e3, med[1] * 1e3);
             if (st == PATC_OK && med[1] < med[0]) {
                 best[i] = pair[1];
                 best_ms[i] = med[1];
@@ -701,8 +685,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
             cover(best, sizes, i, count);
-            fprintf(f, "%s %lld %lld %d%s nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].lo, best[i].hi,
-                    best[i].bps, best[i].ef ? " evict_first" : "", best[i].values[0], best[i].values[1], best_ms[i] * 1e3,
+            fprintf(f, "%s %lld %lld %d%s nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].n_min, best[i].n_max,
+                    best[i].blocks_per_sm, best[i].evict_first ? " evict_first" : "", best[i].values[0], best[i].values[1], best_ms[i] * 1e3,
                     sizes[i]);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
