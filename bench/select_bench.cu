@@ -20,8 +20,8 @@
 // The tuning file has lines "KERNEL N_MIN N_MAX BLOCKS_PER_SM [evict_first] NAME=VALUE..."
 // (the format patc_scan reads, docs/tuning.md, read with patc_tuning_lookup; BLOCKS_PER_SM
 // and kernel=OTHER are ignored, '#' starts a comment): the -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <=
-// N_MAX, and evict_first to compile it so. Without a line: nt=128 ipt=16 (and g as defs_for
-// says).
+// N_MAX, and evict_first to compile it so. Without a line: nt=128 ipt=16 (and g as
+// choice_for says).
 // One program is compiled per file and distinct set of -D values.
 // Writes OUTDIR/select.csv and OUTDIR/select.md (the CUB/patc tables) and prints both.
 #include <cub/cub.cuh>
@@ -90,27 +90,25 @@ static bool setting_for(const std::string &kernel, long long n, patc_tuning_line
     return found;
 }
 
-// The -D values of kernel at n: its tuning line's, else nt=128 ipt=16; a stable partition's
-// count launch (g blocks of 4096 elements a trip) gets g = min(4 * SMs, ceil(n / 4096))
-// unless the line gives g: four blocks of 512 threads fill an SM, and no block is left
-// without a whole trip of its own.
-static std::vector<std::pair<std::string, long long>> defs_for(const std::string &kernel, long long n) {
+// What kernel is compiled with at n: the -D values of its tuning line, else nt=128
+// ipt=16, and the line's evict_first. A stable partition's count launch (g blocks of 4096
+// elements a trip) gets g = min(4 * SMs, ceil(n / 4096)) unless the line gives g: four
+// blocks of 512 threads fill an SM, and no block is left without a whole trip of its own.
+struct Choice { std::vector<std::pair<std::string, long long>> defs; bool ef = false; };
+static Choice choice_for(const std::string &kernel, long long n) {
     patc_tuning_line t;
-    std::vector<std::pair<std::string, long long>> d;
-    if (setting_for(kernel, n, &t))
-        for (int i = 0; i < t.ndefs; i++) d.push_back({t.names[i], t.values[i]});
-    else
-        d = {{"nt", 128}, {"ipt", 16}};
+    Choice c;
+    if (setting_for(kernel, n, &t)) {
+        for (int i = 0; i < t.ndefs; i++) c.defs.push_back({t.names[i], t.values[i]});
+        c.ef = t.evict_first;
+    } else {
+        c.defs = {{"nt", 128}, {"ipt", 16}};
+    }
     bool has_g = false;
-    for (auto &p : d) has_g = has_g || p.first == "g";
-    if (kernel.find("Stable") != std::string::npos && !has_g) d.push_back({"g", std::min<long long>(4ll * sms, (n + 4095) / 4096)});
-    return d;
-}
-
-// Whether kernel's tuning line for n says evict_first.
-static bool ef_for(const std::string &kernel, long long n) {
-    patc_tuning_line t;
-    return setting_for(kernel, n, &t) && t.evict_first;
+    for (auto &p : c.defs) has_g = has_g || p.first == "g";
+    if (kernel.find("Stable") != std::string::npos && !has_g)
+        c.defs.push_back({"g", std::min<long long>(4ll * sms, (n + 4095) / 4096)});
+    return c;
 }
 
 static std::string defs_text(const std::vector<std::pair<std::string, long long>> &d) {
@@ -126,8 +124,9 @@ static std::map<std::string, patc_program *> programs; // file + " " + defs -> p
 // no nat left but n, and for a filter (filter = true) the count being the valid length of the
 // elements (a partition writes all n: its count says where the others start).
 static patc_kernel *kernel_for(const char *file, const char *name, patc_type ty, bool filter, long long n) {
-    auto d = defs_for(name, n);
-    bool ef = ef_for(name, n);
+    Choice ch = choice_for(name, n);
+    auto &d = ch.defs;
+    bool ef = ch.ef;
     std::string key = std::string(file) + " " + defs_text(d) + (ef ? " evict_first" : "");
     patc_program *&prog = programs[key];
     if (!prog) {
@@ -402,7 +401,10 @@ int main(int argc, char **argv) {
                           "partitionStableGtI32"};
     for (auto kn : kns) {
         printf("patc %s settings:", kn);
-        for (long long n : sizes) printf(" %lld: %s%s;", n, defs_text(defs_for(kn, n)).c_str(), ef_for(kn, n) ? " evict_first" : "");
+        for (long long n : sizes) {
+            Choice ch = choice_for(kn, n);
+            printf(" %lld: %s%s;", n, defs_text(ch.defs).c_str(), ch.ef ? " evict_first" : "");
+        }
         printf("\n");
     }
     printf("%s\n", wrong ? "SOME RESULTS WRONG" : "all results match CUB");
