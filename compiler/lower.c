@@ -123,8 +123,6 @@ X *lw_xload(Lw *w, Buffer *b, Nat *i)
     return x;
 }
 
-static X *xbool(Lw *w, bool v) { return x_bool(w->a, v); }
-
 Stmt *lw_snew(Lw *w, StmtKind k)
 {
     Stmt *s = ANEW(w->a, Stmt);
@@ -353,8 +351,8 @@ static Val *select_val(Lw *w, X *c, Val *a, Val *b, Span sp)
 /* nat comparison as a boolean X, folded when provable */
 static X *nat_lt(Lw *w, Nat *x, Nat *y)
 {
-    if (nat_prove_lt(w->a, x, y)) return xbool(w, true);
-    if (nat_prove_ge(w->a, x, y)) return xbool(w, false);
+    if (nat_prove_lt(w->a, x, y)) return x_bool(w->a, true);
+    if (nat_prove_ge(w->a, x, y)) return x_bool(w->a, false);
     return lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, x), lw_xnat(w, y));
 }
 
@@ -602,8 +600,8 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
          * array is never read out of bounds (a shuffle of a warp array is not in the
          * operand: shuffle_now has computed it before, on every lane) */
         Nat *j = nat_sub(a, i, v->n1);
-        X *hi = nat_prove_ge(a, j, v->n2) ? xbool(w, true)
-              : nat_prove_lt(a, j, v->n2) ? xbool(w, false)
+        X *hi = nat_prove_ge(a, j, v->n2) ? x_bool(w->a, true)
+              : nat_prove_lt(a, j, v->n2) ? x_bool(w->a, false)
               : lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, j), lw_xnat(w, v->n2));
         X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
         if (outside->kind == X_LIT) return outside->lit.b ? v->val : lw_view_at(w, v->in, j);
@@ -873,7 +871,7 @@ void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, V
     /* the region is marked per-lane even when every lane takes part, so that the
      * single-thread pass does not mistake it for redundant warp-level code */
     Stmt *saved;
-    lw_open_if(w, cond ? cond : xbool(w, true), &saved)->cond.per_lane = true;
+    lw_open_if(w, cond ? cond : x_bool(w->a, true), &saved)->cond.per_lane = true;
     if (cond) w->partial_lanes++;
     body(w, lw_view_at(w, v, i), lw_acc_at(w, c, i), sp);
     if (cond) w->partial_lanes--;
