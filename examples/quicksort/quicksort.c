@@ -12,16 +12,16 @@
  *     quicksort --compile         both programs compiled to sm_90 cubins by NVRTC
  *
  * Exit status: 0 when every sort matched qsort, 1 on a mismatch or a failure, 2 for bad
- * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU"). `--small 1024` before any
- * of these finishes segments of at most 1024 keys with sortSmallF32 instead of 4096 with
- * sortSmall4096F32 (to compare the two); `--streams K` before that runs the small sorts on K
- * non-blocking streams in turn (8 by default; 1: all on the null stream, with the partitions).
+ * usage, 77 when the GPU mode finds no GPU ("skipped: no GPU"). Before any of these, in
+ * either order: `--small 1024` finishes segments of at most 1024 keys with sortSmallF32
+ * instead of 4096 with sortSmall4096F32 (to compare the two); `--streams K` runs the small
+ * sorts on K non-blocking streams in turn (8 by default; 1: all on the null stream).
  *
  * The algorithm (README.md beside this file): a list of the segments of one level, all
- * living in one of two ping-pong buffers A and B; a segment of more than `small` keys is
+ * living in one of two ping-pong buffers A and B; a segment of more than `small_max` keys is
  * partitioned around the median of its first, middle and last key (pickF32, for the
  * whole level at once) into the other buffer, the level's partitions enqueued together
- * and their counts read with one wait; one of at most `small` keys (4096) is sorted by
+ * and their counts read with one wait; one of at most `small_max` keys (4096) is sorted by
  * sortSmall4096F32 straight into the result buffer R, and so is (by a copy) a segment whose
  * keys are all equal. */
 #include <patc.h>
@@ -42,12 +42,12 @@
 #define PATC_EXAMPLES_DIR "examples"
 #endif
 
-/* A segment of at most `small` keys (4096 unless --small 1024 says otherwise) is sorted
+/* A segment of at most `small_max` keys (4096 unless --small 1024 says otherwise) is sorted
  * in one block by sortSmall4096F32 (sortSmallF32 for 1024); the larger ones are
  * partitioned. 4096 takes about a quarter of the partitions and small sorts that 1024
  * does (README.md). */
-static long long small = 4096;
-static const char *small_kernel(void) { return small == 1024 ? "sortSmallF32" : "sortSmall4096F32"; }
+static long long small_max = 4096;
+static const char *small_kernel(void) { return small_max == 1024 ? "sortSmallF32" : "sortSmall4096F32"; }
 /* the partition kernel's tile: nt threads of ipt keys each (-D nt, -D ipt) */
 enum { PART_NT = 128, PART_IPT = 16 };
 /* the ping-pong buffers and the result */
@@ -185,7 +185,7 @@ static patc_status pick(Sorter *q, int b, long long k, const int *pos, const flo
     return st;
 }
 
-/* Sort the segment s (at most `small` keys) into R; enqueued on the GPU, no wait. The
+/* Sort the segment s (at most `small_max` keys) into R; enqueued on the GPU, no wait. The
  * small sorts go round the side streams, where they run beside each other and beside the
  * partitions (the null stream): a small sort reads a segment that no later partition
  * touches (the later ones read and write only the ranges of their own segments) and
@@ -257,7 +257,7 @@ static int push(Sorter *q, Seg s)
 
 /* Sort the n keys in A into R (B is scratch), a level at a time: the list holds the
  * segments of one level, all in the same buffer (each level's partitions write the
- * other one). A segment of more than `small` keys with pivot p (the median of its first,
+ * other one). A segment of more than `small_max` keys with pivot p (the median of its first,
  * middle and last key, picked for the whole level by one pickF32) is partitioned by
  * x < p into m keys and len - m >= 1 (p itself is not below p); the level's partitions
  * are enqueued together and their counts read with one download. When m > 0 both parts
@@ -280,9 +280,9 @@ static patc_status quicksort(Sorter *q, long long n)
         q->levels++;
         for (long long i = 0; i < q->nwork && st == PATC_OK; i++) {
             Seg s = q->work[i];
-            if (s.len <= small) st = sort_small(q, s);
+            if (s.len <= small_max) st = sort_small(q, s);
             else if (nl < q->lvcap) q->level[nl++] = s;
-            else st = PATC_ERR_INVALID; /* cannot happen: the segments are disjoint and > small */
+            else st = PATC_ERR_INVALID; /* cannot happen: the segments are disjoint and > small_max */
         }
         q->nwork = 0;
         if (st != PATC_OK || nl == 0) break;
@@ -416,11 +416,11 @@ static patc_status load(Sorter *q, int no_cubin)
     return PATC_OK;
 }
 
-/* A level holds at most n / (small + 1) + 1 segments of more than `small` keys (they are
+/* A level holds at most n / (small_max + 1) + 1 segments of more than `small_max` keys (they are
  * disjoint): the level list, its pivots and counts, and the sizes of its arrays. */
 static int level_alloc(Sorter *q, long long n)
 {
-    q->lvcap = n / (small + 1) + 1;
+    q->lvcap = n / (small_max + 1) + 1;
     free(q->level);
     free(q->piv);
     free(q->ms);
@@ -653,22 +653,17 @@ static int run_gpu(long long n, const char *kind, int reps)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && !strcmp(argv[1], "--streams")) { /* --streams K (1..32) before the rest */
-        nstreams_wanted = atoi(argv[2]);
-        if (nstreams_wanted < 1 || nstreams_wanted > MAX_STREAMS) {
-            fprintf(stderr, "quicksort: --streams takes 1 to %d\n", MAX_STREAMS);
+    /* --streams K (1..32) and --small 1024|4096, in either order, before the mode */
+    while (argc >= 3 && (!strcmp(argv[1], "--streams") || !strcmp(argv[1], "--small"))) {
+        const int streams = !strcmp(argv[1], "--streams");
+        const long long v = atoll(argv[2]);
+        if (streams ? v < 1 || v > MAX_STREAMS : v != 1024 && v != 4096) {
+            if (streams) fprintf(stderr, "quicksort: --streams takes 1 to %d\n", MAX_STREAMS);
+            else fprintf(stderr, "quicksort: --small takes 1024 or 4096\n");
             return 2;
         }
-        argv[2] = argv[0];
-        argv += 2;
-        argc -= 2;
-    }
-    if (argc >= 3 && !strcmp(argv[1], "--small")) { /* --small 1024|4096 before the mode */
-        small = atoll(argv[2]);
-        if (small != 1024 && small != 4096) {
-            fprintf(stderr, "quicksort: --small takes 1024 or 4096\n");
-            return 2;
-        }
+        if (streams) nstreams_wanted = (int)v;
+        else small_max = v;
         argv[2] = argv[0];
         argv += 2;
         argc -= 2;
