@@ -31,25 +31,10 @@
 #include <string>
 #include "patc.h"
 #include "timing.cuh"
+#include "../exp_util.cuh"
 
 static cudaStream_t s;
 static patc_ctx *ctx;
-#define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
-
-__global__ void fill(float *x, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ (unsigned)(i >> 32) * 40503u;
-        h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
-        x[i] = (h >> 8) * (1.0f / 16777216.0f);
-    }
-}
-// bad[0] += the elements where a and b differ beyond rel (0: bitwise)
-__global__ void differ(const float *a, const float *b, long long n, float rel, unsigned long long *bad) {
-    unsigned long long c = 0;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        if (rel == 0.0f ? __float_as_uint(a[i]) != __float_as_uint(b[i]) : !(fabsf(a[i] - b[i]) <= rel * fmaxf(1.0f, fabsf(b[i])))) c++;
-    if (c) atomicAdd(bad, c);
-}
 
 // A tile of NT x IPT floats per block (IPT a multiple of VEC), the tile index drawn from a
 // counter as patc's look-back kernels do, every load of a thread issued before its first
@@ -88,17 +73,6 @@ __global__ void __launch_bounds__(NT) tile_copy(float *out, const float *xs, lon
 
 struct Impl { std::string name; std::function<void()> run; };
 
-static patc_kernel *compile(const char *file, const char *kernel, int nt, int ipt, int minb, const char *cuda) {
-    patc_define d[2] = {{"nt", nt}, {"ipt", ipt}};
-    patc_compile_options o = {};
-    o.kernel = kernel; o.min_blocks = minb; o.cuda = cuda;
-    patc_program *p;
-    PK(patc_program_compile(ctx, file, d, 2, &o, &p));
-    patc_kernel *k;
-    PK(patc_get_kernel(p, kernel, &k));
-    return k;
-}
-
 template <class K>
 static int occupancy(K kern, int nt, size_t smem) {
     int b = 0;
@@ -122,7 +96,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&in, maxn * 4)); CK(cudaMalloc(&out, maxn * 4)); CK(cudaMalloc(&ref, maxn * 4));
     CK(cudaMalloc(&cnt, 4)); CK(cudaMalloc(&ccnt, 4)); CK(cudaMalloc(&ctr, 8)); CK(cudaMalloc(&bad, 8));
     CK(cudaMemset(ctr, 0, 8));
-    fill<<<1024, 256, 0, s>>>(in, maxn);
+    fill<<<1024, 256, 0, s>>>((unsigned *)in, maxn, 0);
     patc_buffer *pin, *pout, *pcnt;
     PK(patc_buffer_wrap(ctx, (unsigned long long)in, maxn * 4, &pin));
     PK(patc_buffer_wrap(ctx, (unsigned long long)out, maxn * 4, &pout));
@@ -137,13 +111,13 @@ int main(int argc, char **argv) {
     const char *fs = argv[1], *ff = argv[2], *fp = argv[3];
     std::string sn = vd + "/scan.nowait.cu", sl = vd + "/scan.nolb.cu", fn = vd + "/filter.nowait.cu",
                 pn = vd + "/partition.nowait.cu";
-    patc_kernel *kscan = compile(fs, "inclSumF32", 512, 25, 4, nullptr);
-    patc_kernel *kscan_nw = compile(fs, "inclSumF32", 512, 25, 4, sn.c_str());
-    patc_kernel *kscan_nl = compile(fs, "inclSumF32", 512, 25, 4, sl.c_str());
-    patc_kernel *kfil = compile(ff, "filterGtF32", 512, 32, 0, nullptr);
-    patc_kernel *kfil_nw = compile(ff, "filterGtF32", 512, 32, 0, fn.c_str());
-    patc_kernel *kpar = compile(fp, "partitionGtF32", 512, 32, 0, nullptr);
-    patc_kernel *kpar_nw = compile(fp, "partitionGtF32", 512, 32, 0, pn.c_str());
+    patc_kernel *kscan = compile(ctx, fs, "inclSumF32", 512, 25, 4, 0, nullptr);
+    patc_kernel *kscan_nw = compile(ctx, fs, "inclSumF32", 512, 25, 4, 0, sn.c_str());
+    patc_kernel *kscan_nl = compile(ctx, fs, "inclSumF32", 512, 25, 4, 0, sl.c_str());
+    patc_kernel *kfil = compile(ctx, ff, "filterGtF32", 512, 32, 0, 0, nullptr);
+    patc_kernel *kfil_nw = compile(ctx, ff, "filterGtF32", 512, 32, 0, 0, fn.c_str());
+    patc_kernel *kpar = compile(ctx, fp, "partitionGtF32", 512, 32, 0, 0, nullptr);
+    patc_kernel *kpar_nw = compile(ctx, fp, "partitionGtF32", 512, 32, 0, 0, pn.c_str());
 
     // the hand copies get the generated kernels' shared memory, so that as many blocks share an SM
     const size_t scan_smem = 53264, sel_smem = 67600;
@@ -199,7 +173,7 @@ int main(int argc, char **argv) {
             CK(cudaMemsetAsync(bad, 0, 8, s));
             CK(cudaStreamSynchronize(s));
             if (len < 0) len = mc;
-            differ<<<1024, 256, 0, s>>>(out, ref, len, rel, bad);
+            differ<<<1024, 256, 0, s>>>((const unsigned *)out, (const unsigned *)ref, len, rel, bad);
             unsigned long long h;
             CK(cudaMemcpyAsync(&h, bad, 8, cudaMemcpyDeviceToHost, s));
             CK(cudaStreamSynchronize(s));
@@ -242,7 +216,7 @@ int main(int argc, char **argv) {
         };
         for (const char *kn : {"filterGtF32", "partitionGtF32"})
             for (auto sh : {std::make_pair(512, 32), std::make_pair(512, 24), std::make_pair(256, 48), std::make_pair(1024, 12)}) {
-                patc_kernel *k = compile(std::string(kn) == "filterGtF32" ? ff : fp, kn, sh.first, sh.second, 0, nullptr);
+                patc_kernel *k = compile(ctx, std::string(kn) == "filterGtF32" ? ff : fp, kn, sh.first, sh.second, 0, 0, nullptr);
                 shp.push_back({std::string(kn).substr(0, 4) + " " + std::to_string(sh.first) + "x" + std::to_string(sh.second),
                                [k, a2, o2, n]() mutable { PK(patc_launch_args_enqueue(k, &n, a2, o2, nullptr)); }});
             }
@@ -259,7 +233,7 @@ int main(int argc, char **argv) {
             CK(cudaMemcpyAsync(&mp, cnt, 4, cudaMemcpyDeviceToHost, s));
             CK(cudaMemsetAsync(bad, 0, 8, s));
             CK(cudaStreamSynchronize(s));
-            differ<<<1024, 256, 0, s>>>(out, ref, fil ? mc : n, 0.0f, bad);
+            differ<<<1024, 256, 0, s>>>((const unsigned *)out, (const unsigned *)ref, fil ? mc : n, 0.0f, bad);
             CK(cudaMemcpyAsync(&h, bad, 8, cudaMemcpyDeviceToHost, s));
             CK(cudaStreamSynchronize(s));
             const bool ok = h == 0 && (long long)mp == (long long)mc;
@@ -280,7 +254,7 @@ int main(int argc, char **argv) {
     }
     {
         std::string ss = vd + "/scan.stats.cu";
-        patc_kernel *kst = compile(fs, "inclSumF32", 512, 25, 4, ss.c_str());
+        patc_kernel *kst = compile(ctx, fs, "inclSumF32", 512, 25, 4, 0, ss.c_str());
         for (long long n : {1ll << 24, 1ll << 26, 1ll << 27}) {
             const long long tiles = (n + 12799) / 12800;
             patc_arg a1[1] = {{pin, nullptr}};

@@ -13,40 +13,10 @@
 #include <string>
 #include "patc.h"
 #include "timing.cuh"
+#include "../exp_util.cuh"
 
 static cudaStream_t s;
 static patc_ctx *ctx;
-#define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
-
-__global__ void fill(unsigned *x, long long n, int ints) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ (unsigned)(i >> 32) * 40503u;
-        h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
-        x[i] = ints ? (h & 1023u) : __float_as_uint((h >> 8) * (1.0f / 16777216.0f));
-    }
-}
-__global__ void differ(const unsigned *a, const unsigned *b, long long n, int ints, unsigned long long *bad) {
-    unsigned long long c = 0;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        if (ints) c += a[i] != b[i];
-        else {
-            const float x = __uint_as_float(a[i]), y = __uint_as_float(b[i]);
-            c += !(fabsf(x - y) <= 1e-3f * fmaxf(1.0f, fabsf(y)));
-        }
-    }
-    if (c) atomicAdd(bad, c);
-}
-
-static patc_kernel *compile(const char *file, const char *kernel, int nt, int ipt, int minb, int ef, const char *cuda) {
-    patc_define d[2] = {{"nt", nt}, {"ipt", ipt}};
-    patc_compile_options o = {};
-    o.kernel = kernel; o.min_blocks = minb; o.evict_first = ef; o.cuda = cuda;
-    patc_program *p;
-    PK(patc_program_compile(ctx, file, d, 2, &o, &p));
-    patc_kernel *k;
-    PK(patc_get_kernel(p, kernel, &k));
-    return k;
-}
 
 int main(int argc, char **argv) {
     if (argc != 3) { printf("usage: early SCAN_RISE CASES\n"); return 2; }
@@ -78,8 +48,8 @@ int main(int argc, char **argv) {
         const bool excl = kn.rfind("excl", 0) == 0;
         const int ints = kn.find("I32") != std::string::npos;
         if (ints != filled) { fill<<<1024, 256, 0, s>>>(in, maxn, ints); filled = ints; }
-        patc_kernel *kg = compile(argv[1], kn.c_str(), nt, ipt, mb, ef, nullptr);
-        patc_kernel *ke = compile(argv[1], kn.c_str(), nt, ipt, mb, ef, cu.c_str());
+        patc_kernel *kg = compile(ctx, argv[1], kn.c_str(), nt, ipt, mb, ef, nullptr);
+        patc_kernel *ke = compile(ctx, argv[1], kn.c_str(), nt, ipt, mb, ef, cu.c_str());
         patc_arg a[1] = {{pin, nullptr}};
         patc_buffer *o[1] = {pout};
         auto cub = [&, n] {
@@ -96,7 +66,7 @@ int main(int argc, char **argv) {
             CK(cudaMemsetAsync(out, 0xff, n * 4, s));
             if (v) re(); else rg();
             CK(cudaMemsetAsync(bad, 0, 8, s));
-            differ<<<1024, 256, 0, s>>>(out, ref, n, ints, bad);
+            differ<<<1024, 256, 0, s>>>(out, ref, n, ints ? 0.0f : 1e-3f, bad);
             unsigned long long h; CK(cudaMemcpyAsync(&h, bad, 8, cudaMemcpyDeviceToHost, s)); CK(cudaStreamSynchronize(s));
             if (h) { printf("check %s %s n=%lld: WRONG (%llu)\n", kn.c_str(), v ? "early" : "generated", n, h); wrong++; }
         }

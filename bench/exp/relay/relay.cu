@@ -28,23 +28,10 @@
 #include <string>
 #include "patc.h"
 #include "timing.cuh"
+#include "../exp_util.cuh"
 
 static cudaStream_t s;
 static int g_sms;
-
-__global__ void fill(float *x, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ (unsigned)(i >> 32) * 40503u;
-        h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
-        x[i] = (h >> 8) * (1.0f / 16777216.0f);
-    }
-}
-__global__ void differ(const float *a, const float *b, long long n, float rel, unsigned long long *bad) {
-    unsigned long long c = 0;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        if (!(fabsf(a[i] - b[i]) <= rel * fmaxf(1.0f, fabsf(b[i])))) c++;
-    if (c) atomicAdd(bad, c);
-}
 
 static __device__ __forceinline__ unsigned long long peek(const unsigned long long *p) {
     unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w;
@@ -245,7 +232,7 @@ int main(int argc, char **argv) {
     const long long maxn = small ? 200000 : 1ll << 28;
     float *in, *out, *ref; unsigned long long *bad;
     CK(cudaMalloc(&in, maxn * 4)); CK(cudaMalloc(&out, maxn * 4)); CK(cudaMalloc(&ref, maxn * 4)); CK(cudaMalloc(&bad, 8));
-    fill<<<1024, 256, 0, s>>>(in, maxn);
+    fill<<<1024, 256, 0, s>>>((unsigned *)in, maxn, 0);
     void *tmp = nullptr; size_t tb = 0;
     CK(cub::DeviceScan::InclusiveSum(nullptr, tb, in, out, (int)maxn, s));
     CK(cudaMalloc(&tmp, tb));
@@ -295,7 +282,7 @@ int main(int argc, char **argv) {
     int wrong = 0;
     auto count_bad = [&](const float *got, const float *want, long long n) {
         CK(cudaMemsetAsync(bad, 0, 8, s));
-        differ<<<1024, 256, 0, s>>>(got, want, n, 1e-3f, bad);
+        differ<<<1024, 256, 0, s>>>((const unsigned *)got, (const unsigned *)want, n, 1e-3f, bad);
         unsigned long long h;
         CK(cudaMemcpyAsync(&h, bad, 8, cudaMemcpyDeviceToHost, s));
         CK(cudaStreamSynchronize(s));

@@ -11,29 +11,10 @@
 #include <string>
 #include "patc.h"
 #include "timing.cuh"
+#include "../exp_util.cuh"
 
 static cudaStream_t s;
 static patc_ctx *ctx;
-#define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
-
-__global__ void fill(unsigned *x, long long n, int ints) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ (unsigned)(i >> 32) * 40503u;
-        h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
-        x[i] = ints ? (h & 1023u) : __float_as_uint((h >> 8) * (1.0f / 16777216.0f));
-    }
-}
-__global__ void differ(const unsigned *a, const unsigned *b, long long n, int ints, unsigned long long *bad) {
-    unsigned long long c = 0;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        if (ints) c += a[i] != b[i];
-        else {
-            const float x = __uint_as_float(a[i]), y = __uint_as_float(b[i]);
-            c += !(fabsf(x - y) <= 1e-3f * fmaxf(1.0f, fabsf(y)));
-        }
-    }
-    if (c) atomicAdd(bad, c);
-}
 
 int main(int argc, char **argv) {
     if (argc != 4) { printf("usage: ab RISE_A RISE_B TUNING_FILE\n"); return 2; }
@@ -75,7 +56,7 @@ int main(int argc, char **argv) {
                 CK(cudaMemsetAsync(out, 0xee, n * 4, s)); cub(); CK(cudaMemcpyAsync(ref, out, n * 4, cudaMemcpyDeviceToDevice, s));
                 CK(cudaMemsetAsync(out, 0xff, n * 4, s)); if (v) rb(); else ra();
                 CK(cudaMemsetAsync(bad, 0, 8, s));
-                differ<<<1024, 256, 0, s>>>(out, ref, n, ints, bad);
+                differ<<<1024, 256, 0, s>>>(out, ref, n, ints ? 0.0f : 1e-3f, bad);
                 unsigned long long h; CK(cudaMemcpyAsync(&h, bad, 8, cudaMemcpyDeviceToHost, s)); CK(cudaStreamSynchronize(s));
                 printf("check %s %c n=%lld (%s): %s\n", kn, 'A' + v, n, v ? db : da, h ? "WRONG" : "ok");
                 wrong += h != 0;
