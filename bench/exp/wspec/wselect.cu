@@ -1,0 +1,327 @@
+// wselect.cu: the warp-specialised structure of wspec.cu's version 2 applied to the filter
+// and the partition (README.md). Not a patc feature: an experiment, f32, predicate
+// x > thr, beside CUB's DeviceSelect::If and DevicePartition::If and a copy in one process.
+//
+// Per tile, as in wspec2: a producer warp bulk-copies the tile into a ring slot; each of
+// NWC compute warps takes its chunk of 32 x IPT items, flags them, numbers the selected
+// ones with a warp scan of the lanes' counts and writes them compacted to the front of
+// the chunk's own slot space (the partition also writes the rejected ones from the
+// chunk's end backwards), then, once the chunk's offset is known, copies them out; an
+// aggregator warp sums the chunks' counts and publishes the tile's count (A); a look-back
+// warp finds the count of the earlier tiles and publishes P. The partition writes the
+// rejected elements in reverse order from the end, as CUB's does; the count goes to *count.
+//
+//   wselect [--check-small]
+#include <cub/cub.cuh>
+#include <cstring>
+#include <string>
+#include "timing.cuh"
+#include "../exp_util.cuh"
+#include "wspec.cuh"
+
+static cudaStream_t s;
+static int g_sms;
+
+template <int NWC, int IPT, int S, bool PART>
+__global__ void __launch_bounds__((NWC + 3) * 32) wsel(float *__restrict__ out, int *count, const float *__restrict__ in,
+                                                      long long n, float thr, long long tiles, unsigned long long *state,
+                                                      unsigned long long *ctr, unsigned long long base, unsigned epoch) {
+    static_assert(IPT % 4 == 0 && (IPT / 4) % 2 == 1 && IPT <= 32, "conflict-free 16-byte reads; a lane's flags in one word");
+    constexpr int TILE = NWC * 32 * IPT, CH = 32 * IPT, U = 4;
+    extern __shared__ __align__(128) unsigned char smem[];
+    float *ring = (float *)smem;
+    unsigned long long *full = (unsigned long long *)(ring + S * TILE), *empty = full + S, *aggb = empty + S,
+                       *prefb = aggb + S, *tots = prefb + S;
+    long long *tid_s = (long long *)(tots + S);
+    // wtot: the chunks' counts; woff: their offsets in the tile and counts; off: their
+    // offsets in the output and counts ([S][NWC], [S][2 NWC], [S][2 NWC]); handed over as in wspec2
+    int *aggv = (int *)(tid_s + S), *wtot = aggv + S, *woff = wtot + S * NWC, *off = woff + 2 * S * NWC;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (threadIdx.x == 0)
+        for (int i = 0; i < S; i++) {
+            mb_init(&full[i], 1); mb_init(&empty[i], NWC); mb_init(&aggb[i], NWC); mb_init(&prefb[i], NWC); mb_init(&tots[i], NWC);
+        }
+    __syncthreads();
+
+    if (warp == NWC + 2) {  // producer
+        if (lane != 0) return;
+        for (int k = 0;; k++) {
+            const int sl = k % S;
+            if (k >= S) mb_wait(&empty[sl], ((k / S) - 1) & 1);
+            const long long t = (long long)(atomicAdd(ctr, 1ull) - base);
+            if (t >= tiles) { tid_s[sl] = -1; mb_arrive(&full[sl]); return; }
+            tid_s[sl] = t;
+            const long long cnt = min((long long)TILE, n - t * TILE);
+            const unsigned bytes = (unsigned)((cnt * 4 + 15) & ~15ll);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            mb_expect(&full[sl], bytes);
+            bulk_load(ring + sl * TILE, in + t * TILE, bytes, &full[sl], false);
+        }
+    }
+
+    if (warp == NWC) {  // aggregator
+        for (int k = 0;; k++) {
+            const int sl = k % S;
+            mb_wait(&full[sl], (k / S) & 1);
+            const long long t = tid_s[sl];
+            if (t < 0) return;
+            mb_wait(&tots[sl], (k / S) & 1);
+            const int v = lane < NWC ? wtot[sl * NWC + lane] : 0;
+            int inc = v;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (lane >= d) inc += o; }
+            const int agg = __shfl_sync(0xffffffffu, inc, 31);
+            if (lane == 0) { poke(&state[t], word(epoch, t == 0 ? 2u : 1u, agg)); aggv[sl] = agg; }
+            if (lane < NWC) {
+                woff[sl * 2 * NWC + 2 * lane] = inc - v; woff[sl * 2 * NWC + 2 * lane + 1] = v;
+                mb_arrive(&aggb[sl]);
+            }
+        }
+    }
+
+    if (warp == NWC + 1) {  // look-back
+        long long prev = -1;
+        int prevp = 0;
+        for (int k = 0;; k++) {
+            const int sl = k % S;
+            mb_wait(&full[sl], (k / S) & 1);
+            const long long t = tid_s[sl];
+            if (t < 0) return;
+            mb_wait(&aggb[sl], (k / S) & 1);
+            const int agg = aggv[sl];
+            const int ex = t == 0 ? 0 : look_back<int, U>(state, t, prev, prevp, epoch, lane, nullptr);
+            if (lane == 0 && t != 0) poke(&state[t], word(epoch, 2u, ex + agg));
+            if (lane == 0 && t == tiles - 1) *count = ex + agg;
+            if (lane < NWC) {
+                off[sl * 2 * NWC + 2 * lane] = ex + woff[sl * 2 * NWC + 2 * lane];
+                off[sl * 2 * NWC + 2 * lane + 1] = woff[sl * 2 * NWC + 2 * lane + 1];
+                mb_arrive(&prefb[sl]);
+            }
+            prev = t; prevp = ex + agg;
+        }
+    }
+
+    // compute warp `warp`: its chunk of each tile is items warp * CH .. (warp + 1) * CH - 1
+    int next = 0, old = 0;
+    bool done = false;
+    for (;;) {
+        if (!done && next - old < S && mb_test(&full[next % S], (next / S) & 1)) {
+            const int sl = next % S;
+            const long long t = tid_s[sl];
+            if (t < 0) { done = true; continue; }
+            const int vc = (int)max(0ll, min((long long)CH, n - t * TILE - (long long)warp * CH));  // valid items
+            float *chw = ring + sl * TILE + warp * CH;
+            const float4 *ch = (const float4 *)chw;
+            float x[IPT];
+            #pragma unroll
+            for (int q = 0; q < IPT / 4; q++) {
+                const float4 v = ch[lane * (IPT / 4) + q];
+                x[4 * q] = v.x; x[4 * q + 1] = v.y; x[4 * q + 2] = v.z; x[4 * q + 3] = v.w;
+            }
+            unsigned m = 0;
+            #pragma unroll
+            for (int i = 0; i < IPT; i++) m |= (unsigned)(lane * IPT + i < vc && x[i] > thr) << i;
+            const int c = __popc(m);
+            int inc = c;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (lane >= d) inc += o; }
+            __syncwarp();  // every lane has read its items: the chunk's space is free
+            int p = inc - c;
+            #pragma unroll
+            for (int i = 0; i < IPT; i++) if (m >> i & 1u) chw[p++] = x[i];
+            if (PART) {
+                int q = min(lane * IPT, vc) - (inc - c);  // rejected items of the lanes before
+                #pragma unroll
+                for (int i = 0; i < IPT; i++) if (lane * IPT + i < vc && !(m >> i & 1u)) chw[CH - 1 - q++] = x[i];
+            }
+            __syncwarp();
+            if (lane == 31) { wtot[sl * NWC + warp] = inc; mb_arrive(&tots[sl]); }
+            next++;
+            continue;
+        }
+        if (old < next && mb_test(&prefb[old % S], (old / S) & 1)) {
+            const int sl = old % S;
+            const long long o = off[sl * 2 * NWC + 2 * warp];
+            const int sc = off[sl * 2 * NWC + 2 * warp + 1];
+            const long long t = tid_s[sl];
+            const float *chw = ring + sl * TILE + warp * CH;
+            for (int i = lane; i < sc; i += 32) out[o + i] = chw[i];
+            if (PART) {
+                const int vc = (int)max(0ll, min((long long)CH, n - t * TILE - (long long)warp * CH));
+                const int r = vc - sc;
+                const long long rb = t * TILE + (long long)warp * CH - o;  // rejected items before this chunk
+                float *dst = out + n - rb - r;
+                for (int i = lane; i < r; i += 32) dst[i] = chw[CH - r + i];
+            }
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            __syncwarp();
+            if (lane == 0) mb_arrive(&empty[sl]);
+            old++;
+            continue;
+        }
+        if (done && old == next) break;
+        __nanosleep(20);
+    }
+}
+
+struct Variant {
+    std::string name;
+    bool part;
+    int tile, grid_max, smem;
+    void (*launch)(dim3, int, float *, int *, const float *, long long, float, long long, unsigned long long *,
+                   unsigned long long *, unsigned long long, unsigned);
+    unsigned long long *state, *ctr, base = 0;
+    unsigned epoch = 1;
+    void run(float *o, int *cnt, const float *x, long long n, float thr) {
+        const long long tiles = (n + tile - 1) / tile;
+        const int g = (int)std::min<long long>(tiles, grid_max);
+        launch(dim3(g), smem, o, cnt, x, n, thr, tiles, state, ctr, base, epoch);
+        base += tiles + g;
+        epoch = (epoch + 1) & 0x3fffffffu;
+        if (!epoch) epoch = 1;
+    }
+};
+
+template <int NWC, int IPT, int S, bool PART>
+static Variant make(long long maxn) {
+    Variant v;
+    auto k = wsel<NWC, IPT, S, PART>;
+    constexpr int TILE = NWC * 32 * IPT, NT = (NWC + 3) * 32;
+    v.smem = S * TILE * 4 + 5 * S * 8 + S * 8 + (S + 5 * S * NWC) * 4;
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
+    int occ = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, v.smem));
+    v.part = PART;
+    v.name = std::string(PART ? "wpart" : "wfilter") + std::to_string(NWC) + "w" + std::to_string(IPT) + "s" + std::to_string(S) +
+             "b" + std::to_string(occ);
+    v.tile = TILE;
+    v.grid_max = g_sms * occ;
+    v.launch = [](dim3 g, int sm, float *o, int *c, const float *x, long long n, float thr, long long tiles,
+                  unsigned long long *st, unsigned long long *ct, unsigned long long b, unsigned e) {
+        wsel<NWC, IPT, S, PART><<<g, NT, sm, s>>>(o, c, x, n, thr, tiles, st, ct, b, e);
+    };
+    CK(cudaMalloc(&v.state, ((maxn + v.tile - 1) / v.tile) * 8));
+    CK(cudaMemset(v.state, 0, ((maxn + v.tile - 1) / v.tile) * 8));
+    CK(cudaMalloc(&v.ctr, 8));
+    CK(cudaMemset(v.ctr, 0, 8));
+    return v;
+}
+
+struct Gt {
+    float t;
+    __host__ __device__ bool operator()(float x) const { return x > t; }
+};
+
+int main(int argc, char **argv) {
+    const bool small = argc > 1 && std::string(argv[1]) == "--check-small";
+    setvbuf(stdout, nullptr, _IOLBF, 0);
+    CK(cudaSetDevice(0));
+    cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
+    g_sms = p.multiProcessorCount;
+    printf("device %s, %d SMs, L2 %d MiB\n", p.name, g_sms, p.l2CacheSize >> 20);
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const long long maxn = small ? 200000 : 1ll << 28;
+    float *in, *out, *ref; int *cnt, *cref; unsigned long long *bad;
+    CK(cudaMalloc(&in, maxn * 4)); CK(cudaMalloc(&out, maxn * 4)); CK(cudaMalloc(&ref, maxn * 4));
+    CK(cudaMalloc(&cnt, 4)); CK(cudaMalloc(&cref, 4)); CK(cudaMalloc(&bad, 8));
+    fill<<<1024, 256, 0, s>>>((unsigned *)in, maxn, 0);
+    void *tmp = nullptr; size_t tb = 0, tb2 = 0;
+    CK(cub::DeviceSelect::If(nullptr, tb, in, out, cnt, (int)maxn, Gt{0.5f}, s));
+    CK(cub::DevicePartition::If(nullptr, tb2, in, out, cnt, (int)maxn, Gt{0.5f}, s));
+    tb = std::max(tb, tb2);
+    CK(cudaMalloc(&tmp, tb));
+    auto cub_run = [&](bool part, float *o, int *c, long long n, float thr) {
+        size_t b = tb;
+        if (part) CK(cub::DevicePartition::If(tmp, b, in, o, c, (int)n, Gt{thr}, s));
+        else CK(cub::DeviceSelect::If(tmp, b, in, o, c, (int)n, Gt{thr}, s));
+    };
+    std::vector<Variant> vs;
+    vs.push_back(make<16, 12, 9, false>(maxn));
+    vs.push_back(make<16, 20, 5, false>(maxn));
+    vs.push_back(make<16, 12, 9, true>(maxn));
+    vs.push_back(make<16, 20, 5, true>(maxn));
+    for (auto &v : vs) printf("%-18s tile %d, grid at most %d, %d bytes of shared memory\n", v.name.c_str(), v.tile, v.grid_max, v.smem);
+
+    // the result against CUB's: the count, and the first count elements (filter) or all n (partition), word for word
+    auto differs = [&](const Variant &v, const float *o, const int *c, long long n) -> bool {
+        int h[2];
+        CK(cudaMemcpyAsync(&h[0], c, 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaMemcpyAsync(&h[1], cref, 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        if (h[0] != h[1]) return true;
+        const long long m = v.part ? n : h[1];
+        if (m == 0) return false;
+        CK(cudaMemsetAsync(bad, 0, 8, s));
+        differ<<<1024, 256, 0, s>>>((const unsigned *)o, (const unsigned *)ref, m, 0.0f, bad);
+        unsigned long long b;
+        CK(cudaMemcpyAsync(&b, bad, 8, cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        CK(cudaGetLastError());
+        return b != 0;
+    };
+    int wrong = 0;
+    std::vector<long long> checks = small ? std::vector<long long>{1, 31, 1000, 4097, 65536, 200000}
+                                          : std::vector<long long>{1, 31, 33, 1000, 4097, (1 << 20) + 7, (1 << 24) + 3, 1ll << 28};
+    for (long long n : checks)
+        for (float thr : {0.99f, 0.5f, 0.01f, -1.0f, 2.0f})  // 1%, 50%, 99%, all, none
+            for (auto &v : vs) {
+                CK(cudaMemsetAsync(ref, 0xee, n * 4, s));
+                cub_run(v.part, ref, cref, n, thr);
+                CK(cudaMemsetAsync(out, 0xff, n * 4, s));
+                CK(cudaMemsetAsync(cnt, 0xff, 4, s));
+                v.run(out, cnt, in, n, thr);
+                CK(cudaGetLastError());
+                const bool d = differs(v, out, cnt, n);
+                if (d || n == checks.back()) printf("check %-18s n=%-10lld thr=%-5g %s\n", v.name.c_str(), n, thr, d ? "WRONG" : "ok");
+                wrong += d;
+            }
+    // 20 launches back to back at varying n on one stream, each checked after
+    {
+        const long long nb = small ? 40000 : (1 << 22) + 5;
+        long long ns[20];
+        srand(7);
+        for (int i = 0; i < 20; i++) ns[i] = i == 0 ? 1 : i == 1 ? nb : 1 + (long long)(((double)rand() / RAND_MAX) * (nb - 1));
+        float *outs; int *cnts;
+        CK(cudaMalloc(&outs, 20 * nb * 4)); CK(cudaMalloc(&cnts, 20 * 4));
+        for (auto &v : vs) {
+            CK(cudaMemsetAsync(outs, 0xff, 20 * nb * 4, s));
+            for (int i = 0; i < 20; i++) v.run(outs + i * nb, cnts + i, in, ns[i], 0.5f);
+            int b = 0;
+            for (int i = 0; i < 20; i++) {
+                cub_run(v.part, ref, cref, ns[i], 0.5f);
+                b += differs(v, outs + i * nb, cnts + i, ns[i]);
+            }
+            printf("check %-18s 20 back-to-back launches: %s\n", v.name.c_str(), b ? "WRONG" : "ok");
+            wrong += b;
+        }
+        CK(cudaFree(outs)); CK(cudaFree(cnts));
+    }
+    printf("%s\n", wrong ? "SOME RESULTS WRONG" : "all results match CUB");
+    if (small || wrong) return wrong ? 1 : 0;
+
+    HoldFlag hf; hf.init();
+    const int WARM = 20, REPS = 200;
+    for (long long n : {1ll << 10, 1ll << 16, 1ll << 20, 1ll << 24, 1ll << 26, 1ll << 28})
+        for (float thr : {0.99f, 0.5f, 0.01f}) {
+            std::vector<std::string> names = {"copy", "cub_select", "cub_partition"};
+            std::vector<int> kind = {0, 1, 2};
+            std::vector<std::function<void()>> ops = {
+                [&, n] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice, s)); },
+                [&, n, thr] { cub_run(false, out, cnt, n, thr); }, [&, n, thr] { cub_run(true, out, cnt, n, thr); }};
+            for (auto &v : vs) {
+                names.push_back(v.name); kind.push_back(v.part ? 2 : 1);
+                ops.push_back([&v, n, thr, in, out, cnt] { v.run(out, cnt, in, n, thr); });
+            }
+            std::vector<std::vector<float>> alone, queued;
+            time_interleaved(ops, s, hf, WARM, REPS, alone, queued);
+            const float c = median_us(alone[0]), cs = median_us(alone[1]), cp = median_us(alone[2]);
+            printf("n=%lld selected %.0f%% (median of %d interleaved rounds, us; cub/x against CUB's select or partition)\n"
+                   "  %-18s %9s %9s %8s %8s\n", n, (1.0f - thr) * 100.0f, REPS, "", "alone", "queued", "copy/x", "cub/x");
+            for (size_t k = 0; k < ops.size(); k++) {
+                const float a = median_us(alone[k]);
+                printf("  %-18s %9.2f %9.2f %8.3f %8.3f\n", names[k].c_str(), a, median_us(queued[k]), c / a,
+                       kind[k] == 0 ? cs / a : (kind[k] == 1 ? cs : cp) / a);
+            }
+        }
+    return 0;
+}
