@@ -27,141 +27,63 @@ __global__ void __launch_bounds__((NWC + 3) * 32) wsel(float *__restrict__ out, 
                                                       long long n, float thr, long long tiles, unsigned long long *state,
                                                       unsigned long long *ctr, unsigned long long base, unsigned epoch) {
     static_assert(IPT % 4 == 0 && (IPT / 4) % 2 == 1 && IPT <= 32, "conflict-free 16-byte reads; a lane's flags in one word");
-    constexpr int TILE = NWC * 32 * IPT, CH = 32 * IPT, U = 4;
+    constexpr int TILE = NWC * 32 * IPT, CH = 32 * IPT;
     extern __shared__ __align__(128) unsigned char smem[];
-    float *ring = (float *)smem;
-    unsigned long long *full = (unsigned long long *)(ring + S * TILE), *empty = full + S, *aggb = empty + S,
-                       *prefb = aggb + S, *tots = prefb + S;
-    long long *tid_s = (long long *)(tots + S);
-    // wtot: the chunks' counts; woff: their offsets in the tile and counts; off: their
-    // offsets in the output and counts ([S][NWC], [S][2 NWC], [S][2 NWC]); handed over as in wspec2
-    int *aggv = (int *)(tid_s + S), *wtot = aggv + S, *woff = wtot + S * NWC, *off = woff + 2 * S * NWC;
+    const Hand<float, int> h = carve<float, int, NWC, S>(smem, TILE);  // own: the chunk's count of selected items
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    if (threadIdx.x == 0)
-        for (int i = 0; i < S; i++) {
-            mb_init(&full[i], 1); mb_init(&empty[i], NWC); mb_init(&aggb[i], NWC); mb_init(&prefb[i], NWC); mb_init(&tots[i], NWC);
-        }
     __syncthreads();
-
     if (warp == NWC + 2) {  // producer
-        if (lane != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % S;
-            if (k >= S) mb_wait(&empty[sl], ((k / S) - 1) & 1);
-            const long long t = (long long)(atomicAdd(ctr, 1ull) - base);
-            if (t >= tiles) { tid_s[sl] = -1; mb_arrive(&full[sl]); return; }
-            tid_s[sl] = t;
-            const long long cnt = min((long long)TILE, n - t * TILE);
-            const unsigned bytes = (unsigned)((cnt * 4 + 15) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            mb_expect(&full[sl], bytes);
-            bulk_load(ring + sl * TILE, in + t * TILE, bytes, &full[sl], false);
-        }
+        if (lane == 0) produce<float, TILE, S, 1>(h.ring, h.full, h.empty, h.tid, in, n, tiles, ctr, base, false, nullptr);
+        return;
     }
-
-    if (warp == NWC) {  // aggregator
-        for (int k = 0;; k++) {
-            const int sl = k % S;
-            mb_wait(&full[sl], (k / S) & 1);
-            const long long t = tid_s[sl];
-            if (t < 0) return;
-            mb_wait(&tots[sl], (k / S) & 1);
-            const int v = lane < NWC ? wtot[sl * NWC + lane] : 0;
-            int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (lane >= d) inc += o; }
-            const int agg = __shfl_sync(0xffffffffu, inc, 31);
-            if (lane == 0) { poke(&state[t], word(epoch, t == 0 ? 2u : 1u, agg)); aggv[sl] = agg; }
-            if (lane < NWC) {
-                woff[sl * 2 * NWC + 2 * lane] = inc - v; woff[sl * 2 * NWC + 2 * lane + 1] = v;
-                mb_arrive(&aggb[sl]);
-            }
-        }
-    }
-
-    if (warp == NWC + 1) {  // look-back
-        long long prev = -1;
-        int prevp = 0;
-        for (int k = 0;; k++) {
-            const int sl = k % S;
-            mb_wait(&full[sl], (k / S) & 1);
-            const long long t = tid_s[sl];
-            if (t < 0) return;
-            mb_wait(&aggb[sl], (k / S) & 1);
-            const int agg = aggv[sl];
-            const int ex = t == 0 ? 0 : look_back<int, U>(state, t, prev, prevp, epoch, lane, nullptr);
-            if (lane == 0 && t != 0) poke(&state[t], word(epoch, 2u, ex + agg));
-            if (lane == 0 && t == tiles - 1) *count = ex + agg;
-            if (lane < NWC) {
-                off[sl * 2 * NWC + 2 * lane] = ex + woff[sl * 2 * NWC + 2 * lane];
-                off[sl * 2 * NWC + 2 * lane + 1] = woff[sl * 2 * NWC + 2 * lane + 1];
-                mb_arrive(&prefb[sl]);
-            }
-            prev = t; prevp = ex + agg;
-        }
-    }
+    if (warp == NWC) { aggregate<float, int, NWC, S>(h, state, epoch, lane); return; }
+    if (warp == NWC + 1) { look_backs<float, int, NWC, S, 1, 4>(h, 0, state, epoch, tiles, count, lane, nullptr); return; }
 
     // compute warp `warp`: its chunk of each tile is items warp * CH .. (warp + 1) * CH - 1
-    int next = 0, old = 0;
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < S && mb_test(&full[next % S], (next / S) & 1)) {
-            const int sl = next % S;
-            const long long t = tid_s[sl];
-            if (t < 0) { done = true; continue; }
-            const int vc = (int)max(0ll, min((long long)CH, n - t * TILE - (long long)warp * CH));  // valid items
-            float *chw = ring + sl * TILE + warp * CH;
-            const float4 *ch = (const float4 *)chw;
-            float x[IPT];
-            #pragma unroll
-            for (int q = 0; q < IPT / 4; q++) {
-                const float4 v = ch[lane * (IPT / 4) + q];
-                x[4 * q] = v.x; x[4 * q + 1] = v.y; x[4 * q + 2] = v.z; x[4 * q + 3] = v.w;
-            }
-            unsigned m = 0;
-            #pragma unroll
-            for (int i = 0; i < IPT; i++) m |= (unsigned)(lane * IPT + i < vc && x[i] > thr) << i;
-            const int c = __popc(m);
-            int inc = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (lane >= d) inc += o; }
-            __syncwarp();  // every lane has read its items: the chunk's space is free
-            int p = inc - c;
-            #pragma unroll
-            for (int i = 0; i < IPT; i++) if (m >> i & 1u) chw[p++] = x[i];
-            if (PART) {
-                int q = min(lane * IPT, vc) - (inc - c);  // rejected items of the lanes before
-                #pragma unroll
-                for (int i = 0; i < IPT; i++) if (lane * IPT + i < vc && !(m >> i & 1u)) chw[CH - 1 - q++] = x[i];
-            }
-            __syncwarp();
-            if (lane == 31) { wtot[sl * NWC + warp] = inc; mb_arrive(&tots[sl]); }
-            next++;
-            continue;
+    auto valid = [&](long long t) { return (int)max(0ll, min((long long)CH, n - t * TILE - (long long)warp * CH)); };
+    auto scan = [&](int sl, long long t) {
+        const int vc = valid(t);
+        float *chw = h.ring + sl * TILE + warp * CH;
+        const float4 *ch = (const float4 *)chw;
+        float x[IPT];
+        #pragma unroll
+        for (int q = 0; q < IPT / 4; q++) {
+            const float4 v = ch[lane * (IPT / 4) + q];
+            x[4 * q] = v.x; x[4 * q + 1] = v.y; x[4 * q + 2] = v.z; x[4 * q + 3] = v.w;
         }
-        if (old < next && mb_test(&prefb[old % S], (old / S) & 1)) {
-            const int sl = old % S;
-            const long long o = off[sl * 2 * NWC + 2 * warp];
-            const int sc = off[sl * 2 * NWC + 2 * warp + 1];
-            const long long t = tid_s[sl];
-            const float *chw = ring + sl * TILE + warp * CH;
-            for (int i = lane; i < sc; i += 32) out[o + i] = chw[i];
-            if (PART) {
-                const int vc = (int)max(0ll, min((long long)CH, n - t * TILE - (long long)warp * CH));
-                const int r = vc - sc;
-                const long long rb = t * TILE + (long long)warp * CH - o;  // rejected items before this chunk
-                float *dst = out + n - rb - r;
-                for (int i = lane; i < r; i += 32) dst[i] = chw[CH - r + i];
-            }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            __syncwarp();
-            if (lane == 0) mb_arrive(&empty[sl]);
-            old++;
-            continue;
+        unsigned m = 0;
+        #pragma unroll
+        for (int i = 0; i < IPT; i++) m |= (unsigned)(lane * IPT + i < vc && x[i] > thr) << i;
+        const int c = __popc(m);
+        int inc = c;
+        #pragma unroll
+        for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (lane >= d) inc += o; }
+        __syncwarp();  // every lane has read its items: the chunk's space is free
+        int p = inc - c;
+        #pragma unroll
+        for (int i = 0; i < IPT; i++) if (m >> i & 1u) chw[p++] = x[i];
+        if (PART) {
+            int q = min(lane * IPT, vc) - (inc - c);  // rejected items of the lanes before
+            #pragma unroll
+            for (int i = 0; i < IPT; i++) if (lane * IPT + i < vc && !(m >> i & 1u)) chw[CH - 1 - q++] = x[i];
         }
-        if (done && old == next) break;
-        __nanosleep(20);
-    }
+        if (lane == 31) h.own[sl * NWC + warp] = inc;
+        __syncwarp();  // the compacted chunk and its count, before other lanes of this warp read them
+        if (lane == 31) { h.wtot[sl * NWC + warp] = inc; mb_arrive(&h.tots[sl]); }
+    };
+    auto finish = [&](int sl, long long t) {
+        const long long o = h.off[sl * NWC + warp];
+        const int sc = h.own[sl * NWC + warp];
+        const float *chw = h.ring + sl * TILE + warp * CH;
+        for (int i = lane; i < sc; i += 32) out[o + i] = chw[i];
+        if (PART) {
+            const int r = valid(t) - sc;
+            const long long rb = t * TILE + (long long)warp * CH - o;  // rejected items before this chunk
+            float *dst = out + n - rb - r;
+            for (int i = lane; i < r; i += 32) dst[i] = chw[CH - r + i];
+        }
+    };
+    compute_loop<S>(h, lane, false, scan, finish);
 }
 
 struct Variant {
@@ -187,7 +109,7 @@ static Variant make(long long maxn) {
     Variant v;
     auto k = wsel<NWC, IPT, S, PART>;
     constexpr int TILE = NWC * 32 * IPT, NT = (NWC + 3) * 32;
-    v.smem = S * TILE * 4 + 5 * S * 8 + S * 8 + (S + 5 * S * NWC) * 4;
+    v.smem = hand_bytes<float, int, NWC, S>(TILE);
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
     int occ = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, v.smem));
@@ -214,12 +136,7 @@ struct Gt {
 
 int main(int argc, char **argv) {
     const bool small = argc > 1 && std::string(argv[1]) == "--check-small";
-    setvbuf(stdout, nullptr, _IOLBF, 0);
-    CK(cudaSetDevice(0));
-    cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
-    g_sms = p.multiProcessorCount;
-    printf("device %s, %d SMs, L2 %d MiB\n", p.name, g_sms, p.l2CacheSize >> 20);
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    g_sms = start_device(&s);
     const long long maxn = small ? 200000 : 1ll << 28;
     float *in, *out, *ref; int *cnt, *cref; unsigned long long *bad;
     CK(cudaMalloc(&in, maxn * 4)); CK(cudaMalloc(&out, maxn * 4)); CK(cudaMalloc(&ref, maxn * 4));

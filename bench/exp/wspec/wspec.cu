@@ -59,33 +59,8 @@ __global__ void __launch_bounds__((NWC + NL + 1) * 32) wspec(T *__restrict__ out
     const long long c0 = ins ? clock64() : 0;
 
     if (warp == NWC + NL) {  // producer
-        if (lane != 0) return;
-        long long we = 0;
-        for (int k = 0;; k++) {
-            const int sl = k % S;
-            if (k >= S) {
-                const long long c = ins ? clock64() : 0;
-                mb_wait(&empty[sl], ((k / S) - 1) & 1);
-                if (ins) we += clock64() - c;
-            }
-            const long long t = (long long)(atomicAdd(ctr, 1ull) - base);
-            if (t >= tiles) {
-                // the end, told in NL slots: each look-back warp waits for its own next one
-                for (int e = k; e < k + NL; e++) {
-                    if (e > k && e >= S) mb_wait(&empty[e % S], ((e / S) - 1) & 1);
-                    tid_s[e % S] = -1;
-                    mb_arrive(&full[e % S]);
-                }
-                ins_add(ins, INS_EMPTY, we); ins_add(ins, INS_TILES, k);
-                return;
-            }
-            tid_s[sl] = t;
-            const long long cnt = min((long long)TILE, n - t * TILE);
-            const unsigned bytes = (unsigned)((cnt * (long long)sizeof(T) + 15) & ~15ll);  // read past n: the buffer has room
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            mb_expect(&full[sl], bytes);
-            bulk_load(ring + sl * TILE, in + t * TILE, bytes, &full[sl], HINT != 0);
-        }
+        if (lane == 0) produce<T, TILE, S, NL>(ring, full, empty, tid_s, in, n, tiles, ctr, base, HINT != 0, ins);
+        return;
     }
 
     if (warp >= NWC) {  // look-back warp warp - NWC, for the tiles of iterations warp - NWC + NL i
@@ -155,23 +130,8 @@ __global__ void __launch_bounds__((NWC + NL + 1) * 32) wspec(T *__restrict__ out
         if (t < 0) break;
         const long long cnt = min((long long)TILE, n - t * TILE);
         V4<T> *slot = (V4<T> *)(ring + sl * TILE);
-        T x[IPT];
-        #pragma unroll
-        for (int q = 0; q < IPT / 4; q++) {
-            const V4<T> v = slot[ct * (IPT / 4) + q];
-            x[4 * q] = v.x; x[4 * q + 1] = v.y; x[4 * q + 2] = v.z; x[4 * q + 3] = v.w;
-        }
-        if (cnt < TILE) {
-            #pragma unroll
-            for (int i = 0; i < IPT; i++) if (ct * IPT + i >= cnt) x[i] = 0;
-        }
-        #pragma unroll
-        for (int i = 1; i < IPT; i++) x[i] += x[i - 1];
-        T v = x[IPT - 1];
-        #pragma unroll
-        for (int d = 1; d < 32; d <<= 1) { const T o = __shfl_up_sync(0xffffffffu, v, d); if (lane >= d) v += o; }
-        T ex = __shfl_up_sync(0xffffffffu, v, 1);
-        if (lane == 0) ex = 0;
+        T x[IPT], v, ex;
+        row_scan<T, IPT>(slot, ct * (IPT / 4), cnt, x, v, ex, lane);
         if (lane == 31) wtot[sl * NWC + warp] = v;
         asm volatile("bar.sync 1, %0;" :: "n"(NC) : "memory");
         T wp = 0, agg = 0;
@@ -212,166 +172,52 @@ __global__ void __launch_bounds__((NWC + NL + 2) * 32) wspec2(T *__restrict__ ou
     static_assert(NWC <= 32 && S >= 2, "one aggregator lane per compute warp");
     constexpr int TILE = NWC * 32 * IPT, CH = 32 * IPT;
     extern __shared__ __align__(128) unsigned char smem[];
-    T *ring = (T *)smem;
-    unsigned long long *full = (unsigned long long *)(ring + S * TILE), *empty = full + S, *aggb = empty + S,
-                       *prefb = aggb + S, *tots = prefb + S;
-    long long *tid_s = (long long *)(tots + S);
-    // wtot: the chunks' totals; woff: their offsets in the tile; off: their offsets in the
-    // output ([S][NWC] each). Each is handed over by the lane that wrote it arriving on the
-    // mbarrier its reader waits on (counts of NWC), so every handover is one release and
-    // one acquire (and racecheck sees it)
-    T *aggv = (T *)(tid_s + S), *wtot = aggv + S, *woff = wtot + S * NWC, *off = woff + S * NWC;
+    const Hand<T, T> h = carve<T, T, NWC, S>(smem, TILE);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    if (threadIdx.x == 0) {
-        for (int i = 0; i < S; i++) {
-            mb_init(&full[i], 1); mb_init(&empty[i], NWC); mb_init(&aggb[i], NWC); mb_init(&prefb[i], NWC); mb_init(&tots[i], NWC);
-        }
-    }
     __syncthreads();
     const long long c0 = ins ? clock64() : 0;
-
     if (warp == NWC + NL + 1) {  // producer
-        if (lane != 0) return;
-        long long we = 0;
-        for (int k = 0;; k++) {
-            const int sl = k % S;
-            if (k >= S) {
-                const long long c = ins ? clock64() : 0;
-                mb_wait(&empty[sl], ((k / S) - 1) & 1);
-                if (ins) we += clock64() - c;
-            }
-            const long long t = (long long)(atomicAdd(ctr, 1ull) - base);
-            if (t >= tiles) {
-                for (int e = k; e < k + NL; e++) {
-                    if (e > k && e >= S) mb_wait(&empty[e % S], ((e / S) - 1) & 1);
-                    tid_s[e % S] = -1;
-                    mb_arrive(&full[e % S]);
-                }
-                ins_add(ins, INS_EMPTY, we); ins_add(ins, INS_TILES, k);
-                return;
-            }
-            tid_s[sl] = t;
-            const long long cnt = min((long long)TILE, n - t * TILE);
-            const unsigned bytes = (unsigned)((cnt * (long long)sizeof(T) + 15) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            mb_expect(&full[sl], bytes);
-            bulk_load(ring + sl * TILE, in + t * TILE, bytes, &full[sl], HINT != 0);
-        }
+        if (lane == 0) produce<T, TILE, S, NL>(h.ring, h.full, h.empty, h.tid, in, n, tiles, ctr, base, HINT != 0, ins);
+        return;
     }
-
-    if (warp == NWC) {  // aggregator
-        for (int k = 0;; k++) {
-            const int sl = k % S;
-            mb_wait(&full[sl], (k / S) & 1);
-            const long long t = tid_s[sl];
-            if (t < 0) return;
-            mb_wait(&tots[sl], (k / S) & 1);
-            const T v = lane < NWC ? wtot[sl * NWC + lane] : T(0);
-            T inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const T o = __shfl_up_sync(0xffffffffu, inc, d); if (lane >= d) inc += o; }
-            const T agg = __shfl_sync(0xffffffffu, inc, 31);
-            if (lane == 0) {
-                poke(&state[t], word(epoch, t == 0 ? 2u : 1u, agg));
-                aggv[sl] = agg;
-            }
-            if (lane < NWC) { woff[sl * NWC + lane] = inc - v; mb_arrive(&aggb[sl]); }
-        }
-    }
-
-    if (warp > NWC) {  // look-back warp warp - NWC - 1, for the tiles of iterations warp - NWC - 1 + NL i
-        long long prev = -1, wa = 0, wl = 0;
-        T prevp = 0;
-        for (int k = warp - NWC - 1;; k += NL) {
-            const int sl = k % S;
-            mb_wait(&full[sl], (k / S) & 1);
-            const long long t = tid_s[sl];
-            if (t < 0) {
-                if (lane == 0) { ins_add(ins, INS_AGG, wa); ins_add(ins, INS_LOOK, wl); }
-                return;
-            }
-            const long long c = ins ? clock64() : 0;
-            mb_wait(&aggb[sl], (k / S) & 1);
-            const long long c1 = ins ? clock64() : 0;
-            const T agg = aggv[sl];
-            const T ex = t == 0 ? T(0) : look_back<T, U>(state, t, prev, prevp, epoch, lane, lane == 0 ? ins : nullptr);
-            if (ins) { wa += c1 - c; wl += clock64() - c1; }
-            if (lane == 0 && t != 0) poke(&state[t], word(epoch, 2u, ex + agg));
-            if (lane < NWC) { off[sl * NWC + lane] = ex + woff[sl * NWC + lane]; mb_arrive(&prefb[sl]); }
-            prev = t; prevp = ex + agg;
-        }
-    }
+    if (warp == NWC) { aggregate<T, T, NWC, S>(h, state, epoch, lane); return; }
+    if (warp > NWC) { look_backs<T, T, NWC, S, NL, U>(h, warp - NWC - 1, state, epoch, tiles, nullptr, lane, ins); return; }
 
     // compute warp `warp`: its chunk of each tile is items warp * CH .. (warp + 1) * CH - 1
-    long long idle = 0, since = -1;  // cycles with nothing ready
-    int next = 0, old = 0;
-    bool done = false;
-    for (;;) {
-        if (ins && since >= 0) { idle += clock64() - since; since = -1; }
-        if (!done && next - old < S && mb_test(&full[next % S], (next / S) & 1)) {
-            const int sl = next % S;
-            const long long t = tid_s[sl];
-            if (t < 0) { done = true; continue; }
-            const long long cnt = min((long long)TILE, n - t * TILE) - (long long)warp * CH;  // this chunk's items
-            V4<T> *ch = (V4<T> *)(ring + sl * TILE + warp * CH);
-            T x[IPT];
-            #pragma unroll
-            for (int q = 0; q < IPT / 4; q++) {
-                const V4<T> v = ch[lane * (IPT / 4) + q];
-                x[4 * q] = v.x; x[4 * q + 1] = v.y; x[4 * q + 2] = v.z; x[4 * q + 3] = v.w;
-            }
-            if (cnt < CH) {
-                #pragma unroll
-                for (int i = 0; i < IPT; i++) if (lane * IPT + i >= cnt) x[i] = 0;
-            }
-            #pragma unroll
-            for (int i = 1; i < IPT; i++) x[i] += x[i - 1];
-            T v = x[IPT - 1];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const T o = __shfl_up_sync(0xffffffffu, v, d); if (lane >= d) v += o; }
-            T ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (lane == 0) ex = 0;
-            #pragma unroll
-            for (int q = 0; q < IPT / 4; q++) {
-                V4<T> o;
-                o.x = x[4 * q] + ex; o.y = x[4 * q + 1] + ex; o.z = x[4 * q + 2] + ex; o.w = x[4 * q + 3] + ex;
-                ch[lane * (IPT / 4) + q] = o;
-            }
-            __syncwarp();  // the chunk's write-back, before other lanes read it to finish
-            if (lane == 31) { wtot[sl * NWC + warp] = v; mb_arrive(&tots[sl]); }
-            next++;
-            continue;
+    auto scan = [&](int sl, long long t) {
+        const long long cnt = min((long long)TILE, n - t * TILE) - (long long)warp * CH;  // this chunk's items
+        V4<T> *ch = (V4<T> *)(h.ring + sl * TILE + warp * CH);
+        T x[IPT], v, ex;
+        row_scan<T, IPT>(ch, lane * (IPT / 4), cnt, x, v, ex, lane);
+        #pragma unroll
+        for (int q = 0; q < IPT / 4; q++) {
+            V4<T> o;
+            o.x = x[4 * q] + ex; o.y = x[4 * q + 1] + ex; o.z = x[4 * q + 2] + ex; o.w = x[4 * q + 3] + ex;
+            ch[lane * (IPT / 4) + q] = o;
         }
-        if (old < next && mb_test(&prefb[old % S], (old / S) & 1)) {
-            const int sl = old % S;
-            const T o = off[sl * NWC + warp];
-            const long long t = tid_s[sl];
-            const long long cnt = min((long long)TILE, n - t * TILE) - (long long)warp * CH;
-            const V4<T> *ch = (const V4<T> *)(ring + sl * TILE + warp * CH);
-            V4<T> *dst = (V4<T> *)(out + t * TILE + warp * CH);
-            #pragma unroll
-            for (int q = 0; q < IPT / 4; q++) {
-                const int i4 = q * 32 + lane;
-                V4<T> v = ch[i4];
-                v.x += o; v.y += o; v.z += o; v.w += o;
-                if (4 * i4 + 4 <= cnt) dst[i4] = v;
-                else {
-                    T *o = out + t * TILE + warp * CH + 4 * i4;
-                    if (4 * i4 + 0 < cnt) o[0] = v.x;
-                    if (4 * i4 + 1 < cnt) o[1] = v.y;
-                    if (4 * i4 + 2 < cnt) o[2] = v.z;
-                }
+        __syncwarp();  // the chunk's write-back, before other lanes read it to finish
+        if (lane == 31) { h.wtot[sl * NWC + warp] = v; mb_arrive(&h.tots[sl]); }
+    };
+    auto finish = [&](int sl, long long t) {
+        const T add = h.off[sl * NWC + warp];
+        const long long cnt = min((long long)TILE, n - t * TILE) - (long long)warp * CH;
+        const V4<T> *ch = (const V4<T> *)(h.ring + sl * TILE + warp * CH);
+        V4<T> *dst = (V4<T> *)(out + t * TILE + warp * CH);
+        #pragma unroll
+        for (int q = 0; q < IPT / 4; q++) {
+            const int i4 = q * 32 + lane;
+            V4<T> v = ch[i4];
+            v.x += add; v.y += add; v.z += add; v.w += add;
+            if (4 * i4 + 4 <= cnt) dst[i4] = v;
+            else {
+                T *o = out + t * TILE + warp * CH + 4 * i4;
+                if (4 * i4 + 0 < cnt) o[0] = v.x;
+                if (4 * i4 + 1 < cnt) o[1] = v.y;
+                if (4 * i4 + 2 < cnt) o[2] = v.z;
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            __syncwarp();
-            if (lane == 0) mb_arrive(&empty[sl]);
-            old++;
-            continue;
         }
-        if (done && old == next) break;
-        if (ins) since = clock64();
-        __nanosleep(20);
-    }
+    };
+    const long long idle = compute_loop<S>(h, lane, ins != nullptr, scan, finish);
     if (threadIdx.x == 0) { ins_add(ins, INS_FULL, idle); ins_add(ins, INS_BLOCK, clock64() - c0); }
 }
 
@@ -400,7 +246,8 @@ static Variant make(long long maxn) {
     auto k = [] { if constexpr (VER == 1) return wspec<T, NWC, IPT, S, D, U, HINT, NL>; else return wspec2<T, NWC, IPT, S, D, U, HINT, NL>; }();
     constexpr int NT = (NWC + NL + VER) * 32;
     constexpr int TILE = NWC * 32 * IPT;
-    v.smem = S * TILE * (int)sizeof(T) + 5 * S * 8 + S * 8 + (2 * S + 3 * S * NWC) * (int)sizeof(T);
+    v.smem = VER == 1 ? S * TILE * (int)sizeof(T) + 4 * S * 8 + S * 8 + (2 * S + S * NWC) * (int)sizeof(T)
+                      : hand_bytes<T, T, NWC, S>(TILE);
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
     int occ = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, v.smem));
@@ -425,12 +272,7 @@ int main(int argc, char **argv) {
     const bool small = argc > 1 && std::string(argv[1]) == "--check-small";
     const bool one = argc > 3 && std::string(argv[1]) == "--one";
     const char *rise = argc > 2 && argv[1][0] != '-' ? argv[1] : nullptr, *tuning = rise ? argv[2] : nullptr;
-    setvbuf(stdout, nullptr, _IOLBF, 0);
-    CK(cudaSetDevice(0));
-    cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
-    g_sms = p.multiProcessorCount;
-    printf("device %s, %d SMs, L2 %d MiB\n", p.name, g_sms, p.l2CacheSize >> 20);
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    g_sms = start_device(&s);
     const long long maxn = small ? 200000 : 1ll << 28;
     void *inf, *ini, *out, *ref; unsigned long long *bad;
     CK(cudaMalloc(&inf, maxn * 4)); CK(cudaMalloc(&ini, maxn * 4));

@@ -3,6 +3,8 @@
 // bulk copy, per-role cycle counters, and the look-back warp's rule. Not part of patc.
 #pragma once
 #include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 static __device__ __forceinline__ unsigned long long peek(const unsigned long long *p) {
@@ -68,6 +70,29 @@ static __device__ __forceinline__ void ins_add(unsigned long long *ins, int i, l
 
 template <class T> using V4 = typename std::conditional<std::is_same<T, float>::value, float4, int4>::type;
 
+// A lane's row: the IPT items of src from 16-byte vector pos on (items from `valid` on
+// read as 0), scanned in registers into x; v gets the warp's inclusive scan of the rows'
+// totals at this lane, ex the same for the lanes before (0 at lane 0)
+template <class T, int IPT>
+static __device__ __forceinline__ void row_scan(const V4<T> *src, int pos, long long valid, T (&x)[IPT], T &v, T &ex, int lane) {
+    #pragma unroll
+    for (int q = 0; q < IPT / 4; q++) {
+        const V4<T> u = src[pos + q];
+        x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w;
+    }
+    if (valid < 4ll * pos + IPT) {
+        #pragma unroll
+        for (int i = 0; i < IPT; i++) if (4ll * pos + i >= valid) x[i] = 0;
+    }
+    #pragma unroll
+    for (int i = 1; i < IPT; i++) x[i] += x[i - 1];
+    v = x[IPT - 1];
+    #pragma unroll
+    for (int d = 1; d < 32; d <<= 1) { const T o = __shfl_up_sync(0xffffffffu, v, d); if (lane >= d) v += o; }
+    ex = __shfl_up_sync(0xffffffffu, v, 1);
+    if (lane == 0) ex = 0;
+}
+
 // The look-back warp's rule: the sum of tiles 0 .. t-1 is the sum of the words of tiles
 // stop+1 .. t-1 back to the newest P among them (included), or, if none is P, all of them
 // plus p0, the inclusive prefix of tile stop (the block's own previous tile; 0 if stop is
@@ -108,3 +133,167 @@ static __device__ T look_back(const unsigned long long *state, long long t, long
     return acc + p0;
 }
 
+
+// The producer's rule (lane 0 of its warp): draw the next tile from the counter as soon
+// as its slot is free, note its number in tid[slot] and bulk-copy it in (the last tile
+// rounded up to 16 bytes: the buffers have room); when the tiles are used up, write -1
+// into the next NL slots' numbers, one for each look-back warp, which waits for its own
+// next slot. The full barriers count the copy's bytes and this one arrival.
+template <class R, int TILE, int S, int NL>
+static __device__ void produce(R *ring, unsigned long long *full, unsigned long long *empty, long long *tid,
+                               const R *in, long long n, long long tiles, unsigned long long *ctr,
+                               unsigned long long base, bool hint, unsigned long long *ins) {
+    long long we = 0;
+    for (int k = 0;; k++) {
+        const int sl = k % S;
+        if (k >= S) {
+            const long long c = ins ? clock64() : 0;
+            mb_wait(&empty[sl], ((k / S) - 1) & 1);
+            if (ins) we += clock64() - c;
+        }
+        const long long t = (long long)(atomicAdd(ctr, 1ull) - base);
+        if (t >= tiles) {
+            for (int e = k; e < k + NL; e++) {
+                if (e > k && e >= S) mb_wait(&empty[e % S], ((e / S) - 1) & 1);
+                tid[e % S] = -1;
+                mb_arrive(&full[e % S]);
+            }
+            ins_add(ins, INS_EMPTY, we); ins_add(ins, INS_TILES, k);
+            return;
+        }
+        tid[sl] = t;
+        const long long cnt = min((long long)TILE, n - t * TILE);
+        const unsigned bytes = (unsigned)((cnt * (long long)sizeof(R) + 15) & ~15ll);
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // after the slot's generic writes
+        mb_expect(&full[sl], bytes);
+        bulk_load(ring + sl * TILE, in + t * TILE, bytes, &full[sl], hint);
+    }
+}
+
+// Version 2's shared memory: the ring of S slots of TILE items of R, the barriers, and the
+// values handed between warps, of T. wtot: the chunks' totals (compute warps to the
+// aggregator); woff: their offsets in the tile (aggregator to look-back); off: their
+// offsets in the output (look-back to compute warps); own: a value per chunk that only
+// its compute warp reads ([S][NWC] each). Each is handed over by the lane that wrote it
+// arriving on the barrier its reader waits on (counts of NWC), so every handover is one
+// release and one acquire (and racecheck sees it).
+template <class R, class T> struct Hand {
+    R *ring;
+    unsigned long long *full, *empty, *aggb, *prefb, *tots;
+    long long *tid;
+    T *aggv, *wtot, *woff, *off, *own;
+};
+template <class R, class T, int NWC, int S> static __host__ __device__ constexpr int hand_bytes(int tile) {
+    return S * tile * (int)sizeof(R) + 5 * S * 8 + S * 8 + (S + 4 * S * NWC) * (int)sizeof(T);
+}
+template <class R, class T, int NWC, int S> static __device__ Hand<R, T> carve(unsigned char *smem, int tile) {
+    Hand<R, T> h;
+    h.ring = (R *)smem;
+    h.full = (unsigned long long *)(h.ring + S * tile);
+    h.empty = h.full + S; h.aggb = h.empty + S; h.prefb = h.aggb + S; h.tots = h.prefb + S;
+    h.tid = (long long *)(h.tots + S);
+    h.aggv = (T *)(h.tid + S);
+    h.wtot = h.aggv + S; h.woff = h.wtot + S * NWC; h.off = h.woff + S * NWC; h.own = h.off + S * NWC;
+    if (threadIdx.x == 0)
+        for (int i = 0; i < S; i++) {
+            mb_init(&h.full[i], 1); mb_init(&h.empty[i], NWC); mb_init(&h.aggb[i], NWC);
+            mb_init(&h.prefb[i], NWC); mb_init(&h.tots[i], NWC);
+        }
+    return h;
+}
+
+// The aggregator's rule: for each tile in slot order, the chunks' totals scanned into the
+// chunks' offsets in the tile, and the tile's total published (flag A; P for tile 0)
+template <class R, class T, int NWC, int S>
+static __device__ void aggregate(const Hand<R, T> &h, unsigned long long *state, unsigned epoch, int lane) {
+    for (int k = 0;; k++) {
+        const int sl = k % S;
+        mb_wait(&h.full[sl], (k / S) & 1);
+        const long long t = h.tid[sl];
+        if (t < 0) return;
+        mb_wait(&h.tots[sl], (k / S) & 1);
+        const T v = lane < NWC ? h.wtot[sl * NWC + lane] : T(0);
+        T inc = v;
+        #pragma unroll
+        for (int d = 1; d < 32; d <<= 1) { const T o = __shfl_up_sync(0xffffffffu, inc, d); if (lane >= d) inc += o; }
+        const T agg = __shfl_sync(0xffffffffu, inc, 31);
+        if (lane == 0) { poke(&state[t], word(epoch, t == 0 ? 2u : 1u, agg)); h.aggv[sl] = agg; }
+        if (lane < NWC) { h.woff[sl * NWC + lane] = inc - v; mb_arrive(&h.aggb[sl]); }
+    }
+}
+
+// Look-back warp `first` of NL: for the tiles of slot iterations first, first + NL, ...,
+// the exclusive prefix by look_back (stopping at this warp's previous tile), P published,
+// and the chunks' offsets in the output handed to the compute warps; *total (unless null)
+// gets the last tile's inclusive prefix
+template <class R, class T, int NWC, int S, int NL, int U>
+static __device__ void look_backs(const Hand<R, T> &h, int first, unsigned long long *state, unsigned epoch, long long tiles,
+                                  T *total, int lane, unsigned long long *ins) {
+    long long prev = -1, wa = 0, wl = 0;
+    T prevp = 0;
+    for (int k = first;; k += NL) {
+        const int sl = k % S;
+        mb_wait(&h.full[sl], (k / S) & 1);
+        const long long t = h.tid[sl];
+        if (t < 0) {
+            if (lane == 0) { ins_add(ins, INS_AGG, wa); ins_add(ins, INS_LOOK, wl); }
+            return;
+        }
+        const long long c = ins ? clock64() : 0;
+        mb_wait(&h.aggb[sl], (k / S) & 1);
+        const long long c1 = ins ? clock64() : 0;
+        const T agg = h.aggv[sl];
+        const T ex = t == 0 ? T(0) : look_back<T, U>(state, t, prev, prevp, epoch, lane, lane == 0 ? ins : nullptr);
+        if (ins) { wa += c1 - c; wl += clock64() - c1; }
+        if (lane == 0 && t != 0) poke(&state[t], word(epoch, 2u, ex + agg));
+        if (lane == 0 && total && t == tiles - 1) *total = ex + agg;
+        if (lane < NWC) { h.off[sl * NWC + lane] = ex + h.woff[sl * NWC + lane]; mb_arrive(&h.prefb[sl]); }
+        prev = t; prevp = ex + agg;
+    }
+}
+
+// A compute warp's rule in version 2: take whichever is ready, the next loaded tile
+// (scan(slot, tile), which hands its chunk's total on) or the oldest scanned tile whose
+// chunk offset is known (finish(slot, tile), then its slot freed), and never wait for
+// either; at most S tiles are held. Returns the cycles it found nothing ready (if timed).
+template <int S, class R, class T, class Scan, class Finish>
+static __device__ long long compute_loop(const Hand<R, T> &h, int lane, bool timed, Scan scan, Finish finish) {
+    long long idle = 0, since = -1;
+    int next = 0, old = 0;
+    bool done = false;
+    for (;;) {
+        if (timed && since >= 0) { idle += clock64() - since; since = -1; }
+        if (!done && next - old < S && mb_test(&h.full[next % S], (next / S) & 1)) {
+            const int sl = next % S;
+            const long long t = h.tid[sl];
+            if (t < 0) done = true;
+            else { scan(sl, t); next++; }
+            continue;
+        }
+        if (old < next && mb_test(&h.prefb[old % S], (old / S) & 1)) {
+            const int sl = old % S;
+            finish(sl, h.tid[sl]);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // before the slot's next bulk copy
+            __syncwarp();
+            if (lane == 0) mb_arrive(&h.empty[sl]);
+            old++;
+            continue;
+        }
+        if (done && old == next) return idle;
+        if (timed) since = clock64();
+        __nanosleep(20);
+    }
+}
+
+// device 0 and a non-blocking stream *st, stdout line-buffered (a run cut off by a
+// timeout keeps what it printed), the device described; returns its SM count
+static int start_device(cudaStream_t *st) {
+    setvbuf(stdout, nullptr, _IOLBF, 0);
+    if (cudaSetDevice(0) != cudaSuccess) { printf("no device\n"); exit(1); }
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess || cudaStreamCreateWithFlags(st, cudaStreamNonBlocking) != cudaSuccess) {
+        printf("device set-up failed\n"); exit(1);
+    }
+    printf("device %s, %d SMs, L2 %d MiB\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20);
+    return p.multiProcessorCount;
+}
