@@ -472,20 +472,19 @@ for tool in memcheck racecheck synccheck; do
   done
 done
 # quicksort (examples/quicksort): partition launches and one-block bitonic sorts driven
-# from C, checked against qsort; its small sort against the interpreter
+# from C, checked against qsort; its small sort against the interpreter.
+# qsort_case LABEL N ARGS...: one sort (quicksort ARGS...) of N keys, logged and recorded
+qsort_case() {
+  local label=$1 n=$2; shift 2
+  o=$(build/examples/quicksort/quicksort "$@" 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record gpu quicksort "$label" $n $rc "$(echo "$o" | tail -1)"
+}
 for n in 1 1000 1048583 16777216; do
-  for kind in random dup equal sorted reversed inf; do
-    o=$(build/examples/quicksort/quicksort $n $kind 2>&1); rc=$?
-    echo "$o" >>"$log"
-    record gpu quicksort "$kind" $n $rc "$(echo "$o" | tail -1)"
-  done
+  for kind in random dup equal sorted reversed inf; do qsort_case $kind $n $n $kind; done
 done
 # the sort with the 1024-key small sort (quicksort --small 1024), at one size
-for kind in random dup; do
-  o=$(build/examples/quicksort/quicksort --small 1024 1048583 $kind 2>&1); rc=$?
-  echo "$o" >>"$log"
-  record gpu quicksort "small1024 $kind" 1048583 $rc "$(echo "$o" | tail -1)"
-done
+for kind in random dup; do qsort_case "small1024 $kind" 1048583 --small 1024 1048583 $kind; done
 for n in 1 1000 1024; do run_case gpu quicksort/sort_small.rise sortSmallF32 $n 1 -D n=$n; done
 for n in 1 1000 4096 4097 12289; do run_case gpu quicksort/sort_small.rise sortSmall4096F32 $n 1 -D n=$n; done
 for tool in memcheck racecheck synccheck; do
