@@ -89,43 +89,27 @@ __global__ void __launch_bounds__((NWC + 3) * 32) wsel(float *__restrict__ out, 
 struct Variant {
     std::string name;
     bool part;
-    int tile, grid_max, smem;
+    Draws d;
     void (*launch)(dim3, int, float *, int *, const float *, long long, float, long long, unsigned long long *,
                    unsigned long long *, unsigned long long, unsigned);
-    unsigned long long *state, *ctr, base = 0;
-    unsigned epoch = 1;
     void run(float *o, int *cnt, const float *x, long long n, float thr) {
-        const long long tiles = (n + tile - 1) / tile;
-        const int g = (int)std::min<long long>(tiles, grid_max);
-        launch(dim3(g), smem, o, cnt, x, n, thr, tiles, state, ctr, base, epoch);
-        base += tiles + g;
-        epoch = (epoch + 1) & 0x3fffffffu;
-        if (!epoch) epoch = 1;
+        launch(dim3(d.grid(n)), d.smem, o, cnt, x, n, thr, d.tiles(n), d.state, d.ctr, d.base, d.epoch);
+        d.advance(n);
     }
 };
 
 template <int NWC, int IPT, int S, bool PART>
 static Variant make(long long maxn) {
     Variant v;
-    auto k = wsel<NWC, IPT, S, PART>;
     constexpr int TILE = NWC * 32 * IPT, NT = (NWC + 3) * 32;
-    v.smem = hand_bytes<float, int, NWC, S>(TILE);
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
-    int occ = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, v.smem));
+    v.d.init((const void *)wsel<NWC, IPT, S, PART>, NT, hand_bytes<float, int, NWC, S>(TILE), TILE, g_sms, maxn);
     v.part = PART;
     v.name = std::string(PART ? "wpart" : "wfilter") + std::to_string(NWC) + "w" + std::to_string(IPT) + "s" + std::to_string(S) +
-             "b" + std::to_string(occ);
-    v.tile = TILE;
-    v.grid_max = g_sms * occ;
+             "b" + std::to_string(v.d.grid_max / g_sms);
     v.launch = [](dim3 g, int sm, float *o, int *c, const float *x, long long n, float thr, long long tiles,
                   unsigned long long *st, unsigned long long *ct, unsigned long long b, unsigned e) {
         wsel<NWC, IPT, S, PART><<<g, NT, sm, s>>>(o, c, x, n, thr, tiles, st, ct, b, e);
     };
-    CK(cudaMalloc(&v.state, ((maxn + v.tile - 1) / v.tile) * 8));
-    CK(cudaMemset(v.state, 0, ((maxn + v.tile - 1) / v.tile) * 8));
-    CK(cudaMalloc(&v.ctr, 8));
-    CK(cudaMemset(v.ctr, 0, 8));
     return v;
 }
 
@@ -157,7 +141,7 @@ int main(int argc, char **argv) {
     vs.push_back(make<16, 20, 5, false>(maxn));
     vs.push_back(make<16, 12, 9, true>(maxn));
     vs.push_back(make<16, 20, 5, true>(maxn));
-    for (auto &v : vs) printf("%-18s tile %d, grid at most %d, %d bytes of shared memory\n", v.name.c_str(), v.tile, v.grid_max, v.smem);
+    for (auto &v : vs) printf("%-18s tile %d, grid at most %d, %d bytes of shared memory\n", v.name.c_str(), v.d.tile, v.d.grid_max, v.d.smem);
 
     // the result against CUB's: the count, and the first count elements (filter) or all n (partition), word for word
     auto differs = [&](const Variant &v, const float *o, const int *c, long long n) -> bool {

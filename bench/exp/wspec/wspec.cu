@@ -224,19 +224,13 @@ __global__ void __launch_bounds__((NWC + NL + 2) * 32) wspec2(T *__restrict__ ou
 struct Variant {
     std::string name;
     bool f32;
-    int tile, grid_max, smem;
+    Draws d;
     void (*launch)(dim3, int, void *, const void *, long long, long long, unsigned long long *, unsigned long long *,
                    unsigned long long, unsigned, unsigned long long *);
     unsigned long long *ins = nullptr;
-    unsigned long long *state, *ctr, base = 0;
-    unsigned epoch = 1;
     void run(void *o, const void *x, long long n) {
-        const long long tiles = (n + tile - 1) / tile;
-        const int g = (int)std::min<long long>(tiles, grid_max);
-        launch(dim3(g), smem, o, x, n, tiles, state, ctr, base, epoch, ins);
-        base += tiles + g;
-        epoch = (epoch + 1) & 0x3fffffffu;
-        if (!epoch) epoch = 1;
+        launch(dim3(d.grid(n)), d.smem, o, x, n, d.tiles(n), d.state, d.ctr, d.base, d.epoch, ins);
+        d.advance(n);
     }
 };
 
@@ -246,25 +240,17 @@ static Variant make(long long maxn) {
     auto k = [] { if constexpr (VER == 1) return wspec<T, NWC, IPT, S, D, U, HINT, NL>; else return wspec2<T, NWC, IPT, S, D, U, HINT, NL>; }();
     constexpr int NT = (NWC + NL + VER) * 32;
     constexpr int TILE = NWC * 32 * IPT;
-    v.smem = VER == 1 ? S * TILE * (int)sizeof(T) + 4 * S * 8 + S * 8 + (2 * S + S * NWC) * (int)sizeof(T)
-                      : hand_bytes<T, T, NWC, S>(TILE);
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
-    int occ = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, v.smem));
+    const int smem = VER == 1 ? S * TILE * (int)sizeof(T) + 4 * S * 8 + S * 8 + (2 * S + S * NWC) * (int)sizeof(T)
+                              : hand_bytes<T, T, NWC, S>(TILE);
+    v.d.init((const void *)k, NT, smem, TILE, g_sms, maxn);
     v.f32 = std::is_same<T, float>::value;
     v.name = std::string(VER == 1 ? "" : "v2") + std::string(v.f32 ? "f" : "i") + std::to_string(NWC) + "w" + std::to_string(IPT) + "s" + std::to_string(S) +
-             "d" + std::to_string(D) + "u" + std::to_string(U) + "h" + std::to_string(HINT) + "l" + std::to_string(NL) + "b" + std::to_string(occ);
-    v.tile = TILE;
-    v.grid_max = g_sms * occ;
+             "d" + std::to_string(D) + "u" + std::to_string(U) + "h" + std::to_string(HINT) + "l" + std::to_string(NL) + "b" + std::to_string(v.d.grid_max / g_sms);
     v.launch = [](dim3 g, int sm, void *o, const void *x, long long n, long long tiles, unsigned long long *st,
                   unsigned long long *c, unsigned long long b, unsigned e, unsigned long long *in_) {
         if constexpr (VER == 1) wspec<T, NWC, IPT, S, D, U, HINT, NL><<<g, NT, sm, s>>>((T *)o, (const T *)x, n, tiles, st, c, b, e, in_);
         else wspec2<T, NWC, IPT, S, D, U, HINT, NL><<<g, NT, sm, s>>>((T *)o, (const T *)x, n, tiles, st, c, b, e, in_);
     };
-    CK(cudaMalloc(&v.state, ((maxn + v.tile - 1) / v.tile) * 8));
-    CK(cudaMemset(v.state, 0, ((maxn + v.tile - 1) / v.tile) * 8));
-    CK(cudaMalloc(&v.ctr, 8));
-    CK(cudaMemset(v.ctr, 0, 8));
     return v;
 }
 
@@ -317,7 +303,7 @@ int main(int argc, char **argv) {
         PK(patc_buffer_wrap(ctx, (unsigned long long)ini, maxn * 4, &pini));
         PK(patc_buffer_wrap(ctx, (unsigned long long)out, maxn * 4, &pout));
     }
-    for (auto &v : vs) printf("%-20s tile %d, grid at most %d, %d bytes of shared memory\n", v.name.c_str(), v.tile, v.grid_max, v.smem);
+    for (auto &v : vs) printf("%-20s tile %d, grid at most %d, %d bytes of shared memory\n", v.name.c_str(), v.d.tile, v.d.grid_max, v.d.smem);
     if (argc > 2 && std::string(argv[1]) == "--instr") {
         // each variant at n = argv[2]: three plain launches, then one that gathers cycles per role
         const long long n = atoll(argv[2]);
@@ -332,7 +318,7 @@ int main(int argc, char **argv) {
             unsigned long long h[INS_N];
             CK(cudaMemcpyAsync(h, ins, sizeof h, cudaMemcpyDeviceToHost, s));
             CK(cudaStreamSynchronize(s));
-            const long long tiles = (n + v.tile - 1) / v.tile, g = std::min<long long>(tiles, v.grid_max);
+            const long long tiles = v.d.tiles(n), g = v.d.grid(n);
             const double us = 1e3 / khz / g;
             printf("  %-20s %8.1f | %8.1f %8.1f | %8.1f | %8.1f %8.1f | %6.2f %6.1f\n", v.name.c_str(), h[INS_BLOCK] * us,
                    h[INS_FULL] * us, h[INS_PREF] * us, h[INS_EMPTY] * us, h[INS_AGG] * us, h[INS_LOOK] * us,

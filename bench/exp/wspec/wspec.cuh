@@ -5,7 +5,9 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <type_traits>
+#include "timing.cuh"
 
 static __device__ __forceinline__ unsigned long long peek(const unsigned long long *p) {
     unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w;
@@ -297,3 +299,34 @@ static int start_device(cudaStream_t *st) {
     printf("device %s, %d SMs, L2 %d MiB\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20);
     return p.multiProcessorCount;
 }
+
+// The host's side of a persistent launch's tile drawing, for kernels of tiles of `tile`
+// items on at most `grid_max` resident blocks (`smem` bytes of dynamic shared memory
+// each): the tile words and the counter, allocated and zeroed once and never reset. A
+// launch on n items runs on grid(tiles) blocks and takes (base, epoch); advance() moves
+// them on by the tiles + grid tickets that launch draws (every block draws once past the
+// end), and the epoch past the launch's tile words.
+struct Draws {
+    int tile = 0, grid_max = 0, smem = 0;
+    unsigned long long *state = nullptr, *ctr = nullptr, base = 0;
+    unsigned epoch = 1;
+    // kernel k at nt threads: its shared-memory limit raised to smem, as many blocks as
+    // fit on the device's sms SMs, words for the tiles of up to maxn items
+    void init(const void *k, int nt, int smem_bytes, int tile_items, int sms, long long maxn) {
+        tile = tile_items; smem = smem_bytes;
+        CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        int occ = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, nt, smem));
+        grid_max = sms * occ;
+        const long long words = (maxn + tile - 1) / tile;
+        CK(cudaMalloc(&state, words * 8)); CK(cudaMemset(state, 0, words * 8));
+        CK(cudaMalloc(&ctr, 8)); CK(cudaMemset(ctr, 0, 8));
+    }
+    long long tiles(long long n) const { return (n + tile - 1) / tile; }
+    int grid(long long n) const { return (int)std::min<long long>(tiles(n), grid_max); }
+    void advance(long long n) {
+        base += tiles(n) + grid(n);
+        epoch = (epoch + 1) & 0x3fffffffu;
+        if (!epoch) epoch = 1;
+    }
+};
