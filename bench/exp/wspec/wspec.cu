@@ -170,6 +170,7 @@ __global__ void __launch_bounds__((NWC + NL + 2) * 32) wspec2(T *__restrict__ ou
                                                          unsigned long long *ins) {
     static_assert(IPT % 4 == 0 && (IPT / 4) % 2 == 1, "IPT/4 odd: conflict-free 16-byte reads of a thread's items");
     static_assert(NWC <= 32 && S >= 2, "one aggregator lane per compute warp");
+    static_assert(D == 0, "version 2 finishes a tile when its offsets are known: no fixed lag D (make's names show d0)");
     constexpr int TILE = NWC * 32 * IPT, CH = 32 * IPT;
     extern __shared__ __align__(128) unsigned char smem[];
     const Hand<T, T> h = carve<T, T, NWC, S>(smem, TILE);
