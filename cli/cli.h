@@ -39,6 +39,7 @@ typedef struct RunOpts {
     const char *inputs[MAX_ARGS];
     int ninputs;
     bool cpu, check, time, no_cache, reduce;
+    double tol; /* --tolerance: floating-point results' relative tolerance (0: the type's default) */
     int min_blocks; /* --min-blocks (0: none) */
     bool evict_first; /* --evict-first */
     int repeat;
@@ -69,6 +70,6 @@ bool run_fill_value(HostData *h, const char *text, int index);
 bool run_write_output(const HostData *h, const char *path);
 double run_elem_double(const HostData *h, long long i);
 void run_print_summary(const HostData *h, const char *label);
-bool run_compare(const HostData *gpu, const HostData *cpu);
+bool run_compare(const HostData *gpu, const HostData *cpu, double tol);
 
 #endif

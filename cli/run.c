@@ -4,6 +4,7 @@
  *   patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random|value:X]...
  *            [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]
  *            [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]
+ *            [--tolerance T]
  *
  * The output is the kernel's output, always; a kernel returning a pair of arrays has
  * one output per array (none or one --output each, in order; each summary printed).
@@ -362,7 +363,7 @@ int cli_run(int argc, char **argv)
             if (nouts > 1) printf("out%d: ", j);
             printf("cpu sum: %.17g\n", cs);
             if (nouts > 1) printf("out%d: ", j);
-            if (!run_compare(&gpu_out[j], &cpu_out[j])) rc = 1;
+            if (!run_compare(&gpu_out[j], &cpu_out[j], o.tol)) rc = 1;
         }
     }
 out:

@@ -203,10 +203,10 @@ void run_print_summary(const HostData *h, const char *label)
 }
 
 /* Rule: error of element i = |gpu - cpu| / max(|cpu|, 1e-30); the maximum over all
- * elements is reported. Tolerances: f32 1e-5, f64 1e-12, integers and bools exact
- * (compared bit for bit, since the double conversion of 64-bit values is inexact).
- * Returns true when within tolerance. */
-bool run_compare(const HostData *gpu, const HostData *cpu)
+ * elements is reported. Tolerances: f32 1e-5, f64 1e-12 (or tol when it is not 0:
+ * --tolerance), integers and bools exact (compared bit for bit, since the double
+ * conversion of 64-bit values is inexact). Returns true when within tolerance. */
+bool run_compare(const HostData *gpu, const HostData *cpu, double tol)
 {
     double maxerr = 0;
     bool exact = !(gpu->type == PATC_F32 || gpu->type == PATC_F64);
@@ -221,7 +221,8 @@ bool run_compare(const HostData *gpu, const HostData *cpu)
         if (exact && memcmp((const char *)gpu->data + (size_t)i * es, (const char *)cpu->data + (size_t)i * es, es))
             same = false;
     }
-    double tol = gpu->type == PATC_F32 ? 1e-5 : gpu->type == PATC_F64 ? 1e-12 : 0;
+    if (exact) tol = 0;
+    else if (tol == 0) tol = gpu->type == PATC_F32 ? 1e-5 : 1e-12;
     bool ok = exact ? same : maxerr <= tol;
     printf("max relative error: %.3g (tolerance %s%g): %s\n", maxerr, exact ? "exact, " : "", tol,
            ok ? "ok" : "FAIL");

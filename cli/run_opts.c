@@ -12,6 +12,7 @@ static const char run_usage[] =
     "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
+    "                [--tolerance T]\n"
     "see 'patc --help' for the options\n";
 
 
@@ -67,7 +68,7 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
         else if (!strcmp(a, "--evict-first")) o->evict_first = true;
         else if (!strcmp(a, "--kernel") || !strcmp(a, "-D") || !strcmp(a, "-I") || !strcmp(a, "--input") ||
                  !strcmp(a, "--output") || !strcmp(a, "--repeat") || !strcmp(a, "--cuda") ||
-                 !strcmp(a, "--min-blocks")) {
+                 !strcmp(a, "--min-blocks") || !strcmp(a, "--tolerance")) {
             if (i + 1 >= argc) return run_error(2, "option '%s' needs an argument", a);
             const char *v = argv[++i];
             if (!strcmp(a, "--kernel")) o->kernel = v;
@@ -76,6 +77,14 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
                 o->outputs[o->noutputs++] = v;
             }
             else if (!strcmp(a, "--cuda")) o->cuda = v;
+            else if (!strcmp(a, "--tolerance")) {
+                char *end;
+                errno = 0;
+                double t = strtod(v, &end);
+                if (errno || *end || end == v || !(t > 0 && t < 1))
+                    return run_error(2, "--tolerance expects a relative error between 0 and 1, got '%s'", v);
+                o->tol = t;
+            }
             else if (!strcmp(a, "--min-blocks")) {
                 char why[256];
                 if (!cli_min_blocks(v, &o->min_blocks, why, sizeof why)) return run_error(2, "%s", why);
@@ -106,6 +115,7 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
     }
     if (!o->file) return run_error(2, "patc run: no input file");
     if (o->cpu && o->check) return run_error(2, "--cpu and --check-against-cpu exclude each other");
+    if (o->tol > 0 && !o->check) return run_error(2, "--tolerance is the tolerance of --check-against-cpu; give both");
     if (o->cpu && o->cuda) return run_error(2, "--cuda replaces the GPU code; it has no effect with --cpu");
     if (!o->repeat) o->repeat = DEFAULT_REPEAT;
     return -1;

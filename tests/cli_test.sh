@@ -104,6 +104,10 @@ expect "unknown option" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10
 expect "no --kernel, one kernel" 0 "$PATC" run examples/scale.rise -D n=10 --input random --cpu
 expect "no --kernel, several kernels" 2 "$PATC" run examples/reduce_warp.rise -D n=1 --input random --cpu
 expect "bad --repeat" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --repeat 0
+expect "bad --tolerance" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --check-against-cpu --tolerance 0
+has "bad --tolerance: says the range" "$TMP/err" "^patc: error: --tolerance expects a relative error between 0 and 1, got '0'$"
+expect "--tolerance without a check" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --tolerance 1e-3
+has "--tolerance without a check: says so" "$TMP/err" '^patc: error: --tolerance is the tolerance of --check-against-cpu; give both$'
 expect "no such kernel" 1 "$PATC" run examples/scale.rise --kernel nope -D n=10 --input random --cpu
 expect "--reduce on a map" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --reduce
 has "--reduce on a map: says why" "$TMP/err" '^patc: error: .*kernel scale maps 10 elements to 10: not a reduction pass$'
@@ -468,6 +472,8 @@ if [ -n "$FAKE" ]; then
     fake() { LD_LIBRARY_PATH="$FAKE" "$@"; }
     expect "fake driver: a wrong result fails the check" 1 fake "$PATC" run examples/scale.rise -D n=1000 --input random --check-against-cpu
     has "fake driver: the check's verdict" "$TMP/out" 'max relative error: 1 \(tolerance 1e-05\): FAIL'
+    expect "fake driver: --tolerance" 1 fake "$PATC" run examples/scale.rise -D n=1000 --input random --check-against-cpu --tolerance 0.5
+    has "fake driver: --tolerance's verdict" "$TMP/out" 'max relative error: 1 \(tolerance 0.5\): FAIL'
     expect "fake driver: a count past the output is refused" 1 fake "$PATC" run examples/filter.rise --kernel filterGtF32 -D nt=128 -D ipt=16 -D n=1000 --input value:0.5 --input random
     has "fake driver: the count's message" "$TMP/err" 'the GPU: out0 says 2779096485 elements of out1 are the result, but it has room for 1000'
     expect "fake driver: --time" 0 fake "$PATC" run examples/scale.rise -D n=1000 --input random --time --repeat 5
