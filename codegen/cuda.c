@@ -208,6 +208,7 @@ static void expr(Pr *p, const X *x)
 }
 
 static void stmt(Pr *p, const Stmt *s);
+static void pipe_scan(Pr *p, const Stmt *s);
 
 /* The CUDA vector type of `width` elements of sk (asVector allows 8 and 16 bytes). */
 static const char *vec_type(ScalarKind sk, int width)
@@ -764,7 +765,300 @@ static void stmt(Pr *p, const Stmt *s)
     case S_VLOAD: vload(p, s); return;
     case S_LASTBLOCK: last_block(p, s); return;
     case S_LOOKBACK: look_back(p, s); return;
+    case S_PIPE: pipe_scan(p, s); return;
     }
+}
+
+/* ---------------------------------------------------------------- scanPipe */
+
+/* The text of op(a)(b) in the lambda patc_op: its declarations, then the value. */
+static void pipe_op(Pr *p, const Stmt *s, const char *ct)
+{
+    line(p, "auto patc_op = [&](const %s %s, const %s %s) -> %s {\n", ct, s->pipe.pa->name, ct, s->pipe.pb->name, ct);
+    p->ind++;
+    stmt(p, s->pipe.ops);
+    line(p, "return ");
+    expr(p, s->pipe.op);
+    sb_puts(p->o, ";\n");
+    p->ind--;
+    line(p, "};\n");
+}
+
+/* Lines of C text, each indented. */
+static void lines(Pr *p, const char *const *ls)
+{
+    for (; *ls; ls++) line(p, "%s\n", *ls);
+}
+
+/* scanPipe (prims/warp.c): the whole kernel. A persistent grid (the runtime caps the
+ * grid at the SM count) whose blocks each run four kinds of warps over a ring of S
+ * shared-memory slots, one tile of W*32*IPT elements each:
+ *   - the producer (warp W+2, lane 0) draws tile numbers in launch order from the
+ *     counter {epoch, count} and bulk-copies each tile into the next free slot
+ *     (cp.async.bulk, completing the slot's mbarrier `full`); the draw of the launch's
+ *     last ticket (tiles + gridDim.x of them: every block draws once past the end) sets
+ *     the counter to {epoch + 1, 0}, so no launch resets anything;
+ *   - compute warp w scans its chunk of 32*IPT elements of a tile (IPT consecutive
+ *     elements per lane in registers, then the lanes' totals with shuffles), writes the
+ *     chunk's prefixes back into the slot and hands the chunk's total to the aggregator
+ *     (barrier `tots`); once the look-back has given the chunk its offset (barrier
+ *     `pref`), it applies it and stores the chunk to the output. It never waits: it takes
+ *     whichever of the two is ready, holding at most S tiles, and frees a slot by
+ *     arriving on `empty`;
+ *   - the aggregator (warp W) scans the chunks' totals into their offsets in the tile
+ *     and publishes the tile's total (flag A, or P for tile 0) in the tile's word;
+ *   - the look-back warp (warp W+1) finds each tile's exclusive prefix from the words
+ *     of the tiles before it (seed 001's decoupled look-back, 4 x 32 words a round,
+ *     newest first, back to the nearest P, never past its own block's previous tile,
+ *     whose prefix it knows), publishes P and hands each chunk its offset.
+ * Every access to shared memory that another warp's later access depends on is ordered
+ * by an mbarrier arrive of the lane that made it (release) and the other's wait
+ * (acquire): so every lane of the aggregator, the look-back warp and the compute warps
+ * arrives (compute-sanitizer's racecheck does not count one lane's arrive after a
+ * __syncwarp for the others, and reported the slots' reuse). A word is
+ * ((epoch << 2 | flag) << 32 | value bits); a word of another epoch, or with flag 0
+ * (zeroed memory, in epoch 0), is unset.
+ * The hand-written form of this design, and its measurements, are in bench/exp/wspec. */
+static void pipe_scan(Pr *p, const Stmt *s)
+{
+    const int W = s->pipe.nw, IPT = s->pipe.ipt, S = s->pipe.slots, TILE = W * 32 * IPT, CH = 32 * IPT;
+    ScalarKind sk = s->pipe.out->sk;
+    const char *ct = scalar_info[sk].ctype;
+    const char *v4 = sk == SK_F32 ? "float4" : sk == SK_I32 ? "int4" : "uint4";
+    const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
+    line(p, "/* scanPipe: %d compute warps x %d items per lane (tiles of %d), %d slots */\n", W, IPT, TILE, S);
+    line(p, "const long long patc_n = (long long)(");
+    nat(p, s->pipe.n);
+    sb_puts(p->o, ");\n");
+    line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", TILE - 1, TILE);
+    line(p, "unsigned char *const patc_sm = (unsigned char *)%s;\n", s->pipe.ring->name);
+    line(p, "%s *const patc_ring = (%s *)patc_sm;\n", ct, ct);
+    line(p, "unsigned long long *const patc_full = (unsigned long long *)(patc_sm + %lld), *const patc_empty = "
+            "patc_full + %d,\n", (long long)S * TILE * 4, S);
+    line(p, "    *const patc_tots = patc_empty + %d, *const patc_aggb = patc_tots + %d, *const patc_pref = patc_aggb + %d;\n",
+         S, S, S);
+    line(p, "long long *const patc_tid = (long long *)(patc_pref + %d);\n", S);
+    line(p, "unsigned int *const patc_ep = (unsigned int *)(patc_tid + %d);\n", S);
+    line(p, "%s *const patc_agg = (%s *)(patc_ep + 2), *const patc_wtot = patc_agg + %d, *const patc_woff = patc_wtot + %d,\n",
+         ct, ct, S, S * W);
+    line(p, "    *const patc_off = patc_woff + %d;\n", S * W);
+    line(p, "const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);\n");
+    line(p, "const %s patc_init = ", ct);
+    expr(p, s->pipe.init);
+    sb_puts(p->o, ";\n");
+    pipe_op(p, s, ct);
+    line(p, "if (threadIdx.x == 0)\n");
+    line(p, "    for (int i = 0; i < %d; i++) {\n", S);
+    line(p, "        patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], %d); patc_mb_init(&patc_tots[i], %d);\n", 32 * W, W);
+    line(p, "        patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);\n");
+    line(p, "    }\n");
+    line(p, "__syncthreads();\n");
+
+    /* the producer */
+    line(p, "if (patc_w == %d) { /* the producer */\n", W + 2);
+    p->ind++;
+    line(p, "if (patc_l != 0) return;\n");
+    line(p, "for (int k = 0;; k++) {\n");
+    p->ind++;
+    line(p, "const int sl = k %% %d;\n", S);
+    line(p, "if (k >= %d) patc_mb_wait(&patc_empty[sl], ((k / %d) - 1) & 1);\n", S, S);
+    line(p, "const unsigned long long d = atomicAdd(%s, 1ull);\n", ctr);
+    line(p, "if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *%s = (d >> 32 << 32) + (1ull << 32);\n", ctr);
+    line(p, "if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;\n");
+    line(p, "const long long t = (long long)(unsigned int)d;\n");
+    line(p, "if (t >= patc_tiles) {\n");
+    line(p, "    patc_tid[sl] = -1;\n");
+    line(p, "    patc_mb_arrive(&patc_full[sl]);\n");
+    line(p, "    return;\n");
+    line(p, "}\n");
+    line(p, "patc_tid[sl] = t;\n");
+    line(p, "/* whole 16-byte vectors only: the compute warps read the last tile's last few from %s */\n", in);
+    line(p, "const unsigned int bytes = (unsigned int)(((patc_n - t * %d < %d ? patc_n - t * %d : %d) * 4) & ~15ll);\n",
+         TILE, TILE, TILE, TILE);
+    line(p, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* after the slot's generic accesses */\n");
+    line(p, "patc_mb_expect(&patc_full[sl], bytes);\n");
+    line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + t * %d, bytes, &patc_full[sl]);\n", TILE, in, TILE);
+    p->ind--;
+    line(p, "}\n");
+    p->ind--;
+    line(p, "}\n");
+
+    /* the aggregator */
+    line(p, "if (patc_w == %d) { /* the aggregator */\n", W);
+    p->ind++;
+    line(p, "for (int k = 0;; k++) {\n");
+    p->ind++;
+    line(p, "const int sl = k %% %d;\n", S);
+    line(p, "patc_mb_wait(&patc_full[sl], (k / %d) & 1);\n", S);
+    line(p, "const long long t = patc_tid[sl];\n");
+    line(p, "if (t < 0) return;\n");
+    line(p, "patc_mb_wait(&patc_tots[sl], (k / %d) & 1);\n", S);
+    line(p, "const unsigned int ep = *patc_ep;\n");
+    line(p, "const %s v = patc_l < %d ? patc_wtot[sl * %d + patc_l] : patc_init;\n", ct, W, W);
+    line(p, "%s inc = v;\n", ct);
+    line(p, "#pragma unroll\n");
+    line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }\n", ct);
+    line(p, "const %s tot = __shfl_sync(0xffffffffu, inc, 31);\n", ct);
+    line(p, "%s ex = __shfl_up_sync(0xffffffffu, inc, 1);\n", ct);
+    line(p, "if (patc_l == 0) {\n");
+    line(p, "    ex = patc_init;\n");
+    line(p, "    patc_poke(&%s[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | %stot));\n", st, flag_pre[sk]);
+    line(p, "    patc_agg[sl] = tot;\n");
+    line(p, "}\n");
+    line(p, "if (patc_l < %d) patc_woff[sl * %d + patc_l] = ex;\n", W, W);
+    line(p, "patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */\n");
+    p->ind--;
+    line(p, "}\n");
+    p->ind--;
+    line(p, "}\n");
+
+    /* the look-back warp */
+    line(p, "if (patc_w == %d) { /* the look-back */\n", W + 1);
+    p->ind++;
+    line(p, "long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */\n");
+    line(p, "%s prevp = patc_init;\n", ct);
+    line(p, "for (int k = 0;; k++) {\n");
+    p->ind++;
+    line(p, "const int sl = k %% %d;\n", S);
+    line(p, "patc_mb_wait(&patc_full[sl], (k / %d) & 1);\n", S);
+    line(p, "const long long t = patc_tid[sl];\n");
+    line(p, "if (t < 0) return;\n");
+    line(p, "patc_mb_wait(&patc_aggb[sl], (k / %d) & 1);\n", S);
+    line(p, "const unsigned int ep = *patc_ep;\n");
+    line(p, "const %s tot = patc_agg[sl];\n", ct);
+    line(p, "%s acc = patc_init;\n", ct);
+    line(p, "bool found = t == 0 || prev == t - 1;\n");
+    line(p, "/* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */\n");
+    line(p, "for (long long top = t - 1; !found && top > prev; top -= 128) {\n");
+    p->ind++;
+    line(p, "unsigned long long wd[4];\n");
+    line(p, "for (;;) {\n");
+    line(p, "    bool unset = false;\n");
+    line(p, "    #pragma unroll\n");
+    line(p, "    for (int u = 0; u < 4; u++) {\n");
+    line(p, "        const long long j = top - 32 * u - patc_l;\n");
+    line(p, "        wd[u] = j > prev ? patc_peek(&%s[j]) : 0ull;\n", st);
+    line(p, "        const unsigned int hi = (unsigned int)(wd[u] >> 32);\n");
+    line(p, "        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */\n");
+    line(p, "    }\n");
+    line(p, "    if (!__any_sync(0xffffffffu, unset)) break;\n");
+    line(p, "    __nanosleep(20);\n");
+    line(p, "}\n");
+    line(p, "unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int u = 0; u < 4; u++)\n");
+    line(p, "    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));\n");
+    line(p, "near = __reduce_min_sync(0xffffffffu, near);\n");
+    line(p, "/* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */\n");
+    line(p, "%s g[4];\n", ct);
+    line(p, "#pragma unroll\n");
+    line(p, "for (int u = 0; u < 4; u++)\n");
+    line(p, "    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? %s(unsigned int)wd[u]) : patc_init;\n",
+         unflag_pre[sk]);
+    line(p, "#pragma unroll\n");
+    line(p, "for (int d = 1; d < 32; d <<= 1)\n");
+    line(p, "    #pragma unroll\n");
+    line(p, "    for (int u = 0; u < 4; u++) { const %s o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }\n", ct);
+    line(p, "acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);\n");
+    line(p, "found = near != 0xffffffffu;\n");
+    p->ind--;
+    line(p, "}\n");
+    line(p, "if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */\n");
+    line(p, "if (t == 0) acc = patc_init;\n");
+    line(p, "const %s inc = patc_op(acc, tot);\n", ct);
+    line(p, "if (patc_l == 0 && t != 0) patc_poke(&%s[t], ((unsigned long long)((ep << 2) | 2u) << 32) | %sinc));\n", st, flag_pre[sk]);
+    line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = patc_op(acc, patc_woff[sl * %d + patc_l]);\n", W, W, W);
+    line(p, "patc_mb_arrive(&patc_pref[sl]);\n");
+    line(p, "prev = t;\n");
+    line(p, "prevp = inc;\n");
+    p->ind--;
+    line(p, "}\n");
+    p->ind--;
+    line(p, "}\n");
+
+    /* the compute warps */
+    line(p, "/* compute warp patc_w: elements patc_w * %d .. + %d of each tile, %d per lane */\n", CH, CH - 1, IPT);
+    line(p, "int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */\n");
+    line(p, "bool done = false;\n");
+    line(p, "for (;;) {\n");
+    p->ind++;
+    line(p, "if (!done && next - old < %d && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next %% %d], (next / %d) & 1))) {\n", S, S, S);
+    p->ind++;
+    line(p, "const int sl = next %% %d;\n", S);
+    line(p, "const long long t = patc_tid[sl];\n");
+    line(p, "if (t < 0) { done = true; continue; }\n");
+    line(p, "next++;\n");
+    line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d; /* of this chunk */\n",
+         TILE, TILE, TILE, TILE, CH);
+    line(p, "%s *const ch = (%s *)(patc_ring + sl * %d + patc_w * %d) + patc_l * %d;\n", v4, v4, TILE, CH, IPT / 4);
+    line(p, "%s x[%d];\n", ct, IPT);
+    line(p, "#pragma unroll\n");
+    line(p, "for (int q = 0; q < %d; q++) { const %s u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }\n",
+         IPT / 4, v4);
+    line(p, "if (cnt < (long long)(patc_l + 1) * %d) { /* the last tile: past the copy, from %s; past n, init */\n", IPT, in);
+    line(p, "    const long long copied = ((patc_n - t * %d) & ~3ll) - (long long)patc_w * %d;\n", TILE, CH);
+    line(p, "    #pragma unroll\n");
+    line(p, "    for (int i = 0; i < %d; i++) {\n", IPT);
+    line(p, "        const long long j = (long long)patc_l * %d + i;\n", IPT);
+    line(p, "        if (j >= copied) x[i] = j < cnt ? %s[t * %d + (long long)patc_w * %d + j] : patc_init;\n", in, TILE, CH);
+    line(p, "    }\n");
+    line(p, "}\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int i = 1; i < %d; i++) x[i] = patc_op(x[i - 1], x[i]);\n", IPT);
+    line(p, "%s v = x[%d];\n", ct, IPT - 1);
+    line(p, "#pragma unroll\n");
+    line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }\n", ct);
+    line(p, "%s ex = __shfl_up_sync(0xffffffffu, v, 1);\n", ct);
+    line(p, "if (patc_l == 0) ex = patc_init;\n");
+    if (s->pipe.excl) {
+        line(p, "/* exclusive: element i gets the prefix before it */\n");
+        line(p, "#pragma unroll\n");
+        line(p, "for (int i = %d; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);\n", IPT - 1);
+        line(p, "x[0] = ex;\n");
+    } else {
+        line(p, "#pragma unroll\n");
+        line(p, "for (int i = 0; i < %d; i++) x[i] = patc_op(ex, x[i]);\n", IPT);
+    }
+    line(p, "#pragma unroll\n");
+    line(p, "for (int q = 0; q < %d; q++) { %s u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }\n",
+         IPT / 4, v4);
+    line(p, "__syncwarp(); /* the chunk written back, before other lanes read it to finish it */\n");
+    line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", W);
+    line(p, "continue;\n");
+    p->ind--;
+    line(p, "}\n");
+    line(p, "if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old %% %d], (old / %d) & 1))) {\n", S, S);
+    p->ind++;
+    line(p, "const int sl = old %% %d;\n", S);
+    line(p, "const long long t = patc_tid[sl];\n");
+    line(p, "const %s off = patc_off[sl * %d + patc_w];\n", ct, W);
+    line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d;\n", TILE, TILE, TILE, TILE, CH);
+    line(p, "const %s *const ch = (const %s *)(patc_ring + sl * %d + patc_w * %d);\n", v4, v4, TILE, CH);
+    line(p, "%s *const o = %s + t * %d + (long long)patc_w * %d;\n", ct, out, TILE, CH);
+    line(p, "#pragma unroll\n");
+    line(p, "for (int q = 0; q < %d; q++) {\n", IPT / 4);
+    line(p, "    const int i4 = q * 32 + patc_l;\n");
+    line(p, "    %s u = ch[i4];\n", v4);
+    line(p, "    u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);\n");
+    line(p, "    if (4ll * i4 + 4 <= cnt) {\n");
+    line(p, "        ((%s *)o)[i4] = u;\n", v4);
+    line(p, "    } else {\n");
+    line(p, "        if (4ll * i4 < cnt) o[4 * i4] = u.x;\n");
+    line(p, "        if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;\n");
+    line(p, "        if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;\n");
+    line(p, "    }\n");
+    line(p, "}\n");
+    static const char *const free_slot[] = {
+        "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* before the slot's next bulk copy */",
+        "patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */", "old++;",
+        "continue;", NULL};
+    lines(p, free_slot);
+    p->ind--;
+    line(p, "}\n");
+    line(p, "if (done && old == next) return;\n");
+    line(p, "__nanosleep(20);\n");
+    p->ind--;
+    line(p, "}\n");
 }
 
 static void dims(Pr *p, Nat *const d[3])
@@ -817,7 +1111,8 @@ static void header(Pr *p)
         sb_printf(o, "%s: ", k->inputs[i]->name);
         ty_print(o, k->def->params[i]->ty);
         if (k->inputs[i]->scalar) sb_puts(o, " (by value)");
-        if (k->inputs[i]->align > 1) sb_printf(o, " (%d-byte aligned: vector loads)", k->inputs[i]->align);
+        if (k->inputs[i]->align > 1)
+            sb_printf(o, " (%d-byte aligned: %s)", k->inputs[i]->align, k->persistent ? "bulk copies" : "vector loads");
     }
     sb_puts(o, "\n *   nat parameters:  ");
     if (!k->def->nnats) sb_puts(o, "none");
@@ -830,6 +1125,7 @@ static void header(Pr *p)
         nat_print(o, k->outs[j]->count);
         sb_printf(o, " x %s)", scalar_info[k->outs[j]->sk].ctype);
         if (k->outs[j]->counted_by) sb_printf(o, ", of which the first %s[0] are the result", k->outs[j]->counted_by->name);
+        if (k->outs[j]->align > 1) sb_printf(o, " (%d-byte aligned: vector stores)", k->outs[j]->align);
     }
     sb_puts(o, "\n");
     if (k->nscratch) {
@@ -849,7 +1145,9 @@ static void header(Pr *p)
     sb_puts(o, k->block_fixed ? " threads, fixed: the code assumes exactly this many\n" : " threads\n");
     sb_puts(o, " *   grid size:       ");
     dims(p, k->grid);
-    sb_puts(o, " blocks\n *   shared memory:   ");
+    sb_puts(o, k->persistent ? " blocks, at most one per SM (the runtime caps grid.x at the\n"
+                               " *                    SM count: the blocks loop over the tiles)\n *   shared memory:   "
+                             : " blocks\n *   shared memory:   ");
     nat_print(o, k->shared_bytes);
     int64_t sh; /* past 48 KiB a launch needs cuFuncSetAttribute first (smem.c, rt_driver_launch) */
     if (!nat_is_const(k->shared_bytes, &sh))
@@ -989,6 +1287,28 @@ static const char prelude_flags32[] =
     "static __device__ __forceinline__ void patc_poke32(unsigned int *p, unsigned int w) { "
     "asm volatile(\"st.release.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n\n";
 
+static const char prelude_pipe[] =
+    "/* scanPipe's mbarriers (shared memory, CTA scope) and 1-D bulk copy (the TMA), sm_90 */\n"
+    "static __device__ __forceinline__ unsigned int patc_sa(const void *p) { return (unsigned int)__cvta_generic_to_shared(p); }\n"
+    "static __device__ __forceinline__ void patc_mb_init(unsigned long long *b, unsigned int count) { "
+    "asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(patc_sa(b)), \"r\"(count) : \"memory\"); }\n"
+    "static __device__ __forceinline__ void patc_mb_arrive(unsigned long long *b) { "
+    "asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: \"r\"(patc_sa(b)) : \"memory\"); }\n"
+    "/* an arrival that also expects `bytes` of bulk copies to complete the phase */\n"
+    "static __device__ __forceinline__ void patc_mb_expect(unsigned long long *b, unsigned int bytes) { "
+    "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(patc_sa(b)), \"r\"(bytes) : \"memory\"); }\n"
+    "/* whether the phase of parity par has completed (acquire), without waiting */\n"
+    "static __device__ __forceinline__ bool patc_mb_test(unsigned long long *b, unsigned int par) { unsigned int ok; "
+    "asm volatile(\"{ .reg .pred q; mbarrier.test_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }\" "
+    ": \"=r\"(ok) : \"r\"(patc_sa(b)), \"r\"(par) : \"memory\"); return ok != 0u; }\n"
+    "static __device__ __forceinline__ void patc_mb_wait(unsigned long long *b, unsigned int par) { unsigned int ok; "
+    "do { asm volatile(\"{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }\" "
+    ": \"=r\"(ok) : \"r\"(patc_sa(b)), \"r\"(par) : \"memory\"); } while (!ok); }\n"
+    "/* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */\n"
+    "static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { "
+    "asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\" "
+    ":: \"r\"(patc_sa(dst)), \"l\"(src), \"r\"(bytes), \"r\"(patc_sa(b)) : \"memory\"); }\n\n";
+
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {
     StrBuf body = {0};
@@ -1001,6 +1321,7 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     bool fdiv = body.s && (strstr(body.s, "patc_fdiv(") || strstr(body.s, "patc_fmod("));
     bool flags = body.s && (strstr(body.s, "patc_poke(") || strstr(body.s, "patc_peek("));
     bool flags32 = body.s && strstr(body.s, "patc_poke32(");
+    bool pipe = body.s && strstr(body.s, "patc_mb_");
     bool launch = false, wide = false;
     for (int i = 0; i < n; i++) {
         launch |= ks[i]->iw == IW_LAUNCH;
@@ -1014,7 +1335,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     }
     if (flags) sb_puts(out, prelude_flags);
     if (flags32) sb_puts(out, prelude_flags32);
-    if (!fdiv && !flags && !flags32) sb_putc(out, '\n');
+    if (pipe) sb_puts(out, prelude_pipe);
+    if (!fdiv && !flags && !flags32 && !pipe) sb_putc(out, '\n');
     sb_puts(out, body.s ? body.s : "");
     sb_free(&body);
 }

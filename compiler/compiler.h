@@ -108,6 +108,9 @@ typedef enum {
     X(P_SCANSEQEXCL,     "scanSeqExcl",     0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_REDUCE) \
     /* the single-pass scan's look-back (issue 12): lookback(op)(init)(x) in a mapBlock */  \
     X(P_LOOKBACK,        "lookback",        0, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_GRID)   \
+    /* the warp-specialised device scan (issue 12): scanPipe(w, ipt, s)(op)(init)(xs) */       \
+    X(P_SCANPIPE,        "scanPipe",        3, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_GRID)   \
+    X(P_SCANPIPEEXCL,    "scanPipeExcl",    3, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_GRID)   \
     /* results of a data-dependent length (issue 13): the count and the elements */          \
     X(P_COMPACTTO,       "compactTo",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_PARTITIONTO,     "partitionTo",     0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
@@ -265,7 +268,7 @@ struct Expr {
         struct {
             Prim p;
             int dim;      /* 0/1/2 for the map family; lookback: 1 in a mapSeq (a carried prefix) */
-            Nat *nats[2]; /* prim_info[p].nnats of them */
+            Nat *nats[3]; /* prim_info[p].nnats of them */
             Expr *args[3];/* prim_info[p].nargs of them; functions are E_LAM */
         } prim;
         struct { Binder *param; Expr *body; } lam;
@@ -374,6 +377,12 @@ typedef enum {
                   statements ops (declarations only). packed: one leaf of at most 32 bits,
                   kept with its flag in one 64-bit word of state; else flags holds
                   (epoch << 2 | status) and aggs/incs the values. See codegen/cuda.c */
+    S_PIPE,    /* pipe: the whole kernel of a scanPipe (prims/warp.c): a persistent grid whose
+                  blocks draw tiles of nw*32*ipt elements of in (n of them) into a ring of
+                  slots shared-memory slots (the shared buffer ring, carved by codegen),
+                  scan them with nw compute warps, an aggregator warp and a look-back warp
+                  over the tile words state (counter ctr), and write out. op is op(pa)(pb)
+                  after the declarations ops; init its neutral element. See codegen/cuda.c */
 } StmtKind;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
@@ -424,6 +433,14 @@ struct Stmt {
             Buffer *state;                     /* packed */
             Buffer *flags, *aggs[2], *incs[2]; /* not packed */
         } look;
+        struct {
+            Buffer *in, *out, *ring, *state, *ctr, *pa, *pb;
+            Nat *n;
+            int nw, ipt, slots;
+            bool excl;
+            X *init, *op;
+            Stmt *ops;
+        } pipe;
     };
 };
 
@@ -471,6 +488,8 @@ typedef struct Kernel {
                                     kernels leave them reusable): parameters after the inputs */
     int nscratch;
     Buffer *ticket;              /* lastBlock's ticket (cuda.c declares `__shared__ bool patc_last`) */
+    bool persistent;             /* a scanPipe kernel: the runtime caps grid[0] at the device's
+                                    SM count (its blocks loop over the tiles) */
     Buffer *draw;                /* the tile counter of a mapBlock with a lookback (cuda.c declares
                                     `__shared__ unsigned long long patc_draw`) */
     bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */

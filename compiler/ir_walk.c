@@ -74,6 +74,17 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
             if (exprs && (ir_walk_x(s->look.op[i], v, ctx) || (v->access && v->access(ctx, s->look.res[i], true))))
                 return true;
         return false;
+    case S_PIPE:
+        /* reads its input and the tile words, applies the operator, writes the ring, the
+         * words and the output */
+        if (exprs && ((v->nat && v->nat(ctx, s->pipe.n)) || ir_walk_x(s->pipe.init, v, ctx) ||
+                      (v->access && (v->access(ctx, s->pipe.in, false) || v->access(ctx, s->pipe.state, false) ||
+                                     v->access(ctx, s->pipe.ring, false)))))
+            return true;
+        if (ir_walk(s->pipe.ops, v, ctx)) return true;
+        return exprs && (ir_walk_x(s->pipe.op, v, ctx) ||
+                         (v->access && (v->access(ctx, s->pipe.ring, true) || v->access(ctx, s->pipe.state, true) ||
+                                        v->access(ctx, s->pipe.ctr, true) || v->access(ctx, s->pipe.out, true))));
     }
     unreachable();
 }

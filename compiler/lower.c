@@ -763,7 +763,7 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
-    case P_PARTITIONSTABLETO: return false;
+    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: return false;
     }
     unreachable();
 }
@@ -791,7 +791,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
-    case P_PARTITIONSTABLETO: unreachable();
+    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: unreachable();
     }
     return acc_through(w, arg, x, r);
 }

@@ -249,6 +249,18 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         }
         sprint(b, s->look.ops, ind + 1);
         return;
+    case S_PIPE:
+        pad(b, ind);
+        sb_printf(b, "%s %s[0..", s->pipe.excl ? "scanPipeExcl" : "scanPipe", s->pipe.out->name);
+        nat_print(b, s->pipe.n);
+        sb_printf(b, ") of %s by (%s, %s) -> ", s->pipe.in->name, s->pipe.pa->name, s->pipe.pb->name);
+        xprint(b, s->pipe.op);
+        sb_puts(b, " from ");
+        xprint(b, s->pipe.init);
+        sb_printf(b, ": %d compute warps x %d items per lane, %d slots in %s, tile words %s, counter %s\n", s->pipe.nw,
+                  s->pipe.ipt, s->pipe.slots, s->pipe.ring->name, s->pipe.state->name, s->pipe.ctr->name);
+        sprint(b, s->pipe.ops, ind + 1);
+        return;
     }
 }
 

@@ -84,7 +84,8 @@ static void number(Live *l, Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
-    case S_LOOKBACK: ir_walk(s, &touch_visit, l); return;
+    case S_LOOKBACK:
+    case S_PIPE: ir_walk(s, &touch_visit, l); return;
     }
 }
 

@@ -163,7 +163,7 @@ static bool find_test(void *ctx, const X *x)
 static WalkStep find_inner(void *ctx, const Stmt *s)
 {
     Ver *v = ctx;
-    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK) {
+    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK || s->kind == S_PIPE) {
         v->full = true; /* never copied */
         return WALK_STOP;
     }
@@ -296,9 +296,10 @@ static Stmt *copy(const Ver *v, const Stmt *s)
         if (is_lit(t->vload.guard, &b) && !b) t->vload.guard = NULL;
         return t;
     case S_LASTBLOCK:
-    case S_LOOKBACK: break; /* find_inner refused them */
+    case S_LOOKBACK:
+    case S_PIPE: break; /* find_inner refused them */
     }
-    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : "lastBlock");
+    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : s->kind == S_PIPE ? "scanPipe" : "lastBlock");
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -439,7 +440,8 @@ static void walk(Ver *v, Stmt *s)
     case S_COMMENT:
     case S_VLOAD:
     case S_LASTBLOCK:
-    case S_LOOKBACK: return;
+    case S_LOOKBACK:
+    case S_PIPE: return;
     }
     unreachable();
 }

@@ -188,7 +188,8 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
-    case S_LOOKBACK: return WALK_ON; /* its tile arithmetic is long long (codegen/cuda.c) */
+    case S_LOOKBACK:
+    case S_PIPE: return WALK_ON; /* its tile arithmetic is long long (codegen/cuda.c) */
     }
     unreachable();
 }

@@ -1,4 +1,4 @@
-/* warp.c: the warp shuffles and vote, and the grid-wide lastBlock and lookback
+/* warp.c: the warp shuffles and vote, and the grid-wide lastBlock, lookback and scanPipe
  * (PF_WARP, PF_GRID).
  * For each primitive: its type rule, its lowering and its interpreter meaning. */
 #include "prims.h"
@@ -485,6 +485,165 @@ static void eval_lookback(IpCtx *c, const Code *e, IpVal *r)
 }
 
 
+/* ---------------------------------------------------------------- scanPipe, scanPipeExcl */
+
+/* scanPipe(w, ipt, s)(op)(init)(xs), scanPipeExcl likewise: (t -> t -> t) -> t -> n.t
+ * -> n.t, t a 32-bit scalar (f32, i32, u32). Element i is init `op` xs[0] `op` ... xs[i]
+ * (scanPipe) or the same up to xs[i-1] (scanPipeExcl; init at 0); op(a)(b) with a the
+ * earlier part, associative, and init its neutral element. w, ipt and s are constants
+ * that shape the code (w compute warps of ipt items per lane, s shared-memory slots):
+ * the scan is a kernel of its own (codegen/cuda.c, pipe_scan), so it must be the whole
+ * of the kernel's body, outside every map and function. */
+static Expr *infer_pipe(Tc *t, const TcApp *ap)
+{
+    Ast **arg = ap->arg, **nat = ap->nat;
+    Scope *sc = ap->sc;
+    const char *name = prim_info[ap->p].name;
+    TcMaps *c = &t->ctx;
+    if (c->n || t->fdepth)
+        diag_error(t->d, ap->sp, "%s is a kernel of its own (a persistent grid with its own warps): it must be the "
+                   "kernel's whole result, outside every map and function", name);
+    static const char *const what[3] = {"number of compute warps", "number of items per lane", "number of slots"};
+    static const int64_t lo[3] = {1, 4, 2}, hi[3] = {29, 64, 32};
+    Nat *ns[3];
+    for (int i = 0; i < 3; i++) {
+        ns[i] = tc_nat_of(t, nat[i], sc);
+        int64_t v;
+        if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 4))
+            diag_error(t->d, nat[i]->sp, "%s: the %s must be a constant in %lld..%lld%s", name, what[i], (long long)lo[i],
+                       (long long)hi[i], i == 1 ? ", a multiple of 4 (16-byte vectors)" : "");
+    }
+    Expr *x = tc_infer(t, arg[2], sc, NULL);
+    Type *tx = tc_want_array(t, x, name);
+    Type *ty = tx->arr.elem;
+    ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
+    if (sk != SK_F32 && sk != SK_I32 && sk != SK_U32)
+        diag_error(t->d, x->sp, "%s of %s: the elements must be 32-bit scalars (f32, i32 or u32), packed with their "
+                   "flags in one 64-bit tile word; scanDevice (patterns/scan.rise) scans the others", name,
+                   tc_tstr(t, tx));
+    Expr *init = tc_infer(t, arg[1], sc, ty);
+    if (!ty_equal(init->ty, ty))
+        diag_error(t->d, arg[1]->sp, "%s: the neutral element has type %s but the elements have type %s", name,
+                   tc_tstr(t, init->ty), tc_tstr(t, ty));
+    Type *ps[2] = {ty, ty};
+    Expr *f = tc_check_fun(t, arg[0], ps, 2, sc, ty, ap->sp);
+    Type *rt = tc_fun_result(f, 2);
+    if (!ty_equal(rt, ty))
+        diag_error(t->d, arg[0]->sp, "%s: the operator returns %s but the elements have type %s", name, tc_tstr(t, rt),
+                   tc_tstr(t, ty));
+    Expr *e = tc_prim_expr(t, ap->p, tx, ap->sp);
+    for (int i = 0; i < 3; i++) e->prim.nats[i] = ns[i];
+    e->prim.args[0] = f;
+    e->prim.args[1] = init;
+    e->prim.args[2] = x;
+    return e;
+}
+
+/* Read rather than written to the kernel's output: an error */
+static LwVal *lower_pipe_read(Lw *w, Expr *e)
+{
+    diag_error(w->d, e->sp, "%s is a kernel of its own: its result must be written to the kernel's output as it "
+               "is (the kernel's whole result), not read", prim_info[e->prim.p].name);
+}
+
+/* scanPipe written to acc c: the kernel's only output, from element 0, with nothing
+ * else in the kernel; xs a data parameter read from element 0 (the bulk copies read it
+ * in tiles, 16-byte aligned, and the stores write 16-byte vectors: the runtime checks
+ * both buffers' alignment). The operator's code goes into its own list, as lookback's. */
+static void write_pipe(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Kernel *k = w->k;
+    Expr **arg = e->prim.args;
+    const char *name = prim_info[e->prim.p].name;
+    int64_t base;
+    if (w->nloops || c->kind != W_MEM || c->buf->param != -1 || !nat_is_const(c->base, &base) || base ||
+        k->main || k->npre || k->body->seq.n || k->def->body->ty->kind != T_ARRAY)
+        diag_error(w->d, e->sp, "%s is a kernel of its own: it must be the kernel's whole result (one output, "
+                   "no toGlobal launches, nothing else computed)", name);
+    Stmt *s = lw_snew(w, S_PIPE);
+    LwVal *x = lw_lower_exp(w, arg[2]);
+    View *v = x->k == VAL_ARRAY ? x->v : NULL;
+    if (!v || v->kind != V_MEM || v->buf->param < 0 || !nat_is_const(v->base, &base) || base || k->body->seq.n)
+        diag_error(w->d, arg[2]->sp, "%s reads its input in tiles with bulk copies: the input must be a data "
+                   "parameter of the kernel as it is, not a view of one or a computed array", name);
+    LwVal *init = lw_lower_exp(w, arg[1]);
+    if (init->k != VAL_SCALAR || k->body->seq.n)
+        diag_error(w->d, arg[1]->sp, "%s: the neutral element must be a constant or a scalar parameter", name);
+    ScalarKind sk = lw_sk_of(e->ty->arr.elem);
+    int64_t nw, ipt, slots;
+    nat_is_const(e->prim.nats[0], &nw);
+    nat_is_const(e->prim.nats[1], &ipt);
+    nat_is_const(e->prim.nats[2], &slots);
+    s->pipe.in = v->buf;
+    s->pipe.out = c->buf;
+    s->pipe.n = e->ty->arr.n;
+    s->pipe.nw = (int)nw;
+    s->pipe.ipt = (int)ipt;
+    s->pipe.slots = (int)slots;
+    s->pipe.excl = e->prim.p == P_SCANPIPEEXCL;
+    s->pipe.init = init->x;
+    v->buf->align = c->buf->align = 16;
+    int64_t tile = nw * 32 * ipt;
+    /* the ring, then per slot five barriers, the tile number, the tile's total and three
+     * values per compute warp, and the epoch (codegen/cuda.c, pipe_scan, carves it) */
+    int64_t bytes = slots * tile * 4 + slots * (5 * 8 + 8 + 4 + 3 * 4 * nw) + 8;
+    if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
+        diag_error(w->d, e->sp, "%s(%lld, %lld, %lld): its %lld slots of %lld elements and their barriers take %lld bytes "
+                   "of shared memory, more than the %lld a block can have (227 KiB, the opt-in maximum on sm_90); give "
+                   "it fewer slots or smaller tiles", name, (long long)nw, (long long)ipt, (long long)slots,
+                   (long long)slots, (long long)tile, (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
+    s->pipe.ring = lw_shared_buffer(w, "pipe", SK_U64, nat_cst(a, (bytes + 7) / 8), e->sp);
+    Nat *tiles = nat_div(a, nat_add(a, s->pipe.n, nat_cst(a, tile - 1)), nat_cst(a, tile));
+    s->pipe.state = lw_scratch_buffer(w, "pipestate", SK_U64, tiles);
+    s->pipe.ctr = lw_scratch_buffer(w, "pipectr", SK_U64, nat_cst(a, 1));
+    s->pipe.pa = lw_new_buffer(w, "pa", AS_PRIVATE, sk, nat_cst(a, 1));
+    s->pipe.pb = lw_new_buffer(w, "pb", AS_PRIVATE, sk, nat_cst(a, 1));
+    s->pipe.pa->scalar = s->pipe.pb->scalar = true;
+    Stmt *saved = w->cur;
+    w->cur = s->pipe.ops = stmt_seq(a);
+    Expr *f = arg[0];
+    lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pa, nat_cst(a, 0))));
+    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pb, nat_cst(a, 0))));
+    LwVal *r = lw_lower_exp(w, f->lam.body->lam.body);
+    w->cur = saved;
+    for (int i = 0; i < s->pipe.ops->seq.n; i++)
+        if (s->pipe.ops->seq.items[i]->kind != S_DECL || r->k != VAL_SCALAR)
+            diag_error(w->d, arg[0]->sp, "%s: the operator must be a function of scalars without loops or memory", name);
+    s->pipe.op = r->x;
+    k->persistent = true;
+    lw_emit(w, s);
+}
+
+/* scanPipe's meaning: the sequential scan, each prefix op(prefix)(x) from init */
+static void eval_pipe(IpCtx *c, const Code *e, IpVal *res)
+{
+    const Code *f = e->args[0], *g = f->args[0];
+    bool excl = e->p == P_SCANPIPEEXCL;
+    IpVal a, acc, r, ov;
+    ip_eval(c, e->args[1], &acc);
+    ip_eval(c, e->args[2], &a);
+    const RType *rt = e->ty;
+    Node *out = ip_store_new(c, rt, NULL);
+    ip_val_node(&ov, rt, out);
+    Scalar pre = acc.s;
+    for (int64_t i = 0; i < rt->n; i++) {
+        Mark m = ip_pool_mark(c);
+        IpVal pv, x;
+        ip_val_scalar(&pv, rt->elem, pre);
+        ip_val_sel(c, &a, i, a.ty->elem, &x);
+        ip_val_set(&c->env[f->slot], &pv);
+        ip_val_set(&c->env[g->slot], &x);
+        ip_eval(c, g->args[0], &r);
+        r.ty = rt->elem;
+        ip_store_put(c, out, i, excl ? &pv : &r);
+        pre = r.s;
+        ip_pool_release(c, m);
+    }
+    ip_val_node(res, rt, out);
+}
+
+
 const PrimOps prims_warp[P_COUNT] = {
     [P_SHFLDOWN] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
     [P_SHFLUP] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
@@ -493,4 +652,6 @@ const PrimOps prims_warp[P_COUNT] = {
     [P_BALLOT] = {infer_ballot, lower_ballot, eval_ballot, NULL},
     [P_LASTBLOCK] = {infer_last_block, lower_last_block_read, eval_last_block, lower_last_block},
     [P_LOOKBACK] = {infer_lookback, lower_lookback, eval_lookback, NULL},
+    [P_SCANPIPE] = {infer_pipe, lower_pipe_read, eval_pipe, write_pipe},
+    [P_SCANPIPEEXCL] = {infer_pipe, lower_pipe_read, eval_pipe, write_pipe},
 };

@@ -172,6 +172,11 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
         if (no == 1) snprintf(what, sizeof what, "the output");
         else snprintf(what, sizeof what, "output %d", j);
         if ((s = check_buffer(k, k->k->outs[j], outputs[j], what)) != PATC_OK) return s;
+        int al = k->k->outs[j]->align; /* scanPipe's 16-byte stores */
+        if (al > 1 && outputs[j]->ptr % (unsigned)al)
+            return rt_fail(c, PATC_ERR_INVALID, "kernel %s: %s is written with %d-byte vector stores, so its buffer "
+                           "must start at a multiple of %d bytes; it starts at 0x%llx", k->k->name, what, al, al,
+                           (unsigned long long)outputs[j]->ptr);
     }
     for (int i = 0; i < ni; i++) {
         if (k->k->inputs[i]->scalar) {

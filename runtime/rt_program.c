@@ -580,6 +580,10 @@ patc_status rt_derive_launch(patc_kernel *k, int l, patc_launch_config *o)
         if (v < 0 || v > INT_MAX) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, gn[i], (long long)v);
         o->grid[i] = (unsigned)v;
     }
+    /* a scanPipe kernel's blocks loop over the tiles: one per SM (its shared memory
+     * leaves room for no second), where a device says how many */
+    int sms = K->persistent ? rt_ctx_sm_count(c) : 0;
+    if (sms > 0 && o->grid[0] > (unsigned)sms) o->grid[0] = (unsigned)sms;
     if ((s = eval(k, K->shared_bytes, "the shared memory size", &v)) != PATC_OK) return s;
     if (v < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", K->name, (long long)v);
     if ((s = rt_check_shared_launch(k, l, v, "with these nat values it needs")) != PATC_OK) return s;

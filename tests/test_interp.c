@@ -1174,6 +1174,41 @@ START_TEST(test_lookback)
 }
 END_TEST
 
+/* scanPipe's meaning is the sequential scan from init, inclusive or exclusive, with
+ * op(prefix)(element): checked on sums and on the composition of affine maps held as
+ * one u32 (a*65536 + b), where op's argument order shows. */
+START_TEST(test_scan_pipe)
+{
+    static const int32_t xs[5] = {5, -3, 10, 7, -1};
+    int32_t out[5];
+    char err[256] = "";
+    const void *in[1] = {xs};
+    const Define d5[] = {{"n", 5}};
+    const char *incl = "kernel k = nFun(n => fun(n.i32)(xs => xs |> scanPipe(4, 4, 2)(add)(100)))";
+    ck_assert_msg(run_src(incl, d5, 1, in, out, err, sizeof err), "%s", err);
+    static const int32_t want[5] = {105, 102, 112, 119, 118};
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], want[i]);
+    const char *excl = "kernel k = nFun(n => fun(n.i32)(xs => xs |> scanPipeExcl(4, 4, 2)(max)(0)))";
+    ck_assert_msg(run_src(excl, d5, 1, in, out, err, sizeof err), "%s", err);
+    static const int32_t wantx[5] = {0, 5, 5, 10, 10};
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(out[i], wantx[i]);
+    /* maps x -> 2x + 3, x -> 5x + 1, x -> 0x + 7 (mod 2^16); prefixes composed earlier
+     * first: (2, 3); (10, 5*3 + 1 = 16); (0, 7). The other order would give (10, 2*1 + 3
+     * = 5) for the second. */
+    const char *aff = "def affine = fun(p => fun(q => ((p / 65536u) * (q / 65536u)) % 65536u * 65536u"
+                      " + ((q / 65536u) * (p % 65536u) + q % 65536u) % 65536u))\n"
+                      "kernel k = nFun(n => fun(n.u32)(xs => xs |> scanPipe(4, 4, 2)(affine)(65536u)))";
+    static const uint32_t maps[3] = {2u * 65536u + 3u, 5u * 65536u + 1u, 7u};
+    uint32_t mo[3];
+    const void *in2[1] = {maps};
+    const Define d3[] = {{"n", 3}};
+    ck_assert_msg(run_src(aff, d3, 1, in2, mo, err, sizeof err), "%s", err);
+    ck_assert_uint_eq(mo[0], 2u * 65536u + 3u);
+    ck_assert_uint_eq(mo[1], 10u * 65536u + 16u);
+    ck_assert_uint_eq(mo[2], 7u);
+}
+END_TEST
+
 START_TEST(test_concat_padempty_generate)
 {
     float out[10];
@@ -1239,6 +1274,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_gather_errors);
     tcase_add_test(tc, test_idx);
     tcase_add_test(tc, test_lookback);
+    tcase_add_test(tc, test_scan_pipe);
     tcase_add_test(tc, test_concat_padempty_generate);
     suite_add_tcase(s, tc);
     return s;

@@ -4,10 +4,10 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, c, ... runs only those sections (default 1et2345cd: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pcd: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
-# --sections 5 with only the scan benchmark; --no-scans is --sections 1et234. "1",
+# --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
 # "2345", "c" and "d" each fit one 10-minute call of the GPU machine, and so did "et"
 # until matmulShared joined e (2026-11-23: "et" ran past 10 minutes, "e" and "t" fit
 # apart). c took 231 s and d 511 s, most of it the interpreter's; since then every
@@ -22,6 +22,7 @@
 # 3. the runtime's GPU tests and the host example;
 # 4. the warm-cache compile time of `patc run --time`;
 # 5. the device scans against the interpreter, their sanitizers and scan_stress;
+# p. scanPipe (the warp-specialised scans) likewise;
 # c. filter and partition against the interpreter, their sanitizers (and quicksort);
 # d. filter and partition at 2^24+3 against the interpreter;
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
@@ -35,11 +36,11 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345cd want=
+bench=1 quick=0 scans_only=0 sections=1et2345pcd want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
-    --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1; sections=5 ;; --no-scans) sections=1et234 ;;
+    --no-bench) bench=0 ;; --quick) quick=1 ;; --scans) scans_only=1; sections=5p ;; --no-scans) sections=1et234 ;;
     --sections) want=sections ;;
   esac
 done
@@ -407,6 +408,51 @@ o=$(build/runtime/scan_stress 2>&1); rc=$?
 echo "$o" | tee -a "$log"
 record scan scan_stress "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
 fi # section 5
+
+if sec p; then
+# ---------------------------------------------------------------- p. scanPipe (issue 12)
+# the pipelined, warp-specialised scans (examples/scan_pipe.rise) against the
+# interpreter: the H200 shape (w16 ipt12 s9, tiles of 6144) at ragged sizes and tile
+# edges; a small shape (w4 ipt4 s2, tiles of 512: many tiles per block, the ring
+# wrapping) at a few; the non-commutative affine composition on random maps (a, b
+# uniform in 0..65535) in both; the sanitizers; scan_stress --pipe (1000 back-to-back
+# scans of varying n, and 2^28).
+psizes="1 31 32 33 1000 4097 6143 6144 6145 65536 1048583 16777219"
+[ $quick = 1 ] && psizes="1 33 6145 1048583"
+wbig="-D w=16 -D ipt=12 -D s=9" wsmall="-D w=4 -D ipt=4 -D s=2"
+# f32 sums within 1e-3 (--tolerance): the interpreter adds in order in f32, and its own
+# error passes 1e-5 from 2^20 (1.6e-5 at 2^20+7, 1.3e-4 at 2^24+3 against the GPU on an
+# H200, 2026-11-23), while scan_stress --pipe finds the GPU's within 2e-7 of a double
+# prefix at 2^28; integers, max and min exact
+for n in $psizes; do
+  for k in inclSumF32 exclSumF32; do run_case gpu scan_pipe.rise $k "$n/w16" 1 -D n=$n $wbig --tolerance 1e-3; done
+  for k in inclSumI32 exclSumI32 inclMaxI32 exclMinU32; do run_case gpu scan_pipe.rise $k "$n/w16" 1 -D n=$n $wbig; done
+done
+for n in 1 513 100003 1048583; do
+  run_case gpu scan_pipe.rise inclSumF32 "$n/w4" 1 -D n=$n $wsmall --tolerance 1e-3
+  for k in exclSumI32 inclMaxI32; do run_case gpu scan_pipe.rise $k "$n/w4" 1 -D n=$n $wsmall; done
+done
+for n in 1 33 6145 1048583 16777219; do
+  f=$Q/maps$n.bin
+  python3 -c 'import random, struct, sys
+n = int(sys.argv[1]); random.seed(n)
+sys.stdout.buffer.write(struct.pack("<%dI" % n, *[random.getrandbits(32) for _ in range(n)]))' $n >"$f"
+  for k in affineU32 affineExclU32; do
+    bg_check gpu scan_pipe.rise $k "$n/w16/maps" 'max relative error: [^ ]*' \
+      "$PATC" run examples/scan_pipe.rise --kernel $k --input "$f" --check-against-cpu -D n=$n $wbig
+  done
+  bg_check gpu scan_pipe.rise affineU32 "$n/w4/maps" 'max relative error: [^ ]*' \
+    "$PATC" run examples/scan_pipe.rise --kernel affineU32 --input "$f" --check-against-cpu -D n=$n $wsmall
+done
+collect
+for tool in memcheck racecheck synccheck; do
+  for n in 1 33 100003; do san $tool scan_pipe.rise inclSumF32 1 -D n=$n $wbig; done
+  san $tool scan_pipe.rise exclSumI32 1 -D n=300007 $wsmall
+done
+o=$(build/runtime/scan_stress --pipe 2>&1); rc=$?
+echo "$o" | tee -a "$log"
+record scan "scan_stress --pipe" "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
+fi # section p
 
 if sec c || sec d; then
 # ---------------------------------------------------------------- c. filter and partition (issue 13)

@@ -1,5 +1,7 @@
 /* scan_stress.c: the single-pass device scans on the GPU through patc_scan_enqueue
- * (tests/gpu/all.sh runs it; examples/scan_device.rise, nt=128 ipt=25):
+ * (tests/gpu/all.sh runs it; examples/scan_device.rise, nt=128 ipt=25; with --pipe,
+ * parts 1 and 2 on examples/scan_pipe.rise's scanPipe kernels, w=16 ipt=12 s=9, from a
+ * tuning file, instead):
  *
  *   1. 1000 scans of i32 sums, inclusive and exclusive alternately, with n varying
  *      (log-uniform in [1, 2^22], some at tile edges), enqueued back to back on one
@@ -61,8 +63,24 @@ static void check_i32(const int32_t *out, const uint32_t *incl, long long n, boo
     }
 }
 
-int main(void)
+/* A tuning file of one line per kernel, for every n: the path (static storage), or NULL */
+static const char *tuning_file(const char *settings)
 {
+    static char path[64];
+    strcpy(path, "/tmp/patc-scan-stress-XXXXXX");
+    int fd = mkstemp(path);
+    FILE *tf = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!tf) return NULL;
+    static const char *const ks[] = {"inclSumI32", "exclSumI32", "inclSumF32"};
+    for (int i = 0; i < 3; i++) fprintf(tf, "%s 1 9223372036854775807 1 %s\n", ks[i], settings);
+    fclose(tf);
+    return path;
+}
+
+int main(int argc, char **argv)
+{
+    bool pipe = argc > 1 && strcmp(argv[1], "--pipe") == 0;
+    const char *file = pipe ? PATC_EXAMPLES_DIR "/scan_pipe.rise" : PATC_EXAMPLES_DIR "/scan_device.rise";
     if (patc_create(&ctx, 0, 0) != PATC_OK || patc_device_status(ctx) != PATC_OK) {
         printf("skipped: %s\n", ctx ? patc_last_error(ctx) : "no context");
         patc_destroy(ctx);
@@ -92,16 +110,22 @@ int main(void)
     OK(patc_buffer_upload(bin, in, (size_t)maxn * 4));
     for (int j = 0; j < 8; j++) OK(patc_buffer_alloc(ctx, (size_t)maxn * 4, &bout[j]));
     patc_scan *si, *se;
-    OK(patc_scan_create(ctx, PATC_EXAMPLES_DIR "/scan_device.rise", "inclSumI32", NULL, &si));
-    OK(patc_scan_create(ctx, PATC_EXAMPLES_DIR "/scan_device.rise", "exclSumI32", NULL, &se));
+    const char *tuning = pipe ? tuning_file("w=16 ipt=12 s=9") : NULL;
+    if (pipe && !tuning) {
+        printf("FAIL cannot write a tuning file\n");
+        return 1;
+    }
+    OK(patc_scan_create(ctx, file, "inclSumI32", tuning, &si));
+    OK(patc_scan_create(ctx, file, "exclSumI32", tuning, &se));
 
     /* 1. 1000 scans, 8 in flight before each wait */
-    static const long long edges[] = {1, 31, 32, 33, 3199, 3200, 3201, 6400, 1000, 4097};
+    static const long long edges[2][10] = {{1, 31, 32, 33, 3199, 3200, 3201, 6400, 1000, 4097}, /* tiles of 3200 */
+                                           {1, 31, 32, 33, 6143, 6144, 6145, 12288, 1000, 4097}}; /* of 6144 */
     long long ns[8];
     int iter = 0, wrong0 = failures;
     for (int round = 0; round < 125; round++) {
         for (int j = 0; j < 8; j++, iter++) {
-            long long n = iter < 10 ? edges[iter] : 1 + (long long)(exp2((double)(next() % 22000) / 1000.0));
+            long long n = iter < 10 ? edges[pipe][iter] : 1 + (long long)(exp2((double)(next() % 22000) / 1000.0));
             if (n > maxn) n = maxn;
             ns[j] = n;
             OK(patc_scan_enqueue(iter % 2 ? se : si, bin, bout[j], n, NULL));
@@ -126,7 +150,7 @@ int main(void)
         printf("%s at n = 2^28: %s\n", e ? "exclSumI32" : "inclSumI32", failures == f0 ? "exact" : "WRONG");
     }
     patc_scan *sf;
-    OK(patc_scan_create(ctx, PATC_EXAMPLES_DIR "/scan_device.rise", "inclSumF32", NULL, &sf));
+    OK(patc_scan_create(ctx, file, "inclSumF32", tuning, &sf));
     OK(patc_buffer_upload(bbig, fin, (size_t)big * 4));
     OK(patc_scan_enqueue(sf, bbig, bbo, big, NULL));
     float *fout = (float *)out;
@@ -142,6 +166,15 @@ int main(void)
         printf("FAIL inclSumF32 at 2^28: relative error %.3g\n", worst);
     }
     printf("inclSumF32 at n = 2^28: largest error %.3g (relative to max(|prefix|, sqrt(n)))\n", worst);
+    if (pipe) { /* part 3 is scan_device.rise's */
+        remove(tuning);
+        patc_scan_free(si);
+        patc_scan_free(se);
+        patc_scan_free(sf);
+        patc_destroy(ctx);
+        printf("%d passed, %d failed\n", checks - failures, failures);
+        return failures ? 1 : 0;
+    }
     /* 3. min_blocks from the tuning file */
     char tpath[] = "/tmp/patc-scan-minb-XXXXXX";
     int fd = mkstemp(tpath);
