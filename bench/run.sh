@@ -7,11 +7,12 @@
 #      queued), patc through libpatrt with the settings of step 2;
 #   4. matmul_bench: examples/matmul_tiled.rise against cuBLAS SGEMM (OUTDIR/matmul.txt,
 #      matmul.csv);
-#   5. patc tune --scan at every power of two from 2^10 to 2^28, then scan_bench: patc's single-pass scans
-#      (examples/scan_device.rise, with the tuned tile shapes) against CUB DeviceScan and
-#      a copy, with the row scan (examples/scan_rows.rise) and Blelloch's
-#      (examples/scan_blelloch.rise) as information (OUTDIR/scan_tuning.conf, scan.txt,
-#      scan.csv, scan.png);
+#   5. patc tune --scan at every power of two from 2^10 to 2^28 (examples/scan_device.rise's
+#      tile shapes, and examples/scan_pipe.rise's scanPipe shapes as an alternative), then
+#      scan_bench: patc's single-pass scans (patc_scan with the tuned settings) against CUB
+#      DeviceScan and a copy, with the row scan (examples/scan_rows.rise), Blelloch's
+#      (examples/scan_blelloch.rise) and scanPipe alone at 16x12x9 as information
+#      (OUTDIR/scan_tuning.conf, scan.txt, scan.csv, scan.png);
 #   6. select_bench: patc's filter and partition (examples/filter.rise, partition.rise)
 #      against CUB DeviceSelect::If / DevicePartition::If and a copy, f32 and i32, 1%, 50%
 #      and 99% selected (OUTDIR/select.txt, select.csv, select.md, select.png); the tile
@@ -43,8 +44,10 @@ scan_bench() {
     echo "== scan: patc's examples/scan_device.rise beside CUB DeviceScan"
     "$NVCC" -O3 -arch=sm_90 -std=c++17 -diag-suppress 177 -I"$ROOT/runtime" -o "$BUILD/scan_bench" "$HERE/scan_bench.cu" \
         -L"$PB/runtime" -lpatrt -Xlinker -rpath="$PB/runtime" || { echo "scan build failed"; return 3; }
-    local tune=("$PB/cli/patc" tune "$ROOT/examples/scan_device.rise" --scan inclSumF32 --scan exclSumF32
-                --scan inclSumI32 --scan exclSumI32 --step-log 1 --out "$OUTDIR/scan_tuning.conf")
+    # each scan's shapes, and scanPipe's (examples/scan_pipe.rise) as an alternative
+    local tune=("$PB/cli/patc" tune "$ROOT/examples/scan_device.rise" --scan inclSumF32 --pipe scan_pipe.rise:inclSumF32
+                --scan exclSumF32 --pipe scan_pipe.rise:exclSumF32 --scan inclSumI32 --pipe scan_pipe.rise:inclSumI32
+                --scan exclSumI32 --pipe scan_pipe.rise:exclSumI32 --step-log 1 --out "$OUTDIR/scan_tuning.conf")
     "${tune[@]}" > "$OUTDIR/scan_tune.log" 2>&1 || { echo "patc tune --scan failed:"; tail -5 "$OUTDIR/scan_tune.log"; return 3; }
     grep -v '^#' "$OUTDIR/scan_tuning.conf"
     # the row scan (seed 000, three launches) as information: r rows chosen per size range
@@ -55,11 +58,14 @@ scan_bench() {
       done; } > "$OUTDIR/rows_tuning.conf"
     # Blelloch's scan (seed 002, 512-element tiles joined by lookback) has no settings
     printf 'inclSumF32 1 1099511627776 1\nexclSumI32 1 1099511627776 1\n' > "$OUTDIR/blelloch_tuning.conf"
+    # scanPipe (the warp-specialised scan) at the shape that fills an H200's shared memory
+    printf 'inclSumF32 1 1099511627776 1 w=16 ipt=12 s=9\nexclSumI32 1 1099511627776 1 w=16 ipt=12 s=9\n' > "$OUTDIR/pipe_tuning.conf"
     "$BUILD/scan_bench" "$OUTDIR" "$ROOT/examples/scan_device.rise" "$OUTDIR/scan_tuning.conf" \
         --extra rows "$ROOT/examples/scan_rows.rise" "$OUTDIR/rows_tuning.conf" \
-        --extra blelloch "$ROOT/examples/scan_blelloch.rise" "$OUTDIR/blelloch_tuning.conf" 2>&1 | tee "$OUTDIR/scan.txt"
+        --extra blelloch "$ROOT/examples/scan_blelloch.rise" "$OUTDIR/blelloch_tuning.conf" \
+        --extra pipe "$ROOT/examples/scan_pipe.rise" "$OUTDIR/pipe_tuning.conf" 2>&1 | tee "$OUTDIR/scan.txt"
     local r=${PIPESTATUS[0]}
-    echo "scan: ${tune[*]}; $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise $OUTDIR/scan_tuning.conf --extra rows examples/scan_rows.rise $OUTDIR/rows_tuning.conf --extra blelloch examples/scan_blelloch.rise $OUTDIR/blelloch_tuning.conf (exit $r)" >> "$OUTDIR/command.txt"
+    echo "scan: ${tune[*]}; $NVCC -O3 -arch=sm_90 -std=c++17 scan_bench.cu -lpatrt; $BUILD/scan_bench $OUTDIR examples/scan_device.rise $OUTDIR/scan_tuning.conf --extra rows examples/scan_rows.rise $OUTDIR/rows_tuning.conf --extra blelloch examples/scan_blelloch.rise $OUTDIR/blelloch_tuning.conf --extra pipe examples/scan_pipe.rise $OUTDIR/pipe_tuning.conf (exit $r)" >> "$OUTDIR/command.txt"
     python3 "$HERE/plot.py" --scan "$OUTDIR/scan.csv" "$OUTDIR/scan.png" || echo "scan plot failed"
     return $r
 }

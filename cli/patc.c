@@ -21,7 +21,7 @@ static const char usage[] =
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
     "                [--tolerance T]\n"
-    "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--scan S]... [--out SETTINGS]\n"
+    "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--scan S [--pipe F:P]]... [--out SETTINGS]\n"
     "                [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
     "\n"
     "options:\n"
@@ -80,7 +80,8 @@ static const char usage[] =
     "  runtime reads at launch (patc_reducer_*, $PATC_TUNING); a --scan S is a single-pass\n"
     "  scan kernel whose tile shape (nt, ipt) and __launch_bounds__ minimum of blocks per SM\n"
     "  (none or 2048/nt) are searched instead, then the best with and without --evict-first\n"
-    "  (patc_scan_*)\n";
+    "  (patc_scan_*); a --pipe F:P after it adds four shapes (w, ipt, s) of the scanPipe\n"
+    "  kernel P of file F (relative to FILE's directory) that computes the same scan\n";
 
 /* Rule: --min-blocks takes a decimal from 1 to 32 (blocks per SM; sm_90 holds at most
  * 32 resident blocks). */

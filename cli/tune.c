@@ -1,8 +1,10 @@
 /* tune.c: `patc tune FILE --kernel K [--alt A]... [--kernel K2 [--alt A2]...]...
- * [--scan S]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]`:
+ * [--scan S [--pipe FILE2:P]]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]`:
  * a --scan is a single-pass scan kernel of FILE whose tile shape (nt, ipt) and launch-bounds
  * minimum (min_blocks) are searched, and then whether the best is faster with evict_first
- * (patc_tune_scan; the settings patc_scan_* reads). Otherwise: search the
+ * (patc_tune_scan; the settings patc_scan_* reads); a --pipe after it is a scanPipe
+ * kernel of the same scan, in FILE2 (relative to FILE's directory), whose shapes are
+ * timed with them. Otherwise: search the
  * launch settings of single-launch reductions on this GPU (an --alt is another kernel
  * of FILE that computes the preceding --kernel's reduction, tried at the sizes it
  * suits) and write the best per size range to SETTINGS, which the runtime
@@ -18,7 +20,8 @@
 static int usage_error(const char *msg)
 {
     fprintf(stderr, "patc tune: %s\nusage: patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... "
-                    "[--scan S]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]\n", msg);
+                    "[--scan S [--pipe FILE2:P]]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] "
+                    "[--reps R]\n", msg);
     return 2;
 }
 
@@ -34,7 +37,7 @@ static bool int_arg(const char *s, int lo, int hi, int *out)
 
 int cli_tune(int argc, char **argv)
 {
-    const char *file = NULL, *out = "patc-tuning.conf", *kernels[16], *alts[16][3], *scans[16];
+    const char *file = NULL, *out = "patc-tuning.conf", *kernels[16], *alts[16][3], *scans[16], *pipes[16] = {0};
     int nk = 0, nalt[16] = {0}, nsc = 0, lo = 10, hi = 28, step = 2, reps = 50;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -46,6 +49,12 @@ int cli_tune(int argc, char **argv)
         } else if (strcmp(a, "--scan") == 0 && v) {
             if (nsc == 16) return usage_error("at most 16 scans");
             scans[nsc++] = v;
+            i++;
+        } else if (strcmp(a, "--pipe") == 0 && v) {
+            if (!nsc) return usage_error("--pipe belongs to the --scan before it");
+            if (pipes[nsc - 1]) return usage_error("at most one --pipe per --scan");
+            if (!strchr(v, ':')) return usage_error("--pipe wants FILE:KERNEL (a scanPipe kernel, FILE relative to FILE's directory)");
+            pipes[nsc - 1] = v;
             i++;
         } else if (strcmp(a, "--alt") == 0 && v) {
             if (!nk) return usage_error("--alt belongs to the --kernel before it");
@@ -99,7 +108,7 @@ int cli_tune(int argc, char **argv)
         fprintf(f, " --kernel %s", kernels[i]);
         for (int j = 0; j < nalt[i]; j++) fprintf(f, " --alt %s", alts[i][j]);
     }
-    for (int i = 0; i < nsc; i++) fprintf(f, " --scan %s", scans[i]);
+    for (int i = 0; i < nsc; i++) fprintf(f, " --scan %s%s%s", scans[i], pipes[i] ? " --pipe " : "", pipes[i] ? pipes[i] : "");
     fprintf(f, " --min-log %d --max-log %d --step-log %d --reps %d\n", lo, hi, step, reps);
     fprintf(f, "# device: %d SMs, sm_%d. Format: KERNEL N_MIN N_MAX BLOCKS_PER_SM [kernel=OTHER] [evict_first] NAME=VALUE... "
                "(docs/tuning.md)\n",
@@ -114,7 +123,7 @@ int cli_tune(int argc, char **argv)
         }
     }
     for (int i = 0; i < nsc && rc == 0; i++) {
-        s = patc_tune_scan(ctx, file, scans[i], sizes, ns, reps, out, stdout);
+        s = patc_tune_scan(ctx, file, scans[i], pipes[i], sizes, ns, reps, out, stdout);
         if (s != PATC_OK) {
             fprintf(stderr, "patc tune: error: %s\n", patc_last_error(ctx));
             rc = 1;

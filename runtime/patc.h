@@ -396,10 +396,13 @@ patc_status patc_scan_describe(patc_scan *s, long long n, char *buf, size_t len)
  * 2048 / nt, interleaved, each run alone with CUDA events, median of reps; then the best
  * against itself compiled with evict_first; append the faster per size to out_file as
  * "KERNEL N_MIN N_MAX B [evict_first] nt=.. ipt=.." (B: 1, or the min_blocks), each
- * covering the sizes up to the middle between it and the next. Progress goes to log
- * (may be NULL). */
-patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
-                           int reps, const char *out_file, FILE *log);
+ * covering the sizes up to the middle between it and the next. pipe, when not NULL, is
+ * "FILE:KERNEL", a scanPipe kernel of the same scan (FILE relative to path's directory)
+ * whose shape is -D w, ipt, s: four shapes of it are timed with the others, and a line it
+ * wins reads "KERNEL N_MIN N_MAX 1 kernel=FILE:KERNEL w=.. ipt=.. s=..". Progress goes to
+ * log (may be NULL). */
+patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const char *pipe, const long long *sizes,
+                           int count, int reps, const char *out_file, FILE *log);
 
 /* ---------------------------------------------------------------- tuning files */
 

@@ -215,6 +215,26 @@ static void variant_free(patc_reducer *r, Variant *v)
 /* The kernel a setting runs. */
 static const char *setting_kernel(const patc_reducer *r, const Setting *s) { return s->use[0] ? s->use : r->kernel; }
 
+/* The program a setting's kernel is in: the reducer's, or for kernel=FILE:OTHER the file
+ * FILE, relative to the directory of the reducer's program unless absolute (as imports
+ * are); *kernel is then OTHER. The path is malloc'ed (NULL: out of memory). */
+static char *setting_program(const patc_reducer *r, const char *kn, const char **kernel)
+{
+    const char *colon = strrchr(kn, ':');
+    *kernel = kn;
+    if (!colon) return strdup(r->path);
+    *kernel = colon + 1;
+    size_t fl = (size_t)(colon - kn);
+    const char *slash = kn[0] == '/' ? NULL : strrchr(r->path, '/');
+    size_t dl = slash ? (size_t)(slash - r->path) + 1 : 0;
+    char *p = malloc(dl + fl + 1);
+    if (!p) return NULL;
+    memcpy(p, r->path, dl);
+    memcpy(p + dl, kn, fl);
+    p[dl + fl] = 0;
+    return p;
+}
+
 /* The compiled kernel for a setting's kernel and -D values (compiled once per reducer). */
 static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
 {
@@ -236,8 +256,16 @@ static patc_status variant_for(patc_reducer *r, const Setting *s, Variant **out)
     patc_define defs[MAX_DEFS];
     for (int i = 0; i < s->ndefs; i++) defs[i] = (patc_define){s->names[i], s->values[i]};
     patc_compile_options opts = {.min_blocks = minb, .evict_first = s->evict_first};
-    patc_status st = patc_program_compile(r->ctx, r->path, defs, s->ndefs, &opts, &v->prog);
-    if (st == PATC_OK) st = patc_get_kernel(v->prog, kn, &v->k);
+    const char *kname;
+    char *path = setting_program(r, kn, &kname);
+    if (!path) return rt_fail(r->ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    if (!*kname || kname == kn + 1) {
+        free(path);
+        return rt_fail(r->ctx, PATC_ERR_INVALID, "kernel=%s: give FILE:KERNEL, or a kernel of %s", kn, r->path);
+    }
+    patc_status st = patc_program_compile(r->ctx, path, defs, s->ndefs, &opts, &v->prog);
+    free(path);
+    if (st == PATC_OK) st = patc_get_kernel(v->prog, kname, &v->k);
     if (st == PATC_OK && r->scan) {
         v->len_nat = patc_kernel_length_nat(v->k);
         v->grid_nat = -1;
@@ -589,7 +617,11 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
  * it no spill (bench/results/2026-11-23-nvidia-h200-scan-launch-bounds). */
 static const int scan_nt[] = {128, 256, 512};
 static const int scan_ipt[] = {5, 9, 15, 25};
-enum { SCAN_NT = 3, SCAN_IPT = 4, SCAN_SHAPES = SCAN_NT * SCAN_IPT * 2 };
+/* scanPipe's shapes (w, ipt, s) for a pipe alternative: the best of the hand-written
+ * prototype's sweep on an H200 (16, 12, 9) and its neighbours, each filling most of
+ * sm_90's 227 KiB (bench/results/2026-11-23-nvidia-h200-wspec) */
+static const int pipe_shape[][3] = {{16, 12, 9}, {16, 20, 5}, {24, 12, 5}, {8, 12, 16}};
+enum { SCAN_NT = 3, SCAN_IPT = 4, PIPE_SHAPES = 4, SCAN_SHAPES = SCAN_NT * SCAN_IPT * 2 + PIPE_SHAPES };
 
 /* A launch of the scan with setting s on n elements of in into out, planned for timing. */
 static patc_status scan_plan(patc_reducer *r, const Setting *s, long long n, patc_buffer *in, patc_buffer *out,
@@ -604,10 +636,22 @@ static patc_status scan_plan(patc_reducer *r, const Setting *s, long long n, pat
  * on an input of nonzero bytes, the shapes interleaved run by run, each run alone between CUDA
  * events; the fastest median per size goes to out_file, each covering the sizes up to
  * the middle between it and the next. */
-patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const long long *sizes, int count,
-                           int reps, const char *out_file, FILE *log)
+/* A setting's -D values as "name=v name=v", after "kernel=OTHER " when it has one */
+static void setting_text(const Setting *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    if (s->use[0]) o += (size_t)snprintf(buf, len, "kernel=%s ", s->use);
+    for (int i = 0; i < s->ndefs && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s=%lld", i ? " " : "", s->names[i], s->values[i]);
+}
+
+patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, const char *pipe, const long long *sizes,
+                           int count, int reps, const char *out_file, FILE *log)
 {
     if (!ctx || !path || !kernel || !sizes || count < 1 || reps < 1 || !out_file) return PATC_ERR_INVALID;
+    if (pipe && (strlen(pipe) >= sizeof(((Setting *)0)->use) || !strchr(pipe, ':')))
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune_scan: the pipe alternative '%s' is not FILE:KERNEL", pipe);
     patc_status st = patc_device_status(ctx);
     if (st != PATC_OK) return st;
     long long maxn = 0;
@@ -650,20 +694,29 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
                 if ((st = scan_plan(r, &s, sizes[i], in, out, &plans[nc])) != PATC_OK) break;
                 cs[nc++] = s;
             }
+        for (int a = 0; pipe && a < PIPE_SHAPES && st == PATC_OK; a++) {
+            Setting s = {.blocks_per_sm = 1, .ndefs = 3, .names = {"w", "ipt", "s"},
+                         .values = {pipe_shape[a][0], pipe_shape[a][1], pipe_shape[a][2]}};
+            strcpy(s.kernel, r->kernel);
+            strcpy(s.use, pipe);
+            if ((st = scan_plan(r, &s, sizes[i], in, out, &plans[nc])) != PATC_OK) break;
+            cs[nc++] = s;
+        }
         if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, nc, reps / 10 + 2, reps, med, NULL);
         best_ms[i] = 1e30f;
         for (int j = 0; st == PATC_OK && j < nc; j++) {
-            if (log)
-                fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld min_blocks=%d: %.2f us\n", kernel, sizes[i],
-                        cs[j].values[0], cs[j].values[1], cs[j].blocks_per_sm, med[j] * 1e3);
+            char txt[256];
+            setting_text(&cs[j], txt, sizeof txt);
+            if (log) fprintf(log, "tune %s n=%lld %s min_blocks=%d: %.2f us\n", kernel, sizes[i], txt, cs[j].blocks_per_sm, med[j] * 1e3);
             if (med[j] < best_ms[i]) {
                 best_ms[i] = med[j];
                 best[i] = cs[j];
             }
         }
         for (int j = 0; j < nc; j++) rt_plan_close(plans[j]);
-        /* the best shape against itself with evict_first, interleaved */
-        if (st == PATC_OK) {
+        /* the best shape against itself with evict_first, interleaved (scanPipe's loads are
+         * bulk copies: evict_first does not apply to it) */
+        if (st == PATC_OK && !best[i].use[0]) {
             Setting pair[2] = {best[i], best[i]};
             pair[1].evict_first = 1;
             nc = 0;
@@ -685,9 +738,10 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
             cover(best, sizes, i, count);
-            fprintf(f, "%s %lld %lld %d%s nt=%lld ipt=%lld # %.2f us at n=%lld\n", kernel, best[i].n_min, best[i].n_max,
-                    best[i].blocks_per_sm, best[i].evict_first ? " evict_first" : "", best[i].values[0], best[i].values[1], best_ms[i] * 1e3,
-                    sizes[i]);
+            char txt[256];
+            setting_text(&best[i], txt, sizeof txt);
+            fprintf(f, "%s %lld %lld %d%s %s # %.2f us at n=%lld\n", kernel, best[i].n_min, best[i].n_max,
+                    best[i].blocks_per_sm, best[i].evict_first ? " evict_first" : "", txt, best_ms[i] * 1e3, sizes[i]);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
     }

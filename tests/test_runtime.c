@@ -589,6 +589,34 @@ START_TEST(scan_settings_evict_first)
 }
 END_TEST
 
+/* kernel=FILE:OTHER runs a kernel of another file, relative to the program's directory:
+ * here scanPipe's inclusive sum from 1001 on. Without a device the grid is the rule's,
+ * a block per tile of 6144 (a device caps it at its SM count). "FILE:" without a kernel
+ * fails when the line is first used (patc_scan_create uses the line for n = 1). */
+START_TEST(scan_settings_other_file)
+{
+    patc_ctx *c;
+    patc_scan *s = NULL;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    const char *sf = PATC_EXAMPLES_DIR "/scan_device.rise";
+    char *conf = write_conf("inclSumF32 1 1000 1 nt=128 ipt=25\n"
+                            "inclSumF32 1001 2147483647 1 kernel=scan_pipe.rise:inclSumF32 w=16 ipt=12 s=9\n");
+    ck_assert_msg(patc_scan_create(c, sf, "inclSumF32", conf, &s) == PATC_OK, "%s", patc_last_error(c));
+    char d[200];
+    ck_assert_int_eq(patc_scan_describe(s, 1000, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "nt=128 ipt=25 grid=1");
+    ck_assert_msg(patc_scan_describe(s, 1 << 20, d, sizeof d) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_str_eq(d, "kernel=scan_pipe.rise:inclSumF32 w=16 ipt=12 s=9 grid=171");
+    patc_scan_free(s);
+    unlink(conf);
+    conf = write_conf("inclSumF32 1 5 1 kernel=scan_pipe.rise: w=16 ipt=12 s=9\n");
+    ck_assert_int_eq(patc_scan_create(c, sf, "inclSumF32", conf, &s), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(c), "give FILE:KERNEL"), "%s", patc_last_error(c));
+    unlink(conf);
+    patc_destroy(c);
+}
+END_TEST
+
 /* patc_tuning_lookup gives the line patc_scan would use (the first naming the kernel
  * whose range holds n), every field of it, found = 0 for a size or kernel without one,
  * and fails on an unreadable file or a malformed line anywhere, naming FILE:LINE. */
@@ -1231,6 +1259,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
         tcase_add_test(tc, scan_settings_evict_first);
+    tcase_add_test(tc, scan_settings_other_file);
         tcase_add_test(tc, tuning_lookup);
         tcase_add_test(tc, index_bits_by_size);
         tcase_add_test(tc, shared_memory_checked_at_launch);
