@@ -19,7 +19,8 @@
 // its look-back state dirty. A failed check prints FAIL and makes the exit status 1.
 // The tuning file has lines "KERNEL N_MIN N_MAX BLOCKS_PER_SM [evict_first] NAME=VALUE..."
 // (the format patc_scan reads, docs/tuning.md, read with patc_tuning_lookup; BLOCKS_PER_SM
-// and kernel=OTHER are ignored, '#' starts a comment): the -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <=
+// is ignored, kernel=[FILE:]OTHER runs OTHER at the line's sizes (of FILE, relative to the
+// filter's or partition's file: filterPipe's kernels), '#' starts a comment): the -D values (nt, ipt; g for a stable partition) of KERNEL for N_MIN <= n <=
 // N_MAX, and evict_first to compile it so. Without a line: nt=128 ipt=16 (and g as
 // choice_for says).
 // One program is compiled per file and distinct set of -D values.
@@ -94,13 +95,14 @@ static bool setting_for(const std::string &kernel, long long n, patc_tuning_line
 // ipt=16, and the line's evict_first. A stable partition's count launch (g blocks of 4096
 // elements a trip) gets g = min(4 * SMs, ceil(n / 4096)) unless the line gives g: four
 // blocks of 512 threads fill an SM, and no block is left without a whole trip of its own.
-struct Choice { std::vector<std::pair<std::string, long long>> defs; bool ef = false; };
+struct Choice { std::vector<std::pair<std::string, long long>> defs; bool ef = false; std::string use; };
 static Choice choice_for(const std::string &kernel, long long n) {
     patc_tuning_line t;
     Choice c;
     if (setting_for(kernel, n, &t)) {
         for (int i = 0; i < t.ndefs; i++) c.defs.push_back({t.names[i], t.values[i]});
         c.ef = t.evict_first;
+        c.use = t.use;
     } else {
         c.defs = {{"nt", 128}, {"ipt", 16}};
     }
@@ -123,10 +125,22 @@ static std::map<std::string, patc_program *> programs; // file + " " + defs -> p
 // checked to have the interface the benchmark launches: (t by value, xs) -> (count, elements),
 // no nat left but n, and for a filter (filter = true) the count being the valid length of the
 // elements (a partition writes all n: its count says where the others start).
-static patc_kernel *kernel_for(const char *file, const char *name, patc_type ty, bool filter, long long n) {
-    Choice ch = choice_for(name, n);
+static patc_kernel *kernel_for(const char *file0, const char *name0, patc_type ty, bool filter, long long n) {
+    Choice ch = choice_for(name0, n);
     auto &d = ch.defs;
     bool ef = ch.ef;
+    // kernel=FILE:OTHER (docs/tuning.md): OTHER of FILE, relative to file0's directory
+    // (filterPipe's kernels, examples/filter_pipe.rise); kernel=OTHER: OTHER of file0
+    std::string fs = file0, ns = name0;
+    if (!ch.use.empty()) {
+        size_t c = ch.use.rfind(':');
+        ns = c == std::string::npos ? ch.use : ch.use.substr(c + 1);
+        if (c != std::string::npos) {
+            size_t sl = fs.rfind('/');
+            fs = (ch.use[0] == '/' || sl == std::string::npos ? "" : fs.substr(0, sl + 1)) + ch.use.substr(0, c);
+        }
+    }
+    const char *file = fs.c_str(), *name = ns.c_str();
     std::string key = std::string(file) + " " + defs_text(d) + (ef ? " evict_first" : "");
     patc_program *&prog = programs[key];
     if (!prog) {

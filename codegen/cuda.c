@@ -790,6 +790,54 @@ static void lines(Pr *p, const char *const *ls)
     for (; *ls; ls++) line(p, "%s\n", *ls);
 }
 
+/* A filter's or partition's chunk, in x (the lane's ipt elements; cnt of the chunk's
+ * are elements): flagged by the predicate, numbered by a warp scan of the lanes' counts,
+ * and written back compacted to the chunk's front (a partition's others from its end,
+ * backwards); the chunk's count to own (for its warp) and wtot (the aggregator). */
+static void pipe_select_scan(Pr *p, bool part, int W, int IPT, int TILE, int CH, const char *et)
+{
+    line(p, "%s *const chw = patc_ring + sl * %d + patc_w * %d;\n", et, TILE, CH);
+    line(p, "const int vc = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt); /* the chunk's elements */\n", CH, CH);
+    line(p, "unsigned int m = 0u;\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int i = 0; i < %d; i++) m |= (unsigned int)(patc_l * %d + i < vc && patc_pred(x[i])) << i;\n", IPT, IPT);
+    line(p, "const unsigned int c = (unsigned int)__popc(m);\n");
+    line(p, "unsigned int v = c;\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }\n");
+    line(p, "__syncwarp(); /* every lane has read its elements: the chunk's space is free */\n");
+    line(p, "int q = (int)(v - c);\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int i = 0; i < %d; i++) if (m >> i & 1u) chw[q++] = x[i];\n", IPT);
+    if (part) {
+        line(p, "q = min(patc_l * %d, vc) - (int)(v - c); /* the others of the lanes before */\n", IPT);
+        line(p, "#pragma unroll\n");
+        line(p, "for (int i = 0; i < %d; i++) if (patc_l * %d + i < vc && !(m >> i & 1u)) chw[%d - 1 - q++] = x[i];\n", IPT, IPT, CH);
+    }
+    line(p, "if (patc_l == 31) patc_own[sl * %d + patc_w] = v;\n", W);
+    line(p, "__syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */\n");
+    line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", W);
+}
+
+/* A filter's or partition's chunk once its offset (the count selected before it) is
+ * known: the selected to out[off ..], a partition's others to the end, backwards. */
+static void pipe_select_finish(Pr *p, const Stmt *s, bool part, int W, int TILE, int CH, const char *et)
+{
+    const char *out = s->pipe.out->name;
+    line(p, "const long long off = (long long)patc_off[sl * %d + patc_w];\n", W);
+    line(p, "const int sc = (int)patc_own[sl * %d + patc_w];\n", W);
+    line(p, "const %s *const chw = patc_ring + sl * %d + patc_w * %d;\n", et, TILE, CH);
+    line(p, "for (int i = patc_l; i < sc; i += 32) %s[off + i] = chw[i];\n", out);
+    if (part) {
+        line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d;\n", TILE, TILE,
+             TILE, TILE, CH);
+        line(p, "const int r = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt) - sc; /* the others */\n", CH, CH);
+        line(p, "%s *const dst = %s + patc_n - (t * %d + (long long)patc_w * %d - off) - r; /* after the others before */\n",
+             et, out, TILE, CH);
+        line(p, "for (int i = patc_l; i < r; i += 32) dst[i] = chw[%d - r + i];\n", CH);
+    }
+}
+
 /* scanPipe (prims/warp.c): the whole kernel. A persistent grid (the runtime caps the
  * grid at the SM count) whose blocks each run four kinds of warps over a ring of S
  * shared-memory slots, one tile of W*32*IPT elements each:
@@ -822,17 +870,20 @@ static void lines(Pr *p, const char *const *ls)
 static void pipe_scan(Pr *p, const Stmt *s)
 {
     const int W = s->pipe.nw, IPT = s->pipe.ipt, S = s->pipe.slots, TILE = W * 32 * IPT, CH = 32 * IPT;
-    ScalarKind sk = s->pipe.out->sk;
-    const char *ct = scalar_info[sk].ctype;
-    const char *v4 = sk == SK_F32 ? "float4" : sk == SK_I32 ? "int4" : "uint4";
+    const bool sel = s->pipe.kind != PIPE_SCAN, part = s->pipe.kind == PIPE_PARTITION;
+    /* ek: the elements' type; sk: the values the warps hand over and the tile words
+     * carry (a filter's and partition's: counts) */
+    ScalarKind ek = s->pipe.in->sk, sk = sel ? SK_U32 : ek;
+    const char *et = scalar_info[ek].ctype, *ct = scalar_info[sk].ctype, *v4 = vec_type(ek, 4);
     const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
-    line(p, "/* scanPipe: %d compute warps x %d items per lane (tiles of %d), %d slots */\n", W, IPT, TILE, S);
+    static const char *const what[] = {[PIPE_SCAN] = "scanPipe", [PIPE_FILTER] = "filterPipe", [PIPE_PARTITION] = "partitionPipe"};
+    line(p, "/* %s: %d compute warps x %d items per lane (tiles of %d), %d slots */\n", what[s->pipe.kind], W, IPT, TILE, S);
     line(p, "const long long patc_n = (long long)(");
     nat(p, s->pipe.n);
     sb_puts(p->o, ");\n");
     line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", TILE - 1, TILE);
     line(p, "unsigned char *const patc_sm = (unsigned char *)%s;\n", s->pipe.ring->name);
-    line(p, "%s *const patc_ring = (%s *)patc_sm;\n", ct, ct);
+    line(p, "%s *const patc_ring = (%s *)patc_sm;\n", et, et);
     line(p, "unsigned long long *const patc_full = (unsigned long long *)(patc_sm + %lld), *const patc_empty = "
             "patc_full + %d,\n", (long long)S * TILE * 4, S);
     line(p, "    *const patc_tots = patc_empty + %d, *const patc_aggb = patc_tots + %d, *const patc_pref = patc_aggb + %d;\n",
@@ -841,12 +892,27 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "unsigned int *const patc_ep = (unsigned int *)(patc_tid + %d);\n", S);
     line(p, "%s *const patc_agg = (%s *)(patc_ep + 2), *const patc_wtot = patc_agg + %d, *const patc_woff = patc_wtot + %d,\n",
          ct, ct, S, S * W);
-    line(p, "    *const patc_off = patc_woff + %d;\n", S * W);
+    if (sel) line(p, "    *const patc_off = patc_woff + %d, *const patc_own = patc_off + %d; /* own: a chunk's count */\n",
+                  S * W, S * W);
+    else line(p, "    *const patc_off = patc_woff + %d;\n", S * W);
     line(p, "const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);\n");
-    line(p, "const %s patc_init = ", ct);
-    expr(p, s->pipe.init);
-    sb_puts(p->o, ";\n");
-    pipe_op(p, s, ct);
+    if (sel) {
+        line(p, "const unsigned int patc_init = 0u;\n");
+        line(p, "auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };\n");
+        line(p, "auto patc_pred = [&](const %s %s) -> bool {\n", et, s->pipe.pa->name);
+        p->ind++;
+        stmt(p, s->pipe.ops);
+        line(p, "return ");
+        expr(p, s->pipe.op);
+        sb_puts(p->o, ";\n");
+        p->ind--;
+        line(p, "};\n");
+    } else {
+        line(p, "const %s patc_init = ", ct);
+        expr(p, s->pipe.init);
+        sb_puts(p->o, ";\n");
+        pipe_op(p, s, ct);
+    }
     line(p, "if (threadIdx.x == 0)\n");
     line(p, "    for (int i = 0; i < %d; i++) {\n", S);
     line(p, "        patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], %d); patc_mb_init(&patc_tots[i], %d);\n", 32 * W, W);
@@ -967,6 +1033,7 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "if (t == 0) acc = patc_init;\n");
     line(p, "const %s inc = patc_op(acc, tot);\n", ct);
     line(p, "if (patc_l == 0 && t != 0) patc_poke(&%s[t], ((unsigned long long)((ep << 2) | 2u) << 32) | %sinc));\n", st, flag_pre[sk]);
+    if (sel) line(p, "if (patc_l == 0 && t == patc_tiles - 1) %s[0] = inc; /* the count: every tile's */\n", s->pipe.count->name);
     line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = patc_op(acc, patc_woff[sl * %d + patc_l]);\n", W, W, W);
     line(p, "patc_mb_arrive(&patc_pref[sl]);\n");
     line(p, "prev = t;\n");
@@ -991,39 +1058,45 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d; /* of this chunk */\n",
          TILE, TILE, TILE, TILE, CH);
     line(p, "%s *const ch = (%s *)(patc_ring + sl * %d + patc_w * %d) + patc_l * %d;\n", v4, v4, TILE, CH, IPT / 4);
-    line(p, "%s x[%d];\n", ct, IPT);
+    line(p, "%s x[%d];\n", et, IPT);
     line(p, "#pragma unroll\n");
     line(p, "for (int q = 0; q < %d; q++) { const %s u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }\n",
          IPT / 4, v4);
-    line(p, "if (cnt < (long long)(patc_l + 1) * %d) { /* the last tile: past the copy, from %s; past n, init */\n", IPT, in);
+    line(p, "if (cnt < (long long)(patc_l + 1) * %d) { /* the last tile: past the copy, from %s; past n, %s */\n", IPT, in,
+         sel ? "0 (not selected)" : "init");
     line(p, "    const long long copied = ((patc_n - t * %d) & ~3ll) - (long long)patc_w * %d;\n", TILE, CH);
     line(p, "    #pragma unroll\n");
     line(p, "    for (int i = 0; i < %d; i++) {\n", IPT);
     line(p, "        const long long j = (long long)patc_l * %d + i;\n", IPT);
-    line(p, "        if (j >= copied) x[i] = j < cnt ? %s[t * %d + (long long)patc_w * %d + j] : patc_init;\n", in, TILE, CH);
+    line(p, "        if (j >= copied) x[i] = j < cnt ? %s[t * %d + (long long)patc_w * %d + j] : %s;\n", in, TILE, CH,
+         sel ? "0" : "patc_init");
     line(p, "    }\n");
     line(p, "}\n");
-    line(p, "#pragma unroll\n");
-    line(p, "for (int i = 1; i < %d; i++) x[i] = patc_op(x[i - 1], x[i]);\n", IPT);
-    line(p, "%s v = x[%d];\n", ct, IPT - 1);
-    line(p, "#pragma unroll\n");
-    line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }\n", ct);
-    line(p, "%s ex = __shfl_up_sync(0xffffffffu, v, 1);\n", ct);
-    line(p, "if (patc_l == 0) ex = patc_init;\n");
-    if (s->pipe.excl) {
-        line(p, "/* exclusive: element i gets the prefix before it */\n");
-        line(p, "#pragma unroll\n");
-        line(p, "for (int i = %d; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);\n", IPT - 1);
-        line(p, "x[0] = ex;\n");
+    if (sel) {
+        pipe_select_scan(p, part, W, IPT, TILE, CH, et);
     } else {
         line(p, "#pragma unroll\n");
-        line(p, "for (int i = 0; i < %d; i++) x[i] = patc_op(ex, x[i]);\n", IPT);
+        line(p, "for (int i = 1; i < %d; i++) x[i] = patc_op(x[i - 1], x[i]);\n", IPT);
+        line(p, "%s v = x[%d];\n", ct, IPT - 1);
+        line(p, "#pragma unroll\n");
+        line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }\n", ct);
+        line(p, "%s ex = __shfl_up_sync(0xffffffffu, v, 1);\n", ct);
+        line(p, "if (patc_l == 0) ex = patc_init;\n");
+        if (s->pipe.excl) {
+            line(p, "/* exclusive: element i gets the prefix before it */\n");
+            line(p, "#pragma unroll\n");
+            line(p, "for (int i = %d; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);\n", IPT - 1);
+            line(p, "x[0] = ex;\n");
+        } else {
+            line(p, "#pragma unroll\n");
+            line(p, "for (int i = 0; i < %d; i++) x[i] = patc_op(ex, x[i]);\n", IPT);
+        }
+        line(p, "#pragma unroll\n");
+        line(p, "for (int q = 0; q < %d; q++) { %s u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }\n",
+             IPT / 4, v4);
+        line(p, "__syncwarp(); /* the chunk written back, before other lanes read it to finish it */\n");
+        line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", W);
     }
-    line(p, "#pragma unroll\n");
-    line(p, "for (int q = 0; q < %d; q++) { %s u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }\n",
-         IPT / 4, v4);
-    line(p, "__syncwarp(); /* the chunk written back, before other lanes read it to finish it */\n");
-    line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", W);
     line(p, "continue;\n");
     p->ind--;
     line(p, "}\n");
@@ -1031,23 +1104,27 @@ static void pipe_scan(Pr *p, const Stmt *s)
     p->ind++;
     line(p, "const int sl = old %% %d;\n", S);
     line(p, "const long long t = patc_tid[sl];\n");
-    line(p, "const %s off = patc_off[sl * %d + patc_w];\n", ct, W);
-    line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d;\n", TILE, TILE, TILE, TILE, CH);
-    line(p, "const %s *const ch = (const %s *)(patc_ring + sl * %d + patc_w * %d);\n", v4, v4, TILE, CH);
-    line(p, "%s *const o = %s + t * %d + (long long)patc_w * %d;\n", ct, out, TILE, CH);
-    line(p, "#pragma unroll\n");
-    line(p, "for (int q = 0; q < %d; q++) {\n", IPT / 4);
-    line(p, "    const int i4 = q * 32 + patc_l;\n");
-    line(p, "    %s u = ch[i4];\n", v4);
-    line(p, "    u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);\n");
-    line(p, "    if (4ll * i4 + 4 <= cnt) {\n");
-    line(p, "        ((%s *)o)[i4] = u;\n", v4);
-    line(p, "    } else {\n");
-    line(p, "        if (4ll * i4 < cnt) o[4 * i4] = u.x;\n");
-    line(p, "        if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;\n");
-    line(p, "        if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;\n");
-    line(p, "    }\n");
-    line(p, "}\n");
+    if (sel) {
+        pipe_select_finish(p, s, part, W, TILE, CH, et);
+    } else {
+        line(p, "const %s off = patc_off[sl * %d + patc_w];\n", ct, W);
+        line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d;\n", TILE, TILE, TILE, TILE, CH);
+        line(p, "const %s *const ch = (const %s *)(patc_ring + sl * %d + patc_w * %d);\n", v4, v4, TILE, CH);
+        line(p, "%s *const o = %s + t * %d + (long long)patc_w * %d;\n", et, out, TILE, CH);
+        line(p, "#pragma unroll\n");
+        line(p, "for (int q = 0; q < %d; q++) {\n", IPT / 4);
+        line(p, "    const int i4 = q * 32 + patc_l;\n");
+        line(p, "    %s u = ch[i4];\n", v4);
+        line(p, "    u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);\n");
+        line(p, "    if (4ll * i4 + 4 <= cnt) {\n");
+        line(p, "        ((%s *)o)[i4] = u;\n", v4);
+        line(p, "    } else {\n");
+        line(p, "        if (4ll * i4 < cnt) o[4 * i4] = u.x;\n");
+        line(p, "        if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;\n");
+        line(p, "        if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;\n");
+        line(p, "    }\n");
+        line(p, "}\n");
+    }
     static const char *const free_slot[] = {
         "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* before the slot's next bulk copy */",
         "patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */", "old++;",

@@ -111,6 +111,9 @@ typedef enum {
     /* the warp-specialised device scan (issue 12): scanPipe(w, ipt, s)(op)(init)(xs) */       \
     X(P_SCANPIPE,        "scanPipe",        3, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_GRID)   \
     X(P_SCANPIPEEXCL,    "scanPipeExcl",    3, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_GRID)   \
+    /* its filter and partition (issue 13): filterPipe(w, ipt, s)(pred)(xs) */                 \
+    X(P_FILTERPIPE,      "filterPipe",      3, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_GRID)   \
+    X(P_PARTITIONPIPE,   "partitionPipe",   3, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_GRID)   \
     /* results of a data-dependent length (issue 13): the count and the elements */          \
     X(P_COMPACTTO,       "compactTo",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_PARTITIONTO,     "partitionTo",     0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
@@ -377,12 +380,15 @@ typedef enum {
                   statements ops (declarations only). packed: one leaf of at most 32 bits,
                   kept with its flag in one 64-bit word of state; else flags holds
                   (epoch << 2 | status) and aggs/incs the values. See codegen/cuda.c */
-    S_PIPE,    /* pipe: the whole kernel of a scanPipe (prims/warp.c): a persistent grid whose
-                  blocks draw tiles of nw*32*ipt elements of in (n of them) into a ring of
-                  slots shared-memory slots (the shared buffer ring, carved by codegen),
-                  scan them with nw compute warps, an aggregator warp and a look-back warp
-                  over the tile words state (counter ctr), and write out. op is op(pa)(pb)
-                  after the declarations ops; init its neutral element. See codegen/cuda.c */
+    S_PIPE,    /* pipe: the whole kernel of a scanPipe, filterPipe or partitionPipe
+                  (prims/warp.c; kind): a persistent grid whose blocks draw tiles of
+                  nw*32*ipt elements of in (n of them) into a ring of slots shared-memory
+                  slots (the shared buffer ring, carved by codegen), process them with nw
+                  compute warps, an aggregator warp and a look-back warp over the tile words
+                  state (counter ctr), and write out. PIPE_SCAN: op is op(pa)(pb) after the
+                  declarations ops, init its neutral element. PIPE_FILTER, PIPE_PARTITION:
+                  op is pred(pa) (bool), init NULL, pb NULL, and count (one u32) gets the
+                  number selected. See codegen/cuda.c */
 } StmtKind;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
@@ -434,9 +440,10 @@ struct Stmt {
             Buffer *flags, *aggs[2], *incs[2]; /* not packed */
         } look;
         struct {
-            Buffer *in, *out, *ring, *state, *ctr, *pa, *pb;
+            Buffer *in, *out, *ring, *state, *ctr, *pa, *pb, *count;
             Nat *n;
             int nw, ipt, slots;
+            enum { PIPE_SCAN, PIPE_FILTER, PIPE_PARTITION } kind;
             bool excl;
             X *init, *op;
             Stmt *ops;

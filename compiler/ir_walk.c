@@ -84,7 +84,8 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
         if (ir_walk(s->pipe.ops, v, ctx)) return true;
         return exprs && (ir_walk_x(s->pipe.op, v, ctx) ||
                          (v->access && (v->access(ctx, s->pipe.ring, true) || v->access(ctx, s->pipe.state, true) ||
-                                        v->access(ctx, s->pipe.ctr, true) || v->access(ctx, s->pipe.out, true))));
+                                        v->access(ctx, s->pipe.ctr, true) || v->access(ctx, s->pipe.out, true) ||
+                                        (s->pipe.count && v->access(ctx, s->pipe.count, true)))));
     }
     unreachable();
 }

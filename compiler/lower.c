@@ -763,7 +763,8 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
     SCALAR_FORM_CASES return false;
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
-    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: return false;
+    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
+    case P_PARTITIONPIPE: return false;
     }
     unreachable();
 }
@@ -791,7 +792,8 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
     SCALAR_FORM_CASES unreachable();
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
-    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: unreachable();
+    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
+    case P_PARTITIONPIPE: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -1150,12 +1152,13 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
         return;
     }
     if (t->kind == T_PAIR && e->kind == E_PRIM && (e->prim.p == P_COMPACTTO || e->prim.p == P_PARTITIONTO ||
-                                                   e->prim.p == P_PARTITIONSTABLETO)) {
+                                                   e->prim.p == P_PARTITIONSTABLETO || e->prim.p == P_FILTERPIPE ||
+                                                   e->prim.p == P_PARTITIONPIPE)) {
         /* a result of a data-dependent length (compactTo; partitionTo's count): the count's
          * output, then the elements', whose acceptor carries the count's buffer to the
          * write rule */
         Acc *cnt = next_output(w, t->pair.a, true), *el = next_output(w, t->pair.b, true);
-        if (e->prim.p == P_COMPACTTO) el->buf->counted_by = cnt->buf;
+        if (e->prim.p == P_COMPACTTO || e->prim.p == P_FILTERPIPE) el->buf->counted_by = cnt->buf;
         el->cnt = cnt->buf;
         w->at = e->sp;
         prim_ops(e->prim.p)->write(w, e, el);

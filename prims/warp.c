@@ -556,38 +556,47 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     Kernel *k = w->k;
     Expr **arg = e->prim.args;
     const char *name = prim_info[e->prim.p].name;
+    bool sel = e->prim.p == P_FILTERPIPE || e->prim.p == P_PARTITIONPIPE;
     int64_t base;
+    /* a filter's or partition's result is the pair (count, elements), which lower.c's
+     * lower_result writes to two outputs: c is the elements', c->cnt the count's */
     if (w->nloops || c->kind != W_MEM || c->buf->param != -1 || !nat_is_const(c->base, &base) || base ||
-        k->main || k->npre || k->body->seq.n || k->def->body->ty->kind != T_ARRAY)
-        diag_error(w->d, e->sp, "%s is a kernel of its own: it must be the kernel's whole result (one output, "
-                   "no toGlobal launches, nothing else computed)", name);
+        k->main || k->npre || k->body->seq.n || (sel ? !c->cnt || k->nouts != 2 : k->def->body->ty->kind != T_ARRAY))
+        diag_error(w->d, e->sp, "%s is a kernel of its own: it must be the kernel's whole result (%s, "
+                   "no toGlobal launches, nothing else computed)", name, sel ? "the count and the elements" : "one output");
     Stmt *s = lw_snew(w, S_PIPE);
-    LwVal *x = lw_lower_exp(w, arg[2]);
+    Expr *xe = arg[sel ? 1 : 2];
+    LwVal *x = lw_lower_exp(w, xe);
     View *v = x->k == VAL_ARRAY ? x->v : NULL;
     if (!v || v->kind != V_MEM || v->buf->param < 0 || !nat_is_const(v->base, &base) || base || k->body->seq.n)
-        diag_error(w->d, arg[2]->sp, "%s reads its input in tiles with bulk copies: the input must be a data "
+        diag_error(w->d, xe->sp, "%s reads its input in tiles with bulk copies: the input must be a data "
                    "parameter of the kernel as it is, not a view of one or a computed array", name);
-    LwVal *init = lw_lower_exp(w, arg[1]);
-    if (init->k != VAL_SCALAR || k->body->seq.n)
+    LwVal *init = sel ? NULL : lw_lower_exp(w, arg[1]);
+    if (!sel && (init->k != VAL_SCALAR || k->body->seq.n))
         diag_error(w->d, arg[1]->sp, "%s: the neutral element must be a constant or a scalar parameter", name);
-    ScalarKind sk = lw_sk_of(e->ty->arr.elem);
+    const Type *xt = xe->ty;
+    ScalarKind sk = lw_sk_of(xt->arr.elem);
     int64_t nw, ipt, slots;
     nat_is_const(e->prim.nats[0], &nw);
     nat_is_const(e->prim.nats[1], &ipt);
     nat_is_const(e->prim.nats[2], &slots);
     s->pipe.in = v->buf;
     s->pipe.out = c->buf;
-    s->pipe.n = e->ty->arr.n;
+    s->pipe.count = sel ? c->cnt : NULL;
+    s->pipe.kind = e->prim.p == P_FILTERPIPE ? PIPE_FILTER : e->prim.p == P_PARTITIONPIPE ? PIPE_PARTITION : PIPE_SCAN;
+    s->pipe.n = xt->arr.n;
     s->pipe.nw = (int)nw;
     s->pipe.ipt = (int)ipt;
     s->pipe.slots = (int)slots;
     s->pipe.excl = e->prim.p == P_SCANPIPEEXCL;
-    s->pipe.init = init->x;
-    v->buf->align = c->buf->align = 16;
+    s->pipe.init = sel ? NULL : init->x;
+    v->buf->align = 16;
+    if (!sel) c->buf->align = 16; /* the scan's 16-byte stores; the filter stores elements */
     int64_t tile = nw * 32 * ipt;
     /* the ring, then per slot five barriers, the tile number, the tile's total and three
-     * values per compute warp, and the epoch (codegen/cuda.c, pipe_scan, carves it) */
-    int64_t bytes = slots * tile * 4 + slots * (5 * 8 + 8 + 4 + 3 * 4 * nw) + 8;
+     * values per compute warp (a filter's four), and the epoch (codegen/cuda.c, pipe_scan,
+     * carves it) */
+    int64_t bytes = slots * tile * 4 + slots * (5 * 8 + 8 + 4 + (sel ? 4 : 3) * 4 * nw) + 8;
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "%s(%lld, %lld, %lld): its %lld slots of %lld elements and their barriers take %lld bytes "
                    "of shared memory, more than the %lld a block can have (227 KiB, the opt-in maximum on sm_90); give "
@@ -598,18 +607,22 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     s->pipe.state = lw_scratch_buffer(w, "pipestate", SK_U64, tiles);
     s->pipe.ctr = lw_scratch_buffer(w, "pipectr", SK_U64, nat_cst(a, 1));
     s->pipe.pa = lw_new_buffer(w, "pa", AS_PRIVATE, sk, nat_cst(a, 1));
-    s->pipe.pb = lw_new_buffer(w, "pb", AS_PRIVATE, sk, nat_cst(a, 1));
-    s->pipe.pa->scalar = s->pipe.pb->scalar = true;
+    s->pipe.pa->scalar = true;
+    if (!sel) {
+        s->pipe.pb = lw_new_buffer(w, "pb", AS_PRIVATE, sk, nat_cst(a, 1));
+        s->pipe.pb->scalar = true;
+    }
     Stmt *saved = w->cur;
     w->cur = s->pipe.ops = stmt_seq(a);
     Expr *f = arg[0];
     lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pa, nat_cst(a, 0))));
-    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pb, nat_cst(a, 0))));
-    LwVal *r = lw_lower_exp(w, f->lam.body->lam.body);
+    if (!sel) lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pb, nat_cst(a, 0))));
+    LwVal *r = lw_lower_exp(w, sel ? f->lam.body : f->lam.body->lam.body);
     w->cur = saved;
     for (int i = 0; i < s->pipe.ops->seq.n; i++)
         if (s->pipe.ops->seq.items[i]->kind != S_DECL || r->k != VAL_SCALAR)
-            diag_error(w->d, arg[0]->sp, "%s: the operator must be a function of scalars without loops or memory", name);
+            diag_error(w->d, arg[0]->sp, "%s: the %s must be a function of scalars without loops or memory", name,
+                       sel ? "predicate" : "operator");
     s->pipe.op = r->x;
     k->persistent = true;
     lw_emit(w, s);
@@ -644,6 +657,82 @@ static void eval_pipe(IpCtx *c, const Code *e, IpVal *res)
 }
 
 
+/* filterPipe(w, ipt, s)(pred)(xs), partitionPipe likewise : (t -> bool) -> n.t -> (1.u32,
+ * n.t), t a 32-bit scalar: the count m of the elements pred selects, and the elements:
+ * filterPipe's first m are the selected ones in order (the rest is not written: the
+ * kernel's outputs are the count and the elements, whose valid length the count is);
+ * partitionPipe's are those, then the others in reverse order, all n written (as
+ * partitionTo and CUB's DevicePartition::If). w, ipt (at most 32: a lane's flags are one
+ * word) and s as scanPipe's; the kernel is scanPipe's with a count for a sum. */
+static Expr *infer_pipe_select(Tc *t, const TcApp *ap)
+{
+    Arena *a = t->a;
+    Ast **arg = ap->arg, **nat = ap->nat;
+    const char *name = prim_info[ap->p].name;
+    if (t->ctx.n || t->fdepth)
+        diag_error(t->d, ap->sp, "%s is a kernel of its own (a persistent grid with its own warps): it must be the "
+                   "kernel's whole result, outside every map and function", name);
+    static const char *const what[3] = {"number of compute warps", "number of items per lane", "number of slots"};
+    static const int64_t lo[3] = {1, 4, 2}, hi[3] = {29, 32, 32};
+    Nat *ns[3];
+    for (int i = 0; i < 3; i++) {
+        ns[i] = tc_nat_of(t, nat[i], ap->sc);
+        int64_t v;
+        if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 4))
+            diag_error(t->d, nat[i]->sp, "%s: the %s must be a constant in %lld..%lld%s", name, what[i], (long long)lo[i],
+                       (long long)hi[i], i == 1 ? ", a multiple of 4 (16-byte vectors; a lane's flags in one word)" : "");
+    }
+    Expr *x = tc_infer(t, arg[1], ap->sc, NULL);
+    Type *tx = tc_want_array(t, x, name);
+    Type *ty = tx->arr.elem;
+    ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
+    if (sk != SK_F32 && sk != SK_I32 && sk != SK_U32)
+        diag_error(t->d, x->sp, "%s of %s: the elements must be 32-bit scalars (f32, i32 or u32), bulk-copied in "
+                   "16-byte vectors; filterDevice and partitionDevice (patterns/compact.rise) take the others", name,
+                   tc_tstr(t, tx));
+    Type *ps[1] = {ty};
+    Expr *f = tc_check_fun(t, arg[0], ps, 1, ap->sc, NULL, ap->sp);
+    Type *rt = tc_fun_result(f, 1);
+    if (rt->kind != T_SCALAR || rt->sk != SK_BOOL)
+        diag_error(t->d, arg[0]->sp, "%s: the predicate returns %s, not bool", name, tc_tstr(t, rt));
+    Type *u32 = ty_scalar(a, SK_U32);
+    Expr *e = tc_prim_expr(t, ap->p, ty_pair(a, ty_array(a, nat_cst(a, 1), u32), tx), ap->sp);
+    for (int i = 0; i < 3; i++) e->prim.nats[i] = ns[i];
+    e->prim.args[0] = f;
+    e->prim.args[1] = x;
+    return e;
+}
+
+/* The selected elements in order (then the others in reverse order, partitionPipe), and
+ * their count; filterPipe's places past the count stay 0 (not the kernel's result) */
+static void eval_pipe_select(IpCtx *c, const Code *e, IpVal *res)
+{
+    const Code *f = e->args[0];
+    bool part = e->p == P_PARTITIONPIPE;
+    IpVal xs, x, r;
+    ip_eval(c, e->args[1], &xs);
+    const RType *rt = e->ty;
+    int64_t n = xs.ty->n, m = 0, rej = 0;
+    Node *out = ip_store_new(c, rt->b, NULL);
+    for (int64_t i = 0; i < n; i++) {
+        Mark mk = ip_pool_mark(c);
+        ip_val_sel(c, &xs, i, xs.ty->elem, &x);
+        ip_val_set(&c->env[f->slot], &x);
+        ip_eval(c, f->args[0], &r);
+        if (r.s.b) ip_store_put(c, out, m++, &x);
+        else if (part) ip_store_put(c, out, n - 1 - rej++, &x);
+        ip_pool_release(c, mk);
+    }
+    Node *cn = ip_store_new(c, rt->a, NULL);
+    IpVal mv, cv, ev;
+    Scalar ms = {.u = (uint64_t)m};
+    ip_val_scalar(&mv, rt->a->elem, ms);
+    ip_store_put(c, cn, 0, &mv);
+    ip_val_node(&cv, rt->a, cn);
+    ip_val_node(&ev, rt->b, out);
+    ip_val_node(res, rt, ip_node_new(c, N_PAIR, &cv, &ev));
+}
+
 const PrimOps prims_warp[P_COUNT] = {
     [P_SHFLDOWN] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
     [P_SHFLUP] = {infer_shfl, lower_shfl, eval_shuffle, NULL},
@@ -654,4 +743,6 @@ const PrimOps prims_warp[P_COUNT] = {
     [P_LOOKBACK] = {infer_lookback, lower_lookback, eval_lookback, NULL},
     [P_SCANPIPE] = {infer_pipe, lower_pipe_read, eval_pipe, write_pipe},
     [P_SCANPIPEEXCL] = {infer_pipe, lower_pipe_read, eval_pipe, write_pipe},
+    [P_FILTERPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
+    [P_PARTITIONPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
 };

@@ -1075,6 +1075,19 @@ static bool run_src(const char *src, const Define *defs, int ndefs, const void *
     return ok;
 }
 
+/* run_src for a kernel of several outputs: output j to outs[j] */
+static bool run_src_outs(const char *src, const Define *defs, int ndefs, const void *const *ins, void *const *outs,
+                         char *err, size_t errlen)
+{
+    TC *t = tc_compile_defs(src, defs, ndefs);
+    EXPECT_OK(t);
+    ck_assert_int_eq(t->c.ndefs, 1);
+    ck_assert_int_eq(t->c.defs[0]->nnats, 0);
+    bool ok = interp_kernel_outs(t->c.defs[0], NULL, ins, outs, err, errlen);
+    tc_free(t);
+    return ok;
+}
+
 static const Define D5[] = {{"n", 5}};
 static const int32_t PERM5[5] = {4, 0, 3, 1, 2};
 static const float XS5[5] = {10, 11, 12, 13, 14};
@@ -1209,6 +1222,31 @@ START_TEST(test_scan_pipe)
 }
 END_TEST
 
+/* filterPipe's meaning: the count and the selected elements in order (the rest of the
+ * output zero, not part of the result); partitionPipe's: then the others in reverse
+ * order, all n written. */
+START_TEST(test_select_pipe)
+{
+    static const float xs[7] = {0.9f, 0.1f, 0.6f, 0.2f, 0.7f, 0.3f, 0.5f};
+    float t = 0.5f;
+    const void *in[2] = {&t, xs};
+    const Define d7[] = {{"n", 7}};
+    char err[256] = "";
+    uint32_t cnt;
+    float out[7];
+    void *outs[2] = {&cnt, out};
+    const char *f = "kernel k = nFun(n => fun(f32)(t => fun(n.f32)(xs => xs |> filterPipe(4, 4, 2)(fun(x => x > t)))))";
+    ck_assert_msg(run_src_outs(f, d7, 1, in, outs, err, sizeof err), "%s", err);
+    ck_assert_uint_eq(cnt, 3);
+    ck_assert(out[0] == 0.9f && out[1] == 0.6f && out[2] == 0.7f);
+    const char *pp = "kernel k = nFun(n => fun(f32)(t => fun(n.f32)(xs => xs |> partitionPipe(4, 4, 2)(fun(x => x > t)))))";
+    ck_assert_msg(run_src_outs(pp, d7, 1, in, outs, err, sizeof err), "%s", err);
+    ck_assert_uint_eq(cnt, 3);
+    static const float want[7] = {0.9f, 0.6f, 0.7f, 0.5f, 0.3f, 0.2f, 0.1f};
+    for (int i = 0; i < 7; i++) ck_assert_msg(out[i] == want[i], "element %d is %g", i, out[i]);
+}
+END_TEST
+
 START_TEST(test_concat_padempty_generate)
 {
     float out[10];
@@ -1275,6 +1313,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_idx);
     tcase_add_test(tc, test_lookback);
     tcase_add_test(tc, test_scan_pipe);
+    tcase_add_test(tc, test_select_pipe);
     tcase_add_test(tc, test_concat_padempty_generate);
     suite_add_tcase(s, tc);
     return s;

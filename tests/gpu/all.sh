@@ -23,7 +23,8 @@
 # 4. the warm-cache compile time of `patc run --time`;
 # 5. the device scans against the interpreter, their sanitizers and scan_stress;
 # p. scanPipe (the warp-specialised scans) likewise;
-# c. filter and partition against the interpreter, their sanitizers (and quicksort);
+# c. filter and partition (the patterns and filterPipe/partitionPipe) against the
+#    interpreter, their sanitizers (and quicksort);
 # d. filter and partition at 2^24+3 against the interpreter;
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
@@ -503,8 +504,41 @@ for n in $csizes; do
   ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=256 -D ipt=32 --evict-first
   ccase gpu partition.rise partitionGtI32 $n 49 -D nt=256 -D ipt=32 --evict-first
 done
+# filterPipe and partitionPipe (examples/filter_pipe.rise, partition_pipe.rise): the same
+# sizes and selectivities, their tiles' edges (10240 and 6144 elements), and the small
+# shapes (tiles of 512: many per block, the ring reused)
+pedges=
+sec c && pedges="6143 6144 6145 10239 10240 10241"
+for n in $csizes $pedges; do
+  fts="0.99 0.5 0.01 1.0 -1.0" its="98 49 0 99 -1"
+  [ "$n" = 16777219 ] && fts="0.5 -1.0" its="49 99"
+  for t in $fts; do
+    ccase gpu filter_pipe.rise filterGtF32 $n $t
+    ccase gpu partition_pipe.rise partitionGtF32 $n $t
+  done
+  for t in $its; do
+    ccase gpu filter_pipe.rise filterGtI32 $n $t
+    ccase gpu partition_pipe.rise partitionGtI32 $n $t
+  done
+done
+if sec c; then
+for n in 1 513 100003 1048583; do
+  for t in 0.5 0.01 -1.0; do
+    ccase gpu filter_pipe.rise filterGtF32Small $n $t
+    ccase gpu partition_pipe.rise partitionGtF32Small $n $t
+  done
+done
+fi
 collect
 if sec c; then
+for tool in memcheck racecheck synccheck; do
+  for n in 33 100003; do
+    ccase $tool filter_pipe.rise filterGtF32 $n 0.5
+    ccase $tool partition_pipe.rise partitionGtI32 $n 49
+  done
+  ccase $tool filter_pipe.rise filterGtF32Small 300007 0.5
+  ccase $tool partition_pipe.rise partitionGtF32Small 300007 0.5
+done
 for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
     ccase $tool filter.rise filterGtF32 $n 0.5 -D nt=128 -D ipt=16
