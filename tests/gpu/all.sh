@@ -494,7 +494,7 @@ for n in $csizes; do
   done
   ccase gpu partition.rise partitionLtF32 $n 0.5 -D nt=64 -D ipt=7
   # the benchmark's larger tiles (bench/select_tuning.conf)
-  for shape in "256 32" "512 32"; do
+  for shape in "512 16" "256 32" "512 32"; do
     set -- $shape
     ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=$1 -D ipt=$2
     ccase gpu partition.rise partitionGtI32 $n 49 -D nt=$1 -D ipt=$2
