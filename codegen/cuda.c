@@ -790,6 +790,20 @@ static void lines(Pr *p, const char *const *ls)
     for (; *ls; ls++) line(p, "%s\n", *ls);
 }
 
+/* The head of the aggregator's and the look-back warp's loop over slot iterations k:
+ * wait for the tile in slot k % S (its number t; -1: no more tiles, the warp returns), then
+ * for the hand-over `bar` of that round. Opens the loop's body (one level). */
+static void pipe_round(Pr *p, int S, const char *bar)
+{
+    line(p, "for (int k = 0;; k++) {\n");
+    p->ind++;
+    line(p, "const int sl = k %% %d;\n", S);
+    line(p, "patc_mb_wait(&patc_full[sl], (k / %d) & 1);\n", S);
+    line(p, "const long long t = patc_tid[sl];\n");
+    line(p, "if (t < 0) return;\n");
+    line(p, "patc_mb_wait(&%s[sl], (k / %d) & 1);\n", bar, S);
+}
+
 /* A filter's or partition's chunk, in x (the lane's ipt elements; cnt of the chunk's
  * are elements): flagged by the predicate, numbered by a warp scan of the lanes' counts,
  * and written back compacted to the chunk's front (a partition's others from its end,
@@ -952,13 +966,7 @@ static void pipe_scan(Pr *p, const Stmt *s)
     /* the aggregator */
     line(p, "if (patc_w == %d) { /* the aggregator */\n", W);
     p->ind++;
-    line(p, "for (int k = 0;; k++) {\n");
-    p->ind++;
-    line(p, "const int sl = k %% %d;\n", S);
-    line(p, "patc_mb_wait(&patc_full[sl], (k / %d) & 1);\n", S);
-    line(p, "const long long t = patc_tid[sl];\n");
-    line(p, "if (t < 0) return;\n");
-    line(p, "patc_mb_wait(&patc_tots[sl], (k / %d) & 1);\n", S);
+    pipe_round(p, S, "patc_tots");
     line(p, "const unsigned int ep = *patc_ep;\n");
     line(p, "const %s v = patc_l < %d ? patc_wtot[sl * %d + patc_l] : patc_init;\n", ct, W, W);
     line(p, "%s inc = v;\n", ct);
@@ -983,13 +991,7 @@ static void pipe_scan(Pr *p, const Stmt *s)
     p->ind++;
     line(p, "long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */\n");
     line(p, "%s prevp = patc_init;\n", ct);
-    line(p, "for (int k = 0;; k++) {\n");
-    p->ind++;
-    line(p, "const int sl = k %% %d;\n", S);
-    line(p, "patc_mb_wait(&patc_full[sl], (k / %d) & 1);\n", S);
-    line(p, "const long long t = patc_tid[sl];\n");
-    line(p, "if (t < 0) return;\n");
-    line(p, "patc_mb_wait(&patc_aggb[sl], (k / %d) & 1);\n", S);
+    pipe_round(p, S, "patc_aggb");
     line(p, "const unsigned int ep = *patc_ep;\n");
     line(p, "const %s tot = patc_agg[sl];\n", ct);
     line(p, "%s acc = patc_init;\n", ct);

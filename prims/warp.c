@@ -494,25 +494,32 @@ static void eval_lookback(IpCtx *c, const Code *e, IpVal *r)
  * that shape the code (w compute warps of ipt items per lane, s shared-memory slots):
  * the scan is a kernel of its own (codegen/cuda.c, pipe_scan), so it must be the whole
  * of the kernel's body, outside every map and function. */
-static Expr *infer_pipe(Tc *t, const TcApp *ap)
+/* The rules every pipe primitive shares: outside every map and function, and its shape
+ * (w, ipt, s) constants in range, ipt a multiple of 4 and at most ipt_max, into ns. */
+static void pipe_shape(Tc *t, const TcApp *ap, int64_t ipt_max, const char *why, Nat **ns)
 {
-    Ast **arg = ap->arg, **nat = ap->nat;
-    Scope *sc = ap->sc;
     const char *name = prim_info[ap->p].name;
-    TcMaps *c = &t->ctx;
-    if (c->n || t->fdepth)
+    if (t->ctx.n || t->fdepth)
         diag_error(t->d, ap->sp, "%s is a kernel of its own (a persistent grid with its own warps): it must be the "
                    "kernel's whole result, outside every map and function", name);
     static const char *const what[3] = {"number of compute warps", "number of items per lane", "number of slots"};
-    static const int64_t lo[3] = {1, 4, 2}, hi[3] = {29, 64, 32};
-    Nat *ns[3];
+    const int64_t lo[3] = {1, 4, 2}, hi[3] = {29, ipt_max, 32};
     for (int i = 0; i < 3; i++) {
-        ns[i] = tc_nat_of(t, nat[i], sc);
+        ns[i] = tc_nat_of(t, ap->nat[i], ap->sc);
         int64_t v;
         if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 4))
-            diag_error(t->d, nat[i]->sp, "%s: the %s must be a constant in %lld..%lld%s", name, what[i], (long long)lo[i],
-                       (long long)hi[i], i == 1 ? ", a multiple of 4 (16-byte vectors)" : "");
+            diag_error(t->d, ap->nat[i]->sp, "%s: the %s must be a constant in %lld..%lld%s", name, what[i],
+                       (long long)lo[i], (long long)hi[i], i == 1 ? why : "");
     }
+}
+
+static Expr *infer_pipe(Tc *t, const TcApp *ap)
+{
+    Ast **arg = ap->arg;
+    Scope *sc = ap->sc;
+    const char *name = prim_info[ap->p].name;
+    Nat *ns[3];
+    pipe_shape(t, ap, 64, ", a multiple of 4 (16-byte vectors)", ns);
     Expr *x = tc_infer(t, arg[2], sc, NULL);
     Type *tx = tc_want_array(t, x, name);
     Type *ty = tx->arr.elem;
@@ -667,21 +674,10 @@ static void eval_pipe(IpCtx *c, const Code *e, IpVal *res)
 static Expr *infer_pipe_select(Tc *t, const TcApp *ap)
 {
     Arena *a = t->a;
-    Ast **arg = ap->arg, **nat = ap->nat;
+    Ast **arg = ap->arg;
     const char *name = prim_info[ap->p].name;
-    if (t->ctx.n || t->fdepth)
-        diag_error(t->d, ap->sp, "%s is a kernel of its own (a persistent grid with its own warps): it must be the "
-                   "kernel's whole result, outside every map and function", name);
-    static const char *const what[3] = {"number of compute warps", "number of items per lane", "number of slots"};
-    static const int64_t lo[3] = {1, 4, 2}, hi[3] = {29, 32, 32};
     Nat *ns[3];
-    for (int i = 0; i < 3; i++) {
-        ns[i] = tc_nat_of(t, nat[i], ap->sc);
-        int64_t v;
-        if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 4))
-            diag_error(t->d, nat[i]->sp, "%s: the %s must be a constant in %lld..%lld%s", name, what[i], (long long)lo[i],
-                       (long long)hi[i], i == 1 ? ", a multiple of 4 (16-byte vectors; a lane's flags in one word)" : "");
-    }
+    pipe_shape(t, ap, 32, ", a multiple of 4 (16-byte vectors; a lane's flags in one word)", ns);
     Expr *x = tc_infer(t, arg[1], ap->sc, NULL);
     Type *tx = tc_want_array(t, x, name);
     Type *ty = tx->arr.elem;
