@@ -339,7 +339,6 @@ for n in $ssizes; do
   for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
     run_case gpu scan_device.rise $k $n 1 -D n=$n -D nt=128 -D ipt=25
   done
-  [ "$n" = 16777219 ] && continue
   for k in inclSumF64 exclSumF64 inclSumU32 exclSumU32 inclSumI64 exclSumI64 inclSumU64 exclSumU64 inclMaxF32 \
            inclMinI32 inclMulU32 firstNonZeroI32; do
     run_case gpu ../tests/programs/scan_types.rise $k $n 1 -D n=$n -D nt=128 -D ipt=25
@@ -479,9 +478,7 @@ ccase() { # CHECK FILE KERNEL N T -D...: gpu, against the interpreter (in the ba
   record "$check" "$file" "$kernel" "$label" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
 }
 for n in $csizes; do
-  # 2^24+3: the interpreter takes about 20 s a check there, so 50% and none/all only
   fts="0.99 0.5 0.01 1.0 -1.0" its="98 49 0 99 -1"
-  [ "$n" = 16777219 ] && fts="0.5 -1.0" its="49 99"
   for t in $fts; do
     ccase gpu filter.rise filterGtF32 $n $t -D nt=128 -D ipt=16
     ccase gpu partition.rise partitionGtF32 $n $t -D nt=128 -D ipt=16
@@ -511,7 +508,6 @@ pedges=
 sec c && pedges="6143 6144 6145 10239 10240 10241"
 for n in $csizes $pedges; do
   fts="0.99 0.5 0.01 1.0 -1.0" its="98 49 0 99 -1"
-  [ "$n" = 16777219 ] && fts="0.5 -1.0" its="49 99"
   for t in $fts; do
     ccase gpu filter_pipe.rise filterGtF32 $n $t
     ccase gpu partition_pipe.rise partitionGtF32 $n $t
