@@ -852,44 +852,27 @@ static void pipe_select_finish(Pr *p, const Stmt *s, bool part, int W, int TILE,
     }
 }
 
-/* scanPipe (prims/warp.c): the whole kernel. A persistent grid (the runtime caps the
- * grid at the SM count) whose blocks each run four kinds of warps over a ring of S
- * shared-memory slots, one tile of W*32*IPT elements each:
- *   - the producer (warp W+2, lane 0) draws tile numbers in launch order from the
- *     counter {epoch, count} and bulk-copies each tile into the next free slot
- *     (cp.async.bulk, completing the slot's mbarrier `full`); the draw of the launch's
- *     last ticket (tiles + gridDim.x of them: every block draws once past the end) sets
- *     the counter to {epoch + 1, 0}, so no launch resets anything;
- *   - compute warp w scans its chunk of 32*IPT elements of a tile (IPT consecutive
- *     elements per lane in registers, then the lanes' totals with shuffles), writes the
- *     chunk's prefixes back into the slot and hands the chunk's total to the aggregator
- *     (barrier `tots`); once the look-back has given the chunk its offset (barrier
- *     `pref`), it applies it and stores the chunk to the output. It never waits: it takes
- *     whichever of the two is ready, holding at most S tiles, and frees a slot by
- *     arriving on `empty`;
- *   - the aggregator (warp W) scans the chunks' totals into their offsets in the tile
- *     and publishes the tile's total (flag A, or P for tile 0) in the tile's word;
- *   - the look-back warp (warp W+1) finds each tile's exclusive prefix from the words
- *     of the tiles before it (seed 001's decoupled look-back, 4 x 32 words a round,
- *     newest first, back to the nearest P, never past its own block's previous tile,
- *     whose prefix it knows), publishes P and hands each chunk its offset.
- * Every access to shared memory that another warp's later access depends on is ordered
- * by an mbarrier arrive of the lane that made it (release) and the other's wait
- * (acquire): so every lane of the aggregator, the look-back warp and the compute warps
- * arrives (compute-sanitizer's racecheck does not count one lane's arrive after a
- * __syncwarp for the others, and reported the slots' reuse). A word is
- * ((epoch << 2 | flag) << 32 | value bits); a word of another epoch, or with flag 0
- * (zeroed memory, in epoch 0), is unset.
- * The hand-written form of this design, and its measurements, are in bench/exp/wspec. */
-static void pipe_scan(Pr *p, const Stmt *s)
+/* What every part of a pipe kernel's text needs: the shape (W compute warps, IPT items
+ * per lane, S slots, TILE = W*32*IPT, CH = 32*IPT), whether it is a filter or partition
+ * (sel, part), the elements' type ek (et, v4: its C type and 16-byte vector) and the type
+ * sk of the values handed over (ct), and the buffers' names. */
+typedef struct PipeShape {
+    int W, IPT, S, TILE, CH;
+    bool sel, part;
+    ScalarKind ek, sk;
+    const char *et, *ct, *v4, *in, *out, *st, *ctr;
+} PipeShape;
+
+/* the declarations every warp uses: the shared memory carved, the operator (or the predicate and a sum), the barriers initialised */
+static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
 {
-    const int W = s->pipe.nw, IPT = s->pipe.ipt, S = s->pipe.slots, TILE = W * 32 * IPT, CH = 32 * IPT;
-    const bool sel = s->pipe.kind != PIPE_SCAN, part = s->pipe.kind == PIPE_PARTITION;
-    /* ek: the elements' type; sk: the values the warps hand over and the tile words
-     * carry (a filter's and partition's: counts) */
-    ScalarKind ek = s->pipe.in->sk, sk = sel ? SK_U32 : ek;
-    const char *et = scalar_info[ek].ctype, *ct = scalar_info[sk].ctype, *v4 = vec_type(ek, 4);
-    const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
+    const int W = c->W;
+    const int IPT = c->IPT;
+    const int S = c->S;
+    const int TILE = c->TILE;
+    const bool sel = c->sel;
+    const char *const et = c->et;
+    const char *const ct = c->ct;
     static const char *const what[] = {[PIPE_SCAN] = "scanPipe", [PIPE_FILTER] = "filterPipe", [PIPE_PARTITION] = "partitionPipe"};
     line(p, "/* %s: %d compute warps x %d items per lane (tiles of %d), %d slots */\n", what[s->pipe.kind], W, IPT, TILE, S);
     line(p, "const long long patc_n = (long long)(");
@@ -933,8 +916,16 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "        patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);\n");
     line(p, "    }\n");
     line(p, "__syncthreads();\n");
+}
 
-    /* the producer */
+/* the producer (lane 0 of warp W + 2): draws tiles in launch order and bulk-copies each into the next free slot; the draw of the launch's last ticket moves the counter to the next epoch */
+static void pipe_producer(Pr *p, const PipeShape *c)
+{
+    const int W = c->W;
+    const int S = c->S;
+    const int TILE = c->TILE;
+    const char *const in = c->in;
+    const char *const ctr = c->ctr;
     line(p, "if (patc_w == %d) { /* the producer */\n", W + 2);
     p->ind++;
     line(p, "if (patc_l != 0) return;\n");
@@ -962,8 +953,16 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "}\n");
     p->ind--;
     line(p, "}\n");
+}
 
-    /* the aggregator */
+/* the aggregator (warp W): the chunks' totals scanned into their offsets in the tile, the tile's total published (A; P for tile 0) */
+static void pipe_aggregator(Pr *p, const PipeShape *c)
+{
+    const int W = c->W;
+    const int S = c->S;
+    const ScalarKind sk = c->sk;
+    const char *const ct = c->ct;
+    const char *const st = c->st;
     line(p, "if (patc_w == %d) { /* the aggregator */\n", W);
     p->ind++;
     pipe_round(p, S, "patc_tots");
@@ -985,8 +984,17 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "}\n");
     p->ind--;
     line(p, "}\n");
+}
 
-    /* the look-back warp */
+/* the look-back warp (warp W + 1): each tile's exclusive prefix from the words before it, P published, the chunks' offsets handed over */
+static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
+{
+    const int W = c->W;
+    const int S = c->S;
+    const bool sel = c->sel;
+    const ScalarKind sk = c->sk;
+    const char *const ct = c->ct;
+    const char *const st = c->st;
     line(p, "if (patc_w == %d) { /* the look-back */\n", W + 1);
     p->ind++;
     line(p, "long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */\n");
@@ -1044,8 +1052,23 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "}\n");
     p->ind--;
     line(p, "}\n");
+}
 
-    /* the compute warps */
+/* the compute warps: scan (or flag and compact) a newly loaded tile's chunk, or finish one whose offset is known, whichever is ready */
+static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
+{
+    const int W = c->W;
+    const int IPT = c->IPT;
+    const int S = c->S;
+    const int TILE = c->TILE;
+    const int CH = c->CH;
+    const bool sel = c->sel;
+    const bool part = c->part;
+    const char *const et = c->et;
+    const char *const ct = c->ct;
+    const char *const v4 = c->v4;
+    const char *const in = c->in;
+    const char *const out = c->out;
     line(p, "/* compute warp patc_w: elements patc_w * %d .. + %d of each tile, %d per lane */\n", CH, CH - 1, IPT);
     line(p, "int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */\n");
     line(p, "bool done = false;\n");
@@ -1138,6 +1161,55 @@ static void pipe_scan(Pr *p, const Stmt *s)
     line(p, "__nanosleep(20);\n");
     p->ind--;
     line(p, "}\n");
+}
+
+/* scanPipe, filterPipe, partitionPipe (prims/warp.c): the whole kernel, in five parts
+ * (pipe_setup, pipe_producer, pipe_aggregator, pipe_lookback, pipe_compute; a filter's
+ * compute warps flag and compact their chunks instead: pipe_select_scan and
+ * pipe_select_finish, and hand counts on). A persistent grid (the runtime caps the
+ * grid at the SM count) whose blocks each run four kinds of warps over a ring of S
+ * shared-memory slots, one tile of W*32*IPT elements each:
+ *   - the producer (warp W+2, lane 0) draws tile numbers in launch order from the
+ *     counter {epoch, count} and bulk-copies each tile into the next free slot
+ *     (cp.async.bulk, completing the slot's mbarrier `full`); the draw of the launch's
+ *     last ticket (tiles + gridDim.x of them: every block draws once past the end) sets
+ *     the counter to {epoch + 1, 0}, so no launch resets anything;
+ *   - compute warp w scans its chunk of 32*IPT elements of a tile (IPT consecutive
+ *     elements per lane in registers, then the lanes' totals with shuffles), writes the
+ *     chunk's prefixes back into the slot and hands the chunk's total to the aggregator
+ *     (barrier `tots`); once the look-back has given the chunk its offset (barrier
+ *     `pref`), it applies it and stores the chunk to the output. It never waits: it takes
+ *     whichever of the two is ready, holding at most S tiles, and frees a slot by
+ *     arriving on `empty`;
+ *   - the aggregator (warp W) scans the chunks' totals into their offsets in the tile
+ *     and publishes the tile's total (flag A, or P for tile 0) in the tile's word;
+ *   - the look-back warp (warp W+1) finds each tile's exclusive prefix from the words
+ *     of the tiles before it (seed 001's decoupled look-back, 4 x 32 words a round,
+ *     newest first, back to the nearest P, never past its own block's previous tile,
+ *     whose prefix it knows), publishes P and hands each chunk its offset.
+ * Every access to shared memory that another warp's later access depends on is ordered
+ * by an mbarrier arrive of the lane that made it (release) and the other's wait
+ * (acquire): so every lane of the aggregator, the look-back warp and the compute warps
+ * arrives (compute-sanitizer's racecheck does not count one lane's arrive after a
+ * __syncwarp for the others, and reported the slots' reuse). A word is
+ * ((epoch << 2 | flag) << 32 | value bits); a word of another epoch, or with flag 0
+ * (zeroed memory, in epoch 0), is unset.
+ * The hand-written form of this design, and its measurements, are in bench/exp/wspec. */
+static void pipe_scan(Pr *p, const Stmt *s)
+{
+    const int W = s->pipe.nw, IPT = s->pipe.ipt, S = s->pipe.slots, TILE = W * 32 * IPT, CH = 32 * IPT;
+    const bool sel = s->pipe.kind != PIPE_SCAN, part = s->pipe.kind == PIPE_PARTITION;
+    /* ek: the elements' type; sk: the values the warps hand over and the tile words
+     * carry (a filter's and partition's: counts) */
+    ScalarKind ek = s->pipe.in->sk, sk = sel ? SK_U32 : ek;
+    const char *et = scalar_info[ek].ctype, *ct = scalar_info[sk].ctype, *v4 = vec_type(ek, 4);
+    const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
+    const PipeShape c = {W, IPT, S, TILE, CH, sel, part, ek, sk, et, ct, v4, in, out, st, ctr};
+    pipe_setup(p, s, &c);
+    pipe_producer(p, &c);
+    pipe_aggregator(p, &c);
+    pipe_lookback(p, s, &c);
+    pipe_compute(p, s, &c);
 }
 
 static void dims(Pr *p, Nat *const d[3])
