@@ -804,54 +804,6 @@ static void pipe_round(Pr *p, int S, const char *bar)
     line(p, "patc_mb_wait(&%s[sl], (k / %d) & 1);\n", bar, S);
 }
 
-/* A filter's or partition's chunk, in x (the lane's ipt elements; cnt of the chunk's
- * are elements): flagged by the predicate, numbered by a warp scan of the lanes' counts,
- * and written back compacted to the chunk's front (a partition's others from its end,
- * backwards); the chunk's count to own (for its warp) and wtot (the aggregator). */
-static void pipe_select_scan(Pr *p, bool part, int W, int IPT, int TILE, int CH, const char *et)
-{
-    line(p, "%s *const chw = patc_ring + sl * %d + patc_w * %d;\n", et, TILE, CH);
-    line(p, "const int vc = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt); /* the chunk's elements */\n", CH, CH);
-    line(p, "unsigned int m = 0u;\n");
-    line(p, "#pragma unroll\n");
-    line(p, "for (int i = 0; i < %d; i++) m |= (unsigned int)(patc_l * %d + i < vc && patc_pred(x[i])) << i;\n", IPT, IPT);
-    line(p, "const unsigned int c = (unsigned int)__popc(m);\n");
-    line(p, "unsigned int v = c;\n");
-    line(p, "#pragma unroll\n");
-    line(p, "for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }\n");
-    line(p, "__syncwarp(); /* every lane has read its elements: the chunk's space is free */\n");
-    line(p, "int q = (int)(v - c);\n");
-    line(p, "#pragma unroll\n");
-    line(p, "for (int i = 0; i < %d; i++) if (m >> i & 1u) chw[q++] = x[i];\n", IPT);
-    if (part) {
-        line(p, "q = min(patc_l * %d, vc) - (int)(v - c); /* the others of the lanes before */\n", IPT);
-        line(p, "#pragma unroll\n");
-        line(p, "for (int i = 0; i < %d; i++) if (patc_l * %d + i < vc && !(m >> i & 1u)) chw[%d - 1 - q++] = x[i];\n", IPT, IPT, CH);
-    }
-    line(p, "if (patc_l == 31) patc_own[sl * %d + patc_w] = v;\n", W);
-    line(p, "__syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */\n");
-    line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", W);
-}
-
-/* A filter's or partition's chunk once its offset (the count selected before it) is
- * known: the selected to out[off ..], a partition's others to the end, backwards. */
-static void pipe_select_finish(Pr *p, const Stmt *s, bool part, int W, int TILE, int CH, const char *et)
-{
-    const char *out = s->pipe.out->name;
-    line(p, "const long long off = (long long)patc_off[sl * %d + patc_w];\n", W);
-    line(p, "const int sc = (int)patc_own[sl * %d + patc_w];\n", W);
-    line(p, "const %s *const chw = patc_ring + sl * %d + patc_w * %d;\n", et, TILE, CH);
-    line(p, "for (int i = patc_l; i < sc; i += 32) %s[off + i] = chw[i];\n", out);
-    if (part) {
-        line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d;\n", TILE, TILE,
-             TILE, TILE, CH);
-        line(p, "const int r = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt) - sc; /* the others */\n", CH, CH);
-        line(p, "%s *const dst = %s + patc_n - (t * %d + (long long)patc_w * %d - off) - r; /* after the others before */\n",
-             et, out, TILE, CH);
-        line(p, "for (int i = patc_l; i < r; i += 32) dst[i] = chw[%d - r + i];\n", CH);
-    }
-}
-
 /* What every part of a pipe kernel's text needs: the shape (W compute warps, IPT items
  * per lane, S slots, TILE = W*32*IPT, CH = 32*IPT), whether it is a filter or partition
  * (sel, part), the elements' type ek (et, v4: its C type and 16-byte vector) and the type
@@ -863,40 +815,90 @@ typedef struct PipeShape {
     const char *et, *ct, *v4, *in, *out, *st, *ctr;
 } PipeShape;
 
-/* the declarations every warp uses: the shared memory carved, the operator (or the predicate and a sum), the barriers initialised */
+/* cnt: how many of the tile's elements fall in compute warp patc_w's chunk (at most
+ * CH; 0 or less past n), by which the last tile's chunks are bounded */
+static void pipe_chunk_count(Pr *p, const PipeShape *c, const char *note)
+{
+    line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d;%s\n", c->TILE,
+         c->TILE, c->TILE, c->TILE, c->CH, note);
+}
+
+/* A filter's or partition's chunk, in x (the lane's ipt elements; cnt of the chunk's
+ * are elements): flagged by the predicate, numbered by a warp scan of the lanes' counts,
+ * and written back compacted to the chunk's front (a partition's others from its end,
+ * backwards); the chunk's count to own (for its warp) and wtot (the aggregator). */
+static void pipe_select_scan(Pr *p, const PipeShape *c)
+{
+    line(p, "%s *const chw = patc_ring + sl * %d + patc_w * %d;\n", c->et, c->TILE, c->CH);
+    line(p, "const int vc = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt); /* the chunk's elements */\n", c->CH, c->CH);
+    line(p, "unsigned int m = 0u;\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int i = 0; i < %d; i++) m |= (unsigned int)(patc_l * %d + i < vc && patc_pred(x[i])) << i;\n", c->IPT, c->IPT);
+    line(p, "const unsigned int c = (unsigned int)__popc(m);\n");
+    line(p, "unsigned int v = c;\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }\n");
+    line(p, "__syncwarp(); /* every lane has read its elements: the chunk's space is free */\n");
+    line(p, "int q = (int)(v - c);\n");
+    line(p, "#pragma unroll\n");
+    line(p, "for (int i = 0; i < %d; i++) if (m >> i & 1u) chw[q++] = x[i];\n", c->IPT);
+    if (c->part) {
+        line(p, "q = min(patc_l * %d, vc) - (int)(v - c); /* the others of the lanes before */\n", c->IPT);
+        line(p, "#pragma unroll\n");
+        line(p, "for (int i = 0; i < %d; i++) if (patc_l * %d + i < vc && !(m >> i & 1u)) chw[%d - 1 - q++] = x[i];\n", c->IPT, c->IPT, c->CH);
+    }
+    line(p, "if (patc_l == 31) patc_own[sl * %d + patc_w] = v;\n", c->W);
+    line(p, "__syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */\n");
+    line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", c->W);
+}
+
+/* A filter's or partition's chunk once its offset (the count selected before it) is
+ * known: the selected to out[off ..], a partition's others to the end, backwards. */
+static void pipe_select_finish(Pr *p, const PipeShape *c)
+{
+    const char *out = c->out;
+    line(p, "const long long off = (long long)patc_off[sl * %d + patc_w];\n", c->W);
+    line(p, "const int sc = (int)patc_own[sl * %d + patc_w];\n", c->W);
+    line(p, "const %s *const chw = patc_ring + sl * %d + patc_w * %d;\n", c->et, c->TILE, c->CH);
+    line(p, "for (int i = patc_l; i < sc; i += 32) %s[off + i] = chw[i];\n", out);
+    if (c->part) {
+        pipe_chunk_count(p, c, "");
+        line(p, "const int r = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt) - sc; /* the others */\n", c->CH, c->CH);
+        line(p, "%s *const dst = %s + patc_n - (t * %d + (long long)patc_w * %d - off) - r; /* after the others before */\n",
+             c->et, out, c->TILE, c->CH);
+        line(p, "for (int i = patc_l; i < r; i += 32) dst[i] = chw[%d - r + i];\n", c->CH);
+    }
+}
+
+/* the declarations every warp uses: the shared memory carved (in the order, and to the
+ * size, prims/warp.c's write_pipe reserves), the operator (or the predicate and a sum),
+ * the barriers initialised */
 static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
 {
-    const int W = c->W;
-    const int IPT = c->IPT;
-    const int S = c->S;
-    const int TILE = c->TILE;
-    const bool sel = c->sel;
-    const char *const et = c->et;
-    const char *const ct = c->ct;
     static const char *const what[] = {[PIPE_SCAN] = "scanPipe", [PIPE_FILTER] = "filterPipe", [PIPE_PARTITION] = "partitionPipe"};
-    line(p, "/* %s: %d compute warps x %d items per lane (tiles of %d), %d slots */\n", what[s->pipe.kind], W, IPT, TILE, S);
+    line(p, "/* %s: %d compute warps x %d items per lane (tiles of %d), %d slots */\n", what[s->pipe.kind], c->W, c->IPT, c->TILE, c->S);
     line(p, "const long long patc_n = (long long)(");
     nat(p, s->pipe.n);
     sb_puts(p->o, ");\n");
-    line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", TILE - 1, TILE);
+    line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", c->TILE - 1, c->TILE);
     line(p, "unsigned char *const patc_sm = (unsigned char *)%s;\n", s->pipe.ring->name);
-    line(p, "%s *const patc_ring = (%s *)patc_sm;\n", et, et);
+    line(p, "%s *const patc_ring = (%s *)patc_sm;\n", c->et, c->et);
     line(p, "unsigned long long *const patc_full = (unsigned long long *)(patc_sm + %lld), *const patc_empty = "
-            "patc_full + %d,\n", (long long)S * TILE * 4, S);
+            "patc_full + %d,\n", (long long)c->S * c->TILE * 4, c->S);
     line(p, "    *const patc_tots = patc_empty + %d, *const patc_aggb = patc_tots + %d, *const patc_pref = patc_aggb + %d;\n",
-         S, S, S);
-    line(p, "long long *const patc_tid = (long long *)(patc_pref + %d);\n", S);
-    line(p, "unsigned int *const patc_ep = (unsigned int *)(patc_tid + %d);\n", S);
+         c->S, c->S, c->S);
+    line(p, "long long *const patc_tid = (long long *)(patc_pref + %d);\n", c->S);
+    line(p, "unsigned int *const patc_ep = (unsigned int *)(patc_tid + %d);\n", c->S);
     line(p, "%s *const patc_agg = (%s *)(patc_ep + 2), *const patc_wtot = patc_agg + %d, *const patc_woff = patc_wtot + %d,\n",
-         ct, ct, S, S * W);
-    if (sel) line(p, "    *const patc_off = patc_woff + %d, *const patc_own = patc_off + %d; /* own: a chunk's count */\n",
-                  S * W, S * W);
-    else line(p, "    *const patc_off = patc_woff + %d;\n", S * W);
+         c->ct, c->ct, c->S, c->S * c->W);
+    if (c->sel) line(p, "    *const patc_off = patc_woff + %d, *const patc_own = patc_off + %d; /* own: a chunk's count */\n",
+                  c->S * c->W, c->S * c->W);
+    else line(p, "    *const patc_off = patc_woff + %d;\n", c->S * c->W);
     line(p, "const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);\n");
-    if (sel) {
+    if (c->sel) {
         line(p, "const unsigned int patc_init = 0u;\n");
         line(p, "auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };\n");
-        line(p, "auto patc_pred = [&](const %s %s) -> bool {\n", et, s->pipe.pa->name);
+        line(p, "auto patc_pred = [&](const %s %s) -> bool {\n", c->et, s->pipe.pa->name);
         p->ind++;
         stmt(p, s->pipe.ops);
         line(p, "return ");
@@ -905,36 +907,33 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
         p->ind--;
         line(p, "};\n");
     } else {
-        line(p, "const %s patc_init = ", ct);
+        line(p, "const %s patc_init = ", c->ct);
         expr(p, s->pipe.init);
         sb_puts(p->o, ";\n");
-        pipe_op(p, s, ct);
+        pipe_op(p, s, c->ct);
     }
     line(p, "if (threadIdx.x == 0)\n");
-    line(p, "    for (int i = 0; i < %d; i++) {\n", S);
-    line(p, "        patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], %d); patc_mb_init(&patc_tots[i], %d);\n", 32 * W, W);
+    line(p, "    for (int i = 0; i < %d; i++) {\n", c->S);
+    line(p, "        patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], %d); patc_mb_init(&patc_tots[i], %d);\n", 32 * c->W, c->W);
     line(p, "        patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);\n");
     line(p, "    }\n");
     line(p, "__syncthreads();\n");
 }
 
-/* the producer (lane 0 of warp W + 2): draws tiles in launch order and bulk-copies each into the next free slot; the draw of the launch's last ticket moves the counter to the next epoch */
+/* the producer (lane 0 of warp W + 2): draws tiles in launch order and bulk-copies
+ * each into the next free slot; the draw of the launch's last ticket moves the counter
+ * to the next epoch */
 static void pipe_producer(Pr *p, const PipeShape *c)
 {
-    const int W = c->W;
-    const int S = c->S;
-    const int TILE = c->TILE;
-    const char *const in = c->in;
-    const char *const ctr = c->ctr;
-    line(p, "if (patc_w == %d) { /* the producer */\n", W + 2);
+    line(p, "if (patc_w == %d) { /* the producer */\n", c->W + 2);
     p->ind++;
     line(p, "if (patc_l != 0) return;\n");
     line(p, "for (int k = 0;; k++) {\n");
     p->ind++;
-    line(p, "const int sl = k %% %d;\n", S);
-    line(p, "if (k >= %d) patc_mb_wait(&patc_empty[sl], ((k / %d) - 1) & 1);\n", S, S);
-    line(p, "const unsigned long long d = atomicAdd(%s, 1ull);\n", ctr);
-    line(p, "if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *%s = (d >> 32 << 32) + (1ull << 32);\n", ctr);
+    line(p, "const int sl = k %% %d;\n", c->S);
+    line(p, "if (k >= %d) patc_mb_wait(&patc_empty[sl], ((k / %d) - 1) & 1);\n", c->S, c->S);
+    line(p, "const unsigned long long d = atomicAdd(%s, 1ull);\n", c->ctr);
+    line(p, "if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *%s = (d >> 32 << 32) + (1ull << 32);\n", c->ctr);
     line(p, "if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;\n");
     line(p, "const long long t = (long long)(unsigned int)d;\n");
     line(p, "if (t >= patc_tiles) {\n");
@@ -943,42 +942,38 @@ static void pipe_producer(Pr *p, const PipeShape *c)
     line(p, "    return;\n");
     line(p, "}\n");
     line(p, "patc_tid[sl] = t;\n");
-    line(p, "/* whole 16-byte vectors only: the compute warps read the last tile's last few from %s */\n", in);
+    line(p, "/* whole 16-byte vectors only: the compute warps read the last tile's last few from %s */\n", c->in);
     line(p, "const unsigned int bytes = (unsigned int)(((patc_n - t * %d < %d ? patc_n - t * %d : %d) * 4) & ~15ll);\n",
-         TILE, TILE, TILE, TILE);
+         c->TILE, c->TILE, c->TILE, c->TILE);
     line(p, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* after the slot's generic accesses */\n");
     line(p, "patc_mb_expect(&patc_full[sl], bytes);\n");
-    line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + t * %d, bytes, &patc_full[sl]);\n", TILE, in, TILE);
+    line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + t * %d, bytes, &patc_full[sl]);\n", c->TILE, c->in, c->TILE);
     p->ind--;
     line(p, "}\n");
     p->ind--;
     line(p, "}\n");
 }
 
-/* the aggregator (warp W): the chunks' totals scanned into their offsets in the tile, the tile's total published (A; P for tile 0) */
+/* the aggregator (warp W): the chunks' totals scanned into their offsets in the tile,
+ * the tile's total published (A; P for tile 0) */
 static void pipe_aggregator(Pr *p, const PipeShape *c)
 {
-    const int W = c->W;
-    const int S = c->S;
-    const ScalarKind sk = c->sk;
-    const char *const ct = c->ct;
-    const char *const st = c->st;
-    line(p, "if (patc_w == %d) { /* the aggregator */\n", W);
+    line(p, "if (patc_w == %d) { /* the aggregator */\n", c->W);
     p->ind++;
-    pipe_round(p, S, "patc_tots");
+    pipe_round(p, c->S, "patc_tots");
     line(p, "const unsigned int ep = *patc_ep;\n");
-    line(p, "const %s v = patc_l < %d ? patc_wtot[sl * %d + patc_l] : patc_init;\n", ct, W, W);
-    line(p, "%s inc = v;\n", ct);
+    line(p, "const %s v = patc_l < %d ? patc_wtot[sl * %d + patc_l] : patc_init;\n", c->ct, c->W, c->W);
+    line(p, "%s inc = v;\n", c->ct);
     line(p, "#pragma unroll\n");
-    line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }\n", ct);
-    line(p, "const %s tot = __shfl_sync(0xffffffffu, inc, 31);\n", ct);
-    line(p, "%s ex = __shfl_up_sync(0xffffffffu, inc, 1);\n", ct);
+    line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }\n", c->ct);
+    line(p, "const %s tot = __shfl_sync(0xffffffffu, inc, 31);\n", c->ct);
+    line(p, "%s ex = __shfl_up_sync(0xffffffffu, inc, 1);\n", c->ct);
     line(p, "if (patc_l == 0) {\n");
     line(p, "    ex = patc_init;\n");
-    line(p, "    patc_poke(&%s[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | %stot));\n", st, flag_pre[sk]);
+    line(p, "    patc_poke(&%s[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | %stot));\n", c->st, flag_pre[c->sk]);
     line(p, "    patc_agg[sl] = tot;\n");
     line(p, "}\n");
-    line(p, "if (patc_l < %d) patc_woff[sl * %d + patc_l] = ex;\n", W, W);
+    line(p, "if (patc_l < %d) patc_woff[sl * %d + patc_l] = ex;\n", c->W, c->W);
     line(p, "patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */\n");
     p->ind--;
     line(p, "}\n");
@@ -986,23 +981,18 @@ static void pipe_aggregator(Pr *p, const PipeShape *c)
     line(p, "}\n");
 }
 
-/* the look-back warp (warp W + 1): each tile's exclusive prefix from the words before it, P published, the chunks' offsets handed over */
+/* the look-back warp (warp W + 1): each tile's exclusive prefix from the words before
+ * it, P published, the chunks' offsets handed over */
 static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
 {
-    const int W = c->W;
-    const int S = c->S;
-    const bool sel = c->sel;
-    const ScalarKind sk = c->sk;
-    const char *const ct = c->ct;
-    const char *const st = c->st;
-    line(p, "if (patc_w == %d) { /* the look-back */\n", W + 1);
+    line(p, "if (patc_w == %d) { /* the look-back */\n", c->W + 1);
     p->ind++;
     line(p, "long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */\n");
-    line(p, "%s prevp = patc_init;\n", ct);
-    pipe_round(p, S, "patc_aggb");
+    line(p, "%s prevp = patc_init;\n", c->ct);
+    pipe_round(p, c->S, "patc_aggb");
     line(p, "const unsigned int ep = *patc_ep;\n");
-    line(p, "const %s tot = patc_agg[sl];\n", ct);
-    line(p, "%s acc = patc_init;\n", ct);
+    line(p, "const %s tot = patc_agg[sl];\n", c->ct);
+    line(p, "%s acc = patc_init;\n", c->ct);
     line(p, "bool found = t == 0 || prev == t - 1;\n");
     line(p, "/* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */\n");
     line(p, "for (long long top = t - 1; !found && top > prev; top -= 128) {\n");
@@ -1013,7 +1003,7 @@ static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "    #pragma unroll\n");
     line(p, "    for (int u = 0; u < 4; u++) {\n");
     line(p, "        const long long j = top - 32 * u - patc_l;\n");
-    line(p, "        wd[u] = j > prev ? patc_peek(&%s[j]) : 0ull;\n", st);
+    line(p, "        wd[u] = j > prev ? patc_peek(&%s[j]) : 0ull;\n", c->st);
     line(p, "        const unsigned int hi = (unsigned int)(wd[u] >> 32);\n");
     line(p, "        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */\n");
     line(p, "    }\n");
@@ -1026,25 +1016,25 @@ static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));\n");
     line(p, "near = __reduce_min_sync(0xffffffffu, near);\n");
     line(p, "/* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */\n");
-    line(p, "%s g[4];\n", ct);
+    line(p, "%s g[4];\n", c->ct);
     line(p, "#pragma unroll\n");
     line(p, "for (int u = 0; u < 4; u++)\n");
     line(p, "    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? %s(unsigned int)wd[u]) : patc_init;\n",
-         unflag_pre[sk]);
+         unflag_pre[c->sk]);
     line(p, "#pragma unroll\n");
     line(p, "for (int d = 1; d < 32; d <<= 1)\n");
     line(p, "    #pragma unroll\n");
-    line(p, "    for (int u = 0; u < 4; u++) { const %s o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }\n", ct);
+    line(p, "    for (int u = 0; u < 4; u++) { const %s o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }\n", c->ct);
     line(p, "acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);\n");
     line(p, "found = near != 0xffffffffu;\n");
     p->ind--;
     line(p, "}\n");
     line(p, "if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */\n");
     line(p, "if (t == 0) acc = patc_init;\n");
-    line(p, "const %s inc = patc_op(acc, tot);\n", ct);
-    line(p, "if (patc_l == 0 && t != 0) patc_poke(&%s[t], ((unsigned long long)((ep << 2) | 2u) << 32) | %sinc));\n", st, flag_pre[sk]);
-    if (sel) line(p, "if (patc_l == 0 && t == patc_tiles - 1) %s[0] = inc; /* the count: every tile's */\n", s->pipe.count->name);
-    line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = patc_op(acc, patc_woff[sl * %d + patc_l]);\n", W, W, W);
+    line(p, "const %s inc = patc_op(acc, tot);\n", c->ct);
+    line(p, "if (patc_l == 0 && t != 0) patc_poke(&%s[t], ((unsigned long long)((ep << 2) | 2u) << 32) | %sinc));\n", c->st, flag_pre[c->sk]);
+    if (c->sel) line(p, "if (patc_l == 0 && t == patc_tiles - 1) %s[0] = inc; /* the count: every tile's */\n", s->pipe.count->name);
+    line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = patc_op(acc, patc_woff[sl * %d + patc_l]);\n", c->W, c->W, c->W);
     line(p, "patc_mb_arrive(&patc_pref[sl]);\n");
     line(p, "prev = t;\n");
     line(p, "prevp = inc;\n");
@@ -1054,95 +1044,83 @@ static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "}\n");
 }
 
-/* the compute warps: scan (or flag and compact) a newly loaded tile's chunk, or finish one whose offset is known, whichever is ready */
+/* the compute warps: scan (or flag and compact) a newly loaded tile's chunk, or finish
+ * one whose offset is known, whichever is ready */
 static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
 {
-    const int W = c->W;
-    const int IPT = c->IPT;
-    const int S = c->S;
-    const int TILE = c->TILE;
-    const int CH = c->CH;
-    const bool sel = c->sel;
-    const bool part = c->part;
-    const char *const et = c->et;
-    const char *const ct = c->ct;
-    const char *const v4 = c->v4;
-    const char *const in = c->in;
-    const char *const out = c->out;
-    line(p, "/* compute warp patc_w: elements patc_w * %d .. + %d of each tile, %d per lane */\n", CH, CH - 1, IPT);
+    line(p, "/* compute warp patc_w: elements patc_w * %d .. + %d of each tile, %d per lane */\n", c->CH, c->CH - 1, c->IPT);
     line(p, "int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */\n");
     line(p, "bool done = false;\n");
     line(p, "for (;;) {\n");
     p->ind++;
-    line(p, "if (!done && next - old < %d && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next %% %d], (next / %d) & 1))) {\n", S, S, S);
+    line(p, "if (!done && next - old < %d && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next %% %d], (next / %d) & 1))) {\n", c->S, c->S, c->S);
     p->ind++;
-    line(p, "const int sl = next %% %d;\n", S);
+    line(p, "const int sl = next %% %d;\n", c->S);
     line(p, "const long long t = patc_tid[sl];\n");
     line(p, "if (t < 0) { done = true; continue; }\n");
     line(p, "next++;\n");
-    line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d; /* of this chunk */\n",
-         TILE, TILE, TILE, TILE, CH);
-    line(p, "%s *const ch = (%s *)(patc_ring + sl * %d + patc_w * %d) + patc_l * %d;\n", v4, v4, TILE, CH, IPT / 4);
-    line(p, "%s x[%d];\n", et, IPT);
+    pipe_chunk_count(p, c, " /* of this chunk */");
+    line(p, "%s *const ch = (%s *)(patc_ring + sl * %d + patc_w * %d) + patc_l * %d;\n", c->v4, c->v4, c->TILE, c->CH, c->IPT / 4);
+    line(p, "%s x[%d];\n", c->et, c->IPT);
     line(p, "#pragma unroll\n");
     line(p, "for (int q = 0; q < %d; q++) { const %s u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }\n",
-         IPT / 4, v4);
-    line(p, "if (cnt < (long long)(patc_l + 1) * %d) { /* the last tile: past the copy, from %s; past n, %s */\n", IPT, in,
-         sel ? "0 (not selected)" : "init");
-    line(p, "    const long long copied = ((patc_n - t * %d) & ~3ll) - (long long)patc_w * %d;\n", TILE, CH);
+         c->IPT / 4, c->v4);
+    line(p, "if (cnt < (long long)(patc_l + 1) * %d) { /* the last tile: past the copy, from %s; past n, %s */\n", c->IPT, c->in,
+         c->sel ? "0 (not selected)" : "init");
+    line(p, "    const long long copied = ((patc_n - t * %d) & ~3ll) - (long long)patc_w * %d;\n", c->TILE, c->CH);
     line(p, "    #pragma unroll\n");
-    line(p, "    for (int i = 0; i < %d; i++) {\n", IPT);
-    line(p, "        const long long j = (long long)patc_l * %d + i;\n", IPT);
-    line(p, "        if (j >= copied) x[i] = j < cnt ? %s[t * %d + (long long)patc_w * %d + j] : %s;\n", in, TILE, CH,
-         sel ? "0" : "patc_init");
+    line(p, "    for (int i = 0; i < %d; i++) {\n", c->IPT);
+    line(p, "        const long long j = (long long)patc_l * %d + i;\n", c->IPT);
+    line(p, "        if (j >= copied) x[i] = j < cnt ? %s[t * %d + (long long)patc_w * %d + j] : %s;\n", c->in, c->TILE, c->CH,
+         c->sel ? "0" : "patc_init");
     line(p, "    }\n");
     line(p, "}\n");
-    if (sel) {
-        pipe_select_scan(p, part, W, IPT, TILE, CH, et);
+    if (c->sel) {
+        pipe_select_scan(p, c);
     } else {
         line(p, "#pragma unroll\n");
-        line(p, "for (int i = 1; i < %d; i++) x[i] = patc_op(x[i - 1], x[i]);\n", IPT);
-        line(p, "%s v = x[%d];\n", ct, IPT - 1);
+        line(p, "for (int i = 1; i < %d; i++) x[i] = patc_op(x[i - 1], x[i]);\n", c->IPT);
+        line(p, "%s v = x[%d];\n", c->ct, c->IPT - 1);
         line(p, "#pragma unroll\n");
-        line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }\n", ct);
-        line(p, "%s ex = __shfl_up_sync(0xffffffffu, v, 1);\n", ct);
+        line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }\n", c->ct);
+        line(p, "%s ex = __shfl_up_sync(0xffffffffu, v, 1);\n", c->ct);
         line(p, "if (patc_l == 0) ex = patc_init;\n");
         if (s->pipe.excl) {
             line(p, "/* exclusive: element i gets the prefix before it */\n");
             line(p, "#pragma unroll\n");
-            line(p, "for (int i = %d; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);\n", IPT - 1);
+            line(p, "for (int i = %d; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);\n", c->IPT - 1);
             line(p, "x[0] = ex;\n");
         } else {
             line(p, "#pragma unroll\n");
-            line(p, "for (int i = 0; i < %d; i++) x[i] = patc_op(ex, x[i]);\n", IPT);
+            line(p, "for (int i = 0; i < %d; i++) x[i] = patc_op(ex, x[i]);\n", c->IPT);
         }
         line(p, "#pragma unroll\n");
         line(p, "for (int q = 0; q < %d; q++) { %s u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }\n",
-             IPT / 4, v4);
+             c->IPT / 4, c->v4);
         line(p, "__syncwarp(); /* the chunk written back, before other lanes read it to finish it */\n");
-        line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", W);
+        line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", c->W);
     }
     line(p, "continue;\n");
     p->ind--;
     line(p, "}\n");
-    line(p, "if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old %% %d], (old / %d) & 1))) {\n", S, S);
+    line(p, "if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old %% %d], (old / %d) & 1))) {\n", c->S, c->S);
     p->ind++;
-    line(p, "const int sl = old %% %d;\n", S);
+    line(p, "const int sl = old %% %d;\n", c->S);
     line(p, "const long long t = patc_tid[sl];\n");
-    if (sel) {
-        pipe_select_finish(p, s, part, W, TILE, CH, et);
+    if (c->sel) {
+        pipe_select_finish(p, c);
     } else {
-        line(p, "const %s off = patc_off[sl * %d + patc_w];\n", ct, W);
-        line(p, "const long long cnt = (patc_n - t * %d < %d ? patc_n - t * %d : %d) - (long long)patc_w * %d;\n", TILE, TILE, TILE, TILE, CH);
-        line(p, "const %s *const ch = (const %s *)(patc_ring + sl * %d + patc_w * %d);\n", v4, v4, TILE, CH);
-        line(p, "%s *const o = %s + t * %d + (long long)patc_w * %d;\n", et, out, TILE, CH);
+        line(p, "const %s off = patc_off[sl * %d + patc_w];\n", c->ct, c->W);
+        pipe_chunk_count(p, c, "");
+        line(p, "const %s *const ch = (const %s *)(patc_ring + sl * %d + patc_w * %d);\n", c->v4, c->v4, c->TILE, c->CH);
+        line(p, "%s *const o = %s + t * %d + (long long)patc_w * %d;\n", c->et, c->out, c->TILE, c->CH);
         line(p, "#pragma unroll\n");
-        line(p, "for (int q = 0; q < %d; q++) {\n", IPT / 4);
+        line(p, "for (int q = 0; q < %d; q++) {\n", c->IPT / 4);
         line(p, "    const int i4 = q * 32 + patc_l;\n");
-        line(p, "    %s u = ch[i4];\n", v4);
+        line(p, "    %s u = ch[i4];\n", c->v4);
         line(p, "    u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);\n");
         line(p, "    if (4ll * i4 + 4 <= cnt) {\n");
-        line(p, "        ((%s *)o)[i4] = u;\n", v4);
+        line(p, "        ((%s *)o)[i4] = u;\n", c->v4);
         line(p, "    } else {\n");
         line(p, "        if (4ll * i4 < cnt) o[4 * i4] = u.x;\n");
         line(p, "        if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;\n");
