@@ -65,10 +65,14 @@ patc_status rt_fail(patc_ctx *c, patc_status s, const char *fmt, ...)
     return s;
 }
 
+/* Asked of the driver once per context (a context has one device): a scanPipe kernel's
+ * launch rule needs it at every launch */
 int rt_ctx_sm_count(patc_ctx *c)
 {
     int n = 0;
+    if (c->sms > 0) return c->sms;
     if (!c->drv || rt_driver_bind(c->drv) != 0 || rt_driver_sm_count(c->drv, &n) != 0) return 0;
+    c->sms = n;
     return n;
 }
 

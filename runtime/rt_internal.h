@@ -106,6 +106,7 @@ struct patc_ctx {
     patc_status drv_status; /* why drv is NULL */
     char *drv_why;
     int arch;
+    int sms;                /* the device's SM count once asked (rt_ctx_sm_count); 0 before */
     char *cache_dir;        /* NULL when the cache is off */
     char **include_dirs;
     int ninclude_dirs;
