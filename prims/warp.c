@@ -601,8 +601,8 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     if (!sel) c->buf->align = 16; /* the scan's 16-byte stores; the filter stores elements */
     int64_t tile = nw * 32 * ipt;
     /* the ring, then per slot five barriers, the tile number, the tile's total and three
-     * values per compute warp (a filter's four), and the epoch (codegen/cuda.c, pipe_scan,
-     * carves it) */
+     * values per compute warp (a filter's four), and the epoch, in the order
+     * codegen/cuda.c's pipe_setup carves them (the two must agree) */
     int64_t bytes = slots * tile * 4 + slots * (5 * 8 + 8 + 4 + (sel ? 4 : 3) * 4 * nw) + 8;
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "%s(%lld, %lld, %lld): its %lld slots of %lld elements and their barriers take %lld bytes "
@@ -627,9 +627,10 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     LwVal *r = lw_lower_exp(w, sel ? f->lam.body : f->lam.body->lam.body);
     w->cur = saved;
     for (int i = 0; i < s->pipe.ops->seq.n; i++)
-        if (s->pipe.ops->seq.items[i]->kind != S_DECL || r->k != VAL_SCALAR)
+        if (s->pipe.ops->seq.items[i]->kind != S_DECL)
             diag_error(w->d, arg[0]->sp, "%s: the %s must be a function of scalars without loops or memory", name,
                        sel ? "predicate" : "operator");
+    if (r->k != VAL_SCALAR) die("%s: the type rule let a %s through that is not a scalar", name, sel ? "predicate" : "operator");
     s->pipe.op = r->x;
     k->persistent = true;
     lw_emit(w, s);
