@@ -67,6 +67,7 @@ void run_fill_random(HostData *h, uint64_t *state);
 bool run_host_alloc(HostData *h, patc_type type, long long count, const char *what);
 bool run_read_input(HostData *h, const char *path, int index);
 bool run_fill_value(HostData *h, const char *text, int index);
+bool run_fill_random_range(HostData *h, const char *text, int index, uint64_t *state);
 bool run_write_output(const HostData *h, const char *path);
 double run_elem_double(const HostData *h, long long i);
 void run_print_summary(const HostData *h, const char *label);

@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "usage: patc [options] (--emit-cuda | --emit-ir | --check) FILE\n"
-    "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
+    "       patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|random:LO:HI|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
     "                [--tolerance T]\n"
@@ -51,6 +51,8 @@ static const char usage[] =
     "                     by value, is one element)\n"
     "  --input random     fixed-seed data (splitmix64, seed 42, one stream over all inputs):\n"
     "                     floats uniform in [0,1), integers 0..99, bools 0/1\n"
+    "  --input random:LO:HI  integers uniform in LO..HI (floats too: their sums stay exact\n"
+    "                     in any order while small; the same stream)\n"
     "  --input value:X    every element (one, for a scalar parameter) set to X, a literal of\n"
     "                     the element type (2.5, -3, 0x10, true)\n"
     "  --output PATH      write the result as raw little-endian data; without it a summary\n"

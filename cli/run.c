@@ -1,7 +1,7 @@
 /* run.c: `patc run` -- compile one kernel of a .rise program once, through libpatrt,
  * run it on the GPU and/or on the CPU reference interpreter, and report.
  *
- *   patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random|value:X]...
+ *   patc run FILE --kernel K [-D name=value]... [-I dir]... [--input PATH|random|random:LO:HI|value:X]...
  *            [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]
  *            [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]
  *            [--tolerance T]
@@ -289,6 +289,11 @@ int cli_run(int argc, char **argv)
         if (!run_host_alloc(&inputs[i], t, cnt, what)) goto out;
         if (!strcmp(o.inputs[i], "random")) {
             run_fill_random(&inputs[i], &seed);
+        } else if (!strncmp(o.inputs[i], "random:", 7)) {
+            if (!run_fill_random_range(&inputs[i], o.inputs[i] + 7, i, &seed)) {
+                rc = 2;
+                goto out;
+            }
         } else if (!strncmp(o.inputs[i], "value:", 6)) {
             if (!run_fill_value(&inputs[i], o.inputs[i] + 6, i)) {
                 rc = 2;

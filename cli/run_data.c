@@ -43,6 +43,55 @@ void run_fill_random(HostData *h, uint64_t *state)
     }
 }
 
+/* Rule: --input random:LO:HI gives integers uniform in LO..HI (r mod (HI-LO+1) from the
+ * stream of `random`, so the same stream; floats hold them exactly), for a test whose
+ * result must not depend on the order of additions: sums of small integers of both signs
+ * stay exact in f32 where sums of [0,1) values lose everything past 2^24 (an in-order f32
+ * sum of 2^28 such values stops at 16777216, 0.875 below the true one). LO and HI are
+ * decimal integers with LO <= HI, in the type's range and, for floats, at most 2^24 (f32)
+ * or 2^53 (f64) in magnitude; bools and anything else are usage errors. */
+bool run_fill_random_range(HostData *h, const char *text, int index, uint64_t *state)
+{
+    char *end = NULL;
+    errno = 0;
+    long long lo = strtoll(text, &end, 10), hi = 0;
+    bool ok = end != text && *end == ':';
+    if (ok) {
+        const char *t = end + 1;
+        hi = strtoll(t, &end, 10);
+        ok = end != t && !*end && !errno && lo <= hi;
+    }
+    switch (h->type) {
+    case PATC_F32: ok = ok && lo >= -(1LL << 24) && hi <= 1LL << 24; break;
+    case PATC_F64: ok = ok && lo >= -(1LL << 53) && hi <= 1LL << 53; break;
+    case PATC_I32: ok = ok && lo >= INT32_MIN && hi <= INT32_MAX; break;
+    case PATC_U32: ok = ok && lo >= 0 && hi <= (long long)UINT32_MAX; break;
+    case PATC_I64: break;
+    case PATC_U64: ok = ok && lo >= 0; break;
+    case PATC_BOOL: ok = false; break;
+    }
+    if (!ok) {
+        run_error(2, "input %d: 'random:%s' is not LO:HI, two integers LO <= HI within %s's exact range", index + 1,
+                  text, patc_type_name(h->type));
+        return false;
+    }
+    const uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0: the whole 64-bit range */
+    for (long long i = 0; i < h->count; i++) {
+        const uint64_t r = next_random(state);
+        const long long v = (long long)((uint64_t)lo + (span ? r % span : r));
+        switch (h->type) {
+        case PATC_F32: ((float *)h->data)[i] = (float)v; break;
+        case PATC_F64: ((double *)h->data)[i] = (double)v; break;
+        case PATC_I32: ((int32_t *)h->data)[i] = (int32_t)v; break;
+        case PATC_U32: ((uint32_t *)h->data)[i] = (uint32_t)v; break;
+        case PATC_I64: ((int64_t *)h->data)[i] = v; break;
+        case PATC_U64: ((uint64_t *)h->data)[i] = (uint64_t)v; break;
+        case PATC_BOOL: break;
+        }
+    }
+    return true;
+}
+
 /* Rule: --input value:X sets every element (one, for a scalar parameter) to X, read
  * as C reads a literal of the element's type (strtod, strtoll, strtoull; a bool is
  * true, false, 1 or 0); text that is not wholly such a number, or out of the type's

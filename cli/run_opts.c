@@ -9,7 +9,7 @@
 #include <time.h>
 
 static const char run_usage[] =
-    "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|value:X]...\n"
+    "usage: patc run FILE [--kernel K] [-D name=value]... [-I dir]... [--input PATH|random|random:LO:HI|value:X]...\n"
     "                [--output PATH]... [--cpu] [--check-against-cpu] [--repeat R] [--time]\n"
     "                [--no-cache] [--cuda EDITED.cu] [--reduce] [--min-blocks B] [--evict-first]\n"
     "                [--tolerance T]\n"

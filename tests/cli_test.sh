@@ -108,6 +108,17 @@ expect "bad --tolerance" 2 "$PATC" run examples/scale.rise --kernel scale -D n=1
 has "bad --tolerance: says the range" "$TMP/err" "^patc: error: --tolerance expects a relative error between 0 and 1, got '0'$"
 expect "--tolerance without a check" 2 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --tolerance 1e-3
 has "--tolerance without a check: says so" "$TMP/err" '^patc: error: --tolerance is the tolerance of --check-against-cpu; give both$'
+# --input random:LO:HI: integers uniform in LO..HI, both ends drawn (scale doubles them)
+expect "random:-3:3" 0 "$PATC" run examples/scale.rise -D n=1000 --input random:-3:3 --cpu --output "$TMP/r.bin"
+od -An -v -f "$TMP/r.bin" | tr -s ' ' '\n' | grep . | sort -un >"$TMP/r.txt"
+if [ "$(tr '\n' ' ' <"$TMP/r.txt")" = "-6 -4 -2 0 2 4 6 " ]; then pass "random:-3:3: values -3..3, each drawn"; else
+    fail "random:-3:3: values -3..3, each drawn (got $(tr '\n' ' ' <"$TMP/r.txt"))"; fi
+expect "random:LO:HI is bad usage with LO > HI" 2 "$PATC" run examples/scale.rise -D n=10 --input random:3:-3 --cpu
+has "random:3:-3: message" "$TMP/err" "^patc: error: input 1: 'random:3:-3' is not LO:HI, two integers LO <= HI within f32's exact range$"
+expect "random:LO:HI past f32's exact integers" 2 "$PATC" run examples/scale.rise -D n=10 --input random:0:16777217 --cpu
+expect "random:LO:HI, not integers" 2 "$PATC" run examples/scale.rise -D n=10 --input random:0:1.5 --cpu
+expect "random:LO:HI, one number" 2 "$PATC" run examples/scale.rise -D n=10 --input random:5 --cpu
+expect "random:LO:HI, negative for u32" 2 "$PATC" run tests/programs/scan_types.rise --kernel inclSumU32 -D n=10 -D nt=32 -D ipt=1 --input random:-1:5 --cpu
 expect "no such kernel" 1 "$PATC" run examples/scale.rise --kernel nope -D n=10 --input random --cpu
 expect "--reduce on a map" 1 "$PATC" run examples/scale.rise --kernel scale -D n=10 --input random --cpu --reduce
 has "--reduce on a map: says why" "$TMP/err" '^patc: error: .*kernel scale maps 10 elements to 10: not a reduction pass$'

@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pcd: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycd: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
 # --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
@@ -23,6 +23,8 @@
 # 4. the warm-cache compile time of `patc run --time`;
 # 5. the device scans against the interpreter, their sanitizers and scan_stress;
 # p. scanPipe (the warp-specialised scans) likewise;
+# x. every device scan of every type at 2^28 against the interpreter (lookback: scan_device,
+#    scan_types); y. scanPipe, the row scan and Blelloch's at 2^28 (each about 5 minutes);
 # c. filter and partition (the patterns and filterPipe/partitionPipe) against the
 #    interpreter, their sanitizers (and quicksort);
 # d. filter and partition at 2^24+3 against the interpreter;
@@ -37,7 +39,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345pcd want=
+bench=1 quick=0 scans_only=0 sections=1et2345pxycd want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -453,6 +455,47 @@ o=$(build/runtime/scan_stress --pipe 2>&1); rc=$?
 echo "$o" | tee -a "$log"
 record scan "scan_stress --pipe" "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
 fi # section p
+
+if sec x || sec y; then
+# ---------------------------------------------------------------- x, y. the scans at 2^28 (issue 12)
+# Each scan at n = 2^28 against the interpreter, inclusive and exclusive, every type.
+# The inputs are integers in -49..49 (`random:-49:49`; u32 and u64 0..99, `random`): their
+# prefix sums stay within 2^18 in magnitude (the stream's largest is 248956), so every
+# partial sum is exact in f32 and the GPU's order of additions must give the
+# interpreter's in-order result exactly (--tolerance 1e-12 for floats; integers are
+# compared exactly). With `random`'s [0,1) floats an in-order f32 sum stops growing at
+# 2^24 (16777216 at 2^28, 0.875 below the true sum), so no tolerance would say anything.
+# The interpreter takes 3 to 6 minutes a case (on one core; about 3 GB to 7 GB each),
+# so these run 12 at a time and fill one call each.
+big=268435456
+xcase() { # FILE KERNEL TYPE -D...: at 2^28
+  local file=$1 kernel=$2 ty=$3 in=(--input random:-49:49) tol=(); shift 3
+  case $ty in u*) in=(--input random) ;; f*) tol=(--tolerance 1e-12) ;; esac
+  bg_check gpu "$file" "$kernel" "$big/${in[1]}" 'max relative error: [^ ]*' \
+    "$PATC" run "examples/$file" --kernel "$kernel" "${in[@]}" --check-against-cpu -D n=$big "$@" "${tol[@]}"
+}
+jobs_before=${GPU_JOBS:-8}
+GPU_JOBS=${GPU_JOBS_BIG:-12}
+if sec x; then
+  for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
+    t=${k#*Sum}; xcase scan_device.rise $k ${t,,} -D nt=128 -D ipt=25
+  done
+  for k in inclSumF64 exclSumF64 inclSumU32 exclSumU32 inclSumI64 exclSumI64 inclSumU64 exclSumU64; do
+    t=${k#*Sum}; xcase ../tests/programs/scan_types.rise $k ${t,,} -D nt=128 -D ipt=25
+  done
+  collect
+fi
+if sec y; then
+  for k in inclSumF32 exclSumF32 inclSumI32 exclSumI32; do
+    t=${k#*Sum}
+    xcase scan_pipe.rise $k ${t,,} -D w=16 -D ipt=12 -D s=9
+    xcase scan_rows.rise $k ${t,,} -D r=264 -D nt=128 -D ipt=25
+    xcase scan_blelloch.rise $k ${t,,}
+  done
+  collect
+fi
+GPU_JOBS=$jobs_before
+fi # sections x, y
 
 if sec c || sec d; then
 # ---------------------------------------------------------------- c. filter and partition (issue 13)
