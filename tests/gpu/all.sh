@@ -24,7 +24,7 @@
 # 5. the device scans against the interpreter, their sanitizers and scan_stress;
 # p. scanPipe (the warp-specialised scans) likewise;
 # x. every device scan of every type at 2^28 against the interpreter (lookback: scan_device,
-#    scan_types); y. scanPipe, the row scan and Blelloch's at 2^28 (each about 5 minutes);
+#    scan_types); y. scanPipe, the row scan and Blelloch's at 2^28 (3 and 4 minutes);
 # c. filter and partition (the patterns and filterPipe/partitionPipe) against the
 #    interpreter, their sanitizers (and quicksort);
 # d. filter and partition at 2^24+3 against the interpreter;
@@ -465,8 +465,9 @@ if sec x || sec y; then
 # interpreter's in-order result exactly (--tolerance 1e-12 for floats; integers are
 # compared exactly). With `random`'s [0,1) floats an in-order f32 sum stops growing at
 # 2^24 (16777216 at 2^28, 0.875 below the true sum), so no tolerance would say anything.
-# The interpreter takes 3 to 6 minutes a case (on one core; about 3 GB to 7 GB each),
-# so these run 12 at a time and fill one call each.
+# The interpreter takes minutes a case (one core and a few GB each), so these run 12 at a
+# time: on an H200 machine (16 cores) x took 171 s and y 244 s (2026-11-24,
+# tests/gpu/results/2026-11-24-nvidia-h200-scan-2p28).
 big=268435456
 xcase() { # FILE KERNEL TYPE -D...: at 2^28
   local file=$1 kernel=$2 ty=$3 in=(--input random:-49:49) tol=(); shift 3
@@ -544,7 +545,7 @@ for n in $csizes; do
   ccase gpu filter.rise filterGtF32 $n 0.5 -D nt=256 -D ipt=32 --evict-first
   ccase gpu partition.rise partitionGtI32 $n 49 -D nt=256 -D ipt=32 --evict-first
 done
-# filterPipe and partitionPipe (examples/filter_pipe.rise, partition_pipe.rise): the same
+# filterPipe, partitionPipe and partitionStablePipe (examples/filter_pipe.rise, partition_pipe.rise): the same
 # sizes and selectivities, their tiles' edges (10240 and 6144 elements), and the small
 # shapes (tiles of 512: many per block, the ring reused)
 pedges=
@@ -554,10 +555,12 @@ for n in $csizes $pedges; do
   for t in $fts; do
     ccase gpu filter_pipe.rise filterGtF32 $n $t
     ccase gpu partition_pipe.rise partitionGtF32 $n $t
+    ccase gpu partition_pipe.rise partitionStableGtF32 $n $t -D g=264
   done
   for t in $its; do
     ccase gpu filter_pipe.rise filterGtI32 $n $t
     ccase gpu partition_pipe.rise partitionGtI32 $n $t
+    ccase gpu partition_pipe.rise partitionStableGtI32 $n $t -D g=5
   done
 done
 if sec c; then
@@ -565,6 +568,7 @@ for n in 1 513 100003 1048583; do
   for t in 0.5 0.01 -1.0; do
     ccase gpu filter_pipe.rise filterGtF32Small $n $t
     ccase gpu partition_pipe.rise partitionGtF32Small $n $t
+    ccase gpu partition_pipe.rise partitionStableGtF32Small $n $t -D g=7
   done
 done
 fi
@@ -577,6 +581,8 @@ for tool in memcheck racecheck synccheck; do
   done
   ccase $tool filter_pipe.rise filterGtF32Small 300007 0.5
   ccase $tool partition_pipe.rise partitionGtF32Small 300007 0.5
+  ccase $tool partition_pipe.rise partitionStableGtI32 100003 49 -D g=7
+  ccase $tool partition_pipe.rise partitionStableGtF32Small 300007 0.5 -D g=7
 done
 for tool in memcheck racecheck synccheck; do
   for n in 1 33 100003; do
