@@ -806,11 +806,11 @@ static void pipe_round(Pr *p, int S, const char *bar)
 
 /* What every part of a pipe kernel's text needs: the shape (W compute warps, IPT items
  * per lane, S slots, TILE = W*32*IPT, CH = 32*IPT), whether it is a filter or partition
- * (sel, part), the elements' type ek (et, v4: its C type and 16-byte vector) and the type
+ * (sel, part; stable: partitionStablePipe's, given the count), the elements' type ek (et, v4: its C type and 16-byte vector) and the type
  * sk of the values handed over (ct), and the buffers' names. */
 typedef struct PipeShape {
     int W, IPT, S, TILE, CH;
-    bool sel, part;
+    bool sel, part, stable;
     ScalarKind ek, sk;
     const char *et, *ct, *v4, *in, *out, *st, *ctr;
 } PipeShape;
@@ -823,10 +823,19 @@ static void pipe_chunk_count(Pr *p, const PipeShape *c, const char *note)
          c->TILE, c->TILE, c->TILE, c->CH, note);
 }
 
+/* t: the tile in slot sl, for the compute warps (a stable partition draws them from the
+ * end: patc_tid holds the draw, the aggregator's and look-back's order) */
+static void pipe_tile(Pr *p, const PipeShape *c)
+{
+    if (c->stable) line(p, "const long long t = patc_tiles - 1 - patc_tid[sl];\n");
+    else line(p, "const long long t = patc_tid[sl];\n");
+}
+
 /* A filter's or partition's chunk, in x (the lane's ipt elements; cnt of the chunk's
  * are elements): flagged by the predicate, numbered by a warp scan of the lanes' counts,
  * and written back compacted to the chunk's front (a partition's others from its end,
- * backwards); the chunk's count to own (for its warp) and wtot (the aggregator). */
+ * backwards; a stable partition's right after the selected, in order); the chunk's count
+ * to own (for its warp) and wtot (the aggregator). */
 static void pipe_select_scan(Pr *p, const PipeShape *c)
 {
     line(p, "%s *const chw = patc_ring + sl * %d + patc_w * %d;\n", c->et, c->TILE, c->CH);
@@ -843,9 +852,13 @@ static void pipe_select_scan(Pr *p, const PipeShape *c)
     line(p, "#pragma unroll\n");
     line(p, "for (int i = 0; i < %d; i++) if (m >> i & 1u) chw[q++] = x[i];\n", c->IPT);
     if (c->part) {
+        char end_back[32];
+        snprintf(end_back, sizeof end_back, "%d - 1 - q++", c->CH);
         line(p, "q = min(patc_l * %d, vc) - (int)(v - c); /* the others of the lanes before */\n", c->IPT);
+        if (c->stable) line(p, "const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */\n");
         line(p, "#pragma unroll\n");
-        line(p, "for (int i = 0; i < %d; i++) if (patc_l * %d + i < vc && !(m >> i & 1u)) chw[%d - 1 - q++] = x[i];\n", c->IPT, c->IPT, c->CH);
+        line(p, "for (int i = 0; i < %d; i++) if (patc_l * %d + i < vc && !(m >> i & 1u)) chw[%s] = x[i];\n", c->IPT, c->IPT,
+             c->stable ? "sc + q++" : end_back);
     }
     line(p, "if (patc_l == 31) patc_own[sl * %d + patc_w] = v;\n", c->W);
     line(p, "__syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */\n");
@@ -853,7 +866,8 @@ static void pipe_select_scan(Pr *p, const PipeShape *c)
 }
 
 /* A filter's or partition's chunk once its offset (the count selected before it) is
- * known: the selected to out[off ..], a partition's others to the end, backwards. */
+ * known: the selected to out[off ..], a partition's others to the end, backwards (a
+ * stable partition's from the given count on, in order). */
 static void pipe_select_finish(Pr *p, const PipeShape *c)
 {
     const char *out = c->out;
@@ -864,9 +878,15 @@ static void pipe_select_finish(Pr *p, const PipeShape *c)
     if (c->part) {
         pipe_chunk_count(p, c, "");
         line(p, "const int r = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt) - sc; /* the others */\n", c->CH, c->CH);
-        line(p, "%s *const dst = %s + patc_n - (t * %d + (long long)patc_w * %d - off) - r; /* after the others before */\n",
-             c->et, out, c->TILE, c->CH);
-        line(p, "for (int i = patc_l; i < r; i += 32) dst[i] = chw[%d - r + i];\n", c->CH);
+        if (c->stable) {
+            line(p, "%s *const dst = %s + patc_m + (t * %d + (long long)patc_w * %d - off); /* after the others before */\n",
+                 c->et, out, c->TILE, c->CH);
+            line(p, "for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];\n");
+        } else {
+            line(p, "%s *const dst = %s + patc_n - (t * %d + (long long)patc_w * %d - off) - r; /* after the others before */\n",
+                 c->et, out, c->TILE, c->CH);
+            line(p, "for (int i = patc_l; i < r; i += 32) dst[i] = chw[%d - r + i];\n", c->CH);
+        }
     }
 }
 
@@ -876,11 +896,13 @@ static void pipe_select_finish(Pr *p, const PipeShape *c)
 static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
 {
     static const char *const what[] = {[PIPE_SCAN] = "scanPipe", [PIPE_FILTER] = "filterPipe", [PIPE_PARTITION] = "partitionPipe"};
-    line(p, "/* %s: %d compute warps x %d items per lane (tiles of %d), %d slots */\n", what[s->pipe.kind], c->W, c->IPT, c->TILE, c->S);
+    line(p, "/* %s: %d compute warps x %d items per lane (tiles of %d), %d slots */\n",
+         c->stable ? "partitionStablePipe" : what[s->pipe.kind], c->W, c->IPT, c->TILE, c->S);
     line(p, "const long long patc_n = (long long)(");
     nat(p, s->pipe.n);
     sb_puts(p->o, ");\n");
     line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", c->TILE - 1, c->TILE);
+    if (c->stable) line(p, "const long long patc_m = (long long)%s[0]; /* the selected: the others go from here on */\n", s->pipe.given->name);
     line(p, "unsigned char *const patc_sm = (unsigned char *)%s;\n", s->pipe.ring->name);
     line(p, "%s *const patc_ring = (%s *)patc_sm;\n", c->et, c->et);
     line(p, "unsigned long long *const patc_full = (unsigned long long *)(patc_sm + %lld), *const patc_empty = "
@@ -942,12 +964,17 @@ static void pipe_producer(Pr *p, const PipeShape *c)
     line(p, "    return;\n");
     line(p, "}\n");
     line(p, "patc_tid[sl] = t;\n");
+    const char *tt = "t";
+    if (c->stable) {
+        line(p, "const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */\n");
+        tt = "tt";
+    }
     line(p, "/* whole 16-byte vectors only: the compute warps read the last tile's last few from %s */\n", c->in);
-    line(p, "const unsigned int bytes = (unsigned int)(((patc_n - t * %d < %d ? patc_n - t * %d : %d) * 4) & ~15ll);\n",
-         c->TILE, c->TILE, c->TILE, c->TILE);
+    line(p, "const unsigned int bytes = (unsigned int)(((patc_n - %s * %d < %d ? patc_n - %s * %d : %d) * 4) & ~15ll);\n",
+         tt, c->TILE, c->TILE, tt, c->TILE, c->TILE);
     line(p, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* after the slot's generic accesses */\n");
     line(p, "patc_mb_expect(&patc_full[sl], bytes);\n");
-    line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + t * %d, bytes, &patc_full[sl]);\n", c->TILE, c->in, c->TILE);
+    line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + %s * %d, bytes, &patc_full[sl]);\n", c->TILE, c->in, tt, c->TILE);
     p->ind--;
     line(p, "}\n");
     p->ind--;
@@ -1034,7 +1061,11 @@ static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "const %s inc = patc_op(acc, tot);\n", c->ct);
     line(p, "if (patc_l == 0 && t != 0) patc_poke(&%s[t], ((unsigned long long)((ep << 2) | 2u) << 32) | %sinc));\n", c->st, flag_pre[c->sk]);
     if (c->sel) line(p, "if (patc_l == 0 && t == patc_tiles - 1) %s[0] = inc; /* the count: every tile's */\n", s->pipe.count->name);
-    line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = patc_op(acc, patc_woff[sl * %d + patc_l]);\n", c->W, c->W, c->W);
+    if (c->stable) /* acc: the selected in the tiles after t; tot: t's own */
+        line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * %d + patc_l];\n",
+             c->W, c->W, c->W);
+    else
+        line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = patc_op(acc, patc_woff[sl * %d + patc_l]);\n", c->W, c->W, c->W);
     line(p, "patc_mb_arrive(&patc_pref[sl]);\n");
     line(p, "prev = t;\n");
     line(p, "prevp = inc;\n");
@@ -1056,8 +1087,13 @@ static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "if (!done && next - old < %d && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next %% %d], (next / %d) & 1))) {\n", c->S, c->S, c->S);
     p->ind++;
     line(p, "const int sl = next %% %d;\n", c->S);
-    line(p, "const long long t = patc_tid[sl];\n");
-    line(p, "if (t < 0) { done = true; continue; }\n");
+    if (c->stable) {
+        line(p, "if (patc_tid[sl] < 0) { done = true; continue; }\n");
+        pipe_tile(p, c);
+    } else {
+        pipe_tile(p, c);
+        line(p, "if (t < 0) { done = true; continue; }\n");
+    }
     line(p, "next++;\n");
     pipe_chunk_count(p, c, " /* of this chunk */");
     line(p, "%s *const ch = (%s *)(patc_ring + sl * %d + patc_w * %d) + patc_l * %d;\n", c->v4, c->v4, c->TILE, c->CH, c->IPT / 4);
@@ -1106,7 +1142,7 @@ static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old %% %d], (old / %d) & 1))) {\n", c->S, c->S);
     p->ind++;
     line(p, "const int sl = old %% %d;\n", c->S);
-    line(p, "const long long t = patc_tid[sl];\n");
+    pipe_tile(p, c);
     if (c->sel) {
         pipe_select_finish(p, c);
     } else {
@@ -1176,13 +1212,13 @@ static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
 static void pipe_scan(Pr *p, const Stmt *s)
 {
     const int W = s->pipe.nw, IPT = s->pipe.ipt, S = s->pipe.slots, TILE = W * 32 * IPT, CH = 32 * IPT;
-    const bool sel = s->pipe.kind != PIPE_SCAN, part = s->pipe.kind == PIPE_PARTITION;
+    const bool sel = s->pipe.kind != PIPE_SCAN, part = s->pipe.kind == PIPE_PARTITION, stable = s->pipe.given != NULL;
     /* ek: the elements' type; sk: the values the warps hand over and the tile words
      * carry (a filter's and partition's: counts) */
     ScalarKind ek = s->pipe.in->sk, sk = sel ? SK_U32 : ek;
     const char *et = scalar_info[ek].ctype, *ct = scalar_info[sk].ctype, *v4 = vec_type(ek, 4);
     const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
-    const PipeShape c = {W, IPT, S, TILE, CH, sel, part, ek, sk, et, ct, v4, in, out, st, ctr};
+    const PipeShape c = {W, IPT, S, TILE, CH, sel, part, stable, ek, sk, et, ct, v4, in, out, st, ctr};
     pipe_setup(p, s, &c);
     pipe_producer(p, &c);
     pipe_aggregator(p, &c);

@@ -114,6 +114,7 @@ typedef enum {
     /* its filter and partition (issue 13): filterPipe(w, ipt, s)(pred)(xs) */                 \
     X(P_FILTERPIPE,      "filterPipe",      3, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_GRID)   \
     X(P_PARTITIONPIPE,   "partitionPipe",   3, 2, 0, NOLVL,       NOSHFL,    (1, 0),    PF_GRID)   \
+    X(P_PARTITIONSTABLEPIPE, "partitionStablePipe", 3, 3, 0, NOLVL, NOSHFL,  (1, 0, 0), PF_GRID)   \
     /* results of a data-dependent length (issue 13): the count and the elements */          \
     X(P_COMPACTTO,       "compactTo",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_PARTITIONTO,     "partitionTo",     0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
@@ -388,7 +389,9 @@ typedef enum {
                   state (counter ctr), and write out. PIPE_SCAN: op is op(pa)(pb) after the
                   declarations ops, init its neutral element. PIPE_FILTER, PIPE_PARTITION:
                   op is pred(pa) (bool), init NULL, pb NULL, and count (one u32) gets the
-                  number selected. See codegen/cuda.c */
+                  number selected; given (partitionStablePipe's, else NULL) holds that
+                  number already (one u32, from an earlier launch), and the others follow
+                  the selected in order. See codegen/cuda.c */
 } StmtKind;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
@@ -440,7 +443,7 @@ struct Stmt {
             Buffer *flags, *aggs[2], *incs[2]; /* not packed */
         } look;
         struct {
-            Buffer *in, *out, *ring, *state, *ctr, *pa, *pb, *count;
+            Buffer *in, *out, *ring, *state, *ctr, *pa, *pb, *count, *given;
             Nat *n;
             int nw, ipt, slots;
             enum { PIPE_SCAN, PIPE_FILTER, PIPE_PARTITION } kind;

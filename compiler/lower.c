@@ -764,7 +764,7 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     SCALAR_FORM_CASES return false;
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
     case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
-    case P_PARTITIONPIPE: return false;
+    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: return false;
     }
     unreachable();
 }
@@ -793,7 +793,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     SCALAR_FORM_CASES unreachable();
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
     case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
-    case P_PARTITIONPIPE: unreachable();
+    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -1153,7 +1153,7 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
     }
     if (t->kind == T_PAIR && e->kind == E_PRIM && (e->prim.p == P_COMPACTTO || e->prim.p == P_PARTITIONTO ||
                                                    e->prim.p == P_PARTITIONSTABLETO || e->prim.p == P_FILTERPIPE ||
-                                                   e->prim.p == P_PARTITIONPIPE)) {
+                                                   e->prim.p == P_PARTITIONPIPE || e->prim.p == P_PARTITIONSTABLEPIPE)) {
         /* a result of a data-dependent length (compactTo; partitionTo's count): the count's
          * output, then the elements', whose acceptor carries the count's buffer to the
          * write rule */

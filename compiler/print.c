@@ -252,10 +252,12 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
     case S_PIPE:
         pad(b, ind);
         if (s->pipe.kind != PIPE_SCAN) {
-            sb_printf(b, "%s %s[0..", s->pipe.kind == PIPE_FILTER ? "filterPipe" : "partitionPipe", s->pipe.out->name);
+            sb_printf(b, "%s %s[0..", s->pipe.kind == PIPE_FILTER ? "filterPipe" : s->pipe.given ? "partitionStablePipe" : "partitionPipe",
+                      s->pipe.out->name);
             nat_print(b, s->pipe.n);
             sb_printf(b, "), count %s[0], of %s by %s -> ", s->pipe.count->name, s->pipe.in->name, s->pipe.pa->name);
             xprint(b, s->pipe.op);
+            if (s->pipe.given) sb_printf(b, ", the others from %s[0]", s->pipe.given->name);
         } else {
             sb_printf(b, "%s %s[0..", s->pipe.excl ? "scanPipeExcl" : "scanPipe", s->pipe.out->name);
             nat_print(b, s->pipe.n);

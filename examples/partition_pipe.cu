@@ -641,3 +641,1023 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
         __nanosleep(20);
     }
 }
+
+/* kernel partitionStableGtF32_launch0
+ *   launch 1 of 2:   partitionStableGtF32_launch0, then partitionStableGtF32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.f32 (n x float)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   128 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *s38 = (unsigned int *)(patc_smem + 64);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        {
+            const patc_int w4 = warp;
+            unsigned int acc5 = 0u;
+            #pragma unroll 4
+            for (patc_int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
+                unsigned int acc7 = acc5;
+                #pragma unroll
+                for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                    __align__(16) float v9[4];
+                    *(float4 *)v9 = *(const float4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 256 * w4 + 128 * i8));
+                    unsigned int acc10 = acc7;
+                    #pragma unroll
+                    for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                        acc10 = (acc10 + ((unsigned int)(v9[i11] > t)));
+                    }
+                    acc7 = acc10;
+                }
+                acc5 = acc7;
+            }
+            unsigned int acc12 = acc5;
+            #pragma unroll
+            for (patc_int i13 = 0; i13 < 8; i13 += 1) {
+                float v14 = xs[min((patc_int)(n - 1), (patc_int)(4096 * g * (n / (4096 * g)) + lane + 4096 * b2 + 256 * w4 + 32 * i13))];
+                bool s15 = (v14 > t);
+                acc12 = (acc12 + ((unsigned int)((((int)(lane + 4096 * b2 + 256 * w4 + 32 * i13)) < (n % (4096 * g))) ? s15 : false)));
+            }
+            unsigned int sh16 = __shfl_down_sync(0xffffffffu, acc12, 16);
+            unsigned int r17 = (acc12 + sh16);
+            unsigned int sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            unsigned int r19 = (r17 + sh18);
+            unsigned int sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            unsigned int r21 = (r19 + sh20);
+            unsigned int sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            unsigned int r23 = (r21 + sh22);
+            unsigned int sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            unsigned int r25 = (r23 + sh24);
+            if ((lane < 1)) {
+                s3[(lane + w4)] = r25;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w26 = warp;
+            unsigned int r27 = (((lane + 32 * w26) >= 16) ? 0u : s3[(lane + 32 * w26)]);
+            unsigned int sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            unsigned int r29 = (r27 + sh28);
+            unsigned int sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            unsigned int r31 = (r29 + sh30);
+            unsigned int sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            unsigned int r33 = (r31 + sh32);
+            unsigned int sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            unsigned int r35 = (r33 + sh34);
+            unsigned int sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            unsigned int r37 = (r35 + sh36);
+            if ((lane < 1)) {
+                patc_poke(&partial1[(lane + b2 + w26)], 0x100000000ull | (r37));
+            }
+        }
+    }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+        __syncthreads();
+        {
+            const patc_int w39 = warp;
+            unsigned int acc40 = 0u;
+            #pragma unroll 4
+            for (patc_int i41 = 0; i41 < ((g + 511) / 512); i41 += 1) {
+                acc40 = (acc40 + (((lane + 32 * w39 + 512 * i41) >= g) ? 0u : (patc_wait(&partial1[(lane + 32 * w39 + 512 * i41)]))));
+            }
+            unsigned int sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            unsigned int r43 = (acc40 + sh42);
+            unsigned int sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            unsigned int r45 = (r43 + sh44);
+            unsigned int sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            unsigned int r47 = (r45 + sh46);
+            unsigned int sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            unsigned int r49 = (r47 + sh48);
+            unsigned int sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            unsigned int r51 = (r49 + sh50);
+            if ((lane < 1)) {
+                s38[(lane + w39)] = r51;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w52 = warp;
+            unsigned int r53 = (((lane + 32 * w52) >= 16) ? 0u : s38[(lane + 32 * w52)]);
+            unsigned int sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            unsigned int r55 = (r53 + sh54);
+            unsigned int sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            unsigned int r57 = (r55 + sh56);
+            unsigned int sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            unsigned int r59 = (r57 + sh58);
+            unsigned int sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            unsigned int r61 = (r59 + sh60);
+            unsigned int sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            unsigned int r63 = (r61 + sh62);
+            if ((lane < 1)) {
+                glob0[(lane + w52)] = r63;
+            }
+        }
+        __syncthreads();
+        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+    }
+}
+
+/* kernel partitionStableGtF32
+ *   launch 2 of 2:   partitionStableGtF32_launch0, then partitionStableGtF32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: bulk copies)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.f32 (n x float)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
+ *                    SM count: the blocks loop over the tiles)
+ *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n, g) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
+    const long long patc_n = (long long)(n);
+    const long long patc_tiles = (patc_n + 6143) / 6144;
+    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
+    unsigned char *const patc_sm = (unsigned char *)pipe64;
+    float *const patc_ring = (float *)patc_sm;
+    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
+        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
+    long long *const patc_tid = (long long *)(patc_pref + 9);
+    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
+    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
+        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
+    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
+    const unsigned int patc_init = 0u;
+    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
+    auto patc_pred = [&](const float pa67) -> bool {
+        return (pa67 > t);
+    };
+    if (threadIdx.x == 0)
+        for (int i = 0; i < 9; i++) {
+            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
+            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+        }
+    __syncthreads();
+    if (patc_w == 18) { /* the producer */
+        if (patc_l != 0) return;
+        for (int k = 0;; k++) {
+            const int sl = k % 9;
+            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
+            const unsigned long long d = atomicAdd(pipectr66, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
+            const long long t = (long long)(unsigned int)d;
+            if (t >= patc_tiles) {
+                patc_tid[sl] = -1;
+                patc_mb_arrive(&patc_full[sl]);
+                return;
+            }
+            patc_tid[sl] = t;
+            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
+            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
+            const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_mb_expect(&patc_full[sl], bytes);
+            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
+        }
+    }
+    if (patc_w == 16) { /* the aggregator */
+        for (int k = 0;; k++) {
+            const int sl = k % 9;
+            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
+            const long long t = patc_tid[sl];
+            if (t < 0) return;
+            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
+            const unsigned int ep = *patc_ep;
+            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
+            unsigned int inc = v;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
+            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
+            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
+            if (patc_l == 0) {
+                ex = patc_init;
+                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_agg[sl] = tot;
+            }
+            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
+            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
+        }
+    }
+    if (patc_w == 17) { /* the look-back */
+        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
+        unsigned int prevp = patc_init;
+        for (int k = 0;; k++) {
+            const int sl = k % 9;
+            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
+            const long long t = patc_tid[sl];
+            if (t < 0) return;
+            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
+            const unsigned int ep = *patc_ep;
+            const unsigned int tot = patc_agg[sl];
+            unsigned int acc = patc_init;
+            bool found = t == 0 || prev == t - 1;
+            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
+            for (long long top = t - 1; !found && top > prev; top -= 128) {
+                unsigned long long wd[4];
+                for (;;) {
+                    bool unset = false;
+                    #pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const long long j = top - 32 * u - patc_l;
+                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
+                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    }
+                    if (!__any_sync(0xffffffffu, unset)) break;
+                    __nanosleep(20);
+                }
+                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
+                #pragma unroll
+                for (int u = 0; u < 4; u++)
+                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
+                near = __reduce_min_sync(0xffffffffu, near);
+                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
+                unsigned int g[4];
+                #pragma unroll
+                for (int u = 0; u < 4; u++)
+                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
+                #pragma unroll
+                for (int d = 1; d < 32; d <<= 1)
+                    #pragma unroll
+                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
+                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
+                found = near != 0xffffffffu;
+            }
+            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
+            if (t == 0) acc = patc_init;
+            const unsigned int inc = patc_op(acc, tot);
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
+            if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
+            patc_mb_arrive(&patc_pref[sl]);
+            prev = t;
+            prevp = inc;
+        }
+    }
+    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
+    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
+    bool done = false;
+    for (;;) {
+        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
+            const int sl = next % 9;
+            if (patc_tid[sl] < 0) { done = true; continue; }
+            const long long t = patc_tiles - 1 - patc_tid[sl];
+            next++;
+            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
+            float4 *const ch = (float4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
+            float x[12];
+            #pragma unroll
+            for (int q = 0; q < 3; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
+            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
+                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
+                #pragma unroll
+                for (int i = 0; i < 12; i++) {
+                    const long long j = (long long)patc_l * 12 + i;
+                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+                }
+            }
+            float *const chw = patc_ring + sl * 6144 + patc_w * 384;
+            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
+            unsigned int m = 0u;
+            #pragma unroll
+            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
+            const unsigned int c = (unsigned int)__popc(m);
+            unsigned int v = c;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
+            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
+            int q = (int)(v - c);
+            #pragma unroll
+            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
+            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
+            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
+            #pragma unroll
+            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
+            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
+            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
+            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
+            continue;
+        }
+        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
+            const int sl = old % 9;
+            const long long t = patc_tiles - 1 - patc_tid[sl];
+            const long long off = (long long)patc_off[sl * 16 + patc_w];
+            const int sc = (int)patc_own[sl * 16 + patc_w];
+            const float *const chw = patc_ring + sl * 6144 + patc_w * 384;
+            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
+            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
+            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
+            float *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
+            for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
+            old++;
+            continue;
+        }
+        if (done && old == next) return;
+        __nanosleep(20);
+    }
+}
+
+/* kernel partitionStableGtI32_launch0
+ *   launch 1 of 2:   partitionStableGtI32_launch0, then partitionStableGtI32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: i32 (by value), xs: n.i32 (16-byte aligned: vector loads)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.i32 (n x int)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   128 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *s38 = (unsigned int *)(patc_smem + 64);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        {
+            const patc_int w4 = warp;
+            unsigned int acc5 = 0u;
+            #pragma unroll 4
+            for (patc_int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
+                unsigned int acc7 = acc5;
+                #pragma unroll
+                for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                    __align__(16) int v9[4];
+                    *(int4 *)v9 = *(const int4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 256 * w4 + 128 * i8));
+                    unsigned int acc10 = acc7;
+                    #pragma unroll
+                    for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                        acc10 = (acc10 + ((unsigned int)(v9[i11] > t)));
+                    }
+                    acc7 = acc10;
+                }
+                acc5 = acc7;
+            }
+            unsigned int acc12 = acc5;
+            #pragma unroll
+            for (patc_int i13 = 0; i13 < 8; i13 += 1) {
+                int v14 = xs[min((patc_int)(n - 1), (patc_int)(4096 * g * (n / (4096 * g)) + lane + 4096 * b2 + 256 * w4 + 32 * i13))];
+                bool s15 = (v14 > t);
+                acc12 = (acc12 + ((unsigned int)((((int)(lane + 4096 * b2 + 256 * w4 + 32 * i13)) < (n % (4096 * g))) ? s15 : false)));
+            }
+            unsigned int sh16 = __shfl_down_sync(0xffffffffu, acc12, 16);
+            unsigned int r17 = (acc12 + sh16);
+            unsigned int sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            unsigned int r19 = (r17 + sh18);
+            unsigned int sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            unsigned int r21 = (r19 + sh20);
+            unsigned int sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            unsigned int r23 = (r21 + sh22);
+            unsigned int sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            unsigned int r25 = (r23 + sh24);
+            if ((lane < 1)) {
+                s3[(lane + w4)] = r25;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w26 = warp;
+            unsigned int r27 = (((lane + 32 * w26) >= 16) ? 0u : s3[(lane + 32 * w26)]);
+            unsigned int sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            unsigned int r29 = (r27 + sh28);
+            unsigned int sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            unsigned int r31 = (r29 + sh30);
+            unsigned int sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            unsigned int r33 = (r31 + sh32);
+            unsigned int sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            unsigned int r35 = (r33 + sh34);
+            unsigned int sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            unsigned int r37 = (r35 + sh36);
+            if ((lane < 1)) {
+                patc_poke(&partial1[(lane + b2 + w26)], 0x100000000ull | (r37));
+            }
+        }
+    }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+        __syncthreads();
+        {
+            const patc_int w39 = warp;
+            unsigned int acc40 = 0u;
+            #pragma unroll 4
+            for (patc_int i41 = 0; i41 < ((g + 511) / 512); i41 += 1) {
+                acc40 = (acc40 + (((lane + 32 * w39 + 512 * i41) >= g) ? 0u : (patc_wait(&partial1[(lane + 32 * w39 + 512 * i41)]))));
+            }
+            unsigned int sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            unsigned int r43 = (acc40 + sh42);
+            unsigned int sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            unsigned int r45 = (r43 + sh44);
+            unsigned int sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            unsigned int r47 = (r45 + sh46);
+            unsigned int sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            unsigned int r49 = (r47 + sh48);
+            unsigned int sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            unsigned int r51 = (r49 + sh50);
+            if ((lane < 1)) {
+                s38[(lane + w39)] = r51;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w52 = warp;
+            unsigned int r53 = (((lane + 32 * w52) >= 16) ? 0u : s38[(lane + 32 * w52)]);
+            unsigned int sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            unsigned int r55 = (r53 + sh54);
+            unsigned int sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            unsigned int r57 = (r55 + sh56);
+            unsigned int sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            unsigned int r59 = (r57 + sh58);
+            unsigned int sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            unsigned int r61 = (r59 + sh60);
+            unsigned int sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            unsigned int r63 = (r61 + sh62);
+            if ((lane < 1)) {
+                glob0[(lane + w52)] = r63;
+            }
+        }
+        __syncthreads();
+        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+    }
+}
+
+/* kernel partitionStableGtI32
+ *   launch 2 of 2:   partitionStableGtI32_launch0, then partitionStableGtI32, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: i32 (by value), xs: n.i32 (16-byte aligned: bulk copies)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.i32 (n x int)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
+ *                    SM count: the blocks loop over the tiles)
+ *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n, g) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
+    const long long patc_n = (long long)(n);
+    const long long patc_tiles = (patc_n + 6143) / 6144;
+    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
+    unsigned char *const patc_sm = (unsigned char *)pipe64;
+    int *const patc_ring = (int *)patc_sm;
+    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
+        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
+    long long *const patc_tid = (long long *)(patc_pref + 9);
+    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
+    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
+        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
+    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
+    const unsigned int patc_init = 0u;
+    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
+    auto patc_pred = [&](const int pa67) -> bool {
+        return (pa67 > t);
+    };
+    if (threadIdx.x == 0)
+        for (int i = 0; i < 9; i++) {
+            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
+            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+        }
+    __syncthreads();
+    if (patc_w == 18) { /* the producer */
+        if (patc_l != 0) return;
+        for (int k = 0;; k++) {
+            const int sl = k % 9;
+            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
+            const unsigned long long d = atomicAdd(pipectr66, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
+            const long long t = (long long)(unsigned int)d;
+            if (t >= patc_tiles) {
+                patc_tid[sl] = -1;
+                patc_mb_arrive(&patc_full[sl]);
+                return;
+            }
+            patc_tid[sl] = t;
+            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
+            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
+            const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_mb_expect(&patc_full[sl], bytes);
+            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
+        }
+    }
+    if (patc_w == 16) { /* the aggregator */
+        for (int k = 0;; k++) {
+            const int sl = k % 9;
+            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
+            const long long t = patc_tid[sl];
+            if (t < 0) return;
+            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
+            const unsigned int ep = *patc_ep;
+            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
+            unsigned int inc = v;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
+            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
+            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
+            if (patc_l == 0) {
+                ex = patc_init;
+                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_agg[sl] = tot;
+            }
+            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
+            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
+        }
+    }
+    if (patc_w == 17) { /* the look-back */
+        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
+        unsigned int prevp = patc_init;
+        for (int k = 0;; k++) {
+            const int sl = k % 9;
+            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
+            const long long t = patc_tid[sl];
+            if (t < 0) return;
+            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
+            const unsigned int ep = *patc_ep;
+            const unsigned int tot = patc_agg[sl];
+            unsigned int acc = patc_init;
+            bool found = t == 0 || prev == t - 1;
+            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
+            for (long long top = t - 1; !found && top > prev; top -= 128) {
+                unsigned long long wd[4];
+                for (;;) {
+                    bool unset = false;
+                    #pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const long long j = top - 32 * u - patc_l;
+                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
+                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    }
+                    if (!__any_sync(0xffffffffu, unset)) break;
+                    __nanosleep(20);
+                }
+                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
+                #pragma unroll
+                for (int u = 0; u < 4; u++)
+                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
+                near = __reduce_min_sync(0xffffffffu, near);
+                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
+                unsigned int g[4];
+                #pragma unroll
+                for (int u = 0; u < 4; u++)
+                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
+                #pragma unroll
+                for (int d = 1; d < 32; d <<= 1)
+                    #pragma unroll
+                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
+                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
+                found = near != 0xffffffffu;
+            }
+            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
+            if (t == 0) acc = patc_init;
+            const unsigned int inc = patc_op(acc, tot);
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
+            if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
+            patc_mb_arrive(&patc_pref[sl]);
+            prev = t;
+            prevp = inc;
+        }
+    }
+    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
+    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
+    bool done = false;
+    for (;;) {
+        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
+            const int sl = next % 9;
+            if (patc_tid[sl] < 0) { done = true; continue; }
+            const long long t = patc_tiles - 1 - patc_tid[sl];
+            next++;
+            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
+            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
+            int x[12];
+            #pragma unroll
+            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
+            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
+                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
+                #pragma unroll
+                for (int i = 0; i < 12; i++) {
+                    const long long j = (long long)patc_l * 12 + i;
+                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+                }
+            }
+            int *const chw = patc_ring + sl * 6144 + patc_w * 384;
+            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
+            unsigned int m = 0u;
+            #pragma unroll
+            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
+            const unsigned int c = (unsigned int)__popc(m);
+            unsigned int v = c;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
+            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
+            int q = (int)(v - c);
+            #pragma unroll
+            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
+            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
+            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
+            #pragma unroll
+            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
+            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
+            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
+            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
+            continue;
+        }
+        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
+            const int sl = old % 9;
+            const long long t = patc_tiles - 1 - patc_tid[sl];
+            const long long off = (long long)patc_off[sl * 16 + patc_w];
+            const int sc = (int)patc_own[sl * 16 + patc_w];
+            const int *const chw = patc_ring + sl * 6144 + patc_w * 384;
+            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
+            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
+            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
+            int *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
+            for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
+            old++;
+            continue;
+        }
+        if (done && old == next) return;
+        __nanosleep(20);
+    }
+}
+
+/* kernel partitionStableGtF32Small_launch0
+ *   launch 1 of 2:   partitionStableGtF32Small_launch0, then partitionStableGtF32Small, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.f32 (n x float)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   128 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *s38 = (unsigned int *)(patc_smem + 64);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        {
+            const patc_int w4 = warp;
+            unsigned int acc5 = 0u;
+            #pragma unroll 4
+            for (patc_int i6 = 0; i6 < (n / (4096 * g)); i6 += 1) {
+                unsigned int acc7 = acc5;
+                #pragma unroll
+                for (patc_int i8 = 0; i8 < 2; i8 += 1) {
+                    __align__(16) float v9[4];
+                    *(float4 *)v9 = *(const float4 *)(xs + (4096 * g * i6 + 4 * lane + 4096 * b2 + 256 * w4 + 128 * i8));
+                    unsigned int acc10 = acc7;
+                    #pragma unroll
+                    for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                        acc10 = (acc10 + ((unsigned int)(v9[i11] > t)));
+                    }
+                    acc7 = acc10;
+                }
+                acc5 = acc7;
+            }
+            unsigned int acc12 = acc5;
+            #pragma unroll
+            for (patc_int i13 = 0; i13 < 8; i13 += 1) {
+                float v14 = xs[min((patc_int)(n - 1), (patc_int)(4096 * g * (n / (4096 * g)) + lane + 4096 * b2 + 256 * w4 + 32 * i13))];
+                bool s15 = (v14 > t);
+                acc12 = (acc12 + ((unsigned int)((((int)(lane + 4096 * b2 + 256 * w4 + 32 * i13)) < (n % (4096 * g))) ? s15 : false)));
+            }
+            unsigned int sh16 = __shfl_down_sync(0xffffffffu, acc12, 16);
+            unsigned int r17 = (acc12 + sh16);
+            unsigned int sh18 = __shfl_down_sync(0xffffffffu, r17, 8);
+            unsigned int r19 = (r17 + sh18);
+            unsigned int sh20 = __shfl_down_sync(0xffffffffu, r19, 4);
+            unsigned int r21 = (r19 + sh20);
+            unsigned int sh22 = __shfl_down_sync(0xffffffffu, r21, 2);
+            unsigned int r23 = (r21 + sh22);
+            unsigned int sh24 = __shfl_down_sync(0xffffffffu, r23, 1);
+            unsigned int r25 = (r23 + sh24);
+            if ((lane < 1)) {
+                s3[(lane + w4)] = r25;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w26 = warp;
+            unsigned int r27 = (((lane + 32 * w26) >= 16) ? 0u : s3[(lane + 32 * w26)]);
+            unsigned int sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
+            unsigned int r29 = (r27 + sh28);
+            unsigned int sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
+            unsigned int r31 = (r29 + sh30);
+            unsigned int sh32 = __shfl_down_sync(0xffffffffu, r31, 4);
+            unsigned int r33 = (r31 + sh32);
+            unsigned int sh34 = __shfl_down_sync(0xffffffffu, r33, 2);
+            unsigned int r35 = (r33 + sh34);
+            unsigned int sh36 = __shfl_down_sync(0xffffffffu, r35, 1);
+            unsigned int r37 = (r35 + sh36);
+            if ((lane < 1)) {
+                patc_poke(&partial1[(lane + b2 + w26)], 0x100000000ull | (r37));
+            }
+        }
+    }
+    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+        __syncthreads();
+        {
+            const patc_int w39 = warp;
+            unsigned int acc40 = 0u;
+            #pragma unroll 4
+            for (patc_int i41 = 0; i41 < ((g + 511) / 512); i41 += 1) {
+                acc40 = (acc40 + (((lane + 32 * w39 + 512 * i41) >= g) ? 0u : (patc_wait(&partial1[(lane + 32 * w39 + 512 * i41)]))));
+            }
+            unsigned int sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
+            unsigned int r43 = (acc40 + sh42);
+            unsigned int sh44 = __shfl_down_sync(0xffffffffu, r43, 8);
+            unsigned int r45 = (r43 + sh44);
+            unsigned int sh46 = __shfl_down_sync(0xffffffffu, r45, 4);
+            unsigned int r47 = (r45 + sh46);
+            unsigned int sh48 = __shfl_down_sync(0xffffffffu, r47, 2);
+            unsigned int r49 = (r47 + sh48);
+            unsigned int sh50 = __shfl_down_sync(0xffffffffu, r49, 1);
+            unsigned int r51 = (r49 + sh50);
+            if ((lane < 1)) {
+                s38[(lane + w39)] = r51;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w52 = warp;
+            unsigned int r53 = (((lane + 32 * w52) >= 16) ? 0u : s38[(lane + 32 * w52)]);
+            unsigned int sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
+            unsigned int r55 = (r53 + sh54);
+            unsigned int sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
+            unsigned int r57 = (r55 + sh56);
+            unsigned int sh58 = __shfl_down_sync(0xffffffffu, r57, 4);
+            unsigned int r59 = (r57 + sh58);
+            unsigned int sh60 = __shfl_down_sync(0xffffffffu, r59, 2);
+            unsigned int r61 = (r59 + sh60);
+            unsigned int sh62 = __shfl_down_sync(0xffffffffu, r61, 1);
+            unsigned int r63 = (r61 + sh62);
+            if ((lane < 1)) {
+                glob0[(lane + w52)] = r63;
+            }
+        }
+        __syncthreads();
+        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+    }
+}
+
+/* kernel partitionStableGtF32Small
+ *   launch 2 of 2:   partitionStableGtF32Small_launch0, then partitionStableGtF32Small, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: bulk copies)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.u32 (1 x unsigned int)
+ *                    out1: n.f32 (n x float)
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
+ *                    SM count: the blocks loop over the tiles)
+ *   shared memory:   4336 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n, g) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
+    const long long patc_n = (long long)(n);
+    const long long patc_tiles = (patc_n + 511) / 512;
+    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
+    unsigned char *const patc_sm = (unsigned char *)pipe64;
+    float *const patc_ring = (float *)patc_sm;
+    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
+        *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
+    long long *const patc_tid = (long long *)(patc_pref + 2);
+    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 2);
+    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 2, *const patc_woff = patc_wtot + 8,
+        *const patc_off = patc_woff + 8, *const patc_own = patc_off + 8; /* own: a chunk's count */
+    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
+    const unsigned int patc_init = 0u;
+    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
+    auto patc_pred = [&](const float pa67) -> bool {
+        return (pa67 > t);
+    };
+    if (threadIdx.x == 0)
+        for (int i = 0; i < 2; i++) {
+            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 128); patc_mb_init(&patc_tots[i], 4);
+            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+        }
+    __syncthreads();
+    if (patc_w == 6) { /* the producer */
+        if (patc_l != 0) return;
+        for (int k = 0;; k++) {
+            const int sl = k % 2;
+            if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
+            const unsigned long long d = atomicAdd(pipectr66, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
+            const long long t = (long long)(unsigned int)d;
+            if (t >= patc_tiles) {
+                patc_tid[sl] = -1;
+                patc_mb_arrive(&patc_full[sl]);
+                return;
+            }
+            patc_tid[sl] = t;
+            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
+            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
+            const unsigned int bytes = (unsigned int)(((patc_n - tt * 512 < 512 ? patc_n - tt * 512 : 512) * 4) & ~15ll);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_mb_expect(&patc_full[sl], bytes);
+            if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + tt * 512, bytes, &patc_full[sl]);
+        }
+    }
+    if (patc_w == 4) { /* the aggregator */
+        for (int k = 0;; k++) {
+            const int sl = k % 2;
+            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
+            const long long t = patc_tid[sl];
+            if (t < 0) return;
+            patc_mb_wait(&patc_tots[sl], (k / 2) & 1);
+            const unsigned int ep = *patc_ep;
+            const unsigned int v = patc_l < 4 ? patc_wtot[sl * 4 + patc_l] : patc_init;
+            unsigned int inc = v;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
+            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
+            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
+            if (patc_l == 0) {
+                ex = patc_init;
+                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_agg[sl] = tot;
+            }
+            if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
+            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
+        }
+    }
+    if (patc_w == 5) { /* the look-back */
+        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
+        unsigned int prevp = patc_init;
+        for (int k = 0;; k++) {
+            const int sl = k % 2;
+            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
+            const long long t = patc_tid[sl];
+            if (t < 0) return;
+            patc_mb_wait(&patc_aggb[sl], (k / 2) & 1);
+            const unsigned int ep = *patc_ep;
+            const unsigned int tot = patc_agg[sl];
+            unsigned int acc = patc_init;
+            bool found = t == 0 || prev == t - 1;
+            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
+            for (long long top = t - 1; !found && top > prev; top -= 128) {
+                unsigned long long wd[4];
+                for (;;) {
+                    bool unset = false;
+                    #pragma unroll
+                    for (int u = 0; u < 4; u++) {
+                        const long long j = top - 32 * u - patc_l;
+                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
+                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    }
+                    if (!__any_sync(0xffffffffu, unset)) break;
+                    __nanosleep(20);
+                }
+                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
+                #pragma unroll
+                for (int u = 0; u < 4; u++)
+                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
+                near = __reduce_min_sync(0xffffffffu, near);
+                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
+                unsigned int g[4];
+                #pragma unroll
+                for (int u = 0; u < 4; u++)
+                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
+                #pragma unroll
+                for (int d = 1; d < 32; d <<= 1)
+                    #pragma unroll
+                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
+                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
+                found = near != 0xffffffffu;
+            }
+            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
+            if (t == 0) acc = patc_init;
+            const unsigned int inc = patc_op(acc, tot);
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
+            if (patc_l < 4) patc_off[sl * 4 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 4 + patc_l];
+            patc_mb_arrive(&patc_pref[sl]);
+            prev = t;
+            prevp = inc;
+        }
+    }
+    /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
+    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
+    bool done = false;
+    for (;;) {
+        if (!done && next - old < 2 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 2], (next / 2) & 1))) {
+            const int sl = next % 2;
+            if (patc_tid[sl] < 0) { done = true; continue; }
+            const long long t = patc_tiles - 1 - patc_tid[sl];
+            next++;
+            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128; /* of this chunk */
+            float4 *const ch = (float4 *)(patc_ring + sl * 512 + patc_w * 128) + patc_l * 1;
+            float x[4];
+            #pragma unroll
+            for (int q = 0; q < 1; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
+            if (cnt < (long long)(patc_l + 1) * 4) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
+                const long long copied = ((patc_n - t * 512) & ~3ll) - (long long)patc_w * 128;
+                #pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const long long j = (long long)patc_l * 4 + i;
+                    if (j >= copied) x[i] = j < cnt ? xs[t * 512 + (long long)patc_w * 128 + j] : 0;
+                }
+            }
+            float *const chw = patc_ring + sl * 512 + patc_w * 128;
+            const int vc = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt); /* the chunk's elements */
+            unsigned int m = 0u;
+            #pragma unroll
+            for (int i = 0; i < 4; i++) m |= (unsigned int)(patc_l * 4 + i < vc && patc_pred(x[i])) << i;
+            const unsigned int c = (unsigned int)__popc(m);
+            unsigned int v = c;
+            #pragma unroll
+            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
+            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
+            int q = (int)(v - c);
+            #pragma unroll
+            for (int i = 0; i < 4; i++) if (m >> i & 1u) chw[q++] = x[i];
+            q = min(patc_l * 4, vc) - (int)(v - c); /* the others of the lanes before */
+            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
+            #pragma unroll
+            for (int i = 0; i < 4; i++) if (patc_l * 4 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
+            if (patc_l == 31) patc_own[sl * 4 + patc_w] = v;
+            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
+            if (patc_l == 31) { patc_wtot[sl * 4 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
+            continue;
+        }
+        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
+            const int sl = old % 2;
+            const long long t = patc_tiles - 1 - patc_tid[sl];
+            const long long off = (long long)patc_off[sl * 4 + patc_w];
+            const int sc = (int)patc_own[sl * 4 + patc_w];
+            const float *const chw = patc_ring + sl * 512 + patc_w * 128;
+            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
+            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
+            const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
+            float *const dst = out1 + patc_m + (t * 512 + (long long)patc_w * 128 - off); /* after the others before */
+            for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
+            old++;
+            continue;
+        }
+        if (done && old == next) return;
+        __nanosleep(20);
+    }
+}

@@ -563,16 +563,30 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     Kernel *k = w->k;
     Expr **arg = e->prim.args;
     const char *name = prim_info[e->prim.p].name;
-    bool sel = e->prim.p == P_FILTERPIPE || e->prim.p == P_PARTITIONPIPE;
+    const bool stable = e->prim.p == P_PARTITIONSTABLEPIPE;
+    const bool sel = e->prim.p == P_FILTERPIPE || e->prim.p == P_PARTITIONPIPE || stable;
     int64_t base;
     /* a filter's or partition's result is the pair (count, elements), which lower.c's
      * lower_result writes to two outputs: c is the elements', c->cnt the count's */
     if (w->nloops || c->kind != W_MEM || c->buf->param != -1 || !nat_is_const(c->base, &base) || base ||
-        k->main || k->npre || k->body->seq.n || (sel ? !c->cnt || k->nouts != 2 : k->def->body->ty->kind != T_ARRAY))
+        k->main || (k->npre && !stable) || k->body->seq.n ||
+        (sel ? !c->cnt || k->nouts != 2 : k->def->body->ty->kind != T_ARRAY))
         diag_error(w->d, e->sp, "%s is a kernel of its own: it must be the kernel's whole result (%s, "
-                   "no toGlobal launches, nothing else computed)", name, sel ? "the count and the elements" : "one output");
+                   "%s, nothing else computed)", name, sel ? "the count and the elements" : "one output",
+                   stable ? "its last launch" : "no toGlobal launches");
     Stmt *s = lw_snew(w, S_PIPE);
-    Expr *xe = arg[sel ? 1 : 2];
+    if (stable) {
+        /* the count: one u32 in global memory (an earlier launch's toGlobal result, or a
+         * data parameter), read once by every thread */
+        LwVal *mv = lw_lower_exp(w, arg[1]);
+        View *g = mv->k == VAL_ARRAY ? mv->v : NULL;
+        if (!g || g->kind != V_MEM || g->buf->as != AS_GLOBAL || g->buf->scalar || !nat_is_const(g->base, &base) || base ||
+            k->body->seq.n)
+            diag_error(w->d, arg[1]->sp, "%s: the count must be an array in global memory as it is (an earlier "
+                       "launch's result through toGlobal, or a data parameter), not a view or a computed value", name);
+        s->pipe.given = g->buf;
+    }
+    Expr *xe = arg[sel ? (stable ? 2 : 1) : 2];
     LwVal *x = lw_lower_exp(w, xe);
     View *v = x->k == VAL_ARRAY ? x->v : NULL;
     if (!v || v->kind != V_MEM || v->buf->param < 0 || !nat_is_const(v->base, &base) || base || k->body->seq.n)
@@ -590,7 +604,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     s->pipe.in = v->buf;
     s->pipe.out = c->buf;
     s->pipe.count = sel ? c->cnt : NULL;
-    s->pipe.kind = e->prim.p == P_FILTERPIPE ? PIPE_FILTER : e->prim.p == P_PARTITIONPIPE ? PIPE_PARTITION : PIPE_SCAN;
+    s->pipe.kind = e->prim.p == P_FILTERPIPE ? PIPE_FILTER : sel ? PIPE_PARTITION : PIPE_SCAN;
     s->pipe.n = xt->arr.n;
     s->pipe.nw = (int)nw;
     s->pipe.ipt = (int)ipt;
@@ -671,15 +685,31 @@ static void eval_pipe(IpCtx *c, const Code *e, IpVal *res)
  * kernel's outputs are the count and the elements, whose valid length the count is);
  * partitionPipe's are those, then the others in reverse order, all n written (as
  * partitionTo and CUB's DevicePartition::If). w, ipt (at most 32: a lane's flags are one
- * word) and s as scanPipe's; the kernel is scanPipe's with a count for a sum. */
+ * word) and s as scanPipe's; the kernel is scanPipe's with a count for a sum.
+ * partitionStablePipe(w, ipt, s)(pred)(ms)(xs) : (t -> bool) -> 1.u32 -> n.t -> (1.u32,
+ * n.t) is partitionPipe with the others in order: a single pass cannot know where the
+ * first of them goes (after all the selected ones) before the last tile, so it is given
+ * their number m, ms[0], from an earlier launch (a count, toGlobal), and the others go
+ * from m on; a wrong m is an error in the interpreter. */
 static Expr *infer_pipe_select(Tc *t, const TcApp *ap)
 {
     Arena *a = t->a;
     Ast **arg = ap->arg;
     const char *name = prim_info[ap->p].name;
+    const bool stable = ap->p == P_PARTITIONSTABLEPIPE;
     Nat *ns[3];
     pipe_shape(t, ap, 32, ", a multiple of 4 (16-byte vectors; a lane's flags in one word)", ns);
-    Expr *x = tc_infer(t, arg[1], ap->sc, NULL);
+    Type *u32 = ty_scalar(a, SK_U32);
+    Expr *ms = NULL;
+    if (stable) {
+        ms = tc_infer(t, arg[1], ap->sc, NULL);
+        Type *want = ty_array(a, nat_cst(a, 1), u32);
+        if (!ty_equal(ms->ty, want))
+            diag_error(t->d, ms->sp, "%s's second argument is the number of elements the predicate selects, of type %s "
+                       "(a count from an earlier launch), but this has type %s", name, tc_tstr(t, want),
+                       tc_tstr(t, ms->ty));
+    }
+    Expr *x = tc_infer(t, arg[stable ? 2 : 1], ap->sc, NULL);
     Type *tx = tc_want_array(t, x, name);
     Type *ty = tx->arr.elem;
     ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
@@ -692,32 +722,57 @@ static Expr *infer_pipe_select(Tc *t, const TcApp *ap)
     Type *rt = tc_fun_result(f, 1);
     if (rt->kind != T_SCALAR || rt->sk != SK_BOOL)
         diag_error(t->d, arg[0]->sp, "%s: the predicate returns %s, not bool", name, tc_tstr(t, rt));
-    Type *u32 = ty_scalar(a, SK_U32);
     Expr *e = tc_prim_expr(t, ap->p, ty_pair(a, ty_array(a, nat_cst(a, 1), u32), tx), ap->sp);
     for (int i = 0; i < 3; i++) e->prim.nats[i] = ns[i];
     e->prim.args[0] = f;
-    e->prim.args[1] = x;
+    e->prim.args[1] = stable ? ms : x;
+    if (stable) e->prim.args[2] = x;
     return e;
 }
 
-/* The selected elements in order (then the others in reverse order, partitionPipe), and
- * their count; filterPipe's places past the count stay 0 (not the kernel's result) */
+/* pred(xs[i]) in the interpreter */
+static bool pipe_selects(IpCtx *c, const Code *f, const IpVal *xs, int64_t i, IpVal *x)
+{
+    IpVal r;
+    ip_val_sel(c, xs, i, xs->ty->elem, x);
+    ip_val_set(&c->env[f->slot], x);
+    ip_eval(c, f->args[0], &r);
+    return r.s.b;
+}
+
+/* The selected elements in order (then the others in reverse order, partitionPipe, or in
+ * order from the given count, partitionStablePipe, checked against the flags before
+ * anything is placed by it), and their count; filterPipe's places past the count stay 0
+ * (not the kernel's result) */
 static void eval_pipe_select(IpCtx *c, const Code *e, IpVal *res)
 {
     const Code *f = e->args[0];
-    bool part = e->p == P_PARTITIONPIPE;
-    IpVal xs, x, r;
-    ip_eval(c, e->args[1], &xs);
+    const bool part = e->p == P_PARTITIONPIPE, stable = e->p == P_PARTITIONSTABLEPIPE;
+    IpVal xs, x;
+    ip_eval(c, e->args[stable ? 2 : 1], &xs);
     const RType *rt = e->ty;
-    int64_t n = xs.ty->n, m = 0, rej = 0;
+    int64_t n = xs.ty->n, m = 0, rej = 0, given = 0;
+    if (stable) {
+        IpVal mv, m0;
+        ip_eval(c, e->args[1], &mv);
+        ip_val_sel(c, &mv, 0, mv.ty->elem, &m0);
+        given = (int64_t)m0.s.u;
+        int64_t sel = 0;
+        for (int64_t i = 0; i < n; i++) {
+            Mark mk = ip_pool_mark(c);
+            sel += pipe_selects(c, f, &xs, i, &x);
+            ip_pool_release(c, mk);
+        }
+        if (given != sel)
+            ip_fail(c, e->sp, "partitionStablePipe: the count given is %lld, but the predicate selects %lld of the %lld "
+                    "elements", (long long)given, (long long)sel, (long long)n);
+    }
     Node *out = ip_store_new(c, rt->b, NULL);
     for (int64_t i = 0; i < n; i++) {
         Mark mk = ip_pool_mark(c);
-        ip_val_sel(c, &xs, i, xs.ty->elem, &x);
-        ip_val_set(&c->env[f->slot], &x);
-        ip_eval(c, f->args[0], &r);
-        if (r.s.b) ip_store_put(c, out, m++, &x);
+        if (pipe_selects(c, f, &xs, i, &x)) ip_store_put(c, out, m++, &x);
         else if (part) ip_store_put(c, out, n - 1 - rej++, &x);
+        else if (stable) ip_store_put(c, out, given + rej++, &x);
         ip_pool_release(c, mk);
     }
     Node *cn = ip_store_new(c, rt->a, NULL);
@@ -742,4 +797,5 @@ const PrimOps prims_warp[P_COUNT] = {
     [P_SCANPIPEEXCL] = {infer_pipe, lower_pipe_read, eval_pipe, write_pipe},
     [P_FILTERPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
     [P_PARTITIONPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
+    [P_PARTITIONSTABLEPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
 };

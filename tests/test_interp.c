@@ -1244,6 +1244,20 @@ START_TEST(test_select_pipe)
     ck_assert_uint_eq(cnt, 3);
     static const float want[7] = {0.9f, 0.6f, 0.7f, 0.5f, 0.3f, 0.2f, 0.1f};
     for (int i = 0; i < 7; i++) ck_assert_msg(out[i] == want[i], "element %d is %g", i, out[i]);
+    /* partitionStablePipe: given the count, the others follow in order; a wrong count
+     * is an error before anything is placed by it */
+    const char *sp = "kernel k = nFun(n => fun(f32)(t => fun(1.u32)(ms => fun(n.f32)(xs => "
+                     "xs |> partitionStablePipe(4, 4, 2)(fun(x => x > t))(ms)))))";
+    uint32_t ms = 3;
+    const void *in3[3] = {&t, &ms, xs};
+    ck_assert_msg(run_src_outs(sp, d7, 1, in3, outs, err, sizeof err), "%s", err);
+    ck_assert_uint_eq(cnt, 3);
+    static const float stable[7] = {0.9f, 0.6f, 0.7f, 0.1f, 0.2f, 0.3f, 0.5f};
+    for (int i = 0; i < 7; i++) ck_assert_msg(out[i] == stable[i], "element %d is %g", i, out[i]);
+    ms = 2;
+    ck_assert(!run_src_outs(sp, d7, 1, in3, outs, err, sizeof err));
+    ck_assert_msg(strstr(err, "partitionStablePipe: the count given is 2, but the predicate selects 3 of the 7 elements"),
+                  "%s", err);
 }
 END_TEST
 
