@@ -881,7 +881,9 @@ static void pipe_select_finish(Pr *p, const PipeShape *c)
         if (c->stable) {
             line(p, "%s *const dst = %s + patc_m + (t * %d + (long long)patc_w * %d - off); /* after the others before */\n",
                  c->et, out, c->TILE, c->CH);
-            line(p, "for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];\n");
+            line(p, "/* a count given wrongly (another predicate's) must not send the others past the output */\n");
+            line(p, "const long long room = patc_n - (patc_m + (t * %d + (long long)patc_w * %d - off));\n", c->TILE, c->CH);
+            line(p, "for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];\n");
         } else {
             line(p, "%s *const dst = %s + patc_n - (t * %d + (long long)patc_w * %d - off) - r; /* after the others before */\n",
                  c->et, out, c->TILE, c->CH);

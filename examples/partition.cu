@@ -958,8 +958,10 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
+                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            }
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }
@@ -990,8 +992,10 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
+                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            }
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }
@@ -1312,8 +1316,10 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
+                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            }
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }
@@ -1344,8 +1350,10 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
+                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
+                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
+                            }
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }

@@ -971,7 +971,9 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];
+            /* a count given wrongly (another predicate's) must not send the others past the output */
+            const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
+            for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
@@ -1311,7 +1313,9 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             int *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];
+            /* a count given wrongly (another predicate's) must not send the others past the output */
+            const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
+            for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
@@ -1651,7 +1655,9 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
             const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_m + (t * 512 + (long long)patc_w * 128 - off); /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[sc + i];
+            /* a count given wrongly (another predicate's) must not send the others past the output */
+            const long long room = patc_n - (patc_m + (t * 512 + (long long)patc_w * 128 - off));
+            for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;

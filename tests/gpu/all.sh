@@ -595,6 +595,17 @@ for tool in memcheck racecheck synccheck; do
     ccase $tool partition.rise partitionStableGtI32 $n 49 -D nt=128 -D ipt=16 -D g=7
   done
 done
+# a stable partition given a count too large (tests/programs/partition_given.rise): the
+# stores must stay inside the output (the interpreter refuses such a count)
+for m in 100003 4000000000; do
+  for k in "givenTileF32 -D nt=128 -D ipt=16" givenPipeF32; do
+    set -- $k
+    o=$(compute-sanitizer --tool memcheck --error-exitcode 1 "$PATC" run tests/programs/partition_given.rise --kernel "$@" \
+      -D n=100003 --input value:0.5 --input value:$m --input random 2>&1); rc=$?
+    echo "$o" >>"$OUT/sanitizer.log"
+    record memcheck partition_given.rise "$1" "100003/m=$m" $rc "$(echo "$o" | grep -m1 'ERROR SUMMARY')"
+  done
+done
 # quicksort (examples/quicksort): partition launches and one-block bitonic sorts driven
 # from C, checked against qsort; its small sort against the interpreter.
 # qsort_case LABEL N ARGS...: one sort (quicksort ARGS...) of N keys, logged and recorded
