@@ -874,7 +874,10 @@ static void pipe_select_finish(Pr *p, const PipeShape *c)
     line(p, "const long long off = (long long)patc_off[sl * %d + patc_w];\n", c->W);
     line(p, "const int sc = (int)patc_own[sl * %d + patc_w];\n", c->W);
     line(p, "const %s *const chw = patc_ring + sl * %d + patc_w * %d;\n", c->et, c->TILE, c->CH);
-    line(p, "for (int i = patc_l; i < sc; i += 32) %s[off + i] = chw[i];\n", out);
+    if (c->stable) /* the selected places come from the given count too (the tiles go from the end) */
+        line(p, "for (int i = patc_l; i < sc && off + i < patc_n; i += 32) %s[off + i] = chw[i];\n", out);
+    else
+        line(p, "for (int i = patc_l; i < sc; i += 32) %s[off + i] = chw[i];\n", out);
     if (c->part) {
         pipe_chunk_count(p, c, "");
         line(p, "const int r = (int)(cnt < 0 ? 0 : cnt > %d ? %d : cnt) - sc; /* the others */\n", c->CH, c->CH);

@@ -967,7 +967,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             const long long off = (long long)patc_off[sl * 16 + patc_w];
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
+            for (int i = patc_l; i < sc && off + i < patc_n; i += 32) out1[off + i] = chw[i];
             const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
@@ -1309,7 +1309,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             const long long off = (long long)patc_off[sl * 16 + patc_w];
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
+            for (int i = patc_l; i < sc && off + i < patc_n; i += 32) out1[off + i] = chw[i];
             const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             int *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
@@ -1651,7 +1651,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             const long long off = (long long)patc_off[sl * 4 + patc_w];
             const int sc = (int)patc_own[sl * 4 + patc_w];
             const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
+            for (int i = patc_l; i < sc && off + i < patc_n; i += 32) out1[off + i] = chw[i];
             const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
             const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_m + (t * 512 + (long long)patc_w * 128 - off); /* after the others before */
