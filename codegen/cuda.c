@@ -875,7 +875,7 @@ static void pipe_select_finish(Pr *p, const PipeShape *c)
     line(p, "const int sc = (int)patc_own[sl * %d + patc_w];\n", c->W);
     line(p, "const %s *const chw = patc_ring + sl * %d + patc_w * %d;\n", c->et, c->TILE, c->CH);
     if (c->stable) /* the selected places come from the given count too (the tiles go from the end) */
-        line(p, "for (int i = patc_l; i < sc && off + i < patc_n; i += 32) %s[off + i] = chw[i];\n", out);
+        line(p, "for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) %s[off + i] = chw[i];\n", out);
     else
         line(p, "for (int i = patc_l; i < sc; i += 32) %s[off + i] = chw[i];\n", out);
     if (c->part) {
@@ -886,7 +886,7 @@ static void pipe_select_finish(Pr *p, const PipeShape *c)
                  c->et, out, c->TILE, c->CH);
             line(p, "/* a count given wrongly (another predicate's) must not send the others past the output */\n");
             line(p, "const long long room = patc_n - (patc_m + (t * %d + (long long)patc_w * %d - off));\n", c->TILE, c->CH);
-            line(p, "for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];\n");
+            line(p, "for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];\n");
         } else {
             line(p, "%s *const dst = %s + patc_n - (t * %d + (long long)patc_w * %d - off) - r; /* after the others before */\n",
                  c->et, out, c->TILE, c->CH);

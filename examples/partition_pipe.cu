@@ -967,13 +967,13 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             const long long off = (long long)patc_off[sl * 16 + patc_w];
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc && off + i < patc_n; i += 32) out1[off + i] = chw[i];
+            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
             const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
             /* a count given wrongly (another predicate's) must not send the others past the output */
             const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
-            for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];
+            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
@@ -1309,13 +1309,13 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             const long long off = (long long)patc_off[sl * 16 + patc_w];
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc && off + i < patc_n; i += 32) out1[off + i] = chw[i];
+            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
             const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             int *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
             /* a count given wrongly (another predicate's) must not send the others past the output */
             const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
-            for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];
+            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
@@ -1651,13 +1651,13 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             const long long off = (long long)patc_off[sl * 4 + patc_w];
             const int sc = (int)patc_own[sl * 4 + patc_w];
             const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l; i < sc && off + i < patc_n; i += 32) out1[off + i] = chw[i];
+            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
             const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
             const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_m + (t * 512 + (long long)patc_w * 128 - off); /* after the others before */
             /* a count given wrongly (another predicate's) must not send the others past the output */
             const long long room = patc_n - (patc_m + (t * 512 + (long long)patc_w * 128 - off));
-            for (int i = patc_l; i < r && i < room; i += 32) dst[i] = chw[sc + i];
+            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
