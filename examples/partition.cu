@@ -958,10 +958,8 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
-                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            }
+                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }
@@ -992,10 +990,8 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
-                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            }
+                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }
@@ -1316,10 +1312,8 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
-                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            }
+                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }
@@ -1350,10 +1344,8 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                             bool sel113 = (((vote106 >> v112) & 1u) == 1u);
                             unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
                             unsigned int given115 = glob0[0];
-                            if ((sel113 || ((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)) < ((unsigned int)n)))) {
-                                long long ix116 = ((long long)(sel113 ? before114 : (given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114))));
-                                out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            }
+                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
+                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
                             if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
                                 out0[0] = (before114 + ((unsigned int)sel113));
                             }

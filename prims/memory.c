@@ -317,8 +317,8 @@ static void write_compact(Lw *w, Expr *e, Acc *c)
  * guards of the acceptors it came through):
  *   compactTo:   if (f) out[k] = x
  *   partitionTo: out[f ? k : (n-1-i) + k] = x        (the others from the end, i - k of them before)
- *   partitionStableTo(ms): out[f ? k : ms[0] + (i - k)] = x   (the others after the m selected;
- *                          not stored when that place is n or more: a wrong ms stays inside)
+ *   partitionStableTo(ms): out[f ? k : min(ms[0] + (i - k), n - 1)] = x   (the others after the m
+ *                          selected; the min keeps a wrong ms inside the output)
  *   both:        if (i == n-1) count[0] = k + f      (the last record knows the total) */
 void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
 {
@@ -340,20 +340,22 @@ void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
         X *other = all->iv ? lw_xbin(w, OP_ADD, ck, lw_materialise(w, lw_view_at(w, all->iv, nat_cst(w->a, 0))->x, "given"),
                                      lw_xbin(w, OP_SUB, ck, rk, k))
                            : lw_xbin(w, OP_ADD, ck, rk, k);
+        if (all->iv) {
+            /* a count given wrongly (another predicate's) must not send the others past
+             * the output: the interpreter stops on it, the kernel keeps to its n places
+             * (a place past the end becomes the last; no test, no branch) */
+            X *last_k = lw_xnew(w, X_CAST, ck), *m = lw_xnew(w, X_MINMAX, ck);
+            last_k->un.e = lw_xnat(w, last);
+            m->bin.op = OP_LT;
+            m->bin.l = other;
+            m->bin.r = last_k;
+            other = m;
+        }
         X *pos = lw_xnew(w, X_SELECT, ck);
         pos->sel.c = f;
         pos->sel.a = k;
         pos->sel.b = other;
-        Stmt *guarded = NULL;
-        if (all->iv) {
-            /* a count given wrongly (another predicate's) must not send the others past
-             * the output: the interpreter stops on it, the kernel keeps to its n places */
-            X *nk = lw_xnew(w, X_CAST, ck);
-            nk->un.e = lw_xnat(w, elems);
-            lw_open_if(w, lw_xbin(w, OP_OR, SK_BOOL, f, lw_xbin(w, OP_LT, SK_BOOL, other, nk)), &guarded);
-        }
         lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, pos, elems)), v->b->b, sp);
-        if (guarded) w->cur = guarded;
     } else {
         lw_open_if(w, f, &inner);
         lw_acc_store(w, lw_acc_at(w, all->in, lw_data_index(w, k, elems)), v->b->b, sp);
