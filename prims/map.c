@@ -566,12 +566,14 @@ static void lower_scan(Lw *w, Expr *e, Acc *c)
 
 /* scanSeq(f)(init)(a)[i]     = f(a[i])(scanSeq(f)(init)(a)[i-1]), with [-1] = init;
  * scanSeqExcl(f)(init)(a)[0] = init, [i+1] = f(a[i])([i]).
+ * scanPipe's operator takes the accumulator first (acc_first: op(prefix)(a[i])), and so
+ * does its meaning here (prims/warp.c).
  * The accumulator is always the previous element of the output store (or init), so an
  * iteration's temporaries go once its element is stored, whatever the element type. */
-static void eval_scan(IpCtx *c, const Code *e, IpVal *res)
+void prims_eval_scan(IpCtx *c, const Code *e, bool excl, bool acc_first, IpVal *res)
 {
     const Code *f = e->args[0], *g = f->args[0];
-    bool excl = e->p == P_SCANSEQEXCL;
+    const int xs = acc_first ? g->slot : f->slot, as = acc_first ? f->slot : g->slot;
     IpVal a, acc, r, ov;
     ip_eval(c, e->args[1], &acc);
     ip_eval(c, e->args[2], &a);
@@ -584,8 +586,8 @@ static void eval_scan(IpCtx *c, const Code *e, IpVal *res)
     for (int64_t i = 0; i < n - excl; i++) {
         Mark m = ip_pool_mark(c);
         if (i > 0 || excl) ip_val_sel(c, &ov, i - 1 + excl, rt->elem, &acc);
-        ip_val_sel(c, &a, i, a.ty->elem, &c->env[f->slot]);
-        ip_val_set(&c->env[g->slot], &acc);
+        ip_val_sel(c, &a, i, a.ty->elem, &c->env[xs]);
+        ip_val_set(&c->env[as], &acc);
         ip_eval(c, g->args[0], &r);
         r.ty = rt->elem;
         ip_store_put(c, out, i + excl, &r);
@@ -593,6 +595,8 @@ static void eval_scan(IpCtx *c, const Code *e, IpVal *res)
     }
     ip_val_node(res, rt, out);
 }
+
+static void eval_scan(IpCtx *c, const Code *e, IpVal *res) { prims_eval_scan(c, e, e->p == P_SCANSEQEXCL, false, res); }
 
 const PrimOps prims_map[P_COUNT] = {
     [P_MAPSEQ] = {infer_map, lower_map_seq, eval_map, write_map},

@@ -377,6 +377,8 @@ void ip_val_node(IpVal *v, const RType *t, Node *n);
 void ip_val_scalar(IpVal *v, const RType *t, Scalar s);
 void ip_val_sel(IpCtx *c, const IpVal *v, int64_t i, const RType *et, IpVal *r);
 void ip_store_put(IpCtx *c, Node *dst, int64_t i, const IpVal *v);
+/* prims/map.c: scanSeq's meaning, which scanPipe shares */
+void prims_eval_scan(IpCtx *c, const Code *e, bool excl, bool acc_first, IpVal *res);
 Node *ip_node_new(IpCtx *c, NodeKind k, const IpVal *a, const IpVal *b);
 void ip_apply(IpCtx *c, const Code *f, const IpVal *x, IpVal *r);
 int64_t ip_check_index(IpCtx *c, const Code *e, Scalar s, int64_t at, int64_t n);

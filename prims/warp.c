@@ -650,34 +650,9 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     lw_emit(w, s);
 }
 
-/* scanPipe's meaning: the sequential scan, each prefix op(prefix)(x) from init */
-static void eval_pipe(IpCtx *c, const Code *e, IpVal *res)
-{
-    const Code *f = e->args[0], *g = f->args[0];
-    bool excl = e->p == P_SCANPIPEEXCL;
-    IpVal a, acc, r, ov;
-    ip_eval(c, e->args[1], &acc);
-    ip_eval(c, e->args[2], &a);
-    const RType *rt = e->ty;
-    Node *out = ip_store_new(c, rt, NULL);
-    ip_val_node(&ov, rt, out);
-    Scalar pre = acc.s;
-    for (int64_t i = 0; i < rt->n; i++) {
-        Mark m = ip_pool_mark(c);
-        IpVal pv, x;
-        ip_val_scalar(&pv, rt->elem, pre);
-        ip_val_sel(c, &a, i, a.ty->elem, &x);
-        ip_val_set(&c->env[f->slot], &pv);
-        ip_val_set(&c->env[g->slot], &x);
-        ip_eval(c, g->args[0], &r);
-        r.ty = rt->elem;
-        ip_store_put(c, out, i, excl ? &pv : &r);
-        pre = r.s;
-        ip_pool_release(c, m);
-    }
-    ip_val_node(res, rt, out);
-}
-
+/* scanPipe's meaning: the sequential scan, each prefix op(prefix)(x) from init (scanSeq's,
+ * with the accumulator first) */
+static void eval_pipe(IpCtx *c, const Code *e, IpVal *res) { prims_eval_scan(c, e, e->p == P_SCANPIPEEXCL, true, res); }
 
 /* filterPipe(w, ipt, s)(pred)(xs), partitionPipe likewise : (t -> bool) -> n.t -> (1.u32,
  * n.t), t a 32-bit scalar: the count m of the elements pred selects, and the elements:
