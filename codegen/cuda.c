@@ -771,19 +771,6 @@ static void stmt(Pr *p, const Stmt *s)
 
 /* ---------------------------------------------------------------- scanPipe */
 
-/* The text of op(a)(b) in the lambda patc_op: its declarations, then the value. */
-static void pipe_op(Pr *p, const Stmt *s, const char *ct)
-{
-    line(p, "auto patc_op = [&](const %s %s, const %s %s) -> %s {\n", ct, s->pipe.pa->name, ct, s->pipe.pb->name, ct);
-    p->ind++;
-    stmt(p, s->pipe.ops);
-    line(p, "return ");
-    expr(p, s->pipe.op);
-    sb_puts(p->o, ";\n");
-    p->ind--;
-    line(p, "};\n");
-}
-
 /* Lines of C text, each indented. */
 static void lines(Pr *p, const char *const *ls)
 {
@@ -852,13 +839,12 @@ static void pipe_select_scan(Pr *p, const PipeShape *c)
     line(p, "#pragma unroll\n");
     line(p, "for (int i = 0; i < %d; i++) if (m >> i & 1u) chw[q++] = x[i];\n", c->IPT);
     if (c->part) {
-        char end_back[32];
-        snprintf(end_back, sizeof end_back, "%d - 1 - q++", c->CH);
         line(p, "q = min(patc_l * %d, vc) - (int)(v - c); /* the others of the lanes before */\n", c->IPT);
         if (c->stable) line(p, "const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */\n");
         line(p, "#pragma unroll\n");
-        line(p, "for (int i = 0; i < %d; i++) if (patc_l * %d + i < vc && !(m >> i & 1u)) chw[%s] = x[i];\n", c->IPT, c->IPT,
-             c->stable ? "sc + q++" : end_back);
+        line(p, "for (int i = 0; i < %d; i++) if (patc_l * %d + i < vc && !(m >> i & 1u)) ", c->IPT, c->IPT);
+        if (c->stable) sb_puts(p->o, "chw[sc + q++] = x[i];\n");
+        else sb_printf(p->o, "chw[%d - 1 - q++] = x[i];\n", c->CH);
     }
     line(p, "if (patc_l == 31) patc_own[sl * %d + patc_w] = v;\n", c->W);
     line(p, "__syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */\n");
@@ -926,19 +912,20 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
         line(p, "const unsigned int patc_init = 0u;\n");
         line(p, "auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };\n");
         line(p, "auto patc_pred = [&](const %s %s) -> bool {\n", c->et, s->pipe.pa->name);
-        p->ind++;
-        stmt(p, s->pipe.ops);
-        line(p, "return ");
-        expr(p, s->pipe.op);
-        sb_puts(p->o, ";\n");
-        p->ind--;
-        line(p, "};\n");
     } else {
         line(p, "const %s patc_init = ", c->ct);
         expr(p, s->pipe.init);
         sb_puts(p->o, ";\n");
-        pipe_op(p, s, c->ct);
+        line(p, "auto patc_op = [&](const %s %s, const %s %s) -> %s {\n", c->ct, s->pipe.pa->name, c->ct, s->pipe.pb->name,
+             c->ct);
     }
+    p->ind++; /* the user's function (the operator op(pa)(pb), or the predicate pred(pa)) */
+    stmt(p, s->pipe.ops);
+    line(p, "return ");
+    expr(p, s->pipe.op);
+    sb_puts(p->o, ";\n");
+    p->ind--;
+    line(p, "};\n");
     line(p, "if (threadIdx.x == 0)\n");
     line(p, "    for (int i = 0; i < %d; i++) {\n", c->S);
     line(p, "        patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], %d); patc_mb_init(&patc_tots[i], %d);\n", 32 * c->W, c->W);
