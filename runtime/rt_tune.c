@@ -621,7 +621,10 @@ static const int scan_ipt[] = {5, 9, 15, 25};
  * prototype's sweep on an H200 (16, 12, 9) and its neighbours, each filling most of
  * sm_90's 227 KiB (bench/results/2026-11-23-nvidia-h200-wspec) */
 static const int pipe_shape[][3] = {{16, 12, 9}, {16, 20, 5}, {24, 12, 5}, {8, 12, 16}};
-enum { SCAN_NT = 3, SCAN_IPT = 4, PIPE_SHAPES = 4, SCAN_SHAPES = SCAN_NT * SCAN_IPT * 2 + PIPE_SHAPES };
+enum {
+    SCAN_NT = sizeof scan_nt / sizeof scan_nt[0], SCAN_IPT = sizeof scan_ipt / sizeof scan_ipt[0],
+    PIPE_SHAPES = sizeof pipe_shape / sizeof pipe_shape[0], SCAN_SHAPES = SCAN_NT * SCAN_IPT * 2 + PIPE_SHAPES
+};
 
 /* A launch of the scan with setting s on n elements of in into out, planned for timing. */
 static patc_status scan_plan(patc_reducer *r, const Setting *s, long long n, patc_buffer *in, patc_buffer *out,
