@@ -583,7 +583,9 @@ static void copy_into(Ctx *c, Node *dst, int64_t *dp, int dlen, const Val *src, 
 /* dst[i] (or the whole of dst when i < 0) = v */
 void ip_store_put(Ctx *c, Node *dst, int64_t i, const Val *v)
 {
-    int64_t dp[MAXD], sp[MAXD];
+    /* sp starts as an empty path; zeroed because gcc -O3 cannot see that a read of
+     * length 0 reads none of it (-Wmaybe-uninitialized) */
+    int64_t dp[MAXD], sp[MAXD] = {0};
     if (v->ty->kind == T_SCALAR && i >= 0) {
         int64_t f;
         Leaf *l = store_locate(c, dst, &i, 1, &f);

@@ -415,7 +415,7 @@ static LwVal *lower_lookback(Lw *w, Expr *e)
     Expr *f = arg[0];
     lw_bind(w, f->lam.param, pa);
     lw_bind(w, f->lam.body->lam.param, pb);
-    X *os[2];
+    X *os[2] = {NULL, NULL}; /* val_leaves fills n of them; gcc -O3 cannot see that */
     val_leaves(w, lw_lower_exp(w, f->lam.body->lam.body), os, arg[0]->sp);
     w->cur = saved;
     for (int i = 0; i < s->look.ops->seq.n; i++)

@@ -7,10 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPATC_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 (cd build && ctest -j "$jobs" --output-on-failure)
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPATC_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPATC_SANITIZE=ON -DPATC_WERROR=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 # LeakSanitizer's own stop-the-world tracer sometimes crashes at a process's exit
 # ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error": a known
