@@ -429,6 +429,99 @@ typedef struct patc_tuning_line {
 patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kernel, long long n,
                                patc_tuning_line *out, int *found);
 
+/* ---------------------------------------------------------------- ready-made algorithms */
+
+/* Device-wide algorithms, as CUB's DeviceReduce, DeviceScan, DeviceSelect and
+ * DevicePartition, built from the patterns compiled into libpatrt (no .rise file) with
+ * settings built into libpatrt (no tuning file): docs/api.md.
+ *
+ * An algorithm is made once (patc_algo_create: its program text is generated for the
+ * element type and operator or predicate, and each kernel variant is compiled on the
+ * first call that needs it) and called many times (patc_algo_enqueue). Every call is
+ * asynchronous on the stream it is given, never synchronises the host, and writes its
+ * result (and a filter's or partition's count) to device memory. */
+typedef enum patc_algorithm {
+    PATC_ALGO_REDUCE,           /* out[0] = in[0] op in[1] op ... op in[n-1] */
+    PATC_ALGO_INCLUSIVE_SCAN,   /* out[i] = in[0] op ... op in[i] */
+    PATC_ALGO_EXCLUSIVE_SCAN,   /* out[i] = init op in[0] op ... op in[i-1]; out[0] = init */
+    PATC_ALGO_FILTER,           /* the m selected elements in order at out[0..m); count = m */
+    PATC_ALGO_PARTITION,        /* the selected in order, then the others in reverse order
+                                   (as CUB's DevicePartition::If); count = m */
+    PATC_ALGO_PARTITION_STABLE, /* the selected in order, then the others in order */
+} patc_algorithm;
+
+/* The operator of a reduction or scan. init is its neutral element: 0 for SUM, the
+ * type's largest value for MIN (+inf for floats), its lowest for MAX (-inf for floats). */
+typedef enum patc_op {
+    PATC_OP_SUM,
+    PATC_OP_MIN,
+    PATC_OP_MAX,
+    PATC_OP_LAMBDA, /* spec.lambda, associative, with spec.init its neutral element */
+} patc_op;
+
+enum { PATC_ALGO_MAX_SCALARS = 4 };
+
+typedef struct patc_algo_spec {
+    patc_algorithm algorithm;
+    patc_type type;          /* the element type: F32 F64 I32 U32 I64 U64 */
+    patc_op op;              /* reductions and scans */
+    /* PATC_OP_LAMBDA: the operator as a .rise lambda of two elements, e.g.
+     * "fun(a => fun(b => max(a)(b) + c))"; a filter or partition: the predicate, a .rise
+     * lambda of one element giving bool, e.g. "fun(x => x > t)" */
+    const char *lambda;
+    const char *init;        /* PATC_OP_LAMBDA: the neutral element as a .rise expression */
+    /* the scalars the lambda names besides its parameters (t above), given by value at
+     * each call in this order */
+    int nscalars;
+    const char *scalar_names[PATC_ALGO_MAX_SCALARS];
+    patc_type scalar_types[PATC_ALGO_MAX_SCALARS];
+    /* a tuning file whose lines override the built-in settings (docs/api.md); NULL:
+     * $PATC_TUNING if set, else none */
+    const char *tuning_file;
+} patc_algo_spec;
+
+typedef struct patc_algo patc_algo;
+
+/* Make the algorithm of `spec` on ctx: the program is generated and type-checked at
+ * once, so a lambda that does not type-check, an unsupported type or a bad spec fails
+ * here (PATC_ERR_COMPILE with the diagnostics, or PATC_ERR_INVALID), never at a call. */
+patc_status patc_algo_create(patc_ctx *ctx, const patc_algo_spec *spec, patc_algo **out);
+void patc_algo_free(patc_algo *a);
+
+/* Enqueue the algorithm on n elements of `in` (1 <= n, and n < 2^32 for filters and
+ * partitions, whose count is a u32) on `stream` (a CUstream or cudaStream_t; NULL the
+ * default stream; it becomes the context's stream) and return without waiting.
+ *   out:   one element (reduce) or n elements (the others) of the type;
+ *   count: filters and partitions: a buffer of at least 4 bytes receiving the u32 count
+ *          m of selected elements (NULL for the others);
+ *   scalars[i]: a host pointer to the value of spec.scalar_names[i] (copied at the call).
+ * Buffers too small, or not aligned to the element size, are refused (PATC_ERR_SIZE,
+ * PATC_ERR_INVALID) before anything is enqueued. Calls of one patc_algo must not run
+ * concurrently on different streams (they share the kernels' look-back state): use one
+ * patc_algo per stream. */
+patc_status patc_algo_enqueue(patc_algo *a, patc_buffer *in, patc_buffer *out, patc_buffer *count, long long n,
+                              const void *const *scalars, void *stream);
+/* The same algorithm on the CPU interpreter, on host arrays (in: n elements; out: one
+ * or n elements; count: one u32 for filters and partitions, else NULL). The variant
+ * patc_algo_enqueue would launch for n is the one interpreted, so this is the reference
+ * its results are checked against. Needs no driver and no NVRTC. */
+patc_status patc_algo_run_cpu(patc_algo *a, const void *in, void *out, void *count, long long n,
+                              const void *const *scalars);
+/* The settings used for n: the kernel and its -D values and where the line came from,
+ * e.g. "scan.tile nt=256 ipt=9 (built-in)". */
+patc_status patc_algo_describe(patc_algo *a, long long n, char *buf, size_t len);
+/* The generated .rise program of the algorithm (owned by it). */
+const char *patc_algo_source(const patc_algo *a);
+
+/* One-call forms for the built-in operators: the algorithm is made on first use and
+ * kept by the context (one per algorithm, type and operator) until patc_destroy. */
+patc_status patc_reduce(patc_ctx *ctx, patc_type type, patc_op op, patc_buffer *in, patc_buffer *out, long long n,
+                        void *stream);
+patc_status patc_inclusive_scan(patc_ctx *ctx, patc_type type, patc_op op, patc_buffer *in, patc_buffer *out,
+                                long long n, void *stream);
+patc_status patc_exclusive_scan(patc_ctx *ctx, patc_type type, patc_op op, patc_buffer *in, patc_buffer *out,
+                                long long n, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

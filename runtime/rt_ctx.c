@@ -123,6 +123,7 @@ patc_status patc_create(patc_ctx **out, int device, unsigned flags)
 void patc_destroy(patc_ctx *c)
 {
     if (!c) return;
+    while (c->algos) patc_algo_free(c->algos); /* before the programs: they own some */
     while (c->programs) patc_program_free(c->programs);
     while (c->buffers) patc_buffer_free(c->buffers);
     rt_driver_close(c->drv);

@@ -99,6 +99,10 @@ typedef struct RtDriver RtDriver;
 
 typedef unsigned long long RtDevPtr;
 
+/* the one-call forms' algorithms (patc_reduce, patc_*_scan): one per (algorithm, type,
+ * operator), three algorithms of six types and three operators */
+enum { RT_ALGO_SLOTS = 3 * 6 * 3 };
+
 struct patc_ctx {
     int device;
     unsigned flags;
@@ -115,6 +119,8 @@ struct patc_ctx {
     patc_program *programs;
     patc_buffer *buffers;
     void *stream;           /* CUstream of launches and timing events; NULL: the default stream */
+    patc_algo *algos;       /* every live algorithm (rt_algo.c), freed by patc_destroy */
+    patc_algo *algo_slot[RT_ALGO_SLOTS];
 };
 
 struct patc_kernel {
@@ -176,6 +182,9 @@ patc_status rt_need_device(patc_ctx *c);
 char *rt_strdup(const char *s);
 
 /* rt_program.c */
+/* patc_program_from_string with compile options (the ready-made algorithms' programs). */
+patc_status rt_program_from_text(patc_ctx *c, const char *name, const char *text, const patc_define *defs, int ndefs,
+                                 const patc_compile_options *opts, patc_program **out);
 /* k->def->nats[i] gets nats[i], checked against the variable's bounds. */
 patc_status rt_bind_nats(patc_kernel *k, const long long *nats);
 /* Type, element count and bytes of one of the kernel's buffers under the bound nats. */
@@ -262,6 +271,14 @@ int rt_time_plans(patc_ctx *c, RtPlan *const *plans, int count, int warmup, int 
                   float *all_ms);
 /* The context's device's SM count (0 without a device). */
 int rt_ctx_sm_count(patc_ctx *c);
+
+/* rt_tune.c: tuning texts (docs/tuning.md's format). The lines of `text` (`name` in
+ * messages) or of the file `file` (NULL: none), malloc'ed into *out; a malformed line
+ * fails the whole text. */
+patc_status rt_tuning_parse(patc_ctx *c, const char *name, const char *text, patc_tuning_line **out, int *nout);
+patc_status rt_tuning_load(patc_ctx *c, const char *file, patc_tuning_line **out, int *nout);
+/* The first line naming `kernel` whose range holds n (NULL: none). */
+const patc_tuning_line *rt_tuning_find(const patc_tuning_line *set, int nset, const char *kernel, long long n);
 
 /* Load libcuda.so.1, initialise it and retain the primary context of `device`.
  * Returns NULL and a malloc'ed reason in *why (naming the missing driver or device);

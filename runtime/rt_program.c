@@ -287,6 +287,13 @@ static patc_status program_make(patc_ctx *c, const char *name, const char *text,
     return PATC_OK;
 }
 
+patc_status rt_program_from_text(patc_ctx *c, const char *name, const char *text, const patc_define *defs, int ndefs,
+                                 const patc_compile_options *opts, patc_program **out)
+{
+    *out = NULL;
+    return program_make(c, name, text, NULL, defs, ndefs, opts, out);
+}
+
 patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *text,
                                      const patc_define *defs, int ndefs, patc_program **out)
 {

@@ -123,13 +123,10 @@ bad:
     return false;
 }
 
-static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, int *nout)
+/* The lines of a tuning text read from f (`file` names it in messages): every line is
+ * checked, and the first malformed one fails the whole text. */
+static patc_status read_settings(patc_ctx *c, const char *file, FILE *f, Setting **out, int *nout)
 {
-    *out = NULL;
-    *nout = 0;
-    if (!file) return PATC_OK;
-    FILE *f = fopen(file, "r");
-    if (!f) return rt_fail(c, PATC_ERR_IO, "cannot read tuning file %s: %s", file, strerror(errno));
     char line[1024];
     int cap = 0, lineno = 0;
     patc_status st = PATC_OK;
@@ -156,13 +153,40 @@ static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, i
         }
         (*out)[(*nout)++] = s;
     }
+    return st;
+}
+
+static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!file) return PATC_OK;
+    FILE *f = fopen(file, "r");
+    if (!f) return rt_fail(c, PATC_ERR_IO, "cannot read tuning file %s: %s", file, strerror(errno));
+    patc_status st = read_settings(c, file, f, out, nout);
     fclose(f);
     return st;
 }
 
+patc_status rt_tuning_parse(patc_ctx *c, const char *name, const char *text, patc_tuning_line **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    if (!f) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    patc_status st = read_settings(c, name, f, out, nout);
+    fclose(f);
+    return st;
+}
+
+patc_status rt_tuning_load(patc_ctx *c, const char *file, patc_tuning_line **out, int *nout)
+{
+    return load_settings(c, file, out, nout);
+}
+
 /* The first line naming `kernel` whose range holds n (NULL: none): the rule of the
  * reducer, the scan and patc_tuning_lookup alike. */
-static const Setting *find_setting(const Setting *set, int nset, const char *kernel, long long n)
+const patc_tuning_line *rt_tuning_find(const patc_tuning_line *set, int nset, const char *kernel, long long n)
 {
     for (int i = 0; i < nset; i++)
         if (strcmp(set[i].kernel, kernel) == 0 && n >= set[i].n_min && n <= set[i].n_max) return &set[i];
@@ -171,7 +195,7 @@ static const Setting *find_setting(const Setting *set, int nset, const char *ker
 
 static const Setting *lookup(const patc_reducer *r, long long n)
 {
-    const Setting *s = find_setting(r->set, r->nset, r->kernel, n);
+    const Setting *s = rt_tuning_find(r->set, r->nset, r->kernel, n);
     return s ? s : r->scan ? &default_scan_setting : &default_setting;
 }
 
@@ -184,7 +208,7 @@ patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kern
     Setting *set;
     int nset;
     patc_status st = load_settings(ctx, path, &set, &nset);
-    const Setting *s = st == PATC_OK ? find_setting(set, nset, kernel, n) : NULL;
+    const Setting *s = st == PATC_OK ? rt_tuning_find(set, nset, kernel, n) : NULL;
     if (s) {
         *out = *s;
         *found = 1;
