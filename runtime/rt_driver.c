@@ -33,6 +33,7 @@
     X(MemFree, "cuMemFree_v2", (CUdeviceptr))                                               \
     X(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr, const void *, size_t))                   \
     X(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr, unsigned char, size_t))                      \
+    X(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream))     \
     X(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *, CUdeviceptr, size_t))                         \
     X(EventCreate, "cuEventCreate", (CUevent *, unsigned))                                  \
     X(EventDestroy, "cuEventDestroy_v2", (CUevent))                                         \
@@ -168,6 +169,10 @@ int rt_driver_mem_alloc(RtDriver *d, RtDevPtr *p, size_t bytes)
 }
 int rt_driver_mem_free(RtDriver *d, RtDevPtr p) { return d->MemFree((CUdeviceptr)p); }
 int rt_driver_memset0(RtDriver *d, RtDevPtr p, size_t n) { return n ? d->MemsetD8((CUdeviceptr)p, 0, n) : 0; }
+int rt_driver_memset0_async(RtDriver *d, RtDevPtr p, size_t n, void *stream)
+{
+    return n ? d->MemsetD8Async((CUdeviceptr)p, 0, n, (CUstream)stream) : 0;
+}
 int rt_driver_sm_count(RtDriver *d, int *n)
 {
     return d->DeviceGetAttribute(n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);

@@ -293,6 +293,8 @@ const char *rt_driver_error_name(RtDriver *d, int err);
 int rt_driver_mem_alloc(RtDriver *d, RtDevPtr *p, size_t bytes);
 int rt_driver_mem_free(RtDriver *d, RtDevPtr p);
 int rt_driver_memset0(RtDriver *d, RtDevPtr p, size_t bytes);
+/* the same, ordered on `stream` (a CUstream; NULL the default stream) */
+int rt_driver_memset0_async(RtDriver *d, RtDevPtr p, size_t bytes, void *stream);
 int rt_driver_sm_count(RtDriver *d, int *n);
 /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: the most shared memory (static
  * and dynamic) one block can have once the function opts in. */

@@ -89,9 +89,10 @@ static patc_status ensure_scratch(patc_kernel *k)
         k->scratch[i] = 0;
         k->scratch_bytes[i] = 0;
         if ((s = rt_drv_check(c, rt_driver_mem_alloc(c->drv, &k->scratch[i], need), "cuMemAlloc (scratch)")) != PATC_OK ||
-            (s = rt_drv_check(c, rt_driver_memset0(c->drv, k->scratch[i], need), "cuMemsetD8 (scratch)")) != PATC_OK ||
-            /* a stream set with patc_set_stream may not wait for the null stream's memset */
-            (s = rt_drv_check(c, rt_driver_sync(c->drv), "cuMemsetD8 (scratch)")) != PATC_OK)
+            /* zeroed on the launches' stream, ahead of them: no host synchronisation
+             * (the ready-made calls promise none) and no wait on the null stream */
+            (s = rt_drv_check(c, rt_driver_memset0_async(c->drv, k->scratch[i], need, c->stream),
+                              "cuMemsetD8Async (scratch)")) != PATC_OK)
             return s;
         k->scratch_bytes[i] = need;
         k->scratch_gen++;

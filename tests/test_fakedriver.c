@@ -364,6 +364,74 @@ done:
  * failure comes back from the API call that made it, with a message, nothing crashes,
  * and every device allocation is freed by the end. (The calls a free or a destroy makes
  * cannot report anything: their failures are only survived.) */
+/* The ready-made calls enqueue one launch each on the stream they are given and never
+ * synchronise the host; the variant follows the built-in table (the tile kernel at
+ * small n, the pipe kernel at large n, the element-wise tile where a buffer is not
+ * 16-byte aligned); bad buffers are refused before any launch. */
+typedef struct AlgoSeen {
+    int n;
+    char name[4][64];
+    void *stream[4];
+} AlgoSeen;
+
+static void algo_record(const FakecudaLaunch *L, void *ud)
+{
+    AlgoSeen *s = ud;
+    if (s->n < 4) {
+        snprintf(s->name[s->n], sizeof s->name[0], "%s", L->name);
+        s->stream[s->n] = L->stream;
+    }
+    s->n++;
+}
+
+START_TEST(ready_made_calls_enqueue_without_sync)
+{
+    ck_assert_int_eq(patc_add_include_dir(ctx, PATC_EXAMPLES_DIR "/../patterns"), PATC_OK);
+    long long big = (1 << 21) + 7;
+    patc_buffer *in, *out, *cnt, *odd;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, (size_t)big * 4 + 16, &in), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, (size_t)big * 4, &out), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4, &cnt), PATC_OK);
+    ck_assert_int_eq(patc_buffer_wrap(ctx, patc_buffer_device_ptr(in) + 4, (size_t)big * 4, &odd), PATC_OK);
+    int sync0 = F.calls("cuStreamSynchronize") + F.calls("cuCtxSynchronize") + F.calls("cuEventSynchronize");
+    AlgoSeen seen = {0};
+    F.on_launch(algo_record, &seen);
+    void *stream = NULL;
+    ck_assert_int_eq(patc_inclusive_scan(ctx, PATC_F32, PATC_OP_SUM, in, out, 1000, stream), PATC_OK);
+    ck_assert_int_eq(patc_inclusive_scan(ctx, PATC_F32, PATC_OP_SUM, in, out, big, stream), PATC_OK);
+    ck_assert_int_eq(patc_inclusive_scan(ctx, PATC_F32, PATC_OP_SUM, odd, out, big, stream), PATC_OK);
+    ck_assert_int_eq(patc_reduce(ctx, PATC_F32, PATC_OP_MAX, in, out, big, stream), PATC_OK);
+    ck_assert_int_eq(seen.n, 4);
+    ck_assert_str_eq(seen.name[0], "scan_tile");
+    ck_assert_str_eq(seen.name[1], "scan_pipe");
+    ck_assert_str_eq(seen.name[2], "scan_tile"); /* not the pipe: the input is not 16-byte aligned */
+    ck_assert_str_eq(seen.name[3], "reduce_grid");
+    patc_algo_spec f = {.algorithm = PATC_ALGO_PARTITION_STABLE, .type = PATC_F32, .lambda = "fun(x => x > t)",
+                        .nscalars = 1, .scalar_names = {"t"}, .scalar_types = {PATC_F32}};
+    patc_algo *a;
+    ck_assert_msg(patc_algo_create(ctx, &f, &a) == PATC_OK, "%s", patc_last_error(ctx));
+    float t = 0.5f;
+    const void *sc[1] = {&t};
+    ck_assert_int_eq(patc_algo_enqueue(a, in, out, cnt, big, sc, stream), PATC_OK);
+    ck_assert_int_ge(seen.n, 5); /* the count launch and the partition */
+    int before = seen.n;
+    /* refused before any launch: the count missing, too small an output, overlap,
+     * n too large for the input, a misaligned element */
+    ck_assert_int_eq(patc_algo_enqueue(a, in, out, NULL, 1000, sc, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_algo_enqueue(a, in, cnt, cnt, 1000, sc, stream), PATC_ERR_SIZE);
+    ck_assert_int_eq(patc_algo_enqueue(a, in, in, cnt, 1000, sc, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_algo_enqueue(a, odd, out, cnt, big + 1, sc, stream), PATC_ERR_SIZE);
+    patc_buffer *skew;
+    ck_assert_int_eq(patc_buffer_wrap(ctx, patc_buffer_device_ptr(in) + 2, 4000, &skew), PATC_OK);
+    ck_assert_int_eq(patc_algo_enqueue(a, skew, out, cnt, 100, sc, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_reduce(ctx, PATC_F32, PATC_OP_SUM, in, out, 0, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(seen.n, before);
+    ck_assert_int_eq(F.calls("cuStreamSynchronize") + F.calls("cuCtxSynchronize") + F.calls("cuEventSynchronize"),
+                     sync0);
+    F.on_launch(NULL, NULL);
+}
+END_TEST
+
 START_TEST(every_driver_failure_reported_and_cleaned_up)
 {
     static const char *reported[] = {"cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute",
@@ -406,6 +474,7 @@ int main(void)
     tcase_add_test(tc, misaligned_vector_input_refused_before_launch);
     tcase_add_test(tc, scan_scratch_zeroed_and_grown);
     tcase_add_test(tc, kept_launch_matches_each_call);
+    tcase_add_test(tc, ready_made_calls_enqueue_without_sync);
     tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

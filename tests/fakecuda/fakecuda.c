@@ -277,6 +277,18 @@ FAKE_EXPORT CUresult CUDAAPI cuMemsetD8(CUdeviceptr p, unsigned char v, size_t n
     return CUDA_SUCCESS;
 }
 
+/* nothing is ever pending: the same as cuMemsetD8, on a live stream or the null one */
+FAKE_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream st)
+{
+    ENTER("cuMemsetD8Async");
+    struct CUstream_st *x = S.streams;
+    while (st && x && x != st) x = x->next;
+    if (st && !x) return CUDA_ERROR_INVALID_HANDLE;
+    if (!holding(p, n)) return CUDA_ERROR_INVALID_VALUE;
+    memset((void *)p, v, n);
+    return CUDA_SUCCESS;
+}
+
 FAKE_EXPORT CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
     ENTER("cuMemcpyDtoD_v2");
