@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: build patc, print the CUDA C it generates for the thesis's device-level
 # reduction, and, when a GPU is present, run it on a million random numbers and check
-# the sum against the CPU interpreter.
+# its blocks' partial sums against the CPU interpreter's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
