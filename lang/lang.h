@@ -288,9 +288,28 @@ void ast_print_program(StrBuf *b, const Program *p);
 
 /* ---------------------------------------------------------------- parsing */
 
+/* A source file held in memory, not on disk: one of patc's own patterns built into
+ * libpatrt (runtime/rt_patterns.c). An import finds it by its file name alone. */
+typedef struct LangBuiltin {
+    const char *name; /* "scan.rise" */
+    const char *text; /* NUL-terminated, never freed; the SrcFile of the import points
+                         to it, which is how an import inside it is known to be built in */
+    size_t len;
+} LangBuiltin;
+
+/* Where a built-in file seems to live, in diagnostics: "<patc>/patterns/scan.rise:55:19".
+ * Not a directory that can exist by accident (it is never looked up on disk). */
+#define LANG_BUILTIN_DIR "<patc>/patterns"
+
+/* Where `import "p"` looks, in order (parse.c, on_import): the importing file's
+ * directory, include_dirs, pattern_dir, builtins. */
 typedef struct LangOptions {
     const char **include_dirs; /* -I directories, searched after the importing file's directory */
     int ninclude_dirs;
+    const char *pattern_dir;   /* the installed patterns (share/patc/patterns), searched after
+                                  the -I directories; NULL: none */
+    const LangBuiltin *builtins; /* searched last; NULL: none */
+    int nbuiltins;
 } LangOptions;
 
 /* Bytes of the calling thread's stack left below the caller's frame (SIZE_MAX when

@@ -1,11 +1,14 @@
 /* parse.c: the parser's entry points and imports.
  *
  * `import "path"` is a textual include: the imported file's declarations are spliced
- * into the Program where the import appears. The path is resolved relative to the
- * importing file's directory, then against each -I directory in order. Every file is
- * read at most once per top-level parse (deduplicated by its real path), which also
- * makes import cycles harmless. A chain of imports is at most LANG_MAX_IMPORT_DEPTH
- * deep, since each level is a recursive parse on the C stack.
+ * into the Program where the import appears. A relative path is resolved against the
+ * importing file's directory, then each -I directory in order, then the installed
+ * patterns directory, then the files built into the library (LangOptions; an import in
+ * a built-in file looks among the built-ins first, as a file on disk looks next to
+ * itself). Every file is read at most once per top-level parse (deduplicated by its
+ * real path, a built-in one by its name), which also makes import cycles harmless. A
+ * chain of imports is at most LANG_MAX_IMPORT_DEPTH deep, since each level is a
+ * recursive parse on the C stack.
  */
 #include "lang.h"
 #include "parser.h"
@@ -23,10 +26,11 @@ typedef struct ImportState {
     int depth;     /* imports between the top-level file and the one being parsed */
 } ImportState;
 
-/* A canonical name for deduplication: the real path if the file exists, else the name. */
-static const char *canonical(Arena *a, const char *path)
+/* A canonical name for deduplication: the real path if the file exists, else the name.
+ * A built-in file's name is already canonical (and must not be resolved on disk). */
+static const char *canonical(Arena *a, const char *path, bool builtin)
 {
-    char *rp = realpath(path, NULL);
+    char *rp = builtin ? NULL : realpath(path, NULL);
     if (!rp) return arena_strdup(a, path);
     const char *r = arena_strdup(a, rp);
     free(rp);
@@ -34,9 +38,9 @@ static const char *canonical(Arena *a, const char *path)
 }
 
 /* True if `path` was seen before; records it otherwise. */
-static bool seen_before(Arena *a, ImportState *st, const char *path)
+static bool seen_before(Arena *a, ImportState *st, const char *path, bool builtin)
 {
-    const char *c = canonical(a, path);
+    const char *c = canonical(a, path, builtin);
     return namemap_put(st->seen, c, (void *)c) != NULL;
 }
 
@@ -47,50 +51,104 @@ static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const S
 
 static void on_import(LangParseCtx *ctx, Span sp, const char *path);
 
-/* import "path": try the importing file's directory, then each -I directory. */
+/* The built-in file called `name`, or NULL. */
+static const LangBuiltin *find_builtin(const LangOptions *opt, const char *name)
+{
+    for (int i = 0; opt && i < opt->nbuiltins; i++)
+        if (!strcmp(opt->builtins[i].name, name)) return &opt->builtins[i];
+    return NULL;
+}
+
+/* True when `f` is one of the built-in files (its text is theirs, not a copy). */
+static bool is_builtin(const LangOptions *opt, const SrcFile *f)
+{
+    for (int i = 0; opt && i < opt->nbuiltins; i++)
+        if (f->text == opt->builtins[i].text) return true;
+    return false;
+}
+
+/* True when `cand` is a regular file; otherwise it is added to `tried` for the message. */
+static bool try_file(const char *cand, StrBuf *tried)
+{
+    struct stat sb;
+    bool exists = stat(cand, &sb) == 0;
+    if (exists && S_ISREG(sb.st_mode)) return true;
+    sb_printf(tried, "%s%s%s", tried->len ? ", " : "", cand, exists ? " (not a regular file)" : "");
+    return false;
+}
+
+/* `dir`/`path`, without a doubled slash. */
+static const char *in_dir(Arena *a, const char *dir, const char *path)
+{
+    size_t n = strlen(dir);
+    return arena_printf(a, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", path);
+}
+
+/* Rule: an absolute path names that file. A relative one is looked for, first found
+ * wins, (1) next to the importing file (for a built-in file: among the built-ins, so
+ * that patc's own patterns import each other, not a user's file of the same name),
+ * (2) in each -I directory in order, (3) in the installed patterns directory, (4) among
+ * the built-in files. So a user's own file of a pattern's name, next to the program or
+ * in a -I directory, wins over patc's copies, and an install without its share
+ * directory still has its patterns. */
 static void on_import(LangParseCtx *ctx, Span sp, const char *path)
 {
     ImportState *st = ctx->import_state;
+    const LangOptions *opt = st->opt;
     Arena *a = ctx->arena;
     StrBuf tried = {0};
     const char *found = NULL;
-    int ncand = 1 + (path[0] == '/' ? 0 : st->opt ? st->opt->ninclude_dirs : 0);
-    for (int i = 0; i < ncand && !found; i++) {
-        const char *cand;
-        if (path[0] == '/') {
-            cand = path;
-        } else if (i == 0) {
-            const char *slash = strrchr(ctx->file->path, '/');
-            cand = slash ? arena_printf(a, "%.*s/%s", (int)(slash - ctx->file->path), ctx->file->path, path)
-                         : path;
+    const LangBuiltin *bi = NULL;
+    if (path[0] == '/') {
+        if (try_file(path, &tried)) found = path;
+    } else {
+        if (is_builtin(opt, ctx->file)) {
+            bi = find_builtin(opt, path);
         } else {
-            const char *dir = st->opt->include_dirs[i - 1];
-            size_t n = strlen(dir);
-            cand = arena_printf(a, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", path);
+            const char *slash = strrchr(ctx->file->path, '/');
+            const char *cand =
+                slash ? arena_printf(a, "%.*s/%s", (int)(slash - ctx->file->path), ctx->file->path, path) : path;
+            if (try_file(cand, &tried)) found = cand;
         }
-        struct stat sb;
-        bool exists = stat(cand, &sb) == 0;
-        if (exists && S_ISREG(sb.st_mode)) found = cand;
-        else sb_printf(&tried, "%s%s%s", i ? ", " : "", cand, exists ? " (not a regular file)" : "");
+        for (int i = 0; !found && !bi && opt && i < opt->ninclude_dirs; i++) {
+            const char *cand = in_dir(a, opt->include_dirs[i], path);
+            if (try_file(cand, &tried)) found = cand;
+        }
+        if (!found && !bi && opt && opt->pattern_dir) {
+            const char *cand = in_dir(a, opt->pattern_dir, path);
+            if (try_file(cand, &tried)) found = cand;
+        }
+        if (!found && !bi) bi = find_builtin(opt, path);
     }
-    if (!found) {
+    if (!found && !bi) {
+        bool any = tried.len > 0;
+        if (path[0] != '/' && opt && opt->nbuiltins > 0) {
+            sb_puts(&tried, any ? " and among patc's built-in patterns: " : "among patc's built-in patterns: ");
+            for (int i = 0; i < opt->nbuiltins; i++) sb_printf(&tried, "%s%s", i ? ", " : "", opt->builtins[i].name);
+        }
         /* the message must live in the arena: diag_error does not return */
         const char *where = arena_strdup(a, tried.s ? tried.s : "");
         sb_free(&tried);
-        diag_error(ctx->diag, sp, "cannot find import \"%s\" (looked for %s)", path, where);
+        diag_error(ctx->diag, sp, "cannot find import \"%s\" (looked %s%s)", path, any ? "for " : "", where);
     }
     sb_free(&tried);
-    if (seen_before(a, st, found)) return;
+    const char *fpath = bi ? arena_printf(a, LANG_BUILTIN_DIR "/%s", bi->name) : found;
+    if (seen_before(a, st, fpath, bi != NULL)) return;
     if (st->depth >= LANG_MAX_IMPORT_DEPTH)
         diag_error(ctx->diag, sp, "imports nested more than %d deep (importing \"%s\")", LANG_MAX_IMPORT_DEPTH, path);
-    size_t len;
-    char *text = lang_read_file(found, &len);
-    if (!text) diag_error(ctx->diag, sp, "cannot read import '%s': %s", found, lang_read_error(errno));
     SrcFile *f = ANEW(a, SrcFile);
-    f->path = found;
-    f->text = arena_strndup(a, text, len);
-    f->len = len;
-    free(text);
+    f->path = fpath;
+    if (bi) { /* static text: no copy needed for the spans */
+        f->text = bi->text;
+        f->len = bi->len;
+    } else {
+        size_t len;
+        char *text = lang_read_file(found, &len);
+        if (!text) diag_error(ctx->diag, sp, "cannot read import '%s': %s", found, lang_read_error(errno));
+        f->text = arena_strndup(a, text, len);
+        f->len = len;
+        free(text);
+    }
     st->depth++;
     parse_src(a, ctx->diag, st, ctx->prog, f);
     st->depth--;
@@ -133,7 +191,7 @@ void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog,
     if (len > LANG_MAX_FILE_SIZE)
         diag_error_nopos(d, "'%s' is larger than " LANG_MAX_FILE_SIZE_TEXT ", the limit for source files", path);
     ImportState st = {.opt = opt, .seen = namemap_new(a)};
-    seen_before(a, &st, path);
+    seen_before(a, &st, path, false);
     /* the text is copied so that spans stay valid as long as the arena */
     SrcFile *f = ANEW(a, SrcFile);
     f->path = arena_strdup(a, path);

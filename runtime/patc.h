@@ -113,7 +113,10 @@ patc_status patc_device_status(patc_ctx *ctx);
 int patc_get_arch(const patc_ctx *ctx);
 /* Compile for another architecture (compile-only use, or a cross-check). */
 patc_status patc_set_arch(patc_ctx *ctx, int arch);
-/* Add a directory searched for `import`s after the importing file's directory. */
+/* Add a directory searched for `import`s after the importing file's directory and the
+ * directories added before it, and before patc's own patterns (scan.rise, reduce.rise,
+ * compact.rise: the installed share/patc/patterns, then the copies built into the
+ * library), so that a file of a pattern's name in `dir` is used instead of patc's. */
 patc_status patc_add_include_dir(patc_ctx *ctx, const char *dir);
 /* The cache directory in use (NULL when the cache is off). */
 const char *patc_cache_dir(const patc_ctx *ctx);

@@ -13,6 +13,7 @@
  *   rt_reduce.c  device-level reductions and planned chains of passes (rt_tune.c)
  *   rt_interp.c  the CPU interpreter (interp/) on host buffers
  *   rt_tune.c    tuned single-launch reductions
+ *   rt_patterns.c where imports find patc's own patterns (installed, or built in)
  *
  * Ownership: a context owns its programs and buffers (kept on lists so that
  * patc_destroy releases whatever the caller left alive); a program owns its arena (the
@@ -208,6 +209,17 @@ int rt_index_bits_launch(patc_kernel *k, int l, const patc_launch_config *cfg);
 /* Build `variant` of the program's CUDA (0: the one built with the program; 1: the
  * 64-bit build of kernels sized at launch) and load it when there is a device. */
 patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int variant);
+
+/* rt_patterns.c and the generated rt_patterns_text.c: patc's own patterns */
+/* The installed patterns directory (<prefix>/<datadir>/patc/patterns) beside the file
+ * this code was loaded from, found once; NULL when there is none. */
+const char *rt_patterns_dir(void);
+/* The text of each patterns/NAME.rise, built into the library. */
+extern const LangBuiltin rt_builtin_patterns[];
+extern const int rt_nbuiltin_patterns;
+/* Sets the front end's patterns directory and built-in files (what an import looks
+ * for after the -I directories). */
+void rt_patterns_options(LangOptions *lang);
 
 /* rt_launch.c */
 /* A launch, checked and ready: the configuration and the kernel's argument array. */

@@ -131,6 +131,7 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     memset(&opt, 0, sizeof opt);
     opt.lang.include_dirs = (const char **)c->include_dirs;
     opt.lang.ninclude_dirs = c->ninclude_dirs;
+    rt_patterns_options(&opt.lang);
     if (o && !parse_dump(o->dump, &opt.dump))
         return rt_fail(c, PATC_ERR_INVALID, "unknown dump letters '%s' (the letters are %s)", o->dump, dump_letters);
     if (o && (o->min_blocks < 0 || o->min_blocks > 32))

@@ -41,6 +41,32 @@ has "--evict-first: loads" "$TMP/out" '= __ldcs\(&xs\['
 has "--evict-first: stores" "$TMP/out" '__stcs\(&out\['
 expect "patc run --evict-first" 0 "$PATC" run examples/scan_device.rise --kernel inclSumF32 -D nt=128 -D ipt=25 -D n=100 --input random --cpu --evict-first
 
+# 0b. patc's own patterns by name from a directory that holds none: the build tree has
+# no share/patc/patterns beside patc, so these are the copies built into libpatrt; a
+# diagnostic inside one names <patc>/patterns/scan.rise and shows its line. A user's own
+# scan.rise in a -I directory wins over the built-in one.
+mkdir -p "$TMP/away" "$TMP/mine"
+printf 'import "scan.rise"\nkernel inclSum = nFun((n, nt, ipt) => fun(n.f32)(xs => xs |> scanDevice(n, add, 0.0f, nt, ipt)))\n' \
+    >"$TMP/away/sum.rise"
+printf 'import "scan.rise"\nkernel k = nFun(n => fun(n.f32)(xs => xs |> scanDevice(n, add, 0.0f, 100, 25)))\n' \
+    >"$TMP/away/bad.rise"
+printf 'import "scan.rise"\nkernel twice = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(mine)))\n' >"$TMP/away/mine.rise"
+printf -- '-- not patc'"'"'s scan.rise\ndef mine = fun(x => x * 3.0f)\n' >"$TMP/mine/scan.rise"
+cd "$TMP/away" || exit 1
+expect "built-in scan.rise" 0 "$PATC" --emit-cuda -D nt=128 -D ipt=25 sum.rise
+has "built-in scan.rise: the look-back scan" "$TMP/out" 'inclSum\('
+expect "built-in scan.rise, run --cpu" 0 "$PATC" run sum.rise -D nt=128 -D ipt=25 -D n=1000 --input random --cpu
+expect "an error inside built-in scan.rise" 1 "$PATC" --check bad.rise
+has "built-in scan.rise: the error's place" "$TMP/err" '^<patc>/patterns/scan\.rise:[0-9]+:[0-9]+: error: split\(32\)'
+line=$(sed -n 's|^<patc>/patterns/scan\.rise:\([0-9]*\):.*error.*|\1|p' "$TMP/err" | head -n 1)
+if [ -n "$line" ] && grep -qF -- "$(printf '%5d | %s' "$line" "$(sed -n "${line}p" "$SRC/patterns/scan.rise")")" "$TMP/err"; then
+    pass "built-in scan.rise: the error's source line"
+else fail "built-in scan.rise: the error's source line"; sed 's/^/    /' "$TMP/err" | head -5; fi
+expect "-I scan.rise wins over the built-in one" 0 "$PATC" --emit-cuda -I "$TMP/mine" mine.rise
+has "-I scan.rise: its definition" "$TMP/out" '\* 3\.0f'
+expect "without -I, the built-in scan.rise has no 'mine'" 1 "$PATC" --check mine.rise
+cd "$SRC" || exit 1
+
 # 1. every example on the CPU, small sizes: exit 0 and a finite sum
 while read -r name args; do
     # shellcheck disable=SC2086

@@ -15,7 +15,7 @@ typedef struct Parsed {
     char *out, *err;
 } Parsed;
 
-static LangOptions no_opts = {NULL, 0};
+static LangOptions no_opts = {.include_dirs = NULL};
 
 static void parse_with(Parsed *P, const LangOptions *opt, const char *path, const char *src)
 {
@@ -286,12 +286,25 @@ static void setup_imports(void)
     write_file("main.rise", "import \"lib/a.rise\"\nimport \"c.rise\"\nimport \"lib/b.rise\"\ndef m = a1\n");
     write_file("bad.rise", "def ok = 1\nimport \"lib/broken.rise\"\n");
     write_file("lib/broken.rise", "def x = (\n");
+    /* the search order (test_import_order): near/ holds the programs, inc/ is the -I
+     * directory, share/ the installed patterns; the built-ins are in order_builtins */
+    snprintf(p, sizeof p, "%s/near", tmpdir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/share", tmpdir);
+    mkdir(p, 0700);
+    write_file("inc/q.rise", "def q = 31\n");
+    write_file("share/q.rise", "def q = 21\n");
+    write_file("near/main_q.rise", "import \"q.rise\"\n");
+    write_file("near/main_p.rise", "import \"p.rise\"\nimport \"q.rise\"\n");
+    write_file("near/main_bad.rise", "def m = 1\nimport \"bad.rise\"\n");
+    write_file("near/main_nope.rise", "import \"nope.rise\"\n");
 }
 
 static void teardown_imports(void)
 {
     const char *files[] = {"lib/a.rise", "lib/b.rise", "inc/c.rise", "main.rise", "bad.rise", "lib/broken.rise",
-                           "lib", "inc"};
+                           "inc/q.rise", "share/q.rise", "near/main_q.rise", "near/main_p.rise",
+                           "near/main_bad.rise", "near/main_nope.rise", "lib", "inc", "near", "share"};
     char p[128];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", tmpdir, files[i]);
@@ -306,7 +319,7 @@ START_TEST(test_imports)
     snprintf(main_path, sizeof main_path, "%s/main.rise", tmpdir);
     snprintf(inc, sizeof inc, "%s/inc", tmpdir);
     const char *dirs[] = {inc};
-    LangOptions opt = {dirs, 1};
+    LangOptions opt = {.include_dirs = dirs, .ninclude_dirs = 1};
     Parsed P;
     parse_with(&P, &opt, main_path, NULL);
     ck_assert_msg(P.err == NULL, "%s", P.err);
@@ -328,6 +341,96 @@ START_TEST(test_imports)
     parse_with(&P, &opt, main_path, NULL);
     ck_assert_ptr_nonnull(P.err);
     ck_assert(strstr(P.err, "lib/broken.rise:1:9: error: unclosed '('") != NULL);
+    done(&P);
+}
+END_TEST
+
+/* Three files built in, as libpatrt's patterns are: p.rise imports q.rise, as
+ * compact.rise imports scan.rise. */
+static const char order_p[] = "import \"q.rise\"\ndef p = 10\n", order_q[] = "def q = 11\n",
+                  order_bad[] = "def x = (\n", order_r[] = "import \"gone.rise\"\n";
+static const LangBuiltin order_builtins[] = {
+    {"p.rise", order_p, sizeof order_p - 1},
+    {"q.rise", order_q, sizeof order_q - 1},
+    {"bad.rise", order_bad, sizeof order_bad - 1},
+    {"r.rise", order_r, sizeof order_r - 1},
+};
+
+/* Rule (lang/parse.c, on_import): the importing file's directory, then the -I
+ * directories, then the installed patterns directory, then the built-in files; an
+ * import inside a built-in file looks among the built-ins first. */
+START_TEST(test_import_order)
+{
+    char path[128], inc[128], share[128];
+    snprintf(inc, sizeof inc, "%s/inc", tmpdir);
+    snprintf(share, sizeof share, "%s/share", tmpdir);
+    const char *dirs[] = {inc};
+    LangOptions all = {.include_dirs = dirs, .ninclude_dirs = 1, .pattern_dir = share,
+                       .builtins = order_builtins, .nbuiltins = 4};
+    LangOptions no_inc = all, builtins_only = all;
+    no_inc.include_dirs = NULL;
+    no_inc.ninclude_dirs = 0;
+    builtins_only = no_inc;
+    builtins_only.pattern_dir = NULL;
+    Parsed P;
+
+    /* q.rise is in inc/, share/ and built in: -I wins, then share/, then the built-in */
+    snprintf(path, sizeof path, "%s/near/main_q.rise", tmpdir);
+    parse_with(&P, &all, path, NULL);
+    ck_assert_msg(P.err == NULL, "%s", P.err);
+    ck_assert_str_eq(P.out, "def q = 31\n");
+    done(&P);
+    parse_with(&P, &no_inc, path, NULL);
+    ck_assert_msg(P.err == NULL, "%s", P.err);
+    ck_assert_str_eq(P.out, "def q = 21\n");
+    ck_assert(strstr(P.prog.decls->sp.file->path, "/share/q.rise") != NULL);
+    done(&P);
+    parse_with(&P, &builtins_only, path, NULL);
+    ck_assert_msg(P.err == NULL, "%s", P.err);
+    ck_assert_str_eq(P.out, "def q = 11\n");
+    ck_assert_str_eq(P.prog.decls->sp.file->path, LANG_BUILTIN_DIR "/q.rise");
+    done(&P);
+
+    /* p.rise is only built in; its own import of q.rise stays among the built-ins, while
+     * the program's import of q.rise finds the -I directory's */
+    snprintf(path, sizeof path, "%s/near/main_p.rise", tmpdir);
+    parse_with(&P, &all, path, NULL);
+    ck_assert_msg(P.err == NULL, "%s", P.err);
+    ck_assert_str_eq(P.out, "def q = 11\ndef p = 10\ndef q = 31\n");
+    done(&P);
+    /* with only the built-ins, q.rise is read once */
+    parse_with(&P, &builtins_only, path, NULL);
+    ck_assert_msg(P.err == NULL, "%s", P.err);
+    ck_assert_str_eq(P.out, "def q = 11\ndef p = 10\n");
+    done(&P);
+
+    /* a missing import lists every place, the built-ins by name */
+    snprintf(path, sizeof path, "%s/near/main_nope.rise", tmpdir);
+    parse_with(&P, &all, path, NULL);
+    ck_assert_ptr_nonnull(P.err);
+    char want[512];
+    snprintf(want, sizeof want,
+             "main_nope.rise:1:8: error: cannot find import \"nope.rise\" (looked for %s/near/nope.rise, "
+             "%s/nope.rise, %s/nope.rise and among patc's built-in patterns: p.rise, q.rise, bad.rise, r.rise)\n",
+             tmpdir, inc, share);
+    ck_assert_msg(strstr(P.err, want) != NULL, "%s", P.err);
+    done(&P);
+
+    /* an error inside a built-in file names it and shows its line */
+    snprintf(path, sizeof path, "%s/near/main_bad.rise", tmpdir);
+    parse_with(&P, &builtins_only, path, NULL);
+    ck_assert_ptr_nonnull(P.err);
+    const char *at = LANG_BUILTIN_DIR "/bad.rise:1:9: error: unclosed '('\n"
+                     "    1 | def x = (\n"
+                     "      |         ^\n";
+    ck_assert_msg(!strncmp(P.err, at, strlen(at)), "%s", P.err);
+    done(&P);
+    /* a built-in file's import found nowhere: no directory was tried */
+    parse_with(&P, &builtins_only, "t.rise", "import \"r.rise\"\n");
+    ck_assert_ptr_nonnull(P.err);
+    at = LANG_BUILTIN_DIR "/r.rise:1:8: error: cannot find import \"gone.rise\" (looked among patc's built-in "
+         "patterns: p.rise, q.rise, bad.rise, r.rise)\n";
+    ck_assert_msg(!strncmp(P.err, at, strlen(at)), "%s", P.err);
     done(&P);
 }
 END_TEST
@@ -391,6 +494,7 @@ static Suite *parser_suite(void)
     TCase *ti = tcase_create("imports");
     tcase_add_checked_fixture(ti, setup_imports, teardown_imports);
     tcase_add_test(ti, test_imports);
+    tcase_add_test(ti, test_import_order);
     suite_add_tcase(s, ti);
     return s;
 }

@@ -392,6 +392,49 @@ START_TEST(program_from_file_and_edited_cuda)
 }
 END_TEST
 
+/* patc's own patterns need no file on disk: from a directory that holds none, with no
+ * -I, `import "scan.rise"` finds the copy built into libpatrt (this test program has
+ * no share/patc/patterns beside it), for a plain compile and for a tuned scan; a
+ * diagnostic inside it names "<patc>/patterns/scan.rise" and shows the real line. */
+START_TEST(builtin_patterns_without_files)
+{
+    char cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(cachedir), 0);
+    write_tmp(".", "sum.rise",
+              "import \"scan.rise\"\n"
+              "kernel inclSum = nFun((n, nt, ipt) => fun(n.f32)(xs => xs |> scanDevice(n, add, 0.0f, nt, ipt)))\n");
+    write_tmp(".", "bad.rise",
+              "import \"scan.rise\"\n"
+              "kernel k = nFun(n => fun(n.f32)(xs => xs |> scanDevice(n, add, 0.0f, 100, 25)))\n");
+    patc_ctx *c;
+    patc_program *p;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    patc_compile_options o = {.no_cubin = 1};
+    patc_define d[] = {{"nt", 128}, {"ipt", 25}};
+    ck_assert_msg(patc_program_compile(c, "sum.rise", d, 2, &o, &p) == PATC_OK, "%s", patc_last_error(c));
+    ck_assert_str_eq(patc_program_kernel_name(p, 0), "inclSum");
+    patc_program_free(p);
+    patc_scan *sc = NULL;
+    ck_assert_msg(patc_scan_create(c, "sum.rise", "inclSum", NULL, &sc) == PATC_OK, "%s", patc_last_error(c));
+    patc_scan_free(sc);
+
+    ck_assert_int_eq(patc_program_compile(c, "bad.rise", NULL, 0, &o, &p), PATC_ERR_COMPILE);
+    const char *m = patc_last_error(c), *at = "<patc>/patterns/scan.rise:";
+    ck_assert_msg(!strncmp(m, at, strlen(at)) && strstr(m, ": error: split(32)"), "%s", m);
+    int line = atoi(m + strlen(at));
+    FILE *f = fopen(PATC_EXAMPLES_DIR "/../patterns/scan.rise", "r");
+    ck_assert_ptr_nonnull(f);
+    char text[512] = "", want[600];
+    for (int i = 0; i < line && fgets(text, sizeof text, f); i++) {}
+    fclose(f);
+    snprintf(want, sizeof want, "\n%5d | %s", line, text); /* the caret line's source line */
+    ck_assert_msg(line > 0 && strstr(m, want), "line %d (%s) not shown in: %s", line, text, m);
+    patc_destroy(c);
+    ck_assert_int_eq(chdir(cwd), 0);
+}
+END_TEST
+
 START_TEST(device_calls_without_device_fail_cleanly)
 {
     patc_ctx *c;
@@ -1256,6 +1299,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);
         tcase_add_test(tc, program_from_file_and_edited_cuda);
+        tcase_add_test(tc, builtin_patterns_without_files);
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
         tcase_add_test(tc, scan_settings_evict_first);
