@@ -386,7 +386,6 @@ static void algo_record(const FakecudaLaunch *L, void *ud)
 
 START_TEST(ready_made_calls_enqueue_without_sync)
 {
-    ck_assert_int_eq(patc_add_include_dir(ctx, PATC_EXAMPLES_DIR "/../patterns"), PATC_OK);
     long long big = (1 << 21) + 7;
     patc_buffer *in, *out, *cnt, *odd;
     ck_assert_int_eq(patc_buffer_alloc(ctx, (size_t)big * 4 + 16, &in), PATC_OK);
