@@ -133,7 +133,7 @@ static std::string size_name(long long n) {
     for (int e = 0; e < 63; e++) {
         long long p = 1ll << e;
         if (n == p) return "2^" + std::to_string(e);
-        if (n == p - 5) return "2^" + std::to_string(e) + "-5";
+        if (n == p - 5 && e >= 10) return "2^" + std::to_string(e) + "-5";
         if (n == p + 7 && e >= 10) return "2^" + std::to_string(e) + "+7";
     }
     return std::to_string(n);
@@ -192,7 +192,7 @@ int main(int argc, char **argv) {
     setenv("PATC_CACHE_DIR", cdir, 1);
     double first_ms, second_ms, other_ms;
     const long long lat_n = 1 << 20;
-    char lat_variant[256] = "";
+    char lat_variant[512] = "";
     {
         if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
         PK(patc_add_include_dir(ctx, patterns.c_str()));

@@ -21,7 +21,7 @@ PB=${PATC_BUILD:-$ROOT/build} BUILD=${BENCH_BUILD:-/tmp/patc-bench-build}
 mkdir -p "$OUTDIR" "$BUILD" || exit 2
 [ -e "$PB/runtime/libpatrt.a" ] || { echo "no $PB/runtime/libpatrt.a: build patc (and carry build/), or set PATC_BUILD"; exit 3; }
 BUILD_CMD=("$NVCC" -O3 -arch=sm_90 -std=c++17 -I"$ROOT/runtime" -I"$HERE" -o "$BUILD/algo_bench" "$HERE/algo_bench.cu"
-           "$PB/runtime/libpatrt.a" -ldl -lm)
+           "$PB/runtime/libpatrt.a" -ldl -lm -lpthread)
 RUN_CMD=(env -u PATC_TUNING "$BUILD/algo_bench" --root "$ROOT" "$OUTDIR" "$@")
 echo "== build: ${BUILD_CMD[*]}"
 "${BUILD_CMD[@]}" || { echo "build failed"; exit 3; }

@@ -29,7 +29,7 @@
 // --tuning FILE: $PATC_TUNING=FILE (lines overriding the built-in settings, e.g. the
 //   pipe kernels at every n); without it PATC_TUNING is unset: the built-in settings.
 // --stress CALLS: instead, CALLS patc_inclusive_scan calls (i32 sum mostly; f32 sum,
-//   u32 max, u64 sum) of varying n (log-uniform in [1, 2^22], every fourth at an edge of
+//   u32 max, u64 sum) of varying n (log-uniform in [1, 2^22], every third at an edge of
 //   the built-in scan table), enqueued back to back on one stream, 8 before each wait,
 //   each into its own output, each checked against the host's prefix.
 // -v: a line per passed check.
@@ -377,7 +377,7 @@ static void stress(int calls) {
             uint64_t r = splitmix64(rng);
             int call = done + j;
             c[j].kind = call % 8 < 5 ? 0 : call % 8 - 4; // 5 of 8 i32 sums, then f32, u32 max, u64
-            if (call % 4 == 0) c[j].n = edges[r % nedges];
+            if (call % 3 == 0) c[j].n = edges[r % nedges]; // every kind meets the edges
             else c[j].n = std::max(1ll, std::min(MAXN, (long long)std::pow(2.0, 22.0 * (double)(r >> 11) / 9007199254740992.0)));
             c[j].off = (long long)((r >> 5) % (PAD / 4)) * 4; // 16-byte steps: the aligned variants
             size_t sz = patc_type_size(kinds[c[j].kind].t);

@@ -654,21 +654,27 @@ if sec a; then
 # every size, forced by tuning files; 1000 back-to-back patc_inclusive_scan calls of
 # varying n on one stream, each checked (--stress); then memcheck, racecheck and
 # synccheck at small sizes.
+# (Written and compiled on a CPU machine on 2026-11-25, not yet run on a GPU: its time is
+# unknown. Expected failures, found there by preparing every call against tests/fakecuda:
+# i32 max (both scans; the reduction from the grid kernel on) does not compile (NVRTC:
+# max(long long, int) is ambiguous: the neutral element becomes -2147483648LL); with
+# unaligned buffers the reductions (4-byte types: no built-in line; 8-byte: vector loads)
+# and the stable partition (tileu reads 16-byte vectors) are refused before any launch.)
 adir=$(mktemp -d)
-o=$(nvcc -O3 -arch=sm_90 -std=c++17 -Iruntime -o "$adir/algo_check" tests/gpu/algo_check.cu build/runtime/libpatrt.a -ldl -lm 2>&1); rc=$?
+o=$(nvcc -O3 -arch=sm_90 -std=c++17 -Iruntime -o "$adir/algo_check" tests/gpu/algo_check.cu build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
 echo "$o" >>"$log"
 record build algo_check.cu nvcc - $rc "$(echo "$o" | grep -m1 -i 'error')"
 if [ $rc = 0 ]; then
   A=("$adir/algo_check" --root "$PWD")
   # the 4-byte types' pipe kernels at every n (the H200 shapes, and tiles of 512 so that
   # the ring wraps within a block), and the reductions' other kernel
-  all=9223372036854775807
-  printf '%s\n' "reduce 1 $all 2 kernel=grid elemsBlock=1024 elemsWarp=128" "reduce64 1 $all 2 kernel=grid elemsBlock=1024 elemsWarp=128" \
-    "scan 1 $all 1 kernel=pipe w=16 ipt=12 s=9" "filter 1 $all 1 kernel=pipe w=16 ipt=20 s=5" \
-    "partition 1 $all 1 kernel=pipe w=16 ipt=12 s=9" "partition_stable 1 $all 1 kernel=pipe w=16 ipt=12 s=9" >"$adir/pipe.conf"
-  printf '%s\n' "reduce 1 $all 1 kernel=one elemsBlock=2048 elemsWarp=256" "reduce64 1 $all 1 kernel=one elemsBlock=2048 elemsWarp=256" \
-    "scan 1 $all 1 kernel=pipe w=4 ipt=4 s=2" "filter 1 $all 1 kernel=pipe w=4 ipt=4 s=2" \
-    "partition 1 $all 1 kernel=pipe w=4 ipt=4 s=2" "partition_stable 1 $all 1 kernel=pipe w=4 ipt=4 s=2" >"$adir/pipesmall.conf"
+  nmax=9223372036854775807
+  printf '%s\n' "reduce 1 $nmax 2 kernel=grid elemsBlock=1024 elemsWarp=128" "reduce64 1 $nmax 2 kernel=grid elemsBlock=1024 elemsWarp=128" \
+    "scan 1 $nmax 1 kernel=pipe w=16 ipt=12 s=9" "filter 1 $nmax 1 kernel=pipe w=16 ipt=20 s=5" \
+    "partition 1 $nmax 1 kernel=pipe w=16 ipt=12 s=9" "partition_stable 1 $nmax 1 kernel=pipe w=16 ipt=12 s=9" >"$adir/pipe.conf"
+  printf '%s\n' "reduce 1 $nmax 1 kernel=one elemsBlock=2048 elemsWarp=256" "reduce64 1 $nmax 1 kernel=one elemsBlock=2048 elemsWarp=256" \
+    "scan 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" "filter 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" \
+    "partition 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" "partition_stable 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" >"$adir/pipesmall.conf"
   asizes=1,31,33,1000,4097,1048583,16777219 alabel="1..2^24+3"
   [ $quick = 1 ] && asizes=1,33,4097,1048583 alabel="1..2^20+7"
   psizes_a=1,31,33,1000,4097,6143,6144,6145,10239,10240,10241,1048583
@@ -691,15 +697,17 @@ if [ $rc = 0 ]; then
     echo "== $(echo "$o" | grep -m1 -oE "$are"); $(echo "$o" | grep -m1 -oE '(ERROR|RACECHECK) SUMMARY.*')"
     return $rc
   }
-  # the unaligned i32 run leaves the reductions out: they have no unaligned variant for
-  # 4-byte types (the unaligned sweep above reports that), and the sanitizer is for the rest
+  # the unaligned runs leave out the reductions and the stable partition, which are
+  # refused before any launch with unaligned buffers (the sweeps above report that): the
+  # sanitizers are for what runs
   for tool in memcheck racecheck synccheck; do
     bg_check $tool algo_check.cu "f32 u64" "33 4097" '^== .*' algo_san $tool --types f32,u64 --sizes 33,4097 --sel half
-    bg_check $tool algo_check.cu "f64 unaligned" "33 4097" '^== .*' algo_san $tool --types f64 --sizes 33,4097 --sel half --unaligned
-    bg_check $tool algo_check.cu "i32 unaligned" "33 4097" '^== .*' algo_san $tool --types i32 --sizes 33,4097 --sel half --unaligned \
-      --algos incl,excl,filter,partition,stable
+    for ty in u32 f64; do
+      bg_check $tool algo_check.cu "$ty unaligned" "33 4097" '^== .*' algo_san $tool --types $ty --sizes 33,4097 --sel half --unaligned \
+        --algos incl,excl,filter,partition
+    done
     bg_check $tool algo_check.cu "f32 pipe.conf" "33 6145" '^== .*' algo_san $tool --types f32 --sizes 33,6145 --sel half --tuning "$adir/pipe.conf"
-    bg_check $tool algo_check.cu "i32 pipesmall.conf" "1000" '^== .*' algo_san $tool --types i32 --sizes 1000 --sel half --tuning "$adir/pipesmall.conf"
+    bg_check $tool algo_check.cu "u32 pipesmall.conf" "1000" '^== .*' algo_san $tool --types u32 --sizes 1000 --sel half --tuning "$adir/pipesmall.conf"
   done
   collect
 fi
