@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycd: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycda: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
 # --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
@@ -28,6 +28,10 @@
 # c. filter and partition (the patterns and filterPipe/partitionPipe) against the
 #    interpreter, their sanitizers (and quicksort);
 # d. filter and partition at 2^24+3 against the interpreter;
+# a. the ready-made algorithms (patc_reduce, patc_inclusive_scan, patc_exclusive_scan,
+#    patc_algo_* filter and partitions) of every type against CUB (tests/gpu/algo_check.cu),
+#    aligned and unaligned, the pipe kernels through tuning files, 1000 back-to-back scans,
+#    and the sanitizers;
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
 # Before carrying build/ there:  mkdir -p build/extra-libs && cp /usr/lib/x86_64-linux-gnu/libsubunit.so.0* build/extra-libs/
@@ -39,7 +43,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345pxycd want=
+bench=1 quick=0 scans_only=0 sections=1et2345pxycda want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -635,6 +639,80 @@ done
 fi
 fi # sections c and d
 collect
+
+if sec a; then
+# ---------------------------------------------------------------- a. ready-made algorithms
+# tests/gpu/algo_check.cu, built here by nvcc against build/runtime/libpatrt.a: every
+# ready-made algorithm (patc_reduce, patc_inclusive_scan and patc_exclusive_scan with sum,
+# min and max; filter, partition and stable partition with x > t, t at about 50% and 1%
+# selected, none and all) for f32 f64 i32 u32 i64 u64 at n = 1, 31, 33, 1000, 4097,
+# 2^20+7, 2^24+3 against CUB computed in the same program (the stable partition against
+# the host's order), bit for bit (the float inputs are integers, so every sum is exact in
+# any order). One process per type (in the background, bg_check): with the built-in
+# settings, then with input and output one element past a 256-byte aligned allocation
+# (the unaligned variants); the pipe kernels and the grid and one-block reductions at
+# every size, forced by tuning files; 1000 back-to-back patc_inclusive_scan calls of
+# varying n on one stream, each checked (--stress); then memcheck, racecheck and
+# synccheck at small sizes.
+# (Written and compiled on a CPU machine on 2026-11-25, not yet run on a GPU: its time is
+# unknown. Expected failures, found there by preparing every call against tests/fakecuda:
+# i32 max (both scans; the reduction from the grid kernel on) does not compile (NVRTC:
+# max(long long, int) is ambiguous: the neutral element becomes -2147483648LL); with
+# unaligned buffers the reductions (4-byte types: no built-in line; 8-byte: vector loads)
+# and the stable partition (tileu reads 16-byte vectors) are refused before any launch.)
+adir=$(mktemp -d)
+o=$(nvcc -O3 -arch=sm_90 -std=c++17 -Iruntime -o "$adir/algo_check" tests/gpu/algo_check.cu build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
+echo "$o" >>"$log"
+record build algo_check.cu nvcc - $rc "$(echo "$o" | grep -m1 -i 'error')"
+if [ $rc = 0 ]; then
+  A=("$adir/algo_check" --root "$PWD")
+  # the 4-byte types' pipe kernels at every n (the H200 shapes, and tiles of 512 so that
+  # the ring wraps within a block), and the reductions' other kernel
+  nmax=9223372036854775807
+  printf '%s\n' "reduce 1 $nmax 2 kernel=grid elemsBlock=1024 elemsWarp=128" "reduce64 1 $nmax 2 kernel=grid elemsBlock=1024 elemsWarp=128" \
+    "scan 1 $nmax 1 kernel=pipe w=16 ipt=12 s=9" "filter 1 $nmax 1 kernel=pipe w=16 ipt=20 s=5" \
+    "partition 1 $nmax 1 kernel=pipe w=16 ipt=12 s=9" "partition_stable 1 $nmax 1 kernel=pipe w=16 ipt=12 s=9" >"$adir/pipe.conf"
+  printf '%s\n' "reduce 1 $nmax 1 kernel=one elemsBlock=2048 elemsWarp=256" "reduce64 1 $nmax 1 kernel=one elemsBlock=2048 elemsWarp=256" \
+    "scan 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" "filter 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" \
+    "partition 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" "partition_stable 1 $nmax 1 kernel=pipe w=4 ipt=4 s=2" >"$adir/pipesmall.conf"
+  asizes=1,31,33,1000,4097,1048583,16777219 alabel="1..2^24+3"
+  [ $quick = 1 ] && asizes=1,33,4097,1048583 alabel="1..2^20+7"
+  psizes_a=1,31,33,1000,4097,6143,6144,6145,10239,10240,10241,1048583
+  are='algo_check: [0-9]+ passed, [0-9]+ failed'
+  for ty in f32 f64 i32 u32 i64 u64; do
+    bg_check algo algo_check.cu "$ty" "$alabel" "$are" "${A[@]}" --types $ty --sizes $asizes
+    bg_check algo algo_check.cu "$ty unaligned" "$alabel" "$are" "${A[@]}" --types $ty --sizes $asizes --unaligned
+  done
+  for f in pipe pipesmall; do
+    bg_check algo algo_check.cu "f32 i32 u32 $f.conf" "1..2^20+7" "$are" "${A[@]}" --types f32,i32,u32 --sizes $psizes_a --tuning "$adir/$f.conf"
+  done
+  bg_check algo algo_check.cu "1000 back-to-back scans" "1..2^22" "$are" "${A[@]}" --stress 1000
+  collect
+  # algo_san TOOL ARGS...: algo_check under the sanitizer, with a last line "== " giving
+  # its count and the sanitizer's summary (the detail bg_check records)
+  algo_san() {
+    local o rc
+    o=$(compute-sanitizer --tool "$1" --error-exitcode 1 "${A[@]}" "${@:2}" 2>&1); rc=$?
+    echo "$o"
+    echo "== $(echo "$o" | grep -m1 -oE "$are"); $(echo "$o" | grep -m1 -oE '(ERROR|RACECHECK) SUMMARY.*')"
+    return $rc
+  }
+  # the unaligned runs leave out the reductions and the stable partition, which are
+  # refused before any launch with unaligned buffers (the sweeps above report that): the
+  # sanitizers are for what runs
+  for tool in memcheck racecheck synccheck; do
+    bg_check $tool algo_check.cu "f32 u64" "33 4097" '^== .*' algo_san $tool --types f32,u64 --sizes 33,4097 --sel half
+    for ty in u32 f64; do
+      bg_check $tool algo_check.cu "$ty unaligned" "33 4097" '^== .*' algo_san $tool --types $ty --sizes 33,4097 --sel half --unaligned \
+        --algos incl,excl,filter,partition
+    done
+    bg_check $tool algo_check.cu "f32 pipe.conf" "33 6145" '^== .*' algo_san $tool --types f32 --sizes 33,6145 --sel half --tuning "$adir/pipe.conf"
+    bg_check $tool algo_check.cu "u32 pipesmall.conf" "1000" '^== .*' algo_san $tool --types u32 --sizes 1000 --sel half --tuning "$adir/pipesmall.conf"
+  done
+  collect
+fi
+rm -rf "$adir"
+fi # section a
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
