@@ -974,6 +974,9 @@ static void pr_cst(Pr *p, int64_t v, int prec)
     }
     const char *sfx = v > INT32_MAX || v < -(int64_t)INT32_MAX ? "LL" : "";
     if (v == INT64_MIN) sb_puts(p->b, "(-9223372036854775807LL - 1)");
+    /* the least int written as an int: -2147483648 is a long long in C, and a long long
+     * next to an int makes max(a, b) ambiguous (an i32 max scan's neutral element) */
+    else if (v == INT32_MIN) sb_puts(p->b, "(-2147483647 - 1)");
     else if (v < 0) sb_printf(p->b, "(-%lld%s)", (long long)-v, sfx);
     else sb_printf(p->b, "%lld%s", (long long)v, sfx);
 }

@@ -148,6 +148,21 @@ static const char *PASS_AND_DOT =
     "  fun(n.f32)(xs => fun(n.f32)(ys => zip(xs)(ys) |> split(n)\n"
     "    |> mapGlobal(fun(c => c |> reduceSeq(fun((a, p) => a + fst(p) * snd(p)))(0.0f))))))\n";
 
+/* The least i32 as a constant compiles through libpatrt's NVRTC: printed as
+ * -2147483648LL it made max(x, -2147483648LL) ambiguous there (an i32 max reduction's
+ * padding; the ready-made max reductions and scans of i32). */
+START_TEST(int_min_constant_compiles)
+{
+    patc_ctx *c;
+    patc_program *p;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    patc_define d[2] = {{"elemsBlock", 4096}, {"elemsWarp", 256}};
+    ck_assert_msg(patc_program_compile(c, PATC_EXAMPLES_DIR "/../tests/programs/int_min.rise", d, 2, NULL, &p) == PATC_OK,
+                  "%s", patc_last_error(c));
+    patc_destroy(c);
+}
+END_TEST
+
 /* min_blocks reaches __launch_bounds__ of a kernel with a fixed block (and only then),
  * and a count outside 0..32 is refused before anything is compiled */
 START_TEST(min_blocks_in_launch_bounds)
@@ -1295,6 +1310,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, kernel_queries);
         tcase_add_test(tc, kernel_role_from_the_compiler);
         tcase_add_test(tc, min_blocks_in_launch_bounds);
+        tcase_add_test(tc, int_min_constant_compiles);
         tcase_add_test(tc, no_cubin_never_calls_nvrtc);
         tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);
