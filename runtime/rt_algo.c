@@ -46,11 +46,20 @@ typedef struct FamilyDef {
     int ntpl;
 } FamilyDef;
 
+/* grid, one: 16-byte vector loads (an aligned input); gridu, oneu: element loads */
 static const Template reduce_tpl[] = {
     {"grid", "g, elemsBlock, elemsWarp",
-     "$S(fun(n.$T)(xs => xs |> reduceGridW($VW, n, g, elemsBlock, elemsWarp, $OP, $INIT))$S)", 0, "elemsBlock", 0},
-    {"one", "elemsBlock, elemsWarp", "$S(fun(n.$T)(xs => xs |> reduceOneBlockW($VW, n, elemsBlock, elemsWarp, $OP, $INIT))$S)",
+     "$S(fun(n.$T)(xs => xs |> reduceGridW(fun(c => c |> asVector($VW)), n, g, elemsBlock, elemsWarp, $OP, $INIT))$S)", 0,
+     "elemsBlock", 0},
+    {"one", "elemsBlock, elemsWarp",
+     "$S(fun(n.$T)(xs => xs |> reduceOneBlockW(fun(c => c |> asVector($VW)), n, elemsBlock, elemsWarp, $OP, $INIT))$S)",
      -1, NULL, 0},
+    {"gridu", "g, elemsBlock, elemsWarp",
+     "$S(fun(n.$T)(xs => xs |> reduceGridW(fun(c => c |> split(1)), n, g, elemsBlock, elemsWarp, $OP, $INIT))$S)", 0,
+     "elemsBlock", 0},
+    {"oneu", "elemsBlock, elemsWarp",
+     "$S(fun(n.$T)(xs => xs |> reduceOneBlockW(fun(c => c |> split(1)), n, elemsBlock, elemsWarp, $OP, $INIT))$S)", -1,
+     NULL, 0},
 };
 static const Template scan_tpl[] = {
     {"tile", "nt, ipt", "$S(fun(n.$T)(xs => xs |> scanDevice$EXCL(n, $OP, $INIT, nt, ipt))$S)", -1, NULL, 0},
@@ -67,16 +76,17 @@ static const Template select_tpl[] = {
  * shape of reduceGrid's tuned lines at 2^24-2^28 on an H200; patterns/compact.rise) */
 static const Template stable_tpl[] = {
     {"tile", "g, nt, ipt", "$S(fun(n.$T)(xs => xs |> partitionStableDeviceVec(n, g, $P, nt, ipt))$S)", 4096, NULL, 4},
-    {"tileu", "g, nt, ipt", "$S(fun(n.$T)(xs => xs |> partitionStableDeviceW($VW, n, g, $P, nt, ipt))$S)", 4096, NULL, 4},
+    {"tileu", "g, nt, ipt",
+     "$S(fun(n.$T)(xs => xs |> partitionStableDeviceW(fun(c => c |> split(1)), n, g, $P, nt, ipt))$S)", 4096, NULL, 4},
     {"pipe", "g, w, ipt, s",
-     "$S(fun(n.$T)(xs => xs |> countGridW($VW, n, g, 4096, 256, $P) |> toGlobal |> fun(m => "
+     "$S(fun(n.$T)(xs => xs |> countGridW(fun(c => c |> asVector($VW)), n, g, 4096, 256, $P) |> toGlobal |> fun(m => "
      "xs |> partitionStablePipe(w, ipt, s)($P)(m)))$S)",
      4096, NULL, 4},
 };
 
 /* The built-in settings, one table for every card until per-card tables are measured.
- * Keys: the family ("reduce", "scan", "filter", "partition", "partition_stable"), with
- * "64" for 8-byte types and "_unaligned" where a buffer is not 16-byte aligned (the
+ * Keys: the family ("reduce", "scan", "filter", "partition", "partition_stable"), then
+ * "64" for 8-byte types, then "_unaligned" where a buffer is not 16-byte aligned (the
  * vector loads and bulk copies need it). The 4-byte lines come from the H200 runs:
  *   reduce: patc tune of reduceSumF32 (bench/results/2026-11-22-nvidia-h200/tuning.conf);
  *   scan: patc tune --scan of inclSumF32 with the pipe
@@ -94,8 +104,12 @@ static const char builtin_table[] =
     "reduce 2621441 10485760 4 kernel=grid elemsBlock=1024 elemsWarp=128\n"
     "reduce 10485761 41943040 2 kernel=grid elemsBlock=4096 elemsWarp=256\n"
     "reduce 41943041 9223372036854775807 4 kernel=grid elemsBlock=4096 elemsWarp=256\n"
+    "reduce_unaligned 1 10240 1 kernel=oneu elemsBlock=1024 elemsWarp=128\n"
+    "reduce_unaligned 10241 9223372036854775807 4 kernel=gridu elemsBlock=2048 elemsWarp=256\n"
     "reduce64 1 10240 1 kernel=one elemsBlock=1024 elemsWarp=128\n"
     "reduce64 10241 9223372036854775807 4 kernel=grid elemsBlock=2048 elemsWarp=128\n"
+    "reduce64_unaligned 1 10240 1 kernel=oneu elemsBlock=1024 elemsWarp=128\n"
+    "reduce64_unaligned 10241 9223372036854775807 4 kernel=gridu elemsBlock=2048 elemsWarp=128\n"
     "scan 1 1536 1 kernel=tile nt=128 ipt=15\n"
     "scan 1537 6144 1 kernel=tile nt=256 ipt=9\n"
     "scan 6145 12288 1 kernel=tile nt=128 ipt=9\n"
@@ -110,21 +124,25 @@ static const char builtin_table[] =
     "scan 25165825 9223372036854775807 1 kernel=pipe w=16 ipt=12 s=9\n"
     "scan_unaligned 1 9223372036854775807 1 kernel=tile nt=128 ipt=25\n"
     "scan64 1 9223372036854775807 1 kernel=tile nt=128 ipt=25\n"
+    "scan64_unaligned 1 9223372036854775807 1 kernel=tile nt=128 ipt=25\n"
     "filter 1 600000 1 kernel=tile nt=128 ipt=16\n"
     "filter 600001 2097152 1 kernel=tile nt=512 ipt=16\n"
     "filter 2097153 9223372036854775807 1 kernel=pipe w=16 ipt=20 s=5\n"
     "filter_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
     "filter64 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
+    "filter64_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
     "partition 1 600000 1 kernel=tile nt=128 ipt=16\n"
     "partition 600001 2097152 1 kernel=tile nt=512 ipt=16\n"
     "partition 2097153 9223372036854775807 1 kernel=pipe w=16 ipt=12 s=9\n"
     "partition_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
     "partition64 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
+    "partition64_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
     "partition_stable 1 600000 1 kernel=tile nt=128 ipt=16\n"
     "partition_stable 600001 8388608 1 kernel=tile nt=256 ipt=32\n"
     "partition_stable 8388609 9223372036854775807 1 kernel=pipe w=16 ipt=12 s=9\n"
     "partition_stable_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "partition_stable64 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n";
+    "partition_stable64 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
+    "partition_stable64_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n";
 
 typedef struct Variant {
     char key[256]; /* template, -D values, evict_first, cubin or not */
@@ -149,7 +167,7 @@ struct patc_algo {
 };
 
 static const FamilyDef families[] = {
-    [FAM_REDUCE] = {"reduce.rise", reduce_tpl, 2},
+    [FAM_REDUCE] = {"reduce.rise", reduce_tpl, 4},
     [FAM_SCAN] = {"scan.rise", scan_tpl, 2},
     [FAM_SELECT] = {"compact.rise", select_tpl, 3},
 };
@@ -308,15 +326,18 @@ static const Template *find_template(const patc_algo *a, const char *name)
     return NULL;
 }
 
-/* The line for n: the user's lines for the key first, then the built-in ones. The key
- * is the family's, + "64" for 8-byte types, + "_unaligned" when a buffer is not
- * 16-byte aligned (4-byte types only: the 8-byte lines need no alignment beyond the
- * element's). */
+/* The key of a size's line: the family's, + "64" for 8-byte types, + "_unaligned"
+ * when a buffer is not 16-byte aligned. */
+static void line_key(const patc_algo *a, bool aligned, char key[64])
+{
+    snprintf(key, 64, "%s%s%s", a->key, patc_type_size(a->spec.type) == 8 ? "64" : "", aligned ? "" : "_unaligned");
+}
+
+/* The line for n: the user's lines for the key first, then the built-in ones. */
 static const patc_tuning_line *line_for(const patc_algo *a, long long n, bool aligned, bool *user)
 {
     char key[64];
-    bool wide = patc_type_size(a->spec.type) == 8;
-    snprintf(key, sizeof key, "%s%s", a->key, wide ? "64" : !aligned ? "_unaligned" : "");
+    line_key(a, aligned, key);
     const patc_tuning_line *l = rt_tuning_find(a->user, a->nuser, key, n);
     *user = l != NULL;
     return l ? l : rt_tuning_find(a->builtin, a->nbuiltin, key, n);
@@ -399,11 +420,9 @@ static patc_status check_templates(patc_algo *a)
     for (int i = 0; i < a->def->ntpl; i++) {
         const char *tn = a->def->tpl[i].name;
         const patc_tuning_line *l = NULL;
-        char key[64];
-        const char *suffix[] = {"", "64", "_unaligned"};
-        for (int k = 0; k < 3 && !l; k++) {
-            snprintf(key, sizeof key, "%s%s", a->key, suffix[k]);
-            if ((k == 1) != (patc_type_size(a->spec.type) == 8)) continue;
+        for (int k = 0; k < 2 && !l; k++) {
+            char key[64];
+            line_key(a, k == 0, key);
             for (int j = 0; j < a->nbuiltin && !l; j++)
                 if (strcmp(a->builtin[j].kernel, key) == 0 && strcmp(a->builtin[j].use, tn) == 0) l = &a->builtin[j];
         }

@@ -303,6 +303,55 @@ START_TEST(built_in_and_user_tuning_lines)
 }
 END_TEST
 
+/* The element-wise kernels that unaligned buffers get (reduce's gridu and oneu, the
+ * stable partition's tileu), forced through a tuning file, on the interpreter. */
+START_TEST(element_wise_kernels_match_a_loop)
+{
+    char path[] = "/tmp/patc-algo-elem-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *text = "reduce 1 2000 1 kernel=oneu elemsBlock=1024 elemsWarp=128\n"
+                       "reduce 2001 100000 3 kernel=gridu elemsBlock=2048 elemsWarp=256\n"
+                       "reduce64 1 100000 2 kernel=gridu elemsBlock=1024 elemsWarp=128\n"
+                       "partition_stable 1 100000 1 kernel=tileu nt=128 ipt=16\n";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+    close(fd);
+    for (int ti = 0; ti < 2; ti++) {
+        patc_type t = ti ? PATC_I64 : PATC_F32;
+        patc_algo_spec r = {.algorithm = PATC_ALGO_REDUCE, .type = t, .op = PATC_OP_SUM, .tuning_file = path};
+        patc_algo *a;
+        ck_assert_msg(patc_algo_create(ctx, &r, &a) == PATC_OK, "%s", patc_last_error(ctx));
+        long long ns[] = {1, 33, 1000, 4097, 70001};
+        for (int i = 0; i < 5; i++) {
+            void *in = fill(t, ns[i], 7u + (unsigned)i);
+            unsigned char out[8];
+            ck_assert_msg(patc_algo_run_cpu(a, in, out, NULL, ns[i], NULL) == PATC_OK, "%s", patc_last_error(ctx));
+            double want = 0;
+            for (long long j = 0; j < ns[i]; j++) want += get(t, in, j);
+            ck_assert_msg(get(t, out, 0) == want, "%s n %lld: %g, want %g", patc_type_name(t), ns[i], get(t, out, 0), want);
+            free(in);
+        }
+    }
+    patc_algo_spec p = {.algorithm = PATC_ALGO_PARTITION_STABLE, .type = PATC_F32, .lambda = "fun(x => x > 0.0f)",
+                        .tuning_file = path};
+    patc_algo *a;
+    ck_assert_msg(patc_algo_create(ctx, &p, &a) == PATC_OK, "%s", patc_last_error(ctx));
+    long long n = 5001;
+    float *in = fill(PATC_F32, n, 3), *out = malloc((size_t)n * 4);
+    uint32_t m;
+    ck_assert_int_eq(patc_algo_run_cpu(a, in, out, &m, n, NULL), PATC_OK);
+    long long k = 0;
+    for (long long i = 0; i < n; i++)
+        if (in[i] > 0) ck_assert(out[k++] == in[i]);
+    ck_assert_int_eq(m, k);
+    for (long long i = 0; i < n; i++)
+        if (!(in[i] > 0)) ck_assert(out[k++] == in[i]);
+    free(in);
+    free(out);
+    unlink(path);
+}
+END_TEST
+
 /* Calls refused before anything runs: no context device here, so the checks that come
  * before the device's (sizes, alignment, counts, scalars) are what answers. */
 START_TEST(bad_calls_refused)
@@ -337,6 +386,7 @@ int main(void)
     tcase_add_test(tc, bad_lambda_fails_at_creation);
     tcase_add_test(tc, bad_specs_refused);
     tcase_add_test(tc, built_in_and_user_tuning_lines);
+    tcase_add_test(tc, element_wise_kernels_match_a_loop);
     tcase_add_test(tc, bad_calls_refused);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
