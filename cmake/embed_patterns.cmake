@@ -1,5 +1,6 @@
 # embed_patterns.cmake: cmake -DDIR=<patterns dir> -DOUT=<file.c> -P embed_patterns.cmake
-# Writes OUT, a C source for libpatrt holding the text of every DIR/*.rise as a byte
+# Writes OUT, a C source for libpatrt holding the text of every DIR/*.rise (and *.tune:
+# algorithms.tune, the ready-made algorithms' kernels and tables) as a byte
 # array (NUL-terminated) and the table rt_builtin_patterns of {name, text, length}
 # (runtime/rt_patterns.c says why). Bytes rather than a string literal: no escaping to
 # get wrong, and no limit on a literal's length. Run at build time (runtime/
@@ -7,7 +8,7 @@
 if(NOT DIR OR NOT OUT)
   message(FATAL_ERROR "embed_patterns.cmake: give -DDIR=... and -DOUT=...")
 endif()
-file(GLOB files RELATIVE ${DIR} ${DIR}/*.rise)
+file(GLOB files RELATIVE ${DIR} ${DIR}/*.rise ${DIR}/*.tune)
 list(SORT files)
 set(body "/* Generated from patterns/ by cmake/embed_patterns.cmake: do not edit. */\n")
 string(APPEND body "#include \"rt_internal.h\"\n\n")

@@ -1,15 +1,15 @@
 /* rt_algo.c: the ready-made device algorithms (patc_algo_*, patc_reduce, patc_*_scan).
  *
- * An algorithm is a family (reduce, scan, filter, partition, stable partition) applied
- * to an element type and an operator or predicate. Its program is generated here from
- * the family's kernel templates: each template is one kernel of the patterns
- * (patterns/reduce.rise, scan.rise, compact.rise, and the pipe primitives) with the
- * element type, the operator or predicate and the call's scalars filled in, and its
- * shape nats left for -D. Which template and which -D values run at a size n is a
- * tuning line (docs/tuning.md's format): the user's file first, then the built-in
- * table below, whose lines are keyed by the family (and by its form for 8-byte types or
- * unaligned buffers). Each (template, -D values) is compiled once per algorithm, on the
- * first call that needs it.
+ * An algorithm (reduce, scan, filter, partition, stable partition: its key) is applied
+ * to an element type and an operator or predicate. What it runs is declared beside the
+ * patterns, in patterns/algorithms.tune (built into libpatrt with them): its kernel
+ * templates (each one kernel of the patterns with the element type, the operator or
+ * predicate and the call's scalars to fill in, and its shape nats left for -D), the
+ * shapes the tuner tries, and tables of settings per device. This file knows the
+ * placeholders of the templates and nothing of the patterns' parameters. Which kernel
+ * and which -D values run at a size n is a tuning line (docs/tuning.md's format): the
+ * user's file first, then the device's table. Each (kernel, -D values) is compiled
+ * once per algorithm, on the first call that needs it.
  */
 #include "patc.h"
 #include "rt_internal.h"
@@ -22,127 +22,19 @@
 
 enum { MAX_VARIANTS = 16, NUM_TYPES = PATC_U64 + 1, NUM_OPS = PATC_OP_MAX + 1 };
 
-typedef enum { FAM_REDUCE, FAM_SCAN, FAM_SELECT } Family;
-
-/* A kernel template: `text` is the kernel's body after `nFun((n, <nats>) =>`, with
- *   $T the element type, $OP the operator, $INIT its neutral element, $P the predicate,
- *   $VW the elements of a 16-byte vector (4 or 2), $EXCL "Excl" for an exclusive scan ("" otherwise), $SEL the select form's name
- *   (filter, partition, partitionStable), $S( the scalars' lambdas ("fun(f32)(t => "
- *   each) and $S) their closing parentheses;
- * `g_elems`: the kernel has a grid nat g, the blocks of a grid-stride pass, and each
- * block reads g_elems elements a trip (0: the line's -D value named g_def). */
+/* A kernel template (a `kernel` line of algorithms.tune): the kernel KEY_NAME of the
+ * program, importing `import`, with the shape nats `nats` after n (comma-separated) and
+ * the body `text`, whose placeholders fill() fills; g_elems: -1 for no grid nat g, 0
+ * when g's blocks read the line's -D value of g_def in elements a trip, else that many
+ * (with g_bps blocks per SM; 0: the line's BLOCKS_PER_SM). */
 typedef struct Template {
-    const char *name;
-    const char *nats;
-    const char *text;
+    char name[32], import[64], nats[128], g_def[64];
+    char *text;
     long long g_elems;
-    const char *g_def;
-    int g_bps; /* blocks per SM of the grid when the line's BLOCKS_PER_SM is not used */
+    int g_bps;
 } Template;
 
-typedef struct FamilyDef {
-    const char *import;
-    const Template *tpl;
-    int ntpl;
-} FamilyDef;
-
-/* grid, one: 16-byte vector loads (an aligned input); gridu, oneu: element loads */
-static const Template reduce_tpl[] = {
-    {"grid", "g, elemsBlock, elemsWarp",
-     "$S(fun(n.$T)(xs => xs |> reduceGridW(fun(c => c |> asVector($VW)), n, g, elemsBlock, elemsWarp, $OP, $INIT))$S)", 0,
-     "elemsBlock", 0},
-    {"one", "elemsBlock, elemsWarp",
-     "$S(fun(n.$T)(xs => xs |> reduceOneBlockW(fun(c => c |> asVector($VW)), n, elemsBlock, elemsWarp, $OP, $INIT))$S)",
-     -1, NULL, 0},
-    {"gridu", "g, elemsBlock, elemsWarp",
-     "$S(fun(n.$T)(xs => xs |> reduceGridW(fun(c => c |> split(1)), n, g, elemsBlock, elemsWarp, $OP, $INIT))$S)", 0,
-     "elemsBlock", 0},
-    {"oneu", "elemsBlock, elemsWarp",
-     "$S(fun(n.$T)(xs => xs |> reduceOneBlockW(fun(c => c |> split(1)), n, elemsBlock, elemsWarp, $OP, $INIT))$S)", -1,
-     NULL, 0},
-};
-static const Template scan_tpl[] = {
-    {"tile", "nt, ipt", "$S(fun(n.$T)(xs => xs |> scanDevice$EXCL(n, $OP, $INIT, nt, ipt))$S)", -1, NULL, 0},
-    {"pipe", "w, ipt, s", "$S(fun(n.$T)(xs => xs |> scanPipe$EXCL(w, ipt, s)($OP)($INIT))$S)", -1, NULL, 0},
-};
-/* filter and partition: the Vec tile loads 16-byte vectors (an aligned input), tileu
- * loads element by element */
-static const Template select_tpl[] = {
-    {"tile", "nt, ipt", "$S(fun(n.$T)(xs => xs |> $SELDeviceVec(n, $P, nt, ipt))$S)", -1, NULL, 0},
-    {"tileu", "nt, ipt", "$S(fun(n.$T)(xs => xs |> $SELDevice(n, $P, nt, ipt))$S)", -1, NULL, 0},
-    {"pipe", "w, ipt, s", "$S(fun(n.$T)(xs => xs |> $SELPipe(w, ipt, s)($P))$S)", -1, NULL, 0},
-};
-/* the stable partition counts first (countGrid: 4096 elements a block a trip, the
- * shape of reduceGrid's tuned lines at 2^24-2^28 on an H200; patterns/compact.rise) */
-static const Template stable_tpl[] = {
-    {"tile", "g, nt, ipt", "$S(fun(n.$T)(xs => xs |> partitionStableDeviceVec(n, g, $P, nt, ipt))$S)", 4096, NULL, 4},
-    {"tileu", "g, nt, ipt",
-     "$S(fun(n.$T)(xs => xs |> partitionStableDeviceW(fun(c => c |> split(1)), n, g, $P, nt, ipt))$S)", 4096, NULL, 4},
-    {"pipe", "g, w, ipt, s",
-     "$S(fun(n.$T)(xs => xs |> countGridW(fun(c => c |> asVector($VW)), n, g, 4096, 256, $P) |> toGlobal |> fun(m => "
-     "xs |> partitionStablePipe(w, ipt, s)($P)(m)))$S)",
-     4096, NULL, 4},
-};
-
-/* The built-in settings, one table for every card until per-card tables are measured.
- * Keys: the family ("reduce", "scan", "filter", "partition", "partition_stable"), then
- * "64" for 8-byte types, then "_unaligned" where a buffer is not 16-byte aligned (the
- * vector loads and bulk copies need it). The 4-byte lines come from the H200 runs:
- *   reduce: patc tune of reduceSumF32 (bench/results/2026-11-22-nvidia-h200/tuning.conf);
- *   scan: patc tune --scan of inclSumF32 with the pipe
- *         (bench/results/2026-11-23-nvidia-h200-scan-pipe/scan_tuning.conf), without its
- *         min_blocks and evict_first choices;
- *   filter, partition, partition_stable: bench/select_tuning.conf (a hand choice from
- *         sweeps, with the pipe kernels from 2^21 and 2^23).
- * The 8-byte and unaligned lines are middle-of-the-road shapes, not measured for speed. */
-static const char builtin_table[] =
-    "reduce 1 10240 1 kernel=one elemsBlock=1024 elemsWarp=128\n"
-    "reduce 10241 40960 1 kernel=one elemsBlock=2048 elemsWarp=128\n"
-    "reduce 40961 163840 1 kernel=grid elemsBlock=1024 elemsWarp=256\n"
-    "reduce 163841 655360 2 kernel=grid elemsBlock=1024 elemsWarp=128\n"
-    "reduce 655361 2621440 2 kernel=grid elemsBlock=4096 elemsWarp=256\n"
-    "reduce 2621441 10485760 4 kernel=grid elemsBlock=1024 elemsWarp=128\n"
-    "reduce 10485761 41943040 2 kernel=grid elemsBlock=4096 elemsWarp=256\n"
-    "reduce 41943041 9223372036854775807 4 kernel=grid elemsBlock=4096 elemsWarp=256\n"
-    "reduce_unaligned 1 10240 1 kernel=oneu elemsBlock=1024 elemsWarp=128\n"
-    "reduce_unaligned 10241 9223372036854775807 4 kernel=gridu elemsBlock=2048 elemsWarp=256\n"
-    "reduce64 1 10240 1 kernel=one elemsBlock=1024 elemsWarp=128\n"
-    "reduce64 10241 9223372036854775807 4 kernel=grid elemsBlock=2048 elemsWarp=128\n"
-    "reduce64_unaligned 1 10240 1 kernel=oneu elemsBlock=1024 elemsWarp=128\n"
-    "reduce64_unaligned 10241 9223372036854775807 4 kernel=gridu elemsBlock=2048 elemsWarp=128\n"
-    "scan 1 1536 1 kernel=tile nt=128 ipt=15\n"
-    "scan 1537 6144 1 kernel=tile nt=256 ipt=9\n"
-    "scan 6145 12288 1 kernel=tile nt=128 ipt=9\n"
-    "scan 12289 98304 1 kernel=tile nt=256 ipt=5\n"
-    "scan 98305 196608 1 kernel=tile nt=256 ipt=9\n"
-    "scan 196609 393216 1 kernel=tile nt=256 ipt=15\n"
-    "scan 393217 786432 1 kernel=tile nt=256 ipt=25\n"
-    "scan 786433 1572864 1 kernel=pipe w=24 ipt=12 s=5\n"
-    "scan 1572865 3145728 1 kernel=pipe w=16 ipt=20 s=5\n"
-    "scan 3145729 6291456 1 kernel=pipe w=24 ipt=12 s=5\n"
-    "scan 6291457 25165824 1 kernel=pipe w=16 ipt=20 s=5\n"
-    "scan 25165825 9223372036854775807 1 kernel=pipe w=16 ipt=12 s=9\n"
-    "scan_unaligned 1 9223372036854775807 1 kernel=tile nt=128 ipt=25\n"
-    "scan64 1 9223372036854775807 1 kernel=tile nt=128 ipt=25\n"
-    "scan64_unaligned 1 9223372036854775807 1 kernel=tile nt=128 ipt=25\n"
-    "filter 1 600000 1 kernel=tile nt=128 ipt=16\n"
-    "filter 600001 2097152 1 kernel=tile nt=512 ipt=16\n"
-    "filter 2097153 9223372036854775807 1 kernel=pipe w=16 ipt=20 s=5\n"
-    "filter_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "filter64 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "filter64_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "partition 1 600000 1 kernel=tile nt=128 ipt=16\n"
-    "partition 600001 2097152 1 kernel=tile nt=512 ipt=16\n"
-    "partition 2097153 9223372036854775807 1 kernel=pipe w=16 ipt=12 s=9\n"
-    "partition_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "partition64 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "partition64_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "partition_stable 1 600000 1 kernel=tile nt=128 ipt=16\n"
-    "partition_stable 600001 8388608 1 kernel=tile nt=256 ipt=32\n"
-    "partition_stable 8388609 9223372036854775807 1 kernel=pipe w=16 ipt=12 s=9\n"
-    "partition_stable_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "partition_stable64 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n"
-    "partition_stable64_unaligned 1 9223372036854775807 1 kernel=tileu nt=128 ipt=16\n";
+enum { MAX_TEMPLATES = 8 };
 
 typedef struct Variant {
     char key[256]; /* template, -D values, evict_first, cubin or not */
@@ -155,9 +47,10 @@ typedef struct Variant {
 struct patc_algo {
     patc_ctx *ctx;
     patc_algo_spec spec;
-    Family fam;
-    const FamilyDef *def;
     char key[40];          /* the tuning key without its suffix: "scan", "filter", ... */
+    Template tpl[MAX_TEMPLATES]; /* the key's kernels, in algorithms.tune's order */
+    int ntpl;
+    char table[32];        /* the name of the device's table */
     char *source;          /* the generated program */
     patc_tuning_line *user, *builtin;
     int nuser, nbuiltin;
@@ -165,13 +58,6 @@ struct patc_algo {
     int nvar;
     patc_algo *prev, *next; /* the context's list (patc_destroy frees what is left) */
 };
-
-static const FamilyDef families[] = {
-    [FAM_REDUCE] = {"reduce.rise", reduce_tpl, 4},
-    [FAM_SCAN] = {"scan.rise", scan_tpl, 2},
-    [FAM_SELECT] = {"compact.rise", select_tpl, 3},
-};
-static const FamilyDef stable_family = {"compact.rise", stable_tpl, 3};
 
 static const char *const type_names[NUM_TYPES] = {"f32", "f64", "i32", "u32", "i64", "u64"};
 
@@ -207,7 +93,7 @@ static const char *op_text(const patc_algo_spec *s)
 }
 
 /* Append the template text with its placeholders filled (see Template). */
-static void fill(StrBuf *b, const char *t, const patc_algo_spec *s, const char *sel)
+static void fill(StrBuf *b, const char *t, const patc_algo_spec *s)
 {
     while (*t) {
         if (*t != '$') {
@@ -232,9 +118,6 @@ static void fill(StrBuf *b, const char *t, const patc_algo_spec *s, const char *
         } else if (strncmp(t, "$EXCL", 5) == 0) {
             if (s->algorithm == PATC_ALGO_EXCLUSIVE_SCAN) sb_puts(b, "Excl");
             t += 5;
-        } else if (strncmp(t, "$SEL", 4) == 0) {
-            sb_puts(b, sel);
-            t += 4;
         } else if (strncmp(t, "$S(", 3) == 0) {
             for (int i = 0; i < s->nscalars; i++)
                 sb_printf(b, "fun(%s)(%s => ", type_names[s->scalar_types[i]], s->scalar_names[i]);
@@ -300,20 +183,20 @@ static patc_status check_spec(patc_ctx *c, const patc_algo_spec *s)
     return PATC_OK;
 }
 
-static const char *sel_name(patc_algorithm a)
-{
-    return a == PATC_ALGO_FILTER ? "filter" : a == PATC_ALGO_PARTITION ? "partition" : "partitionStable";
-}
-
-/* The program: the family's import and one kernel per template. */
+/* The program: each kernel of the key, after the imports its kernels name. */
 static char *make_source(const patc_algo *a)
 {
     StrBuf b = {0};
-    sb_printf(&b, "-- generated by libpatrt for patc_algo_create\nimport \"%s\"\n", a->def->import);
-    for (int i = 0; i < a->def->ntpl; i++) {
-        const Template *t = &a->def->tpl[i];
+    sb_puts(&b, "-- generated by libpatrt for patc_algo_create\n");
+    for (int i = 0; i < a->ntpl; i++) {
+        bool seen = false;
+        for (int j = 0; j < i; j++) seen = seen || strcmp(a->tpl[j].import, a->tpl[i].import) == 0;
+        if (!seen) sb_printf(&b, "import \"%s\"\n", a->tpl[i].import);
+    }
+    for (int i = 0; i < a->ntpl; i++) {
+        const Template *t = &a->tpl[i];
         sb_printf(&b, "kernel %s_%s = nFun((n, %s) =>\n  ", a->key, t->name, t->nats);
-        fill(&b, t->text, &a->spec, sel_name(a->spec.algorithm));
+        fill(&b, t->text, &a->spec);
         sb_puts(&b, ")\n");
     }
     return b.s ? sb_take(&b) : NULL;
@@ -321,9 +204,125 @@ static char *make_source(const patc_algo *a)
 
 static const Template *find_template(const patc_algo *a, const char *name)
 {
-    for (int i = 0; i < a->def->ntpl; i++)
-        if (strcmp(a->def->tpl[i].name, name) == 0) return &a->def->tpl[i];
+    for (int i = 0; i < a->ntpl; i++)
+        if (strcmp(a->tpl[i].name, name) == 0) return &a->tpl[i];
     return NULL;
+}
+
+/* ---------------------------------------------------------------- algorithms.tune */
+
+static const char *algorithms_text(void)
+{
+    for (int i = 0; i < rt_nbuiltin_patterns; i++)
+        if (strcmp(rt_builtin_patterns[i].name, "algorithms.tune") == 0) return rt_builtin_patterns[i].text;
+    return NULL;
+}
+
+/* A `table` line's conditions hold for the context's device: each word is sm_XY (its
+ * compute capability, 10*major+minor = XY) or memory>=G (at least G GiB); none: any. */
+static bool table_matches(patc_ctx *c, char *conds, bool *bad)
+{
+    char *save = NULL;
+    for (char *w = strtok_r(conds, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        long v;
+        char *end;
+        if (strncmp(w, "sm_", 3) == 0) {
+            v = strtol(w + 3, &end, 10);
+            if (*end || end == w + 3) return *bad = true, false;
+            if (v != c->arch) return false;
+        } else if (strncmp(w, "memory>=", 8) == 0) {
+            v = strtol(w + 8, &end, 10);
+            if (*end || end == w + 8) return *bad = true, false;
+            if (rt_ctx_total_mem(c) < ((size_t)v << 30)) return false;
+        } else {
+            return *bad = true, false;
+        }
+    }
+    return true;
+}
+
+/* kernel KEY NAME IMPORT NATS GRID TEXT: the template, if KEY is the algorithm's */
+static bool parse_kernel(patc_algo *a, char *line, bool *bad)
+{
+    char key[40], name[32], import[64], nats[128], grid[64];
+    int used = 0;
+    if (sscanf(line, "kernel %39s %31s %63s %127s %63s %n", key, name, import, nats, grid, &used) != 5 || !used)
+        return *bad = true, false;
+    if (strcmp(key, a->key) != 0) return false;
+    if (a->ntpl == MAX_TEMPLATES) return *bad = true, false;
+    Template *t = &a->tpl[a->ntpl];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->import, sizeof t->import, "%s", import);
+    for (char *p = nats; *p; p++)
+        if (*p == ',') *p = ' '; /* "g,nt,ipt" -> nFun((n, g, nt, ipt) => */
+    StrBuf nb = {0};
+    for (char *p = nats; *p; p++) sb_puts(&nb, *p == ' ' ? ", " : (char[2]){*p, 0});
+    snprintf(t->nats, sizeof t->nats, "%s", nb.s ? nb.s : "");
+    sb_free(&nb);
+    t->g_elems = -1;
+    if (strcmp(grid, "-") != 0) {
+        char *end;
+        if (strncmp(grid, "g:", 2) != 0) return *bad = true, false;
+        long long cnt = strtoll(grid + 2, &end, 10);
+        if (end == grid + 2) {
+            t->g_elems = 0;
+            snprintf(t->g_def, sizeof t->g_def, "%s", grid + 2);
+        } else if (*end == ':' && cnt > 0) {
+            t->g_elems = cnt;
+            t->g_bps = (int)strtol(end + 1, &end, 10);
+            if (*end || t->g_bps < 1) return *bad = true, false;
+        } else {
+            return *bad = true, false;
+        }
+    }
+    t->text = rt_strdup(line + used);
+    if (!t->text) return *bad = true, false;
+    a->ntpl++;
+    return true;
+}
+
+/* Read algorithms.tune for the algorithm: its key's kernels into a->tpl, and the lines
+ * of the first table whose conditions the device meets into *table (malloc'ed). */
+static patc_status read_declarations(patc_algo *a, char **table)
+{
+    patc_ctx *c = a->ctx;
+    const char *text = algorithms_text();
+    *table = NULL;
+    if (!text) return rt_fail(c, PATC_ERR_INVALID, "libpatrt was built without patterns/algorithms.tune");
+    char *copy = rt_strdup(text);
+    if (!copy) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    StrBuf tb = {0};
+    int state = 0; /* 0: before the device's table, 1: in it, 2: after it */
+    int lineno = 0;
+    bool bad = false;
+    char *save = NULL;
+    for (char *line = strtok_r(copy, "\n", &save); line && !bad; line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        if (strncmp(line, "kernel ", 7) == 0) {
+            parse_kernel(a, line, &bad);
+        } else if (strncmp(line, "table ", 6) == 0) {
+            char name[32];
+            int used = 0;
+            if (sscanf(line, "table %31s %n", name, &used) != 1) bad = true;
+            else if (state == 0 && table_matches(c, line + used, &bad)) {
+                state = 1;
+                snprintf(a->table, sizeof a->table, "%s", name);
+            } else if (state == 1) {
+                state = 2;
+            }
+        } else if (state == 1) {
+            sb_printf(&tb, "%s\n", line);
+        }
+    }
+    free(copy);
+    if (bad || a->ntpl == 0 || !tb.s) {
+        sb_free(&tb);
+        return rt_fail(c, PATC_ERR_INVALID, "the built-in algorithms.tune is malformed (near line %d, or no %s for %s)",
+                       lineno, a->ntpl ? "table" : "kernel", a->key);
+    }
+    *table = sb_take(&tb);
+    return PATC_OK;
 }
 
 /* The key of a size's line: the family's, + "64" for 8-byte types, + "_unaligned"
@@ -350,7 +349,7 @@ static void variant_free(Variant *v) { patc_program_free(v->prog); }
 static patc_status variant_for(patc_algo *a, const patc_tuning_line *l, bool cubin, Variant **out)
 {
     patc_ctx *c = a->ctx;
-    const char *tname = l->use[0] ? l->use : a->def->tpl[0].name;
+    const char *tname = l->use[0] ? l->use : a->tpl[0].name;
     const Template *t = find_template(a, tname);
     if (!t) return rt_fail(c, PATC_ERR_INVALID, "tuning line for %s: kernel=%s is not one of this algorithm's kernels", l->kernel, tname);
     char key[256];
@@ -417,8 +416,8 @@ static void nats_for(const patc_algo *a, const Variant *v, const patc_tuning_lin
  * such line's -D values: a lambda that does not type-check fails at creation. */
 static patc_status check_templates(patc_algo *a)
 {
-    for (int i = 0; i < a->def->ntpl; i++) {
-        const char *tn = a->def->tpl[i].name;
+    for (int i = 0; i < a->ntpl; i++) {
+        const char *tn = a->tpl[i].name;
         const patc_tuning_line *l = NULL;
         for (int k = 0; k < 2 && !l; k++) {
             char key[64];
@@ -445,26 +444,27 @@ patc_status patc_algo_create(patc_ctx *ctx, const patc_algo_spec *spec, patc_alg
     if (!a) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     a->ctx = ctx;
     a->spec = *spec;
+    const char *key = NULL;
     switch (spec->algorithm) {
-    case PATC_ALGO_REDUCE: a->fam = FAM_REDUCE; break;
-    case PATC_ALGO_INCLUSIVE_SCAN: case PATC_ALGO_EXCLUSIVE_SCAN: a->fam = FAM_SCAN; break;
-    case PATC_ALGO_FILTER: case PATC_ALGO_PARTITION: case PATC_ALGO_PARTITION_STABLE: a->fam = FAM_SELECT; break;
+    case PATC_ALGO_REDUCE: key = "reduce"; break;
+    case PATC_ALGO_INCLUSIVE_SCAN: case PATC_ALGO_EXCLUSIVE_SCAN: key = "scan"; break;
+    case PATC_ALGO_FILTER: key = "filter"; break;
+    case PATC_ALGO_PARTITION: key = "partition"; break;
+    case PATC_ALGO_PARTITION_STABLE: key = "partition_stable"; break;
     }
-    a->def = spec->algorithm == PATC_ALGO_PARTITION_STABLE ? &stable_family : &families[a->fam];
-    snprintf(a->key, sizeof a->key, "%s",
-             a->fam == FAM_REDUCE ? "reduce" : a->fam == FAM_SCAN ? "scan"
-             : spec->algorithm == PATC_ALGO_FILTER ? "filter" : spec->algorithm == PATC_ALGO_PARTITION ? "partition"
-             : "partition_stable");
+    snprintf(a->key, sizeof a->key, "%s", key);
     a->next = ctx->algos;
     if (ctx->algos) ctx->algos->prev = a;
     ctx->algos = a;
-    a->source = make_source(a);
+    char *table = NULL;
+    s = read_declarations(a, &table);
+    if (s == PATC_OK && !(a->source = make_source(a))) s = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     /* the spec's strings are the caller's: the source holds all the program needs */
     a->spec.lambda = a->spec.init = a->spec.tuning_file = NULL;
     for (int i = 0; i < spec->nscalars; i++) a->spec.scalar_names[i] = NULL;
     const char *tf = spec->tuning_file ? spec->tuning_file : getenv("PATC_TUNING");
-    if (!a->source) s = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
-    if (s == PATC_OK) s = rt_tuning_parse(ctx, "<built-in tuning>", builtin_table, &a->builtin, &a->nbuiltin);
+    if (s == PATC_OK) s = rt_tuning_parse(ctx, "<built-in algorithms.tune>", table, &a->builtin, &a->nbuiltin);
+    free(table);
     if (s == PATC_OK && tf && *tf) s = rt_tuning_load(ctx, tf, &a->user, &a->nuser);
     if (s == PATC_OK) s = check_templates(a);
     if (s != PATC_OK) {
@@ -484,6 +484,7 @@ void patc_algo_free(patc_algo *a)
     if (a->next) a->next->prev = a->prev;
     for (int i = 0; i < RT_ALGO_SLOTS; i++)
         if (a->ctx->algo_slot[i] == a) a->ctx->algo_slot[i] = NULL;
+    for (int i = 0; i < a->ntpl; i++) free(a->tpl[i].text);
     free(a->source);
     free(a->user);
     free(a->builtin);
@@ -587,11 +588,12 @@ patc_status patc_algo_describe(patc_algo *a, long long n, char *buf, size_t len)
     bool user;
     const patc_tuning_line *l = line_for(a, n, true, &user);
     if (!l) return rt_fail(a->ctx, PATC_ERR_INVALID, "patc_algo: no tuning line for %s at n = %lld", a->key, n);
-    int w = snprintf(buf, len, "%s.%s", l->kernel, l->use[0] ? l->use : a->def->tpl[0].name);
+    int w = snprintf(buf, len, "%s.%s", l->kernel, l->use[0] ? l->use : a->tpl[0].name);
     for (int i = 0; i < l->ndefs && w >= 0 && (size_t)w < len; i++)
         w += snprintf(buf + w, len - (size_t)w, " %s=%lld", l->names[i], l->values[i]);
-    if (w >= 0 && (size_t)w < len) snprintf(buf + w, len - (size_t)w, "%s (%s)", l->evict_first ? " evict_first" : "",
-                                            user ? "tuning file" : "built-in");
+    if (w >= 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, "%s (%s%s)", l->evict_first ? " evict_first" : "",
+                 user ? "tuning file" : "built-in ", user ? "" : a->table);
     return PATC_OK;
 }
 

@@ -76,6 +76,13 @@ int rt_ctx_sm_count(patc_ctx *c)
     return n;
 }
 
+size_t rt_ctx_total_mem(patc_ctx *c)
+{
+    size_t b = 0;
+    if (!c->drv || rt_driver_bind(c->drv) != 0 || rt_driver_total_mem(c->drv, &b) != 0) return 0;
+    return b;
+}
+
 const char *patc_last_error(const patc_ctx *c)
 {
     return c && c->err.s ? c->err.s : "";

@@ -18,6 +18,7 @@
     X(DeviceGetCount, "cuDeviceGetCount", (int *))                                          \
     X(DeviceGet, "cuDeviceGet", (CUdevice *, int))                                          \
     X(DeviceGetAttribute, "cuDeviceGetAttribute", (int *, CUdevice_attribute, CUdevice))    \
+    X(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *, CUdevice))                          \
     X(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))                \
     X(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))                        \
     X(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                        \
@@ -177,6 +178,7 @@ int rt_driver_sm_count(RtDriver *d, int *n)
 {
     return d->DeviceGetAttribute(n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->dev);
 }
+int rt_driver_total_mem(RtDriver *d, size_t *bytes) { return d->DeviceTotalMem(bytes, d->dev); }
 int rt_driver_smem_optin(RtDriver *d, int *n)
 {
     return d->DeviceGetAttribute(n, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d->dev);

@@ -283,6 +283,8 @@ int rt_time_plans(patc_ctx *c, RtPlan *const *plans, int count, int warmup, int 
                   float *all_ms);
 /* The context's device's SM count (0 without a device). */
 int rt_ctx_sm_count(patc_ctx *c);
+/* The device's memory in bytes (0 without a device). */
+size_t rt_ctx_total_mem(patc_ctx *c);
 
 /* rt_tune.c: tuning texts (docs/tuning.md's format). The lines of `text` (`name` in
  * messages) or of the file `file` (NULL: none), malloc'ed into *out; a malformed line
@@ -305,6 +307,7 @@ const char *rt_driver_error_name(RtDriver *d, int err);
 int rt_driver_mem_alloc(RtDriver *d, RtDevPtr *p, size_t bytes);
 int rt_driver_mem_free(RtDriver *d, RtDevPtr p);
 int rt_driver_memset0(RtDriver *d, RtDevPtr p, size_t bytes);
+int rt_driver_total_mem(RtDriver *d, size_t *bytes);
 /* the same, ordered on `stream` (a CUstream; NULL the default stream) */
 int rt_driver_memset0_async(RtDriver *d, RtDevPtr p, size_t bytes, void *stream);
 int rt_driver_sm_count(RtDriver *d, int *n);

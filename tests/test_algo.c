@@ -268,12 +268,12 @@ START_TEST(built_in_and_user_tuning_lines)
     patc_algo *a = make(PATC_ALGO_INCLUSIVE_SCAN, PATC_F32, PATC_OP_SUM);
     char d[200];
     ck_assert_int_eq(patc_algo_describe(a, 1000, d, sizeof d), PATC_OK);
-    ck_assert_str_eq(d, "scan.tile nt=128 ipt=15 (built-in)");
+    ck_assert_str_eq(d, "scan.tile nt=128 ipt=15 (built-in h100)");
     ck_assert_int_eq(patc_algo_describe(a, 1 << 28, d, sizeof d), PATC_OK);
-    ck_assert_str_eq(d, "scan.pipe w=16 ipt=12 s=9 (built-in)");
+    ck_assert_str_eq(d, "scan.pipe w=16 ipt=12 s=9 (built-in h100)");
     patc_algo *r = make(PATC_ALGO_REDUCE, PATC_F64, PATC_OP_SUM);
     ck_assert_int_eq(patc_algo_describe(r, 1 << 20, d, sizeof d), PATC_OK);
-    ck_assert_str_eq(d, "reduce64.grid elemsBlock=2048 elemsWarp=128 (built-in)");
+    ck_assert_str_eq(d, "reduce64.grid elemsBlock=2048 elemsWarp=128 (built-in h100)");
     char path[] = "/tmp/patc-algo-tune-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
@@ -286,7 +286,7 @@ START_TEST(built_in_and_user_tuning_lines)
     ck_assert_int_eq(patc_algo_describe(u, 1000, d, sizeof d), PATC_OK);
     ck_assert_str_eq(d, "scan.tile nt=256 ipt=5 (tuning file)");
     ck_assert_int_eq(patc_algo_describe(u, 6000, d, sizeof d), PATC_OK);
-    ck_assert_str_eq(d, "scan.tile nt=256 ipt=9 (built-in)"); /* the built-in line for 1537..6144 */
+    ck_assert_str_eq(d, "scan.tile nt=256 ipt=9 (built-in h100)"); /* the built-in line for 1537..6144 */
     float in[1000], out[1000];
     for (int i = 0; i < 1000; i++) in[i] = 1;
     ck_assert_int_eq(patc_algo_run_cpu(u, in, out, NULL, 1000, NULL), PATC_OK);
@@ -300,6 +300,27 @@ START_TEST(built_in_and_user_tuning_lines)
     ck_assert_int_eq(patc_algo_run_cpu(u, in, out, NULL, 1000, NULL), PATC_ERR_INVALID);
     ck_assert_msg(strstr(patc_last_error(ctx), "kernel=nosuch"), "%s", patc_last_error(ctx));
     unlink(path);
+}
+END_TEST
+
+/* The table follows the device: without one, sm_90 and no memory give the h100 table;
+ * another architecture gets the table of tile kernels only (no bulk copies). */
+START_TEST(table_chosen_by_the_device)
+{
+    char d[200];
+    patc_algo *a = make(PATC_ALGO_INCLUSIVE_SCAN, PATC_F32, PATC_OP_SUM);
+    ck_assert_int_eq(patc_algo_describe(a, 1 << 28, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "scan.pipe w=16 ipt=12 s=9 (built-in h100)");
+    ck_assert_int_eq(patc_set_arch(ctx, 80), PATC_OK);
+    patc_algo *o = make(PATC_ALGO_INCLUSIVE_SCAN, PATC_F32, PATC_OP_SUM);
+    ck_assert_int_eq(patc_algo_describe(o, 1 << 28, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "scan.tile nt=256 ipt=15 (built-in other)");
+    patc_algo *f = NULL;
+    patc_algo_spec fs = {.algorithm = PATC_ALGO_PARTITION_STABLE, .type = PATC_F32, .lambda = "fun(x => x > 0.0f)"};
+    ck_assert_int_eq(patc_algo_create(ctx, &fs, &f), PATC_OK);
+    ck_assert_int_eq(patc_algo_describe(f, 1 << 28, d, sizeof d), PATC_OK);
+    ck_assert_str_eq(d, "partition_stable.tile nt=256 ipt=32 (built-in other)");
+    ck_assert_ptr_nonnull(strstr(patc_algo_source(f), "kernel partition_stable_pipe = nFun((n, g, w, ipt, s) =>"));
 }
 END_TEST
 
@@ -386,6 +407,7 @@ int main(void)
     tcase_add_test(tc, bad_lambda_fails_at_creation);
     tcase_add_test(tc, bad_specs_refused);
     tcase_add_test(tc, built_in_and_user_tuning_lines);
+    tcase_add_test(tc, table_chosen_by_the_device);
     tcase_add_test(tc, element_wise_kernels_match_a_loop);
     tcase_add_test(tc, bad_calls_refused);
     suite_add_tcase(s, tc);

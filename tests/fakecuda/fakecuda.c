@@ -173,6 +173,15 @@ FAKE_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *d, int ordinal)
     return CUDA_SUCCESS;
 }
 
+/* an H100 SXM's 80 GB */
+FAKE_EXPORT CUresult CUDAAPI cuDeviceTotalMem(size_t *b, CUdevice d)
+{
+    ENTER("cuDeviceTotalMem_v2");
+    if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *b = (size_t)81559 << 20;
+    return CUDA_SUCCESS;
+}
+
 /* an sm_90 device of 132 SMs (an H100 SXM's) */
 FAKE_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice d)
 {
