@@ -213,8 +213,8 @@ static const Template *find_template(const patc_algo *a, const char *name)
 
 static const char *algorithms_text(void)
 {
-    for (int i = 0; i < rt_nbuiltin_patterns; i++)
-        if (strcmp(rt_builtin_patterns[i].name, "algorithms.tune") == 0) return rt_builtin_patterns[i].text;
+    for (int i = 0; i < rt_nbuiltin_data; i++)
+        if (strcmp(rt_builtin_data[i].name, "algorithms.tune") == 0) return rt_builtin_data[i].text;
     return NULL;
 }
 

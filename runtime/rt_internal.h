@@ -217,6 +217,9 @@ const char *rt_patterns_dir(void);
 /* The text of each patterns/NAME.rise, built into the library. */
 extern const LangBuiltin rt_builtin_patterns[];
 extern const int rt_nbuiltin_patterns;
+/* the other files of patterns/ (algorithms.tune), data for libpatrt, not imports */
+extern const LangBuiltin rt_builtin_data[];
+extern const int rt_nbuiltin_data;
 /* Sets the front end's patterns directory and built-in files (what an import looks
  * for after the -I directories). */
 void rt_patterns_options(LangOptions *lang);
