@@ -516,6 +516,18 @@ patc_status patc_algo_describe(patc_algo *a, long long n, char *buf, size_t len)
 /* The generated .rise program of the algorithm (owned by it). */
 const char *patc_algo_source(const patc_algo *a);
 
+/* The tuner of the ready-made algorithms (patc tune --algo): for the algorithm of spec
+ * (its 16-byte aligned form: the key of spec.type without _unaligned), at each n of
+ * sizes[0..count) (increasing), time every setting of the `space` lines of
+ * patterns/algorithms.tune for its key (every kernel with a space, every combination of
+ * its values; a setting that does not compile or launch is skipped), interleaved, each
+ * call alone with CUDA events, median of reps; append the fastest per size to out_file
+ * as a table line, each covering the sizes up to the middle between it and the next (the
+ * first from 1, the last to 2^63-1). The input is uniform in [0, 1) for floats and in
+ * 0..99 for integers; scalars as for patc_algo_enqueue. Progress to log (may be NULL). */
+patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void *const *scalars, const long long *sizes,
+                           int count, int reps, const char *out_file, FILE *log);
+
 /* One-call forms for the built-in operators: the algorithm is made on first use and
  * kept by the context (one per algorithm, type and operator) until patc_destroy. */
 patc_status patc_reduce(patc_ctx *ctx, patc_type type, patc_op op, patc_buffer *in, patc_buffer *out, long long n,

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_VARIANTS = 16, NUM_TYPES = PATC_U64 + 1, NUM_OPS = PATC_OP_MAX + 1 };
+enum { MAX_VARIANTS = 64, NUM_TYPES = PATC_U64 + 1, NUM_OPS = PATC_OP_MAX + 1 };
 
 /* A kernel template (a `kernel` line of algorithms.tune): the kernel KEY_NAME of the
  * program, importing `import`, with the shape nats `nats` after n (comma-separated) and
@@ -595,6 +595,205 @@ patc_status patc_algo_describe(patc_algo *a, long long n, char *buf, size_t len)
         snprintf(buf + w, len - (size_t)w, "%s (%s%s)", l->evict_first ? " evict_first" : "",
                  user ? "tuning file" : "built-in ", user ? "" : a->table);
     return PATC_OK;
+}
+
+/* ---------------------------------------------------------------- the tuner */
+
+enum { MAX_CANDIDATES = 256 };
+
+/* The settings of `space KEY NAME NAT=V1,V2... [bps=B1,...] [max_n=N]` lines for the
+ * algorithm's key: every combination of each kernel's values, as tuning lines of `key`
+ * (n_max: the space's max_n, the largest n the kernel is tried at). */
+static patc_status space_lines(patc_algo *a, const char *key, patc_tuning_line *out, int *nout)
+{
+    char *copy = rt_strdup(algorithms_text());
+    if (!copy) return rt_fail(a->ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    *nout = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char k[40], name[32];
+        int used = 0;
+        if (sscanf(line, "space %39s %31s %n", k, name, &used) != 2 || strcmp(k, a->key) != 0) continue;
+        /* the nats and their values; bps is BLOCKS_PER_SM */
+        char names[PATC_TUNING_MAX_DEFS + 1][32];
+        long long vals[PATC_TUNING_MAX_DEFS + 1][8];
+        int nv[PATC_TUNING_MAX_DEFS + 1], nn = 0, bps = -1;
+        long long max_n = INT64_MAX;
+        char *s2 = NULL;
+        for (char *w = strtok_r(line + used, " \t", &s2); w && nn <= PATC_TUNING_MAX_DEFS; w = strtok_r(NULL, " \t", &s2)) {
+            char *eq = strchr(w, '=');
+            if (!eq || eq - w >= 32) continue;
+            if (strncmp(w, "max_n=", 6) == 0) {
+                max_n = strtoll(eq + 1, NULL, 10);
+                continue;
+            }
+            snprintf(names[nn], sizeof names[nn], "%.*s", (int)(eq - w), w);
+            nv[nn] = 0;
+            for (char *v = eq + 1; *v && nv[nn] < 8; v++) {
+                vals[nn][nv[nn]++] = strtoll(v, &v, 10);
+                if (*v != ',') break;
+            }
+            if (strcmp(names[nn], "bps") == 0) bps = nn;
+            nn++;
+        }
+        int idx[PATC_TUNING_MAX_DEFS + 1] = {0};
+        for (;;) {
+            if (*nout == MAX_CANDIDATES) break;
+            patc_tuning_line *l = &out[(*nout)++];
+            memset(l, 0, sizeof *l);
+            snprintf(l->kernel, sizeof l->kernel, "%s", key);
+            snprintf(l->use, sizeof l->use, "%s", name);
+            l->n_min = 1;
+            l->n_max = max_n;
+            l->blocks_per_sm = 1;
+            for (int i = 0; i < nn; i++) {
+                if (i == bps) {
+                    l->blocks_per_sm = (int)vals[i][idx[i]];
+                    continue;
+                }
+                snprintf(l->names[l->ndefs], sizeof l->names[0], "%s", names[i]);
+                l->values[l->ndefs++] = vals[i][idx[i]];
+            }
+            int i = 0; /* the next combination, the last nat fastest */
+            for (i = nn - 1; i >= 0 && ++idx[i] == nv[i]; i--) idx[i] = 0;
+            if (i < 0) break;
+        }
+    }
+    free(copy);
+    return PATC_OK;
+}
+
+/* One candidate's call, fired by rt_time_calls. */
+typedef struct TuneCall {
+    patc_kernel *k;
+    long long nats[2];
+    patc_arg args[PATC_ALGO_MAX_SCALARS + 1];
+    patc_buffer *outs[2];
+} TuneCall;
+
+static int fire_call(void *ud, int j)
+{
+    TuneCall *c = &((TuneCall *)ud)[j];
+    return patc_launch_args_enqueue(c->k, c->nats, c->args, c->outs, NULL);
+}
+
+/* A random input: uniform in [0, 1) for floats, 0..99 for integers. */
+static void *tune_input(patc_type t, long long n)
+{
+    size_t sz = patc_type_size(t);
+    unsigned char *p = malloc((size_t)n * sz);
+    uint64_t x = 88172645463325252ull;
+    for (long long i = 0; p && i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double u = (double)(x >> 11) / 9007199254740992.0;
+        switch (t) {
+        case PATC_F32: ((float *)p)[i] = (float)u; break;
+        case PATC_F64: ((double *)p)[i] = u; break;
+        case PATC_I32: ((int32_t *)p)[i] = (int32_t)(x % 100); break;
+        case PATC_U32: ((uint32_t *)p)[i] = (uint32_t)(x % 100); break;
+        case PATC_I64: ((int64_t *)p)[i] = (int64_t)(x % 100); break;
+        case PATC_U64: ((uint64_t *)p)[i] = x % 100; break;
+        case PATC_BOOL: break;
+        }
+    }
+    return p;
+}
+
+patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void *const *scalars, const long long *sizes,
+                           int count, int reps, const char *out_file, FILE *log)
+{
+    if (!ctx) return PATC_ERR_INVALID;
+    if (!spec || !sizes || count < 1 || reps < 1 || !out_file)
+        return rt_fail(ctx, PATC_ERR_INVALID, "patc_algo_tune: bad arguments");
+    for (int i = 1; i < count; i++)
+        if (sizes[i] <= sizes[i - 1]) return rt_fail(ctx, PATC_ERR_INVALID, "patc_algo_tune: sizes must increase");
+    patc_status s = rt_need_device(ctx);
+    if (s != PATC_OK) return s;
+    patc_algo *a;
+    if ((s = patc_algo_create(ctx, spec, &a)) != PATC_OK) return s;
+    patc_tuning_line *cand = calloc(MAX_CANDIDATES, sizeof *cand), *best = calloc((size_t)count, sizeof *best);
+    TuneCall *calls = calloc(MAX_CANDIDATES, sizeof *calls);
+    float *ms = calloc(MAX_CANDIDATES, sizeof *ms), *best_ms = calloc((size_t)count, sizeof *best_ms);
+    int *which = calloc(MAX_CANDIDATES, sizeof *which);
+    long long nmax = sizes[count - 1];
+    void *host = tune_input(spec->type, nmax);
+    patc_buffer *in = NULL, *out = NULL, *cnt = NULL;
+    char key[64];
+    line_key(a, true, key);
+    int ncand = 0;
+    if (!cand || !best || !calls || !ms || !best_ms || !which || !host) s = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    if (s == PATC_OK) s = space_lines(a, key, cand, &ncand);
+    if (s == PATC_OK && ncand == 0) s = rt_fail(ctx, PATC_ERR_INVALID, "algorithms.tune has no space for %s", a->key);
+    size_t bytes = (size_t)nmax * patc_type_size(spec->type);
+    if (s == PATC_OK) s = patc_buffer_alloc(ctx, bytes, &in);
+    if (s == PATC_OK) s = patc_buffer_alloc(ctx, bytes, &out);
+    if (s == PATC_OK) s = patc_buffer_alloc(ctx, 8, &cnt);
+    if (s == PATC_OK) s = patc_buffer_upload(in, host, bytes);
+    bool sel = is_select(spec->algorithm);
+    for (int si = 0; s == PATC_OK && si < count; si++) {
+        long long n = sizes[si];
+        bool aligned;
+        if ((s = check_call(a, in, out, sel ? cnt : NULL, n, scalars, &aligned)) != PATC_OK) break;
+        int nc = 0;
+        for (int ci = 0; ci < ncand; ci++) {
+            Variant *v;
+            if (n > cand[ci].n_max) continue;
+            if (variant_for(a, &cand[ci], true, &v) != PATC_OK) continue; /* e.g. too large a tile */
+            TuneCall *c = &calls[nc];
+            c->k = v->k;
+            nats_for(a, v, &cand[ci], n, c->nats);
+            for (int i = 0; i < spec->nscalars; i++) c->args[i] = (patc_arg){NULL, scalars[i]};
+            c->args[spec->nscalars] = (patc_arg){in, NULL};
+            c->outs[0] = sel ? cnt : out;
+            c->outs[1] = out;
+            if (patc_launch_args_enqueue(c->k, c->nats, c->args, c->outs, NULL) != PATC_OK) continue; /* cannot launch */
+            which[nc++] = ci;
+        }
+        if (nc == 0) {
+            s = rt_fail(ctx, PATC_ERR_INVALID, "patc_algo_tune: no setting of %s runs at n = %lld", a->key, n);
+            break;
+        }
+        if ((s = (patc_status)rt_time_calls(ctx, fire_call, calls, nc, reps / 10 + 2, reps, ms, NULL)) != PATC_OK) break;
+        int b = 0;
+        for (int j = 1; j < nc; j++)
+            if (ms[j] < ms[b]) b = j;
+        best[si] = cand[which[b]];
+        best_ms[si] = ms[b];
+        if (log) {
+            char d[200];
+            int w = snprintf(d, sizeof d, "kernel=%s", best[si].use);
+            for (int i = 0; i < best[si].ndefs && w < (int)sizeof d; i++)
+                w += snprintf(d + w, sizeof d - (size_t)w, " %s=%lld", best[si].names[i], best[si].values[i]);
+            fprintf(log, "%s n=%lld: %d settings, best %s bps=%d %.2f us\n", key, n, nc, d, best[si].blocks_per_sm,
+                    1000.0 * ms[b]);
+            fflush(log);
+        }
+    }
+    if (s == PATC_OK) {
+        FILE *f = fopen(out_file, "a");
+        if (!f) s = rt_fail(ctx, PATC_ERR_IO, "cannot write %s", out_file);
+        for (int i = 0; f && i < count; i++) {
+            long long lo = i == 0 ? 1 : best[i - 1].n_max + 1;
+            long long hi = i + 1 < count ? sizes[i] + (sizes[i + 1] - sizes[i]) / 2 : INT64_MAX;
+            best[i].n_max = hi;
+            fprintf(f, "%s %lld %lld %d kernel=%s", key, lo, hi, best[i].blocks_per_sm, best[i].use);
+            for (int d = 0; d < best[i].ndefs; d++) fprintf(f, " %s=%lld", best[i].names[d], best[i].values[d]);
+            fprintf(f, " # %.2f us at n=%lld\n", 1000.0 * best_ms[i], sizes[i]);
+        }
+        if (f && fclose(f) != 0) s = rt_fail(ctx, PATC_ERR_IO, "cannot write %s", out_file);
+    }
+    patc_buffer_free(in);
+    patc_buffer_free(out);
+    patc_buffer_free(cnt);
+    free(host);
+    free(cand);
+    free(best);
+    free(calls);
+    free(ms);
+    free(best_ms);
+    free(which);
+    patc_algo_free(a);
+    return s;
 }
 
 /* The one-call forms: the context keeps one algorithm per (algorithm, type, op). */

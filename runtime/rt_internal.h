@@ -282,6 +282,11 @@ void rt_plan_close(RtPlan *p);
 /* Time the plans interleaved (each round runs each plan once, each run timed alone with
  * CUDA events) after `warmup` rounds; median_ms[i] is plan i's median of reps runs, and
  * all_ms (may be NULL) gets every run's time, plan by plan (count * reps entries). */
+/* Interleaved timing of `count` calls (fire(ud, j) enqueues call j on the context's
+ * stream): warm-up rounds, then reps rounds each timing every call once with CUDA
+ * events; median_ms[j] the median of call j (all_ms: every time, call by call). */
+int rt_time_calls(struct patc_ctx *c, int (*fire)(void *ud, int j), void *ud, int count, int warmup, int reps,
+                  float *median_ms, float *all_ms);
 int rt_time_plans(patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms,
                   float *all_ms);
 /* The context's device's SM count (0 without a device). */

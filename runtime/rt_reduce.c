@@ -212,22 +212,23 @@ void rt_plan_close(RtPlan *p)
     free(p);
 }
 
-/* Interleaved timing: every round times each plan once, in turn, so that a drift of the
- * host or the clocks during the measurement affects all plans alike. */
-int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms,
-                  float *all_ms)
+/* Interleaved timing: every round times each call once, in turn, so that a drift of the
+ * host or the clocks during the measurement affects all calls alike. fire(ud, j) enqueues
+ * call j on the context's stream. */
+int rt_time_calls(struct patc_ctx *c, int (*fire)(void *ud, int j), void *ud, int count, int warmup, int reps,
+                  float *median_ms, float *all_ms)
 {
-    if (count < 1 || reps < 1 || warmup < 0) return rt_fail(c, PATC_ERR_INVALID, "rt_time_plans: bad arguments");
+    if (count < 1 || reps < 1 || warmup < 0) return rt_fail(c, PATC_ERR_INVALID, "rt_time_calls: bad arguments");
     RtTimer t = {0};
     float *all = calloc((size_t)count * (size_t)reps, sizeof *all);
     patc_status s = all ? rt_timer_open(c, &t, 1) : rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; s == PATC_OK && i < warmup; i++)
-        for (int j = 0; s == PATC_OK && j < count; j++) s = rt_plan_fire(plans[j]);
+        for (int j = 0; s == PATC_OK && j < count; j++) s = fire(ud, j);
     if (s == PATC_OK) s = rt_drv_check(c, rt_driver_sync(c->drv), "kernel execution");
     for (int i = 0; s == PATC_OK && i < reps; i++)
         for (int j = 0; s == PATC_OK && j < count; j++) {
             if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.start, c->stream), "cuEventRecord")) != PATC_OK) break;
-            if ((s = rt_plan_fire(plans[j])) != PATC_OK) break;
+            if ((s = fire(ud, j)) != PATC_OK) break;
             if ((s = rt_drv_check(c, rt_driver_event_record(c->drv, t.stop, c->stream), "cuEventRecord")) != PATC_OK) break;
             s = rt_drv_check(c, rt_driver_event_elapsed(c->drv, t.start, t.stop, &all[(size_t)j * (size_t)reps + (size_t)i]),
                           "kernel execution");
@@ -237,4 +238,12 @@ int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmu
     rt_timer_close(c, &t);
     free(all);
     return s;
+}
+
+static int fire_plan(void *ud, int j) { return rt_plan_fire(((RtPlan *const *)ud)[j]); }
+
+int rt_time_plans(struct patc_ctx *c, RtPlan *const *plans, int count, int warmup, int reps, float *median_ms,
+                  float *all_ms)
+{
+    return rt_time_calls(c, fire_plan, (void *)plans, count, warmup, reps, median_ms, all_ms);
 }

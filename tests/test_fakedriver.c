@@ -431,6 +431,34 @@ START_TEST(ready_made_calls_enqueue_without_sync)
 }
 END_TEST
 
+/* patc tune --algo's search: every setting of algorithms.tune's space that compiles is
+ * timed, and the file gets one table line per size, the ranges meeting halfway. */
+START_TEST(algo_tuner_writes_table_lines)
+{
+    char path[] = "/tmp/patc-algo-tune-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    patc_algo_spec spec = {.algorithm = PATC_ALGO_FILTER, .type = PATC_F32, .lambda = "fun(x => x > t)", .nscalars = 1,
+                           .scalar_names = {"t"}, .scalar_types = {PATC_F32}};
+    float t = 0.5f;
+    const void *sc[1] = {&t};
+    long long sizes[2] = {1000, 5000};
+    ck_assert_msg(patc_algo_tune(ctx, &spec, sc, sizes, 2, 2, path, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    FILE *f = fopen(path, "r");
+    char line[2][256];
+    ck_assert_ptr_nonnull(fgets(line[0], sizeof line[0], f));
+    ck_assert_ptr_nonnull(fgets(line[1], sizeof line[1], f));
+    fclose(f);
+    ck_assert_msg(strncmp(line[0], "filter 1 3000 1 kernel=", 23) == 0, "%s", line[0]);
+    ck_assert_msg(strncmp(line[1], "filter 3001 9223372036854775807 1 kernel=", 41) == 0, "%s", line[1]);
+    /* sizes must increase */
+    long long bad[2] = {5000, 1000};
+    ck_assert_int_eq(patc_algo_tune(ctx, &spec, sc, bad, 2, 2, path, NULL), PATC_ERR_INVALID);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(every_driver_failure_reported_and_cleaned_up)
 {
     static const char *reported[] = {"cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute",
@@ -474,6 +502,7 @@ int main(void)
     tcase_add_test(tc, scan_scratch_zeroed_and_grown);
     tcase_add_test(tc, kept_launch_matches_each_call);
     tcase_add_test(tc, ready_made_calls_enqueue_without_sync);
+    tcase_add_test(tc, algo_tuner_writes_table_lines);
     tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
