@@ -268,7 +268,7 @@ START_TEST(built_in_and_user_tuning_lines)
     patc_algo *a = make(PATC_ALGO_INCLUSIVE_SCAN, PATC_F32, PATC_OP_SUM);
     char d[200];
     ck_assert_int_eq(patc_algo_describe(a, 1000, d, sizeof d), PATC_OK);
-    ck_assert_str_eq(d, "scan.tile nt=128 ipt=15 (built-in h100)");
+    ck_assert_str_eq(d, "scan.tile nt=256 ipt=5 (built-in h100)");
     ck_assert_int_eq(patc_algo_describe(a, 1 << 28, d, sizeof d), PATC_OK);
     ck_assert_str_eq(d, "scan.pipe w=16 ipt=12 s=9 (built-in h100)");
     patc_algo *r = make(PATC_ALGO_REDUCE, PATC_F64, PATC_OP_SUM);
@@ -286,7 +286,7 @@ START_TEST(built_in_and_user_tuning_lines)
     ck_assert_int_eq(patc_algo_describe(u, 1000, d, sizeof d), PATC_OK);
     ck_assert_str_eq(d, "scan.tile nt=256 ipt=5 (tuning file)");
     ck_assert_int_eq(patc_algo_describe(u, 6000, d, sizeof d), PATC_OK);
-    ck_assert_str_eq(d, "scan.tile nt=256 ipt=9 (built-in h100)"); /* the built-in line for 1537..6144 */
+    ck_assert_str_eq(d, "scan.tile nt=128 ipt=5 (built-in h100)"); /* the built-in line for 2561..10240 */
     float in[1000], out[1000];
     for (int i = 0; i < 1000; i++) in[i] = 1;
     ck_assert_int_eq(patc_algo_run_cpu(u, in, out, NULL, 1000, NULL), PATC_OK);
