@@ -555,6 +555,8 @@ typedef struct CompileOptions {
     bool evict_first;        /* --evict-first: look-back kernels load their inputs and store
                                 their outputs evict-first (__ldcs/__stcs) */
     bool no_hint;            /* a trial compile of hint.c's: an error gets no hint of its own */
+    bool defines_unchecked;  /* a trial of one kernel: a -D that names none of its nat
+                                parameters (another kernel's) is no error */
 } CompileOptions;
 
 /* The result of compiling a program: typed kernels and their lowered forms. */

@@ -92,7 +92,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         c->kernels[c->nkernels++] = k;
     }
     c->current = NULL;
-    for (int i = 0; i < opt->ndefines && i < 64; i++)
+    for (int i = 0; i < opt->ndefines && i < 64 && !opt->defines_unchecked; i++)
         if (!define_used[i])
             diag_error_nopos(d, "-D %s: no %skernel has a nat parameter named '%s'", opt->defines[i].name,
                              opt->only_kernel ? "selected " : "", opt->defines[i].name);

@@ -22,7 +22,9 @@
  * for those, depth first. Of the values of the first compile that succeeds, each the
  * program also compiles without is dropped. So values are named only when a compile
  * with exactly them succeeded, and the suggestion, followed, compiles; when the search
- * finds none within HINT_TRIALS compiles, the note gives the rule alone.
+ * finds none within HINT_TRIALS compiles (fewer for a large file), the note gives the
+ * rule alone. The trials compile the failing kernel alone; the values found must then
+ * compile the whole program too, else the search runs again on the whole program.
  */
 #include "compiler.h"
 
@@ -31,6 +33,9 @@
 
 enum {
     HINT_TRIALS = 64,  /* compiles one note may run: most fail early, in a ms or two */
+    HINT_TEXT = 65536, /* bytes of source up to which it may run them all: each trial
+                          parses the whole file, so a larger one gets proportionally
+                          fewer (at least 2), and the note never takes long */
     HINT_MAXVARS = 3,  /* shape parameters of one fact that values are searched for */
     HINT_NCAND = 16,   /* candidate values for one parameter */
     HINT_DEPTH = 8,    /* facts followed one from another */
@@ -142,6 +147,8 @@ typedef struct Search {
     const char *path, *text;
     size_t len;
     const Decl *kernel; /* the kernel of the error: the order of its nat parameters */
+    bool alone;         /* compile that kernel alone (the program's others are not the
+                           error's, and a large program's would cost each trial) */
     Arena *keep;        /* the failed compilation's arena: the names of the values tried */
     Define *defs;       /* opt's defines, then the values being tried */
     int ndefs;
@@ -185,6 +192,10 @@ static bool trial(Search *s, Arena **a, const HintFact **fact)
     o.ndefines = s->ndefs;
     o.dump = (DumpFlags){0};
     o.no_hint = true;
+    if (s->alone) {
+        o.only_kernel = s->kernel->name;
+        o.defines_unchecked = true;
+    }
     bool ok = compile_string(&c, &o, s->path, s->text, s->len);
     *fact = ok ? NULL : d.fact;
     return ok;
@@ -256,6 +267,42 @@ static bool search(Search *s, const HintFact *f, NatVar **vs, int nv, int depth)
     return found;
 }
 
+/* Values for the fact's parameters (search), in the order of the kernel's nat
+ * parameters, less each the program also compiles without (the search may fix a row
+ * count r before it meets ipt, which was enough). True when found, the values left at
+ * the end of s->defs. */
+static bool find_values(Search *s, const HintFact *f, NatVar **vs, int nv)
+{
+    int base = s->ndefs;
+    if (!search(s, f, vs, nv, 0)) return false;
+    Define *got = s->defs + base;
+    int ngot = s->ndefs - base;
+    for (int i = 1; i < ngot; i++)
+        for (int j = i; j > 0 && param_rank(s->kernel, got[j].name) < param_rank(s->kernel, got[j - 1].name); j--) {
+            Define t = got[j];
+            got[j] = got[j - 1];
+            got[j - 1] = t;
+        }
+    for (int i = 0; i < ngot;) {
+        Define t = got[i];
+        memmove(got + i, got + i + 1, sizeof *got * (size_t)(ngot - i - 1));
+        s->ndefs--;
+        Arena *a;
+        const HintFact *g;
+        bool ok = trial(s, &a, &g);
+        arena_free(a);
+        if (ok) {
+            ngot--;
+            continue;
+        }
+        memmove(got + i + 1, got + i, sizeof *got * (size_t)(ngot - i - 1));
+        got[i] = t;
+        s->ndefs++;
+        i++;
+    }
+    return true;
+}
+
 /* The fact as the note says it: "32 to divide nt", "ipt to be a constant". */
 static const char *fact_str(Arena *a, const HintFact *f)
 {
@@ -294,36 +341,26 @@ void hint_report(Compilation *c, const CompileOptions *opt, const char *path, co
     Define *defs = ANEWN(a, Define, opt->ndefines + HINT_MAXDEFS);
     if (opt->ndefines) memcpy(defs, opt->defines, sizeof *defs * (size_t)opt->ndefines);
     Search s = {.opt = opt, .path = path, .text = text, .len = len, .kernel = c->current, .keep = a,
-                .defs = defs, .ndefs = opt->ndefines, .trials = HINT_TRIALS};
-    bool found = nv <= HINT_MAXVARS && search(&s, f, vs, nv, 0);
-    Define *got = s.defs + opt->ndefines;
-    int ngot = found ? s.ndefs - opt->ndefines : 0;
-    /* in the order of the kernel's nat parameters */
-    for (int i = 1; i < ngot; i++)
-        for (int j = i; j > 0 && param_rank(c->current, got[j].name) < param_rank(c->current, got[j - 1].name); j--) {
-            Define t = got[j];
-            got[j] = got[j - 1];
-            got[j - 1] = t;
-        }
-    /* the fewest values: one without which the program compiles too is dropped (the
-     * search fixed a row count r before it met ipt, which was enough) */
-    for (int i = 0; i < ngot;) {
-        Define t = got[i];
-        memmove(got + i, got + i + 1, sizeof *got * (size_t)(ngot - i - 1));
-        s.ndefs--;
+                .defs = defs, .ndefs = opt->ndefines};
+    s.trials = len <= HINT_TEXT ? HINT_TRIALS : (int)(HINT_TRIALS * (int64_t)HINT_TEXT / (int64_t)len);
+    if (s.trials < 2) s.trials = 2;
+    /* the kernel alone first; then the values must compile the whole program (its
+     * selected kernel), else the search runs again on it */
+    s.alone = !opt->only_kernel;
+    bool found = nv <= HINT_MAXVARS && find_values(&s, f, vs, nv);
+    if (found && s.alone) {
         Arena *ta;
         const HintFact *g;
-        bool ok = trial(&s, &ta, &g);
+        s.alone = false;
+        found = trial(&s, &ta, &g);
         arena_free(ta);
-        if (ok) {
-            ngot--;
-            continue;
+        if (!found) {
+            s.ndefs = opt->ndefines;
+            found = find_values(&s, f, vs, nv);
         }
-        memmove(got + i + 1, got + i, sizeof *got * (size_t)(ngot - i - 1));
-        got[i] = t;
-        s.ndefs++;
-        i++;
     }
+    Define *got = s.defs + opt->ndefines;
+    int ngot = found ? s.ndefs - opt->ndefines : 0;
     /* named: the fact's parameters that the values fix (all of them when none were found) */
     const char *names[8];
     int nn = 0;

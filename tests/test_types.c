@@ -241,6 +241,18 @@ START_TEST(define_hints)
     follow_hint(rows, t, NULL, 0);
     tc_free(t);
 
+    /* t = 32 compiles kernel a, where the error is, but not kernel b: the values must
+     * compile the whole program */
+    const char *two = "kernel a = nFun((n, t) => fun((n*t).f32)(xs => xs |> split(t) |> mapGlobal(fun(r => "
+                      "r |> split(32) |> mapSeq(reduceSeq(add)(0.0f))))))\n"
+                      "kernel b = nFun((n, t) => fun((n*t).f32)(xs => xs |> split(t) |> mapGlobal(fun(r => "
+                      "r |> split(64) |> mapSeq(reduceSeq(add)(0.0f))))))";
+    t = tc_compile(two);
+    EXPECT_ERR(t, "note: t is a nat parameter of kernel 'a' that no -D fixes, and this check needs 32 to divide t: "
+                  "fix it with -D t=VALUE; e.g. with -D t=64 the program compiles");
+    follow_hint(two, t, NULL, 0);
+    tc_free(t);
+
     /* n alone makes the input's length: given at launch, never suggested */
     t = tc_compile("kernel k = nFun(n => fun((4*n).f32)(xs => xs |> split(3) |> mapGlobal(reduceSeq(add)(0.0f))))");
     EXPECT_ERR(t, "split(3): cannot show that 3 divides the array length 4 * n");
