@@ -58,6 +58,7 @@ static void record(Diag *d, Arena *a, HintKind k, Nat *x, Nat *y, int64_t lo, in
 
 void hint_fact(Diag *d, Arena *a, HintKind k, Nat *x, Nat *y) { record(d, a, k, x, y, 0, 0); }
 
+/* x must be a constant in lo..hi (hi INT64_MAX: any constant). */
 void hint_const(Diag *d, Arena *a, Nat *x, int64_t lo, int64_t hi) { record(d, a, HINT_CONST, x, NULL, lo, hi); }
 
 /* The shape parameters f mentions, each once, into vs[0..max): their number (0 also
@@ -79,6 +80,7 @@ static int shape_vars(const HintFact *f, NatVar **vs, int max)
     return k;
 }
 
+/* Ascending order of int64_t, for qsort. */
 static int cmp_i64(const void *p, const void *q)
 {
     int64_t a = *(const int64_t *)p, b = *(const int64_t *)q;
@@ -168,6 +170,7 @@ static int param_rank(const Decl *k, const char *name)
     return r + 1;
 }
 
+/* vs in the order of kernel k's nat parameters (insertion sort: a handful). */
 static void sort_vars(const Decl *k, NatVar **vs, int n)
 {
     for (int i = 1; i < n; i++)
