@@ -583,7 +583,6 @@ static void check_result(Tc *t, const Expr *e, const Type *ty, Span sp)
     check_storable(t, ty, sp, "kernel result");
 }
 
-/* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 /* A nat parameter that alone makes a dimension of a data parameter's type (n in
  * fun(n.f32) or fun((4*n).f32)) is a length of data given at launch, not a shape of the
  * code: hint.c never suggests fixing it with -D (a kernel for one length; a check about
@@ -610,6 +609,7 @@ static void mark_data_lengths(const Type *ty)
     unreachable();
 }
 
+/* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
 {
     Tc t = {.a = a, .d = d, .cur = k->sp};
