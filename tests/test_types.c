@@ -180,7 +180,7 @@ static void follow_hint(const char *src, TC *failed, const Define *given, int ng
 {
     Define d[16];
     char names[256];
-    memcpy(d, given, sizeof *d * (size_t)ngiven);
+    if (ngiven) memcpy(d, given, sizeof *d * (size_t)ngiven);
     int n = hint_values(tc_err(failed), d + ngiven, 16 - ngiven, names, sizeof names);
     ck_assert_msg(n > 0, "the note gives no values:\n%s", tc_err(failed));
     TC *t = tc_compile_defs(src, d, ngiven + n);
