@@ -554,6 +554,9 @@ typedef struct CompileOptions {
                                 asks registers for (0: none); 1..32 */
     bool evict_first;        /* --evict-first: look-back kernels load their inputs and store
                                 their outputs evict-first (__ldcs/__stcs) */
+    bool no_hint;            /* a trial compile of hint.c's: an error gets no hint of its own */
+    bool defines_unchecked;  /* a trial of one kernel: a -D that names none of its nat
+                                parameters (another kernel's) is no error */
 } CompileOptions;
 
 /* The result of compiling a program: typed kernels and their lowered forms. */
@@ -565,6 +568,7 @@ typedef struct Compilation {
     int ndefs;
     Kernel **kernels;
     int nkernels;
+    const Decl *current; /* the kernel being compiled: the one an error is in */
 } Compilation;
 
 /* Passes. Each requires what the previous one ensures. */
@@ -617,6 +621,23 @@ bool stmt_mentions_var(const Stmt *s, const NatVar *v);
 bool compile_file(Compilation *c, const CompileOptions *opt, const char *path);
 bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
                     const char *text, size_t len);
+
+/* ---------------------------------------------------------------- hints (hint.c) */
+
+/* A fact about sizes that a check needed and could not show for every value of the nat
+ * parameters: x divides y, x <= y, x = y, or x is a constant in lo..hi. */
+typedef enum { HINT_DIVIDES, HINT_LE, HINT_EQ, HINT_CONST } HintKind;
+typedef struct HintFact {
+    HintKind kind;
+    Nat *x, *y;      /* y: NULL for HINT_CONST */
+    int64_t lo, hi;  /* HINT_CONST's range */
+} HintFact;
+/* Record the fact the next error is about (call it just before diag_error). */
+void hint_fact(Diag *d, Arena *a, HintKind k, Nat *x, Nat *y);
+void hint_const(Diag *d, Arena *a, Nat *x, int64_t lo, int64_t hi);
+/* After a failed compile: when the error's fact is about nat parameters that no -D
+ * fixes, a note saying which -D settles it (compile_string calls it). */
+void hint_report(Compilation *c, const CompileOptions *opt, const char *path, const char *text, size_t len);
 
 /* Dumps. */
 void expr_print(StrBuf *b, const Expr *e);

@@ -42,6 +42,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
     for (Decl *x = c->prog.decls; x; x = x->next) {
         if (x->kind != D_KERNEL) continue;
         if (opt->only_kernel && strcmp(x->name, opt->only_kernel) != 0) continue;
+        c->current = x;
         nat_at(x->sp);
         Ast *closed = expand_kernel(a, d, &c->prog, x);
         if (opt->dump.expand) {
@@ -90,18 +91,24 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         kernel_set_role(k);
         c->kernels[c->nkernels++] = k;
     }
-    for (int i = 0; i < opt->ndefines && i < 64; i++)
+    c->current = NULL;
+    for (int i = 0; i < opt->ndefines && i < 64 && !opt->defines_unchecked; i++)
         if (!define_used[i])
             diag_error_nopos(d, "-D %s: no %skernel has a nat parameter named '%s'", opt->defines[i].name,
                              opt->only_kernel ? "selected " : "", opt->defines[i].name);
 }
 
+/* An error ends the compilation; one about nat parameters that no -D fixes gets
+ * hint.c's note after it, which may compile the text again (quietly, with values). */
 bool compile_string(Compilation *c, const CompileOptions *opt, const char *path, const char *text, size_t len)
 {
     c->diag->jump_armed = true;
+    c->diag->fact = NULL;
+    c->current = NULL;
     if (setjmp(c->diag->on_error)) {
         nat_disarm_overflow();
         c->diag->jump_armed = false;
+        hint_report(c, opt, path, text, len);
         return false;
     }
     nat_arm_overflow(c->diag, (Span){0});

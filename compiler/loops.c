@@ -188,10 +188,12 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
         else s->loop.form = LF_LOOP;
         /* a drawn tile is one per block: a block that looped would draw several, and the
          * counter's reset (by the block that draws the grid's last tile) would be wrong */
-        if (s->loop.draw && s->loop.form == LF_LOOP)
+        if (s->loop.draw && s->loop.form == LF_LOOP) {
+            hint_fact(d, a, HINT_LE, s->loop.extent, size);
             diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which needs a block for each of its %s "
                              "iterations, but the launch rule gives %s blocks", k->name, nat_str(a, s->loop.extent),
                              nat_str(a, size));
+        }
         /* its warp 0 runs full-mask shuffles and votes: all 32 lanes must exist */
         if (s->loop.draw && !nat_prove_ge(a, block_threads(a, k), nat_cst(a, 32)))
             diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which warp 0 of each block runs with "

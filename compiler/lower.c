@@ -474,10 +474,12 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
                    "kernel input (through split, join, transpose, padCst, padClamp, ...), so that one load reads them",
                    (long long)k, (long long)k);
-    if (!pads && !nat_divides(a, v->n1, idx))
+    if (!pads && !nat_divides(a, v->n1, idx)) {
+        hint_fact(w->d, a, HINT_DIVIDES, v->n1, idx);
         diag_error(w->d, v->fn->sp, "asVector(%lld): a group starts at element %s of '%s', which is not provably a "
                    "multiple of %lld, so the %lld-wide load could be misaligned",
                    (long long)k, nat_str(a, idx), src->name, (long long)k, (long long)k);
+    }
     Buffer *vb = lw_new_buffer(w, "v", AS_PRIVATE, lw_sk_of(v->ty->arr.elem->arr.elem), v->n1);
     Stmt *d = lw_snew(w, S_DECL);
     d->decl.buf = vb;

@@ -31,6 +31,10 @@ typedef struct NatVar {
     int id;           /* unique per arena, orders variables in the normal form */
     bool hw;          /* a CUDA built-in (threadIdx.x, blockDim.x, ...): an unsigned int in C,
                          cast to the kernel's index type where that is wider (nat_print_c_as) */
+    bool param;       /* a kernel's nat parameter (no -D fixed it: else it is a constant) */
+    bool data_len;    /* a nat parameter that alone makes a dimension of a data
+                         parameter's type (n in fun(n.f32), fun((4*n).f32)): a length
+                         given at launch, not a shape of the code (compiler/hint.c) */
 } NatVar;
 
 typedef enum {

@@ -583,6 +583,32 @@ static void check_result(Tc *t, const Expr *e, const Type *ty, Span sp)
     check_storable(t, ty, sp, "kernel result");
 }
 
+/* A nat parameter that alone makes a dimension of a data parameter's type (n in
+ * fun(n.f32) or fun((4*n).f32)) is a length of data given at launch, not a shape of the
+ * code: hint.c never suggests fixing it with -D (a kernel for one length; a check about
+ * it wants padding, as its error says). One of several (m in (r*m).f32) may be either. */
+static void mark_data_lengths(const Type *ty)
+{
+    NatVar *v;
+    switch (ty->kind) {
+    case T_SCALAR:
+    case T_IDX: return;
+    case T_ARRAY:
+        if (nat_vars(ty->arr.n, &v, 1) == 1) v->data_len = true;
+        mark_data_lengths(ty->arr.elem);
+        return;
+    case T_PAIR:
+        mark_data_lengths(ty->pair.a);
+        mark_data_lengths(ty->pair.b);
+        return;
+    case T_FUN:
+        mark_data_lengths(ty->fun.param);
+        mark_data_lengths(ty->fun.ret);
+        return;
+    }
+    unreachable();
+}
+
 /* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
 {
@@ -602,6 +628,7 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
         if (!val) {
             if (kd->nnats == 32) diag_error(d, e->sp, "too many nat parameters");
             NatVar *v = nat_newvar(a, un, 1, NULL); /* nat parameters are positive */
+            v->param = true;
             kd->nats[kd->nnats++] = v;
             val = nat_var(a, v);
         }
@@ -614,6 +641,7 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
         Type *ty = tc_type_of(&t, e->lam.ptype, sc);
         check_sizes(&t, ty, e->lam.ptype->sp, 1);
         check_storable(&t, ty, e->lam.ptype->sp, "kernel parameter");
+        mark_data_lengths(ty);
         Binder *b = new_binder(&t, e->lam.param, ty, e->sp);
         kd->params[kd->nparams++] = b;
         sc = push(&t, sc, e->lam.param, SC_DATA, b, NULL);

@@ -96,6 +96,7 @@ static _Noreturn void abandon(Diag *d)
 void diag_error(Diag *d, Span sp, const char *fmt, ...)
 {
     va_list ap;
+    d->at = sp;
     va_start(ap, fmt);
     vreport(d, "error", sp, fmt, ap);
     va_end(ap);
@@ -105,6 +106,7 @@ void diag_error(Diag *d, Span sp, const char *fmt, ...)
 void diag_error2(Diag *d, Span sp, Span note_sp, const char *note, const char *fmt, ...)
 {
     va_list ap;
+    d->at = sp;
     va_start(ap, fmt);
     vreport(d, "error", sp, fmt, ap);
     va_end(ap);
@@ -129,6 +131,7 @@ void diag_error_nopos(Diag *d, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     Span none = {0};
+    d->at = none;
     vreport(d, "error", none, fmt, ap);
     va_end(ap);
     abandon(d);

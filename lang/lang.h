@@ -103,6 +103,11 @@ typedef struct Diag {
     int nerrors;
     jmp_buf on_error;
     bool jump_armed;  /* diag_error longjmps only when the driver armed it */
+    Span at;          /* where the last error was reported */
+    /* What the check that reported the last error could not show about the nat
+     * parameters (compiler/hint.c), set just before the error; NULL for other errors.
+     * The driver reads it to say which -D would settle the check. */
+    const struct HintFact *fact;
 } Diag;
 
 void diag_init(Diag *d, FILE *sink, StrBuf *buf);

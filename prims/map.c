@@ -26,9 +26,11 @@ static Expr *infer_map(Tc *t, const TcApp *ap)
         tc_check_nesting(t, l, dim, sp);
         if (l == LVL_LANE) {
             int64_t c;
-            if (!nat_is_const(tx->arr.n, &c) || c > 32 || c < 1)
+            if (!nat_is_const(tx->arr.n, &c) || c > 32 || c < 1) {
+                hint_const(t->d, a, tx->arr.n, 1, 32);
                 diag_error(t->d, sp, "mapLane distributes over the 32 lanes of a warp, but the array has type %s; "
                            "split(32) it first", tc_tstr(t, tx));
+            }
             if (dim != 0)
                 diag_error(t->d, sp, "mapLane('%c'): the lanes of a warp are 32 consecutive threads along 'x'", "xyz"[dim]);
         }
@@ -88,9 +90,11 @@ static LwVal *lower_map_lane(Lw *w, Expr *e)
     /* read inside a warp: each lane computes its own element into a register */
     if (lw_inside(w, LVL_WARP) && !lw_inside(w, LVL_LANE)) {
         int64_t n;
-        if (!nat_is_const(e->ty->arr.n, &n) || n != 32)
+        if (!nat_is_const(e->ty->arr.n, &n) || n != 32) {
+            hint_fact(w->d, a, HINT_EQ, e->ty->arr.n, nat_cst(a, 32));
             diag_error(w->d, e->sp, "a mapLane whose result is read must cover all 32 lanes, not %s",
                        nat_str(a, e->ty->arr.n));
+        }
         LwVal *xs = lw_lower_exp(w, arg[1]);
         LwVal *mine = lw_apply1(w, arg[0], lw_view_at(w, xs->v, nat_var(a, w->k->hw.lane)));
         if (mine->k != VAL_SCALAR)
@@ -353,9 +357,11 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
     if (!in)
         diag_error(w->d, arg[1]->sp, "%s with an accumulator of type %s is not supported: an array accumulator "
                    "must hold scalars", name, ty_str(a, e->ty));
-    if (!nat_is_const(cnt, &k))
+    if (!nat_is_const(cnt, &k)) {
+        hint_const(w->d, a, cnt, 1, MAX_ACC_ELEMS);
         diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) needs a size known at compile time, but it "
                    "has %s elements (specialise it with -D)", name, ty_str(a, e->ty), nat_str(a, cnt));
+    }
     if (k > MAX_ACC_ELEMS)
         diag_error(w->d, arg[1]->sp, "%s: the array accumulator (%s) has %lld elements%s, more than the %d that "
                    "are kept in registers; reduce a smaller tile, or store partial results with toPrivate%s",

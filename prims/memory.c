@@ -49,9 +49,11 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
     const Type *in = ty_innermost(a, part, &cnt);
     int64_t c;
     if (!in) diag_error(w->d, e->sp, "toPrivate of %s: only arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-    if (!nat_is_const(cnt, &c))
+    if (!nat_is_const(cnt, &c)) {
+        hint_const(w->d, a, cnt, 1, INT64_MAX);
         diag_error(w->d, e->sp, "toPrivate needs a size known at compile time, but this array has %s elements "
                    "(specialise it with -D)", nat_str(a, cnt));
+    }
     Buffer *b = lw_new_buffer(w, "p", AS_PRIVATE, lw_sk_of(in), cnt);
     b->scalar = c == 1; /* a one-element private array is a scalar */
     b->ndist = nd;
@@ -137,8 +139,10 @@ static Expr *infer_scatter(Tc *t, const TcApp *ap)
                    "output's length), but this has type %s", tc_tstr(t, is->ty));
     Expr *v = tc_infer(t, arg[1], sc, NULL);
     Type *tv = tc_want_array(t, v, "scatter");
-    if (!nat_equal(tv->arr.n, is->ty->arr.n))
+    if (!nat_equal(tv->arr.n, is->ty->arr.n)) {
+        hint_fact(t->d, a, HINT_EQ, is->ty->arr.n, tv->arr.n);
         diag_error(t->d, sp, "scatter: %s positions for %s values", tc_nstr(t, is->ty->arr.n), tc_nstr(t, tv->arr.n));
+    }
     e = tc_prim_expr(t, p, ty_array(a, is->ty->arr.elem->idx.n, tv->arr.elem), sp);
     e->prim.args[0] = is;
     e->prim.args[1] = v;

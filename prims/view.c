@@ -37,9 +37,11 @@ static Expr *infer_split(Tc *t, const TcApp *ap)
             diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together",
                        (long long)kc, tc_tstr(t, ty));
     }
-    if (!nat_divides(a, k, ty->arr.n))
+    if (!nat_divides(a, k, ty->arr.n)) {
+        hint_fact(t->d, a, HINT_DIVIDES, k, ty->arr.n);
         diag_error(t->d, sp, "%s(%s): cannot show that %s divides the array length %s; pad the array first, "
                    "e.g. padCst(0)((k - n %% k) %% k)", pn, tc_nstr(t, k), tc_nstr(t, k), tc_nstr(t, ty->arr.n));
+    }
     e = tc_prim_expr(t, p, ty_array(a, nat_div(a, ty->arr.n, k), ty_array(a, k, ty->arr.elem)), sp);
     e->prim.nats[0] = k;
     e->prim.args[0] = x;
@@ -262,9 +264,11 @@ static Expr *infer_take_drop(Tc *t, const TcApp *ap)
     Nat *k = tc_nat_of(t, nat[0], sc);
     Expr *x = tc_infer(t, arg[0], sc, NULL);
     Type *ty = tc_want_array(t, x, pi->name);
-    if (!nat_prove_ge(a, ty->arr.n, k))
+    if (!nat_prove_ge(a, ty->arr.n, k)) {
+        hint_fact(t->d, a, HINT_LE, k, ty->arr.n);
         diag_error(t->d, sp, "%s(%s): cannot show that %s <= the array length %s", pi->name, tc_nstr(t, k),
                    tc_nstr(t, k), tc_nstr(t, ty->arr.n));
+    }
     e = tc_prim_expr(t, p, ty_array(a, p == P_TAKE ? k : nat_sub(a, ty->arr.n, k), ty->arr.elem), sp);
     e->prim.nats[0] = k;
     e->prim.args[0] = x;
@@ -349,13 +353,17 @@ static Expr *infer_slide(Tc *t, const TcApp *ap)
     Nat *sz = tc_pos_nat_of(t, nat[0], sc, "window size"), *st = tc_pos_nat_of(t, nat[1], sc, "slide step");
     Expr *x = tc_infer(t, arg[0], sc, NULL);
     Type *ty = tc_want_array(t, x, "slide");
-    if (!nat_prove_ge(a, ty->arr.n, sz))
+    if (!nat_prove_ge(a, ty->arr.n, sz)) {
+        hint_fact(t->d, a, HINT_LE, sz, ty->arr.n);
         diag_error(t->d, sp, "slide(%s): cannot show that the window fits the array length %s", tc_nstr(t, sz),
                    tc_nstr(t, ty->arr.n));
+    }
     Nat *rest = nat_sub(a, ty->arr.n, sz);
-    if (!nat_divides(a, st, rest))
+    if (!nat_divides(a, st, rest)) {
+        hint_fact(t->d, a, HINT_DIVIDES, st, rest);
         diag_error(t->d, sp, "slide(%s)(%s): cannot show that the step %s divides %s", tc_nstr(t, sz), tc_nstr(t, st),
                    tc_nstr(t, st), tc_nstr(t, rest));
+    }
     Nat *cnt = nat_add(a, nat_div(a, rest, st), nat_cst(a, 1));
     e = tc_prim_expr(t, p, ty_array(a, cnt, ty_array(a, sz, ty->arr.elem)), sp);
     e->prim.nats[0] = sz;
@@ -386,8 +394,10 @@ static Expr *infer_zip(Tc *t, const TcApp *ap)
     Expr *e;
     Expr *x = tc_infer(t, arg[0], sc, NULL), *y = tc_infer(t, arg[1], sc, NULL);
     Type *tx = tc_want_array(t, x, "zip"), *ty = tc_want_array(t, y, "zip");
-    if (!nat_equal(tx->arr.n, ty->arr.n))
+    if (!nat_equal(tx->arr.n, ty->arr.n)) {
+        hint_fact(t->d, a, HINT_EQ, tx->arr.n, ty->arr.n);
         diag_error(t->d, sp, "zip of arrays of different sizes: %s and %s", tc_tstr(t, tx), tc_tstr(t, ty));
+    }
     e = tc_prim_expr(t, p, ty_array(a, tx->arr.n, ty_pair(a, tx->arr.elem, ty->arr.elem)), sp);
     e->prim.args[0] = x;
     e->prim.args[1] = y;
@@ -608,9 +618,11 @@ static Expr *infer_idx(Tc *t, const TcApp *ap)
     Expr *i = tc_infer(t, arg[0], sc, ty_scalar(a, SK_I32));
     if (!tc_is_index(i->ty))
         diag_error(t->d, i->sp, "idx expects an index (idx[n], i32, u32 or i64), but this has type %s", tc_tstr(t, i->ty));
-    if (i->ty->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, i->ty->idx.n))
+    if (i->ty->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, i->ty->idx.n)) {
+        hint_fact(t->d, a, HINT_LE, i->ty->idx.n, tx->arr.n);
         diag_error(t->d, i->sp, "idx: the index has type %s, but the array has only %s elements", tc_tstr(t, i->ty),
                    tc_nstr(t, tx->arr.n));
+    }
     e = tc_prim_expr(t, p, tx->arr.elem, sp);
     e->prim.args[0] = i;
     e->prim.args[1] = x;
@@ -658,9 +670,11 @@ static Expr *infer_gather(Tc *t, const TcApp *ap)
         diag_error(t->d, is->sp, "gather expects an array of indices (m.idx[n], or of i32, u32 or i64), but this "
                    "has type %s", tc_tstr(t, is->ty));
     Type *it = is->ty->arr.elem;
-    if (it->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, it->idx.n))
+    if (it->kind == T_IDX && !nat_prove_ge(a, tx->arr.n, it->idx.n)) {
+        hint_fact(t->d, a, HINT_LE, it->idx.n, tx->arr.n);
         diag_error(t->d, is->sp, "gather: the indices have type %s, but the array has only %s elements",
                    tc_tstr(t, it), tc_nstr(t, tx->arr.n));
+    }
     e = tc_prim_expr(t, p, ty_array(a, is->ty->arr.n, tx->arr.elem), sp);
     e->prim.args[0] = is;
     e->prim.args[1] = x;

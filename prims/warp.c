@@ -20,12 +20,16 @@ static Expr *infer_shfl(Tc *t, const TcApp *ap)
     Expr *e;
     Nat *d = tc_nat_of(t, nat[0], sc);
     int64_t c;
-    if (!nat_is_const(d, &c) || c < 0 || c > 31)
+    if (!nat_is_const(d, &c) || c < 0 || c > 31) {
+        hint_const(t->d, t->a, d, 0, 31);
         diag_error(t->d, nat[0]->sp, "%s: the %s must be a constant in 0..31", pi->name, p == P_SHFLXOR ? "lane mask" : "delta");
+    }
     Expr *x = tc_infer(t, arg[0], sc, NULL);
     Type *tx = tc_want_array(t, x, pi->name);
-    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem))
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem)) {
+        if (tc_is_scalar(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
         diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars, but this has type %s", pi->name, tc_tstr(t, tx));
+    }
     e = tc_prim_expr(t, p, tx, sp);
     e->prim.nats[0] = d;
     e->prim.args[0] = x;
@@ -50,8 +54,10 @@ static Expr *infer_shfl_warp(Tc *t, const TcApp *ap)
         !(ts->arr.elem->kind == T_IDX || (ts->arr.elem->kind == T_SCALAR && (ts->arr.elem->sk == SK_I32 || ts->arr.elem->sk == SK_U32))))
         diag_error(t->d, src->sp, "shflWarp expects 32 lane indices (32.idx[32]), but this has type %s", tc_tstr(t, ts));
     Type *tx = tc_want_array(t, x, "shflWarp");
-    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem))
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem)) {
+        if (tc_is_scalar(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
         diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars, but this has type %s", tc_tstr(t, tx));
+    }
     e = tc_prim_expr(t, p, tx, sp);
     e->prim.args[0] = src;
     e->prim.args[1] = x;
@@ -507,9 +513,11 @@ static void pipe_shape(Tc *t, const TcApp *ap, int64_t ipt_max, const char *why,
     for (int i = 0; i < 3; i++) {
         ns[i] = tc_nat_of(t, ap->nat[i], ap->sc);
         int64_t v;
-        if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 4))
+        if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 4)) {
+            hint_const(t->d, t->a, ns[i], lo[i], hi[i]);
             diag_error(t->d, ap->nat[i]->sp, "%s: the %s must be a constant in %lld..%lld%s", name, what[i],
                        (long long)lo[i], (long long)hi[i], i == 1 ? why : "");
+        }
     }
 }
 

@@ -157,6 +157,40 @@ expect "run --help" 0 "$PATC" run --help
 expect "patc --help mentions run" 0 "$PATC" --help
 has "patc --help: --check-against-cpu" "$TMP/out" '--check-against-cpu'
 
+# 3b. a nat parameter that shapes the code and that no -D fixes (nt, ipt, elemsBlock, ...):
+# the error gets a note naming it and the -D that fixes it, with values, and followed,
+# those values compile (for each example whose golden needs -D)
+hint_values() { sed -n 's/.*e\.g\. with \(.*\) \(the program\|kernel .*\) compiles$/\1/p' "$1"; }
+while read -r ex nat fact; do
+    expect "-D note: $ex" 1 "$PATC" --check "examples/$ex.rise"
+    has "-D note: $ex names $nat" "$TMP/err" "^examples/$ex\.rise:[0-9]+:[0-9]+: note: ($nat|.* and $nat|$nat and .*) (is a nat parameter|are nat parameters) of kernel '[A-Za-z0-9]+' that no -D fixes, and this check needs $fact: fix (it|them) with .*-D $nat=VALUE"
+    vals=$(hint_values "$TMP/err")
+    has "-D note: $ex gives values" "$TMP/err" "e\.g\. with -D "
+    # shellcheck disable=SC2086
+    expect "-D note: $ex, followed ($vals), compiles" 0 "$PATC" --emit-cuda $vals "examples/$ex.rise"
+done <<'T'
+scan_device nt 32 to divide nt
+scan_rows nt 32 to divide nt
+reduce_fast elemsWarp elemsWarp to divide elemsBlock
+filter nt 4 to divide nt \* ipt
+softmax_rows m 32 to divide m
+scan_pipe w w to be a constant in 1\.\.29
+T
+# the next one of scanDevice's once nt is fixed; with --kernel the note says which kernel compiles
+expect "-D note: ipt" 1 "$PATC" --check -D nt=128 --kernel exclSumI32 examples/scan_device.rise
+has "-D note: ipt names it" "$TMP/err" "note: ipt is a nat parameter of kernel 'exclSumI32' that no -D fixes, and this check needs ipt to be a constant: fix it with -D ipt=VALUE; e\.g\. with -D ipt=[0-9]+ kernel 'exclSumI32' compiles$"
+# shellcheck disable=SC2046
+expect "-D note: ipt, followed, compiles" 0 "$PATC" --emit-cuda -D nt=128 --kernel exclSumI32 $(hint_values "$TMP/err") examples/scan_device.rise
+# patc run's compile says the same; the run with the values works
+expect "-D note: patc run" 1 "$PATC" run examples/scan_device.rise --kernel inclSumF32 -D n=1000 --input random --cpu
+has "-D note: patc run names nt" "$TMP/err" "note: nt is a nat parameter of kernel 'inclSumF32' that no -D fixes, .*-D nt=VALUE; e\.g\. with"
+# shellcheck disable=SC2046
+expect "-D note: patc run, followed, runs" 0 "$PATC" run examples/scan_device.rise --kernel inclSumF32 -D n=1000 $(hint_values "$TMP/err") --input random --cpu
+# fixed, but wrong: the error names the value; no note offers a -D
+expect "-D nt=100: error" 1 "$PATC" --check -D nt=100 -D ipt=25 examples/scan_device.rise
+has "-D nt=100: names 100" "$TMP/err" "cannot show that 32 divides the array length 100"
+if grep -q "no -D fixes" "$TMP/err"; then fail "-D nt=100: no -D note"; else pass "-D nt=100: no -D note"; fi
+
 # 4. without a GPU driver: exit 1, one line naming the driver (skipped where there is one)
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
     echo "SKIP: no-driver checks (this machine has libcuda.so.1)"

@@ -3,7 +3,8 @@
 #   examples/*.rise  ->  examples/*.cu    (patc --emit-cuda, stdout, exit 0)
 #   tests/thesis/*.rise -> tests/thesis/*.cu (the same: the thesis's programs as it writes them)
 #   tests/ir/*.rise  ->  tests/ir/*.ir    (patc --emit-ir, stdout, exit 0)
-#   tests/err/*.rise ->  tests/err/*.err  (patc --check, stderr, exit 1)
+#   tests/err/*.rise ->  tests/err/*.err  (patc -I patterns --check, stderr, exit 1)
+# A file's first line may name the options it needs: -- golden-args: -D a=1 ...
 # With --update the expected files are rewritten from the current output: review the
 # diff (git diff) before committing it.
 set -u
@@ -21,12 +22,14 @@ check() { # source expected-file want-exit stream(1|2) args...
   if ! cmp -s "$tmp" "$exp"; then echo "FAIL $src: differs from $exp"; diff "$exp" "$tmp" | head -20; fail=$((fail+1)); return; fi
   pass=$((pass+1))
 }
-# an example's first line may name the options it needs: -- golden-args: -D a=1 ...
 for f in examples/*.rise tests/thesis/*.rise; do
   # shellcheck disable=SC2046
   check "$f" "${f%.rise}.cu" 0 1 --emit-cuda $(sed -n '1s/^-- golden-args: //p' "$f")
 done
 for f in tests/ir/*.rise; do [ -e "$f" ] && check "$f" "${f%.rise}.ir" 0 1 --emit-ir; done
-for f in tests/err/*.rise; do check "$f" "${f%.rise}.err" 1 2 -I patterns --check; done
+for f in tests/err/*.rise; do
+  # shellcheck disable=SC2046
+  check "$f" "${f%.rise}.err" 1 2 -I patterns --check $(sed -n '1s/^-- golden-args: //p' "$f")
+done
 echo "golden: $pass passed, $fail failed"
 [ "$fail" = 0 ]

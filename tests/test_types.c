@@ -143,6 +143,124 @@ START_TEST(defines)
 }
 END_TEST
 
+/* The values of a -D note's "e.g. with -D a=1 -D b=2 ... compiles", into d (names in
+ * buf): their number, 0 when the note gives none. */
+static int hint_values(const char *err, Define *d, int max, char *buf, size_t bufsz)
+{
+    const char *p = strstr(err, "e.g. with");
+    const char *end = p ? strstr(p, " compiles") : NULL;
+    int n = 0;
+    size_t used = 0;
+    for (p = p ? strstr(p, "-D ") : NULL; p && p < end && n < max; p = strstr(p, "-D ")) {
+        p += 3;
+        size_t len = strcspn(p, "=");
+        ck_assert_uint_lt(used + len + 1, bufsz);
+        memcpy(buf + used, p, len);
+        buf[used + len] = 0;
+        d[n].name = buf + used;
+        d[n].value = strtoll(p + len + 1, NULL, 10);
+        used += len + 1;
+        n++;
+    }
+    return n;
+}
+
+/* The line of the diagnostics that holds `sub`, from its start. */
+static const char *line_of(const char *err, const char *sub)
+{
+    const char *p = strstr(err, sub);
+    ck_assert_msg(p, "no '%s' in:\n%s", sub, err);
+    while (p > err && p[-1] != '\n') p--;
+    return p;
+}
+
+/* Compile src with the values its -D note suggests: it must compile (hint.c names no
+ * value that a compile has not confirmed). */
+static void follow_hint(const char *src, TC *failed, const Define *given, int ngiven)
+{
+    Define d[16];
+    char names[256];
+    if (ngiven) memcpy(d, given, sizeof *d * (size_t)ngiven);
+    int n = hint_values(tc_err(failed), d + ngiven, 16 - ngiven, names, sizeof names);
+    ck_assert_msg(n > 0, "the note gives no values:\n%s", tc_err(failed));
+    TC *t = tc_compile_defs(src, d, ngiven + n);
+    EXPECT_OK(t);
+    tc_free(t);
+}
+
+/* A check that needs the value of a shape parameter no -D fixes gets a note at the
+ * kernel's use of the definition: the parameter, the fact, -D NAME=VALUE, and values
+ * with which the program compiles. A value fixed by -D (wrong), or a data length, gets
+ * no note. */
+START_TEST(define_hints)
+{
+    const char *scan = "import \"scan.rise\"\n"
+                       "kernel inclSum = nFun((n, nt, ipt) => fun(n.f32)(xs => xs |> scanDevice(n, add, 0.0f, nt, ipt)))";
+    TC *t = tc_compile(scan);
+    EXPECT_ERR(t, "split(32): cannot show that 32 divides the array length nt");
+    EXPECT_ERR(t, "note: nt is a nat parameter of kernel 'inclSum' that no -D fixes, and this check needs 32 to "
+                  "divide nt: fix it with -D nt=VALUE; e.g. with -D nt=32 -D ipt=1 the program compiles");
+    /* at the scanDevice use in the kernel (line 2, column 62), after the library's place */
+    ck_assert(line_of(tc_err(t), "note: nt is") > strstr(tc_err(t), "scan.rise:55:19: error"));
+    ck_assert(!strncmp(line_of(tc_err(t), "note: nt is"), "t.rise:2:62: note:", 18));
+    follow_hint(scan, t, NULL, 0);
+    tc_free(t);
+
+    /* nt fixed, ipt not: toPrivate needs ipt's value */
+    Define nt[] = {{"nt", 128}};
+    t = tc_compile_defs(scan, nt, 1);
+    EXPECT_ERR(t, "note: ipt is a nat parameter of kernel 'inclSum' that no -D fixes, and this check needs ipt to be "
+                  "a constant: fix it with -D ipt=VALUE");
+    follow_hint(scan, t, nt, 1);
+    tc_free(t);
+
+    /* fixed, but to a value 32 does not divide: the error names it, and no note offers a -D */
+    Define wrong[] = {{"nt", 100}, {"ipt", 25}};
+    t = tc_compile_defs(scan, wrong, 2);
+    EXPECT_ERR(t, "split(32): cannot show that 32 divides the array length 100");
+    ck_assert_ptr_null(strstr(tc_err(t), "no -D fixes"));
+    tc_free(t);
+
+    const char *grid = "import \"reduce.rise\"\n"
+                       "kernel reduceSum = nFun((n, g, elemsBlock, elemsWarp) => fun(n.f32)(xs =>\n"
+                       "  xs |> reduceGrid(n, g, elemsBlock, elemsWarp, add, 0.0f)))";
+    t = tc_compile(grid);
+    EXPECT_ERR(t, "note: elemsBlock and elemsWarp are nat parameters of kernel 'reduceSum' that no -D fixes, and this "
+                  "check needs elemsWarp to divide elemsBlock: fix them with -D elemsBlock=VALUE -D elemsWarp=VALUE; e.g. with");
+    ck_assert(!strncmp(line_of(tc_err(t), "note: elemsBlock and"), "t.rise:3:9: note:", 17));
+    ck_assert_ptr_null(strstr(tc_err(t), "-D g=")); /* g is not in the fact */
+    follow_hint(grid, t, NULL, 0);
+    tc_free(t);
+
+    /* m is one of two factors of the data's length: a shape, named */
+    const char *rows = "kernel k = nFun((r, m) => fun((r*m).f32)(xs => xs |> split(m) |> mapGlobal(fun(row => "
+                       "row |> split(32) |> mapSeq(reduceSeq(add)(0.0f))))))";
+    t = tc_compile(rows);
+    EXPECT_ERR(t, "note: m is a nat parameter of kernel 'k' that no -D fixes, and this check needs 32 to divide m: "
+                  "fix it with -D m=VALUE; e.g. with -D m=32 the program compiles");
+    follow_hint(rows, t, NULL, 0);
+    tc_free(t);
+
+    /* t = 32 compiles kernel a, where the error is, but not kernel b: the values must
+     * compile the whole program */
+    const char *two = "kernel a = nFun((n, t) => fun((n*t).f32)(xs => xs |> split(t) |> mapGlobal(fun(r => "
+                      "r |> split(32) |> mapSeq(reduceSeq(add)(0.0f))))))\n"
+                      "kernel b = nFun((n, t) => fun((n*t).f32)(xs => xs |> split(t) |> mapGlobal(fun(r => "
+                      "r |> split(64) |> mapSeq(reduceSeq(add)(0.0f))))))";
+    t = tc_compile(two);
+    EXPECT_ERR(t, "note: t is a nat parameter of kernel 'a' that no -D fixes, and this check needs 32 to divide t: "
+                  "fix it with -D t=VALUE; e.g. with -D t=64 the program compiles");
+    follow_hint(two, t, NULL, 0);
+    tc_free(t);
+
+    /* n alone makes the input's length: given at launch, never suggested */
+    t = tc_compile("kernel k = nFun(n => fun((4*n).f32)(xs => xs |> split(3) |> mapGlobal(reduceSeq(add)(0.0f))))");
+    EXPECT_ERR(t, "split(3): cannot show that 3 divides the array length 4 * n");
+    ck_assert_ptr_null(strstr(tc_err(t), "no -D fixes"));
+    tc_free(t);
+}
+END_TEST
+
 START_TEST(generate_and_shfl_types)
 {
     /* the pattern types as 32.idx[32]; lowering then wants a warp array */
@@ -381,6 +499,7 @@ int main(void)
     tcase_add_test(c, nesting_errors);
     tcase_add_test(c, defs_and_lets);
     tcase_add_test(c, defines);
+    tcase_add_test(c, define_hints);
     tcase_add_test(c, generate_and_shfl_types);
     tcase_add_test(c, scalar_forms);
     tcase_add_test(c, scan_types);
