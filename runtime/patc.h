@@ -504,6 +504,12 @@ void patc_algo_free(patc_algo *a);
  * patc_algo per stream. */
 patc_status patc_algo_enqueue(patc_algo *a, patc_buffer *in, patc_buffer *out, patc_buffer *count, long long n,
                               const void *const *scalars, void *stream);
+/* patc_algo_enqueue on raw device addresses (a CUdeviceptr, or a pointer from cudaMalloc
+ * cast to unsigned long long) in the device's primary context, taken to hold what the
+ * call needs (in: n elements; out: one or n; count: 4 bytes, or 0 where none belongs):
+ * their sizes cannot be checked, their alignment and overlap are. No allocation. */
+patc_status patc_algo_enqueue_ptr(patc_algo *a, unsigned long long in, unsigned long long out, unsigned long long count,
+                                  long long n, const void *const *scalars, void *stream);
 /* The same algorithm on the CPU interpreter, on host arrays (in: n elements; out: one
  * or n elements; count: one u32 for filters and partitions, else NULL). The variant
  * patc_algo_enqueue would launch for n is the one interpreted, so this is the reference

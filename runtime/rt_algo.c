@@ -56,6 +56,7 @@ struct patc_algo {
     int nuser, nbuiltin;
     Variant var[MAX_VARIANTS];
     int nvar;
+    struct patc_buffer raw[3]; /* patc_algo_enqueue_ptr's in, out and count, never on a list */
     patc_algo *prev, *next; /* the context's list (patc_destroy frees what is left) */
 };
 
@@ -556,6 +557,21 @@ patc_status patc_algo_enqueue(patc_algo *a, patc_buffer *in, patc_buffer *out, p
     patc_buffer *outs[2] = {count ? count : out, out};
     patc_set_stream(a->ctx, stream);
     return patc_launch_args_enqueue(v->k, nats, args, outs, NULL);
+}
+
+/* The raw addresses as buffers of exactly the sizes the call needs: the checks of
+ * patc_algo_enqueue then hold for what can be checked (alignment, overlap). */
+patc_status patc_algo_enqueue_ptr(patc_algo *a, unsigned long long in, unsigned long long out, unsigned long long count,
+                                  long long n, const void *const *scalars, void *stream)
+{
+    if (!a) return PATC_ERR_INVALID;
+    size_t sz = patc_type_size(a->spec.type);
+    if (n < 1 || (unsigned long long)n > SIZE_MAX / sz) return check_call(a, NULL, NULL, NULL, n, scalars, &(bool){0});
+    if (!in || !out) return rt_fail(a->ctx, PATC_ERR_INVALID, "patc_algo: a NULL device address");
+    unsigned long long addr[3] = {in, out, count};
+    size_t bytes[3] = {(size_t)n * sz, a->spec.algorithm == PATC_ALGO_REDUCE ? sz : (size_t)n * sz, 4};
+    for (int i = 0; i < 3; i++) a->raw[i] = (struct patc_buffer){.ctx = a->ctx, .ptr = addr[i], .bytes = bytes[i], .wrapped = true};
+    return patc_algo_enqueue(a, &a->raw[0], &a->raw[1], count ? &a->raw[2] : NULL, n, scalars, stream);
 }
 
 patc_status patc_algo_run_cpu(patc_algo *a, const void *in, void *out, void *count, long long n,

@@ -425,6 +425,15 @@ START_TEST(ready_made_calls_enqueue_without_sync)
     ck_assert_int_eq(patc_algo_enqueue(a, skew, out, cnt, 100, sc, stream), PATC_ERR_INVALID);
     ck_assert_int_eq(patc_reduce(ctx, PATC_F32, PATC_OP_SUM, in, out, 0, stream), PATC_ERR_INVALID);
     ck_assert_int_eq(seen.n, before);
+    /* raw device addresses: the same launch; alignment and overlap still checked */
+    unsigned long long pin = patc_buffer_device_ptr(in), pout = patc_buffer_device_ptr(out), pc = patc_buffer_device_ptr(cnt);
+    ck_assert_int_eq(patc_algo_enqueue_ptr(a, pin, pout, pc, 1000, sc, stream), PATC_OK);
+    ck_assert_int_eq(seen.n, before + 2);
+    ck_assert_int_eq(patc_algo_enqueue_ptr(a, pin + 2, pout, pc, 1000, sc, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_algo_enqueue_ptr(a, pin, pin + 400, pc, 1000, sc, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_algo_enqueue_ptr(a, pin, pout, 0, 1000, sc, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_algo_enqueue_ptr(a, pin, pout, pc, 0, sc, stream), PATC_ERR_INVALID);
+    ck_assert_int_eq(seen.n, before + 2);
     ck_assert_int_eq(F.calls("cuStreamSynchronize") + F.calls("cuCtxSynchronize") + F.calls("cuEventSynchronize"),
                      sync0);
     F.on_launch(NULL, NULL);
