@@ -393,6 +393,29 @@ static patc_status variant_for(patc_algo *a, const patc_tuning_line *l, bool cub
     return PATC_OK;
 }
 
+/* Rule: the variants a call of `a` can run with the built-in table alone are those of
+ * the lines of its two keys (aligned and unaligned buffers, for its element width).
+ * Each line's is made here as variant_for makes it for a call, but without a cubin (the
+ * caller builds rt_program_build_source's text itself: the embedded cubins,
+ * rt_embed_gen.c), and handed to fn before the next is made (a variant may be evicted
+ * later). Lines that share a variant get the same program. */
+patc_status rt_algo_builtin_lines(patc_algo *a, RtAlgoLineFn fn, void *user)
+{
+    for (int k = 0; k < 2; k++) {
+        char key[64];
+        line_key(a, k == 0, key);
+        for (int j = 0; j < a->nbuiltin; j++) {
+            const patc_tuning_line *l = &a->builtin[j];
+            if (strcmp(l->kernel, key) != 0) continue;
+            Variant *v;
+            patc_status s = variant_for(a, l, false, &v);
+            if (s == PATC_OK) s = fn(a, l, v->k, user);
+            if (s != PATC_OK) return s;
+        }
+    }
+    return PATC_OK;
+}
+
 static long long def_value(const patc_tuning_line *l, const char *name)
 {
     for (int i = 0; name && i < l->ndefs; i++)
