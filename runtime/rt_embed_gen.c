@@ -11,12 +11,14 @@
  * The algorithms are the one-call forms' (patc_reduce, patc_inclusive_scan,
  * patc_exclusive_scan): the built-in operators SUM, MIN and MAX on each element type;
  * their variants are every one the built-in table can choose (rt_algo_builtin_lines:
- * both keys, aligned and not; a variant that several lines choose is compiled once). Each is made by the library's own code in a compile-only
- * context (patc_algo_create, variant_for), its text is rt_program_build_source's build 0
- * (PATC_INDEX32 defined where the index width is chosen at launch, as a call's first
- * build is) and its cubin is rt_nvrtc_compile's, with the options a call uses. With
- * CACHE_DIR (the build directory's, not the user's) a text compiled before is read from
- * that cache, so a rebuild after a change elsewhere compiles only what changed.
+ * both keys, aligned and not; a text that several lines choose is compiled once). Each
+ * is made by the library's own code in a compile-only context (patc_algo_create,
+ * variant_for); its texts are rt_program_build_source's for the builds a first call
+ * makes (rt_embed_builds: build 0, PATC_INDEX32 defined where the index width is chosen
+ * at launch, and build 1 where the kernel is 64-bit from the start) and its cubins
+ * rt_nvrtc_compile's, with the options a call uses. With CACHE_DIR (the build
+ * directory's, not the user's) a text compiled before is read from that cache, so a
+ * rebuild after a change elsewhere compiles only what changed.
  *
  * Linked with patrt_internal, which carries no embedded table: nothing here is found
  * among the cubins it is making. */
