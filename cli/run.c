@@ -107,8 +107,11 @@ static bool run_gpu(const RunOpts *o, patc_ctx *ctx, patc_kernel *k, const long 
         printf("kernel time: %.4f ms (median of %d runs after %d warm-up runs%s)\n", ms, o->repeat, WARMUP,
                o->reduce ? ", all passes" : "");
         printf("front end: %.3f ms\n", st.frontend_ms);
-        printf("compile step: %.3f ms (cache %s%s)\n", st.compile_ms, st.cache_hit ? "hit" : "miss",
-               st.cache_corrupt ? ", damaged entry rebuilt" : o->no_cache ? ", cache off" : "");
+        if (st.embedded) /* a text of a ready-made call's: its cubin is part of libpatrt */
+            printf("compile step: %.3f ms (cubin built into libpatrt)\n", st.compile_ms);
+        else
+            printf("compile step: %.3f ms (cache %s%s)\n", st.compile_ms, st.cache_hit ? "hit" : "miss",
+                   st.cache_corrupt ? ", damaged entry rebuilt" : o->no_cache ? ", cache off" : "");
         printf("module load: %.3f ms (sm_%d)\n", st.load_ms, st.arch);
     }
     ok = true;

@@ -91,9 +91,12 @@ typedef struct patc_compile_stats {
     int cache_hit;        /* 1 when the cubin came from the disk cache */
     int cache_corrupt;    /* 1 when a cache entry was found damaged and rebuilt */
     double frontend_ms;   /* .rise -> CUDA C */
-    double compile_ms;    /* CUDA C -> cubin (NVRTC or cache lookup), ms */
+    double compile_ms;    /* CUDA C -> cubin (NVRTC, cache or embedded lookup), ms */
     double load_ms;       /* cuModuleLoadData, ms (0 without a device) */
     int arch;             /* e.g. 90 for sm_90 */
+    int embedded;         /* 1 when the cubin was built into libpatrt (a ready-made call's
+                             built-in variant for sm_90, docs/api.md): NVRTC was not
+                             loaded and the disk cache not touched (cache_hit is 0) */
 } patc_compile_stats;
 
 /* ---------------------------------------------------------------- context */

@@ -220,8 +220,9 @@ static const char *algorithms_text(void)
 }
 
 /* A `table` line's conditions hold for the context's device: each word is sm_XY (its
- * compute capability, 10*major+minor = XY) or memory>=G (at least G GiB); none: any. */
-static bool table_matches(patc_ctx *c, char *conds, bool *bad)
+ * compute capability, 10*major+minor = XY) or memory>=G (at least G GiB; any_memory:
+ * taken to hold); none: any. */
+static bool table_matches(patc_ctx *c, char *conds, bool any_memory, bool *bad)
 {
     char *save = NULL;
     for (char *w = strtok_r(conds, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
@@ -234,7 +235,7 @@ static bool table_matches(patc_ctx *c, char *conds, bool *bad)
         } else if (strncmp(w, "memory>=", 8) == 0) {
             v = strtol(w + 8, &end, 10);
             if (*end || end == w + 8) return *bad = true, false;
-            if (rt_ctx_total_mem(c) < ((size_t)v << 30)) return false;
+            if (!any_memory && rt_ctx_total_mem(c) < ((size_t)v << 30)) return false;
         } else {
             return *bad = true, false;
         }
@@ -306,7 +307,7 @@ static patc_status read_declarations(patc_algo *a, char **table)
             char name[32];
             int used = 0;
             if (sscanf(line, "table %31s %n", name, &used) != 1) bad = true;
-            else if (state == 0 && table_matches(c, line + used, &bad)) {
+            else if (state == 0 && table_matches(c, line + used, false, &bad)) {
                 state = 1;
                 snprintf(a->table, sizeof a->table, "%s", name);
             } else if (state == 1) {
@@ -391,6 +392,58 @@ static patc_status variant_for(patc_algo *a, const patc_tuning_line *l, bool cub
     a->nvar++;
     *out = v;
     return PATC_OK;
+}
+
+/* The lines of every table that a device of the context's architecture can take,
+ * whatever its memory (an H100's and an H200's for sm_90), malloc'ed. */
+static patc_status arch_tables(patc_algo *a, char **out)
+{
+    char *copy = rt_strdup(algorithms_text());
+    if (!copy) return rt_fail(a->ctx, PATC_ERR_NO_MEMORY, "out of memory");
+    StrBuf tb = {0};
+    bool in = false, bad = false;
+    char *save = NULL;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char name[32];
+        int used = 0;
+        if (strncmp(line, "table ", 6) == 0 && sscanf(line, "table %31s %n", name, &used) == 1)
+            in = table_matches(a->ctx, line + used, true, &bad);
+        else if (in && strncmp(line, "kernel ", 7) != 0 && strncmp(line, "space ", 6) != 0)
+            sb_printf(&tb, "%s\n", line);
+    }
+    free(copy);
+    *out = tb.s ? sb_take(&tb) : rt_strdup("");
+    return *out ? PATC_OK : rt_fail(a->ctx, PATC_ERR_NO_MEMORY, "out of memory");
+}
+
+/* Rule: the variants a call of `a` can run with the built-in tables alone, on any
+ * device of the context's architecture, are those of the lines of its two keys
+ * (aligned and unaligned buffers, for its element width) in every table such a device
+ * can take. Each line's is made here as variant_for makes it for a call, but without a
+ * cubin (the caller builds rt_program_build_source's text itself: the embedded cubins,
+ * rt_embed_gen.c), and handed to fn before the next is made (a variant may be evicted
+ * later). Lines that share a variant get the same program. */
+patc_status rt_algo_builtin_lines(patc_algo *a, RtAlgoLineFn fn, void *user)
+{
+    char *text;
+    patc_tuning_line *lines = NULL;
+    int nlines = 0;
+    patc_status s = arch_tables(a, &text);
+    if (s == PATC_OK) s = rt_tuning_parse(a->ctx, "<built-in algorithms.tune>", text, &lines, &nlines);
+    free(text);
+    for (int k = 0; s == PATC_OK && k < 2; k++) {
+        char key[64];
+        line_key(a, k == 0, key);
+        for (int j = 0; s == PATC_OK && j < nlines; j++) {
+            const patc_tuning_line *l = &lines[j];
+            if (strcmp(l->kernel, key) != 0) continue;
+            Variant *v;
+            s = variant_for(a, l, false, &v);
+            if (s == PATC_OK) s = fn(a, l, v->k, user);
+        }
+    }
+    free(lines);
+    return s;
 }
 
 static long long def_value(const patc_tuning_line *l, const char *name)

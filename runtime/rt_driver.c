@@ -198,6 +198,14 @@ int rt_driver_module_load(RtDriver *d, const void *image, void **module)
     *module = m;
     return r;
 }
+/* The image itself is refused: not one this driver reads (a cubin of a newer toolkit's
+ * format) or none for this GPU. Other failures (memory, a lost context) are not the
+ * image's. */
+bool rt_driver_image_refused(int err)
+{
+    return err == CUDA_ERROR_INVALID_IMAGE || err == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+           err == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || err == CUDA_ERROR_INVALID_PTX;
+}
 int rt_driver_module_unload(RtDriver *d, void *module) { return d->ModuleUnload((CUmodule)module); }
 int rt_driver_get_function(RtDriver *d, void *module, const char *name, void **fn)
 {

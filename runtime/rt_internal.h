@@ -86,11 +86,56 @@ typedef struct RtBuildStats {
  * (malloc'ed, caller frees). On success *cubin is malloc'ed. */
 bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *cache_dir,
                       void **cubin, size_t *cubin_len, char **log, RtBuildStats *st);
+/* The NVRTC options of a compile for sm_<arch> (archopt holds the first): their count. */
+enum { RT_NVRTC_MAX_OPTIONS = 8 };
+int rt_nvrtc_options(int arch, char archopt[48], const char *opts[RT_NVRTC_MAX_OPTIONS]);
 /* (0, 0) when NVRTC cannot be loaded. */
 void rt_nvrtc_version(int *major, int *minor);
 /* dlopen NVRTC unless it is loaded. On failure returns false with a malloc'ed message in
  * *why naming the library, what was tried and how to fix it. */
 bool rt_nvrtc_load(char **why);
+
+/* ---------------------------------------------------------------- embedded cubins */
+
+/* The cubins of the ready-made calls' built-in variants, built with libpatrt
+ * (rt_embed_gen.c writes rt_cubins.c in the build directory): each under the key of its
+ * CUDA text, the text's length first so that most texts are ruled out unhashed. A cubin
+ * is packed against another (its base: the same variant with another operator or type,
+ * which differs in a few instructions), or alone (base -1). */
+typedef struct RtEmbeddedCubin {
+    unsigned char key[32];      /* rt_embed_key of the text */
+    size_t src_len;             /* strlen of the text */
+    int base;                   /* the entry it is packed against, or -1 */
+    const unsigned char *data;  /* the cubin, packed (rt_embed.c) */
+    size_t len, raw_len;        /* packed and unpacked bytes */
+} RtEmbeddedCubin;
+/* The table (none in a build with PATC_EMBED_CUBINS off, nor in programs that link
+ * patrt_internal and not rt_cubins.c's object: both symbols are weak references). */
+extern const RtEmbeddedCubin rt_embedded_cubins[] __attribute__((weak));
+extern const int rt_nembedded_cubins __attribute__((weak));
+/* The key of a CUDA text compiled for sm_<arch>: SHA-256 over patc's version, a marker,
+ * the arch, rt_nvrtc_options and the text (rt_cache_key's fields, without NVRTC's
+ * identity, since NVRTC is not loaded to look it up). */
+void rt_embed_key(const char *src, int arch, unsigned char key[32]);
+/* The embedded cubin of `src` for sm_<arch>: true with a malloc'ed copy (caller frees)
+ * in *cubin, false when there is none (or no memory for it). Touches neither NVRTC nor
+ * the disk cache. */
+bool rt_embed_find(const char *src, int arch, void **cubin, size_t *cubin_len);
+/* The builds (bit v: rt_program_build's variant v) that the first call of kernel k at
+ * n elements makes: build 0 always, and build 1 too where the kernel is sized at launch
+ * and its indices pass 2^31 already at n. The embedded cubins are those of each
+ * built-in line's builds at its least n. */
+unsigned rt_embed_builds(patc_kernel *k, long long n);
+/* Entry i of `table` unpacked (its bases first): malloc'ed, NULL when out of memory or
+ * when the entry is damaged. */
+unsigned char *rt_embed_unpack_entry(const RtEmbeddedCubin *table, int n, int i);
+/* Pack `in` against `base` (base_len 0: alone): the packed bytes (malloc'ed) and their
+ * count in *out_len, NULL when out of memory. rt_embed_unpack undoes it, false when `in`
+ * does not unpack to exactly raw_len bytes. */
+unsigned char *rt_embed_pack(const unsigned char *base, size_t base_len, const unsigned char *in, size_t len,
+                             size_t *out_len);
+bool rt_embed_unpack(const unsigned char *base, size_t base_len, const unsigned char *in, size_t len,
+                     unsigned char *out, size_t raw_len);
 
 /* ---------------------------------------------------------------- driver */
 
@@ -152,6 +197,7 @@ struct patc_program {
     Compilation comp;
     char *cuda;
     char *ir;       /* patc_program_ir's text, made on first use */
+    const char *name; /* the name it was made under (in the arena): NVRTC's name of its text */
     bool no_cubin;  /* patc_compile_options.no_cubin: never built, never loaded */
     /* module[0]: the cubin of the CUDA text, built at once; where a kernel's index width
      * is chosen at launch (IW_LAUNCH), built with PATC_INDEX32 defined (32-bit), and
@@ -209,6 +255,19 @@ int rt_index_bits_launch(patc_kernel *k, int l, const patc_launch_config *cfg);
 /* Build `variant` of the program's CUDA (0: the one built with the program; 1: the
  * 64-bit build of kernels sized at launch) and load it when there is a device. */
 patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int variant);
+/* The CUDA text that rt_program_build compiles for `variant` (malloc'ed; NULL when out of
+ * memory). */
+char *rt_program_build_source(const patc_program *p, int variant);
+
+/* rt_algo.c */
+/* Called with each built-in line of rt_algo_builtin_lines and k, the kernel of the
+ * variant it chooses (in a program made without a cubin; lines that choose the same
+ * variant get the same k). */
+typedef patc_status (*RtAlgoLineFn)(patc_algo *a, const patc_tuning_line *l, patc_kernel *k, void *user);
+/* Every line of the built-in table that a call of `a` can choose (the keys of its
+ * family and width, aligned and unaligned), in the table's order; stops at the first
+ * status fn returns that is not PATC_OK. */
+patc_status rt_algo_builtin_lines(patc_algo *a, RtAlgoLineFn fn, void *user);
 
 /* rt_patterns.c and the generated rt_patterns_text.c: patc's own patterns */
 /* The installed patterns directory (<prefix>/<datadir>/patc/patterns) beside the file
@@ -325,6 +384,9 @@ int rt_driver_smem_optin(RtDriver *d, int *n);
 int rt_driver_htod(RtDriver *d, RtDevPtr dst, const void *src, size_t bytes);
 int rt_driver_dtoh(RtDriver *d, void *dst, RtDevPtr src, size_t bytes);
 int rt_driver_module_load(RtDriver *d, const void *image, void **module);
+/* A cuModuleLoadData result that refuses the image itself (rt_program_build then
+ * compiles the text instead of an embedded cubin). */
+bool rt_driver_image_refused(int err);
 int rt_driver_module_unload(RtDriver *d, void *module);
 int rt_driver_get_function(RtDriver *d, void *module, const char *name, void **fn);
 /* Launch on the default stream; raises the function's dynamic shared memory limit

@@ -227,6 +227,18 @@ static char *program_log(nvrtcProgram p, nvrtcResult r)
     return log;
 }
 
+/* One list for every compile and every key made of it (the disk cache's, the embedded
+ * cubins'): a cubin is what these options make of the text. */
+int rt_nvrtc_options(int arch, char archopt[48], const char *opts[RT_NVRTC_MAX_OPTIONS])
+{
+    snprintf(archopt, 48, "--gpu-architecture=sm_%d", arch);
+    opts[0] = archopt;
+    opts[1] = "-default-device";
+    opts[2] = "--std=c++17";
+    opts[3] = "-lineinfo";
+    return 4;
+}
+
 /* cache hit -> its cubin; else NVRTC with
  *   --gpu-architecture=sm_XY -default-device --std=c++17 -lineinfo
  * and the result stored under the key (patc version, NVRTC version, arch, options,
@@ -238,9 +250,8 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
 {
     double t0 = rt_now_ms();
     char archopt[48];
-    snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%d", arch);
-    const char *opts[] = {archopt, "-default-device", "--std=c++17", "-lineinfo"};
-    int nopts = (int)(sizeof opts / sizeof opts[0]);
+    const char *opts[RT_NVRTC_MAX_OPTIONS];
+    int nopts = rt_nvrtc_options(arch, archopt, opts);
     char key[65];
     *cubin = NULL;
     *cubin_len = 0;

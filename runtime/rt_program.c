@@ -149,7 +149,7 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     }
     opt.defines = d;
     opt.ndefines = ndefs;
-    const char *path = arena_strdup(p->arena, name);
+    const char *path = p->name = arena_strdup(p->arena, name);
     bool ok;
     if (text) {
         /* The front end keeps pointers into the source (spans): give it a copy we own. */
@@ -202,49 +202,81 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     return PATC_OK;
 }
 
-/* CUDA C -> cubin (cache or NVRTC) -> module and functions when there is a device.
- * Build 0 of a program with kernels sized at launch defines PATC_INDEX32 ahead of the
+/* Build 0 of a program with kernels sized at launch defines PATC_INDEX32 ahead of the
  * text (so the cache keys of the two builds differ by their source); build 1 is the
  * text as emitted, whose patc_int is long long. */
+char *rt_program_build_source(const patc_program *p, int variant)
+{
+    StrBuf src = {0};
+    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n");
+    sb_puts(&src, p->cuda);
+    return src.s ? sb_take(&src) : rt_strdup("");
+}
+
+/* The cubin's module and its functions (launch l of each kernel) as build `variant`. */
+static patc_status load_module(patc_ctx *c, patc_program *p, const void *cubin, int variant, int *err)
+{
+    *err = 0;
+    patc_status s = rt_need_device(c);
+    if (s != PATC_OK) return s;
+    if ((*err = rt_driver_module_load(c->drv, cubin, &p->module[variant])) != 0)
+        return rt_drv_check(c, *err, "cuModuleLoadData");
+    for (int i = 0; s == PATC_OK && i < p->nkernels; i++) {
+        patc_kernel *k = &p->kernels[i];
+        for (int l = 0; s == PATC_OK && l <= k->k->npre; l++) {
+            const char *fname = rt_launch_kernel(k, l)->name;
+            int r = rt_driver_get_function(c->drv, p->module[variant], fname,
+                                           l < k->k->npre ? &k->pfn[variant][l] : &k->fn[variant]);
+            if (r) s = rt_fail(c, PATC_ERR_DRIVER, "cuModuleGetFunction(%s): %s", fname, rt_driver_error_name(c->drv, r));
+        }
+    }
+    return s;
+}
+
+/* CUDA C -> cubin -> module and functions when there is a device. The cubin is the one
+ * built into libpatrt for this very text and arch when there is one (rt_embed_find: no
+ * NVRTC, no cache), else the cache's or NVRTC's (rt_nvrtc_compile). An embedded cubin
+ * that the driver refuses as an image (one from a newer toolkit than the driver knows)
+ * is replaced by NVRTC's, as if none were embedded. */
 patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int variant)
 {
     void *cubin = NULL;
     size_t n = 0;
     char *log = NULL;
-    RtBuildStats st;
+    RtBuildStats st = {0};
     c->stats.arch = p->arch = c->arch;
     c->stats.load_ms = 0;
-    StrBuf src = {0};
-    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n");
-    sb_puts(&src, p->cuda);
-    bool built = rt_nvrtc_compile(src.s, name, c->arch, c->cache_dir, &cubin, &n, &log, &st);
-    sb_free(&src);
-    if (!built) {
-        patc_status s = rt_fail(c, PATC_ERR_NVRTC, "%s", log ? log : "nvrtc: compile failed");
-        free(log);
-        return s;
-    }
-    c->stats.cache_hit = st.cache_hit;
-    c->stats.cache_corrupt = st.cache_corrupt;
-    c->stats.compile_ms = st.ms;
-    patc_status s = PATC_OK;
+    char *src = rt_program_build_source(p, variant);
+    if (!src) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    double t0 = rt_now_ms();
+    bool embedded = rt_embed_find(src, c->arch, &cubin, &n);
+    st.ms = rt_now_ms() - t0;
     /* A cubin for another arch (patc_set_arch) is a compile-only cross-check: loading it
      * would fail, so its kernels stay unloaded and launching them says why. */
-    if (c->drv && c->arch == rt_driver_arch(c->drv)) {
-        double t0 = rt_now_ms();
-        if ((s = rt_need_device(c)) == PATC_OK)
-            s = rt_drv_check(c, rt_driver_module_load(c->drv, cubin, &p->module[variant]), "cuModuleLoadData");
-        for (int i = 0; s == PATC_OK && i < p->nkernels; i++) {
-            patc_kernel *k = &p->kernels[i];
-            for (int l = 0; s == PATC_OK && l <= k->k->npre; l++) {
-                const char *fname = rt_launch_kernel(k, l)->name;
-                int r = rt_driver_get_function(c->drv, p->module[variant], fname,
-                                               l < k->k->npre ? &k->pfn[variant][l] : &k->fn[variant]);
-                if (r) s = rt_fail(c, PATC_ERR_DRIVER, "cuModuleGetFunction(%s): %s", fname, rt_driver_error_name(c->drv, r));
-            }
+    bool load = c->drv && c->arch == rt_driver_arch(c->drv);
+    patc_status s = PATC_OK;
+    for (int tries = 0; tries < 2; tries++) {
+        if (!embedded && !rt_nvrtc_compile(src, name, c->arch, c->cache_dir, &cubin, &n, &log, &st)) {
+            s = rt_fail(c, PATC_ERR_NVRTC, "%s", log ? log : "nvrtc: compile failed");
+            free(log);
+            break;
         }
-        c->stats.load_ms = rt_now_ms() - t0;
+        c->stats.cache_hit = st.cache_hit;
+        c->stats.cache_corrupt = st.cache_corrupt;
+        c->stats.embedded = embedded;
+        c->stats.compile_ms = st.ms;
+        if (!load) break;
+        double t1 = rt_now_ms();
+        int err;
+        s = load_module(c, p, cubin, variant, &err);
+        c->stats.load_ms = rt_now_ms() - t1;
+        if (s == PATC_OK || !embedded || !rt_driver_image_refused(err)) break;
+        free(cubin);
+        cubin = NULL;
+        embedded = false;
+        s = PATC_OK;
     }
+    free(src);
     free(cubin);
     return s;
 }

@@ -423,7 +423,7 @@ patc_status patc_reducer_enqueue(patc_reducer *r, patc_buffer *input, long long 
 patc_status patc_reducer_run(patc_reducer *r, patc_buffer *input, long long n, void *host_result)
 {
     if (!r) return PATC_ERR_INVALID;
-    Variant *v;
+    Variant *v = NULL; /* set when prepare_n succeeds (gcc -O3 cannot tell) */
     long long nats[2];
     patc_status s = prepare_n(r, n, &v, nats, NULL);
     return s != PATC_OK ? s : patc_reduce_to_one(v->k, nats, input, n, host_result, NULL);
@@ -433,7 +433,7 @@ patc_status patc_reducer_time(patc_reducer *r, patc_buffer *input, long long n, 
                               float *median_ms, float *each_ms)
 {
     if (!r) return PATC_ERR_INVALID;
-    Variant *v;
+    Variant *v = NULL; /* set when prepare_n succeeds (gcc -O3 cannot tell) */
     long long nats[2];
     patc_status s = prepare_n(r, n, &v, nats, NULL);
     return s != PATC_OK ? s : (patc_status)rt_time_reduce(v->k, nats, input, n, warmup, reps, median_ms, each_ms);
