@@ -145,9 +145,14 @@ static Nat *mag(W *w, const Nat *x, int depth)
     return m;
 }
 
+/* A nat of the kernel's text: its value and every intermediate one must fit. A lone
+ * constant fits when int holds it, INT32_MIN included (printed as (-2147483647 - 1), an
+ * int: nat.c's pr_cst), though its magnitude 2^31 does not: an i32 min or max's neutral
+ * element must not make every launch of the kernel 64-bit. */
 static bool need_nat(void *ctx, Nat *x)
 {
     W *w = ctx;
+    if (x->kind == N_CST && x->cst == INT32_MIN) return false;
     mag(w, x, 0);
     return false;
 }

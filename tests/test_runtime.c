@@ -148,7 +148,8 @@ static const char *PASS_AND_DOT =
     "  fun(n.f32)(xs => fun(n.f32)(ys => zip(xs)(ys) |> split(n)\n"
     "    |> mapGlobal(fun(c => c |> reduceSeq(fun((a, p) => a + fst(p) * snd(p)))(0.0f))))))\n";
 
-/* The least i32 as a constant compiles through libpatrt's NVRTC: printed as
+/* The least i32 as a constant compiles through libpatrt's NVRTC, in 32-bit index
+ * arithmetic: printed as
  * -2147483648LL it made max(x, -2147483648LL) ambiguous there (an i32 max reduction's
  * padding; the ready-made max reductions and scans of i32). */
 START_TEST(int_min_constant_compiles)
@@ -159,6 +160,12 @@ START_TEST(int_min_constant_compiles)
     patc_define d[2] = {{"elemsBlock", 4096}, {"elemsWarp", 256}};
     ck_assert_msg(patc_program_compile(c, PATC_EXAMPLES_DIR "/../tests/programs/int_min.rise", d, 2, NULL, &p) == PATC_OK,
                   "%s", patc_last_error(c));
+    /* and it does not make the kernel's index arithmetic 64-bit (its magnitude is 2^31,
+     * but int holds it) */
+    patc_kernel *k;
+    ck_assert_int_eq(patc_get_kernel(p, "maxI32", &k), PATC_OK);
+    long long nats[2] = {1000000, 8};
+    ck_assert_int_eq(patc_kernel_index_bits(k, nats), 32);
     patc_destroy(c);
 }
 END_TEST
