@@ -2,7 +2,7 @@
 # Every CMake build type with gcc and clang, with and without link-time optimisation
 # (CMAKE_INTERPROCEDURAL_OPTIMIZATION), each built whole (library, CLI, tests, examples)
 # with warnings as errors, so that no compiler or optimisation level a user picks fails
-# to build or warns. Build directories go under ${TMPDIR:-/tmp}/patc-matrix.
+# to build or warns. Each cell builds from scratch in ${TMPDIR:-/tmp}/patc-matrix.
 #   scripts/build_matrix.sh            the whole matrix (16 builds)
 #   scripts/build_matrix.sh gcc:Release:OFF clang:MinSizeRel:ON ...   the named cells
 set -euo pipefail
@@ -24,6 +24,7 @@ for cell in "${cells[@]}"; do
   IFS=: read -r cc type ipo <<<"$cell"
   dir=$root/$cc-$type-ipo$ipo
   log=$dir.log
+  rm -rf "$dir" # from scratch: a directory left by another checkout or option set must not decide
   if { cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE="$type" \
          -DCMAKE_INTERPROCEDURAL_OPTIMIZATION="$ipo" -DPATC_WERROR=ON &&
        cmake --build "$dir" -j "$jobs"; } >"$log" 2>&1; then
