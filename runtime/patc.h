@@ -347,7 +347,8 @@ int patc_device_sm_count(patc_ctx *ctx);
  * launches it with g = min(blocks_per_sm * SMs, ceil(n / elemsBlock)). A line may name
  * another kernel of the same file to run for its sizes (kernel=OTHER), which may have a
  * fixed grid (reduceOneBlock). tuning_file NULL means $PATC_TUNING; with no file, or no
- * line for n, it uses elemsBlock=4096 elemsWarp=512 and 4 blocks per SM. File format:
+ * line for n, it uses elemsBlock=4096 elemsWarp=512 and 4 blocks per SM (the `default reducer`
+ * line of patterns/algorithms.tune, which also names the nats the tuner sets). File format:
  * docs/tuning.md. */
 typedef struct patc_reducer patc_reducer;
 patc_status patc_reducer_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
@@ -383,7 +384,8 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
  * values (nt, ipt) are applied; its grid comes from its own rule (one block per tile).
  * The file's line for (kernel, n) chooses the variant (the format of patc_reducer's;
  * BLOCKS_PER_SM above 1 compiles it with that min_blocks, see patc_compile_options),
- * compiled once; with no line, nt=128 ipt=25. tuning_file NULL means $PATC_TUNING. */
+ * compiled once; with no line, nt=128 ipt=25 (the `default scan` line of
+ * patterns/algorithms.tune). tuning_file NULL means $PATC_TUNING. */
 typedef struct patc_scan patc_scan;
 patc_status patc_scan_create(patc_ctx *ctx, const char *path, const char *kernel, const char *tuning_file,
                              patc_scan **out);

@@ -212,7 +212,7 @@ static const Template *find_template(const patc_algo *a, const char *name)
 
 /* ---------------------------------------------------------------- algorithms.tune */
 
-static const char *algorithms_text(void)
+const char *rt_algo_declarations(void)
 {
     for (int i = 0; i < rt_nbuiltin_data; i++)
         if (strcmp(rt_builtin_data[i].name, "algorithms.tune") == 0) return rt_builtin_data[i].text;
@@ -289,7 +289,7 @@ static bool parse_kernel(patc_algo *a, char *line, bool *bad)
 static patc_status read_declarations(patc_algo *a, char **table)
 {
     patc_ctx *c = a->ctx;
-    const char *text = algorithms_text();
+    const char *text = rt_algo_declarations();
     *table = NULL;
     if (!text) return rt_fail(c, PATC_ERR_INVALID, "libpatrt was built without patterns/algorithms.tune");
     char *copy = rt_strdup(text);
@@ -398,7 +398,7 @@ static patc_status variant_for(patc_algo *a, const patc_tuning_line *l, bool cub
  * whatever its memory (an H100's and an H200's for sm_90), malloc'ed. */
 static patc_status arch_tables(patc_algo *a, char **out)
 {
-    char *copy = rt_strdup(algorithms_text());
+    char *copy = rt_strdup(rt_algo_declarations());
     if (!copy) return rt_fail(a->ctx, PATC_ERR_NO_MEMORY, "out of memory");
     StrBuf tb = {0};
     bool in = false, bad = false;
@@ -678,7 +678,7 @@ enum { MAX_CANDIDATES = 256 };
  * (n_max: the space's max_n, the largest n the kernel is tried at). */
 static patc_status space_lines(patc_algo *a, const char *key, patc_tuning_line *out, int *nout)
 {
-    char *copy = rt_strdup(algorithms_text());
+    char *copy = rt_strdup(rt_algo_declarations());
     if (!copy) return rt_fail(a->ctx, PATC_ERR_NO_MEMORY, "out of memory");
     *nout = 0;
     char *save = NULL;

@@ -267,6 +267,8 @@ typedef patc_status (*RtAlgoLineFn)(patc_algo *a, const patc_tuning_line *l, pat
 /* Every line of the built-in table that a call of `a` can choose (the keys of its
  * family and width, aligned and unaligned), in the table's order; stops at the first
  * status fn returns that is not PATC_OK. */
+/* The text of patterns/algorithms.tune built into libpatrt (NULL if it was not). */
+const char *rt_algo_declarations(void);
 patc_status rt_algo_builtin_lines(patc_algo *a, RtAlgoLineFn fn, void *user);
 
 /* rt_patterns.c and the generated rt_patterns_text.c: patc's own patterns */

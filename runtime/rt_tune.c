@@ -18,6 +18,7 @@
 #include "rt_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +29,52 @@ enum { MAX_DEFS = PATC_TUNING_MAX_DEFS, MAX_VARIANTS = 64, MAX_ALTS = 3 };
  * hands out as it is. */
 typedef patc_tuning_line Setting;
 
-/* Used when the file has no line for the kernel and size: a middle-of-the-road
- * choice (256 threads, 4 float4 loads per lane per trip, 4 blocks per SM). */
-static const Setting default_setting = {.blocks_per_sm = 4, .ndefs = 2, .names = {"elemsBlock", "elemsWarp"},
-                                        .values = {4096, 512}};
-/* The same for scans (patterns/scan.rise: scanDevice): 128 threads of 25 elements, a
- * middle shape (3200-element tiles) chosen before any tuning; patc tune --scan found
- * 128-512 threads of 5-25 elements faster per size on an H200 (bench/results). */
-static const Setting default_scan_setting = {.blocks_per_sm = 1, .ndefs = 2, .names = {"nt", "ipt"}, .values = {128, 25}};
+/* The shape nats of the kernels these calls tune (reduceGrid's, scanDevice's and
+ * scanPipe's), declared beside the patterns in algorithms.tune, so that no pattern
+ * parameter is named here: its `default reducer` and `default scan` lines are the
+ * settings used where a tuning file has no line for the kernel and size (their names,
+ * in order, are what the tuners set: a reduction's block and warp element counts, a
+ * scan's threads and elements a thread), and `names pipe` names scanPipe's three. */
+static struct {
+    Setting reducer, scan;
+    char pipe[3][32];
+    bool ok;
+} decl;
+static pthread_once_t decl_once = PTHREAD_ONCE_INIT;
+
+static bool parse_line(char *line, Setting *s, bool *bad);
+
+static void decl_load(void)
+{
+    const char *text = rt_algo_declarations();
+    char *copy = text ? strdup(text) : NULL;
+    int found = 0;
+    char *save = NULL;
+    for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+        char kind[16], buf[512];
+        int used = 0;
+        bool bad;
+        if (sscanf(line, "default %15s %n", kind, &used) == 1 && used) {
+            Setting *d = strcmp(kind, "reducer") == 0 ? &decl.reducer : strcmp(kind, "scan") == 0 ? &decl.scan : NULL;
+            /* "KIND 1 1 BPS NAME=VALUE...": a settings line, read as the file's are */
+            snprintf(buf, sizeof buf, "%s 1 1 %s", kind, line + used);
+            if (d && parse_line(buf, d, &bad) && d->ndefs == 2) found |= d == &decl.reducer ? 1 : 2;
+        } else if (sscanf(line, "names pipe %31s %31s %31s", decl.pipe[0], decl.pipe[1], decl.pipe[2]) == 3) {
+            found |= 4;
+        }
+    }
+    free(copy);
+    decl.ok = found == 7;
+}
+
+/* PATC_OK once the declarations are read; a libpatrt without them cannot tune. */
+static patc_status need_decl(patc_ctx *c)
+{
+    pthread_once(&decl_once, decl_load);
+    return decl.ok ? PATC_OK
+                   : rt_fail(c, PATC_ERR_INVALID, "libpatrt's built-in algorithms.tune lacks its default reducer, "
+                             "default scan or names pipe line");
+}
 
 typedef struct Variant {
     char kname[128];
@@ -196,7 +235,7 @@ const patc_tuning_line *rt_tuning_find(const patc_tuning_line *set, int nset, co
 static const Setting *lookup(const patc_reducer *r, long long n)
 {
     const Setting *s = rt_tuning_find(r->set, r->nset, r->kernel, n);
-    return s ? s : r->scan ? &default_scan_setting : &default_setting;
+    return s ? s : r->scan ? &decl.scan : &decl.reducer;
 }
 
 patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kernel, long long n,
@@ -323,10 +362,10 @@ static long long fixed_grid(const Variant *v)
     return (long long)lc.grid[0] * (lc.grid[1] ? lc.grid[1] : 1) * (lc.grid[2] ? lc.grid[2] : 1);
 }
 
-/* grid = min(bps * SMs, ceil(n / elemsBlock)), at least 1 */
+/* grid = min(bps * SMs, ceil(n / elements a block reads a trip)), at least 1 */
 static long long grid_for(int sms, const Setting *s, long long n)
 {
-    long long eb = def_value(s, "elemsBlock");
+    long long eb = def_value(s, decl.reducer.names[0]);
     long long g = (long long)s->blocks_per_sm * (sms > 0 ? sms : 1);
     if (eb > 0 && (n + eb - 1) / eb < g) g = (n + eb - 1) / eb;
     return g < 1 ? 1 : g;
@@ -338,6 +377,7 @@ static patc_status tuned_create(patc_ctx *ctx, const char *path, const char *ker
 {
     if (!ctx || !out) return PATC_ERR_INVALID;
     *out = NULL;
+    if (need_decl(ctx) != PATC_OK) return PATC_ERR_INVALID;
     if (!path || !kernel)
         return rt_fail(ctx, PATC_ERR_INVALID, "%s: no program or kernel", scan ? "patc_scan_create" : "patc_reducer_create");
     patc_reducer *r = scan ? (patc_reducer *)calloc(1, sizeof(patc_scan)) : calloc(1, sizeof *r);
@@ -456,10 +496,10 @@ patc_status patc_reducer_describe(patc_reducer *r, long long n, char *buf, size_
         o += (size_t)snprintf(buf + o, len - o, "min_blocks=%d ", v->min_blocks);
     if (o < len && v->evict_first) o += (size_t)snprintf(buf + o, len - o, "evict_first ");
     if (r->scan && o < len && patc_kernel_launch_dims(v->k, nats, &lc) == PATC_OK)
-        snprintf(buf + o, len - o, "grid=%u%s", lc.grid[0], s == &default_scan_setting ? " (default setting)" : "");
+        snprintf(buf + o, len - o, "grid=%u%s", lc.grid[0], s == &decl.scan ? " (default setting)" : "");
     else if (o < len)
         snprintf(buf + o, len - o, "blocks_per_sm=%d grid=%s%lld%s", s->blocks_per_sm, v->grid_nat >= 0 ? "" : "fixed ",
-                 v->grid_nat >= 0 ? nats[v->grid_nat] : fixed_grid(v), s == &default_setting ? " (default setting)" : "");
+                 v->grid_nat >= 0 ? nats[v->grid_nat] : fixed_grid(v), s == &decl.reducer ? " (default setting)" : "");
     return PATC_OK;
 }
 
@@ -529,7 +569,8 @@ static patc_status candidates_for(patc_reducer *r, const char *const *alts, int 
         for (int a = 0; st == PATC_OK && a < TUNE_SHAPES; a++) {
             int w = tune_warps[a % 3];
             long long ew = tune_ew[a / 3];
-            Setting s = {.blocks_per_sm = 1, .ndefs = 2, .names = {"elemsBlock", "elemsWarp"}, .values = {ew * w, ew}};
+            Setting s = {.blocks_per_sm = 1, .ndefs = 2, .values = {ew * w, ew}};
+            memcpy(s.names, decl.reducer.names, sizeof s.names[0] * 2);
             snprintf(s.kernel, sizeof s.kernel, "%s", r->kernel);
             if (k >= 0) snprintf(s.use, sizeof s.use, "%s", alts[k]);
             Variant *v;
@@ -597,9 +638,9 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
         for (int j = 0; st == PATC_OK && j < ncs; j++) {
             const Setting *s = &cs[j].s;
             if (log)
-                fprintf(log, "tune %s n=%lld %s%s%selemsBlock=%lld elemsWarp=%lld blocks_per_sm=%d grid=%lld: %.2f us\n",
-                        kernel, sizes[i], s->use[0] ? "kernel=" : "", s->use, s->use[0] ? " " : "", s->values[0],
-                        s->values[1], s->blocks_per_sm, cs[j].g, ms[j] * 1e3);
+                fprintf(log, "tune %s n=%lld %s%s%s%s=%lld %s=%lld blocks_per_sm=%d grid=%lld: %.2f us\n", kernel,
+                        sizes[i], s->use[0] ? "kernel=" : "", s->use, s->use[0] ? " " : "", s->names[0], s->values[0],
+                        s->names[1], s->values[1], s->blocks_per_sm, cs[j].g, ms[j] * 1e3);
             if (ms[j] < best_ms[i]) {
                 best_ms[i] = ms[j];
                 best[i] = *s;
@@ -614,9 +655,10 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
             cover(best, sizes, i, count);
-            fprintf(f, "%s %lld %lld %d %s%s%selemsBlock=%lld elemsWarp=%lld # %.2f us at n=%lld, grid %lld on %d SMs\n",
+            fprintf(f, "%s %lld %lld %d %s%s%s%s=%lld %s=%lld # %.2f us at n=%lld, grid %lld on %d SMs\n",
                     kernel, best[i].n_min, best[i].n_max, best[i].blocks_per_sm, best[i].use[0] ? "kernel=" : "", best[i].use, best[i].use[0] ? " " : "",
-                    best[i].values[0], best[i].values[1], best_ms[i] * 1e3, sizes[i], best_g[i], r->sms);
+                    best[i].names[0], best[i].values[0], best[i].names[1], best[i].values[1], best_ms[i] * 1e3, sizes[i],
+                    best_g[i], r->sms);
         }
         if (f && fclose(f) != 0) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
     }
@@ -715,15 +757,16 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         int nc = 0;
         for (int a = 0; a < SCAN_NT && st == PATC_OK; a++)
             for (int b = 0; b < SCAN_IPT * 2 && st == PATC_OK; b++) {
-                Setting s = {.blocks_per_sm = b % 2 ? 2048 / scan_nt[a] : 1, .ndefs = 2, .names = {"nt", "ipt"},
+                Setting s = {.blocks_per_sm = b % 2 ? 2048 / scan_nt[a] : 1, .ndefs = 2,
                              .values = {scan_nt[a], scan_ipt[b / 2]}};
+                memcpy(s.names, decl.scan.names, sizeof s.names[0] * 2);
                 strcpy(s.kernel, r->kernel);
                 if ((st = scan_plan(r, &s, sizes[i], in, out, &plans[nc])) != PATC_OK) break;
                 cs[nc++] = s;
             }
         for (int a = 0; pipe && a < PIPE_SHAPES && st == PATC_OK; a++) {
-            Setting s = {.blocks_per_sm = 1, .ndefs = 3, .names = {"w", "ipt", "s"},
-                         .values = {pipe_shape[a][0], pipe_shape[a][1], pipe_shape[a][2]}};
+            Setting s = {.blocks_per_sm = 1, .ndefs = 3, .values = {pipe_shape[a][0], pipe_shape[a][1], pipe_shape[a][2]}};
+            memcpy(s.names, decl.pipe, sizeof decl.pipe);
             strcpy(s.kernel, r->kernel);
             strcpy(s.use, pipe);
             if ((st = scan_plan(r, &s, sizes[i], in, out, &plans[nc])) != PATC_OK) break;
@@ -751,8 +794,9 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
                 if ((st = scan_plan(r, &pair[j], sizes[i], in, out, &plans[nc])) == PATC_OK) nc++;
             if (st == PATC_OK) st = (patc_status)rt_time_plans(ctx, plans, nc, reps / 10 + 2, reps, med, NULL);
             if (st == PATC_OK && log)
-                fprintf(log, "tune %s n=%lld nt=%lld ipt=%lld min_blocks=%d: %.2f us, with evict_first %.2f us\n", kernel,
-                        sizes[i], best[i].values[0], best[i].values[1], best[i].blocks_per_sm, med[0] * 1e3, med[1] * 1e3);
+                fprintf(log, "tune %s n=%lld %s=%lld %s=%lld min_blocks=%d: %.2f us, with evict_first %.2f us\n", kernel,
+                        sizes[i], best[i].names[0], best[i].values[0], best[i].names[1], best[i].values[1],
+                        best[i].blocks_per_sm, med[0] * 1e3, med[1] * 1e3);
             if (st == PATC_OK && med[1] < med[0]) {
                 best[i] = pair[1];
                 best_ms[i] = med[1];
