@@ -23,6 +23,7 @@ static const char usage[] =
     "                [--tolerance T]\n"
     "       patc tune FILE --kernel K [--alt A]... [--kernel K [--alt A]...]... [--scan S [--pipe F:P]]... [--out SETTINGS]\n"
     "                [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
+    "       patc tune --algo NAME [--type T]... [--out SETTINGS] [--min-log A] [--max-log B] [--step-log S] [--reps R]\n"
     "\n"
     "options:\n"
     "  --emit-cuda        print the generated CUDA C (NVRTC is not needed)\n"
@@ -84,7 +85,10 @@ static const char usage[] =
     "  scan kernel whose tile shape (nt, ipt) and __launch_bounds__ minimum of blocks per SM\n"
     "  (none or 2048/nt) are searched instead, then the best with and without --evict-first\n"
     "  (patc_scan_*); a --pipe F:P after it adds four shapes (w, ipt, s) of the scanPipe\n"
-    "  kernel P of file F (relative to FILE's directory) that computes the same scan\n";
+    "  kernel P of file F (relative to FILE's directory) that computes the same scan;\n"
+    "  --algo NAME (reduce, reduce_min, reduce_max, inclusive_scan, exclusive_scan, filter,\n"
+    "  partition, partition_stable) of --type T (default f32) tunes a ready-made algorithm of\n"
+    "  libpatrt over the shapes patterns/algorithms.tune declares (docs/api.md)\n";
 
 /* Rule: --min-blocks takes a decimal from 1 to 32 (blocks per SM; sm_90 holds at most
  * 32 resident blocks). */

@@ -14,7 +14,6 @@
 #include "patc.h"
 #include "rt_internal.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,12 +255,13 @@ static bool parse_kernel(patc_algo *a, char *line, bool *bad)
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     snprintf(t->import, sizeof t->import, "%s", import);
-    for (char *p = nats; *p; p++)
-        if (*p == ',') *p = ' '; /* "g,nt,ipt" -> nFun((n, g, nt, ipt) => */
-    StrBuf nb = {0};
-    for (char *p = nats; *p; p++) sb_puts(&nb, *p == ' ' ? ", " : (char[2]){*p, 0});
-    snprintf(t->nats, sizeof t->nats, "%s", nb.s ? nb.s : "");
-    sb_free(&nb);
+    /* "g,nt,ipt" -> "g, nt, ipt", for nFun((n, g, nt, ipt) => */
+    size_t o = 0;
+    for (char *p = nats; *p && o + 3 < sizeof t->nats; p++) {
+        t->nats[o++] = *p;
+        if (*p == ',') t->nats[o++] = ' ';
+    }
+    t->nats[o] = 0;
     t->g_elems = -1;
     if (strcmp(grid, "-") != 0) {
         char *end;

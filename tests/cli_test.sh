@@ -204,11 +204,20 @@ else
     done
     expect "no driver: tune --scan" 1 "$PATC" tune examples/scan_device.rise --scan inclSumF32 --out "$TMP/t.conf"
     has "no driver: tune --scan names the driver" "$TMP/err" '^patc tune: error: .*(driver|libcuda)'
+    expect "no driver: tune --algo" 1 "$PATC" tune --algo inclusive_scan --out "$TMP/t.conf"
+    has "no driver: tune --algo names the driver" "$TMP/err" '^patc tune: error: .*(driver|libcuda)'
 fi
 # patc tune's usage errors (no device needed to reach them)
 expect "tune without a kernel" 2 "$PATC" tune examples/scan_device.rise
 has "tune without a kernel: says --scan" "$TMP/err" 'at least one --kernel or --scan'
 expect "tune --scan without its value" 2 "$PATC" tune examples/scan_device.rise --scan
+# patc tune --algo: the ready-made algorithms' tuner
+expect "tune --algo unknown" 2 "$PATC" tune --algo sort
+has "tune --algo unknown: lists the names" "$TMP/err" 'inclusive_scan, exclusive_scan, filter'
+expect "tune --algo with a FILE" 2 "$PATC" tune examples/scan_device.rise --algo reduce
+has "tune --algo with a FILE: says why" "$TMP/err" 'no FILE, --kernel or --scan with it'
+expect "tune --type without --algo" 2 "$PATC" tune --type f32
+expect "tune --algo bad type" 2 "$PATC" tune --algo reduce --type f16
 
 # 5. --random is deterministic
 "$PATC" run examples/scale.rise --kernel scale -D n=1000 --input random --cpu >"$TMP/a" 2>&1
