@@ -168,13 +168,25 @@ static int bad_usage(const char *fmt, const char *arg)
 
 static const char *const mode_flag[] = {"", "--emit-cuda", "--emit-ir", "--check"};
 
+/* Rule: what was printed to stdout must have been written: a full disk or a closed pipe
+ * is an error (exit 1), as for -o FILE, never a silent exit 0. */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "patc: error: cannot write to standard output: %s\n", errno ? strerror(errno) : "write error");
+        return rc ? rc : 1;
+    }
+    return rc;
+}
+
 /* Rule: --emit-cuda, --emit-ir and --check each say what to print; two of them are a
  * usage error (one would be dropped silently). The program is compiled through
  * libpatrt without a cubin: NVRTC is never called, no driver is needed. */
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "run") == 0) return cli_run(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "tune") == 0) return cli_tune(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "run") == 0) return finish_stdout(cli_run(argc - 1, argv + 1));
+    if (argc >= 2 && strcmp(argv[1], "tune") == 0) return finish_stdout(cli_tune(argc - 1, argv + 1));
     enum { NONE, CUDA, IR, CHECK } mode = NONE;
     const char *file = NULL, *outpath = NULL;
     patc_compile_options copt = {0};
@@ -289,5 +301,5 @@ int main(int argc, char **argv)
 done:
     patc_destroy(ctx);
     cli_free_defines(defs, ndefs);
-    return rc;
+    return finish_stdout(rc);
 }

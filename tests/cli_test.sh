@@ -211,6 +211,19 @@ fi
 expect "tune without a kernel" 2 "$PATC" tune examples/scan_device.rise
 has "tune without a kernel: says --scan" "$TMP/err" 'at least one --kernel or --scan'
 expect "tune --scan without its value" 2 "$PATC" tune examples/scan_device.rise --scan
+# stdout that cannot be written (a full disk) is an error, as -o FILE's is
+if [ -w /dev/full ]; then
+    for args in "--emit-cuda examples/scale.rise" "--emit-ir examples/scale.rise" \
+                "run examples/scale.rise -D n=10 --input random --cpu"; do
+        # shellcheck disable=SC2086
+        "$PATC" $args >/dev/full 2>"$TMP/err"
+        rc=$?
+        if [ $rc = 1 ] && grep -q 'cannot write to standard output' "$TMP/err"; then pass "stdout full: $args"
+        else fail "stdout full: $args (exit $rc)"; fi
+    done
+else
+    echo "SKIP: stdout write errors (no /dev/full)"
+fi
 # patc tune --algo: the ready-made algorithms' tuner
 expect "tune --algo unknown" 2 "$PATC" tune --algo sort
 has "tune --algo unknown: lists the names" "$TMP/err" 'inclusive_scan, exclusive_scan, filter'
