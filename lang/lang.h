@@ -350,6 +350,9 @@ char *lang_read_file(const char *path, size_t *len);
 #define LANG_ENOTREG EINVAL
 /* Why lang_read_file failed, for "cannot read 'path': ..." (strerror, or our words for
  * LANG_ENOTREG and EFBIG). */
+/* Open `path` for reading if it is a regular file, without blocking (see lang_read_file);
+ * -1 with errno otherwise. *size: its size in bytes. */
+int lang_open_regular(const char *path, long long *size);
 const char *lang_read_error(int err);
 
 #endif

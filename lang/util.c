@@ -252,19 +252,34 @@ void *namemap_put(NameMap *m, const char *key, void *value)
 
 /* ---------------------------------------------------------------- source files */
 
-/* Only regular files are read (a FIFO or /dev/zero would block or never end; the open
- * is non-blocking so that even opening a FIFO with no writer returns at once), and at
- * most LANG_MAX_FILE_SIZE bytes. */
-char *lang_read_file(const char *path, size_t *len)
+/* Only regular files are opened for reading (a FIFO or /dev/zero would block or never
+ * end; the open is non-blocking so that even opening a FIFO with no writer returns at
+ * once): the descriptor with *size set, or -1 with errno (EISDIR, LANG_ENOTREG). */
+int lang_open_regular(const char *path, long long *size)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return NULL;
+    if (fd < 0) return -1;
     struct stat st;
     int err = 0;
     if (fstat(fd, &st) != 0) err = errno;
     else if (S_ISDIR(st.st_mode)) err = EISDIR;
     else if (!S_ISREG(st.st_mode)) err = LANG_ENOTREG;
-    else if (st.st_size > LANG_MAX_FILE_SIZE) err = EFBIG;
+    if (err) {
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    *size = (long long)st.st_size;
+    return fd;
+}
+
+/* A regular file (lang_open_regular) of at most LANG_MAX_FILE_SIZE bytes, read whole. */
+char *lang_read_file(const char *path, size_t *len)
+{
+    long long size;
+    int fd = lang_open_regular(path, &size);
+    if (fd < 0) return NULL;
+    int err = size > LANG_MAX_FILE_SIZE ? EFBIG : 0;
     StrBuf b = {0};
     while (!err) {
         /* one byte past the cap tells a file that grew since fstat */

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { MAX_DEFS = PATC_TUNING_MAX_DEFS, MAX_VARIANTS = 64, MAX_ALTS = 3 };
 
@@ -200,8 +201,17 @@ static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, i
     *out = NULL;
     *nout = 0;
     if (!file) return PATC_OK;
-    FILE *f = fopen(file, "r");
-    if (!f) return rt_fail(c, PATC_ERR_IO, "cannot read tuning file %s: %s", file, strerror(errno));
+    /* a regular file only (a FIFO or /dev/zero would block or never end), of at most
+     * 16 MiB (a tuning file has a line per kernel and size range) */
+    long long size;
+    int fd = lang_open_regular(file, &size);
+    FILE *f = fd >= 0 && size <= (16 << 20) ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        int e = fd >= 0 ? EFBIG : errno;
+        if (fd >= 0) close(fd);
+        return rt_fail(c, PATC_ERR_IO, "cannot read tuning file %s: %s", file,
+                       e == EFBIG ? "larger than 16 MiB" : lang_read_error(e));
+    }
     patc_status st = read_settings(c, file, f, out, nout);
     fclose(f);
     return st;

@@ -211,6 +211,13 @@ fi
 expect "tune without a kernel" 2 "$PATC" tune examples/scan_device.rise
 has "tune without a kernel: says --scan" "$TMP/err" 'at least one --kernel or --scan'
 expect "tune --scan without its value" 2 "$PATC" tune examples/scan_device.rise --scan
+# an --input that is not a regular file is refused at once (a FIFO without a writer
+# used to block forever; /dev/zero was "a file of 0 bytes")
+mkfifo "$TMP/fifo"
+expect "input FIFO refused" 1 timeout 10 "$PATC" run examples/scale.rise -D n=10 --input "$TMP/fifo" --cpu
+has "input FIFO: says why" "$TMP/err" 'not a regular file'
+expect "input /dev/zero refused" 1 "$PATC" run examples/scale.rise -D n=10 --input /dev/zero --cpu
+has "input /dev/zero: says why" "$TMP/err" 'not a regular file'
 # stdout that cannot be written (a full disk) is an error, as -o FILE's is
 if [ -w /dev/full ]; then
     for args in "--emit-cuda examples/scale.rise" "--emit-ir examples/scale.rise" \

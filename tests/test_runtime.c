@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PATC_EXAMPLES_DIR
@@ -735,6 +736,19 @@ START_TEST(tuning_lookup)
     /* failures */
     ck_assert_int_eq(patc_tuning_lookup(c, conf, "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
     ck_assert_msg(strstr(patc_last_error(c), "cannot read tuning file"), "%s", patc_last_error(c));
+    /* only a regular file is read: /dev/zero never ends, a FIFO without a writer would
+     * block, a directory reads as nothing; each is refused at once */
+    ck_assert_int_eq(patc_tuning_lookup(c, "/dev/zero", "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
+    ck_assert_msg(strstr(patc_last_error(c), "not a regular file"), "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_tuning_lookup(c, "/tmp", "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
+    char fifo[] = "/tmp/patc-fifo-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    char fpath[64];
+    snprintf(fpath, sizeof fpath, "%s/f", fifo);
+    ck_assert_int_eq(mkfifo(fpath, 0600), 0);
+    ck_assert_int_eq(patc_tuning_lookup(c, fpath, "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
+    unlink(fpath);
+    rmdir(fifo);
     conf = write_conf("filterGtF32 1 600000 1 nt=128 ipt=16\n"
                       "partitionGtF32 5 1 1 nt=128\n");
     found = -1;
