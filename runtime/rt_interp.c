@@ -23,6 +23,20 @@ patc_status patc_interp_run_outputs(patc_kernel *k, const long long *nats, const
         if (!inputs[i]) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: input %d is NULL", i);
     patc_status s = rt_bind_nats(k, nats);
     if (s != PATC_OK) return s;
+    /* every array's size within the limits patc_kernel_input_info and output_info keep
+     * (the interpreter indexes them with these nats: a size past them overflowed) */
+    for (int i = 0; i < d->nparams; i++) {
+        patc_type t;
+        long long cnt;
+        size_t b;
+        if ((s = patc_kernel_input_info(k, i, nats, &t, &cnt, &b)) != PATC_OK) return s;
+    }
+    for (int j = 0; j < k->k->nouts; j++) {
+        patc_type t;
+        long long cnt;
+        size_t b;
+        if ((s = patc_kernel_output_info_at(k, j, nats, &t, &cnt, &b)) != PATC_OK) return s;
+    }
     int64_t *v = calloc((size_t)d->nnats + 1, sizeof *v);
     if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < d->nnats; i++) v[i] = nats[i];

@@ -69,9 +69,11 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
     if (s != PATC_OK) return s;
     ch->len_nat = k->k->role_len_nat;
     ch->elem = (size_t)scalar_info[k->k->out->sk].size;
-    if (input->bytes < (size_t)n * ch->elem)
-        return rt_fail(c, PATC_ERR_SIZE, "patc_reduce_to_one: %lld elements need %zu bytes, the buffer has %zu", n,
-                    (size_t)n * ch->elem, input->bytes);
+    /* n * elem without wrapping: n past what the buffer can hold is too large whatever
+     * the product would wrap to */
+    if ((unsigned long long)n > input->bytes / ch->elem)
+        return rt_fail(c, PATC_ERR_SIZE, "patc_reduce_to_one: %lld elements of %zu bytes do not fit the buffer's %zu", n,
+                       ch->elem, input->bytes);
     if (final && final->bytes < ch->elem)
         return rt_fail(c, PATC_ERR_SIZE, "the result buffer has %zu bytes; one element needs %zu", final->bytes, ch->elem);
     int nn = k->k->def->nnats;

@@ -468,6 +468,23 @@ START_TEST(algo_tuner_writes_table_lines)
 }
 END_TEST
 
+/* patc_reduce_to_one's size check cannot wrap: 2^62 f32 elements are 2^64 bytes, which
+ * a size_t product made 0, and a 16-byte buffer passed the check. */
+START_TEST(reduce_to_one_size_check_does_not_wrap)
+{
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_msg(patc_program_from_file(ctx, PATC_EXAMPLES_DIR "/reduce_device_naive.rise", NULL, 0, &p) == PATC_OK, "%s",
+                  patc_last_error(ctx));
+    ck_assert_int_eq(patc_get_kernel(p, "reduceNaive", &k), PATC_OK);
+    patc_buffer *b;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 16, &b), PATC_OK);
+    float r;
+    ck_assert_int_eq(patc_reduce_to_one(k, NULL, b, 1LL << 62, &r, NULL), PATC_ERR_SIZE);
+    ck_assert_int_eq(patc_reduce_to_one(k, NULL, b, 5, &r, NULL), PATC_ERR_SIZE);
+}
+END_TEST
+
 START_TEST(every_driver_failure_reported_and_cleaned_up)
 {
     static const char *reported[] = {"cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute",
@@ -512,6 +529,7 @@ int main(void)
     tcase_add_test(tc, kept_launch_matches_each_call);
     tcase_add_test(tc, ready_made_calls_enqueue_without_sync);
     tcase_add_test(tc, algo_tuner_writes_table_lines);
+    tcase_add_test(tc, reduce_to_one_size_check_does_not_wrap);
     tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -149,6 +149,33 @@ static const char *PASS_AND_DOT =
     "  fun(n.f32)(xs => fun(n.f32)(ys => zip(xs)(ys) |> split(n)\n"
     "    |> mapGlobal(fun(c => c |> reduceSeq(fun((a, p) => a + fst(p) * snd(p)))(0.0f))))))\n";
 
+/* The interpreter takes the nat values patc_kernel_input_info takes and no others: a
+ * size past the limits (n = LLONG_MAX, 2^62 + 1) is refused, where it was read past the
+ * arrays (ASan: stack-buffer-overflow in interp.c's load). */
+START_TEST(interp_refuses_sizes_past_the_limits)
+{
+    patc_ctx *c;
+    patc_program *p;
+    patc_kernel *k;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    patc_compile_options o = {.no_cubin = 1};
+    ck_assert_msg(patc_program_compile(c, PATC_EXAMPLES_DIR "/scale.rise", NULL, 0, &o, &p) == PATC_OK, "%s",
+                  patc_last_error(c));
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    float in[4] = {1, 2, 3, 4}, out[4];
+    const void *ins[1] = {in};
+    long long bad[] = {9223372036854775807LL, 4611686018427387905LL};
+    for (int i = 0; i < 2; i++) {
+        patc_status s = patc_interp_run(k, &bad[i], ins, out);
+        ck_assert_msg(s == PATC_ERR_SIZE || s == PATC_ERR_INVALID, "n = %lld: %d", bad[i], s);
+    }
+    long long four = 4;
+    ck_assert_int_eq(patc_interp_run(k, &four, ins, out), PATC_OK);
+    ck_assert(out[3] == 8.0f);
+    patc_destroy(c);
+}
+END_TEST
+
 /* The least i32 as a constant compiles through libpatrt's NVRTC, in 32-bit index
  * arithmetic: printed as
  * -2147483648LL it made max(x, -2147483648LL) ambiguous there (an i32 max reduction's
@@ -1332,6 +1359,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, kernel_role_from_the_compiler);
         tcase_add_test(tc, min_blocks_in_launch_bounds);
         tcase_add_test(tc, int_min_constant_compiles);
+        tcase_add_test(tc, interp_refuses_sizes_past_the_limits);
         tcase_add_test(tc, no_cubin_never_calls_nvrtc);
         tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);
