@@ -77,7 +77,8 @@ typedef struct patc_define {
 } patc_define;
 
 /* A launch override. A zero grid[0] (block[0]) means "derive the grid (block) from the
- * kernel's rule" (zeros in the other two dimensions mean 1). A zero shared_bytes means
+ * kernel's rule" (zeros in the other two dimensions mean 1). A negative shared_bytes is
+ * refused (PATC_ERR_LAUNCH_CONFIG). A zero shared_bytes means
  * "derive the dynamic shared memory"; more than the rule gives is allowed, less is
  * refused. A kernel whose code assumes its block size (block_fixed) refuses another. */
 typedef struct patc_launch_config {

@@ -25,6 +25,9 @@ void rt_launch_free(RtLaunch *L)
 static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, patc_launch_config *L)
 {
     patc_ctx *c = k->prog->ctx;
+    if (o->shared_bytes < 0)
+        return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "a launch override's shared_bytes is %lld: give 0 (the kernel's rule) or "
+                       "at least what the kernel needs", o->shared_bytes);
     if (o->block[0]) {
         unsigned b[3] = {o->block[0], o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1};
         if (k->k->block_fixed && (b[0] != L->block[0] || b[1] != L->block[1] || b[2] != L->block[2]))
