@@ -480,7 +480,8 @@ typedef struct patc_algo_spec {
     const char *lambda;
     const char *init;        /* PATC_OP_LAMBDA: the neutral element as a .rise expression */
     /* the scalars the lambda names besides its parameters (t above), given by value at
-     * each call in this order */
+     * each call in this order; a name the algorithm's kernels use (n, their shape nats)
+     * is refused */
     int nscalars;
     const char *scalar_names[PATC_ALGO_MAX_SCALARS];
     patc_type scalar_types[PATC_ALGO_MAX_SCALARS];

@@ -14,6 +14,7 @@
 #include "patc.h"
 #include "rt_internal.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +136,7 @@ static void fill(StrBuf *b, const char *t, const patc_algo_spec *s)
 static bool good_name(const char *s)
 {
     static const char *const kw[] = {"def", "kernel", "import", "fun", "nFun", "true", "false",
-                                     "f32", "f64", "i32", "u32", "i64", "u64", "bool", "n", "xs", "m"};
+                                     "f32", "f64", "i32", "u32", "i64", "u64", "bool"};
     if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
     for (const char *p = s; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
@@ -172,7 +173,7 @@ static patc_status check_spec(patc_ctx *c, const patc_algo_spec *s)
     for (int i = 0; i < s->nscalars; i++) {
         if (!good_name(s->scalar_names[i]))
             return rt_fail(c, PATC_ERR_INVALID, "patc_algo_create: scalar %d's name \"%s\" is not a name the program can "
-                           "bind (letters, digits and _, not a keyword, nor n, xs or m)",
+                           "bind (letters, digits and _, not a keyword)",
                            i, s->scalar_names[i] ? s->scalar_names[i] : "(null)");
         if ((unsigned)s->scalar_types[i] > PATC_BOOL)
             return rt_fail(c, PATC_ERR_INVALID, "patc_algo_create: scalar %s has an unknown type", s->scalar_names[i]);
@@ -487,6 +488,33 @@ static patc_status check_templates(patc_algo *a)
     return PATC_OK;
 }
 
+/* Whether `w` occurs as a whole identifier in `text`. */
+static bool has_word(const char *text, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = strstr(text, w); p; p = strstr(p + 1, w)) {
+        bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after) return true;
+    }
+    return false;
+}
+
+/* A scalar's name must not be a name the kernels bind or use (n, their shape nats, the
+ * names inside their bodies): the scalar's binding would hide it. */
+static patc_status check_scalar_names(patc_algo *a, const patc_algo_spec *spec)
+{
+    for (int i = 0; i < spec->nscalars; i++) {
+        const char *w = spec->scalar_names[i];
+        bool clash = strcmp(w, "n") == 0;
+        for (int t = 0; t < a->ntpl && !clash; t++) clash = has_word(a->tpl[t].nats, w) || has_word(a->tpl[t].text, w);
+        if (clash)
+            return rt_fail(a->ctx, PATC_ERR_INVALID, "patc_algo_create: scalar %d's name \"%s\" is not a name the program "
+                           "can bind: the algorithm's kernels use it (patterns/algorithms.tune)", i, w);
+    }
+    return PATC_OK;
+}
+
 patc_status patc_algo_create(patc_ctx *ctx, const patc_algo_spec *spec, patc_algo **out)
 {
     if (!ctx) return PATC_ERR_INVALID;
@@ -512,6 +540,7 @@ patc_status patc_algo_create(patc_ctx *ctx, const patc_algo_spec *spec, patc_alg
     ctx->algos = a;
     char *table = NULL;
     s = read_declarations(a, &table);
+    if (s == PATC_OK) s = check_scalar_names(a, spec);
     if (s == PATC_OK && !(a->source = make_source(a))) s = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     /* the spec's strings are the caller's: the source holds all the program needs */
     a->spec.lambda = a->spec.init = a->spec.tuning_file = NULL;
@@ -845,10 +874,8 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
         FILE *f = fopen(out_file, "a");
         if (!f) s = rt_fail(ctx, PATC_ERR_IO, "cannot write %s", out_file);
         for (int i = 0; f && i < count; i++) {
-            long long lo = i == 0 ? 1 : best[i - 1].n_max + 1;
-            long long hi = i + 1 < count ? sizes[i] + (sizes[i + 1] - sizes[i]) / 2 : INT64_MAX;
-            best[i].n_max = hi;
-            fprintf(f, "%s %lld %lld %d kernel=%s", key, lo, hi, best[i].blocks_per_sm, best[i].use);
+            rt_tuning_cover(best, sizes, i, count, INT64_MAX);
+            fprintf(f, "%s %lld %lld %d kernel=%s", key, best[i].n_min, best[i].n_max, best[i].blocks_per_sm, best[i].use);
             for (int d = 0; d < best[i].ndefs; d++) fprintf(f, " %s=%lld", best[i].names[d], best[i].values[d]);
             fprintf(f, " # %.2f us at n=%lld\n", 1000.0 * best_ms[i], sizes[i]);
         }

@@ -196,7 +196,7 @@ static patc_status read_settings(patc_ctx *c, const char *file, FILE *f, Setting
     return st;
 }
 
-static patc_status load_settings(patc_ctx *c, const char *file, Setting **out, int *nout)
+patc_status rt_tuning_load(patc_ctx *c, const char *file, Setting **out, int *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -228,11 +228,6 @@ patc_status rt_tuning_parse(patc_ctx *c, const char *name, const char *text, pat
     return st;
 }
 
-patc_status rt_tuning_load(patc_ctx *c, const char *file, patc_tuning_line **out, int *nout)
-{
-    return load_settings(c, file, out, nout);
-}
-
 /* The first line naming `kernel` whose range holds n (NULL: none): the rule of the
  * reducer, the scan and patc_tuning_lookup alike. */
 const patc_tuning_line *rt_tuning_find(const patc_tuning_line *set, int nset, const char *kernel, long long n)
@@ -256,13 +251,13 @@ patc_status patc_tuning_lookup(patc_ctx *ctx, const char *path, const char *kern
     *found = 0;
     Setting *set;
     int nset;
-    patc_status st = load_settings(ctx, path, &set, &nset);
+    patc_status st = rt_tuning_load(ctx, path, &set, &nset);
     const Setting *s = st == PATC_OK ? rt_tuning_find(set, nset, kernel, n) : NULL;
     if (s) {
         *out = *s;
         *found = 1;
     }
-    free(set); /* load_settings leaves what it read so far in set, also when it fails */
+    free(set); /* rt_tuning_load leaves what it read so far in set, also when it fails */
     return st;
 }
 
@@ -399,7 +394,7 @@ static patc_status tuned_create(patc_ctx *ctx, const char *path, const char *ker
     r->kernel = strdup(kernel);
     if (!tuning_file) tuning_file = getenv("PATC_TUNING");
     patc_status s = !r->path || !r->kernel ? (patc_status)rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory")
-                                            : load_settings(ctx, tuning_file, &r->set, &r->nset);
+                                            : rt_tuning_load(ctx, tuning_file, &r->set, &r->nset);
     Variant *v;
     if (s == PATC_OK) s = variant_for(r, lookup(r, 1), &v); /* reject a wrong kernel now, not at launch */
     if (s != PATC_OK) {
@@ -545,11 +540,11 @@ patc_status patc_scan_describe(patc_scan *sc, long long n, char *buf, size_t len
 /* ---------------------------------------------------------------- the tuner */
 
 /* The sizes the best setting for sizes[i] covers: from past the previous one's range
- * up to the middle between sizes[i] and the next size (the last: every larger n). */
-static void cover(Setting *best, const long long *sizes, int i, int count)
+ * up to the middle between sizes[i] and the next size (the last: up to `last`). */
+void rt_tuning_cover(patc_tuning_line *best, const long long *sizes, int i, int count, long long last)
 {
     best[i].n_min = i == 0 ? 1 : best[i - 1].n_max + 1;
-    best[i].n_max = i + 1 == count ? 2147483647LL : sizes[i] + (sizes[i + 1] - sizes[i]) / 2;
+    best[i].n_max = i + 1 == count ? last : sizes[i] + (sizes[i + 1] - sizes[i]) / 2;
 }
 
 /* The search space: elemsWarp = 32 lanes x 4-wide vectors x {1, 2, 4, 8} loads per lane
@@ -664,7 +659,7 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
         FILE *f = fopen(out_file, "a");
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
-            cover(best, sizes, i, count);
+            rt_tuning_cover(best, sizes, i, count, 2147483647LL);
             fprintf(f, "%s %lld %lld %d %s%s%s%s=%lld %s=%lld # %.2f us at n=%lld, grid %lld on %d SMs\n",
                     kernel, best[i].n_min, best[i].n_max, best[i].blocks_per_sm, best[i].use[0] ? "kernel=" : "", best[i].use, best[i].use[0] ? " " : "",
                     best[i].names[0], best[i].values[0], best[i].names[1], best[i].values[1], best_ms[i] * 1e3, sizes[i],
@@ -818,7 +813,7 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         FILE *f = fopen(out_file, "a");
         if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
         for (int i = 0; f && i < count; i++) {
-            cover(best, sizes, i, count);
+            rt_tuning_cover(best, sizes, i, count, 2147483647LL);
             char txt[256];
             setting_text(&best[i], txt, sizeof txt);
             fprintf(f, "%s %lld %lld %d%s %s # %.2f us at n=%lld\n", kernel, best[i].n_min, best[i].n_max,
