@@ -364,7 +364,10 @@ static patc_status variant_for(patc_algo *a, const patc_tuning_line *l, bool cub
             *out = &a->var[i];
             return PATC_OK;
         }
-    if (a->nvar == MAX_VARIANTS) variant_free(&a->var[--a->nvar]);
+    /* no eviction: a variant's launches may still be running on the device, and freeing
+     * its module under them would be a use-after-free there */
+    if (a->nvar == MAX_VARIANTS)
+        return rt_fail(c, PATC_ERR_INVALID, "patc_algo: more than %d distinct settings for one algorithm", MAX_VARIANTS);
     Variant *v = &a->var[a->nvar];
     memset(v, 0, sizeof *v);
     snprintf(v->key, sizeof v->key, "%s", key);

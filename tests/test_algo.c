@@ -377,6 +377,31 @@ START_TEST(element_wise_kernels_match_a_loop)
 }
 END_TEST
 
+/* An algorithm keeps every variant it compiled (none is evicted while its launches may
+ * run): the 65th distinct setting is refused with a message. */
+START_TEST(variants_are_kept_not_evicted)
+{
+    char path[] = "/tmp/patc-algo-many-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 1; i <= 65; i++) fprintf(f, "scan %d %d 1 kernel=tile nt=32 ipt=%d\n", i, i, i);
+    fclose(f);
+    patc_algo_spec s = {.algorithm = PATC_ALGO_INCLUSIVE_SCAN, .type = PATC_I32, .tuning_file = path};
+    patc_algo *a;
+    ck_assert_msg(patc_algo_create(ctx, &s, &a) == PATC_OK, "%s", patc_last_error(ctx));
+    int32_t in[65], out[65];
+    for (int i = 0; i < 65; i++) in[i] = 1;
+    for (int n = 1; n <= 64; n++) {
+        ck_assert_msg(patc_algo_run_cpu(a, in, out, NULL, n, NULL) == PATC_OK, "n %d: %s", n, patc_last_error(ctx));
+        ck_assert_int_eq(out[n - 1], n);
+    }
+    ck_assert_int_eq(patc_algo_run_cpu(a, in, out, NULL, 65, NULL), PATC_ERR_INVALID);
+    ck_assert_msg(strstr(patc_last_error(ctx), "more than 64 distinct settings"), "%s", patc_last_error(ctx));
+    unlink(path);
+}
+END_TEST
+
 /* Calls refused before anything runs: no context device here, so the checks that come
  * before the device's (sizes, alignment, counts, scalars) are what answers. */
 START_TEST(bad_calls_refused)
@@ -413,6 +438,7 @@ int main(void)
     tcase_add_test(tc, built_in_and_user_tuning_lines);
     tcase_add_test(tc, table_chosen_by_the_device);
     tcase_add_test(tc, element_wise_kernels_match_a_loop);
+    tcase_add_test(tc, variants_are_kept_not_evicted);
     tcase_add_test(tc, bad_calls_refused);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
