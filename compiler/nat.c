@@ -103,22 +103,42 @@ NatVar *nat_newvar(Arena *a, const char *name, int64_t lb, Nat *ub)
     return v;
 }
 
+/* Small constants are shared: a kernel makes dozens of them (sizes, strides, steps),
+ * and nats are never changed once made, so one node each serves every program. */
+enum { CST_LO = -64, CST_N = 2048 };
+#define CST1(i) {.kind = N_CST, .cst = (i) + CST_LO},
+#define CST4(i) CST1(i) CST1((i) + 1) CST1((i) + 2) CST1((i) + 3)
+#define CST16(i) CST4(i) CST4((i) + 4) CST4((i) + 8) CST4((i) + 12)
+#define CST64(i) CST16(i) CST16((i) + 16) CST16((i) + 32) CST16((i) + 48)
+#define CST256(i) CST64(i) CST64((i) + 64) CST64((i) + 128) CST64((i) + 192)
+#define CST1024(i) CST256(i) CST256((i) + 256) CST256((i) + 512) CST256((i) + 768)
+static const Nat small_cst[CST_N] = {CST1024(0) CST1024(1024)};
+#undef CST1
+#undef CST4
+#undef CST16
+#undef CST64
+#undef CST256
+#undef CST1024
+
 /* A constant is its own normal form. */
 Nat *nat_cst(Arena *a, int64_t v)
 {
+    if (v >= CST_LO && v < CST_LO + CST_N) return (Nat *)&small_cst[v - CST_LO];
     Nat *x = ANEW(a, Nat);
     x->kind = N_CST;
     x->cst = v;
     return x;
 }
 
-/* A variable is an atom and its own normal form. */
+/* A variable is an atom and its own normal form; one node per variable serves every
+ * use (nats are never changed once made). */
 Nat *nat_var(Arena *a, NatVar *v)
 {
+    if (v->node) return v->node;
     Nat *x = ANEW(a, Nat);
     x->kind = N_VAR;
     x->var = v;
-    return x;
+    return v->node = x;
 }
 
 /* A div/min/max atom as is: callers have applied every rule first. */
@@ -193,17 +213,26 @@ typedef struct Mono {
     int n;
 } Mono;
 
+/* The monomials start in `small`: most polynomials have a few terms, and nat arithmetic
+ * runs thousands of times a kernel, so scratch terms in the arena would make a
+ * program's memory grow by kilobytes a kernel. A Poly is never copied once used (m may
+ * point into it). */
 typedef struct Poly {
     Mono *m;
     int n, cap;
+    Mono small[8];
 } Poly;
 
 /* Appends coef * at; a zero coefficient contributes nothing. */
 static void poly_push(Arena *a, Poly *p, int64_t coef, Nat **at, int n)
 {
     if (coef == 0) return;
+    if (p->cap == 0) {
+        p->m = p->small;
+        p->cap = (int)(sizeof p->small / sizeof p->small[0]);
+    }
     if (p->n == p->cap) {
-        int nc = p->cap ? 2 * p->cap : 8;
+        int nc = 2 * p->cap;
         Mono *m = ANEWN(a, Mono, nc);
         if (p->n) memcpy(m, p->m, sizeof(Mono) * (size_t)p->n);
         p->m = m;
@@ -311,6 +340,9 @@ static int nterms(const Nat *x)
 /* x + y: concatenate the monomials, merge like ones. */
 Nat *nat_add(Arena *a, Nat *x, Nat *y)
 {
+    /* x + 0 is x: no new node for what is already a normal form */
+    if (y->kind == N_CST && y->cst == 0) return x;
+    if (x->kind == N_CST && x->cst == 0) return y;
     Poly p = {0};
     poly_from(a, &p, x, 1);
     poly_from(a, &p, y, 1);
@@ -339,6 +371,8 @@ static Nat *add_cst(Arena *a, Nat *x, int64_t k) { return k ? nat_add(a, x, nat_
 /* (sum_i x_i) * (sum_j y_j) = sum_ij x_i * y_j: multiplication distributes over sums. */
 Nat *nat_mul(Arena *a, Nat *x, Nat *y)
 {
+    if (y->kind == N_CST && y->cst == 1) return x;
+    if (x->kind == N_CST && x->cst == 1) return y;
     Poly px = {0}, py = {0}, out = {0};
     poly_from(a, &px, x, 1);
     poly_from(a, &py, y, 1);
@@ -908,8 +942,9 @@ bool nat_eval(const Nat *x, const NatEnv *env, int64_t *out)
     switch (x->kind) {
     case N_CST: *out = x->cst; return true;
     case N_VAR: {
-        int id = x->var->id;
-        if (!env || id < 0 || id >= env->n || !env->has[id]) return false;
+        if (!env || x->var->id < env->base) return false;
+        int id = x->var->id - env->base;
+        if (id >= env->n || !env->has[id]) return false;
         *out = env->vals[id];
         return true;
     }

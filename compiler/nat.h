@@ -32,6 +32,7 @@ typedef struct NatVar {
     bool hw;          /* a CUDA built-in (threadIdx.x, blockDim.x, ...): an unsigned int in C,
                          cast to the kernel's index type where that is wider (nat_print_c_as) */
     bool param;       /* a kernel's nat parameter (no -D fixed it: else it is a constant) */
+    Nat *node;        /* the N_VAR node of this variable (nat_var makes it once) */
     bool data_len;    /* a nat parameter that alone makes a dimension of a data
                          parameter's type (n in fun(n.f32), fun((4*n).f32)): a length
                          given at launch, not a shape of the code (compiler/hint.c) */
@@ -96,11 +97,15 @@ bool nat_mentions(const Nat *x, const NatVar *v);
 /* The distinct variables x mentions, into out[0..max): their number, or -1 past max. */
 int nat_vars(const Nat *x, NatVar **out, int max);
 
-/* Valuation: value of var with id `id` is vals[id] when has[id]. */
+/* Valuation: the var with id `id` has the value vals[id - base] when base <= id <
+ * base + n and has[id - base]. A kernel's variables have ids in a window of their own
+ * (a program numbers its binders in one sequence), so an environment sized by the
+ * window, not by the largest id, keeps a program's memory linear in its kernels. */
 typedef struct NatEnv {
     const int64_t *vals;
     const bool *has;
     int n;
+    int base;
 } NatEnv;
 /* Evaluate with floor semantics. Returns false when undefined (a divisor <= 0, an
  * unbound variable, or overflow). */

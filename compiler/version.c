@@ -448,8 +448,8 @@ static void walk(Ver *v, Stmt *s)
 
 void version_tiles(Arena *a, Kernel *k)
 {
-    Ver *v = ANEW(a, Ver);
-    v->a = a;
-    v->k = k;
-    walk(v, k->body);
+    /* on the stack: it is scratch, and a few kilobytes a kernel in the arena would
+     * stay for the whole program */
+    Ver v = {.a = a, .k = k};
+    walk(&v, k->body);
 }

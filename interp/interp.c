@@ -847,16 +847,20 @@ bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *con
     c->stack_floor = lang_stack_floor();
     bool ok = false;
     if (setjmp(c->fail) == 0) {
-        int nv = 0;
-        for (int i = 0; i < k->nnats; i++)
-            if (k->nats[i]->id + 1 > nv) nv = k->nats[i]->id + 1;
+        /* the window of the kernel's nat ids, not 0..largest id (see NatEnv) */
+        int lo = k->nnats ? k->nats[0]->id : 0, hi = lo - 1;
+        for (int i = 0; i < k->nnats; i++) {
+            if (k->nats[i]->id < lo) lo = k->nats[i]->id;
+            if (k->nats[i]->id > hi) hi = k->nats[i]->id;
+        }
+        int nv = hi - lo + 1;
         int64_t *vals = ANEWN(c->arena, int64_t, nv + 1);
         bool *has = ANEWN(c->arena, bool, nv + 1);
         for (int i = 0; i < k->nnats; i++) {
-            vals[k->nats[i]->id] = nats[i];
-            has[k->nats[i]->id] = true;
+            vals[k->nats[i]->id - lo] = nats[i];
+            has[k->nats[i]->id - lo] = true;
         }
-        c->nenv = (NatEnv){vals, has, nv};
+        c->nenv = (NatEnv){vals, has, nv, lo};
 
         const RType **pty = ANEWN(c->arena, const RType *, k->nparams + 1);
         for (int i = 0; i < k->nparams; i++) {

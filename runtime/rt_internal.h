@@ -174,7 +174,8 @@ struct patc_kernel {
     Kernel *k;
     void *fn[2];   /* CUfunction in module[0] and module[1] (see patc_program), NULL without a device */
     void **pfn[2]; /* the same for each launch before the last (k->npre of them, toGlobal) */
-    int env_n;     /* NatEnv size: 1 + the largest NatVar id of the kernel's nats */
+    int env_base;  /* NatEnv window: the least NatVar id of the kernel's nats and rules */
+    int env_n;     /* and its size, largest id - env_base + 1 */
     int64_t *vals;
     bool *has;
     RtDevPtr *scratch;     /* the kernel's scratch buffers (k->scratch), allocated on first launch */

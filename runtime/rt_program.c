@@ -15,26 +15,27 @@ _Static_assert((int)PATC_F32 == (int)SK_F32 && (int)PATC_BOOL == (int)SK_BOOL,
 
 /* ---------------------------------------------------------------- programs */
 
-static int max_var_id(const Nat *x)
+/* The least and largest NatVar ids x mentions, widened into [*lo, *hi]. */
+static void var_window(const Nat *x, int *lo, int *hi)
 {
-    if (!x) return -1;
-    int m = -1, t;
+    if (!x) return;
     switch (x->kind) {
-    case N_CST: return -1;
-    case N_VAR: return x->var->id;
+    case N_CST: return;
+    case N_VAR:
+        if (x->var->id < *lo) *lo = x->var->id;
+        if (x->var->id > *hi) *hi = x->var->id;
+        return;
     case N_SUM:
-        for (int i = 0; i < x->sum.n; i++)
-            if ((t = max_var_id(x->sum.terms[i])) > m) m = t;
-        return m;
+        for (int i = 0; i < x->sum.n; i++) var_window(x->sum.terms[i], lo, hi);
+        return;
     case N_PROD:
-        for (int i = 0; i < x->prod.n; i++)
-            if ((t = max_var_id(x->prod.factors[i])) > m) m = t;
-        return m;
+        for (int i = 0; i < x->prod.n; i++) var_window(x->prod.factors[i], lo, hi);
+        return;
     case N_DIV: case N_MIN: case N_MAX:
-        m = max_var_id(x->bin.l);
-        return (t = max_var_id(x->bin.r)) > m ? t : m;
+        var_window(x->bin.l, lo, hi);
+        var_window(x->bin.r, lo, hi);
+        return;
     }
-    return m;
 }
 
 static void unlink_program(patc_program *p)
@@ -174,26 +175,29 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
         patc_kernel *k = &p->kernels[i];
         k->prog = p;
         k->k = p->comp.kernels[i];
-        int m = -1;
-        for (int j = 0; j < k->k->def->nnats; j++)
-            if (k->k->def->nats[j]->id > m) m = k->k->def->nats[j]->id;
+        /* a kernel's rules name only its own variables, whose ids are one window of
+         * the program's sequence: the environment covers that window alone */
+        int lo = INT_MAX, hi = -1;
+        for (int j = 0; j < k->k->def->nnats; j++) {
+            if (k->k->def->nats[j]->id < lo) lo = k->k->def->nats[j]->id;
+            if (k->k->def->nats[j]->id > hi) hi = k->k->def->nats[j]->id;
+        }
         for (int l = 0; l <= k->k->npre; l++) { /* every launch's rules */
             const Kernel *L = rt_launch_kernel(k, l);
             for (int j = 0; j < 3; j++) {
-                int t = max_var_id(L->block[j]);
-                if (t > m) m = t;
-                if ((t = max_var_id(L->grid[j])) > m) m = t;
+                var_window(L->block[j], &lo, &hi);
+                var_window(L->grid[j], &lo, &hi);
             }
-            int t = max_var_id(L->index_bound); /* it also names blockDim, gridDim and nwarps */
-            if (t > m) m = t;
-            if ((t = max_var_id(L->shared_bytes)) > m) m = t;
+            var_window(L->index_bound, &lo, &hi); /* it also names blockDim, gridDim and nwarps */
+            var_window(L->shared_bytes, &lo, &hi);
         }
         if (k->k->npre && !(k->pfn[0] = calloc((size_t)k->k->npre, sizeof *k->pfn[0])))
             return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
         if (k->k->npre && !(k->pfn[1] = calloc((size_t)k->k->npre, sizeof *k->pfn[1])))
             return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
         p->launch_width |= k->k->iw == IW_LAUNCH;
-        k->env_n = m + 1;
+        k->env_base = hi < 0 ? 0 : lo;
+        k->env_n = hi < 0 ? 0 : hi - lo + 1;
         k->vals = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->vals);
         k->has = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->has);
         if (!k->vals || !k->has) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
@@ -485,6 +489,16 @@ size_t patc_type_size(patc_type t)
     return (unsigned)t < SK_COUNT ? (size_t)scalar_info[t].size : 0;
 }
 
+/* Bind v in the kernel's environment; a variable outside its window is named by no
+ * rule, so its value is not needed. */
+static void set_var(patc_kernel *k, const NatVar *v, int64_t value)
+{
+    int i = v->id - k->env_base;
+    if (i < 0 || i >= k->env_n) return;
+    k->vals[i] = value;
+    k->has[i] = true;
+}
+
 /* Evaluate a launch rule under the bound nats; an unbound variable or a divisor <= 0
  * is reported with the rule printed. */
 static patc_status eval(patc_kernel *k, const Nat *x, const char *what, int64_t *out)
@@ -493,7 +507,7 @@ static patc_status eval(patc_kernel *k, const Nat *x, const char *what, int64_t 
         *out = 0;
         return PATC_OK;
     }
-    NatEnv env = {k->vals, k->has, k->env_n};
+    NatEnv env = {k->vals, k->has, k->env_n, k->env_base};
     if (nat_eval(x, &env, out)) return PATC_OK;
     StrBuf b = {0};
     nat_print(&b, x);
@@ -518,8 +532,7 @@ patc_status rt_bind_nats(patc_kernel *k, const long long *nats)
         if (nats[i] < v->lb)
             return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is below its least value %lld", k->k->name,
                            v->name, nats[i], (long long)v->lb);
-        k->vals[v->id] = nats[i];
-        k->has[v->id] = true;
+        set_var(k, v, nats[i]);
     }
     for (int i = 0; i < d->nnats; i++) {
         NatVar *v = d->nats[i];
@@ -678,17 +691,10 @@ int rt_index_bits_launch(patc_kernel *k, int l, const patc_launch_config *cfg)
     for (int d = 0; d < 3; d++) {
         const NatVar *vs[2] = {kk->hw.bdim[d], kk->hw.gdim[d]};
         const unsigned vv[2] = {cfg->block[d], cfg->grid[d]};
-        for (int j = 0; j < 2; j++)
-            if (vs[j]->id < k->env_n) {
-                k->vals[vs[j]->id] = vv[j];
-                k->has[vs[j]->id] = true;
-            }
+        for (int j = 0; j < 2; j++) set_var(k, vs[j], vv[j]);
     }
-    if (kk->hw.nwarps->id < k->env_n) {
-        k->vals[kk->hw.nwarps->id] = cfg->block[0] / 32;
-        k->has[kk->hw.nwarps->id] = true;
-    }
-    NatEnv env = {k->vals, k->has, k->env_n};
+    set_var(k, kk->hw.nwarps, cfg->block[0] / 32);
+    NatEnv env = {k->vals, k->has, k->env_n, k->env_base};
     int64_t b;
     return nat_eval(kk->index_bound, &env, &b) && b <= INT32_MAX ? 32 : 64;
 }

@@ -539,7 +539,7 @@ START_TEST(index_width)
         NatVar *mv = k->def->nats[0], *nv = k->def->nats[1];
         vals[mv->id] = sizes[i][0], vals[nv->id] = sizes[i][1];
         has[mv->id] = has[nv->id] = true;
-        NatEnv env = {vals, has, 64};
+        NatEnv env = {vals, has, 64, 0};
         ck_assert(nat_eval(k->grid[0], &env, &g));
         for (int d = 0; d < 3; d++) {
             vals[k->hw.bdim[d]->id] = d ? 1 : 256, has[k->hw.bdim[d]->id] = true;

@@ -43,7 +43,7 @@ static bool eval4(const Nat *x, NatVar **vs, const int64_t *vals, int nv, int64_
         ev[vs[i]->id] = vals[i];
         has[vs[i]->id] = true;
     }
-    NatEnv env = {ev, has, 64};
+    NatEnv env = {ev, has, 64, 0};
     return nat_eval(x, &env, out);
 }
 

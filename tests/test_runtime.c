@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef PATC_EXAMPLES_DIR
@@ -173,6 +175,53 @@ START_TEST(interp_refuses_sizes_past_the_limits)
     ck_assert_int_eq(patc_interp_run(k, &four, ins, out), PATC_OK);
     ck_assert(out[3] == 8.0f);
     patc_destroy(c);
+}
+END_TEST
+
+/* The peak resident size, in KiB, of a child process that compiles n one-line kernels
+ * through the API (checked only: no cubin). */
+static long compile_many_kib(int n)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/many%d.rise", cachedir, n);
+        FILE *f = fopen(path, "w");
+        if (!f) _exit(2);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "kernel k%d = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x + 1.0f))))\n", i);
+        if (fclose(f) != 0) _exit(2);
+        patc_ctx *c;
+        patc_program *p;
+        patc_compile_options o = {.no_cubin = 1};
+        if (patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE) != PATC_OK) _exit(3);
+        int rc = patc_program_compile(c, path, NULL, 0, &o, &p) == PATC_OK && patc_program_num_kernels(p) == n ? 0 : 4;
+        patc_destroy(c);
+        _exit(rc);
+    }
+    int st;
+    struct rusage ru;
+    ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "compiling %d kernels failed: status %d", n, st);
+    return ru.ru_maxrss;
+}
+
+/* A program's memory grows linearly in its kernels, by a few kilobytes each: the
+ * kernels' nat environments once spanned every variable id of the program, so 10,000
+ * one-line kernels took 1.7 GB and 20,000 took 4.2 GB (about 40 and 200 KiB a kernel
+ * at those sizes). The bound allows for AddressSanitizer's shadow and redzones. */
+START_TEST(memory_linear_in_kernels)
+{
+    long small = compile_many_kib(1000), large = compile_many_kib(6000);
+    double per = (double)(large - small) / 5000;
+#if defined(__SANITIZE_ADDRESS__)
+    double bound = 64;
+#else
+    double bound = 20;
+#endif
+    ck_assert_msg(per < bound, "%.1f KiB a kernel (1000 kernels: %ld KiB, 6000: %ld KiB); the bound is %.0f", per,
+                  small, large, bound);
 }
 END_TEST
 
@@ -1360,6 +1409,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, min_blocks_in_launch_bounds);
         tcase_add_test(tc, int_min_constant_compiles);
         tcase_add_test(tc, interp_refuses_sizes_past_the_limits);
+        tcase_add_test(tc, memory_linear_in_kernels);
         tcase_add_test(tc, no_cubin_never_calls_nvrtc);
         tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);
