@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void dump_kernel(const CompileOptions *opt, const char *pass, const Kernel *k)
+static void dump_kernel(Arena *a, const CompileOptions *opt, const char *pass, const Kernel *k)
 {
-    StrBuf b = {0};
+    StrBuf b = {.a = a};
     kernel_print(&b, k);
-    fprintf(opt->dump_out ? opt->dump_out : stderr, "=== %s: %s ===\n%s\n", pass, k->name, b.s);
-    sb_free(&b);
+    fprintf(opt->dump_out ? opt->dump_out : stderr, "=== %s: %s ===\n%s\n", pass, k->name, sb_str(&b));
 }
 
 /* Each kernel: expand, check, lower, then the passes over the kernel IR. */
@@ -46,10 +45,9 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         nat_at(x->sp);
         Ast *closed = expand_kernel(a, d, &c->prog, x);
         if (opt->dump.expand) {
-            StrBuf b = {0};
+            StrBuf b = {.a = a};
             ast_print(&b, closed);
-            fprintf(df, "=== expand: %s ===\n%s\n\n", x->name, b.s);
-            sb_free(&b);
+            fprintf(df, "=== expand: %s ===\n%s\n\n", x->name, sb_str(&b));
         }
         for (Ast *l = closed; l->kind == A_NLAM; l = l->lam.body) {
             const char *tick = strchr(l->lam.param, '`');
@@ -62,10 +60,9 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         KernelDef *kd = typecheck_kernel(a, d, x, closed, opt->defines, opt->ndefines);
         kd->id_base = id_base;
         if (opt->dump.types) {
-            StrBuf b = {0};
+            StrBuf b = {.a = a};
             expr_print(&b, kd->body);
-            fprintf(df, "=== typecheck: %s ===\n%s\n\n", x->name, b.s);
-            sb_free(&b);
+            fprintf(df, "=== typecheck: %s ===\n%s\n\n", x->name, sb_str(&b));
         }
         c->defs[c->ndefs++] = kd;
         Kernel *k = lower_kernel(a, d, kd);
@@ -74,15 +71,15 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
             Decl *y = namemap_get(c->prog.by_name, s->name);
             if (s != k && y) diag_error2(d, x->sp, y->sp, "defined here", "kernel '%s' runs %d launches, and the "
                                          "name of launch %d, '%s', is taken", x->name, k->npre + 1, i, s->name);
-            if (opt->dump.lower) dump_kernel(opt, "lower", s);
+            if (opt->dump.lower) dump_kernel(a, opt, "lower", s);
             loops_specialise(a, d, s);
-            if (opt->dump.loops) dump_kernel(opt, "loops", s);
+            if (opt->dump.loops) dump_kernel(a, opt, "loops", s);
             smem_layout(a, d, s);
-            if (opt->dump.smem) dump_kernel(opt, "smem", s);
+            if (opt->dump.smem) dump_kernel(a, opt, "smem", s);
             barrier_place(a, d, s);
-            if (opt->dump.barrier) dump_kernel(opt, "barrier", s);
+            if (opt->dump.barrier) dump_kernel(a, opt, "barrier", s);
             version_tiles(a, s);
-            if (opt->dump.version) dump_kernel(opt, "version", s);
+            if (opt->dump.version) dump_kernel(a, opt, "version", s);
             width_decide(a, s);
             s->min_blocks = opt->min_blocks;
             s->evict_first = opt->evict_first;
@@ -105,10 +102,14 @@ bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
     c->diag->jump_armed = true;
     c->diag->fact = NULL;
     c->current = NULL;
+    /* memory running out jumps to the same handler as an error (the arena is marked
+     * failed: the caller reports it as such, and no hint is searched for) */
+    jmp_buf *outer = arena_catch(c->arena, &c->diag->on_error);
     if (setjmp(c->diag->on_error)) {
         nat_disarm_overflow();
         c->diag->jump_armed = false;
-        hint_report(c, opt, path, text, len);
+        if (!arena_failed(c->arena)) hint_report(c, opt, path, text, len);
+        arena_catch(c->arena, outer);
         return false;
     }
     nat_arm_overflow(c->diag, (Span){0});
@@ -118,29 +119,33 @@ bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
     if (opt->dump.ast) {
         FILE *df = opt->dump_out ? opt->dump_out : stderr;
         for (Decl *x = c->prog.decls; x; x = x->next) {
-            StrBuf b = {0};
+            StrBuf b = {.a = c->arena};
             ast_print(&b, x->body);
-            fprintf(df, "=== ast: %s %s ===\n%s\n\n", x->kind == D_KERNEL ? "kernel" : "def", x->name, b.s);
-            sb_free(&b);
+            fprintf(df, "=== ast: %s %s ===\n%s\n\n", x->kind == D_KERNEL ? "kernel" : "def", x->name, sb_str(&b));
         }
     }
     compile_program(c, opt);
     nat_disarm_overflow();
     c->diag->jump_armed = false;
+    arena_catch(c->arena, outer);
     return true;
 }
 
 bool compile_file(Compilation *c, const CompileOptions *opt, const char *path)
 {
     c->diag->jump_armed = true;
+    jmp_buf *outer = arena_catch(c->arena, &c->diag->on_error);
     if (setjmp(c->diag->on_error)) {
         c->diag->jump_armed = false;
+        arena_catch(c->arena, outer);
         return false;
     }
     size_t len;
     char *text = lang_read_file(path, &len);
+    if (!text && errno == ENOMEM) arena_fail(c->arena); /* reported as memory, not as the file */
     if (!text) diag_error_nopos(c->diag, "cannot read '%s': %s", path, lang_read_error(errno));
     c->diag->jump_armed = false;
+    arena_catch(c->arena, outer);
     /* compile_string copies the text into the arena (and returns rather than jumps) */
     bool ok = compile_string(c, opt, path, text, len);
     free(text);

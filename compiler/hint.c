@@ -134,13 +134,17 @@ static bool holds(Arena *a, const HintFact *f, NatVar **vs, const int64_t *vals,
     Diag quiet;
     diag_init(&quiet, NULL, NULL);
     quiet.jump_armed = true;
+    /* memory running out makes the fact not provable here, too */
+    jmp_buf *outer = arena_catch(a, &quiet.on_error);
     if (setjmp(quiet.on_error)) {
         nat_disarm_overflow();
+        arena_catch(a, outer);
         return false;
     }
     nat_arm_overflow(&quiet, (Span){0});
     bool ok = provable(a, f, vs, vals, nv);
     nat_disarm_overflow();
+    arena_catch(a, outer);
     return ok;
 }
 
@@ -186,7 +190,8 @@ static void sort_vars(const Decl *k, NatVar **vs, int n)
 static bool trial(Search *s, Arena **a, const HintFact **fact)
 {
     s->trials--;
-    *a = arena_new();
+    *fact = NULL;
+    if (!(*a = arena_new())) return false;
     Diag d;
     diag_init(&d, NULL, NULL);
     Compilation c = {.arena = *a, .diag = &d};
@@ -309,7 +314,7 @@ static bool find_values(Search *s, const HintFact *f, NatVar **vs, int nv)
 /* The fact as the note says it: "32 to divide nt", "ipt to be a constant". */
 static const char *fact_str(Arena *a, const HintFact *f)
 {
-    StrBuf b = {0};
+    StrBuf b = {.a = a};
     const char *x = nat_str(a, f->x), *y = f->y ? nat_str(a, f->y) : "";
     switch (f->kind) {
     case HINT_DIVIDES: sb_printf(&b, "%s to divide %s", x, y); break;
@@ -320,9 +325,7 @@ static const char *fact_str(Arena *a, const HintFact *f)
         if (f->lo > 1 || f->hi < INT64_MAX) sb_printf(&b, " in %lld..%lld", (long long)f->lo, (long long)f->hi);
         break;
     }
-    const char *r = arena_strdup(a, b.s);
-    sb_free(&b);
-    return r;
+    return sb_str(&b);
 }
 
 /* Rule: an error whose check needed a fact about shape parameters gets one note after
@@ -373,7 +376,7 @@ void hint_report(Compilation *c, const CompileOptions *opt, const char *path, co
     if (nn == 0)
         for (; nn < nv; nn++) names[nn] = vs[nn]->name;
 
-    StrBuf b = {0};
+    StrBuf b = {.a = a};
     for (int i = 0; i < nn; i++) sb_printf(&b, "%s%s", i == 0 ? "" : i == nn - 1 ? " and " : ", ", names[i]);
     bool one = nn == 1;
     sb_printf(&b, " %s of kernel '%s' that no -D fixes, and this check needs %s: fix %s with",
@@ -387,6 +390,5 @@ void hint_report(Compilation *c, const CompileOptions *opt, const char *path, co
     }
     Span at = d->at;
     while (at.via) at = at.via->sp;
-    diag_note(d, at, "%s", b.s);
-    sb_free(&b);
+    diag_note(d, at, "%s", sb_str(&b));
 }

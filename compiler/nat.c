@@ -1184,8 +1184,26 @@ static void pr_nat(Pr *p, const Nat *x, int prec)
 /* Human form with minimal parentheses and re-sugared remainders. */
 void nat_print(StrBuf *b, const Nat *x)
 {
-    /* printing works on scratch polynomials; they live only as long as this call */
+    /* printing works on scratch polynomials: in b's arena when it has one (a failure
+     * there jumps past this call), else in one that lives only as long as this call
+     * (memory running out there fails b as its own growth would) */
+    if (b->a) {
+        Pr p = {b->a, b, false, NULL};
+        pr_nat(&p, x, 0);
+        return;
+    }
     Arena *a = arena_new();
+    if (!a) {
+        sb_fail(b);
+        return;
+    }
+    jmp_buf jb;
+    arena_catch(a, &jb);
+    if (setjmp(jb)) {
+        arena_free(a);
+        sb_fail(b);
+        return;
+    }
     Pr p = {a, b, false, NULL};
     pr_nat(&p, x, 0);
     arena_free(a);
@@ -1194,11 +1212,9 @@ void nat_print(StrBuf *b, const Nat *x)
 /* nat_print into the arena. */
 char *nat_str(Arena *a, const Nat *x)
 {
-    StrBuf b = {0};
+    StrBuf b = {.a = a};
     nat_print(&b, x);
-    char *s = arena_strdup(a, b.s ? b.s : "");
-    sb_free(&b);
-    return s;
+    return (char *)sb_str(&b);
 }
 
 /* C form: every compound subexpression parenthesised, floor helpers where needed. */

@@ -126,11 +126,9 @@ void ty_print(StrBuf *b, const Type *t)
 
 char *ty_str(Arena *a, const Type *t)
 {
-    StrBuf b = {0};
+    StrBuf b = {.a = a};
     ty_print(&b, t);
-    char *s = arena_strdup(a, b.s);
-    sb_free(&b);
-    return s;
+    return (char *)sb_str(&b);
 }
 
 /* n1.n2...nk.s -> s with count n1*n2*...*nk; idx counts as i32 storage. */

@@ -71,8 +71,8 @@ void *ip_pool_alloc(Ctx *c, size_t size, bool zero)
             c->spare = NULL;
         } else {
             size_t cap = size > BLK_SIZE ? size : BLK_SIZE;
-            t = malloc(sizeof(Blk) + cap);
-            if (!t) ip_fail(c, nospan, "out of memory (%zu bytes)", size);
+            t = lang_malloc(sizeof(Blk) + cap);
+            if (!t) ip_fail(c, nospan, INTERP_NO_MEMORY);
             t->cap = cap;
         }
         t->used = 0;
@@ -835,18 +835,21 @@ bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *con
                         void *const *outs, char *err, size_t errlen)
 {
     /* on the heap: the context is modified between setjmp and longjmp */
-    Ctx *c = calloc(1, sizeof *c);
-    if (!c) {
-        if (err && errlen) snprintf(err, errlen, "out of memory");
+    Ctx *c = lang_calloc(1, sizeof *c);
+    if (!c || !(c->arena = arena_new())) {
+        if (err && errlen) snprintf(err, errlen, INTERP_NO_MEMORY);
+        free(c);
         return false;
     }
     c->err = err;
     c->errlen = errlen;
     if (err && errlen) err[0] = 0;
-    c->arena = arena_new();
     c->stack_floor = lang_stack_floor();
     bool ok = false;
-    if (setjmp(c->fail) == 0) {
+    arena_catch(c->arena, &c->fail);
+    if (setjmp(c->fail) != 0) {
+        if (arena_failed(c->arena) && err && errlen) snprintf(err, errlen, INTERP_NO_MEMORY);
+    } else {
         /* the window of the kernel's nat ids, not 0..largest id (see NatEnv) */
         int lo = k->nnats ? k->nats[0]->id : 0, hi = lo - 1;
         for (int i = 0; i < k->nnats; i++) {

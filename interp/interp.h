@@ -17,5 +17,9 @@ bool interp_kernel(const KernelDef *k, const int64_t *nats, const void *const *i
  * to right) is written to outs[j]. */
 bool interp_kernel_outs(const KernelDef *k, const int64_t *nats, const void *const *inputs,
                         void *const *outs, char *err, size_t errlen);
+/* The error text of a run that stopped because memory ran out (a host error, not the
+ * program's). */
+#define INTERP_NO_MEMORY "out of memory"
+
 
 #endif

@@ -47,7 +47,8 @@ static void show_line(Diag *d, Span sp)
         unsigned char c = (unsigned char)*q;
         sb_putc(&line, c == '\t' ? ' ' : (c < 32 || c == 127) ? '?' : (char)c);
     }
-    emit(d, "%5d | %s\n      | ", sp.line, line.s ? line.s : "");
+    emit(d, "%5d | %s\n      | ", sp.line, sb_str(&line));
+    d->oom |= line.oom;
     sb_free(&line);
     for (int i = 1; i < sp.col && i < 400; i++) emit(d, " ");
     emit(d, "^\n");
@@ -78,9 +79,10 @@ static void vreport(Diag *d, const char *kind, Span sp, const char *fmt, va_list
     StrBuf msg = {0};
     sb_vprintf(&msg, fmt, ap);
     if (sp.file)
-        emit(d, "%s:%d:%d: %s: %s\n", sp.file->path, sp.line, sp.col, kind, msg.s);
+        emit(d, "%s:%d:%d: %s: %s\n", sp.file->path, sp.line, sp.col, kind, sb_str(&msg));
     else
-        emit(d, "patc: %s: %s\n", kind, msg.s);
+        emit(d, "patc: %s: %s\n", kind, sb_str(&msg));
+    d->oom |= msg.oom;
     sb_free(&msg);
     show_line(d, sp);
     show_uses(d, sp);

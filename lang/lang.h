@@ -24,10 +24,31 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...);
 #define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
 #define unreachable() die_at(__FILE__, __LINE__, "unreachable")
 
+/* ---------------------------------------------------------------- allocation */
+
+/* Every heap allocation of the library goes through these: they return NULL when
+ * memory runs out (never abort), and the out-of-memory tests make them fail on purpose
+ * (lang_fault_arm). */
+void *lang_malloc(size_t n);
+void *lang_calloc(size_t n, size_t size);
+void *lang_realloc(void *p, size_t n);
+char *lang_strdup(const char *s);
+/* Test hook: the n-th allocation from now (arena allocations included) fails, and with
+ * `sticky` every one after it too; n = 0 disarms. Per thread. lang_fault_env() arms it
+ * from PATC_FAULT_ALLOC ("N" or "N+"), so that the out-of-memory tests reach the
+ * command-line tool. lang_fault_count() is the number of allocations since arming. */
+void lang_fault_arm(long n, bool sticky);
+void lang_fault_env(void);
+long lang_fault_count(void);
+bool lang_fault_fired(void);
+
 /* ---------------------------------------------------------------- arena */
 
 /* One arena per compilation: every AST node, type, nat and IR node of a compilation
- * is allocated here and freed in one call. */
+ * is allocated here and freed in one call. When memory runs out an arena longjmps to
+ * its catch (arena_catch: the driver points it at its Diag's handler while it
+ * compiles, the interpreter at its own) after marking itself failed; an arena with no
+ * catch is a bug of patc's (die). arena_new returns NULL when memory runs out. */
 typedef struct Arena Arena;
 Arena *arena_new(void);
 void arena_free(Arena *a);
@@ -35,6 +56,12 @@ void *arena_alloc(Arena *a, size_t size); /* zeroed, 16-byte aligned */
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Where a failed allocation jumps (NULL: nowhere); returns the previous catch. */
+jmp_buf *arena_catch(Arena *a, jmp_buf *jb);
+/* Whether an allocation of this arena failed (what the catch asks after the jump). */
+bool arena_failed(const Arena *a);
+/* Mark the arena failed and jump to its catch, as a failed allocation does. */
+_Noreturn void arena_fail(Arena *a);
 /* A counter per arena: unique small ids for variables and binders of one compilation. */
 int arena_next_id(Arena *a);
 #define ANEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
@@ -42,18 +69,31 @@ int arena_next_id(Arena *a);
 
 /* ---------------------------------------------------------------- string buffer */
 
-/* A growable, always NUL-terminated string on the heap (not the arena: printers
- * produce output that outlives a compilation). */
+/* A growable, always NUL-terminated string. On the heap by default (printers produce
+ * output that outlives a compilation): when memory runs out the buffer keeps what it
+ * has, sets `oom` and ignores later appends, and sb_take returns NULL, for the caller
+ * to report. With `a` set it grows in that arena instead (a buffer made inside a
+ * compilation: a failure then jumps to the arena's catch, and nothing leaks). */
 typedef struct StrBuf {
     char *s;
     size_t len, cap;
+    Arena *a;
+    bool oom;
 } StrBuf;
 void sb_putc(StrBuf *b, char c);
 void sb_puts(StrBuf *b, const char *s);
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
-char *sb_take(StrBuf *b); /* caller frees; b is reset */
+/* Put s in at byte `at` (<= len), moving what follows. */
+void sb_insert(StrBuf *b, size_t at, const char *s);
+/* The text so far, "" when nothing was appended (never NULL). */
+const char *sb_str(const StrBuf *b);
+/* The string, the caller's to free when the buffer is on the heap (NULL when memory
+ * ran out: `oom`); b is reset. */
+char *sb_take(StrBuf *b);
 void sb_free(StrBuf *b);
+/* What a failed allocation does to b: arena buffers jump, heap ones set oom. */
+void sb_fail(StrBuf *b);
 
 /* ---------------------------------------------------------------- name tables */
 
@@ -104,6 +144,7 @@ typedef struct Diag {
     jmp_buf on_error;
     bool jump_armed;  /* diag_error longjmps only when the driver armed it */
     Span at;          /* where the last error was reported */
+    bool oom;         /* a message was cut short: memory ran out while it was written */
     /* What the check that reported the last error could not show about the nat
      * parameters (compiler/hint.c), set just before the error; NULL for other errors.
      * The driver reads it to say which -D would settle the check. */
@@ -345,6 +386,8 @@ void lang_parse_file(Arena *a, Diag *d, const LangOptions *opt, Program *prog, c
  * Only a regular file is read (EISDIR for a directory, LANG_ENOTREG for a FIFO, a
  * device, ...), and one larger than LANG_MAX_FILE_SIZE is refused (EFBIG). */
 char *lang_read_file(const char *path, size_t *len);
+/* The same, copied into the arena (memory running out there is the arena's failure). */
+char *lang_read_file_in(Arena *a, const char *path, size_t *len);
 #define LANG_MAX_FILE_SIZE ((long long)64 << 20)
 #define LANG_MAX_FILE_SIZE_TEXT "64 MiB"
 #define LANG_ENOTREG EINVAL

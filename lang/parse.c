@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 /* The files seen by one top-level parse, and how deep the current import is. */
@@ -30,11 +31,11 @@ typedef struct ImportState {
  * A built-in file's name is already canonical (and must not be resolved on disk). */
 static const char *canonical(Arena *a, const char *path, bool builtin)
 {
-    char *rp = builtin ? NULL : realpath(path, NULL);
-    if (!rp) return arena_strdup(a, path);
-    const char *r = arena_strdup(a, rp);
-    free(rp);
-    return r;
+    /* into a buffer of ours: an arena copy that fails jumps, and a malloc'ed name from
+     * realpath would leak */
+    char rp[PATH_MAX];
+    if (builtin || !realpath(path, rp)) return arena_strdup(a, path);
+    return arena_strdup(a, rp);
 }
 
 /* True if `path` was seen before; records it otherwise. */
@@ -96,7 +97,7 @@ static void on_import(LangParseCtx *ctx, Span sp, const char *path)
     ImportState *st = ctx->import_state;
     const LangOptions *opt = st->opt;
     Arena *a = ctx->arena;
-    StrBuf tried = {0};
+    StrBuf tried = {.a = a}; /* in the arena: diag_error and memory failures jump */
     const char *found = NULL;
     const LangBuiltin *bi = NULL;
     if (path[0] == '/') {
@@ -143,11 +144,10 @@ static void on_import(LangParseCtx *ctx, Span sp, const char *path)
         f->len = bi->len;
     } else {
         size_t len;
-        char *text = lang_read_file(found, &len);
+        char *text = lang_read_file_in(a, found, &len);
         if (!text) diag_error(ctx->diag, sp, "cannot read import '%s': %s", found, lang_read_error(errno));
-        f->text = arena_strndup(a, text, len);
+        f->text = text;
         f->len = len;
-        free(text);
     }
     st->depth++;
     parse_src(a, ctx->diag, st, ctx->prog, f);
@@ -162,7 +162,7 @@ static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const S
     };
     if (!prog->tail) prog->tail = &prog->decls;
     yyscan_t sc;
-    if (lang_yylex_init_extra(&ctx, &sc)) diag_error_nopos(d, "out of memory reading '%s'", f->path);
+    if (lang_yylex_init_extra(&ctx, &sc)) arena_fail(a); /* its only failure is memory */
 
     jmp_buf saved;
     memcpy(saved, d->on_error, sizeof saved);

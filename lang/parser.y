@@ -468,14 +468,13 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner, LangP
     Span at = *yypcontext_location(yyctx);
     yysymbol_kind_t exp[4];
     int nexp = yypcontext_expected_tokens(yyctx, exp, 4);
-    StrBuf m = {0};
+    StrBuf m = {.a = ctx->arena}; /* diag_error does not return: nothing to free */
     sb_puts(&m, "syntax error");
     if (tok != YYSYMBOL_YYEMPTY) {
         sb_printf(&m, ", unexpected %s", yysymbol_name(tok));
         for (int i = 0; i < nexp; i++) sb_printf(&m, "%s%s", i ? " or " : ", expecting ", yysymbol_name(exp[i]));
     }
-    const char *msg = arena_strdup(ctx->arena, m.s); /* diag_error does not return */
-    sb_free(&m);
+    const char *msg = sb_str(&m);
     bool outside = tok == YYSYMBOL_YYEOF || tok == YYSYMBOL_DEF || tok == YYSYMBOL_KERNEL || tok == YYSYMBOL_IMPORT;
     if (outside && ctx->nopen > 0) {
         Span open = ctx->open[ctx->nopen - 1];

@@ -1,8 +1,9 @@
-/* util.c: arena, string buffer and die() (shared by every module). */
+/* util.c: checked allocation, arena, string buffer and die() (shared by every module). */
 #include "lang.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,61 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
     abort();
 }
 
+/* ---------------------------------------------------------------- allocation */
+
+/* The fault-injection counter (per thread, so that a test's hook does not reach other
+ * threads): `fault_at` > 0 counts down to the allocation that fails. */
+static _Thread_local long fault_at, fault_seen;
+static _Thread_local bool fault_sticky, fault_hit;
+
+void lang_fault_arm(long n, bool sticky)
+{
+    fault_at = n;
+    fault_sticky = sticky;
+    fault_seen = 0;
+    fault_hit = false;
+}
+
+void lang_fault_env(void)
+{
+    const char *e = getenv("PATC_FAULT_ALLOC");
+    if (!e || !*e) return;
+    char *end;
+    long n = strtol(e, &end, 10);
+    if (n > 0 && (*end == 0 || (end[0] == '+' && end[1] == 0))) lang_fault_arm(n, *end == '+');
+}
+
+long lang_fault_count(void) { return fault_seen; }
+
+bool lang_fault_fired(void) { return fault_hit; }
+
+/* Whether this allocation is the injected failure: the n-th after arming, and with
+ * `sticky` each after it. */
+static bool fault_now(void)
+{
+    if (fault_at <= 0) return false;
+    fault_seen++;
+    if (fault_seen == fault_at || (fault_sticky && fault_seen > fault_at)) {
+        fault_hit = true;
+        return true;
+    }
+    return false;
+}
+
+void *lang_malloc(size_t n) { return fault_now() ? NULL : malloc(n ? n : 1); }
+
+void *lang_calloc(size_t n, size_t size) { return fault_now() ? NULL : calloc(n ? n : 1, size ? size : 1); }
+
+void *lang_realloc(void *p, size_t n) { return fault_now() ? NULL : realloc(p, n ? n : 1); }
+
+char *lang_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = lang_malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
 /* ---------------------------------------------------------------- arena */
 
 /* Chunks are chained; a request larger than the default chunk gets a chunk of its own. */
@@ -31,16 +87,13 @@ typedef struct Chunk {
 struct Arena {
     Chunk *head;
     int next_id;
+    bool failed;
+    jmp_buf *catch;
 };
 
 enum { CHUNK_SIZE = 64 * 1024 };
 
-Arena *arena_new(void)
-{
-    Arena *a = calloc(1, sizeof *a);
-    if (!a) die("out of memory");
-    return a;
-}
+Arena *arena_new(void) { return lang_calloc(1, sizeof(Arena)); }
 
 void arena_free(Arena *a)
 {
@@ -52,14 +105,31 @@ void arena_free(Arena *a)
     free(a);
 }
 
+jmp_buf *arena_catch(Arena *a, jmp_buf *jb)
+{
+    jmp_buf *old = a->catch;
+    a->catch = jb;
+    return old;
+}
+
+bool arena_failed(const Arena *a) { return a->failed; }
+
+_Noreturn void arena_fail(Arena *a)
+{
+    a->failed = true;
+    if (a->catch) longjmp(*a->catch, 1);
+    die("out of memory in an arena with no catch");
+}
+
 void *arena_alloc(Arena *a, size_t size)
 {
+    if (size > SIZE_MAX - sizeof(Chunk) - 15 || fault_now()) arena_fail(a);
     size = (size + 15) & ~(size_t)15;
     Chunk *c = a->head;
     if (!c || c->cap - c->used < size) {
         size_t cap = size > CHUNK_SIZE ? size : CHUNK_SIZE;
         c = malloc(sizeof(Chunk) + cap);
-        if (!c) die("out of memory");
+        if (!c) arena_fail(a);
         c->used = 0;
         c->cap = cap;
         /* keep the partly used head in front when the new chunk is a one-off big one */
@@ -104,20 +174,41 @@ int arena_next_id(Arena *a) { return a->next_id++; }
 
 /* ---------------------------------------------------------------- string buffer */
 
-static void sb_grow(StrBuf *b, size_t extra)
+void sb_fail(StrBuf *b)
 {
-    if (b->len + extra + 1 <= b->cap) return;
+    if (b->a) arena_fail(b->a);
+    b->oom = true;
+}
+
+/* Room for `extra` more bytes and the NUL; false (and the buffer failed) when memory
+ * runs out or the size would overflow. An arena buffer leaves its old copy in the
+ * arena: it at most doubles what the final text takes. */
+static bool sb_grow(StrBuf *b, size_t extra)
+{
+    if (b->oom) return false;
+    if (extra > SIZE_MAX / 4 - b->len) {
+        sb_fail(b);
+        return false;
+    }
+    if (b->len + extra + 1 <= b->cap) return true;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + extra + 1) cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) die("out of memory");
+    char *s;
+    if (b->a) {
+        s = arena_alloc(b->a, cap);
+        if (b->len) memcpy(s, b->s, b->len + 1);
+    } else if (!(s = lang_realloc(b->s, cap))) {
+        sb_fail(b);
+        return false;
+    }
     b->s = s;
     b->cap = cap;
+    return true;
 }
 
 void sb_putc(StrBuf *b, char c)
 {
-    sb_grow(b, 1);
+    if (!sb_grow(b, 1)) return;
     b->s[b->len++] = c;
     b->s[b->len] = 0;
 }
@@ -125,7 +216,7 @@ void sb_putc(StrBuf *b, char c)
 void sb_puts(StrBuf *b, const char *s)
 {
     size_t n = strlen(s);
-    sb_grow(b, n);
+    if (!sb_grow(b, n)) return;
     memcpy(b->s + b->len, s, n + 1);
     b->len += n;
 }
@@ -135,10 +226,11 @@ void sb_vprintf(StrBuf *b, const char *fmt, va_list ap)
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    sb_grow(b, (size_t)n);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+    if (n >= 0 && sb_grow(b, (size_t)n)) {
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+        b->len += (size_t)n;
+    }
     va_end(ap2);
-    b->len += (size_t)n;
 }
 
 void sb_printf(StrBuf *b, const char *fmt, ...)
@@ -149,24 +241,41 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void sb_insert(StrBuf *b, size_t at, const char *s)
+{
+    size_t n = strlen(s);
+    if (!b->s) {
+        sb_puts(b, s);
+        return;
+    }
+    if (at > b->len || !sb_grow(b, n)) return;
+    memmove(b->s + at + n, b->s + at, b->len - at + 1);
+    memcpy(b->s + at, s, n);
+    b->len += n;
+}
+
+const char *sb_str(const StrBuf *b) { return b->s ? b->s : ""; }
+
 char *sb_take(StrBuf *b)
 {
     char *s = b->s;
-    if (!s) {
-        s = malloc(1);
-        if (!s) die("out of memory");
-        s[0] = 0;
+    if (b->oom) {
+        sb_free(b);
+        return NULL;
     }
-    b->s = NULL;
-    b->len = b->cap = 0;
+    if (!s) {
+        s = b->a ? arena_alloc(b->a, 1) : lang_malloc(1);
+        if (s) s[0] = 0;
+    }
+    Arena *a = b->a;
+    *b = (StrBuf){.a = a};
     return s;
 }
 
 void sb_free(StrBuf *b)
 {
-    free(b->s);
-    b->s = NULL;
-    b->len = b->cap = 0;
+    if (!b->a) free(b->s);
+    *b = (StrBuf){.a = b->a};
 }
 
 /* ---------------------------------------------------------------- tables */
@@ -285,7 +394,10 @@ char *lang_read_file(const char *path, size_t *len)
         /* one byte past the cap tells a file that grew since fstat */
         size_t want = (size_t)LANG_MAX_FILE_SIZE + 1 - b.len;
         if (want > 65536) want = 65536;
-        sb_grow(&b, want);
+        if (!sb_grow(&b, want)) {
+            err = ENOMEM;
+            break;
+        }
         ssize_t n = read(fd, b.s + b.len, want);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) err = errno;
@@ -301,7 +413,29 @@ char *lang_read_file(const char *path, size_t *len)
         return NULL;
     }
     *len = b.len;
-    return sb_take(&b);
+    char *t = sb_take(&b);
+    if (!t) errno = ENOMEM;
+    return t;
+}
+
+/* lang_read_file into the arena; memory running out there (while reading or while
+ * copying) is the arena's failure, not the file's. */
+char *lang_read_file_in(Arena *a, const char *path, size_t *len)
+{
+    char *text = lang_read_file(path, len);
+    if (!text && errno == ENOMEM) arena_fail(a);
+    if (!text) return NULL;
+    jmp_buf jb;
+    jmp_buf *outer = arena_catch(a, &jb);
+    if (setjmp(jb)) {
+        arena_catch(a, outer);
+        free(text);
+        arena_fail(a);
+    }
+    char *copy = arena_strndup(a, text, *len);
+    arena_catch(a, outer);
+    free(text);
+    return copy;
 }
 
 const char *lang_read_error(int err)

@@ -525,7 +525,7 @@ patc_status patc_algo_create(patc_ctx *ctx, const patc_algo_spec *spec, patc_alg
     *out = NULL;
     patc_status s = check_spec(ctx, spec);
     if (s != PATC_OK) return s;
-    patc_algo *a = calloc(1, sizeof *a);
+    patc_algo *a = lang_calloc(1, sizeof *a);
     if (!a) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     a->ctx = ctx;
     a->spec = *spec;
@@ -785,7 +785,7 @@ static int fire_call(void *ud, int j)
 static void *tune_input(patc_type t, long long n)
 {
     size_t sz = patc_type_size(t);
-    unsigned char *p = malloc((size_t)n * sz);
+    unsigned char *p = lang_malloc((size_t)n * sz);
     uint64_t x = 88172645463325252ull;
     for (long long i = 0; p && i < n; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -815,10 +815,10 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
     if (s != PATC_OK) return s;
     patc_algo *a;
     if ((s = patc_algo_create(ctx, spec, &a)) != PATC_OK) return s;
-    patc_tuning_line *cand = calloc(MAX_CANDIDATES, sizeof *cand), *best = calloc((size_t)count, sizeof *best);
-    TuneCall *calls = calloc(MAX_CANDIDATES, sizeof *calls);
-    float *ms = calloc(MAX_CANDIDATES, sizeof *ms), *best_ms = calloc((size_t)count, sizeof *best_ms);
-    int *which = calloc(MAX_CANDIDATES, sizeof *which);
+    patc_tuning_line *cand = lang_calloc(MAX_CANDIDATES, sizeof *cand), *best = lang_calloc((size_t)count, sizeof *best);
+    TuneCall *calls = lang_calloc(MAX_CANDIDATES, sizeof *calls);
+    float *ms = lang_calloc(MAX_CANDIDATES, sizeof *ms), *best_ms = lang_calloc((size_t)count, sizeof *best_ms);
+    int *which = lang_calloc(MAX_CANDIDATES, sizeof *which);
     long long nmax = sizes[count - 1];
     void *host = tune_input(spec->type, nmax);
     patc_buffer *in = NULL, *out = NULL, *cnt = NULL;

@@ -14,7 +14,7 @@ patc_status patc_buffer_alloc(patc_ctx *c, size_t bytes, patc_buffer **out)
     *out = NULL;
     patc_status s = rt_need_device(c);
     if (s != PATC_OK) return s;
-    patc_buffer *b = calloc(1, sizeof *b);
+    patc_buffer *b = lang_calloc(1, sizeof *b);
     if (!b) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     int r = rt_driver_mem_alloc(c->drv, &b->ptr, bytes);
     if (r) {
@@ -64,7 +64,7 @@ patc_status patc_buffer_wrap(patc_ctx *c, unsigned long long device_ptr, size_t 
     *out = NULL;
     patc_status s = rt_need_device(c);
     if (s != PATC_OK) return s;
-    patc_buffer *b = calloc(1, sizeof *b);
+    patc_buffer *b = lang_calloc(1, sizeof *b);
     if (!b) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     b->ctx = c;
     b->ptr = device_ptr;

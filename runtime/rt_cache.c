@@ -27,7 +27,7 @@
 static char *xstrcat3(const char *a, const char *b, const char *c)
 {
     size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
-    char *s = malloc(la + lb + lc + 1);
+    char *s = lang_malloc(la + lb + lc + 1);
     if (!s) return NULL;
     memcpy(s, a, la);
     memcpy(s + la, b, lb);
@@ -235,7 +235,7 @@ RtCacheResult rt_cache_load(const char *dir, const char *key, void **data, size_
     if (memcmp(hdr, MAGIC, 8) != 0 || get_u32(hdr + 8) != FORMAT_VERSION) goto out;
     uint64_t n = get_u64(hdr + 16);
     if ((uint64_t)st.st_size != HEADER_SIZE + n || n == 0 || n > ((uint64_t)1 << 34)) goto out;
-    payload = malloc((size_t)n);
+    payload = lang_malloc((size_t)n);
     if (!payload) {
         res = RT_CACHE_MISS;
         goto out;

@@ -14,9 +14,19 @@
 /* The context's last error becomes the formatted message. */
 static void set_error(patc_ctx *c, const char *fmt, va_list ap)
 {
+    va_list ap2;
+    va_copy(ap2, ap);
     c->err.len = 0;
+    c->err.oom = false;
     if (c->err.s) c->err.s[0] = 0;
     sb_vprintf(&c->err, fmt, ap);
+    /* with no memory for the whole message, its start (an out-of-memory error says
+     * so in its first words) */
+    c->err_short[0] = 0;
+    static const char cut[] = " [message cut short: out of memory]";
+    if (c->err.oom && vsnprintf(c->err_short, sizeof c->err_short, fmt, ap2) >= (int)sizeof c->err_short)
+        memcpy(c->err_short + sizeof c->err_short - sizeof cut, cut, sizeof cut);
+    va_end(ap2);
 }
 
 /* A driver call's result: PATC_OK, or PATC_ERR_DRIVER naming the CUresult. */
@@ -85,7 +95,8 @@ size_t rt_ctx_total_mem(patc_ctx *c)
 
 const char *patc_last_error(const patc_ctx *c)
 {
-    return c && c->err.s ? c->err.s : "";
+    if (!c) return "";
+    return c->err.oom ? c->err_short : sb_str(&c->err);
 }
 
 /* ---------------------------------------------------------------- context */
@@ -93,7 +104,7 @@ const char *patc_last_error(const patc_ctx *c)
 char *rt_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *p = malloc(n);
+    char *p = lang_malloc(n);
     if (p) memcpy(p, s, n);
     return p;
 }
@@ -104,7 +115,8 @@ patc_status patc_create(patc_ctx **out, int device, unsigned flags)
 {
     if (!out) return PATC_ERR_INVALID;
     *out = NULL;
-    patc_ctx *c = calloc(1, sizeof *c);
+    lang_fault_env(); /* the out-of-memory tests' switch (PATC_FAULT_ALLOC, docs/internals.md) */
+    patc_ctx *c = lang_calloc(1, sizeof *c);
     if (!c) return PATC_ERR_NO_MEMORY;
     c->device = device;
     /* the environment's switch, for running test suites on the 64-bit builds */
@@ -161,7 +173,7 @@ patc_status patc_set_arch(patc_ctx *c, int arch)
 patc_status patc_add_include_dir(patc_ctx *c, const char *dir)
 {
     if (!c || !dir) return PATC_ERR_INVALID;
-    char **v = realloc(c->include_dirs, sizeof *v * (size_t)(c->ninclude_dirs + 1));
+    char **v = lang_realloc(c->include_dirs, sizeof *v * (size_t)(c->ninclude_dirs + 1));
     if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     c->include_dirs = v;
     if (!(v[c->ninclude_dirs] = rt_strdup(dir))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");

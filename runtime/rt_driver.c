@@ -57,7 +57,7 @@ struct RtDriver {
 static char *dupstr(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *p = malloc(n);
+    char *p = lang_malloc(n);
     if (p) memcpy(p, s, n);
     return p;
 }
@@ -86,7 +86,7 @@ RtDriver *rt_driver_open(int device, char **why, bool *no_device)
 {
     *why = NULL;
     *no_device = false;
-    RtDriver *d = calloc(1, sizeof *d);
+    RtDriver *d = lang_calloc(1, sizeof *d);
     if (!d) {
         *why = dupstr("out of memory");
         return NULL;

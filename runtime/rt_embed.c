@@ -59,7 +59,7 @@ static unsigned char *unpack_entry(const RtEmbeddedCubin *t, int n, int i, int d
     unsigned char *base = NULL, *out;
     size_t base_len = 0;
     if (e->base >= 0 && !(base = unpack_entry(t, n, e->base, depth + 1, &base_len))) return NULL;
-    if ((out = malloc(e->raw_len ? e->raw_len : 1)) && !rt_embed_unpack(base, base_len, e->data, e->len, out, e->raw_len)) {
+    if ((out = lang_malloc(e->raw_len ? e->raw_len : 1)) && !rt_embed_unpack(base, base_len, e->data, e->len, out, e->raw_len)) {
         free(out);
         out = NULL;
     }
@@ -185,8 +185,8 @@ unsigned char *rt_embed_pack(const unsigned char *base, size_t base_len, const u
                              size_t *out_len)
 {
     size_t end = base_len + len, cap = len + len / SHORT + 16, o = 0, lit = 0;
-    unsigned char *buf = malloc(end ? end : 1), *out = malloc(cap);
-    int *head = malloc(sizeof(int) << HASH_BITS), *prev = malloc(sizeof(int) * (end ? end : 1));
+    unsigned char *buf = lang_malloc(end ? end : 1), *out = lang_malloc(cap);
+    int *head = lang_malloc(sizeof(int) << HASH_BITS), *prev = lang_malloc(sizeof(int) * (end ? end : 1));
     if (!buf || !out || !head || !prev || end > (size_t)INT32_MAX) {
         free(buf);
         free(out);

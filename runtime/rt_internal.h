@@ -161,6 +161,7 @@ struct patc_ctx {
     char **include_dirs;
     int ninclude_dirs;
     StrBuf err;
+    char err_short[256]; /* the message, cut short, when err could not grow (memory ran out) */
     patc_compile_stats stats;
     patc_program *programs;
     patc_buffer *buffers;
@@ -198,6 +199,8 @@ struct patc_program {
     Compilation comp;
     char *cuda;
     char *ir;       /* patc_program_ir's text, made on first use */
+    StrBuf buf;     /* the diagnostics while the front end runs, then the CUDA text while it
+                       is generated (here, not on the stack: a longjmp may end either) */
     const char *name; /* the name it was made under (in the arena): NVRTC's name of its text */
     bool no_cubin;  /* patc_compile_options.no_cubin: never built, never loaded */
     /* module[0]: the cubin of the CUDA text, built at once; where a kernel's index width

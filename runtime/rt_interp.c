@@ -37,12 +37,14 @@ patc_status patc_interp_run_outputs(patc_kernel *k, const long long *nats, const
         size_t b;
         if ((s = patc_kernel_output_info_at(k, j, nats, &t, &cnt, &b)) != PATC_OK) return s;
     }
-    int64_t *v = calloc((size_t)d->nnats + 1, sizeof *v);
-    if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    int64_t *v = lang_calloc((size_t)d->nnats + 1, sizeof *v);
+    if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while running kernel %s on the CPU", k->k->name);
     for (int i = 0; i < d->nnats; i++) v[i] = nats[i];
     char err[512];
     if (!interp_kernel_outs(d, v, inputs, outputs, err, sizeof err))
-        s = rt_fail(c, PATC_ERR_INTERP, "interpreter: %s", err);
+        s = !strcmp(err, INTERP_NO_MEMORY)
+                ? rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while running kernel %s on the CPU", k->k->name)
+                : rt_fail(c, PATC_ERR_INTERP, "interpreter: %s", err);
     free(v);
     return s;
 }
@@ -70,13 +72,13 @@ patc_status patc_interp_reduce_to_one(patc_kernel *k, const long long *nats, con
     int nn = k->k->def->nnats;
     if (nn > 1 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->k->name, nn);
     size_t elem = (size_t)scalar_info[k->k->out->sk].size;
-    long long *v = calloc((size_t)nn + 1, sizeof *v), m = 1;
+    long long *v = lang_calloc((size_t)nn + 1, sizeof *v), m = 1;
     void *tmp[2] = {NULL, NULL};
     if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < nn; i++) v[i] = nats ? nats[i] : 0;
     int np = 0;
     if (n > 1 && (s = rt_pass_size(k, v, n, &m)) == PATC_OK &&
-        (!(tmp[0] = malloc((size_t)m * elem)) || !(tmp[1] = malloc((size_t)m * elem))))
+        (!(tmp[0] = lang_malloc((size_t)m * elem)) || !(tmp[1] = lang_malloc((size_t)m * elem))))
         s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory for %lld partial results", m);
     const void *src = input;
     while (s == PATC_OK && n > 1) {

@@ -79,8 +79,8 @@ static patc_status ensure_scratch(patc_kernel *k)
     int ns = k->k->nscratch;
     if (!ns) return PATC_OK;
     if (!k->scratch) {
-        k->scratch = calloc((size_t)ns, sizeof *k->scratch);
-        k->scratch_bytes = calloc((size_t)ns, sizeof *k->scratch_bytes);
+        k->scratch = lang_calloc((size_t)ns, sizeof *k->scratch);
+        k->scratch_bytes = lang_calloc((size_t)ns, sizeof *k->scratch_bytes);
         if (!k->scratch || !k->scratch_bytes) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     }
     for (int i = 0; i < ns; i++) {
@@ -146,7 +146,7 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
     bool wide = rt_index_bits(k, &L->cfg) == 64;
     if (np0) { /* the launches before the last, each with its own configuration */
         L->npre = np0;
-        if (!(L->pcfg = calloc((size_t)np0, sizeof *L->pcfg)) || !(L->pfn = calloc((size_t)np0, sizeof *L->pfn)))
+        if (!(L->pcfg = lang_calloc((size_t)np0, sizeof *L->pcfg)) || !(L->pfn = lang_calloc((size_t)np0, sizeof *L->pfn)))
             return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
         for (int l = 0; l < np0; l++) {
             if ((s = rt_derive_launch(k, l, &L->pcfg[l])) != PATC_OK) return s;
@@ -201,10 +201,10 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
     }
     int ns = k->k->nscratch, np = no + ni + ns;
     if ((s = ensure_scratch(k)) != PATC_OK) return s;
-    L->args = calloc((size_t)(np + nn), sizeof *L->args);
-    L->ptrs = calloc((size_t)np, sizeof *L->ptrs);
-    L->natv = calloc((size_t)(nn ? nn : 1), sizeof *L->natv);
-    L->natv32 = calloc((size_t)(nn ? nn : 1), sizeof *L->natv32);
+    L->args = lang_calloc((size_t)(np + nn), sizeof *L->args);
+    L->ptrs = lang_calloc((size_t)np, sizeof *L->ptrs);
+    L->natv = lang_calloc((size_t)(nn ? nn : 1), sizeof *L->natv);
+    L->natv32 = lang_calloc((size_t)(nn ? nn : 1), sizeof *L->natv32);
     if (!L->args || !L->ptrs || !L->natv || !L->natv32) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int j = 0; j < no; j++) {
         L->ptrs[j] = outputs[j]->ptr;
@@ -247,7 +247,7 @@ patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const
     patc_status s = need_plain(k, "patc_launch");
     if (s != PATC_OK) return s;
     int ni = k->k->ninputs;
-    patc_arg *args = calloc((size_t)ni + 1, sizeof *args);
+    patc_arg *args = lang_calloc((size_t)ni + 1, sizeof *args);
     if (!args) return rt_fail(k->prog->ctx, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; inputs && i < ni; i++) args[i].buffer = inputs[i];
     s = prepare(k, nats, inputs ? args : NULL, &output, cfg, L);
@@ -315,7 +315,7 @@ static size_t launch_key(patc_kernel *k, const long long *nats, const patc_arg *
     const Kernel *K = k->k;
     if (!k->key) { /* room for the longest key (with an override), twice: this call's and the kept one's */
         size_t cap = (size_t)K->def->nnats * sizeof(long long) + (size_t)(K->ninputs + K->nouts) * 16 + 1 + 7 * 8;
-        if (!(k->key = malloc(2 * cap))) return 0;
+        if (!(k->key = lang_malloc(2 * cap))) return 0;
         k->last_key = k->key + cap;
     }
     unsigned char *q = k->key;
@@ -365,7 +365,7 @@ static patc_status last_launch(patc_kernel *k, const long long *nats, const patc
     if (k->last) rt_launch_free(k->last); /* the kept launch is replaced, or dropped on failure */
     k->last_key_len = 0;
     /* calloc: a launch left unprepared by a failure here must be safe to free */
-    if (!k->last && !(k->last = calloc(1, sizeof *k->last))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    if (!k->last && !(k->last = lang_calloc(1, sizeof *k->last))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     if ((s = prepare(k, nats, inputs, outputs, cfg, k->last)) != PATC_OK) return s; /* k->last left empty */
     memcpy(k->last_key, k->key, len);
     k->last_key_len = len;
@@ -424,7 +424,7 @@ static int cmp_float(const void *a, const void *b)
 patc_status rt_timer_open(patc_ctx *c, RtTimer *t, int reps)
 {
     memset(t, 0, sizeof *t);
-    if (!(t->ms = calloc((size_t)reps, sizeof *t->ms))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    if (!(t->ms = lang_calloc((size_t)reps, sizeof *t->ms))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     patc_status s = rt_drv_check(c, rt_driver_event_create(c->drv, &t->start), "cuEventCreate");
     if (s == PATC_OK) s = rt_drv_check(c, rt_driver_event_create(c->drv, &t->stop), "cuEventCreate");
     return s;

@@ -52,7 +52,7 @@ static pthread_mutex_t nv_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *dupstr(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *p = malloc(n);
+    char *p = lang_malloc(n);
     if (p) memcpy(p, s, n);
     return p;
 }
@@ -220,7 +220,7 @@ static char *program_log(nvrtcProgram p, nvrtcResult r)
     size_t n = 0;
     const char *what = nv.GetErrorString(r);
     if (nv.GetProgramLogSize(p, &n) != NVRTC_SUCCESS) n = 0;
-    char *log = malloc(n + strlen(what) + 32);
+    char *log = lang_malloc(n + strlen(what) + 32);
     if (!log) return NULL;
     int k = sprintf(log, "nvrtc: %s\n", what);
     if (n > 0 && nv.GetProgramLog(p, log + k) != NVRTC_SUCCESS) log[k] = 0;
@@ -289,7 +289,7 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
         *log = program_log(prog, r);
         goto out;
     }
-    *cubin = malloc(n);
+    *cubin = lang_malloc(n);
     if (!*cubin) {
         *log = dupstr("out of memory");
         goto out;

@@ -122,21 +122,31 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     double t0 = rt_now_ms();
     patc_status s = check_defines(c, defs, ndefs);
     if (s != PATC_OK) return s;
-    if (!(p->arena = arena_new())) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-    StrBuf diagtext = {0};
-    diag_init(&p->diag, NULL, &diagtext);
-    p->comp.arena = p->arena;
-    p->comp.diag = &p->diag;
-    p->comp.prog.tail = &p->comp.prog.decls;
     CompileOptions opt;
     memset(&opt, 0, sizeof opt);
-    opt.lang.include_dirs = (const char **)c->include_dirs;
-    opt.lang.ninclude_dirs = c->ninclude_dirs;
-    rt_patterns_options(&opt.lang);
     if (o && !parse_dump(o->dump, &opt.dump))
         return rt_fail(c, PATC_ERR_INVALID, "unknown dump letters '%s' (the letters are %s)", o->dump, dump_letters);
     if (o && (o->min_blocks < 0 || o->min_blocks > 32))
         return rt_fail(c, PATC_ERR_INVALID, "min_blocks %d: want 0 (none) to 32", o->min_blocks);
+    if (!(p->arena = arena_new())) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
+    /* memory running out in the arena lands here (the compiler's own catch passes it
+     * on); the diagnostics so far are dropped. No return between here and the
+     * compile's end but through this handler. */
+    jmp_buf jb;
+    arena_catch(p->arena, &jb);
+    if (setjmp(jb)) {
+        arena_catch(p->arena, NULL);
+        p->diag.buf = NULL;
+        sb_free(&p->buf);
+        return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
+    }
+    diag_init(&p->diag, NULL, &p->buf);
+    p->comp.arena = p->arena;
+    p->comp.diag = &p->diag;
+    p->comp.prog.tail = &p->comp.prog.decls;
+    opt.lang.include_dirs = (const char **)c->include_dirs;
+    opt.lang.ninclude_dirs = c->ninclude_dirs;
+    rt_patterns_options(&opt.lang);
     if (o) {
         opt.min_blocks = o->min_blocks;
         opt.evict_first = o->evict_first != 0;
@@ -160,17 +170,21 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     } else {
         ok = compile_file(&p->comp, &opt, path);
     }
+    arena_catch(p->arena, NULL);
     p->diag.buf = NULL;
+    if (!ok && (arena_failed(p->arena) || p->buf.oom || p->diag.oom)) {
+        sb_free(&p->buf);
+        return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
+    }
     if (!ok) {
-        patc_status s = rt_fail(c, PATC_ERR_COMPILE, "%s",
-                             diagtext.s && diagtext.s[0] ? diagtext.s : "patc: error: program rejected\n");
-        sb_free(&diagtext);
+        patc_status s = rt_fail(c, PATC_ERR_COMPILE, "%s", p->buf.len ? p->buf.s : "patc: error: program rejected\n");
+        sb_free(&p->buf);
         return s;
     }
-    sb_free(&diagtext);
-    p->nkernels = p->comp.nkernels;
-    p->kernels = calloc((size_t)(p->nkernels ? p->nkernels : 1), sizeof *p->kernels);
-    if (!p->kernels) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+    sb_free(&p->buf);
+    p->kernels = lang_calloc((size_t)p->comp.nkernels, sizeof *p->kernels);
+    if (!p->kernels) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
+    p->nkernels = p->comp.nkernels; /* patc_program_free's loop: only once kernels exist */
     for (int i = 0; i < p->nkernels; i++) {
         patc_kernel *k = &p->kernels[i];
         k->prog = p;
@@ -191,15 +205,15 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
             var_window(L->index_bound, &lo, &hi); /* it also names blockDim, gridDim and nwarps */
             var_window(L->shared_bytes, &lo, &hi);
         }
-        if (k->k->npre && !(k->pfn[0] = calloc((size_t)k->k->npre, sizeof *k->pfn[0])))
+        if (k->k->npre && !(k->pfn[0] = lang_calloc((size_t)k->k->npre, sizeof *k->pfn[0])))
             return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-        if (k->k->npre && !(k->pfn[1] = calloc((size_t)k->k->npre, sizeof *k->pfn[1])))
+        if (k->k->npre && !(k->pfn[1] = lang_calloc((size_t)k->k->npre, sizeof *k->pfn[1])))
             return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
         p->launch_width |= k->k->iw == IW_LAUNCH;
         k->env_base = hi < 0 ? 0 : lo;
         k->env_n = hi < 0 ? 0 : hi - lo + 1;
-        k->vals = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->vals);
-        k->has = calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->has);
+        k->vals = lang_calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->vals);
+        k->has = lang_calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->has);
         if (!k->vals || !k->has) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     }
     c->stats.frontend_ms = rt_now_ms() - t0;
@@ -287,7 +301,7 @@ patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int
 
 static patc_program *new_program(patc_ctx *c)
 {
-    patc_program *p = calloc(1, sizeof *p);
+    patc_program *p = lang_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->ctx = c;
     p->next = c->programs;
@@ -307,13 +321,18 @@ static patc_status program_make(patc_ctx *c, const char *name, const char *text,
     patc_status s = front_end(c, p, name, text, defs, ndefs, o);
     if (s == PATC_OK) {
         if (cuda) {
-            p->cuda = rt_strdup(cuda);
+            p->cuda = lang_strdup(cuda);
         } else {
-            StrBuf cu = {0};
-            cu_emit_module(p->arena, &cu, p->comp.kernels, p->comp.nkernels);
-            p->cuda = cu.s ? sb_take(&cu) : rt_strdup("");
+            jmp_buf jb;
+            arena_catch(p->arena, &jb);
+            if (setjmp(jb) == 0) {
+                cu_emit_module(p->arena, &p->buf, p->comp.kernels, p->comp.nkernels);
+                p->cuda = sb_take(&p->buf);
+            }
+            arena_catch(p->arena, NULL);
+            sb_free(&p->buf);
         }
-        if (!p->cuda) s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        if (!p->cuda) s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while generating the CUDA C of %s", name);
         else if (!p->no_cubin) s = rt_program_build(c, p, name, 0);
     }
     if (s != PATC_OK) {
@@ -432,7 +451,7 @@ const char *patc_program_ir(patc_program *p)
         }
         kernel_print(&b, k);
     }
-    p->ir = b.s ? sb_take(&b) : rt_strdup("");
+    p->ir = sb_take(&b); /* NULL when memory ran out */
     return p->ir;
 }
 int patc_program_num_kernels(const patc_program *p) { return p ? p->nkernels : 0; }

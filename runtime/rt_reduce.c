@@ -78,7 +78,7 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
         return rt_fail(c, PATC_ERR_SIZE, "the result buffer has %zu bytes; one element needs %zu", final->bytes, ch->elem);
     int nn = k->k->def->nnats;
     if (nn > 1 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->k->name, nn);
-    if (!(ch->nats = calloc((size_t)nn, sizeof *ch->nats)) || !(ch->pass = calloc(64, sizeof *ch->pass)))
+    if (!(ch->nats = lang_calloc((size_t)nn, sizeof *ch->nats)) || !(ch->pass = lang_calloc(64, sizeof *ch->pass)))
         return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < nn; i++) ch->nats[i] = nats ? nats[i] : 0;
     /* The first pass has the largest output: both ping-pong buffers get its size. */
@@ -164,7 +164,7 @@ int rt_plan_open(patc_kernel *k, const long long *nats, patc_buffer *input, long
     *out = NULL;
     patc_status s = rt_need_device(c);
     if (s != PATC_OK) return s;
-    RtPlan *p = calloc(1, sizeof *p);
+    RtPlan *p = lang_calloc(1, sizeof *p);
     if (!p) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     p->k = k;
     if ((s = chain_open(k, nats, input, n, output, &p->ch)) != PATC_OK) {
@@ -190,8 +190,8 @@ int rt_plan_single(patc_kernel *k, const long long *nats, patc_buffer *input, pa
     *out = NULL;
     patc_status s = rt_need_device(c);
     if (s != PATC_OK) return s;
-    RtPlan *p = calloc(1, sizeof *p);
-    if (!p || !(p->ch.pass = calloc(1, sizeof *p->ch.pass))) {
+    RtPlan *p = lang_calloc(1, sizeof *p);
+    if (!p || !(p->ch.pass = lang_calloc(1, sizeof *p->ch.pass))) {
         free(p);
         return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     }
@@ -222,7 +222,7 @@ int rt_time_calls(struct patc_ctx *c, int (*fire)(void *ud, int j), void *ud, in
 {
     if (count < 1 || reps < 1 || warmup < 0) return rt_fail(c, PATC_ERR_INVALID, "rt_time_calls: bad arguments");
     RtTimer t = {0};
-    float *all = calloc((size_t)count * (size_t)reps, sizeof *all);
+    float *all = lang_calloc((size_t)count * (size_t)reps, sizeof *all);
     patc_status s = all ? rt_timer_open(c, &t, 1) : rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; s == PATC_OK && i < warmup; i++)
         for (int j = 0; s == PATC_OK && j < count; j++) s = fire(ud, j);

@@ -48,7 +48,7 @@ static bool parse_line(char *line, Setting *s, bool *bad);
 static void decl_load(void)
 {
     const char *text = rt_algo_declarations();
-    char *copy = text ? strdup(text) : NULL;
+    char *copy = text ? lang_strdup(text) : NULL;
     int found = 0;
     char *save = NULL;
     for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
@@ -184,7 +184,7 @@ static patc_status read_settings(patc_ctx *c, const char *file, FILE *f, Setting
         }
         if (*nout == cap) {
             cap = cap ? 2 * cap : 16;
-            Setting *ns = realloc(*out, sizeof *ns * (size_t)cap);
+            Setting *ns = lang_realloc(*out, sizeof *ns * (size_t)cap);
             if (!ns) {
                 st = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
                 break;
@@ -290,12 +290,12 @@ static char *setting_program(const patc_reducer *r, const char *kn, const char *
 {
     const char *colon = strrchr(kn, ':');
     *kernel = kn;
-    if (!colon) return strdup(r->path);
+    if (!colon) return lang_strdup(r->path);
     *kernel = colon + 1;
     size_t fl = (size_t)(colon - kn);
     const char *slash = kn[0] == '/' ? NULL : strrchr(r->path, '/');
     size_t dl = slash ? (size_t)(slash - r->path) + 1 : 0;
-    char *p = malloc(dl + fl + 1);
+    char *p = lang_malloc(dl + fl + 1);
     if (!p) return NULL;
     memcpy(p, r->path, dl);
     memcpy(p + dl, kn, fl);
@@ -385,13 +385,13 @@ static patc_status tuned_create(patc_ctx *ctx, const char *path, const char *ker
     if (need_decl(ctx) != PATC_OK) return PATC_ERR_INVALID;
     if (!path || !kernel)
         return rt_fail(ctx, PATC_ERR_INVALID, "%s: no program or kernel", scan ? "patc_scan_create" : "patc_reducer_create");
-    patc_reducer *r = scan ? (patc_reducer *)calloc(1, sizeof(patc_scan)) : calloc(1, sizeof *r);
+    patc_reducer *r = scan ? (patc_reducer *)lang_calloc(1, sizeof(patc_scan)) : lang_calloc(1, sizeof *r);
     if (!r) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     r->scan = scan;
     r->ctx = ctx;
     r->sms = rt_ctx_sm_count(ctx);
-    r->path = strdup(path);
-    r->kernel = strdup(kernel);
+    r->path = lang_strdup(path);
+    r->kernel = lang_strdup(kernel);
     if (!tuning_file) tuning_file = getenv("PATC_TUNING");
     patc_status s = !r->path || !r->kernel ? (patc_status)rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory")
                                             : rt_tuning_load(ctx, tuning_file, &r->set, &r->nset);
@@ -617,11 +617,11 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
     }
     patc_reducer *r;
     if ((st = patc_reducer_create(ctx, path, kernel, NULL, &r)) != PATC_OK) return st;
-    Setting *best = calloc((size_t)count, sizeof *best);
-    float *best_ms = malloc(sizeof *best_ms * (size_t)count);
-    Candidate *cs = calloc(MAX_CANDIDATES, sizeof *cs);
-    float *ms = malloc(sizeof *ms * MAX_CANDIDATES);
-    long long *best_g = calloc((size_t)count, sizeof *best_g);
+    Setting *best = lang_calloc((size_t)count, sizeof *best);
+    float *best_ms = lang_malloc(sizeof *best_ms * (size_t)count);
+    Candidate *cs = lang_calloc(MAX_CANDIDATES, sizeof *cs);
+    float *ms = lang_malloc(sizeof *ms * MAX_CANDIDATES);
+    long long *best_g = lang_calloc((size_t)count, sizeof *best_g);
     patc_buffer *in = NULL, *out = NULL;
     patc_type ty;
     size_t esz = 0;
@@ -746,7 +746,7 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
     size_t bytes = st == PATC_OK ? (size_t)maxn * patc_type_size(ty) : 0;
     if (st == PATC_OK) st = patc_buffer_alloc(ctx, bytes, &in);
     if (st == PATC_OK) { /* not zeros: every byte 0x3c (f32 0.0115, i32 1010580540) */
-        unsigned char *h = malloc(bytes);
+        unsigned char *h = lang_malloc(bytes);
         if (!h) st = rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
         else {
             memset(h, 0x3c, bytes);
