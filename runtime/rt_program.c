@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 _Static_assert((int)PATC_F32 == (int)SK_F32 && (int)PATC_BOOL == (int)SK_BOOL,
                "patc_type mirrors ScalarKind");
@@ -365,32 +364,18 @@ patc_status patc_program_from_file(patc_ctx *c, const char *path, const patc_def
     return s;
 }
 
-/* Rule: the .cu argument is a file when one of that name exists, else the CUDA text
- * (a one-line argument that names no readable file is a missing file). *cu is NULL when
- * the text is the argument itself. */
-static patc_status read_cuda(patc_ctx *c, const char *cu_path_or_text, char **cu)
-{
-    *cu = NULL;
-    if (!strchr(cu_path_or_text, '\n') && access(cu_path_or_text, R_OK) == 0) return read_text(c, cu_path_or_text, cu);
-    if (!strchr(cu_path_or_text, '\n'))
-        return rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", cu_path_or_text, strerror(errno));
-    return PATC_OK;
-}
-
-patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cu_path_or_text,
+patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cuda,
                                    const patc_define *defs, int ndefs, patc_program **out)
 {
     if (!c) return PATC_ERR_INVALID;
-    if (!out || !rise_path || !cu_path_or_text || ndefs < 0 || (ndefs > 0 && !defs))
+    if (!out || !rise_path || !cuda || ndefs < 0 || (ndefs > 0 && !defs))
         return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_cuda: bad argument");
     *out = NULL;
-    char *rise, *cu = NULL;
+    char *rise;
     patc_status s = read_text(c, rise_path, &rise);
     if (s != PATC_OK) return s;
-    if ((s = read_cuda(c, cu_path_or_text, &cu)) == PATC_OK)
-        s = program_make(c, rise_path, rise, cu ? cu : cu_path_or_text, defs, ndefs, NULL, out);
+    s = program_make(c, rise_path, rise, cuda, defs, ndefs, NULL, out);
     free(rise);
-    free(cu);
     return s;
 }
 
@@ -401,10 +386,13 @@ patc_status patc_program_compile(patc_ctx *c, const char *path, const patc_defin
     if (!out || !path || ndefs < 0 || (ndefs > 0 && !defs))
         return rt_fail(c, PATC_ERR_INVALID, "patc_program_compile: bad argument");
     *out = NULL;
+    if (opts && opts->cuda && opts->cuda_file)
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_compile: give the hand-edited CUDA C as cuda (its text) "
+                       "or as cuda_file (a path), not both");
     char *cu = NULL;
-    patc_status s = opts && opts->cuda ? read_cuda(c, opts->cuda, &cu) : PATC_OK;
-    if (s == PATC_OK)
-        s = program_make(c, path, NULL, opts && opts->cuda ? (cu ? cu : opts->cuda) : NULL, defs, ndefs, opts, out);
+    patc_status s = opts && opts->cuda_file ? read_text(c, opts->cuda_file, &cu) : PATC_OK;
+    if (s != PATC_OK) return s;
+    s = program_make(c, path, NULL, cu ? cu : opts ? opts->cuda : NULL, defs, ndefs, opts, out);
     free(cu);
     return s;
 }
