@@ -156,7 +156,8 @@ typedef struct patc_compile_options {
                              tuning file's `evict_first`, docs/tuning.md); other kernels
                              are unchanged */
     const char *cuda_file; /* the hand-edited CUDA C read from this file (patc run --cuda);
-                              at most one of cuda and cuda_file (NULL: none) */
+                              NVRTC's messages name the file. At most one of cuda and
+                              cuda_file (NULL: none) */
 } patc_compile_options;
 
 /* Compile the .rise file `path`: the front end reads it (diagnostics are the last error,
@@ -175,8 +176,8 @@ patc_status patc_program_from_string(patc_ctx *ctx, const char *name, const char
                                      const patc_define *defs, int ndefs, patc_program **out);
 /* Use hand-edited CUDA C in place of the generated one; the kernel metadata (parameters,
  * launch rules) still comes from the .rise file rise_path. `cuda` is the CUDA text itself,
- * never a path; for CUDA C in a file, give patc_program_compile the path as
- * patc_compile_options.cuda_file. */
+ * never a path (NVRTC's messages name it "<cuda text>"); for CUDA C in a file, give
+ * patc_program_compile the path as patc_compile_options.cuda_file. */
 patc_status patc_program_from_cuda(patc_ctx *ctx, const char *rise_path, const char *cuda,
                                    const patc_define *defs, int ndefs, patc_program **out);
 void patc_program_free(patc_program *prog);

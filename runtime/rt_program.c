@@ -202,12 +202,13 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
 }
 
 /* Build 0 of a program with kernels sized at launch defines PATC_INDEX32 ahead of the
- * text (so the cache keys of the two builds differ by their source); build 1 is the
- * text as emitted, whose patc_int is long long. */
+ * text (so the cache keys of the two builds differ by their source), and `#line 1` so
+ * that NVRTC's messages give the text's own line numbers; build 1 is the text as
+ * emitted, whose patc_int is long long. */
 char *rt_program_build_source(const patc_program *p, int variant)
 {
     StrBuf src = {0};
-    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n");
+    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n#line 1\n");
     sb_puts(&src, p->cuda);
     return src.s ? sb_take(&src) : rt_strdup("");
 }
@@ -291,16 +292,18 @@ static patc_program *new_program(patc_ctx *c)
     return p;
 }
 
-/* from_string = front end + cu_emit_module + build (no build with no_cubin). */
+/* from_string = front end + cu_emit_module + build (no build with no_cubin). `cuda` is
+ * hand-written CUDA C in place of the generated, named cuda_name to NVRTC. */
 static patc_status program_make(patc_ctx *c, const char *name, const char *text, const char *cuda,
-                                const patc_define *defs, int ndefs, const patc_compile_options *o,
-                                patc_program **out)
+                                const char *cuda_name, const patc_define *defs, int ndefs,
+                                const patc_compile_options *o, patc_program **out)
 {
     patc_program *p = new_program(c);
     if (!p) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     p->no_cubin = o && o->no_cubin;
     patc_status s = front_end(c, p, name, text, defs, ndefs, o);
     if (s == PATC_OK) {
+        p->cuda_name = cuda ? arena_strdup(p->arena, cuda_name) : p->name;
         if (cuda) {
             p->cuda = rt_strdup(cuda);
         } else {
@@ -309,7 +312,7 @@ static patc_status program_make(patc_ctx *c, const char *name, const char *text,
             p->cuda = cu.s ? sb_take(&cu) : rt_strdup("");
         }
         if (!p->cuda) s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-        else if (!p->no_cubin) s = rt_program_build(c, p, name, 0);
+        else if (!p->no_cubin) s = rt_program_build(c, p, p->cuda_name, 0);
     }
     if (s != PATC_OK) {
         patc_program_free(p);
@@ -323,7 +326,7 @@ patc_status rt_program_from_text(patc_ctx *c, const char *name, const char *text
                                  const patc_compile_options *opts, patc_program **out)
 {
     *out = NULL;
-    return program_make(c, name, text, NULL, defs, ndefs, opts, out);
+    return program_make(c, name, text, NULL, NULL, defs, ndefs, opts, out);
 }
 
 patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *text,
@@ -333,7 +336,7 @@ patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *
     if (!out || !text || ndefs < 0 || (ndefs > 0 && !defs))
         return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_string: bad argument");
     *out = NULL;
-    return program_make(c, name ? name : "<string>", text, NULL, defs, ndefs, NULL, out);
+    return program_make(c, name ? name : "<string>", text, NULL, NULL, defs, ndefs, NULL, out);
 }
 
 static patc_status read_text(patc_ctx *c, const char *path, char **text)
@@ -359,10 +362,13 @@ patc_status patc_program_from_file(patc_ctx *c, const char *path, const patc_def
     char *text;
     patc_status s = read_text(c, path, &text);
     if (s != PATC_OK) return s;
-    s = program_make(c, path, text, NULL, defs, ndefs, NULL, out);
+    s = program_make(c, path, text, NULL, NULL, defs, ndefs, NULL, out);
     free(text);
     return s;
 }
+
+/* The CUDA text goes to NVRTC under this name, as a file's goes under its path. */
+static const char cuda_text_name[] = "<cuda text>";
 
 patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cuda,
                                    const patc_define *defs, int ndefs, patc_program **out)
@@ -374,7 +380,7 @@ patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const cha
     char *rise;
     patc_status s = read_text(c, rise_path, &rise);
     if (s != PATC_OK) return s;
-    s = program_make(c, rise_path, rise, cuda, defs, ndefs, NULL, out);
+    s = program_make(c, rise_path, rise, cuda, cuda_text_name, defs, ndefs, NULL, out);
     free(rise);
     return s;
 }
@@ -392,7 +398,8 @@ patc_status patc_program_compile(patc_ctx *c, const char *path, const patc_defin
     char *cu = NULL;
     patc_status s = opts && opts->cuda_file ? read_text(c, opts->cuda_file, &cu) : PATC_OK;
     if (s != PATC_OK) return s;
-    s = program_make(c, path, NULL, cu ? cu : opts ? opts->cuda : NULL, defs, ndefs, opts, out);
+    if (cu) s = program_make(c, path, NULL, cu, opts->cuda_file, defs, ndefs, opts, out);
+    else s = program_make(c, path, NULL, opts ? opts->cuda : NULL, cuda_text_name, defs, ndefs, opts, out);
     free(cu);
     return s;
 }

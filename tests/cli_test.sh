@@ -585,6 +585,11 @@ if [ -n "$FAKE" ]; then
     has "fake driver: the count's message" "$TMP/err" 'the GPU: out0 says 2779096485 elements of out1 are the result, but it has room for 1000'
     expect "fake driver: --time" 0 fake "$PATC" run examples/scale.rise -D n=1000 --input random --time --repeat 5
     has "fake driver: --time's line" "$TMP/out" '^kernel time: [0-9.]+ ms \(median of 5 runs after 3 warm-up runs\)'
+    # NVRTC's message names the --cuda file and the line in it (with --reduce the 32-bit
+    # build has PATC_INDEX32 defined ahead of the text, which once shifted it by one)
+    printf '// line 1\n// line 2\nextern "C" __global__ void k(float *out) { out[0] = oops; }\n' >"$TMP/third.cu"
+    expect "fake driver: --cuda with an error" 1 fake "$PATC" run examples/reduce_device_naive.rise --reduce -D n=1000 --input random --cuda "$TMP/third.cu"
+    has "fake driver: --cuda's error at its file and line" "$TMP/err" 'third\.cu\(3\): error: identifier "oops" is undefined'
     if [ -n "$valgrind_ok" ]; then
         valgrind_runs "LD_LIBRARY_PATH=$FAKE" ", fake driver" <<'RUNS'
 1 examples/scale.rise -D n=1000 --input random --check-against-cpu --time

@@ -468,6 +468,33 @@ START_TEST(one_line_cuda_is_text)
 }
 END_TEST
 
+/* NVRTC's messages about hand-edited CUDA C name the text "<cuda text>" and a file by
+ * its path, at the line of the error in it. scale.rise's kernel is sized at launch, so
+ * its 32-bit build has PATC_INDEX32 defined ahead of the text: that shifted every line
+ * by one, and the messages named the .rise file. */
+START_TEST(edited_cuda_errors_name_the_cuda_and_its_line)
+{
+    patc_ctx *c;
+    patc_program *p = NULL;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    char rise[400];
+    snprintf(rise, sizeof rise, "%s", write_tmp(cachedir, "scale.rise", SCALE));
+    const char *third = "// line 1\n// line 2\nextern \"C\" __global__ void scale(float *out) { out[0] = oops; }\n";
+    ck_assert_int_eq(patc_program_from_cuda(c, rise, third, NULL, 0, &p), PATC_ERR_NVRTC);
+    ck_assert_msg(strstr(patc_last_error(c), "<cuda text>(3): error: identifier \"oops\" is undefined"), "%s",
+                  patc_last_error(c));
+    ck_assert_msg(!strstr(patc_last_error(c), "scale.rise"), "%s", patc_last_error(c));
+    char *cu = write_tmp(cachedir, "third.cu", third);
+    patc_compile_options o = {.cuda_file = cu};
+    ck_assert_int_eq(patc_program_compile(c, rise, NULL, 0, &o, &p), PATC_ERR_NVRTC);
+    char want[500];
+    snprintf(want, sizeof want, "%s(3): error: identifier \"oops\" is undefined", cu);
+    ck_assert_msg(strstr(patc_last_error(c), want), "no '%s' in %s", want, patc_last_error(c));
+    ck_assert_ptr_null(p);
+    patc_destroy(c);
+}
+END_TEST
+
 /* patc's own patterns need no file on disk: from a directory that holds none, with no
  * -I, `import "scan.rise"` finds the copy built into libpatrt (this test program has
  * no share/patc/patterns beside it), for a plain compile and for a tuned scan; a
@@ -1391,6 +1418,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, bad_program_reports_diagnostics);
         tcase_add_test(tc, program_from_file_and_edited_cuda);
         tcase_add_test(tc, one_line_cuda_is_text);
+        tcase_add_test(tc, edited_cuda_errors_name_the_cuda_and_its_line);
         tcase_add_test(tc, builtin_patterns_without_files);
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
