@@ -11,6 +11,7 @@
 
 _Static_assert((int)PATC_F32 == (int)SK_F32 && (int)PATC_BOOL == (int)SK_BOOL,
                "patc_type mirrors ScalarKind");
+_Static_assert(PATC_DEFINE_MAX == NAT_SIZE_MAX, "a -D value is a size");
 
 /* ---------------------------------------------------------------- programs */
 
