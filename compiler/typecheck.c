@@ -323,6 +323,12 @@ Expr *tc_prim_expr(Tc *t, Prim p, Type *ty, Span sp)
     return e;
 }
 
+/* The A_APP case keeps 8 arguments: a primitive's dimension, nats and arguments, and
+ * the first extra one, where "too many arguments" is reported. */
+#define X(e, n, nn, na, ...) _Static_assert(1 + (nn) + (na) < 8, n ": more arguments than infer_node keeps");
+PRIMITIVES(X)
+#undef X
+
 /* p(args): the arity and the dimension checked here, the rest by the type rule of p
  * (prims/) */
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
@@ -482,10 +488,11 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
         return x;
     }
     case A_APP: {
+        /* one applied to more arguments than it takes: infer_prim says so at the first
+         * extra one (no primitive takes 8) */
         Ast *args[8];
         int n;
         Ast *h = spine(e, args, &n, 8);
-        if (n > 8) diag_error(t->d, e->sp, "too many arguments");
         if (h->kind == A_VAR) {
             Scope *s = lookup(sc, h->var.name);
             if (s) diag_error(t->d, h->sp, "'%s' is not a function", uname(t, h->var.name));
@@ -636,7 +643,9 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
                                      (long long)defs[i].value);
             }
         if (!val) {
-            if (kd->nnats == 32) diag_error(d, e->sp, "too many nat parameters");
+            if (kd->nnats == 32)
+                diag_error(d, e->sp, "too many nat parameters: a kernel has at most 32 (those fixed with -D do not "
+                           "count)");
             NatVar *v = nat_newvar(a, un, 1, NULL); /* nat parameters are positive */
             v->param = true;
             kd->nats[kd->nnats++] = v;
@@ -647,7 +656,9 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
     }
     if (fixed) t.fixed = arena_printf(a, " (with %s)", fixed);
     while (e->kind == A_LAM && e->lam.ptype) {
-        if (kd->nparams == 32) diag_error(d, e->sp, "too many kernel parameters");
+        if (kd->nparams == 32)
+            diag_error(d, e->sp, "too many kernel parameters: a kernel has at most 32 (arrays of one type and size "
+                       "can be passed as one array of one more dimension)");
         nat_at(e->lam.ptype->sp);
         Type *ty = tc_type_of(&t, e->lam.ptype, sc);
         check_sizes(&t, ty, e->lam.ptype->sp, 1);
