@@ -294,6 +294,34 @@ START_TEST(nat_parameters_at_most_32)
 }
 END_TEST
 
+/* Every -D is checked, however many: the 65th, which names no nat parameter, was let
+ * through (a fixed table of 64 marked those in use). */
+START_TEST(every_define_is_checked)
+{
+    Text t = {0};
+    patc_define d[65];
+    char names[65][8];
+    for (int k = 0; k < 2; k++) { /* two kernels of 32 nats each: d1..d32, d33..d64 */
+        add(&t, "kernel k%d = ", k);
+        for (int i = 1; i <= 32; i++) add(&t, "nFun(d%d => ", 32 * k + i);
+        add(&t, "fun(f32)(x => x * 2.0f)");
+        for (int i = 1; i <= 32; i++) add(&t, ")");
+        add(&t, "\n");
+    }
+    for (int i = 0; i < 65; i++) {
+        snprintf(names[i], sizeof names[i], "d%d", i + 1);
+        d[i].name = names[i];
+        d[i].value = 3;
+    }
+    patc_program *p = (patc_program *)1;
+    ck_assert_int_eq(patc_program_from_string(ctx, "d.rise", t.s, d, 65, &p), PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(ctx), "-D d65: no kernel has a nat parameter named 'd65'"), "%s",
+                  patc_last_error(ctx));
+    ck_assert_ptr_null(p);
+    free(t.s);
+}
+END_TEST
+
 /* One declaration's expression is at most 2000 deep; the message's way out, parts
  * moved into definitions, compiles. */
 START_TEST(expression_depth_at_most_2000)
@@ -332,6 +360,7 @@ int main(void)
     tcase_add_test(tc, very_long_token);
     tcase_add_test(tc, kernel_parameters_at_most_32);
     tcase_add_test(tc, nat_parameters_at_most_32);
+    tcase_add_test(tc, every_define_is_checked);
     tcase_add_test(tc, expression_depth_at_most_2000);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
