@@ -322,6 +322,33 @@ START_TEST(every_define_is_checked)
 }
 END_TEST
 
+/* Storing an element of d dimensions takes d nested loops: at most 64. */
+START_TEST(loops_nested_at_most_64)
+{
+    for (int dims = 64; dims <= 65; dims++) {
+        Text t = {0};
+        add(&t, "kernel k = fun(");
+        for (int i = 0; i < dims; i++) add(&t, "1.");
+        add(&t, "f32)(xs => xs |> mapGlobal(fun(r => r)))\n%s", BAD_KERNEL);
+        if (dims == 64) rejects("l.rise", t.s, PATC_ERR_COMPILE, "l.rise:2:");
+        else rejects("l.rise", t.s, PATC_ERR_COMPILE, "l.rise:1:");
+        free(t.s);
+    }
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "error: loops nested too deeply (more than 64)"));
+}
+END_TEST
+
+START_TEST(sizes_at_most_2_62)
+{
+    rejects("s.rise", "kernel k = fun(4611686018427387904.f32)(xs => xs |> mapGlobal(fun(x => x)))\n" BAD_KERNEL,
+            PATC_ERR_COMPILE, "s.rise:2:");
+    rejects("s.rise", "kernel k = fun(4611686018427387905.f32)(xs => xs |> mapGlobal(fun(x => x)))\n" BAD_KERNEL,
+            PATC_ERR_COMPILE,
+            "s.rise:1:16: error: natural number 4611686018427387905 is above 2^62 (4611686018427387904), the "
+            "largest size patc handles");
+}
+END_TEST
+
 /* One declaration's expression is at most 2000 deep; the message's way out, parts
  * moved into definitions, compiles. */
 START_TEST(expression_depth_at_most_2000)
@@ -361,6 +388,8 @@ int main(void)
     tcase_add_test(tc, kernel_parameters_at_most_32);
     tcase_add_test(tc, nat_parameters_at_most_32);
     tcase_add_test(tc, every_define_is_checked);
+    tcase_add_test(tc, loops_nested_at_most_64);
+    tcase_add_test(tc, sizes_at_most_2_62);
     tcase_add_test(tc, expression_depth_at_most_2000);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
