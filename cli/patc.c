@@ -232,7 +232,8 @@ int main(int argc, char **argv)
                 copt.dump = v;
             } else if (!strcmp(a, "-I")) {
                 if (nincs == MAX_ARGS) {
-                    rc = bad_usage("too many -I options%s", "");
+                    snprintf(why, sizeof why, "too many -I options (at most %d)", MAX_ARGS);
+                    rc = bad_usage("%s", why);
                     goto done;
                 }
                 incs[nincs++] = v;

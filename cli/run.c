@@ -238,7 +238,7 @@ int cli_run(int argc, char **argv)
             rt_fail(ctx, s, "-I");
             goto out;
         }
-    patc_compile_options copt = {.kernel = o.kernel, .cuda = o.cuda, .no_cubin = o.cpu, .min_blocks = o.min_blocks,
+    patc_compile_options copt = {.kernel = o.kernel, .cuda_file = o.cuda, .no_cubin = o.cpu, .min_blocks = o.min_blocks,
                                  .evict_first = o.evict_first};
     /* a reduction's length changes from pass to pass: nothing is specialised */
     if ((s = patc_program_compile(ctx, o.file, o.defs, o.reduce ? 0 : o.ndefs, &copt, &prog)) != PATC_OK) {

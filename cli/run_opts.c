@@ -73,7 +73,7 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
             const char *v = argv[++i];
             if (!strcmp(a, "--kernel")) o->kernel = v;
             else if (!strcmp(a, "--output")) {
-                if (o->noutputs == MAX_ARGS) return run_error(2, "too many --output options");
+                if (o->noutputs == MAX_ARGS) return run_error(2, "too many --output options (at most %d)", MAX_ARGS);
                 o->outputs[o->noutputs++] = v;
             }
             else if (!strcmp(a, "--cuda")) o->cuda = v;
@@ -97,10 +97,10 @@ int run_parse_args(int argc, char **argv, RunOpts *o)
                     return run_error(2, "--repeat expects a count from 1 to 1000000, got '%s'", v);
                 o->repeat = (int)r;
             } else if (!strcmp(a, "-I")) {
-                if (o->nincs == MAX_ARGS) return run_error(2, "too many -I options");
+                if (o->nincs == MAX_ARGS) return run_error(2, "too many -I options (at most %d)", MAX_ARGS);
                 o->incs[o->nincs++] = v;
             } else if (!strcmp(a, "--input")) {
-                if (o->ninputs == MAX_ARGS) return run_error(2, "too many --input options");
+                if (o->ninputs == MAX_ARGS) return run_error(2, "too many --input options (at most %d)", MAX_ARGS);
                 o->inputs[o->ninputs++] = v;
             } else {
                 char why[256];

@@ -37,7 +37,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
     c->defs = ANEWN(a, KernelDef *, nk + 1);
     c->kernels = ANEWN(a, Kernel *, nk + 1);
     /* a -D that names no nat parameter of any compiled kernel is a mistake, not a no-op */
-    bool define_used[64] = {0};
+    bool *define_used = ANEWN(a, bool, opt->ndefines + 1);
     for (Decl *x = c->prog.decls; x; x = x->next) {
         if (x->kind != D_KERNEL) continue;
         if (opt->only_kernel && strcmp(x->name, opt->only_kernel) != 0) continue;
@@ -52,7 +52,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         for (Ast *l = closed; l->kind == A_NLAM; l = l->lam.body) {
             const char *tick = strchr(l->lam.param, '`');
             size_t len = tick ? (size_t)(tick - l->lam.param) : strlen(l->lam.param);
-            for (int i = 0; i < opt->ndefines && i < 64; i++)
+            for (int i = 0; i < opt->ndefines; i++)
                 if (strlen(opt->defines[i].name) == len && !strncmp(opt->defines[i].name, l->lam.param, len))
                     define_used[i] = true;
         }
@@ -89,7 +89,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         c->kernels[c->nkernels++] = k;
     }
     c->current = NULL;
-    for (int i = 0; i < opt->ndefines && i < 64 && !opt->defines_unchecked; i++)
+    for (int i = 0; i < opt->ndefines && !opt->defines_unchecked; i++)
         if (!define_used[i])
             diag_error_nopos(d, "-D %s: no %skernel has a nat parameter named '%s'", opt->defines[i].name,
                              opt->only_kernel ? "selected " : "", opt->defines[i].name);

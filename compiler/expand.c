@@ -365,7 +365,10 @@ static Ast *literal_wrapper(Ex *x, Ast *e)
 
 static Ast *ex(Ex *x, Ast *e, Env *env)
 {
-    if (++x->depth > EXPAND_MAX_DEPTH || lang_stack_left() < LANG_STACK_RESERVE)
+    if (++x->depth > EXPAND_MAX_DEPTH)
+        diag_error(x->d, stamp(x, e->sp), "program too deeply nested after inlining definitions (more than %d levels)",
+                   EXPAND_MAX_DEPTH);
+    if (lang_stack_left() < LANG_STACK_RESERVE)
         diag_error(x->d, stamp(x, e->sp), "program too deeply nested after inlining definitions");
     if (++x->nodes > EXPAND_MAX_NODES) too_big(x);
     Ast *r = NULL;

@@ -45,7 +45,7 @@ static _Noreturn void overflowed(const char *what, int64_t x, int64_t y)
     if (overflow.d) {
         Diag *d = overflow.d;
         overflow.d = NULL;
-        diag_error(d, overflow.sp, "size arithmetic overflows 63 bits (%lld %s %lld): sizes must stay below 2^63",
+        diag_error(d, overflow.sp, "size arithmetic overflows 63 bits (%lld %s %lld): sizes are at most " NAT_SIZE_MAX_TEXT,
                    (long long)x, what, (long long)y);
     }
     die("nat: coefficient overflow in %lld %s %lld", (long long)x, what, (long long)y);

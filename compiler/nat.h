@@ -23,6 +23,12 @@
 
 typedef struct Nat Nat;
 
+/* The largest size: a constant size or nat literal past it is an error where the program
+ * says it, so that the launch arithmetic made later (a grid of (n + 255) / 256 blocks)
+ * has room below 2^63. -D values and PATC_DEFINE_MAX have the same limit. */
+#define NAT_SIZE_MAX ((int64_t)1 << 62)
+#define NAT_SIZE_MAX_TEXT "2^62 (4611686018427387904)"
+
 /* A nat variable: a kernel's nat parameter, a loop index, a thread index. */
 typedef struct NatVar {
     const char *name; /* printed as is, in messages and in C */

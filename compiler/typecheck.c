@@ -72,8 +72,8 @@ Nat *tc_nat_of(Tc *t, Ast *e, Scope *sc)
     nat_at(e->sp);
     switch (e->kind) {
     case A_INT:
-        if (e->lit_int.v > (uint64_t)INT64_MAX)
-            diag_error(t->d, e->sp, "natural number %llu is too large (sizes must stay below 2^63)",
+        if (e->lit_int.v > (uint64_t)NAT_SIZE_MAX)
+            diag_error(t->d, e->sp, "natural number %llu is above " NAT_SIZE_MAX_TEXT ", the largest size patc handles",
                        (unsigned long long)e->lit_int.v);
         return nat_cst(t->a, (int64_t)e->lit_int.v);
     case A_VAR: {
@@ -323,6 +323,12 @@ Expr *tc_prim_expr(Tc *t, Prim p, Type *ty, Span sp)
     return e;
 }
 
+/* The A_APP case keeps 8 arguments: a primitive's dimension, nats and arguments, and
+ * the first extra one, where "too many arguments" is reported. */
+#define X(e, n, nn, na, ...) _Static_assert(1 + (nn) + (na) < 8, n ": more arguments than infer_node keeps");
+PRIMITIVES(X)
+#undef X
+
 /* p(args): the arity and the dimension checked here, the rest by the type rule of p
  * (prims/) */
 static Expr *infer_prim(Tc *t, Ast *whole, Prim p, Ast **args, int n, Scope *sc, Type *expected)
@@ -482,10 +488,11 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
         return x;
     }
     case A_APP: {
+        /* one applied to more arguments than it takes: infer_prim says so at the first
+         * extra one (no primitive takes 8) */
         Ast *args[8];
         int n;
         Ast *h = spine(e, args, &n, 8);
-        if (n > 8) diag_error(t->d, e->sp, "too many arguments");
         if (h->kind == A_VAR) {
             Scope *s = lookup(sc, h->var.name);
             if (s) diag_error(t->d, h->sp, "'%s' is not a function", uname(t, h->var.name));
@@ -503,7 +510,9 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
  * one element: a size that is a constant below `least`, or provably below it for every
  * value of the nat parameters, is an error where it arises (`(n - n - 1).f32`,
  * `fun(0.f32)`). Inside a program an empty array is allowed: the tail of a grid-stride
- * reduction is empty when the grid divides n. Sizes that are in range only for some
+ * reduction is empty when the grid divides n. A constant size is at most NAT_SIZE_MAX
+ * (-D n=2^62 and a padCst(1)): past it, the error is here, at the expression, rather
+ * than in the launch arithmetic made later. Sizes that are in range only for some
  * values are checked by the runtime at launch. */
 static void check_sizes(Tc *t, const Type *ty, Span sp, int64_t least)
 {
@@ -518,6 +527,9 @@ static void check_sizes(Tc *t, const Type *ty, Span sp, int64_t least)
                        !nat_is_const(n, &c) ? (least ? "never positive" : "never >= 0") : c == 0 ? "zero" : "negative",
                        least ? "kernel inputs and results have at least one element" : "sizes are never negative",
                        tc_tstr(t, ty));
+        if (nat_is_const(n, &c) && c > NAT_SIZE_MAX)
+            diag_error(t->d, sp, "array size %lld%s is above " NAT_SIZE_MAX_TEXT ", the largest size patc handles (this "
+                       "has type %s)", (long long)c, t->fixed, tc_tstr(t, ty));
         check_sizes(t, ty->arr.elem, sp, least);
         return;
     }
@@ -612,7 +624,8 @@ static void mark_data_lengths(const Type *ty)
 /* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
 {
-    Tc t = {.a = a, .d = d, .cur = k->sp};
+    Tc t = {.a = a, .d = d, .cur = k->sp, .fixed = ""};
+    const char *fixed = NULL;
     KernelDef *kd = ANEW(a, KernelDef);
     kd->name = k->name;
     kd->sp = k->sp;
@@ -624,9 +637,15 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
         const char *un = uname(&t, e->lam.param);
         Nat *val = NULL;
         for (int i = 0; i < ndefs; i++)
-            if (strcmp(defs[i].name, un) == 0) val = nat_cst(a, defs[i].value);
+            if (strcmp(defs[i].name, un) == 0) {
+                val = nat_cst(a, defs[i].value);
+                fixed = arena_printf(a, "%s%s-D %s=%lld", fixed ? fixed : "", fixed ? ", " : "", un,
+                                     (long long)defs[i].value);
+            }
         if (!val) {
-            if (kd->nnats == 32) diag_error(d, e->sp, "too many nat parameters");
+            if (kd->nnats == 32)
+                diag_error(d, e->sp, "too many nat parameters: a kernel has at most 32 (those fixed with -D do not "
+                           "count)");
             NatVar *v = nat_newvar(a, un, 1, NULL); /* nat parameters are positive */
             v->param = true;
             kd->nats[kd->nnats++] = v;
@@ -635,8 +654,11 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
         sc = push(&t, sc, e->lam.param, SC_NAT, NULL, val);
         e = e->lam.body;
     }
+    if (fixed) t.fixed = arena_printf(a, " (with %s)", fixed);
     while (e->kind == A_LAM && e->lam.ptype) {
-        if (kd->nparams == 32) diag_error(d, e->sp, "too many kernel parameters");
+        if (kd->nparams == 32)
+            diag_error(d, e->sp, "too many kernel parameters: a kernel has at most 32 (arrays of one type and size "
+                       "can be passed as one array of one more dimension)");
         nat_at(e->lam.ptype->sp);
         Type *ty = tc_type_of(&t, e->lam.ptype, sc);
         check_sizes(&t, ty, e->lam.ptype->sp, 1);

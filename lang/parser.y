@@ -96,7 +96,9 @@ static void lang_yyerror(Span *loc, void *scanner, LangParseCtx *ctx, const char
 {
     (void)scanner;
     /* bison's stack limit (YYMAXDEPTH): e.g. 20000 unary minus signs in a row */
-    if (strcmp(msg, "memory exhausted") == 0) diag_error(ctx->diag, *loc, "nesting too deep");
+    if (strcmp(msg, "memory exhausted") == 0)
+        diag_error(ctx->diag, *loc, "nesting too deep: more than %d constructs open at once (each of a run of prefix "
+                   "operators is one)", YYMAXDEPTH);
     diag_error(ctx->diag, *loc, "%s", msg);
 }
 
@@ -145,7 +147,9 @@ static LangNameList *names_rev(LangNameList *l)
 static void check_depth(LangParseCtx *ctx, const Ast *e, int depth)
 {
     for (; e; depth++) {
-        if (depth > LANG_MAX_AST_DEPTH) diag_error(ctx->diag, e->sp, "expression nesting too deep");
+        if (depth > LANG_MAX_AST_DEPTH)
+            diag_error(ctx->diag, e->sp, "expression nesting too deep: more than %d levels in one declaration (move "
+                       "parts of it into definitions)", LANG_MAX_AST_DEPTH);
         switch (e->kind) {
         case A_APP: check_depth(ctx, e->app.arg, depth + 1); e = e->app.fn; break;
         case A_LAM: case A_NLAM: e = e->lam.body; break;

@@ -53,6 +53,8 @@ typedef struct Tc {
     Diag *d;
     TcMaps ctx;
     Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
+    const char *fixed; /* " (with -D n=4)": the -D values of the kernel's nat parameters,
+                          which a constant size in a message comes from ("": none) */
     int fdepth; /* how many primitives' function arguments enclose the node */
     int seq_fdepth; /* the fdepth of the body of a mapSeq that is block-level code of a
                        one-dimensional mapBlock, or warp-level code of a mapWarp there

@@ -141,8 +141,8 @@ typedef struct patc_compile_options {
     const char *kernel;   /* compile only this kernel (NULL: every kernel of the program) */
     const char *dump;     /* IR dumps after passes, letters of patc_dump_letters() (NULL: none) */
     FILE *dump_out;       /* where the dumps go (NULL: stderr) */
-    const char *cuda;     /* hand-edited CUDA C in place of the generated one, as
-                             patc_program_from_cuda's cu_path_or_text (NULL: generated) */
+    const char *cuda;     /* hand-edited CUDA C text in place of the generated one, as
+                             patc_program_from_cuda's (NULL: generated) */
     int no_cubin;         /* stop after the CUDA C: NVRTC is never called and nothing is
                              loaded. The kernels can be inspected, printed and run on the
                              CPU interpreter, not launched. */
@@ -155,6 +155,9 @@ typedef struct patc_compile_options {
                              hint that is faster at some sizes and slower at others (a
                              tuning file's `evict_first`, docs/tuning.md); other kernels
                              are unchanged */
+    const char *cuda_file; /* the hand-edited CUDA C read from this file (patc run --cuda);
+                              NVRTC's messages name the file. At most one of cuda and
+                              cuda_file (NULL: none) */
 } patc_compile_options;
 
 /* Compile the .rise file `path`: the front end reads it (diagnostics are the last error,
@@ -172,9 +175,10 @@ patc_status patc_program_from_file(patc_ctx *ctx, const char *path, const patc_d
 patc_status patc_program_from_string(patc_ctx *ctx, const char *name, const char *text,
                                      const patc_define *defs, int ndefs, patc_program **out);
 /* Use hand-edited CUDA C in place of the generated one; the kernel metadata (parameters,
- * launch rules) still comes from the .rise program. `cu_path_or_text` is read as a file
- * when such a file exists, otherwise taken as the CUDA text itself. */
-patc_status patc_program_from_cuda(patc_ctx *ctx, const char *rise_path, const char *cu_path_or_text,
+ * launch rules) still comes from the .rise file rise_path. `cuda` is the CUDA text itself,
+ * never a path (NVRTC's messages name it "<cuda text>"); for CUDA C in a file, give
+ * patc_program_compile the path as patc_compile_options.cuda_file. */
+patc_status patc_program_from_cuda(patc_ctx *ctx, const char *rise_path, const char *cuda,
                                    const patc_define *defs, int ndefs, patc_program **out);
 void patc_program_free(patc_program *prog);
 /* The CUDA C the program was built from (owned by the program). */

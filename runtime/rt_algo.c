@@ -200,7 +200,7 @@ static char *make_source(const patc_algo *a)
         fill(&b, t->text, &a->spec);
         sb_puts(&b, ")\n");
     }
-    return b.s ? sb_take(&b) : NULL;
+    return sb_take(&b); /* NULL when memory ran out */
 }
 
 static const Template *find_template(const patc_algo *a, const char *name)
@@ -319,13 +319,17 @@ static patc_status read_declarations(patc_algo *a, char **table)
         }
     }
     free(copy);
+    if (tb.oom) {
+        sb_free(&tb);
+        return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while reading the built-in algorithms.tune");
+    }
     if (bad || a->ntpl == 0 || !tb.s) {
         sb_free(&tb);
         return rt_fail(c, PATC_ERR_INVALID, "the built-in algorithms.tune is malformed (near line %d, or no %s for %s)",
                        lineno, a->ntpl ? "table" : "kernel", a->key);
     }
     *table = sb_take(&tb);
-    return PATC_OK;
+    return *table ? PATC_OK : rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while reading the built-in algorithms.tune");
 }
 
 /* The key of a size's line: the family's, + "64" for 8-byte types, + "_unaligned"
@@ -416,7 +420,7 @@ static patc_status arch_tables(patc_algo *a, char **out)
             sb_printf(&tb, "%s\n", line);
     }
     free(copy);
-    *out = tb.s ? sb_take(&tb) : rt_strdup("");
+    *out = sb_take(&tb); /* NULL when memory ran out */
     return *out ? PATC_OK : rt_fail(a->ctx, PATC_ERR_NO_MEMORY, "out of memory");
 }
 

@@ -120,10 +120,10 @@ static patc_status emit(patc_algo *a, const patc_tuning_line *l, patc_kernel *k,
     sh->fresh = false;
     unsigned builds = rt_embed_builds(k, l->n_min);
     patc_status s = PATC_OK;
-    if (builds & 1) s = emit_build(sh, a, l, k, 0, k->prog->name);
+    if (builds & 1) s = emit_build(sh, a, l, k, 0, k->prog->cuda_name);
     if (s == PATC_OK && (builds & 2)) {
         char name[300]; /* as rt_launch.c names the 64-bit build */
-        snprintf(name, sizeof name, "%s (64-bit indices)", k->k->name);
+        snprintf(name, sizeof name, "%s (64-bit indices)", k->prog->cuda_name);
         s = emit_build(sh, a, l, k, 1, name);
     }
     if (sh->fresh) sh->nth++;

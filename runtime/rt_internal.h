@@ -201,7 +201,10 @@ struct patc_program {
     char *ir;       /* patc_program_ir's text, made on first use */
     StrBuf buf;     /* the diagnostics while the front end runs, then the CUDA text while it
                        is generated (here, not on the stack: a longjmp may end either) */
-    const char *name; /* the name it was made under (in the arena): NVRTC's name of its text */
+    const char *name; /* the name it was made under (in the arena) */
+    /* NVRTC's name of its CUDA text (in the arena): `name` for the generated text, the
+     * file's path or "<cuda text>" for hand-edited CUDA C */
+    const char *cuda_name;
     bool no_cubin;  /* patc_compile_options.no_cubin: never built, never loaded */
     /* module[0]: the cubin of the CUDA text, built at once; where a kernel's index width
      * is chosen at launch (IW_LAUNCH), built with PATC_INDEX32 defined (32-bit), and

@@ -159,7 +159,11 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
     int variant = wide && k->k->iw == IW_LAUNCH;
     if (variant && !k->fn[1]) {
         StrBuf name = {0};
-        sb_printf(&name, "%s (64-bit indices)", k->k->name);
+        sb_printf(&name, "%s (64-bit indices)", k->prog->cuda_name);
+        if (name.oom) {
+            sb_free(&name);
+            return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        }
         patc_compile_stats keep = c->stats;
         s = rt_program_build(c, k->prog, name.s, 1);
         c->stats = keep;

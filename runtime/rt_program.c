@@ -8,10 +8,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 _Static_assert((int)PATC_F32 == (int)SK_F32 && (int)PATC_BOOL == (int)SK_BOOL,
                "patc_type mirrors ScalarKind");
+_Static_assert(PATC_DEFINE_MAX == NAT_SIZE_MAX, "a -D value is a size");
 
 /* ---------------------------------------------------------------- programs */
 
@@ -221,14 +221,15 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
 }
 
 /* Build 0 of a program with kernels sized at launch defines PATC_INDEX32 ahead of the
- * text (so the cache keys of the two builds differ by their source); build 1 is the
- * text as emitted, whose patc_int is long long. */
+ * text (so the cache keys of the two builds differ by their source), and `#line 1` so
+ * that NVRTC's messages give the text's own line numbers; build 1 is the text as
+ * emitted, whose patc_int is long long. */
 char *rt_program_build_source(const patc_program *p, int variant)
 {
     StrBuf src = {0};
-    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n");
+    if (variant == 0 && p->launch_width) sb_puts(&src, "#define PATC_INDEX32\n#line 1\n");
     sb_puts(&src, p->cuda);
-    return src.s ? sb_take(&src) : rt_strdup("");
+    return sb_take(&src); /* NULL when memory ran out */
 }
 
 /* The cubin's module and its functions (launch l of each kernel) as build `variant`. */
@@ -310,30 +311,32 @@ static patc_program *new_program(patc_ctx *c)
     return p;
 }
 
-/* from_string = front end + cu_emit_module + build (no build with no_cubin). */
+/* from_string = front end + cu_emit_module + build (no build with no_cubin). `cuda` is
+ * hand-written CUDA C in place of the generated, named cuda_name to NVRTC. */
 static patc_status program_make(patc_ctx *c, const char *name, const char *text, const char *cuda,
-                                const patc_define *defs, int ndefs, const patc_compile_options *o,
-                                patc_program **out)
+                                const char *cuda_name, const patc_define *defs, int ndefs,
+                                const patc_compile_options *o, patc_program **out)
 {
     patc_program *p = new_program(c);
     if (!p) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     p->no_cubin = o && o->no_cubin;
     patc_status s = front_end(c, p, name, text, defs, ndefs, o);
     if (s == PATC_OK) {
-        if (cuda) {
-            p->cuda = lang_strdup(cuda);
-        } else {
-            jmp_buf jb;
-            arena_catch(p->arena, &jb);
-            if (setjmp(jb) == 0) {
+        jmp_buf jb;
+        arena_catch(p->arena, &jb);
+        if (setjmp(jb) == 0) {
+            p->cuda_name = cuda ? arena_strdup(p->arena, cuda_name) : p->name;
+            if (cuda) {
+                p->cuda = lang_strdup(cuda);
+            } else {
                 cu_emit_module(p->arena, &p->buf, p->comp.kernels, p->comp.nkernels);
                 p->cuda = sb_take(&p->buf);
             }
-            arena_catch(p->arena, NULL);
-            sb_free(&p->buf);
         }
+        arena_catch(p->arena, NULL);
+        sb_free(&p->buf);
         if (!p->cuda) s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while generating the CUDA C of %s", name);
-        else if (!p->no_cubin) s = rt_program_build(c, p, name, 0);
+        else if (!p->no_cubin) s = rt_program_build(c, p, p->cuda_name, 0);
     }
     if (s != PATC_OK) {
         patc_program_free(p);
@@ -347,7 +350,7 @@ patc_status rt_program_from_text(patc_ctx *c, const char *name, const char *text
                                  const patc_compile_options *opts, patc_program **out)
 {
     *out = NULL;
-    return program_make(c, name, text, NULL, defs, ndefs, opts, out);
+    return program_make(c, name, text, NULL, NULL, defs, ndefs, opts, out);
 }
 
 patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *text,
@@ -357,7 +360,7 @@ patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *
     if (!out || !text || ndefs < 0 || (ndefs > 0 && !defs))
         return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_string: bad argument");
     *out = NULL;
-    return program_make(c, name ? name : "<string>", text, NULL, defs, ndefs, NULL, out);
+    return program_make(c, name ? name : "<string>", text, NULL, NULL, defs, ndefs, NULL, out);
 }
 
 static patc_status read_text(patc_ctx *c, const char *path, char **text)
@@ -383,37 +386,26 @@ patc_status patc_program_from_file(patc_ctx *c, const char *path, const patc_def
     char *text;
     patc_status s = read_text(c, path, &text);
     if (s != PATC_OK) return s;
-    s = program_make(c, path, text, NULL, defs, ndefs, NULL, out);
+    s = program_make(c, path, text, NULL, NULL, defs, ndefs, NULL, out);
     free(text);
     return s;
 }
 
-/* Rule: the .cu argument is a file when one of that name exists, else the CUDA text
- * (a one-line argument that names no readable file is a missing file). *cu is NULL when
- * the text is the argument itself. */
-static patc_status read_cuda(patc_ctx *c, const char *cu_path_or_text, char **cu)
-{
-    *cu = NULL;
-    if (!strchr(cu_path_or_text, '\n') && access(cu_path_or_text, R_OK) == 0) return read_text(c, cu_path_or_text, cu);
-    if (!strchr(cu_path_or_text, '\n'))
-        return rt_fail(c, PATC_ERR_IO, "patc: error: cannot read %s: %s\n", cu_path_or_text, strerror(errno));
-    return PATC_OK;
-}
+/* The CUDA text goes to NVRTC under this name, as a file's goes under its path. */
+static const char cuda_text_name[] = "<cuda text>";
 
-patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cu_path_or_text,
+patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cuda,
                                    const patc_define *defs, int ndefs, patc_program **out)
 {
     if (!c) return PATC_ERR_INVALID;
-    if (!out || !rise_path || !cu_path_or_text || ndefs < 0 || (ndefs > 0 && !defs))
+    if (!out || !rise_path || !cuda || ndefs < 0 || (ndefs > 0 && !defs))
         return rt_fail(c, PATC_ERR_INVALID, "patc_program_from_cuda: bad argument");
     *out = NULL;
-    char *rise, *cu = NULL;
+    char *rise;
     patc_status s = read_text(c, rise_path, &rise);
     if (s != PATC_OK) return s;
-    if ((s = read_cuda(c, cu_path_or_text, &cu)) == PATC_OK)
-        s = program_make(c, rise_path, rise, cu ? cu : cu_path_or_text, defs, ndefs, NULL, out);
+    s = program_make(c, rise_path, rise, cuda, cuda_text_name, defs, ndefs, NULL, out);
     free(rise);
-    free(cu);
     return s;
 }
 
@@ -424,10 +416,14 @@ patc_status patc_program_compile(patc_ctx *c, const char *path, const patc_defin
     if (!out || !path || ndefs < 0 || (ndefs > 0 && !defs))
         return rt_fail(c, PATC_ERR_INVALID, "patc_program_compile: bad argument");
     *out = NULL;
+    if (opts && opts->cuda && opts->cuda_file)
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_compile: give the hand-edited CUDA C as cuda (its text) "
+                       "or as cuda_file (a path), not both");
     char *cu = NULL;
-    patc_status s = opts && opts->cuda ? read_cuda(c, opts->cuda, &cu) : PATC_OK;
-    if (s == PATC_OK)
-        s = program_make(c, path, NULL, opts && opts->cuda ? (cu ? cu : opts->cuda) : NULL, defs, ndefs, opts, out);
+    patc_status s = opts && opts->cuda_file ? read_text(c, opts->cuda_file, &cu) : PATC_OK;
+    if (s != PATC_OK) return s;
+    if (cu) s = program_make(c, path, NULL, cu, opts->cuda_file, defs, ndefs, opts, out);
+    else s = program_make(c, path, NULL, opts ? opts->cuda : NULL, cuda_text_name, defs, ndefs, opts, out);
     free(cu);
     return s;
 }

@@ -391,6 +391,22 @@ expect "check -D n=2^62+1" 2 "$PATC" --check -D n=4611686018427387905 examples/s
 has "check -D n=2^62+1: message" "$TMP/err" 'above 2\^62'
 expect "check -D n=huge" 2 "$PATC" --check -D n=99999999999999999999999 examples/scale.rise
 expect "run -D n=2^62+1" 2 "$PATC" run examples/scale.rise -D n=4611686018427387905 --input random --cpu
+# at most 64 of each repeated option, and the message says so
+many() { for i in $(seq 1 65); do printf '%s\n' "$1" "$2$i${3-}"; done; }
+mapfile -t manyI < <(many -I "$TMP/inc")
+mapfile -t manyD < <(many -D m =1)
+mapfile -t manyIn < <(many --input value:)
+mapfile -t manyOut < <(many --output "$TMP/o")
+expect "65 -I" 2 "$PATC" --check "${manyI[@]}" examples/scale.rise
+has "65 -I: message" "$TMP/err" '^patc: too many -I options \(at most 64\)$'
+expect "65 -D" 2 "$PATC" --check "${manyD[@]}" examples/scale.rise
+has "65 -D: message" "$TMP/err" 'too many -D options \(at most 64\)'
+expect "run: 65 -I" 2 "$PATC" run examples/scale.rise "${manyI[@]}" -D n=4 --input random --cpu
+has "run: 65 -I: message" "$TMP/err" '^patc: error: too many -I options \(at most 64\)$'
+expect "run: 65 --input" 2 "$PATC" run examples/scale.rise -D n=4 "${manyIn[@]}" --cpu
+has "run: 65 --input: message" "$TMP/err" '^patc: error: too many --input options \(at most 64\)$'
+expect "run: 65 --output" 2 "$PATC" run examples/scale.rise -D n=4 --input random "${manyOut[@]}" --cpu
+has "run: 65 --output: message" "$TMP/err" '^patc: error: too many --output options \(at most 64\)$'
 for modes in "--emit-cuda --check" "--emit-ir --emit-cuda" "--check --emit-ir" "--emit-cuda --emit-ir"; do
     # shellcheck disable=SC2086
     expect "modes $modes" 2 "$PATC" $modes examples/scale.rise
@@ -585,6 +601,11 @@ if [ -n "$FAKE" ]; then
     has "fake driver: the count's message" "$TMP/err" 'the GPU: out0 says 2779096485 elements of out1 are the result, but it has room for 1000'
     expect "fake driver: --time" 0 fake "$PATC" run examples/scale.rise -D n=1000 --input random --time --repeat 5
     has "fake driver: --time's line" "$TMP/out" '^kernel time: [0-9.]+ ms \(median of 5 runs after 3 warm-up runs\)'
+    # NVRTC's message names the --cuda file and the line in it (with --reduce the 32-bit
+    # build has PATC_INDEX32 defined ahead of the text, which once shifted it by one)
+    printf '// line 1\n// line 2\nextern "C" __global__ void k(float *out) { out[0] = oops; }\n' >"$TMP/third.cu"
+    expect "fake driver: --cuda with an error" 1 fake "$PATC" run examples/reduce_device_naive.rise --reduce -D n=1000 --input random --cuda "$TMP/third.cu"
+    has "fake driver: --cuda's error at its file and line" "$TMP/err" 'third\.cu\(3\): error: identifier "oops" is undefined'
     if [ -n "$valgrind_ok" ]; then
         valgrind_runs "LD_LIBRARY_PATH=$FAKE" ", fake driver" <<'RUNS'
 1 examples/scale.rise -D n=1000 --input random --check-against-cpu --time

@@ -231,7 +231,7 @@ START_TEST(test_nesting_limit)
     char *s = malloc(20002);
     memset(s, '(', 20000);
     s[20000] = 0;
-    expect_error(s, "t.rise:1:501: error: nesting too deep");
+    expect_error(s, "t.rise:1:501: error: nesting too deep: more than 500 '(' and '[' open at once");
     free(s);
 }
 END_TEST

@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,155 @@ START_TEST(very_long_token)
 }
 END_TEST
 
+/* a growing text for the programs below */
+typedef struct {
+    char *s;
+    size_t n, cap;
+} Text;
+
+static void add(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(Text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    ck_assert_int_ge(k, 0);
+    if (t->n + (size_t)k + 1 > t->cap) {
+        t->cap = 2 * (t->n + (size_t)k + 1);
+        t->s = realloc(t->s, t->cap);
+        ck_assert_ptr_nonnull(t->s);
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)k;
+}
+
+/* kernel k with `nats` nat parameters n1.. and `params` data parameters n1.f32, then
+ * BAD_KERNEL on line 2 (an error there means k passed every pass of the front end) */
+static char *many_parameters(int nats, int params)
+{
+    Text t = {0};
+    add(&t, "kernel k = ");
+    for (int i = 1; i <= nats; i++) add(&t, "nFun(n%d => ", i);
+    for (int i = 1; i <= params; i++) add(&t, "fun(n1.f32)(x%d => ", i);
+    add(&t, "x1 |> mapGlobal(fun(x => x))");
+    for (int i = 0; i < nats + params; i++) add(&t, ")");
+    add(&t, "\n%s", BAD_KERNEL);
+    return t.s;
+}
+
+START_TEST(kernel_parameters_at_most_32)
+{
+    char *s = many_parameters(1, 32);
+    rejects("p.rise", s, PATC_ERR_COMPILE, "p.rise:2:");
+    free(s);
+    s = many_parameters(1, 33);
+    rejects("p.rise", s, PATC_ERR_COMPILE, "p.rise:1:");
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "error: too many kernel parameters: a kernel has at most 32"));
+    free(s);
+    /* what the message suggests: 33 arrays of one type and size as one */
+    rejects("p.rise", "kernel k = nFun(n => fun(33.n.f32)(xss => xss |> transpose\n"
+                      "  |> mapGlobal(fun(r => r |> reduceSeq(add)(0.0f)))))\n" BAD_KERNEL,
+            PATC_ERR_COMPILE, "p.rise:3:");
+}
+END_TEST
+
+START_TEST(nat_parameters_at_most_32)
+{
+    char *s = many_parameters(32, 1);
+    rejects("n.rise", s, PATC_ERR_COMPILE, "n.rise:2:");
+    free(s);
+    s = many_parameters(33, 1);
+    rejects("n.rise", s, PATC_ERR_COMPILE, "n.rise:1:");
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "error: too many nat parameters: a kernel has at most 32"));
+    /* those fixed with -D do not count, as the message says */
+    patc_program *p = (patc_program *)1;
+    patc_define d = {"n33", 5};
+    ck_assert_int_eq(patc_program_from_string(ctx, "n.rise", s, &d, 1, &p), PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(ctx), "n.rise:2:"), "%s", patc_last_error(ctx));
+    free(s);
+}
+END_TEST
+
+/* Every -D is checked, however many: the 65th, which names no nat parameter, was let
+ * through (a fixed table of 64 marked those in use). */
+START_TEST(every_define_is_checked)
+{
+    Text t = {0};
+    patc_define d[65];
+    char names[65][8];
+    for (int k = 0; k < 2; k++) { /* two kernels of 32 nats each: d1..d32, d33..d64 */
+        add(&t, "kernel k%d = ", k);
+        for (int i = 1; i <= 32; i++) add(&t, "nFun(d%d => ", 32 * k + i);
+        add(&t, "fun(f32)(x => x * 2.0f)");
+        for (int i = 1; i <= 32; i++) add(&t, ")");
+        add(&t, "\n");
+    }
+    for (int i = 0; i < 65; i++) {
+        snprintf(names[i], sizeof names[i], "d%d", i + 1);
+        d[i].name = names[i];
+        d[i].value = 3;
+    }
+    patc_program *p = (patc_program *)1;
+    ck_assert_int_eq(patc_program_from_string(ctx, "d.rise", t.s, d, 65, &p), PATC_ERR_COMPILE);
+    ck_assert_msg(strstr(patc_last_error(ctx), "-D d65: no kernel has a nat parameter named 'd65'"), "%s",
+                  patc_last_error(ctx));
+    ck_assert_ptr_null(p);
+    free(t.s);
+}
+END_TEST
+
+/* Storing an element of d dimensions takes d nested loops: at most 64. */
+START_TEST(loops_nested_at_most_64)
+{
+    for (int dims = 64; dims <= 65; dims++) {
+        Text t = {0};
+        add(&t, "kernel k = fun(");
+        for (int i = 0; i < dims; i++) add(&t, "1.");
+        add(&t, "f32)(xs => xs |> mapGlobal(fun(r => r)))\n%s", BAD_KERNEL);
+        if (dims == 64) rejects("l.rise", t.s, PATC_ERR_COMPILE, "l.rise:2:");
+        else rejects("l.rise", t.s, PATC_ERR_COMPILE, "l.rise:1:");
+        free(t.s);
+    }
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "error: loops nested too deeply (more than 64)"));
+}
+END_TEST
+
+START_TEST(sizes_at_most_2_62)
+{
+    rejects("s.rise", "kernel k = fun(4611686018427387904.f32)(xs => xs |> mapGlobal(fun(x => x)))\n" BAD_KERNEL,
+            PATC_ERR_COMPILE, "s.rise:2:");
+    rejects("s.rise", "kernel k = fun(4611686018427387905.f32)(xs => xs |> mapGlobal(fun(x => x)))\n" BAD_KERNEL,
+            PATC_ERR_COMPILE,
+            "s.rise:1:16: error: natural number 4611686018427387905 is above 2^62 (4611686018427387904), the "
+            "largest size patc handles");
+}
+END_TEST
+
+/* One declaration's expression is at most 2000 deep; the message's way out, parts
+ * moved into definitions, compiles. */
+START_TEST(expression_depth_at_most_2000)
+{
+    Text t = {0};
+    add(&t, "kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x");
+    for (int i = 0; i < 3000; i++) add(&t, " + 1.0f");
+    add(&t, "))))\n");
+    rejects("e.rise", t.s, PATC_ERR_COMPILE,
+            "error: expression nesting too deep: more than 2000 levels in one declaration (move parts of it into "
+            "definitions)");
+    t.n = 0;
+    add(&t, "def half = fun(y => y");
+    for (int i = 0; i < 1500; i++) add(&t, " + 1.0f");
+    add(&t, ")\nkernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => half(x)");
+    for (int i = 0; i < 1500; i++) add(&t, " + 1.0f");
+    add(&t, "))))\n%s", BAD_KERNEL);
+    rejects("e.rise", t.s, PATC_ERR_COMPILE, "e.rise:3:");
+    free(t.s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("limits");
@@ -235,6 +385,12 @@ int main(void)
     tcase_add_test(tc, kernels_130000);
     tcase_add_test(tc, only_regular_files_of_at_most_64_mib);
     tcase_add_test(tc, very_long_token);
+    tcase_add_test(tc, kernel_parameters_at_most_32);
+    tcase_add_test(tc, nat_parameters_at_most_32);
+    tcase_add_test(tc, every_define_is_checked);
+    tcase_add_test(tc, loops_nested_at_most_64);
+    tcase_add_test(tc, sizes_at_most_2_62);
+    tcase_add_test(tc, expression_depth_at_most_2000);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

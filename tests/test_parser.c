@@ -233,16 +233,16 @@ START_TEST(test_nesting)
     for (int i = 0; i < 20000; i++) sb_putc(&b, '(');
     sb_putc(&b, 'x');
     for (int i = 0; i < 20000; i++) sb_putc(&b, ')');
-    expect_error(b.s, "error: nesting too deep");
+    expect_error(b.s, "error: nesting too deep: more than 500 '(' and '[' open at once");
     sb_free(&b);
     sb_puts(&b, "def a = ");
     for (int i = 0; i < 20000; i++) sb_puts(&b, "- ");
     sb_putc(&b, 'x');
-    expect_error(b.s, "error: nesting too deep");
+    expect_error(b.s, "error: nesting too deep: more than 10000 constructs open at once");
     sb_free(&b);
     sb_puts(&b, "def a = 1");
     for (int i = 0; i < 5000; i++) sb_puts(&b, "+1");
-    expect_error(b.s, "error: expression nesting too deep");
+    expect_error(b.s, "error: expression nesting too deep: more than 2000 levels in one declaration");
     sb_free(&b);
     /* a moderately deep program is fine */
     sb_puts(&b, "def a = ");

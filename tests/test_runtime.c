@@ -466,7 +466,8 @@ START_TEST(program_from_file_and_edited_cuda)
     patc_ctx *c;
     patc_program *p;
     ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
-    char *rise = write_tmp(cachedir, "scale.rise", SCALE);
+    char rise[400];
+    snprintf(rise, sizeof rise, "%s", write_tmp(cachedir, "scale.rise", SCALE));
     ck_assert_msg(patc_program_from_file(c, rise, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
     /* edit the generated CUDA: add a comment and a helper; metadata still from .rise */
     size_t n = strlen(patc_program_cuda(p));
@@ -474,19 +475,71 @@ START_TEST(program_from_file_and_edited_cuda)
     sprintf(edited, "// edited by hand\n__device__ float twice(float x) { return 2 * x; }\n%s", patc_program_cuda(p));
     patc_program_free(p);
     char *cu = write_tmp(cachedir, "scale.cu", edited);
-    ck_assert_msg(patc_program_from_cuda(c, rise, cu, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(c));
+    patc_compile_options o = {.cuda_file = cu};
+    ck_assert_msg(patc_program_compile(c, rise, NULL, 0, &o, &p) == PATC_OK, "%s", patc_last_error(c));
     ck_assert_str_eq(patc_program_cuda(p), edited);
     patc_kernel *k;
     ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
     patc_program_free(p);
-    /* text instead of a path */
+    /* the text itself */
     ck_assert_int_eq(patc_program_from_cuda(c, rise, edited, NULL, 0, &p), PATC_OK);
     patc_program_free(p);
     /* broken CUDA: the NVRTC log comes back */
     ck_assert_int_eq(patc_program_from_cuda(c, rise, "this is not CUDA;\n", NULL, 0, &p), PATC_ERR_NVRTC);
     ck_assert_msg(strstr(patc_last_error(c), "error"), "log: %s", patc_last_error(c));
-    ck_assert_int_eq(patc_program_from_cuda(c, rise, "/nonexistent.cu", NULL, 0, &p), PATC_ERR_IO);
+    o.cuda_file = "/nonexistent.cu";
+    ck_assert_int_eq(patc_program_compile(c, rise, NULL, 0, &o, &p), PATC_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "/nonexistent.cu"));
+    o.cuda = edited;
+    ck_assert_int_eq(patc_program_compile(c, rise, NULL, 0, &o, &p), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "not both"));
     free(edited);
+    patc_destroy(c);
+}
+END_TEST
+
+/* Hand-edited CUDA C is text or a file by the call, never by its look: a one-line text
+ * is compiled, not opened (it was taken for a path: "cannot read extern "C" ..."), and
+ * a path given as the text is CUDA that NVRTC rejects. */
+START_TEST(one_line_cuda_is_text)
+{
+    patc_ctx *c;
+    patc_program *p = NULL;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    char rise[400];
+    snprintf(rise, sizeof rise, "%s", write_tmp(cachedir, "scale.rise", SCALE));
+    const char *one_line = "extern \"C\" __global__ void scale(float *out) { out[0] = undeclared_name; }";
+    ck_assert_int_eq(patc_program_from_cuda(c, rise, one_line, NULL, 0, &p), PATC_ERR_NVRTC);
+    ck_assert_msg(strstr(patc_last_error(c), "undeclared_name"), "%s", patc_last_error(c));
+    ck_assert_int_eq(patc_program_from_cuda(c, rise, "/tmp/edited.cu", NULL, 0, &p), PATC_ERR_NVRTC);
+    ck_assert_ptr_null(p);
+    patc_destroy(c);
+}
+END_TEST
+
+/* NVRTC's messages about hand-edited CUDA C name the text "<cuda text>" and a file by
+ * its path, at the line of the error in it. scale.rise's kernel is sized at launch, so
+ * its 32-bit build has PATC_INDEX32 defined ahead of the text: that shifted every line
+ * by one, and the messages named the .rise file. */
+START_TEST(edited_cuda_errors_name_the_cuda_and_its_line)
+{
+    patc_ctx *c;
+    patc_program *p = NULL;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    char rise[400];
+    snprintf(rise, sizeof rise, "%s", write_tmp(cachedir, "scale.rise", SCALE));
+    const char *third = "// line 1\n// line 2\nextern \"C\" __global__ void scale(float *out) { out[0] = oops; }\n";
+    ck_assert_int_eq(patc_program_from_cuda(c, rise, third, NULL, 0, &p), PATC_ERR_NVRTC);
+    ck_assert_msg(strstr(patc_last_error(c), "<cuda text>(3): error: identifier \"oops\" is undefined"), "%s",
+                  patc_last_error(c));
+    ck_assert_msg(!strstr(patc_last_error(c), "scale.rise"), "%s", patc_last_error(c));
+    char *cu = write_tmp(cachedir, "third.cu", third);
+    patc_compile_options o = {.cuda_file = cu};
+    ck_assert_int_eq(patc_program_compile(c, rise, NULL, 0, &o, &p), PATC_ERR_NVRTC);
+    char want[500];
+    snprintf(want, sizeof want, "%s(3): error: identifier \"oops\" is undefined", cu);
+    ck_assert_msg(strstr(patc_last_error(c), want), "no '%s' in %s", want, patc_last_error(c));
+    ck_assert_ptr_null(p);
     patc_destroy(c);
 }
 END_TEST
@@ -1414,6 +1467,8 @@ int main(int argc, char **argv)
         tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);
         tcase_add_test(tc, program_from_file_and_edited_cuda);
+        tcase_add_test(tc, one_line_cuda_is_text);
+        tcase_add_test(tc, edited_cuda_errors_name_the_cuda_and_its_line);
         tcase_add_test(tc, builtin_patterns_without_files);
         tcase_add_test(tc, device_calls_without_device_fail_cleanly);
         tcase_add_test(tc, reducer_settings_without_device);
