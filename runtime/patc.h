@@ -196,7 +196,11 @@ patc_status patc_get_kernel(patc_program *prog, const char *name, patc_kernel **
 const char *patc_kernel_name(const patc_kernel *k);
 int patc_kernel_num_inputs(const patc_kernel *k);
 int patc_kernel_num_nats(const patc_kernel *k);
-/* Name of nat parameter i (those left after -D), in the order nat_values are given. */
+/* Name of nat parameter i (those left after -D), in the order nat_values are given.
+ * Every call that takes nat values, or an element count n, checks them as a -D value
+ * is checked: 1 to PATC_DEFINE_MAX (2^62), and every size the kernel's types give for
+ * them at most 2^63 bytes; anything else is PATC_ERR_SIZE (PATC_ERR_INVALID for an n
+ * below 1 where the call says so) before memory or the device is touched. */
 const char *patc_kernel_nat_name(const patc_kernel *k, int i);
 /* Element type, element count and bytes of data parameter i for the given nat values. */
 patc_status patc_kernel_input_info(patc_kernel *k, int i, const long long *nat_values,

@@ -693,6 +693,9 @@ patc_status patc_algo_run_cpu(patc_algo *a, const void *in, void *out, void *cou
 patc_status patc_algo_describe(patc_algo *a, long long n, char *buf, size_t len)
 {
     if (!a || !buf || !len) return PATC_ERR_INVALID;
+    if (n < 1 || n > PATC_DEFINE_MAX)
+        return rt_fail(a->ctx, n < 1 ? PATC_ERR_INVALID : PATC_ERR_SIZE,
+                       "patc_algo: n = %lld: a size is 1 to 2^62 (%lld)", n, PATC_DEFINE_MAX);
     bool user;
     const patc_tuning_line *l = line_for(a, n, true, &user);
     if (!l) return rt_fail(a->ctx, PATC_ERR_INVALID, "patc_algo: no tuning line for %s at n = %lld", a->key, n);
@@ -813,8 +816,12 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
     if (!ctx) return PATC_ERR_INVALID;
     if (!spec || !sizes || count < 1 || reps < 1 || !out_file)
         return rt_fail(ctx, PATC_ERR_INVALID, "patc_algo_tune: bad arguments");
-    for (int i = 1; i < count; i++)
-        if (sizes[i] <= sizes[i - 1]) return rt_fail(ctx, PATC_ERR_INVALID, "patc_algo_tune: sizes must increase");
+    for (int i = 0; i < count; i++) {
+        if (sizes[i] < 1 || (i && sizes[i] <= sizes[i - 1]))
+            return rt_fail(ctx, PATC_ERR_INVALID, "patc_algo_tune: sizes must be at least 1 and increase");
+        if (sizes[i] > PATC_DEFINE_MAX)
+            return rt_fail(ctx, PATC_ERR_SIZE, "patc_algo_tune: size %lld is above 2^62 (%lld)", sizes[i], PATC_DEFINE_MAX);
+    }
     patc_status s = rt_need_device(ctx);
     if (s != PATC_OK) return s;
     patc_algo *a;

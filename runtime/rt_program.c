@@ -547,6 +547,9 @@ patc_status rt_bind_nats(patc_kernel *k, const long long *nats)
         if (nats[i] < v->lb)
             return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is below its least value %lld", k->k->name,
                            v->name, nats[i], (long long)v->lb);
+        if (nats[i] > NAT_SIZE_MAX) /* as a -D value: the launch arithmetic has room below 2^63 */
+            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is above " NAT_SIZE_MAX_TEXT
+                           ", the largest size patc handles", k->k->name, v->name, nats[i]);
         set_var(k, v, nats[i]);
     }
     for (int i = 0; i < d->nnats; i++) {

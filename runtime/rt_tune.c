@@ -425,6 +425,9 @@ void patc_reducer_free(patc_reducer *r)
 static patc_status prepare_n(patc_reducer *r, long long n, Variant **v, long long nats[2], const Setting **used)
 {
     if (n < 1) return rt_fail(r->ctx, PATC_ERR_INVALID, "a reduction needs at least one element");
+    if (n > PATC_DEFINE_MAX)
+        return rt_fail(r->ctx, PATC_ERR_SIZE, "n = %lld is above 2^62 (%lld), the largest size patc handles", n,
+                       PATC_DEFINE_MAX);
     const Setting *s = lookup(r, n);
     patc_status st = variant_for(r, s, v);
     if (st != PATC_OK) return st;
@@ -613,6 +616,8 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
     for (int i = 0; i < count; i++) {
         if (sizes[i] < 2 || (i && sizes[i] <= sizes[i - 1]))
             return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune: sizes must be at least 2 and increasing");
+        if (sizes[i] > PATC_DEFINE_MAX)
+            return rt_fail(ctx, PATC_ERR_SIZE, "patc_tune: size %lld is above 2^62 (%lld)", sizes[i], PATC_DEFINE_MAX);
         if (sizes[i] > maxn) maxn = sizes[i];
     }
     patc_reducer *r;
@@ -732,6 +737,8 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
     for (int i = 0; i < count; i++) {
         if (sizes[i] < 1 || (i && sizes[i] <= sizes[i - 1]))
             return rt_fail(ctx, PATC_ERR_INVALID, "patc_tune_scan: sizes must be at least 1 and increasing");
+        if (sizes[i] > PATC_DEFINE_MAX)
+            return rt_fail(ctx, PATC_ERR_SIZE, "patc_tune_scan: size %lld is above 2^62 (%lld)", sizes[i], PATC_DEFINE_MAX);
         if (sizes[i] > maxn) maxn = sizes[i];
     }
     patc_scan *sc;

@@ -494,6 +494,99 @@ START_TEST(reduce_to_one_size_check_does_not_wrap)
 }
 END_TEST
 
+/* Every public call that takes nat values or an element count refuses the extreme
+ * ones (below 1, above 2^62, products past 2^63) with PATC_ERR_SIZE or
+ * PATC_ERR_INVALID before it touches memory or the device: the limits of
+ * patc_kernel_input_info, applied by each entry point. */
+START_TEST(extreme_nats_refused_at_every_entry_point)
+{
+    static const long long bad[] = {0, -1, -4611686018427387904LL, (-9223372036854775807LL - 1),
+                                    9223372036854775807LL, 4611686018427387905LL, 6917529027641081856LL,
+                                    9223372036854775807LL - 255};
+    patc_kernel *k = kernel_of("saxpy", SAXPY, NULL, 0), *k4 = kernel_of("sum4", SUM4, NULL, 0);
+    patc_program *rp;
+    patc_kernel *rk;
+    ck_assert_msg(patc_program_from_file(ctx, PATC_EXAMPLES_DIR "/reduce_device_naive.rise", NULL, 0, &rp) == PATC_OK,
+                  "%s", patc_last_error(ctx));
+    ck_assert_int_eq(patc_get_kernel(rp, "reduceNaive", &rk), PATC_OK);
+    patc_reducer *red;
+    ck_assert_msg(patc_reducer_create(ctx, PATC_EXAMPLES_DIR "/reduce_fast.rise", "reduceSumF32", NULL, &red) == PATC_OK,
+                  "%s", patc_last_error(ctx));
+    patc_algo *algo;
+    patc_algo_spec spec = {.algorithm = PATC_ALGO_FILTER, .type = PATC_F32, .lambda = "fun(x => x > 0.5f)"};
+    ck_assert_msg(patc_algo_create(ctx, &spec, &algo) == PATC_OK, "%s", patc_last_error(ctx));
+    patc_buffer *b, *o, *cnt;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4096, &b), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4096, &o), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 8, &cnt), PATC_OK);
+    float host[1024] = {0}, res[1024];
+    float a = 2;
+    patc_buffer *ins[1] = {b}, *outs[1] = {o};
+    patc_arg args[3] = {{.value = &a}, {.buffer = b}, {.buffer = b}};
+    const void *hin[3] = {&a, host, host};
+    void *hout[1] = {res};
+    char text[256];
+    int launches = F.calls("cuLaunchKernel");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        long long n = bad[i];
+        patc_type t;
+        long long count;
+        size_t bytes;
+        patc_launch_config cfg;
+        float ms;
+        patc_status got[] = {
+            patc_kernel_input_info(k, 1, &n, &t, &count, &bytes),
+            patc_kernel_output_info(k, &n, &t, &count, &bytes),
+            patc_kernel_output_info_at(k, 0, &n, &t, &count, &bytes),
+            patc_kernel_launch_dims(k, &n, &cfg),
+            patc_launch(k4, &n, ins, o, NULL),
+            patc_launch_args(k, &n, args, outs, NULL),
+            patc_launch_args_enqueue(k, &n, args, outs, NULL),
+            patc_time_launch(k4, &n, ins, o, NULL, 1, 3, &ms),
+            patc_time_launch_args(k, &n, args, outs, NULL, 1, 3, &ms),
+            patc_interp_run(k, &n, hin, res),
+            patc_interp_run_outputs(k, &n, hin, hout),
+            patc_reduce_to_one(rk, NULL, b, n, res, NULL),
+            patc_time_reduce_to_one(rk, NULL, b, n, 1, 3, &ms),
+            patc_interp_reduce_to_one(rk, NULL, host, n, res, NULL),
+            patc_reducer_run(red, b, n, res),
+            patc_reducer_enqueue(red, b, n, o),
+            patc_reducer_time(red, b, n, 1, 3, &ms, NULL),
+            patc_reducer_describe(red, n, text, sizeof text),
+            patc_algo_enqueue(algo, b, o, cnt, n, NULL, NULL),
+            patc_algo_enqueue_ptr(algo, patc_buffer_device_ptr(b), patc_buffer_device_ptr(o),
+                                  patc_buffer_device_ptr(cnt), n, NULL, NULL),
+            patc_algo_run_cpu(algo, host, res, &count, n, NULL),
+            patc_algo_describe(algo, n, text, sizeof text),
+            patc_reduce(ctx, PATC_F32, PATC_OP_SUM, b, o, n, NULL),
+            patc_inclusive_scan(ctx, PATC_F32, PATC_OP_SUM, b, o, n, NULL),
+            patc_exclusive_scan(ctx, PATC_F32, PATC_OP_SUM, b, o, n, NULL),
+        };
+        long long sizes[1] = {n};
+        char tf[] = "/tmp/patc-extreme-XXXXXX";
+        int fd = mkstemp(tf);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        patc_status tuned[] = {
+            patc_algo_tune(ctx, &spec, NULL, sizes, 1, 1, tf, NULL),
+            patc_tune(ctx, PATC_EXAMPLES_DIR "/reduce_fast.rise", "reduceSumF32", NULL, 0, sizes, 1, 1, tf, NULL),
+            patc_tune_scan(ctx, PATC_EXAMPLES_DIR "/scan_device.rise", "inclSumF32", NULL, sizes, 1, 1, tf, NULL),
+        };
+        unlink(tf);
+        for (size_t j = 0; j < sizeof tuned / sizeof tuned[0]; j++)
+            ck_assert_msg(tuned[j] == PATC_ERR_SIZE || tuned[j] == PATC_ERR_INVALID, "n = %lld: tuner %zu returned %d (%s)",
+                          n, j, tuned[j], patc_last_error(ctx));
+        for (size_t j = 0; j < sizeof got / sizeof got[0]; j++)
+            ck_assert_msg(got[j] == PATC_ERR_SIZE || got[j] == PATC_ERR_INVALID, "n = %lld: call %zu returned %d (%s)",
+                          n, j, got[j], patc_last_error(ctx));
+        ck_assert_int_eq(patc_kernel_index_bits(k, &n), 0);
+    }
+    ck_assert_int_eq(F.calls("cuLaunchKernel"), launches);
+    patc_algo_free(algo);
+    patc_reducer_free(red);
+}
+END_TEST
+
 START_TEST(every_driver_failure_reported_and_cleaned_up)
 {
     static const char *reported[] = {"cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute",
@@ -539,6 +632,7 @@ int main(void)
     tcase_add_test(tc, ready_made_calls_enqueue_without_sync);
     tcase_add_test(tc, algo_tuner_writes_table_lines);
     tcase_add_test(tc, reduce_to_one_size_check_does_not_wrap);
+    tcase_add_test(tc, extreme_nats_refused_at_every_entry_point);
     tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
