@@ -409,6 +409,11 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
  * the user's part of the name). */
 Ast *expand_kernel(Arena *a, Diag *d, const Program *p, const Decl *k)
 {
-    Ex x = {.a = a, .d = d, .p = p, .kernel = k, .uses = namemap_new(a)};
-    return ex(&x, k->body, NULL);
+    /* the count of inlinings is needed while expanding only: scratch memory (the map
+     * and its counters; the names it keys on live in the program) */
+    Arena *s = arena_scratch_begin(a);
+    Ex x = {.a = a, .d = d, .p = p, .kernel = k, .uses = namemap_new(s)};
+    Ast *r = ex(&x, k->body, NULL);
+    arena_scratch_end(a, s);
+    return r;
 }

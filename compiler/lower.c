@@ -1258,7 +1258,10 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
      * a program of many kernels quadratic */
     w.base = kd->id_base;
     w.nenv = arena_next_id(a) + 1 - w.base;
-    w.env = ANEWN(a, Val *, w.nenv);
+    /* the binders' values are needed while lowering only: scratch memory (an error's
+     * jump leaves it to the arena) */
+    Arena *scratch = arena_scratch_begin(a);
+    w.env = ANEWN(scratch, Val *, w.nenv);
     k->inputs = ANEWN(a, Buffer *, kd->nparams + 1);
     k->ninputs = kd->nparams;
     for (int i = 0; i < kd->nparams; i++) {
@@ -1294,5 +1297,6 @@ Kernel *lower_kernel(Arena *a, Diag *d, KernelDef *kd)
         k->pre[i]->scratch = k->scratch;
         k->pre[i]->nscratch = k->nscratch;
     }
+    arena_scratch_end(a, scratch);
     return k;
 }

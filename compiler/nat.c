@@ -138,7 +138,8 @@ Nat *nat_var(Arena *a, NatVar *v)
     Nat *x = ANEW(a, Nat);
     x->kind = N_VAR;
     x->var = v;
-    return v->node = x;
+    if (!arena_is_scratch(a)) v->node = x; /* a scratch node goes when the proof ends */
+    return x;
 }
 
 /* A div/min/max atom as is: callers have applied every rule first. */
@@ -251,7 +252,8 @@ static void poly_from(Arena *a, Poly *p, const Nat *x, int64_t scale)
         break;
     case N_PROD: poly_push(a, p, ck_mul(x->prod.coef, scale), x->prod.factors, x->prod.n); break;
     case N_VAR: case N_DIV: case N_MIN: case N_MAX: { /* an atom */
-        Nat **one = ANEWN(a, Nat *, 1);
+        /* a variable's own node is a one-element array already (NatVar.node) */
+        Nat **one = x->kind == N_VAR && x->var->node == x ? &x->var->node : ANEWN(a, Nat *, 1);
         one[0] = (Nat *)x;
         poly_push(a, p, scale, one, 1);
     }
@@ -671,10 +673,24 @@ static bool prove_nn(Arena *a, Nat *x, int depth)
     return false;
 }
 
-bool nat_prove_ge(Arena *a, Nat *x, Nat *y) { return prove_nn(a, nat_sub(a, x, y), 0); }
+bool nat_prove_ge(Arena *a, Nat *x, Nat *y)
+{
+    /* the terms of a proof decide a bool and are thrown away: scratch memory (a program
+     * proves thousands of facts a kernel) */
+    Arena *s = arena_scratch_begin(a);
+    bool r = prove_nn(s, nat_sub(s, x, y), 0);
+    arena_scratch_end(a, s);
+    return r;
+}
 
 /* x < y  <=>  y - x - 1 >= 0 over the integers */
-bool nat_prove_lt(Arena *a, Nat *x, Nat *y) { return prove_nn(a, add_cst(a, nat_sub(a, y, x), -1), 0); }
+bool nat_prove_lt(Arena *a, Nat *x, Nat *y)
+{
+    Arena *s = arena_scratch_begin(a);
+    bool r = prove_nn(s, add_cst(s, nat_sub(s, y, x), -1), 0);
+    arena_scratch_end(a, s);
+    return r;
+}
 
 /* ---------------------------------------------------------------- division */
 
@@ -840,7 +856,10 @@ Nat *nat_mod(Arena *a, Nat *x, Nat *y) { return nat_sub(a, x, nat_mul(a, y, nat_
 bool nat_divides(Arena *a, Nat *k, Nat *x)
 {
     int64_t v;
-    return nat_is_const(nat_mod(a, x, k), &v) && v == 0;
+    Arena *s = arena_scratch_begin(a);
+    bool r = nat_is_const(nat_mod(s, x, k), &v) && v == 0;
+    arena_scratch_end(a, s);
+    return r;
 }
 
 /* ---------------------------------------------------------------- min and max */

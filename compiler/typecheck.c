@@ -29,7 +29,7 @@ const char *tc_nstr(Tc *t, const Nat *n) { return nat_str(t->a, n); }
 
 static Scope *push(Tc *t, Scope *sc, const char *name, ScopeKind k, Binder *b, Nat *n)
 {
-    Scope *s = ANEW(t->a, Scope);
+    Scope *s = ANEW(t->scratch ? t->scratch : t->a, Scope);
     s->name = name;
     s->kind = k;
     s->b = b;
@@ -624,15 +624,21 @@ static void mark_data_lengths(const Type *ty)
 /* kernel K = nFun(n1 => ... nFun(nk => fun(T1)(x1 => ... fun(Tm)(xm => body)))) */
 KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const Define *defs, int ndefs)
 {
-    Tc t = {.a = a, .d = d, .cur = k->sp, .fixed = ""};
+    Tc t = {.a = a, .scratch = arena_scratch_begin(a), .d = d, .cur = k->sp, .fixed = ""};
     const char *fixed = NULL;
     KernelDef *kd = ANEW(a, KernelDef);
     kd->name = k->name;
     kd->sp = k->sp;
-    kd->nats = ANEWN(a, NatVar *, 32);
-    kd->params = ANEWN(a, Binder *, 32);
-    Scope *sc = NULL;
+    /* sized by the kernel's own binders (at most 32 of each, checked below): a
+     * program of many small kernels pays for what they have */
+    int nn = 0, np = 0;
     Ast *e = closed;
+    for (; e->kind == A_NLAM; e = e->lam.body) nn++;
+    for (; e->kind == A_LAM && e->lam.ptype; e = e->lam.body) np++;
+    kd->nats = ANEWN(a, NatVar *, nn < 32 ? nn + 1 : 32);
+    kd->params = ANEWN(a, Binder *, np < 32 ? np + 1 : 32);
+    Scope *sc = NULL;
+    e = closed;
     while (e->kind == A_NLAM) {
         const char *un = uname(&t, e->lam.param);
         Nat *val = NULL;
@@ -678,5 +684,6 @@ KernelDef *typecheck_kernel(Arena *a, Diag *d, const Decl *k, Ast *closed, const
     kd->body = tc_infer(&t, e, sc, NULL);
     check_sizes(&t, kd->body->ty, kd->body->sp, 1);
     check_result(&t, kd->body, kd->body->ty, kd->body->sp);
+    arena_scratch_end(a, t.scratch);
     return kd;
 }

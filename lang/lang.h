@@ -64,6 +64,14 @@ bool arena_failed(const Arena *a);
 _Noreturn void arena_fail(Arena *a);
 /* A counter per arena: unique small ids for variables and binders of one compilation. */
 int arena_next_id(Arena *a);
+/* Scratch memory for work whose results are thrown away (nat proofs: only a bool comes
+ * out): arena_scratch_begin(a) gives a's scratch arena (a itself when a is scratch, or
+ * when none can be made), arena_scratch_end(a, s) ends the use, and the outermost end
+ * empties it. Nothing made in it may be kept past the end. A failure there is a's
+ * (arena_fail passes it on); ids come from a's counter. */
+Arena *arena_scratch_begin(Arena *a);
+void arena_scratch_end(Arena *a, Arena *s);
+bool arena_is_scratch(const Arena *a);
 #define ANEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ANEWN(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 

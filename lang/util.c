@@ -89,6 +89,9 @@ struct Arena {
     int next_id;
     bool failed;
     jmp_buf *catch;
+    Arena *scratch;    /* arena_scratch_begin's, made on first use */
+    Arena *parent;     /* for a scratch arena: the arena it serves */
+    int scratch_depth; /* scratch uses under way (nested proofs) */
 };
 
 enum { CHUNK_SIZE = 64 * 1024 };
@@ -98,6 +101,7 @@ Arena *arena_new(void) { return lang_calloc(1, sizeof(Arena)); }
 void arena_free(Arena *a)
 {
     if (!a) return;
+    arena_free(a->scratch);
     for (Chunk *c = a->head, *n; c; c = n) {
         n = c->next;
         free(c);
@@ -116,8 +120,11 @@ bool arena_failed(const Arena *a) { return a->failed; }
 
 _Noreturn void arena_fail(Arena *a)
 {
-    a->failed = true;
-    if (a->catch) longjmp(*a->catch, 1);
+    /* a scratch arena fails as the one it serves */
+    for (Arena *x = a; x; x = x->parent) {
+        x->failed = true;
+        if (x->catch) longjmp(*x->catch, 1);
+    }
     die("out of memory in an arena with no catch");
 }
 
@@ -170,7 +177,39 @@ char *arena_printf(Arena *a, const char *fmt, ...)
     return p;
 }
 
-int arena_next_id(Arena *a) { return a->next_id++; }
+/* A scratch arena numbers from its parent's counter: a variable made there must not
+ * share an id (the order of normal forms) with one of the parent's. */
+int arena_next_id(Arena *a) { return a->parent ? arena_next_id(a->parent) : a->next_id++; }
+
+Arena *arena_scratch_begin(Arena *a)
+{
+    if (a->parent) return a; /* already scratch: nested uses share it */
+    if (!a->scratch) {
+        if (!(a->scratch = arena_new())) return a; /* no scratch: the work goes in a itself */
+        a->scratch->parent = a;
+    }
+    a->scratch_depth++;
+    return a->scratch;
+}
+
+/* The outermost use empties the scratch arena, keeping one standard chunk for the next. */
+void arena_scratch_end(Arena *a, Arena *s)
+{
+    if (s == a || --a->scratch_depth > 0) return;
+    Chunk *keep = NULL;
+    for (Chunk *c = s->head, *n; c; c = n) {
+        n = c->next;
+        if (!keep && c->cap == CHUNK_SIZE) keep = c;
+        else free(c);
+    }
+    if (keep) {
+        keep->next = NULL;
+        keep->used = 0;
+    }
+    s->head = keep;
+}
+
+bool arena_is_scratch(const Arena *a) { return a->parent != NULL; }
 
 /* ---------------------------------------------------------------- string buffer */
 
@@ -266,6 +305,12 @@ char *sb_take(StrBuf *b)
     if (!s) {
         s = b->a ? arena_alloc(b->a, 1) : lang_malloc(1);
         if (s) s[0] = 0;
+    }
+    /* a heap string is cut to its length: the buffer doubled as it grew, and a
+     * program's CUDA text is kept as long as the program */
+    if (!b->a && b->cap > b->len + 1) {
+        char *t = realloc(s, b->len + 1);
+        if (t) s = t;
     }
     Arena *a = b->a;
     *b = (StrBuf){.a = a};

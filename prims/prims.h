@@ -50,6 +50,7 @@ typedef struct TcMaps {
 
 typedef struct Tc {
     Arena *a;
+    Arena *scratch; /* the scopes: needed while typing only (arena_scratch_begin) */
     Diag *d;
     TcMaps ctx;
     Span cur; /* the node being typed: where a size overflowing 2^63 is reported */
