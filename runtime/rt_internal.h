@@ -367,6 +367,10 @@ size_t rt_ctx_total_mem(patc_ctx *c);
  * fails the whole text. */
 patc_status rt_tuning_parse(patc_ctx *c, const char *name, const char *text, patc_tuning_line **out, int *nout);
 patc_status rt_tuning_load(patc_ctx *c, const char *file, patc_tuning_line **out, int *nout);
+/* The file a tuner appends its lines to, opened for appending (a regular file, made if
+ * absent, a character device or a pipe that a process reads); else NULL with *st and
+ * the context's error set. Never waits for a reader. */
+FILE *rt_tuning_append(patc_ctx *c, const char *file, patc_status *st);
 /* A tuner's best line for sizes[i] covers from past best[i-1]'s range to the middle
  * between sizes[i] and sizes[i+1] (the last: up to `last`); sets its n_min and n_max. */
 void rt_tuning_cover(patc_tuning_line *best, const long long *sizes, int i, int count, long long last);
