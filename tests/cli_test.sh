@@ -641,6 +641,9 @@ if [ -n "$valgrind_ok" ]; then
 1 examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu
 0 tests/programs/minmax_pair.rise -D m=3 --input random --cpu
 0 examples/saxpy.rise -D n=3 --input value:2 --input random --input random --cpu
+1 examples/scale.rise -D n=10 --input $TMP/fifo --cpu
+1 examples/scale.rise -D n=10 --input random --cpu --output $TMP/fifo
+0 examples/scale.rise -D n=10 --input random --cpu --output /dev/null
 RUNS
 fi
 
