@@ -159,7 +159,25 @@ char *rt_cache_default_dir(void)
     return dir;
 }
 
-/* Rule: a temporary file (TEMP_PREFIX) last written RT_CACHE_TEMP_MAX_AGE seconds or
+/* True for a name that temp_name makes: TEMP_PREFIX, the key's first 16 hex digits,
+ * then the pid, a hex number and a counter, each after a '-'. Only such a file is swept,
+ * so that a cache directory shared with other files (PATC_CACHE_DIR=$HOME, say) loses
+ * nothing of theirs. */
+static bool is_temp_name(const char *s)
+{
+    static const char *const digits[] = {"0123456789abcdef", "0123456789", "0123456789abcdef", "0123456789"};
+    if (strncmp(s, TEMP_PREFIX, strlen(TEMP_PREFIX)) != 0) return false;
+    s += strlen(TEMP_PREFIX);
+    for (int f = 0; f < 4; f++) {
+        size_t k = strspn(s, digits[f]);
+        if (k == 0 || (f == 0 && k != 16)) return false;
+        s += k;
+        if (f < 3 && *s++ != '-') return false;
+    }
+    return *s == 0;
+}
+
+/* Rule: a temporary file (is_temp_name) last written RT_CACHE_TEMP_MAX_AGE seconds or
  * more before `now` has no writer left and is removed; a younger one may be another
  * process's store in progress and is left alone. Only files and links go (a directory of
  * that name is not one of ours), and nothing here can fail the caller. */
@@ -170,8 +188,8 @@ void rt_cache_sweep(const char *dir, time_t now)
     struct dirent *e;
     while ((e = readdir(d))) {
         struct stat st;
-        if (strncmp(e->d_name, TEMP_PREFIX, strlen(TEMP_PREFIX)) != 0 ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode))
+        if (!is_temp_name(e->d_name) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            S_ISDIR(st.st_mode))
             continue;
         if (st.st_mtime <= now - RT_CACHE_TEMP_MAX_AGE) unlinkat(dirfd(d), e->d_name, 0);
     }

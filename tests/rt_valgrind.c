@@ -74,12 +74,12 @@ int main(int argc, char **argv)
     setenv("PATC_CACHE_DIR", dir, 1);
     int bad = 0;
     /* a store killed an hour ago left this; opening the cache removes it */
-    int fd = open(in(dir, ".tmp-stale"), O_WRONLY | O_CREAT, 0644);
+    int fd = open(in(dir, ".tmp-0123456789abcdef-42-1f-1"), O_WRONLY | O_CREAT, 0644);
     struct timespec old[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
     if (fd < 0 || futimens(fd, old) != 0 || close(fd) != 0) return 2;
     patc_ctx *c;
     if (patc_create(&c, 0, 0) != PATC_OK) return 2;
-    if (access(in(dir, ".tmp-stale"), F_OK) == 0) bad = 1;
+    if (access(in(dir, ".tmp-0123456789abcdef-42-1f-1"), F_OK) == 0) bad = 1;
     for (int i = 0; i < 2; i++) {
         patc_program *p;
         patc_status s = argc > 1 ? patc_program_from_file(c, argv[1], NULL, 0, &p)

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -642,11 +644,17 @@ START_TEST(stale_temp_files_are_swept)
     aged(dir, ".tmp-0011223344556677-124-abc-2", now, 3600 * 24 * 30, false);
     aged(dir, ".tmp-0011223344556677-125-abc-3", now, 599, false);
     aged(dir, ".tmp-0011223344556677-126-abc-4", now, 0, false);
-    aged(dir, ".tmp-a-directory", now, 3600, true);
+    aged(dir, ".tmp-0011223344556677-127-abc-5", now, 3600, true); /* a directory is not ours */
     aged(dir, "00112233.cubin", now, 3600, false); /* an entry, however old, is not swept */
+    /* nor is what only looks a little like a temporary file (a cache directory may be
+     * shared with other files) */
     aged(dir, "tmp-not-ours", now, 3600, false);
+    aged(dir, ".tmp-notes", now, 3600, false);
+    aged(dir, ".tmp-0011223344556677-1-2", now, 3600, false);
+    aged(dir, ".tmp-001122334455667-1-2-3", now, 3600, false);
+    aged(dir, ".tmp-0011223344556677-1-2-3x", now, 3600, false);
     char link[700];
-    snprintf(link, sizeof link, "%s/.tmp-link", dir);
+    snprintf(link, sizeof link, "%s/.tmp-0011223344556677-128-abc-6", dir);
     ck_assert_int_eq(symlink("00112233.cubin", link), 0);
     struct timespec t[2] = {{.tv_sec = now - 3600}, {.tv_sec = now - 3600}};
     ck_assert_int_eq(utimensat(AT_FDCWD, link, t, AT_SYMLINK_NOFOLLOW), 0);
@@ -658,18 +666,63 @@ START_TEST(stale_temp_files_are_swept)
     unsetenv("PATC_CACHE_DIR");
     ck_assert(!exists(dir, ".tmp-0011223344556677-123-abc-1"));
     ck_assert(!exists(dir, ".tmp-0011223344556677-124-abc-2"));
-    ck_assert(!exists(dir, ".tmp-link"));
+    ck_assert(!exists(dir, ".tmp-0011223344556677-128-abc-6"));
     ck_assert(exists(dir, "00112233.cubin")); /* the link went, not what it named */
     ck_assert(exists(dir, ".tmp-0011223344556677-125-abc-3"));
     ck_assert(exists(dir, ".tmp-0011223344556677-126-abc-4"));
-    ck_assert(exists(dir, ".tmp-a-directory"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-127-abc-5"));
     ck_assert(exists(dir, "tmp-not-ours"));
+    ck_assert(exists(dir, ".tmp-notes"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-1-2"));
+    ck_assert(exists(dir, ".tmp-001122334455667-1-2-3"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-1-2-3x"));
     /* the boundary, through rt_cache_sweep's clock: exactly the age goes */
     rt_cache_sweep(dir, now + 1);
     ck_assert(!exists(dir, ".tmp-0011223344556677-125-abc-3"));
     ck_assert(exists(dir, ".tmp-0011223344556677-126-abc-4"));
     /* a cache directory not made yet is no error */
     rt_cache_sweep(subdir("not-there"), now);
+}
+END_TEST
+
+/* A store killed in the middle of writing (here by the file size limit's SIGXFSZ, as
+ * surely as by kill -9 and at a known byte) leaves its temporary file and no entry; the
+ * sweep leaves it while it is young and removes it once it is old. */
+START_TEST(killed_store_leaves_a_temp_file_that_is_swept)
+{
+    const char *dir = subdir("killed");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        static char payload[100000];
+        struct rlimit none = {0, 0}, small = {4096, 4096};
+        setrlimit(RLIMIT_CORE, &none);
+        setrlimit(RLIMIT_FSIZE, &small);
+        signal(SIGXFSZ, SIG_DFL);
+        rt_cache_store(dir, KEY, payload, sizeof payload);
+        _exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ, "status %d", status);
+    char name[300] = "";
+    int n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(name, sizeof name, "%s", e->d_name);
+            n++;
+        }
+    closedir(d);
+    ck_assert_int_eq(n, 1);
+    ck_assert_msg(strncmp(name, ".tmp-0011223344556677-", 22) == 0, "%s", name);
+    time_t now = time(NULL);
+    rt_cache_sweep(dir, now);
+    ck_assert(exists(dir, name));
+    rt_cache_sweep(dir, now + RT_CACHE_TEMP_MAX_AGE + 1);
+    ck_assert(!exists(dir, name));
 }
 END_TEST
 
@@ -796,6 +849,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, damaged_entries_of_every_kind_are_rebuilt);
     tcase_add_test(tc, unreplaceable_entry_warns_about_the_entry);
     tcase_add_test(tc, stale_temp_files_are_swept);
+    tcase_add_test(tc, killed_store_leaves_a_temp_file_that_is_swept);
     tcase_add_test(tc, nvrtc_missing_is_a_clear_error);
     tcase_add_test(tc, cache_hit_does_not_load_nvrtc);
     suite_add_tcase(s, tc);
