@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum { MAX_ARGS = 64 };
 
@@ -17,6 +18,14 @@ enum { MAX_ARGS = 64 };
 bool cli_add_define(patc_define *defs, int *n, const char *arg, char *why, size_t len);
 bool cli_min_blocks(const char *arg, int *out, char *why, size_t len);
 void cli_free_defines(patc_define *defs, int n);
+/* Files named on the command line (files.c). An input: a regular file opened for
+ * reading without blocking, its size in *size; else -1 with the reason in why (its kind:
+ * "a FIFO, not a regular file"). */
+int cli_open_input(const char *path, long long *size, char *why, size_t len);
+/* An output: a regular file (created or emptied), a character device or a pipe that a
+ * process reads, opened for writing; else NULL with the reason in why. Never waits for
+ * a reader. */
+FILE *cli_open_output(const char *path, char *why, size_t len);
 /* `patc run ...`; argv[0] is "run". Returns the exit status. */
 int cli_run(int argc, char **argv);
 /* `patc tune ...`; argv[0] is "tune". Returns the exit status. */

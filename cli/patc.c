@@ -288,9 +288,10 @@ int main(int argc, char **argv)
     rc = 0;
     if (mode == CHECK) goto done;
     const char *out = mode == CUDA ? patc_program_cuda(prog) : patc_program_ir(prog);
-    FILE *f = outpath ? fopen(outpath, "w") : stdout;
-    if (!f || !out) {
-        fprintf(stderr, "patc: error: cannot write '%s': %s\n", outpath ? outpath : "stdout", out ? strerror(errno) : "out of memory");
+    char owhy[128] = "out of memory";
+    FILE *f = !out ? NULL : outpath ? cli_open_output(outpath, owhy, sizeof owhy) : stdout;
+    if (!f) {
+        fprintf(stderr, "patc: error: cannot write '%s': %s\n", outpath ? outpath : "stdout", owhy);
         rc = 1;
     } else {
         fputs(out, f);

@@ -158,35 +158,16 @@ bool run_host_alloc(HostData *h, patc_type type, long long count, const char *wh
     return true;
 }
 
-/* The CLI sees only patc.h, so it cannot call the front end's lang_open_regular: the
- * same rule here. A regular file opened without blocking (a FIFO with no writer would
- * block the open, /dev/zero never end), or -1 with the reason in *why. */
-static int open_regular(const char *path, long long *size, const char **why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        *why = strerror(errno);
-    } else if (!S_ISREG(st.st_mode)) {
-        *why = S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
-    } else {
-        *size = (long long)st.st_size;
-        return fd;
-    }
-    if (fd >= 0) close(fd);
-    return -1;
-}
-
 /* Rule: an input file is a regular file (a FIFO or a device is refused at once, never
  * waited on) of raw little-endian data, exactly the parameter's size. */
 bool run_read_input(HostData *h, const char *path, int index)
 {
     long long size = 0;
-    const char *why = NULL;
-    int fd = open_regular(path, &size, &why);
+    char why[128];
+    int fd = cli_open_input(path, &size, why, sizeof why);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        run_error(1, "input %d: cannot open '%s': %s", index + 1, path, why ? why : strerror(errno));
+        run_error(1, "input %d: cannot open '%s': %s", index + 1, path, fd >= 0 ? strerror(errno) : why);
         if (fd >= 0) close(fd);
         return false;
     }
@@ -206,11 +187,13 @@ bool run_read_input(HostData *h, const char *path, int index)
     return true;
 }
 
+/* Rule: an output goes where cli_open_output allows (a regular file, /dev/null, a pipe). */
 bool run_write_output(const HostData *h, const char *path)
 {
-    FILE *f = fopen(path, "wb");
+    char why[128];
+    FILE *f = cli_open_output(path, why, sizeof why);
     if (!f) {
-        run_error(1, "cannot write '%s': %s", path, strerror(errno));
+        run_error(1, "cannot write '%s': %s", path, why);
         return false;
     }
     bool ok = fwrite(h->data, 1, h->bytes, f) == h->bytes;

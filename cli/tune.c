@@ -146,9 +146,10 @@ int cli_tune(int argc, char **argv)
         patc_destroy(ctx);
         return 1;
     }
-    FILE *f = fopen(out, "w");
+    char why[128];
+    FILE *f = cli_open_output(out, why, sizeof why);
     if (!f) {
-        fprintf(stderr, "patc tune: error: cannot write %s\n", out);
+        fprintf(stderr, "patc tune: error: cannot write %s: %s\n", out, why);
         patc_destroy(ctx);
         return 1;
     }

@@ -391,19 +391,25 @@ void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog,
 void lang_parse_file(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path);
 
 /* Read a whole source file; returns NULL (and sets errno) on failure. Caller frees.
- * Only a regular file is read (EISDIR for a directory, LANG_ENOTREG for a FIFO, a
- * device, ...), and one larger than LANG_MAX_FILE_SIZE is refused (EFBIG). */
+ * Only a regular file is read (lang_open_regular), and one larger than
+ * LANG_MAX_FILE_SIZE is refused (EFBIG). */
 char *lang_read_file(const char *path, size_t *len);
 /* The same, copied into the arena (memory running out there is the arena's failure). */
 char *lang_read_file_in(Arena *a, const char *path, size_t *len);
 #define LANG_MAX_FILE_SIZE ((long long)64 << 20)
 #define LANG_MAX_FILE_SIZE_TEXT "64 MiB"
-#define LANG_ENOTREG EINVAL
-/* Why lang_read_file failed, for "cannot read 'path': ..." (strerror, or our words for
- * LANG_ENOTREG and EFBIG). */
+/* errno values for a file that is not a regular one (a directory is EISDIR), above the
+ * system's own (Linux's stop below 200), so that lang_read_error can name the kind. */
+enum { LANG_EFIFO = 4096, LANG_ECHR, LANG_EBLK, LANG_ESOCK, LANG_ENOTREG };
+/* The errno for a file of mode `mode` (st_mode) that is not a regular file: EISDIR, or
+ * the LANG_E* value naming its kind. */
+int lang_notreg_errno(unsigned mode);
 /* Open `path` for reading if it is a regular file, without blocking (see lang_read_file);
- * -1 with errno otherwise. *size: its size in bytes. */
+ * -1 with errno otherwise (EISDIR, LANG_EFIFO, ... for what is there but not regular).
+ * *size: its size in bytes. */
 int lang_open_regular(const char *path, long long *size);
+/* Why lang_read_file or lang_open_regular failed, for "cannot read 'path': ..."
+ * (strerror, or our words for EISDIR, the LANG_E* values and EFBIG). */
 const char *lang_read_error(int err);
 
 #endif

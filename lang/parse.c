@@ -68,13 +68,25 @@ static bool is_builtin(const LangOptions *opt, const SrcFile *f)
     return false;
 }
 
-/* True when `cand` is a regular file; otherwise it is added to `tried` for the message. */
-static bool try_file(const char *cand, StrBuf *tried)
+/* True when `cand` is a regular file. A candidate that is absent, or something else
+ * (a FIFO, a directory: "(a FIFO, not a regular file)"), is added to `tried` for the
+ * message and the search goes on; one that cannot be looked at (a loop of symbolic
+ * links, a directory on its path that may not be searched) stops the import with that
+ * reason, since "cannot find" would send the user looking for a missing file. */
+static bool try_file(LangParseCtx *ctx, Span sp, const char *cand, StrBuf *tried)
 {
     struct stat sb;
-    bool exists = stat(cand, &sb) == 0;
-    if (exists && S_ISREG(sb.st_mode)) return true;
-    sb_printf(tried, "%s%s%s", tried->len ? ", " : "", cand, exists ? " (not a regular file)" : "");
+    if (stat(cand, &sb) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR) {
+            int e = errno;
+            sb_free(tried); /* diag_error does not return */
+            diag_error(ctx->diag, sp, "cannot open import '%s': %s", cand, strerror(e));
+        }
+        sb_printf(tried, "%s%s", tried->len ? ", " : "", cand);
+        return false;
+    }
+    if (S_ISREG(sb.st_mode)) return true;
+    sb_printf(tried, "%s%s (%s)", tried->len ? ", " : "", cand, lang_read_error(lang_notreg_errno(sb.st_mode)));
     return false;
 }
 
@@ -101,7 +113,7 @@ static void on_import(LangParseCtx *ctx, Span sp, const char *path)
     const char *found = NULL;
     const LangBuiltin *bi = NULL;
     if (path[0] == '/') {
-        if (try_file(path, &tried)) found = path;
+        if (try_file(ctx, sp, path, &tried)) found = path;
     } else {
         if (is_builtin(opt, ctx->file)) {
             bi = find_builtin(opt, path);
@@ -109,15 +121,15 @@ static void on_import(LangParseCtx *ctx, Span sp, const char *path)
             const char *slash = strrchr(ctx->file->path, '/');
             const char *cand =
                 slash ? arena_printf(a, "%.*s/%s", (int)(slash - ctx->file->path), ctx->file->path, path) : path;
-            if (try_file(cand, &tried)) found = cand;
+            if (try_file(ctx, sp, cand, &tried)) found = cand;
         }
         for (int i = 0; !found && !bi && opt && i < opt->ninclude_dirs; i++) {
             const char *cand = in_dir(a, opt->include_dirs[i], path);
-            if (try_file(cand, &tried)) found = cand;
+            if (try_file(ctx, sp, cand, &tried)) found = cand;
         }
         if (!found && !bi && opt && opt->pattern_dir) {
             const char *cand = in_dir(a, opt->pattern_dir, path);
-            if (try_file(cand, &tried)) found = cand;
+            if (try_file(ctx, sp, cand, &tried)) found = cand;
         }
         if (!found && !bi) bi = find_builtin(opt, path);
     }

@@ -406,18 +406,35 @@ void *namemap_put(NameMap *m, const char *key, void *value)
 
 /* ---------------------------------------------------------------- source files */
 
+/* Each kind that cannot be read as a source has its own value, so a message names it. */
+int lang_notreg_errno(unsigned mode)
+{
+    if (S_ISDIR(mode)) return EISDIR;
+    if (S_ISFIFO(mode)) return LANG_EFIFO;
+    if (S_ISCHR(mode)) return LANG_ECHR;
+    if (S_ISBLK(mode)) return LANG_EBLK;
+    if (S_ISSOCK(mode)) return LANG_ESOCK;
+    return LANG_ENOTREG;
+}
+
 /* Only regular files are opened for reading (a FIFO or /dev/zero would block or never
- * end; the open is non-blocking so that even opening a FIFO with no writer returns at
- * once): the descriptor with *size set, or -1 with errno (EISDIR, LANG_ENOTREG). */
+ * end). What is not one is refused from stat() before any open, since opening some
+ * devices does something (a tape rewinds) and opening a socket fails with a puzzling
+ * ENXIO. The open itself is non-blocking and checked again with fstat, so a FIFO put in
+ * the file's place between the two calls cannot block it either. */
 int lang_open_regular(const char *path, long long *size)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return -1;
     struct stat st;
+    if (stat(path, &st) != 0) return -1;
+    if (!S_ISREG(st.st_mode)) {
+        errno = lang_notreg_errno(st.st_mode);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return -1;
     int err = 0;
     if (fstat(fd, &st) != 0) err = errno;
-    else if (S_ISDIR(st.st_mode)) err = EISDIR;
-    else if (!S_ISREG(st.st_mode)) err = LANG_ENOTREG;
+    else if (!S_ISREG(st.st_mode)) err = lang_notreg_errno(st.st_mode);
     if (err) {
         close(fd);
         errno = err;
@@ -485,7 +502,14 @@ char *lang_read_file_in(Arena *a, const char *path, size_t *len)
 
 const char *lang_read_error(int err)
 {
-    if (err == LANG_ENOTREG) return "not a regular file";
+    switch (err) {
+    case EISDIR: return "a directory, not a regular file";
+    case LANG_EFIFO: return "a FIFO, not a regular file";
+    case LANG_ECHR: return "a character device, not a regular file";
+    case LANG_EBLK: return "a block device, not a regular file";
+    case LANG_ESOCK: return "a socket, not a regular file";
+    case LANG_ENOTREG: return "not a regular file";
+    }
     if (err == EFBIG) return "larger than " LANG_MAX_FILE_SIZE_TEXT ", the limit for source files";
     return strerror(err);
 }

@@ -126,9 +126,10 @@ patc_status patc_add_include_dir(patc_ctx *ctx, const char *dir);
 const char *patc_cache_dir(const patc_ctx *ctx);
 void patc_get_compile_stats(const patc_ctx *ctx, patc_compile_stats *out);
 
-/* Warnings: for now one kind, a cache directory that cannot be used (a file on its path,
- * no write permission), given once per directory and process; the cache is then off for
- * that context. By default a warning is printed to stderr as one line,
+/* Warnings: for now two kinds, a cache directory that cannot be used (a file on its path,
+ * no write permission), given once per directory and process, after which the cache is
+ * off for that context; and a cache entry that cannot be replaced (that kernel alone is
+ * then compiled each time), once per entry. By default a warning is printed to stderr as one line,
  * "patc: warning: MESSAGE". A handler replaces that (NULL restores it); it is
  * process-wide and may be called from any thread that uses a context. */
 typedef void (*patc_warning_fn)(const char *message, void *user);

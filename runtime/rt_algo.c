@@ -885,8 +885,7 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
         }
     }
     if (s == PATC_OK) {
-        FILE *f = fopen(out_file, "a");
-        if (!f) s = rt_fail(ctx, PATC_ERR_IO, "cannot write %s", out_file);
+        FILE *f = rt_tuning_append(ctx, out_file, &s);
         for (int i = 0; f && i < count; i++) {
             rt_tuning_cover(best, sizes, i, count, INT64_MAX);
             fprintf(f, "%s %lld %lld %d kernel=%s", key, best[i].n_min, best[i].n_max, best[i].blocks_per_sm, best[i].use);

@@ -6,10 +6,17 @@
  * (integers little-endian). The header lets a reader reject a truncated or damaged
  * entry instead of handing junk to the driver. Writers never write in place: they
  * write a uniquely named temporary file in the same directory and rename() it over the
- * entry, so a concurrent reader sees the old entry, the new one, or none. */
+ * entry, so a concurrent reader sees the old entry, the new one, or none.
+ *
+ * Whatever else is found at an entry's path (a damaged file, a symbolic link, a FIFO, a
+ * directory) is a miss, and the store that follows replaces it. A temporary file whose
+ * writer died (kill -9 between open and rename) is removed by the next context that
+ * opens the cache, once it is RT_CACHE_TEMP_MAX_AGE old: no live writer takes that long,
+ * since it writes the whole cubin at once. */
 #include "rt_internal.h"
 #include "patc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -23,6 +30,7 @@
 #define MAGIC "PATCCUBN"
 #define FORMAT_VERSION 1u
 #define HEADER_SIZE (8 + 4 + 4 + 8 + 32)
+#define TEMP_PREFIX ".tmp-"
 
 static char *xstrcat3(const char *a, const char *b, const char *c)
 {
@@ -68,24 +76,41 @@ void patc_set_warning_handler(patc_warning_fn fn, void *user)
     pthread_mutex_unlock(&warn_lock);
 }
 
-/* One warning per directory: a program that compiles many kernels hears it once. The
- * handler runs outside the lock, so it may itself set a handler. */
-void rt_cache_warn(const char *dir, const char *reason)
+/* One warning per directory or entry (`what`): a program that compiles many kernels
+ * hears it once. The handler runs outside the lock, so it may itself set a handler. */
+static void warn_once(const char *what, const char *msg)
+{
+    pthread_mutex_lock(&warn_lock);
+    int i = 0;
+    while (i < 16 && warned[i] && strcmp(warned[i], what) != 0) i++;
+    bool first = i == 16 || !warned[i];
+    if (first && i < 16) warned[i] = xstrcat3(what, "", "");
+    patc_warning_fn fn = warn_fn;
+    void *user = warn_user;
+    pthread_mutex_unlock(&warn_lock);
+    if (first) fn(msg, user);
+}
+
+/* `dir` cannot be used (`reason`): every store would fail, so the cache is as good as off. */
+static void warn_dir(const char *dir, const char *reason)
 {
     char msg[1024];
     snprintf(msg, sizeof msg,
              "cache directory %s is unusable (%s): compiled kernels are not cached; set PATC_CACHE_DIR "
              "to a writable directory, or turn the cache off (--no-cache, or the PATC_NO_CACHE flag)",
              dir, reason);
-    pthread_mutex_lock(&warn_lock);
-    int i = 0;
-    while (i < 16 && warned[i] && strcmp(warned[i], dir) != 0) i++;
-    bool first = i == 16 || !warned[i];
-    if (first && i < 16) warned[i] = xstrcat3(dir, "", "");
-    patc_warning_fn fn = warn_fn;
-    void *user = warn_user;
-    pthread_mutex_unlock(&warn_lock);
-    if (first) fn(msg, user);
+    warn_once(dir, msg);
+}
+
+/* An entry that cannot be replaced costs that one kernel its caching, not the whole
+ * cache: the warning names the entry, not the directory. */
+static void warn_entry(const char *path, const char *reason)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "cache entry %s cannot be replaced (%s): this kernel is compiled again each time until it is removed",
+             path, reason);
+    warn_once(path, msg);
 }
 
 /* Usable: a directory we may write into, or absent below such a directory (mkdir -p
@@ -126,11 +151,49 @@ char *rt_cache_default_dir(void)
     }
     free(p);
     if (why) {
-        rt_cache_warn(dir, why);
+        warn_dir(dir, why);
         free(dir);
         return NULL;
     }
+    rt_cache_sweep(dir, time(NULL));
     return dir;
+}
+
+/* True for a name that temp_name makes: TEMP_PREFIX, the key's first 16 hex digits,
+ * then the pid, a hex number and a counter, each after a '-'. Only such a file is swept,
+ * so that a cache directory shared with other files (PATC_CACHE_DIR=$HOME, say) loses
+ * nothing of theirs. */
+static bool is_temp_name(const char *s)
+{
+    static const char *const digits[] = {"0123456789abcdef", "0123456789", "0123456789abcdef", "0123456789"};
+    if (strncmp(s, TEMP_PREFIX, strlen(TEMP_PREFIX)) != 0) return false;
+    s += strlen(TEMP_PREFIX);
+    for (int f = 0; f < 4; f++) {
+        size_t k = strspn(s, digits[f]);
+        if (k == 0 || (f == 0 && k != 16)) return false;
+        s += k;
+        if (f < 3 && *s++ != '-') return false;
+    }
+    return *s == 0;
+}
+
+/* Rule: a temporary file (is_temp_name) last written RT_CACHE_TEMP_MAX_AGE seconds or
+ * more before `now` has no writer left and is removed; a younger one may be another
+ * process's store in progress and is left alone. Only files and links go (a directory of
+ * that name is not one of ours), and nothing here can fail the caller. */
+void rt_cache_sweep(const char *dir, time_t now)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat st;
+        if (!is_temp_name(e->d_name) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            S_ISDIR(st.st_mode))
+            continue;
+        if (st.st_mtime <= now - RT_CACHE_TEMP_MAX_AGE) unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
 }
 
 static void put_field(RtSha256 *s, const void *p, size_t n)
@@ -215,26 +278,30 @@ static bool write_full(int fd, const void *buf, size_t n)
     return true;
 }
 
-/* An entry is a hit only when the magic and version match, the file holds exactly
- * header + payload length bytes and the payload hashes to the stored checksum. */
+/* An entry is a hit only when it is a regular file (not a link to one: patc makes none),
+ * the magic and version match, the file holds exactly header + payload length bytes and
+ * the payload hashes to the stored checksum. Nothing at the path is a miss; anything
+ * else found there is damage. Only a regular file is opened, without blocking and
+ * without following a link, so a FIFO or a device put there cannot stall the read. */
 RtCacheResult rt_cache_load(const char *dir, const char *key, void **data, size_t *len)
 {
     *data = NULL;
     *len = 0;
     char *path = rt_cache_entry_path(dir, key);
     if (!path) return RT_CACHE_MISS;
-    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    int fd = -1;
+    bool there = lstat(path, &st) == 0;
+    if (there && S_ISREG(st.st_mode)) fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     free(path);
-    if (fd < 0) return RT_CACHE_MISS;
+    if (fd < 0) return there ? RT_CACHE_CORRUPT : RT_CACHE_MISS;
     RtCacheResult res = RT_CACHE_CORRUPT;
     uint8_t hdr[HEADER_SIZE];
-    struct stat st;
     uint8_t *payload = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || read_full(fd, hdr, HEADER_SIZE) != HEADER_SIZE) goto out;
     if (memcmp(hdr, MAGIC, 8) != 0 || get_u32(hdr + 8) != FORMAT_VERSION) goto out;
     uint64_t n = get_u64(hdr + 16);
-    if ((uint64_t)st.st_size != HEADER_SIZE + n || n == 0 || n > ((uint64_t)1 << 34)) goto out;
+    if ((uint64_t)st.st_size != HEADER_SIZE + n || n == 0 || n > RT_CACHE_MAX_ENTRY) goto out;
     payload = lang_malloc((size_t)n);
     if (!payload) {
         res = RT_CACHE_MISS;
@@ -280,20 +347,66 @@ static char *temp_name(const char *dir, const char *key)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     char tail[160];
-    snprintf(tail, sizeof tail, "/.tmp-%.16s-%ld-%lx-%u", key, (long)getpid(),
+    snprintf(tail, sizeof tail, "/" TEMP_PREFIX "%.16s-%ld-%lx-%u", key, (long)getpid(),
              (unsigned long)ts.tv_nsec ^ (unsigned long)ts.tv_sec * 2654435761u ^ (unsigned long)rand(),
              __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
     return xstrcat3(dir, tail, "");
 }
 
-/* Write header and payload to a fresh temporary file, then rename() it into place:
- * rename within one directory is atomic, so readers never see a half-written entry. */
+/* Remove `name` (relative to `at`) and, for a directory, all it holds, without following
+ * a symbolic link (a link inside goes, not what it points to), at most 16 levels deep so
+ * that a deep tree cannot use up the stack or the descriptors (*why then says so; other
+ * failures leave errno). */
+static bool remove_tree(int at, const char *name, int depth, const char **why)
+{
+    if (unlinkat(at, name, 0) == 0 || errno == ENOENT) return true;
+    if (errno != EISDIR && errno != EPERM) return false;
+    if (depth >= 16) {
+        *why = "it is a directory nested more than 16 deep";
+        return false;
+    }
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    /* removing while reading may hide names from readdir: read again until none is left */
+    bool ok = true, any = true;
+    while (ok && any) {
+        any = false;
+        rewinddir(d);
+        struct dirent *e;
+        while (ok && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                ok = remove_tree(fd, e->d_name, depth + 1, why);
+                any = true;
+            }
+    }
+    int err = errno;
+    closedir(d);
+    if (!ok) {
+        errno = err;
+        return false;
+    }
+    return unlinkat(at, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
+}
+
+/* Rule: write header and payload to a fresh temporary file, then rename() it into
+ * place: rename within one directory is atomic, so readers never see a half-written
+ * entry. rename replaces a file, a link or a FIFO at the entry's path, but not a
+ * directory: that is removed, with all it holds, and the rename tried once more. A
+ * failure warns once: about the directory when the temporary file cannot be made or
+ * written (every store would fail), about the entry when only it cannot be replaced. */
 bool rt_cache_store(const char *dir, const char *key, const void *data, size_t len)
 {
-    if (!mkdir_p(dir)) return false;
-    char *tmp = temp_name(dir, key), *path = rt_cache_entry_path(dir, key);
-    bool ok = false;
+    char *tmp = NULL, *path = NULL;
+    const char *why = NULL;
+    bool ok = false, entry_failed = false;
     int fd = -1;
+    if (!mkdir_p(dir)) goto out;
+    tmp = temp_name(dir, key);
+    path = rt_cache_entry_path(dir, key);
     if (!tmp || !path) goto out;
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) goto out;
@@ -309,16 +422,26 @@ bool rt_cache_store(const char *dir, const char *key, const void *data, size_t l
         goto out;
     }
     fd = -1;
-    if (rename(tmp, path) != 0) goto out;
-    ok = true;
-out:
-    if (fd >= 0) close(fd);
-    if (!ok && tmp) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
+    if (rename(tmp, path) != 0) {
+        entry_failed = true;
+        if (errno != EISDIR && errno != ENOTEMPTY && errno != EEXIST) goto out;
+        /* the rename decides: another process may have removed the directory meanwhile */
+        bool removed = remove_tree(AT_FDCWD, path, 0, &why);
+        int remove_err = errno;
+        if (rename(tmp, path) != 0) {
+            if (!removed) errno = remove_err;
+            goto out;
+        }
     }
+    ok = true;
+out:;
+    int e = errno;
+    if (fd >= 0) close(fd);
+    if (!ok && tmp) unlink(tmp);
+    if (!ok && entry_failed) warn_entry(path, why ? why : strerror(e));
+    else if (!ok) warn_dir(dir, strerror(e));
     free(tmp);
     free(path);
+    errno = e;
     return ok;
 }

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- sha256 */
 
@@ -53,24 +54,31 @@ typedef enum { RT_CACHE_MISS, RT_CACHE_HIT, RT_CACHE_CORRUPT } RtCacheResult;
 char *rt_cache_dir_path(void);
 /* rt_cache_dir_path if that directory is usable (a writable directory, or absent with a
  * writable directory as its nearest existing ancestor); else NULL, after one warning
- * (rt_cache_warn) naming the directory and the reason. */
+ * (patc_set_warning_handler's handler) naming the directory and the reason. A usable
+ * directory is swept of stale temporary files (rt_cache_sweep). */
 char *rt_cache_default_dir(void);
-/* Warn, through patc_set_warning_handler's handler, that `dir` cannot be used (`reason`),
- * once per directory and process. */
-void rt_cache_warn(const char *dir, const char *reason);
 /* The key of a cubin: SHA-256 over every field that changes the cubin. Each field is
  * hashed with its length in front, so ("ab","c") and ("a","bc") differ. */
 void rt_cache_key(const char *patc_version, const char *nvrtc_id, int arch, const char *const *options, int noptions,
                   const char *cuda_src, char key[65]);
 /* Look `key` up. On a hit *data (malloc'ed, caller frees) and *len hold the payload.
  * A damaged entry (bad magic, length, checksum), or anything at the entry's path that
- * is not a regular file (a FIFO, a directory, a device), is reported as RT_CACHE_CORRUPT
- * and counts as a miss; the next store replaces it. Never blocks on what it opens. */
+ * is not a regular file (a symbolic link, a FIFO, a directory, a device), is reported
+ * as RT_CACHE_CORRUPT and counts as a miss; the next store replaces it. Never blocks on
+ * what it opens; a payload over RT_CACHE_MAX_ENTRY bytes is damage too. */
 RtCacheResult rt_cache_load(const char *dir, const char *key, void **data, size_t *len);
-/* Store atomically: a temporary file in `dir` with a unique name, then rename().
- * Creates `dir` as needed. Returns false (with errno set) on failure; a failed store
- * never leaves a partial entry under the key's name. */
+#define RT_CACHE_MAX_ENTRY ((uint64_t)1 << 34)
+/* Store atomically: a temporary file in `dir` with a unique name, then rename(), over
+ * whatever is at the entry's path (a directory there is removed). Creates `dir` as
+ * needed. On failure warns once (that the directory is unusable, or, when only the
+ * entry cannot be replaced, naming the entry) and returns false with errno set; a failed
+ * store never leaves a partial entry under the key's name. */
 bool rt_cache_store(const char *dir, const char *key, const void *data, size_t len);
+/* Remove the temporary files in `dir` that were last written RT_CACHE_TEMP_MAX_AGE
+ * seconds or more before `now` (a store killed before its rename leaves one);
+ * rt_cache_default_dir calls it. */
+void rt_cache_sweep(const char *dir, time_t now);
+#define RT_CACHE_TEMP_MAX_AGE 600
 /* The path of the entry for `key` (malloc'ed), for tests and messages. */
 char *rt_cache_entry_path(const char *dir, const char *key);
 
@@ -367,6 +375,10 @@ size_t rt_ctx_total_mem(patc_ctx *c);
  * fails the whole text. */
 patc_status rt_tuning_parse(patc_ctx *c, const char *name, const char *text, patc_tuning_line **out, int *nout);
 patc_status rt_tuning_load(patc_ctx *c, const char *file, patc_tuning_line **out, int *nout);
+/* The file a tuner appends its lines to, opened for appending (a regular file, made if
+ * absent, a character device or a pipe that a process reads); else NULL with *st and
+ * the context's error set. Never waits for a reader. */
+FILE *rt_tuning_append(patc_ctx *c, const char *file, patc_status *st);
 /* A tuner's best line for sizes[i] covers from past best[i-1]'s range to the middle
  * between sizes[i] and sizes[i+1] (the last: up to `last`); sets its n_min and n_max. */
 void rt_tuning_cover(patc_tuning_line *best, const long long *sizes, int i, int count, long long last);

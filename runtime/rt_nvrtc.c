@@ -244,7 +244,7 @@ int rt_nvrtc_options(int arch, char archopt[48], const char *opts[RT_NVRTC_MAX_O
  * and the result stored under the key (patc version, NVRTC version, arch, options,
  * source). A damaged entry is rebuilt and overwritten. The key names the NVRTC library
  * file (nvrtc_identity), so a cache hit does not load NVRTC where its path is known. A
- * store that fails warns once (rt_cache_warn) and costs only a rebuild next time. */
+ * store that fails warns once (rt_cache_store) and costs only a rebuild next time. */
 bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *cache_dir,
                       void **cubin, size_t *cubin_len, char **log, RtBuildStats *st)
 {
@@ -302,7 +302,7 @@ bool rt_nvrtc_compile(const char *src, const char *name, int arch, const char *c
     }
     *cubin_len = n;
     ok = true;
-    if (cache_dir && !rt_cache_store(cache_dir, key, *cubin, n)) rt_cache_warn(cache_dir, strerror(errno));
+    if (cache_dir) rt_cache_store(cache_dir, key, *cubin, n); /* a failure has warned */
 out:
     nv.DestroyProgram(&prog);
     st->ms = rt_now_ms() - t0;

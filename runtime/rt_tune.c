@@ -18,10 +18,12 @@
 #include "rt_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { MAX_DEFS = PATC_TUNING_MAX_DEFS, MAX_VARIANTS = 64, MAX_ALTS = 3 };
@@ -215,6 +217,33 @@ patc_status rt_tuning_load(patc_ctx *c, const char *file, Setting **out, int *no
     patc_status st = read_settings(c, file, f, out, nout);
     fclose(f);
     return st;
+}
+
+/* Rule: a tuner's results are appended to a regular file, or to a character device
+ * (/dev/null) or a pipe that a process reads; a directory, a block device or a socket
+ * is refused. The open is non-blocking, so a FIFO that nothing reads fails at once
+ * (ENXIO) instead of hanging the caller; once open, writes block as on any pipe. */
+FILE *rt_tuning_append(patc_ctx *c, const char *file, patc_status *st)
+{
+    struct stat sb;
+    int err = 0, fd = -1;
+    if (stat(file, &sb) == 0 && (S_ISDIR(sb.st_mode) || S_ISBLK(sb.st_mode) || S_ISSOCK(sb.st_mode)))
+        err = lang_notreg_errno(sb.st_mode);
+    else if ((fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666)) < 0)
+        err = errno == ENXIO && stat(file, &sb) == 0 ? lang_notreg_errno(sb.st_mode) : errno;
+    else if (fstat(fd, &sb) != 0)
+        err = errno;
+    else if (!S_ISREG(sb.st_mode) && !S_ISCHR(sb.st_mode) && !S_ISFIFO(sb.st_mode))
+        err = lang_notreg_errno(sb.st_mode);
+    int fl = err ? -1 : fcntl(fd, F_GETFL);
+    if (!err && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)) err = errno;
+    FILE *f = err ? NULL : fdopen(fd, "a");
+    if (!f && !err) err = errno;
+    if (f) return f;
+    if (fd >= 0) close(fd);
+    *st = rt_fail(c, PATC_ERR_IO, "cannot write %s: %s", file,
+                  err == LANG_EFIFO ? "a FIFO that no process has open for reading" : lang_read_error(err));
+    return NULL;
 }
 
 patc_status rt_tuning_parse(patc_ctx *c, const char *name, const char *text, patc_tuning_line **out, int *nout)
@@ -661,8 +690,7 @@ patc_status patc_tune(patc_ctx *ctx, const char *path, const char *kernel, const
     }
     /* each size covers up to the middle between it and the next one */
     if (st == PATC_OK) {
-        FILE *f = fopen(out_file, "a");
-        if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
+        FILE *f = rt_tuning_append(ctx, out_file, &st);
         for (int i = 0; f && i < count; i++) {
             rt_tuning_cover(best, sizes, i, count, 2147483647LL);
             fprintf(f, "%s %lld %lld %d %s%s%s%s=%lld %s=%lld # %.2f us at n=%lld, grid %lld on %d SMs\n",
@@ -817,8 +845,7 @@ patc_status patc_tune_scan(patc_ctx *ctx, const char *path, const char *kernel, 
         }
     }
     if (st == PATC_OK) {
-        FILE *f = fopen(out_file, "a");
-        if (!f) st = rt_fail(ctx, PATC_ERR_IO, "cannot write %s: %s", out_file, strerror(errno));
+        FILE *f = rt_tuning_append(ctx, out_file, &st);
         for (int i = 0; f && i < count; i++) {
             rt_tuning_cover(best, sizes, i, count, 2147483647LL);
             char txt[256];

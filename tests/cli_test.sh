@@ -211,13 +211,69 @@ fi
 expect "tune without a kernel" 2 "$PATC" tune examples/scan_device.rise
 has "tune without a kernel: says --scan" "$TMP/err" 'at least one --kernel or --scan'
 expect "tune --scan without its value" 2 "$PATC" tune examples/scan_device.rise --scan
-# an --input that is not a regular file is refused at once (a FIFO without a writer
-# used to block forever; /dev/zero was "a file of 0 bytes")
+# Files that are not regular, for each kind of file patc opens here (--input, --output,
+# -o; sources and imports are in limits_test.sh): refused at once, with the file and its
+# kind named. Each runs under a timeout, so a hang fails: a FIFO without a writer used
+# to block --input forever, /dev/zero was "a file of 0 bytes", and -o or --output on a
+# FIFO that nothing reads waited for a reader.
 mkfifo "$TMP/fifo"
-expect "input FIFO refused" 1 timeout 10 "$PATC" run examples/scale.rise -D n=10 --input "$TMP/fifo" --cpu
-has "input FIFO: says why" "$TMP/err" 'not a regular file'
-expect "input /dev/zero refused" 1 "$PATC" run examples/scale.rise -D n=10 --input /dev/zero --cpu
-has "input /dev/zero: says why" "$TMP/err" 'not a regular file'
+ln -s loop "$TMP/loop"
+mkdir "$TMP/adir"
+kinds="fifo:a FIFO, not a regular file
+/dev/zero:a character device, not a regular file
+adir:a directory, not a regular file
+loop:Too many levels of symbolic links"
+if command -v python3 >/dev/null && python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/sock"; then
+    kinds="$kinds
+sock:a socket, not a regular file"
+else
+    echo "SKIP: a socket as a file (no python3 to make one)"
+fi
+blk=$(find /dev -maxdepth 1 -type b -readable 2>/dev/null | head -1)
+if [ -n "$blk" ]; then kinds="$kinds
+$blk:a block device, not a regular file"; fi
+while IFS=: read -r f why; do
+    case $f in /*) path=$f ;; *) path=$TMP/$f ;; esac
+    expect "input $f refused" 1 timeout 10 "$PATC" run examples/scale.rise -D n=10 --input "$path" --cpu
+    has "input $f: says why" "$TMP/err" "^patc: error: input 1: cannot open '$path': $why\$"
+done <<<"$kinds"
+# an output may be /dev/null, /dev/stdout or a pipe that a process reads; a directory,
+# a FIFO that nothing reads, a socket or a loop of links is refused (a block device too,
+# though not tried here: a mistake would write on a disk)
+outs="fifo:a FIFO that no process has open for reading
+adir:a directory, not a regular file
+loop:Too many levels of symbolic links"
+[ -S "$TMP/sock" ] && outs="$outs
+sock:a socket, not a regular file"
+while IFS=: read -r f why; do
+    expect "--output $f refused" 1 timeout 10 "$PATC" run examples/scale.rise -D n=10 --input random --cpu --output "$TMP/$f"
+    has "--output $f: says why" "$TMP/err" "^patc: error: cannot write '$TMP/$f': $why\$"
+    expect "-o $f refused" 1 timeout 10 "$PATC" --emit-cuda examples/scale.rise -o "$TMP/$f"
+    has "-o $f: says why" "$TMP/err" "^patc: error: cannot write '$TMP/$f': $why\$"
+done <<<"$outs"
+[ -d "$TMP/adir" ] && [ -p "$TMP/fifo" ] && pass "refused outputs left as they were" || fail "refused outputs left as they were"
+expect "--output /dev/null" 0 timeout 10 "$PATC" run examples/scale.rise -D n=10 --input random --cpu --output /dev/null
+expect "-o /dev/null" 0 timeout 10 "$PATC" --emit-cuda examples/scale.rise -o /dev/null
+expect "-o /dev/stdout" 0 timeout 10 "$PATC" --emit-cuda examples/scale.rise -o /dev/stdout
+has "-o /dev/stdout: the CUDA C on stdout" "$TMP/out" '__global__ void scale\('
+# a regular output file is emptied first: what was longer is not left with a tail
+head -c 100000 /dev/zero >"$TMP/long.out"
+expect "-o over a longer file" 0 "$PATC" --emit-cuda examples/scale.rise -o "$TMP/long.out"
+"$PATC" --emit-cuda examples/scale.rise >"$TMP/want.out"
+if cmp -s "$TMP/long.out" "$TMP/want.out"; then pass "-o over a longer file: exactly the output"; else fail "-o over a longer file: exactly the output"; fi
+head -c 100000 /dev/zero >"$TMP/long.bin"
+expect "--output over a longer file" 0 "$PATC" run examples/scale.rise -D n=10 --input random --cpu --output "$TMP/long.bin"
+size=$(stat -c %s "$TMP/long.bin")
+if [ "$size" = 40 ]; then pass "--output over a longer file: 40 bytes"; else fail "--output over a longer file: $size bytes, want 40"; fi
+# a FIFO with a reader (this shell, read and write so that its open does not wait)
+exec 3<>"$TMP/fifo"
+expect "--output to a FIFO with a reader" 0 timeout 10 "$PATC" run examples/scale.rise -D n=10 --input value:1.5 --cpu --output "$TMP/fifo"
+if [ "$(timeout 5 head -c 40 <&3 | od -An -v -f | tr -s ' \n' ' ')" = " 3 3 3 3 3 3 3 3 3 3 " ]; then
+    pass "--output to a FIFO: the reader gets ten 3s"; else fail "--output to a FIFO: the reader gets ten 3s"; fi
+expect "-o to a FIFO with a reader" 0 timeout 10 "$PATC" --emit-cuda examples/scale.rise -o "$TMP/fifo"
+timeout 5 head -c "$(stat -c %s "$TMP/want.out")" <&3 >"$TMP/got.out"
+if cmp -s "$TMP/got.out" "$TMP/want.out"; then pass "-o to a FIFO: the reader gets the CUDA C"; else fail "-o to a FIFO: the reader gets the CUDA C"; fi
+exec 3<&-
 # stdout that cannot be written (a full disk) is an error, as -o FILE's is
 if [ -w /dev/full ]; then
     for args in "--emit-cuda examples/scale.rise" "--emit-ir examples/scale.rise" \
@@ -585,6 +641,9 @@ if [ -n "$valgrind_ok" ]; then
 1 examples/scale.rise --kernel scale -D n=10 --input $TMP/short.bin --cpu
 0 tests/programs/minmax_pair.rise -D m=3 --input random --cpu
 0 examples/saxpy.rise -D n=3 --input value:2 --input random --input random --cpu
+1 examples/scale.rise -D n=10 --input $TMP/fifo --cpu
+1 examples/scale.rise -D n=10 --input random --cpu --output $TMP/fifo
+0 examples/scale.rise -D n=10 --input random --cpu --output /dev/null
 RUNS
 fi
 
@@ -606,6 +665,14 @@ if [ -n "$FAKE" ]; then
     printf '// line 1\n// line 2\nextern "C" __global__ void k(float *out) { out[0] = oops; }\n' >"$TMP/third.cu"
     expect "fake driver: --cuda with an error" 1 fake "$PATC" run examples/reduce_device_naive.rise --reduce -D n=1000 --input random --cuda "$TMP/third.cu"
     has "fake driver: --cuda's error at its file and line" "$TMP/err" 'third\.cu\(3\): error: identifier "oops" is undefined'
+    # patc tune --out: refused at once, before any tuning, when it cannot take the lines
+    # (a FIFO that nothing reads waited for a reader); /dev/null takes them
+    tune_algo() { timeout 60 env LD_LIBRARY_PATH="$FAKE" "$PATC" tune --algo reduce --type f32 --min-log 10 --max-log 10 --reps 2 --out "$@"; }
+    expect "fake driver: tune --out a directory" 1 tune_algo "$TMP/adir"
+    has "fake driver: tune --out a directory: says why" "$TMP/err" "^patc tune: error: cannot write $TMP/adir: a directory, not a regular file\$"
+    expect "fake driver: tune --out a FIFO" 1 tune_algo "$TMP/fifo"
+    has "fake driver: tune --out a FIFO: says why" "$TMP/err" "^patc tune: error: cannot write $TMP/fifo: a FIFO that no process has open for reading\$"
+    expect "fake driver: tune --out /dev/null" 0 tune_algo /dev/null
     if [ -n "$valgrind_ok" ]; then
         valgrind_runs "LD_LIBRARY_PATH=$FAKE" ", fake driver" <<'RUNS'
 1 examples/scale.rise -D n=1000 --input random --check-against-cpu --time

@@ -82,25 +82,45 @@ expect "130,000 kernels and a duplicate" 1 "$PATC" --check "$TMP/many.rise"
 has "duplicate: message" "many\.rise:130001:5: error: 'k7' is defined twice"
 has "duplicate: note" "many\.rise:7:8: note: first defined here"
 
-# 5. only regular files, at most 64 MiB
+# 5. only regular files, at most 64 MiB; each kind of file that is not regular is
+#    named, as a source and as an import (the timeout catches a FIFO that blocks)
 expect "/dev/zero" 1 "$PATC" --emit-cuda /dev/zero
-has "/dev/zero: message" "cannot read '/dev/zero': not a regular file"
+has "/dev/zero: message" "cannot read '/dev/zero': a character device, not a regular file"
 mkfifo "$TMP/fifo"
 expect "a FIFO" 1 "$PATC" --check "$TMP/fifo"
-has "a FIFO: message" "cannot read '.*/fifo': not a regular file"
+has "a FIFO: message" "cannot read '.*/fifo': a FIFO, not a regular file"
 expect "a FIFO, run --cpu" 1 "$PATC" run "$TMP/fifo" --cpu
-has "a FIFO, run --cpu: message" "not a regular file"
+has "a FIFO, run --cpu: message" "a FIFO, not a regular file"
 expect "a directory" 1 "$PATC" --check "$TMP"
-has "a directory: message" "cannot read '.*': Is a directory"
+has "a directory: message" "cannot read '.*': a directory, not a regular file"
+ln -s loop "$TMP/loop"
+expect "a loop of symbolic links" 1 "$PATC" --check "$TMP/loop"
+has "a loop of symbolic links: message" "cannot read '.*/loop': Too many levels of symbolic links"
+if command -v python3 >/dev/null && python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/sock"; then
+    expect "a socket" 1 "$PATC" --check "$TMP/sock"
+    has "a socket: message" "cannot read '.*/sock': a socket, not a regular file"
+    printf 'import "sock"\n%s\n' "$KERNEL" >"$TMP/ims.rise"
+    expect "import a socket" 1 "$PATC" --check "$TMP/ims.rise"
+    has "import a socket: message" "cannot find import \"sock\" \(looked for .*/sock \(a socket, not a regular file\)"
+else
+    echo "SKIP: a socket as a source (no python3 to make one)"
+fi
 truncate -s 65M "$TMP/big.rise"
 expect "65 MiB file" 1 "$PATC" --check "$TMP/big.rise"
 has "65 MiB file: message" "cannot read '.*big\.rise': larger than 64 MiB, the limit for source files"
 printf 'import "/dev/zero"\n%s\n' "$KERNEL" >"$TMP/imz.rise"
 expect "import /dev/zero" 1 "$PATC" --check "$TMP/imz.rise"
-has "import /dev/zero: message" 'imz\.rise:1:8: error: cannot find import "/dev/zero" \(looked for /dev/zero \(not a regular file\)\)'
+has "import /dev/zero: message" 'imz\.rise:1:8: error: cannot find import "/dev/zero" \(looked for /dev/zero \(a character device, not a regular file\)\)'
 printf 'import "fifo"\n%s\n' "$KERNEL" >"$TMP/imf.rise"
 expect "import a FIFO" 1 "$PATC" --check "$TMP/imf.rise"
-has "import a FIFO: message" 'not a regular file'
+has "import a FIFO: message" '\(a FIFO, not a regular file\)'
+mkdir "$TMP/dir.rise"
+printf 'import "dir.rise"\n%s\n' "$KERNEL" >"$TMP/imd.rise"
+expect "import a directory" 1 "$PATC" --check "$TMP/imd.rise"
+has "import a directory: message" '\(a directory, not a regular file\)'
+printf 'import "loop"\n%s\n' "$KERNEL" >"$TMP/iml.rise"
+expect "import a loop of symbolic links" 1 "$PATC" --check "$TMP/iml.rise"
+has "import a loop of symbolic links: message" "iml\.rise:1:8: error: cannot open import '.*/loop': Too many levels of symbolic links"
 printf 'import "big.rise"\n%s\n' "$KERNEL" >"$TMP/imb.rise"
 expect "import 65 MiB" 1 "$PATC" --check "$TMP/imb.rise"
 has "import 65 MiB: message" "imb\.rise:1:8: error: cannot read import '.*big\.rise': larger than 64 MiB"

@@ -10,7 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -387,8 +392,10 @@ START_TEST(unusable_cache_dir_warns_once)
 END_TEST
 
 /* A FIFO at an entry's path is opened without waiting for a writer and counted as a
- * damaged entry: the compile finishes, the FIFO is replaced by a real entry. */
-START_TEST(fifo_entry_does_not_hang)
+ * damaged entry: the compile finishes, the FIFO is replaced by a real entry. So is a
+ * directory there (which once turned into "the cache directory is unusable" at every
+ * compile): the compile rebuilds the entry, with no warning. */
+START_TEST(fifo_or_directory_entry_is_rebuilt)
 {
     alarm(60); /* a hang fails the test instead of waiting for Check's timeout */
     const char *dir = subdir("fifo");
@@ -401,44 +408,321 @@ START_TEST(fifo_entry_does_not_hang)
     ck_assert(rt_cache_store(dir, KEY, "x", 1));
     ck_assert_int_eq(rt_cache_load(dir, KEY, &p, &n), RT_CACHE_HIT);
     free(p);
-    /* a directory at the path is no entry either */
-    ck_assert_int_eq(unlink(path), 0);
-    ck_assert_int_eq(mkdir(path, 0755), 0);
-    ck_assert_int_eq(rt_cache_load(dir, KEY, &p, &n), RT_CACHE_CORRUPT);
-    ck_assert_int_eq(rmdir(path), 0);
     free(path);
 
-    /* through the compiler: find the entry NVRTC's cubin went to, make it a FIFO */
+    /* through the compiler: find the entry NVRTC's cubin went to, make it a FIFO, then
+     * a directory with something in it */
+    patc_set_warning_handler(collect_warning, &nwarnings);
+    nwarnings = 0;
     void *c1, *c2;
     size_t n1, n2;
     char *log;
     RtBuildStats st;
     const char *cdir = subdir("fifo2");
     ck_assert_msg(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c1, &n1, &log, &st), "%s", log ? log : "");
-    DIR *d = opendir(cdir);
-    ck_assert_ptr_nonnull(d);
+    for (int round = 0; round < 2; round++) {
+        DIR *d = opendir(cdir);
+        ck_assert_ptr_nonnull(d);
+        struct dirent *e;
+        int entries = 0;
+        while ((e = readdir(d)))
+            if (e->d_name[0] != '.') {
+                char q[700];
+                snprintf(q, sizeof q, "%s/%s", cdir, e->d_name);
+                ck_assert_int_eq(unlink(q), 0);
+                if (round == 0) ck_assert_int_eq(mkfifo(q, 0644), 0);
+                else {
+                    ck_assert_int_eq(mkdir(q, 0755), 0);
+                    snprintf(q, sizeof q, "%s/%s/inside", cdir, e->d_name);
+                    ck_assert_int_eq(mkdir(q, 0755), 0);
+                }
+                entries++;
+            }
+        closedir(d);
+        ck_assert_int_eq(entries, 1);
+        ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c2, &n2, &log, &st));
+        ck_assert(!st.cache_hit && st.cache_corrupt);
+        ck_assert_uint_eq(n1, n2);
+        ck_assert_mem_eq(c1, c2, n1);
+        free(c2);
+        ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c2, &n2, &log, &st));
+        ck_assert(st.cache_hit);
+        free(c2);
+    }
+    ck_assert_msg(nwarnings == 0, "%s", last_warning);
+    patc_set_warning_handler(NULL, NULL);
+    free(c1);
+    alarm(0);
+}
+END_TEST
+
+/* Make what `kind` names at `path` (an entry's place): 0 an empty file, 1 a truncated
+ * entry, 2 a symbolic link to a good entry elsewhere, 3 a dangling link, 4 a loop of
+ * links, 5 a FIFO, 6 an empty directory, 7 a directory holding files, a subdirectory and
+ * a link to `keep` (which must survive), 8 a socket. */
+static void make_damage(int kind, const char *path, const char *keep)
+{
+    char p[700];
+    switch (kind) {
+    case 0: {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        break;
+    }
+    case 1:
+        ck_assert(rt_cache_store(tmpdir, KEY, "0123456789", 10));
+        ck_assert_int_eq(truncate(path, 30), 0);
+        break;
+    case 2: ck_assert_int_eq(symlink(keep, path), 0); break;
+    case 3: ck_assert_int_eq(symlink("nowhere", path), 0); break;
+    case 4: ck_assert_int_eq(symlink(path, path), 0); break;
+    case 5: ck_assert_int_eq(mkfifo(path, 0644), 0); break;
+    case 6: ck_assert_int_eq(mkdir(path, 0755), 0); break;
+    case 7:
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        snprintf(p, sizeof p, "%s/sub", path);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+        snprintf(p, sizeof p, "%s/sub/file", path);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        snprintf(p, sizeof p, "%s/sub/fifo", path);
+        ck_assert_int_eq(mkfifo(p, 0644), 0);
+        snprintf(p, sizeof p, "%s/link", path);
+        ck_assert_int_eq(symlink(keep, p), 0);
+        break;
+    case 8: {
+        int s = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        ck_assert_uint_lt(strlen(path), sizeof a.sun_path);
+        strcpy(a.sun_path, path);
+        ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+        close(s);
+        break;
+    }
+    }
+}
+
+/* Whatever is found at an entry's path is a damaged entry that the next store replaces:
+ * the load says so (without blocking: alarm fails a hang), the store succeeds with no
+ * warning, and the entry is then a good one. Nothing a link points to is touched. */
+START_TEST(damaged_entries_of_every_kind_are_rebuilt)
+{
+    alarm(60);
+    patc_set_warning_handler(collect_warning, &nwarnings);
+    nwarnings = 0;
+    char keep[700];
+    snprintf(keep, sizeof keep, "%s", subdir("keep"));
+    ck_assert(rt_cache_store(keep, KEY, "elsewhere", 9)); /* a good entry in another cache */
+    char *kept = rt_cache_entry_path(keep, KEY);
+    char *path = rt_cache_entry_path(tmpdir, KEY);
+    const char payload[] = "the rebuilt cubin";
+    for (int kind = 0; kind < 9; kind++) {
+        void *p;
+        size_t n;
+        make_damage(kind, path, kind == 7 ? keep : kept);
+        ck_assert_msg(rt_cache_load(tmpdir, KEY, &p, &n) == RT_CACHE_CORRUPT, "kind %d not damage", kind);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(rt_cache_store(tmpdir, KEY, payload, sizeof payload), "kind %d: %s", kind, last_warning);
+        ck_assert_int_eq(rt_cache_load(tmpdir, KEY, &p, &n), RT_CACHE_HIT);
+        ck_assert_uint_eq(n, sizeof payload);
+        ck_assert_mem_eq(p, payload, n);
+        free(p);
+        struct stat st;
+        ck_assert_int_eq(lstat(path, &st), 0);
+        ck_assert(S_ISREG(st.st_mode));
+        ck_assert_int_eq(unlink(path), 0);
+        /* what the links pointed to is still there, still good */
+        ck_assert_int_eq(rt_cache_load(keep, KEY, &p, &n), RT_CACHE_HIT);
+        ck_assert_mem_eq(p, "elsewhere", 9);
+        free(p);
+    }
+    ck_assert_msg(nwarnings == 0, "%s", last_warning);
+    free(kept);
+    free(path);
+    patc_set_warning_handler(NULL, NULL);
+    alarm(0);
+}
+END_TEST
+
+/* An entry that cannot be replaced (here a directory nested deeper than the store
+ * removes) costs that kernel its caching: one warning naming the entry, not the cache
+ * directory, however often it is met; the compile succeeds and other entries are cached. */
+START_TEST(unreplaceable_entry_warns_about_the_entry)
+{
+    patc_set_warning_handler(collect_warning, &nwarnings);
+    nwarnings = 0;
+    char *path = rt_cache_entry_path(tmpdir, KEY);
+    char deep[4096];
+    int len = snprintf(deep, sizeof deep, "%s", path);
+    ck_assert_int_eq(mkdir(deep, 0755), 0);
+    for (int i = 0; i < 20; i++) {
+        len += snprintf(deep + len, sizeof deep - (size_t)len, "/d");
+        ck_assert_int_eq(mkdir(deep, 0755), 0);
+    }
+    for (int i = 0; i < 2; i++) ck_assert(!rt_cache_store(tmpdir, KEY, "x", 1));
+    ck_assert_int_eq(nwarnings, 1);
+    ck_assert_msg(strstr(last_warning, path) && strstr(last_warning, "cache entry") &&
+                      strstr(last_warning, "nested more than 16 deep") && !strstr(last_warning, "unusable"),
+                  "%s", last_warning);
+    /* no temporary file is left behind by the failed stores */
+    DIR *d = opendir(tmpdir);
     struct dirent *e;
-    int fifos = 0;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            char q[700];
-            snprintf(q, sizeof q, "%s/%s", cdir, e->d_name);
-            ck_assert_int_eq(unlink(q), 0);
-            ck_assert_int_eq(mkfifo(q, 0644), 0);
-            fifos++;
-        }
+    while ((e = readdir(d))) ck_assert_msg(strncmp(e->d_name, ".tmp", 4) != 0, "left over %s", e->d_name);
     closedir(d);
-    ck_assert_int_eq(fifos, 1);
-    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c2, &n2, &log, &st));
-    ck_assert(!st.cache_hit && st.cache_corrupt);
-    ck_assert_uint_eq(n1, n2);
-    ck_assert_mem_eq(c1, c2, n1);
+    /* through the compiler: find the entry's path, make it the deep directory */
+    void *c1, *c2;
+    size_t n1, n2;
+    char *log;
+    RtBuildStats st;
+    const char *cdir = subdir("c");
+    ck_assert_msg(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c1, &n1, &log, &st), "%s", log ? log : "");
+    ck_assert_ptr_nonnull(d = opendir(cdir));
+    char entry[700] = "";
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') snprintf(entry, sizeof entry, "%s/%s", cdir, e->d_name);
+    closedir(d);
+    ck_assert_int_eq(unlink(entry), 0);
+    snprintf(deep, sizeof deep, "mkdir -p '%s'/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d", entry);
+    ck_assert_int_eq(system(deep), 0);
+    nwarnings = 0;
+    for (int i = 0; i < 2; i++) {
+        ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c2, &n2, &log, &st));
+        ck_assert(!st.cache_hit && st.cache_corrupt);
+        ck_assert_mem_eq(c1, c2, n1);
+        free(c2);
+    }
+    ck_assert_int_eq(nwarnings, 1);
+    ck_assert_msg(strstr(last_warning, entry) && !strstr(last_warning, "unusable"), "%s", last_warning);
+    /* another kernel is cached as before */
+    ck_assert(rt_nvrtc_compile("extern \"C\" __global__ void k3() {}\n", "k3.cu", 90, cdir, &c2, &n2, &log, &st));
     free(c2);
-    ck_assert(rt_nvrtc_compile(SRC, "k.cu", 90, cdir, &c2, &n2, &log, &st));
+    ck_assert(rt_nvrtc_compile("extern \"C\" __global__ void k3() {}\n", "k3.cu", 90, cdir, &c2, &n2, &log, &st));
     ck_assert(st.cache_hit);
     free(c2);
     free(c1);
-    alarm(0);
+    free(path);
+    patc_set_warning_handler(NULL, NULL);
+}
+END_TEST
+
+/* Touch `name` in the cache directory `dir` (a file, or with is_dir a directory) and
+ * set its modification time `age` seconds before `now`. */
+static void aged(const char *dir, const char *name, time_t now, long age, bool is_dir)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    if (is_dir) ck_assert_int_eq(mkdir(p, 0755), 0);
+    else {
+        FILE *f = fopen(p, "w"); /* 0 bytes: what kill -9 between open and write leaves */
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+    }
+    struct timespec t[2] = {{.tv_sec = now - age}, {.tv_sec = now - age}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, p, t, 0), 0);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char p[700];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return lstat(p, &st) == 0;
+}
+
+/* Temporary files of stores that never finished are removed when a context opens the
+ * cache once they are RT_CACHE_TEMP_MAX_AGE (10 minutes) old; younger ones may be
+ * another process's store in progress and stay, as does everything else. */
+START_TEST(stale_temp_files_are_swept)
+{
+    ck_assert_int_eq(RT_CACHE_TEMP_MAX_AGE, 600); /* docs/usage.md says ten minutes */
+    time_t now = time(NULL);
+    const char *dir = subdir("sweep");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    aged(dir, ".tmp-0011223344556677-123-abc-1", now, 601, false);
+    aged(dir, ".tmp-0011223344556677-124-abc-2", now, 3600 * 24 * 30, false);
+    aged(dir, ".tmp-0011223344556677-125-abc-3", now, 599, false);
+    aged(dir, ".tmp-0011223344556677-126-abc-4", now, 0, false);
+    aged(dir, ".tmp-0011223344556677-127-abc-5", now, 3600, true); /* a directory is not ours */
+    aged(dir, "00112233.cubin", now, 3600, false); /* an entry, however old, is not swept */
+    /* nor is what only looks a little like a temporary file (a cache directory may be
+     * shared with other files) */
+    aged(dir, "tmp-not-ours", now, 3600, false);
+    aged(dir, ".tmp-notes", now, 3600, false);
+    aged(dir, ".tmp-0011223344556677-1-2", now, 3600, false);
+    aged(dir, ".tmp-001122334455667-1-2-3", now, 3600, false);
+    aged(dir, ".tmp-0011223344556677-1-2-3x", now, 3600, false);
+    char link[700];
+    snprintf(link, sizeof link, "%s/.tmp-0011223344556677-128-abc-6", dir);
+    ck_assert_int_eq(symlink("00112233.cubin", link), 0);
+    struct timespec t[2] = {{.tv_sec = now - 3600}, {.tv_sec = now - 3600}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, link, t, AT_SYMLINK_NOFOLLOW), 0);
+    setenv("PATC_CACHE_DIR", dir, 1);
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    ck_assert_str_eq(patc_cache_dir(c), dir);
+    patc_destroy(c);
+    unsetenv("PATC_CACHE_DIR");
+    ck_assert(!exists(dir, ".tmp-0011223344556677-123-abc-1"));
+    ck_assert(!exists(dir, ".tmp-0011223344556677-124-abc-2"));
+    ck_assert(!exists(dir, ".tmp-0011223344556677-128-abc-6"));
+    ck_assert(exists(dir, "00112233.cubin")); /* the link went, not what it named */
+    ck_assert(exists(dir, ".tmp-0011223344556677-125-abc-3"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-126-abc-4"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-127-abc-5"));
+    ck_assert(exists(dir, "tmp-not-ours"));
+    ck_assert(exists(dir, ".tmp-notes"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-1-2"));
+    ck_assert(exists(dir, ".tmp-001122334455667-1-2-3"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-1-2-3x"));
+    /* the boundary, through rt_cache_sweep's clock: exactly the age goes */
+    rt_cache_sweep(dir, now + 1);
+    ck_assert(!exists(dir, ".tmp-0011223344556677-125-abc-3"));
+    ck_assert(exists(dir, ".tmp-0011223344556677-126-abc-4"));
+    /* a cache directory not made yet is no error */
+    rt_cache_sweep(subdir("not-there"), now);
+}
+END_TEST
+
+/* A store killed in the middle of writing (here by the file size limit's SIGXFSZ, as
+ * surely as by kill -9 and at a known byte) leaves its temporary file and no entry; the
+ * sweep leaves it while it is young and removes it once it is old. */
+START_TEST(killed_store_leaves_a_temp_file_that_is_swept)
+{
+    const char *dir = subdir("killed");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        static char payload[100000];
+        struct rlimit none = {0, 0}, small = {4096, 4096};
+        setrlimit(RLIMIT_CORE, &none);
+        setrlimit(RLIMIT_FSIZE, &small);
+        signal(SIGXFSZ, SIG_DFL);
+        rt_cache_store(dir, KEY, payload, sizeof payload);
+        _exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ, "status %d", status);
+    char name[300] = "";
+    int n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(name, sizeof name, "%s", e->d_name);
+            n++;
+        }
+    closedir(d);
+    ck_assert_int_eq(n, 1);
+    ck_assert_msg(strncmp(name, ".tmp-0011223344556677-", 22) == 0, "%s", name);
+    time_t now = time(NULL);
+    rt_cache_sweep(dir, now);
+    ck_assert(exists(dir, name));
+    rt_cache_sweep(dir, now + RT_CACHE_TEMP_MAX_AGE + 1);
+    ck_assert(!exists(dir, name));
 }
 END_TEST
 
@@ -561,7 +845,11 @@ int main(int argc, char **argv)
     tcase_add_test(tc, nvrtc_through_the_cache);
     tcase_add_test(tc, nvrtc_error_log);
     tcase_add_test(tc, unusable_cache_dir_warns_once);
-    tcase_add_test(tc, fifo_entry_does_not_hang);
+    tcase_add_test(tc, fifo_or_directory_entry_is_rebuilt);
+    tcase_add_test(tc, damaged_entries_of_every_kind_are_rebuilt);
+    tcase_add_test(tc, unreplaceable_entry_warns_about_the_entry);
+    tcase_add_test(tc, stale_temp_files_are_swept);
+    tcase_add_test(tc, killed_store_leaves_a_temp_file_that_is_swept);
     tcase_add_test(tc, nvrtc_missing_is_a_clear_error);
     tcase_add_test(tc, cache_hit_does_not_load_nvrtc);
     suite_add_tcase(s, tc);

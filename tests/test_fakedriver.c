@@ -12,10 +12,12 @@
 
 #include <check.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PATC_EXAMPLES_DIR
@@ -477,6 +479,49 @@ START_TEST(algo_tuner_writes_table_lines)
 }
 END_TEST
 
+/* A tuner's output file: a directory, a FIFO that nothing reads and a loop of symbolic
+ * links are refused with the file and the reason named (the FIFO at once: alarm fails
+ * a hang); /dev/null and a FIFO that a process reads take the lines. */
+START_TEST(algo_tuner_output_files)
+{
+    alarm(120);
+    char dir[] = "/tmp/patc-algo-out-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char fifo[64], loop[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(loop, sizeof loop, "%s/loop", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink("loop", loop), 0);
+    patc_algo_spec spec = {.algorithm = PATC_ALGO_REDUCE, .type = PATC_F32, .op = PATC_OP_SUM};
+    long long sizes[1] = {1000};
+    static const struct { int which; const char *why; } bad[] = {
+        {0, "a directory, not a regular file"},
+        {1, "a FIFO that no process has open for reading"},
+        {2, "Too many levels of symbolic links"},
+    };
+    for (int i = 0; i < 3; i++) {
+        const char *path = bad[i].which == 0 ? dir : bad[i].which == 1 ? fifo : loop;
+        ck_assert_int_eq(patc_algo_tune(ctx, &spec, NULL, sizes, 1, 2, path, NULL), PATC_ERR_IO);
+        ck_assert_msg(strstr(patc_last_error(ctx), bad[i].why) && strstr(patc_last_error(ctx), path), "%s",
+                      patc_last_error(ctx));
+    }
+    ck_assert_msg(patc_algo_tune(ctx, &spec, NULL, sizes, 1, 2, "/dev/null", NULL) == PATC_OK, "%s",
+                  patc_last_error(ctx));
+    /* a reader: this process, so that the line waits in the pipe's buffer */
+    int rfd = open(fifo, O_RDONLY | O_NONBLOCK);
+    ck_assert_int_ge(rfd, 0);
+    ck_assert_msg(patc_algo_tune(ctx, &spec, NULL, sizes, 1, 2, fifo, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    char got[512] = {0};
+    ck_assert_int_gt(read(rfd, got, sizeof got - 1), 0);
+    ck_assert_msg(strncmp(got, "reduce 1 9223372036854775807 ", 29) == 0, "%s", got);
+    close(rfd);
+    unlink(fifo);
+    unlink(loop);
+    rmdir(dir);
+    alarm(0);
+}
+END_TEST
+
 /* patc_reduce_to_one's size check cannot wrap: 2^62 f32 elements are 2^64 bytes, which
  * a size_t product made 0, and a 16-byte buffer passed the check. */
 START_TEST(reduce_to_one_size_check_does_not_wrap)
@@ -631,6 +676,7 @@ int main(void)
     tcase_add_test(tc, kept_launch_matches_each_call);
     tcase_add_test(tc, ready_made_calls_enqueue_without_sync);
     tcase_add_test(tc, algo_tuner_writes_table_lines);
+    tcase_add_test(tc, algo_tuner_output_files);
     tcase_add_test(tc, reduce_to_one_size_check_does_not_wrap);
     tcase_add_test(tc, extreme_nats_refused_at_every_entry_point);
     tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);

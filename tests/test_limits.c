@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static patc_ctx *ctx;
@@ -193,19 +195,71 @@ END_TEST
 
 START_TEST(only_regular_files_of_at_most_64_mib)
 {
-    file_rejected("/dev/zero", "not a regular file");
+    file_rejected("/dev/zero", "a character device, not a regular file");
     ck_assert_int_eq(mkfifo(path_in("fifo"), 0600), 0);
-    file_rejected(path_in("fifo"), "not a regular file");
-    file_rejected(dir, "Is a directory");
+    file_rejected(path_in("fifo"), "a FIFO, not a regular file");
+    file_rejected(dir, "a directory, not a regular file");
     FILE *f = fopen(path_in("big.rise"), "w");
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(ftruncate(fileno(f), 65 << 20), 0);
     fclose(f);
     file_rejected(path_in("big.rise"), "larger than 64 MiB");
     /* imports too (the import names the path; the message is at the import) */
-    rejects(path_in("m.rise"), "import \"/dev/zero\"\n" KERNEL, PATC_ERR_COMPILE, "(not a regular file)");
-    rejects(path_in("m.rise"), "import \"fifo\"\n" KERNEL, PATC_ERR_COMPILE, "(not a regular file)");
+    rejects(path_in("m.rise"), "import \"/dev/zero\"\n" KERNEL, PATC_ERR_COMPILE,
+            "(looked for /dev/zero (a character device, not a regular file))");
+    rejects(path_in("m.rise"), "import \"fifo\"\n" KERNEL, PATC_ERR_COMPILE, "(a FIFO, not a regular file)");
     rejects(path_in("m.rise"), "import \"big.rise\"\n" KERNEL, PATC_ERR_COMPILE, "larger than 64 MiB");
+}
+END_TEST
+
+/* A Unix-domain socket bound at `path` (left open: the test's process ends soon). */
+static void make_socket(const char *path)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_ge(s, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    ck_assert_uint_lt(strlen(path), sizeof a.sun_path);
+    strcpy(a.sun_path, path);
+    ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+}
+
+/* Every kind of file that is not a regular one, as a source, as an import and as the
+ * hand-edited CUDA file (patc_compile_options.cuda_file): refused at once (a FIFO with
+ * no writer and a socket included: alarm fails a hang), each message naming the file
+ * and its kind; a loop of symbolic links as an import says so, not "cannot find". */
+START_TEST(special_files_named_by_kind)
+{
+    alarm(60);
+    ck_assert_int_eq(mkfifo(path_in("fifo"), 0600), 0);
+    make_socket(path_in("sock"));
+    ck_assert_int_eq(symlink("loop", path_in("loop")), 0);
+    ck_assert_int_eq(mkdir(path_in("sub.rise"), 0700), 0);
+    static const struct { const char *name, *kind; } k[] = {
+        {"fifo", "a FIFO, not a regular file"},
+        {"sock", "a socket, not a regular file"},
+        {"sub.rise", "a directory, not a regular file"},
+    };
+    for (int i = 0; i < 3; i++) {
+        file_rejected(path_in(k[i].name), k[i].kind);
+        char text[512], msg[512];
+        snprintf(text, sizeof text, "import \"%s\"\n" KERNEL, k[i].name);
+        snprintf(msg, sizeof msg, "cannot find import \"%s\" (looked for %s (%s)", k[i].name, path_in(k[i].name),
+                 k[i].kind);
+        rejects(path_in("m.rise"), text, PATC_ERR_COMPILE, msg);
+    }
+    file_rejected(path_in("loop"), "Too many levels of symbolic links");
+    char msg[512];
+    snprintf(msg, sizeof msg, "m.rise:1:8: error: cannot open import '%s': Too many levels of symbolic links",
+             path_in("loop"));
+    rejects(path_in("m.rise"), "import \"loop\"\n" KERNEL, PATC_ERR_COMPILE, msg);
+    /* the hand-edited CUDA file (patc run --cuda) is a source too */
+    write_file(path_in("k.rise"), KERNEL);
+    patc_program *p = (patc_program *)1;
+    patc_compile_options o = {.cuda_file = path_in("fifo")};
+    ck_assert_int_eq(patc_program_compile(ctx, path_in("k.rise"), NULL, 0, &o, &p), PATC_ERR_IO);
+    ck_assert_ptr_null(p);
+    ck_assert_msg(strstr(patc_last_error(ctx), "a FIFO, not a regular file"), "%s", patc_last_error(ctx));
+    alarm(0);
 }
 END_TEST
 
@@ -384,6 +438,7 @@ int main(void)
     tcase_add_test(tc, small_thread_stack);
     tcase_add_test(tc, kernels_130000);
     tcase_add_test(tc, only_regular_files_of_at_most_64_mib);
+    tcase_add_test(tc, special_files_named_by_kind);
     tcase_add_test(tc, very_long_token);
     tcase_add_test(tc, kernel_parameters_at_most_32);
     tcase_add_test(tc, nat_parameters_at_most_32);

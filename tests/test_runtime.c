@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -867,18 +869,40 @@ START_TEST(tuning_lookup)
     ck_assert_int_eq(patc_tuning_lookup(c, conf, "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
     ck_assert_msg(strstr(patc_last_error(c), "cannot read tuning file"), "%s", patc_last_error(c));
     /* only a regular file is read: /dev/zero never ends, a FIFO without a writer would
-     * block, a directory reads as nothing; each is refused at once */
-    ck_assert_int_eq(patc_tuning_lookup(c, "/dev/zero", "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
-    ck_assert_msg(strstr(patc_last_error(c), "not a regular file"), "%s", patc_last_error(c));
-    ck_assert_int_eq(patc_tuning_lookup(c, "/tmp", "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
-    char fifo[] = "/tmp/patc-fifo-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(fifo));
-    char fpath[64];
-    snprintf(fpath, sizeof fpath, "%s/f", fifo);
-    ck_assert_int_eq(mkfifo(fpath, 0600), 0);
-    ck_assert_int_eq(patc_tuning_lookup(c, fpath, "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
-    unlink(fpath);
-    rmdir(fifo);
+     * block, a directory reads as nothing; each is refused at once (alarm fails a hang),
+     * the message naming the file and its kind */
+    alarm(60);
+    char tdir[] = "/tmp/patc-fifo-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tdir));
+    char fifo[64], sock[64], loop[64];
+    snprintf(fifo, sizeof fifo, "%s/f", tdir);
+    snprintf(sock, sizeof sock, "%s/s", tdir);
+    snprintf(loop, sizeof loop, "%s/l", tdir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink("l", loop), 0);
+    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    ck_assert_int_eq(bind(sfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    static const struct { const char *path, *why; } special[] = {
+        {"/dev/zero", "a character device, not a regular file"},
+        {"/tmp", "a directory, not a regular file"},
+        {NULL, "a FIFO, not a regular file"},
+        {NULL, "a socket, not a regular file"},
+        {NULL, "Too many levels of symbolic links"},
+    };
+    for (int i = 0; i < 5; i++) {
+        const char *path = i < 2 ? special[i].path : i == 2 ? fifo : i == 3 ? sock : loop;
+        ck_assert_int_eq(patc_tuning_lookup(c, path, "filterGtF32", 1000, &t, &found), PATC_ERR_IO);
+        ck_assert_msg(strstr(patc_last_error(c), special[i].why) && strstr(patc_last_error(c), path), "%s",
+                      patc_last_error(c));
+    }
+    close(sfd);
+    unlink(fifo);
+    unlink(sock);
+    unlink(loop);
+    rmdir(tdir);
+    alarm(0);
     conf = write_conf("filterGtF32 1 600000 1 nt=128 ipt=16\n"
                       "partitionGtF32 5 1 1 nt=128\n");
     found = -1;
