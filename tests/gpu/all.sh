@@ -245,6 +245,16 @@ for n in 1 31 33 1000 4097 1048583; do
   gs_case gpu permute $n
   gs_case gpu unpermute $n
 done
+# maps past CUDA's launch limits (issue 33): 65535 rows along y fill the grid, 65536 and
+# 70000 loop over a grid capped at 65535 (mapGlobal('y') over 70000 rows was
+# CUDA_ERROR_INVALID_VALUE, grid 1x70000x1); planes along z; 128 threads along z on 64
+for r in 65535 65536 70000; do
+  for k in rowSums scaleRows blocksY; do
+    run_case gpu ../tests/programs/grid_limits.rise $k "${r}x3" 1 -D r=$r -D c=3
+  done
+  run_case gpu ../tests/programs/grid_limits.rise planesZ "${r}x2" 1 -D p=$r -D c=2
+done
+run_case gpu ../tests/programs/grid_limits.rise deepZ "3x128" 1 -D n=3
 
 collect
 fi # section t
@@ -286,6 +296,8 @@ for tool in memcheck racecheck synccheck; do
     san $tool ../tests/programs/scalar_forms.rise $k 1 -D n=1000
   done
   san $tool count_if.rise countIf 1 -D n=100003 -D g=9
+  for k in rowSums scaleRows blocksY; do san $tool ../tests/programs/grid_limits.rise $k 1 -D r=70000 -D c=3; done
+  san $tool ../tests/programs/grid_limits.rise deepZ 1 -D n=3
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
