@@ -149,6 +149,9 @@ for ng in "1 1" "1000 1" "4097 2"; do
         echo "reduce_fast.rise $k $r1 -D g=$2 -D elemsBlock=1024 -D elemsWarp=128 -D n=$1"
     done
 done
+# max over elements all -inf (issue 33): the kernels' -inff padding printed as its bits
+echo "reduce_fast.rise reduceMaxF32 --input value:-inf -D g=3 -D elemsBlock=1024 -D elemsWarp=128 -D n=4097"
+echo "reduce_block_shfl.rise reduceShflMax --input value:-inf -D n=4"
 for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank shiftPadI32; do
     echo "../tests/programs/shfl_types.rise $k $r1 -D n=7"
 done

@@ -245,6 +245,20 @@ for n in 1 31 33 1000 4097 1048583; do
   gs_case gpu permute $n
   gs_case gpu unpermute $n
 done
+# max over elements that are all -inf (issue 33): -inf on the GPU and in the interpreter
+# (with -3.40282347e38f as max's neutral element it was -3.40282347e38)
+inf_case() { # FILE KERNEL LABEL OPTIONS...: every element -inf; both results must be -inf
+  local file=$1 kernel=$2 label=$3; shift 3
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  bg_check gpu "$file" "$kernel" "$label" 'value: [^ ]*' bash -c \
+    'o=$("$@" 2>&1); rc=$?; echo "$o"; [ $rc = 0 ] && grep -q "^value: -inf$" <<<"$o" && grep -q "^cpu sum: -inf$" <<<"$o"' \
+    _ "$PATC" run "examples/$file" --kernel "$kernel" --input value:-inf --check-against-cpu "$@"
+}
+for n in 1 4097 1048583; do
+  inf_case reduce_fast.rise reduceMaxF32 "$n/-inf" -D n=$n -D g=132 -D elemsBlock=4096 -D elemsWarp=512
+  inf_case reduce_fast.rise reduceMaxF32OneBlock "$n/-inf" -D n=$n -D elemsBlock=4096 -D elemsWarp=512
+  inf_case reduce_block_shfl.rise reduceShflMax "$n/-inf" -D n=$n --reduce
+done
 # maps past CUDA's launch limits (issue 33): 65535 rows along y fill the grid, 65536 and
 # 70000 loop over a grid capped at 65535 (mapGlobal('y') over 70000 rows was
 # CUDA_ERROR_INVALID_VALUE, grid 1x70000x1); planes along z; 128 threads along z on 64
