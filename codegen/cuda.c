@@ -30,11 +30,16 @@ static void indent(Pr *p)
 
 static void nat(Pr *p, const Nat *n) { nat_print_c_as(p->a, p->o, n, p->wide); }
 
-/* A float literal that reads back to the same value and is never an integer literal. */
+/* A float literal that reads back to the same value and is never an integer literal.
+ * Infinity and NaN have no literal in C, and NVRTC has no math.h for INFINITY and NAN:
+ * they are their bits, f32's (the interpreter's NaN, C's NAN, is 0x7fc00000), widened
+ * for f64, their sign a negation (which flips a NaN's sign bit as the interpreter's
+ * does). */
 static void print_float(StrBuf *o, double v, bool f32)
 {
-    if (isinf(v)) {
-        sb_printf(o, "%s(%s__int_as_float(0x7f800000))", v < 0 ? "-" : "", f32 ? "" : "(double)");
+    if (!isfinite(v)) {
+        sb_printf(o, "%s(%s__int_as_float(0x%s))", signbit(v) ? "-" : "", f32 ? "" : "(double)",
+                  isinf(v) ? "7f800000" : "7fc00000");
         return;
     }
     char buf[64];

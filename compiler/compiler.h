@@ -585,6 +585,15 @@ void width_decide(Arena *a, Kernel *k);                                         
 void width_unify(Kernel *k);           /* width.c: one index type for all launches of k */
 void kernel_set_role(Kernel *k);                                                        /* role.c */
 
+/* CUDA's launch limits (compute capability 3.0 and later): blocks per grid along x and
+ * along y or z, threads per block along x or y, along z, and in all. loops.c keeps a
+ * launch rule within them (a map past one gets a stride loop); the runtime refuses any
+ * launch past them before the driver sees it. */
+#define CUDA_MAX_GRID_X 2147483647
+#define CUDA_MAX_GRID_YZ 65535
+#define CUDA_MAX_BLOCK 1024
+#define CUDA_MAX_BLOCK_Z 64
+
 /* Shared memory per block, in bytes (smem.c). A kernel gets SMEM_DEFAULT_MAX without
  * asking and up to the device's opt-in maximum after cuFuncSetAttribute; SMEM_OPTIN_MAX
  * is sm_90's (227 KiB), which the compiler checks against. smem_budget is what is left

@@ -4,7 +4,8 @@
  * Ensures:
  *   - k->block / k->grid: the launch rule. Threads per block in a dimension are the
  *     largest constant mapThreads extent there (32 * warps for mapWarp); blocks per
- *     grid are the mapBlock extent (or ceil(extent / block) for mapGlobal).
+ *     grid are the mapBlock extent (or ceil(extent / block) for mapGlobal). Both stay
+ *     within CUDA's limits (grid_within): a map past one loops.
  *   - every parallel S_FOR has a form: LF_ONCE when its extent equals the launch size
  *     (straight-line code), LF_GUARDED when the extent is provably smaller (an if),
  *     LF_LOOP otherwise (a stride loop). Sequential loops with one trip become LF_ONCE.
@@ -58,7 +59,23 @@ static bool all_equal(const Ext *x)
     return true;
 }
 
-enum { DEFAULT_BLOCK = 256, MAX_BLOCK = 1024, MAX_GRID_YZ = 65535 };
+enum { DEFAULT_BLOCK = 256 };
+
+/* A grid along dim within CUDA's limit. Along y and z (65535 blocks) a grid that may pass
+ * it is capped there, and forms() then makes the maps of that dimension stride loops, right
+ * for any grid. Along x (2^31 - 1) only a grid past it for every value of the nat
+ * parameters (a size fixed with -D) is capped: a grid that passes it for some values needs
+ * more than 2^31 - 1 mapBlock iterations or 2^39 mapGlobal elements, and capping it would
+ * make every map along x a stride loop, whose index bound (extent plus stride) is twice the
+ * extent, taking the 64-bit build from 2^30 elements on; the runtime refuses a launch past
+ * the limit instead (rt_program.c), naming the kernel and the dimension. */
+static Nat *grid_within(Arena *a, Nat *g, int dim)
+{
+    Nat *lim = nat_cst(a, dim ? CUDA_MAX_GRID_YZ : CUDA_MAX_GRID_X);
+    if (nat_prove_ge(a, lim, g)) return g;
+    if (dim == 0 && !nat_prove_ge(a, g, nat_cst(a, (int64_t)CUDA_MAX_GRID_X + 1))) return g;
+    return nat_min(a, g, lim);
+}
 
 static void launch_rule(Arena *a, Diag *d, Kernel *k, Collect *c)
 {
@@ -83,7 +100,9 @@ static void launch_rule(Arena *a, Diag *d, Kernel *k, Collect *c)
         }
         if (dim == 0 && c->lv[LVL_LANE][0].n && b < 32) b = 32;
         if (gl->n) b = dim == 0 ? DEFAULT_BLOCK : 1;
-        if (b > MAX_BLOCK) b = MAX_BLOCK;
+        /* a wider map loops over the block (forms) */
+        if (b > CUDA_MAX_BLOCK) b = CUDA_MAX_BLOCK;
+        if (dim == 2 && b > CUDA_MAX_BLOCK_Z) b = CUDA_MAX_BLOCK_Z;
         if (b < 1) b = 1;
         if (c->lv[LVL_WARP][0].n && dim == 0 && b % 32) b = (b + 31) / 32 * 32; /* whole warps */
         threads *= b;
@@ -101,13 +120,13 @@ static void launch_rule(Arena *a, Diag *d, Kernel *k, Collect *c)
             Nat *e = bl->e[0];
             for (int i = 1; i < bl->n; i++)
                 if (!nat_equal(e, bl->e[i])) e = nat_max(a, e, bl->e[i]);
-            if (dim > 0) e = nat_min(a, e, nat_cst(a, MAX_GRID_YZ));
             k->grid[dim] = e;
         }
+        k->grid[dim] = grid_within(a, k->grid[dim], dim);
     }
-    if (threads > MAX_BLOCK)
+    if (threads > CUDA_MAX_BLOCK)
         diag_error(d, k->def->sp, "kernel '%s' needs %lld threads per block; CUDA allows at most %d", k->name,
-                   (long long)threads, MAX_BLOCK);
+                   (long long)threads, CUDA_MAX_BLOCK);
 }
 
 /* ---------------------------------------------------------------- loop forms */
@@ -189,10 +208,11 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
         /* a drawn tile is one per block: a block that looped would draw several, and the
          * counter's reset (by the block that draws the grid's last tile) would be wrong */
         if (s->loop.draw && s->loop.form == LF_LOOP) {
+            int64_t lim = s->loop.dim ? CUDA_MAX_GRID_YZ : CUDA_MAX_GRID_X;
             hint_fact(d, a, HINT_LE, s->loop.extent, size);
             diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which needs a block for each of its %s "
-                             "iterations, but the launch rule gives %s blocks", k->name, nat_str(a, s->loop.extent),
-                             nat_str(a, size));
+                             "iterations, but the launch rule gives %s blocks%s", k->name, nat_str(a, s->loop.extent),
+                             nat_str(a, size), nat_is_const(size, &c) && c == lim ? ", CUDA's limit" : "");
         }
         /* its warp 0 runs full-mask shuffles and votes: all 32 lanes must exist */
         if (s->loop.draw && !nat_prove_ge(a, block_threads(a, k), nat_cst(a, 32)))

@@ -438,7 +438,8 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
     }
     case A_INT: return lit_int(t, e, expected);
     case A_FLOAT: {
-        if (e->lit_float.sk == SK_F32 && isinf((float)e->lit_float.v))
+        /* a finite value past f32's range; inff itself is a value of it */
+        if (e->lit_float.sk == SK_F32 && isfinite(e->lit_float.v) && isinf((float)e->lit_float.v))
             diag_error(t->d, e->sp, "floating-point literal is out of range for f32");
         x = tc_mk(t, E_LIT, ty_scalar(t->a, e->lit_float.sk), e->sp);
         x->lit.f = e->lit_float.v;

@@ -439,7 +439,7 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflMax(float *__restric
         if (((1024 * b0 + 1023) < n)) {
             {
                 const patc_int w2 = warp;
-                float acc3 = -3.40282347e+38f;
+                float acc3 = -(__int_as_float(0x7f800000));
                 for (patc_int i4 = 0; i4 < 8; i4 += 1) {
                     acc3 = fmaxf(acc3, xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]);
                 }
@@ -460,9 +460,9 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflMax(float *__restric
         } else {
             {
                 const patc_int w2 = warp;
-                float acc3 = -3.40282347e+38f;
+                float acc3 = -(__int_as_float(0x7f800000));
                 for (patc_int i4 = 0; i4 < 8; i4 += 1) {
-                    acc3 = fmaxf(acc3, (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? -3.40282347e+38f : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
+                    acc3 = fmaxf(acc3, (((lane + 1024 * b0 + 256 * w2 + 32 * i4) >= n) ? -(__int_as_float(0x7f800000)) : xs[(lane + 1024 * b0 + 256 * w2 + 32 * i4)]));
                 }
                 float sh5 = __shfl_down_sync(0xffffffffu, acc3, 16);
                 float r6 = fmaxf(acc3, sh5);
@@ -482,7 +482,7 @@ extern "C" __global__ void __launch_bounds__(128) reduceShflMax(float *__restric
         __syncthreads();
         if (warp < 1) {
             const patc_int w15 = warp;
-            float r16 = (((lane + 32 * w15) >= 4) ? -3.40282347e+38f : s1[(lane + 32 * w15)]);
+            float r16 = (((lane + 32 * w15) >= 4) ? -(__int_as_float(0x7f800000)) : s1[(lane + 32 * w15)]);
             float sh17 = __shfl_down_sync(0xffffffffu, r16, 16);
             float r18 = fmaxf(r16, sh17);
             float sh19 = __shfl_down_sync(0xffffffffu, r18, 8);

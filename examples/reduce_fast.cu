@@ -311,7 +311,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
         const patc_int b1 = blockIdx.x;
         {
             const patc_int w3 = warp;
-            float acc4 = -3.40282347e+38f;
+            float acc4 = -(__int_as_float(0x7f800000));
             #pragma unroll 4
             for (patc_int i5 = 0; i5 < (n / (4096 * g)); i5 += 1) {
                 float acc6 = acc4;
@@ -333,10 +333,10 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
             for (patc_int i12 = 0; i12 < 4; i12 += 1) {
                 __align__(16) float v13[4];
                 if (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g)))) {
-                    v13[0] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12)]);
-                    v13[1] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1)]);
-                    v13[2] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2)]);
-                    v13[3] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g))) ? -3.40282347e+38f : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3)]);
+                    v13[0] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12) >= (n % (4096 * g))) ? -(__int_as_float(0x7f800000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12)]);
+                    v13[1] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1) >= (n % (4096 * g))) ? -(__int_as_float(0x7f800000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 1)]);
+                    v13[2] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2) >= (n % (4096 * g))) ? -(__int_as_float(0x7f800000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 2)]);
+                    v13[3] = (((4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3) >= (n % (4096 * g))) ? -(__int_as_float(0x7f800000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12 + 3)]);
                 } else {
                     *(float4 *)v13 = *(const float4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b1 + 512 * w3 + 128 * i12));
                 }
@@ -364,7 +364,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
         __syncthreads();
         if (warp < 1) {
             const patc_int w26 = warp;
-            float r27 = (((lane + 32 * w26) >= 8) ? -3.40282347e+38f : s2[(lane + 32 * w26)]);
+            float r27 = (((lane + 32 * w26) >= 8) ? -(__int_as_float(0x7f800000)) : s2[(lane + 32 * w26)]);
             float sh28 = __shfl_down_sync(0xffffffffu, r27, 16);
             float r29 = fmaxf(r27, sh28);
             float sh30 = __shfl_down_sync(0xffffffffu, r29, 8);
@@ -384,10 +384,10 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
         __syncthreads();
         {
             const patc_int w39 = warp;
-            float acc40 = -3.40282347e+38f;
+            float acc40 = -(__int_as_float(0x7f800000));
             #pragma unroll 4
             for (patc_int i41 = 0; i41 < ((g + 255) / 256); i41 += 1) {
-                acc40 = fmaxf(acc40, (((lane + 32 * w39 + 256 * i41) >= g) ? -3.40282347e+38f : __uint_as_float(patc_wait(&partial0[(lane + 32 * w39 + 256 * i41)]))));
+                acc40 = fmaxf(acc40, (((lane + 32 * w39 + 256 * i41) >= g) ? -(__int_as_float(0x7f800000)) : __uint_as_float(patc_wait(&partial0[(lane + 32 * w39 + 256 * i41)]))));
             }
             float sh42 = __shfl_down_sync(0xffffffffu, acc40, 16);
             float r43 = fmaxf(acc40, sh42);
@@ -406,7 +406,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
         __syncthreads();
         if (warp < 1) {
             const patc_int w52 = warp;
-            float r53 = (((lane + 32 * w52) >= 8) ? -3.40282347e+38f : s38[(lane + 32 * w52)]);
+            float r53 = (((lane + 32 * w52) >= 8) ? -(__int_as_float(0x7f800000)) : s38[(lane + 32 * w52)]);
             float sh54 = __shfl_down_sync(0xffffffffu, r53, 16);
             float r55 = fmaxf(r53, sh54);
             float sh56 = __shfl_down_sync(0xffffffffu, r55, 8);
@@ -628,7 +628,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32OneBlock(float *__
         const patc_int b0 = blockIdx.x;
         {
             const patc_int w2 = warp;
-            float acc3 = -3.40282347e+38f;
+            float acc3 = -(__int_as_float(0x7f800000));
             #pragma unroll 4
             for (patc_int i4 = 0; i4 < (n / 4096); i4 += 1) {
                 float acc5 = acc3;
@@ -650,10 +650,10 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32OneBlock(float *__
             for (patc_int i11 = 0; i11 < 4; i11 += 1) {
                 __align__(16) float v12[4];
                 if (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096))) {
-                    v12[0] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096))]);
-                    v12[1] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 1) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 1)]);
-                    v12[2] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 2) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 2)]);
-                    v12[3] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096)) ? -3.40282347e+38f : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 3)]);
+                    v12[0] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11) >= (n % 4096)) ? -(__int_as_float(0x7f800000)) : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096))]);
+                    v12[1] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 1) >= (n % 4096)) ? -(__int_as_float(0x7f800000)) : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 1)]);
+                    v12[2] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 2) >= (n % 4096)) ? -(__int_as_float(0x7f800000)) : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 2)]);
+                    v12[3] = (((4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 3) >= (n % 4096)) ? -(__int_as_float(0x7f800000)) : xs[(4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096) + 3)]);
                 } else {
                     *(float4 *)v12 = *(const float4 *)(xs + (4 * lane + 4096 * b0 + 512 * w2 + 128 * i11 + 4096 * (n / 4096)));
                 }
@@ -681,7 +681,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32OneBlock(float *__
         __syncthreads();
         if (warp < 1) {
             const patc_int w25 = warp;
-            float r26 = (((lane + 32 * w25) >= 8) ? -3.40282347e+38f : s1[(lane + 32 * w25)]);
+            float r26 = (((lane + 32 * w25) >= 8) ? -(__int_as_float(0x7f800000)) : s1[(lane + 32 * w25)]);
             float sh27 = __shfl_down_sync(0xffffffffu, r26, 16);
             float r28 = fmaxf(r26, sh27);
             float sh29 = __shfl_down_sync(0xffffffffu, r28, 8);

@@ -24,7 +24,7 @@ extern "C" __global__ void __launch_bounds__(32) softmaxRows(float *__restrict__
         const patc_int b0 = blockIdx.x;
         {
             const patc_int w1 = warp;
-            float acc2 = -3.4e+38f;
+            float acc2 = -(__int_as_float(0x7f800000));
             for (patc_int i3 = 0; i3 < 32; i3 += 1) {
                 acc2 = fmaxf(acc2, xs[(lane + 1024 * b0 + 1024 * w1 + 32 * i3)]);
             }

@@ -83,6 +83,7 @@ void lang_paren_close(LangParseCtx *ctx);
 }
 
 %code {
+#include <math.h>
 #include <string.h>
 
 /* The parser stack grows in the arena: a longjmp out of an action or out of yyerror
@@ -224,6 +225,15 @@ static Ast *mk_compose(LangParseCtx *ctx, Span sp, Ast *f, Ast *g)
     return ast_lam(A, sp, x, NULL, ast_app(A, sp, g, inner));
 }
 
+/* The spelling of a FLOATWORD token (lexer.l), for the message about a keyword used as
+ * a name. */
+static const char *float_word(const Ast *e)
+{
+    bool f32 = e->lit_float.sk == SK_F32;
+    if (isnan(e->lit_float.v)) return f32 ? "nanf" : "nan";
+    return f32 ? "inff" : "inf";
+}
+
 static Ast *mk_bool(LangParseCtx *ctx, Span sp, bool v)
 {
     Ast *e = ast_new(A, A_BOOL, sp);
@@ -251,6 +261,7 @@ static TypeExpr *mk_idx(LangParseCtx *ctx, Span sp, const char *name, Ast *size)
 %token ARROW "=>" PIPE "|>" COMPOSE ">>" OROR "||" ANDAND "&&" EQ "==" NE "!=" LE "<=" GE ">="
 %token <str> IDENT "identifier" STRING "string"
 %token <ast> INT "integer literal" FLOAT "float literal" DIM "dimension literal"
+%token <ast> FLOATWORD "'inf' or 'nan'"
 %token <sk> SCALAR "scalar type"
 
 %type <ast> expr comp or and bor bxor band eq rel add mul unary postfix call primary lambda natatom nexpr nterm
@@ -283,6 +294,7 @@ keyword:
     DEF { $$ = "def"; } | KERNEL { $$ = "kernel"; } | IMPORT { $$ = "import"; }
   | FUN { $$ = "fun"; } | NFUN { $$ = "nFun"; } | TRUE { $$ = "true"; } | FALSE { $$ = "false"; }
   | SCALAR { $$ = scalar_info[$1].name; }
+  | FLOATWORD { $$ = float_word($1); }
   ;
 
 /* params: [ '(' name { ',' name } ')' ] */
@@ -393,6 +405,7 @@ primary:
   | SCALAR        { $$ = ast_var(A, @1, scalar_info[$1].name); }
   | INT
   | FLOAT
+  | FLOATWORD
   | DIM
   | TRUE          { $$ = mk_bool(ctx, @1, true); }
   | FALSE         { $$ = mk_bool(ctx, @1, false); }

@@ -80,7 +80,12 @@ typedef struct patc_define {
  * kernel's rule" (zeros in the other two dimensions mean 1). A negative shared_bytes is
  * refused (PATC_ERR_LAUNCH_CONFIG). A zero shared_bytes means
  * "derive the dynamic shared memory"; more than the rule gives is allowed, less is
- * refused. A kernel whose code assumes its block size (block_fixed) refuses another. */
+ * refused. A kernel whose code assumes its block size (block_fixed) refuses another.
+ * A grid or block past CUDA's limits (grid.x 2^31 - 1, grid.y and grid.z 65535,
+ * block.x and block.y 1024, block.z 64, 1024 threads a block) is refused
+ * (PATC_ERR_LAUNCH_CONFIG, naming the kernel and the dimension), as is a launch whose
+ * rule gives one (a mapGlobal along x over more than 2^39 elements): the driver never
+ * sees it. */
 typedef struct patc_launch_config {
     unsigned grid[3];
     unsigned block[3];

@@ -67,11 +67,11 @@ static const char *neutral(patc_op op, patc_type t)
 {
     static const char *const sum[NUM_TYPES] = {"0.0f", "0.0", "0", "0u", "i64(0)", "u64(0)"};
     static const char *const largest[NUM_TYPES] = {
-        "(1.0f / 0.0f)", "(1.0 / 0.0)", "2147483647", "4294967295u",
+        "inff", "inf", "2147483647", "4294967295u",
         "(i64(1073741824) * i64(1073741824) * i64(4) - i64(1) + i64(1073741824) * i64(1073741824) * i64(4))",
         "(u64(0) - u64(1))"};
     static const char *const lowest[NUM_TYPES] = {
-        "(0.0f - 1.0f / 0.0f)", "(0.0 - 1.0 / 0.0)", "(0 - 2147483647 - 1)", "0u",
+        "(-inff)", "(-inf)", "(0 - 2147483647 - 1)", "0u",
         "(i64(0) - i64(1073741824) * i64(1073741824) * i64(4) - i64(1073741824) * i64(1073741824) * i64(4))", "u64(0)"};
     switch (op) {
     case PATC_OP_SUM: return sum[t];

@@ -259,6 +259,10 @@ const Kernel *rt_launch_kernel(const patc_kernel *k, int l);
  * rt_derive_launch for launch l. */
 patc_status rt_derive(patc_kernel *k, patc_launch_config *o);
 patc_status rt_derive_launch(patc_kernel *k, int l, patc_launch_config *o);
+/* PATC_ERR_LAUNCH_CONFIG, naming the kernel and the dimension, when a grid or block is
+ * past CUDA's limits; `whose` ("" or "the launch override's ") goes before the name. */
+patc_status rt_check_launch_limits(patc_ctx *c, const char *kernel, const int64_t grid[3], const int64_t block[3],
+                                   const char *whose);
 /* PATC_ERR_LAUNCH_CONFIG when `bytes` of dynamic shared memory are more than a block of
  * kernel k can have on the context's device (SMEM_OPTIN_MAX without one); `what` says
  * where the number came from. */

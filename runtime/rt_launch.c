@@ -35,14 +35,21 @@ static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, p
                         "kernel %s assumes exactly %ux%ux%u threads per block (its code is specialised "
                         "for that block size); a block of %ux%ux%u was requested",
                         k->k->name, L->block[0], L->block[1], L->block[2], b[0], b[1], b[2]);
-        if ((unsigned long long)b[0] * b[1] * b[2] > 1024)
-            return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "a block of %ux%ux%u has more than 1024 threads", b[0], b[1], b[2]);
         memcpy(L->block, b, sizeof b);
     }
     if (o->grid[0]) {
         L->grid[0] = o->grid[0];
         L->grid[1] = o->grid[1] ? o->grid[1] : 1;
         L->grid[2] = o->grid[2] ? o->grid[2] : 1;
+    }
+    if (o->block[0] || o->grid[0]) {
+        int64_t g[3], b[3];
+        for (int d = 0; d < 3; d++) {
+            g[d] = L->grid[d];
+            b[d] = L->block[d];
+        }
+        patc_status s = rt_check_launch_limits(c, k->k->name, g, b, "the launch override's ");
+        if (s != PATC_OK) return s;
     }
     if (o->shared_bytes > 0) {
         if (o->shared_bytes < L->shared_bytes)

@@ -630,6 +630,30 @@ patc_status patc_kernel_output_info_at(patc_kernel *k, int j, const long long *n
 
 const Kernel *rt_launch_kernel(const patc_kernel *k, int l) { return l < k->k->npre ? k->k->pre[l] : k->k; }
 
+/* CUDA's launch limits (compiler.h): a launch past one would come back from the driver
+ * as CUDA_ERROR_INVALID_VALUE, which names nothing; this names the kernel, the dimension
+ * and the limit. `whose` is "" for the kernel's rule, else the override's words. */
+patc_status rt_check_launch_limits(patc_ctx *c, const char *kernel, const int64_t grid[3], const int64_t block[3],
+                                   const char *whose)
+{
+    static const char xyz[] = "xyz";
+    for (int d = 0; d < 3; d++) {
+        int64_t gmax = d ? CUDA_MAX_GRID_YZ : CUDA_MAX_GRID_X, bmax = d == 2 ? CUDA_MAX_BLOCK_Z : CUDA_MAX_BLOCK;
+        if (grid[d] > gmax)
+            return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %sgrid.%c = %lld is above CUDA's limit %lld", kernel,
+                           whose, xyz[d], (long long)grid[d], (long long)gmax);
+        if (block[d] > bmax)
+            return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %sblock.%c = %lld is above CUDA's limit %lld", kernel,
+                           whose, xyz[d], (long long)block[d], (long long)bmax);
+    }
+    int64_t threads = block[0] * block[1] * block[2]; /* each at most 1024: no overflow */
+    if (threads > CUDA_MAX_BLOCK)
+        return rt_fail(c, PATC_ERR_LAUNCH_CONFIG,
+                       "kernel %s: %sblock of %lldx%lldx%lld = %lld threads is above CUDA's limit %d", kernel, *whose ? whose : "a ",
+                       (long long)block[0], (long long)block[1], (long long)block[2], (long long)threads, CUDA_MAX_BLOCK);
+    return PATC_OK;
+}
+
 /* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */
 patc_status rt_derive(patc_kernel *k, patc_launch_config *o) { return rt_derive_launch(k, k->k->npre, o); }
 
@@ -639,22 +663,26 @@ patc_status rt_derive_launch(patc_kernel *k, int l, patc_launch_config *o)
     static const char *const bn[3] = {"block.x", "block.y", "block.z"};
     static const char *const gn[3] = {"grid.x", "grid.y", "grid.z"};
     patc_ctx *c = k->prog->ctx;
-    int64_t v;
+    int64_t v, grid[3], block[3];
     patc_status s;
     for (int i = 0; i < 3; i++) {
-        if (!K->block[i]) v = 1;
-        else if ((s = eval(k, K->block[i], bn[i], &v)) != PATC_OK) return s;
-        if (v < 1 || v > 1024) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, bn[i], (long long)v);
-        o->block[i] = (unsigned)v;
-        if (!K->grid[i]) v = 1;
-        else if ((s = eval(k, K->grid[i], gn[i], &v)) != PATC_OK) return s;
-        if (v < 0 || v > INT_MAX) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, gn[i], (long long)v);
-        o->grid[i] = (unsigned)v;
+        if (!K->block[i]) block[i] = 1;
+        else if ((s = eval(k, K->block[i], bn[i], &block[i])) != PATC_OK) return s;
+        if (block[i] < 1)
+            return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, bn[i], (long long)block[i]);
+        if (!K->grid[i]) grid[i] = 1;
+        else if ((s = eval(k, K->grid[i], gn[i], &grid[i])) != PATC_OK) return s;
+        if (grid[i] < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, gn[i], (long long)grid[i]);
     }
     /* a scanPipe kernel's blocks loop over the tiles: one per SM (its shared memory
      * leaves room for no second), where a device says how many */
     int sms = K->persistent ? rt_ctx_sm_count(c) : 0;
-    if (sms > 0 && o->grid[0] > (unsigned)sms) o->grid[0] = (unsigned)sms;
+    if (sms > 0 && grid[0] > sms) grid[0] = sms;
+    if ((s = rt_check_launch_limits(c, K->name, grid, block, "")) != PATC_OK) return s;
+    for (int i = 0; i < 3; i++) {
+        o->grid[i] = (unsigned)grid[i];
+        o->block[i] = (unsigned)block[i];
+    }
     if ((s = eval(k, K->shared_bytes, "the shared memory size", &v)) != PATC_OK) return s;
     if (v < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", K->name, (long long)v);
     if ((s = rt_check_shared_launch(k, l, v, "with these nat values it needs")) != PATC_OK) return s;

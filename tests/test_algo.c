@@ -149,6 +149,38 @@ START_TEST(exclusive_scan_starts_at_the_neutral_element)
 }
 END_TEST
 
+/* The float min and max reductions and scans are the identity on infinities: a max
+ * over elements that are all -inf is -inf and a min over +inf elements +inf (their
+ * neutral elements are -inf and +inf, not the largest finite values), for f32 and f64,
+ * at sizes that pad a tile and that take several. */
+START_TEST(min_max_keep_infinities)
+{
+    static const long long ns[] = {1, 1000, 5003};
+    for (int ti = 0; ti < 2; ti++) {
+        patc_type t = ti ? PATC_F64 : PATC_F32;
+        for (int mx = 0; mx < 2; mx++) {
+            double inf = mx ? -INFINITY : INFINITY;
+            for (int alg = PATC_ALGO_REDUCE; alg <= PATC_ALGO_INCLUSIVE_SCAN; alg++) {
+                patc_algo *a = make((patc_algorithm)alg, t, mx ? PATC_OP_MAX : PATC_OP_MIN);
+                for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {
+                    long long n = ns[si];
+                    void *in = calloc((size_t)n, 8), *out = calloc((size_t)n, 8);
+                    for (long long i = 0; i < n; i++) put(t, in, i, inf);
+                    ck_assert_msg(patc_algo_run_cpu(a, in, out, NULL, n, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+                    long long check = alg == PATC_ALGO_REDUCE ? 1 : n;
+                    for (long long i = 0; i < check; i++)
+                        ck_assert_msg(get(t, out, i) == inf, "%s %s alg %d n %lld at %lld: %g, want %g",
+                                      patc_type_name(t), mx ? "max" : "min", alg, n, i, get(t, out, i), inf);
+                    free(in);
+                    free(out);
+                }
+                patc_algo_free(a);
+            }
+        }
+    }
+}
+END_TEST
+
 /* Filter and the partitions with x > t (t a scalar of the call), each type: the count,
  * the selected in order; the others reversed (partition) or in order (stable). */
 START_TEST(selects_match_a_loop)
@@ -431,6 +463,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, reduce_and_scans_match_a_loop, 0, 6);
     tcase_add_test(tc, exclusive_scan_starts_at_the_neutral_element);
+    tcase_add_test(tc, min_max_keep_infinities);
     tcase_add_loop_test(tc, selects_match_a_loop, 0, 6);
     tcase_add_test(tc, lambda_operator_and_predicate_with_scalars);
     tcase_add_test(tc, bad_lambda_fails_at_creation);

@@ -213,6 +213,23 @@ START_TEST(literals)
     ck_assert_ptr_nonnull(strstr(cu, "4000000000u"));
     free(cu);
     tc_free(t);
+    /* infinity and NaN have no C literal and NVRTC no INFINITY: their bits, f32's
+     * (C's NAN, the interpreter's, is 0x7fc00000), the sign a negation, f64 widened */
+    t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => fun(n.f64)(ys =>"
+                   " pair(xs |> mapGlobal(fun(x => max(x)(-inff) + min(x)(inff) + select(x > 0.0f)(nanf)(-nanf))))"
+                   "     (ys |> mapGlobal(fun(y => max(y)(-inf) + min(y)(inf) + nan))))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "fmaxf(xs[g0], -(__int_as_float(0x7f800000)))"), "%s", cu);
+    ck_assert_msg(strstr(cu, "fminf(xs[g0], (__int_as_float(0x7f800000)))"), "%s", cu);
+    ck_assert_msg(strstr(cu, "? (__int_as_float(0x7fc00000)) : -(__int_as_float(0x7fc00000))"), "%s", cu);
+    ck_assert_msg(strstr(cu, "fmax(ys[g1], -((double)__int_as_float(0x7f800000)))"), "%s", cu);
+    ck_assert_msg(strstr(cu, "((double)__int_as_float(0x7fc00000))"), "%s", cu);
+    char *log = NULL;
+    ck_assert_msg(nvrtc_ok(cu, "k", &log), "does not compile:\n%s\n%s", log, cu);
+    free(log);
+    free(cu);
+    tc_free(t);
 }
 END_TEST
 

@@ -632,6 +632,91 @@ START_TEST(extreme_nats_refused_at_every_entry_point)
 }
 END_TEST
 
+/* Every launch stays within CUDA's limits (grid.x 2^31-1, grid.y and .z 65535, block.x
+ * and .y 1024, block.z 64, 1024 threads): a map along y past 65535 rows launches a grid
+ * capped at 65535 (its code loops), and a launch past a limit, a rule's or an override's,
+ * is refused before the driver (which would answer CUDA_ERROR_INVALID_VALUE, as the fake
+ * does) with a message naming the kernel, the dimension and the limit. */
+static const char *ROWS =
+    "kernel rowSums = nFun((r, c) => fun(r.c.f32)(a => a |> mapGlobal('y')(reduceSeq(add)(0.0f))))\n"
+    "kernel scaleRows = nFun((r, c) => fun(r.c.f32)(a => a |> mapGlobal('y')(mapGlobal('x')(fun(x => x * 2.0f)))))\n"
+    "kernel deepZ = nFun(n => fun(n.128.f32)(a => a |> mapBlock(mapThreads('z')(fun(x => x + 1.0f)))))\n";
+
+START_TEST(launch_limits_refused_before_the_driver)
+{
+    patc_kernel *rows = kernel_of("rowSums", ROWS, NULL, 0), *scale = kernel_of("scaleRows", ROWS, NULL, 0),
+                *deep = kernel_of("deepZ", ROWS, NULL, 0);
+    patc_buffer *in, *out;
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4 * 3 * 70000, &in), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(ctx, 4 * 3 * 70000, &out), PATC_OK);
+    static Seen seen = {.kinds = "pp", .scratch_slot = -1};
+    F.on_launch(record, &seen);
+    /* the rule: r rows on grid.y, capped at 65535 */
+    static const long long rs[][2] = {{70000, 65535}, {65536, 65535}, {65535, 65535}, {1000, 1000}};
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+        long long nats[2] = {rs[i][0], 3};
+        seen.n = 0;
+        ck_assert_msg(patc_launch(rows, nats, &in, out, NULL) == PATC_OK, "r = %lld: %s", rs[i][0], patc_last_error(ctx));
+        ck_assert_int_eq(seen.n, 1);
+        ck_assert_uint_eq(seen.l[0].grid[1], (unsigned)rs[i][1]);
+        seen.n = 0;
+        ck_assert_msg(patc_launch(scale, nats, &in, out, NULL) == PATC_OK, "r = %lld: %s", rs[i][0], patc_last_error(ctx));
+        ck_assert_int_eq(seen.n, 1);
+        ck_assert_uint_eq(seen.l[0].grid[1], (unsigned)rs[i][1]);
+        ck_assert_uint_eq(seen.l[0].grid[0], 1);
+    }
+    /* 128 threads along z: a block of 64 there, each thread two elements */
+    long long one = 1;
+    seen.n = 0;
+    ck_assert_msg(patc_launch(deep, &one, &in, out, NULL) == PATC_OK, "%s", patc_last_error(ctx));
+    ck_assert_int_eq(seen.n, 1);
+    ck_assert_uint_eq(seen.l[0].block[2], 64);
+
+    /* overrides past a limit */
+    static const struct { patc_launch_config cfg; const char *msg; } over[] = {
+        {{{1, 70000, 1}, {0, 0, 0}, 0}, "kernel rowSums: the launch override's grid.y = 70000 is above CUDA's limit 65535"},
+        {{{1, 1, 65536}, {0, 0, 0}, 0}, "kernel rowSums: the launch override's grid.z = 65536 is above CUDA's limit 65535"},
+        {{{2147483648u, 1, 1}, {0, 0, 0}, 0},
+         "kernel rowSums: the launch override's grid.x = 2147483648 is above CUDA's limit 2147483647"},
+        {{{0, 0, 0}, {2048, 1, 1}, 0}, "kernel rowSums: the launch override's block.x = 2048 is above CUDA's limit 1024"},
+        {{{0, 0, 0}, {1, 1, 128}, 0}, "kernel rowSums: the launch override's block.z = 128 is above CUDA's limit 64"},
+        {{{0, 0, 0}, {32, 32, 2}, 0},
+         "kernel rowSums: the launch override's block of 32x32x2 = 2048 threads is above CUDA's limit 1024"},
+    };
+    long long nats[2] = {70000, 3};
+    int launches = F.calls("cuLaunchKernel");
+    for (size_t i = 0; i < sizeof over / sizeof over[0]; i++) {
+        ck_assert_int_eq(patc_launch(rows, nats, &in, out, &over[i].cfg), PATC_ERR_LAUNCH_CONFIG);
+        ck_assert_msg(strstr(patc_last_error(ctx), over[i].msg), "%zu: %s", i, patc_last_error(ctx));
+    }
+    /* at the limits, an override is launched as given */
+    patc_launch_config at = {{1, 65535, 1}, {1, 1, 64}, 0};
+    seen.n = 0;
+    ck_assert_msg(patc_launch(rows, nats, &in, out, &at) == PATC_OK, "%s", patc_last_error(ctx));
+    ck_assert_int_eq(F.calls("cuLaunchKernel"), launches + 1);
+    ck_assert_uint_eq(seen.l[0].grid[1], 65535);
+    ck_assert_uint_eq(seen.l[0].block[2], 64);
+
+    /* a rule past grid.x's limit: 2^40 elements on blocks of 256 are 2^32 blocks (the
+     * compiler caps x only where every size passes it); refused before the buffers are
+     * looked at, by patc_kernel_launch_dims too */
+    patc_kernel *sx = kernel_of("saxpy", SAXPY, NULL, 0);
+    long long big = 1LL << 40;
+    float a = 1;
+    patc_arg args[3] = {{NULL, &a}, {in, NULL}, {in, NULL}};
+    const char *want = "kernel saxpy: grid.x = 4294967296 is above CUDA's limit 2147483647";
+    ck_assert_int_eq(patc_launch_args(sx, &big, args, &out, NULL), PATC_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(patc_last_error(ctx), want), "%s", patc_last_error(ctx));
+    patc_launch_config dims;
+    ck_assert_int_eq(patc_kernel_launch_dims(sx, &big, &dims), PATC_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(patc_last_error(ctx), want), "%s", patc_last_error(ctx));
+    ck_assert_int_eq(F.calls("cuLaunchKernel"), launches + 1);
+    F.on_launch(NULL, NULL);
+    patc_buffer_free(in);
+    patc_buffer_free(out);
+}
+END_TEST
+
 START_TEST(every_driver_failure_reported_and_cleaned_up)
 {
     static const char *reported[] = {"cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute",
@@ -679,6 +764,7 @@ int main(void)
     tcase_add_test(tc, algo_tuner_output_files);
     tcase_add_test(tc, reduce_to_one_size_check_does_not_wrap);
     tcase_add_test(tc, extreme_nats_refused_at_every_entry_point);
+    tcase_add_test(tc, launch_limits_refused_before_the_driver);
     tcase_add_test(tc, every_driver_failure_reported_and_cleaned_up);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -769,6 +769,107 @@ START_TEST(test_operators)
 }
 END_TEST
 
+/* The kernel named `name` of a compiled program, for interp_kernel. */
+static const KernelDef *def_of(TC *t, const char *name)
+{
+    for (int i = 0; i < t->c.ndefs; i++)
+        if (strcmp(t->c.defs[i]->name, name) == 0) return t->c.defs[i];
+    ck_abort_msg("no kernel %s", name);
+    return NULL;
+}
+
+/* Runs kernel `name` of t on one f32 array of n elements into out. */
+static void run_f32(TC *t, const char *name, const float *in, int64_t n, float *out)
+{
+    const void *ins[1] = {in};
+    char err[256];
+    ck_assert_msg(interp_kernel(def_of(t, name), &n, ins, out, err, sizeof err), "%s: %s", name, err);
+}
+
+/* inff, nanf (inf, nan for f64) are the values C's INFINITY and NAN name; -inff the
+ * negation. Arithmetic and comparisons on them are C's; min and max are fminf/fmaxf
+ * (what the CUDA code calls): a NaN operand gives the other operand, so a max skips
+ * NaN elements and is NaN only when both are. A max with -inff as its neutral element
+ * over elements that are all -inf is -inf (it was -3.40282347e38 with that number as
+ * the neutral element: issue 33), as are the examples' reductions of such elements. */
+START_TEST(test_inf_nan)
+{
+    TC *t = tc_compile(
+        "kernel maxAll = nFun(n => fun(n.f32)(xs => xs |> split(n) |> mapGlobal(reduceSeq(max)(-inff))))\n"
+        "kernel minAll = nFun(n => fun(n.f32)(xs => xs |> split(n) |> mapGlobal(reduceSeq(min)(inff))))\n"
+        "kernel maxNanInit = nFun(n => fun(n.f32)(xs => xs |> split(n) |> mapGlobal(reduceSeq(max)(nanf))))\n"
+        "kernel ops = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x =>\n"
+        "  max(x)(nanf) + min(nanf)(x) + f32(x + nanf == x + nanf) + f32(nanf != nanf) + f32(-inff < x)))))\n"
+        "kernel sums = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x + inff))))\n"
+        "kernel nanOf = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * 0.0f + select(x > 0.0f)(nanf)(-nanf)))))\n"
+        "kernel f64s = nFun(n => fun(n.f64)(xs => xs |> mapGlobal(fun(x => max(x)(-inf) + min(x)(inf) + max(nan)(x)))))\n");
+    EXPECT_OK(t);
+    float ninf[5] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY}, pinf[5] = {INFINITY, INFINITY, INFINITY,
+                                                                                          INFINITY, INFINITY};
+    float o, out[5];
+    run_f32(t, "maxAll", ninf, 5, &o);
+    ck_assert(isinf(o) && o < 0);
+    run_f32(t, "minAll", pinf, 5, &o);
+    ck_assert(isinf(o) && o > 0);
+    float mixed[5] = {NAN, 2.5f, NAN, -1.0f, NAN}, nans[3] = {NAN, NAN, NAN};
+    run_f32(t, "maxAll", mixed, 5, &o);
+    ck_assert_float_eq(o, 2.5f); /* NaN elements skipped */
+    run_f32(t, "maxAll", nans, 3, &o);
+    ck_assert(isinf(o) && o < 0); /* all skipped: the neutral element */
+    run_f32(t, "minAll", mixed, 5, &o);
+    ck_assert_float_eq(o, -1.0f);
+    run_f32(t, "maxNanInit", mixed, 5, &o);
+    ck_assert_float_eq(o, 2.5f); /* a NaN initial value is dropped at the first element */
+    run_f32(t, "maxNanInit", nans, 3, &o);
+    ck_assert(isnan(o));
+    /* x + x + 0 + 1 + 1 for finite x: max(x, NaN) = min(NaN, x) = x, NaN == NaN false */
+    float fin[3] = {1.5f, -4.0f, 0.0f};
+    run_f32(t, "ops", fin, 3, out);
+    for (int i = 0; i < 3; i++) ck_assert_float_eq(out[i], 2 * fin[i] + 2);
+    float some[3] = {1.0f, -INFINITY, NAN};
+    run_f32(t, "sums", some, 3, out);
+    ck_assert(isinf(out[0]) && out[0] > 0);
+    ck_assert(isnan(out[1])); /* -inf + inf */
+    ck_assert(isnan(out[2]));
+    /* nanf is C's NAN, -nanf its negation (the sign bit set) */
+    float pm[2] = {1.0f, -1.0f};
+    run_f32(t, "nanOf", pm, 2, out);
+    ck_assert(isnan(out[0]) && !signbit(out[0]));
+    ck_assert(isnan(out[1]) && signbit(out[1]));
+    double d[3] = {2.0, -INFINITY, NAN}, dout[3];
+    const void *dins[1] = {d};
+    int64_t n = 3;
+    char err[256];
+    ck_assert_msg(interp_kernel(def_of(t, "f64s"), &n, dins, dout, err, sizeof err), "%s", err);
+    ck_assert(dout[0] == 6.0);                 /* 2 + 2 + 2 */
+    ck_assert(isinf(dout[1]) && dout[1] < 0); /* -inf three times */
+    ck_assert(isnan(dout[2]));                 /* -inf + inf + NaN */
+    tc_free(t);
+
+    /* the examples' max reductions (their padding is the neutral element) */
+    size_t len;
+    char *src = lang_read_file(PATC_SOURCE_DIR "/examples/reduce_fast.rise", &len);
+    ck_assert_ptr_nonnull(src);
+    Define shape[2] = {{"elemsBlock", 4096}, {"elemsWarp", 512}};
+    t = tc_compile_named(PATC_SOURCE_DIR "/examples/reduce_fast.rise", src, shape, 2);
+    free(src);
+    EXPECT_OK(t);
+    enum { N = 1000 };
+    static float all[N];
+    for (int i = 0; i < N; i++) all[i] = -INFINITY;
+    run_f32(t, "reduceMaxF32OneBlock", all, N, &o);
+    ck_assert(isinf(o) && o < 0);
+    int64_t ng[2] = {N, 2};
+    const void *ins[1] = {all};
+    ck_assert_msg(interp_kernel(def_of(t, "reduceMaxF32"), ng, ins, &o, err, sizeof err), "%s", err);
+    ck_assert(isinf(o) && o < 0);
+    all[N / 2] = -5.0f;
+    run_f32(t, "reduceMaxF32OneBlock", all, N, &o);
+    ck_assert_float_eq(o, -5.0f);
+    tc_free(t);
+}
+END_TEST
+
 /* i32 and u32 wrap in 32 bits; i64 in 64 */
 START_TEST(test_wraparound)
 {
@@ -1312,6 +1413,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_shfl_warp);
     tcase_add_test(tc, test_arith_prims);
     tcase_add_test(tc, test_scalar_forms);
+    tcase_add_test(tc, test_inf_nan);
     tcase_add_test(tc, test_operators);
     tcase_add_test(tc, test_wraparound);
     tcase_add_test(tc, test_div_zero);

@@ -147,6 +147,31 @@ START_TEST(test_float_literals)
 }
 END_TEST
 
+/* inf and nan are f64, inff and nanf f32 (the suffix of 2.0f); a longer name that
+ * starts with them is a name, and -inff is '-' then the word */
+START_TEST(test_float_words)
+{
+    Lexed L;
+    lex(&L, "inf inff nan nanf info nanx Inf -inff");
+    ck_assert_ptr_null(L.err);
+    int want[] = {TOK_FLOATWORD, TOK_FLOATWORD, TOK_FLOATWORD, TOK_FLOATWORD, TOK_IDENT, TOK_IDENT, TOK_IDENT,
+                  '-', TOK_FLOATWORD, TOK_YYEOF};
+    ck_assert_int_eq(L.n, 10);
+    for (int i = 0; i < 10; i++) ck_assert_int_eq(L.kind[i], want[i]);
+    ck_assert(isinf(L.val[0].ast->lit_float.v) && L.val[0].ast->lit_float.v > 0);
+    ck_assert_int_eq(L.val[0].ast->lit_float.sk, SK_F64);
+    ck_assert(isinf(L.val[1].ast->lit_float.v) && L.val[1].ast->lit_float.v > 0);
+    ck_assert_int_eq(L.val[1].ast->lit_float.sk, SK_F32);
+    ck_assert(isnan(L.val[2].ast->lit_float.v));
+    ck_assert_int_eq(L.val[2].ast->lit_float.sk, SK_F64);
+    ck_assert(isnan(L.val[3].ast->lit_float.v));
+    ck_assert_int_eq(L.val[3].ast->lit_float.sk, SK_F32);
+    ck_assert_str_eq(L.val[4].str, "info");
+    ck_assert_int_eq(L.sp[8].col, 34);
+    done(&L);
+}
+END_TEST
+
 /* `4.4.f32` is an array type: INT '.' INT '.' SCALAR, not FLOAT '.' SCALAR */
 START_TEST(test_array_type_digits)
 {
@@ -303,6 +328,7 @@ static Suite *lexer_suite(void)
     tcase_add_test(tc, test_operators);
     tcase_add_test(tc, test_int_literals);
     tcase_add_test(tc, test_float_literals);
+    tcase_add_test(tc, test_float_words);
     tcase_add_test(tc, test_array_type_digits);
     tcase_add_test(tc, test_strings_dims_comments);
     tcase_add_test(tc, test_positions);

@@ -259,6 +259,62 @@ START_TEST(loop_carried_barrier)
 }
 END_TEST
 
+/* The launch rule within CUDA's limits: along y and z a grid that may pass 65535 is
+ * capped there and the map strides over it; along x only one past 2^31 - 1 for every
+ * size (fixed with -D); a block is at most 64 threads along z. */
+static void expect_rule(const char *src, const Define *d, int nd, int dim, Level l, const char *grid, LoopForm form)
+{
+    TC *t = tc_compile_defs(src, d, nd);
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    const char *g = nat_str(t->c.arena, k->grid[dim]);
+    ck_assert_msg(strcmp(g, grid) == 0, "%s (%s): grid.%c is %s, want %s", src, nd ? d[0].name : "-", "xyz"[dim], g,
+                  grid);
+    const Stmt *s = find_loop(k->body, l);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(s->loop.form == form, "%s (%lld): form %d, want %d", src, nd ? (long long)d[0].value : 0LL,
+                  (int)s->loop.form, (int)form);
+    tc_free(t);
+}
+
+START_TEST(launch_rule_within_limits)
+{
+    const char *rows = "kernel k = nFun((r, c) => fun(r.c.f32)(a => a |> mapGlobal('y')(reduceSeq(add)(0.0f))))";
+    const char *planes = "kernel k = nFun((p, c) => fun(p.c.f32)(a => a |> mapGlobal('z')(mapSeq(fun(x => x)))))";
+    const char *blocks = "kernel k = nFun((r, c) => fun(r.c.f32)(a => a |> mapBlock('y')(mapThreads(fun(x => x)))))";
+    const char *flat = "kernel k = nFun(n => fun(n.f32)(a => a |> mapGlobal(fun(x => x))))";
+    const char *flatb = "kernel k = nFun(n => fun(n.f32)(a => a |> split(1) |> mapBlock(mapThreads(fun(x => x))) |> join))";
+    expect_rule(rows, NULL, 0, 1, LVL_GLOBAL, "min(65535, r)", LF_LOOP);
+    expect_rule(planes, NULL, 0, 2, LVL_GLOBAL, "min(65535, p)", LF_LOOP);
+    expect_rule(blocks, NULL, 0, 1, LVL_BLOCK, "min(65535, r)", LF_LOOP);
+    static const struct { int64_t r; const char *grid; LoopForm form; } at[] = {
+        {100, "100", LF_ONCE}, {65535, "65535", LF_ONCE}, {65536, "65535", LF_LOOP}, {70000, "65535", LF_LOOP}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        Define d[2] = {{"r", at[i].r}, {"c", 3}};
+        expect_rule(rows, d, 2, 1, LVL_GLOBAL, at[i].grid, at[i].form);
+        expect_rule(blocks, d, 2, 1, LVL_BLOCK, at[i].grid, at[i].form);
+        Define p[2] = {{"p", at[i].r}, {"c", 3}};
+        expect_rule(planes, p, 2, 2, LVL_GLOBAL, at[i].grid, at[i].form);
+    }
+    /* along x: a size given at launch keeps its guard; the runtime checks the grid */
+    expect_rule(flat, NULL, 0, 0, LVL_GLOBAL, "(n + 255) / 256", LF_GUARDED);
+    expect_rule(flatb, NULL, 0, 0, LVL_BLOCK, "n", LF_ONCE);
+    Define big = {"n", 1LL << 40}, edge = {"n", 2147483647LL * 256}, past = {"n", 2147483647LL * 256 + 1};
+    expect_rule(flat, &big, 1, 0, LVL_GLOBAL, "2147483647", LF_LOOP);
+    expect_rule(flat, &edge, 1, 0, LVL_GLOBAL, "2147483647", LF_ONCE);
+    expect_rule(flat, &past, 1, 0, LVL_GLOBAL, "2147483647", LF_LOOP);
+    Define blk = {"n", 2147483648LL};
+    expect_rule(flatb, &blk, 1, 0, LVL_BLOCK, "2147483647", LF_LOOP);
+    /* 128 threads along z: a block of 64 there, a loop over it */
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.128.f32)(a => a |> mapBlock(mapThreads('z')(fun(x => x)))))");
+    EXPECT_OK(t);
+    int64_t b;
+    ck_assert(nat_is_const(t->c.kernels[0]->block[2], &b) && b == 64);
+    ck_assert_int_eq(find_loop(t->c.kernels[0]->body, LVL_THREADS)->loop.form, LF_LOOP);
+    tc_free(t);
+}
+END_TEST
+
 /* Let binds once: a scalar let becomes one register, read twice. */
 START_TEST(let_evaluates_once)
 {
@@ -622,6 +678,7 @@ int main(void)
     tcase_add_test(c, scalarise_and_dead_index);
     tcase_add_test(c, single_thread_region);
     tcase_add_test(c, loop_carried_barrier);
+    tcase_add_test(c, launch_rule_within_limits);
     tcase_add_test(c, let_evaluates_once);
     tcase_add_test(c, ir_walker);
     tcase_add_test(c, shared_budget_boundary);

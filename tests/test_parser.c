@@ -130,6 +130,13 @@ START_TEST(test_literals)
     ck_assert_int_eq(P.prog.decls->body->lit_float.sk, SK_F32);
     ck_assert_str_eq(P.out, "def a = 0.1f\n");
     done(&P);
+    /* the float words print as written, so the printed program reads back the same */
+    expect_print("def a = f(inf, inff, -inff, nan, nanf, -inf)", "def a = f(inf)(inff)((-inff))(nan)(nanf)((-inf))\n");
+    parse(&P, "def a = -inff");
+    ck_assert_int_eq(P.prog.decls->body->kind, A_UN);
+    ck_assert_int_eq(P.prog.decls->body->un.e->kind, A_FLOAT);
+    ck_assert_int_eq(P.prog.decls->body->un.e->lit_float.sk, SK_F32);
+    done(&P);
 }
 END_TEST
 
@@ -211,6 +218,9 @@ START_TEST(test_syntax_errors)
     expect_error("def a", "unexpected end of file, expecting '=' or '('");
     expect_error("def fun = 1", "t.rise:1:5: error: 'fun' is a keyword and cannot be used as a name");
     expect_error("def f(x, f32) = 1", "'f32' is a keyword");
+    expect_error("def inff = 1", "t.rise:1:5: error: 'inff' is a keyword and cannot be used as a name");
+    expect_error("def f(x, nan) = 1", "'nan' is a keyword");
+    expect_error("def a = fun(inf => inf)", "unexpected 'inf' or 'nan'");
     expect_error("def a = fun(float)(x => x)", "t.rise:1:13: error: unknown type name 'float'");
     expect_error("def a = fun(n.vec)(x => x)", "unknown type name 'vec'");
     expect_error("def a = fun(ix[3])(x => x)", "unknown type name 'ix'");

@@ -1453,6 +1453,65 @@ START_TEST(gpu_large_shared_memory)
 }
 END_TEST
 
+/* Maps past CUDA's grid limit along y and z, sized at launch: 65535 rows fill the grid,
+ * 65536 and 70000 loop over a grid capped at 65535 (each of the first blocks takes two
+ * rows); every row is computed once, against sums and products made here. An override
+ * past the limit is refused, not handed to the driver. */
+static const char *ROWS =
+    "kernel rowSums = nFun((r, c) => fun(r.c.f32)(a => a |> mapGlobal('y')(reduceSeq(add)(0.0f))))\n"
+    "kernel scaleRows = nFun((r, c) => fun(r.c.f32)(a => a |> mapGlobal('y')(mapGlobal('x')(fun(x => x * 2.0f + 1.0f)))))\n"
+    "kernel planesZ = nFun((p, c) => fun(p.c.f32)(a => a |> mapGlobal('z')(mapSeq(fun(x => x - 1.0f)))))\n";
+
+START_TEST(gpu_maps_past_grid_limits)
+{
+    patc_program *p;
+    patc_kernel *k[3];
+    static const char *names[3] = {"rowSums", "scaleRows", "planesZ"};
+    ck_assert_msg(patc_program_from_string(gctx, "rows.rise", ROWS, NULL, 0, &p) == PATC_OK, "%s", patc_last_error(gctx));
+    for (int j = 0; j < 3; j++) ck_assert_int_eq(patc_get_kernel(p, names[j], &k[j]), PATC_OK);
+    enum { R = 70000, C = 3 };
+    static float in[R * C], out[R * C];
+    for (int i = 0; i < R * C; i++) in[i] = (float)(i % 977) * 0.25f - 50.0f;
+    patc_buffer *bi, *bo;
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof in, &bi), PATC_OK);
+    ck_assert_int_eq(patc_buffer_alloc(gctx, sizeof out, &bo), PATC_OK);
+    ck_assert_int_eq(patc_buffer_upload(bi, in, sizeof in), PATC_OK);
+    static const long long rs[] = {65535, 65536, R};
+    for (int t = 0; t < 3; t++) {
+        long long nats[2] = {rs[t], C};
+        for (int j = 0; j < 3; j++) {
+            for (int i = 0; i < R * C; i++) out[i] = -1234.5f;
+            ck_assert_int_eq(patc_buffer_upload(bo, out, sizeof out), PATC_OK);
+            ck_assert_msg(patc_launch(k[j], nats, &bi, bo, NULL) == PATC_OK, "%s r=%lld: %s", names[j], rs[t],
+                          patc_last_error(gctx));
+            ck_assert_int_eq(patc_buffer_download(bo, out, sizeof out), PATC_OK);
+            for (long long r = 0; r < rs[t]; r++) {
+                const float *a = &in[r * C];
+                if (j == 0) {
+                    float want = 0.0f;
+                    for (int c = 0; c < C; c++) want += a[c];
+                    ck_assert_msg(out[r] == want, "rowSums r=%lld row %lld: %g, want %g", rs[t], r, out[r], want);
+                } else {
+                    for (int c = 0; c < C; c++) {
+                        float want = j == 1 ? a[c] * 2.0f + 1.0f : a[c] - 1.0f;
+                        ck_assert_msg(out[r * C + c] == want, "%s r=%lld at %lld,%d: %g, want %g", names[j], rs[t], r, c,
+                                      out[r * C + c], want);
+                    }
+                }
+            }
+            long long written = j == 0 ? rs[t] : rs[t] * C; /* nothing past the result */
+            if (written < R * C) ck_assert_float_eq(out[written], -1234.5f);
+        }
+    }
+    long long nats[2] = {R, C};
+    patc_launch_config cfg = {{1, 70000, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(patc_launch(k[0], nats, &bi, bo, &cfg), PATC_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(patc_last_error(gctx), "grid.y = 70000 is above CUDA's limit 65535"), "%s", patc_last_error(gctx));
+    patc_buffer_free(bi);
+    patc_buffer_free(bo);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     bool gpu = argc > 1 && strcmp(argv[1], "gpu") == 0;
@@ -1475,6 +1534,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, gpu_scalars_and_outputs);
         tcase_add_test(tc, gpu_reducer_single_launch);
         tcase_add_test(tc, gpu_large_shared_memory);
+        tcase_add_test(tc, gpu_maps_past_grid_limits);
         tcase_add_test(tc, gpu_vector_input_alignment_checked);
         tcase_add_test(tc, gpu_enqueue_reuses_prepared_launch);
     } else {

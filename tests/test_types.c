@@ -3,6 +3,7 @@
 #include "../prims/prims.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 
 static const char *body_type(TC *t)
@@ -52,6 +53,34 @@ START_TEST(padding_idiom)
     EXPECT_OK(t);
     ck_assert_str_eq(body_type(t), "((n + 31) / 32).f32");
     tc_free(t);
+}
+END_TEST
+
+/* inff and nanf are f32, inf and nan f64, as 2.0f and 2.0; -inff is folded into one
+ * literal like -2.0f; inff is no literal out of f32's range, 3.5e38f still is */
+START_TEST(float_words)
+{
+    TYPE_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => max(x)(-inff) + nanf))))", "n.f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.f64)(xs => xs |> mapGlobal(fun(x => min(x)(inf) - nan))))", "n.f64");
+    TC *t = tc_compile("kernel k = nFun(n => fun(n.f32)(xs => xs |> split(n) |> mapGlobal(reduceSeq(max)(-inff))))");
+    EXPECT_OK(t);
+    const Expr *m = t->c.defs[0]->body; /* mapGlobal(reduceSeq(op)(init))(...) */
+    const Expr *f = m->prim.args[0];
+    ck_assert_int_eq(f->kind, E_LAM);
+    const Expr *r = f->lam.body;
+    ck_assert_int_eq(r->kind, E_PRIM);
+    const Expr *init = r->prim.args[1];
+    ck_assert_int_eq(init->kind, E_LIT);
+    ck_assert_int_eq(init->ty->sk, SK_F32);
+    ck_assert(isinf(init->lit.f) && init->lit.f < 0);
+    tc_free(t);
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => max(x)(inf)))))",
+           "max expects two scalars of the same type, got f32 and f64");
+    ERR_IS("kernel k = nFun(n => fun(n.f64)(xs => xs |> mapGlobal(fun(x => x + nanf))))",
+           "operator '+' on different types f64 and f32");
+    ERR_IS("kernel k = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => x + 3.5e38f))))", "out of range for f32");
+    ERR_IS("kernel k = nFun(n => fun(n.i32)(xs => xs |> mapGlobal(fun(x => x + inff))))",
+           "operator '+' on different types i32 and f32");
 }
 END_TEST
 
@@ -496,6 +525,7 @@ int main(void)
     tcase_add_test(c, padding_idiom);
     tcase_add_test(c, size_errors);
     tcase_add_test(c, scalar_errors);
+    tcase_add_test(c, float_words);
     tcase_add_test(c, nesting_errors);
     tcase_add_test(c, defs_and_lets);
     tcase_add_test(c, defines);

@@ -19,804 +19,803 @@ typedef long long patc_int;
 extern "C" __global__ void __launch_bounds__(1024) sortSmallF32(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s2 = (float *)(patc_smem + 0);
-    float *s4 = (float *)(patc_smem + 4096);
-    float *s14 = (float *)(patc_smem + 0);
-    float *s24 = (float *)(patc_smem + 4096);
-    float *s34 = (float *)(patc_smem + 0);
-    float *s44 = (float *)(patc_smem + 4096);
-    float *s54 = (float *)(patc_smem + 0);
-    float *s64 = (float *)(patc_smem + 4096);
-    float *s74 = (float *)(patc_smem + 0);
-    float *s84 = (float *)(patc_smem + 4096);
-    float *s94 = (float *)(patc_smem + 0);
-    float *s104 = (float *)(patc_smem + 4096);
-    float *s114 = (float *)(patc_smem + 0);
-    float *s124 = (float *)(patc_smem + 4096);
-    float *s134 = (float *)(patc_smem + 0);
-    float *s144 = (float *)(patc_smem + 4096);
-    float *s154 = (float *)(patc_smem + 0);
-    float *s164 = (float *)(patc_smem + 4096);
-    float *s174 = (float *)(patc_smem + 0);
-    float *s184 = (float *)(patc_smem + 4096);
-    float *s194 = (float *)(patc_smem + 0);
-    float *s204 = (float *)(patc_smem + 4096);
-    float *s214 = (float *)(patc_smem + 0);
-    float *s224 = (float *)(patc_smem + 4096);
-    float *s234 = (float *)(patc_smem + 0);
-    float *s244 = (float *)(patc_smem + 4096);
-    float *s254 = (float *)(patc_smem + 0);
-    float *s264 = (float *)(patc_smem + 4096);
-    float *s274 = (float *)(patc_smem + 0);
-    float *s284 = (float *)(patc_smem + 4096);
-    float *s294 = (float *)(patc_smem + 0);
-    float *s304 = (float *)(patc_smem + 4096);
-    float *s314 = (float *)(patc_smem + 0);
-    float *s324 = (float *)(patc_smem + 4096);
-    float *s334 = (float *)(patc_smem + 0);
-    float *s344 = (float *)(patc_smem + 4096);
-    float *s354 = (float *)(patc_smem + 0);
-    float *s364 = (float *)(patc_smem + 4096);
-    float *s374 = (float *)(patc_smem + 0);
-    float *s384 = (float *)(patc_smem + 4096);
-    float *s394 = (float *)(patc_smem + 0);
-    float *s404 = (float *)(patc_smem + 4096);
-    float *s414 = (float *)(patc_smem + 0);
-    float *s424 = (float *)(patc_smem + 4096);
-    float *s434 = (float *)(patc_smem + 0);
-    float *s444 = (float *)(patc_smem + 4096);
-    float *s454 = (float *)(patc_smem + 0);
-    float *s464 = (float *)(patc_smem + 4096);
-    float *s474 = (float *)(patc_smem + 0);
-    float *s484 = (float *)(patc_smem + 4096);
-    float *s494 = (float *)(patc_smem + 0);
-    float *s504 = (float *)(patc_smem + 4096);
-    float *s514 = (float *)(patc_smem + 0);
-    float *s524 = (float *)(patc_smem + 4096);
-    float *s534 = (float *)(patc_smem + 0);
-    float *s544 = (float *)(patc_smem + 4096);
-    float pad0 = (1.0f / 0.0f);
+    float *s1 = (float *)(patc_smem + 0);
+    float *s3 = (float *)(patc_smem + 4096);
+    float *s13 = (float *)(patc_smem + 0);
+    float *s23 = (float *)(patc_smem + 4096);
+    float *s33 = (float *)(patc_smem + 0);
+    float *s43 = (float *)(patc_smem + 4096);
+    float *s53 = (float *)(patc_smem + 0);
+    float *s63 = (float *)(patc_smem + 4096);
+    float *s73 = (float *)(patc_smem + 0);
+    float *s83 = (float *)(patc_smem + 4096);
+    float *s93 = (float *)(patc_smem + 0);
+    float *s103 = (float *)(patc_smem + 4096);
+    float *s113 = (float *)(patc_smem + 0);
+    float *s123 = (float *)(patc_smem + 4096);
+    float *s133 = (float *)(patc_smem + 0);
+    float *s143 = (float *)(patc_smem + 4096);
+    float *s153 = (float *)(patc_smem + 0);
+    float *s163 = (float *)(patc_smem + 4096);
+    float *s173 = (float *)(patc_smem + 0);
+    float *s183 = (float *)(patc_smem + 4096);
+    float *s193 = (float *)(patc_smem + 0);
+    float *s203 = (float *)(patc_smem + 4096);
+    float *s213 = (float *)(patc_smem + 0);
+    float *s223 = (float *)(patc_smem + 4096);
+    float *s233 = (float *)(patc_smem + 0);
+    float *s243 = (float *)(patc_smem + 4096);
+    float *s253 = (float *)(patc_smem + 0);
+    float *s263 = (float *)(patc_smem + 4096);
+    float *s273 = (float *)(patc_smem + 0);
+    float *s283 = (float *)(patc_smem + 4096);
+    float *s293 = (float *)(patc_smem + 0);
+    float *s303 = (float *)(patc_smem + 4096);
+    float *s313 = (float *)(patc_smem + 0);
+    float *s323 = (float *)(patc_smem + 4096);
+    float *s333 = (float *)(patc_smem + 0);
+    float *s343 = (float *)(patc_smem + 4096);
+    float *s353 = (float *)(patc_smem + 0);
+    float *s363 = (float *)(patc_smem + 4096);
+    float *s373 = (float *)(patc_smem + 0);
+    float *s383 = (float *)(patc_smem + 4096);
+    float *s393 = (float *)(patc_smem + 0);
+    float *s403 = (float *)(patc_smem + 4096);
+    float *s413 = (float *)(patc_smem + 0);
+    float *s423 = (float *)(patc_smem + 4096);
+    float *s433 = (float *)(patc_smem + 0);
+    float *s443 = (float *)(patc_smem + 4096);
+    float *s453 = (float *)(patc_smem + 0);
+    float *s463 = (float *)(patc_smem + 4096);
+    float *s473 = (float *)(patc_smem + 0);
+    float *s483 = (float *)(patc_smem + 4096);
+    float *s493 = (float *)(patc_smem + 0);
+    float *s503 = (float *)(patc_smem + 4096);
+    float *s513 = (float *)(patc_smem + 0);
+    float *s523 = (float *)(patc_smem + 4096);
+    float *s533 = (float *)(patc_smem + 0);
+    float *s543 = (float *)(patc_smem + 4096);
     {
-        const patc_int b1 = blockIdx.x;
-        if (((1024 * b1 + 1023) < n)) {
+        const patc_int b0 = blockIdx.x;
+        if (((1024 * b0 + 1023) < n)) {
             {
-                const patc_int t3 = threadIdx.x;
-                s2[t3] = xs[(1024 * b1 + t3)];
+                const patc_int t2 = threadIdx.x;
+                s1[t2] = xs[(1024 * b0 + t2)];
             }
         } else {
             {
-                const patc_int t3 = threadIdx.x;
-                s2[t3] = (((1024 * b1 + t3) >= n) ? pad0 : xs[(1024 * b1 + t3)]);
+                const patc_int t2 = threadIdx.x;
+                s1[t2] = (((1024 * b0 + t2) >= n) ? (__int_as_float(0x7f800000)) : xs[(1024 * b0 + t2)]);
             }
         }
         __syncthreads();
         {
-            const patc_int t5 = threadIdx.x;
-            int v6 = ((int)t5);
-            int s7 = (v6 + 1);
-            int s8 = (v6 - 1);
-            int v9 = ((((v6 / 1) % 2) == 0) ? s7 : s8);
-            float v10 = s2[v6];
-            float v11 = s2[v9];
-            float s12 = fminf(v10, v11);
-            float s13 = fmaxf(v10, v11);
-            s4[t5] = (((((v6 / 1) % 2) == 0) == (((v6 / 2) % 2) == 0)) ? s12 : s13);
+            const patc_int t4 = threadIdx.x;
+            int v5 = ((int)t4);
+            int s6 = (v5 + 1);
+            int s7 = (v5 - 1);
+            int v8 = ((((v5 / 1) % 2) == 0) ? s6 : s7);
+            float v9 = s1[v5];
+            float v10 = s1[v8];
+            float s11 = fminf(v9, v10);
+            float s12 = fmaxf(v9, v10);
+            s3[t4] = (((((v5 / 1) % 2) == 0) == (((v5 / 2) % 2) == 0)) ? s11 : s12);
         }
         __syncthreads();
         {
-            const patc_int t15 = threadIdx.x;
-            int v16 = ((int)t15);
-            int s17 = (v16 + 2);
-            int s18 = (v16 - 2);
-            int v19 = ((((v16 / 2) % 2) == 0) ? s17 : s18);
-            float v20 = s4[v16];
-            float v21 = s4[v19];
-            float s22 = fminf(v20, v21);
-            float s23 = fmaxf(v20, v21);
-            s14[t15] = (((((v16 / 2) % 2) == 0) == (((v16 / 4) % 2) == 0)) ? s22 : s23);
+            const patc_int t14 = threadIdx.x;
+            int v15 = ((int)t14);
+            int s16 = (v15 + 2);
+            int s17 = (v15 - 2);
+            int v18 = ((((v15 / 2) % 2) == 0) ? s16 : s17);
+            float v19 = s3[v15];
+            float v20 = s3[v18];
+            float s21 = fminf(v19, v20);
+            float s22 = fmaxf(v19, v20);
+            s13[t14] = (((((v15 / 2) % 2) == 0) == (((v15 / 4) % 2) == 0)) ? s21 : s22);
         }
         __syncthreads();
         {
-            const patc_int t25 = threadIdx.x;
-            int v26 = ((int)t25);
-            int s27 = (v26 + 1);
-            int s28 = (v26 - 1);
-            int v29 = ((((v26 / 1) % 2) == 0) ? s27 : s28);
-            float v30 = s14[v26];
-            float v31 = s14[v29];
-            float s32 = fminf(v30, v31);
-            float s33 = fmaxf(v30, v31);
-            s24[t25] = (((((v26 / 1) % 2) == 0) == (((v26 / 4) % 2) == 0)) ? s32 : s33);
+            const patc_int t24 = threadIdx.x;
+            int v25 = ((int)t24);
+            int s26 = (v25 + 1);
+            int s27 = (v25 - 1);
+            int v28 = ((((v25 / 1) % 2) == 0) ? s26 : s27);
+            float v29 = s13[v25];
+            float v30 = s13[v28];
+            float s31 = fminf(v29, v30);
+            float s32 = fmaxf(v29, v30);
+            s23[t24] = (((((v25 / 1) % 2) == 0) == (((v25 / 4) % 2) == 0)) ? s31 : s32);
         }
         __syncthreads();
         {
-            const patc_int t35 = threadIdx.x;
-            int v36 = ((int)t35);
-            int s37 = (v36 + 4);
-            int s38 = (v36 - 4);
-            int v39 = ((((v36 / 4) % 2) == 0) ? s37 : s38);
-            float v40 = s24[v36];
-            float v41 = s24[v39];
-            float s42 = fminf(v40, v41);
-            float s43 = fmaxf(v40, v41);
-            s34[t35] = (((((v36 / 4) % 2) == 0) == (((v36 / 8) % 2) == 0)) ? s42 : s43);
+            const patc_int t34 = threadIdx.x;
+            int v35 = ((int)t34);
+            int s36 = (v35 + 4);
+            int s37 = (v35 - 4);
+            int v38 = ((((v35 / 4) % 2) == 0) ? s36 : s37);
+            float v39 = s23[v35];
+            float v40 = s23[v38];
+            float s41 = fminf(v39, v40);
+            float s42 = fmaxf(v39, v40);
+            s33[t34] = (((((v35 / 4) % 2) == 0) == (((v35 / 8) % 2) == 0)) ? s41 : s42);
         }
         __syncthreads();
         {
-            const patc_int t45 = threadIdx.x;
-            int v46 = ((int)t45);
-            int s47 = (v46 + 2);
-            int s48 = (v46 - 2);
-            int v49 = ((((v46 / 2) % 2) == 0) ? s47 : s48);
-            float v50 = s34[v46];
-            float v51 = s34[v49];
-            float s52 = fminf(v50, v51);
-            float s53 = fmaxf(v50, v51);
-            s44[t45] = (((((v46 / 2) % 2) == 0) == (((v46 / 8) % 2) == 0)) ? s52 : s53);
+            const patc_int t44 = threadIdx.x;
+            int v45 = ((int)t44);
+            int s46 = (v45 + 2);
+            int s47 = (v45 - 2);
+            int v48 = ((((v45 / 2) % 2) == 0) ? s46 : s47);
+            float v49 = s33[v45];
+            float v50 = s33[v48];
+            float s51 = fminf(v49, v50);
+            float s52 = fmaxf(v49, v50);
+            s43[t44] = (((((v45 / 2) % 2) == 0) == (((v45 / 8) % 2) == 0)) ? s51 : s52);
         }
         __syncthreads();
         {
-            const patc_int t55 = threadIdx.x;
-            int v56 = ((int)t55);
-            int s57 = (v56 + 1);
-            int s58 = (v56 - 1);
-            int v59 = ((((v56 / 1) % 2) == 0) ? s57 : s58);
-            float v60 = s44[v56];
-            float v61 = s44[v59];
-            float s62 = fminf(v60, v61);
-            float s63 = fmaxf(v60, v61);
-            s54[t55] = (((((v56 / 1) % 2) == 0) == (((v56 / 8) % 2) == 0)) ? s62 : s63);
+            const patc_int t54 = threadIdx.x;
+            int v55 = ((int)t54);
+            int s56 = (v55 + 1);
+            int s57 = (v55 - 1);
+            int v58 = ((((v55 / 1) % 2) == 0) ? s56 : s57);
+            float v59 = s43[v55];
+            float v60 = s43[v58];
+            float s61 = fminf(v59, v60);
+            float s62 = fmaxf(v59, v60);
+            s53[t54] = (((((v55 / 1) % 2) == 0) == (((v55 / 8) % 2) == 0)) ? s61 : s62);
         }
         __syncthreads();
         {
-            const patc_int t65 = threadIdx.x;
-            int v66 = ((int)t65);
-            int s67 = (v66 + 8);
-            int s68 = (v66 - 8);
-            int v69 = ((((v66 / 8) % 2) == 0) ? s67 : s68);
-            float v70 = s54[v66];
-            float v71 = s54[v69];
-            float s72 = fminf(v70, v71);
-            float s73 = fmaxf(v70, v71);
-            s64[t65] = (((((v66 / 8) % 2) == 0) == (((v66 / 16) % 2) == 0)) ? s72 : s73);
+            const patc_int t64 = threadIdx.x;
+            int v65 = ((int)t64);
+            int s66 = (v65 + 8);
+            int s67 = (v65 - 8);
+            int v68 = ((((v65 / 8) % 2) == 0) ? s66 : s67);
+            float v69 = s53[v65];
+            float v70 = s53[v68];
+            float s71 = fminf(v69, v70);
+            float s72 = fmaxf(v69, v70);
+            s63[t64] = (((((v65 / 8) % 2) == 0) == (((v65 / 16) % 2) == 0)) ? s71 : s72);
         }
         __syncthreads();
         {
-            const patc_int t75 = threadIdx.x;
-            int v76 = ((int)t75);
-            int s77 = (v76 + 4);
-            int s78 = (v76 - 4);
-            int v79 = ((((v76 / 4) % 2) == 0) ? s77 : s78);
-            float v80 = s64[v76];
-            float v81 = s64[v79];
-            float s82 = fminf(v80, v81);
-            float s83 = fmaxf(v80, v81);
-            s74[t75] = (((((v76 / 4) % 2) == 0) == (((v76 / 16) % 2) == 0)) ? s82 : s83);
+            const patc_int t74 = threadIdx.x;
+            int v75 = ((int)t74);
+            int s76 = (v75 + 4);
+            int s77 = (v75 - 4);
+            int v78 = ((((v75 / 4) % 2) == 0) ? s76 : s77);
+            float v79 = s63[v75];
+            float v80 = s63[v78];
+            float s81 = fminf(v79, v80);
+            float s82 = fmaxf(v79, v80);
+            s73[t74] = (((((v75 / 4) % 2) == 0) == (((v75 / 16) % 2) == 0)) ? s81 : s82);
         }
         __syncthreads();
         {
-            const patc_int t85 = threadIdx.x;
-            int v86 = ((int)t85);
-            int s87 = (v86 + 2);
-            int s88 = (v86 - 2);
-            int v89 = ((((v86 / 2) % 2) == 0) ? s87 : s88);
-            float v90 = s74[v86];
-            float v91 = s74[v89];
-            float s92 = fminf(v90, v91);
-            float s93 = fmaxf(v90, v91);
-            s84[t85] = (((((v86 / 2) % 2) == 0) == (((v86 / 16) % 2) == 0)) ? s92 : s93);
+            const patc_int t84 = threadIdx.x;
+            int v85 = ((int)t84);
+            int s86 = (v85 + 2);
+            int s87 = (v85 - 2);
+            int v88 = ((((v85 / 2) % 2) == 0) ? s86 : s87);
+            float v89 = s73[v85];
+            float v90 = s73[v88];
+            float s91 = fminf(v89, v90);
+            float s92 = fmaxf(v89, v90);
+            s83[t84] = (((((v85 / 2) % 2) == 0) == (((v85 / 16) % 2) == 0)) ? s91 : s92);
         }
         __syncthreads();
         {
-            const patc_int t95 = threadIdx.x;
-            int v96 = ((int)t95);
-            int s97 = (v96 + 1);
-            int s98 = (v96 - 1);
-            int v99 = ((((v96 / 1) % 2) == 0) ? s97 : s98);
-            float v100 = s84[v96];
-            float v101 = s84[v99];
-            float s102 = fminf(v100, v101);
-            float s103 = fmaxf(v100, v101);
-            s94[t95] = (((((v96 / 1) % 2) == 0) == (((v96 / 16) % 2) == 0)) ? s102 : s103);
+            const patc_int t94 = threadIdx.x;
+            int v95 = ((int)t94);
+            int s96 = (v95 + 1);
+            int s97 = (v95 - 1);
+            int v98 = ((((v95 / 1) % 2) == 0) ? s96 : s97);
+            float v99 = s83[v95];
+            float v100 = s83[v98];
+            float s101 = fminf(v99, v100);
+            float s102 = fmaxf(v99, v100);
+            s93[t94] = (((((v95 / 1) % 2) == 0) == (((v95 / 16) % 2) == 0)) ? s101 : s102);
         }
         __syncthreads();
         {
-            const patc_int t105 = threadIdx.x;
-            int v106 = ((int)t105);
-            int s107 = (v106 + 16);
-            int s108 = (v106 - 16);
-            int v109 = ((((v106 / 16) % 2) == 0) ? s107 : s108);
-            float v110 = s94[v106];
-            float v111 = s94[v109];
-            float s112 = fminf(v110, v111);
-            float s113 = fmaxf(v110, v111);
-            s104[t105] = (((((v106 / 16) % 2) == 0) == (((v106 / 32) % 2) == 0)) ? s112 : s113);
+            const patc_int t104 = threadIdx.x;
+            int v105 = ((int)t104);
+            int s106 = (v105 + 16);
+            int s107 = (v105 - 16);
+            int v108 = ((((v105 / 16) % 2) == 0) ? s106 : s107);
+            float v109 = s93[v105];
+            float v110 = s93[v108];
+            float s111 = fminf(v109, v110);
+            float s112 = fmaxf(v109, v110);
+            s103[t104] = (((((v105 / 16) % 2) == 0) == (((v105 / 32) % 2) == 0)) ? s111 : s112);
         }
         __syncthreads();
         {
-            const patc_int t115 = threadIdx.x;
-            int v116 = ((int)t115);
-            int s117 = (v116 + 8);
-            int s118 = (v116 - 8);
-            int v119 = ((((v116 / 8) % 2) == 0) ? s117 : s118);
-            float v120 = s104[v116];
-            float v121 = s104[v119];
-            float s122 = fminf(v120, v121);
-            float s123 = fmaxf(v120, v121);
-            s114[t115] = (((((v116 / 8) % 2) == 0) == (((v116 / 32) % 2) == 0)) ? s122 : s123);
+            const patc_int t114 = threadIdx.x;
+            int v115 = ((int)t114);
+            int s116 = (v115 + 8);
+            int s117 = (v115 - 8);
+            int v118 = ((((v115 / 8) % 2) == 0) ? s116 : s117);
+            float v119 = s103[v115];
+            float v120 = s103[v118];
+            float s121 = fminf(v119, v120);
+            float s122 = fmaxf(v119, v120);
+            s113[t114] = (((((v115 / 8) % 2) == 0) == (((v115 / 32) % 2) == 0)) ? s121 : s122);
         }
         __syncthreads();
         {
-            const patc_int t125 = threadIdx.x;
-            int v126 = ((int)t125);
-            int s127 = (v126 + 4);
-            int s128 = (v126 - 4);
-            int v129 = ((((v126 / 4) % 2) == 0) ? s127 : s128);
-            float v130 = s114[v126];
-            float v131 = s114[v129];
-            float s132 = fminf(v130, v131);
-            float s133 = fmaxf(v130, v131);
-            s124[t125] = (((((v126 / 4) % 2) == 0) == (((v126 / 32) % 2) == 0)) ? s132 : s133);
+            const patc_int t124 = threadIdx.x;
+            int v125 = ((int)t124);
+            int s126 = (v125 + 4);
+            int s127 = (v125 - 4);
+            int v128 = ((((v125 / 4) % 2) == 0) ? s126 : s127);
+            float v129 = s113[v125];
+            float v130 = s113[v128];
+            float s131 = fminf(v129, v130);
+            float s132 = fmaxf(v129, v130);
+            s123[t124] = (((((v125 / 4) % 2) == 0) == (((v125 / 32) % 2) == 0)) ? s131 : s132);
         }
         __syncthreads();
         {
-            const patc_int t135 = threadIdx.x;
-            int v136 = ((int)t135);
-            int s137 = (v136 + 2);
-            int s138 = (v136 - 2);
-            int v139 = ((((v136 / 2) % 2) == 0) ? s137 : s138);
-            float v140 = s124[v136];
-            float v141 = s124[v139];
-            float s142 = fminf(v140, v141);
-            float s143 = fmaxf(v140, v141);
-            s134[t135] = (((((v136 / 2) % 2) == 0) == (((v136 / 32) % 2) == 0)) ? s142 : s143);
+            const patc_int t134 = threadIdx.x;
+            int v135 = ((int)t134);
+            int s136 = (v135 + 2);
+            int s137 = (v135 - 2);
+            int v138 = ((((v135 / 2) % 2) == 0) ? s136 : s137);
+            float v139 = s123[v135];
+            float v140 = s123[v138];
+            float s141 = fminf(v139, v140);
+            float s142 = fmaxf(v139, v140);
+            s133[t134] = (((((v135 / 2) % 2) == 0) == (((v135 / 32) % 2) == 0)) ? s141 : s142);
         }
         __syncthreads();
         {
-            const patc_int t145 = threadIdx.x;
-            int v146 = ((int)t145);
-            int s147 = (v146 + 1);
-            int s148 = (v146 - 1);
-            int v149 = ((((v146 / 1) % 2) == 0) ? s147 : s148);
-            float v150 = s134[v146];
-            float v151 = s134[v149];
-            float s152 = fminf(v150, v151);
-            float s153 = fmaxf(v150, v151);
-            s144[t145] = (((((v146 / 1) % 2) == 0) == (((v146 / 32) % 2) == 0)) ? s152 : s153);
+            const patc_int t144 = threadIdx.x;
+            int v145 = ((int)t144);
+            int s146 = (v145 + 1);
+            int s147 = (v145 - 1);
+            int v148 = ((((v145 / 1) % 2) == 0) ? s146 : s147);
+            float v149 = s133[v145];
+            float v150 = s133[v148];
+            float s151 = fminf(v149, v150);
+            float s152 = fmaxf(v149, v150);
+            s143[t144] = (((((v145 / 1) % 2) == 0) == (((v145 / 32) % 2) == 0)) ? s151 : s152);
         }
         __syncthreads();
         {
-            const patc_int t155 = threadIdx.x;
-            int v156 = ((int)t155);
-            int s157 = (v156 + 32);
-            int s158 = (v156 - 32);
-            int v159 = ((((v156 / 32) % 2) == 0) ? s157 : s158);
-            float v160 = s144[v156];
-            float v161 = s144[v159];
-            float s162 = fminf(v160, v161);
-            float s163 = fmaxf(v160, v161);
-            s154[t155] = (((((v156 / 32) % 2) == 0) == (((v156 / 64) % 2) == 0)) ? s162 : s163);
+            const patc_int t154 = threadIdx.x;
+            int v155 = ((int)t154);
+            int s156 = (v155 + 32);
+            int s157 = (v155 - 32);
+            int v158 = ((((v155 / 32) % 2) == 0) ? s156 : s157);
+            float v159 = s143[v155];
+            float v160 = s143[v158];
+            float s161 = fminf(v159, v160);
+            float s162 = fmaxf(v159, v160);
+            s153[t154] = (((((v155 / 32) % 2) == 0) == (((v155 / 64) % 2) == 0)) ? s161 : s162);
         }
         __syncthreads();
         {
-            const patc_int t165 = threadIdx.x;
-            int v166 = ((int)t165);
-            int s167 = (v166 + 16);
-            int s168 = (v166 - 16);
-            int v169 = ((((v166 / 16) % 2) == 0) ? s167 : s168);
-            float v170 = s154[v166];
-            float v171 = s154[v169];
-            float s172 = fminf(v170, v171);
-            float s173 = fmaxf(v170, v171);
-            s164[t165] = (((((v166 / 16) % 2) == 0) == (((v166 / 64) % 2) == 0)) ? s172 : s173);
+            const patc_int t164 = threadIdx.x;
+            int v165 = ((int)t164);
+            int s166 = (v165 + 16);
+            int s167 = (v165 - 16);
+            int v168 = ((((v165 / 16) % 2) == 0) ? s166 : s167);
+            float v169 = s153[v165];
+            float v170 = s153[v168];
+            float s171 = fminf(v169, v170);
+            float s172 = fmaxf(v169, v170);
+            s163[t164] = (((((v165 / 16) % 2) == 0) == (((v165 / 64) % 2) == 0)) ? s171 : s172);
         }
         __syncthreads();
         {
-            const patc_int t175 = threadIdx.x;
-            int v176 = ((int)t175);
-            int s177 = (v176 + 8);
-            int s178 = (v176 - 8);
-            int v179 = ((((v176 / 8) % 2) == 0) ? s177 : s178);
-            float v180 = s164[v176];
-            float v181 = s164[v179];
-            float s182 = fminf(v180, v181);
-            float s183 = fmaxf(v180, v181);
-            s174[t175] = (((((v176 / 8) % 2) == 0) == (((v176 / 64) % 2) == 0)) ? s182 : s183);
+            const patc_int t174 = threadIdx.x;
+            int v175 = ((int)t174);
+            int s176 = (v175 + 8);
+            int s177 = (v175 - 8);
+            int v178 = ((((v175 / 8) % 2) == 0) ? s176 : s177);
+            float v179 = s163[v175];
+            float v180 = s163[v178];
+            float s181 = fminf(v179, v180);
+            float s182 = fmaxf(v179, v180);
+            s173[t174] = (((((v175 / 8) % 2) == 0) == (((v175 / 64) % 2) == 0)) ? s181 : s182);
         }
         __syncthreads();
         {
-            const patc_int t185 = threadIdx.x;
-            int v186 = ((int)t185);
-            int s187 = (v186 + 4);
-            int s188 = (v186 - 4);
-            int v189 = ((((v186 / 4) % 2) == 0) ? s187 : s188);
-            float v190 = s174[v186];
-            float v191 = s174[v189];
-            float s192 = fminf(v190, v191);
-            float s193 = fmaxf(v190, v191);
-            s184[t185] = (((((v186 / 4) % 2) == 0) == (((v186 / 64) % 2) == 0)) ? s192 : s193);
+            const patc_int t184 = threadIdx.x;
+            int v185 = ((int)t184);
+            int s186 = (v185 + 4);
+            int s187 = (v185 - 4);
+            int v188 = ((((v185 / 4) % 2) == 0) ? s186 : s187);
+            float v189 = s173[v185];
+            float v190 = s173[v188];
+            float s191 = fminf(v189, v190);
+            float s192 = fmaxf(v189, v190);
+            s183[t184] = (((((v185 / 4) % 2) == 0) == (((v185 / 64) % 2) == 0)) ? s191 : s192);
         }
         __syncthreads();
         {
-            const patc_int t195 = threadIdx.x;
-            int v196 = ((int)t195);
-            int s197 = (v196 + 2);
-            int s198 = (v196 - 2);
-            int v199 = ((((v196 / 2) % 2) == 0) ? s197 : s198);
-            float v200 = s184[v196];
-            float v201 = s184[v199];
-            float s202 = fminf(v200, v201);
-            float s203 = fmaxf(v200, v201);
-            s194[t195] = (((((v196 / 2) % 2) == 0) == (((v196 / 64) % 2) == 0)) ? s202 : s203);
+            const patc_int t194 = threadIdx.x;
+            int v195 = ((int)t194);
+            int s196 = (v195 + 2);
+            int s197 = (v195 - 2);
+            int v198 = ((((v195 / 2) % 2) == 0) ? s196 : s197);
+            float v199 = s183[v195];
+            float v200 = s183[v198];
+            float s201 = fminf(v199, v200);
+            float s202 = fmaxf(v199, v200);
+            s193[t194] = (((((v195 / 2) % 2) == 0) == (((v195 / 64) % 2) == 0)) ? s201 : s202);
         }
         __syncthreads();
         {
-            const patc_int t205 = threadIdx.x;
-            int v206 = ((int)t205);
-            int s207 = (v206 + 1);
-            int s208 = (v206 - 1);
-            int v209 = ((((v206 / 1) % 2) == 0) ? s207 : s208);
-            float v210 = s194[v206];
-            float v211 = s194[v209];
-            float s212 = fminf(v210, v211);
-            float s213 = fmaxf(v210, v211);
-            s204[t205] = (((((v206 / 1) % 2) == 0) == (((v206 / 64) % 2) == 0)) ? s212 : s213);
+            const patc_int t204 = threadIdx.x;
+            int v205 = ((int)t204);
+            int s206 = (v205 + 1);
+            int s207 = (v205 - 1);
+            int v208 = ((((v205 / 1) % 2) == 0) ? s206 : s207);
+            float v209 = s193[v205];
+            float v210 = s193[v208];
+            float s211 = fminf(v209, v210);
+            float s212 = fmaxf(v209, v210);
+            s203[t204] = (((((v205 / 1) % 2) == 0) == (((v205 / 64) % 2) == 0)) ? s211 : s212);
         }
         __syncthreads();
         {
-            const patc_int t215 = threadIdx.x;
-            int v216 = ((int)t215);
-            int s217 = (v216 + 64);
-            int s218 = (v216 - 64);
-            int v219 = ((((v216 / 64) % 2) == 0) ? s217 : s218);
-            float v220 = s204[v216];
-            float v221 = s204[v219];
-            float s222 = fminf(v220, v221);
-            float s223 = fmaxf(v220, v221);
-            s214[t215] = (((((v216 / 64) % 2) == 0) == (((v216 / 128) % 2) == 0)) ? s222 : s223);
+            const patc_int t214 = threadIdx.x;
+            int v215 = ((int)t214);
+            int s216 = (v215 + 64);
+            int s217 = (v215 - 64);
+            int v218 = ((((v215 / 64) % 2) == 0) ? s216 : s217);
+            float v219 = s203[v215];
+            float v220 = s203[v218];
+            float s221 = fminf(v219, v220);
+            float s222 = fmaxf(v219, v220);
+            s213[t214] = (((((v215 / 64) % 2) == 0) == (((v215 / 128) % 2) == 0)) ? s221 : s222);
         }
         __syncthreads();
         {
-            const patc_int t225 = threadIdx.x;
-            int v226 = ((int)t225);
-            int s227 = (v226 + 32);
-            int s228 = (v226 - 32);
-            int v229 = ((((v226 / 32) % 2) == 0) ? s227 : s228);
-            float v230 = s214[v226];
-            float v231 = s214[v229];
-            float s232 = fminf(v230, v231);
-            float s233 = fmaxf(v230, v231);
-            s224[t225] = (((((v226 / 32) % 2) == 0) == (((v226 / 128) % 2) == 0)) ? s232 : s233);
+            const patc_int t224 = threadIdx.x;
+            int v225 = ((int)t224);
+            int s226 = (v225 + 32);
+            int s227 = (v225 - 32);
+            int v228 = ((((v225 / 32) % 2) == 0) ? s226 : s227);
+            float v229 = s213[v225];
+            float v230 = s213[v228];
+            float s231 = fminf(v229, v230);
+            float s232 = fmaxf(v229, v230);
+            s223[t224] = (((((v225 / 32) % 2) == 0) == (((v225 / 128) % 2) == 0)) ? s231 : s232);
         }
         __syncthreads();
         {
-            const patc_int t235 = threadIdx.x;
-            int v236 = ((int)t235);
-            int s237 = (v236 + 16);
-            int s238 = (v236 - 16);
-            int v239 = ((((v236 / 16) % 2) == 0) ? s237 : s238);
-            float v240 = s224[v236];
-            float v241 = s224[v239];
-            float s242 = fminf(v240, v241);
-            float s243 = fmaxf(v240, v241);
-            s234[t235] = (((((v236 / 16) % 2) == 0) == (((v236 / 128) % 2) == 0)) ? s242 : s243);
+            const patc_int t234 = threadIdx.x;
+            int v235 = ((int)t234);
+            int s236 = (v235 + 16);
+            int s237 = (v235 - 16);
+            int v238 = ((((v235 / 16) % 2) == 0) ? s236 : s237);
+            float v239 = s223[v235];
+            float v240 = s223[v238];
+            float s241 = fminf(v239, v240);
+            float s242 = fmaxf(v239, v240);
+            s233[t234] = (((((v235 / 16) % 2) == 0) == (((v235 / 128) % 2) == 0)) ? s241 : s242);
         }
         __syncthreads();
         {
-            const patc_int t245 = threadIdx.x;
-            int v246 = ((int)t245);
-            int s247 = (v246 + 8);
-            int s248 = (v246 - 8);
-            int v249 = ((((v246 / 8) % 2) == 0) ? s247 : s248);
-            float v250 = s234[v246];
-            float v251 = s234[v249];
-            float s252 = fminf(v250, v251);
-            float s253 = fmaxf(v250, v251);
-            s244[t245] = (((((v246 / 8) % 2) == 0) == (((v246 / 128) % 2) == 0)) ? s252 : s253);
+            const patc_int t244 = threadIdx.x;
+            int v245 = ((int)t244);
+            int s246 = (v245 + 8);
+            int s247 = (v245 - 8);
+            int v248 = ((((v245 / 8) % 2) == 0) ? s246 : s247);
+            float v249 = s233[v245];
+            float v250 = s233[v248];
+            float s251 = fminf(v249, v250);
+            float s252 = fmaxf(v249, v250);
+            s243[t244] = (((((v245 / 8) % 2) == 0) == (((v245 / 128) % 2) == 0)) ? s251 : s252);
         }
         __syncthreads();
         {
-            const patc_int t255 = threadIdx.x;
-            int v256 = ((int)t255);
-            int s257 = (v256 + 4);
-            int s258 = (v256 - 4);
-            int v259 = ((((v256 / 4) % 2) == 0) ? s257 : s258);
-            float v260 = s244[v256];
-            float v261 = s244[v259];
-            float s262 = fminf(v260, v261);
-            float s263 = fmaxf(v260, v261);
-            s254[t255] = (((((v256 / 4) % 2) == 0) == (((v256 / 128) % 2) == 0)) ? s262 : s263);
+            const patc_int t254 = threadIdx.x;
+            int v255 = ((int)t254);
+            int s256 = (v255 + 4);
+            int s257 = (v255 - 4);
+            int v258 = ((((v255 / 4) % 2) == 0) ? s256 : s257);
+            float v259 = s243[v255];
+            float v260 = s243[v258];
+            float s261 = fminf(v259, v260);
+            float s262 = fmaxf(v259, v260);
+            s253[t254] = (((((v255 / 4) % 2) == 0) == (((v255 / 128) % 2) == 0)) ? s261 : s262);
         }
         __syncthreads();
         {
-            const patc_int t265 = threadIdx.x;
-            int v266 = ((int)t265);
-            int s267 = (v266 + 2);
-            int s268 = (v266 - 2);
-            int v269 = ((((v266 / 2) % 2) == 0) ? s267 : s268);
-            float v270 = s254[v266];
-            float v271 = s254[v269];
-            float s272 = fminf(v270, v271);
-            float s273 = fmaxf(v270, v271);
-            s264[t265] = (((((v266 / 2) % 2) == 0) == (((v266 / 128) % 2) == 0)) ? s272 : s273);
+            const patc_int t264 = threadIdx.x;
+            int v265 = ((int)t264);
+            int s266 = (v265 + 2);
+            int s267 = (v265 - 2);
+            int v268 = ((((v265 / 2) % 2) == 0) ? s266 : s267);
+            float v269 = s253[v265];
+            float v270 = s253[v268];
+            float s271 = fminf(v269, v270);
+            float s272 = fmaxf(v269, v270);
+            s263[t264] = (((((v265 / 2) % 2) == 0) == (((v265 / 128) % 2) == 0)) ? s271 : s272);
         }
         __syncthreads();
         {
-            const patc_int t275 = threadIdx.x;
-            int v276 = ((int)t275);
-            int s277 = (v276 + 1);
-            int s278 = (v276 - 1);
-            int v279 = ((((v276 / 1) % 2) == 0) ? s277 : s278);
-            float v280 = s264[v276];
-            float v281 = s264[v279];
-            float s282 = fminf(v280, v281);
-            float s283 = fmaxf(v280, v281);
-            s274[t275] = (((((v276 / 1) % 2) == 0) == (((v276 / 128) % 2) == 0)) ? s282 : s283);
+            const patc_int t274 = threadIdx.x;
+            int v275 = ((int)t274);
+            int s276 = (v275 + 1);
+            int s277 = (v275 - 1);
+            int v278 = ((((v275 / 1) % 2) == 0) ? s276 : s277);
+            float v279 = s263[v275];
+            float v280 = s263[v278];
+            float s281 = fminf(v279, v280);
+            float s282 = fmaxf(v279, v280);
+            s273[t274] = (((((v275 / 1) % 2) == 0) == (((v275 / 128) % 2) == 0)) ? s281 : s282);
         }
         __syncthreads();
         {
-            const patc_int t285 = threadIdx.x;
-            int v286 = ((int)t285);
-            int s287 = (v286 + 128);
-            int s288 = (v286 - 128);
-            int v289 = ((((v286 / 128) % 2) == 0) ? s287 : s288);
-            float v290 = s274[v286];
-            float v291 = s274[v289];
-            float s292 = fminf(v290, v291);
-            float s293 = fmaxf(v290, v291);
-            s284[t285] = (((((v286 / 128) % 2) == 0) == (((v286 / 256) % 2) == 0)) ? s292 : s293);
+            const patc_int t284 = threadIdx.x;
+            int v285 = ((int)t284);
+            int s286 = (v285 + 128);
+            int s287 = (v285 - 128);
+            int v288 = ((((v285 / 128) % 2) == 0) ? s286 : s287);
+            float v289 = s273[v285];
+            float v290 = s273[v288];
+            float s291 = fminf(v289, v290);
+            float s292 = fmaxf(v289, v290);
+            s283[t284] = (((((v285 / 128) % 2) == 0) == (((v285 / 256) % 2) == 0)) ? s291 : s292);
         }
         __syncthreads();
         {
-            const patc_int t295 = threadIdx.x;
-            int v296 = ((int)t295);
-            int s297 = (v296 + 64);
-            int s298 = (v296 - 64);
-            int v299 = ((((v296 / 64) % 2) == 0) ? s297 : s298);
-            float v300 = s284[v296];
-            float v301 = s284[v299];
-            float s302 = fminf(v300, v301);
-            float s303 = fmaxf(v300, v301);
-            s294[t295] = (((((v296 / 64) % 2) == 0) == (((v296 / 256) % 2) == 0)) ? s302 : s303);
+            const patc_int t294 = threadIdx.x;
+            int v295 = ((int)t294);
+            int s296 = (v295 + 64);
+            int s297 = (v295 - 64);
+            int v298 = ((((v295 / 64) % 2) == 0) ? s296 : s297);
+            float v299 = s283[v295];
+            float v300 = s283[v298];
+            float s301 = fminf(v299, v300);
+            float s302 = fmaxf(v299, v300);
+            s293[t294] = (((((v295 / 64) % 2) == 0) == (((v295 / 256) % 2) == 0)) ? s301 : s302);
         }
         __syncthreads();
         {
-            const patc_int t305 = threadIdx.x;
-            int v306 = ((int)t305);
-            int s307 = (v306 + 32);
-            int s308 = (v306 - 32);
-            int v309 = ((((v306 / 32) % 2) == 0) ? s307 : s308);
-            float v310 = s294[v306];
-            float v311 = s294[v309];
-            float s312 = fminf(v310, v311);
-            float s313 = fmaxf(v310, v311);
-            s304[t305] = (((((v306 / 32) % 2) == 0) == (((v306 / 256) % 2) == 0)) ? s312 : s313);
+            const patc_int t304 = threadIdx.x;
+            int v305 = ((int)t304);
+            int s306 = (v305 + 32);
+            int s307 = (v305 - 32);
+            int v308 = ((((v305 / 32) % 2) == 0) ? s306 : s307);
+            float v309 = s293[v305];
+            float v310 = s293[v308];
+            float s311 = fminf(v309, v310);
+            float s312 = fmaxf(v309, v310);
+            s303[t304] = (((((v305 / 32) % 2) == 0) == (((v305 / 256) % 2) == 0)) ? s311 : s312);
         }
         __syncthreads();
         {
-            const patc_int t315 = threadIdx.x;
-            int v316 = ((int)t315);
-            int s317 = (v316 + 16);
-            int s318 = (v316 - 16);
-            int v319 = ((((v316 / 16) % 2) == 0) ? s317 : s318);
-            float v320 = s304[v316];
-            float v321 = s304[v319];
-            float s322 = fminf(v320, v321);
-            float s323 = fmaxf(v320, v321);
-            s314[t315] = (((((v316 / 16) % 2) == 0) == (((v316 / 256) % 2) == 0)) ? s322 : s323);
+            const patc_int t314 = threadIdx.x;
+            int v315 = ((int)t314);
+            int s316 = (v315 + 16);
+            int s317 = (v315 - 16);
+            int v318 = ((((v315 / 16) % 2) == 0) ? s316 : s317);
+            float v319 = s303[v315];
+            float v320 = s303[v318];
+            float s321 = fminf(v319, v320);
+            float s322 = fmaxf(v319, v320);
+            s313[t314] = (((((v315 / 16) % 2) == 0) == (((v315 / 256) % 2) == 0)) ? s321 : s322);
         }
         __syncthreads();
         {
-            const patc_int t325 = threadIdx.x;
-            int v326 = ((int)t325);
-            int s327 = (v326 + 8);
-            int s328 = (v326 - 8);
-            int v329 = ((((v326 / 8) % 2) == 0) ? s327 : s328);
-            float v330 = s314[v326];
-            float v331 = s314[v329];
-            float s332 = fminf(v330, v331);
-            float s333 = fmaxf(v330, v331);
-            s324[t325] = (((((v326 / 8) % 2) == 0) == (((v326 / 256) % 2) == 0)) ? s332 : s333);
+            const patc_int t324 = threadIdx.x;
+            int v325 = ((int)t324);
+            int s326 = (v325 + 8);
+            int s327 = (v325 - 8);
+            int v328 = ((((v325 / 8) % 2) == 0) ? s326 : s327);
+            float v329 = s313[v325];
+            float v330 = s313[v328];
+            float s331 = fminf(v329, v330);
+            float s332 = fmaxf(v329, v330);
+            s323[t324] = (((((v325 / 8) % 2) == 0) == (((v325 / 256) % 2) == 0)) ? s331 : s332);
         }
         __syncthreads();
         {
-            const patc_int t335 = threadIdx.x;
-            int v336 = ((int)t335);
-            int s337 = (v336 + 4);
-            int s338 = (v336 - 4);
-            int v339 = ((((v336 / 4) % 2) == 0) ? s337 : s338);
-            float v340 = s324[v336];
-            float v341 = s324[v339];
-            float s342 = fminf(v340, v341);
-            float s343 = fmaxf(v340, v341);
-            s334[t335] = (((((v336 / 4) % 2) == 0) == (((v336 / 256) % 2) == 0)) ? s342 : s343);
+            const patc_int t334 = threadIdx.x;
+            int v335 = ((int)t334);
+            int s336 = (v335 + 4);
+            int s337 = (v335 - 4);
+            int v338 = ((((v335 / 4) % 2) == 0) ? s336 : s337);
+            float v339 = s323[v335];
+            float v340 = s323[v338];
+            float s341 = fminf(v339, v340);
+            float s342 = fmaxf(v339, v340);
+            s333[t334] = (((((v335 / 4) % 2) == 0) == (((v335 / 256) % 2) == 0)) ? s341 : s342);
         }
         __syncthreads();
         {
-            const patc_int t345 = threadIdx.x;
-            int v346 = ((int)t345);
-            int s347 = (v346 + 2);
-            int s348 = (v346 - 2);
-            int v349 = ((((v346 / 2) % 2) == 0) ? s347 : s348);
-            float v350 = s334[v346];
-            float v351 = s334[v349];
-            float s352 = fminf(v350, v351);
-            float s353 = fmaxf(v350, v351);
-            s344[t345] = (((((v346 / 2) % 2) == 0) == (((v346 / 256) % 2) == 0)) ? s352 : s353);
+            const patc_int t344 = threadIdx.x;
+            int v345 = ((int)t344);
+            int s346 = (v345 + 2);
+            int s347 = (v345 - 2);
+            int v348 = ((((v345 / 2) % 2) == 0) ? s346 : s347);
+            float v349 = s333[v345];
+            float v350 = s333[v348];
+            float s351 = fminf(v349, v350);
+            float s352 = fmaxf(v349, v350);
+            s343[t344] = (((((v345 / 2) % 2) == 0) == (((v345 / 256) % 2) == 0)) ? s351 : s352);
         }
         __syncthreads();
         {
-            const patc_int t355 = threadIdx.x;
-            int v356 = ((int)t355);
-            int s357 = (v356 + 1);
-            int s358 = (v356 - 1);
-            int v359 = ((((v356 / 1) % 2) == 0) ? s357 : s358);
-            float v360 = s344[v356];
-            float v361 = s344[v359];
-            float s362 = fminf(v360, v361);
-            float s363 = fmaxf(v360, v361);
-            s354[t355] = (((((v356 / 1) % 2) == 0) == (((v356 / 256) % 2) == 0)) ? s362 : s363);
+            const patc_int t354 = threadIdx.x;
+            int v355 = ((int)t354);
+            int s356 = (v355 + 1);
+            int s357 = (v355 - 1);
+            int v358 = ((((v355 / 1) % 2) == 0) ? s356 : s357);
+            float v359 = s343[v355];
+            float v360 = s343[v358];
+            float s361 = fminf(v359, v360);
+            float s362 = fmaxf(v359, v360);
+            s353[t354] = (((((v355 / 1) % 2) == 0) == (((v355 / 256) % 2) == 0)) ? s361 : s362);
         }
         __syncthreads();
         {
-            const patc_int t365 = threadIdx.x;
-            int v366 = ((int)t365);
-            int s367 = (v366 + 256);
-            int s368 = (v366 - 256);
-            int v369 = ((((v366 / 256) % 2) == 0) ? s367 : s368);
-            float v370 = s354[v366];
-            float v371 = s354[v369];
-            float s372 = fminf(v370, v371);
-            float s373 = fmaxf(v370, v371);
-            s364[t365] = (((((v366 / 256) % 2) == 0) == (((v366 / 512) % 2) == 0)) ? s372 : s373);
+            const patc_int t364 = threadIdx.x;
+            int v365 = ((int)t364);
+            int s366 = (v365 + 256);
+            int s367 = (v365 - 256);
+            int v368 = ((((v365 / 256) % 2) == 0) ? s366 : s367);
+            float v369 = s353[v365];
+            float v370 = s353[v368];
+            float s371 = fminf(v369, v370);
+            float s372 = fmaxf(v369, v370);
+            s363[t364] = (((((v365 / 256) % 2) == 0) == (((v365 / 512) % 2) == 0)) ? s371 : s372);
         }
         __syncthreads();
         {
-            const patc_int t375 = threadIdx.x;
-            int v376 = ((int)t375);
-            int s377 = (v376 + 128);
-            int s378 = (v376 - 128);
-            int v379 = ((((v376 / 128) % 2) == 0) ? s377 : s378);
-            float v380 = s364[v376];
-            float v381 = s364[v379];
-            float s382 = fminf(v380, v381);
-            float s383 = fmaxf(v380, v381);
-            s374[t375] = (((((v376 / 128) % 2) == 0) == (((v376 / 512) % 2) == 0)) ? s382 : s383);
+            const patc_int t374 = threadIdx.x;
+            int v375 = ((int)t374);
+            int s376 = (v375 + 128);
+            int s377 = (v375 - 128);
+            int v378 = ((((v375 / 128) % 2) == 0) ? s376 : s377);
+            float v379 = s363[v375];
+            float v380 = s363[v378];
+            float s381 = fminf(v379, v380);
+            float s382 = fmaxf(v379, v380);
+            s373[t374] = (((((v375 / 128) % 2) == 0) == (((v375 / 512) % 2) == 0)) ? s381 : s382);
         }
         __syncthreads();
         {
-            const patc_int t385 = threadIdx.x;
-            int v386 = ((int)t385);
-            int s387 = (v386 + 64);
-            int s388 = (v386 - 64);
-            int v389 = ((((v386 / 64) % 2) == 0) ? s387 : s388);
-            float v390 = s374[v386];
-            float v391 = s374[v389];
-            float s392 = fminf(v390, v391);
-            float s393 = fmaxf(v390, v391);
-            s384[t385] = (((((v386 / 64) % 2) == 0) == (((v386 / 512) % 2) == 0)) ? s392 : s393);
+            const patc_int t384 = threadIdx.x;
+            int v385 = ((int)t384);
+            int s386 = (v385 + 64);
+            int s387 = (v385 - 64);
+            int v388 = ((((v385 / 64) % 2) == 0) ? s386 : s387);
+            float v389 = s373[v385];
+            float v390 = s373[v388];
+            float s391 = fminf(v389, v390);
+            float s392 = fmaxf(v389, v390);
+            s383[t384] = (((((v385 / 64) % 2) == 0) == (((v385 / 512) % 2) == 0)) ? s391 : s392);
         }
         __syncthreads();
         {
-            const patc_int t395 = threadIdx.x;
-            int v396 = ((int)t395);
-            int s397 = (v396 + 32);
-            int s398 = (v396 - 32);
-            int v399 = ((((v396 / 32) % 2) == 0) ? s397 : s398);
-            float v400 = s384[v396];
-            float v401 = s384[v399];
-            float s402 = fminf(v400, v401);
-            float s403 = fmaxf(v400, v401);
-            s394[t395] = (((((v396 / 32) % 2) == 0) == (((v396 / 512) % 2) == 0)) ? s402 : s403);
+            const patc_int t394 = threadIdx.x;
+            int v395 = ((int)t394);
+            int s396 = (v395 + 32);
+            int s397 = (v395 - 32);
+            int v398 = ((((v395 / 32) % 2) == 0) ? s396 : s397);
+            float v399 = s383[v395];
+            float v400 = s383[v398];
+            float s401 = fminf(v399, v400);
+            float s402 = fmaxf(v399, v400);
+            s393[t394] = (((((v395 / 32) % 2) == 0) == (((v395 / 512) % 2) == 0)) ? s401 : s402);
         }
         __syncthreads();
         {
-            const patc_int t405 = threadIdx.x;
-            int v406 = ((int)t405);
-            int s407 = (v406 + 16);
-            int s408 = (v406 - 16);
-            int v409 = ((((v406 / 16) % 2) == 0) ? s407 : s408);
-            float v410 = s394[v406];
-            float v411 = s394[v409];
-            float s412 = fminf(v410, v411);
-            float s413 = fmaxf(v410, v411);
-            s404[t405] = (((((v406 / 16) % 2) == 0) == (((v406 / 512) % 2) == 0)) ? s412 : s413);
+            const patc_int t404 = threadIdx.x;
+            int v405 = ((int)t404);
+            int s406 = (v405 + 16);
+            int s407 = (v405 - 16);
+            int v408 = ((((v405 / 16) % 2) == 0) ? s406 : s407);
+            float v409 = s393[v405];
+            float v410 = s393[v408];
+            float s411 = fminf(v409, v410);
+            float s412 = fmaxf(v409, v410);
+            s403[t404] = (((((v405 / 16) % 2) == 0) == (((v405 / 512) % 2) == 0)) ? s411 : s412);
         }
         __syncthreads();
         {
-            const patc_int t415 = threadIdx.x;
-            int v416 = ((int)t415);
-            int s417 = (v416 + 8);
-            int s418 = (v416 - 8);
-            int v419 = ((((v416 / 8) % 2) == 0) ? s417 : s418);
-            float v420 = s404[v416];
-            float v421 = s404[v419];
-            float s422 = fminf(v420, v421);
-            float s423 = fmaxf(v420, v421);
-            s414[t415] = (((((v416 / 8) % 2) == 0) == (((v416 / 512) % 2) == 0)) ? s422 : s423);
+            const patc_int t414 = threadIdx.x;
+            int v415 = ((int)t414);
+            int s416 = (v415 + 8);
+            int s417 = (v415 - 8);
+            int v418 = ((((v415 / 8) % 2) == 0) ? s416 : s417);
+            float v419 = s403[v415];
+            float v420 = s403[v418];
+            float s421 = fminf(v419, v420);
+            float s422 = fmaxf(v419, v420);
+            s413[t414] = (((((v415 / 8) % 2) == 0) == (((v415 / 512) % 2) == 0)) ? s421 : s422);
         }
         __syncthreads();
         {
-            const patc_int t425 = threadIdx.x;
-            int v426 = ((int)t425);
-            int s427 = (v426 + 4);
-            int s428 = (v426 - 4);
-            int v429 = ((((v426 / 4) % 2) == 0) ? s427 : s428);
-            float v430 = s414[v426];
-            float v431 = s414[v429];
-            float s432 = fminf(v430, v431);
-            float s433 = fmaxf(v430, v431);
-            s424[t425] = (((((v426 / 4) % 2) == 0) == (((v426 / 512) % 2) == 0)) ? s432 : s433);
+            const patc_int t424 = threadIdx.x;
+            int v425 = ((int)t424);
+            int s426 = (v425 + 4);
+            int s427 = (v425 - 4);
+            int v428 = ((((v425 / 4) % 2) == 0) ? s426 : s427);
+            float v429 = s413[v425];
+            float v430 = s413[v428];
+            float s431 = fminf(v429, v430);
+            float s432 = fmaxf(v429, v430);
+            s423[t424] = (((((v425 / 4) % 2) == 0) == (((v425 / 512) % 2) == 0)) ? s431 : s432);
         }
         __syncthreads();
         {
-            const patc_int t435 = threadIdx.x;
-            int v436 = ((int)t435);
-            int s437 = (v436 + 2);
-            int s438 = (v436 - 2);
-            int v439 = ((((v436 / 2) % 2) == 0) ? s437 : s438);
-            float v440 = s424[v436];
-            float v441 = s424[v439];
-            float s442 = fminf(v440, v441);
-            float s443 = fmaxf(v440, v441);
-            s434[t435] = (((((v436 / 2) % 2) == 0) == (((v436 / 512) % 2) == 0)) ? s442 : s443);
+            const patc_int t434 = threadIdx.x;
+            int v435 = ((int)t434);
+            int s436 = (v435 + 2);
+            int s437 = (v435 - 2);
+            int v438 = ((((v435 / 2) % 2) == 0) ? s436 : s437);
+            float v439 = s423[v435];
+            float v440 = s423[v438];
+            float s441 = fminf(v439, v440);
+            float s442 = fmaxf(v439, v440);
+            s433[t434] = (((((v435 / 2) % 2) == 0) == (((v435 / 512) % 2) == 0)) ? s441 : s442);
         }
         __syncthreads();
         {
-            const patc_int t445 = threadIdx.x;
-            int v446 = ((int)t445);
-            int s447 = (v446 + 1);
-            int s448 = (v446 - 1);
-            int v449 = ((((v446 / 1) % 2) == 0) ? s447 : s448);
-            float v450 = s434[v446];
-            float v451 = s434[v449];
-            float s452 = fminf(v450, v451);
-            float s453 = fmaxf(v450, v451);
-            s444[t445] = (((((v446 / 1) % 2) == 0) == (((v446 / 512) % 2) == 0)) ? s452 : s453);
+            const patc_int t444 = threadIdx.x;
+            int v445 = ((int)t444);
+            int s446 = (v445 + 1);
+            int s447 = (v445 - 1);
+            int v448 = ((((v445 / 1) % 2) == 0) ? s446 : s447);
+            float v449 = s433[v445];
+            float v450 = s433[v448];
+            float s451 = fminf(v449, v450);
+            float s452 = fmaxf(v449, v450);
+            s443[t444] = (((((v445 / 1) % 2) == 0) == (((v445 / 512) % 2) == 0)) ? s451 : s452);
         }
         __syncthreads();
         {
-            const patc_int t455 = threadIdx.x;
-            int v456 = ((int)t455);
-            int s457 = (v456 + 512);
-            int s458 = (v456 - 512);
-            int v459 = ((((v456 / 512) % 2) == 0) ? s457 : s458);
-            float v460 = s444[v456];
-            float v461 = s444[v459];
-            float s462 = fminf(v460, v461);
-            float s463 = fmaxf(v460, v461);
-            s454[t455] = (((((v456 / 512) % 2) == 0) == (((v456 / 1024) % 2) == 0)) ? s462 : s463);
+            const patc_int t454 = threadIdx.x;
+            int v455 = ((int)t454);
+            int s456 = (v455 + 512);
+            int s457 = (v455 - 512);
+            int v458 = ((((v455 / 512) % 2) == 0) ? s456 : s457);
+            float v459 = s443[v455];
+            float v460 = s443[v458];
+            float s461 = fminf(v459, v460);
+            float s462 = fmaxf(v459, v460);
+            s453[t454] = (((((v455 / 512) % 2) == 0) == (((v455 / 1024) % 2) == 0)) ? s461 : s462);
         }
         __syncthreads();
         {
-            const patc_int t465 = threadIdx.x;
-            int v466 = ((int)t465);
-            int s467 = (v466 + 256);
-            int s468 = (v466 - 256);
-            int v469 = ((((v466 / 256) % 2) == 0) ? s467 : s468);
-            float v470 = s454[v466];
-            float v471 = s454[v469];
-            float s472 = fminf(v470, v471);
-            float s473 = fmaxf(v470, v471);
-            s464[t465] = (((((v466 / 256) % 2) == 0) == (((v466 / 1024) % 2) == 0)) ? s472 : s473);
+            const patc_int t464 = threadIdx.x;
+            int v465 = ((int)t464);
+            int s466 = (v465 + 256);
+            int s467 = (v465 - 256);
+            int v468 = ((((v465 / 256) % 2) == 0) ? s466 : s467);
+            float v469 = s453[v465];
+            float v470 = s453[v468];
+            float s471 = fminf(v469, v470);
+            float s472 = fmaxf(v469, v470);
+            s463[t464] = (((((v465 / 256) % 2) == 0) == (((v465 / 1024) % 2) == 0)) ? s471 : s472);
         }
         __syncthreads();
         {
-            const patc_int t475 = threadIdx.x;
-            int v476 = ((int)t475);
-            int s477 = (v476 + 128);
-            int s478 = (v476 - 128);
-            int v479 = ((((v476 / 128) % 2) == 0) ? s477 : s478);
-            float v480 = s464[v476];
-            float v481 = s464[v479];
-            float s482 = fminf(v480, v481);
-            float s483 = fmaxf(v480, v481);
-            s474[t475] = (((((v476 / 128) % 2) == 0) == (((v476 / 1024) % 2) == 0)) ? s482 : s483);
+            const patc_int t474 = threadIdx.x;
+            int v475 = ((int)t474);
+            int s476 = (v475 + 128);
+            int s477 = (v475 - 128);
+            int v478 = ((((v475 / 128) % 2) == 0) ? s476 : s477);
+            float v479 = s463[v475];
+            float v480 = s463[v478];
+            float s481 = fminf(v479, v480);
+            float s482 = fmaxf(v479, v480);
+            s473[t474] = (((((v475 / 128) % 2) == 0) == (((v475 / 1024) % 2) == 0)) ? s481 : s482);
         }
         __syncthreads();
         {
-            const patc_int t485 = threadIdx.x;
-            int v486 = ((int)t485);
-            int s487 = (v486 + 64);
-            int s488 = (v486 - 64);
-            int v489 = ((((v486 / 64) % 2) == 0) ? s487 : s488);
-            float v490 = s474[v486];
-            float v491 = s474[v489];
-            float s492 = fminf(v490, v491);
-            float s493 = fmaxf(v490, v491);
-            s484[t485] = (((((v486 / 64) % 2) == 0) == (((v486 / 1024) % 2) == 0)) ? s492 : s493);
+            const patc_int t484 = threadIdx.x;
+            int v485 = ((int)t484);
+            int s486 = (v485 + 64);
+            int s487 = (v485 - 64);
+            int v488 = ((((v485 / 64) % 2) == 0) ? s486 : s487);
+            float v489 = s473[v485];
+            float v490 = s473[v488];
+            float s491 = fminf(v489, v490);
+            float s492 = fmaxf(v489, v490);
+            s483[t484] = (((((v485 / 64) % 2) == 0) == (((v485 / 1024) % 2) == 0)) ? s491 : s492);
         }
         __syncthreads();
         {
-            const patc_int t495 = threadIdx.x;
-            int v496 = ((int)t495);
-            int s497 = (v496 + 32);
-            int s498 = (v496 - 32);
-            int v499 = ((((v496 / 32) % 2) == 0) ? s497 : s498);
-            float v500 = s484[v496];
-            float v501 = s484[v499];
-            float s502 = fminf(v500, v501);
-            float s503 = fmaxf(v500, v501);
-            s494[t495] = (((((v496 / 32) % 2) == 0) == (((v496 / 1024) % 2) == 0)) ? s502 : s503);
+            const patc_int t494 = threadIdx.x;
+            int v495 = ((int)t494);
+            int s496 = (v495 + 32);
+            int s497 = (v495 - 32);
+            int v498 = ((((v495 / 32) % 2) == 0) ? s496 : s497);
+            float v499 = s483[v495];
+            float v500 = s483[v498];
+            float s501 = fminf(v499, v500);
+            float s502 = fmaxf(v499, v500);
+            s493[t494] = (((((v495 / 32) % 2) == 0) == (((v495 / 1024) % 2) == 0)) ? s501 : s502);
         }
         __syncthreads();
         {
-            const patc_int t505 = threadIdx.x;
-            int v506 = ((int)t505);
-            int s507 = (v506 + 16);
-            int s508 = (v506 - 16);
-            int v509 = ((((v506 / 16) % 2) == 0) ? s507 : s508);
-            float v510 = s494[v506];
-            float v511 = s494[v509];
-            float s512 = fminf(v510, v511);
-            float s513 = fmaxf(v510, v511);
-            s504[t505] = (((((v506 / 16) % 2) == 0) == (((v506 / 1024) % 2) == 0)) ? s512 : s513);
+            const patc_int t504 = threadIdx.x;
+            int v505 = ((int)t504);
+            int s506 = (v505 + 16);
+            int s507 = (v505 - 16);
+            int v508 = ((((v505 / 16) % 2) == 0) ? s506 : s507);
+            float v509 = s493[v505];
+            float v510 = s493[v508];
+            float s511 = fminf(v509, v510);
+            float s512 = fmaxf(v509, v510);
+            s503[t504] = (((((v505 / 16) % 2) == 0) == (((v505 / 1024) % 2) == 0)) ? s511 : s512);
         }
         __syncthreads();
         {
-            const patc_int t515 = threadIdx.x;
-            int v516 = ((int)t515);
-            int s517 = (v516 + 8);
-            int s518 = (v516 - 8);
-            int v519 = ((((v516 / 8) % 2) == 0) ? s517 : s518);
-            float v520 = s504[v516];
-            float v521 = s504[v519];
-            float s522 = fminf(v520, v521);
-            float s523 = fmaxf(v520, v521);
-            s514[t515] = (((((v516 / 8) % 2) == 0) == (((v516 / 1024) % 2) == 0)) ? s522 : s523);
+            const patc_int t514 = threadIdx.x;
+            int v515 = ((int)t514);
+            int s516 = (v515 + 8);
+            int s517 = (v515 - 8);
+            int v518 = ((((v515 / 8) % 2) == 0) ? s516 : s517);
+            float v519 = s503[v515];
+            float v520 = s503[v518];
+            float s521 = fminf(v519, v520);
+            float s522 = fmaxf(v519, v520);
+            s513[t514] = (((((v515 / 8) % 2) == 0) == (((v515 / 1024) % 2) == 0)) ? s521 : s522);
         }
         __syncthreads();
         {
-            const patc_int t525 = threadIdx.x;
-            int v526 = ((int)t525);
-            int s527 = (v526 + 4);
-            int s528 = (v526 - 4);
-            int v529 = ((((v526 / 4) % 2) == 0) ? s527 : s528);
-            float v530 = s514[v526];
-            float v531 = s514[v529];
-            float s532 = fminf(v530, v531);
-            float s533 = fmaxf(v530, v531);
-            s524[t525] = (((((v526 / 4) % 2) == 0) == (((v526 / 1024) % 2) == 0)) ? s532 : s533);
+            const patc_int t524 = threadIdx.x;
+            int v525 = ((int)t524);
+            int s526 = (v525 + 4);
+            int s527 = (v525 - 4);
+            int v528 = ((((v525 / 4) % 2) == 0) ? s526 : s527);
+            float v529 = s513[v525];
+            float v530 = s513[v528];
+            float s531 = fminf(v529, v530);
+            float s532 = fmaxf(v529, v530);
+            s523[t524] = (((((v525 / 4) % 2) == 0) == (((v525 / 1024) % 2) == 0)) ? s531 : s532);
         }
         __syncthreads();
         {
-            const patc_int t535 = threadIdx.x;
-            int v536 = ((int)t535);
-            int s537 = (v536 + 2);
-            int s538 = (v536 - 2);
-            int v539 = ((((v536 / 2) % 2) == 0) ? s537 : s538);
-            float v540 = s524[v536];
-            float v541 = s524[v539];
-            float s542 = fminf(v540, v541);
-            float s543 = fmaxf(v540, v541);
-            s534[t535] = (((((v536 / 2) % 2) == 0) == (((v536 / 1024) % 2) == 0)) ? s542 : s543);
+            const patc_int t534 = threadIdx.x;
+            int v535 = ((int)t534);
+            int s536 = (v535 + 2);
+            int s537 = (v535 - 2);
+            int v538 = ((((v535 / 2) % 2) == 0) ? s536 : s537);
+            float v539 = s523[v535];
+            float v540 = s523[v538];
+            float s541 = fminf(v539, v540);
+            float s542 = fmaxf(v539, v540);
+            s533[t534] = (((((v535 / 2) % 2) == 0) == (((v535 / 1024) % 2) == 0)) ? s541 : s542);
         }
         __syncthreads();
         {
-            const patc_int t545 = threadIdx.x;
-            int v546 = ((int)t545);
-            int s547 = (v546 + 1);
-            int s548 = (v546 - 1);
-            int v549 = ((((v546 / 1) % 2) == 0) ? s547 : s548);
-            float v550 = s534[v546];
-            float v551 = s534[v549];
-            float s552 = fminf(v550, v551);
-            float s553 = fmaxf(v550, v551);
-            s544[t545] = (((((v546 / 1) % 2) == 0) == (((v546 / 1024) % 2) == 0)) ? s552 : s553);
+            const patc_int t544 = threadIdx.x;
+            int v545 = ((int)t544);
+            int s546 = (v545 + 1);
+            int s547 = (v545 - 1);
+            int v548 = ((((v545 / 1) % 2) == 0) ? s546 : s547);
+            float v549 = s533[v545];
+            float v550 = s533[v548];
+            float s551 = fminf(v549, v550);
+            float s552 = fmaxf(v549, v550);
+            s543[t544] = (((((v545 / 1) % 2) == 0) == (((v545 / 1024) % 2) == 0)) ? s551 : s552);
         }
         __syncthreads();
-        if (((1024 * b1 + 1023) < n)) {
+        if (((1024 * b0 + 1023) < n)) {
             {
-                const patc_int t554 = threadIdx.x;
+                const patc_int t553 = threadIdx.x;
                 {
-                    out[(1024 * b1 + t554)] = s544[t554];
+                    out[(1024 * b0 + t553)] = s543[t553];
                 }
             }
         } else {
             {
-                const patc_int t554 = threadIdx.x;
-                if (((1024 * b1 + t554) < n)) {
-                    out[(1024 * b1 + t554)] = s544[t554];
+                const patc_int t553 = threadIdx.x;
+                if (((1024 * b0 + t553) < n)) {
+                    out[(1024 * b0 + t553)] = s543[t553];
                 }
             }
         }
@@ -836,1289 +835,1288 @@ extern "C" __global__ void __launch_bounds__(1024) sortSmallF32(float *__restric
 extern "C" __global__ void __launch_bounds__(1024) sortSmall4096F32(float *__restrict__ out, const float *__restrict__ xs, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s2 = (float *)(patc_smem + 0);
-    float *s5 = (float *)(patc_smem + 16384);
-    float *s16 = (float *)(patc_smem + 0);
-    float *s27 = (float *)(patc_smem + 16384);
-    float *s38 = (float *)(patc_smem + 0);
-    float *s49 = (float *)(patc_smem + 16384);
-    float *s60 = (float *)(patc_smem + 0);
-    float *s71 = (float *)(patc_smem + 16384);
-    float *s82 = (float *)(patc_smem + 0);
-    float *s93 = (float *)(patc_smem + 16384);
-    float *s104 = (float *)(patc_smem + 0);
-    float *s115 = (float *)(patc_smem + 16384);
-    float *s126 = (float *)(patc_smem + 0);
-    float *s137 = (float *)(patc_smem + 16384);
-    float *s148 = (float *)(patc_smem + 0);
-    float *s159 = (float *)(patc_smem + 16384);
-    float *s170 = (float *)(patc_smem + 0);
-    float *s181 = (float *)(patc_smem + 16384);
-    float *s192 = (float *)(patc_smem + 0);
-    float *s203 = (float *)(patc_smem + 16384);
-    float *s214 = (float *)(patc_smem + 0);
-    float *s225 = (float *)(patc_smem + 16384);
-    float *s236 = (float *)(patc_smem + 0);
-    float *s247 = (float *)(patc_smem + 16384);
-    float *s258 = (float *)(patc_smem + 0);
-    float *s269 = (float *)(patc_smem + 16384);
-    float *s280 = (float *)(patc_smem + 0);
-    float *s291 = (float *)(patc_smem + 16384);
-    float *s302 = (float *)(patc_smem + 0);
-    float *s313 = (float *)(patc_smem + 16384);
-    float *s324 = (float *)(patc_smem + 0);
-    float *s335 = (float *)(patc_smem + 16384);
-    float *s346 = (float *)(patc_smem + 0);
-    float *s357 = (float *)(patc_smem + 16384);
-    float *s368 = (float *)(patc_smem + 0);
-    float *s379 = (float *)(patc_smem + 16384);
-    float *s390 = (float *)(patc_smem + 0);
-    float *s401 = (float *)(patc_smem + 16384);
-    float *s412 = (float *)(patc_smem + 0);
-    float *s423 = (float *)(patc_smem + 16384);
-    float *s434 = (float *)(patc_smem + 0);
-    float *s445 = (float *)(patc_smem + 16384);
-    float *s456 = (float *)(patc_smem + 0);
-    float *s467 = (float *)(patc_smem + 16384);
-    float *s478 = (float *)(patc_smem + 0);
-    float *s489 = (float *)(patc_smem + 16384);
-    float *s500 = (float *)(patc_smem + 0);
-    float *s511 = (float *)(patc_smem + 16384);
-    float *s522 = (float *)(patc_smem + 0);
-    float *s533 = (float *)(patc_smem + 16384);
-    float *s544 = (float *)(patc_smem + 0);
-    float *s555 = (float *)(patc_smem + 16384);
-    float *s566 = (float *)(patc_smem + 0);
-    float *s577 = (float *)(patc_smem + 16384);
-    float *s588 = (float *)(patc_smem + 0);
-    float *s599 = (float *)(patc_smem + 16384);
-    float *s610 = (float *)(patc_smem + 0);
-    float *s621 = (float *)(patc_smem + 16384);
-    float *s632 = (float *)(patc_smem + 0);
-    float *s643 = (float *)(patc_smem + 16384);
-    float *s654 = (float *)(patc_smem + 0);
-    float *s665 = (float *)(patc_smem + 16384);
-    float *s676 = (float *)(patc_smem + 0);
-    float *s687 = (float *)(patc_smem + 16384);
-    float *s698 = (float *)(patc_smem + 0);
-    float *s709 = (float *)(patc_smem + 16384);
-    float *s720 = (float *)(patc_smem + 0);
-    float *s731 = (float *)(patc_smem + 16384);
-    float *s742 = (float *)(patc_smem + 0);
-    float *s753 = (float *)(patc_smem + 16384);
-    float *s764 = (float *)(patc_smem + 0);
-    float *s775 = (float *)(patc_smem + 16384);
-    float *s786 = (float *)(patc_smem + 0);
-    float *s797 = (float *)(patc_smem + 16384);
-    float *s808 = (float *)(patc_smem + 0);
-    float *s819 = (float *)(patc_smem + 16384);
-    float *s830 = (float *)(patc_smem + 0);
-    float *s841 = (float *)(patc_smem + 16384);
-    float *s852 = (float *)(patc_smem + 0);
-    float pad0 = (1.0f / 0.0f);
+    float *s1 = (float *)(patc_smem + 0);
+    float *s4 = (float *)(patc_smem + 16384);
+    float *s15 = (float *)(patc_smem + 0);
+    float *s26 = (float *)(patc_smem + 16384);
+    float *s37 = (float *)(patc_smem + 0);
+    float *s48 = (float *)(patc_smem + 16384);
+    float *s59 = (float *)(patc_smem + 0);
+    float *s70 = (float *)(patc_smem + 16384);
+    float *s81 = (float *)(patc_smem + 0);
+    float *s92 = (float *)(patc_smem + 16384);
+    float *s103 = (float *)(patc_smem + 0);
+    float *s114 = (float *)(patc_smem + 16384);
+    float *s125 = (float *)(patc_smem + 0);
+    float *s136 = (float *)(patc_smem + 16384);
+    float *s147 = (float *)(patc_smem + 0);
+    float *s158 = (float *)(patc_smem + 16384);
+    float *s169 = (float *)(patc_smem + 0);
+    float *s180 = (float *)(patc_smem + 16384);
+    float *s191 = (float *)(patc_smem + 0);
+    float *s202 = (float *)(patc_smem + 16384);
+    float *s213 = (float *)(patc_smem + 0);
+    float *s224 = (float *)(patc_smem + 16384);
+    float *s235 = (float *)(patc_smem + 0);
+    float *s246 = (float *)(patc_smem + 16384);
+    float *s257 = (float *)(patc_smem + 0);
+    float *s268 = (float *)(patc_smem + 16384);
+    float *s279 = (float *)(patc_smem + 0);
+    float *s290 = (float *)(patc_smem + 16384);
+    float *s301 = (float *)(patc_smem + 0);
+    float *s312 = (float *)(patc_smem + 16384);
+    float *s323 = (float *)(patc_smem + 0);
+    float *s334 = (float *)(patc_smem + 16384);
+    float *s345 = (float *)(patc_smem + 0);
+    float *s356 = (float *)(patc_smem + 16384);
+    float *s367 = (float *)(patc_smem + 0);
+    float *s378 = (float *)(patc_smem + 16384);
+    float *s389 = (float *)(patc_smem + 0);
+    float *s400 = (float *)(patc_smem + 16384);
+    float *s411 = (float *)(patc_smem + 0);
+    float *s422 = (float *)(patc_smem + 16384);
+    float *s433 = (float *)(patc_smem + 0);
+    float *s444 = (float *)(patc_smem + 16384);
+    float *s455 = (float *)(patc_smem + 0);
+    float *s466 = (float *)(patc_smem + 16384);
+    float *s477 = (float *)(patc_smem + 0);
+    float *s488 = (float *)(patc_smem + 16384);
+    float *s499 = (float *)(patc_smem + 0);
+    float *s510 = (float *)(patc_smem + 16384);
+    float *s521 = (float *)(patc_smem + 0);
+    float *s532 = (float *)(patc_smem + 16384);
+    float *s543 = (float *)(patc_smem + 0);
+    float *s554 = (float *)(patc_smem + 16384);
+    float *s565 = (float *)(patc_smem + 0);
+    float *s576 = (float *)(patc_smem + 16384);
+    float *s587 = (float *)(patc_smem + 0);
+    float *s598 = (float *)(patc_smem + 16384);
+    float *s609 = (float *)(patc_smem + 0);
+    float *s620 = (float *)(patc_smem + 16384);
+    float *s631 = (float *)(patc_smem + 0);
+    float *s642 = (float *)(patc_smem + 16384);
+    float *s653 = (float *)(patc_smem + 0);
+    float *s664 = (float *)(patc_smem + 16384);
+    float *s675 = (float *)(patc_smem + 0);
+    float *s686 = (float *)(patc_smem + 16384);
+    float *s697 = (float *)(patc_smem + 0);
+    float *s708 = (float *)(patc_smem + 16384);
+    float *s719 = (float *)(patc_smem + 0);
+    float *s730 = (float *)(patc_smem + 16384);
+    float *s741 = (float *)(patc_smem + 0);
+    float *s752 = (float *)(patc_smem + 16384);
+    float *s763 = (float *)(patc_smem + 0);
+    float *s774 = (float *)(patc_smem + 16384);
+    float *s785 = (float *)(patc_smem + 0);
+    float *s796 = (float *)(patc_smem + 16384);
+    float *s807 = (float *)(patc_smem + 0);
+    float *s818 = (float *)(patc_smem + 16384);
+    float *s829 = (float *)(patc_smem + 0);
+    float *s840 = (float *)(patc_smem + 16384);
+    float *s851 = (float *)(patc_smem + 0);
     {
-        const patc_int b1 = blockIdx.x;
-        if (((4096 * b1 + 4095) < n)) {
+        const patc_int b0 = blockIdx.x;
+        if (((4096 * b0 + 4095) < n)) {
             {
-                const patc_int t3 = threadIdx.x;
-                for (patc_int i4 = 0; i4 < 4; i4 += 1) {
-                    s2[(t3 + 1024 * i4)] = xs[(4096 * b1 + t3 + 1024 * i4)];
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    s1[(t2 + 1024 * i3)] = xs[(4096 * b0 + t2 + 1024 * i3)];
                 }
             }
         } else {
             {
-                const patc_int t3 = threadIdx.x;
-                for (patc_int i4 = 0; i4 < 4; i4 += 1) {
-                    s2[(t3 + 1024 * i4)] = (((4096 * b1 + t3 + 1024 * i4) >= n) ? pad0 : xs[(4096 * b1 + t3 + 1024 * i4)]);
+                const patc_int t2 = threadIdx.x;
+                for (patc_int i3 = 0; i3 < 4; i3 += 1) {
+                    s1[(t2 + 1024 * i3)] = (((4096 * b0 + t2 + 1024 * i3) >= n) ? (__int_as_float(0x7f800000)) : xs[(4096 * b0 + t2 + 1024 * i3)]);
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t6 = threadIdx.x;
-            for (patc_int i7 = 0; i7 < 4; i7 += 1) {
-                int v8 = ((int)(t6 + 1024 * i7));
-                int s9 = (v8 + 1);
-                int s10 = (v8 - 1);
-                int v11 = ((((v8 / 1) % 2) == 0) ? s9 : s10);
-                float v12 = s2[v8];
-                float v13 = s2[v11];
-                float s14 = fminf(v12, v13);
-                float s15 = fmaxf(v12, v13);
-                s5[(t6 + 1024 * i7)] = (((((v8 / 1) % 2) == 0) == (((v8 / 2) % 2) == 0)) ? s14 : s15);
+            const patc_int t5 = threadIdx.x;
+            for (patc_int i6 = 0; i6 < 4; i6 += 1) {
+                int v7 = ((int)(t5 + 1024 * i6));
+                int s8 = (v7 + 1);
+                int s9 = (v7 - 1);
+                int v10 = ((((v7 / 1) % 2) == 0) ? s8 : s9);
+                float v11 = s1[v7];
+                float v12 = s1[v10];
+                float s13 = fminf(v11, v12);
+                float s14 = fmaxf(v11, v12);
+                s4[(t5 + 1024 * i6)] = (((((v7 / 1) % 2) == 0) == (((v7 / 2) % 2) == 0)) ? s13 : s14);
             }
         }
-        __syncthreads();
-        {
-            const patc_int t17 = threadIdx.x;
-            for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                int v19 = ((int)(t17 + 1024 * i18));
-                int s20 = (v19 + 2);
-                int s21 = (v19 - 2);
-                int v22 = ((((v19 / 2) % 2) == 0) ? s20 : s21);
-                float v23 = s5[v19];
-                float v24 = s5[v22];
-                float s25 = fminf(v23, v24);
-                float s26 = fmaxf(v23, v24);
-                s16[(t17 + 1024 * i18)] = (((((v19 / 2) % 2) == 0) == (((v19 / 4) % 2) == 0)) ? s25 : s26);
+        __syncthreads();
+        {
+            const patc_int t16 = threadIdx.x;
+            for (patc_int i17 = 0; i17 < 4; i17 += 1) {
+                int v18 = ((int)(t16 + 1024 * i17));
+                int s19 = (v18 + 2);
+                int s20 = (v18 - 2);
+                int v21 = ((((v18 / 2) % 2) == 0) ? s19 : s20);
+                float v22 = s4[v18];
+                float v23 = s4[v21];
+                float s24 = fminf(v22, v23);
+                float s25 = fmaxf(v22, v23);
+                s15[(t16 + 1024 * i17)] = (((((v18 / 2) % 2) == 0) == (((v18 / 4) % 2) == 0)) ? s24 : s25);
             }
         }
         __syncthreads();
-        {
-            const patc_int t28 = threadIdx.x;
-            for (patc_int i29 = 0; i29 < 4; i29 += 1) {
-                int v30 = ((int)(t28 + 1024 * i29));
-                int s31 = (v30 + 1);
-                int s32 = (v30 - 1);
-                int v33 = ((((v30 / 1) % 2) == 0) ? s31 : s32);
-                float v34 = s16[v30];
-                float v35 = s16[v33];
-                float s36 = fminf(v34, v35);
-                float s37 = fmaxf(v34, v35);
-                s27[(t28 + 1024 * i29)] = (((((v30 / 1) % 2) == 0) == (((v30 / 4) % 2) == 0)) ? s36 : s37);
+        {
+            const patc_int t27 = threadIdx.x;
+            for (patc_int i28 = 0; i28 < 4; i28 += 1) {
+                int v29 = ((int)(t27 + 1024 * i28));
+                int s30 = (v29 + 1);
+                int s31 = (v29 - 1);
+                int v32 = ((((v29 / 1) % 2) == 0) ? s30 : s31);
+                float v33 = s15[v29];
+                float v34 = s15[v32];
+                float s35 = fminf(v33, v34);
+                float s36 = fmaxf(v33, v34);
+                s26[(t27 + 1024 * i28)] = (((((v29 / 1) % 2) == 0) == (((v29 / 4) % 2) == 0)) ? s35 : s36);
             }
         }
         __syncthreads();
         {
-            const patc_int t39 = threadIdx.x;
-            for (patc_int i40 = 0; i40 < 4; i40 += 1) {
-                int v41 = ((int)(t39 + 1024 * i40));
-                int s42 = (v41 + 4);
-                int s43 = (v41 - 4);
-                int v44 = ((((v41 / 4) % 2) == 0) ? s42 : s43);
-                float v45 = s27[v41];
-                float v46 = s27[v44];
-                float s47 = fminf(v45, v46);
-                float s48 = fmaxf(v45, v46);
-                s38[(t39 + 1024 * i40)] = (((((v41 / 4) % 2) == 0) == (((v41 / 8) % 2) == 0)) ? s47 : s48);
+            const patc_int t38 = threadIdx.x;
+            for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                int v40 = ((int)(t38 + 1024 * i39));
+                int s41 = (v40 + 4);
+                int s42 = (v40 - 4);
+                int v43 = ((((v40 / 4) % 2) == 0) ? s41 : s42);
+                float v44 = s26[v40];
+                float v45 = s26[v43];
+                float s46 = fminf(v44, v45);
+                float s47 = fmaxf(v44, v45);
+                s37[(t38 + 1024 * i39)] = (((((v40 / 4) % 2) == 0) == (((v40 / 8) % 2) == 0)) ? s46 : s47);
             }
         }
         __syncthreads();
         {
-            const patc_int t50 = threadIdx.x;
-            for (patc_int i51 = 0; i51 < 4; i51 += 1) {
-                int v52 = ((int)(t50 + 1024 * i51));
-                int s53 = (v52 + 2);
-                int s54 = (v52 - 2);
-                int v55 = ((((v52 / 2) % 2) == 0) ? s53 : s54);
-                float v56 = s38[v52];
-                float v57 = s38[v55];
-                float s58 = fminf(v56, v57);
-                float s59 = fmaxf(v56, v57);
-                s49[(t50 + 1024 * i51)] = (((((v52 / 2) % 2) == 0) == (((v52 / 8) % 2) == 0)) ? s58 : s59);
+            const patc_int t49 = threadIdx.x;
+            for (patc_int i50 = 0; i50 < 4; i50 += 1) {
+                int v51 = ((int)(t49 + 1024 * i50));
+                int s52 = (v51 + 2);
+                int s53 = (v51 - 2);
+                int v54 = ((((v51 / 2) % 2) == 0) ? s52 : s53);
+                float v55 = s37[v51];
+                float v56 = s37[v54];
+                float s57 = fminf(v55, v56);
+                float s58 = fmaxf(v55, v56);
+                s48[(t49 + 1024 * i50)] = (((((v51 / 2) % 2) == 0) == (((v51 / 8) % 2) == 0)) ? s57 : s58);
             }
         }
         __syncthreads();
         {
-            const patc_int t61 = threadIdx.x;
-            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
-                int v63 = ((int)(t61 + 1024 * i62));
-                int s64 = (v63 + 1);
-                int s65 = (v63 - 1);
-                int v66 = ((((v63 / 1) % 2) == 0) ? s64 : s65);
-                float v67 = s49[v63];
-                float v68 = s49[v66];
-                float s69 = fminf(v67, v68);
-                float s70 = fmaxf(v67, v68);
-                s60[(t61 + 1024 * i62)] = (((((v63 / 1) % 2) == 0) == (((v63 / 8) % 2) == 0)) ? s69 : s70);
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                int v62 = ((int)(t60 + 1024 * i61));
+                int s63 = (v62 + 1);
+                int s64 = (v62 - 1);
+                int v65 = ((((v62 / 1) % 2) == 0) ? s63 : s64);
+                float v66 = s48[v62];
+                float v67 = s48[v65];
+                float s68 = fminf(v66, v67);
+                float s69 = fmaxf(v66, v67);
+                s59[(t60 + 1024 * i61)] = (((((v62 / 1) % 2) == 0) == (((v62 / 8) % 2) == 0)) ? s68 : s69);
             }
         }
         __syncthreads();
         {
-            const patc_int t72 = threadIdx.x;
-            for (patc_int i73 = 0; i73 < 4; i73 += 1) {
-                int v74 = ((int)(t72 + 1024 * i73));
-                int s75 = (v74 + 8);
-                int s76 = (v74 - 8);
-                int v77 = ((((v74 / 8) % 2) == 0) ? s75 : s76);
-                float v78 = s60[v74];
-                float v79 = s60[v77];
-                float s80 = fminf(v78, v79);
-                float s81 = fmaxf(v78, v79);
-                s71[(t72 + 1024 * i73)] = (((((v74 / 8) % 2) == 0) == (((v74 / 16) % 2) == 0)) ? s80 : s81);
+            const patc_int t71 = threadIdx.x;
+            for (patc_int i72 = 0; i72 < 4; i72 += 1) {
+                int v73 = ((int)(t71 + 1024 * i72));
+                int s74 = (v73 + 8);
+                int s75 = (v73 - 8);
+                int v76 = ((((v73 / 8) % 2) == 0) ? s74 : s75);
+                float v77 = s59[v73];
+                float v78 = s59[v76];
+                float s79 = fminf(v77, v78);
+                float s80 = fmaxf(v77, v78);
+                s70[(t71 + 1024 * i72)] = (((((v73 / 8) % 2) == 0) == (((v73 / 16) % 2) == 0)) ? s79 : s80);
             }
         }
         __syncthreads();
         {
-            const patc_int t83 = threadIdx.x;
-            for (patc_int i84 = 0; i84 < 4; i84 += 1) {
-                int v85 = ((int)(t83 + 1024 * i84));
-                int s86 = (v85 + 4);
-                int s87 = (v85 - 4);
-                int v88 = ((((v85 / 4) % 2) == 0) ? s86 : s87);
-                float v89 = s71[v85];
-                float v90 = s71[v88];
-                float s91 = fminf(v89, v90);
-                float s92 = fmaxf(v89, v90);
-                s82[(t83 + 1024 * i84)] = (((((v85 / 4) % 2) == 0) == (((v85 / 16) % 2) == 0)) ? s91 : s92);
+            const patc_int t82 = threadIdx.x;
+            for (patc_int i83 = 0; i83 < 4; i83 += 1) {
+                int v84 = ((int)(t82 + 1024 * i83));
+                int s85 = (v84 + 4);
+                int s86 = (v84 - 4);
+                int v87 = ((((v84 / 4) % 2) == 0) ? s85 : s86);
+                float v88 = s70[v84];
+                float v89 = s70[v87];
+                float s90 = fminf(v88, v89);
+                float s91 = fmaxf(v88, v89);
+                s81[(t82 + 1024 * i83)] = (((((v84 / 4) % 2) == 0) == (((v84 / 16) % 2) == 0)) ? s90 : s91);
             }
         }
         __syncthreads();
         {
-            const patc_int t94 = threadIdx.x;
-            for (patc_int i95 = 0; i95 < 4; i95 += 1) {
-                int v96 = ((int)(t94 + 1024 * i95));
-                int s97 = (v96 + 2);
-                int s98 = (v96 - 2);
-                int v99 = ((((v96 / 2) % 2) == 0) ? s97 : s98);
-                float v100 = s82[v96];
-                float v101 = s82[v99];
-                float s102 = fminf(v100, v101);
-                float s103 = fmaxf(v100, v101);
-                s93[(t94 + 1024 * i95)] = (((((v96 / 2) % 2) == 0) == (((v96 / 16) % 2) == 0)) ? s102 : s103);
+            const patc_int t93 = threadIdx.x;
+            for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+                int v95 = ((int)(t93 + 1024 * i94));
+                int s96 = (v95 + 2);
+                int s97 = (v95 - 2);
+                int v98 = ((((v95 / 2) % 2) == 0) ? s96 : s97);
+                float v99 = s81[v95];
+                float v100 = s81[v98];
+                float s101 = fminf(v99, v100);
+                float s102 = fmaxf(v99, v100);
+                s92[(t93 + 1024 * i94)] = (((((v95 / 2) % 2) == 0) == (((v95 / 16) % 2) == 0)) ? s101 : s102);
             }
         }
         __syncthreads();
         {
-            const patc_int t105 = threadIdx.x;
-            for (patc_int i106 = 0; i106 < 4; i106 += 1) {
-                int v107 = ((int)(t105 + 1024 * i106));
-                int s108 = (v107 + 1);
-                int s109 = (v107 - 1);
-                int v110 = ((((v107 / 1) % 2) == 0) ? s108 : s109);
-                float v111 = s93[v107];
-                float v112 = s93[v110];
-                float s113 = fminf(v111, v112);
-                float s114 = fmaxf(v111, v112);
-                s104[(t105 + 1024 * i106)] = (((((v107 / 1) % 2) == 0) == (((v107 / 16) % 2) == 0)) ? s113 : s114);
+            const patc_int t104 = threadIdx.x;
+            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                int v106 = ((int)(t104 + 1024 * i105));
+                int s107 = (v106 + 1);
+                int s108 = (v106 - 1);
+                int v109 = ((((v106 / 1) % 2) == 0) ? s107 : s108);
+                float v110 = s92[v106];
+                float v111 = s92[v109];
+                float s112 = fminf(v110, v111);
+                float s113 = fmaxf(v110, v111);
+                s103[(t104 + 1024 * i105)] = (((((v106 / 1) % 2) == 0) == (((v106 / 16) % 2) == 0)) ? s112 : s113);
             }
         }
         __syncthreads();
         {
-            const patc_int t116 = threadIdx.x;
-            for (patc_int i117 = 0; i117 < 4; i117 += 1) {
-                int v118 = ((int)(t116 + 1024 * i117));
-                int s119 = (v118 + 16);
-                int s120 = (v118 - 16);
-                int v121 = ((((v118 / 16) % 2) == 0) ? s119 : s120);
-                float v122 = s104[v118];
-                float v123 = s104[v121];
-                float s124 = fminf(v122, v123);
-                float s125 = fmaxf(v122, v123);
-                s115[(t116 + 1024 * i117)] = (((((v118 / 16) % 2) == 0) == (((v118 / 32) % 2) == 0)) ? s124 : s125);
+            const patc_int t115 = threadIdx.x;
+            for (patc_int i116 = 0; i116 < 4; i116 += 1) {
+                int v117 = ((int)(t115 + 1024 * i116));
+                int s118 = (v117 + 16);
+                int s119 = (v117 - 16);
+                int v120 = ((((v117 / 16) % 2) == 0) ? s118 : s119);
+                float v121 = s103[v117];
+                float v122 = s103[v120];
+                float s123 = fminf(v121, v122);
+                float s124 = fmaxf(v121, v122);
+                s114[(t115 + 1024 * i116)] = (((((v117 / 16) % 2) == 0) == (((v117 / 32) % 2) == 0)) ? s123 : s124);
             }
         }
         __syncthreads();
         {
-            const patc_int t127 = threadIdx.x;
-            for (patc_int i128 = 0; i128 < 4; i128 += 1) {
-                int v129 = ((int)(t127 + 1024 * i128));
-                int s130 = (v129 + 8);
-                int s131 = (v129 - 8);
-                int v132 = ((((v129 / 8) % 2) == 0) ? s130 : s131);
-                float v133 = s115[v129];
-                float v134 = s115[v132];
-                float s135 = fminf(v133, v134);
-                float s136 = fmaxf(v133, v134);
-                s126[(t127 + 1024 * i128)] = (((((v129 / 8) % 2) == 0) == (((v129 / 32) % 2) == 0)) ? s135 : s136);
+            const patc_int t126 = threadIdx.x;
+            for (patc_int i127 = 0; i127 < 4; i127 += 1) {
+                int v128 = ((int)(t126 + 1024 * i127));
+                int s129 = (v128 + 8);
+                int s130 = (v128 - 8);
+                int v131 = ((((v128 / 8) % 2) == 0) ? s129 : s130);
+                float v132 = s114[v128];
+                float v133 = s114[v131];
+                float s134 = fminf(v132, v133);
+                float s135 = fmaxf(v132, v133);
+                s125[(t126 + 1024 * i127)] = (((((v128 / 8) % 2) == 0) == (((v128 / 32) % 2) == 0)) ? s134 : s135);
             }
         }
         __syncthreads();
         {
-            const patc_int t138 = threadIdx.x;
-            for (patc_int i139 = 0; i139 < 4; i139 += 1) {
-                int v140 = ((int)(t138 + 1024 * i139));
-                int s141 = (v140 + 4);
-                int s142 = (v140 - 4);
-                int v143 = ((((v140 / 4) % 2) == 0) ? s141 : s142);
-                float v144 = s126[v140];
-                float v145 = s126[v143];
-                float s146 = fminf(v144, v145);
-                float s147 = fmaxf(v144, v145);
-                s137[(t138 + 1024 * i139)] = (((((v140 / 4) % 2) == 0) == (((v140 / 32) % 2) == 0)) ? s146 : s147);
+            const patc_int t137 = threadIdx.x;
+            for (patc_int i138 = 0; i138 < 4; i138 += 1) {
+                int v139 = ((int)(t137 + 1024 * i138));
+                int s140 = (v139 + 4);
+                int s141 = (v139 - 4);
+                int v142 = ((((v139 / 4) % 2) == 0) ? s140 : s141);
+                float v143 = s125[v139];
+                float v144 = s125[v142];
+                float s145 = fminf(v143, v144);
+                float s146 = fmaxf(v143, v144);
+                s136[(t137 + 1024 * i138)] = (((((v139 / 4) % 2) == 0) == (((v139 / 32) % 2) == 0)) ? s145 : s146);
             }
         }
         __syncthreads();
         {
-            const patc_int t149 = threadIdx.x;
-            for (patc_int i150 = 0; i150 < 4; i150 += 1) {
-                int v151 = ((int)(t149 + 1024 * i150));
-                int s152 = (v151 + 2);
-                int s153 = (v151 - 2);
-                int v154 = ((((v151 / 2) % 2) == 0) ? s152 : s153);
-                float v155 = s137[v151];
-                float v156 = s137[v154];
-                float s157 = fminf(v155, v156);
-                float s158 = fmaxf(v155, v156);
-                s148[(t149 + 1024 * i150)] = (((((v151 / 2) % 2) == 0) == (((v151 / 32) % 2) == 0)) ? s157 : s158);
+            const patc_int t148 = threadIdx.x;
+            for (patc_int i149 = 0; i149 < 4; i149 += 1) {
+                int v150 = ((int)(t148 + 1024 * i149));
+                int s151 = (v150 + 2);
+                int s152 = (v150 - 2);
+                int v153 = ((((v150 / 2) % 2) == 0) ? s151 : s152);
+                float v154 = s136[v150];
+                float v155 = s136[v153];
+                float s156 = fminf(v154, v155);
+                float s157 = fmaxf(v154, v155);
+                s147[(t148 + 1024 * i149)] = (((((v150 / 2) % 2) == 0) == (((v150 / 32) % 2) == 0)) ? s156 : s157);
             }
         }
         __syncthreads();
         {
-            const patc_int t160 = threadIdx.x;
-            for (patc_int i161 = 0; i161 < 4; i161 += 1) {
-                int v162 = ((int)(t160 + 1024 * i161));
-                int s163 = (v162 + 1);
-                int s164 = (v162 - 1);
-                int v165 = ((((v162 / 1) % 2) == 0) ? s163 : s164);
-                float v166 = s148[v162];
-                float v167 = s148[v165];
-                float s168 = fminf(v166, v167);
-                float s169 = fmaxf(v166, v167);
-                s159[(t160 + 1024 * i161)] = (((((v162 / 1) % 2) == 0) == (((v162 / 32) % 2) == 0)) ? s168 : s169);
+            const patc_int t159 = threadIdx.x;
+            for (patc_int i160 = 0; i160 < 4; i160 += 1) {
+                int v161 = ((int)(t159 + 1024 * i160));
+                int s162 = (v161 + 1);
+                int s163 = (v161 - 1);
+                int v164 = ((((v161 / 1) % 2) == 0) ? s162 : s163);
+                float v165 = s147[v161];
+                float v166 = s147[v164];
+                float s167 = fminf(v165, v166);
+                float s168 = fmaxf(v165, v166);
+                s158[(t159 + 1024 * i160)] = (((((v161 / 1) % 2) == 0) == (((v161 / 32) % 2) == 0)) ? s167 : s168);
             }
         }
         __syncthreads();
         {
-            const patc_int t171 = threadIdx.x;
-            for (patc_int i172 = 0; i172 < 4; i172 += 1) {
-                int v173 = ((int)(t171 + 1024 * i172));
-                int s174 = (v173 + 32);
-                int s175 = (v173 - 32);
-                int v176 = ((((v173 / 32) % 2) == 0) ? s174 : s175);
-                float v177 = s159[v173];
-                float v178 = s159[v176];
-                float s179 = fminf(v177, v178);
-                float s180 = fmaxf(v177, v178);
-                s170[(t171 + 1024 * i172)] = (((((v173 / 32) % 2) == 0) == (((v173 / 64) % 2) == 0)) ? s179 : s180);
+            const patc_int t170 = threadIdx.x;
+            for (patc_int i171 = 0; i171 < 4; i171 += 1) {
+                int v172 = ((int)(t170 + 1024 * i171));
+                int s173 = (v172 + 32);
+                int s174 = (v172 - 32);
+                int v175 = ((((v172 / 32) % 2) == 0) ? s173 : s174);
+                float v176 = s158[v172];
+                float v177 = s158[v175];
+                float s178 = fminf(v176, v177);
+                float s179 = fmaxf(v176, v177);
+                s169[(t170 + 1024 * i171)] = (((((v172 / 32) % 2) == 0) == (((v172 / 64) % 2) == 0)) ? s178 : s179);
             }
         }
         __syncthreads();
         {
-            const patc_int t182 = threadIdx.x;
-            for (patc_int i183 = 0; i183 < 4; i183 += 1) {
-                int v184 = ((int)(t182 + 1024 * i183));
-                int s185 = (v184 + 16);
-                int s186 = (v184 - 16);
-                int v187 = ((((v184 / 16) % 2) == 0) ? s185 : s186);
-                float v188 = s170[v184];
-                float v189 = s170[v187];
-                float s190 = fminf(v188, v189);
-                float s191 = fmaxf(v188, v189);
-                s181[(t182 + 1024 * i183)] = (((((v184 / 16) % 2) == 0) == (((v184 / 64) % 2) == 0)) ? s190 : s191);
+            const patc_int t181 = threadIdx.x;
+            for (patc_int i182 = 0; i182 < 4; i182 += 1) {
+                int v183 = ((int)(t181 + 1024 * i182));
+                int s184 = (v183 + 16);
+                int s185 = (v183 - 16);
+                int v186 = ((((v183 / 16) % 2) == 0) ? s184 : s185);
+                float v187 = s169[v183];
+                float v188 = s169[v186];
+                float s189 = fminf(v187, v188);
+                float s190 = fmaxf(v187, v188);
+                s180[(t181 + 1024 * i182)] = (((((v183 / 16) % 2) == 0) == (((v183 / 64) % 2) == 0)) ? s189 : s190);
             }
         }
         __syncthreads();
         {
-            const patc_int t193 = threadIdx.x;
-            for (patc_int i194 = 0; i194 < 4; i194 += 1) {
-                int v195 = ((int)(t193 + 1024 * i194));
-                int s196 = (v195 + 8);
-                int s197 = (v195 - 8);
-                int v198 = ((((v195 / 8) % 2) == 0) ? s196 : s197);
-                float v199 = s181[v195];
-                float v200 = s181[v198];
-                float s201 = fminf(v199, v200);
-                float s202 = fmaxf(v199, v200);
-                s192[(t193 + 1024 * i194)] = (((((v195 / 8) % 2) == 0) == (((v195 / 64) % 2) == 0)) ? s201 : s202);
+            const patc_int t192 = threadIdx.x;
+            for (patc_int i193 = 0; i193 < 4; i193 += 1) {
+                int v194 = ((int)(t192 + 1024 * i193));
+                int s195 = (v194 + 8);
+                int s196 = (v194 - 8);
+                int v197 = ((((v194 / 8) % 2) == 0) ? s195 : s196);
+                float v198 = s180[v194];
+                float v199 = s180[v197];
+                float s200 = fminf(v198, v199);
+                float s201 = fmaxf(v198, v199);
+                s191[(t192 + 1024 * i193)] = (((((v194 / 8) % 2) == 0) == (((v194 / 64) % 2) == 0)) ? s200 : s201);
             }
         }
         __syncthreads();
         {
-            const patc_int t204 = threadIdx.x;
-            for (patc_int i205 = 0; i205 < 4; i205 += 1) {
-                int v206 = ((int)(t204 + 1024 * i205));
-                int s207 = (v206 + 4);
-                int s208 = (v206 - 4);
-                int v209 = ((((v206 / 4) % 2) == 0) ? s207 : s208);
-                float v210 = s192[v206];
-                float v211 = s192[v209];
-                float s212 = fminf(v210, v211);
-                float s213 = fmaxf(v210, v211);
-                s203[(t204 + 1024 * i205)] = (((((v206 / 4) % 2) == 0) == (((v206 / 64) % 2) == 0)) ? s212 : s213);
+            const patc_int t203 = threadIdx.x;
+            for (patc_int i204 = 0; i204 < 4; i204 += 1) {
+                int v205 = ((int)(t203 + 1024 * i204));
+                int s206 = (v205 + 4);
+                int s207 = (v205 - 4);
+                int v208 = ((((v205 / 4) % 2) == 0) ? s206 : s207);
+                float v209 = s191[v205];
+                float v210 = s191[v208];
+                float s211 = fminf(v209, v210);
+                float s212 = fmaxf(v209, v210);
+                s202[(t203 + 1024 * i204)] = (((((v205 / 4) % 2) == 0) == (((v205 / 64) % 2) == 0)) ? s211 : s212);
             }
         }
         __syncthreads();
         {
-            const patc_int t215 = threadIdx.x;
-            for (patc_int i216 = 0; i216 < 4; i216 += 1) {
-                int v217 = ((int)(t215 + 1024 * i216));
-                int s218 = (v217 + 2);
-                int s219 = (v217 - 2);
-                int v220 = ((((v217 / 2) % 2) == 0) ? s218 : s219);
-                float v221 = s203[v217];
-                float v222 = s203[v220];
-                float s223 = fminf(v221, v222);
-                float s224 = fmaxf(v221, v222);
-                s214[(t215 + 1024 * i216)] = (((((v217 / 2) % 2) == 0) == (((v217 / 64) % 2) == 0)) ? s223 : s224);
+            const patc_int t214 = threadIdx.x;
+            for (patc_int i215 = 0; i215 < 4; i215 += 1) {
+                int v216 = ((int)(t214 + 1024 * i215));
+                int s217 = (v216 + 2);
+                int s218 = (v216 - 2);
+                int v219 = ((((v216 / 2) % 2) == 0) ? s217 : s218);
+                float v220 = s202[v216];
+                float v221 = s202[v219];
+                float s222 = fminf(v220, v221);
+                float s223 = fmaxf(v220, v221);
+                s213[(t214 + 1024 * i215)] = (((((v216 / 2) % 2) == 0) == (((v216 / 64) % 2) == 0)) ? s222 : s223);
             }
         }
         __syncthreads();
         {
-            const patc_int t226 = threadIdx.x;
-            for (patc_int i227 = 0; i227 < 4; i227 += 1) {
-                int v228 = ((int)(t226 + 1024 * i227));
-                int s229 = (v228 + 1);
-                int s230 = (v228 - 1);
-                int v231 = ((((v228 / 1) % 2) == 0) ? s229 : s230);
-                float v232 = s214[v228];
-                float v233 = s214[v231];
-                float s234 = fminf(v232, v233);
-                float s235 = fmaxf(v232, v233);
-                s225[(t226 + 1024 * i227)] = (((((v228 / 1) % 2) == 0) == (((v228 / 64) % 2) == 0)) ? s234 : s235);
+            const patc_int t225 = threadIdx.x;
+            for (patc_int i226 = 0; i226 < 4; i226 += 1) {
+                int v227 = ((int)(t225 + 1024 * i226));
+                int s228 = (v227 + 1);
+                int s229 = (v227 - 1);
+                int v230 = ((((v227 / 1) % 2) == 0) ? s228 : s229);
+                float v231 = s213[v227];
+                float v232 = s213[v230];
+                float s233 = fminf(v231, v232);
+                float s234 = fmaxf(v231, v232);
+                s224[(t225 + 1024 * i226)] = (((((v227 / 1) % 2) == 0) == (((v227 / 64) % 2) == 0)) ? s233 : s234);
             }
         }
         __syncthreads();
         {
-            const patc_int t237 = threadIdx.x;
-            for (patc_int i238 = 0; i238 < 4; i238 += 1) {
-                int v239 = ((int)(t237 + 1024 * i238));
-                int s240 = (v239 + 64);
-                int s241 = (v239 - 64);
-                int v242 = ((((v239 / 64) % 2) == 0) ? s240 : s241);
-                float v243 = s225[v239];
-                float v244 = s225[v242];
-                float s245 = fminf(v243, v244);
-                float s246 = fmaxf(v243, v244);
-                s236[(t237 + 1024 * i238)] = (((((v239 / 64) % 2) == 0) == (((v239 / 128) % 2) == 0)) ? s245 : s246);
+            const patc_int t236 = threadIdx.x;
+            for (patc_int i237 = 0; i237 < 4; i237 += 1) {
+                int v238 = ((int)(t236 + 1024 * i237));
+                int s239 = (v238 + 64);
+                int s240 = (v238 - 64);
+                int v241 = ((((v238 / 64) % 2) == 0) ? s239 : s240);
+                float v242 = s224[v238];
+                float v243 = s224[v241];
+                float s244 = fminf(v242, v243);
+                float s245 = fmaxf(v242, v243);
+                s235[(t236 + 1024 * i237)] = (((((v238 / 64) % 2) == 0) == (((v238 / 128) % 2) == 0)) ? s244 : s245);
             }
         }
         __syncthreads();
         {
-            const patc_int t248 = threadIdx.x;
-            for (patc_int i249 = 0; i249 < 4; i249 += 1) {
-                int v250 = ((int)(t248 + 1024 * i249));
-                int s251 = (v250 + 32);
-                int s252 = (v250 - 32);
-                int v253 = ((((v250 / 32) % 2) == 0) ? s251 : s252);
-                float v254 = s236[v250];
-                float v255 = s236[v253];
-                float s256 = fminf(v254, v255);
-                float s257 = fmaxf(v254, v255);
-                s247[(t248 + 1024 * i249)] = (((((v250 / 32) % 2) == 0) == (((v250 / 128) % 2) == 0)) ? s256 : s257);
+            const patc_int t247 = threadIdx.x;
+            for (patc_int i248 = 0; i248 < 4; i248 += 1) {
+                int v249 = ((int)(t247 + 1024 * i248));
+                int s250 = (v249 + 32);
+                int s251 = (v249 - 32);
+                int v252 = ((((v249 / 32) % 2) == 0) ? s250 : s251);
+                float v253 = s235[v249];
+                float v254 = s235[v252];
+                float s255 = fminf(v253, v254);
+                float s256 = fmaxf(v253, v254);
+                s246[(t247 + 1024 * i248)] = (((((v249 / 32) % 2) == 0) == (((v249 / 128) % 2) == 0)) ? s255 : s256);
             }
         }
         __syncthreads();
         {
-            const patc_int t259 = threadIdx.x;
-            for (patc_int i260 = 0; i260 < 4; i260 += 1) {
-                int v261 = ((int)(t259 + 1024 * i260));
-                int s262 = (v261 + 16);
-                int s263 = (v261 - 16);
-                int v264 = ((((v261 / 16) % 2) == 0) ? s262 : s263);
-                float v265 = s247[v261];
-                float v266 = s247[v264];
-                float s267 = fminf(v265, v266);
-                float s268 = fmaxf(v265, v266);
-                s258[(t259 + 1024 * i260)] = (((((v261 / 16) % 2) == 0) == (((v261 / 128) % 2) == 0)) ? s267 : s268);
+            const patc_int t258 = threadIdx.x;
+            for (patc_int i259 = 0; i259 < 4; i259 += 1) {
+                int v260 = ((int)(t258 + 1024 * i259));
+                int s261 = (v260 + 16);
+                int s262 = (v260 - 16);
+                int v263 = ((((v260 / 16) % 2) == 0) ? s261 : s262);
+                float v264 = s246[v260];
+                float v265 = s246[v263];
+                float s266 = fminf(v264, v265);
+                float s267 = fmaxf(v264, v265);
+                s257[(t258 + 1024 * i259)] = (((((v260 / 16) % 2) == 0) == (((v260 / 128) % 2) == 0)) ? s266 : s267);
             }
         }
         __syncthreads();
         {
-            const patc_int t270 = threadIdx.x;
-            for (patc_int i271 = 0; i271 < 4; i271 += 1) {
-                int v272 = ((int)(t270 + 1024 * i271));
-                int s273 = (v272 + 8);
-                int s274 = (v272 - 8);
-                int v275 = ((((v272 / 8) % 2) == 0) ? s273 : s274);
-                float v276 = s258[v272];
-                float v277 = s258[v275];
-                float s278 = fminf(v276, v277);
-                float s279 = fmaxf(v276, v277);
-                s269[(t270 + 1024 * i271)] = (((((v272 / 8) % 2) == 0) == (((v272 / 128) % 2) == 0)) ? s278 : s279);
+            const patc_int t269 = threadIdx.x;
+            for (patc_int i270 = 0; i270 < 4; i270 += 1) {
+                int v271 = ((int)(t269 + 1024 * i270));
+                int s272 = (v271 + 8);
+                int s273 = (v271 - 8);
+                int v274 = ((((v271 / 8) % 2) == 0) ? s272 : s273);
+                float v275 = s257[v271];
+                float v276 = s257[v274];
+                float s277 = fminf(v275, v276);
+                float s278 = fmaxf(v275, v276);
+                s268[(t269 + 1024 * i270)] = (((((v271 / 8) % 2) == 0) == (((v271 / 128) % 2) == 0)) ? s277 : s278);
             }
         }
         __syncthreads();
         {
-            const patc_int t281 = threadIdx.x;
-            for (patc_int i282 = 0; i282 < 4; i282 += 1) {
-                int v283 = ((int)(t281 + 1024 * i282));
-                int s284 = (v283 + 4);
-                int s285 = (v283 - 4);
-                int v286 = ((((v283 / 4) % 2) == 0) ? s284 : s285);
-                float v287 = s269[v283];
-                float v288 = s269[v286];
-                float s289 = fminf(v287, v288);
-                float s290 = fmaxf(v287, v288);
-                s280[(t281 + 1024 * i282)] = (((((v283 / 4) % 2) == 0) == (((v283 / 128) % 2) == 0)) ? s289 : s290);
+            const patc_int t280 = threadIdx.x;
+            for (patc_int i281 = 0; i281 < 4; i281 += 1) {
+                int v282 = ((int)(t280 + 1024 * i281));
+                int s283 = (v282 + 4);
+                int s284 = (v282 - 4);
+                int v285 = ((((v282 / 4) % 2) == 0) ? s283 : s284);
+                float v286 = s268[v282];
+                float v287 = s268[v285];
+                float s288 = fminf(v286, v287);
+                float s289 = fmaxf(v286, v287);
+                s279[(t280 + 1024 * i281)] = (((((v282 / 4) % 2) == 0) == (((v282 / 128) % 2) == 0)) ? s288 : s289);
             }
         }
         __syncthreads();
         {
-            const patc_int t292 = threadIdx.x;
-            for (patc_int i293 = 0; i293 < 4; i293 += 1) {
-                int v294 = ((int)(t292 + 1024 * i293));
-                int s295 = (v294 + 2);
-                int s296 = (v294 - 2);
-                int v297 = ((((v294 / 2) % 2) == 0) ? s295 : s296);
-                float v298 = s280[v294];
-                float v299 = s280[v297];
-                float s300 = fminf(v298, v299);
-                float s301 = fmaxf(v298, v299);
-                s291[(t292 + 1024 * i293)] = (((((v294 / 2) % 2) == 0) == (((v294 / 128) % 2) == 0)) ? s300 : s301);
+            const patc_int t291 = threadIdx.x;
+            for (patc_int i292 = 0; i292 < 4; i292 += 1) {
+                int v293 = ((int)(t291 + 1024 * i292));
+                int s294 = (v293 + 2);
+                int s295 = (v293 - 2);
+                int v296 = ((((v293 / 2) % 2) == 0) ? s294 : s295);
+                float v297 = s279[v293];
+                float v298 = s279[v296];
+                float s299 = fminf(v297, v298);
+                float s300 = fmaxf(v297, v298);
+                s290[(t291 + 1024 * i292)] = (((((v293 / 2) % 2) == 0) == (((v293 / 128) % 2) == 0)) ? s299 : s300);
             }
         }
         __syncthreads();
         {
-            const patc_int t303 = threadIdx.x;
-            for (patc_int i304 = 0; i304 < 4; i304 += 1) {
-                int v305 = ((int)(t303 + 1024 * i304));
-                int s306 = (v305 + 1);
-                int s307 = (v305 - 1);
-                int v308 = ((((v305 / 1) % 2) == 0) ? s306 : s307);
-                float v309 = s291[v305];
-                float v310 = s291[v308];
-                float s311 = fminf(v309, v310);
-                float s312 = fmaxf(v309, v310);
-                s302[(t303 + 1024 * i304)] = (((((v305 / 1) % 2) == 0) == (((v305 / 128) % 2) == 0)) ? s311 : s312);
+            const patc_int t302 = threadIdx.x;
+            for (patc_int i303 = 0; i303 < 4; i303 += 1) {
+                int v304 = ((int)(t302 + 1024 * i303));
+                int s305 = (v304 + 1);
+                int s306 = (v304 - 1);
+                int v307 = ((((v304 / 1) % 2) == 0) ? s305 : s306);
+                float v308 = s290[v304];
+                float v309 = s290[v307];
+                float s310 = fminf(v308, v309);
+                float s311 = fmaxf(v308, v309);
+                s301[(t302 + 1024 * i303)] = (((((v304 / 1) % 2) == 0) == (((v304 / 128) % 2) == 0)) ? s310 : s311);
             }
         }
         __syncthreads();
         {
-            const patc_int t314 = threadIdx.x;
-            for (patc_int i315 = 0; i315 < 4; i315 += 1) {
-                int v316 = ((int)(t314 + 1024 * i315));
-                int s317 = (v316 + 128);
-                int s318 = (v316 - 128);
-                int v319 = ((((v316 / 128) % 2) == 0) ? s317 : s318);
-                float v320 = s302[v316];
-                float v321 = s302[v319];
-                float s322 = fminf(v320, v321);
-                float s323 = fmaxf(v320, v321);
-                s313[(t314 + 1024 * i315)] = (((((v316 / 128) % 2) == 0) == (((v316 / 256) % 2) == 0)) ? s322 : s323);
+            const patc_int t313 = threadIdx.x;
+            for (patc_int i314 = 0; i314 < 4; i314 += 1) {
+                int v315 = ((int)(t313 + 1024 * i314));
+                int s316 = (v315 + 128);
+                int s317 = (v315 - 128);
+                int v318 = ((((v315 / 128) % 2) == 0) ? s316 : s317);
+                float v319 = s301[v315];
+                float v320 = s301[v318];
+                float s321 = fminf(v319, v320);
+                float s322 = fmaxf(v319, v320);
+                s312[(t313 + 1024 * i314)] = (((((v315 / 128) % 2) == 0) == (((v315 / 256) % 2) == 0)) ? s321 : s322);
             }
         }
         __syncthreads();
         {
-            const patc_int t325 = threadIdx.x;
-            for (patc_int i326 = 0; i326 < 4; i326 += 1) {
-                int v327 = ((int)(t325 + 1024 * i326));
-                int s328 = (v327 + 64);
-                int s329 = (v327 - 64);
-                int v330 = ((((v327 / 64) % 2) == 0) ? s328 : s329);
-                float v331 = s313[v327];
-                float v332 = s313[v330];
-                float s333 = fminf(v331, v332);
-                float s334 = fmaxf(v331, v332);
-                s324[(t325 + 1024 * i326)] = (((((v327 / 64) % 2) == 0) == (((v327 / 256) % 2) == 0)) ? s333 : s334);
+            const patc_int t324 = threadIdx.x;
+            for (patc_int i325 = 0; i325 < 4; i325 += 1) {
+                int v326 = ((int)(t324 + 1024 * i325));
+                int s327 = (v326 + 64);
+                int s328 = (v326 - 64);
+                int v329 = ((((v326 / 64) % 2) == 0) ? s327 : s328);
+                float v330 = s312[v326];
+                float v331 = s312[v329];
+                float s332 = fminf(v330, v331);
+                float s333 = fmaxf(v330, v331);
+                s323[(t324 + 1024 * i325)] = (((((v326 / 64) % 2) == 0) == (((v326 / 256) % 2) == 0)) ? s332 : s333);
             }
         }
         __syncthreads();
         {
-            const patc_int t336 = threadIdx.x;
-            for (patc_int i337 = 0; i337 < 4; i337 += 1) {
-                int v338 = ((int)(t336 + 1024 * i337));
-                int s339 = (v338 + 32);
-                int s340 = (v338 - 32);
-                int v341 = ((((v338 / 32) % 2) == 0) ? s339 : s340);
-                float v342 = s324[v338];
-                float v343 = s324[v341];
-                float s344 = fminf(v342, v343);
-                float s345 = fmaxf(v342, v343);
-                s335[(t336 + 1024 * i337)] = (((((v338 / 32) % 2) == 0) == (((v338 / 256) % 2) == 0)) ? s344 : s345);
+            const patc_int t335 = threadIdx.x;
+            for (patc_int i336 = 0; i336 < 4; i336 += 1) {
+                int v337 = ((int)(t335 + 1024 * i336));
+                int s338 = (v337 + 32);
+                int s339 = (v337 - 32);
+                int v340 = ((((v337 / 32) % 2) == 0) ? s338 : s339);
+                float v341 = s323[v337];
+                float v342 = s323[v340];
+                float s343 = fminf(v341, v342);
+                float s344 = fmaxf(v341, v342);
+                s334[(t335 + 1024 * i336)] = (((((v337 / 32) % 2) == 0) == (((v337 / 256) % 2) == 0)) ? s343 : s344);
             }
         }
         __syncthreads();
         {
-            const patc_int t347 = threadIdx.x;
-            for (patc_int i348 = 0; i348 < 4; i348 += 1) {
-                int v349 = ((int)(t347 + 1024 * i348));
-                int s350 = (v349 + 16);
-                int s351 = (v349 - 16);
-                int v352 = ((((v349 / 16) % 2) == 0) ? s350 : s351);
-                float v353 = s335[v349];
-                float v354 = s335[v352];
-                float s355 = fminf(v353, v354);
-                float s356 = fmaxf(v353, v354);
-                s346[(t347 + 1024 * i348)] = (((((v349 / 16) % 2) == 0) == (((v349 / 256) % 2) == 0)) ? s355 : s356);
+            const patc_int t346 = threadIdx.x;
+            for (patc_int i347 = 0; i347 < 4; i347 += 1) {
+                int v348 = ((int)(t346 + 1024 * i347));
+                int s349 = (v348 + 16);
+                int s350 = (v348 - 16);
+                int v351 = ((((v348 / 16) % 2) == 0) ? s349 : s350);
+                float v352 = s334[v348];
+                float v353 = s334[v351];
+                float s354 = fminf(v352, v353);
+                float s355 = fmaxf(v352, v353);
+                s345[(t346 + 1024 * i347)] = (((((v348 / 16) % 2) == 0) == (((v348 / 256) % 2) == 0)) ? s354 : s355);
             }
         }
         __syncthreads();
         {
-            const patc_int t358 = threadIdx.x;
-            for (patc_int i359 = 0; i359 < 4; i359 += 1) {
-                int v360 = ((int)(t358 + 1024 * i359));
-                int s361 = (v360 + 8);
-                int s362 = (v360 - 8);
-                int v363 = ((((v360 / 8) % 2) == 0) ? s361 : s362);
-                float v364 = s346[v360];
-                float v365 = s346[v363];
-                float s366 = fminf(v364, v365);
-                float s367 = fmaxf(v364, v365);
-                s357[(t358 + 1024 * i359)] = (((((v360 / 8) % 2) == 0) == (((v360 / 256) % 2) == 0)) ? s366 : s367);
+            const patc_int t357 = threadIdx.x;
+            for (patc_int i358 = 0; i358 < 4; i358 += 1) {
+                int v359 = ((int)(t357 + 1024 * i358));
+                int s360 = (v359 + 8);
+                int s361 = (v359 - 8);
+                int v362 = ((((v359 / 8) % 2) == 0) ? s360 : s361);
+                float v363 = s345[v359];
+                float v364 = s345[v362];
+                float s365 = fminf(v363, v364);
+                float s366 = fmaxf(v363, v364);
+                s356[(t357 + 1024 * i358)] = (((((v359 / 8) % 2) == 0) == (((v359 / 256) % 2) == 0)) ? s365 : s366);
             }
         }
         __syncthreads();
         {
-            const patc_int t369 = threadIdx.x;
-            for (patc_int i370 = 0; i370 < 4; i370 += 1) {
-                int v371 = ((int)(t369 + 1024 * i370));
-                int s372 = (v371 + 4);
-                int s373 = (v371 - 4);
-                int v374 = ((((v371 / 4) % 2) == 0) ? s372 : s373);
-                float v375 = s357[v371];
-                float v376 = s357[v374];
-                float s377 = fminf(v375, v376);
-                float s378 = fmaxf(v375, v376);
-                s368[(t369 + 1024 * i370)] = (((((v371 / 4) % 2) == 0) == (((v371 / 256) % 2) == 0)) ? s377 : s378);
+            const patc_int t368 = threadIdx.x;
+            for (patc_int i369 = 0; i369 < 4; i369 += 1) {
+                int v370 = ((int)(t368 + 1024 * i369));
+                int s371 = (v370 + 4);
+                int s372 = (v370 - 4);
+                int v373 = ((((v370 / 4) % 2) == 0) ? s371 : s372);
+                float v374 = s356[v370];
+                float v375 = s356[v373];
+                float s376 = fminf(v374, v375);
+                float s377 = fmaxf(v374, v375);
+                s367[(t368 + 1024 * i369)] = (((((v370 / 4) % 2) == 0) == (((v370 / 256) % 2) == 0)) ? s376 : s377);
             }
         }
         __syncthreads();
         {
-            const patc_int t380 = threadIdx.x;
-            for (patc_int i381 = 0; i381 < 4; i381 += 1) {
-                int v382 = ((int)(t380 + 1024 * i381));
-                int s383 = (v382 + 2);
-                int s384 = (v382 - 2);
-                int v385 = ((((v382 / 2) % 2) == 0) ? s383 : s384);
-                float v386 = s368[v382];
-                float v387 = s368[v385];
-                float s388 = fminf(v386, v387);
-                float s389 = fmaxf(v386, v387);
-                s379[(t380 + 1024 * i381)] = (((((v382 / 2) % 2) == 0) == (((v382 / 256) % 2) == 0)) ? s388 : s389);
+            const patc_int t379 = threadIdx.x;
+            for (patc_int i380 = 0; i380 < 4; i380 += 1) {
+                int v381 = ((int)(t379 + 1024 * i380));
+                int s382 = (v381 + 2);
+                int s383 = (v381 - 2);
+                int v384 = ((((v381 / 2) % 2) == 0) ? s382 : s383);
+                float v385 = s367[v381];
+                float v386 = s367[v384];
+                float s387 = fminf(v385, v386);
+                float s388 = fmaxf(v385, v386);
+                s378[(t379 + 1024 * i380)] = (((((v381 / 2) % 2) == 0) == (((v381 / 256) % 2) == 0)) ? s387 : s388);
             }
         }
         __syncthreads();
         {
-            const patc_int t391 = threadIdx.x;
-            for (patc_int i392 = 0; i392 < 4; i392 += 1) {
-                int v393 = ((int)(t391 + 1024 * i392));
-                int s394 = (v393 + 1);
-                int s395 = (v393 - 1);
-                int v396 = ((((v393 / 1) % 2) == 0) ? s394 : s395);
-                float v397 = s379[v393];
-                float v398 = s379[v396];
-                float s399 = fminf(v397, v398);
-                float s400 = fmaxf(v397, v398);
-                s390[(t391 + 1024 * i392)] = (((((v393 / 1) % 2) == 0) == (((v393 / 256) % 2) == 0)) ? s399 : s400);
+            const patc_int t390 = threadIdx.x;
+            for (patc_int i391 = 0; i391 < 4; i391 += 1) {
+                int v392 = ((int)(t390 + 1024 * i391));
+                int s393 = (v392 + 1);
+                int s394 = (v392 - 1);
+                int v395 = ((((v392 / 1) % 2) == 0) ? s393 : s394);
+                float v396 = s378[v392];
+                float v397 = s378[v395];
+                float s398 = fminf(v396, v397);
+                float s399 = fmaxf(v396, v397);
+                s389[(t390 + 1024 * i391)] = (((((v392 / 1) % 2) == 0) == (((v392 / 256) % 2) == 0)) ? s398 : s399);
             }
         }
         __syncthreads();
         {
-            const patc_int t402 = threadIdx.x;
-            for (patc_int i403 = 0; i403 < 4; i403 += 1) {
-                int v404 = ((int)(t402 + 1024 * i403));
-                int s405 = (v404 + 256);
-                int s406 = (v404 - 256);
-                int v407 = ((((v404 / 256) % 2) == 0) ? s405 : s406);
-                float v408 = s390[v404];
-                float v409 = s390[v407];
-                float s410 = fminf(v408, v409);
-                float s411 = fmaxf(v408, v409);
-                s401[(t402 + 1024 * i403)] = (((((v404 / 256) % 2) == 0) == (((v404 / 512) % 2) == 0)) ? s410 : s411);
+            const patc_int t401 = threadIdx.x;
+            for (patc_int i402 = 0; i402 < 4; i402 += 1) {
+                int v403 = ((int)(t401 + 1024 * i402));
+                int s404 = (v403 + 256);
+                int s405 = (v403 - 256);
+                int v406 = ((((v403 / 256) % 2) == 0) ? s404 : s405);
+                float v407 = s389[v403];
+                float v408 = s389[v406];
+                float s409 = fminf(v407, v408);
+                float s410 = fmaxf(v407, v408);
+                s400[(t401 + 1024 * i402)] = (((((v403 / 256) % 2) == 0) == (((v403 / 512) % 2) == 0)) ? s409 : s410);
             }
         }
         __syncthreads();
         {
-            const patc_int t413 = threadIdx.x;
-            for (patc_int i414 = 0; i414 < 4; i414 += 1) {
-                int v415 = ((int)(t413 + 1024 * i414));
-                int s416 = (v415 + 128);
-                int s417 = (v415 - 128);
-                int v418 = ((((v415 / 128) % 2) == 0) ? s416 : s417);
-                float v419 = s401[v415];
-                float v420 = s401[v418];
-                float s421 = fminf(v419, v420);
-                float s422 = fmaxf(v419, v420);
-                s412[(t413 + 1024 * i414)] = (((((v415 / 128) % 2) == 0) == (((v415 / 512) % 2) == 0)) ? s421 : s422);
+            const patc_int t412 = threadIdx.x;
+            for (patc_int i413 = 0; i413 < 4; i413 += 1) {
+                int v414 = ((int)(t412 + 1024 * i413));
+                int s415 = (v414 + 128);
+                int s416 = (v414 - 128);
+                int v417 = ((((v414 / 128) % 2) == 0) ? s415 : s416);
+                float v418 = s400[v414];
+                float v419 = s400[v417];
+                float s420 = fminf(v418, v419);
+                float s421 = fmaxf(v418, v419);
+                s411[(t412 + 1024 * i413)] = (((((v414 / 128) % 2) == 0) == (((v414 / 512) % 2) == 0)) ? s420 : s421);
             }
         }
         __syncthreads();
         {
-            const patc_int t424 = threadIdx.x;
-            for (patc_int i425 = 0; i425 < 4; i425 += 1) {
-                int v426 = ((int)(t424 + 1024 * i425));
-                int s427 = (v426 + 64);
-                int s428 = (v426 - 64);
-                int v429 = ((((v426 / 64) % 2) == 0) ? s427 : s428);
-                float v430 = s412[v426];
-                float v431 = s412[v429];
-                float s432 = fminf(v430, v431);
-                float s433 = fmaxf(v430, v431);
-                s423[(t424 + 1024 * i425)] = (((((v426 / 64) % 2) == 0) == (((v426 / 512) % 2) == 0)) ? s432 : s433);
+            const patc_int t423 = threadIdx.x;
+            for (patc_int i424 = 0; i424 < 4; i424 += 1) {
+                int v425 = ((int)(t423 + 1024 * i424));
+                int s426 = (v425 + 64);
+                int s427 = (v425 - 64);
+                int v428 = ((((v425 / 64) % 2) == 0) ? s426 : s427);
+                float v429 = s411[v425];
+                float v430 = s411[v428];
+                float s431 = fminf(v429, v430);
+                float s432 = fmaxf(v429, v430);
+                s422[(t423 + 1024 * i424)] = (((((v425 / 64) % 2) == 0) == (((v425 / 512) % 2) == 0)) ? s431 : s432);
             }
         }
         __syncthreads();
         {
-            const patc_int t435 = threadIdx.x;
-            for (patc_int i436 = 0; i436 < 4; i436 += 1) {
-                int v437 = ((int)(t435 + 1024 * i436));
-                int s438 = (v437 + 32);
-                int s439 = (v437 - 32);
-                int v440 = ((((v437 / 32) % 2) == 0) ? s438 : s439);
-                float v441 = s423[v437];
-                float v442 = s423[v440];
-                float s443 = fminf(v441, v442);
-                float s444 = fmaxf(v441, v442);
-                s434[(t435 + 1024 * i436)] = (((((v437 / 32) % 2) == 0) == (((v437 / 512) % 2) == 0)) ? s443 : s444);
+            const patc_int t434 = threadIdx.x;
+            for (patc_int i435 = 0; i435 < 4; i435 += 1) {
+                int v436 = ((int)(t434 + 1024 * i435));
+                int s437 = (v436 + 32);
+                int s438 = (v436 - 32);
+                int v439 = ((((v436 / 32) % 2) == 0) ? s437 : s438);
+                float v440 = s422[v436];
+                float v441 = s422[v439];
+                float s442 = fminf(v440, v441);
+                float s443 = fmaxf(v440, v441);
+                s433[(t434 + 1024 * i435)] = (((((v436 / 32) % 2) == 0) == (((v436 / 512) % 2) == 0)) ? s442 : s443);
             }
         }
         __syncthreads();
         {
-            const patc_int t446 = threadIdx.x;
-            for (patc_int i447 = 0; i447 < 4; i447 += 1) {
-                int v448 = ((int)(t446 + 1024 * i447));
-                int s449 = (v448 + 16);
-                int s450 = (v448 - 16);
-                int v451 = ((((v448 / 16) % 2) == 0) ? s449 : s450);
-                float v452 = s434[v448];
-                float v453 = s434[v451];
-                float s454 = fminf(v452, v453);
-                float s455 = fmaxf(v452, v453);
-                s445[(t446 + 1024 * i447)] = (((((v448 / 16) % 2) == 0) == (((v448 / 512) % 2) == 0)) ? s454 : s455);
+            const patc_int t445 = threadIdx.x;
+            for (patc_int i446 = 0; i446 < 4; i446 += 1) {
+                int v447 = ((int)(t445 + 1024 * i446));
+                int s448 = (v447 + 16);
+                int s449 = (v447 - 16);
+                int v450 = ((((v447 / 16) % 2) == 0) ? s448 : s449);
+                float v451 = s433[v447];
+                float v452 = s433[v450];
+                float s453 = fminf(v451, v452);
+                float s454 = fmaxf(v451, v452);
+                s444[(t445 + 1024 * i446)] = (((((v447 / 16) % 2) == 0) == (((v447 / 512) % 2) == 0)) ? s453 : s454);
             }
         }
         __syncthreads();
         {
-            const patc_int t457 = threadIdx.x;
-            for (patc_int i458 = 0; i458 < 4; i458 += 1) {
-                int v459 = ((int)(t457 + 1024 * i458));
-                int s460 = (v459 + 8);
-                int s461 = (v459 - 8);
-                int v462 = ((((v459 / 8) % 2) == 0) ? s460 : s461);
-                float v463 = s445[v459];
-                float v464 = s445[v462];
-                float s465 = fminf(v463, v464);
-                float s466 = fmaxf(v463, v464);
-                s456[(t457 + 1024 * i458)] = (((((v459 / 8) % 2) == 0) == (((v459 / 512) % 2) == 0)) ? s465 : s466);
+            const patc_int t456 = threadIdx.x;
+            for (patc_int i457 = 0; i457 < 4; i457 += 1) {
+                int v458 = ((int)(t456 + 1024 * i457));
+                int s459 = (v458 + 8);
+                int s460 = (v458 - 8);
+                int v461 = ((((v458 / 8) % 2) == 0) ? s459 : s460);
+                float v462 = s444[v458];
+                float v463 = s444[v461];
+                float s464 = fminf(v462, v463);
+                float s465 = fmaxf(v462, v463);
+                s455[(t456 + 1024 * i457)] = (((((v458 / 8) % 2) == 0) == (((v458 / 512) % 2) == 0)) ? s464 : s465);
             }
         }
         __syncthreads();
         {
-            const patc_int t468 = threadIdx.x;
-            for (patc_int i469 = 0; i469 < 4; i469 += 1) {
-                int v470 = ((int)(t468 + 1024 * i469));
-                int s471 = (v470 + 4);
-                int s472 = (v470 - 4);
-                int v473 = ((((v470 / 4) % 2) == 0) ? s471 : s472);
-                float v474 = s456[v470];
-                float v475 = s456[v473];
-                float s476 = fminf(v474, v475);
-                float s477 = fmaxf(v474, v475);
-                s467[(t468 + 1024 * i469)] = (((((v470 / 4) % 2) == 0) == (((v470 / 512) % 2) == 0)) ? s476 : s477);
+            const patc_int t467 = threadIdx.x;
+            for (patc_int i468 = 0; i468 < 4; i468 += 1) {
+                int v469 = ((int)(t467 + 1024 * i468));
+                int s470 = (v469 + 4);
+                int s471 = (v469 - 4);
+                int v472 = ((((v469 / 4) % 2) == 0) ? s470 : s471);
+                float v473 = s455[v469];
+                float v474 = s455[v472];
+                float s475 = fminf(v473, v474);
+                float s476 = fmaxf(v473, v474);
+                s466[(t467 + 1024 * i468)] = (((((v469 / 4) % 2) == 0) == (((v469 / 512) % 2) == 0)) ? s475 : s476);
             }
         }
         __syncthreads();
         {
-            const patc_int t479 = threadIdx.x;
-            for (patc_int i480 = 0; i480 < 4; i480 += 1) {
-                int v481 = ((int)(t479 + 1024 * i480));
-                int s482 = (v481 + 2);
-                int s483 = (v481 - 2);
-                int v484 = ((((v481 / 2) % 2) == 0) ? s482 : s483);
-                float v485 = s467[v481];
-                float v486 = s467[v484];
-                float s487 = fminf(v485, v486);
-                float s488 = fmaxf(v485, v486);
-                s478[(t479 + 1024 * i480)] = (((((v481 / 2) % 2) == 0) == (((v481 / 512) % 2) == 0)) ? s487 : s488);
+            const patc_int t478 = threadIdx.x;
+            for (patc_int i479 = 0; i479 < 4; i479 += 1) {
+                int v480 = ((int)(t478 + 1024 * i479));
+                int s481 = (v480 + 2);
+                int s482 = (v480 - 2);
+                int v483 = ((((v480 / 2) % 2) == 0) ? s481 : s482);
+                float v484 = s466[v480];
+                float v485 = s466[v483];
+                float s486 = fminf(v484, v485);
+                float s487 = fmaxf(v484, v485);
+                s477[(t478 + 1024 * i479)] = (((((v480 / 2) % 2) == 0) == (((v480 / 512) % 2) == 0)) ? s486 : s487);
             }
         }
         __syncthreads();
         {
-            const patc_int t490 = threadIdx.x;
-            for (patc_int i491 = 0; i491 < 4; i491 += 1) {
-                int v492 = ((int)(t490 + 1024 * i491));
-                int s493 = (v492 + 1);
-                int s494 = (v492 - 1);
-                int v495 = ((((v492 / 1) % 2) == 0) ? s493 : s494);
-                float v496 = s478[v492];
-                float v497 = s478[v495];
-                float s498 = fminf(v496, v497);
-                float s499 = fmaxf(v496, v497);
-                s489[(t490 + 1024 * i491)] = (((((v492 / 1) % 2) == 0) == (((v492 / 512) % 2) == 0)) ? s498 : s499);
+            const patc_int t489 = threadIdx.x;
+            for (patc_int i490 = 0; i490 < 4; i490 += 1) {
+                int v491 = ((int)(t489 + 1024 * i490));
+                int s492 = (v491 + 1);
+                int s493 = (v491 - 1);
+                int v494 = ((((v491 / 1) % 2) == 0) ? s492 : s493);
+                float v495 = s477[v491];
+                float v496 = s477[v494];
+                float s497 = fminf(v495, v496);
+                float s498 = fmaxf(v495, v496);
+                s488[(t489 + 1024 * i490)] = (((((v491 / 1) % 2) == 0) == (((v491 / 512) % 2) == 0)) ? s497 : s498);
             }
         }
         __syncthreads();
         {
-            const patc_int t501 = threadIdx.x;
-            for (patc_int i502 = 0; i502 < 4; i502 += 1) {
-                int v503 = ((int)(t501 + 1024 * i502));
-                int s504 = (v503 + 512);
-                int s505 = (v503 - 512);
-                int v506 = ((((v503 / 512) % 2) == 0) ? s504 : s505);
-                float v507 = s489[v503];
-                float v508 = s489[v506];
-                float s509 = fminf(v507, v508);
-                float s510 = fmaxf(v507, v508);
-                s500[(t501 + 1024 * i502)] = (((((v503 / 512) % 2) == 0) == (((v503 / 1024) % 2) == 0)) ? s509 : s510);
+            const patc_int t500 = threadIdx.x;
+            for (patc_int i501 = 0; i501 < 4; i501 += 1) {
+                int v502 = ((int)(t500 + 1024 * i501));
+                int s503 = (v502 + 512);
+                int s504 = (v502 - 512);
+                int v505 = ((((v502 / 512) % 2) == 0) ? s503 : s504);
+                float v506 = s488[v502];
+                float v507 = s488[v505];
+                float s508 = fminf(v506, v507);
+                float s509 = fmaxf(v506, v507);
+                s499[(t500 + 1024 * i501)] = (((((v502 / 512) % 2) == 0) == (((v502 / 1024) % 2) == 0)) ? s508 : s509);
             }
         }
         __syncthreads();
         {
-            const patc_int t512 = threadIdx.x;
-            for (patc_int i513 = 0; i513 < 4; i513 += 1) {
-                int v514 = ((int)(t512 + 1024 * i513));
-                int s515 = (v514 + 256);
-                int s516 = (v514 - 256);
-                int v517 = ((((v514 / 256) % 2) == 0) ? s515 : s516);
-                float v518 = s500[v514];
-                float v519 = s500[v517];
-                float s520 = fminf(v518, v519);
-                float s521 = fmaxf(v518, v519);
-                s511[(t512 + 1024 * i513)] = (((((v514 / 256) % 2) == 0) == (((v514 / 1024) % 2) == 0)) ? s520 : s521);
+            const patc_int t511 = threadIdx.x;
+            for (patc_int i512 = 0; i512 < 4; i512 += 1) {
+                int v513 = ((int)(t511 + 1024 * i512));
+                int s514 = (v513 + 256);
+                int s515 = (v513 - 256);
+                int v516 = ((((v513 / 256) % 2) == 0) ? s514 : s515);
+                float v517 = s499[v513];
+                float v518 = s499[v516];
+                float s519 = fminf(v517, v518);
+                float s520 = fmaxf(v517, v518);
+                s510[(t511 + 1024 * i512)] = (((((v513 / 256) % 2) == 0) == (((v513 / 1024) % 2) == 0)) ? s519 : s520);
             }
         }
         __syncthreads();
         {
-            const patc_int t523 = threadIdx.x;
-            for (patc_int i524 = 0; i524 < 4; i524 += 1) {
-                int v525 = ((int)(t523 + 1024 * i524));
-                int s526 = (v525 + 128);
-                int s527 = (v525 - 128);
-                int v528 = ((((v525 / 128) % 2) == 0) ? s526 : s527);
-                float v529 = s511[v525];
-                float v530 = s511[v528];
-                float s531 = fminf(v529, v530);
-                float s532 = fmaxf(v529, v530);
-                s522[(t523 + 1024 * i524)] = (((((v525 / 128) % 2) == 0) == (((v525 / 1024) % 2) == 0)) ? s531 : s532);
+            const patc_int t522 = threadIdx.x;
+            for (patc_int i523 = 0; i523 < 4; i523 += 1) {
+                int v524 = ((int)(t522 + 1024 * i523));
+                int s525 = (v524 + 128);
+                int s526 = (v524 - 128);
+                int v527 = ((((v524 / 128) % 2) == 0) ? s525 : s526);
+                float v528 = s510[v524];
+                float v529 = s510[v527];
+                float s530 = fminf(v528, v529);
+                float s531 = fmaxf(v528, v529);
+                s521[(t522 + 1024 * i523)] = (((((v524 / 128) % 2) == 0) == (((v524 / 1024) % 2) == 0)) ? s530 : s531);
             }
         }
         __syncthreads();
         {
-            const patc_int t534 = threadIdx.x;
-            for (patc_int i535 = 0; i535 < 4; i535 += 1) {
-                int v536 = ((int)(t534 + 1024 * i535));
-                int s537 = (v536 + 64);
-                int s538 = (v536 - 64);
-                int v539 = ((((v536 / 64) % 2) == 0) ? s537 : s538);
-                float v540 = s522[v536];
-                float v541 = s522[v539];
-                float s542 = fminf(v540, v541);
-                float s543 = fmaxf(v540, v541);
-                s533[(t534 + 1024 * i535)] = (((((v536 / 64) % 2) == 0) == (((v536 / 1024) % 2) == 0)) ? s542 : s543);
+            const patc_int t533 = threadIdx.x;
+            for (patc_int i534 = 0; i534 < 4; i534 += 1) {
+                int v535 = ((int)(t533 + 1024 * i534));
+                int s536 = (v535 + 64);
+                int s537 = (v535 - 64);
+                int v538 = ((((v535 / 64) % 2) == 0) ? s536 : s537);
+                float v539 = s521[v535];
+                float v540 = s521[v538];
+                float s541 = fminf(v539, v540);
+                float s542 = fmaxf(v539, v540);
+                s532[(t533 + 1024 * i534)] = (((((v535 / 64) % 2) == 0) == (((v535 / 1024) % 2) == 0)) ? s541 : s542);
             }
         }
         __syncthreads();
         {
-            const patc_int t545 = threadIdx.x;
-            for (patc_int i546 = 0; i546 < 4; i546 += 1) {
-                int v547 = ((int)(t545 + 1024 * i546));
-                int s548 = (v547 + 32);
-                int s549 = (v547 - 32);
-                int v550 = ((((v547 / 32) % 2) == 0) ? s548 : s549);
-                float v551 = s533[v547];
-                float v552 = s533[v550];
-                float s553 = fminf(v551, v552);
-                float s554 = fmaxf(v551, v552);
-                s544[(t545 + 1024 * i546)] = (((((v547 / 32) % 2) == 0) == (((v547 / 1024) % 2) == 0)) ? s553 : s554);
+            const patc_int t544 = threadIdx.x;
+            for (patc_int i545 = 0; i545 < 4; i545 += 1) {
+                int v546 = ((int)(t544 + 1024 * i545));
+                int s547 = (v546 + 32);
+                int s548 = (v546 - 32);
+                int v549 = ((((v546 / 32) % 2) == 0) ? s547 : s548);
+                float v550 = s532[v546];
+                float v551 = s532[v549];
+                float s552 = fminf(v550, v551);
+                float s553 = fmaxf(v550, v551);
+                s543[(t544 + 1024 * i545)] = (((((v546 / 32) % 2) == 0) == (((v546 / 1024) % 2) == 0)) ? s552 : s553);
             }
         }
         __syncthreads();
         {
-            const patc_int t556 = threadIdx.x;
-            for (patc_int i557 = 0; i557 < 4; i557 += 1) {
-                int v558 = ((int)(t556 + 1024 * i557));
-                int s559 = (v558 + 16);
-                int s560 = (v558 - 16);
-                int v561 = ((((v558 / 16) % 2) == 0) ? s559 : s560);
-                float v562 = s544[v558];
-                float v563 = s544[v561];
-                float s564 = fminf(v562, v563);
-                float s565 = fmaxf(v562, v563);
-                s555[(t556 + 1024 * i557)] = (((((v558 / 16) % 2) == 0) == (((v558 / 1024) % 2) == 0)) ? s564 : s565);
+            const patc_int t555 = threadIdx.x;
+            for (patc_int i556 = 0; i556 < 4; i556 += 1) {
+                int v557 = ((int)(t555 + 1024 * i556));
+                int s558 = (v557 + 16);
+                int s559 = (v557 - 16);
+                int v560 = ((((v557 / 16) % 2) == 0) ? s558 : s559);
+                float v561 = s543[v557];
+                float v562 = s543[v560];
+                float s563 = fminf(v561, v562);
+                float s564 = fmaxf(v561, v562);
+                s554[(t555 + 1024 * i556)] = (((((v557 / 16) % 2) == 0) == (((v557 / 1024) % 2) == 0)) ? s563 : s564);
             }
         }
         __syncthreads();
         {
-            const patc_int t567 = threadIdx.x;
-            for (patc_int i568 = 0; i568 < 4; i568 += 1) {
-                int v569 = ((int)(t567 + 1024 * i568));
-                int s570 = (v569 + 8);
-                int s571 = (v569 - 8);
-                int v572 = ((((v569 / 8) % 2) == 0) ? s570 : s571);
-                float v573 = s555[v569];
-                float v574 = s555[v572];
-                float s575 = fminf(v573, v574);
-                float s576 = fmaxf(v573, v574);
-                s566[(t567 + 1024 * i568)] = (((((v569 / 8) % 2) == 0) == (((v569 / 1024) % 2) == 0)) ? s575 : s576);
+            const patc_int t566 = threadIdx.x;
+            for (patc_int i567 = 0; i567 < 4; i567 += 1) {
+                int v568 = ((int)(t566 + 1024 * i567));
+                int s569 = (v568 + 8);
+                int s570 = (v568 - 8);
+                int v571 = ((((v568 / 8) % 2) == 0) ? s569 : s570);
+                float v572 = s554[v568];
+                float v573 = s554[v571];
+                float s574 = fminf(v572, v573);
+                float s575 = fmaxf(v572, v573);
+                s565[(t566 + 1024 * i567)] = (((((v568 / 8) % 2) == 0) == (((v568 / 1024) % 2) == 0)) ? s574 : s575);
             }
         }
         __syncthreads();
         {
-            const patc_int t578 = threadIdx.x;
-            for (patc_int i579 = 0; i579 < 4; i579 += 1) {
-                int v580 = ((int)(t578 + 1024 * i579));
-                int s581 = (v580 + 4);
-                int s582 = (v580 - 4);
-                int v583 = ((((v580 / 4) % 2) == 0) ? s581 : s582);
-                float v584 = s566[v580];
-                float v585 = s566[v583];
-                float s586 = fminf(v584, v585);
-                float s587 = fmaxf(v584, v585);
-                s577[(t578 + 1024 * i579)] = (((((v580 / 4) % 2) == 0) == (((v580 / 1024) % 2) == 0)) ? s586 : s587);
+            const patc_int t577 = threadIdx.x;
+            for (patc_int i578 = 0; i578 < 4; i578 += 1) {
+                int v579 = ((int)(t577 + 1024 * i578));
+                int s580 = (v579 + 4);
+                int s581 = (v579 - 4);
+                int v582 = ((((v579 / 4) % 2) == 0) ? s580 : s581);
+                float v583 = s565[v579];
+                float v584 = s565[v582];
+                float s585 = fminf(v583, v584);
+                float s586 = fmaxf(v583, v584);
+                s576[(t577 + 1024 * i578)] = (((((v579 / 4) % 2) == 0) == (((v579 / 1024) % 2) == 0)) ? s585 : s586);
             }
         }
         __syncthreads();
         {
-            const patc_int t589 = threadIdx.x;
-            for (patc_int i590 = 0; i590 < 4; i590 += 1) {
-                int v591 = ((int)(t589 + 1024 * i590));
-                int s592 = (v591 + 2);
-                int s593 = (v591 - 2);
-                int v594 = ((((v591 / 2) % 2) == 0) ? s592 : s593);
-                float v595 = s577[v591];
-                float v596 = s577[v594];
-                float s597 = fminf(v595, v596);
-                float s598 = fmaxf(v595, v596);
-                s588[(t589 + 1024 * i590)] = (((((v591 / 2) % 2) == 0) == (((v591 / 1024) % 2) == 0)) ? s597 : s598);
+            const patc_int t588 = threadIdx.x;
+            for (patc_int i589 = 0; i589 < 4; i589 += 1) {
+                int v590 = ((int)(t588 + 1024 * i589));
+                int s591 = (v590 + 2);
+                int s592 = (v590 - 2);
+                int v593 = ((((v590 / 2) % 2) == 0) ? s591 : s592);
+                float v594 = s576[v590];
+                float v595 = s576[v593];
+                float s596 = fminf(v594, v595);
+                float s597 = fmaxf(v594, v595);
+                s587[(t588 + 1024 * i589)] = (((((v590 / 2) % 2) == 0) == (((v590 / 1024) % 2) == 0)) ? s596 : s597);
             }
         }
         __syncthreads();
         {
-            const patc_int t600 = threadIdx.x;
-            for (patc_int i601 = 0; i601 < 4; i601 += 1) {
-                int v602 = ((int)(t600 + 1024 * i601));
-                int s603 = (v602 + 1);
-                int s604 = (v602 - 1);
-                int v605 = ((((v602 / 1) % 2) == 0) ? s603 : s604);
-                float v606 = s588[v602];
-                float v607 = s588[v605];
-                float s608 = fminf(v606, v607);
-                float s609 = fmaxf(v606, v607);
-                s599[(t600 + 1024 * i601)] = (((((v602 / 1) % 2) == 0) == (((v602 / 1024) % 2) == 0)) ? s608 : s609);
+            const patc_int t599 = threadIdx.x;
+            for (patc_int i600 = 0; i600 < 4; i600 += 1) {
+                int v601 = ((int)(t599 + 1024 * i600));
+                int s602 = (v601 + 1);
+                int s603 = (v601 - 1);
+                int v604 = ((((v601 / 1) % 2) == 0) ? s602 : s603);
+                float v605 = s587[v601];
+                float v606 = s587[v604];
+                float s607 = fminf(v605, v606);
+                float s608 = fmaxf(v605, v606);
+                s598[(t599 + 1024 * i600)] = (((((v601 / 1) % 2) == 0) == (((v601 / 1024) % 2) == 0)) ? s607 : s608);
             }
         }
         __syncthreads();
         {
-            const patc_int t611 = threadIdx.x;
-            for (patc_int i612 = 0; i612 < 4; i612 += 1) {
-                int v613 = ((int)(t611 + 1024 * i612));
-                int s614 = (v613 + 1024);
-                int s615 = (v613 - 1024);
-                int v616 = ((((v613 / 1024) % 2) == 0) ? s614 : s615);
-                float v617 = s599[v613];
-                float v618 = s599[v616];
-                float s619 = fminf(v617, v618);
-                float s620 = fmaxf(v617, v618);
-                s610[(t611 + 1024 * i612)] = (((((v613 / 1024) % 2) == 0) == (((v613 / 2048) % 2) == 0)) ? s619 : s620);
+            const patc_int t610 = threadIdx.x;
+            for (patc_int i611 = 0; i611 < 4; i611 += 1) {
+                int v612 = ((int)(t610 + 1024 * i611));
+                int s613 = (v612 + 1024);
+                int s614 = (v612 - 1024);
+                int v615 = ((((v612 / 1024) % 2) == 0) ? s613 : s614);
+                float v616 = s598[v612];
+                float v617 = s598[v615];
+                float s618 = fminf(v616, v617);
+                float s619 = fmaxf(v616, v617);
+                s609[(t610 + 1024 * i611)] = (((((v612 / 1024) % 2) == 0) == (((v612 / 2048) % 2) == 0)) ? s618 : s619);
             }
         }
         __syncthreads();
         {
-            const patc_int t622 = threadIdx.x;
-            for (patc_int i623 = 0; i623 < 4; i623 += 1) {
-                int v624 = ((int)(t622 + 1024 * i623));
-                int s625 = (v624 + 512);
-                int s626 = (v624 - 512);
-                int v627 = ((((v624 / 512) % 2) == 0) ? s625 : s626);
-                float v628 = s610[v624];
-                float v629 = s610[v627];
-                float s630 = fminf(v628, v629);
-                float s631 = fmaxf(v628, v629);
-                s621[(t622 + 1024 * i623)] = (((((v624 / 512) % 2) == 0) == (((v624 / 2048) % 2) == 0)) ? s630 : s631);
+            const patc_int t621 = threadIdx.x;
+            for (patc_int i622 = 0; i622 < 4; i622 += 1) {
+                int v623 = ((int)(t621 + 1024 * i622));
+                int s624 = (v623 + 512);
+                int s625 = (v623 - 512);
+                int v626 = ((((v623 / 512) % 2) == 0) ? s624 : s625);
+                float v627 = s609[v623];
+                float v628 = s609[v626];
+                float s629 = fminf(v627, v628);
+                float s630 = fmaxf(v627, v628);
+                s620[(t621 + 1024 * i622)] = (((((v623 / 512) % 2) == 0) == (((v623 / 2048) % 2) == 0)) ? s629 : s630);
             }
         }
         __syncthreads();
         {
-            const patc_int t633 = threadIdx.x;
-            for (patc_int i634 = 0; i634 < 4; i634 += 1) {
-                int v635 = ((int)(t633 + 1024 * i634));
-                int s636 = (v635 + 256);
-                int s637 = (v635 - 256);
-                int v638 = ((((v635 / 256) % 2) == 0) ? s636 : s637);
-                float v639 = s621[v635];
-                float v640 = s621[v638];
-                float s641 = fminf(v639, v640);
-                float s642 = fmaxf(v639, v640);
-                s632[(t633 + 1024 * i634)] = (((((v635 / 256) % 2) == 0) == (((v635 / 2048) % 2) == 0)) ? s641 : s642);
+            const patc_int t632 = threadIdx.x;
+            for (patc_int i633 = 0; i633 < 4; i633 += 1) {
+                int v634 = ((int)(t632 + 1024 * i633));
+                int s635 = (v634 + 256);
+                int s636 = (v634 - 256);
+                int v637 = ((((v634 / 256) % 2) == 0) ? s635 : s636);
+                float v638 = s620[v634];
+                float v639 = s620[v637];
+                float s640 = fminf(v638, v639);
+                float s641 = fmaxf(v638, v639);
+                s631[(t632 + 1024 * i633)] = (((((v634 / 256) % 2) == 0) == (((v634 / 2048) % 2) == 0)) ? s640 : s641);
             }
         }
         __syncthreads();
         {
-            const patc_int t644 = threadIdx.x;
-            for (patc_int i645 = 0; i645 < 4; i645 += 1) {
-                int v646 = ((int)(t644 + 1024 * i645));
-                int s647 = (v646 + 128);
-                int s648 = (v646 - 128);
-                int v649 = ((((v646 / 128) % 2) == 0) ? s647 : s648);
-                float v650 = s632[v646];
-                float v651 = s632[v649];
-                float s652 = fminf(v650, v651);
-                float s653 = fmaxf(v650, v651);
-                s643[(t644 + 1024 * i645)] = (((((v646 / 128) % 2) == 0) == (((v646 / 2048) % 2) == 0)) ? s652 : s653);
+            const patc_int t643 = threadIdx.x;
+            for (patc_int i644 = 0; i644 < 4; i644 += 1) {
+                int v645 = ((int)(t643 + 1024 * i644));
+                int s646 = (v645 + 128);
+                int s647 = (v645 - 128);
+                int v648 = ((((v645 / 128) % 2) == 0) ? s646 : s647);
+                float v649 = s631[v645];
+                float v650 = s631[v648];
+                float s651 = fminf(v649, v650);
+                float s652 = fmaxf(v649, v650);
+                s642[(t643 + 1024 * i644)] = (((((v645 / 128) % 2) == 0) == (((v645 / 2048) % 2) == 0)) ? s651 : s652);
             }
         }
         __syncthreads();
         {
-            const patc_int t655 = threadIdx.x;
-            for (patc_int i656 = 0; i656 < 4; i656 += 1) {
-                int v657 = ((int)(t655 + 1024 * i656));
-                int s658 = (v657 + 64);
-                int s659 = (v657 - 64);
-                int v660 = ((((v657 / 64) % 2) == 0) ? s658 : s659);
-                float v661 = s643[v657];
-                float v662 = s643[v660];
-                float s663 = fminf(v661, v662);
-                float s664 = fmaxf(v661, v662);
-                s654[(t655 + 1024 * i656)] = (((((v657 / 64) % 2) == 0) == (((v657 / 2048) % 2) == 0)) ? s663 : s664);
+            const patc_int t654 = threadIdx.x;
+            for (patc_int i655 = 0; i655 < 4; i655 += 1) {
+                int v656 = ((int)(t654 + 1024 * i655));
+                int s657 = (v656 + 64);
+                int s658 = (v656 - 64);
+                int v659 = ((((v656 / 64) % 2) == 0) ? s657 : s658);
+                float v660 = s642[v656];
+                float v661 = s642[v659];
+                float s662 = fminf(v660, v661);
+                float s663 = fmaxf(v660, v661);
+                s653[(t654 + 1024 * i655)] = (((((v656 / 64) % 2) == 0) == (((v656 / 2048) % 2) == 0)) ? s662 : s663);
             }
         }
         __syncthreads();
         {
-            const patc_int t666 = threadIdx.x;
-            for (patc_int i667 = 0; i667 < 4; i667 += 1) {
-                int v668 = ((int)(t666 + 1024 * i667));
-                int s669 = (v668 + 32);
-                int s670 = (v668 - 32);
-                int v671 = ((((v668 / 32) % 2) == 0) ? s669 : s670);
-                float v672 = s654[v668];
-                float v673 = s654[v671];
-                float s674 = fminf(v672, v673);
-                float s675 = fmaxf(v672, v673);
-                s665[(t666 + 1024 * i667)] = (((((v668 / 32) % 2) == 0) == (((v668 / 2048) % 2) == 0)) ? s674 : s675);
+            const patc_int t665 = threadIdx.x;
+            for (patc_int i666 = 0; i666 < 4; i666 += 1) {
+                int v667 = ((int)(t665 + 1024 * i666));
+                int s668 = (v667 + 32);
+                int s669 = (v667 - 32);
+                int v670 = ((((v667 / 32) % 2) == 0) ? s668 : s669);
+                float v671 = s653[v667];
+                float v672 = s653[v670];
+                float s673 = fminf(v671, v672);
+                float s674 = fmaxf(v671, v672);
+                s664[(t665 + 1024 * i666)] = (((((v667 / 32) % 2) == 0) == (((v667 / 2048) % 2) == 0)) ? s673 : s674);
             }
         }
         __syncthreads();
         {
-            const patc_int t677 = threadIdx.x;
-            for (patc_int i678 = 0; i678 < 4; i678 += 1) {
-                int v679 = ((int)(t677 + 1024 * i678));
-                int s680 = (v679 + 16);
-                int s681 = (v679 - 16);
-                int v682 = ((((v679 / 16) % 2) == 0) ? s680 : s681);
-                float v683 = s665[v679];
-                float v684 = s665[v682];
-                float s685 = fminf(v683, v684);
-                float s686 = fmaxf(v683, v684);
-                s676[(t677 + 1024 * i678)] = (((((v679 / 16) % 2) == 0) == (((v679 / 2048) % 2) == 0)) ? s685 : s686);
+            const patc_int t676 = threadIdx.x;
+            for (patc_int i677 = 0; i677 < 4; i677 += 1) {
+                int v678 = ((int)(t676 + 1024 * i677));
+                int s679 = (v678 + 16);
+                int s680 = (v678 - 16);
+                int v681 = ((((v678 / 16) % 2) == 0) ? s679 : s680);
+                float v682 = s664[v678];
+                float v683 = s664[v681];
+                float s684 = fminf(v682, v683);
+                float s685 = fmaxf(v682, v683);
+                s675[(t676 + 1024 * i677)] = (((((v678 / 16) % 2) == 0) == (((v678 / 2048) % 2) == 0)) ? s684 : s685);
             }
         }
         __syncthreads();
         {
-            const patc_int t688 = threadIdx.x;
-            for (patc_int i689 = 0; i689 < 4; i689 += 1) {
-                int v690 = ((int)(t688 + 1024 * i689));
-                int s691 = (v690 + 8);
-                int s692 = (v690 - 8);
-                int v693 = ((((v690 / 8) % 2) == 0) ? s691 : s692);
-                float v694 = s676[v690];
-                float v695 = s676[v693];
-                float s696 = fminf(v694, v695);
-                float s697 = fmaxf(v694, v695);
-                s687[(t688 + 1024 * i689)] = (((((v690 / 8) % 2) == 0) == (((v690 / 2048) % 2) == 0)) ? s696 : s697);
+            const patc_int t687 = threadIdx.x;
+            for (patc_int i688 = 0; i688 < 4; i688 += 1) {
+                int v689 = ((int)(t687 + 1024 * i688));
+                int s690 = (v689 + 8);
+                int s691 = (v689 - 8);
+                int v692 = ((((v689 / 8) % 2) == 0) ? s690 : s691);
+                float v693 = s675[v689];
+                float v694 = s675[v692];
+                float s695 = fminf(v693, v694);
+                float s696 = fmaxf(v693, v694);
+                s686[(t687 + 1024 * i688)] = (((((v689 / 8) % 2) == 0) == (((v689 / 2048) % 2) == 0)) ? s695 : s696);
             }
         }
         __syncthreads();
         {
-            const patc_int t699 = threadIdx.x;
-            for (patc_int i700 = 0; i700 < 4; i700 += 1) {
-                int v701 = ((int)(t699 + 1024 * i700));
-                int s702 = (v701 + 4);
-                int s703 = (v701 - 4);
-                int v704 = ((((v701 / 4) % 2) == 0) ? s702 : s703);
-                float v705 = s687[v701];
-                float v706 = s687[v704];
-                float s707 = fminf(v705, v706);
-                float s708 = fmaxf(v705, v706);
-                s698[(t699 + 1024 * i700)] = (((((v701 / 4) % 2) == 0) == (((v701 / 2048) % 2) == 0)) ? s707 : s708);
+            const patc_int t698 = threadIdx.x;
+            for (patc_int i699 = 0; i699 < 4; i699 += 1) {
+                int v700 = ((int)(t698 + 1024 * i699));
+                int s701 = (v700 + 4);
+                int s702 = (v700 - 4);
+                int v703 = ((((v700 / 4) % 2) == 0) ? s701 : s702);
+                float v704 = s686[v700];
+                float v705 = s686[v703];
+                float s706 = fminf(v704, v705);
+                float s707 = fmaxf(v704, v705);
+                s697[(t698 + 1024 * i699)] = (((((v700 / 4) % 2) == 0) == (((v700 / 2048) % 2) == 0)) ? s706 : s707);
             }
         }
         __syncthreads();
         {
-            const patc_int t710 = threadIdx.x;
-            for (patc_int i711 = 0; i711 < 4; i711 += 1) {
-                int v712 = ((int)(t710 + 1024 * i711));
-                int s713 = (v712 + 2);
-                int s714 = (v712 - 2);
-                int v715 = ((((v712 / 2) % 2) == 0) ? s713 : s714);
-                float v716 = s698[v712];
-                float v717 = s698[v715];
-                float s718 = fminf(v716, v717);
-                float s719 = fmaxf(v716, v717);
-                s709[(t710 + 1024 * i711)] = (((((v712 / 2) % 2) == 0) == (((v712 / 2048) % 2) == 0)) ? s718 : s719);
+            const patc_int t709 = threadIdx.x;
+            for (patc_int i710 = 0; i710 < 4; i710 += 1) {
+                int v711 = ((int)(t709 + 1024 * i710));
+                int s712 = (v711 + 2);
+                int s713 = (v711 - 2);
+                int v714 = ((((v711 / 2) % 2) == 0) ? s712 : s713);
+                float v715 = s697[v711];
+                float v716 = s697[v714];
+                float s717 = fminf(v715, v716);
+                float s718 = fmaxf(v715, v716);
+                s708[(t709 + 1024 * i710)] = (((((v711 / 2) % 2) == 0) == (((v711 / 2048) % 2) == 0)) ? s717 : s718);
             }
         }
         __syncthreads();
         {
-            const patc_int t721 = threadIdx.x;
-            for (patc_int i722 = 0; i722 < 4; i722 += 1) {
-                int v723 = ((int)(t721 + 1024 * i722));
-                int s724 = (v723 + 1);
-                int s725 = (v723 - 1);
-                int v726 = ((((v723 / 1) % 2) == 0) ? s724 : s725);
-                float v727 = s709[v723];
-                float v728 = s709[v726];
-                float s729 = fminf(v727, v728);
-                float s730 = fmaxf(v727, v728);
-                s720[(t721 + 1024 * i722)] = (((((v723 / 1) % 2) == 0) == (((v723 / 2048) % 2) == 0)) ? s729 : s730);
+            const patc_int t720 = threadIdx.x;
+            for (patc_int i721 = 0; i721 < 4; i721 += 1) {
+                int v722 = ((int)(t720 + 1024 * i721));
+                int s723 = (v722 + 1);
+                int s724 = (v722 - 1);
+                int v725 = ((((v722 / 1) % 2) == 0) ? s723 : s724);
+                float v726 = s708[v722];
+                float v727 = s708[v725];
+                float s728 = fminf(v726, v727);
+                float s729 = fmaxf(v726, v727);
+                s719[(t720 + 1024 * i721)] = (((((v722 / 1) % 2) == 0) == (((v722 / 2048) % 2) == 0)) ? s728 : s729);
             }
         }
         __syncthreads();
         {
-            const patc_int t732 = threadIdx.x;
-            for (patc_int i733 = 0; i733 < 4; i733 += 1) {
-                int v734 = ((int)(t732 + 1024 * i733));
-                int s735 = (v734 + 2048);
-                int s736 = (v734 - 2048);
-                int v737 = ((((v734 / 2048) % 2) == 0) ? s735 : s736);
-                float v738 = s720[v734];
-                float v739 = s720[v737];
-                float s740 = fminf(v738, v739);
-                float s741 = fmaxf(v738, v739);
-                s731[(t732 + 1024 * i733)] = (((((v734 / 2048) % 2) == 0) == (((v734 / 4096) % 2) == 0)) ? s740 : s741);
+            const patc_int t731 = threadIdx.x;
+            for (patc_int i732 = 0; i732 < 4; i732 += 1) {
+                int v733 = ((int)(t731 + 1024 * i732));
+                int s734 = (v733 + 2048);
+                int s735 = (v733 - 2048);
+                int v736 = ((((v733 / 2048) % 2) == 0) ? s734 : s735);
+                float v737 = s719[v733];
+                float v738 = s719[v736];
+                float s739 = fminf(v737, v738);
+                float s740 = fmaxf(v737, v738);
+                s730[(t731 + 1024 * i732)] = (((((v733 / 2048) % 2) == 0) == (((v733 / 4096) % 2) == 0)) ? s739 : s740);
             }
         }
         __syncthreads();
         {
-            const patc_int t743 = threadIdx.x;
-            for (patc_int i744 = 0; i744 < 4; i744 += 1) {
-                int v745 = ((int)(t743 + 1024 * i744));
-                int s746 = (v745 + 1024);
-                int s747 = (v745 - 1024);
-                int v748 = ((((v745 / 1024) % 2) == 0) ? s746 : s747);
-                float v749 = s731[v745];
-                float v750 = s731[v748];
-                float s751 = fminf(v749, v750);
-                float s752 = fmaxf(v749, v750);
-                s742[(t743 + 1024 * i744)] = (((((v745 / 1024) % 2) == 0) == (((v745 / 4096) % 2) == 0)) ? s751 : s752);
+            const patc_int t742 = threadIdx.x;
+            for (patc_int i743 = 0; i743 < 4; i743 += 1) {
+                int v744 = ((int)(t742 + 1024 * i743));
+                int s745 = (v744 + 1024);
+                int s746 = (v744 - 1024);
+                int v747 = ((((v744 / 1024) % 2) == 0) ? s745 : s746);
+                float v748 = s730[v744];
+                float v749 = s730[v747];
+                float s750 = fminf(v748, v749);
+                float s751 = fmaxf(v748, v749);
+                s741[(t742 + 1024 * i743)] = (((((v744 / 1024) % 2) == 0) == (((v744 / 4096) % 2) == 0)) ? s750 : s751);
             }
         }
         __syncthreads();
         {
-            const patc_int t754 = threadIdx.x;
-            for (patc_int i755 = 0; i755 < 4; i755 += 1) {
-                int v756 = ((int)(t754 + 1024 * i755));
-                int s757 = (v756 + 512);
-                int s758 = (v756 - 512);
-                int v759 = ((((v756 / 512) % 2) == 0) ? s757 : s758);
-                float v760 = s742[v756];
-                float v761 = s742[v759];
-                float s762 = fminf(v760, v761);
-                float s763 = fmaxf(v760, v761);
-                s753[(t754 + 1024 * i755)] = (((((v756 / 512) % 2) == 0) == (((v756 / 4096) % 2) == 0)) ? s762 : s763);
+            const patc_int t753 = threadIdx.x;
+            for (patc_int i754 = 0; i754 < 4; i754 += 1) {
+                int v755 = ((int)(t753 + 1024 * i754));
+                int s756 = (v755 + 512);
+                int s757 = (v755 - 512);
+                int v758 = ((((v755 / 512) % 2) == 0) ? s756 : s757);
+                float v759 = s741[v755];
+                float v760 = s741[v758];
+                float s761 = fminf(v759, v760);
+                float s762 = fmaxf(v759, v760);
+                s752[(t753 + 1024 * i754)] = (((((v755 / 512) % 2) == 0) == (((v755 / 4096) % 2) == 0)) ? s761 : s762);
             }
         }
         __syncthreads();
         {
-            const patc_int t765 = threadIdx.x;
-            for (patc_int i766 = 0; i766 < 4; i766 += 1) {
-                int v767 = ((int)(t765 + 1024 * i766));
-                int s768 = (v767 + 256);
-                int s769 = (v767 - 256);
-                int v770 = ((((v767 / 256) % 2) == 0) ? s768 : s769);
-                float v771 = s753[v767];
-                float v772 = s753[v770];
-                float s773 = fminf(v771, v772);
-                float s774 = fmaxf(v771, v772);
-                s764[(t765 + 1024 * i766)] = (((((v767 / 256) % 2) == 0) == (((v767 / 4096) % 2) == 0)) ? s773 : s774);
+            const patc_int t764 = threadIdx.x;
+            for (patc_int i765 = 0; i765 < 4; i765 += 1) {
+                int v766 = ((int)(t764 + 1024 * i765));
+                int s767 = (v766 + 256);
+                int s768 = (v766 - 256);
+                int v769 = ((((v766 / 256) % 2) == 0) ? s767 : s768);
+                float v770 = s752[v766];
+                float v771 = s752[v769];
+                float s772 = fminf(v770, v771);
+                float s773 = fmaxf(v770, v771);
+                s763[(t764 + 1024 * i765)] = (((((v766 / 256) % 2) == 0) == (((v766 / 4096) % 2) == 0)) ? s772 : s773);
             }
         }
         __syncthreads();
         {
-            const patc_int t776 = threadIdx.x;
-            for (patc_int i777 = 0; i777 < 4; i777 += 1) {
-                int v778 = ((int)(t776 + 1024 * i777));
-                int s779 = (v778 + 128);
-                int s780 = (v778 - 128);
-                int v781 = ((((v778 / 128) % 2) == 0) ? s779 : s780);
-                float v782 = s764[v778];
-                float v783 = s764[v781];
-                float s784 = fminf(v782, v783);
-                float s785 = fmaxf(v782, v783);
-                s775[(t776 + 1024 * i777)] = (((((v778 / 128) % 2) == 0) == (((v778 / 4096) % 2) == 0)) ? s784 : s785);
+            const patc_int t775 = threadIdx.x;
+            for (patc_int i776 = 0; i776 < 4; i776 += 1) {
+                int v777 = ((int)(t775 + 1024 * i776));
+                int s778 = (v777 + 128);
+                int s779 = (v777 - 128);
+                int v780 = ((((v777 / 128) % 2) == 0) ? s778 : s779);
+                float v781 = s763[v777];
+                float v782 = s763[v780];
+                float s783 = fminf(v781, v782);
+                float s784 = fmaxf(v781, v782);
+                s774[(t775 + 1024 * i776)] = (((((v777 / 128) % 2) == 0) == (((v777 / 4096) % 2) == 0)) ? s783 : s784);
             }
         }
         __syncthreads();
         {
-            const patc_int t787 = threadIdx.x;
-            for (patc_int i788 = 0; i788 < 4; i788 += 1) {
-                int v789 = ((int)(t787 + 1024 * i788));
-                int s790 = (v789 + 64);
-                int s791 = (v789 - 64);
-                int v792 = ((((v789 / 64) % 2) == 0) ? s790 : s791);
-                float v793 = s775[v789];
-                float v794 = s775[v792];
-                float s795 = fminf(v793, v794);
-                float s796 = fmaxf(v793, v794);
-                s786[(t787 + 1024 * i788)] = (((((v789 / 64) % 2) == 0) == (((v789 / 4096) % 2) == 0)) ? s795 : s796);
+            const patc_int t786 = threadIdx.x;
+            for (patc_int i787 = 0; i787 < 4; i787 += 1) {
+                int v788 = ((int)(t786 + 1024 * i787));
+                int s789 = (v788 + 64);
+                int s790 = (v788 - 64);
+                int v791 = ((((v788 / 64) % 2) == 0) ? s789 : s790);
+                float v792 = s774[v788];
+                float v793 = s774[v791];
+                float s794 = fminf(v792, v793);
+                float s795 = fmaxf(v792, v793);
+                s785[(t786 + 1024 * i787)] = (((((v788 / 64) % 2) == 0) == (((v788 / 4096) % 2) == 0)) ? s794 : s795);
             }
         }
         __syncthreads();
         {
-            const patc_int t798 = threadIdx.x;
-            for (patc_int i799 = 0; i799 < 4; i799 += 1) {
-                int v800 = ((int)(t798 + 1024 * i799));
-                int s801 = (v800 + 32);
-                int s802 = (v800 - 32);
-                int v803 = ((((v800 / 32) % 2) == 0) ? s801 : s802);
-                float v804 = s786[v800];
-                float v805 = s786[v803];
-                float s806 = fminf(v804, v805);
-                float s807 = fmaxf(v804, v805);
-                s797[(t798 + 1024 * i799)] = (((((v800 / 32) % 2) == 0) == (((v800 / 4096) % 2) == 0)) ? s806 : s807);
+            const patc_int t797 = threadIdx.x;
+            for (patc_int i798 = 0; i798 < 4; i798 += 1) {
+                int v799 = ((int)(t797 + 1024 * i798));
+                int s800 = (v799 + 32);
+                int s801 = (v799 - 32);
+                int v802 = ((((v799 / 32) % 2) == 0) ? s800 : s801);
+                float v803 = s785[v799];
+                float v804 = s785[v802];
+                float s805 = fminf(v803, v804);
+                float s806 = fmaxf(v803, v804);
+                s796[(t797 + 1024 * i798)] = (((((v799 / 32) % 2) == 0) == (((v799 / 4096) % 2) == 0)) ? s805 : s806);
             }
         }
         __syncthreads();
         {
-            const patc_int t809 = threadIdx.x;
-            for (patc_int i810 = 0; i810 < 4; i810 += 1) {
-                int v811 = ((int)(t809 + 1024 * i810));
-                int s812 = (v811 + 16);
-                int s813 = (v811 - 16);
-                int v814 = ((((v811 / 16) % 2) == 0) ? s812 : s813);
-                float v815 = s797[v811];
-                float v816 = s797[v814];
-                float s817 = fminf(v815, v816);
-                float s818 = fmaxf(v815, v816);
-                s808[(t809 + 1024 * i810)] = (((((v811 / 16) % 2) == 0) == (((v811 / 4096) % 2) == 0)) ? s817 : s818);
+            const patc_int t808 = threadIdx.x;
+            for (patc_int i809 = 0; i809 < 4; i809 += 1) {
+                int v810 = ((int)(t808 + 1024 * i809));
+                int s811 = (v810 + 16);
+                int s812 = (v810 - 16);
+                int v813 = ((((v810 / 16) % 2) == 0) ? s811 : s812);
+                float v814 = s796[v810];
+                float v815 = s796[v813];
+                float s816 = fminf(v814, v815);
+                float s817 = fmaxf(v814, v815);
+                s807[(t808 + 1024 * i809)] = (((((v810 / 16) % 2) == 0) == (((v810 / 4096) % 2) == 0)) ? s816 : s817);
             }
         }
         __syncthreads();
         {
-            const patc_int t820 = threadIdx.x;
-            for (patc_int i821 = 0; i821 < 4; i821 += 1) {
-                int v822 = ((int)(t820 + 1024 * i821));
-                int s823 = (v822 + 8);
-                int s824 = (v822 - 8);
-                int v825 = ((((v822 / 8) % 2) == 0) ? s823 : s824);
-                float v826 = s808[v822];
-                float v827 = s808[v825];
-                float s828 = fminf(v826, v827);
-                float s829 = fmaxf(v826, v827);
-                s819[(t820 + 1024 * i821)] = (((((v822 / 8) % 2) == 0) == (((v822 / 4096) % 2) == 0)) ? s828 : s829);
+            const patc_int t819 = threadIdx.x;
+            for (patc_int i820 = 0; i820 < 4; i820 += 1) {
+                int v821 = ((int)(t819 + 1024 * i820));
+                int s822 = (v821 + 8);
+                int s823 = (v821 - 8);
+                int v824 = ((((v821 / 8) % 2) == 0) ? s822 : s823);
+                float v825 = s807[v821];
+                float v826 = s807[v824];
+                float s827 = fminf(v825, v826);
+                float s828 = fmaxf(v825, v826);
+                s818[(t819 + 1024 * i820)] = (((((v821 / 8) % 2) == 0) == (((v821 / 4096) % 2) == 0)) ? s827 : s828);
             }
         }
         __syncthreads();
         {
-            const patc_int t831 = threadIdx.x;
-            for (patc_int i832 = 0; i832 < 4; i832 += 1) {
-                int v833 = ((int)(t831 + 1024 * i832));
-                int s834 = (v833 + 4);
-                int s835 = (v833 - 4);
-                int v836 = ((((v833 / 4) % 2) == 0) ? s834 : s835);
-                float v837 = s819[v833];
-                float v838 = s819[v836];
-                float s839 = fminf(v837, v838);
-                float s840 = fmaxf(v837, v838);
-                s830[(t831 + 1024 * i832)] = (((((v833 / 4) % 2) == 0) == (((v833 / 4096) % 2) == 0)) ? s839 : s840);
+            const patc_int t830 = threadIdx.x;
+            for (patc_int i831 = 0; i831 < 4; i831 += 1) {
+                int v832 = ((int)(t830 + 1024 * i831));
+                int s833 = (v832 + 4);
+                int s834 = (v832 - 4);
+                int v835 = ((((v832 / 4) % 2) == 0) ? s833 : s834);
+                float v836 = s818[v832];
+                float v837 = s818[v835];
+                float s838 = fminf(v836, v837);
+                float s839 = fmaxf(v836, v837);
+                s829[(t830 + 1024 * i831)] = (((((v832 / 4) % 2) == 0) == (((v832 / 4096) % 2) == 0)) ? s838 : s839);
             }
         }
         __syncthreads();
         {
-            const patc_int t842 = threadIdx.x;
-            for (patc_int i843 = 0; i843 < 4; i843 += 1) {
-                int v844 = ((int)(t842 + 1024 * i843));
-                int s845 = (v844 + 2);
-                int s846 = (v844 - 2);
-                int v847 = ((((v844 / 2) % 2) == 0) ? s845 : s846);
-                float v848 = s830[v844];
-                float v849 = s830[v847];
-                float s850 = fminf(v848, v849);
-                float s851 = fmaxf(v848, v849);
-                s841[(t842 + 1024 * i843)] = (((((v844 / 2) % 2) == 0) == (((v844 / 4096) % 2) == 0)) ? s850 : s851);
+            const patc_int t841 = threadIdx.x;
+            for (patc_int i842 = 0; i842 < 4; i842 += 1) {
+                int v843 = ((int)(t841 + 1024 * i842));
+                int s844 = (v843 + 2);
+                int s845 = (v843 - 2);
+                int v846 = ((((v843 / 2) % 2) == 0) ? s844 : s845);
+                float v847 = s829[v843];
+                float v848 = s829[v846];
+                float s849 = fminf(v847, v848);
+                float s850 = fmaxf(v847, v848);
+                s840[(t841 + 1024 * i842)] = (((((v843 / 2) % 2) == 0) == (((v843 / 4096) % 2) == 0)) ? s849 : s850);
             }
         }
         __syncthreads();
         {
-            const patc_int t853 = threadIdx.x;
-            for (patc_int i854 = 0; i854 < 4; i854 += 1) {
-                int v855 = ((int)(t853 + 1024 * i854));
-                int s856 = (v855 + 1);
-                int s857 = (v855 - 1);
-                int v858 = ((((v855 / 1) % 2) == 0) ? s856 : s857);
-                float v859 = s841[v855];
-                float v860 = s841[v858];
-                float s861 = fminf(v859, v860);
-                float s862 = fmaxf(v859, v860);
-                s852[(t853 + 1024 * i854)] = (((((v855 / 1) % 2) == 0) == (((v855 / 4096) % 2) == 0)) ? s861 : s862);
+            const patc_int t852 = threadIdx.x;
+            for (patc_int i853 = 0; i853 < 4; i853 += 1) {
+                int v854 = ((int)(t852 + 1024 * i853));
+                int s855 = (v854 + 1);
+                int s856 = (v854 - 1);
+                int v857 = ((((v854 / 1) % 2) == 0) ? s855 : s856);
+                float v858 = s840[v854];
+                float v859 = s840[v857];
+                float s860 = fminf(v858, v859);
+                float s861 = fmaxf(v858, v859);
+                s851[(t852 + 1024 * i853)] = (((((v854 / 1) % 2) == 0) == (((v854 / 4096) % 2) == 0)) ? s860 : s861);
             }
         }
         __syncthreads();
-        if (((4096 * b1 + 4095) < n)) {
+        if (((4096 * b0 + 4095) < n)) {
             {
-                const patc_int t863 = threadIdx.x;
-                for (patc_int i864 = 0; i864 < 4; i864 += 1) {
+                const patc_int t862 = threadIdx.x;
+                for (patc_int i863 = 0; i863 < 4; i863 += 1) {
                     {
-                        out[(4096 * b1 + t863 + 1024 * i864)] = s852[(t863 + 1024 * i864)];
+                        out[(4096 * b0 + t862 + 1024 * i863)] = s851[(t862 + 1024 * i863)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t863 = threadIdx.x;
-                for (patc_int i864 = 0; i864 < 4; i864 += 1) {
-                    if (((4096 * b1 + t863 + 1024 * i864) < n)) {
-                        out[(4096 * b1 + t863 + 1024 * i864)] = s852[(t863 + 1024 * i864)];
+                const patc_int t862 = threadIdx.x;
+                for (patc_int i863 = 0; i863 < 4; i863 += 1) {
+                    if (((4096 * b0 + t862 + 1024 * i863) < n)) {
+                        out[(4096 * b0 + t862 + 1024 * i863)] = s851[(t862 + 1024 * i863)];
                     }
                 }
             }

@@ -149,6 +149,9 @@ for ng in "1 1" "1000 1" "4097 2"; do
         echo "reduce_fast.rise $k $r1 -D g=$2 -D elemsBlock=1024 -D elemsWarp=128 -D n=$1"
     done
 done
+# max over elements all -inf (issue 33): the kernels' -inff padding printed as its bits
+echo "reduce_fast.rise reduceMaxF32 --input value:-inf -D g=3 -D elemsBlock=1024 -D elemsWarp=128 -D n=4097"
+echo "reduce_block_shfl.rise reduceShflMax --input value:-inf -D n=4"
 for k in downF64 xorI32 upU32 downI64 xorU64 permuteF64 permuteI64 ballotRank shiftPadI32; do
     echo "../tests/programs/shfl_types.rise $k $r1 -D n=7"
 done
@@ -170,6 +173,15 @@ echo "../tests/programs/big_shared.rise twoLive $r1 -D n=3 -D m=29056"
 for n in 1 4097; do
     for k in incl64 excl64 incl1024 excl2048 fill2048; do echo "../tests/programs/blelloch_levels.rise $k $r1 -D n=$n"; done
 done
+# maps past CUDA's launch limits (issue 33): 65535 rows along y fill the grid, 65536 and
+# 70000 loop over a grid capped at 65535; planes along z; 128 threads along z on 64.
+# scaleRows's blocks of 256 threads take 28 s at 70000 rows: that size alone
+for r in 65535 65536 70000; do
+    for k in rowSums blocksY; do echo "../tests/programs/grid_limits.rise $k $r1 -D r=$r -D c=3"; done
+    echo "../tests/programs/grid_limits.rise planesZ $r1 -D p=$r -D c=2"
+done
+echo "../tests/programs/grid_limits.rise scaleRows $r1 -D r=70000 -D c=3"
+echo "../tests/programs/grid_limits.rise deepZ $r1 -D n=3"
 # gather and scatter through a random permutation (its inputs written here)
 for n in 1 33 4097; do
     python3 - "$n" "$TMP" <<'PY'

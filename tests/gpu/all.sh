@@ -245,6 +245,30 @@ for n in 1 31 33 1000 4097 1048583; do
   gs_case gpu permute $n
   gs_case gpu unpermute $n
 done
+# max over elements that are all -inf (issue 33): -inf on the GPU and in the interpreter
+# (with -3.40282347e38f as max's neutral element it was -3.40282347e38)
+inf_case() { # FILE KERNEL LABEL OPTIONS...: every element -inf; both results must be -inf
+  local file=$1 kernel=$2 label=$3; shift 3
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  bg_check gpu "$file" "$kernel" "$label" 'value: [^ ]*' bash -c \
+    'o=$("$@" 2>&1); rc=$?; echo "$o"; [ $rc = 0 ] && grep -q "^value: -inf$" <<<"$o" && grep -q "^cpu sum: -inf$" <<<"$o"' \
+    _ "$PATC" run "examples/$file" --kernel "$kernel" --input value:-inf --check-against-cpu "$@"
+}
+for n in 1 4097 1048583; do
+  inf_case reduce_fast.rise reduceMaxF32 "$n/-inf" -D n=$n -D g=132 -D elemsBlock=4096 -D elemsWarp=512
+  inf_case reduce_fast.rise reduceMaxF32OneBlock "$n/-inf" -D n=$n -D elemsBlock=4096 -D elemsWarp=512
+  inf_case reduce_block_shfl.rise reduceShflMax "$n/-inf" -D n=$n --reduce
+done
+# maps past CUDA's launch limits (issue 33): 65535 rows along y fill the grid, 65536 and
+# 70000 loop over a grid capped at 65535 (mapGlobal('y') over 70000 rows was
+# CUDA_ERROR_INVALID_VALUE, grid 1x70000x1); planes along z; 128 threads along z on 64
+for r in 65535 65536 70000; do
+  for k in rowSums scaleRows blocksY; do
+    run_case gpu ../tests/programs/grid_limits.rise $k "${r}x3" 1 -D r=$r -D c=3
+  done
+  run_case gpu ../tests/programs/grid_limits.rise planesZ "${r}x2" 1 -D p=$r -D c=2
+done
+run_case gpu ../tests/programs/grid_limits.rise deepZ "3x128" 1 -D n=3
 
 collect
 fi # section t
@@ -286,6 +310,8 @@ for tool in memcheck racecheck synccheck; do
     san $tool ../tests/programs/scalar_forms.rise $k 1 -D n=1000
   done
   san $tool count_if.rise countIf 1 -D n=100003 -D g=9
+  for k in rowSums scaleRows blocksY; do san $tool ../tests/programs/grid_limits.rise $k 1 -D r=70000 -D c=3; done
+  san $tool ../tests/programs/grid_limits.rise deepZ 1 -D n=3
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
