@@ -2,7 +2,7 @@
  *
  *   patc [options] --emit-cuda FILE     print CUDA C (or to -o FILE)
  *   patc [options] --emit-ir FILE       print the typed IR and the kernel IR
- *   patc [options] --check FILE         type-check only
+ *   patc [options] --check FILE         compile, make no code, print only errors
  *   patc run FILE [--kernel K] ...      JIT-compile and run (see run.c)
  *   patc tune FILE --kernel K ...       tune single-launch reductions (see tune.c)
  *
@@ -28,7 +28,7 @@ static const char usage[] =
     "options:\n"
     "  --emit-cuda        print the generated CUDA C (NVRTC is not needed)\n"
     "  --emit-ir          print the typed functional IR and the kernel IR of each kernel\n"
-    "  --check            parse and type-check; print nothing on success\n"
+    "  --check            compile without making code: every error, nothing printed on success\n"
     "                     (one of the three; two of them are a usage error)\n"
     "  -o FILE            write the output to FILE instead of stdout\n"
     "  -D name=value      specialise the nat parameter `name` to a constant: from 1 (nat\n"
@@ -279,6 +279,7 @@ int main(int argc, char **argv)
             goto done;
         }
     copt.no_cubin = 1;
+    copt.check_only = mode == CHECK; /* every pass, and no code: nothing is printed */
     if ((s = patc_program_compile(ctx, file, defs, ndefs, &copt, &prog)) != PATC_OK) {
         /* the diagnostics of a rejected program are whole lines, printed as they are */
         if (s == PATC_ERR_COMPILE) fputs(patc_last_error(ctx), stderr);

@@ -97,7 +97,10 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
 
 /* An error ends the compilation; one about nat parameters that no -D fixes gets
  * hint.c's note after it, which may compile the text again (quietly, with values). */
-bool compile_string(Compilation *c, const CompileOptions *opt, const char *path, const char *text, size_t len)
+/* compile_string, with the text in c's arena already when in_arena (compile_file reads
+ * it there: a large program is not held twice). */
+static bool compile_text(Compilation *c, const CompileOptions *opt, const char *path, const char *text, size_t len,
+                         bool in_arena)
 {
     c->diag->jump_armed = true;
     c->diag->fact = NULL;
@@ -115,7 +118,7 @@ bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
     nat_arm_overflow(c->diag, (Span){0});
     c->prog.decls = NULL;
     c->prog.tail = &c->prog.decls;
-    lang_parse_string(c->arena, c->diag, &opt->lang, &c->prog, path, text, len);
+    lang_parse_text(c->arena, c->diag, &opt->lang, &c->prog, path, text, len, in_arena);
     if (opt->dump.ast) {
         FILE *df = opt->dump_out ? opt->dump_out : stderr;
         for (Decl *x = c->prog.decls; x; x = x->next) {
@@ -131,6 +134,11 @@ bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
     return true;
 }
 
+bool compile_string(Compilation *c, const CompileOptions *opt, const char *path, const char *text, size_t len)
+{
+    return compile_text(c, opt, path, text, len, false);
+}
+
 bool compile_file(Compilation *c, const CompileOptions *opt, const char *path)
 {
     c->diag->jump_armed = true;
@@ -141,13 +149,10 @@ bool compile_file(Compilation *c, const CompileOptions *opt, const char *path)
         return false;
     }
     size_t len;
-    char *text = lang_read_file(path, &len);
-    if (!text && errno == ENOMEM) arena_fail(c->arena); /* reported as memory, not as the file */
+    /* memory running out while reading is the arena's failure, not the file's */
+    char *text = lang_read_file_in(c->arena, path, &len);
     if (!text) diag_error_nopos(c->diag, "cannot read '%s': %s", path, lang_read_error(errno));
     c->diag->jump_armed = false;
     arena_catch(c->arena, outer);
-    /* compile_string copies the text into the arena (and returns rather than jumps) */
-    bool ok = compile_string(c, opt, path, text, len);
-    free(text);
-    return ok;
+    return compile_text(c, opt, path, text, len, true);
 }

@@ -1082,17 +1082,20 @@ Val *lw_lower_exp(Lw *w, Expr *e)
 static HwIds make_hw(Arena *a)
 {
     HwIds h;
-    static const char *const xyz = "xyz";
+    static const char *const bdim[3] = {"blockDim.x", "blockDim.y", "blockDim.z"};
+    static const char *const gdim[3] = {"gridDim.x", "gridDim.y", "gridDim.z"};
+    static const char *const tid[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+    static const char *const bid[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
     for (int d = 0; d < 3; d++) {
-        h.bdim[d] = nat_newvar(a, arena_printf(a, "blockDim.%c", xyz[d]), 1, NULL);
-        h.gdim[d] = nat_newvar(a, arena_printf(a, "gridDim.%c", xyz[d]), 1, NULL);
-        h.tid[d] = nat_newvar(a, arena_printf(a, "threadIdx.%c", xyz[d]), 0, nat_var(a, h.bdim[d]));
-        h.bid[d] = nat_newvar(a, arena_printf(a, "blockIdx.%c", xyz[d]), 0, nat_var(a, h.gdim[d]));
+        h.bdim[d] = nat_newvar_static(a, bdim[d], 1, NULL);
+        h.gdim[d] = nat_newvar_static(a, gdim[d], 1, NULL);
+        h.tid[d] = nat_newvar_static(a, tid[d], 0, nat_var(a, h.bdim[d]));
+        h.bid[d] = nat_newvar_static(a, bid[d], 0, nat_var(a, h.gdim[d]));
         h.bdim[d]->hw = h.gdim[d]->hw = h.tid[d]->hw = h.bid[d]->hw = true;
     }
-    h.lane = nat_newvar(a, "lane", 0, nat_cst(a, 32));
-    h.nwarps = nat_newvar(a, "nwarps", 1, NULL);
-    h.warp = nat_newvar(a, "warp", 0, nat_var(a, h.nwarps));
+    h.lane = nat_newvar_static(a, "lane", 0, nat_cst(a, 32));
+    h.nwarps = nat_newvar_static(a, "nwarps", 1, NULL);
+    h.warp = nat_newvar_static(a, "warp", 0, nat_var(a, h.nwarps));
     return h;
 }
 

@@ -95,8 +95,15 @@ static int cmp64(int64_t x, int64_t y) { return (x > y) - (x < y); }
 
 NatVar *nat_newvar(Arena *a, const char *name, int64_t lb, Nat *ub)
 {
+    return nat_newvar_static(a, arena_strdup(a, name), lb, ub);
+}
+
+/* The name is not copied: every kernel has fifteen hardware ids, whose names are string
+ * literals. */
+NatVar *nat_newvar_static(Arena *a, const char *name, int64_t lb, Nat *ub)
+{
     NatVar *v = ANEW(a, NatVar);
-    v->name = arena_strdup(a, name);
+    v->name = name;
     v->lb = lb;
     v->ub = ub;
     v->id = arena_next_id(a);

@@ -66,6 +66,8 @@ struct Nat {
 };
 
 NatVar *nat_newvar(Arena *a, const char *name, int64_t lb, Nat *ub);
+/* The same with a name that outlives the arena (a string literal), not copied. */
+NatVar *nat_newvar_static(Arena *a, const char *name, int64_t lb, Nat *ub);
 
 /* Coefficient overflow (a size past 2^63) in the constructors below is reported with
  * diag_error at the span last given to nat_at while a compilation has armed it, and is

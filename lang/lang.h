@@ -385,6 +385,9 @@ const char *lang_stack_floor(void);
 
 /* Parse one source text (already in memory) into `prog`, following imports.
  * Errors go through `d` (and so longjmp). */
+/* The same with the text already in the arena when in_arena (not copied again). */
+void lang_parse_text(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path, const char *text,
+                     size_t len, bool in_arena);
 void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog,
                        const char *path, const char *text, size_t len);
 /* Read and parse a file; a missing file is reported through `d`. */

@@ -168,8 +168,10 @@ static void on_import(LangParseCtx *ctx, Span sp, const char *path)
 
 static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const SrcFile *f)
 {
+    /* flex's buffers (a copy of the text) are needed while scanning only: scratch
+     * memory; the tokens' strings go to the arena */
     LangParseCtx ctx = {
-        .arena = a, .diag = d, .file = f, .prog = prog, .line = 1, .col = 1,
+        .arena = a, .scratch = arena_scratch_begin(a), .diag = d, .file = f, .prog = prog, .line = 1, .col = 1,
         .on_import = on_import, .import_state = st,
     };
     if (!prog->tail) prog->tail = &prog->decls;
@@ -181,6 +183,7 @@ static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const S
     bool armed = d->jump_armed;
     if (setjmp(d->on_error)) {
         lang_yylex_destroy(sc);
+        arena_scratch_end(a, ctx.scratch);
         memcpy(d->on_error, saved, sizeof saved);
         d->jump_armed = armed;
         if (!armed) die("diag_error called with no error handler armed");
@@ -191,25 +194,33 @@ static void parse_src(Arena *a, Diag *d, ImportState *st, Program *prog, const S
     lang_yy_scan_bytes(f->text, (int)f->len, sc);
     int r = lang_yyparse(sc, &ctx);
     lang_yylex_destroy(sc);
+    arena_scratch_end(a, ctx.scratch);
     memcpy(d->on_error, saved, sizeof saved);
     d->jump_armed = armed;
     /* yyerror reports every failure through diag_error, so yyparse never returns one */
     if (r != 0) die("parser failed without a diagnostic");
 }
 
-void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path,
-                       const char *text, size_t len)
+void lang_parse_text(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path, const char *text,
+                     size_t len, bool in_arena)
 {
     if (len > LANG_MAX_FILE_SIZE)
         diag_error_nopos(d, "'%s' is larger than " LANG_MAX_FILE_SIZE_TEXT ", the limit for source files", path);
     ImportState st = {.opt = opt, .seen = namemap_new(a)};
     seen_before(a, &st, path, false);
-    /* the text is copied so that spans stay valid as long as the arena */
+    /* spans point into the text: it must live as long as the arena (a copy unless it
+     * is in the arena already) */
     SrcFile *f = ANEW(a, SrcFile);
     f->path = arena_strdup(a, path);
-    f->text = arena_strndup(a, text, len);
+    f->text = in_arena ? text : arena_strndup(a, text, len);
     f->len = len;
     parse_src(a, d, &st, prog, f);
+}
+
+void lang_parse_string(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path,
+                       const char *text, size_t len)
+{
+    lang_parse_text(a, d, opt, prog, path, text, len, false);
 }
 
 void lang_parse_file(Arena *a, Diag *d, const LangOptions *opt, Program *prog, const char *path)

@@ -45,6 +45,7 @@ typedef struct LangNameList {
 /* The state of one parse of one source file (flex's yyextra and bison's parse-param). */
 typedef struct LangParseCtx {
     Arena *arena;
+    Arena *scratch; /* flex's buffers: needed while this file is scanned only */
     Diag *diag;
     const SrcFile *file;
     Program *prog;

@@ -452,11 +452,16 @@ char *lang_read_file(const char *path, size_t *len)
     if (fd < 0) return NULL;
     int err = size > LANG_MAX_FILE_SIZE ? EFBIG : 0;
     StrBuf b = {0};
+    /* the size fstat gave and a byte to see the end in: no doubling for a file that
+     * stays as it was */
+    if (!err && !sb_grow(&b, (size_t)size + 1)) err = ENOMEM;
     while (!err) {
         /* one byte past the cap tells a file that grew since fstat */
         size_t want = (size_t)LANG_MAX_FILE_SIZE + 1 - b.len;
         if (want > 65536) want = 65536;
-        if (!sb_grow(&b, want)) {
+        size_t room = b.cap - b.len - 1;
+        if (room > 0 && want > room) want = room;
+        if (room == 0 && !sb_grow(&b, want)) {
             err = ENOMEM;
             break;
         }

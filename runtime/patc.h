@@ -164,6 +164,11 @@ typedef struct patc_compile_options {
     const char *cuda_file; /* the hand-edited CUDA C read from this file (patc run --cuda);
                               NVRTC's messages name the file. At most one of cuda and
                               cuda_file (NULL: none) */
+    int check_only;       /* nonzero: every pass of the compiler runs (so every error of the
+                             program is found) and no code is made: no CUDA C
+                             (patc_program_cuda gives NULL) and no cubin, as patc --check.
+                             The kernels can be inspected and run on the CPU interpreter.
+                             Ignored with cuda or cuda_file. */
 } patc_compile_options;
 
 /* Compile the .rise file `path`: the front end reads it (diagnostics are the last error,
@@ -187,7 +192,8 @@ patc_status patc_program_from_string(patc_ctx *ctx, const char *name, const char
 patc_status patc_program_from_cuda(patc_ctx *ctx, const char *rise_path, const char *cuda,
                                    const patc_define *defs, int ndefs, patc_program **out);
 void patc_program_free(patc_program *prog);
-/* The CUDA C the program was built from (owned by the program). */
+/* The CUDA C the program was built from (owned by the program; NULL for a program
+ * compiled with check_only). */
 const char *patc_program_cuda(const patc_program *prog);
 /* The typed functional IR and the kernel IR of each kernel, as `patc --emit-ir` prints
  * them (owned by the program; NULL when out of memory). */

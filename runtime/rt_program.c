@@ -163,10 +163,7 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     const char *path = p->name = arena_strdup(p->arena, name);
     bool ok;
     if (text) {
-        /* The front end keeps pointers into the source (spans): give it a copy we own. */
-        size_t len = strlen(text);
-        char *own = arena_strndup(p->arena, text, len);
-        ok = compile_string(&p->comp, &opt, path, own, len);
+        ok = compile_string(&p->comp, &opt, path, text, strlen(text)); /* it copies the text */
     } else {
         ok = compile_file(&p->comp, &opt, path);
     }
@@ -311,17 +308,19 @@ static patc_program *new_program(patc_ctx *c)
     return p;
 }
 
-/* from_string = front end + cu_emit_module + build (no build with no_cubin). `cuda` is
- * hand-written CUDA C in place of the generated, named cuda_name to NVRTC. */
+/* from_string = front end + cu_emit_module + build (no build with no_cubin, neither with
+ * check_only). `cuda` is hand-written CUDA C in place of the generated, named cuda_name
+ * to NVRTC. */
 static patc_status program_make(patc_ctx *c, const char *name, const char *text, const char *cuda,
                                 const char *cuda_name, const patc_define *defs, int ndefs,
                                 const patc_compile_options *o, patc_program **out)
 {
     patc_program *p = new_program(c);
     if (!p) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-    p->no_cubin = o && o->no_cubin;
+    bool check_only = o && o->check_only && !cuda;
+    p->no_cubin = (o && o->no_cubin) || check_only;
     patc_status s = front_end(c, p, name, text, defs, ndefs, o);
-    if (s == PATC_OK) {
+    if (s == PATC_OK && !check_only) {
         jmp_buf jb;
         arena_catch(p->arena, &jb);
         if (setjmp(jb) == 0) {
