@@ -29,6 +29,13 @@ expect() {
 # has NAME FILE REGEX
 has() { if grep -Eq -- "$3" "$2"; then pass "$1"; else fail "$1 (no /$3/ in $2)"; sed 's/^/    /' "$2" | head -5; fi; }
 
+# --check runs every pass (an error the shared-memory layout finds is found) and prints
+# nothing on success
+expect "--check: a pass after type checking fails" 1 "$PATC" --check tests/err/smem_over_budget.rise
+has "--check: its message" "$TMP/err" 'error: shared memory over budget'
+expect "--check: a good program" 0 "$PATC" --check examples/saxpy.rise
+if [ -s "$TMP/out" ]; then fail "--check printed something on success"; else pass "--check prints nothing"; fi
+
 # 0. --min-blocks: __launch_bounds__'s second argument, a count from 1 to 32
 expect "--min-blocks 4" 0 "$PATC" --emit-cuda --min-blocks 4 examples/scan_device.rise -D nt=512 -D ipt=25
 has "--min-blocks 4: launch bounds" "$TMP/out" '__launch_bounds__\(512, 4\) inclSumF32\('
