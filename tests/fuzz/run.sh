@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tests/fuzz/run.sh [SECONDS] [LIBFUZZER_FLAG...]: fuzz the front end, the CUDA emitter
+# and the CPU interpreter (tests/fuzz/fuzz_frontend.c) for SECONDS, 60 by default; 0
+# runs every seed once and stops (the ctest fuzz_seeds).
+#
+# It configures and builds build-fuzz/ with clang, libFuzzer, ASan and UBSan
+# (-DPATC_FUZZ=ON), then runs the target with the language's dictionary (rise.dict) on
+# the repository's .rise programs as seeds (read, never written) and its own corpus,
+# build-fuzz/fuzz/corpus/, which keeps what earlier runs found. The exit status is
+# nonzero on any crash, sanitizer report, leak, timeout (an input running 5 s) or
+# memory blow-up (2 GB); the input that caused it is kept in build-fuzz/fuzz/crashes/
+# (crash-*, leak-*, timeout-*, oom-*), and `build-fuzz/tests/fuzz/fuzz_frontend FILE`
+# runs it again.
+#
+# Environment: PATC_FUZZ_BUILD, the build directory (build-fuzz); PATC_FUZZ_JOBS, the
+# build's parallelism (nproc); CC, the compiler (clang); PATC_FUZZ_BIN, a built
+# fuzz_frontend to run instead of building one (the ctests), with PATC_FUZZ_DIR for
+# the corpus and crashes (PATC_FUZZ_BUILD/fuzz).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+if ! [[ $secs =~ ^[0-9]+$ ]]; then
+    echo "usage: tests/fuzz/run.sh [SECONDS] [LIBFUZZER_FLAG...]" >&2
+    exit 2
+fi
+build=${PATC_FUZZ_BUILD:-build-fuzz}
+bin=${PATC_FUZZ_BIN:-}
+if [ -z "$bin" ]; then
+    cc=${CC:-clang}
+    if ! command -v "$cc" >/dev/null; then
+        echo "tests/fuzz/run.sh: no $cc: the fuzz target needs clang, whose libFuzzer it links" >&2
+        exit 2
+    fi
+    gen=()
+    command -v ninja >/dev/null && gen=(-G Ninja)
+    cmake -S . -B "$build" "${gen[@]}" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DPATC_FUZZ=ON -DPATC_BUILD_TESTS=OFF -DPATC_EMBED_CUBINS=OFF >/dev/null
+    cmake --build "$build" --target fuzz_frontend -j "${PATC_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+    bin=$build/tests/fuzz/fuzz_frontend
+fi
+dir=${PATC_FUZZ_DIR:-$build/fuzz}
+mkdir -p "$dir/corpus" "$dir/crashes"
+
+# The seeds: every directory of .rise programs (other files in them are seeds too,
+# rejected at once). libFuzzer writes new inputs to the first directory only.
+seeds=(examples examples/quicksort patterns tests/programs tests/thesis tests/err bench/exp/scan_order)
+if [ "$secs" = 0 ]; then
+    limit=(-runs=0)
+else
+    limit=(-max_total_time="$secs")
+fi
+# Imports resolve against the current directory for a program named fuzz.rise, and
+# patc's patterns come from the library: run in the scratch directory, so that an
+# import of a seed's neighbour finds nothing of the repository's.
+root=$PWD
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+bin=$(abs "$bin")
+dir=$(abs "$dir")
+mkdir -p "$dir/cwd"
+cd "$dir/cwd"
+echo "tests/fuzz/run.sh: $bin for ${secs}s; new inputs in $dir/corpus, failures in $dir/crashes"
+status=0
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$bin" "${limit[@]}" \
+    -dict="$root/tests/fuzz/rise.dict" -max_len=4096 -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$dir/crashes/" "$@" "$dir/corpus" "${seeds[@]/#/$root/}" || status=$?
+if [ "$status" != 0 ]; then
+    echo "tests/fuzz/run.sh: the fuzzer stopped with status $status; the input is in $dir/crashes/" >&2
+fi
+exit "$status"
