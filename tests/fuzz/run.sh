@@ -7,10 +7,11 @@
 # (-DPATC_FUZZ=ON), then runs the target with the language's dictionary (rise.dict) on
 # the repository's .rise programs as seeds (read, never written) and its own corpus,
 # build-fuzz/fuzz/corpus/, which keeps what earlier runs found. The exit status is
-# nonzero on any crash, sanitizer report, leak, timeout (an input running 5 s) or
+# nonzero on any crash, sanitizer report, leak, timeout (an input running 30 s) or
 # memory blow-up (2 GB); the input that caused it is kept in build-fuzz/fuzz/crashes/
 # (crash-*, leak-*, timeout-*, oom-*), and `build-fuzz/tests/fuzz/fuzz_frontend FILE`
-# runs it again.
+# runs it again. An input of 5 s or more is kept there too (slow-unit-*, the slowest so
+# far each time) without stopping the run.
 #
 # Environment: PATC_FUZZ_BUILD, the build directory (build-fuzz); PATC_FUZZ_JOBS, the
 # build's parallelism (nproc); CC, the compiler (clang); PATC_FUZZ_BIN, a built
@@ -51,9 +52,8 @@ if [ "$secs" = 0 ]; then
 else
     limit=(-max_total_time="$secs")
 fi
-# Imports resolve against the current directory for a program named fuzz.rise, and
-# patc's patterns come from the library: run in the scratch directory, so that an
-# import of a seed's neighbour finds nothing of the repository's.
+# A program named fuzz.rise imports relative to the current directory first: run in an
+# empty one, so that no input finds a corpus or crash file by its name.
 root=$PWD
 abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 bin=$(abs "$bin")
@@ -61,11 +61,20 @@ dir=$(abs "$dir")
 mkdir -p "$dir/cwd"
 cd "$dir/cwd"
 echo "tests/fuzz/run.sh: $bin for ${secs}s; new inputs in $dir/corpus, failures in $dir/crashes"
+# The timeout is far above what an input takes (milliseconds; a second for the largest
+# seeds) because the instrumented build is about ten times slower than a user's: a
+# compile whose -D hint search runs its 64 recompiles takes half a second in a release
+# build and 6 s here, which is slow, not hung.
 status=0
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$bin" "${limit[@]}" \
-    -dict="$root/tests/fuzz/rise.dict" -max_len=4096 -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -dict="$root/tests/fuzz/rise.dict" -max_len=4096 -timeout=30 -report_slow_units=5 -rss_limit_mb=2048 \
+    -print_final_stats=1 \
     -artifact_prefix="$dir/crashes/" "$@" "$dir/corpus" "${seeds[@]/#/$root/}" || status=$?
 if [ "$status" != 0 ]; then
     echo "tests/fuzz/run.sh: the fuzzer stopped with status $status; the input is in $dir/crashes/" >&2
+fi
+if [ -n "$(ls -A "$dir/crashes")" ]; then
+    echo "tests/fuzz/run.sh: in $dir/crashes (from this run or earlier ones):" >&2
+    ls -lt "$dir/crashes" | tail -n +2 >&2
 fi
 exit "$status"
