@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/fuzz/run.sh [SECONDS] [LIBFUZZER_FLAG...]: fuzz the front end, the CUDA emitter
-# and the CPU interpreter (tests/fuzz/fuzz_frontend.c) for SECONDS, 60 by default; 0
-# runs every seed and corpus input once and stops (the ctest fuzz_seeds).
+# and the CPU interpreter (tests/fuzz/fuzz_frontend.c) for SECONDS, 60 by default, after
+# a first pass over the seeds and the corpus; 0 stops after that pass (the ctest
+# fuzz_seeds).
 #
 # It configures and builds build-fuzz/ with clang, libFuzzer, ASan and UBSan
 # (-DPATC_FUZZ=ON), then runs the target with the language's dictionary (rise.dict) on
