@@ -48,11 +48,6 @@ mkdir -p "$dir/corpus" "$dir/crashes"
 # The seeds: every directory of .rise programs (other files in them are seeds too,
 # rejected at once). libFuzzer writes new inputs to the first directory only.
 seeds=(examples examples/quicksort patterns tests/programs tests/thesis tests/err bench/exp/scan_order)
-if [ "$secs" = 0 ]; then
-    limit=(-runs=0)
-else
-    limit=(-max_total_time="$secs")
-fi
 # A program named fuzz.rise imports relative to the current directory first: run in an
 # empty one, so that no input finds a corpus or crash file by its name.
 root=$PWD
@@ -61,16 +56,37 @@ bin=$(abs "$bin")
 dir=$(abs "$dir")
 mkdir -p "$dir/cwd"
 cd "$dir/cwd"
-echo "tests/fuzz/run.sh: $bin for ${secs}s; new inputs in $dir/corpus, failures in $dir/crashes"
+echo "tests/fuzz/run.sh: $bin for ${secs}s; new inputs in $dir/corpus, failures in $dir/crashes," \
+     "the output in $dir/last.log"
 # The timeout is far above what an input takes (milliseconds; a second for the largest
 # seeds) because the instrumented build is about ten times slower than a user's: a
 # compile whose -D hint search runs its 64 recompiles takes half a second in a release
 # build and 6 s here, which is slow, not hung.
+flags=(-dict="$root/tests/fuzz/rise.dict" -max_len=4096 -timeout=30 -report_slow_units=5 -rss_limit_mb=2048
+       -print_final_stats=1 -artifact_prefix="$dir/crashes/" "$@" "$dir/corpus" "${seeds[@]/#/$root/}")
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$bin" "${limit[@]}" \
-    -dict="$root/tests/fuzz/rise.dict" -max_len=4096 -timeout=30 -report_slow_units=5 -rss_limit_mb=2048 \
-    -print_final_stats=1 \
-    -artifact_prefix="$dir/crashes/" "$@" "$dir/corpus" "${seeds[@]/#/$root/}" || status=$?
+log=$dir/last.log
+if [ "$secs" = 0 ]; then
+    "$bin" -runs=0 "${flags[@]}" 2>&1 | tee "$log" || status=$?
+else
+    # SECONDS of fuzzing count from the end of the first pass over the seeds and the
+    # corpus: libFuzzer's -max_total_time counts from its start, which the first pass
+    # over a grown corpus can use up entirely (two minutes for 1,900 inputs). SIGUSR1
+    # asks it to stop after the input at hand, with its final statistics.
+    "$bin" "${flags[@]}" >"$log" 2>&1 &
+    pid=$!
+    # a background job of a script ignores ^C: pass it on
+    trap 'kill "$pid" 2>/dev/null; exit 130' INT TERM
+    tail -n +1 -f --pid="$pid" "$log" &
+    while kill -0 "$pid" 2>/dev/null && ! grep -q '[[:space:]]INITED[[:space:]]' "$log"; do sleep 1; done
+    end=$((SECONDS + secs))
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 1; done
+    kill -USR1 "$pid" 2>/dev/null || true
+    wait "$pid" || status=$?
+    wait
+    trap - INT TERM
+fi
 if [ "$status" != 0 ]; then
     echo "tests/fuzz/run.sh: the fuzzer stopped with status $status; the input is in $dir/crashes/" >&2
 fi
