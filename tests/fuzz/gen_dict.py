@@ -8,8 +8,8 @@ names (compiler/compiler.h, PRIMITIVES), the pattern library's definitions and f
     tests/fuzz/gen_dict.py --check  exit 1 when the committed file is not what the
                                     sources give (the ctest fuzz_dict)
 
-The format is libFuzzer's and AFL++'s: one `name="value"` a line, `\\"`, `\\\\` and
-`\\xNN` escapes."""
+The format is libFuzzer's and AFL++'s: one `name="value"` a line (the name is the
+token's group), `\\"`, `\\\\` and `\\xNN` escapes."""
 import pathlib
 import re
 import sys
@@ -70,13 +70,12 @@ def generate():
     seen = set()
     for kind, items in groups:
         lines.append("")
-        n = 0
         for s in items:
             if s in seen:
                 continue
             seen.add(s)
-            n += 1
-            lines.append("%s_%d=%s" % (kind, n, quote(s)))
+            # the group as the name (both fuzzers ignore it): a new token is one new line
+            lines.append("%s=%s" % (kind, quote(s)))
     return "\n".join(lines) + "\n"
 
 
