@@ -209,7 +209,7 @@ static long compile_many_kib(int n)
     return ru.ru_maxrss;
 }
 
-/* A program's memory grows linearly in its kernels, by a few kilobytes each (8.4 KiB
+/* A program's memory grows linearly in its kernels, by a few kilobytes each (8.0 KiB
  * for this one-line map when this test was written): the kernels' nat environments
  * once spanned every variable id of the program, so 10,000 one-line kernels took 1.7
  * GB and 20,000 took 4.2 GB (about 40 and 200 KiB a kernel at those sizes). The bound
