@@ -592,7 +592,8 @@ static void check_result(Tc *t, const Expr *e, const Type *ty, Span sp)
     Nat *cnt;
     if (ty->kind == T_ARRAY && !ty_innermost(t->a, ty, &cnt))
         diag_error(t->d, sp, "kernel result of type %s: an array of pairs is not an output; return a pair of "
-                   "arrays, one output each (unzip)", tc_tstr(t, ty));
+                   "arrays, one output each, made by a map for each component: pair(xs |> mapGlobal(f))(xs |> "
+                   "mapGlobal(g))", tc_tstr(t, ty));
     check_storable(t, ty, sp, "kernel result");
 }
 
