@@ -29,7 +29,7 @@ const char *tc_nstr(Tc *t, const Nat *n) { return nat_str(t->a, n); }
 
 static Scope *push(Tc *t, Scope *sc, const char *name, ScopeKind k, Binder *b, Nat *n)
 {
-    Scope *s = ANEW(t->scratch ? t->scratch : t->a, Scope);
+    Scope *s = ANEW(t->scratch, Scope);
     s->name = name;
     s->kind = k;
     s->b = b;

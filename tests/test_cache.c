@@ -2,6 +2,7 @@
  * Needs no GPU: NVRTC compiles for sm_90 without one. */
 #include "../runtime/rt_internal.h"
 #include "../runtime/patc.h"
+#include "tmpdir.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -19,20 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/patc-cache-test-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
-}
 
 static char *subdir(const char *name)
 {
@@ -834,7 +821,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "cache-hit-child") == 0) return cache_hit_child();
     Suite *s = suite_create("cache");
     TCase *tc = tcase_create("cache");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tmpdir_setup, tmpdir_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, sha256_known_answers);
     tcase_add_test(tc, key_changes_with_every_field);

@@ -8,6 +8,7 @@
  * the other side: no table, and every first call compiles. */
 #include "../runtime/rt_internal.h"
 #include "../runtime/patc.h"
+#include "tmpdir.h"
 #include "fakecuda/fakecuda.h"
 
 #include <check.h>
@@ -29,20 +30,6 @@ static const patc_algorithm ALGOS[] = {PATC_ALGO_REDUCE, PATC_ALGO_INCLUSIVE_SCA
 static const patc_op OPS[] = {PATC_OP_SUM, PATC_OP_MIN, PATC_OP_MAX};
 enum { NTYPES = PATC_U64 + 1 };
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/patc-embed-test-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
-}
 
 static bool nvrtc_mapped(void)
 {
@@ -533,7 +520,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "no-nvrtc-child") == 0) return no_nvrtc_child();
     Suite *s = suite_create("embed");
     TCase *tc = tcase_create("embed");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tmpdir_setup, tmpdir_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, pack_round_trip_and_damage);
     tcase_add_test(tc, lookup_matches_only_its_own_text);
