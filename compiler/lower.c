@@ -24,6 +24,7 @@ typedef LwVal Val;
 /* ---------------------------------------------------------------- values and views */
 
 static Val *vector_at(Lw *w, View *v, Nat *i);
+static bool emitted_load(Lw *w, int mark);
 static const char *user_part(Arena *a, const char *n);
 static void bind_let(Lw *w, Expr *e);
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c);
@@ -340,7 +341,8 @@ static Val *select_val(Lw *w, X *c, Val *a, Val *b, Span sp)
 {
     if (a->k == VAL_PAIR) return lw_pairv(w, select_val(w, c, a->a, b->a, sp), select_val(w, c, a->b, b->b, sp));
     if (a->k != VAL_SCALAR)
-        diag_error(w->d, sp, "padCst of nested arrays is not supported: the padding value must be a scalar");
+        diag_error(w->d, sp, "a choice between arrays element by element is not supported here (concat of "
+                   "nested arrays, or padCst or concat of pairs holding arrays)");
     X *x = lw_xnew(w, X_SELECT, a->x->sk);
     x->sel.c = c;
     x->sel.a = a->x;
@@ -361,6 +363,14 @@ static X *x_or(Lw *w, X *a, X *b)
     if (a->kind == X_LIT) return a->lit.b ? a : b;
     if (b->kind == X_LIT) return b->lit.b ? b : a;
     return lw_xbin(w, OP_OR, SK_BOOL, a, b);
+}
+
+/* nat comparison x >= y as a boolean X, folded when provable */
+static X *nat_ge(Lw *w, Nat *x, Nat *y)
+{
+    X *lt = nat_lt(w, x, y);
+    if (lt->kind == X_LIT) return x_bool(w->a, !lt->lit.b);
+    return lw_xbin(w, OP_GE, SK_BOOL, lt->bin.l, lt->bin.r);
 }
 
 ScalarKind lw_sk_of(const Type *t) { return t->kind == T_IDX ? SK_I32 : t->sk; }
@@ -559,6 +569,49 @@ static bool emitted_load(Lw *w, int mark)
     return false;
 }
 
+/* x read at the indices path[0..np) */
+static Val *read_path(Lw *w, Val *x, Nat **path, int np)
+{
+    for (int k = 0; k < np; k++) x = lw_view_at(w, x->v, path[k]);
+    return x;
+}
+
+/* Element path[0..np) of element i of padCst view v (np = 0: element i itself):
+ * outside ? value[path] : in[i - l][path]; C's ?: evaluates only the chosen operand, so
+ * the array is never read out of bounds (a shuffle of a warp array is not in the
+ * operand: shuffle_now has computed it before, on every lane). The test is made where
+ * a scalar is read, so a padded row costs no more than a padded scalar. */
+static Val *padcst_at(Lw *w, View *v, Nat *i, Nat **path, int np)
+{
+    Arena *a = w->a;
+    Nat *j = nat_sub(a, i, v->n1);
+    X *hi = nat_prove_ge(a, j, v->n2) ? x_bool(w->a, true)
+          : nat_prove_lt(a, j, v->n2) ? x_bool(w->a, false)
+          : lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, j), lw_xnat(w, v->n2));
+    X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
+    if (outside->kind == X_LIT)
+        return outside->lit.b ? read_path(w, v->val, path, np) : read_path(w, lw_view_at(w, v->in, j), path, np);
+    if (nat_prove_lt(a, v->n2, nat_cst(a, 1))) return read_path(w, v->val, path, np); /* all padding */
+    /* What the read emits before the choice runs at the padded positions too: a
+     * run-time index (a gather's or idx's, read into a variable of its own), or a
+     * value read into a register (a map's parameter used twice: xs[j] then read
+     * past the end of xs). Then the read is redone at j clamped into 0..n2-1, as
+     * concat does, and what the first one emitted is dropped (with any shuffle
+     * beside the load: redone at the clamped index, it reads the same lane or one
+     * whose value is discarded). Reads that emit nothing keep the plain j, and so
+     * do reads that emit only shuffles (a shuffle clamps its own source lane). The
+     * padding value's element is read first: what it emits is kept. */
+    Val *pad = read_path(w, v->val, path, np);
+    int mark = w->cur->seq.n, reads = w->index_reads;
+    Val *in = read_path(w, lw_view_at(w, v->in, j), path, np);
+    if (w->index_reads != reads || emitted_load(w, mark)) {
+        w->cur->seq.n = mark;
+        in = read_path(w, lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1))))),
+                       path, np);
+    }
+    return select_val(w, outside, pad, in, v->sp);
+}
+
 /* Element i of a view (rules in the ViewKind comments). */
 Val *lw_view_at(Lw *w, View *v, Nat *i)
 {
@@ -597,32 +650,24 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
         return lw_array(w, r);
     }
     case V_TROW: return lw_view_at(w, lw_view_at(w, v->in, i)->v, v->n1);
-    case V_PADCST: {
-        /* outside ? v : in[i - l]; C's ?: evaluates only the chosen operand, so the
-         * array is never read out of bounds (a shuffle of a warp array is not in the
-         * operand: shuffle_now has computed it before, on every lane) */
-        Nat *j = nat_sub(a, i, v->n1);
-        X *hi = nat_prove_ge(a, j, v->n2) ? x_bool(w->a, true)
-              : nat_prove_lt(a, j, v->n2) ? x_bool(w->a, false)
-              : lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, j), lw_xnat(w, v->n2));
-        X *outside = x_or(w, nat_lt(w, i, v->n1), hi);
-        if (outside->kind == X_LIT) return outside->lit.b ? v->val : lw_view_at(w, v->in, j);
-        if (nat_prove_lt(a, v->n2, nat_cst(a, 1))) return v->val; /* all padding */
-        /* What the read emits before the choice runs at the padded positions too: a
-         * run-time index (a gather's or idx's, read into a variable of its own), or a
-         * value read into a register (a map's parameter used twice: xs[j] then read
-         * past the end of xs). Then the read is redone at j clamped into 0..n2-1, as
-         * concat does, and what the first one emitted is dropped (with any shuffle
-         * beside the load: redone at the clamped index, it reads the same lane or one
-         * whose value is discarded). Reads that emit nothing keep the plain j, and so
-         * do reads that emit only shuffles (a shuffle clamps its own source lane). */
-        int mark = w->cur->seq.n, reads = w->index_reads;
-        Val *in = lw_view_at(w, v->in, j);
-        if (w->index_reads != reads || emitted_load(w, mark)) {
-            w->cur->seq.n = mark;
-            in = lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
+    case V_PADCST:
+        if (et->kind == T_ARRAY) {
+            /* a row of padding or of the array, chosen where its elements are read */
+            View *r = lw_view(w, V_PADROW, et, v);
+            r->n1 = i;
+            return lw_array(w, r);
         }
-        return select_val(w, outside, v->val, in, v->sp);
+        return padcst_at(w, v, i, NULL, 0);
+    case V_PADROW: {
+        Nat **p = ANEWN(a, Nat *, v->npath + 1);
+        for (int k = 0; k < v->npath; k++) p[k] = v->path[k];
+        p[v->npath] = i;
+        if (et->kind != T_ARRAY) return padcst_at(w, v->in, v->n1, p, v->npath + 1);
+        View *r = lw_view(w, V_PADROW, et, v->in);
+        r->n1 = v->n1;
+        r->path = p;
+        r->npath = v->npath + 1;
+        return lw_array(w, r);
     }
     case V_PADCLAMP: {
         Nat *j = nat_sub(a, i, v->n1);
@@ -687,15 +732,15 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
 
 static Acc *acc_at_(Lw *w, Acc *c, Nat *i);
 
-/* acc_at, with the guards of the acceptors passed through: take's (i < k), and
- * whatever the outer acceptor had. */
+/* acc_at, with the guards of the acceptors passed through: take's (i < k), drop's
+ * (i >= k), and whatever the outer acceptor had. */
 Acc *lw_acc_at(Lw *w, Acc *c, Nat *i)
 {
     Acc *r = acc_at_(w, c, i);
     X *g = c->guard;
-    if (c->kind == W_TAKEW) {
-        X *lt = nat_lt(w, i, c->n1);
-        if (!(lt->kind == X_LIT && lt->lit.b)) g = g ? lw_xbin(w, OP_AND, SK_BOOL, g, lt) : lt;
+    if (c->kind == W_TAKEW || c->kind == W_DROPW) {
+        X *in = c->kind == W_TAKEW ? nat_lt(w, i, c->n1) : nat_ge(w, i, c->n1);
+        if (!(in->kind == X_LIT && in->lit.b)) g = g ? lw_xbin(w, OP_AND, SK_BOOL, g, in) : in;
     }
     if (g && r->guard && r->guard != g) g = lw_xbin(w, OP_AND, SK_BOOL, g, r->guard);
     else if (!g) g = r->guard;
@@ -736,6 +781,7 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
     case W_MAPF: return acc_through(w, c->fn->lam.body, c->fn->lam.param, lw_acc_at(w, c->in, i));
     case W_SCATTER: return lw_acc_at(w, c->in, lw_data_index(w, lw_view_at(w, c->iv, i)->x, c->in->ty->arr.n));
     case W_TAKEW: return lw_acc_at(w, c->in, i);
+    case W_DROPW: return lw_acc_at(w, c->in, nat_sub(w->a, i, c->n1));
     case W_COMPACT: {
         Acc *r = lw_acceptor(w, W_COMPACTEL, et, c);
         r->n1 = i;
@@ -746,17 +792,19 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
     unreachable();
 }
 
-/* Is body a chain of join/split/transpose/id/mapSeq-of-such over the variable x? */
+/* Is body a chain of join/split/transpose/id/take/drop/mapSeq-of-such over the
+ * variable x? (take and drop: the elements they cut off are written nowhere) */
 bool lw_view_chain(const Expr *body, const Binder *x)
 {
     if (body->kind == E_VAR) return body->var.b == x;
     if (body->kind != E_PRIM) return false;
     switch (body->prim.p) {
-    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: return lw_view_chain(body->prim.args[0], x);
+    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: case P_TAKE: case P_DROP:
+        return lw_view_chain(body->prim.args[0], x);
     case P_MAPSEQ: case P_MAPSEQUNROLL:
         return lw_view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
                lw_view_chain(body->prim.args[1], x);
-    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
@@ -773,7 +821,8 @@ bool lw_view_chain(const Expr *body, const Binder *x)
 
 /* The acceptor for x when `body` (a view chain over x) is written to c:
  *   x -> c;  join(b) -> b into JOINW(c);  split(k)(b) -> b into SPLITW(c, k);
- *   transpose(b) -> b into TRANSW(c);  mapSeq(f)(b) -> b into MAPF(c, f) */
+ *   transpose(b) -> b into TRANSW(c);  mapSeq(f)(b) -> b into MAPF(c, f);
+ *   take(k)(b) -> b into TAKEW(c, k);  drop(k)(b) -> b into DROPW(c, k) */
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
 {
     if (body->kind == E_VAR) return c;
@@ -784,8 +833,10 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_SPLIT: r = lw_acceptor(w, W_SPLITW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
     case P_TRANSPOSE: r = lw_acceptor(w, W_TRANSW, arg->ty, c); break;
     case P_ID: r = c; break;
+    case P_TAKE: r = lw_acceptor(w, W_TAKEW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
+    case P_DROP: r = lw_acceptor(w, W_DROPW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
     case P_MAPSEQ: case P_MAPSEQUNROLL: r = lw_acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
-    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_TAKE: case P_DROP: case P_SLIDE: case P_ZIP:
+    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:

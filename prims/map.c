@@ -139,13 +139,25 @@ static void check_memory_scope(Lw *w, Expr *e, Acc *c)
                    l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
 }
 
-/* acc(mapSeq(f)(x), out)    = acc(x, MAPF(out, f))   when f is a view chain: no loop
+/* Does the view chain f hold a take or drop? Written through, it visits the elements
+ * it cuts off (each behind a guard that drops it); read, it skips them. */
+static bool cuts(const Expr *f)
+{
+    if (f->kind != E_PRIM) return false;
+    if (f->prim.p == P_TAKE || f->prim.p == P_DROP) return true;
+    if (f->prim.p == P_MAPSEQ || f->prim.p == P_MAPSEQUNROLL) return cuts(f->prim.args[0]->lam.body) || cuts(f->prim.args[1]);
+    return cuts(f->prim.args[0]);
+}
+
+/* acc(mapSeq(f)(x), out)    = acc(x, MAPF(out, f))   when f is a view chain (with a take
+ *                             or drop: only when x must be written, a parallel map): no loop
  * acc(mapLane(f)(xs), out)  = each element by the lane holding it, when xs is a warp array
  * acc(map_L(f)(xs), out)    = for_L i: acc(f(xs[i]), out[i]) */
 static void write_map(Lw *w, Expr *e, Acc *c)
 {
     Prim p = e->prim.p;
-    if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) && lw_view_chain(e->prim.args[0]->lam.body, e->prim.args[0]->lam.param)) {
+    if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) && lw_view_chain(e->prim.args[0]->lam.body, e->prim.args[0]->lam.param) &&
+        (!cuts(e->prim.args[0]->lam.body) || prim_written_map(e->prim.args[1]))) {
         /* a map of a pure view function writes through a transformed acceptor: no loop */
         Acc *r = lw_acceptor(w, W_MAPF, e->prim.args[1]->ty, c);
         r->fn = e->prim.args[0];
@@ -168,13 +180,23 @@ static void write_map(Lw *w, Expr *e, Acc *c)
     Stmt *saved;
     Stmt *seq_loop = w->seq_loop, *seq_parent = w->seq_parent;
     bool seq_looked = w->seq_looked;
-    Stmt *s = lw_open_loop(w, (Level)prim_info[p].level, e->prim.dim, e->ty->arr.n, &iv, &saved);
+    /* a sequential map written through take(k) or drop(k) visits only the elements kept:
+     * its loop runs over them, and their guards fold (a parallel map keeps its extent,
+     * the launch's shape, and its guards) */
+    Nat *ext_n = e->ty->arr.n, *first = NULL;
+    if (prim_info[p].level == LVL_SEQ && c->kind == W_TAKEW) ext_n = c->n1;
+    if (prim_info[p].level == LVL_SEQ && c->kind == W_DROPW) {
+        ext_n = nat_sub(w->a, ext_n, c->n1);
+        first = c->n1;
+    }
+    Stmt *s = lw_open_loop(w, (Level)prim_info[p].level, e->prim.dim, ext_n, &iv, &saved);
     /* a mapSeq written in order, each iteration once: where lookback may carry a prefix */
     w->seq_loop = prim_info[p].level == LVL_SEQ ? s : NULL;
     w->seq_parent = saved;
     w->seq_looked = false;
     s->loop.unroll = p == P_MAPSEQUNROLL;
     Nat *i = nat_var(w->a, iv);
+    if (first) i = nat_add(w->a, i, first);
     Expr *f = e->prim.args[0];
     int64_t ext;
     bool partial = p == P_MAPLANE && !(nat_is_const(e->ty->arr.n, &ext) && ext == 32);

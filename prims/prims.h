@@ -118,6 +118,9 @@ typedef enum {
                    vector register holding in[i*k .. i*k+k), filled by one k-wide load */
     V_GATHER,   /* in, in2 = the indices: at(i) = in.at(in2.at(i)), an index read at run time */
     V_CONCAT,   /* in, in2, n1 = in's length: at(i) = i < n1 ? in.at(i) : in2.at(i - n1) */
+    V_PADROW,   /* in = a V_PADCST view of arrays, n1 = its index i, path[0..npath): the array
+                   at path in in.at(i): at(j) = the element at path+j of padCst's value or of
+                   in.in's row i - l, chosen per element (as V_PADCST chooses scalars) */
 } ViewKind;
 
 struct View {
@@ -136,6 +139,8 @@ struct View {
     Span sp;       /* the expression (or kernel parameter) the view stands for, for errors */
     int dleft;     /* V_MEM of a buffer spread over the threads (Buffer.ndist): how many of its
                       spread dimensions this view still has (its first dleft dimensions) */
+    Nat **path;    /* V_PADROW */
+    int npath;
 };
 
 /* Acceptors: where a value is written. */
@@ -151,6 +156,8 @@ typedef enum {
     W_SCATTER,  /* in, iv = the positions: at(i) = in.at(iv.at(i)), a position read at run time */
     W_TAKEW,    /* in, n1 = k: writing x of n.t (n >= k) into take(k)(x)'s place in : k.t:
                    at(i) = in.at(i), written only when i < k (the guard) */
+    W_DROPW,    /* in, n1 = k: writing x of n.t (n >= k) into drop(k)(x)'s place in : (n-k).t:
+                   at(i) = in.at(i - k), written only when i >= k (the guard) */
     W_COMPACT,  /* in = the elements' output, buf = the count's, n1 = the records, part, iv: writing
                    the records n.(bool, (c, t)) of compactTo/partitionTo/partitionStableTo:
                    at(i) = COMPACTEL(this, i) */
@@ -440,5 +447,7 @@ static inline const PrimOps *prim_ops(Prim p)
 /* t -> t, meaning x itself (id, take's interpreter meaning, toGlobal/toShared/toPrivate) */
 Expr *prim_infer_same(Tc *t, const TcApp *ap);
 void prim_eval_same(IpCtx *c, const Code *e, IpVal *r);
+/* view.c: x, under view chains, is a grid-, block- or thread-level map (written, never read) */
+bool prim_written_map(const Expr *x);
 
 #endif

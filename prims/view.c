@@ -287,29 +287,40 @@ static LwVal *lower_take(Lw *w, Expr *e)
     return lw_array(w, v);
 }
 
-/* Is x, under join/split/transpose/id, a map over the grid, blocks or threads? */
-static bool writes_through_take(const Expr *x)
+/* Is x, under view chains (join, split, transpose, id, take, drop, mapSeq of such), a
+ * map over the grid, blocks or threads, whose result cannot be read without being
+ * stored? Then a take or drop over it is written through (its cut-off elements are
+ * written nowhere); over anything else it is read, which reads only what it keeps. */
+bool prim_written_map(const Expr *x)
 {
-    while (x->kind == E_PRIM && (x->prim.p == P_JOIN || x->prim.p == P_SPLIT || x->prim.p == P_TRANSPOSE ||
-                                 x->prim.p == P_ID))
-        x = x->prim.args[0];
-    if (x->kind != E_PRIM) return false;
+    for (;;) {
+        if (x->kind != E_PRIM) return false;
+        Prim p = x->prim.p;
+        if (p == P_JOIN || p == P_SPLIT || p == P_TRANSPOSE || p == P_ID || p == P_TAKE || p == P_DROP)
+            x = x->prim.args[0];
+        else if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) &&
+                 lw_view_chain(x->prim.args[0]->lam.body, x->prim.args[0]->lam.param))
+            x = x->prim.args[1];
+        else
+            break;
+    }
     int l = prim_info[x->prim.p].level;
     return l == LVL_GLOBAL || l == LVL_BLOCK || l == LVL_THREADS;
 }
 
-/* acc(take(k)(x), out) = acc(x, TAKEW(out, k)) when x is a grid-, block- or thread-level
- * map's result (which cannot be read without being stored): written with the rest
- * dropped. Other takes stay views that are read and copied (a warp array's take is
- * written by the lanes holding it). */
-static void write_take(Lw *w, Expr *e, Acc *c)
+/* acc(take(k)(x), out) = acc(x, TAKEW(out, k)) and acc(drop(k)(x), out) = acc(x,
+ * DROPW(out, k)) when x is a grid-, block- or thread-level map's result (which cannot
+ * be read without being stored): written with the rest dropped. Other takes and drops
+ * stay views that are read and copied (a warp array's take is written by the lanes
+ * holding it). */
+static void write_take_drop(Lw *w, Expr *e, Acc *c)
 {
-    if (!writes_through_take(e->prim.args[0])) {
+    if (!prim_written_map(e->prim.args[0])) {
         lw_copy_val(w, lw_lower_exp(w, e), c, e->sp);
         return;
     }
-    Acc *r = lw_acceptor(w, W_TAKEW, e->prim.args[0]->ty, c);
-    r->n1 = e->ty->arr.n;
+    Acc *r = lw_acceptor(w, e->prim.p == P_TAKE ? W_TAKEW : W_DROPW, e->prim.args[0]->ty, c);
+    r->n1 = e->prim.nats[0];
     lw_lower_acc(w, e->prim.args[0], r);
 }
 
@@ -821,8 +832,8 @@ const PrimOps prims_view[P_COUNT] = {
     [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose, write_transpose},
     [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, NULL},
     [P_PADCLAMP] = {infer_pad, lower_padclamp, eval_padclamp, NULL},
-    [P_TAKE] = {infer_take_drop, lower_take, prim_eval_same, write_take},
-    [P_DROP] = {infer_take_drop, lower_drop, eval_drop, NULL},
+    [P_TAKE] = {infer_take_drop, lower_take, prim_eval_same, write_take_drop},
+    [P_DROP] = {infer_take_drop, lower_drop, eval_drop, write_take_drop},
     [P_SLIDE] = {infer_slide, lower_split_slide, eval_slide, NULL},
     [P_ZIP] = {infer_zip, lower_zip, eval_zip_pair, NULL},
     [P_UNZIP] = {infer_unzip, lower_unzip, eval_unzip, NULL},
