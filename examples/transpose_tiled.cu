@@ -44,3 +44,66 @@ extern "C" __global__ void __launch_bounds__(1024) transposeTiled(float *__restr
         }
     }
 }
+
+/* kernel transposeTiledAny
+ *   data parameters: a: m.n.f32
+ *   nat parameters:  m, n
+ *   output:          out: n.m.f32 (m * n x float)
+ *   block size:      (32, 32, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 31) / 32, min(65535, (m + 31) / 32), 1) blocks
+ *   shared memory:   4224 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(gridDim.y + (m + 30) / 32 + 1, max(64 * m + 32 * m * ((n + 30) / 32) + 32 * ((m + 30) / 32) + 64, max(1088, 64 * n + 32 * n * ((m + 30) / 32) + 32 * ((n + 30) / 32) + 64))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) transposeTiledAny(float *__restrict__ out, const float *__restrict__ a, patc_int m, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s2 = (float *)(patc_smem + 0);
+    {
+        const patc_int b0 = blockIdx.x;
+        for (patc_int b1 = blockIdx.y; b1 < ((m + 31) / 32); b1 += gridDim.y) {
+            if ((b1 != ((patc_int)blockIdx.y))) {
+                __syncthreads();
+            }
+            if ((((32 * b1 + 31) < m) && ((32 * b0 + 31) < n))) {
+                {
+                    const patc_int t3 = threadIdx.y;
+                    {
+                        const patc_int t4 = threadIdx.x;
+                        s2[(33 * t3 + t4)] = a[(32 * n * b1 + n * t3 + 32 * b0 + t4)];
+                    }
+                }
+            } else {
+                {
+                    const patc_int t3 = threadIdx.y;
+                    {
+                        const patc_int t4 = threadIdx.x;
+                        s2[(33 * t3 + t4)] = (((32 * b1 + t3) >= m) ? 0.0f : (((32 * b0 + t4) >= n) ? 0.0f : a[(32 * n * b1 + n * t3 + 32 * b0 + t4)]));
+                    }
+                }
+            }
+            __syncthreads();
+            if ((((32 * b0 + 31) < n) && ((32 * b1 + 31) < m))) {
+                {
+                    const patc_int t5 = threadIdx.y;
+                    {
+                        const patc_int t6 = threadIdx.x;
+                        {
+                            out[(32 * m * b0 + m * t5 + 32 * b1 + t6)] = s2[(t5 + 33 * t6)];
+                        }
+                    }
+                }
+            } else {
+                {
+                    const patc_int t5 = threadIdx.y;
+                    {
+                        const patc_int t6 = threadIdx.x;
+                        if ((((32 * b0 + t5) < n) && ((32 * b1 + t6) < m))) {
+                            out[(32 * m * b0 + m * t5 + 32 * b1 + t6)] = s2[(t5 + 33 * t6)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

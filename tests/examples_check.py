@@ -157,4 +157,25 @@ def bits(kernel, name):
     compare(out, want, "i32")
 
 
-{"compact": compact, "bits": bits, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf, "matmul": matmul}[args[0]](*args[1:])
+def jacobi(m, n, name):
+    """examples/jacobi.rise: a 5-point Jacobi step on an m x n grid, zero outside it"""
+    m, n, a, out = int(m), int(n), load(name, "f32"), load("out", "f32")
+
+    def at(i, j):
+        return a[i * n + j] if 0 <= i < m and 0 <= j < n else 0.0
+    want = [0.2 * (at(i, j) + at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1))
+            for i in range(m) for j in range(n)]
+    compare(out, want, "f32", tol=1e-5)
+
+
+def transpose(m, n, name):
+    """examples/transpose_tiled.rise: the n x m transpose of an m x n matrix, exactly"""
+    m, n, a, out = int(m), int(n), load(name, "f32"), load("out", "f32")
+    want = [a[i * n + j] for j in range(n) for i in range(m)]
+    if out != want:
+        sys.exit("transpose differs at element %d" % next(k for k in range(len(want)) if k >= len(out) or out[k] != want[k]))
+    print("exact")
+
+
+{"compact": compact, "bits": bits, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf,
+ "matmul": matmul, "jacobi": jacobi, "transpose": transpose}[args[0]](*args[1:])

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # examples_test.sh PATC SRCDIR: the examples of issue 11 item 7 (scan_warp, softmax_rows,
 # unrolled_uf, matmul_tiled), issue 12's scans (scan_device, scan_rows, scan_blelloch),
-# issue 13's filter and partition, and the bitwise operators and warp vote of
+# issue 13's filter and partition, issue 33 item 3's Jacobi step and tiled transpose of
+# any size, and the bitwise operators and warp vote of
 # tests/programs (bitsU32, bitsI32, ballotRank) run on the CPU interpreter (`patc run
 # --cpu`) and compared with an independent computation in Python on the same inputs, at
 # ragged sizes. The GPU runs the same kernels against the interpreter
@@ -160,5 +161,15 @@ for n in 1 31 33 1000 4097 20011; do
     check "partitionStableGtI32 n=$n (tile 32x4, g=1)" compact i32 partition_stable 0 xi -- examples/partition.rise --kernel partitionStableGtI32 -D nt=32 -D ipt=4 -D g=1 -D n=$n --input value:0 --input "$TMP/xi.bin"
     check "partitionLtF32 n=$n (tile 32x3)" compact f32 partition_lt 0.5 xf -- examples/partition.rise --kernel partitionLtF32 -D nt=32 -D ipt=3 -D n=$n --input value:0.5 --input "$TMP/xf.bin"
 done
+# ---- issue 33 item 3, views of nested arrays: the Jacobi step (padCst of rows and of
+# the grid with a row of zeros) and the tiled transpose of any m x n (take of both
+# dimensions of a result), ragged sizes, single rows and columns, exact tiles
+for mn in "1 1" "1 31" "31 1" "31 33" "33 31" "64 32" "100 7" "7 1000" "1000 3"; do
+    set -- $mn
+    inputs f32 $(($1 * $2)) xg
+    check "jacobi m=$1 n=$2" jacobi $1 $2 xg -- examples/jacobi.rise --kernel jacobi -D m=$1 -D n=$2 --input "$TMP/xg.bin"
+    check "transposeTiledAny m=$1 n=$2" transpose $1 $2 xg -- examples/transpose_tiled.rise --kernel transposeTiledAny -D m=$1 -D n=$2 --input "$TMP/xg.bin"
+done
+
 echo "examples: $passes passed, $fails failed"
 [ "$fails" = 0 ]

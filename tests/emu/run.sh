@@ -182,6 +182,14 @@ for r in 65535 65536 70000; do
 done
 echo "../tests/programs/grid_limits.rise scaleRows $r1 -D r=70000 -D c=3"
 echo "../tests/programs/grid_limits.rise deepZ $r1 -D n=3"
+# issue 33 item 3, views of nested arrays: the Jacobi step with zero borders (padCst of
+# rows and with a row of zeros) and the tiled transpose of any m x n (take of both
+# dimensions of its result, ragged edge tiles), at ragged sizes and exact tiles
+for mn in "1 1" "1 33" "31 1" "31 33" "33 31" "64 32" "100 1000" "1000 7"; do
+    set -- $mn
+    echo "jacobi.rise jacobi $r1 -D m=$1 -D n=$2"
+    echo "transpose_tiled.rise transposeTiledAny $r1 -D m=$1 -D n=$2"
+done
 # gather and scatter through a random permutation (its inputs written here)
 for n in 1 33 4097; do
     python3 - "$n" "$TMP" <<'PY'

@@ -269,6 +269,16 @@ for r in 65535 65536 70000; do
   run_case gpu ../tests/programs/grid_limits.rise planesZ "${r}x2" 1 -D p=$r -D c=2
 done
 run_case gpu ../tests/programs/grid_limits.rise deepZ "3x128" 1 -D n=3
+# issue 33 item 3, views of nested arrays: the Jacobi step with zero borders (padCst of
+# each row, and of the grid with a row of zeros) and the tiled transpose of any m x n
+# (take of both dimensions of the result, ragged edge tiles), m and n ragged, single
+# rows and columns, exact tiles, and more rows than gridDim.y's 65535 tiles would take
+for mn in "1 1" "1 31" "31 1" "31 33" "33 31" "33 1000" "1000 33" "1000 1000" "4097 31" "31 4097" \
+          "4097 4097" "1 1048583" "1048583 1" "64 96" "2100007 3"; do
+  set -- $mn
+  run_case gpu jacobi.rise jacobi "${1}x$2" 1 -D m=$1 -D n=$2
+  run_case gpu transpose_tiled.rise transposeTiledAny "${1}x$2" 1 -D m=$1 -D n=$2
+done
 
 collect
 fi # section t
@@ -312,6 +322,10 @@ for tool in memcheck racecheck synccheck; do
   san $tool count_if.rise countIf 1 -D n=100003 -D g=9
   for k in rowSums scaleRows blocksY; do san $tool ../tests/programs/grid_limits.rise $k 1 -D r=70000 -D c=3; done
   san $tool ../tests/programs/grid_limits.rise deepZ 1 -D n=3
+  # issue 33 item 3: ragged edge tiles and borders
+  san $tool jacobi.rise jacobi 1 -D m=33 -D n=1000
+  san $tool transpose_tiled.rise transposeTiledAny 1 -D m=1000 -D n=33
+  san $tool transpose_tiled.rise transposeTiledAny 1 -D m=31 -D n=65
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
