@@ -782,6 +782,22 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
     case W_SCATTER: return lw_acc_at(w, c->in, lw_data_index(w, lw_view_at(w, c->iv, i)->x, c->in->ty->arr.n));
     case W_TAKEW: return lw_acc_at(w, c->in, i);
     case W_DROPW: return lw_acc_at(w, c->in, nat_sub(w->a, i, c->n1));
+    case W_PADW: {
+        Acc *r = lw_acceptor(w, W_PADEL, et, lw_acc_at(w, c->in, nadd(w, c->n1, i)));
+        r->pad = c;
+        r->n1 = i;
+        return r;
+    }
+    case W_PADEL: {
+        Acc *r = lw_acceptor(w, W_PADEL, et, lw_acc_at(w, c->in, i));
+        r->pad = c->pad;
+        r->n1 = c->n1;
+        r->path = ANEWN(w->a, Nat *, c->npath + 1);
+        for (int k = 0; k < c->npath; k++) r->path[k] = c->path[k];
+        r->path[c->npath] = i;
+        r->npath = c->npath + 1;
+        return r;
+    }
     case W_COMPACT: {
         Acc *r = lw_acceptor(w, W_COMPACTEL, et, c);
         r->n1 = i;
@@ -792,8 +808,21 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
     unreachable();
 }
 
-/* Is body a chain of join/split/transpose/id/take/drop/mapSeq-of-such over the
- * variable x? (take and drop: the elements they cut off are written nowhere) */
+/* The acceptor that writes x into padCst(l)(r)(v)(x)'s place c (e a padCst): v is
+ * computed here, once (a scalar into a register) */
+Acc *lw_padw(Lw *w, Expr *e, Acc *c)
+{
+    Acc *r = lw_acceptor(w, W_PADW, e->prim.args[1]->ty, c);
+    r->n1 = e->prim.nats[0];
+    r->n2 = e->prim.args[1]->ty->arr.n;
+    r->val = lw_lower_exp(w, e->prim.args[0]);
+    if (r->val->k == VAL_SCALAR) r->val->x = lw_materialise(w, r->val->x, "pad");
+    return r;
+}
+
+/* Is body a chain of join/split/transpose/id/take/drop/padCst/mapSeq-of-such over the
+ * variable x? (take and drop: the elements they cut off are written nowhere; padCst:
+ * its padding written beside its first and last elements, its value not reading x) */
 bool lw_view_chain(const Expr *body, const Binder *x)
 {
     if (body->kind == E_VAR) return body->var.b == x;
@@ -801,10 +830,12 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     switch (body->prim.p) {
     case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: case P_TAKE: case P_DROP:
         return lw_view_chain(body->prim.args[0], x);
+    case P_PADCST: /* its value computed without x */
+        return !lw_count_uses(body->prim.args[0], x, 1) && lw_view_chain(body->prim.args[1], x);
     case P_MAPSEQ: case P_MAPSEQUNROLL:
         return lw_view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
                lw_view_chain(body->prim.args[1], x);
-    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
+    case P_ASVECTOR: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
@@ -822,11 +853,13 @@ bool lw_view_chain(const Expr *body, const Binder *x)
 /* The acceptor for x when `body` (a view chain over x) is written to c:
  *   x -> c;  join(b) -> b into JOINW(c);  split(k)(b) -> b into SPLITW(c, k);
  *   transpose(b) -> b into TRANSW(c);  mapSeq(f)(b) -> b into MAPF(c, f);
- *   take(k)(b) -> b into TAKEW(c, k);  drop(k)(b) -> b into DROPW(c, k) */
+ *   take(k)(b) -> b into TAKEW(c, k);  drop(k)(b) -> b into DROPW(c, k);
+ *   padCst(l)(r)(v)(b) -> b into PADW(c, l, v) */
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
 {
     if (body->kind == E_VAR) return c;
-    Expr *arg = body->prim.p == P_MAPSEQ || body->prim.p == P_MAPSEQUNROLL ? body->prim.args[1] : body->prim.args[0];
+    Expr *arg = body->prim.p == P_MAPSEQ || body->prim.p == P_MAPSEQUNROLL || body->prim.p == P_PADCST
+                    ? body->prim.args[1] : body->prim.args[0];
     Acc *r = NULL;
     switch (body->prim.p) {
     case P_JOIN: r = lw_acceptor(w, W_JOINW, arg->ty, c); r->n1 = arg->ty->arr.elem->arr.n; break;
@@ -835,8 +868,9 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     case P_ID: r = c; break;
     case P_TAKE: r = lw_acceptor(w, W_TAKEW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
     case P_DROP: r = lw_acceptor(w, W_DROPW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
+    case P_PADCST: r = lw_padw(w, body, c); break;
     case P_MAPSEQ: case P_MAPSEQUNROLL: r = lw_acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
-    case P_ASVECTOR: case P_PADCST: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
+    case P_ASVECTOR: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
     case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
     case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
     case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
@@ -851,11 +885,51 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     return acc_through(w, arg, x, r);
 }
 
+/* The padding of a padCst written through (W_PADEL c, its scalar at c's path): the
+ * writer of element 0 stores the value's part into the l elements before the array,
+ * the writer of element n-1 into the r after it (a row of n = 0 elements has no writer,
+ * and its padding is not written). A side of one element is one store, else a loop. */
+static void pad_fill(Lw *w, Acc *c, Span sp)
+{
+    Arena *a = w->a;
+    Acc *p = c->pad;
+    Nat *n = p->n2, *l = p->n1;
+    Nat *r = nat_sub(a, nat_sub(a, p->in->ty->arr.n, l), n);
+    for (int side = 0; side < 2; side++) {
+        Nat *cnt = side ? r : l, *first = side ? nadd(w, l, n) : nat_cst(a, 0);
+        Nat *writer = side ? nat_sub(a, n, nat_cst(a, 1)) : nat_cst(a, 0);
+        if (nat_prove_lt(a, cnt, nat_cst(a, 1))) continue;
+        Stmt *saved = NULL, *ls = NULL, *lsaved = NULL;
+        if (!nat_equal(c->n1, writer))
+            lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, c->n1), lw_xnat(w, writer)), &saved);
+        int64_t one;
+        Nat *q = nat_cst(a, 0);
+        if (!nat_is_const(cnt, &one) || one != 1) {
+            NatVar *iv;
+            ls = lw_open_loop(w, LVL_SEQ, 0, cnt, &iv, &lsaved);
+            q = nat_var(a, iv);
+        }
+        Acc *dst = lw_acc_at(w, p->in, nadd(w, first, q));
+        for (int k = 0; k < c->npath; k++) dst = lw_acc_at(w, dst, c->path[k]);
+        lw_acc_store(w, dst, read_path(w, p->val, c->path, c->npath), sp);
+        if (ls) lw_close_loop(w, ls, lsaved);
+        if (saved) w->cur = saved;
+    }
+}
+
 /* A scalar acceptor is a memory cell: find it by peeling the transformations. */
 void lw_acc_store(Lw *w, Acc *c, Val *v, Span sp)
 {
     if (c->kind == W_COMPACTEL) {
         prims_compact_store(w, c, v, sp);
+        return;
+    }
+    if (c->kind == W_PADEL) {
+        Stmt *saved = NULL;
+        if (c->guard) lw_open_if(w, c->guard, &saved);
+        lw_acc_store(w, c->in, v, sp);
+        pad_fill(w, c, sp);
+        if (saved) w->cur = saved;
         return;
     }
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");

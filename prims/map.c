@@ -139,12 +139,14 @@ static void check_memory_scope(Lw *w, Expr *e, Acc *c)
                    l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
 }
 
-/* Does the view chain f hold a take or drop? Written through, it visits the elements
- * it cuts off (each behind a guard that drops it); read, it skips them. */
+/* Does the view chain f hold a take, drop or padCst? Written through, it visits the
+ * elements take and drop cut off (each behind a guard that drops it), and padCst's
+ * padding is written by its rows' first and last writers; read, they are skipped, and
+ * padding is a bound test. So these are written through only what cannot be read. */
 static bool cuts(const Expr *f)
 {
     if (f->kind != E_PRIM) return false;
-    if (f->prim.p == P_TAKE || f->prim.p == P_DROP) return true;
+    if (f->prim.p == P_TAKE || f->prim.p == P_DROP || f->prim.p == P_PADCST) return true;
     if (f->prim.p == P_MAPSEQ || f->prim.p == P_MAPSEQUNROLL) return cuts(f->prim.args[0]->lam.body) || cuts(f->prim.args[1]);
     return cuts(f->prim.args[0]);
 }

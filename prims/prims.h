@@ -158,6 +158,12 @@ typedef enum {
                    at(i) = in.at(i), written only when i < k (the guard) */
     W_DROPW,    /* in, n1 = k: writing x of n.t (n >= k) into drop(k)(x)'s place in : (n-k).t:
                    at(i) = in.at(i - k), written only when i >= k (the guard) */
+    W_PADW,     /* in, n1 = l, n2 = n, val: writing x of n.t into padCst(l)(r)(val)(x)'s place
+                   in : (l+n+r).t: at(j) = PADEL(this, j), element j going to in.at(l + j) */
+    W_PADEL,    /* in = where the element goes, pad = the W_PADW, n1 = j, path[0..npath): the
+                   part at path of element j; a scalar stored here also stores the padding
+                   value's part at path into the l (r) padding elements when j = 0 (j = n-1):
+                   each row's padding is written by its first and last elements' writers */
     W_COMPACT,  /* in = the elements' output, buf = the count's, n1 = the records, part, iv: writing
                    the records n.(bool, (c, t)) of compactTo/partitionTo/partitionStableTo:
                    at(i) = COMPACTEL(this, i) */
@@ -177,6 +183,11 @@ struct Acc {
     bool part;   /* W_COMPACT: partitionTo */
     X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
     int dleft; /* W_MEM: as View.dleft */
+    Nat *n2;     /* W_PADW */
+    LwVal *val;  /* W_PADW: the padding value */
+    Acc *pad;    /* W_PADEL */
+    Nat **path;  /* W_PADEL */
+    int npath;
 };
 
 typedef struct Lw {
@@ -239,6 +250,8 @@ bool lw_lanes_offset(Lw *w, View *v, int64_t *off);
 void lw_lower_acc(Lw *w, Expr *e, Acc *c);
 bool lw_inside(Lw *w, Level l);
 bool lw_view_chain(const Expr *body, const Binder *x);
+/* The acceptor through which x is written into padCst(l)(r)(v)(x)'s place c (e the padCst) */
+Acc *lw_padw(Lw *w, Expr *e, Acc *c);
 void lw_copy_val(Lw *w, LwVal *v, Acc *c, Span sp);
 void lw_store_by_owner(Lw *w, View *v, int64_t off, Acc *c, void (*body)(Lw *, LwVal *, Acc *, Span), Span sp);
 /* Inside a thread-, warp-, lane- or grid-level map: code each thread runs on its own */

@@ -213,6 +213,19 @@ static LwVal *lower_padcst(Lw *w, Expr *e)
     return lw_array(w, v);
 }
 
+/* acc(padCst(l)(r)(v)(x), out) = acc(x, PADW(out, l, v)) when x is a grid-, block- or
+ * thread-level map's result: its elements go to out[l + j], and the writers of its
+ * first and last elements write the padding. Over anything else padCst is read and
+ * copied (each element a bound test), as before. */
+static void write_padcst(Lw *w, Expr *e, Acc *c)
+{
+    if (!prim_written_map(e->prim.args[1])) {
+        lw_copy_val(w, lw_lower_exp(w, e), c, e->sp);
+        return;
+    }
+    lw_lower_acc(w, e->prim.args[1], lw_padw(w, e, c));
+}
+
 /* l copies of v, then a, then r copies */
 static void eval_padcst(IpCtx *c, const Code *e, IpVal *r)
 {
@@ -287,7 +300,7 @@ static LwVal *lower_take(Lw *w, Expr *e)
     return lw_array(w, v);
 }
 
-/* Is x, under view chains (join, split, transpose, id, take, drop, mapSeq of such), a
+/* Is x, under view chains (join, split, transpose, id, take, drop, padCst, mapSeq of such), a
  * map over the grid, blocks or threads, whose result cannot be read without being
  * stored? Then a take or drop over it is written through (its cut-off elements are
  * written nowhere); over anything else it is read, which reads only what it keeps. */
@@ -298,6 +311,8 @@ bool prim_written_map(const Expr *x)
         Prim p = x->prim.p;
         if (p == P_JOIN || p == P_SPLIT || p == P_TRANSPOSE || p == P_ID || p == P_TAKE || p == P_DROP)
             x = x->prim.args[0];
+        else if (p == P_PADCST)
+            x = x->prim.args[1];
         else if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) &&
                  lw_view_chain(x->prim.args[0]->lam.body, x->prim.args[0]->lam.param))
             x = x->prim.args[1];
@@ -830,7 +845,7 @@ const PrimOps prims_view[P_COUNT] = {
     [P_ASVECTOR] = {infer_split, lower_asvector, eval_split, NULL},
     [P_JOIN] = {infer_join, lower_join, eval_join, write_join},
     [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose, write_transpose},
-    [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, NULL},
+    [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, write_padcst},
     [P_PADCLAMP] = {infer_pad, lower_padclamp, eval_padclamp, NULL},
     [P_TAKE] = {infer_take_drop, lower_take, prim_eval_same, write_take_drop},
     [P_DROP] = {infer_take_drop, lower_drop, eval_drop, write_take_drop},

@@ -189,7 +189,11 @@ for mn in "1 1" "1 33" "31 1" "31 33" "33 31" "64 32" "100 1000" "1000 7"; do
     set -- $mn
     echo "jacobi.rise jacobi $r1 -D m=$1 -D n=$2"
     echo "transpose_tiled.rise transposeTiledAny $r1 -D m=$1 -D n=$2"
+    for k in takeInner dropInner padInnerW padBothW padInnerR; do
+        echo "../tests/programs/views_nested.rise $k $r1 -D m=$1 -D n=$2"
+    done
 done
+for m in 1 33; do echo "../tests/programs/views_nested.rise tileViews $r1 -D m=$m"; done
 # gather and scatter through a random permutation (its inputs written here)
 for n in 1 33 4097; do
     python3 - "$n" "$TMP" <<'PY'

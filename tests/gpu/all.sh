@@ -279,6 +279,14 @@ for mn in "1 1" "1 31" "31 1" "31 33" "33 31" "33 1000" "1000 33" "1000 1000" "4
   run_case gpu jacobi.rise jacobi "${1}x$2" 1 -D m=$1 -D n=$2
   run_case gpu transpose_tiled.rise transposeTiledAny "${1}x$2" 1 -D m=$1 -D n=$2
 done
+# take, drop and padCst on inner dimensions of results, written through (views_nested)
+for mn in "1 1" "31 33" "33 31" "1000 7" "4097 1000" "1 1048583" "1048583 3"; do
+  set -- $mn
+  for k in takeInner dropInner padInnerW padBothW padInnerR; do
+    run_case gpu ../tests/programs/views_nested.rise $k "${1}x$2" 1 -D m=$1 -D n=$2
+  done
+done
+for m in 1 33 70000; do run_case gpu ../tests/programs/views_nested.rise tileViews $m 1 -D m=$m; done
 
 collect
 fi # section t
@@ -326,6 +334,10 @@ for tool in memcheck racecheck synccheck; do
   san $tool jacobi.rise jacobi 1 -D m=33 -D n=1000
   san $tool transpose_tiled.rise transposeTiledAny 1 -D m=1000 -D n=33
   san $tool transpose_tiled.rise transposeTiledAny 1 -D m=31 -D n=65
+  for k in takeInner dropInner padInnerW padBothW padInnerR; do
+    san $tool ../tests/programs/views_nested.rise $k 1 -D m=33 -D n=31
+  done
+  san $tool ../tests/programs/views_nested.rise tileViews 1 -D m=33
   for k in reduceSumF32 reduceSumI32 reduceMaxF32; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
