@@ -9,8 +9,8 @@
  *     let-bound scalars (so a binding evaluates once), by shuffles (a register each,
  *     so that every lane runs them) and by the kernel output.
  *   - Writes go through acceptors: a map writes element i of its result to element i
- *     of its acceptor; join/split/transpose in a written position transform the
- *     acceptor instead of the data.
+ *     of its acceptor; join/split/transpose (and take/drop/padCst over a parallel
+ *     map's result) in a written position transform the acceptor instead of the data.
  *   - Parallel maps become S_FOR loops at their level; loops.c picks their form.
  * Barriers are not placed here (barrier.c), nor single-thread regions (loops.c).
  */
