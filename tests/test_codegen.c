@@ -303,6 +303,59 @@ END_TEST
  * into a register there. That read must be at the index clamped into the array, or the
  * padded positions read past its end (found by tests/emu: scan_types' firstNonZeroI32,
  * whose last tile read xs[n..]). */
+/* Views of nested arrays (issue 33 item 3). A padCst whose value is a row is read
+ * element by element (one bound test per scalar read, no copy); take/drop of an inner
+ * dimension of a grid map's result are written through: a sequential loop over the
+ * kept elements only, a guard on the parallel dimension; a padCst written through
+ * stores the padding beside the rows' first and last elements. */
+START_TEST(nested_views_codegen)
+{
+    TC *t = tc_compile("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> padCst(1)(2)(generate(fun(j => 0.0f))) "
+                       "|> mapGlobal(mapSeq(fun(x => x * 2.0f)))))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "((((g0 < 1) || ((g0 - 1) >= m)) ? 0.0f : a[(-n + n * g0 + i1)]) * 2.0f)"), "%s", cu);
+    ck_assert_int_eq(count_substr(cu, "out["), 1);
+    ck_assert_msg(!strstr(cu, "float v"), "%s", cu); /* no private copy of a row */
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun((m, n) => fun(m.(n+3).f32)(a => a |> mapGlobal(mapSeq(fun(x => x * 2.0f))) "
+                   "|> mapSeq(take(n))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "for (patc_int i1 = 0; i1 < n; i1 += 1) {\n"
+                             "            out[(n * g0 + i1)] = (a[(n * g0 + 3 * g0 + i1)] * 2.0f);"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun((m, n) => fun(m.(n+2).f32)(a => a |> mapGlobal(mapSeq(fun(x => x * 2.0f))) "
+                   "|> mapSeq(drop(2))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "i1 < n;"), "%s", cu);
+    ck_assert_msg(strstr(cu, "out[(n * g0 + i1)] = (a[(n * g0 + 2 * g0 + i1 + 2)] * 2.0f);"), "%s", cu);
+    ck_assert_msg(!strstr(cu, "if ((i1"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun((m, n) => fun(m.(n+1).f32)(a => a |> mapGlobal(mapSeq(fun(x => x * 2.0f))) "
+                   "|> transpose |> mapSeq(drop(1))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "if ((g0 >= 1)) {\n                out[(m * i1 + g0 - i1 - 1)]"), "%s", cu);
+    free(cu);
+    tc_free(t);
+    t = tc_compile("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> mapGlobal(mapSeq(fun(x => x * 2.0f))) "
+                   "|> mapSeq(padCst(1)(2)(0.5f))))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "if ((i1 == 0)) {\n                out[(n * g0 + 3 * g0)] = 0.5f;"), "%s", cu);
+    ck_assert_msg(strstr(cu, "if ((i1 == (n - 1))) {\n                for (patc_int i2 = 0; i2 < 2; i2 += 1) {\n"
+                             "                    out[(n + n * g0 + 3 * g0 + i2 + 1)] = 0.5f;"), "%s", cu);
+    ck_assert_int_eq(count_substr(cu, "out["), 3);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 START_TEST(padcst_register_reads_stay_in_bounds)
 {
     TC *t = tc_compile("kernel k = nFun(n => fun(n.i32)(xs => xs |> mapSeq(fun(x => select(x > 0)(x)(0 - x)))"
@@ -876,6 +929,7 @@ int main(void)
     tcase_add_test(c, shuffle_checker_flags_conditional_code);
     tcase_add_test(c, shuffles_run_on_every_lane);
     tcase_add_test(c, data_movement_codegen);
+    tcase_add_test(c, nested_views_codegen);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -1189,6 +1189,35 @@ static bool run_src_outs(const char *src, const Define *defs, int ndefs, const v
     return ok;
 }
 
+/* Views of nested arrays (issue 33 item 3) on the interpreter: take and drop of an
+ * inner dimension of a map's result, padCst of rows (written) with a row of zeros */
+START_TEST(test_nested_views)
+{
+    static const Define D23[] = {{"m", 2}, {"n", 3}};
+    float a[12], out[16];
+    char err[256] = "";
+    for (int i = 0; i < 12; i++) a[i] = (float)(i + 1);
+    const void *in[1] = {a};
+    /* a : 2.(3+1): each row doubled, its first 3 kept */
+    ck_assert_msg(run_src("kernel k = nFun((m, n) => fun(m.(n+1).f32)(a => a |> mapGlobal(mapSeq(fun(x => x * 2.0f))) "
+                          "|> mapSeq(take(n))))", D23, 2, in, out, err, sizeof err), "%s", err);
+    static const float take_want[6] = {2, 4, 6, 10, 12, 14};
+    for (int i = 0; i < 6; i++) ck_assert(out[i] == take_want[i]);
+    /* a : (2+1).3 transposed (3.3), each row without its first element */
+    ck_assert_msg(run_src("kernel k = nFun((m, n) => fun((m+1).n.f32)(a => a |> mapGlobal(mapSeq(fun(x => x * 2.0f))) "
+                          "|> transpose |> mapSeq(drop(1))))", D23, 2, in, out, err, sizeof err), "%s", err);
+    static const float drop_want[6] = {8, 14, 10, 16, 12, 18};
+    for (int i = 0; i < 6; i++) ck_assert(out[i] == drop_want[i]);
+    /* a : 2.3 with zero borders: 4.5 */
+    static const float pad_want[20] = {0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 4, 5, 6, 0, 0, 0, 0, 0, 0};
+    float out20[20];
+    ck_assert_msg(run_src("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> mapGlobal(mapSeq(id)) "
+                          "|> mapSeq(padCst(1)(1)(0.0f)) |> padCst(1)(1)(generate(fun(j => 0.0f)))))",
+                          D23, 2, in, out20, err, sizeof err), "%s", err);
+    for (int i = 0; i < 20; i++) ck_assert(out20[i] == pad_want[i]);
+}
+END_TEST
+
 static const Define D5[] = {{"n", 5}};
 static const int32_t PERM5[5] = {4, 0, 3, 1, 2};
 static const float XS5[5] = {10, 11, 12, 13, 14};
@@ -1431,6 +1460,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_scan_pipe);
     tcase_add_test(tc, test_select_pipe);
     tcase_add_test(tc, test_concat_padempty_generate);
+    tcase_add_test(tc, test_nested_views);
     suite_add_tcase(s, tc);
     return s;
 }

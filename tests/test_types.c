@@ -42,6 +42,27 @@ START_TEST(views)
 }
 END_TEST
 
+/* Views of nested arrays (issue 33 item 3): padCst with a row as its value, take/drop
+ * of an inner dimension of a map's result; a value of another shape is refused */
+START_TEST(nested_views)
+{
+    TYPE_IS("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> padCst(1)(2)(generate(fun(j => 0.0f))) "
+            "|> mapGlobal(mapSeq(id))))", "(m + 3).n.f32");
+    TYPE_IS("kernel k = nFun((m, n) => fun(m.n.f32)(a => fun(n.f32)(row => a |> padCst(0)(1)(row) "
+            "|> mapGlobal(mapSeq(id)))))", "(m + 1).n.f32");
+    TYPE_IS("kernel k = nFun((m, n) => fun(m.(n+3).f32)(a => a |> mapGlobal(mapSeq(id)) |> mapSeq(take(n))))",
+            "m.n.f32");
+    TYPE_IS("kernel k = nFun((m, n) => fun(m.(n+1).f32)(a => a |> mapGlobal(mapSeq(id)) |> transpose "
+            "|> mapSeq(drop(1))))", "(n + 1).(m - 1).f32");
+    ERR_IS("kernel k = nFun((m, n) => fun(m.n.f32)(a => fun(3.f32)(row => a |> padCst(1)(1)(row) "
+             "|> mapGlobal(mapSeq(id)))))", "the padding value has type 3.f32 but the elements have type n.f32");
+    ERR_IS("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> padCst(1)(1)(0.0f) |> mapGlobal(mapSeq(id))))",
+             "the padding value has type f32 but the elements have type n.f32");
+    ERR_IS("kernel k = nFun((m, n) => fun(m.n.f32)(a => a |> mapGlobal(mapSeq(id)) |> mapSeq(take(n + 1))))",
+             "take(n + 1): cannot show that n + 1 <= the array length n");
+}
+END_TEST
+
 START_TEST(padding_idiom)
 {
     /* symbolic n and k: the padded length must be shown divisible by k */
@@ -537,6 +558,7 @@ int main(void)
     tcase_add_test(c, prim_handlers);
     tcase_add_test(c, data_movement_types);
     tcase_add_test(c, prims_documented);
+    tcase_add_test(c, nested_views);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
