@@ -139,6 +139,26 @@ static void check_memory_scope(Lw *w, Expr *e, Acc *c)
                    l == LVL_GLOBAL || l == LVL_BLOCK ? " inside the block, or make it the kernel's result" : "");
 }
 
+/* Does e hold a lookback? Its iterations publish and wait for each other's prefixes,
+ * so a loop holding one must run every iteration, also those written nowhere. */
+static bool has_lookback(const Expr *e)
+{
+    if (!e) return false;
+    switch (e->kind) {
+    case E_VAR: case E_LIT: case E_NAT: return false;
+    case E_LAM: return has_lookback(e->lam.body);
+    case E_LET: return has_lookback(e->let.value) || has_lookback(e->let.body);
+    case E_BIN: return has_lookback(e->bin.l) || has_lookback(e->bin.r);
+    case E_UN: return has_lookback(e->un.e);
+    case E_PRIM:
+        if (e->prim.p == P_LOOKBACK) return true;
+        for (int i = 0; i < prim_info[e->prim.p].nargs; i++)
+            if (has_lookback(e->prim.args[i])) return true;
+        return false;
+    }
+    return false;
+}
+
 /* Does the view chain f hold a take, drop or padCst? Written through, it visits the
  * elements take and drop cut off (each behind a guard that drops it), and padCst's
  * padding is written by its rows' first and last writers; read, they are skipped, and
@@ -184,10 +204,11 @@ static void write_map(Lw *w, Expr *e, Acc *c)
     bool seq_looked = w->seq_looked;
     /* a sequential map written through take(k) or drop(k) visits only the elements kept:
      * its loop runs over them, and their guards fold (a parallel map keeps its extent,
-     * the launch's shape, and its guards) */
+     * the launch's shape, and its guards; so does a loop holding a lookback) */
     Nat *ext_n = e->ty->arr.n, *first = NULL;
-    if (prim_info[p].level == LVL_SEQ && c->kind == W_TAKEW) ext_n = c->n1;
-    if (prim_info[p].level == LVL_SEQ && c->kind == W_DROPW) {
+    bool shorten = prim_info[p].level == LVL_SEQ && !has_lookback(e->prim.args[0]);
+    if (shorten && c->kind == W_TAKEW) ext_n = c->n1;
+    if (shorten && c->kind == W_DROPW) {
         ext_n = nat_sub(w->a, ext_n, c->n1);
         first = c->n1;
     }
