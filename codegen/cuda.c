@@ -212,6 +212,22 @@ static void expr(Pr *p, const X *x)
     unreachable();
 }
 
+/* An accumulate's update (S_STORE with atom): CUDA's atomic of the operator on the
+ * cell. long long has atomicMin/Max of its own; its add, |, & and ^ go through
+ * unsigned long long (the same bits: two's complement) */
+static void atomic_store(Pr *p, const Stmt *s)
+{
+    static const char *const fn[] = {"", "atomicAdd", "atomicMin", "atomicMax", "atomicOr", "atomicAnd", "atomicXor"};
+    StrBuf *o = p->o;
+    AtomOp op = s->store.atom;
+    bool via_u64 = s->store.buf->sk == SK_I64 && op != ATOM_MIN && op != ATOM_MAX;
+    sb_printf(o, "%s(%s&", fn[op], via_u64 ? "(unsigned long long *)" : "");
+    cell(p, s->store.buf, s->store.index);
+    sb_printf(o, ", %s", via_u64 ? "(unsigned long long)(" : "");
+    expr(p, s->store.val);
+    sb_puts(o, via_u64 ? "));\n" : ");\n");
+}
+
 static void stmt(Pr *p, const Stmt *s);
 static void pipe_scan(Pr *p, const Stmt *s);
 
@@ -729,6 +745,10 @@ static void stmt(Pr *p, const Stmt *s)
             sb_puts(o, ", ");
             expr(p, s->store.val);
             sb_puts(o, ");\n");
+            return;
+        }
+        if (s->store.atom != ATOM_NONE) {
+            atomic_store(p, s);
             return;
         }
         cell(p, s->store.buf, s->store.index);

@@ -316,6 +316,26 @@ template <class T> T atomicMin(T *p, T v)
     if (v < old) *p = v;
     return old;
 }
+/* accumulate's atomics (issue 33 item 2): a fiber runs until it yields, so a plain
+ * read-modify-write is atomic here */
+template <class T> T atomicOr(T *p, T v)
+{
+    T old = *p;
+    *p = old | v;
+    return old;
+}
+template <class T> T atomicAnd(T *p, T v)
+{
+    T old = *p;
+    *p = old & v;
+    return old;
+}
+template <class T> T atomicXor(T *p, T v)
+{
+    T old = *p;
+    *p = old ^ v;
+    return old;
+}
 template <class T> T atomicExch(T *p, T v)
 {
     T old = *p;

@@ -194,6 +194,15 @@ open("%s/vals%d.bin" % (d, n), "wb").write(struct.pack("<%df" % n, *[r.uniform(-
 PY
     for k in permute unpermute; do echo "gather_scatter.rise $k --input $TMP/perm$n.bin --input $TMP/vals$n.bin -D n=$n"; done
 done
+# issue 33 item 2: histograms with shared atomics (accumulate) merged by lastBlock; u32
+# keys uniform in 0..299 (those >= 256 dropped) and all in one bin (value:7); f32 over
+# [0.25, 0.75) of uniform [0, 1) samples (half of them out of range), and all in one bin
+for n in 1 31 33 1000 4097 1048583; do
+    echo "histogram.rise histU32 --input random:0:299 -D g=3 -D n=$n"
+    echo "histogram.rise histU32 --input value:7 -D g=3 -D n=$n"
+    echo "histogram.rise histF32 --input value:0.25 --input value:0.75 --input random -D g=3 -D n=$n"
+    echo "histogram.rise histF32 --input value:0.0 --input value:1.0 --input value:0.5 -D g=3 -D n=$n"
+done
 }
 
 echo "0 0" >"$TMP/counts"
