@@ -13,21 +13,22 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
 static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
 /* kernel histU32
- *   data parameters: xs: n.u32
+ *   data parameters: xs: n.u32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   output:          out: 256.u32 (256 x unsigned int)
  *   scratch:         partial0: 256 * g x unsigned long long (unsigned int value, flag bit 32)
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   1024 bytes
+ *   shared memory:   4096 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(256 * g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 1024 * g * (n / (1024 * g)) + 1023, n / (1024 * g) + 3)) < 2^31), else long long
+ *                    for a launch where max((g + 2) / 4 + 2, max(256 * g + blockDim.x * blockDim.y * blockDim.z, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
+    unsigned int *s11 = (unsigned int *)(patc_smem + 0);
     {
         const patc_int b1 = blockIdx.x;
         if (threadIdx.x < 256) {
@@ -35,44 +36,71 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
             s2[t3] = 0u;
         }
         __syncthreads();
-        if (((-1024 * g + 1024 * g * ((n + 1024 * g - 1) / (1024 * g)) + 1024 * b1 + 1023) < n)) {
+        if (((-4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4096 * b1 + 4095) < n)) {
             {
                 const patc_int t4 = threadIdx.x;
-                for (patc_int i5 = 0; i5 < ((n + 1024 * g - 1) / (1024 * g)); i5 += 1) {
-                    unsigned int bin6 = xs[(1024 * g * i5 + 1024 * b1 + t4)];
-                    if ((bin6 < ((unsigned int)256))) {
-                        long long ix7 = ((long long)bin6);
-                        atomicAdd(&s2[ix7], 1u);
+                for (patc_int i5 = 0; i5 < ((n + 4096 * g - 1) / (4096 * g)); i5 += 1) {
+                    __align__(16) unsigned int v6[4];
+                    *(uint4 *)v6 = *(const uint4 *)(xs + (4096 * g * i5 + 4096 * b1 + 4 * t4));
+                    #pragma unroll
+                    for (patc_int i7 = 0; i7 < 4; i7 += 1) {
+                        unsigned int bin8 = v6[i7];
+                        if ((bin8 < ((unsigned int)256))) {
+                            long long ix9 = ((long long)bin8);
+                            atomicAdd(&s2[ix9], 1u);
+                        }
                     }
                 }
             }
         } else {
             {
                 const patc_int t4 = threadIdx.x;
-                for (patc_int i5 = 0; i5 < ((n + 1024 * g - 1) / (1024 * g)); i5 += 1) {
-                    unsigned int bin6 = (((1024 * g * i5 + 1024 * b1 + t4) >= n) ? 4294967295u : xs[(1024 * g * i5 + 1024 * b1 + t4)]);
-                    if ((bin6 < ((unsigned int)256))) {
-                        long long ix7 = ((long long)bin6);
-                        atomicAdd(&s2[ix7], 1u);
+                for (patc_int i5 = 0; i5 < ((n + 4096 * g - 1) / (4096 * g)); i5 += 1) {
+                    __align__(16) unsigned int v6[4];
+                    if (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 3) >= n)) {
+                        v6[0] = (((4096 * g * i5 + 4096 * b1 + 4 * t4) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4)]);
+                        v6[1] = (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 1) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4 + 1)]);
+                        v6[2] = (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 2) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4 + 2)]);
+                        v6[3] = (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 3) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4 + 3)]);
+                    } else {
+                        *(uint4 *)v6 = *(const uint4 *)(xs + (4096 * g * i5 + 4096 * b1 + 4 * t4));
+                    }
+                    #pragma unroll
+                    for (patc_int i7 = 0; i7 < 4; i7 += 1) {
+                        unsigned int bin8 = v6[i7];
+                        if ((bin8 < ((unsigned int)256))) {
+                            long long ix9 = ((long long)bin8);
+                            atomicAdd(&s2[ix9], 1u);
+                        }
                     }
                 }
             }
         }
         __syncthreads();
         if (threadIdx.x < 256) {
-            const patc_int t8 = threadIdx.x;
-            patc_poke(&partial0[(256 * b1 + t8)], 0x100000000ull | (s2[t8]));
+            const patc_int t10 = threadIdx.x;
+            patc_poke(&partial0[(256 * b1 + t10)], 0x100000000ull | (s2[t10]));
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
-        if (threadIdx.x < 256) {
-            const patc_int t9 = threadIdx.x;
-            unsigned int acc10 = 0u;
-            for (patc_int i11 = 0; i11 < g; i11 += 1) {
-                acc10 = (acc10 + (patc_wait(&partial0[(t9 + 256 * i11)])));
+        {
+            const patc_int t12 = threadIdx.x;
+            unsigned int acc13 = 0u;
+            for (patc_int i14 = 0; i14 < ((g + 3) / 4); i14 += 1) {
+                acc13 = (acc13 + (((t12 + 1024 * i14) >= (256 * g)) ? 0u : (patc_wait(&partial0[(t12 + 1024 * i14)]))));
             }
-            out[t9] = acc10;
+            s11[t12] = acc13;
+        }
+        __syncthreads();
+        if (threadIdx.x < 256) {
+            const patc_int t15 = threadIdx.x;
+            unsigned int acc16 = 0u;
+            #pragma unroll
+            for (patc_int i17 = 0; i17 < 4; i17 += 1) {
+                acc16 = (acc16 + s11[(t15 + 256 * i17)]);
+            }
+            out[t15] = acc16;
         }
         __syncthreads();
         for (patc_int patc_i = threadIdx.x; patc_i < (256 * g); patc_i += 1024) patc_poke(&partial0[patc_i], 0ull);
@@ -80,21 +108,22 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
 }
 
 /* kernel histF32
- *   data parameters: lower: f32 (by value), upper: f32 (by value), xs: n.f32
+ *   data parameters: lower: f32 (by value), upper: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   output:          out: 256.u32 (256 x unsigned int)
  *   scratch:         partial0: 256 * g x unsigned long long (unsigned int value, flag bit 32)
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   1024 bytes
+ *   shared memory:   4096 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(256 * g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 1024 * g * (n / (1024 * g)) + 1023, n / (1024 * g) + 3)) < 2^31), else long long
+ *                    for a launch where max((g + 2) / 4 + 2, max(256 * g + blockDim.x * blockDim.y * blockDim.z, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restrict__ out, const float lower, const float upper, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *s12 = (unsigned int *)(patc_smem + 0);
     float pad1 = upper;
     {
         const patc_int b2 = blockIdx.x;
@@ -103,44 +132,71 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
             s3[t4] = 0u;
         }
         __syncthreads();
-        if (((-1024 * g + 1024 * g * ((n + 1024 * g - 1) / (1024 * g)) + 1024 * b2 + 1023) < n)) {
+        if (((-4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4096 * b2 + 4095) < n)) {
             {
                 const patc_int t5 = threadIdx.x;
-                for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
-                    int s7 = ((int)((xs[(1024 * g * i6 + 1024 * b2 + t5)] - lower) * (256.0f / (pad1 - lower))));
-                    int bin8 = (((xs[(1024 * g * i6 + 1024 * b2 + t5)] >= lower) && (xs[(1024 * g * i6 + 1024 * b2 + t5)] < pad1)) ? s7 : -1);
-                    if (((bin8 >= ((int)0)) && (bin8 < ((int)256)))) {
-                        atomicAdd(&s3[bin8], 1u);
+                for (patc_int i6 = 0; i6 < ((n + 4096 * g - 1) / (4096 * g)); i6 += 1) {
+                    __align__(16) float v7[4];
+                    *(float4 *)v7 = *(const float4 *)(xs + (4096 * g * i6 + 4096 * b2 + 4 * t5));
+                    #pragma unroll
+                    for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                        int s9 = ((int)((v7[i8] - lower) * (256.0f / (pad1 - lower))));
+                        int bin10 = (((v7[i8] >= lower) && (v7[i8] < pad1)) ? s9 : -1);
+                        if (((bin10 >= ((int)0)) && (bin10 < ((int)256)))) {
+                            atomicAdd(&s3[bin10], 1u);
+                        }
                     }
                 }
             }
         } else {
             {
                 const patc_int t5 = threadIdx.x;
-                for (patc_int i6 = 0; i6 < ((n + 1024 * g - 1) / (1024 * g)); i6 += 1) {
-                    int s7 = ((int)(((((1024 * g * i6 + 1024 * b2 + t5) >= n) ? pad1 : xs[(1024 * g * i6 + 1024 * b2 + t5)]) - lower) * (256.0f / (pad1 - lower))));
-                    int bin8 = ((((((1024 * g * i6 + 1024 * b2 + t5) >= n) ? pad1 : xs[(1024 * g * i6 + 1024 * b2 + t5)]) >= lower) && ((((1024 * g * i6 + 1024 * b2 + t5) >= n) ? pad1 : xs[(1024 * g * i6 + 1024 * b2 + t5)]) < pad1)) ? s7 : -1);
-                    if (((bin8 >= ((int)0)) && (bin8 < ((int)256)))) {
-                        atomicAdd(&s3[bin8], 1u);
+                for (patc_int i6 = 0; i6 < ((n + 4096 * g - 1) / (4096 * g)); i6 += 1) {
+                    __align__(16) float v7[4];
+                    if (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 3) >= n)) {
+                        v7[0] = (((4096 * g * i6 + 4096 * b2 + 4 * t5) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5)]);
+                        v7[1] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 1) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 1)]);
+                        v7[2] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 2) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 2)]);
+                        v7[3] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 3) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 3)]);
+                    } else {
+                        *(float4 *)v7 = *(const float4 *)(xs + (4096 * g * i6 + 4096 * b2 + 4 * t5));
+                    }
+                    #pragma unroll
+                    for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                        int s9 = ((int)((v7[i8] - lower) * (256.0f / (pad1 - lower))));
+                        int bin10 = (((v7[i8] >= lower) && (v7[i8] < pad1)) ? s9 : -1);
+                        if (((bin10 >= ((int)0)) && (bin10 < ((int)256)))) {
+                            atomicAdd(&s3[bin10], 1u);
+                        }
                     }
                 }
             }
         }
         __syncthreads();
         if (threadIdx.x < 256) {
-            const patc_int t9 = threadIdx.x;
-            patc_poke(&partial0[(256 * b2 + t9)], 0x100000000ull | (s3[t9]));
+            const patc_int t11 = threadIdx.x;
+            patc_poke(&partial0[(256 * b2 + t11)], 0x100000000ull | (s3[t11]));
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
         __syncthreads();
-        if (threadIdx.x < 256) {
-            const patc_int t10 = threadIdx.x;
-            unsigned int acc11 = 0u;
-            for (patc_int i12 = 0; i12 < g; i12 += 1) {
-                acc11 = (acc11 + (patc_wait(&partial0[(t10 + 256 * i12)])));
+        {
+            const patc_int t13 = threadIdx.x;
+            unsigned int acc14 = 0u;
+            for (patc_int i15 = 0; i15 < ((g + 3) / 4); i15 += 1) {
+                acc14 = (acc14 + (((t13 + 1024 * i15) >= (256 * g)) ? 0u : (patc_wait(&partial0[(t13 + 1024 * i15)]))));
             }
-            out[t10] = acc11;
+            s12[t13] = acc14;
+        }
+        __syncthreads();
+        if (threadIdx.x < 256) {
+            const patc_int t16 = threadIdx.x;
+            unsigned int acc17 = 0u;
+            #pragma unroll
+            for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                acc17 = (acc17 + s12[(t16 + 256 * i18)]);
+            }
+            out[t16] = acc17;
         }
         __syncthreads();
         for (patc_int patc_i = threadIdx.x; patc_i < (256 * g); patc_i += 1024) patc_poke(&partial0[patc_i], 0ull);
