@@ -12,6 +12,9 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
  * compiler may issue several together; the loop re-reads until the flag is there */
 static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
+/* accumulate's shared add: one atomic per warp when all its active lanes add one value to one word */
+static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p, unsigned int v) { unsigned int m = __activemask(), f = (unsigned int)__ffs((int)m) - 1u, l; asm("mov.u32 %0, %%laneid;" : "=r"(l)); if (__all_sync(m, __shfl_sync(m, (unsigned long long)p, f) == (unsigned long long)p && __shfl_sync(m, v, f) == v)) { if (l == f) atomicAdd(p, v * (unsigned int)__popc(m)); } else atomicAdd(p, v); }
+
 /* kernel histU32
  *   data parameters: xs: n.u32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
@@ -47,7 +50,7 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
                         unsigned int bin8 = v6[i7];
                         if ((bin8 < ((unsigned int)256))) {
                             long long ix9 = ((long long)bin8);
-                            atomicAdd(&s2[ix9], 1u);
+                            patc_atomic_add_warp(&s2[ix9], 1u);
                         }
                     }
                 }
@@ -70,7 +73,7 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
                         unsigned int bin8 = v6[i7];
                         if ((bin8 < ((unsigned int)256))) {
                             long long ix9 = ((long long)bin8);
-                            atomicAdd(&s2[ix9], 1u);
+                            patc_atomic_add_warp(&s2[ix9], 1u);
                         }
                     }
                 }
@@ -143,7 +146,7 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
                         int s9 = ((int)((v7[i8] - lower) * (256.0f / (pad1 - lower))));
                         int bin10 = (((v7[i8] >= lower) && (v7[i8] < pad1)) ? s9 : -1);
                         if (((bin10 >= ((int)0)) && (bin10 < ((int)256)))) {
-                            atomicAdd(&s3[bin10], 1u);
+                            patc_atomic_add_warp(&s3[bin10], 1u);
                         }
                     }
                 }
@@ -166,7 +169,7 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
                         int s9 = ((int)((v7[i8] - lower) * (256.0f / (pad1 - lower))));
                         int bin10 = (((v7[i8] >= lower) && (v7[i8] < pad1)) ? s9 : -1);
                         if (((bin10 >= ((int)0)) && (bin10 < ((int)256)))) {
-                            atomicAdd(&s3[bin10], 1u);
+                            patc_atomic_add_warp(&s3[bin10], 1u);
                         }
                     }
                 }

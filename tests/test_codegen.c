@@ -823,13 +823,15 @@ START_TEST(accumulate_codegen)
         d, 1);
     EXPECT_OK(t);
     char *cu = tc_cuda(t);
-    ck_assert_msg(strstr(cu, "atomicAdd(&s"), "%s", cu);
+    ck_assert_msg(strstr(cu, "patc_atomic_add_warp(&s"), "%s", cu); /* u32 add: warp-aggregated */
+    ck_assert_msg(strstr(cu, "static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p"), "%s", cu);
+    ck_assert_msg(strstr(cu, "atomicAdd(&s"), "%s", cu);              /* f32 add */
     ck_assert_msg(strstr(cu, " < ((unsigned int)256))"), "%s", cu);
     ck_assert_msg(strstr(cu, "atomicMin(&s"), "%s", cu);
     ck_assert_msg(strstr(cu, ">= ((int)0)) && ("), "%s", cu);
     ck_assert_msg(strstr(cu, "atomicAdd((unsigned long long *)&s"), "%s", cu);
     /* the initialisation, then a barrier, then the atomics, then a barrier */
-    const char *init = strstr(cu, "] = 0u;"), *bar = strstr(cu, "__syncthreads();"), *at = strstr(cu, "atomicAdd(&s");
+    const char *init = strstr(cu, "] = 0u;"), *bar = strstr(cu, "__syncthreads();"), *at = strstr(cu, "patc_atomic_add_warp(&s");
     ck_assert(init && bar && at && init < bar && bar < at);
     ck_assert_ptr_nonnull(strstr(at, "__syncthreads();"));
 }
