@@ -5,13 +5,6 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
-/* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
-static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
-static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
-/* the value of a flagged word, once its flag is set: the first load is not volatile, so that the
- * compiler may issue several together; the loop re-reads until the flag is there */
-static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
-
 /* accumulate's shared add: one atomic per warp when all its active lanes add one value to one word */
 static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p, unsigned int v) { unsigned int m = __activemask(), f = (unsigned int)__ffs((int)m) - 1u, l; asm("mov.u32 %0, %%laneid;" : "=r"(l)); if (__all_sync(m, __shfl_sync(m, (unsigned long long)p, f) == (unsigned long long)p && __shfl_sync(m, v, f) == v)) { if (l == f) atomicAdd(p, v * (unsigned int)__popc(m)); } else atomicAdd(p, v); }
 
@@ -19,115 +12,19 @@ static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p, uns
  *   data parameters: xs: n.u32 (16-byte aligned: vector loads)
  *   nat parameters:  n, g
  *   output:          out: 256.u32 (256 x unsigned int)
- *   scratch:         partial0: 256 * g x unsigned long long (unsigned int value, flag bit 32)
+ *   scratch:         bins0: 256 x unsigned int, ticket1: 1 x unsigned int
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   4096 bytes
+ *   shared memory:   1024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 2) / 4 + 2, max(256 * g + blockDim.x * blockDim.y * blockDim.z, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3))) < 2^31), else long long
+ *                    for a launch where max(blockDim.x * blockDim.y * blockDim.z + 256, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ bins0, unsigned int *__restrict__ ticket1, patc_int n, patc_int g)
 {
-    extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *s2 = (unsigned int *)(patc_smem + 0);
-    unsigned int *s11 = (unsigned int *)(patc_smem + 0);
-    {
-        const patc_int b1 = blockIdx.x;
-        if (threadIdx.x < 256) {
-            const patc_int t3 = threadIdx.x;
-            s2[t3] = 0u;
-        }
-        __syncthreads();
-        if (((-4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4096 * b1 + 4095) < n)) {
-            {
-                const patc_int t4 = threadIdx.x;
-                for (patc_int i5 = 0; i5 < ((n + 4096 * g - 1) / (4096 * g)); i5 += 1) {
-                    __align__(16) unsigned int v6[4];
-                    *(uint4 *)v6 = *(const uint4 *)(xs + (4096 * g * i5 + 4096 * b1 + 4 * t4));
-                    #pragma unroll
-                    for (patc_int i7 = 0; i7 < 4; i7 += 1) {
-                        unsigned int bin8 = v6[i7];
-                        if ((bin8 < ((unsigned int)256))) {
-                            long long ix9 = ((long long)bin8);
-                            patc_atomic_add_warp(&s2[ix9], 1u);
-                        }
-                    }
-                }
-            }
-        } else {
-            {
-                const patc_int t4 = threadIdx.x;
-                for (patc_int i5 = 0; i5 < ((n + 4096 * g - 1) / (4096 * g)); i5 += 1) {
-                    __align__(16) unsigned int v6[4];
-                    if (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 3) >= n)) {
-                        v6[0] = (((4096 * g * i5 + 4096 * b1 + 4 * t4) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4)]);
-                        v6[1] = (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 1) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4 + 1)]);
-                        v6[2] = (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 2) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4 + 2)]);
-                        v6[3] = (((4096 * g * i5 + 4096 * b1 + 4 * t4 + 3) >= n) ? 4294967295u : xs[(4096 * g * i5 + 4096 * b1 + 4 * t4 + 3)]);
-                    } else {
-                        *(uint4 *)v6 = *(const uint4 *)(xs + (4096 * g * i5 + 4096 * b1 + 4 * t4));
-                    }
-                    #pragma unroll
-                    for (patc_int i7 = 0; i7 < 4; i7 += 1) {
-                        unsigned int bin8 = v6[i7];
-                        if ((bin8 < ((unsigned int)256))) {
-                            long long ix9 = ((long long)bin8);
-                            patc_atomic_add_warp(&s2[ix9], 1u);
-                        }
-                    }
-                }
-            }
-        }
-        __syncthreads();
-        if (threadIdx.x < 256) {
-            const patc_int t10 = threadIdx.x;
-            patc_poke(&partial0[(256 * b1 + t10)], 0x100000000ull | (s2[t10]));
-        }
-    }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
-        {
-            const patc_int t12 = threadIdx.x;
-            unsigned int acc13 = 0u;
-            for (patc_int i14 = 0; i14 < ((g + 3) / 4); i14 += 1) {
-                acc13 = (acc13 + (((t12 + 1024 * i14) >= (256 * g)) ? 0u : (patc_wait(&partial0[(t12 + 1024 * i14)]))));
-            }
-            s11[t12] = acc13;
-        }
-        __syncthreads();
-        if (threadIdx.x < 256) {
-            const patc_int t15 = threadIdx.x;
-            unsigned int acc16 = 0u;
-            #pragma unroll
-            for (patc_int i17 = 0; i17 < 4; i17 += 1) {
-                acc16 = (acc16 + s11[(t15 + 256 * i17)]);
-            }
-            out[t15] = acc16;
-        }
-        __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < (256 * g); patc_i += 1024) patc_poke(&partial0[patc_i], 0ull);
-    }
-}
-
-/* kernel histF32
- *   data parameters: lower: f32 (by value), upper: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
- *   nat parameters:  n, g
- *   output:          out: 256.u32 (256 x unsigned int)
- *   scratch:         partial0: 256 * g x unsigned long long (unsigned int value, flag bit 32)
- *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       (g, 1, 1) blocks
- *   shared memory:   4096 bytes
- *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 2) / 4 + 2, max(256 * g + blockDim.x * blockDim.y * blockDim.z, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3))) < 2^31), else long long
- */
-extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restrict__ out, const float lower, const float upper, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
-{
+    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
-    unsigned int *s12 = (unsigned int *)(patc_smem + 0);
-    float pad1 = upper;
     {
         const patc_int b2 = blockIdx.x;
         if (threadIdx.x < 256) {
@@ -139,14 +36,14 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
             {
                 const patc_int t5 = threadIdx.x;
                 for (patc_int i6 = 0; i6 < ((n + 4096 * g - 1) / (4096 * g)); i6 += 1) {
-                    __align__(16) float v7[4];
-                    *(float4 *)v7 = *(const float4 *)(xs + (4096 * g * i6 + 4096 * b2 + 4 * t5));
+                    __align__(16) unsigned int v7[4];
+                    *(uint4 *)v7 = *(const uint4 *)(xs + (4096 * g * i6 + 4096 * b2 + 4 * t5));
                     #pragma unroll
                     for (patc_int i8 = 0; i8 < 4; i8 += 1) {
-                        int s9 = ((int)((v7[i8] - lower) * (256.0f / (pad1 - lower))));
-                        int bin10 = (((v7[i8] >= lower) && (v7[i8] < pad1)) ? s9 : -1);
-                        if (((bin10 >= ((int)0)) && (bin10 < ((int)256)))) {
-                            patc_atomic_add_warp(&s3[bin10], 1u);
+                        unsigned int bin9 = v7[i8];
+                        if ((bin9 < ((unsigned int)256))) {
+                            long long ix10 = ((long long)bin9);
+                            patc_atomic_add_warp(&s3[ix10], 1u);
                         }
                     }
                 }
@@ -155,21 +52,21 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
             {
                 const patc_int t5 = threadIdx.x;
                 for (patc_int i6 = 0; i6 < ((n + 4096 * g - 1) / (4096 * g)); i6 += 1) {
-                    __align__(16) float v7[4];
+                    __align__(16) unsigned int v7[4];
                     if (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 3) >= n)) {
-                        v7[0] = (((4096 * g * i6 + 4096 * b2 + 4 * t5) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5)]);
-                        v7[1] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 1) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 1)]);
-                        v7[2] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 2) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 2)]);
-                        v7[3] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 3) >= n) ? pad1 : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 3)]);
+                        v7[0] = (((4096 * g * i6 + 4096 * b2 + 4 * t5) >= n) ? 4294967295u : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5)]);
+                        v7[1] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 1) >= n) ? 4294967295u : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 1)]);
+                        v7[2] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 2) >= n) ? 4294967295u : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 2)]);
+                        v7[3] = (((4096 * g * i6 + 4096 * b2 + 4 * t5 + 3) >= n) ? 4294967295u : xs[(4096 * g * i6 + 4096 * b2 + 4 * t5 + 3)]);
                     } else {
-                        *(float4 *)v7 = *(const float4 *)(xs + (4096 * g * i6 + 4096 * b2 + 4 * t5));
+                        *(uint4 *)v7 = *(const uint4 *)(xs + (4096 * g * i6 + 4096 * b2 + 4 * t5));
                     }
                     #pragma unroll
                     for (patc_int i8 = 0; i8 < 4; i8 += 1) {
-                        int s9 = ((int)((v7[i8] - lower) * (256.0f / (pad1 - lower))));
-                        int bin10 = (((v7[i8] >= lower) && (v7[i8] < pad1)) ? s9 : -1);
-                        if (((bin10 >= ((int)0)) && (bin10 < ((int)256)))) {
-                            patc_atomic_add_warp(&s3[bin10], 1u);
+                        unsigned int bin9 = v7[i8];
+                        if ((bin9 < ((unsigned int)256))) {
+                            long long ix10 = ((long long)bin9);
+                            patc_atomic_add_warp(&s3[ix10], 1u);
                         }
                     }
                 }
@@ -178,30 +75,120 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
         __syncthreads();
         if (threadIdx.x < 256) {
             const patc_int t11 = threadIdx.x;
-            patc_poke(&partial0[(256 * b2 + t11)], 0x100000000ull | (s3[t11]));
+            unsigned int s12 = ((unsigned int)t11);
+            unsigned int bin13 = ((s3[t11] > 0u) ? s12 : 256u);
+            if ((bin13 < ((unsigned int)256))) {
+                long long ix14 = ((long long)bin13);
+                atomicAdd(&bins0[ix14], s3[t11]);
+            }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
+        unsigned int patc_ticket = 0u;
+        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket1) : "memory");
+        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    }
+    __syncthreads();
+    if (patc_last) {
+        if (threadIdx.x < 256) {
+            const patc_int t15 = threadIdx.x;
+            out[t15] = (0u + __ldcg(&bins0[t15]));
+            bins0[t15] = ((unsigned int)0);
+        }
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
+    }
+}
+
+/* kernel histF32
+ *   data parameters: lower: f32 (by value), upper: f32 (by value), xs: n.f32 (16-byte aligned: vector loads)
+ *   nat parameters:  n, g
+ *   output:          out: 256.u32 (256 x unsigned int)
+ *   scratch:         bins0: 256 x unsigned int, ticket1: 1 x unsigned int
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   1024 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(blockDim.x * blockDim.y * blockDim.z + 256, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3)) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restrict__ out, const float lower, const float upper, const float *__restrict__ xs, unsigned int *__restrict__ bins0, unsigned int *__restrict__ ticket1, patc_int n, patc_int g)
+{
+    __shared__ bool patc_last;
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s4 = (unsigned int *)(patc_smem + 0);
+    float pad2 = upper;
+    {
+        const patc_int b3 = blockIdx.x;
+        if (threadIdx.x < 256) {
+            const patc_int t5 = threadIdx.x;
+            s4[t5] = 0u;
+        }
         __syncthreads();
-        {
-            const patc_int t13 = threadIdx.x;
-            unsigned int acc14 = 0u;
-            for (patc_int i15 = 0; i15 < ((g + 3) / 4); i15 += 1) {
-                acc14 = (acc14 + (((t13 + 1024 * i15) >= (256 * g)) ? 0u : (patc_wait(&partial0[(t13 + 1024 * i15)]))));
+        if (((-4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4096 * b3 + 4095) < n)) {
+            {
+                const patc_int t6 = threadIdx.x;
+                for (patc_int i7 = 0; i7 < ((n + 4096 * g - 1) / (4096 * g)); i7 += 1) {
+                    __align__(16) float v8[4];
+                    *(float4 *)v8 = *(const float4 *)(xs + (4096 * g * i7 + 4096 * b3 + 4 * t6));
+                    #pragma unroll
+                    for (patc_int i9 = 0; i9 < 4; i9 += 1) {
+                        int s10 = ((int)((v8[i9] - lower) * (256.0f / (pad2 - lower))));
+                        int bin11 = (((v8[i9] >= lower) && (v8[i9] < pad2)) ? s10 : -1);
+                        if (((bin11 >= ((int)0)) && (bin11 < ((int)256)))) {
+                            patc_atomic_add_warp(&s4[bin11], 1u);
+                        }
+                    }
+                }
             }
-            s12[t13] = acc14;
+        } else {
+            {
+                const patc_int t6 = threadIdx.x;
+                for (patc_int i7 = 0; i7 < ((n + 4096 * g - 1) / (4096 * g)); i7 += 1) {
+                    __align__(16) float v8[4];
+                    if (((4096 * g * i7 + 4096 * b3 + 4 * t6 + 3) >= n)) {
+                        v8[0] = (((4096 * g * i7 + 4096 * b3 + 4 * t6) >= n) ? pad2 : xs[(4096 * g * i7 + 4096 * b3 + 4 * t6)]);
+                        v8[1] = (((4096 * g * i7 + 4096 * b3 + 4 * t6 + 1) >= n) ? pad2 : xs[(4096 * g * i7 + 4096 * b3 + 4 * t6 + 1)]);
+                        v8[2] = (((4096 * g * i7 + 4096 * b3 + 4 * t6 + 2) >= n) ? pad2 : xs[(4096 * g * i7 + 4096 * b3 + 4 * t6 + 2)]);
+                        v8[3] = (((4096 * g * i7 + 4096 * b3 + 4 * t6 + 3) >= n) ? pad2 : xs[(4096 * g * i7 + 4096 * b3 + 4 * t6 + 3)]);
+                    } else {
+                        *(float4 *)v8 = *(const float4 *)(xs + (4096 * g * i7 + 4096 * b3 + 4 * t6));
+                    }
+                    #pragma unroll
+                    for (patc_int i9 = 0; i9 < 4; i9 += 1) {
+                        int s10 = ((int)((v8[i9] - lower) * (256.0f / (pad2 - lower))));
+                        int bin11 = (((v8[i9] >= lower) && (v8[i9] < pad2)) ? s10 : -1);
+                        if (((bin11 >= ((int)0)) && (bin11 < ((int)256)))) {
+                            patc_atomic_add_warp(&s4[bin11], 1u);
+                        }
+                    }
+                }
+            }
         }
         __syncthreads();
         if (threadIdx.x < 256) {
-            const patc_int t16 = threadIdx.x;
-            unsigned int acc17 = 0u;
-            #pragma unroll
-            for (patc_int i18 = 0; i18 < 4; i18 += 1) {
-                acc17 = (acc17 + s12[(t16 + 256 * i18)]);
+            const patc_int t12 = threadIdx.x;
+            unsigned int s13 = ((unsigned int)t12);
+            unsigned int bin14 = ((s4[t12] > 0u) ? s13 : 256u);
+            if ((bin14 < ((unsigned int)256))) {
+                long long ix15 = ((long long)bin14);
+                atomicAdd(&bins0[ix15], s4[t12]);
             }
-            out[t16] = acc17;
         }
-        __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < (256 * g); patc_i += 1024) patc_poke(&partial0[patc_i], 0ull);
+    }
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
+        unsigned int patc_ticket = 0u;
+        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket1) : "memory");
+        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    }
+    __syncthreads();
+    if (patc_last) {
+        if (threadIdx.x < 256) {
+            const patc_int t16 = threadIdx.x;
+            out[t16] = (0u + __ldcg(&bins0[t16]));
+            bins0[t16] = ((unsigned int)0);
+        }
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
     }
 }

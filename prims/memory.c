@@ -509,20 +509,81 @@ static void eval_accumulate(IpCtx *c, const Code *e, IpVal *res)
     ip_val_node(res, rt, out);
 }
 
+/* Is 0 (all bits clear) op's neutral element on sk, so that bins zeroed once by the
+ * runtime can start every launch? add (integers; +0.0 for floats), |, ^, and max of an
+ * unsigned type */
+static bool zero_neutral(AtomOp op, ScalarKind sk)
+{
+    return op == ATOM_ADD || op == ATOM_OR || op == ATOM_XOR || (op == ATOM_MAX && !scalar_info[sk].is_signed);
+}
+
+/* acc(accumulate(k)(op)(init)(ps), out) as the kernel's result, in global memory, in one
+ * launch (there is no grid-wide barrier between a zeroing and the updates):
+ *   acc(ps, ATOMIC(bins, op))      bins: k global scratch words, zero (op's neutral) at
+ *                                  the start of every launch
+ *   the last block (lastBlock's ticket): out[j] = op(init)(bins[j]); bins[j] = 0 */
+static void write_accumulate_global(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Expr *f = e->prim.args[0], *ps = e->prim.args[2];
+    AtomOp op = atom_of(f);
+    ScalarKind sk = lw_sk_of(e->ty->arr.elem);
+    if (!zero_neutral(op, sk))
+        diag_error(w->d, f->sp, "accumulate into global memory (the kernel's result) needs an operator whose neutral "
+                   "element is 0, as the bins start each launch at 0: add, |, ^, or max of an unsigned type; "
+                   "for this one, accumulate in shared memory (toShared in a mapBlock)");
+    if (w->k->ticket)
+        diag_error(w->d, e->sp, "accumulate into global memory hands its bins to the grid's last block, which this "
+                   "kernel's lastBlock does already: one of them per kernel");
+    Nat *k = e->ty->arr.n;
+    Buffer *bins = lw_scratch_buffer(w, "bins", sk, k);
+    bins->coherent = true;
+    Buffer *ticket = lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    w->k->ticket = ticket;
+    Acc *r = lw_acceptor(w, W_ATOMIC, ps->ty, lw_mem_acc(w, e->ty, bins));
+    r->atom = op;
+    lw_lower_acc(w, ps, r);
+    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur, *ls;
+    s->last.ticket = ticket;
+    s->last.part = bins;
+    s->last.body = stmt_seq(a);
+    lw_emit(w, s);
+    w->cur = s->last.body;
+    w->lv[w->ndepth++] = LVL_BLOCK;
+    NatVar *iv;
+    Stmt *ls_saved;
+    ls = lw_open_loop(w, LVL_THREADS, 0, k, &iv, &ls_saved);
+    Nat *j = nat_var(a, iv);
+    lw_bind(w, f->lam.param, lw_lower_exp(w, e->prim.args[1]));
+    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, bins, j)));
+    lw_acc_store(w, lw_acc_at(w, c, j), lw_lower_exp(w, f->lam.body->lam.body), e->sp);
+    X *zero = lw_xnew(w, X_CAST, sk);
+    zero->un.e = lw_xnat(w, nat_cst(a, 0));
+    lw_store(w, bins, j, zero);
+    lw_close_loop(w, ls, ls_saved);
+    w->ndepth--;
+    w->cur = saved;
+}
+
 /* acc(accumulate(k)(op)(init)(ps), bins) in shared memory at block level:
  *   mapThreads over the k bins: bins[j] = init;
  *   acc(ps, ATOMIC(bins, op))  (pair i: if (b in [0, k)) atomicOp(&bins[b], v))
  * barrier.c puts a __syncthreads between the two (different statements writing one
- * shared buffer) and before the bins are read. Global memory has no grid-wide barrier
- * between the initialisation and the updates, so only shared bins are supported. */
+ * shared buffer) and before the bins are read. As the kernel's result (global memory,
+ * outside every map): write_accumulate_global. */
 static void write_accumulate(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
     Expr *ps = e->prim.args[2];
+    if (c->kind == W_MEM && c->buf && c->buf->as == AS_GLOBAL && c->buf->param == -1 && !c->dleft && !w->ndepth) {
+        write_accumulate_global(w, e, c);
+        return;
+    }
     if (c->kind != W_MEM || !c->buf || c->buf->as != AS_SHARED || c->dleft || lw_per_thread(w) ||
         !lw_inside(w, LVL_BLOCK))
-        diag_error(w->d, e->sp, "accumulate is lowered to shared-memory atomics: store it with toShared in the "
-                   "block-level code of a mapBlock (`... |> accumulate(k)(add)(0u) |> toShared`)");
+        diag_error(w->d, e->sp, "accumulate is lowered to atomics: store it with toShared in the block-level code of "
+                   "a mapBlock (`... |> accumulate(k)(add)(0u) |> toShared`), or make it the kernel's result "
+                   "(global memory)");
     Nat *k = e->ty->arr.n;
     NatVar *iv;
     Stmt *saved;

@@ -819,7 +819,8 @@ START_TEST(accumulate_codegen)
         "kernel l = nFun(g => fun((g * 256).i64)(xs => xs |> split(256) |> mapBlock(fun(c => c "
         "|> mapThreads(fun(x => pair(i32(x))(x))) |> accumulate(64)(add)(i64(0)) |> toShared |> mapThreads(id))) |> join))\n"
         "kernel f = nFun(g => fun((g * 256).f32)(xs => xs |> split(256) |> mapBlock(fun(c => c "
-        "|> mapThreads(fun(x => pair(u32(x))(x))) |> accumulate(16)(add)(0.0f) |> toShared |> mapThreads(id))) |> join))",
+        "|> mapThreads(fun(x => pair(u32(x))(x))) |> accumulate(16)(add)(0.0f) |> toShared |> mapThreads(id))) |> join))\n"
+        "kernel gl = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => pair(x)(x))) |> accumulate(16)(max)(5u)))",
         d, 1);
     EXPECT_OK(t);
     char *cu = tc_cuda(t);
@@ -834,6 +835,14 @@ START_TEST(accumulate_codegen)
     const char *init = strstr(cu, "] = 0u;"), *bar = strstr(cu, "__syncthreads();"), *at = strstr(cu, "patc_atomic_add_warp(&s");
     ck_assert(init && bar && at && init < bar && bar < at);
     ck_assert_ptr_nonnull(strstr(at, "__syncthreads();"));
+    /* global: atomics into zeroed scratch bins, the last block (ticket) writes max(5, bin)
+     * and clears them */
+    const char *gl = strstr(cu, ") gl(");
+    ck_assert_ptr_nonnull(gl);
+    ck_assert_msg(strstr(gl, "atomicMax(&bins"), "%s", gl);
+    ck_assert_msg(strstr(gl, "atom.acq_rel.gpu.global.add.u32"), "%s", gl);
+    ck_assert_msg(strstr(gl, "__ldcg(&bins"), "%s", gl);
+    ck_assert_msg(strstr(gl, "] = ((unsigned int)0);"), "%s", gl);
 }
 END_TEST
 

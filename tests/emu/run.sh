@@ -203,7 +203,7 @@ for n in 1 31 33 1000 4097 1048583; do
     echo "histogram.rise histF32 --input value:0.25 --input value:0.75 --input random -D g=3 -D n=$n"
     echo "histogram.rise histF32 --input value:0.0 --input value:1.0 --input value:0.5 -D g=3 -D n=$n"
 done
-for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64; do # each CUDA atomic accumulate lowers to
+for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64 globalMaxU32 globalAddI32; do # each CUDA atomic accumulate lowers to
     echo "../tests/programs/accumulate_types.rise $k $r1 -D g=3"
 done
 }

@@ -752,7 +752,7 @@ for n in 1 31 33 1000 4097 1048583 16777216; do
   done
 done
 for g in 1 7 1000; do # each CUDA atomic accumulate lowers to (256*g elements)
-  for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64; do
+  for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64 globalMaxU32 globalAddI32; do
     run_case gpu ../tests/programs/accumulate_types.rise $k "256*$g" 1 -D g=$g
   done
 done
