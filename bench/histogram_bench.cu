@@ -5,7 +5,7 @@
 // copy of the input's bytes, in one process, on one stream, over the same buffers.
 //   histogram_bench OUTDIR HISTOGRAM_RISE [n ...]
 // Data, per type: "uniform" (u32 keys uniform in 0..255; f32 uniform in [0, 1), k * 2^-24)
-// and "skewed" (every key in one bin: u32 7, f32 0.5). patc's grid: g = min(ceil(n / 1024),
+// and "skewed" (every key in one bin: u32 7, f32 0.5). patc's grid: g = min(ceil(n / 4096),
 // 2 * SMs) blocks of 1024 threads (two resident per SM), as reduceGrid sizes its grid from
 // the SM count. Every group's patc bins are checked equal to CUB's (all 256, exactly)
 // before and after timing; a difference prints FAIL and makes the exit status 1.
@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
         CK(cudaMalloc(&tmp, std::max<size_t>(tb, 16)));
     }
     for (long long n : sizes) {
-        long long nat[2] = {n, std::min((n + 1023) / 1024, 2ll * sms)};
+        long long nat[2] = {n, std::min((n + 4095) / 4096, 2ll * sms)}; // a block-trip is 1024 threads x 4 keys
         for (int skew = 0; skew < 2; skew++) {
             const char *data = skew ? "skewed" : "uniform";
             unsigned *inu = skew ? kus : ku; float *inf = skew ? kfs : kf;
