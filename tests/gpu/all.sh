@@ -731,8 +731,8 @@ rm -rf "$adir"
 fi # section a
 
 # ---------------------------------------------------------------- h. histograms (issue 33 item 2)
-# accumulate's shared atomics merged by lastBlock (examples/histogram.rise) against the
-# interpreter at ragged sizes: u32 keys uniform in 0..299 (those >= 256 dropped) and
+# accumulate's shared atomics merged by global atomics (examples/histogram.rise) against
+# the interpreter at ragged sizes: u32 keys uniform in 0..299 (those >= 256 dropped) and
 # all in one bin (value:7, every thread's atomics on one shared address); f32 over
 # [0.25, 0.75) of uniform [0, 1) samples (half out of range) and all in one bin; then
 # memcheck, racecheck and synccheck
@@ -766,6 +766,10 @@ for tool in memcheck racecheck synccheck; do
       --input value:0.25 --input value:0.75 --input random -D n=100003 -D g=9 2>&1); rc=$?
   echo "$o" >>"$OUT/sanitizer.log"
   record $tool histogram.rise histF32 "-D n=100003 -D g=9" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+  o=$(compute-sanitizer --tool $tool --error-exitcode 1 "$PATC" run examples/histogram.rise --kernel histU32 \
+      --input value:7 -D n=100003 -D g=9 2>&1); rc=$? # the warp-aggregated adds
+  echo "$o" >>"$OUT/sanitizer.log"
+  record $tool histogram.rise histU32 "skewed -D n=100003 -D g=9" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
 done
 fi # section h
 
