@@ -843,6 +843,8 @@ START_TEST(accumulate_codegen)
     ck_assert_msg(strstr(gl, "atom.acq_rel.gpu.global.add.u32"), "%s", gl);
     ck_assert_msg(strstr(gl, "__ldcg(&bins"), "%s", gl);
     ck_assert_msg(strstr(gl, "] = ((unsigned int)0);"), "%s", gl);
+    free(cu);
+    tc_free(t);
 }
 END_TEST
 
