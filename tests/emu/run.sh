@@ -244,5 +244,29 @@ if [ -n "$QS" ] && { [ -z "${EMU_ONLY:-}" ] || [[ quicksort =~ $EMU_ONLY ]]; }; 
         fails=$((fails + 1))
     fi
 fi
+# issue 33 item 2: the histogram's global bins are left zero for the next launch (three
+# launches on the same buffers, each against the interpreter: tests/emu/relaunch.c,
+# built here against the libpatrt beside PATC)
+if [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; then
+    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
+    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/relaunch" tests/emu/relaunch.c -L"$rtlib" -lpatrt 2>"$TMP/build.err"; then
+        for ng in "1 1" "4097 3" "100003 7"; do
+            set -- $ng
+            if bash tests/emu/build.sh "$PATC" "$TMP/rl.so" examples/histogram.rise -D n=$1 -D g=$2 2>"$TMP/build.err" &&
+                FAKECUDA_EMULATE="$TMP/rl.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
+                    "$TMP/relaunch" examples/histogram.rise histU32 $1 $2 >"$TMP/out" 2>&1; then
+                passes=$((passes + 1))
+            else
+                echo "FAIL: relaunch histogram.rise histU32 -D n=$1 -D g=$2"
+                cat "$TMP/build.err" "$TMP/out" | grep -v 'swapcontext' | tail -5 | sed 's/^/    /'
+                fails=$((fails + 1))
+            fi
+        done
+    else
+        echo "FAIL: building tests/emu/relaunch.c"
+        sed 's/^/    /' "$TMP/build.err" | head -10
+        fails=$((fails + 1))
+    fi
+fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]
