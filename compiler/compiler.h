@@ -119,6 +119,8 @@ typedef enum {
     X(P_COMPACTTO,       "compactTo",       0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_PARTITIONTO,     "partitionTo",     0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_MEMORY) \
     X(P_PARTITIONSTABLETO, "partitionStableTo", 0, 2, 0, NOLVL,   NOSHFL,    (0, 0),    PF_MEMORY) \
+    /* atomics (issue 33 item 2): accumulate(k)(op)(init)(pairs of (bin, value)) : k.t */     \
+    X(P_ACCUMULATE,      "accumulate",      1, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_MEMORY) \
     SCALAR_FORMS(X)
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target
@@ -358,6 +360,10 @@ struct X {
     };
 };
 
+/* The read-modify-write a store may be (accumulate, prims/memory.c): ATOM_NONE a plain
+ * store; the others buf[i] = buf[i] op val as one CUDA atomic (atomicAdd, ...). */
+typedef enum { ATOM_NONE, ATOM_ADD, ATOM_MIN, ATOM_MAX, ATOM_OR, ATOM_AND, ATOM_XOR } AtomOp;
+
 typedef enum {
     S_SEQ,     /* seq: items[0..n) */
     S_DECL,    /* decl: declare private buffer buf (scalar or array), optional init */
@@ -407,7 +413,8 @@ struct Stmt {
     union {
         struct { Stmt **items; int n, cap; } seq;
         struct { Buffer *buf; X *init; } decl;
-        struct { Buffer *buf; Nat *index; X *val; } store;
+        struct { Buffer *buf; Nat *index; X *val; AtomOp atom; } store; /* atom: buf[index] = buf[index]
+                                                                           op val, atomically */
         struct {
             Level level;
             int dim;

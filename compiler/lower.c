@@ -804,6 +804,12 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
         return r;
     }
     case W_COMPACTEL: die("a record of compactTo is not an array");
+    case W_ATOMIC: {
+        Acc *r = lw_acceptor(w, W_ATOMICEL, et, c);
+        r->n1 = i;
+        return r;
+    }
+    case W_ATOMICEL: die("a pair of accumulate is not an array");
     }
     unreachable();
 }
@@ -845,7 +851,7 @@ bool lw_view_chain(const Expr *body, const Binder *x)
     SCALAR_FORM_CASES return false;
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
     case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
-    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: return false;
+    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: case P_ACCUMULATE: return false;
     }
     unreachable();
 }
@@ -880,7 +886,7 @@ static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
     SCALAR_FORM_CASES unreachable();
     case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
     case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
-    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: unreachable();
+    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: case P_ACCUMULATE: unreachable();
     }
     return acc_through(w, arg, x, r);
 }
@@ -930,6 +936,10 @@ void lw_acc_store(Lw *w, Acc *c, Val *v, Span sp)
         lw_acc_store(w, c->in, v, sp);
         pad_fill(w, c, sp);
         if (saved) w->cur = saved;
+        return;
+    }
+    if (c->kind == W_ATOMICEL) {
+        prims_atomic_store(w, c, v, sp);
         return;
     }
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");

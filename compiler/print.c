@@ -180,7 +180,12 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             nat_print(b, s->store.index);
             sb_putc(b, ']');
         }
-        sb_puts(b, " := ");
+        if (s->store.atom != ATOM_NONE) {
+            static const char *const name[] = {"", "+", "min", "max", "|", "&", "^"};
+            sb_printf(b, " atomic%s= ", name[s->store.atom]);
+        } else {
+            sb_puts(b, " := ");
+        }
         xprint(b, s->store.val);
         sb_putc(b, '\n');
         return;

@@ -372,6 +372,262 @@ void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp)
     w->cur = outer ? outer : inner;
 }
 
+/* ---------------------------------------------------------------- accumulate */
+
+/* The atomic operator f is: fun(a => fun(b => a op b)) or b op a, op one of + | & ^ or
+ * add, min, max (all commutative and associative, so any order of the updates gives one
+ * result); ATOM_NONE for any other function */
+static AtomOp atom_of(const Expr *f)
+{
+    const Binder *x = f->lam.param, *y = f->lam.body->lam.param;
+    const Expr *b = f->lam.body->lam.body, *l, *r;
+    AtomOp op = ATOM_NONE;
+    if (b->kind == E_BIN) {
+        switch (b->bin.op) {
+        case OP_ADD: op = ATOM_ADD; break;
+        case OP_BOR: op = ATOM_OR; break;
+        case OP_BAND: op = ATOM_AND; break;
+        case OP_BXOR: op = ATOM_XOR; break;
+        default: return ATOM_NONE;
+        }
+        l = b->bin.l;
+        r = b->bin.r;
+    } else if (b->kind == E_PRIM && (b->prim.p == P_ADD || b->prim.p == P_MIN || b->prim.p == P_MAX)) {
+        op = b->prim.p == P_ADD ? ATOM_ADD : b->prim.p == P_MIN ? ATOM_MIN : ATOM_MAX;
+        l = b->prim.args[0];
+        r = b->prim.args[1];
+    } else {
+        return ATOM_NONE;
+    }
+    if (l->kind != E_VAR || r->kind != E_VAR) return ATOM_NONE;
+    if ((l->var.b == x && r->var.b == y) || (l->var.b == y && r->var.b == x)) return op;
+    return ATOM_NONE;
+}
+
+static const char *const atom_name[] = {"", "add", "min", "max", "|", "&", "^"};
+
+/* Does CUDA have an atomic of op on sk? atomicAdd: int, unsigned, unsigned long long,
+ * float, double (long long through unsigned long long: the same bits); atomicMin/Max:
+ * the four integer types, no floats; atomicOr/And/Xor: the integers (bool has none) */
+static bool atom_has(AtomOp op, ScalarKind sk)
+{
+    if (sk == SK_BOOL) return false;
+    if (op == ATOM_ADD) return true;
+    return !scalar_info[sk].is_float;
+}
+
+/* accumulate(k)(op)(init)(ps) : k.t  for ps : n.(b, t), op : t -> t -> t, init : t,
+ * b an integer type or idx[m]. op must be a commutative and associative operator that
+ * CUDA has an atomic for on t (atom_of, atom_has) */
+static Expr *infer_accumulate(Tc *t, const TcApp *ap)
+{
+    Arena *a = t->a;
+    Ast **arg = ap->arg;
+    Nat *k = tc_pos_nat_of(t, ap->nat[0], ap->sc, "accumulate's number of bins");
+    Expr *ps = tc_infer(t, arg[2], ap->sc, NULL);
+    Type *tp = tc_want_array(t, ps, "accumulate");
+    Type *r = tp->arr.elem;
+    if (r->kind != T_PAIR || r->pair.b->kind != T_SCALAR)
+        diag_error(t->d, ps->sp, "accumulate expects pairs (bin, value) of type n.(u32, t) (t a scalar), but this has "
+                   "type %s", tc_tstr(t, tp));
+    Type *bt = r->pair.a, *vt = r->pair.b;
+    if (!(bt->kind == T_IDX || (bt->kind == T_SCALAR && !scalar_info[bt->sk].is_float && bt->sk != SK_BOOL)))
+        diag_error(t->d, ps->sp, "accumulate: a bin must be an index (an integer type or idx[k]), but the pairs' first "
+                   "component has type %s", tc_tstr(t, bt));
+    Expr *init = tc_infer(t, arg[1], ap->sc, vt);
+    if (!ty_equal(init->ty, vt))
+        diag_error(t->d, arg[1]->sp, "accumulate: the initial value has type %s but the values have type %s",
+                   tc_tstr(t, init->ty), tc_tstr(t, vt));
+    Type *fps[2] = {vt, vt};
+    Expr *f = tc_check_fun(t, arg[0], fps, 2, ap->sc, vt, ap->sp);
+    Type *rt = tc_fun_result(f, 2);
+    if (!ty_equal(rt, vt))
+        diag_error(t->d, arg[0]->sp, "accumulate: the operator returns %s but the values have type %s", tc_tstr(t, rt),
+                   tc_tstr(t, vt));
+    AtomOp op = atom_of(f);
+    if (op == ATOM_NONE)
+        diag_error(t->d, arg[0]->sp, "accumulate needs an operator that the GPU applies atomically and whose result does "
+                   "not depend on the order of the updates (commutative and associative): add, min, max, or "
+                   "fun(a => fun(b => a + b)) with +, |, & or ^");
+    if (!atom_has(op, vt->sk))
+        diag_error(t->d, arg[0]->sp, "accumulate: CUDA has no atomic %s on %s (atomic min and max take integers, "
+                   "|, & and ^ integers, add any number type)", atom_name[op], tc_tstr(t, vt));
+    Expr *e = tc_prim_expr(t, P_ACCUMULATE, ty_array(a, k, vt), ap->sp);
+    e->prim.nats[0] = k;
+    e->prim.args[0] = f;
+    e->prim.args[1] = init;
+    e->prim.args[2] = ps;
+    return e;
+}
+
+/* accumulate read without being stored: an error (it is lowered where it is written) */
+static LwVal *lower_accumulate_read(Lw *w, Expr *e)
+{
+    diag_error(w->d, e->sp, "the result of accumulate is read here without being stored: its bins are updated "
+               "atomically in memory; store it with toShared in a mapBlock's block-level code");
+}
+
+/* accumulate(k)(op)(init)(ps): k bins that start at init; for each pair (b, v) of ps in
+ * order, bin b becomes op(bin b)(v). A pair whose bin is outside [0, k) is dropped (as
+ * CUB's HistogramEven drops samples outside its levels). The operator is commutative
+ * and associative (the type rule), so this order gives what any order of the GPU's
+ * atomics gives (for f32/f64 add, up to rounding). */
+static void eval_accumulate(IpCtx *c, const Code *e, IpVal *res)
+{
+    const Code *f = e->args[0], *g = f->args[0];
+    IpVal ps, init, pr, bv, vv, r;
+    ip_eval(c, e->args[1], &init);
+    ip_eval(c, e->args[2], &ps);
+    const RType *rt = e->ty, *et = ps.ty->elem, *vt = rt->elem;
+    int64_t k = rt->n;
+    Scalar *h = ip_pool_alloc(c, sizeof(Scalar) * (size_t)(k ? k : 1), false);
+    for (int64_t j = 0; j < k; j++) h[j] = init.s;
+    bool uns = et->a->kind == T_SCALAR && !scalar_info[et->a->sk].is_signed;
+    for (int64_t i = 0; i < ps.ty->n; i++) {
+        Mark m = ip_pool_mark(c);
+        ip_val_sel(c, &ps, i, et, &pr);
+        ip_val_sel(c, &pr, 0, et->a, &bv);
+        ip_val_sel(c, &pr, 1, et->b, &vv);
+        bool in = uns ? bv.s.u < (uint64_t)k : bv.s.i >= 0 && bv.s.i < k;
+        if (in) {
+            int64_t j = uns ? (int64_t)bv.s.u : bv.s.i;
+            IpVal hv;
+            ip_val_scalar(&hv, vt, h[j]);
+            ip_val_set(&c->env[f->slot], &hv);
+            ip_val_set(&c->env[g->slot], &vv);
+            ip_eval(c, g->args[0], &r);
+            h[j] = r.s;
+        }
+        ip_pool_release(c, m);
+    }
+    Node *out = ip_store_new(c, rt, NULL);
+    for (int64_t j = 0; j < k; j++) {
+        IpVal x;
+        ip_val_scalar(&x, vt, h[j]);
+        ip_store_put(c, out, j, &x);
+    }
+    ip_val_node(res, rt, out);
+}
+
+/* Is 0 (all bits clear) op's neutral element on sk, so that bins zeroed once by the
+ * runtime can start every launch? add (integers; +0.0 for floats), |, ^, and max of an
+ * unsigned type */
+static bool zero_neutral(AtomOp op, ScalarKind sk)
+{
+    return op == ATOM_ADD || op == ATOM_OR || op == ATOM_XOR || (op == ATOM_MAX && !scalar_info[sk].is_signed);
+}
+
+/* acc(accumulate(k)(op)(init)(ps), out) as the kernel's result, in global memory, in one
+ * launch (there is no grid-wide barrier between a zeroing and the updates):
+ *   acc(ps, ATOMIC(bins, op))      bins: k global scratch words, zero (op's neutral) at
+ *                                  the start of every launch
+ *   the last block (lastBlock's ticket): out[j] = op(init)(bins[j]); bins[j] = 0 */
+static void write_accumulate_global(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Expr *f = e->prim.args[0], *ps = e->prim.args[2];
+    AtomOp op = atom_of(f);
+    ScalarKind sk = lw_sk_of(e->ty->arr.elem);
+    if (!zero_neutral(op, sk))
+        diag_error(w->d, f->sp, "accumulate into global memory (the kernel's result) needs an operator whose neutral "
+                   "element is 0, as the bins start each launch at 0: add, |, ^, or max of an unsigned type; "
+                   "for this one, accumulate in shared memory (toShared in a mapBlock)");
+    if (w->k->ticket)
+        diag_error(w->d, e->sp, "accumulate into global memory hands its bins to the grid's last block, which this "
+                   "kernel's lastBlock does already: one of them per kernel");
+    Nat *k = e->ty->arr.n;
+    Buffer *bins = lw_scratch_buffer(w, "bins", sk, k);
+    bins->coherent = true;
+    Buffer *ticket = lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
+    w->k->ticket = ticket;
+    Acc *r = lw_acceptor(w, W_ATOMIC, ps->ty, lw_mem_acc(w, e->ty, bins));
+    r->atom = op;
+    lw_lower_acc(w, ps, r);
+    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur, *ls;
+    s->last.ticket = ticket;
+    s->last.part = bins;
+    s->last.body = stmt_seq(a);
+    lw_emit(w, s);
+    w->cur = s->last.body;
+    w->lv[w->ndepth++] = LVL_BLOCK;
+    NatVar *iv;
+    Stmt *ls_saved;
+    ls = lw_open_loop(w, LVL_THREADS, 0, k, &iv, &ls_saved);
+    Nat *j = nat_var(a, iv);
+    lw_bind(w, f->lam.param, lw_lower_exp(w, e->prim.args[1]));
+    lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, bins, j)));
+    lw_acc_store(w, lw_acc_at(w, c, j), lw_lower_exp(w, f->lam.body->lam.body), e->sp);
+    X *zero = lw_xnew(w, X_CAST, sk);
+    zero->un.e = lw_xnat(w, nat_cst(a, 0));
+    lw_store(w, bins, j, zero);
+    lw_close_loop(w, ls, ls_saved);
+    w->ndepth--;
+    w->cur = saved;
+}
+
+/* acc(accumulate(k)(op)(init)(ps), bins) in shared memory at block level:
+ *   mapThreads over the k bins: bins[j] = init;
+ *   acc(ps, ATOMIC(bins, op))  (pair i: if (b in [0, k)) atomicOp(&bins[b], v))
+ * barrier.c puts a __syncthreads between the two (different statements writing one
+ * shared buffer) and before the bins are read. As the kernel's result (global memory,
+ * outside every map): write_accumulate_global. */
+static void write_accumulate(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Expr *ps = e->prim.args[2];
+    if (c->kind == W_MEM && c->buf && c->buf->as == AS_GLOBAL && c->buf->param == -1 && !c->dleft && !w->ndepth) {
+        write_accumulate_global(w, e, c);
+        return;
+    }
+    if (c->kind != W_MEM || !c->buf || c->buf->as != AS_SHARED || c->dleft || lw_per_thread(w) ||
+        !lw_inside(w, LVL_BLOCK))
+        diag_error(w->d, e->sp, "accumulate is lowered to atomics: store it with toShared in the block-level code of "
+                   "a mapBlock (`... |> accumulate(k)(add)(0u) |> toShared`), or make it the kernel's result "
+                   "(global memory)");
+    Nat *k = e->ty->arr.n;
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = lw_open_loop(w, LVL_THREADS, 0, k, &iv, &saved);
+    lw_acc_store(w, lw_acc_at(w, c, nat_var(a, iv)), lw_lower_exp(w, e->prim.args[1]), e->sp);
+    lw_close_loop(w, s, saved);
+    Acc *r = lw_acceptor(w, W_ATOMIC, ps->ty, c);
+    r->atom = atom_of(e->prim.args[0]);
+    lw_lower_acc(w, ps, r);
+}
+
+/* Pair i = (b, v) written (c: the W_ATOMICEL acceptor of pair i, under the guards of
+ * the acceptors it came through): if (0 <= b && b < k) bins[b] = bins[b] op v, one
+ * atomic store (S_STORE with atom) */
+void prims_atomic_store(Lw *w, Acc *c, LwVal *v, Span sp)
+{
+    Acc *all = c->in;
+    Arena *a = w->a;
+    if (v->k != VAL_PAIR || v->a->k != VAL_SCALAR || v->b->k != VAL_SCALAR) die("accumulate: pair is not (bin, value)");
+    Stmt *outer = NULL, *inner;
+    if (c->guard) lw_open_if(w, c->guard, &outer);
+    Nat *k = all->in->ty->arr.n;
+    X *b = lw_materialise(w, v->a->x, "bin");
+    X *kx = lw_xnew(w, X_CAST, b->sk);
+    kx->un.e = lw_xnat(w, k);
+    X *in = lw_xbin(w, OP_LT, SK_BOOL, b, kx);
+    if (scalar_info[b->sk].is_signed) {
+        X *z = lw_xnew(w, X_CAST, b->sk);
+        z->un.e = lw_xnat(w, nat_cst(a, 0));
+        in = lw_xbin(w, OP_AND, SK_BOOL, lw_xbin(w, OP_GE, SK_BOOL, b, z), in);
+    }
+    lw_open_if(w, in, &inner);
+    Acc *cell = lw_acc_at(w, all->in, lw_data_index(w, b, k));
+    if (cell->kind != W_MEM) die("accumulate: a bin is not memory");
+    Stmt *s = lw_snew(w, S_STORE);
+    s->store.buf = cell->buf;
+    s->store.index = cell->base;
+    s->store.val = v->b->x;
+    s->store.atom = all->atom;
+    lw_emit(w, s);
+    (void)sp;
+    w->cur = outer ? outer : inner;
+}
+
 const PrimOps prims_memory[P_COUNT] = {
     [P_TOGLOBAL] = {prim_infer_same, lower_to_global, prim_eval_same, NULL},
     [P_TOSHARED] = {prim_infer_same, lower_to_shared, prim_eval_same, NULL},
@@ -382,4 +638,5 @@ const PrimOps prims_memory[P_COUNT] = {
     [P_COMPACTTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
     [P_PARTITIONTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
     [P_PARTITIONSTABLETO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
+    [P_ACCUMULATE] = {infer_accumulate, lower_accumulate_read, eval_accumulate, write_accumulate},
 };

@@ -168,6 +168,9 @@ typedef enum {
                    the records n.(bool, (c, t)) of compactTo/partitionTo/partitionStableTo:
                    at(i) = COMPACTEL(this, i) */
     W_COMPACTEL,/* in = the W_COMPACT, n1 = i: record i, stored by prims_compact_store */
+    W_ATOMIC,   /* in = the k bins (a shared W_MEM acceptor), atom: writing the pairs n.(bin, t) of
+                   accumulate: at(i) = ATOMICEL(this, i) */
+    W_ATOMICEL, /* in = the W_ATOMIC, n1 = i: pair i, stored by prims_atomic_store */
 } AccKind;
 
 typedef struct Acc Acc;
@@ -181,6 +184,7 @@ struct Acc {
     View *iv; /* W_SCATTER: the positions; W_COMPACT: partitionStableTo's count (NULL otherwise) */
     Buffer *cnt; /* the elements' output of a compactTo result (W_MEM): the count's output */
     bool part;   /* W_COMPACT: partitionTo */
+    AtomOp atom; /* W_ATOMIC: the operator */
     X *guard; /* writes through this acceptor happen only where guard holds (NULL: always) */
     int dleft; /* W_MEM: as View.dleft */
     Nat *n2;     /* W_PADW */
@@ -261,6 +265,8 @@ LwVal *lw_select_any(Lw *w, X *c, LwVal *a, LwVal *b);
 LwVal *lw_lower_exp(Lw *w, Expr *e);
 /* memory.c: a record of compactTo/partitionTo/partitionStableTo written to its W_COMPACTEL acceptor */
 void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp);
+/* memory.c: a pair (bin, value) of accumulate written to its W_ATOMICEL acceptor */
+void prims_atomic_store(Lw *w, Acc *c, LwVal *v, Span sp);
 
 /* ---------------------------------------------------------------- interp/interp.c (ip_) */
 

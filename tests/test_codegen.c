@@ -857,6 +857,50 @@ END_TEST
  * index arithmetic then uses; the variable is bounded by the array length, so the
  * index width stays 32-bit for a small array. concat reads through a select, and
  * padEmpty and concat written to memory write only their arguments. */
+/* accumulate (issue 33 item 2): the bins set to init by the block's threads, a barrier,
+ * one CUDA atomic per pair behind the bin's range test (a signed bin tested from 0),
+ * long long add through unsigned long long, and a barrier before the bins are read. */
+START_TEST(accumulate_codegen)
+{
+    Define d[] = {{"g", 4}};
+    TC *t = tc_compile_defs(
+        "kernel a = nFun(g => fun((g * 512).u32)(xs => xs |> split(512) |> mapBlock(fun(c => c |> split(2) "
+        "|> mapThreads(fun(p => p |> mapSeq(fun(x => pair(x)(1u))))) |> join |> accumulate(256)(add)(0u) "
+        "|> toShared |> mapThreads(id))) |> join))\n"
+        "kernel m = nFun(g => fun((g * 256).i32)(xs => xs |> split(256) |> mapBlock(fun(c => c "
+        "|> mapThreads(fun(x => pair(x)(x))) |> accumulate(64)(min)(2147483647) |> toShared |> mapThreads(id))) |> join))\n"
+        "kernel l = nFun(g => fun((g * 256).i64)(xs => xs |> split(256) |> mapBlock(fun(c => c "
+        "|> mapThreads(fun(x => pair(i32(x))(x))) |> accumulate(64)(add)(i64(0)) |> toShared |> mapThreads(id))) |> join))\n"
+        "kernel f = nFun(g => fun((g * 256).f32)(xs => xs |> split(256) |> mapBlock(fun(c => c "
+        "|> mapThreads(fun(x => pair(u32(x))(x))) |> accumulate(16)(add)(0.0f) |> toShared |> mapThreads(id))) |> join))\n"
+        "kernel gl = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => pair(x)(x))) |> accumulate(16)(max)(5u)))",
+        d, 1);
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "patc_atomic_add_warp(&s"), "%s", cu); /* u32 add: warp-aggregated */
+    ck_assert_msg(strstr(cu, "static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p"), "%s", cu);
+    ck_assert_msg(strstr(cu, "atomicAdd(&s"), "%s", cu);              /* f32 add */
+    ck_assert_msg(strstr(cu, " < ((unsigned int)256))"), "%s", cu);
+    ck_assert_msg(strstr(cu, "atomicMin(&s"), "%s", cu);
+    ck_assert_msg(strstr(cu, ">= ((int)0)) && ("), "%s", cu);
+    ck_assert_msg(strstr(cu, "atomicAdd((unsigned long long *)&s"), "%s", cu);
+    /* the initialisation, then a barrier, then the atomics, then a barrier */
+    const char *init = strstr(cu, "] = 0u;"), *bar = strstr(cu, "__syncthreads();"), *at = strstr(cu, "patc_atomic_add_warp(&s");
+    ck_assert(init && bar && at && init < bar && bar < at);
+    ck_assert_ptr_nonnull(strstr(at, "__syncthreads();"));
+    /* global: atomics into zeroed scratch bins, the last block (ticket) writes max(5, bin)
+     * and clears them */
+    const char *gl = strstr(cu, ") gl(");
+    ck_assert_ptr_nonnull(gl);
+    ck_assert_msg(strstr(gl, "atomicMax(&bins"), "%s", gl);
+    ck_assert_msg(strstr(gl, "atom.acq_rel.gpu.global.add.u32"), "%s", gl);
+    ck_assert_msg(strstr(gl, "__ldcg(&bins"), "%s", gl);
+    ck_assert_msg(strstr(gl, "] = ((unsigned int)0);"), "%s", gl);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 START_TEST(data_movement_codegen)
 {
     Define d[] = {{"n", 1000}};
@@ -930,6 +974,7 @@ int main(void)
     tcase_add_test(c, shuffles_run_on_every_lane);
     tcase_add_test(c, data_movement_codegen);
     tcase_add_test(c, nested_views_codegen);
+    tcase_add_test(c, accumulate_codegen);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

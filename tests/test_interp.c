@@ -1222,6 +1222,44 @@ static const Define D5[] = {{"n", 5}};
 static const int32_t PERM5[5] = {4, 0, 3, 1, 2};
 static const float XS5[5] = {10, 11, 12, 13, 14};
 
+/* accumulate (issue 33 item 2): the bins start at init, each pair (b, v) updates bin b
+ * with the operator, and a bin outside [0, k) (-1, 9 here) is dropped. Expected values
+ * worked out by hand: bins 3 -1 0 3 9 2 3 0, values twice the bin. */
+START_TEST(test_accumulate)
+{
+    static const Define d8[] = {{"n", 8}};
+    static const int32_t bins[8] = {3, -1, 0, 3, 9, 2, 3, 0};
+    const void *in[1] = {bins};
+    int32_t out[4];
+    char err[256] = "";
+    ck_assert_msg(run_src("kernel h = nFun(n => fun(n.i32)(bs => bs |> split(8) |> mapBlock(fun(c => c "
+                          "|> mapThreads(fun(b => pair(b)(b * 2))) |> accumulate(4)(max)(-100) |> toShared "
+                          "|> mapThreads(id))) |> join))",
+                          d8, 1, in, out, err, sizeof err), "%s", err);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(out[1], -100);
+    ck_assert_int_eq(out[2], 4);
+    ck_assert_int_eq(out[3], 6);
+    ck_assert_msg(run_src("kernel h = nFun(n => fun(n.i32)(bs => bs |> split(8) |> mapBlock(fun(c => c "
+                          "|> mapThreads(fun(b => pair(b)(1))) |> accumulate(4)(fun(a => fun(x => x + a)))(10) "
+                          "|> toShared |> mapThreads(id))) |> join))",
+                          d8, 1, in, out, err, sizeof err), "%s", err);
+    ck_assert_int_eq(out[0], 12);
+    ck_assert_int_eq(out[1], 10);
+    ck_assert_int_eq(out[2], 11);
+    ck_assert_int_eq(out[3], 13);
+    uint32_t ub[8] = {1, 1, 0, 4294967295u, 1, 2, 5, 1}, uo[3];
+    const void *uin[1] = {ub};
+    ck_assert_msg(run_src("kernel h = nFun(n => fun(n.u32)(bs => bs |> split(8) |> mapBlock(fun(c => c "
+                          "|> mapThreads(fun(b => pair(b)(b + 1u))) |> accumulate(3)(fun(a => fun(x => a ^ x)))(0u) "
+                          "|> toShared |> mapThreads(id))) |> join))",
+                          d8, 1, uin, uo, err, sizeof err), "%s", err);
+    ck_assert_uint_eq(uo[0], 1u); /* one 1 */
+    ck_assert_uint_eq(uo[1], 0u); /* four 2s */
+    ck_assert_uint_eq(uo[2], 3u); /* one 3; 4294967295 and 5 dropped */
+}
+END_TEST
+
 START_TEST(test_gather_scatter)
 {
     float ys[5], back[5];
@@ -1454,6 +1492,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_reduce_small);
     tcase_add_test(tc, test_reduce_2_24);
     tcase_add_test(tc, test_gather_scatter);
+    tcase_add_test(tc, test_accumulate);
     tcase_add_test(tc, test_gather_errors);
     tcase_add_test(tc, test_idx);
     tcase_add_test(tc, test_lookback);

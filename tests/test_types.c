@@ -63,6 +63,33 @@ START_TEST(nested_views)
 }
 END_TEST
 
+/* accumulate (issue 33 item 2): k bins of the values' type, from (bin, value) pairs of an
+ * integer or idx bin; the operators the GPU applies atomically and in any order */
+START_TEST(accumulate_types)
+{
+    TYPE_IS("kernel k = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => pair(x)(1u))) |> accumulate(256)(add)(0u)))",
+            "256.u32");
+    TYPE_IS("kernel k = nFun(n => fun(n.idx[n])(is => fun(n.f32)(xs => zip(is)(xs) |> mapGlobal(id) "
+            "|> accumulate(n)(add)(0.0f))))",
+            "n.f32");
+    TYPE_IS("kernel k = nFun(n => fun(n.i64)(xs => xs |> mapGlobal(fun(x => pair(x)(x))) "
+            "|> accumulate(8)(fun(a => fun(b => b | a)))(i64(0))))",
+            "8.i64");
+    ERR_IS("kernel k = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => pair(x)(1u))) "
+           "|> accumulate(4)(fun(a => fun(b => a - b)))(0u)))",
+           "accumulate needs an operator that the GPU applies atomically");
+    ERR_IS("kernel k = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => pair(x)(1u))) "
+           "|> accumulate(4)(fun(a => fun(b => a + a)))(0u)))",
+           "accumulate needs an operator that the GPU applies atomically");
+    ERR_IS("kernel k = nFun(n => fun(n.f64)(xs => xs |> mapGlobal(fun(x => pair(1u)(x))) |> accumulate(4)(max)(0.0)))",
+           "CUDA has no atomic max on f64");
+    ERR_IS("kernel k = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => pair(x > 3u)(1u))) |> accumulate(4)(add)(0u)))",
+           "a bin must be an index");
+    ERR_IS("kernel k = nFun(n => fun(n.u32)(xs => xs |> mapGlobal(fun(x => pair(x)(x > 3u))) |> accumulate(4)(add)(false)))",
+           "CUDA has no atomic add on bool");
+}
+END_TEST
+
 START_TEST(padding_idiom)
 {
     /* symbolic n and k: the padded length must be shown divisible by k */
@@ -543,6 +570,7 @@ int main(void)
     Suite *s = suite_create("types");
     TCase *c = tcase_create("core");
     tcase_add_test(c, views);
+    tcase_add_test(c, accumulate_types);
     tcase_add_test(c, padding_idiom);
     tcase_add_test(c, size_errors);
     tcase_add_test(c, scalar_errors);

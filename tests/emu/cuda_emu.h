@@ -316,6 +316,26 @@ template <class T> T atomicMin(T *p, T v)
     if (v < old) *p = v;
     return old;
 }
+/* accumulate's atomics (issue 33 item 2): a fiber runs until it yields, so a plain
+ * read-modify-write is atomic here */
+template <class T> T atomicOr(T *p, T v)
+{
+    T old = *p;
+    *p = old | v;
+    return old;
+}
+template <class T> T atomicAnd(T *p, T v)
+{
+    T old = *p;
+    *p = old & v;
+    return old;
+}
+template <class T> T atomicXor(T *p, T v)
+{
+    T old = *p;
+    *p = old ^ v;
+    return old;
+}
 template <class T> T atomicExch(T *p, T v)
 {
     T old = *p;
@@ -363,6 +383,9 @@ PATC_EMU_VEC2(unsigned long long, ulonglong2)
  * block that would set the flag has run already or never will. */
 static inline unsigned long long patc_peek(const unsigned long long *p) { return *(const volatile unsigned long long *)p; }
 static inline void patc_poke(unsigned long long *p, unsigned long long w) { *(volatile unsigned long long *)p = w; }
+/* accumulate's warp-aggregated shared add (codegen's prelude_atom): a fiber runs alone until it
+ * yields, so the lanes' adds are atomic one by one; the aggregation is the GPU's (tests/gpu) */
+static inline void patc_atomic_add_warp(unsigned int *p, unsigned int v) { *p += v; }
 static inline unsigned int patc_peek32(const unsigned int *p) { return *(const volatile unsigned int *)p; }
 static inline void patc_poke32(unsigned int *p, unsigned int w) { *(volatile unsigned int *)p = w; }
 template <class T> T __ldcg(const T *p) { return *p; }

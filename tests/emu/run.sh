@@ -206,6 +206,18 @@ open("%s/vals%d.bin" % (d, n), "wb").write(struct.pack("<%df" % n, *[r.uniform(-
 PY
     for k in permute unpermute; do echo "gather_scatter.rise $k --input $TMP/perm$n.bin --input $TMP/vals$n.bin -D n=$n"; done
 done
+# issue 33 item 2: histograms with shared atomics (accumulate) merged by lastBlock; u32
+# keys uniform in 0..299 (those >= 256 dropped) and all in one bin (value:7); f32 over
+# [0.25, 0.75) of uniform [0, 1) samples (half of them out of range), and all in one bin
+for n in 1 31 33 1000 4097 1048583; do
+    echo "histogram.rise histU32 --input random:0:299 -D g=3 -D n=$n"
+    echo "histogram.rise histU32 --input value:7 -D g=3 -D n=$n"
+    echo "histogram.rise histF32 --input value:0.25 --input value:0.75 --input random -D g=3 -D n=$n"
+    echo "histogram.rise histF32 --input value:0.0 --input value:1.0 --input value:0.5 -D g=3 -D n=$n"
+done
+for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64 globalMaxU32 globalAddI32; do # each CUDA atomic accumulate lowers to
+    echo "../tests/programs/accumulate_types.rise $k $r1 -D g=3"
+done
 }
 
 echo "0 0" >"$TMP/counts"
@@ -241,6 +253,30 @@ if [ -n "$QS" ] && { [ -z "${EMU_ONLY:-}" ] || [[ quicksort =~ $EMU_ONLY ]]; }; 
         done
     else
         echo "FAIL: building the quicksort's kernels"
+        fails=$((fails + 1))
+    fi
+fi
+# issue 33 item 2: the histogram's global bins are left zero for the next launch (three
+# launches on the same buffers, each against the interpreter: tests/emu/relaunch.c,
+# built here against the libpatrt beside PATC)
+if [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; then
+    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
+    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/relaunch" tests/emu/relaunch.c -L"$rtlib" -lpatrt 2>"$TMP/build.err"; then
+        for ng in "1 1" "4097 3" "100003 7"; do
+            set -- $ng
+            if bash tests/emu/build.sh "$PATC" "$TMP/rl.so" examples/histogram.rise -D n=$1 -D g=$2 2>"$TMP/build.err" &&
+                FAKECUDA_EMULATE="$TMP/rl.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
+                    "$TMP/relaunch" examples/histogram.rise histU32 $1 $2 >"$TMP/out" 2>&1; then
+                passes=$((passes + 1))
+            else
+                echo "FAIL: relaunch histogram.rise histU32 -D n=$1 -D g=$2"
+                cat "$TMP/build.err" "$TMP/out" | grep -v 'swapcontext' | tail -5 | sed 's/^/    /'
+                fails=$((fails + 1))
+            fi
+        done
+    else
+        echo "FAIL: building tests/emu/relaunch.c"
+        sed 's/^/    /' "$TMP/build.err" | head -10
         fails=$((fails + 1))
     fi
 fi

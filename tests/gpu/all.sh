@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycda: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdah: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
 # --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
@@ -43,7 +43,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345pxycda want=
+bench=1 quick=0 scans_only=0 sections=1et2345pxycdah want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -755,6 +755,49 @@ if [ $rc = 0 ]; then
 fi
 rm -rf "$adir"
 fi # section a
+
+# ---------------------------------------------------------------- h. histograms (issue 33 item 2)
+# accumulate's shared atomics merged by global atomics (examples/histogram.rise) against
+# the interpreter at ragged sizes: u32 keys uniform in 0..299 (those >= 256 dropped) and
+# all in one bin (value:7, every thread's atomics on one shared address); f32 over
+# [0.25, 0.75) of uniform [0, 1) samples (half out of range) and all in one bin; then
+# memcheck, racecheck and synccheck
+if sec h; then
+for n in 1 31 33 1000 4097 1048583 16777216; do
+  for g in 3 264; do
+    bg_check gpu histogram.rise histU32 "$n g=$g uniform" 'max relative error: [^ ]*' \
+      "$PATC" run examples/histogram.rise --kernel histU32 --input random:0:299 --check-against-cpu -D n=$n -D g=$g
+    bg_check gpu histogram.rise histU32 "$n g=$g skewed" 'max relative error: [^ ]*' \
+      "$PATC" run examples/histogram.rise --kernel histU32 --input value:7 --check-against-cpu -D n=$n -D g=$g
+    bg_check gpu histogram.rise histF32 "$n g=$g range" 'max relative error: [^ ]*' \
+      "$PATC" run examples/histogram.rise --kernel histF32 --input value:0.25 --input value:0.75 --input random \
+      --check-against-cpu -D n=$n -D g=$g
+    bg_check gpu histogram.rise histF32 "$n g=$g skewed" 'max relative error: [^ ]*' \
+      "$PATC" run examples/histogram.rise --kernel histF32 --input value:0.0 --input value:1.0 --input value:0.5 \
+      --check-against-cpu -D n=$n -D g=$g
+  done
+done
+for g in 1 7 1000; do # each CUDA atomic accumulate lowers to (256*g elements)
+  for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64 globalMaxU32 globalAddI32; do
+    run_case gpu ../tests/programs/accumulate_types.rise $k "256*$g" 1 -D g=$g
+  done
+done
+collect
+for tool in memcheck racecheck synccheck; do
+  o=$(compute-sanitizer --tool $tool --error-exitcode 1 "$PATC" run examples/histogram.rise --kernel histU32 \
+      --input random:0:299 -D n=100003 -D g=9 2>&1); rc=$?
+  echo "$o" >>"$OUT/sanitizer.log"
+  record $tool histogram.rise histU32 "-D n=100003 -D g=9" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+  o=$(compute-sanitizer --tool $tool --error-exitcode 1 "$PATC" run examples/histogram.rise --kernel histF32 \
+      --input value:0.25 --input value:0.75 --input random -D n=100003 -D g=9 2>&1); rc=$?
+  echo "$o" >>"$OUT/sanitizer.log"
+  record $tool histogram.rise histF32 "-D n=100003 -D g=9" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+  o=$(compute-sanitizer --tool $tool --error-exitcode 1 "$PATC" run examples/histogram.rise --kernel histU32 \
+      --input value:7 -D n=100003 -D g=9 2>&1); rc=$? # the warp-aggregated adds
+  echo "$o" >>"$OUT/sanitizer.log"
+  record $tool histogram.rise histU32 "skewed -D n=100003 -D g=9" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
+done
+fi # section h
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 
