@@ -481,7 +481,8 @@ static Expr *infer_pair(Tc *t, const TcApp *ap)
 /* pair(x)(y): the pair of the two values */
 static LwVal *lower_pair(Lw *w, Expr *e)
 {
-    return lw_pairv(w, lw_lower_exp(w, e->prim.args[0]), lw_lower_exp(w, e->prim.args[1]));
+    LwVal *l = lw_lower_exp(w, e->prim.args[0]); /* the left side's statements first */
+    return lw_pairv(w, l, lw_lower_exp(w, e->prim.args[1]));
 }
 
 /* fst : (s, t) -> s,  snd : (s, t) -> t */

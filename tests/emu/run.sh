@@ -182,6 +182,21 @@ for r in 65535 65536 70000; do
 done
 echo "../tests/programs/grid_limits.rise scaleRows $r1 -D r=70000 -D c=3"
 echo "../tests/programs/grid_limits.rise deepZ $r1 -D n=3"
+# issue 33 item 1: pairs as data (pair accumulators, shuffles of pairs, arrays of pairs
+# stored one array per side, unzip of a computed result, reduce.rise with a pair operator)
+for k in argmaxRows minMaxSum runningMax runningMaxExcl privatePairs globalPairs rowPairs; do
+    echo "../tests/programs/pairs_data.rise $k $r1 -D n=33"
+done
+for k in warpDown warpXor warpUp sharedPairs; do echo "../tests/programs/pairs_data.rise $k $r1 -D n=3"; done
+echo "../tests/programs/pairs_data.rise warpReverse $r1 -D n=5"
+for ng in "1 1" "1000 1" "4097 2" "100003 3"; do
+    set -- $ng
+    echo "../tests/programs/pairs_data.rise gridArgmax $r2 -D n=$1 -D g=$2"
+    echo "../tests/programs/pairs_data.rise oneBlockArgmin $r2 -D n=$1"
+done
+echo "../tests/programs/pairs_data.rise blockShflArgmax $r2 -D m=2"
+echo "../tests/programs/pairs_data.rise blockNaiveArgmax $r2 -D m=3"
+echo "../tests/programs/pairs_data.rise blockTreeArgmin $r2 -D m=2"
 # gather and scatter through a random permutation (its inputs written here)
 for n in 1 33 4097; do
     python3 - "$n" "$TMP" <<'PY'
