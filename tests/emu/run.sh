@@ -197,6 +197,28 @@ done
 echo "../tests/programs/pairs_data.rise blockShflArgmax $r2 -D m=2"
 echo "../tests/programs/pairs_data.rise blockNaiveArgmax $r2 -D m=3"
 echo "../tests/programs/pairs_data.rise blockTreeArgmin $r2 -D m=2"
+# issue 33 item 1: examples/argmax.rise at ragged sizes, on random data, data with many
+# ties (values 0..3), all -inf, NaNs among numbers and all NaN (inputs written here)
+for n in 1 31 33 1000 4097 100003; do
+    python3 - "$n" "$TMP" <<'PY'
+import random, struct, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n + 33)
+nan, inf = float("nan"), float("inf")
+data = {"rand": [r.uniform(-1, 1) for _ in range(n)], "ties": [float(r.randrange(4)) for _ in range(n)],
+        "ninf": [-inf] * n, "nans": [nan if r.random() < 0.3 else r.uniform(-1, 1) for _ in range(n)],
+        "allnan": [nan] * n}
+for k, v in data.items():
+    open("%s/am_%s%d.bin" % (d, k, n), "wb").write(struct.pack("<%df" % n, *v))
+PY
+    for d in rand ties ninf nans allnan; do
+        for k in argmaxF32 argminF32; do
+            echo "argmax.rise $k --input $TMP/am_$d$n.bin -D elemsBlock=4096 -D elemsWarp=512 -D g=3 -D n=$n"
+            echo "argmax.rise ${k}OneBlock --input $TMP/am_$d$n.bin -D elemsBlock=4096 -D elemsWarp=512 -D n=$n"
+        done
+    done
+done
+echo "argmax.rise argmaxF32 --input $TMP/am_ties100003.bin -D elemsBlock=1024 -D elemsWarp=128 -D g=132 -D n=100003"
 # gather and scatter through a random permutation (its inputs written here)
 for n in 1 33 4097; do
     python3 - "$n" "$TMP" <<'PY'
