@@ -757,3 +757,471 @@ extern "C" __global__ void __launch_bounds__(256) argminF32OneBlock(float *__res
         }
     }
 }
+
+/* kernel argmaxF32I64
+ *   data parameters: xs: n.f32 (16-byte aligned: vector loads)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.f32 (1 x float)
+ *                    out1: 1.i64 (1 x long long)
+ *   scratch:         partial0: g x float, partial1: g x long long, ticket2: 1 x unsigned int
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   192 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(256) argmaxF32I64(float *__restrict__ out0, long long *__restrict__ out1, const float *__restrict__ xs, float *__restrict__ partial0, long long *__restrict__ partial1, unsigned int *__restrict__ ticket2, patc_int n, patc_int g)
+{
+    __shared__ bool patc_last;
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s4 = (float *)(patc_smem + 0);
+    long long *s5 = (long long *)(patc_smem + 32);
+    float *s83 = (float *)(patc_smem + 96);
+    long long *s84 = (long long *)(patc_smem + 128);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b3 = blockIdx.x;
+        {
+            const patc_int w6 = warp;
+            float acc7 = (__int_as_float(0x7fc00000));
+            long long acc8 = ((long long)0);
+            #pragma unroll 4
+            for (patc_int i9 = 0; i9 < (n / (4096 * g)); i9 += 1) {
+                float acc10 = acc7;
+                long long acc11 = acc8;
+                #pragma unroll
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    __align__(16) float v13[4];
+                    *(float4 *)v13 = *(const float4 *)(xs + (4096 * g * i9 + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i12));
+                    float acc14 = acc10;
+                    long long acc15 = acc11;
+                    #pragma unroll
+                    for (patc_int i16 = 0; i16 < 4; i16 += 1) {
+                        bool c17 = ((!(v13[i16] <= acc14)) && (v13[i16] == v13[i16]));
+                        float nx18 = (c17 ? v13[i16] : acc14);
+                        long long nx19 = (c17 ? ((long long)(4096 * g * i9 + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i12 + i16)) : acc15);
+                        acc14 = nx18;
+                        acc15 = nx19;
+                    }
+                    acc10 = acc14;
+                    acc11 = acc15;
+                }
+                acc7 = acc10;
+                acc8 = acc11;
+            }
+            float acc20 = acc7;
+            long long acc21 = acc8;
+            #pragma unroll
+            for (patc_int i22 = 0; i22 < 4; i22 += 1) {
+                __align__(16) float v23[4];
+                if (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 3) >= (n % (4096 * g)))) {
+                    v23[0] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22)]);
+                    v23[1] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 1) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 1)]);
+                    v23[2] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 2) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 2)]);
+                    v23[3] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 3) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 3)]);
+                } else {
+                    *(float4 *)v23 = *(const float4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22));
+                }
+                float acc24 = acc20;
+                long long acc25 = acc21;
+                #pragma unroll
+                for (patc_int i26 = 0; i26 < 4; i26 += 1) {
+                    bool c27 = ((!(v23[i26] <= acc24)) && (v23[i26] == v23[i26]));
+                    float nx28 = (c27 ? v23[i26] : acc24);
+                    long long nx29 = (c27 ? (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + i26) >= (n % (4096 * g))) ? ((long long)0) : ((long long)(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + i26))) : acc25);
+                    acc24 = nx28;
+                    acc25 = nx29;
+                }
+                acc20 = acc24;
+                acc21 = acc25;
+            }
+            float sh30 = __shfl_down_sync(0xffffffffu, acc20, 16);
+            long long sh31 = __shfl_down_sync(0xffffffffu, acc21, 16);
+            bool c32 = (((acc20 != acc20) || (sh30 > acc20)) || ((sh30 == acc20) && (sh31 < acc21)));
+            float r33 = (c32 ? sh30 : acc20);
+            long long r34 = (c32 ? sh31 : acc21);
+            float sh35 = __shfl_down_sync(0xffffffffu, r33, 8);
+            long long sh36 = __shfl_down_sync(0xffffffffu, r34, 8);
+            bool c37 = (((r33 != r33) || (sh35 > r33)) || ((sh35 == r33) && (sh36 < r34)));
+            float r38 = (c37 ? sh35 : r33);
+            long long r39 = (c37 ? sh36 : r34);
+            float sh40 = __shfl_down_sync(0xffffffffu, r38, 4);
+            long long sh41 = __shfl_down_sync(0xffffffffu, r39, 4);
+            bool c42 = (((r38 != r38) || (sh40 > r38)) || ((sh40 == r38) && (sh41 < r39)));
+            float r43 = (c42 ? sh40 : r38);
+            long long r44 = (c42 ? sh41 : r39);
+            float sh45 = __shfl_down_sync(0xffffffffu, r43, 2);
+            long long sh46 = __shfl_down_sync(0xffffffffu, r44, 2);
+            bool c47 = (((r43 != r43) || (sh45 > r43)) || ((sh45 == r43) && (sh46 < r44)));
+            float r48 = (c47 ? sh45 : r43);
+            long long r49 = (c47 ? sh46 : r44);
+            float sh50 = __shfl_down_sync(0xffffffffu, r48, 1);
+            long long sh51 = __shfl_down_sync(0xffffffffu, r49, 1);
+            bool c52 = (((r48 != r48) || (sh50 > r48)) || ((sh50 == r48) && (sh51 < r49)));
+            float r53 = (c52 ? sh50 : r48);
+            long long r54 = (c52 ? sh51 : r49);
+            if ((lane < 1)) {
+                s4[(lane + w6)] = r53;
+                s5[(lane + w6)] = r54;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w55 = warp;
+            float r56 = (((lane + 32 * w55) >= 8) ? (__int_as_float(0x7fc00000)) : s4[(lane + 32 * w55)]);
+            long long r57 = (((lane + 32 * w55) >= 8) ? ((long long)0) : s5[(lane + 32 * w55)]);
+            float sh58 = __shfl_down_sync(0xffffffffu, r56, 16);
+            long long sh59 = __shfl_down_sync(0xffffffffu, r57, 16);
+            bool c60 = (((r56 != r56) || (sh58 > r56)) || ((sh58 == r56) && (sh59 < r57)));
+            float r61 = (c60 ? sh58 : r56);
+            long long r62 = (c60 ? sh59 : r57);
+            float sh63 = __shfl_down_sync(0xffffffffu, r61, 8);
+            long long sh64 = __shfl_down_sync(0xffffffffu, r62, 8);
+            bool c65 = (((r61 != r61) || (sh63 > r61)) || ((sh63 == r61) && (sh64 < r62)));
+            float r66 = (c65 ? sh63 : r61);
+            long long r67 = (c65 ? sh64 : r62);
+            float sh68 = __shfl_down_sync(0xffffffffu, r66, 4);
+            long long sh69 = __shfl_down_sync(0xffffffffu, r67, 4);
+            bool c70 = (((r66 != r66) || (sh68 > r66)) || ((sh68 == r66) && (sh69 < r67)));
+            float r71 = (c70 ? sh68 : r66);
+            long long r72 = (c70 ? sh69 : r67);
+            float sh73 = __shfl_down_sync(0xffffffffu, r71, 2);
+            long long sh74 = __shfl_down_sync(0xffffffffu, r72, 2);
+            bool c75 = (((r71 != r71) || (sh73 > r71)) || ((sh73 == r71) && (sh74 < r72)));
+            float r76 = (c75 ? sh73 : r71);
+            long long r77 = (c75 ? sh74 : r72);
+            float sh78 = __shfl_down_sync(0xffffffffu, r76, 1);
+            long long sh79 = __shfl_down_sync(0xffffffffu, r77, 1);
+            bool c80 = (((r76 != r76) || (sh78 > r76)) || ((sh78 == r76) && (sh79 < r77)));
+            float r81 = (c80 ? sh78 : r76);
+            long long r82 = (c80 ? sh79 : r77);
+            if ((lane < 1)) {
+                partial0[(lane + b3 + w55)] = r81;
+                partial1[(lane + b3 + w55)] = r82;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
+        unsigned int patc_ticket = 0u;
+        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket2) : "memory");
+        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    }
+    __syncthreads();
+    if (patc_last) {
+        {
+            const patc_int w85 = warp;
+            float acc86 = (__int_as_float(0x7fc00000));
+            long long acc87 = ((long long)0);
+            #pragma unroll 4
+            for (patc_int i88 = 0; i88 < ((g + 255) / 256); i88 += 1) {
+                bool c89 = (((acc86 != acc86) || ((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) > acc86)) || (((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) == acc86) && ((((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) < acc87)));
+                float nx90 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) : acc86);
+                long long nx91 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) : acc87);
+                acc86 = nx90;
+                acc87 = nx91;
+            }
+            float sh92 = __shfl_down_sync(0xffffffffu, acc86, 16);
+            long long sh93 = __shfl_down_sync(0xffffffffu, acc87, 16);
+            bool c94 = (((acc86 != acc86) || (sh92 > acc86)) || ((sh92 == acc86) && (sh93 < acc87)));
+            float r95 = (c94 ? sh92 : acc86);
+            long long r96 = (c94 ? sh93 : acc87);
+            float sh97 = __shfl_down_sync(0xffffffffu, r95, 8);
+            long long sh98 = __shfl_down_sync(0xffffffffu, r96, 8);
+            bool c99 = (((r95 != r95) || (sh97 > r95)) || ((sh97 == r95) && (sh98 < r96)));
+            float r100 = (c99 ? sh97 : r95);
+            long long r101 = (c99 ? sh98 : r96);
+            float sh102 = __shfl_down_sync(0xffffffffu, r100, 4);
+            long long sh103 = __shfl_down_sync(0xffffffffu, r101, 4);
+            bool c104 = (((r100 != r100) || (sh102 > r100)) || ((sh102 == r100) && (sh103 < r101)));
+            float r105 = (c104 ? sh102 : r100);
+            long long r106 = (c104 ? sh103 : r101);
+            float sh107 = __shfl_down_sync(0xffffffffu, r105, 2);
+            long long sh108 = __shfl_down_sync(0xffffffffu, r106, 2);
+            bool c109 = (((r105 != r105) || (sh107 > r105)) || ((sh107 == r105) && (sh108 < r106)));
+            float r110 = (c109 ? sh107 : r105);
+            long long r111 = (c109 ? sh108 : r106);
+            float sh112 = __shfl_down_sync(0xffffffffu, r110, 1);
+            long long sh113 = __shfl_down_sync(0xffffffffu, r111, 1);
+            bool c114 = (((r110 != r110) || (sh112 > r110)) || ((sh112 == r110) && (sh113 < r111)));
+            float r115 = (c114 ? sh112 : r110);
+            long long r116 = (c114 ? sh113 : r111);
+            if ((lane < 1)) {
+                s83[(lane + w85)] = r115;
+                s84[(lane + w85)] = r116;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w117 = warp;
+            float r118 = (((lane + 32 * w117) >= 8) ? (__int_as_float(0x7fc00000)) : s83[(lane + 32 * w117)]);
+            long long r119 = (((lane + 32 * w117) >= 8) ? ((long long)0) : s84[(lane + 32 * w117)]);
+            float sh120 = __shfl_down_sync(0xffffffffu, r118, 16);
+            long long sh121 = __shfl_down_sync(0xffffffffu, r119, 16);
+            bool c122 = (((r118 != r118) || (sh120 > r118)) || ((sh120 == r118) && (sh121 < r119)));
+            float r123 = (c122 ? sh120 : r118);
+            long long r124 = (c122 ? sh121 : r119);
+            float sh125 = __shfl_down_sync(0xffffffffu, r123, 8);
+            long long sh126 = __shfl_down_sync(0xffffffffu, r124, 8);
+            bool c127 = (((r123 != r123) || (sh125 > r123)) || ((sh125 == r123) && (sh126 < r124)));
+            float r128 = (c127 ? sh125 : r123);
+            long long r129 = (c127 ? sh126 : r124);
+            float sh130 = __shfl_down_sync(0xffffffffu, r128, 4);
+            long long sh131 = __shfl_down_sync(0xffffffffu, r129, 4);
+            bool c132 = (((r128 != r128) || (sh130 > r128)) || ((sh130 == r128) && (sh131 < r129)));
+            float r133 = (c132 ? sh130 : r128);
+            long long r134 = (c132 ? sh131 : r129);
+            float sh135 = __shfl_down_sync(0xffffffffu, r133, 2);
+            long long sh136 = __shfl_down_sync(0xffffffffu, r134, 2);
+            bool c137 = (((r133 != r133) || (sh135 > r133)) || ((sh135 == r133) && (sh136 < r134)));
+            float r138 = (c137 ? sh135 : r133);
+            long long r139 = (c137 ? sh136 : r134);
+            float sh140 = __shfl_down_sync(0xffffffffu, r138, 1);
+            long long sh141 = __shfl_down_sync(0xffffffffu, r139, 1);
+            bool c142 = (((r138 != r138) || (sh140 > r138)) || ((sh140 == r138) && (sh141 < r139)));
+            float r143 = (c142 ? sh140 : r138);
+            long long r144 = (c142 ? sh141 : r139);
+            if ((lane < 1)) {
+                out0[(lane + w117)] = r143;
+                out1[(lane + w117)] = r144;
+            }
+        }
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket2 = 0u;
+    }
+}
+
+/* kernel argminF32I64
+ *   data parameters: xs: n.f32 (16-byte aligned: vector loads)
+ *   nat parameters:  n, g
+ *   outputs:         out0: 1.f32 (1 x float)
+ *                    out1: 1.i64 (1 x long long)
+ *   scratch:         partial0: g x float, partial1: g x long long, ticket2: 1 x unsigned int
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   192 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(256) argminF32I64(float *__restrict__ out0, long long *__restrict__ out1, const float *__restrict__ xs, float *__restrict__ partial0, long long *__restrict__ partial1, unsigned int *__restrict__ ticket2, patc_int n, patc_int g)
+{
+    __shared__ bool patc_last;
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *s4 = (float *)(patc_smem + 0);
+    long long *s5 = (long long *)(patc_smem + 32);
+    float *s83 = (float *)(patc_smem + 96);
+    long long *s84 = (long long *)(patc_smem + 128);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b3 = blockIdx.x;
+        {
+            const patc_int w6 = warp;
+            float acc7 = (__int_as_float(0x7fc00000));
+            long long acc8 = ((long long)0);
+            #pragma unroll 4
+            for (patc_int i9 = 0; i9 < (n / (4096 * g)); i9 += 1) {
+                float acc10 = acc7;
+                long long acc11 = acc8;
+                #pragma unroll
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    __align__(16) float v13[4];
+                    *(float4 *)v13 = *(const float4 *)(xs + (4096 * g * i9 + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i12));
+                    float acc14 = acc10;
+                    long long acc15 = acc11;
+                    #pragma unroll
+                    for (patc_int i16 = 0; i16 < 4; i16 += 1) {
+                        bool c17 = ((!(v13[i16] >= acc14)) && (v13[i16] == v13[i16]));
+                        float nx18 = (c17 ? v13[i16] : acc14);
+                        long long nx19 = (c17 ? ((long long)(4096 * g * i9 + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i12 + i16)) : acc15);
+                        acc14 = nx18;
+                        acc15 = nx19;
+                    }
+                    acc10 = acc14;
+                    acc11 = acc15;
+                }
+                acc7 = acc10;
+                acc8 = acc11;
+            }
+            float acc20 = acc7;
+            long long acc21 = acc8;
+            #pragma unroll
+            for (patc_int i22 = 0; i22 < 4; i22 += 1) {
+                __align__(16) float v23[4];
+                if (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 3) >= (n % (4096 * g)))) {
+                    v23[0] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22)]);
+                    v23[1] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 1) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 1)]);
+                    v23[2] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 2) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 2)]);
+                    v23[3] = (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 3) >= (n % (4096 * g))) ? (__int_as_float(0x7fc00000)) : xs[(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + 3)]);
+                } else {
+                    *(float4 *)v23 = *(const float4 *)(xs + (4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22));
+                }
+                float acc24 = acc20;
+                long long acc25 = acc21;
+                #pragma unroll
+                for (patc_int i26 = 0; i26 < 4; i26 += 1) {
+                    bool c27 = ((!(v23[i26] >= acc24)) && (v23[i26] == v23[i26]));
+                    float nx28 = (c27 ? v23[i26] : acc24);
+                    long long nx29 = (c27 ? (((4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + i26) >= (n % (4096 * g))) ? ((long long)0) : ((long long)(4096 * g * (n / (4096 * g)) + 4 * lane + 4096 * b3 + 512 * w6 + 128 * i22 + i26))) : acc25);
+                    acc24 = nx28;
+                    acc25 = nx29;
+                }
+                acc20 = acc24;
+                acc21 = acc25;
+            }
+            float sh30 = __shfl_down_sync(0xffffffffu, acc20, 16);
+            long long sh31 = __shfl_down_sync(0xffffffffu, acc21, 16);
+            bool c32 = (((acc20 != acc20) || (sh30 < acc20)) || ((sh30 == acc20) && (sh31 < acc21)));
+            float r33 = (c32 ? sh30 : acc20);
+            long long r34 = (c32 ? sh31 : acc21);
+            float sh35 = __shfl_down_sync(0xffffffffu, r33, 8);
+            long long sh36 = __shfl_down_sync(0xffffffffu, r34, 8);
+            bool c37 = (((r33 != r33) || (sh35 < r33)) || ((sh35 == r33) && (sh36 < r34)));
+            float r38 = (c37 ? sh35 : r33);
+            long long r39 = (c37 ? sh36 : r34);
+            float sh40 = __shfl_down_sync(0xffffffffu, r38, 4);
+            long long sh41 = __shfl_down_sync(0xffffffffu, r39, 4);
+            bool c42 = (((r38 != r38) || (sh40 < r38)) || ((sh40 == r38) && (sh41 < r39)));
+            float r43 = (c42 ? sh40 : r38);
+            long long r44 = (c42 ? sh41 : r39);
+            float sh45 = __shfl_down_sync(0xffffffffu, r43, 2);
+            long long sh46 = __shfl_down_sync(0xffffffffu, r44, 2);
+            bool c47 = (((r43 != r43) || (sh45 < r43)) || ((sh45 == r43) && (sh46 < r44)));
+            float r48 = (c47 ? sh45 : r43);
+            long long r49 = (c47 ? sh46 : r44);
+            float sh50 = __shfl_down_sync(0xffffffffu, r48, 1);
+            long long sh51 = __shfl_down_sync(0xffffffffu, r49, 1);
+            bool c52 = (((r48 != r48) || (sh50 < r48)) || ((sh50 == r48) && (sh51 < r49)));
+            float r53 = (c52 ? sh50 : r48);
+            long long r54 = (c52 ? sh51 : r49);
+            if ((lane < 1)) {
+                s4[(lane + w6)] = r53;
+                s5[(lane + w6)] = r54;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w55 = warp;
+            float r56 = (((lane + 32 * w55) >= 8) ? (__int_as_float(0x7fc00000)) : s4[(lane + 32 * w55)]);
+            long long r57 = (((lane + 32 * w55) >= 8) ? ((long long)0) : s5[(lane + 32 * w55)]);
+            float sh58 = __shfl_down_sync(0xffffffffu, r56, 16);
+            long long sh59 = __shfl_down_sync(0xffffffffu, r57, 16);
+            bool c60 = (((r56 != r56) || (sh58 < r56)) || ((sh58 == r56) && (sh59 < r57)));
+            float r61 = (c60 ? sh58 : r56);
+            long long r62 = (c60 ? sh59 : r57);
+            float sh63 = __shfl_down_sync(0xffffffffu, r61, 8);
+            long long sh64 = __shfl_down_sync(0xffffffffu, r62, 8);
+            bool c65 = (((r61 != r61) || (sh63 < r61)) || ((sh63 == r61) && (sh64 < r62)));
+            float r66 = (c65 ? sh63 : r61);
+            long long r67 = (c65 ? sh64 : r62);
+            float sh68 = __shfl_down_sync(0xffffffffu, r66, 4);
+            long long sh69 = __shfl_down_sync(0xffffffffu, r67, 4);
+            bool c70 = (((r66 != r66) || (sh68 < r66)) || ((sh68 == r66) && (sh69 < r67)));
+            float r71 = (c70 ? sh68 : r66);
+            long long r72 = (c70 ? sh69 : r67);
+            float sh73 = __shfl_down_sync(0xffffffffu, r71, 2);
+            long long sh74 = __shfl_down_sync(0xffffffffu, r72, 2);
+            bool c75 = (((r71 != r71) || (sh73 < r71)) || ((sh73 == r71) && (sh74 < r72)));
+            float r76 = (c75 ? sh73 : r71);
+            long long r77 = (c75 ? sh74 : r72);
+            float sh78 = __shfl_down_sync(0xffffffffu, r76, 1);
+            long long sh79 = __shfl_down_sync(0xffffffffu, r77, 1);
+            bool c80 = (((r76 != r76) || (sh78 < r76)) || ((sh78 == r76) && (sh79 < r77)));
+            float r81 = (c80 ? sh78 : r76);
+            long long r82 = (c80 ? sh79 : r77);
+            if ((lane < 1)) {
+                partial0[(lane + b3 + w55)] = r81;
+                partial1[(lane + b3 + w55)] = r82;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
+        unsigned int patc_ticket = 0u;
+        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket2) : "memory");
+        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    }
+    __syncthreads();
+    if (patc_last) {
+        {
+            const patc_int w85 = warp;
+            float acc86 = (__int_as_float(0x7fc00000));
+            long long acc87 = ((long long)0);
+            #pragma unroll 4
+            for (patc_int i88 = 0; i88 < ((g + 255) / 256); i88 += 1) {
+                bool c89 = (((acc86 != acc86) || ((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) < acc86)) || (((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) == acc86) && ((((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) < acc87)));
+                float nx90 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) : acc86);
+                long long nx91 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) : acc87);
+                acc86 = nx90;
+                acc87 = nx91;
+            }
+            float sh92 = __shfl_down_sync(0xffffffffu, acc86, 16);
+            long long sh93 = __shfl_down_sync(0xffffffffu, acc87, 16);
+            bool c94 = (((acc86 != acc86) || (sh92 < acc86)) || ((sh92 == acc86) && (sh93 < acc87)));
+            float r95 = (c94 ? sh92 : acc86);
+            long long r96 = (c94 ? sh93 : acc87);
+            float sh97 = __shfl_down_sync(0xffffffffu, r95, 8);
+            long long sh98 = __shfl_down_sync(0xffffffffu, r96, 8);
+            bool c99 = (((r95 != r95) || (sh97 < r95)) || ((sh97 == r95) && (sh98 < r96)));
+            float r100 = (c99 ? sh97 : r95);
+            long long r101 = (c99 ? sh98 : r96);
+            float sh102 = __shfl_down_sync(0xffffffffu, r100, 4);
+            long long sh103 = __shfl_down_sync(0xffffffffu, r101, 4);
+            bool c104 = (((r100 != r100) || (sh102 < r100)) || ((sh102 == r100) && (sh103 < r101)));
+            float r105 = (c104 ? sh102 : r100);
+            long long r106 = (c104 ? sh103 : r101);
+            float sh107 = __shfl_down_sync(0xffffffffu, r105, 2);
+            long long sh108 = __shfl_down_sync(0xffffffffu, r106, 2);
+            bool c109 = (((r105 != r105) || (sh107 < r105)) || ((sh107 == r105) && (sh108 < r106)));
+            float r110 = (c109 ? sh107 : r105);
+            long long r111 = (c109 ? sh108 : r106);
+            float sh112 = __shfl_down_sync(0xffffffffu, r110, 1);
+            long long sh113 = __shfl_down_sync(0xffffffffu, r111, 1);
+            bool c114 = (((r110 != r110) || (sh112 < r110)) || ((sh112 == r110) && (sh113 < r111)));
+            float r115 = (c114 ? sh112 : r110);
+            long long r116 = (c114 ? sh113 : r111);
+            if ((lane < 1)) {
+                s83[(lane + w85)] = r115;
+                s84[(lane + w85)] = r116;
+            }
+        }
+        __syncthreads();
+        if (warp < 1) {
+            const patc_int w117 = warp;
+            float r118 = (((lane + 32 * w117) >= 8) ? (__int_as_float(0x7fc00000)) : s83[(lane + 32 * w117)]);
+            long long r119 = (((lane + 32 * w117) >= 8) ? ((long long)0) : s84[(lane + 32 * w117)]);
+            float sh120 = __shfl_down_sync(0xffffffffu, r118, 16);
+            long long sh121 = __shfl_down_sync(0xffffffffu, r119, 16);
+            bool c122 = (((r118 != r118) || (sh120 < r118)) || ((sh120 == r118) && (sh121 < r119)));
+            float r123 = (c122 ? sh120 : r118);
+            long long r124 = (c122 ? sh121 : r119);
+            float sh125 = __shfl_down_sync(0xffffffffu, r123, 8);
+            long long sh126 = __shfl_down_sync(0xffffffffu, r124, 8);
+            bool c127 = (((r123 != r123) || (sh125 < r123)) || ((sh125 == r123) && (sh126 < r124)));
+            float r128 = (c127 ? sh125 : r123);
+            long long r129 = (c127 ? sh126 : r124);
+            float sh130 = __shfl_down_sync(0xffffffffu, r128, 4);
+            long long sh131 = __shfl_down_sync(0xffffffffu, r129, 4);
+            bool c132 = (((r128 != r128) || (sh130 < r128)) || ((sh130 == r128) && (sh131 < r129)));
+            float r133 = (c132 ? sh130 : r128);
+            long long r134 = (c132 ? sh131 : r129);
+            float sh135 = __shfl_down_sync(0xffffffffu, r133, 2);
+            long long sh136 = __shfl_down_sync(0xffffffffu, r134, 2);
+            bool c137 = (((r133 != r133) || (sh135 < r133)) || ((sh135 == r133) && (sh136 < r134)));
+            float r138 = (c137 ? sh135 : r133);
+            long long r139 = (c137 ? sh136 : r134);
+            float sh140 = __shfl_down_sync(0xffffffffu, r138, 1);
+            long long sh141 = __shfl_down_sync(0xffffffffu, r139, 1);
+            bool c142 = (((r138 != r138) || (sh140 < r138)) || ((sh140 == r138) && (sh141 < r139)));
+            float r143 = (c142 ? sh140 : r138);
+            long long r144 = (c142 ? sh141 : r139);
+            if ((lane < 1)) {
+                out0[(lane + w117)] = r143;
+                out1[(lane + w117)] = r144;
+            }
+        }
+        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket2 = 0u;
+    }
+}

@@ -157,11 +157,12 @@ def bits(kernel, name):
     compare(out, want, "i32")
 
 
-def arg(mode, name):
-    """argmax/argmin (examples/argmax.rise): out.bin the value, idx.bin its index (i32): the
-    first maximum (minimum) among the elements that are numbers; NaN (0) when all are NaN"""
+def arg(mode, name, itype="i32"):
+    """argmax/argmin (examples/argmax.rise): out.bin the value, idx.bin its index (i32, or
+    i64): the first maximum (minimum) among the elements that are numbers; NaN (0) when all
+    are NaN"""
     xs, out = load(name, "f32"), load("out", "f32")
-    idx = struct.unpack("<i", open("%s/idx.bin" % d, "rb").read())[0]
+    idx = struct.unpack("<q" if itype == "i64" else "<i", open("%s/idx.bin" % d, "rb").read())[0]
     nums = [(x, i) for i, x in enumerate(xs) if not math.isnan(x)]
     if not nums:
         if not math.isnan(out[0]) or idx != 0:

@@ -180,6 +180,7 @@ PY
         check "argmaxF32 n=$n $dk" arg max am_$dk -- examples/argmax.rise --kernel argmaxF32 -D elemsBlock=1024 -D elemsWarp=128 -D g=3 -D n=$n --input "$TMP/am_$dk.bin"
         check "argminF32 n=$n $dk" arg min am_$dk -- examples/argmax.rise --kernel argminF32 -D elemsBlock=1024 -D elemsWarp=128 -D g=3 -D n=$n --input "$TMP/am_$dk.bin"
         check "argmaxF32OneBlock n=$n $dk" arg max am_$dk -- examples/argmax.rise --kernel argmaxF32OneBlock -D elemsBlock=4096 -D elemsWarp=512 -D n=$n --input "$TMP/am_$dk.bin"
+        check "argminF32I64 n=$n $dk" arg min am_$dk i64 -- examples/argmax.rise --kernel argminF32I64 -D elemsBlock=1024 -D elemsWarp=128 -D g=2 -D n=$n --input "$TMP/am_$dk.bin"
     done
 done
 echo "examples: $passes passed, $fails failed"

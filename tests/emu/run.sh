@@ -219,6 +219,10 @@ PY
     done
 done
 echo "argmax.rise argmaxF32 --input $TMP/am_ties100003.bin -D elemsBlock=1024 -D elemsWarp=128 -D g=132 -D n=100003"
+for d in ties nans; do
+    echo "argmax.rise argmaxF32I64 --input $TMP/am_${d}4097.bin -D elemsBlock=1024 -D elemsWarp=128 -D g=3 -D n=4097"
+    echo "argmax.rise argminF32I64 --input $TMP/am_${d}100003.bin -D elemsBlock=4096 -D elemsWarp=512 -D g=5 -D n=100003"
+done
 # gather and scatter through a random permutation (its inputs written here)
 for n in 1 33 4097; do
     python3 - "$n" "$TMP" <<'PY'

@@ -301,6 +301,13 @@ for n in 1 31 33 1000 4097 1048583 16777216; do
         -D n=$n -D elemsBlock=4096 -D elemsWarp=512
     done
   done
+  for d in ties nans; do # i64 indices
+    for k in argmaxF32I64 argminF32I64; do
+      bg_check gpu argmax.rise $k "$n/$d" 'max relative error: [^ ]*' \
+        "$PATC" run examples/argmax.rise --kernel $k --input "$OUT/am_$d$n.bin" --check-against-cpu \
+        -D n=$n -D g=264 -D elemsBlock=4096 -D elemsWarp=512
+    done
+  done
 done
 for n in 1 33 1000 4097; do
   m=$(( (n + 255) / 256 ))
@@ -372,6 +379,7 @@ for tool in memcheck racecheck synccheck; do
     san $tool argmax.rise $k 0 --input "$OUT/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
     san $tool argmax.rise ${k}OneBlock 0 --input "$OUT/am_nans100003.bin" -D n=100003 -D elemsBlock=4096 -D elemsWarp=512
   done
+  san $tool argmax.rise argmaxF32I64 0 --input "$OUT/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
   for k in argmaxRows runningMax privatePairs globalPairs rowPairs warpReverse; do
     san $tool ../tests/programs/pairs_data.rise $k 1 -D n=1000
   done
