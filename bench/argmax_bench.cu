@@ -122,11 +122,11 @@ static patc_kernel *kernel_for(const char *kernel, const Setting &c) {
     bool ok = patc_kernel_num_inputs(k) == 1 && patc_kernel_num_outputs(k) == 2 && nn == (c.one ? 1 : 2) &&
               !strcmp(patc_kernel_nat_name(k, 0), "n") && (c.one || !strcmp(patc_kernel_nat_name(k, 1), "g"));
     if (ok) {
-        long long n1 = 1, c0, c1;
+        long long nv[2] = {1, 1}, c0, c1; // a value for each nat (n, g)
         patc_type t0, t1;
         size_t b;
-        PK(patc_kernel_output_info_at(k, 0, &n1, &t0, &c0, &b));
-        PK(patc_kernel_output_info_at(k, 1, &n1, &t1, &c1, &b));
+        PK(patc_kernel_output_info_at(k, 0, nv, &t0, &c0, &b));
+        PK(patc_kernel_output_info_at(k, 1, nv, &t1, &c1, &b));
         ok = t0 == PATC_F32 && t1 == PATC_I32 && c0 == 1 && c1 == 1;
     }
     if (!ok) {

@@ -1339,8 +1339,8 @@ static Expr *lower_launches(Lw *w, Expr *e)
         if (v->kind == E_PRIM && v->prim.p == P_TOGLOBAL) {
             Expr *x = v->prim.args[0];
             if (x->ty->kind != T_ARRAY)
-                diag_error(w->d, v->sp, "toGlobal of %s: a launch hands an array of scalars to the next one, "
-                           "not a %s", ty_str(a, x->ty), x->ty->kind == T_PAIR ? "pair" : "scalar");
+                diag_error(w->d, v->sp, "toGlobal of %s: a launch hands an array (of scalars or pairs) to the "
+                           "next one, not a %s", ty_str(a, x->ty), x->ty->kind == T_PAIR ? "pair" : "scalar");
             Kernel *s = k->pre[k->npre] = new_launch(a, k, k->npre);
             k->npre++;
             n--;
