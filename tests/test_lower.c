@@ -75,6 +75,7 @@ START_TEST(pairs_as_data_lowering)
     ck_assert_int_eq(k->nouts, 2);
     ck_assert_int_eq(t->c.kernels[0]->nouts, 2);
     ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_FOR), 2); /* the grid's loop and the fold */
+    free(cu);
     tc_free(t);
 }
 END_TEST
