@@ -417,6 +417,22 @@ static bool collapsed_clamp(X *const *xs, int64_t k)
     return cst;
 }
 
+static bool any_access(void *ctx, Buffer *b, bool write)
+{
+    (void)ctx, (void)b, (void)write;
+    return true;
+}
+
+/* A group whose elements read no memory (a generate's indices beside the values of an
+ * asVector of pairs): there is nothing to load, so it is computed element by element */
+static bool computed_group(X *const *xs, int64_t k)
+{
+    static const IrVisitor v = {.access = any_access};
+    for (int64_t j = 0; j < k; j++)
+        if (ir_walk_x(xs[j], &v, NULL)) return false;
+    return true;
+}
+
 /* Group i of asVector(k)(in): the k elements in[i*k + j] must each be a load of
  * one global input at consecutive indices idx+j, with idx a multiple of k, possibly
  * behind padCst's bound tests or padClamp's clamp (clamped_group). Then they are one
@@ -449,7 +465,8 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
             conds[j] = x->sel.c;
             x = x->sel.b;
         }
-        if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar)) {
+        if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar) ||
+            computed_group(&x, 1)) { /* a constant (i32(0): a pair's padding is not a register) */
             pads = true;
         } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL || x->load.buf->param < 0) {
             ok = false;
@@ -462,6 +479,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         if (conds[j]) guard = guard ? lw_xbin(w, OP_OR, SK_BOOL, guard, conds[j]) : conds[j];
     }
     if (!ok && collapsed_clamp(xs, k)) ok = pads = true;
+    if (!ok && computed_group(xs, k)) ok = pads = true;
     bool edges = true;
     Nat *a0 = NULL, *n0 = NULL;
     for (int64_t j = 0; j < kw && edges; j++) {

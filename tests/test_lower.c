@@ -77,6 +77,17 @@ START_TEST(pairs_as_data_lowering)
     ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_FOR), 2); /* the grid's loop and the fold */
     free(cu);
     tc_free(t);
+    /* asVector(4) of (f32, i32) pairs of two inputs: a float4 and an int4 load; the padding's
+     * i32(0) is a constant, not a load, so the padded tail group is read element by element */
+    t = tc_compile("kernel v = nFun(n => fun((4*n).f32)(xs => fun((4*n).i32)(ks => zip(xs)(ks) |> padCst(0)(4)(pair(0.0f)(i32(0))) "
+                   "|> asVector(4) |> mapGlobal(reduceSeq(fun(a => fun(p => pair(fst(a) + fst(p))(snd(a) + snd(p)))))(pair(0.0f)(i32(0)))) "
+                   "|> unzip)))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "*(const float4 *)(xs + "), 1);
+    ck_assert_int_eq(count_substr(cu, "*(const int4 *)(ks + "), 1);
+    free(cu);
+    tc_free(t);
 }
 END_TEST
 

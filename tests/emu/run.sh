@@ -193,6 +193,8 @@ for ng in "1 1" "1000 1" "4097 2" "100003 3"; do
     set -- $ng
     echo "../tests/programs/pairs_data.rise gridArgmax $r2 -D n=$1 -D g=$2"
     echo "../tests/programs/pairs_data.rise oneBlockArgmin $r2 -D n=$1"
+    echo "../tests/programs/pairs_data.rise gridArgmaxVec $r2 -D n=$1 -D g=$2"
+    echo "../tests/programs/pairs_data.rise oneBlockArgminVec $r2 -D n=$1"
 done
 echo "../tests/programs/pairs_data.rise blockShflArgmax $r2 -D m=2"
 echo "../tests/programs/pairs_data.rise blockNaiveArgmax $r2 -D m=3"

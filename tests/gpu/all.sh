@@ -318,6 +318,8 @@ for n in 1 33 1000 4097; do
   run_case gpu ../tests/programs/pairs_data.rise warpReverse "$n" 1 -D n=$n
   run_case gpu ../tests/programs/pairs_data.rise gridArgmax "$n" 2 -D n=$n -D g=132
   run_case gpu ../tests/programs/pairs_data.rise oneBlockArgmin "$n" 2 -D n=$n
+  run_case gpu ../tests/programs/pairs_data.rise gridArgmaxVec "$n" 2 -D n=$n -D g=132
+  run_case gpu ../tests/programs/pairs_data.rise oneBlockArgminVec "$n" 2 -D n=$n
   for k in blockShflArgmax blockTreeArgmin; do run_case gpu ../tests/programs/pairs_data.rise $k "4096*$m" 2 -D m=$m; done
   run_case gpu ../tests/programs/pairs_data.rise blockNaiveArgmax "256*$m" 2 -D m=$m
 done
@@ -386,6 +388,7 @@ for tool in memcheck racecheck synccheck; do
   for k in warpDown warpXor warpUp sharedPairs; do san $tool ../tests/programs/pairs_data.rise $k 1 -D n=5; done
   san $tool ../tests/programs/pairs_data.rise gridArgmax 2 -D n=100003 -D g=9
   san $tool ../tests/programs/pairs_data.rise oneBlockArgmin 2 -D n=10003
+  san $tool ../tests/programs/pairs_data.rise gridArgmaxVec 2 -D n=100003 -D g=9
   san $tool ../tests/programs/pairs_data.rise blockShflArgmax 2 -D m=3
 done
 
