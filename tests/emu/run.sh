@@ -187,7 +187,7 @@ echo "../tests/programs/grid_limits.rise deepZ $r1 -D n=3"
 for k in argmaxRows minMaxSum runningMax runningMaxExcl privatePairs globalPairs rowPairs; do
     echo "../tests/programs/pairs_data.rise $k $r1 -D n=33"
 done
-for k in warpDown warpXor warpUp sharedPairs; do echo "../tests/programs/pairs_data.rise $k $r1 -D n=3"; done
+for k in warpDown warpXor warpUp sharedPairs nestedShared; do echo "../tests/programs/pairs_data.rise $k $r1 -D n=3"; done
 echo "../tests/programs/pairs_data.rise warpReverse $r1 -D n=5"
 for ng in "1 1" "1000 1" "4097 2" "100003 3"; do
     set -- $ng

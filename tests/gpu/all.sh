@@ -314,7 +314,7 @@ for n in 1 33 1000 4097; do
   for k in argmaxRows minMaxSum runningMax runningMaxExcl privatePairs globalPairs rowPairs; do
     run_case gpu ../tests/programs/pairs_data.rise $k "$n" 1 -D n=$n
   done
-  for k in warpDown warpXor warpUp sharedPairs; do run_case gpu ../tests/programs/pairs_data.rise $k "$n" 1 -D n=$m; done
+  for k in warpDown warpXor warpUp sharedPairs nestedShared; do run_case gpu ../tests/programs/pairs_data.rise $k "$n" 1 -D n=$m; done
   run_case gpu ../tests/programs/pairs_data.rise warpReverse "$n" 1 -D n=$n
   run_case gpu ../tests/programs/pairs_data.rise gridArgmax "$n" 2 -D n=$n -D g=132
   run_case gpu ../tests/programs/pairs_data.rise oneBlockArgmin "$n" 2 -D n=$n
@@ -385,7 +385,7 @@ for tool in memcheck racecheck synccheck; do
   for k in argmaxRows runningMax privatePairs globalPairs rowPairs warpReverse; do
     san $tool ../tests/programs/pairs_data.rise $k 1 -D n=1000
   done
-  for k in warpDown warpXor warpUp sharedPairs; do san $tool ../tests/programs/pairs_data.rise $k 1 -D n=5; done
+  for k in warpDown warpXor warpUp sharedPairs nestedShared; do san $tool ../tests/programs/pairs_data.rise $k 1 -D n=5; done
   san $tool ../tests/programs/pairs_data.rise gridArgmax 2 -D n=100003 -D g=9
   san $tool ../tests/programs/pairs_data.rise oneBlockArgmin 2 -D n=10003
   san $tool ../tests/programs/pairs_data.rise gridArgmaxVec 2 -D n=100003 -D g=9
