@@ -993,12 +993,6 @@ void lw_copy_val(Lw *w, Val *v, Acc *c, Span sp)
 
 
 
-bool lw_scalar_leaves(const Type *ty)
-{
-    if (ty->kind == T_PAIR) return lw_scalar_leaves(ty->pair.a) && lw_scalar_leaves(ty->pair.b);
-    return ty->kind == T_SCALAR || ty->kind == T_IDX;
-}
-
 /* ty with its innermost element (below every array) replaced by inner */
 static Type *with_inner(Arena *a, Type *ty, Type *inner)
 {

@@ -10,8 +10,8 @@
 /* toGlobal, toShared, toPrivate : t -> t, and their meaning is x itself: view.c's
  * prim_infer_same and prim_eval_same */
 
-/* What toPrivate's buffers share: one thread's part of each side (cnt elements), the
- * thread dimensions it is spread over */
+/* What toPrivate's buffers share: the thread dimensions the value is spread over (each
+ * side's buffer holds one thread's part) */
 typedef struct PrivSpec {
     Nat *spread; /* the elements of the spread dimensions (1: not spread) */
     int nd, ddim[3];
@@ -71,7 +71,7 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
     if (arg[0]->ty->kind == T_SCALAR || arg[0]->ty->kind == T_IDX)
         return lw_scalar(w, lw_materialise(w, lw_lower_exp(w, arg[0])->x, "p"));
     if (arg[0]->ty->kind == T_PAIR) {
-        if (!lw_scalar_leaves(arg[0]->ty))
+        if (!ty_scalar_leaves(arg[0]->ty))
             diag_error(w->d, e->sp, "toPrivate of %s: a pair is kept in registers, one per scalar; store a side that "
                        "is an array with a toPrivate of its own", ty_str(a, arg[0]->ty));
         return private_leaves(w, lw_lower_exp(w, arg[0]));

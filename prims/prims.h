@@ -253,8 +253,6 @@ LwVal *lw_lower_exp(Lw *w, Expr *e);
  * when ty holds a pair inside an array inside a pair, or a function. */
 typedef Buffer *(*LwMkBuf)(Lw *w, void *ctx, ScalarKind sk, Nat *count);
 bool lw_soa(Lw *w, Type *ty, LwMkBuf mk, void *ctx, Acc **acc, View **view);
-/* Is ty a scalar (idx included) or pairs of them? */
-bool lw_scalar_leaves(const Type *ty);
 /* A warp array whose lane holds mine (a scalar or pairs of scalars): V_LANES, or V_ZIP of them */
 View *lw_lanes_of(Lw *w, Type *ty, LwVal *mine, Span sp);
 /* memory.c: a record of compactTo/partitionTo/partitionStableTo written to its W_COMPACTEL acceptor */

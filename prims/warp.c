@@ -26,8 +26,8 @@ static Expr *infer_shfl(Tc *t, const TcApp *ap)
     }
     Expr *x = tc_infer(t, arg[0], sc, NULL);
     Type *tx = tc_want_array(t, x, pi->name);
-    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !lw_scalar_leaves(tx->arr.elem)) {
-        if (lw_scalar_leaves(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !ty_scalar_leaves(tx->arr.elem)) {
+        if (ty_scalar_leaves(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
         diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars (or pairs of scalars), but this has "
                    "type %s", pi->name, tc_tstr(t, tx));
     }
@@ -56,8 +56,8 @@ static Expr *infer_shfl_warp(Tc *t, const TcApp *ap)
         !(ts->arr.elem->kind == T_IDX || (ts->arr.elem->kind == T_SCALAR && (ts->arr.elem->sk == SK_I32 || ts->arr.elem->sk == SK_U32))))
         diag_error(t->d, src->sp, "shflWarp expects 32 lane indices (32.idx[32]), but this has type %s", tc_tstr(t, ts));
     Type *tx = tc_want_array(t, x, "shflWarp");
-    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !lw_scalar_leaves(tx->arr.elem)) {
-        if (lw_scalar_leaves(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !ty_scalar_leaves(tx->arr.elem)) {
+        if (ty_scalar_leaves(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
         diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars (or pairs of scalars), but this "
                    "has type %s", tc_tstr(t, tx));
     }
