@@ -239,6 +239,8 @@ void ty_print(StrBuf *b, const Type *t);
 char *ty_str(Arena *a, const Type *t);
 /* The scalar at the bottom of nested arrays (NULL for pairs); *count = total elements. */
 const Type *ty_innermost(Arena *a, const Type *t, Nat **count);
+/* Is t a scalar (idx included) or pairs (nested pairs) of them? */
+bool ty_scalar_leaves(const Type *t);
 
 /* ---------------------------------------------------------------- typed functional IR */
 

@@ -189,7 +189,13 @@ static bool duplicable(Ast *e)
     case A_UN: return e->un.e->kind == A_INT || e->un.e->kind == A_FLOAT; /* -1, -2.0f */
     case A_BIN: return false;
     case A_APP: return unsaturated_prim(e);
-    case A_LET: return false;
+    case A_LET: {
+        /* a function whose definition bound an argument (reduceBlockNaive(op, pair(a)(b), 8)
+         * is let init = pair(a)(b) in fun(chunk => ...)): a function still, computing the
+         * binding where it is applied */
+        while (e->kind == A_LET) e = e->let.body;
+        return e->kind == A_LAM;
+    }
     }
     return false;
 }

@@ -427,6 +427,22 @@ static bool collapsed_clamp(X *const *xs, int64_t k)
     return cst;
 }
 
+static bool any_access(void *ctx, Buffer *b, bool write)
+{
+    (void)ctx, (void)b, (void)write;
+    return true;
+}
+
+/* A group whose elements read no memory (a generate's indices beside the values of an
+ * asVector of pairs): there is nothing to load, so it is computed element by element */
+static bool computed_group(X *const *xs, int64_t k)
+{
+    static const IrVisitor v = {.access = any_access};
+    for (int64_t j = 0; j < k; j++)
+        if (ir_walk_x(xs[j], &v, NULL)) return false;
+    return true;
+}
+
 /* Group i of asVector(k)(in): the k elements in[i*k + j] must each be a load of
  * one global input at consecutive indices idx+j, with idx a multiple of k, possibly
  * behind padCst's bound tests or padClamp's clamp (clamped_group). Then they are one
@@ -459,7 +475,8 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
             conds[j] = x->sel.c;
             x = x->sel.b;
         }
-        if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar)) {
+        if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar) ||
+            computed_group(&x, 1)) { /* a constant (i32(0): a pair's padding is not a register) */
             pads = true;
         } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL || x->load.buf->param < 0) {
             ok = false;
@@ -472,6 +489,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         if (conds[j]) guard = guard ? lw_xbin(w, OP_OR, SK_BOOL, guard, conds[j]) : conds[j];
     }
     if (!ok && collapsed_clamp(xs, k)) ok = pads = true;
+    if (!ok && computed_group(xs, k)) ok = pads = true;
     bool edges = true;
     Nat *a0 = NULL, *n0 = NULL;
     for (int64_t j = 0; j < kw && edges; j++) {
@@ -612,6 +630,21 @@ static Val *padcst_at(Lw *w, View *v, Nat *i, Nat **path, int np)
     return select_val(w, outside, pad, in, v->sp);
 }
 
+/* The shuffle v of the lane's own element mine, i the lane: a shuffle per scalar leaf
+ * (a warp array of pairs moves each side with a shuffle of its own) */
+static Val *shfl_leaves(Lw *w, View *v, Val *mine, Nat *i)
+{
+    if (mine->k == VAL_PAIR) {
+        Val *l = shfl_leaves(w, v, mine->a, i); /* left leaf first */
+        return lw_pairv(w, l, shfl_leaves(w, v, mine->b, i));
+    }
+    X *x = lw_xnew(w, X_SHFL, mine->x->sk);
+    x->shfl.k = v->shfl;
+    x->shfl.val = mine->x;
+    x->shfl.arg = v->shfl == SHFL_IDX ? lw_view_at(w, v->src, i)->x : lw_xnat(w, v->n1);
+    return lw_scalar(w, shuffle_now(w, x));
+}
+
 /* Element i of a view (rules in the ViewKind comments). */
 Val *lw_view_at(Lw *w, View *v, Nat *i)
 {
@@ -673,7 +706,19 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
         Nat *j = nat_sub(a, i, v->n1);
         return lw_view_at(w, v->in, nat_max(a, nat_cst(a, 0), nat_min(a, j, nat_sub(a, v->n2, nat_cst(a, 1)))));
     }
-    case V_ZIP: return lw_pairv(w, lw_view_at(w, v->in, i), lw_view_at(w, v->in2, i));
+    case V_ZIP:
+        if (et->kind == T_ARRAY) {
+            /* a stored array of pairs of more than one dimension: a row is the rows' zip */
+            View *l = lw_view_at(w, v->in, i)->v, *r = lw_view(w, V_ZIP, et, l);
+            r->in2 = lw_view_at(w, v->in2, i)->v;
+            r->soa = v->soa;
+            r->sp = v->sp;
+            return lw_array(w, r);
+        }
+        {
+            Val *l = lw_view_at(w, v->in, i); /* the left side's statements first */
+            return lw_pairv(w, l, lw_view_at(w, v->in2, i));
+        }
     case V_PROJ: {
         Val *p = lw_view_at(w, v->in, i);
         return v->proj == 0 ? p->a : p->b;
@@ -717,12 +762,7 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
             diag_error2(w->d, w->at, v->sp, "the shuffle is here",
                         "a shuffle inside code that only some lanes of the warp run: every lane of the "
                         "warp must execute it; distribute its result with mapLane(id) first, then take the lanes you need");
-        Val *mine = lw_view_at(w, v->in, i);
-        X *x = lw_xnew(w, X_SHFL, mine->x->sk);
-        x->shfl.k = v->shfl;
-        x->shfl.val = mine->x;
-        x->shfl.arg = v->shfl == SHFL_IDX ? lw_view_at(w, v->src, i)->x : lw_xnat(w, v->n1);
-        return lw_scalar(w, shuffle_now(w, x));
+        return shfl_leaves(w, v, lw_view_at(w, v->in, i), i);
     }
     }
     unreachable();
@@ -810,6 +850,11 @@ static Acc *acc_at_(Lw *w, Acc *c, Nat *i)
         return r;
     }
     case W_ATOMICEL: die("a pair of accumulate is not an array");
+    case W_PAIRW: {
+        Acc *r = lw_acceptor(w, W_PAIRW, et, lw_acc_at(w, c->in, i));
+        r->in2 = lw_acc_at(w, c->in2, i);
+        return r;
+    }
     }
     unreachable();
 }
@@ -942,9 +987,17 @@ void lw_acc_store(Lw *w, Acc *c, Val *v, Span sp)
         prims_atomic_store(w, c, v, sp);
         return;
     }
+    Stmt *saved = NULL;
+    if (c->kind == W_PAIRW && v->k == VAL_PAIR) {
+        /* an element of an array of pairs in memory: each side to its own array */
+        if (c->guard) lw_open_if(w, c->guard, &saved);
+        lw_copy_val(w, v->a, c->in, sp);
+        lw_copy_val(w, v->b, c->in2, sp);
+        if (saved) w->cur = saved;
+        return;
+    }
     if (v->k == VAL_PAIR) diag_error(w->d, sp, "a pair cannot be written to memory here; write its components separately");
     if (c->kind != W_MEM) die("scalar acceptor is not memory");
-    Stmt *saved = NULL;
     if (c->guard) lw_open_if(w, c->guard, &saved); /* a write past take's end: dropped */
     lw_store(w, c->buf, c->base, v->x);
     if (saved) w->cur = saved;
@@ -988,7 +1041,13 @@ bool lw_lanes_offset(Lw *w, View *v, int64_t *off)
         if (!nat_is_const(v->n1, &c)) return false;
         o += c;
     }
-    (void)w;
+    if (v->kind == V_ZIP && v->soa) {
+        /* a warp array of pairs: each side in the lanes' registers, at the same place */
+        int64_t o1, o2;
+        if (!lw_lanes_offset(w, v->in, &o1) || !lw_lanes_offset(w, v->in2, &o2) || o1 != o2) return false;
+        *off = o + o1;
+        return true;
+    }
     *off = o;
     return v->kind == V_LANES || v->kind == V_SHFL;
 }
@@ -1038,8 +1097,12 @@ void lw_copy_val(Lw *w, Val *v, Acc *c, Span sp)
     Level l = LVL_SEQ;
     int dim = 0;
     Buffer *spread = NULL;
-    if (v->v->kind == V_MEM && v->v->dleft) spread = v->v->buf, dim = spread_dim(spread, v->v->dleft);
-    else if (c->kind == W_MEM && c->dleft) spread = c->buf, dim = spread_dim(spread, c->dleft);
+    View *vm = v->v;
+    Acc *cm = c;
+    while (vm->kind == V_ZIP && vm->soa) vm = vm->in; /* an array of pairs: its first side's memory */
+    while (cm->kind == W_PAIRW) cm = cm->in;
+    if (vm->kind == V_MEM && vm->dleft) spread = vm->buf, dim = spread_dim(spread, vm->dleft);
+    else if (cm->kind == W_MEM && cm->dleft) spread = cm->buf, dim = spread_dim(spread, cm->dleft);
     if (spread) {
         /* the copy's own loops over the outer spread dimensions are the only thread
          * loops it may be inside */
@@ -1056,14 +1119,70 @@ void lw_copy_val(Lw *w, Val *v, Acc *c, Span sp)
     Stmt *s = lw_open_loop(w, l, dim, v->v->ty->arr.n, &iv, &saved);
     /* a private array (a reduceSeq's array accumulator), read or written, stays in
      * registers only when every index into it is a constant */
-    s->loop.unroll = l == LVL_SEQ && ((v->v->kind == V_MEM && v->v->buf->as == AS_PRIVATE) ||
-                                      (c->kind == W_MEM && c->buf->as == AS_PRIVATE));
+    s->loop.unroll = l == LVL_SEQ && ((vm->kind == V_MEM && vm->buf->as == AS_PRIVATE) ||
+                                      (cm->kind == W_MEM && cm->buf->as == AS_PRIVATE));
     Nat *i = nat_var(w->a, iv);
     lw_copy_val(w, lw_view_at(w, v->v, i), lw_acc_at(w, c, i), sp);
     lw_close_loop(w, s, saved);
 }
 
 
+
+/* ty with its innermost element (below every array) replaced by inner */
+static Type *with_inner(Arena *a, Type *ty, Type *inner)
+{
+    return ty->kind == T_ARRAY ? ty_array(a, ty->arr.n, with_inner(a, ty->arr.elem, inner)) : inner;
+}
+
+/* An array of pairs stored as one array per scalar leaf (structure of arrays): each
+ * side is an array of the same shape, and element i of the whole is the pair of the
+ * sides' elements i (V_ZIP, which zips rows too), written side by side (W_PAIRW). So a
+ * warp reads the sides' arrays each with its own coalesced accesses, and no element
+ * type other than the scalars' reaches memory, codegen or the runtime. */
+bool lw_soa(Lw *w, Type *ty, LwMkBuf mk, void *ctx, Acc **acc, View **view)
+{
+    Type *in = ty;
+    while (in->kind == T_ARRAY) in = in->arr.elem;
+    if (in->kind == T_PAIR) {
+        Acc *ca, *cb;
+        View *va, *vb;
+        if (!lw_soa(w, with_inner(w->a, ty, in->pair.a), mk, ctx, &ca, &va) ||
+            !lw_soa(w, with_inner(w->a, ty, in->pair.b), mk, ctx, &cb, &vb))
+            return false;
+        *acc = lw_acceptor(w, W_PAIRW, ty, ca);
+        (*acc)->in2 = cb;
+        *view = lw_view(w, V_ZIP, ty, va);
+        (*view)->in2 = vb;
+        (*view)->soa = true;
+        return true;
+    }
+    if (in->kind != T_SCALAR && in->kind != T_IDX) return false;
+    Nat *cnt;
+    ty_innermost(w->a, ty, &cnt);
+    Buffer *b = mk(w, ctx, lw_sk_of(in), cnt);
+    *acc = lw_mem_acc(w, ty, b);
+    *view = lw_mem_view(w, ty, b);
+    return true;
+}
+
+/* A warp array of pairs is one warp array per side, each lane's element of each side in
+ * a register of its own */
+View *lw_lanes_of(Lw *w, Type *ty, Val *mine, Span sp)
+{
+    if (mine->k == VAL_PAIR) {
+        Type *et = ty->arr.elem;
+        View *l = lw_lanes_of(w, ty_array(w->a, ty->arr.n, et->pair.a), mine->a, sp), *v = lw_view(w, V_ZIP, ty, l);
+        v->in2 = lw_lanes_of(w, ty_array(w->a, ty->arr.n, et->pair.b), mine->b, sp);
+        v->soa = true;
+        return v;
+    }
+    if (mine->k != VAL_SCALAR)
+        diag_error(w->d, sp, "a warp array must hold one scalar (or pair of scalars) per lane, not %s",
+                   ty_str(w->a, ty->arr.elem));
+    View *v = lw_view(w, V_LANES, ty, NULL);
+    v->mine = lw_materialise(w, mine->x, "r");
+    return v;
+}
 
 /* acc(let y = v in b, out)   = bind y; acc(b, out)
  * acc(p(...), out)           = the write rule of p (PrimOps.write, prims/) where it has one:
@@ -1304,6 +1423,15 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
         prim_ops(e->prim.p)->write(w, e, el);
         return;
     }
+    if (t->kind == T_PAIR && e->kind == E_PRIM && e->prim.p == P_UNZIP) {
+        /* unzip(xs): xs written once, each side of its elements to its own output (a map
+         * keeps its loop; a result of the whole grid could not be read through unzip's
+         * views) */
+        Acc *r = lw_acceptor(w, W_PAIRW, e->prim.args[0]->ty, next_output(w, t->pair.a, several));
+        r->in2 = next_output(w, t->pair.b, several);
+        lw_lower_acc(w, e->prim.args[0], r);
+        return;
+    }
     if (t->kind == T_PAIR) {
         w->at = e->sp;
         write_result_val(w, lw_lower_exp(w, e), t, e->sp);
@@ -1312,6 +1440,12 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
     Acc *c = next_output(w, t, several);
     if (t->kind == T_ARRAY) lw_lower_acc(w, e, c);
     else lw_store(w, c->buf, nat_cst(w->a, 0), lw_lower_exp(w, e)->x);
+}
+
+static Buffer *glob_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
+{
+    (void)ctx;
+    return lw_scratch_buffer(w, "glob", sk, count);
 }
 
 /* A launch of kernel k before its last one: a Kernel with k's parameters. */
@@ -1352,22 +1486,21 @@ static Expr *lower_launches(Lw *w, Expr *e)
         if (v->kind == E_PRIM && v->prim.p == P_TOGLOBAL) {
             Expr *x = v->prim.args[0];
             if (x->ty->kind != T_ARRAY)
-                diag_error(w->d, v->sp, "toGlobal of %s: a launch hands an array of scalars to the next one, "
-                           "not a %s", ty_str(a, x->ty), x->ty->kind == T_PAIR ? "pair" : "scalar");
-            Nat *cnt;
-            const Type *in = ty_innermost(a, x->ty, &cnt);
-            if (!in) diag_error(w->d, v->sp, "toGlobal of %s: an array of pairs cannot be handed to the next "
-                                "launch; unzip it and hand over each array", ty_str(a, x->ty));
+                diag_error(w->d, v->sp, "toGlobal of %s: a launch hands an array (of scalars or pairs) to the "
+                           "next one, not a %s", ty_str(a, x->ty), x->ty->kind == T_PAIR ? "pair" : "scalar");
             Kernel *s = k->pre[k->npre] = new_launch(a, k, k->npre);
             k->npre++;
             n--;
             w->k = s;
             w->cur = s->body;
-            Buffer *g = lw_scratch_buffer(w, "glob", lw_sk_of(in), cnt);
-            Acc *c = lw_mem_acc(w, x->ty, g);
+            /* an array of pairs: one scratch array per side */
+            Acc *c;
+            View *gv;
+            if (!lw_soa(w, x->ty, glob_buffer, NULL, &c, &gv))
+                diag_error(w->d, v->sp, "toGlobal of %s: only arrays of scalars or of pairs of scalars can be "
+                           "handed to the next launch", ty_str(a, x->ty));
             lw_lower_acc(w, x, c);
             w->k = k;
-            View *gv = lw_mem_view(w, x->ty, g);
             lw_bind(w, e->let.x, lw_array(w, gv));
             continue;
         }

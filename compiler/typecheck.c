@@ -590,10 +590,19 @@ static void check_result(Tc *t, const Expr *e, const Type *ty, Span sp)
         return;
     }
     Nat *cnt;
-    if (ty->kind == T_ARRAY && !ty_innermost(t->a, ty, &cnt))
+    if (ty->kind == T_ARRAY && !ty_innermost(t->a, ty, &cnt)) {
+        /* what the message suggests must compile: unzip makes a pair of arrays of the
+         * sides, outputs when the sides are no pairs themselves */
+        const Type *el = ty->arr.elem;
+        bool flat = el->kind == T_PAIR && el->pair.a->kind != T_PAIR && el->pair.b->kind != T_PAIR &&
+                    ty_innermost(t->a, el->pair.a, &cnt) && ty_innermost(t->a, el->pair.b, &cnt);
+        if (flat)
+            diag_error(t->d, sp, "kernel result of type %s: an array of pairs is not an output; return a pair of "
+                       "arrays, one output each: append |> unzip", tc_tstr(t, ty));
         diag_error(t->d, sp, "kernel result of type %s: an array of pairs is not an output; return a pair of "
                    "arrays, one output each, made by a map for each component: pair(xs |> mapGlobal(f))(xs |> "
                    "mapGlobal(g))", tc_tstr(t, ty));
+    }
     check_storable(t, ty, sp, "kernel result");
 }
 

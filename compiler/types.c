@@ -142,3 +142,9 @@ const Type *ty_innermost(Arena *a, const Type *t, Nat **count)
     *count = c;
     return (t->kind == T_SCALAR || t->kind == T_IDX) ? t : NULL;
 }
+
+bool ty_scalar_leaves(const Type *t)
+{
+    if (t->kind == T_PAIR) return ty_scalar_leaves(t->pair.a) && ty_scalar_leaves(t->pair.b);
+    return t->kind == T_SCALAR || t->kind == T_IDX;
+}

@@ -54,10 +54,10 @@ extern "C" __global__ void __launch_bounds__(32) softmaxRows(float *__restrict__
             float r25 = (r23 + sh24);
             {
                 const patc_int l26 = lane;
-                float sh27 = __shfl_sync(0xffffffffu, r25, l26);
-                float sh28 = __shfl_sync(0xffffffffu, r13, l26);
+                float sh27 = __shfl_sync(0xffffffffu, r13, l26);
+                float sh28 = __shfl_sync(0xffffffffu, r25, l26);
                 for (patc_int i29 = 0; i29 < 32; i29 += 1) {
-                    out[(1024 * b0 + 1024 * w1 + l26 + 32 * i29)] = (expf((xs[(1024 * b0 + 1024 * w1 + l26 + 32 * i29)] - sh28)) / sh27);
+                    out[(1024 * b0 + 1024 * w1 + l26 + 32 * i29)] = (expf((xs[(1024 * b0 + 1024 * w1 + l26 + 32 * i29)] - sh27)) / sh28);
                 }
             }
         }

@@ -86,7 +86,6 @@ static LwVal *lower_map_lane(Lw *w, Expr *e)
 {
     Arena *a = w->a;
     Expr **arg = e->prim.args;
-    View *v;
     /* read inside a warp: each lane computes its own element into a register */
     if (lw_inside(w, LVL_WARP) && !lw_inside(w, LVL_LANE)) {
         int64_t n;
@@ -97,12 +96,10 @@ static LwVal *lower_map_lane(Lw *w, Expr *e)
         }
         LwVal *xs = lw_lower_exp(w, arg[1]);
         LwVal *mine = lw_apply1(w, arg[0], lw_view_at(w, xs->v, nat_var(a, w->k->hw.lane)));
-        if (mine->k != VAL_SCALAR)
-            diag_error(w->d, e->sp, "a warp array read after mapLane must hold one scalar per lane, not %s",
-                       ty_str(a, e->ty->arr.elem));
-        v = lw_view(w, V_LANES, e->ty, NULL);
-        v->mine = lw_materialise(w, mine->x, "r");
-        return lw_array(w, v);
+        if (mine->k == VAL_ARRAY)
+            diag_error(w->d, e->sp, "a warp array read after mapLane must hold one scalar (or pair of scalars) per "
+                       "lane, not %s", ty_str(a, e->ty->arr.elem));
+        return lw_array(w, lw_lanes_of(w, e->ty, mine, e->sp));
     }
     return lower_parallel_map(w, e);
 }
@@ -448,6 +445,29 @@ static __attribute__((noinline)) LwVal *reduce_array(Lw *w, Expr *e, LwVal *init
     return lw_array(w, av);
 }
 
+static LwVal *acc_regs(Lw *w, LwVal *v, Span sp);
+static void acc_set(Lw *w, LwVal *regs, LwVal *v);
+static LwVal *acc_fix(Lw *w, LwVal *v);
+
+/* reduceSeq(f)(init)(xs) with init a pair (nested pairs) of scalars: a register per
+ * leaf, as scanSeq's accumulator (an argmax folds (value, index) pairs):
+ *   a = init; for j < n: { nx = f(a)(xs[j]); a = nx }   (leaf by leaf) */
+static LwVal *reduce_pair(Lw *w, Expr *e, LwVal *init)
+{
+    Expr **arg = e->prim.args, *f = arg[0];
+    LwVal *xs = lw_lower_exp(w, arg[2]);
+    LwVal *acc = acc_regs(w, init, arg[1]->sp);
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *s = lw_open_loop(w, LVL_SEQ, 0, arg[2]->ty->arr.n, &iv, &saved);
+    s->loop.unroll = e->prim.p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
+    lw_bind(w, f->lam.param, acc);
+    lw_bind(w, f->lam.body->lam.param, lw_view_at(w, xs->v, nat_var(w->a, iv)));
+    acc_set(w, acc, acc_fix(w, lw_lower_exp(w, f->lam.body->lam.body)));
+    lw_close_loop(w, s, saved);
+    return acc;
+}
+
 /* acc = init; for j < n: acc = f(acc, xs[j]); the accumulator lives in a register */
 static LwVal *lower_reduce(Lw *w, Expr *e)
 {
@@ -456,9 +476,7 @@ static LwVal *lower_reduce(Lw *w, Expr *e)
     Prim p = e->prim.p;
     LwVal *init = lw_lower_exp(w, arg[1]);
     if (init->k == VAL_ARRAY) return reduce_array(w, e, init);
-    if (init->k != VAL_SCALAR)
-        diag_error(w->d, e->sp, "%s with a pair accumulator is not supported; use a scalar or array accumulator",
-                   prim_info[p].name);
+    if (init->k == VAL_PAIR) return reduce_pair(w, e, init);
     LwVal *xs = lw_lower_exp(w, arg[2]);
     Buffer *accb = scalar_acc(w, lw_sk_of(e->ty), init->x);
     NatVar *iv;
@@ -561,9 +579,12 @@ static LwVal *lower_scan_read(Lw *w, Expr *e)
  * of records such as compactTo's), set to v; the value that reads them */
 static LwVal *acc_regs(Lw *w, LwVal *v, Span sp)
 {
-    if (v->k == VAL_PAIR) return lw_pairv(w, acc_regs(w, v->a, sp), acc_regs(w, v->b, sp));
+    if (v->k == VAL_PAIR) {
+        LwVal *l = acc_regs(w, v->a, sp); /* left leaf first: C leaves an argument list's order open */
+        return lw_pairv(w, l, acc_regs(w, v->b, sp));
+    }
     if (v->k != VAL_SCALAR)
-        diag_error(w->d, sp, "a scan's accumulator must be a scalar or pairs of scalars, not an array");
+        diag_error(w->d, sp, "a pair accumulator must hold scalars or pairs of scalars, not an array");
     return lw_scalar(w, lw_xload(w, scalar_acc(w, v->x->sk, v->x), nat_cst(w->a, 0)));
 }
 
@@ -582,7 +603,10 @@ static void acc_set(Lw *w, LwVal *regs, LwVal *v)
  * of the registers it writes */
 static LwVal *acc_fix(Lw *w, LwVal *v)
 {
-    if (v->k == VAL_PAIR) return lw_pairv(w, acc_fix(w, v->a), acc_fix(w, v->b));
+    if (v->k == VAL_PAIR) {
+        LwVal *l = acc_fix(w, v->a);
+        return lw_pairv(w, l, acc_fix(w, v->b));
+    }
     return lw_scalar(w, lw_materialise(w, v->x, "nx"));
 }
 

@@ -10,6 +10,54 @@
 /* toGlobal, toShared, toPrivate : t -> t, and their meaning is x itself: view.c's
  * prim_infer_same and prim_eval_same */
 
+/* What toPrivate's buffers share: the thread dimensions the value is spread over (each
+ * side's buffer holds one thread's part) */
+typedef struct PrivSpec {
+    Nat *spread; /* the elements of the spread dimensions (1: not spread) */
+    int nd, ddim[3];
+    Span sp;
+} PrivSpec;
+
+/* A private array for one side of toPrivate's value (all of it, unless it is an array
+ * of pairs), declared here */
+static Buffer *private_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
+{
+    const PrivSpec *ps = ctx;
+    Arena *a = w->a;
+    Nat *cnt = ps->nd ? nat_div(a, count, ps->spread) : count; /* a thread holds its part */
+    int64_t c;
+    if (!nat_is_const(cnt, &c)) {
+        hint_const(w->d, a, cnt, 1, INT64_MAX);
+        diag_error(w->d, ps->sp, "toPrivate needs a size known at compile time, but this array has %s elements "
+                   "(specialise it with -D)", nat_str(a, cnt));
+    }
+    Buffer *b = lw_new_buffer(w, "p", AS_PRIVATE, sk, cnt);
+    b->scalar = c == 1; /* a one-element private array is a scalar */
+    b->ndist = ps->nd;
+    memcpy(b->ddim, ps->ddim, sizeof(int) * (size_t)ps->nd);
+    b->dsp = ps->sp;
+    Stmt *d = lw_snew(w, S_DECL);
+    d->decl.buf = b;
+    lw_emit(w, d);
+    return b;
+}
+
+/* A shared array for one side of toShared's value */
+static Buffer *shared_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
+{
+    return lw_shared_buffer(w, "s", sk, count, *(const Span *)ctx);
+}
+
+/* toPrivate of a pair of scalars: a register per leaf */
+static LwVal *private_leaves(Lw *w, LwVal *v)
+{
+    if (v->k == VAL_PAIR) {
+        LwVal *l = private_leaves(w, v->a); /* left leaf first */
+        return lw_pairv(w, l, private_leaves(w, v->b));
+    }
+    return lw_scalar(w, lw_materialise(w, v->x, "p"));
+}
+
 /* toPrivate(x): a register for a scalar; one register per lane for a warp array inside
  * mapWarp (a V_LANES view); else a private array of a size known at compile time,
  * written through an acceptor and read as memory. At block level, toPrivate of a
@@ -22,17 +70,22 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
     View *v;
     if (arg[0]->ty->kind == T_SCALAR || arg[0]->ty->kind == T_IDX)
         return lw_scalar(w, lw_materialise(w, lw_lower_exp(w, arg[0])->x, "p"));
+    if (arg[0]->ty->kind == T_PAIR) {
+        if (!ty_scalar_leaves(arg[0]->ty))
+            diag_error(w->d, e->sp, "toPrivate of %s: a pair is kept in registers, one per scalar; store a side that "
+                       "is an array with a toPrivate of its own", ty_str(a, arg[0]->ty));
+        return private_leaves(w, lw_lower_exp(w, arg[0]));
+    }
     int64_t n32;
     if (lw_inside(w, LVL_WARP) && !lw_inside(w, LVL_LANE) && nat_is_const(arg[0]->ty->arr.n, &n32) && n32 == 32) {
         /* private memory of a warp: one element per lane, in a register */
         LwVal *xs = lw_lower_exp(w, arg[0]);
         int64_t off;
-        if (lw_lanes_offset(w, xs->v, &off) && off == 0 && xs->v->kind == V_LANES) return xs;
+        if (lw_lanes_offset(w, xs->v, &off) && off == 0 && (xs->v->kind == V_LANES || (xs->v->kind == V_ZIP && xs->v->soa)))
+            return xs;
         LwVal *mine = lw_view_at(w, xs->v, nat_var(a, w->k->hw.lane));
-        if (mine->k != VAL_SCALAR) diag_error(w->d, e->sp, "toPrivate of a warp array of %s is not supported", ty_str(a, arg[0]->ty->arr.elem));
-        v = lw_view(w, V_LANES, arg[0]->ty, NULL);
-        v->mine = lw_materialise(w, mine->x, "r");
-        return lw_array(w, v);
+        if (mine->k == VAL_ARRAY) diag_error(w->d, e->sp, "toPrivate of a warp array of %s is not supported", ty_str(a, arg[0]->ty->arr.elem));
+        return lw_array(w, lw_lanes_of(w, arg[0]->ty, mine, e->sp));
     }
     /* toPrivate(mapThreads(f)(xs)) at block level (nested mapThreads along other
      * dimensions alike): each thread keeps the elements it computes, and only they are
@@ -45,26 +98,16 @@ static LwVal *lower_to_private(Lw *w, Expr *e)
             part = part->arr.elem;
             for (m = m->prim.args[0]->lam.body; m->kind == E_LET;) m = m->let.body;
         }
-    Nat *cnt;
-    const Type *in = ty_innermost(a, part, &cnt);
-    int64_t c;
-    if (!in) diag_error(w->d, e->sp, "toPrivate of %s: only arrays of scalars can be stored", ty_str(a, arg[0]->ty));
-    if (!nat_is_const(cnt, &c)) {
-        hint_const(w->d, a, cnt, 1, INT64_MAX);
-        diag_error(w->d, e->sp, "toPrivate needs a size known at compile time, but this array has %s elements "
-                   "(specialise it with -D)", nat_str(a, cnt));
-    }
-    Buffer *b = lw_new_buffer(w, "p", AS_PRIVATE, lw_sk_of(in), cnt);
-    b->scalar = c == 1; /* a one-element private array is a scalar */
-    b->ndist = nd;
-    memcpy(b->ddim, ddim, sizeof(int) * (size_t)nd);
-    b->dsp = e->sp;
-    Stmt *d = lw_snew(w, S_DECL);
-    d->decl.buf = b;
-    lw_emit(w, d);
-    Acc *c0 = lw_mem_acc(w, arg[0]->ty, b);
+    /* the spread dimensions: a thread holds 1/spread of each side */
+    Nat *spread = nat_cst(a, 1);
+    for (const Type *pt = arg[0]->ty; pt != part; pt = pt->arr.elem) spread = nat_mul(a, spread, pt->arr.n);
+    PrivSpec ps = {.spread = spread, .nd = nd, .sp = e->sp};
+    memcpy(ps.ddim, ddim, sizeof(int) * (size_t)nd);
+    Acc *c0;
+    if (!lw_soa(w, arg[0]->ty, private_buffer, &ps, &c0, &v))
+        diag_error(w->d, e->sp, "toPrivate of %s: only arrays of scalars or of pairs of scalars can be stored",
+                   ty_str(a, arg[0]->ty));
     lw_lower_acc(w, arg[0], c0);
-    v = lw_mem_view(w, arg[0]->ty, b);
     return lw_array(w, v);
 }
 
@@ -80,7 +123,21 @@ static LwVal *lower_to_shared(Lw *w, Expr *e)
                    "mapThreads/mapWarp result at block level instead");
     Nat *cnt;
     const Type *in = ty_innermost(a, arg[0]->ty, &cnt);
-    if (!in) diag_error(w->d, e->sp, "toShared of %s: only scalars and arrays of scalars can be stored", ty_str(a, arg[0]->ty));
+    if (!in) {
+        /* pairs: one shared array per side (a pair alone as an array of one) */
+        bool arr = arg[0]->ty->kind == T_ARRAY;
+        Type *aty = arr ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
+        Acc *c0;
+        if (!lw_soa(w, aty, shared_buffer, &e->sp, &c0, &v))
+            diag_error(w->d, e->sp, "toShared of %s: only scalars, pairs of scalars and arrays of them can be stored",
+                       ty_str(a, arg[0]->ty));
+        if (arr) {
+            lw_lower_acc(w, arg[0], c0);
+            return lw_array(w, v);
+        }
+        lw_acc_store(w, lw_acc_at(w, c0, nat_cst(a, 0)), lw_lower_exp(w, arg[0]), e->sp);
+        return lw_view_at(w, v, nat_cst(a, 0));
+    }
     Buffer *b = lw_shared_buffer(w, "s", lw_sk_of(in), cnt, e->sp);
     Type *aty = arg[0]->ty->kind == T_ARRAY ? arg[0]->ty : ty_array(a, nat_cst(a, 1), arg[0]->ty);
     Acc *c0 = lw_mem_acc(w, aty, b);

@@ -105,7 +105,8 @@ typedef enum {
     V_PADCST,   /* in, n1 = l, n2 = inner length, val */
     V_PADCLAMP, /* in, n1 = l, n2 = inner length */
     V_SLIDE,    /* in, n1 = step: at(i) = OFFSET(in, i*step) */
-    V_ZIP,      /* in, in2 */
+    V_ZIP,      /* in, in2: at(i) = (in.at(i), in2.at(i)); where the element type is an array
+                   (a stored array of pairs, lw_soa), at(i) = ZIP(in.at(i), in2.at(i)) */
     V_PROJ,     /* in, proj 0/1: at(i) = in.at(i).a or .b (unzip) */
     V_GEN,      /* fn: at(i) = fn(i) */
     V_MAP,      /* fn, in: at(i) = fn(in.at(i))  (mapSeq read lazily) */
@@ -141,6 +142,8 @@ struct View {
                       spread dimensions this view still has (its first dleft dimensions) */
     Nat **path;    /* V_PADROW */
     int npath;
+    bool soa;      /* V_ZIP of an array of pairs in memory or in a warp's registers (lw_soa,
+                      lw_lanes_of), one array per side */
 };
 
 /* Acceptors: where a value is written. */
@@ -171,6 +174,9 @@ typedef enum {
     W_ATOMIC,   /* in = the k bins (a shared W_MEM acceptor), atom: writing the pairs n.(bin, t) of
                    accumulate: at(i) = ATOMICEL(this, i) */
     W_ATOMICEL, /* in = the W_ATOMIC, n1 = i: pair i, stored by prims_atomic_store */
+    W_PAIRW,    /* in, in2: writing x whose innermost elements are pairs into one acceptor per
+                   side (structure of arrays): at(i) = PAIRW(in.at(i), in2.at(i)); a pair
+                   stored here goes side by side into in and in2 */
 } AccKind;
 
 typedef struct Acc Acc;
@@ -179,6 +185,7 @@ struct Acc {
     Type *ty; /* the type of what is written */
     Expr *fn; /* W_MAPF */
     Acc *in;
+    Acc *in2; /* W_PAIRW: the second side's acceptor */
     Buffer *buf;
     Nat *base, *n1;
     View *iv; /* W_SCATTER: the positions; W_COMPACT: partitionStableTo's count (NULL otherwise) */
@@ -263,6 +270,15 @@ bool lw_per_thread(Lw *w);
 int lw_count_uses(const Expr *e, const Binder *b, int weight);
 LwVal *lw_select_any(Lw *w, X *c, LwVal *a, LwVal *b);
 LwVal *lw_lower_exp(Lw *w, Expr *e);
+/* Pairs as data. A value of type ty whose innermost element is a scalar or pairs of
+ * scalars, stored as one buffer per scalar leaf (structure of arrays), each made by
+ * mk(w, ctx, sk, count) with count the elements of ty: the acceptor that writes it
+ * (W_PAIRW over the leaves' W_MEM) and the view that reads it (V_ZIP of theirs). NULL
+ * when ty holds a pair inside an array inside a pair, or a function. */
+typedef Buffer *(*LwMkBuf)(Lw *w, void *ctx, ScalarKind sk, Nat *count);
+bool lw_soa(Lw *w, Type *ty, LwMkBuf mk, void *ctx, Acc **acc, View **view);
+/* A warp array whose lane holds mine (a scalar or pairs of scalars): V_LANES, or V_ZIP of them */
+View *lw_lanes_of(Lw *w, Type *ty, LwVal *mine, Span sp);
 /* memory.c: a record of compactTo/partitionTo/partitionStableTo written to its W_COMPACTEL acceptor */
 void prims_compact_store(Lw *w, Acc *c, LwVal *v, Span sp);
 /* memory.c: a pair (bin, value) of accumulate written to its W_ATOMICEL acceptor */

@@ -11,6 +11,13 @@ static Node *unary_node(IpCtx *c, const Code *e, NodeKind k, IpVal *a)
 
 /* ---------------------------------------------------------------- split, asVector */
 
+/* Can k elements of type t be one vector (of an array of pairs: each side's k elements)? */
+static bool vector_elem(const Type *t, int64_t k)
+{
+    if (t->kind == T_PAIR) return vector_elem(t->pair.a, k) && vector_elem(t->pair.b, k);
+    return t->kind == T_SCALAR && t->sk != SK_BOOL && k * scalar_info[t->sk].size <= 16;
+}
+
 /* split(k) : (m*k).t -> m.k.t  and  asVector(k), the same type with k 2 or 4 */
 static Expr *infer_split(Tc *t, const TcApp *ap)
 {
@@ -32,10 +39,9 @@ static Expr *infer_split(Tc *t, const TcApp *ap)
         int64_t kc;
         if (!nat_is_const(k, &kc) || (kc != 2 && kc != 4))
             diag_error(t->d, nat[0]->sp, "asVector(%s): the vector width must be 2 or 4", tc_nstr(t, k));
-        if (ty->arr.elem->kind != T_SCALAR || ty->arr.elem->sk == SK_BOOL ||
-            kc * scalar_info[ty->arr.elem->sk].size > 16)
-            diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together",
-                       (long long)kc, tc_tstr(t, ty));
+        if (!vector_elem(ty->arr.elem, kc))
+            diag_error(t->d, sp, "asVector(%lld) of %s: vectors are 2 or 4 numbers of at most 16 bytes together "
+                       "(of an array of pairs, each side's)", (long long)kc, tc_tstr(t, ty));
     }
     if (!nat_divides(a, k, ty->arr.n)) {
         hint_fact(t->d, a, HINT_DIVIDES, k, ty->arr.n);
@@ -59,15 +65,35 @@ static LwVal *lower_split_slide(Lw *w, Expr *e)
     return lw_array(w, v);
 }
 
+/* asVector(k) of the view in (ty: m.k.t): a V_VEC; for an array of pairs, each side
+ * (V_PROJ) vectorised on its own and the groups zipped (V_ZIP zips the rows): a side
+ * that reads no memory (generated indices) is computed element by element */
+static View *vec_view(Lw *w, Expr *e, View *in, Type *ty)
+{
+    Arena *a = w->a;
+    Type *t = ty->arr.elem->arr.elem;
+    if (t->kind == T_PAIR) {
+        View *side[2];
+        for (int s = 0; s < 2; s++) {
+            Type *st = s ? t->pair.b : t->pair.a;
+            View *p = lw_view(w, V_PROJ, ty_array(a, in->ty->arr.n, st), in);
+            p->proj = s;
+            side[s] = vec_view(w, e, p, ty_array(a, ty->arr.n, ty_array(a, ty->arr.elem->arr.n, st)));
+        }
+        View *z = lw_view(w, V_ZIP, ty, side[0]);
+        z->in2 = side[1];
+        return z;
+    }
+    View *v = lw_view(w, V_VEC, ty, in);
+    v->n1 = e->prim.nats[0];
+    v->fn = e;
+    return v;
+}
+
 /* asVector(k)(x)[i]: a vector register filled by one k-wide load (vector_at in lower.c) */
 static LwVal *lower_asvector(Lw *w, Expr *e)
 {
-    Expr **arg = e->prim.args;
-    View *v;
-    v = lw_view(w, V_VEC, e->ty, lw_lower_exp(w, arg[0])->v);
-    v->n1 = e->prim.nats[0];
-    v->fn = e;
-    return lw_array(w, v);
+    return lw_array(w, vec_view(w, e, lw_lower_exp(w, e->prim.args[0])->v, e->ty));
 }
 
 /* split(k)(a)[i][j] = a[i*k + j]; asVector(k) means the same */
@@ -507,7 +533,8 @@ static Expr *infer_pair(Tc *t, const TcApp *ap)
 /* pair(x)(y): the pair of the two values */
 static LwVal *lower_pair(Lw *w, Expr *e)
 {
-    return lw_pairv(w, lw_lower_exp(w, e->prim.args[0]), lw_lower_exp(w, e->prim.args[1]));
+    LwVal *l = lw_lower_exp(w, e->prim.args[0]); /* the left side's statements first */
+    return lw_pairv(w, l, lw_lower_exp(w, e->prim.args[1]));
 }
 
 /* fst : (s, t) -> s,  snd : (s, t) -> t */

@@ -7,8 +7,8 @@
 
 /* ---------------------------------------------------------------- the warp shuffles */
 
-/* shflDownWarp(d), shflUpWarp(d), shflXorWarp(m) : 32.t -> 32.t  (t a scalar, d and m
- * constants in 0..31) */
+/* shflDownWarp(d), shflUpWarp(d), shflXorWarp(m) : 32.t -> 32.t  (t a scalar or pairs of
+ * scalars, each leaf shuffled on its own; d and m constants in 0..31) */
 static Expr *infer_shfl(Tc *t, const TcApp *ap)
 {
     Prim p = ap->p;
@@ -26,9 +26,10 @@ static Expr *infer_shfl(Tc *t, const TcApp *ap)
     }
     Expr *x = tc_infer(t, arg[0], sc, NULL);
     Type *tx = tc_want_array(t, x, pi->name);
-    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem)) {
-        if (tc_is_scalar(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
-        diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars, but this has type %s", pi->name, tc_tstr(t, tx));
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !ty_scalar_leaves(tx->arr.elem)) {
+        if (ty_scalar_leaves(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
+        diag_error(t->d, x->sp, "%s expects a 32-element warp array of scalars (or pairs of scalars), but this has "
+                   "type %s", pi->name, tc_tstr(t, tx));
     }
     e = tc_prim_expr(t, p, tx, sp);
     e->prim.nats[0] = d;
@@ -36,7 +37,8 @@ static Expr *infer_shfl(Tc *t, const TcApp *ap)
     return e;
 }
 
-/* shflWarp : 32.idx[32] -> 32.t -> 32.t  (the source lane of each lane; t a scalar) */
+/* shflWarp : 32.idx[32] -> 32.t -> 32.t  (the source lane of each lane; t a scalar or
+ * pairs of scalars) */
 static Expr *infer_shfl_warp(Tc *t, const TcApp *ap)
 {
     Prim p = ap->p;
@@ -54,9 +56,10 @@ static Expr *infer_shfl_warp(Tc *t, const TcApp *ap)
         !(ts->arr.elem->kind == T_IDX || (ts->arr.elem->kind == T_SCALAR && (ts->arr.elem->sk == SK_I32 || ts->arr.elem->sk == SK_U32))))
         diag_error(t->d, src->sp, "shflWarp expects 32 lane indices (32.idx[32]), but this has type %s", tc_tstr(t, ts));
     Type *tx = tc_want_array(t, x, "shflWarp");
-    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !tc_is_scalar(tx->arr.elem)) {
-        if (tc_is_scalar(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
-        diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars, but this has type %s", tc_tstr(t, tx));
+    if (!nat_is_const(tx->arr.n, &c) || c != 32 || !ty_scalar_leaves(tx->arr.elem)) {
+        if (ty_scalar_leaves(tx->arr.elem)) hint_fact(t->d, t->a, HINT_EQ, tx->arr.n, nat_cst(t->a, 32));
+        diag_error(t->d, x->sp, "shflWarp expects a 32-element warp array of scalars (or pairs of scalars), but this "
+                   "has type %s", tc_tstr(t, tx));
     }
     e = tc_prim_expr(t, p, tx, sp);
     e->prim.args[0] = src;
@@ -217,6 +220,16 @@ static void eval_last_block(IpCtx *c, const Code *e, IpVal *r)
     r->ty = e->ty;
 }
 
+/* A scratch array for one side of lastBlock's partials, read through L2 unless flagged;
+ * *ctx keeps the first (S_LASTBLOCK's part, whose count every side shares) */
+static Buffer *partial_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
+{
+    Buffer **first = ctx, *b = lw_scratch_buffer(w, "partial", sk, count);
+    b->coherent = true;
+    if (!*first) *first = b;
+    return b;
+}
+
 /* acc(lastBlock(f)(ys), out) = acc(ys, partials); hand-over protocol;
  *                             in the last block: acc(f(partials), out)
  * ys is computed by the whole grid into a global scratch buffer; one block sees all
@@ -229,15 +242,18 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     Arena *a = w->a;
     if (w->ndepth) die("lastBlock inside a map passed the type checker");
     Expr *ys = e->prim.args[1], *f = e->prim.args[0];
-    Nat *cnt;
-    const Type *in = ty_innermost(a, ys->ty, &cnt);
-    if (!in) diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars", ty_str(a, ys->ty));
-    Buffer *part = lw_scratch_buffer(w, "partial", lw_sk_of(in), cnt);
-    part->flagged = scalar_info[part->sk].size <= 4;
+    Acc *c0;
+    View *pv;
+    Buffer *part = NULL;
+    if (!lw_soa(w, ys->ty, partial_buffer, &part, &c0, &pv))
+        diag_error(w->d, ys->sp, "lastBlock of %s: the grid's result must be an array of scalars or of pairs of "
+                   "scalars", ty_str(a, ys->ty));
+    /* partials of pairs (one array per side) are handed over by the ticket: a flag
+     * beside each side would be read apart from the other's */
+    part->flagged = scalar_info[part->sk].size <= 4 && c0->kind == W_MEM;
     part->coherent = !part->flagged;
     Buffer *ticket = part->flagged ? NULL : lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     w->k->ticket = ticket;
-    Acc *c0 = lw_mem_acc(w, ys->ty, part);
     lw_lower_acc(w, ys, c0);
     Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur;
     s->last.ticket = ticket;
@@ -246,7 +262,6 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     lw_emit(w, s);
     w->cur = s->last.body;
     w->lv[w->ndepth++] = LVL_BLOCK;
-    View *pv = lw_mem_view(w, ys->ty, part);
     lw_bind(w, f->lam.param, lw_array(w, pv));
     lw_lower_acc(w, f->lam.body, c);
     w->ndepth--;

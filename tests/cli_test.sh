@@ -348,9 +348,11 @@ has "two outputs, one --output: message" "$TMP/err" 'kernel minmaxPair has 2 out
 expect "two outputs: summaries" 0 "$PATC" run tests/programs/minmax_pair.rise -D m=2 --input random --cpu
 has "two outputs: out0" "$TMP/out" '^out0: output: f32, 2 elements$'
 has "two outputs: out1" "$TMP/out" '^out1: sum: '
-# the fix the error for an array-of-pairs result suggests (tests/err/result_pair_array.rise) compiles and runs
-expect "array-of-pairs result: the suggested fix runs" 0 "$PATC" run tests/programs/pair_outputs_fix.rise -D n=5 --input random --cpu
+# the fixes the errors for an array-of-pairs result suggest (tests/err/result_pair_array*.rise) compile and run
+expect "array-of-pairs result: the suggested fix runs" 0 "$PATC" run tests/programs/pair_outputs_fix.rise --kernel fixed -D n=5 --input random --cpu
 has "the suggested fix: three outputs" "$TMP/out" 'out2'
+expect "array-of-nested-pairs result: the suggested fix runs" 0 "$PATC" run tests/programs/pair_outputs_fix.rise --kernel fixedMaps -D n=5 --input random --cpu
+has "the suggested fix (maps): three outputs" "$TMP/out" 'out2'
 if command -v python3 >/dev/null; then
     for n in 1 31 1000 4097; do
         python3 - "$TMP" "$n" <<'PY'

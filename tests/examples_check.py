@@ -177,5 +177,23 @@ def transpose(m, n, name):
     print("exact")
 
 
-{"compact": compact, "bits": bits, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax, "uf": uf,
- "matmul": matmul, "jacobi": jacobi, "transpose": transpose}[args[0]](*args[1:])
+def arg(mode, name, itype="i32"):
+    """argmax/argmin (examples/argmax.rise): out.bin the value, idx.bin its index (i32, or
+    i64): the first maximum (minimum) among the elements that are numbers; NaN (0) when all
+    are NaN"""
+    xs, out = load(name, "f32"), load("out", "f32")
+    idx = struct.unpack("<q" if itype == "i64" else "<i", open("%s/idx.bin" % d, "rb").read())[0]
+    nums = [(x, i) for i, x in enumerate(xs) if not math.isnan(x)]
+    if not nums:
+        if not math.isnan(out[0]) or idx != 0:
+            sys.exit("all NaN: got (%r, %d), expected (nan, 0)" % (out[0], idx))
+    else:
+        best = max(x for x, _ in nums) if mode == "max" else min(x for x, _ in nums)
+        first = next(i for x, i in nums if x == best)
+        if out[0] != best or idx != first:
+            sys.exit("got (%r, %d), expected (%r, %d)" % (out[0], idx, best, first))
+    print("exact")
+
+
+{"arg": arg, "compact": compact, "bits": bits, "scan": scan, "dscan": dscan, "fill": fill, "tscan": tscan, "softmax": softmax,
+ "uf": uf, "matmul": matmul, "jacobi": jacobi, "transpose": transpose}[args[0]](*args[1:])

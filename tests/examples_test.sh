@@ -44,6 +44,8 @@ check() {
     local outs=(--output "$TMP/out.bin")
     # filter and partition: out0 is the count, out1 the elements
     [ "${cargs[0]}" = compact ] && outs=(--output "$TMP/cnt.bin" --output "$TMP/out.bin")
+    # argmax: out0 is the value, out1 its index
+    [ "${cargs[0]}" = arg ] && outs=(--output "$TMP/out.bin" --output "$TMP/idx.bin")
     if ! "$PATC" run "$@" --cpu "${outs[@]}" >"$TMP/log" 2>&1; then
         echo "FAIL: $name (patc run)"; sed 's/^/    /' "$TMP/log" | head -5; fails=$((fails + 1)); return
     fi
@@ -171,5 +173,26 @@ for mn in "1 1" "1 31" "31 1" "31 33" "33 31" "64 32" "100 7" "7 1000" "1000 3";
     check "transposeTiledAny m=$1 n=$2" transpose $1 $2 xg -- examples/transpose_tiled.rise --kernel transposeTiledAny -D m=$1 -D n=$2 --input "$TMP/xg.bin"
 done
 
+# ---- argmax and argmin (issue 33): ragged sizes, random data, many ties, all -inf, NaNs
+# among numbers, all NaN; the value and the first index holding it
+for n in 1 31 33 1000 4097; do
+    python3 - "$n" "$TMP" <<'PY'
+import random, struct, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n)
+nan, inf = float("nan"), float("inf")
+data = {"rand": [r.uniform(-2, 2) for _ in range(n)], "ties": [float(r.randrange(4)) for _ in range(n)],
+        "ninf": [-inf] * n, "nans": [nan if r.random() < 0.3 else r.uniform(-2, 2) for _ in range(n)],
+        "allnan": [nan] * n}
+for k, v in data.items():
+    open("%s/am_%s.bin" % (d, k), "wb").write(struct.pack("<%df" % n, *v))
+PY
+    for dk in rand ties ninf nans allnan; do
+        check "argmaxF32 n=$n $dk" arg max am_$dk -- examples/argmax.rise --kernel argmaxF32 -D elemsBlock=1024 -D elemsWarp=128 -D g=3 -D n=$n --input "$TMP/am_$dk.bin"
+        check "argminF32 n=$n $dk" arg min am_$dk -- examples/argmax.rise --kernel argminF32 -D elemsBlock=1024 -D elemsWarp=128 -D g=3 -D n=$n --input "$TMP/am_$dk.bin"
+        check "argmaxF32OneBlock n=$n $dk" arg max am_$dk -- examples/argmax.rise --kernel argmaxF32OneBlock -D elemsBlock=4096 -D elemsWarp=512 -D n=$n --input "$TMP/am_$dk.bin"
+        check "argminF32I64 n=$n $dk" arg min am_$dk i64 -- examples/argmax.rise --kernel argminF32I64 -D elemsBlock=1024 -D elemsWarp=128 -D g=2 -D n=$n --input "$TMP/am_$dk.bin"
+    done
+done
 echo "examples: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -1219,6 +1219,53 @@ START_TEST(test_nested_views)
 END_TEST
 
 static const Define D5[] = {{"n", 5}};
+
+/* Pairs as data (issue 33 item 1), against values worked out here: reduceSeq with a pair
+ * accumulator (the first maximum of each row of 8; NaN compares false), scanSeqExcl with
+ * one, a shuffle of a warp array of pairs, and an array of pairs through shared memory,
+ * each side an output through unzip */
+START_TEST(test_pairs_as_data)
+{
+    static const float X[16] = {1, 5, NAN, 5, -2, 0, 5, 3, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+                                -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    static const Define D2[] = {{"n", 2}}, D1[] = {{"n", 1}};
+    const char *pre = "def amax = fun(a => fun(p => select(fst(p) > fst(a) || (fst(p) == fst(a) && snd(p) < snd(a)))(p)(a)))\n"
+                      "def ids(n) = generate(fun(idx[n])(i => i32(i)))\n";
+    char src[1024], err[256] = "";
+    const void *in[1] = {X};
+    float v[32];
+    int32_t ix[32];
+    void *outs[2] = {v, ix};
+    snprintf(src, sizeof src, "%skernel k = nFun(n => fun((8*n).f32)(xs => zip(xs)(ids(8*n)) |> split(8) "
+             "|> mapGlobal(reduceSeq(amax)(pair(-inff)(99))) |> unzip))", pre);
+    ck_assert_msg(run_src_outs(src, D2, 1, in, outs, err, sizeof err), "%s", err);
+    /* row 0: 5 first at 1; row 1: all -inf, equal to the initial value, the lower index 8 wins over 99 */
+    ck_assert(v[0] == 5 && ix[0] == 1 && v[1] == -INFINITY && ix[1] == 8);
+    snprintf(src, sizeof src, "%skernel k = nFun(n => fun((8*n).f32)(xs => zip(xs)(ids(8*n)) |> split(8) "
+             "|> mapGlobal(scanSeqExcl(fun(x => fun(a => amax(a)(x))))(pair(-inff)(-1))) |> join |> unzip))", pre);
+    ck_assert_msg(run_src_outs(src, D1, 1, in, outs, err, sizeof err), "%s", err);
+    static const float EV[8] = {-INFINITY, 1, 5, 5, 5, 5, 5, 5};
+    static const int32_t EI[8] = {-1, 0, 1, 1, 1, 1, 1, 1};
+    for (int i = 0; i < 8; i++) ck_assert_msg(v[i] == EV[i] && ix[i] == EI[i], "element %d: (%g, %d)", i, v[i], ix[i]);
+    /* lane l gets lane l+1's (value, index); lane 31 keeps its own */
+    float Y[32];
+    for (int i = 0; i < 32; i++) Y[i] = (float)(i * i);
+    const void *iny[1] = {Y};
+    snprintf(src, sizeof src, "%skernel k = nFun(n => fun((32*n).f32)(xs => zip(xs)(ids(32*n)) |> split(32) "
+             "|> mapWarp(fun(w => w |> mapLane(id) |> shflDownWarp(1) |> mapLane(id))) |> join |> unzip))", pre);
+    ck_assert_msg(run_src_outs(src, D1, 1, iny, outs, err, sizeof err), "%s", err);
+    for (int i = 0; i < 32; i++) {
+        int j = i < 31 ? i + 1 : 31;
+        ck_assert_msg(v[i] == (float)(j * j) && ix[i] == j, "lane %d: (%g, %d)", i, v[i], ix[i]);
+    }
+    /* shared memory: each thread reads the pair of thread 31 - t */
+    snprintf(src, sizeof src, "%skernel k = nFun(n => fun((32*n).f32)(xs => zip(xs)(ids(32*n)) |> split(32) "
+             "|> mapBlock(fun(b => b |> mapThreads(id) |> toShared |> fun(s => generate(fun(idx[32])(i => i)) "
+             "|> mapThreads(fun(i => idx(31 - i)(s)))))) |> join |> unzip))", pre);
+    ck_assert_msg(run_src_outs(src, D1, 1, iny, outs, err, sizeof err), "%s", err);
+    for (int i = 0; i < 32; i++) ck_assert(v[i] == (float)((31 - i) * (31 - i)) && ix[i] == 31 - i);
+}
+END_TEST
 static const int32_t PERM5[5] = {4, 0, 3, 1, 2};
 static const float XS5[5] = {10, 11, 12, 13, 14};
 
@@ -1500,6 +1547,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_select_pipe);
     tcase_add_test(tc, test_concat_padempty_generate);
     tcase_add_test(tc, test_nested_views);
+    tcase_add_test(tc, test_pairs_as_data);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -45,6 +45,52 @@ static const Stmt *find_loop(const Stmt *s, Level l)
 }
 
 
+/* Pairs as data (issue 33 item 1): a pair accumulator is a register per leaf (no array),
+ * a shuffle of a warp array of pairs is a shuffle per leaf, an array of pairs in shared
+ * memory is one shared array per side, and unzip of a map as the result is the map's one
+ * loop writing both outputs. */
+START_TEST(pairs_as_data_lowering)
+{
+    TC *t = tc_compile("def amax = fun(a => fun(p => select(fst(p) > fst(a))(p)(a)))\n"
+                       "def ids(n) = generate(fun(idx[n])(i => i32(i)))\n"
+                       "kernel rows = nFun(n => fun((8*n).f32)(xs => zip(xs)(ids(8*n)) |> split(8) "
+                       "|> mapGlobal(reduceSeq(amax)(pair(-inff)(0))) |> unzip))\n"
+                       "kernel warps = nFun(n => fun((32*n).f32)(xs => zip(xs)(ids(32*n)) |> split(32) "
+                       "|> mapWarp(fun(w => w |> mapLane(id) |> shflDownWarp(16) |> mapLane(id))) |> join |> unzip))\n"
+                       "kernel blocks = nFun(n => fun((64*n).f32)(xs => zip(xs)(ids(64*n)) |> split(64) "
+                       "|> mapBlock(fun(b => b |> mapThreads(id) |> toShared |> reduceSeq(amax)(pair(-inff)(0)))) |> unzip))");
+    EXPECT_OK(t);
+    ck_assert_int_eq(t->c.nkernels, 3);
+    char *cu = tc_cuda(t);
+    /* rows: two scalar registers, no private array, the choice computed once */
+    ck_assert_msg(strstr(cu, "float acc1 = -(__int_as_float(0x7f800000));\n        int acc2 = 0;"), "%s", cu);
+    ck_assert_msg(!strstr(cu, "acc1["), "%s", cu);
+    ck_assert_msg(strstr(cu, "out0[g0] = acc1;") && strstr(cu, "out1[g0] = acc2;"), "%s", cu);
+    /* warps: the value and the index each shuffled, each lane writing both sides */
+    ck_assert_int_eq(count_substr(cu, "__shfl_down_sync"), 2);
+    /* blocks: one shared array per side, both outputs written by the one block loop */
+    Kernel *k = t->c.kernels[2];
+    ck_assert_int_eq(k->nshared, 2);
+    ck_assert(k->shared[0]->sk == SK_F32 && k->shared[1]->sk == SK_I32);
+    ck_assert_int_eq(k->nouts, 2);
+    ck_assert_int_eq(t->c.kernels[0]->nouts, 2);
+    ck_assert_int_eq(count_stmts(t->c.kernels[0]->body, S_FOR), 2); /* the grid's loop and the fold */
+    free(cu);
+    tc_free(t);
+    /* asVector(4) of (f32, i32) pairs of two inputs: a float4 and an int4 load; the padding's
+     * i32(0) is a constant, not a load, so the padded tail group is read element by element */
+    t = tc_compile("kernel v = nFun(n => fun((4*n).f32)(xs => fun((4*n).i32)(ks => zip(xs)(ks) |> padCst(0)(4)(pair(0.0f)(i32(0))) "
+                   "|> asVector(4) |> mapGlobal(reduceSeq(fun(a => fun(p => pair(fst(a) + fst(p))(snd(a) + snd(p)))))(pair(0.0f)(i32(0)))) "
+                   "|> unzip)))");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "*(const float4 *)(xs + "), 1);
+    ck_assert_int_eq(count_substr(cu, "*(const int4 *)(ks + "), 1);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* Scalar forms: select computes both sides into registers, then ?:; a select of
  * arrays is a view (no copy, the condition computed once); math calls pick CUDA's
  * float or double function; casts are C casts; sub is the operator. */
@@ -691,6 +737,7 @@ int main(void)
     tcase_add_test(c, private_loops_unroll);
     tcase_add_test(c, launches);
     tcase_add_test(c, carried_lookback);
+    tcase_add_test(c, pairs_as_data_lowering);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -90,6 +90,26 @@ START_TEST(accumulate_types)
 }
 END_TEST
 
+/* Pairs as data (issue 33 item 1): a pair accumulator, shuffles of warp arrays of pairs,
+ * unzip of a computed array as the result (a pair of arrays); shuffles of pairs holding
+ * arrays stay errors */
+START_TEST(pairs_as_data_types)
+{
+    TYPE_IS("kernel k = nFun(n => fun((8*n).f32)(xs => fun((8*n).i32)(is => zip(xs)(is) |> split(8) |> "
+            "mapGlobal(reduceSeq(fun(a => fun(p => select(fst(p) > fst(a))(p)(a))))(pair(-inff)(0))) |> unzip)))",
+            "(n.f32, n.i32)");
+    TYPE_IS("kernel k = nFun(n => fun((32*n).f32)(xs => fun((32*n).i32)(is => zip(xs)(is) |> split(32) |> "
+            "mapWarp(fun(w => w |> mapLane(id) |> shflDownWarp(1) |> mapLane(fun(p => pair(snd(p))(fst(p)))))) |> join |> unzip)))",
+            "((32 * n).i32, (32 * n).f32)");
+    TYPE_IS("kernel k = nFun(n => fun((32*n).f32)(xs => xs |> split(32) |> mapWarp(fun(w => "
+            "zip(w)(zip(w)(w)) |> mapLane(id) |> shflXorWarp(3) |> mapLane(fun(p => fst(snd(p)))))) |> join))",
+            "(32 * n).f32");
+    ERR_IS("kernel k = nFun(n => fun((64*n).f32)(xs => xs |> split(64) |> mapWarp(fun(w => zip(w |> split(2))(w |> split(2)) "
+           "|> shflDownWarp(1) |> mapLane(fun(p => fst(p) |> reduceSeq(add)(0.0f)))))))",
+           "shflDownWarp expects a 32-element warp array of scalars (or pairs of scalars), but this has type 32.(2.f32, 2.f32)");
+}
+END_TEST
+
 START_TEST(padding_idiom)
 {
     /* symbolic n and k: the padded length must be shown divisible by k */
@@ -587,6 +607,7 @@ int main(void)
     tcase_add_test(c, data_movement_types);
     tcase_add_test(c, prims_documented);
     tcase_add_test(c, nested_views);
+    tcase_add_test(c, pairs_as_data_types);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -194,6 +194,49 @@ for mn in "1 1" "1 33" "31 1" "31 33" "33 31" "64 32" "100 1000" "1000 7"; do
     done
 done
 for m in 1 33; do echo "../tests/programs/views_nested.rise tileViews $r1 -D m=$m"; done
+# issue 33 item 1: pairs as data (pair accumulators, shuffles of pairs, arrays of pairs
+# stored one array per side, unzip of a computed result, reduce.rise with a pair operator)
+for k in argmaxRows minMaxSum runningMax runningMaxExcl privatePairs globalPairs rowPairs; do
+    echo "../tests/programs/pairs_data.rise $k $r1 -D n=33"
+done
+for k in warpDown warpXor warpUp sharedPairs nestedShared; do echo "../tests/programs/pairs_data.rise $k $r1 -D n=3"; done
+echo "../tests/programs/pairs_data.rise warpReverse $r1 -D n=5"
+for ng in "1 1" "1000 1" "4097 2" "100003 3"; do
+    set -- $ng
+    echo "../tests/programs/pairs_data.rise gridArgmax $r2 -D n=$1 -D g=$2"
+    echo "../tests/programs/pairs_data.rise oneBlockArgmin $r2 -D n=$1"
+    echo "../tests/programs/pairs_data.rise gridArgmaxVec $r2 -D n=$1 -D g=$2"
+    echo "../tests/programs/pairs_data.rise oneBlockArgminVec $r2 -D n=$1"
+done
+echo "../tests/programs/pairs_data.rise blockShflArgmax $r2 -D m=2"
+echo "../tests/programs/pairs_data.rise blockNaiveArgmax $r2 -D m=3"
+echo "../tests/programs/pairs_data.rise blockTreeArgmin $r2 -D m=2"
+# issue 33 item 1: examples/argmax.rise at ragged sizes, on random data, data with many
+# ties (values 0..3), all -inf, NaNs among numbers and all NaN (inputs written here)
+for n in 1 31 33 1000 4097 100003; do
+    python3 - "$n" "$TMP" <<'PY'
+import random, struct, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n + 33)
+nan, inf = float("nan"), float("inf")
+data = {"rand": [r.uniform(-1, 1) for _ in range(n)], "ties": [float(r.randrange(4)) for _ in range(n)],
+        "ninf": [-inf] * n, "nans": [nan if r.random() < 0.3 else r.uniform(-1, 1) for _ in range(n)],
+        "allnan": [nan] * n}
+for k, v in data.items():
+    open("%s/am_%s%d.bin" % (d, k, n), "wb").write(struct.pack("<%df" % n, *v))
+PY
+    for d in rand ties ninf nans allnan; do
+        for k in argmaxF32 argminF32; do
+            echo "argmax.rise $k --input $TMP/am_$d$n.bin -D elemsBlock=4096 -D elemsWarp=512 -D g=3 -D n=$n"
+            echo "argmax.rise ${k}OneBlock --input $TMP/am_$d$n.bin -D elemsBlock=4096 -D elemsWarp=512 -D n=$n"
+        done
+    done
+done
+echo "argmax.rise argmaxF32 --input $TMP/am_ties100003.bin -D elemsBlock=1024 -D elemsWarp=128 -D g=132 -D n=100003"
+for d in ties nans; do
+    echo "argmax.rise argmaxF32I64 --input $TMP/am_${d}4097.bin -D elemsBlock=1024 -D elemsWarp=128 -D g=3 -D n=4097"
+    echo "argmax.rise argminF32I64 --input $TMP/am_${d}100003.bin -D elemsBlock=4096 -D elemsWarp=512 -D g=5 -D n=100003"
+done
 # gather and scatter through a random permutation (its inputs written here)
 for n in 1 33 4097; do
     python3 - "$n" "$TMP" <<'PY'

@@ -116,6 +116,20 @@ san() { # TOOL FILE KERNEL NINPUTS -D...
   record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
 }
 
+am_inputs() { # N: $OUT/am_{rand,ties,ninf,nans,allnan}N.bin (issue 33 item 1, argmax)
+  python3 - "$1" "$OUT" <<'PY'
+import array, random, sys
+n, d = int(sys.argv[1]), sys.argv[2]
+r = random.Random(n + 33)
+nan, inf = float("nan"), float("inf")
+gen = {"rand": lambda: r.uniform(-1, 1), "ties": lambda: float(r.randrange(4)), "ninf": lambda: -inf,
+       "nans": lambda: nan if r.random() < 0.3 else r.uniform(-1, 1), "allnan": lambda: nan}
+for k, f in gen.items():
+    with open("%s/am_%s%d.bin" % (d, k, n), "wb") as fh:
+        array.array("f", (f() for _ in range(n))).tofile(fh)
+PY
+}
+
 sizes="1 31 32 33 1000 4097 65536 1048583 16777216"
 [ $quick = 1 ] && sizes="1 33 1000 1048583"
 if sec 1; then
@@ -288,6 +302,47 @@ for mn in "1 1" "31 33" "33 31" "1000 7" "4097 1000" "1 1048583" "1048583 3"; do
 done
 for m in 1 33 70000; do run_case gpu ../tests/programs/views_nested.rise tileViews $m 1 -D m=$m; done
 
+# issue 33 item 1: pairs as data. examples/argmax.rise (argmax and argmin in one launch)
+# at ragged sizes on random data, many ties (values 0..3), all -inf, NaNs among numbers
+# and all NaN (value and index against the interpreter); tests/programs/pairs_data.rise's
+# pair accumulators, shuffles of pairs, stored arrays of pairs and reduce.rise's
+# reductions with a pair operator
+for n in 1 31 33 1000 4097 1048583 16777216; do
+  am_inputs $n
+  for d in rand ties ninf nans allnan; do
+    for k in argmaxF32 argminF32; do
+      bg_check gpu argmax.rise $k "$n/$d" 'max relative error: [^ ]*' \
+        "$PATC" run examples/argmax.rise --kernel $k --input "$OUT/am_$d$n.bin" --check-against-cpu \
+        -D n=$n -D g=264 -D elemsBlock=4096 -D elemsWarp=512
+      bg_check gpu argmax.rise ${k}OneBlock "$n/$d" 'max relative error: [^ ]*' \
+        "$PATC" run examples/argmax.rise --kernel ${k}OneBlock --input "$OUT/am_$d$n.bin" --check-against-cpu \
+        -D n=$n -D elemsBlock=4096 -D elemsWarp=512
+    done
+  done
+  for d in ties nans; do # i64 indices
+    for k in argmaxF32I64 argminF32I64; do
+      bg_check gpu argmax.rise $k "$n/$d" 'max relative error: [^ ]*' \
+        "$PATC" run examples/argmax.rise --kernel $k --input "$OUT/am_$d$n.bin" --check-against-cpu \
+        -D n=$n -D g=264 -D elemsBlock=4096 -D elemsWarp=512
+    done
+  done
+done
+for n in 1 33 1000 4097; do
+  m=$(( (n + 255) / 256 ))
+  for k in argmaxRows minMaxSum runningMax runningMaxExcl privatePairs globalPairs rowPairs; do
+    run_case gpu ../tests/programs/pairs_data.rise $k "$n" 1 -D n=$n
+  done
+  for k in warpDown warpXor warpUp sharedPairs nestedShared; do run_case gpu ../tests/programs/pairs_data.rise $k "$n" 1 -D n=$m; done
+  run_case gpu ../tests/programs/pairs_data.rise warpReverse "$n" 1 -D n=$n
+  run_case gpu ../tests/programs/pairs_data.rise gridArgmax "$n" 2 -D n=$n -D g=132
+  run_case gpu ../tests/programs/pairs_data.rise oneBlockArgmin "$n" 2 -D n=$n
+  run_case gpu ../tests/programs/pairs_data.rise gridArgmaxVec "$n" 2 -D n=$n -D g=132
+  run_case gpu ../tests/programs/pairs_data.rise oneBlockArgminVec "$n" 2 -D n=$n
+  for k in blockShflArgmax blockTreeArgmin; do run_case gpu ../tests/programs/pairs_data.rise $k "4096*$m" 2 -D m=$m; done
+  run_case gpu ../tests/programs/pairs_data.rise blockNaiveArgmax "256*$m" 2 -D m=$m
+done
+run_case gpu ../tests/programs/pairs_data.rise gridArgmax 1048583 2 -D n=1048583 -D g=132
+
 collect
 fi # section t
 if sec 2; then
@@ -342,6 +397,25 @@ for tool in memcheck racecheck synccheck; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
   done
+done
+
+# issue 33 item 1: pairs as data under the sanitizers (argmax's pair partials handed
+# over by the ticket; shuffles, shared and private arrays of pairs)
+am_inputs 100003
+for tool in memcheck racecheck synccheck; do
+  for k in argmaxF32 argminF32; do
+    san $tool argmax.rise $k 0 --input "$OUT/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
+    san $tool argmax.rise ${k}OneBlock 0 --input "$OUT/am_nans100003.bin" -D n=100003 -D elemsBlock=4096 -D elemsWarp=512
+  done
+  san $tool argmax.rise argmaxF32I64 0 --input "$OUT/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
+  for k in argmaxRows runningMax privatePairs globalPairs rowPairs warpReverse; do
+    san $tool ../tests/programs/pairs_data.rise $k 1 -D n=1000
+  done
+  for k in warpDown warpXor warpUp sharedPairs nestedShared; do san $tool ../tests/programs/pairs_data.rise $k 1 -D n=5; done
+  san $tool ../tests/programs/pairs_data.rise gridArgmax 2 -D n=100003 -D g=9
+  san $tool ../tests/programs/pairs_data.rise oneBlockArgmin 2 -D n=10003
+  san $tool ../tests/programs/pairs_data.rise gridArgmaxVec 2 -D n=100003 -D g=9
+  san $tool ../tests/programs/pairs_data.rise blockShflArgmax 2 -D m=3
 done
 
 # the acceptance command of the runtime issue, verbatim
