@@ -1003,13 +1003,16 @@ static bool view_computes(const View *v)
 }
 
 
-/* let x = v in b: v is computed once. A scalar goes to a register; an array is a
- * view, and a view that recomputes on each read must be materialised by the user
- * when the body reads it more than once. */
+/* let x = v in b: v is computed once. A scalar goes to a register, unless the body
+ * never reads it (a pattern's argument that this use ignores, as blelloch1's look at
+ * block level): a scalar has no effect, so it is then not computed at all, and the
+ * kernel declares no variable that nothing reads. An array is a view, and a view that
+ * recomputes on each read must be materialised by the user when the body reads it
+ * more than once. */
 static void bind_let(Lw *w, Expr *e)
 {
     Val *v = lw_lower_exp(w, e->let.value);
-    if (v->k == VAL_SCALAR) v = lw_scalar(w, lw_materialise(w, v->x, "v"));
+    if (v->k == VAL_SCALAR && lw_count_uses(e->let.body, e->let.x, 1) > 0) v = lw_scalar(w, lw_materialise(w, v->x, "v"));
     else if (v->k == VAL_ARRAY && view_computes(v->v) && lw_count_uses(e->let.body, e->let.x, 1) > 1)
         diag_error(w->d, e->let.value->sp, "the array bound to '%s' is computed and used more than once; "
                    "materialise it with toPrivate or toShared so it is computed once",
