@@ -282,8 +282,10 @@ static void block_thread(const Kernel *k, const char **tid, StrBuf *count)
 /* The flagged hand-over: every block stores each partial as one 64-bit word {value,
  * 1 << 32} (st.relaxed.gpu: single-copy atomic, so the flag is never seen without its
  * value), and the grid's last block runs the body, whose reads of the partials wait
- * for their flags (patc_wait); it then clears the flags for the next launch, after a
- * barrier so that no thread clears a word another has still to read. No block waits
+ * for their flags (patc_wait), those its own threads store included, so no barrier goes
+ * in front of the body (barrier.c puts one in it where shared memory needs one); it then
+ * clears the flags for the next launch, after a barrier so that no thread clears a word
+ * another has still to read. No block waits
  * for a store to be acknowledged or for an atomic's round trip, and the partials cross
  * from L2 once: 0.6-0.7 us less than the ticket at n = 2^20 on an H200, where a ticket
  * drawn when each block starts, or a copy of the partials to shared memory, cost 0.35
@@ -299,8 +301,6 @@ static void last_block_flagged(Pr *p, const Stmt *s)
     block_thread(p->k, &tid, &cnt);
     indent(p);
     sb_puts(o, "if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {\n");
-    indent(p);
-    sb_puts(o, "    __syncthreads();\n");
     block(p, s->last.body);
     indent(p);
     sb_puts(o, "    __syncthreads();\n");

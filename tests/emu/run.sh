@@ -194,6 +194,9 @@ open("%s/vals%d.bin" % (d, n), "wb").write(struct.pack("<%df" % n, *[r.uniform(-
 PY
     for k in permute unpermute; do echo "gather_scatter.rise $k --input $TMP/perm$n.bin --input $TMP/vals$n.bin -D n=$n"; done
 done
+# issue 33 item 7a: lastBlock's body with no barrier in front of it; one where its shared
+# buffer reuses bytes other threads read just before (barrier.c puts one in the body)
+for m in 1 3 33; do echo "../tests/programs/lastblock_reuse.rise sumTwiceReuse $r1 -D m=$m"; done
 }
 
 echo "0 0" >"$TMP/counts"

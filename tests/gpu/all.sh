@@ -269,6 +269,11 @@ for r in 65535 65536 70000; do
   run_case gpu ../tests/programs/grid_limits.rise planesZ "${r}x2" 1 -D p=$r -D c=2
 done
 run_case gpu ../tests/programs/grid_limits.rise deepZ "3x128" 1 -D n=3
+# issue 33 item 7a: the flagged lastBlock with no barrier in front of its body, and one
+# whose body reuses the bytes of a tile other threads read just before (a barrier in it)
+for m in 1 31 33 1000 4097; do
+  run_case gpu ../tests/programs/lastblock_reuse.rise sumTwiceReuse "256*$m" 1 -D m=$m
+done
 
 collect
 fi # section t
@@ -316,6 +321,9 @@ for tool in memcheck racecheck synccheck; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
   done
+  # issue 33 item 7a: the flagged lastBlock has no barrier in front of its body
+  san $tool ../tests/programs/lastblock_reuse.rise sumTwiceReuse 1 -D m=33
+  san $tool ../tests/programs/lastblock_types.rise sumF32 1 -D m=9 -D k=2
 done
 
 # the acceptance command of the runtime issue, verbatim
