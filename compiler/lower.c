@@ -328,10 +328,63 @@ void lw_bind(Lw *w, Binder *b, Val *v)
     w->env[b->id - w->base] = v;
 }
 
+/* Does computing x do work beyond reading a value: a literal, a nat, a load, or a
+ * select of those (padCst's guarded load, whose condition is index arithmetic)? */
+static bool x_computes(const X *x)
+{
+    switch (x->kind) {
+    case X_LIT: case X_NAT: case X_LOAD: return false;
+    case X_SELECT: return x_computes(x->sel.a) || x_computes(x->sel.b);
+    case X_BIN: case X_UN: case X_MINMAX: case X_SHFL: case X_CAST: case X_CALL: return true;
+    }
+    return true;
+}
+
+/* Does x hold a shuffle? A collective stays where the lowering put it (every lane must
+ * run it): such a value is not moved to a register here. */
+static bool x_shuffles(const X *x)
+{
+    switch (x->kind) {
+    case X_LIT: case X_NAT: case X_LOAD: return false;
+    case X_SHFL: return true;
+    case X_BIN: case X_MINMAX: return x_shuffles(x->bin.l) || x_shuffles(x->bin.r);
+    case X_UN: case X_CAST: return x_shuffles(x->un.e);
+    case X_SELECT: return x_shuffles(x->sel.c) || x_shuffles(x->sel.a) || x_shuffles(x->sel.b);
+    case X_CALL:
+        for (int i = 0; i < x->call.n; i++)
+            if (x_shuffles(x->call.args[i])) return true;
+        return false;
+    }
+    return true;
+}
+
+/* A value bound once is computed once: a scalar (or a pair's scalar parts) bound to a
+ * binder that `body` reads more than once (or once inside a function that may run many
+ * times), and whose expression computes something (exp(x - m) read from a lazily
+ * computed map, a let-bound pair), goes to a register here, so that the generated code
+ * evaluates it once rather than at each use. Meaning is unchanged: scalar expressions
+ * have no effects. Reads alone are left as they are (the compiler keeps a load in a
+ * register anyway, and a guarded load stays where its guard is). */
+static Val *once(Lw *w, Val *v)
+{
+    if (v->k == VAL_PAIR) {
+        Val *a = once(w, v->a); /* in order: the first component's register first */
+        return lw_pairv(w, a, once(w, v->b));
+    }
+    if (v->k == VAL_SCALAR && x_computes(v->x) && !x_shuffles(v->x)) return lw_scalar(w, lw_materialise(w, v->x, "v"));
+    return v;
+}
+
+void lw_bind_once(Lw *w, Binder *b, Val *v, const Expr *body)
+{
+    if ((v->k == VAL_SCALAR || v->k == VAL_PAIR) && lw_count_uses(body, b, 1) > 1) v = once(w, v);
+    lw_bind(w, b, v);
+}
+
 /* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression. */
 Val *lw_apply1(Lw *w, Expr *lam, Val *arg)
 {
-    lw_bind(w, lam->lam.param, arg);
+    lw_bind_once(w, lam->lam.param, arg, lam->lam.body);
     return lw_lower_exp(w, lam->lam.body);
 }
 
@@ -1013,6 +1066,7 @@ static void bind_let(Lw *w, Expr *e)
 {
     Val *v = lw_lower_exp(w, e->let.value);
     if (v->k == VAL_SCALAR && lw_count_uses(e->let.body, e->let.x, 1) > 0) v = lw_scalar(w, lw_materialise(w, v->x, "v"));
+    else if (v->k == VAL_PAIR && lw_count_uses(e->let.body, e->let.x, 1) > 1) v = once(w, v);
     else if (v->k == VAL_ARRAY && view_computes(v->v) && lw_count_uses(e->let.body, e->let.x, 1) > 1)
         diag_error(w->d, e->let.value->sp, "the array bound to '%s' is computed and used more than once; "
                    "materialise it with toPrivate or toShared so it is computed once",
