@@ -487,7 +487,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     Buffer *src = NULL;
     Nat *idx = NULL;
     X *guard = NULL, *conds[4] = {0};
-    bool ok = true, pads = false;
+    bool ok = true, pads = false, stored = false; /* stored: an element read from a global non-input (toGlobal's) */
     for (int64_t j = 0; j < k; j++) {
         Val *e = lw_view_at(w, v->in, nadd(w, base, nat_cst(a, j)));
         if (e->k != VAL_SCALAR) die("asVector of a non-scalar");
@@ -505,6 +505,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar)) {
             pads = true;
         } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL || x->load.buf->param < 0) {
+            stored |= x->kind == X_LOAD && x->load.buf->as == AS_GLOBAL;
             ok = false;
         } else if (!src) {
             src = x->load.buf;
@@ -523,6 +524,12 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         else if (j == 0) a0 = ca, n0 = cn;
         else if (!nat_equal(cn, n0) || !nat_equal(ca, nadd(w, a0, nat_cst(a, j)))) edges = false;
     }
+    if (!ok && stored) /* a pattern that takes its grouping as an argument has an element-wise form */
+        diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
+                   "kernel input, and this array was stored by an earlier launch (toGlobal); read it element by "
+                   "element, with split(1) in place of asVector(%lld) (the reductions of patterns/reduce.rise take it "
+                   "as their first argument: reduceGridW(fun(c => c |> split(1)), n, ...))",
+                   (long long)k, (long long)k, (long long)k);
     if (!ok)
         diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
                    "kernel input (through split, join, transpose, padCst, padClamp, ...), so that one load reads them",
@@ -1056,6 +1063,30 @@ static bool view_computes(const View *v)
 }
 
 
+/* A computed array (a map read lazily) bound once and read more than once would be
+ * computed at each read: an error at the expression that computes it, with the way to
+ * store it where it is (toPrivate or toShared inside a map; at the kernel's top level,
+ * where neither is, toGlobal, which ends a launch). When the binder is a definition's
+ * parameter (the array is passed to a pattern, which reads it twice), the message names
+ * the definition the user called, not the parameter, and the notes go to the uses the
+ * definition was inlined through, the user's call last. */
+static _Noreturn void computed_twice(Lw *w, Expr *e)
+{
+    const Binder *b = e->let.x;
+    Span at = e->let.value->sp;
+    const char *fix = w->ndepth ? "materialise it with toPrivate or toShared so it is computed once"
+                                : "store it first with `|> toGlobal` (a launch of its own writes it to global memory, "
+                                  "and the next launch reads it)";
+    if (!b->uses)
+        diag_error(w->d, at, "the array bound to '%s' is computed and used more than once; %s", user_part(w->a, b->name),
+                   fix);
+    const UseSite *outer = b->uses;
+    while (outer->sp.via) outer = outer->sp.via;
+    if (!at.via) at.via = b->uses;
+    diag_error(w->d, at, "this array is computed (a map read where it is used) and '%s' reads it more than once; %s",
+               outer->name, fix);
+}
+
 /* let x = v in b: v is computed once. A scalar goes to a register, unless the body
  * never reads it (a pattern's argument that this use ignores, as blelloch1's look at
  * block level): a scalar has no effect, so it is then not computed at all, and the
@@ -1068,9 +1099,7 @@ static void bind_let(Lw *w, Expr *e)
     if (v->k == VAL_SCALAR && lw_count_uses(e->let.body, e->let.x, 1) > 0) v = lw_scalar(w, lw_materialise(w, v->x, "v"));
     else if (v->k == VAL_PAIR && lw_count_uses(e->let.body, e->let.x, 1) > 1) v = once(w, v);
     else if (v->k == VAL_ARRAY && view_computes(v->v) && lw_count_uses(e->let.body, e->let.x, 1) > 1)
-        diag_error(w->d, e->let.value->sp, "the array bound to '%s' is computed and used more than once; "
-                   "materialise it with toPrivate or toShared so it is computed once",
-                   user_part(w->a, e->let.x->name));
+        computed_twice(w, e);
     lw_bind(w, e->let.x, v);
 }
 

@@ -72,6 +72,11 @@ static LwVal *lower_map_seq(Lw *w, Expr *e)
 static LwVal *lower_parallel_map(Lw *w, Expr *e)
 {
     Prim p = e->prim.p;
+    if ((p == P_MAPGLOBAL || p == P_MAPBLOCK) && !w->ndepth) /* at the top level: toGlobal ends a launch */
+        diag_error(w->d, e->sp, "the result of %s is read here without being stored: a result of the whole "
+                   "grid can only be the kernel's result or stored for a later launch; make it the kernel's "
+                   "result, store it with `|> toGlobal |> fun(x => ...)` (a launch of its own), or reduce it in "
+                   "the grid's last block with lastBlock", prim_info[p].name);
     if (p == P_MAPGLOBAL || p == P_MAPBLOCK)
         diag_error(w->d, e->sp, "the result of %s is read here without being stored: a result of the whole "
                    "grid can only be the kernel's result; make it the kernel's result, or reduce it in the "
