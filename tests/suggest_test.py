@@ -19,7 +19,7 @@ import os, re, subprocess, sys, tempfile
 
 patc = sys.argv[1]
 SUGGESTS = re.compile(r"did you mean|; write |\bwrite \w|\buse |materialise|store it|make it the kernel|pad the array|"
-                      r"annotate|give (it|the block)|in place of|choose sizes|-D \w+=\d+ the program compiles", re.I)
+                      r"annotate|give (it|the block)|in place of|choose sizes|`[^`']+`|-D \w+=\d+ the program compiles", re.I)
 # error goldens that suggest something with no fix here, and why
 NO_FIX = {
     "unsupported_reduce_pair_acc": "pair accumulators are another item of issue 33 (item 2), which removes the error",
