@@ -362,7 +362,8 @@ static bool x_shuffles(const X *x)
  * binder that `body` reads more than once (or once inside a function that may run many
  * times), and whose expression computes something (exp(x - m) read from a lazily
  * computed map, a let-bound pair), goes to a register here, so that the generated code
- * evaluates it once rather than at each use. Meaning is unchanged: scalar expressions
+ * evaluates it once rather than at each use. Only where the binding is a statement of
+ * its own (a loop's element, a let), never inside a lazy read (lw_apply1). Meaning is unchanged: scalar expressions
  * have no effects. Reads alone are left as they are (the compiler keeps a load in a
  * register anyway, and a guarded load stays where its guard is). */
 static Val *once(Lw *w, Val *v)
@@ -381,10 +382,15 @@ void lw_bind_once(Lw *w, Binder *b, Val *v, const Expr *body)
     lw_bind(w, b, v);
 }
 
-/* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression. */
+/* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression.
+ * This is how a lazily read map's element is read (V_MAP, V_GEN), which may happen
+ * inside a guard that is built around the value afterwards (padCst's bound test: the
+ * element past the end is never read), so nothing is put in a register here: a
+ * declaration would run ahead of the guard. The loops that bind elements (the maps,
+ * reduceSeq, scanSeq) do so with lw_bind_once. */
 Val *lw_apply1(Lw *w, Expr *lam, Val *arg)
 {
-    lw_bind_once(w, lam->lam.param, arg, lam->lam.body);
+    lw_bind(w, lam->lam.param, arg);
     return lw_lower_exp(w, lam->lam.body);
 }
 
