@@ -363,9 +363,10 @@ static bool x_shuffles(const X *x)
  * times), and whose expression computes something (exp(x - m) read from a lazily
  * computed map, a let-bound pair), goes to a register here, so that the generated code
  * evaluates it once rather than at each use. Only where the binding is a statement of
- * its own (a loop's element, a let), never inside a lazy read (lw_apply1). Meaning is unchanged: scalar expressions
- * have no effects. Reads alone are left as they are (the compiler keeps a load in a
- * register anyway, and a guarded load stays where its guard is). */
+ * its own (a loop's element, a let), never inside a lazy read (lw_apply1). Meaning is
+ * unchanged: scalar expressions have no effects. Reads alone are left as they are (the
+ * compiler keeps a load in a register anyway, and a guarded load stays where its guard
+ * is). */
 static Val *once(Lw *w, Val *v)
 {
     if (v->k == VAL_PAIR) {
