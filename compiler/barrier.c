@@ -14,7 +14,10 @@
  *     and none twice in a row;
  *   - a loop whose next trip would read or overwrite what this trip left pending gets
  *     one barrier at the end of its body.
- * Global memory needs no barrier: inputs are read-only and the output is only written.
+ * Global memory needs no barrier: inputs are read-only and the output is only written;
+ * lastBlock's partials cross blocks by their own protocol (codegen/cuda.c), and a
+ * flagged partial's reads wait for its flag, so its body gets a barrier only for
+ * shared memory, like any other code.
  */
 #include "compiler.h"
 
@@ -124,10 +127,20 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
     for (int i = 0; i < seq->seq.n; i++) {
         Stmt *s = seq->seq.items[i];
         if (s->kind == S_LASTBLOCK) {
-            /* its ticket protocol has a __syncthreads before the body: nothing is
-             * pending inside, and the last block's body is block-uniform */
-            memset(st, 0, sizeof *st);
+            /* The last block's body is block-uniform. The ticket protocol has a
+             * __syncthreads before it (the ticket's atomic needs every thread's writes
+             * first), so nothing is pending there. The flagged one has none of its own:
+             * the partials are global words the body reads through patc_wait, which
+             * waits for each word's flag, also for the words this block's own threads
+             * store; so only shared memory can cross threads here, and the analysis
+             * decides it like any statement's: a barrier goes in the body where it first
+             * touches a buffer (or reused bytes) that is pending from before, and none
+             * when its buffers are disjoint from those (reduceGrid: the block totals of
+             * the partial and of the last block's reduction are two buffers). */
+            Pend before = *st;
+            if (!s->last.part->flagged) memset(st, 0, sizeof *st);
             place(a, s->last.body, st, hw);
+            merge(st, &before); /* the other blocks skip the body (it ends the kernel) */
             out[n++] = s;
             continue;
         }

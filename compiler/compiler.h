@@ -251,6 +251,8 @@ typedef struct Binder {
     Type *ty;
     int id;
     Span sp;
+    const UseSite *uses; /* a let-bound parameter of a definition's lambda: the uses of
+                            definitions it was inlined through (Ast let.uses); else NULL */
 } Binder;
 
 typedef enum {

@@ -211,6 +211,7 @@ static Ast *apply(Ex *x, Span sp, Ast *f, Ast *arg)
         Ast *l = ast_new(x->a, A_LET, f->sp);
         l->let.name = f->let.name;
         l->let.value = f->let.value;
+        l->let.uses = f->let.uses;
         l->let.body = apply(x, sp, f->let.body, arg);
         return l;
     }
@@ -221,6 +222,7 @@ static Ast *apply(Ex *x, Span sp, Ast *f, Ast *arg)
         l->let.name = f->lam.param;
         l->let.value = arg;
         l->let.body = f->lam.body;
+        l->let.uses = f->sp.via; /* NULL for a lambda the kernel writes itself */
         return l;
     }
     Ast *app = ast_app(x->a, sp, f, arg);
@@ -394,6 +396,7 @@ static Ast *ex(Ex *x, Ast *e, Env *env)
         const char *p = fresh(x, e->let.name);
         r = ast_new(x->a, A_LET, stamp(x, e->sp));
         r->let.name = p;
+        r->let.uses = e->let.uses;
         r->let.value = ex(x, e->let.value, env);
         r->let.body = ex(x, e->let.body, bind(x, env, e->let.name, B_RENAME, p, NULL));
         break;

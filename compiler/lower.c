@@ -329,7 +329,67 @@ void lw_bind(Lw *w, Binder *b, Val *v)
     w->env[b->id - w->base] = v;
 }
 
-/* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression. */
+/* Does computing x do work beyond reading a value: a literal, a nat, a load, or a
+ * select of those (padCst's guarded load, whose condition is index arithmetic)? */
+static bool x_computes(const X *x)
+{
+    switch (x->kind) {
+    case X_LIT: case X_NAT: case X_LOAD: return false;
+    case X_SELECT: return x_computes(x->sel.a) || x_computes(x->sel.b);
+    case X_BIN: case X_UN: case X_MINMAX: case X_SHFL: case X_CAST: case X_CALL: return true;
+    }
+    return true;
+}
+
+/* Does x hold a shuffle? A collective stays where the lowering put it (every lane must
+ * run it): such a value is not moved to a register here. */
+static bool x_shuffles(const X *x)
+{
+    switch (x->kind) {
+    case X_LIT: case X_NAT: case X_LOAD: return false;
+    case X_SHFL: return true;
+    case X_BIN: case X_MINMAX: return x_shuffles(x->bin.l) || x_shuffles(x->bin.r);
+    case X_UN: case X_CAST: return x_shuffles(x->un.e);
+    case X_SELECT: return x_shuffles(x->sel.c) || x_shuffles(x->sel.a) || x_shuffles(x->sel.b);
+    case X_CALL:
+        for (int i = 0; i < x->call.n; i++)
+            if (x_shuffles(x->call.args[i])) return true;
+        return false;
+    }
+    return true;
+}
+
+/* A value bound once is computed once: a scalar (or a pair's scalar parts) bound to a
+ * binder that `body` reads more than once (or once inside a function that may run many
+ * times), and whose expression computes something (exp(x - m) read from a lazily
+ * computed map, a let-bound pair), goes to a register here, so that the generated code
+ * evaluates it once rather than at each use. Only where the binding is a statement of
+ * its own (a loop's element, a let), never inside a lazy read (lw_apply1). Meaning is
+ * unchanged: scalar expressions have no effects. Reads alone are left as they are (the
+ * compiler keeps a load in a register anyway, and a guarded load stays where its guard
+ * is). */
+static Val *once(Lw *w, Val *v)
+{
+    if (v->k == VAL_PAIR) {
+        Val *a = once(w, v->a); /* in order: the first component's register first */
+        return lw_pairv(w, a, once(w, v->b));
+    }
+    if (v->k == VAL_SCALAR && x_computes(v->x) && !x_shuffles(v->x)) return lw_scalar(w, lw_materialise(w, v->x, "v"));
+    return v;
+}
+
+void lw_bind_once(Lw *w, Binder *b, Val *v, const Expr *body)
+{
+    if ((v->k == VAL_SCALAR || v->k == VAL_PAIR) && lw_count_uses(body, b, 1) > 1) v = once(w, v);
+    lw_bind(w, b, v);
+}
+
+/* Apply a one-parameter E_LAM to a value: bind and lower the body as an expression.
+ * This is how a lazily read map's element is read (V_MAP, V_GEN), which may happen
+ * inside a guard that is built around the value afterwards (padCst's bound test: the
+ * element past the end is never read), so nothing is put in a register here: a
+ * declaration would run ahead of the guard. The loops that bind elements (the maps,
+ * reduceSeq, scanSeq) do so with lw_bind_once. */
 Val *lw_apply1(Lw *w, Expr *lam, Val *arg)
 {
     lw_bind(w, lam->lam.param, arg);
@@ -460,7 +520,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     Buffer *src = NULL;
     Nat *idx = NULL;
     X *guard = NULL, *conds[4] = {0};
-    bool ok = true, pads = false;
+    bool ok = true, pads = false, stored = false; /* stored: an element read from a global non-input (toGlobal's) */
     for (int64_t j = 0; j < k; j++) {
         Val *e = lw_view_at(w, v->in, nadd(w, base, nat_cst(a, j)));
         if (e->k != VAL_SCALAR) die("asVector of a non-scalar");
@@ -479,6 +539,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
             computed_group(&x, 1)) { /* a constant (i32(0): a pair's padding is not a register) */
             pads = true;
         } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL || x->load.buf->param < 0) {
+            stored |= x->kind == X_LOAD && x->load.buf->as == AS_GLOBAL;
             ok = false;
         } else if (!src) {
             src = x->load.buf;
@@ -498,6 +559,12 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         else if (j == 0) a0 = ca, n0 = cn;
         else if (!nat_equal(cn, n0) || !nat_equal(ca, nadd(w, a0, nat_cst(a, j)))) edges = false;
     }
+    if (!ok && stored) /* a pattern that takes its grouping as an argument has an element-wise form */
+        diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
+                   "kernel input, and this array was stored by an earlier launch (toGlobal); read it element by "
+                   "element, with split(1) in place of asVector(%lld) (the reductions of patterns/reduce.rise take it "
+                   "as their first argument: reduceGridW(fun(c => c |> split(1)), n, ...))",
+                   (long long)k, (long long)k, (long long)k);
     if (!ok)
         diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
                    "kernel input (through split, join, transpose, padCst, padClamp, ...), so that one load reads them",
@@ -1257,17 +1324,43 @@ static bool view_computes(const View *v)
 }
 
 
-/* let x = v in b: v is computed once. A scalar goes to a register; an array is a
- * view, and a view that recomputes on each read must be materialised by the user
- * when the body reads it more than once. */
+/* A computed array (a map read lazily) bound once and read more than once would be
+ * computed at each read: an error at the expression that computes it, with the way to
+ * store it where it is (toPrivate or toShared inside a map; at the kernel's top level,
+ * where neither is, toGlobal, which ends a launch). When the binder is a definition's
+ * parameter (the array is passed to a pattern, which reads it twice), the message names
+ * the definition the user called, not the parameter, and the notes go to the uses the
+ * definition was inlined through, the user's call last. */
+static _Noreturn void computed_twice(Lw *w, Expr *e)
+{
+    const Binder *b = e->let.x;
+    Span at = e->let.value->sp;
+    const char *fix = w->ndepth ? "materialise it with toPrivate or toShared so it is computed once"
+                                : "store it first with `|> toGlobal` (a launch of its own writes it to global memory, "
+                                  "and the next launch reads it)";
+    if (!b->uses)
+        diag_error(w->d, at, "the array bound to '%s' is computed and used more than once; %s", user_part(w->a, b->name),
+                   fix);
+    const UseSite *outer = b->uses;
+    while (outer->sp.via) outer = outer->sp.via;
+    if (!at.via) at.via = b->uses;
+    diag_error(w->d, at, "this array is computed (a map read where it is used) and '%s' reads it more than once; %s",
+               outer->name, fix);
+}
+
+/* let x = v in b: v is computed once. A scalar goes to a register, unless the body
+ * never reads it (a pattern's argument that this use ignores, as blelloch1's look at
+ * block level): a scalar has no effect, so it is then not computed at all, and the
+ * kernel declares no variable that nothing reads. An array is a view, and a view that
+ * recomputes on each read must be materialised by the user when the body reads it
+ * more than once. */
 static void bind_let(Lw *w, Expr *e)
 {
     Val *v = lw_lower_exp(w, e->let.value);
-    if (v->k == VAL_SCALAR) v = lw_scalar(w, lw_materialise(w, v->x, "v"));
+    if (v->k == VAL_SCALAR && lw_count_uses(e->let.body, e->let.x, 1) > 0) v = lw_scalar(w, lw_materialise(w, v->x, "v"));
+    else if (v->k == VAL_PAIR && lw_count_uses(e->let.body, e->let.x, 1) > 1) v = once(w, v);
     else if (v->k == VAL_ARRAY && view_computes(v->v) && lw_count_uses(e->let.body, e->let.x, 1) > 1)
-        diag_error(w->d, e->let.value->sp, "the array bound to '%s' is computed and used more than once; "
-                   "materialise it with toPrivate or toShared so it is computed once",
-                   user_part(w->a, e->let.x->name));
+        computed_twice(w, e);
     lw_bind(w, e->let.x, v);
 }
 

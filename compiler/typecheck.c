@@ -210,6 +210,7 @@ static Ast *float_lets(Tc *t, Ast *f)
     Ast *l = ast_new(t->a, A_LET, f->sp);
     l->let.name = f->let.name;
     l->let.value = f->let.value;
+    l->let.uses = f->let.uses;
     l->let.body = inner->lam.body;
     return ast_lam(t->a, inner->sp, inner->lam.param, inner->lam.ptype, l);
 }
@@ -457,6 +458,7 @@ static Expr *infer_node(Tc *t, Ast *e, Scope *sc, Type *expected)
             return tc_infer(t, e->let.body, push(t, sc, e->let.name, SC_NAT, NULL, tc_nat_of(t, e->let.value, sc)), expected);
         Expr *v = tc_infer(t, e->let.value, sc, NULL);
         Binder *b = new_binder(t, e->let.name, v->ty, e->sp);
+        b->uses = e->let.uses;
         Expr *body = tc_infer(t, e->let.body, push(t, sc, e->let.name, SC_DATA, b, NULL), expected);
         x = tc_mk(t, E_LET, body->ty, e->sp);
         x->let.x = b;

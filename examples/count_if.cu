@@ -96,7 +96,6 @@ extern "C" __global__ void __launch_bounds__(1024) countIf(int *__restrict__ out
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
         {
             const patc_int w29 = warp;
             int acc30 = 0;

@@ -8,9 +8,6 @@ typedef long long patc_int;
 /* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
 static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
-/* the value of a flagged word, once its flag is set: the first load is not volatile, so that the
- * compiler may issue several together; the loop re-reads until the flag is there */
-static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
 /* scanPipe's mbarriers (shared memory, CTA scope) and 1-D bulk copy (the TMA), sm_90 */
 static __device__ __forceinline__ unsigned int patc_sa(const void *p) { return (unsigned int)__cvta_generic_to_shared(p); }
@@ -208,7 +205,6 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
         }
         if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 5], (old / 5) & 1))) {
             const int sl = old % 5;
-            const long long t = patc_tid[sl];
             const long long off = (long long)patc_off[sl * 16 + patc_w];
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const float *const chw = patc_ring + sl * 10240 + patc_w * 640;
@@ -407,7 +403,6 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
         }
         if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 5], (old / 5) & 1))) {
             const int sl = old % 5;
-            const long long t = patc_tid[sl];
             const long long off = (long long)patc_off[sl * 16 + patc_w];
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const int *const chw = patc_ring + sl * 10240 + patc_w * 640;
@@ -606,7 +601,6 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
         }
         if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
             const int sl = old % 2;
-            const long long t = patc_tid[sl];
             const long long off = (long long)patc_off[sl * 4 + patc_w];
             const int sc = (int)patc_own[sl * 4 + patc_w];
             const float *const chw = patc_ring + sl * 512 + patc_w * 128;

@@ -726,7 +726,6 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -1068,7 +1067,6 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -1410,7 +1408,6 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;

@@ -105,7 +105,6 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
         {
             const patc_int w39 = warp;
             float acc40 = 0.0f;
@@ -243,7 +242,6 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
         {
             const patc_int w39 = warp;
             int acc40 = 0;
@@ -381,7 +379,6 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
         }
     }
     if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
-        __syncthreads();
         {
             const patc_int w39 = warp;
             float acc40 = -(__int_as_float(0x7f800000));

@@ -8,9 +8,6 @@ typedef long long patc_int;
 /* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */
 static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory"); return w; }
 static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(w) : "memory"); }
-/* the value of a flagged word, once its flag is set: the first load is not volatile, so that the
- * compiler may issue several together; the loop re-reads until the flag is there */
-static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; asm("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p)); while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }
 
 /* kernel inclSumF32
  *   data parameters: xs: n.f32
@@ -1610,77 +1607,76 @@ extern "C" __global__ void __launch_bounds__(256) tileExclSumI32(int *__restrict
             s25[t26] = (s22[(2 * t26)] + s22[(2 * t26 + 1)]);
         }
         __syncthreads();
-        int v27 = (s25[0] + s25[1]);
         if (threadIdx.x < 2) {
-            const patc_int t28 = threadIdx.x;
-            int s29 = (0 + s25[0]);
-            int v30 = ((((int)t28) == 0) ? 0 : s29);
-            int v31 = (v30 + s22[(2 * t28)]);
-            for (patc_int i32 = 0; i32 < 2; i32 += 1) {
-                s24[(2 * t28 + i32)] = ((((int)i32) == 0) ? v30 : v31);
+            const patc_int t27 = threadIdx.x;
+            int s28 = (0 + s25[0]);
+            int v29 = ((((int)t27) == 0) ? 0 : s28);
+            int v30 = (v29 + s22[(2 * t27)]);
+            for (patc_int i31 = 0; i31 < 2; i31 += 1) {
+                s24[(2 * t27 + i31)] = ((((int)i31) == 0) ? v29 : v30);
             }
         }
         __syncthreads();
         if (threadIdx.x < 4) {
-            const patc_int t33 = threadIdx.x;
-            int v34 = s24[t33];
-            int v35 = (v34 + s19[(2 * t33)]);
-            for (patc_int i36 = 0; i36 < 2; i36 += 1) {
-                s21[(2 * t33 + i36)] = ((((int)i36) == 0) ? v34 : v35);
+            const patc_int t32 = threadIdx.x;
+            int v33 = s24[t32];
+            int v34 = (v33 + s19[(2 * t32)]);
+            for (patc_int i35 = 0; i35 < 2; i35 += 1) {
+                s21[(2 * t32 + i35)] = ((((int)i35) == 0) ? v33 : v34);
             }
         }
         __syncthreads();
         if (threadIdx.x < 8) {
-            const patc_int t37 = threadIdx.x;
-            int v38 = s21[t37];
-            int v39 = (v38 + s16[(2 * t37)]);
-            for (patc_int i40 = 0; i40 < 2; i40 += 1) {
-                s18[(2 * t37 + i40)] = ((((int)i40) == 0) ? v38 : v39);
+            const patc_int t36 = threadIdx.x;
+            int v37 = s21[t36];
+            int v38 = (v37 + s16[(2 * t36)]);
+            for (patc_int i39 = 0; i39 < 2; i39 += 1) {
+                s18[(2 * t36 + i39)] = ((((int)i39) == 0) ? v37 : v38);
             }
         }
         __syncthreads();
         if (threadIdx.x < 16) {
-            const patc_int t41 = threadIdx.x;
-            int v42 = s18[t41];
-            int v43 = (v42 + s13[(2 * t41)]);
-            for (patc_int i44 = 0; i44 < 2; i44 += 1) {
-                s15[(2 * t41 + i44)] = ((((int)i44) == 0) ? v42 : v43);
+            const patc_int t40 = threadIdx.x;
+            int v41 = s18[t40];
+            int v42 = (v41 + s13[(2 * t40)]);
+            for (patc_int i43 = 0; i43 < 2; i43 += 1) {
+                s15[(2 * t40 + i43)] = ((((int)i43) == 0) ? v41 : v42);
             }
         }
         __syncthreads();
         if (threadIdx.x < 32) {
-            const patc_int t45 = threadIdx.x;
-            int v46 = s15[t45];
-            int v47 = (v46 + s10[(2 * t45 + (t45 / 16))]);
-            for (patc_int i48 = 0; i48 < 2; i48 += 1) {
-                s12[(2 * t45 + i48 + ((2 * t45 + i48) / 32))] = ((((int)i48) == 0) ? v46 : v47);
+            const patc_int t44 = threadIdx.x;
+            int v45 = s15[t44];
+            int v46 = (v45 + s10[(2 * t44 + (t44 / 16))]);
+            for (patc_int i47 = 0; i47 < 2; i47 += 1) {
+                s12[(2 * t44 + i47 + ((2 * t44 + i47) / 32))] = ((((int)i47) == 0) ? v45 : v46);
             }
         }
         __syncthreads();
         if (threadIdx.x < 64) {
-            const patc_int t49 = threadIdx.x;
-            int v50 = s12[(t49 + (t49 / 32))];
-            int v51 = (v50 + s7[(2 * t49 + (t49 / 16))]);
-            for (patc_int i52 = 0; i52 < 2; i52 += 1) {
-                s9[(2 * t49 + i52 + ((2 * t49 + i52) / 32))] = ((((int)i52) == 0) ? v50 : v51);
+            const patc_int t48 = threadIdx.x;
+            int v49 = s12[(t48 + (t48 / 32))];
+            int v50 = (v49 + s7[(2 * t48 + (t48 / 16))]);
+            for (patc_int i51 = 0; i51 < 2; i51 += 1) {
+                s9[(2 * t48 + i51 + ((2 * t48 + i51) / 32))] = ((((int)i51) == 0) ? v49 : v50);
             }
         }
         __syncthreads();
         if (threadIdx.x < 128) {
-            const patc_int t53 = threadIdx.x;
-            int v54 = s9[(t53 + (t53 / 32))];
-            int v55 = (v54 + s4[(2 * t53 + (t53 / 16))]);
-            for (patc_int i56 = 0; i56 < 2; i56 += 1) {
-                s6[(2 * t53 + i56 + ((2 * t53 + i56) / 32))] = ((((int)i56) == 0) ? v54 : v55);
+            const patc_int t52 = threadIdx.x;
+            int v53 = s9[(t52 + (t52 / 32))];
+            int v54 = (v53 + s4[(2 * t52 + (t52 / 16))]);
+            for (patc_int i55 = 0; i55 < 2; i55 += 1) {
+                s6[(2 * t52 + i55 + ((2 * t52 + i55) / 32))] = ((((int)i55) == 0) ? v53 : v54);
             }
         }
         __syncthreads();
         {
-            const patc_int t57 = threadIdx.x;
-            int v58 = s6[(t57 + (t57 / 32))];
-            int v59 = (v58 + s1[(2 * t57 + (t57 / 16))]);
-            for (patc_int i60 = 0; i60 < 2; i60 += 1) {
-                out[(512 * b0 + 2 * t57 + i60)] = ((((int)i60) == 0) ? v58 : v59);
+            const patc_int t56 = threadIdx.x;
+            int v57 = s6[(t56 + (t56 / 32))];
+            int v58 = (v57 + s1[(2 * t56 + (t56 / 16))]);
+            for (patc_int i59 = 0; i59 < 2; i59 += 1) {
+                out[(512 * b0 + 2 * t56 + i59)] = ((((int)i59) == 0) ? v57 : v58);
             }
         }
     }

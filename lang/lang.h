@@ -276,7 +276,10 @@ struct Ast {
         struct { int d; } dim;
         struct { Ast *fn, *arg; } app;
         struct { const char *param; TypeExpr *ptype; Ast *body; } lam;
-        struct { const char *name; Ast *value, *body; } let;
+        /* uses: for the parameter of a lambda written in a definition (expand.c's
+         * let-binding of a computed argument), the uses of definitions it was inlined
+         * through, so that an error about the binding can name the user's call */
+        struct { const char *name; Ast *value, *body; const UseSite *uses; } let;
         struct { BinOp op; Ast *l, *r; } bin;
         struct { UnOp op; Ast *e; } un;
     };

@@ -72,6 +72,11 @@ static LwVal *lower_map_seq(Lw *w, Expr *e)
 static LwVal *lower_parallel_map(Lw *w, Expr *e)
 {
     Prim p = e->prim.p;
+    if ((p == P_MAPGLOBAL || p == P_MAPBLOCK) && !w->ndepth) /* at the top level: toGlobal ends a launch */
+        diag_error(w->d, e->sp, "the result of %s is read here without being stored: a result of the whole "
+                   "grid can only be the kernel's result or stored for a later launch; make it the kernel's "
+                   "result, store it with `|> toGlobal |> fun(x => ...)` (a launch of its own), or reduce it in "
+                   "the grid's last block with lastBlock", prim_info[p].name);
     if (p == P_MAPGLOBAL || p == P_MAPBLOCK)
         diag_error(w->d, e->sp, "the result of %s is read here without being stored: a result of the whole "
                    "grid can only be the kernel's result; make it the kernel's result, or reduce it in the "
@@ -109,7 +114,7 @@ static void lane_body(Lw *w, LwVal *x, Acc *c, Span sp)
 {
     (void)sp;
     Expr *f = w->lane_fn;
-    lw_bind(w, f->lam.param, x);
+    lw_bind_once(w, f->lam.param, x, f->lam.body);
     lw_lower_acc(w, f->lam.body, c);
 }
 
@@ -221,7 +226,7 @@ static void write_map(Lw *w, Expr *e, Acc *c)
     int64_t ext;
     bool partial = p == P_MAPLANE && !(nat_is_const(e->ty->arr.n, &ext) && ext == 32);
     w->partial_lanes += partial;
-    lw_bind(w, f->lam.param, lw_view_at(w, xs->v, i));
+    lw_bind_once(w, f->lam.param, lw_view_at(w, xs->v, i), f->lam.body);
     lw_lower_acc(w, f->lam.body, lw_acc_at(w, c, i));
     w->partial_lanes -= partial;
     w->seq_loop = seq_loop;
@@ -486,7 +491,7 @@ static LwVal *lower_reduce(Lw *w, Expr *e)
     s->loop.unroll = p == P_REDUCESEQUNROLL || (xs->v->kind == V_MEM && xs->v->buf->vec);
     Expr *f = arg[0];
     lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, accb, nat_cst(a, 0))));
-    lw_bind(w, f->lam.body->lam.param, lw_view_at(w, xs->v, nat_var(a, iv)));
+    lw_bind_once(w, f->lam.body->lam.param, lw_view_at(w, xs->v, nat_var(a, iv)), f->lam.body->lam.body);
     LwVal *r = lw_lower_exp(w, f->lam.body->lam.body);
     lw_store(w, accb, nat_cst(a, 0), r->x);
     lw_close_loop(w, s, saved);
@@ -631,7 +636,7 @@ static void lower_scan(Lw *w, Expr *e, Acc *c)
     s->loop.unroll = xs->v->kind == V_MEM && xs->v->buf->vec;
     Nat *j = nat_var(a, iv);
     if (excl) lw_acc_store(w, lw_acc_at(w, c, j), acc, e->sp);
-    lw_bind(w, f->lam.param, lw_view_at(w, xs->v, j));
+    lw_bind_once(w, f->lam.param, lw_view_at(w, xs->v, j), f->lam.body->lam.body);
     lw_bind(w, f->lam.body->lam.param, acc);
     LwVal *nv = lw_lower_exp(w, f->lam.body->lam.body);
     acc_set(w, acc, acc->k == VAL_PAIR ? acc_fix(w, nv) : nv);

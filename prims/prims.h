@@ -250,6 +250,9 @@ X *lw_materialise(Lw *w, X *x, const char *prefix);
 void lw_store(Lw *w, Buffer *b, Nat *i, X *x);
 Nat *lw_data_index(Lw *w, X *x, Nat *len);
 void lw_bind(Lw *w, Binder *b, LwVal *v);
+/* lw_bind, the value's computing scalar parts put in registers first when body reads b
+ * more than once (a value bound once is computed once) */
+void lw_bind_once(Lw *w, Binder *b, LwVal *v, const Expr *body);
 LwVal *lw_apply1(Lw *w, Expr *lam, LwVal *arg);
 ScalarKind lw_sk_of(const Type *t);
 LwVal *lw_view_at(Lw *w, View *v, Nat *i);

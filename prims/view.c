@@ -45,6 +45,16 @@ static Expr *infer_split(Tc *t, const TcApp *ap)
     }
     if (!nat_divides(a, k, ty->arr.n)) {
         hint_fact(t->d, a, HINT_DIVIDES, k, ty->arr.n);
+        /* inside a definition the array is the definition's, which the user cannot pad
+         * there: the fix is in what the user's call gives it (its sizes, or an input
+         * padded before the call); the notes show the uses, the user's call last */
+        const UseSite *outer = sp.via;
+        while (outer && outer->sp.via) outer = outer->sp.via;
+        if (outer)
+            diag_error(t->d, sp, "%s(%s): cannot show that %s divides the array length %s; the sizes given to '%s' "
+                       "must make it a multiple of %s (pad its input first, or choose sizes that %s divides)",
+                       pn, tc_nstr(t, k), tc_nstr(t, k), tc_nstr(t, ty->arr.n), outer->name, tc_nstr(t, k),
+                       tc_nstr(t, k));
         diag_error(t->d, sp, "%s(%s): cannot show that %s divides the array length %s; pad the array first, "
                    "e.g. padCst(0)((k - n %% k) %% k)", pn, tc_nstr(t, k), tc_nstr(t, k), tc_nstr(t, ty->arr.n));
     }

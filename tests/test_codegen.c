@@ -559,6 +559,50 @@ START_TEST(last_block_protocol_by_type)
 }
 END_TEST
 
+/* A value bound once is computed once (issue 33, item 7b): a scalar or a pair of scalars
+ * that a lambda binds (an element of a lazily computed map, a reduceSeq's element, a
+ * let-bound pair) and reads twice is computed into one register; a row read by three
+ * passes is read three times unless the program stores it (toPrivate). */
+START_TEST(bound_once_computed_once)
+{
+    const char *src =
+        "kernel letPair = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(fun(x => pair(exp(x))(x) |> fun(p => fst(p) * fst(p) + snd(p))))))\n"
+        "kernel mapElem = nFun(n => fun(n.f32)(xs => xs |> mapSeq(fun(x => exp(x))) |> mapGlobal(fun(y => y * y))))\n"
+        "kernel reduceElem = nFun(n => fun((n*32).f32)(xs => xs |> split(32) |> mapGlobal(fun(r => r |> mapSeq(fun(x => exp(x))) "
+        "|> reduceSeq(fun(a => fun(y => a + y * y)))(0.0f)))))\n"
+        "kernel pairElem = nFun(n => fun(n.f32)(xs => zip(xs)(xs) |> mapSeq(fun(p => pair(exp(fst(p)))(snd(p)))) "
+        "|> mapGlobal(fun(q => fst(q) * fst(q) + snd(q)))))\n"
+        "kernel usedOnce = nFun(n => fun(n.f32)(xs => xs |> mapSeq(fun(x => exp(x))) |> mapGlobal(fun(y => y + 1.0f))))\n";
+    TC *t = tc_compile(src);
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    const char *twice[] = {"letPair", "mapElem", "reduceElem", "pairElem"};
+    for (int i = 0; i < 4; i++) {
+        char *k = kernel_text(cu, twice[i]);
+        ck_assert_msg(count_substr(k, "expf(") == 1, "%s", k);
+        ck_assert_msg(strstr(k, "float v"), "%s", k);
+        free(k);
+    }
+    char *k = kernel_text(cu, "usedOnce"); /* read once: no register of its own */
+    ck_assert_msg(count_substr(k, "expf(") == 1 && !strstr(k, "float v"), "%s", k);
+    free(k);
+    free(cu);
+    tc_free(t);
+
+    t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/layernorm_reads.rise");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    k = kernel_text(cu, "layerNormThreeReads");
+    ck_assert_msg(count_substr(k, "xs[") == 4, "%s", k); /* the variance reads twice in one expression */
+    free(k);
+    k = kernel_text(cu, "layerNormOneRead");
+    ck_assert_msg(count_substr(k, "xs[") == 1, "%s", k);
+    free(k);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* Index width: 32-bit where every index provably stays below 2^31, 64-bit where the
  * sizes reach it (no 32-bit variable, id or parameter is left), and chosen at launch
  * for symbolic sizes, with a bound the runtime can evaluate. */
@@ -970,6 +1014,7 @@ int main(void)
     tcase_add_test(c, emission_is_fast);
     tcase_add_test(c, examples_compile_with_nvrtc);
     tcase_add_test(c, last_block_protocol_by_type);
+    tcase_add_test(c, bound_once_computed_once);
     tcase_add_test(c, shuffle_checker_flags_conditional_code);
     tcase_add_test(c, shuffles_run_on_every_lane);
     tcase_add_test(c, data_movement_codegen);

@@ -33,6 +33,15 @@ static const Row rows[] = {
      "Blelloch's scan of 512 elements: the tile's load, 8 stored up-sweep levels (256 .. 2 sums; the root's total is "
      "combined by every thread) and 7 stored down-sweep levels (2 .. 256; the root's is a view, the last writes the "
      "output) each read what other threads wrote: 2*9 - 2 barriers"},
+    /* issue 33, item 7a: the flagged lastBlock has no barrier of its own before its body */
+    {"tests/programs/lastblock_types.rise", "sumF32", 3, 0, 20,
+     "the warp totals cross warps through shared memory once in every block and once in the last block's reduction "
+     "(a buffer of its own, so nothing pending before the body: no barrier in front of it; the partials are read "
+     "through flag waits), and the flags are cleared only after every thread of the last block has read them"},
+    {"tests/programs/lastblock_reuse.rise", "sumTwiceReuse", 5, 0, 10,
+     "the tile crosses threads once in every block; the last block's column sums reuse the tile's bytes, which "
+     "other threads may still read: one barrier where the body first writes them; the column sums and the warp "
+     "totals cross threads once each; the flags are cleared after the last block's reads"},
 };
 
 /* s without the else branches ("} else { ... }" up to the matching brace). */

@@ -54,7 +54,7 @@ namespace emu {
 
 enum { MAX_THREADS = 1024, STACK = 256 * 1024, SMEM = 256 * 1024 };
 
-enum Wait { RUN, AT_SYNC, AT_WARP, DONE };
+enum Wait { RUN, AT_SYNC, AT_WARP, AT_FLAG, DONE };
 
 struct Fiber {
     ucontext_t ctx;
@@ -63,6 +63,7 @@ struct Fiber {
     Wait wait;
     unsigned mask;    /* AT_WARP: the lanes of the collective */
     unsigned long long slot; /* this lane's value in the current collective */
+    const volatile unsigned long long *flag; /* AT_FLAG: the flagged word it waits for */
     int pred;
 };
 
@@ -120,6 +121,14 @@ inline bool release()
     if (running) return true;
     if (!live) return false;
     bool any = false;
+    /* a flag wait (lastBlock's last block reading a partial that a thread of its own
+     * block has yet to store) goes on once the word has its flag */
+    for (int i = 0; i < s.nthreads; i++)
+        if (s.fibers[i].wait == AT_FLAG && *s.fibers[i].flag >> 32) {
+            s.fibers[i].wait = RUN;
+            any = true;
+        }
+    if (any) return true;
     for (int w0 = 0; w0 < s.nthreads; w0 += 32) {
         Fiber *f = &s.fibers[w0];
         int n = s.nthreads - w0 < 32 ? s.nthreads - w0 : 32;
@@ -142,6 +151,9 @@ inline bool release()
             if (s.fibers[i].wait == AT_SYNC) s.fibers[i].wait = RUN;
         return true;
     }
+    for (int i = 0; i < s.nthreads; i++)
+        if (s.fibers[i].wait == AT_FLAG)
+            fail("patc_wait: a flag that no block set or will set (the wait would not end)");
     fail("deadlock: threads wait at a block barrier and at warp collectives that cannot complete");
     return false;
 }
@@ -379,8 +391,10 @@ PATC_EMU_VEC2(long long, longlong2)
 PATC_EMU_VEC2(unsigned long long, ulonglong2)
 
 /* The flagged-word helpers of the generated code (which loads and stores them with
- * PTX): here plain accesses, and a wait that is never satisfied is an error, since the
- * block that would set the flag has run already or never will. */
+ * PTX): here plain accesses. A wait for a flag not yet set lets the block's other
+ * threads run (one of them may store it: the last block's own partial, which no
+ * barrier orders before the reads); a wait that nothing can satisfy is an error, since
+ * the earlier blocks have run already. */
 static inline unsigned long long patc_peek(const unsigned long long *p) { return *(const volatile unsigned long long *)p; }
 static inline void patc_poke(unsigned long long *p, unsigned long long w) { *(volatile unsigned long long *)p = w; }
 /* accumulate's warp-aggregated shared add (codegen's prelude_atom): a fiber runs alone until it
@@ -394,8 +408,12 @@ template <class T, class V> void __stcs(T *p, V v) { *p = v; }
 template <class T> T __ldg(const T *p) { return *p; }
 static inline unsigned int patc_wait(const unsigned long long *p)
 {
-    unsigned long long w = *p;
-    if (!(w >> 32)) emu::fail("patc_wait: a flag that no earlier block set (the wait would not end)");
+    unsigned long long w;
+    while (!((w = *(const volatile unsigned long long *)p) >> 32)) {
+        emu::S().cur->flag = p;
+        emu::S().cur->wait = emu::AT_FLAG;
+        emu::yield();
+    }
     return (unsigned int)w;
 }
 

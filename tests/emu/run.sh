@@ -261,6 +261,9 @@ done
 for k in addI32 minI32 orU32 xorI64 addI64 maxU64 andU64 addF32 addF64 globalMaxU32 globalAddI32; do # each CUDA atomic accumulate lowers to
     echo "../tests/programs/accumulate_types.rise $k $r1 -D g=3"
 done
+# issue 33 item 7a: lastBlock's body with no barrier in front of it; one where its shared
+# buffer reuses bytes other threads read just before (barrier.c puts one in the body)
+for m in 1 3 33; do echo "../tests/programs/lastblock_reuse.rise sumTwiceReuse $r1 -D m=$m"; done
 }
 
 echo "0 0" >"$TMP/counts"

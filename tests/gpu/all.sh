@@ -342,6 +342,11 @@ for n in 1 33 1000 4097; do
   run_case gpu ../tests/programs/pairs_data.rise blockNaiveArgmax "256*$m" 2 -D m=$m
 done
 run_case gpu ../tests/programs/pairs_data.rise gridArgmax 1048583 2 -D n=1048583 -D g=132
+# issue 33 item 7a: the flagged lastBlock with no barrier in front of its body, and one
+# whose body reuses the bytes of a tile other threads read just before (a barrier in it)
+for m in 1 31 33 1000 4097; do
+  run_case gpu ../tests/programs/lastblock_reuse.rise sumTwiceReuse "256*$m" 1 -D m=$m
+done
 
 collect
 fi # section t
@@ -397,6 +402,9 @@ for tool in memcheck racecheck synccheck; do
     san $tool reduce_fast.rise $k 1 -D n=100003 -D g=9 -D elemsBlock=2048 -D elemsWarp=256
     san $tool reduce_fast.rise ${k}OneBlock 1 -D n=10003 -D elemsBlock=2048 -D elemsWarp=256
   done
+  # issue 33 item 7a: the flagged lastBlock has no barrier in front of its body
+  san $tool ../tests/programs/lastblock_reuse.rise sumTwiceReuse 1 -D m=33
+  san $tool ../tests/programs/lastblock_types.rise sumF32 1 -D m=9 -D k=2
 done
 
 # issue 33 item 1: pairs as data under the sanitizers (argmax's pair partials handed
