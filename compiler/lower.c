@@ -329,14 +329,16 @@ void lw_bind(Lw *w, Binder *b, Val *v)
     w->env[b->id - w->base] = v;
 }
 
-/* Does computing x do work beyond reading a value: a literal, a nat, a load, or a
- * select of those (padCst's guarded load, whose condition is index arithmetic)? */
+/* Does computing x do work beyond reading a value: a literal, a nat, a load, a cast of
+ * one (i64(0): a constant nvcc folds, not worth a register of its own), or a select of
+ * those (padCst's guarded load, whose condition is index arithmetic)? */
 static bool x_computes(const X *x)
 {
     switch (x->kind) {
     case X_LIT: case X_NAT: case X_LOAD: return false;
+    case X_CAST: return x_computes(x->un.e);
     case X_SELECT: return x_computes(x->sel.a) || x_computes(x->sel.b);
-    case X_BIN: case X_UN: case X_MINMAX: case X_SHFL: case X_CAST: case X_CALL: return true;
+    case X_BIN: case X_UN: case X_MINMAX: case X_SHFL: case X_CALL: return true;
     }
     return true;
 }

@@ -21,10 +21,7 @@ patc = sys.argv[1]
 SUGGESTS = re.compile(r"did you mean|; write |\bwrite \w|\buse |materialise|store it|make it the kernel|pad the array|"
                       r"annotate|give (it|the block)|in place of|choose sizes|`[^`']+`|-D \w+=\d+ the program compiles", re.I)
 # error goldens that suggest something with no fix here, and why
-NO_FIX = {
-    "unsupported_reduce_pair_acc": "pair accumulators are another item of issue 33 (item 2), which removes the error",
-    "unsupported_store_pairs": "storing pairs is item 2 of issue 33, which removes the error",
-}
+NO_FIX = {}
 
 def args_of(path):
     first = open(path, errors="replace").readline()
