@@ -221,16 +221,6 @@ static void atomic_store(Pr *p, const Stmt *s)
     StrBuf *o = p->o;
     AtomOp op = s->store.atom;
     bool via_u64 = s->store.buf->sk == SK_I64 && op != ATOM_MIN && op != ATOM_MAX;
-    if (op == ATOM_ADD && s->store.buf->as == AS_SHARED && (s->store.buf->sk == SK_U32 || s->store.buf->sk == SK_I32)) {
-        /* a 32-bit integer add into shared bins: prelude_atom's warp-aggregated form */
-        bool i32 = s->store.buf->sk == SK_I32; /* through unsigned: the same bits */
-        sb_puts(o, i32 ? "patc_atomic_add_warp((unsigned int *)&" : "patc_atomic_add_warp(&");
-        cell(p, s->store.buf, s->store.index);
-        sb_puts(o, i32 ? ", (unsigned int)(" : ", ");
-        expr(p, s->store.val);
-        sb_puts(o, i32 ? "));\n" : ");\n");
-        return;
-    }
     sb_printf(o, "%s(%s&", fn[op], via_u64 ? "(unsigned long long *)" : "");
     cell(p, s->store.buf, s->store.index);
     sb_printf(o, ", %s", via_u64 ? "(unsigned long long)(" : "");
@@ -1506,21 +1496,6 @@ static const char prelude_pipe[] =
     "asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\" "
     ":: \"r\"(patc_sa(dst)), \"l\"(src), \"r\"(bytes), \"r\"(patc_sa(b)) : \"memory\"); }\n\n";
 
-/* accumulate's 32-bit integer add into shared bins (issue 33 item 2). When every active
- * lane of the warp adds the same value to the same address (a skewed histogram: all keys
- * in one bin), one lane adds popc(lanes) times it: 32 atomics on one shared word would
- * run one after another. Otherwise each lane adds its own. The lanes of __activemask()
- * run the shuffles and the vote together (no branch between them), so a warp that is
- * not converged only aggregates less. i32 bins are added through unsigned (the same
- * bits). One line: tests/emu/build.sh drops the line with asm, and cuda_emu.h has a
- * plain add in its place. */
-static const char prelude_atom[] =
-    "/* accumulate's shared add: one atomic per warp when all its active lanes add one value to one word */\n"
-    "static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p, unsigned int v) { "
-    "unsigned int m = __activemask(), f = (unsigned int)__ffs((int)m) - 1u, l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); "
-    "if (__all_sync(m, __shfl_sync(m, (unsigned long long)p, f) == (unsigned long long)p && __shfl_sync(m, v, f) == v)) "
-    "{ if (l == f) atomicAdd(p, v * (unsigned int)__popc(m)); } else atomicAdd(p, v); }\n\n";
-
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {
     /* the kernels straight into out (a program's text is not copied again), then the
@@ -1539,7 +1514,6 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     bool flags = wait || poke || peek;
     bool flags32 = strstr(body, "patc_poke32(");
     bool pipe = strstr(body, "patc_mb_");
-    bool atom = strstr(body, "patc_atomic_add_warp(");
     bool launch = false, wide = false;
     for (int i = 0; i < n; i++) {
         launch |= ks[i]->iw == IW_LAUNCH;
@@ -1560,7 +1534,6 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     }
     if (flags32) sb_puts(&h, prelude_flags32);
     if (pipe) sb_puts(&h, prelude_pipe);
-    if (atom) sb_puts(&h, prelude_atom);
-    if (!fdiv && !flags && !flags32 && !pipe && !atom) sb_putc(&h, '\n');
+    if (!fdiv && !flags && !flags32 && !pipe) sb_putc(&h, '\n');
     sb_insert(out, at, sb_str(&h));
 }

@@ -5,8 +5,6 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
-/* accumulate's shared add: one atomic per warp when all its active lanes add one value to one word */
-static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p, unsigned int v) { unsigned int m = __activemask(), f = (unsigned int)__ffs((int)m) - 1u, l; asm("mov.u32 %0, %%laneid;" : "=r"(l)); if (__all_sync(m, __shfl_sync(m, (unsigned long long)p, f) == (unsigned long long)p && __shfl_sync(m, v, f) == v)) { if (l == f) atomicAdd(p, v * (unsigned int)__popc(m)); } else atomicAdd(p, v); }
 
 /* kernel histU32
  *   data parameters: xs: n.u32 (16-byte aligned: vector loads)
@@ -43,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
                         unsigned int bin9 = v7[i8];
                         if ((bin9 < ((unsigned int)256))) {
                             long long ix10 = ((long long)bin9);
-                            patc_atomic_add_warp(&s3[ix10], 1u);
+                            atomicAdd(&s3[ix10], 1u);
                         }
                     }
                 }
@@ -66,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
                         unsigned int bin9 = v7[i8];
                         if ((bin9 < ((unsigned int)256))) {
                             long long ix10 = ((long long)bin9);
-                            patc_atomic_add_warp(&s3[ix10], 1u);
+                            atomicAdd(&s3[ix10], 1u);
                         }
                     }
                 }
@@ -136,7 +134,7 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
                         int s10 = ((int)((v8[i9] - lower) * (256.0f / (pad2 - lower))));
                         int bin11 = (((v8[i9] >= lower) && (v8[i9] < pad2)) ? s10 : -1);
                         if (((bin11 >= ((int)0)) && (bin11 < ((int)256)))) {
-                            patc_atomic_add_warp(&s4[bin11], 1u);
+                            atomicAdd(&s4[bin11], 1u);
                         }
                     }
                 }
@@ -159,7 +157,7 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
                         int s10 = ((int)((v8[i9] - lower) * (256.0f / (pad2 - lower))));
                         int bin11 = (((v8[i9] >= lower) && (v8[i9] < pad2)) ? s10 : -1);
                         if (((bin11 >= ((int)0)) && (bin11 < ((int)256)))) {
-                            patc_atomic_add_warp(&s4[bin11], 1u);
+                            atomicAdd(&s4[bin11], 1u);
                         }
                     }
                 }

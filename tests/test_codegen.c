@@ -921,8 +921,9 @@ START_TEST(accumulate_codegen)
         d, 1);
     EXPECT_OK(t);
     char *cu = tc_cuda(t);
-    ck_assert_msg(strstr(cu, "patc_atomic_add_warp(&s"), "%s", cu); /* u32 add: warp-aggregated */
-    ck_assert_msg(strstr(cu, "static __device__ __forceinline__ void patc_atomic_add_warp(unsigned int *p"), "%s", cu);
+    /* u32 add: CUDA's atomicAdd (a warp-aggregated form with __activemask() masks hung on an
+     * H200 where the lanes' bins differed, 2026-11-26) */
+    ck_assert_msg(strstr(cu, "atomicAdd(&s") && !strstr(cu, "__activemask"), "%s", cu);
     ck_assert_msg(strstr(cu, "atomicAdd(&s"), "%s", cu);              /* f32 add */
     ck_assert_msg(strstr(cu, " < ((unsigned int)256))"), "%s", cu);
     ck_assert_msg(strstr(cu, "atomicMin(&s"), "%s", cu);

@@ -397,9 +397,6 @@ PATC_EMU_VEC2(unsigned long long, ulonglong2)
  * the earlier blocks have run already. */
 static inline unsigned long long patc_peek(const unsigned long long *p) { return *(const volatile unsigned long long *)p; }
 static inline void patc_poke(unsigned long long *p, unsigned long long w) { *(volatile unsigned long long *)p = w; }
-/* accumulate's warp-aggregated shared add (codegen's prelude_atom): a fiber runs alone until it
- * yields, so the lanes' adds are atomic one by one; the aggregation is the GPU's (tests/gpu) */
-static inline void patc_atomic_add_warp(unsigned int *p, unsigned int v) { *p += v; }
 static inline unsigned int patc_peek32(const unsigned int *p) { return *(const volatile unsigned int *)p; }
 static inline void patc_poke32(unsigned int *p, unsigned int w) { *(volatile unsigned int *)p = w; }
 template <class T> T __ldcg(const T *p) { return *p; }
