@@ -74,7 +74,8 @@ record() {
 # and the GPU machine has 16. collect waits for them and records them in the order they
 # were started; each section calls it before it ends, and before anything it times.
 Q=$(mktemp -d) nq=0
-trap 'rm -rf "$Q"' EXIT
+AM=$(mktemp -d) # argmax's inputs (am_inputs): not in $OUT, which comes back from the GPU machine
+trap 'rm -rf "$Q" "$AM"' EXIT
 bg_check() { # CHECK FILE KERNEL LABEL DETAIL-REGEX CMD...: CMD in the background
   local k=$nq
   nq=$((nq + 1))
@@ -116,8 +117,8 @@ san() { # TOOL FILE KERNEL NINPUTS -D...
   record "$tool" "$file" "$kernel" "$*" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' )"
 }
 
-am_inputs() { # N: $OUT/am_{rand,ties,ninf,nans,allnan}N.bin (issue 33 item 1, argmax)
-  python3 - "$1" "$OUT" <<'PY'
+am_inputs() { # N: $AM/am_{rand,ties,ninf,nans,allnan}N.bin (issue 33 item 1, argmax)
+  python3 - "$1" "$AM" <<'PY'
 import array, random, sys
 n, d = int(sys.argv[1]), sys.argv[2]
 r = random.Random(n + 33)
@@ -312,17 +313,17 @@ for n in 1 31 33 1000 4097 1048583 16777216; do
   for d in rand ties ninf nans allnan; do
     for k in argmaxF32 argminF32; do
       bg_check gpu argmax.rise $k "$n/$d" 'max relative error: [^ ]*' \
-        "$PATC" run examples/argmax.rise --kernel $k --input "$OUT/am_$d$n.bin" --check-against-cpu \
+        "$PATC" run examples/argmax.rise --kernel $k --input "$AM/am_$d$n.bin" --check-against-cpu \
         -D n=$n -D g=264 -D elemsBlock=4096 -D elemsWarp=512
       bg_check gpu argmax.rise ${k}OneBlock "$n/$d" 'max relative error: [^ ]*' \
-        "$PATC" run examples/argmax.rise --kernel ${k}OneBlock --input "$OUT/am_$d$n.bin" --check-against-cpu \
+        "$PATC" run examples/argmax.rise --kernel ${k}OneBlock --input "$AM/am_$d$n.bin" --check-against-cpu \
         -D n=$n -D elemsBlock=4096 -D elemsWarp=512
     done
   done
   for d in ties nans; do # i64 indices
     for k in argmaxF32I64 argminF32I64; do
       bg_check gpu argmax.rise $k "$n/$d" 'max relative error: [^ ]*' \
-        "$PATC" run examples/argmax.rise --kernel $k --input "$OUT/am_$d$n.bin" --check-against-cpu \
+        "$PATC" run examples/argmax.rise --kernel $k --input "$AM/am_$d$n.bin" --check-against-cpu \
         -D n=$n -D g=264 -D elemsBlock=4096 -D elemsWarp=512
     done
   done
@@ -412,10 +413,10 @@ done
 am_inputs 100003
 for tool in memcheck racecheck synccheck; do
   for k in argmaxF32 argminF32; do
-    san $tool argmax.rise $k 0 --input "$OUT/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
-    san $tool argmax.rise ${k}OneBlock 0 --input "$OUT/am_nans100003.bin" -D n=100003 -D elemsBlock=4096 -D elemsWarp=512
+    san $tool argmax.rise $k 0 --input "$AM/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
+    san $tool argmax.rise ${k}OneBlock 0 --input "$AM/am_nans100003.bin" -D n=100003 -D elemsBlock=4096 -D elemsWarp=512
   done
-  san $tool argmax.rise argmaxF32I64 0 --input "$OUT/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
+  san $tool argmax.rise argmaxF32I64 0 --input "$AM/am_ties100003.bin" -D n=100003 -D g=9 -D elemsBlock=4096 -D elemsWarp=512
   for k in argmaxRows runningMax privatePairs globalPairs rowPairs warpReverse; do
     san $tool ../tests/programs/pairs_data.rise $k 1 -D n=1000
   done
