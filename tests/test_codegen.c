@@ -930,7 +930,7 @@ START_TEST(accumulate_codegen)
     ck_assert_msg(strstr(cu, ">= ((int)0)) && ("), "%s", cu);
     ck_assert_msg(strstr(cu, "atomicAdd((unsigned long long *)&s"), "%s", cu);
     /* the initialisation, then a barrier, then the atomics, then a barrier */
-    const char *init = strstr(cu, "] = 0u;"), *bar = strstr(cu, "__syncthreads();"), *at = strstr(cu, "patc_atomic_add_warp(&s");
+    const char *init = strstr(cu, "] = 0u;"), *bar = strstr(cu, "__syncthreads();"), *at = strstr(cu, "atomicAdd(&s");
     ck_assert(init && bar && at && init < bar && bar < at);
     ck_assert_ptr_nonnull(strstr(at, "__syncthreads();"));
     /* global: atomics into zeroed scratch bins, the last block (ticket) writes max(5, bin)
