@@ -445,7 +445,8 @@ static AtomOp atom_of(const Expr *f)
         case OP_BOR: op = ATOM_OR; break;
         case OP_BAND: op = ATOM_AND; break;
         case OP_BXOR: op = ATOM_XOR; break;
-        default: return ATOM_NONE;
+        case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD: case OP_SHL: case OP_SHR: case OP_LT: case OP_GT:
+        case OP_LE: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR: case OP_COUNT: return ATOM_NONE;
         }
         l = b->bin.l;
         r = b->bin.r;
