@@ -714,6 +714,21 @@ static Val *shfl_leaves(Lw *w, View *v, Val *mine, Nat *i)
     return lw_scalar(w, shuffle_now(w, x));
 }
 
+/* Is i the index of a lane-level loop over 32 elements that is open here? Such a loop's
+ * iteration is the lane itself (codegen's loop from `lane` by 32), so element i of a warp
+ * array is the lane's own. */
+static bool own_lane(Lw *w, Nat *i)
+{
+    int64_t n;
+    for (int j = 0; j < w->nloops; j++) {
+        const Stmt *s = w->loops[j];
+        if (s->loop.level == LVL_LANE && nat_equal(i, nat_var(w->a, s->loop.var)) && nat_is_const(s->loop.extent, &n) &&
+            n == 32)
+            return true;
+    }
+    return false;
+}
+
 /* Element i of a view (rules in the ViewKind comments). */
 Val *lw_view_at(Lw *w, View *v, Nat *i)
 {
@@ -795,7 +810,13 @@ Val *lw_view_at(Lw *w, View *v, Nat *i)
     case V_GEN: return lw_apply1(w, v->fn, lw_scalar(w, lw_xnat(w, i)));
     case V_MAP: return lw_apply1(w, v->fn, lw_view_at(w, v->in, i));
     case V_LANES: {
-        if (nat_equal(i, nat_var(a, w->k->hw.lane))) return lw_scalar(w, v->mine);
+        if (nat_equal(i, nat_var(a, w->k->hw.lane))) return v->own ? v->own : lw_scalar(w, v->mine);
+        if (own_lane(w, i)) return v->own ? v->own : lw_scalar(w, v->mine); /* no shuffle from itself */
+        if (v->own) /* a whole array would have to move between lanes */
+            diag_error2(w->d, w->at, v->sp, "the warp array is made here",
+                        "a warp array of arrays (each lane's array in its own private memory) is read at "
+                        "another lane's index; a lane can read only its own array, at the lane's own index "
+                        "(mapLane)");
         /* another lane's element: a shuffle, which every lane of the warp must execute */
         if (w->partial_lanes)
             diag_error2(w->d, w->at, v->sp, "the warp array is made here",
@@ -1245,10 +1266,16 @@ View *lw_lanes_of(Lw *w, Type *ty, Val *mine, Span sp)
         v->soa = true;
         return v;
     }
-    if (mine->k != VAL_SCALAR)
-        diag_error(w->d, sp, "a warp array must hold one scalar (or pair of scalars) per lane, not %s",
-                   ty_str(w->a, ty->arr.elem));
     View *v = lw_view(w, V_LANES, ty, NULL);
+    v->sp = sp;
+    if (mine->k == VAL_ARRAY && mine->v->kind == V_MEM && mine->v->buf->as == AS_PRIVATE) {
+        v->own = mine; /* stored once by the lane (toPrivate), read by the lane alone */
+        return v;
+    }
+    if (mine->k != VAL_SCALAR)
+        diag_error(w->d, sp, "a warp array must hold one scalar, a pair of scalars or an array in the lane's "
+                   "private memory per lane, not %s computed where it is read: store each lane's array with "
+                   "`|> toPrivate` at the end of mapLane's function", ty_str(w->a, ty->arr.elem));
     v->mine = lw_materialise(w, mine->x, "r");
     return v;
 }

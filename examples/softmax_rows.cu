@@ -38,26 +38,31 @@ extern "C" __global__ void __launch_bounds__(32) softmaxRows(float *__restrict__
             float r11 = fmaxf(r9, sh10);
             float sh12 = __shfl_xor_sync(0xffffffffu, r11, 1);
             float r13 = fmaxf(r11, sh12);
-            float acc14 = 0.0f;
+            float p14[32];
+            #pragma unroll
             for (patc_int i15 = 0; i15 < 32; i15 += 1) {
-                acc14 = (acc14 + expf((xs[(lane + 1024 * b0 + 1024 * w1 + 32 * i15)] - r13)));
+                p14[i15] = expf((xs[(lane + 1024 * b0 + 1024 * w1 + 32 * i15)] - r13));
             }
-            float sh16 = __shfl_xor_sync(0xffffffffu, acc14, 16);
-            float r17 = (acc14 + sh16);
-            float sh18 = __shfl_xor_sync(0xffffffffu, r17, 8);
-            float r19 = (r17 + sh18);
-            float sh20 = __shfl_xor_sync(0xffffffffu, r19, 4);
+            float acc16 = 0.0f;
+            #pragma unroll
+            for (patc_int i17 = 0; i17 < 32; i17 += 1) {
+                acc16 = (acc16 + p14[i17]);
+            }
+            float sh18 = __shfl_xor_sync(0xffffffffu, acc16, 16);
+            float r19 = (acc16 + sh18);
+            float sh20 = __shfl_xor_sync(0xffffffffu, r19, 8);
             float r21 = (r19 + sh20);
-            float sh22 = __shfl_xor_sync(0xffffffffu, r21, 2);
+            float sh22 = __shfl_xor_sync(0xffffffffu, r21, 4);
             float r23 = (r21 + sh22);
-            float sh24 = __shfl_xor_sync(0xffffffffu, r23, 1);
+            float sh24 = __shfl_xor_sync(0xffffffffu, r23, 2);
             float r25 = (r23 + sh24);
+            float sh26 = __shfl_xor_sync(0xffffffffu, r25, 1);
+            float r27 = (r25 + sh26);
             {
-                const patc_int l26 = lane;
-                float sh27 = __shfl_sync(0xffffffffu, r13, l26);
-                float sh28 = __shfl_sync(0xffffffffu, r25, l26);
+                const patc_int l28 = lane;
+                #pragma unroll
                 for (patc_int i29 = 0; i29 < 32; i29 += 1) {
-                    out[(1024 * b0 + 1024 * w1 + l26 + 32 * i29)] = (expf((xs[(1024 * b0 + 1024 * w1 + l26 + 32 * i29)] - sh27)) / sh28);
+                    out[(1024 * b0 + 1024 * w1 + l28 + 32 * i29)] = (p14[i29] / r27);
                 }
             }
         }

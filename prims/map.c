@@ -100,10 +100,12 @@ static LwVal *lower_map_lane(Lw *w, Expr *e)
                        nat_str(a, e->ty->arr.n));
         }
         LwVal *xs = lw_lower_exp(w, arg[1]);
-        LwVal *mine = lw_apply1(w, arg[0], lw_view_at(w, xs->v, nat_var(a, w->k->hw.lane)));
-        if (mine->k == VAL_ARRAY)
-            diag_error(w->d, e->sp, "a warp array read after mapLane must hold one scalar (or pair of scalars) per "
-                       "lane, not %s", ty_str(a, e->ty->arr.elem));
+        /* the function runs for the lane on its own, as in a mapLane loop: an array it
+         * stores (toPrivate) is the lane's, not a warp array of 32 */
+        LwVal *at = lw_view_at(w, xs->v, nat_var(a, w->k->hw.lane));
+        w->lv[w->ndepth++] = LVL_LANE;
+        LwVal *mine = lw_apply1(w, arg[0], at);
+        w->ndepth--;
         return lw_array(w, lw_lanes_of(w, e->ty, mine, e->sp));
     }
     return lower_parallel_map(w, e);

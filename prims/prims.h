@@ -133,7 +133,8 @@ struct View {
     LwVal *val;
     Expr *fn;
     int proj;
-    X *mine;       /* V_LANES */
+    X *mine;       /* V_LANES: the lane's own element in a register (NULL where own is set) */
+    LwVal *own;    /* V_LANES of arrays: the lane's own array, stored in its private memory */
     X *cond;       /* V_SELECT */
     ShflKind shfl; /* V_SHFL */
     View *src;     /* V_SHFL with SHFL_IDX: the 32 source lanes */
