@@ -522,7 +522,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
     Buffer *src = NULL;
     Nat *idx = NULL;
     X *guard = NULL, *conds[4] = {0};
-    bool ok = true, pads = false, stored = false; /* stored: an element read from a global non-input (toGlobal's) */
+    bool ok = true, pads = false;
     for (int64_t j = 0; j < k; j++) {
         Val *e = lw_view_at(w, v->in, nadd(w, base, nat_cst(a, j)));
         if (e->k != VAL_SCALAR) die("asVector of a non-scalar");
@@ -540,8 +540,7 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         if (x->kind == X_LIT || (x->kind == X_LOAD && x->load.buf->as == AS_PRIVATE && x->load.buf->scalar) ||
             computed_group(&x, 1)) { /* a constant (i32(0): a pair's padding is not a register) */
             pads = true;
-        } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL || x->load.buf->param < 0) {
-            stored |= x->kind == X_LOAD && x->load.buf->as == AS_GLOBAL;
+        } else if (x->kind != X_LOAD || x->load.buf->as != AS_GLOBAL) {
             ok = false;
         } else if (!src) {
             src = x->load.buf;
@@ -561,12 +560,6 @@ static Val *vector_at(Lw *w, View *v, Nat *i)
         else if (j == 0) a0 = ca, n0 = cn;
         else if (!nat_equal(cn, n0) || !nat_equal(ca, nadd(w, a0, nat_cst(a, j)))) edges = false;
     }
-    if (!ok && stored) /* a pattern that takes its grouping as an argument has an element-wise form */
-        diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
-                   "kernel input, and this array was stored by an earlier launch (toGlobal); read it element by "
-                   "element, with split(1) in place of asVector(%lld) (the reductions of patterns/reduce.rise take it "
-                   "as their first argument: reduceGridW(fun(c => c |> split(1)), n, ...))",
-                   (long long)k, (long long)k, (long long)k);
     if (!ok)
         diag_error(w->d, v->fn->sp, "asVector(%lld): each group of %lld elements must be consecutive elements of a "
                    "kernel input (through split, join, transpose, padCst, padClamp, ...), so that one load reads them",

@@ -182,6 +182,8 @@ for r in 65535 65536 70000; do
 done
 echo "../tests/programs/grid_limits.rise scaleRows $r1 -D r=70000 -D c=3"
 echo "../tests/programs/grid_limits.rise deepZ $r1 -D n=3"
+# issue 33 item 6: reduceGrid's vector loads over an array stored by an earlier launch
+for n in 1 33 4097 100003; do echo "../tests/programs/stored_vec.rise sumSquares $r1 -D n=$n -D g=3"; done
 # issue 33 item 3, views of nested arrays: the Jacobi step with zero borders (padCst of
 # rows and with a row of zeros) and the tiled transpose of any m x n (take of both
 # dimensions of its result, ragged edge tiles), at ragged sizes and exact tiles

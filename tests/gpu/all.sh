@@ -284,6 +284,8 @@ for r in 65535 65536 70000; do
   run_case gpu ../tests/programs/grid_limits.rise planesZ "${r}x2" 1 -D p=$r -D c=2
 done
 run_case gpu ../tests/programs/grid_limits.rise deepZ "3x128" 1 -D n=3
+# issue 33 item 6: reduceGrid's vector loads over an array an earlier launch stored
+for n in 1 33 4097 1048583; do run_case gpu ../tests/programs/stored_vec.rise sumSquares $n 1 -D n=$n -D g=132; done
 # issue 33 item 3, views of nested arrays: the Jacobi step with zero borders (padCst of
 # each row, and of the grid with a row of zeros) and the tiled transpose of any m x n
 # (take of both dimensions of the result, ragged edge tiles), m and n ragged, single
@@ -391,6 +393,7 @@ for tool in memcheck racecheck synccheck; do
   san $tool count_if.rise countIf 1 -D n=100003 -D g=9
   for k in rowSums scaleRows blocksY; do san $tool ../tests/programs/grid_limits.rise $k 1 -D r=70000 -D c=3; done
   san $tool ../tests/programs/grid_limits.rise deepZ 1 -D n=3
+  san $tool ../tests/programs/stored_vec.rise sumSquares 1 -D n=100003 -D g=9
   # issue 33 item 3: ragged edge tiles and borders
   san $tool jacobi.rise jacobi 1 -D m=33 -D n=1000
   san $tool transpose_tiled.rise transposeTiledAny 1 -D m=1000 -D n=33
