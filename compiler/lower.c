@@ -1357,9 +1357,15 @@ static _Noreturn void computed_twice(Lw *w, Expr *e)
 {
     const Binder *b = e->let.x;
     Span at = e->let.value->sp;
+    /* at the top level a mapSeq would be stored by one thread: the grid computes it */
+    const Expr *v = e->let.value;
+    bool seq = v->kind == E_PRIM && (v->prim.p == P_MAPSEQ || v->prim.p == P_MAPSEQUNROLL);
     const char *fix = w->ndepth ? "materialise it with toPrivate or toShared so it is computed once"
-                                : "store it first with `|> toGlobal` (a launch of its own writes it to global memory, "
-                                  "and the next launch reads it)";
+                      : seq ? "store it first, computed by the whole grid: `mapGlobal` in place of `mapSeq`, then "
+                              "`|> toGlobal` (a launch of its own writes it to global memory, and the next launch "
+                              "reads it; a mapSeq stored there would run on one thread)"
+                            : "store it first with `|> toGlobal` (a launch of its own writes it to global memory, "
+                              "and the next launch reads it)";
     if (!b->uses)
         diag_error(w->d, at, "the array bound to '%s' is computed and used more than once; %s", user_part(w->a, b->name),
                    fix);
