@@ -155,16 +155,7 @@ int main(int argc, char **argv) {
     std::vector<long long> sizes;
     for (int e = 10; e <= 28; e += 2) sizes.push_back(1ll << e);
     for (long long n : {1000ll, 1000003ll, 12345679ll, (1ll << 20) + 7, (1ll << 28) - 5}) sizes.push_back(n);
-    if (ai < argc) {
-        sizes.clear();
-        for (; ai < argc; ai++) {
-            char *e;
-            long long n = strtoll(argv[ai], &e, 10);
-            if (*e || n < 1 || n > (1ll << 28)) { printf("bad size %s (want 1..2^28)\n", argv[ai]); return 2; }
-            sizes.push_back(n);
-        }
-    }
-    std::sort(sizes.begin(), sizes.end());
+    if (!sizes_from_args(argc, argv, ai, 1ll << 28, sizes)) return 2;
     const long long maxn = sizes.back();
     std::string patterns = std::string(root) + "/patterns";
     unsetenv("PATC_TUNING"); // the built-in settings only

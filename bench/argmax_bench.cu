@@ -258,16 +258,7 @@ int main(int argc, char **argv) {
     std::vector<long long> sizes;
     for (int e = 10; e <= 28; e += 2) sizes.push_back(1ll << e);
     sizes.push_back(1000); sizes.push_back(1000003); sizes.push_back((1 << 20) + 7); sizes.push_back((1 << 28) - 5);
-    if (argc - a > 2) {
-        sizes.clear();
-        for (int i = a + 2; i < argc; i++) {
-            char *e;
-            long long n = strtoll(argv[i], &e, 10);
-            if (*e || n < 1 || n > 0x7fffffffll) { printf("bad size %s (want 1..2^31-1: the index is an i32)\n", argv[i]); return 2; }
-            sizes.push_back(n);
-        }
-    }
-    std::sort(sizes.begin(), sizes.end());
+    if (!sizes_from_args(argc, argv, a + 2, 0x7fffffffll, sizes)) return 2; // the index is an i32
     CK(cudaSetDevice(0));
     cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
     sms = p.multiProcessorCount;

@@ -95,16 +95,7 @@ int main(int argc, char **argv) {
     std::vector<long long> sizes;
     for (int e = 10; e <= 28; e += 2) sizes.push_back(1ll << e);
     for (long long n : {1000ll, 1000003ll, (1ll << 20) + 7, (1ll << 28) - 5}) sizes.push_back(n);
-    if (argc > 3) {
-        sizes.clear();
-        for (int i = 3; i < argc; i++) {
-            char *e;
-            long long n = strtoll(argv[i], &e, 10);
-            if (*e || n < 1 || n > 0x7fffffffll) { printf("bad size %s (want 1..2^31-1)\n", argv[i]); return 2; }
-            sizes.push_back(n);
-        }
-    }
-    std::sort(sizes.begin(), sizes.end());
+    if (!sizes_from_args(argc, argv, 3, 0x7fffffffll, sizes)) return 2;
     CK(cudaSetDevice(0));
     cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
     printf("device %s, %d SMs\n", p.name, p.multiProcessorCount);

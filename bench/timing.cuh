@@ -21,6 +21,21 @@ __global__ void hold(volatile int *flag) {
     while (!*flag) { __nanosleep(200); if (clock64() - t0 > 4000000000ll) break; }
 }
 
+// The sizes named on the command line from argv[first] on, in place of the defaults in
+// sizes (none named: the defaults), sorted; false (after a message) for one that is not
+// an integer in 1..max
+static inline bool sizes_from_args(int argc, char **argv, int first, long long max, std::vector<long long> &sizes) {
+    if (first < argc) sizes.clear();
+    for (int i = first; i < argc; i++) {
+        char *e;
+        long long n = strtoll(argv[i], &e, 10);
+        if (*e || n < 1 || n > max) { printf("bad size %s (want 1..%lld)\n", argv[i], max); return false; }
+        sizes.push_back(n);
+    }
+    std::sort(sizes.begin(), sizes.end());
+    return true;
+}
+
 static inline float median_us(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2] * 1e3f; }
 
 // the flag hold waits on: hflag on the host, dflag its device address
