@@ -217,11 +217,10 @@ static void expr(Pr *p, const X *x)
  * unsigned long long (the same bits: two's complement) */
 static void atomic_store(Pr *p, const Stmt *s)
 {
-    static const char *const fn[] = {"", "atomicAdd", "atomicMin", "atomicMax", "atomicOr", "atomicAnd", "atomicXor"};
     StrBuf *o = p->o;
     AtomOp op = s->store.atom;
     bool via_u64 = s->store.buf->sk == SK_I64 && op != ATOM_MIN && op != ATOM_MAX;
-    sb_printf(o, "%s(%s&", fn[op], via_u64 ? "(unsigned long long *)" : "");
+    sb_printf(o, "%s(%s&", atom_info[op].cuda, via_u64 ? "(unsigned long long *)" : "");
     cell(p, s->store.buf, s->store.index);
     sb_printf(o, ", %s", via_u64 ? "(unsigned long long)(" : "");
     expr(p, s->store.val);

@@ -365,8 +365,28 @@ struct X {
 };
 
 /* The read-modify-write a store may be (accumulate, prims/memory.c): ATOM_NONE a plain
- * store; the others buf[i] = buf[i] op val as one CUDA atomic (atomicAdd, ...). */
-typedef enum { ATOM_NONE, ATOM_ADD, ATOM_MIN, ATOM_MAX, ATOM_OR, ATOM_AND, ATOM_XOR } AtomOp;
+ * store; the others buf[i] = buf[i] op val as one CUDA atomic. One row each:
+ * X(enum, the operator's name in messages, CUDA's function) */
+#define ATOM_OPS(X) \
+    X(ATOM_NONE, "",    "")          \
+    X(ATOM_ADD,  "add", "atomicAdd") \
+    X(ATOM_MIN,  "min", "atomicMin") \
+    X(ATOM_MAX,  "max", "atomicMax") \
+    X(ATOM_OR,   "|",   "atomicOr")  \
+    X(ATOM_AND,  "&",   "atomicAnd") \
+    X(ATOM_XOR,  "^",   "atomicXor")
+
+typedef enum {
+#define X(e, ...) e,
+    ATOM_OPS(X)
+#undef X
+    ATOM_COUNT
+} AtomOp;
+
+typedef struct AtomInfo {
+    const char *name, *cuda;
+} AtomInfo;
+extern const AtomInfo atom_info[ATOM_COUNT];
 
 typedef enum {
     S_SEQ,     /* seq: items[0..n) */

@@ -1,7 +1,13 @@
-/* types.c: type constructors, equality and printing; the primitive table. */
+/* types.c: type constructors, equality and printing; the primitive and atomic-operator tables. */
 #include "compiler.h"
 
 #include <string.h>
+
+const AtomInfo atom_info[ATOM_COUNT] = {
+#define X(e, name, cuda) [e] = {name, cuda},
+    ATOM_OPS(X)
+#undef X
+};
 
 const PrimInfo prim_info[P_COUNT] = {
 #define UNPAREN(...) __VA_ARGS__

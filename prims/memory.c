@@ -462,7 +462,6 @@ static AtomOp atom_of(const Expr *f)
     return ATOM_NONE;
 }
 
-static const char *const atom_name[] = {"", "add", "min", "max", "|", "&", "^"};
 
 /* Does CUDA have an atomic of op on sk? atomicAdd: int, unsigned, unsigned long long,
  * float, double (long long through unsigned long long: the same bits); atomicMin/Max:
@@ -509,7 +508,7 @@ static Expr *infer_accumulate(Tc *t, const TcApp *ap)
                    "fun(a => fun(b => a + b)) with +, |, & or ^");
     if (!atom_has(op, vt->sk))
         diag_error(t->d, arg[0]->sp, "accumulate: CUDA has no atomic %s on %s (atomic min and max take integers, "
-                   "|, & and ^ integers, add any number type)", atom_name[op], tc_tstr(t, vt));
+                   "|, & and ^ integers, add any number type)", atom_info[op].name, tc_tstr(t, vt));
     Expr *e = tc_prim_expr(t, P_ACCUMULATE, ty_array(a, k, vt), ap->sp);
     e->prim.nats[0] = k;
     e->prim.args[0] = f;
