@@ -208,9 +208,13 @@ def type_name(d):
     return str(d[6])
 
 
-def check(d, what, want_type, want_numel):
+def check(d, want_type, want_numel, what, *what_args):
     """Raise the exception for an array described by d that is not `want_numel`
-    C-contiguous elements of patc_type want_type (want_type -1: any patc type)."""
+    C-contiguous elements of patc_type want_type (want_type -1: any patc type; want_numel
+    -1: any count). The message starts with what % what_args, formatted only then."""
+    if d[3] and d[1] >= 0 and (d[1] == want_type or want_type < 0) and (d[2] == want_numel or want_numel < 0):
+        return
+    what = what % what_args
     if d[1] < 0 or (want_type >= 0 and d[1] != want_type):
         if want_type >= 0:
             raise DtypeError("%s: element type %s, the kernel's parameter is %s (%s)" %
@@ -222,6 +226,15 @@ def check(d, what, want_type, want_numel):
     if not d[3]:
         raise ContiguityError("%s: not C-contiguous; patc reads packed arrays (make it contiguous first, e.g. "
                               ".contiguous() or numpy.ascontiguousarray)" % what)
+
+
+def data_ptr(lib, a):
+    """The address of an array this module made (empty, count_array)."""
+    if lib == TORCH:
+        return a.data_ptr()
+    if lib == CUPY:
+        return a.data.ptr
+    return a.ctypes.data
 
 
 # ---------------------------------------------------------------- outputs

@@ -212,25 +212,32 @@ def emit_cuda(path_or_source, defines=None, include=None, name=None):
 _INT_RANGE = {L.I32: (-2**31, 2**31 - 1), L.U32: (0, 2**32 - 1), L.I64: (-2**63, 2**63 - 1), L.U64: (0, 2**64 - 1)}
 
 
-def _scalar(t, v, what):
-    """A Python value as patc_type t's host value."""
+def _what(kernel, i):
+    return "kernel %s: input %d" % (kernel, i) if kernel is not None else "scalar %s" % i
+
+
+def _scalar(t, v, kernel, i):
+    """A Python value as patc_type t's host value (for input i of kernel, or the scalar
+    named i of an algorithm when kernel is None)."""
     if t == L.F32 or t == L.F64:
+        if type(v) is float:
+            return v
         try:
             return float(v)
         except (TypeError, ValueError):
-            raise DtypeError("%s: %r is not a number for a %s" % (what, v, L.TYPE_NAMES[t]))
+            raise DtypeError("%s: %r is not a number for a %s" % (_what(kernel, i), v, L.TYPE_NAMES[t]))
     if t == L.BOOL:
         if isinstance(v, float):
-            raise DtypeError("%s: %r for a bool" % (what, v))
+            raise DtypeError("%s: %r for a bool" % (_what(kernel, i), v))
         return bool(v)
     try:
-        i = operator.index(v)
+        iv = operator.index(v)
     except TypeError:
-        raise DtypeError("%s: %r is not an integer for a %s" % (what, v, L.TYPE_NAMES[t]))
+        raise DtypeError("%s: %r is not an integer for a %s" % (_what(kernel, i), v, L.TYPE_NAMES[t]))
     lo, hi = _INT_RANGE[t]
-    if i < lo or i > hi:
-        raise SizeError("%s: %d is outside %s's range" % (what, i, L.TYPE_NAMES[t]))
-    return i
+    if iv < lo or iv > hi:
+        raise SizeError("%s: %d is outside %s's range" % (_what(kernel, i), iv, L.TYPE_NAMES[t]))
+    return iv
 
 
 class Kernel:
@@ -312,7 +319,7 @@ class Kernel:
             raise InvalidArgumentError("kernel %s (nats: %s): %s" % (self.name, ", ".join(self.nat_names) or "none",
                                                                      "; ".join(parts)))
         try:
-            return tuple(operator.index(nats[n]) for n in self.nat_names)
+            return tuple([operator.index(nats[n]) for n in self.nat_names])
         except TypeError:
             raise InvalidArgumentError("kernel %s: a nat's value is an integer (%r)" % (self.name, nats))
 
@@ -340,7 +347,7 @@ class Kernel:
             if d is None:
                 raise ArrayError("kernel %s: input %d is %s, not an array (PyTorch, CuPy, NumPy, "
                                  "__cuda_array_interface__ or __dlpack__)" % (self.name, i, type(a).__name__))
-            A.check(d, "kernel %s: input %d" % (self.name, i), ins[i][0], ins[i][1])
+            A.check(d, ins[i][0], ins[i][1], "kernel %s: input %d", self.name, i)
             if dev is None:
                 dev, lib = d[4], d[5]
             elif d[4] != dev:
@@ -371,7 +378,7 @@ class Kernel:
             for i in range(self._nin):
                 if byval[i]:
                     c = scal[i]
-                    c.value = _scalar(ins[i][0], args[i], "kernel %s: input %d" % (self.name, i))
+                    c.value = _scalar(ins[i][0], args[i], self.name, i)
                     argv[2 * i] = None
                     argv[2 * i + 1] = addressof(c)
                 else:
@@ -393,7 +400,7 @@ class Kernel:
             res = []
             for t, cnt, b in outs:
                 o = A.empty(lib, t, cnt, dev)
-                res.append((o, A.describe(o, s)))
+                res.append((o, (A.data_ptr(lib, o),)))
             return res
         if self._nout == 1 and not isinstance(out, (tuple, list)):
             out = (out,)
@@ -404,7 +411,7 @@ class Kernel:
             d = A.describe(o, s)
             if d is None:
                 raise ArrayError("kernel %s: out[%d] is %s, not an array" % (self.name, j, type(o).__name__))
-            A.check(d, "kernel %s: out[%d]" % (self.name, j), outs[j][0], outs[j][1])
+            A.check(d, outs[j][0], outs[j][1], "kernel %s: out[%d]", self.name, j)
             if d[4] != dev:
                 raise DeviceMismatchError("kernel %s: out[%d] is on %s, the inputs on %s" %
                                           (self.name, j, _dev_name(d[4]), _dev_name(dev)))
@@ -418,7 +425,7 @@ class Kernel:
         keep = []
         for i in range(self._nin):
             if self._byval[i]:
-                c = L.TYPE_CTYPES[ins[i][0]](_scalar(ins[i][0], args[i], "kernel %s: input %d" % (self.name, i)))
+                c = L.TYPE_CTYPES[ins[i][0]](_scalar(ins[i][0], args[i], self.name, i))
                 keep.append(c)
                 hv[i] = addressof(c)
             else:
@@ -519,7 +526,7 @@ def _scalars_of(t, scalars, scalar_types, kw):
                 raise DtypeError("scalar_types[%r] = %r: give one of %s" % (nm, ty, ", ".join(L.TYPE_NAMES)))
             ty = _TYPE_BY_NAME[ty]
         types.append(ty)
-    vals = [L.TYPE_CTYPES[ty](_scalar(ty, sc[nm], "scalar %s" % nm)) for nm, ty in zip(names, types)]
+    vals = [L.TYPE_CTYPES[ty](_scalar(ty, sc[nm], None, nm)) for nm, ty in zip(names, types)]
     return names, tuple(types), vals
 
 
@@ -528,7 +535,7 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
     d = A.describe(x, s)
     if d is None:
         raise ArrayError("patc.%s: the input is %s, not an array" % (fname, type(x).__name__))
-    A.check(d, "patc.%s: the input" % fname, -1, -1)
+    A.check(d, -1, -1, "patc.%s: the input", fname)
     t, n, dev, lib = d[1], d[2], d[4], d[5]
     if t == L.BOOL:
         raise DtypeError("patc.%s: bool elements; the algorithms take float32, float64, int32, uint32, int64 and "
@@ -556,7 +563,7 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
         od = A.describe(o, s)
         if od is None:
             raise ArrayError("patc.%s: out= is %s, not an array" % (fname, type(o).__name__))
-        A.check(od, "patc.%s: out=" % fname, t, nout)
+        A.check(od, t, nout, "patc.%s: out=", fname)
         if od[4] != dev:
             raise DeviceMismatchError("patc.%s: out= is on %s, the input on %s" % (fname, _dev_name(od[4]),
                                                                                   _dev_name(dev)))
