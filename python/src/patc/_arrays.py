@@ -234,7 +234,9 @@ def data_ptr(lib, a):
         return a.data_ptr()
     if lib == CUPY:
         return a.data.ptr
-    return a.ctypes.data
+    if lib == NUMPY:
+        return a.ctypes.data
+    return describe(a)[0]
 
 
 # ---------------------------------------------------------------- outputs

@@ -266,8 +266,10 @@ class Kernel:
         self._nin = L.patc_kernel_num_inputs(self._cpu)
         self._byval = tuple(L.patc_kernel_input_by_value(self._cpu, i) == 1 for i in range(self._nin))
         self._arrays = tuple(i for i in range(self._nin) if not self._byval[i])
+        self._scalars = tuple(i for i in range(self._nin) if self._byval[i])
         self.nat_names = tuple(L.patc_kernel_nat_name(self._cpu, i).decode()
                                for i in range(L.patc_kernel_num_nats(self._cpu)))
+        self._nat1 = self.nat_names[0] if len(self.nat_names) == 1 else None
         self._nats_set = frozenset(self.nat_names)
         self._nout = L.patc_kernel_num_outputs(self._cpu)
         self.count_of = tuple(L.patc_kernel_output_count_of(self._cpu, j) for j in range(self._nout))
@@ -298,9 +300,10 @@ class Kernel:
                 ctx.check(L.patc_kernel_output_info_at(self._cpu, j, natarr, byref(t), byref(cnt), byref(b)),
                           "kernel %s" % self.name)
                 outs.append((t.value, cnt.value, b.value))
-        for i in range(self._nin):
-            if self._byval[i] and self._scal[i] is None:
+        for i in self._scalars:
+            if self._scal[i] is None:
                 self._scal[i] = L.TYPE_CTYPES[ins[i][0]]()
+                self._argv[2 * i + 1] = addressof(self._scal[i])
         sh = (natarr, tuple(ins), tuple(outs))
         if len(self._shapes) > 256:
             self._shapes.clear()
@@ -333,7 +336,11 @@ class Kernel:
     def __call__(self, *args, out=None, stream=None, device=None, **nats):
         if len(args) != self._nin:
             raise TypeError("kernel %s takes %d data parameters, %d given" % (self.name, self._nin, len(args)))
-        natkey = self._natkey(nats) if (nats or self.nat_names) else ()
+        n1 = self._nat1
+        if n1 is not None and len(nats) == 1 and type(nats.get(n1)) is int:
+            natkey = (nats[n1],)
+        else:
+            natkey = self._natkey(nats) if (nats or self.nat_names) else ()
         sh = self._shapes.get(natkey)
         if sh is None:
             sh = self._shape(natkey)
@@ -373,19 +380,18 @@ class Kernel:
         ctx, kh = g
         if stream is None:
             s = A.current_stream(lib, dev)
-        argv, outv, scal, byval = self._argv, self._outv, self._scal, self._byval
+        argv, outv, scal, wrap = self._argv, self._outv, self._scal, ctx.wrap
         with ctx.lock:
-            for i in range(self._nin):
-                if byval[i]:
-                    c = scal[i]
-                    c.value = _scalar(ins[i][0], args[i], self.name, i)
-                    argv[2 * i] = None
-                    argv[2 * i + 1] = addressof(c)
-                else:
-                    argv[2 * i] = ctx.wrap(descs[i][0], ins[i][2])
-                    argv[2 * i + 1] = None
+            # argv holds a patc_arg per input: .buffer at 2i, .value at 2i+1 (set once, in
+            # _shape, to the scalar's own storage); only the used field is written
+            for i in self._scalars:
+                v = args[i]
+                t = ins[i][0]
+                scal[i].value = v if type(v) is float and t <= L.F64 else _scalar(t, v, self.name, i)
+            for i in self._arrays:
+                argv[2 * i] = wrap(descs[i][0], ins[i][2])
             for j, (o, d) in enumerate(outarrs):
-                outv[j] = ctx.wrap(d[0], outs[j][2])
+                outv[j] = wrap(d[0], outs[j][2])
             L.patc_set_stream(ctx.h, s)
             rc = L.patc_launch_args_enqueue(kh, natarr, argv, outv, None)
             if rc:
@@ -558,6 +564,7 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
     if out is None:
         o = A.empty(lib, t, nout, dev)
         od = A.describe(o, s)
+        lib = od[5]  # an input of another library gets CuPy's or PyTorch's array
     else:
         o = out
         od = A.describe(o, s)
@@ -592,11 +599,13 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
             rc = L.patc_algo_run_cpu(a, d[0], od[0], cptr or None, n, sv)
         if rc:
             ctx.check(rc, "patc.%s" % fname)
-    return _result(alg, o, cnt, lib, sync, dev)
+    return _result(alg, o, cnt, lib, sync, dev, out is not None)
 
 
-def _result(alg, o, cnt, lib, sync, dev):
+def _result(alg, o, cnt, lib, sync, dev, given=False):
     if alg == L.ALGO_REDUCE:
+        if given:
+            return o
         return o[0] if lib == A.NUMPY else o.reshape(())
     if cnt is None:
         return o
