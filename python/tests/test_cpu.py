@@ -321,3 +321,17 @@ def test_version():
     assert patc.library_version
     assert os.path.exists(os.path.join(os.path.dirname(patc.__file__), "libpatrt.so")) or os.environ.get(
         "PATC_LIBRARY")
+
+
+def test_bench_dry_run(tmp_path):
+    """bench/python_bench.py's loops, tables and files, on the CPU interpreter."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "python_bench.py"), "--dry-run", "--max-log", "12",
+                        "--dtypes", "f32,i32", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "python_bench.md").read_text()
+    assert "## inclusive_scan f32" in md and "| 2^12 |" in md and "Per-call overhead" in md
+    csv = (tmp_path / "python_bench.csv").read_text().splitlines()
+    assert csv[0] == "op,dtype,n,impl,median_us,min_us,reps,gbps_in" and len(csv) > 20
+    assert "run: python3" in (tmp_path / "command.txt").read_text()
