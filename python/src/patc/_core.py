@@ -519,6 +519,8 @@ def _get_algo(ctx, key, spec_args):
 
 def _scalars_of(t, scalars, scalar_types, kw):
     """(names, types, ctypes values) of a predicate's or lambda's scalars."""
+    if not scalars and not kw:
+        return (), (), ()
     sc = dict(scalars or {})
     sc.update(kw)
     if len(sc) > L.ALGO_MAX_SCALARS:
