@@ -277,7 +277,6 @@ class Kernel:
         self._gk = {}
         self._argv = (c_void_p * max(2 * self._nin, 1))()
         self._outv = (c_void_p * max(self._nout, 1))()
-        self._hostv = (c_void_p * max(self._nin, 1))()
         self._scal = [None] * self._nin
         del ctx
 
@@ -426,7 +425,7 @@ class Kernel:
 
     def _run_cpu(self, args, descs, natarr, ins, outarrs):
         ctx = self.program._cpu_ctx
-        hv = self._hostv
+        hv = (c_void_p * max(self._nin, 1))()
         ov = (c_void_p * max(self._nout, 1))()
         keep = []
         for i in range(self._nin):
