@@ -151,6 +151,10 @@ def test_torch_streams_and_out():
     r = patc.inclusive_scan(x, stream=s.cuda_stream)
     s.synchronize()
     assert_close(r, torch.cumsum(x.double(), 0), torch.float32)
+    # a filter on stream=: its count is read after that stream, not torch's current one
+    for _ in range(3):
+        kept = patc.filter(x, "fun(x => x > t)", t=0.5, stream=s)
+        assert torch.equal(kept, x[x > 0.5])
 
 
 # ---------------------------------------------------------------- kernels on torch

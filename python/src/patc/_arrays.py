@@ -309,12 +309,19 @@ def stream_handle(stream):
                      "with __cuda_stream__" % (stream,))
 
 
-def count_value(lib, arr):
+def count_value(lib, arr, stream=None):
     """The u32 count a filter or partition wrote into `arr` (one element), as an int:
-    for a GPU array this waits for the stream (as torch.masked_select does)."""
+    for a GPU array this waits for the stream (as torch.masked_select does). `stream`:
+    the stream the call was enqueued on when it was given as stream=, which the library's
+    read (on its current stream) would not wait for."""
     if lib == TORCH:
+        if stream is not None:
+            _torch.cuda.ExternalStream(stream).synchronize()
         return int(arr.item()) & 0xFFFFFFFF
     if lib == CUPY:
+        if stream is not None:
+            _cupy.cuda.ExternalStream(stream).synchronize()
+            return int(arr.get(stream=_cupy.cuda.ExternalStream(stream))[0]) & 0xFFFFFFFF
         return int(arr.get()[0]) & 0xFFFFFFFF
     return int(arr[0]) & 0xFFFFFFFF
 

@@ -600,10 +600,10 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
             rc = L.patc_algo_run_cpu(a, d[0], od[0], cptr or None, n, sv)
         if rc:
             ctx.check(rc, "patc.%s" % fname)
-    return _result(alg, o, cnt, lib, sync, dev, out is not None)
+    return _result(alg, o, cnt, lib, sync, dev, out is not None, s if stream is not None and dev >= 0 else None)
 
 
-def _result(alg, o, cnt, lib, sync, dev, given=False):
+def _result(alg, o, cnt, lib, sync, dev, given=False, stream=None):
     if alg == L.ALGO_REDUCE:
         if given:
             return o
@@ -612,7 +612,7 @@ def _result(alg, o, cnt, lib, sync, dev, given=False):
         return o
     if not sync:
         return o, cnt
-    m = A.count_value(lib, cnt)
+    m = A.count_value(lib, cnt, stream)
     if alg == L.ALGO_FILTER:
         return o[:m]
     return o, m
