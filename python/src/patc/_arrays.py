@@ -281,11 +281,17 @@ def empty(lib, t, count, dev):
         return _cupy.empty(count, dtype=_lib.TYPE_DTYPE_NAMES[t])
 
 
+_torch_raw_stream = None
+
+
 def current_stream(lib, dev):
     """The stream the caller's library would run its next operation on, as a CUstream."""
+    global _torch_raw_stream
     if lib == TORCH:
-        raw = getattr(_torch._C, "_cuda_getCurrentRawStream", None)
-        return raw(dev) if raw is not None else _torch.cuda.current_stream(dev).cuda_stream
+        if _torch_raw_stream is None:
+            _torch_raw_stream = getattr(_torch._C, "_cuda_getCurrentRawStream", None) or \
+                (lambda d: _torch.cuda.current_stream(d).cuda_stream)
+        return _torch_raw_stream(dev)
     if lib == CUPY:
         return _cupy.cuda.get_current_stream().ptr
     return 0

@@ -563,9 +563,13 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
     names, types, vals = _scalars_of(t, scalars, scalar_types, kw)
     nout = 1 if alg == L.ALGO_REDUCE else n
     if out is None:
-        o = A.empty(lib, t, nout, dev)
-        od = A.describe(o, s)
-        lib = od[5]  # an input of another library gets CuPy's or PyTorch's array
+        # a reduction's result is a 0-d array (a NumPy scalar for NumPy: one element)
+        o = A.empty(lib, t, () if alg == L.ALGO_REDUCE and lib != A.NUMPY else nout, dev)
+        if lib == A.OTHER:  # an input of another library gets CuPy's or PyTorch's array
+            od = A.describe(o, s)
+            lib = od[5]
+        else:
+            od = (A.data_ptr(lib, o),)
     else:
         o = out
         od = A.describe(o, s)
@@ -605,9 +609,9 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
 
 def _result(alg, o, cnt, lib, sync, dev, given=False, stream=None):
     if alg == L.ALGO_REDUCE:
-        if given:
+        if given or lib != A.NUMPY:
             return o
-        return o[0] if lib == A.NUMPY else o.reshape(())
+        return o[0]
     if cnt is None:
         return o
     if not sync:
@@ -622,7 +626,7 @@ def _empty_result(alg, o, cnt, lib, sync, op, fname):
     if alg == L.ALGO_REDUCE:
         if op != L.OP_SUM:
             raise InvalidArgumentError("patc.%s: the input is empty, and only a sum has a value then" % fname)
-        o[0] = 0
+        o[...] = 0
         return _result(alg, o, None, lib, True, -1 if lib == A.NUMPY else 0)
     if cnt is None:
         return o[:0]
