@@ -224,6 +224,23 @@ def test_protocols():
         assert_close(out, ref, torch.float32)
 
 
+def test_second_device():
+    """A call on another device than the current one runs there and leaves torch's
+    current device as it was (more than one GPU only)."""
+    if torch.cuda.device_count() < 2:
+        print("test_second_device: one GPU, nothing to test")
+        return
+    before = torch.cuda.current_device()
+    other = 1 - before if before < 2 else 0
+    x = tdata(torch.float32, 100003).to("cuda:%d" % other)
+    y = patc.inclusive_scan(x)
+    assert y.device == x.device and torch.cuda.current_device() == before
+    assert_close(y, torch.cumsum(x.double(), 0), torch.float32)
+    k = patc.compile(SAXPY).kernel("saxpy")
+    assert torch.allclose(k(2.0, x, x, n=x.numel()), 3 * x)
+    assert torch.cuda.current_device() == before
+
+
 # ---------------------------------------------------------------- CuPy
 
 

@@ -282,6 +282,31 @@ def empty(lib, t, count, dev):
 
 
 _torch_raw_stream = None
+_multi = {}
+
+
+def multi_gpu(lib):
+    """Whether the library sees more than one GPU (asked once). libpatrt makes the
+    primary context of the device it launches on current on the calling thread; with
+    one GPU that is the context PyTorch and CuPy use already."""
+    m = _multi.get(lib)
+    if m is None:
+        if lib == TORCH:
+            m = _torch.cuda.device_count() > 1
+        elif lib == CUPY:
+            m = _cupy.cuda.runtime.getDeviceCount() > 1
+        else:
+            m = False
+        _multi[lib] = m
+    return m
+
+
+def device_guard(lib, dev):
+    """The library's own device guard for dev, which restores its current device (and
+    so the current context) on exit."""
+    if lib == TORCH:
+        return _torch.cuda.device(dev)
+    return _cupy.cuda.Device(dev)
 
 
 def current_stream(lib, dev):

@@ -373,6 +373,17 @@ class Kernel:
         outarrs = self._outputs(out, outs, lib, dev, s)
         if dev < 0:
             return self._run_cpu(args, descs, natarr, ins, outarrs)
+        if A.multi_gpu(lib):  # libpatrt makes dev's context current: the library's guard restores its own
+            with A.device_guard(lib, dev):
+                self._enqueue(dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs)
+        else:
+            self._enqueue(dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs)
+        if self._nout == 1:
+            return outarrs[0][0]
+        return tuple(o for o, d in outarrs)
+
+
+    def _enqueue(self, dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs):
         g = self._gk.get(dev)
         if g is None:
             g = self._gpu_kernel(dev)
@@ -395,9 +406,6 @@ class Kernel:
             rc = L.patc_launch_args_enqueue(kh, natarr, argv, outv, None)
             if rc:
                 ctx.check(rc, "kernel %s" % self.name)
-        if self._nout == 1:
-            return outarrs[0][0]
-        return tuple(o for o, d in outarrs)
 
     def _outputs(self, out, outs, lib, dev, s):
         """[(array, description)] per output: out='s, checked, or new ones."""
@@ -592,6 +600,15 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
         return _empty_result(alg, o, cnt, lib, sync, pop, fname)
     if s == 0 and stream is None and dev >= 0:
         s = A.current_stream(lib, dev)
+    if dev >= 0 and A.multi_gpu(lib):
+        with A.device_guard(lib, dev):
+            _algo_call(alg, d, od, cnt, n, s, dev, t, pop, plam, pinit, names, types, vals, fname)
+    else:
+        _algo_call(alg, d, od, cnt, n, s, dev, t, pop, plam, pinit, names, types, vals, fname)
+    return _result(alg, o, cnt, lib, sync, dev, out is not None, s if stream is not None and dev >= 0 else None)
+
+
+def _algo_call(alg, d, od, cnt, n, s, dev, t, pop, plam, pinit, names, types, vals, fname):
     ctx = _algo_ctx(dev)
     key = (dev, alg, t, pop, plam, pinit, names, types, s)
     a = _get_algo(ctx, key, (alg, t, pop, plam, pinit, names, types))
@@ -604,7 +621,6 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
             rc = L.patc_algo_run_cpu(a, d[0], od[0], cptr or None, n, sv)
         if rc:
             ctx.check(rc, "patc.%s" % fname)
-    return _result(alg, o, cnt, lib, sync, dev, out is not None, s if stream is not None and dev >= 0 else None)
 
 
 def _result(alg, o, cnt, lib, sync, dev, given=False, stream=None):
