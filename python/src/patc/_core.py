@@ -125,6 +125,8 @@ class Program:
                                                        not _looks_like_source(path_or_source)):
             self._path = os.fspath(path_or_source)
             self.name = self._path
+            # the GPU build comes later, maybe after a chdir: it reads the same file
+            self._abspath = os.path.abspath(self._path)
             if not os.path.exists(self._path):
                 raise L.FileError("patc.compile: no file %s (a program's text is recognised by a newline, '=>' or "
                                   "'kernel ')" % self._path, "PATC_ERR_IO")
@@ -155,7 +157,8 @@ class Program:
         optp = byref(opts) if opts is not None else None
         with ctx.lock:
             if self._path is not None:
-                rc = L.patc_program_compile(ctx.h, self._path.encode(), self._defs, self._ndefs, optp, byref(out))
+                path = self._path if no_cubin else self._abspath
+                rc = L.patc_program_compile(ctx.h, path.encode(), self._defs, self._ndefs, optp, byref(out))
             else:
                 rc = L.patc_program_compile_string(ctx.h, self.name.encode(), self._text, self._defs, self._ndefs,
                                                    optp, byref(out))
