@@ -180,6 +180,13 @@ patc_status patc_program_compile(patc_ctx *ctx, const char *path, const patc_def
  * o=loops s=smem b=barrier v=version. */
 const char *patc_dump_letters(void);
 
+/* patc_program_compile on program text in memory: `name` is used in diagnostics and to
+ * resolve relative imports, as patc_program_from_string's (NULL: "<string>"). The
+ * options' cuda_file is refused (give the text as cuda). The Python binding compiles a
+ * string with no_cubin through it, for the CPU interpreter without NVRTC. */
+patc_status patc_program_compile_string(patc_ctx *ctx, const char *name, const char *text, const patc_define *defs,
+                                        int ndefs, const patc_compile_options *opts, patc_program **out);
+
 patc_status patc_program_from_file(patc_ctx *ctx, const char *path, const patc_define *defs,
                                    int ndefs, patc_program **out);
 /* `name` is used in diagnostics and to resolve relative imports. */

@@ -362,6 +362,23 @@ patc_status patc_program_from_string(patc_ctx *c, const char *name, const char *
     return program_make(c, name ? name : "<string>", text, NULL, NULL, defs, ndefs, NULL, out);
 }
 
+/* The CUDA text goes to NVRTC under this name, as a file's goes under its path. */
+static const char cuda_text_name[] = "<cuda text>";
+
+patc_status patc_program_compile_string(patc_ctx *c, const char *name, const char *text, const patc_define *defs,
+                                        int ndefs, const patc_compile_options *opts, patc_program **out)
+{
+    if (!c) return PATC_ERR_INVALID;
+    if (!out || !text || ndefs < 0 || (ndefs > 0 && !defs))
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_compile_string: bad argument");
+    *out = NULL;
+    if (opts && opts->cuda_file)
+        return rt_fail(c, PATC_ERR_INVALID, "patc_program_compile_string: give the hand-edited CUDA C as cuda (its "
+                       "text), not cuda_file");
+    return program_make(c, name ? name : "<string>", text, opts ? opts->cuda : NULL, cuda_text_name, defs, ndefs, opts,
+                        out);
+}
+
 static patc_status read_text(patc_ctx *c, const char *path, char **text)
 {
     size_t len;
@@ -389,9 +406,6 @@ patc_status patc_program_from_file(patc_ctx *c, const char *path, const patc_def
     free(text);
     return s;
 }
-
-/* The CUDA text goes to NVRTC under this name, as a file's goes under its path. */
-static const char cuda_text_name[] = "<cuda text>";
 
 patc_status patc_program_from_cuda(patc_ctx *c, const char *rise_path, const char *cuda,
                                    const patc_define *defs, int ndefs, patc_program **out)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what the build needs and a fresh Debian machine with the CUDA toolkit lacks:
-# flex, bison, Check (with pkg-config), ninja and valgrind. Idempotent and quiet when
+# flex, bison, Check (with pkg-config), ninja, valgrind and Python's venv. Idempotent and quiet when
 # everything is there.
 set -euo pipefail
 need=()
@@ -11,6 +11,7 @@ pkg-config --exists check 2>/dev/null || need+=(check)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv) # scripts/python_test.sh
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -2,7 +2,8 @@
 # The whole test suite: a normal build and an AddressSanitizer+UBSan build, each
 # running every ctest (Check suites per module, golden files, NVRTC compile checks,
 # runtime and cache tests, valgrind on the runtime, install + find_package). GPU tests
-# report themselves skipped where there is no GPU.
+# report themselves skipped where there is no GPU. Then the Python package's tests
+# (scripts/python_test.sh: a fresh venv, pip install ./python, pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -29,3 +30,4 @@ if ! (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest -j "$jobs" --output-on-
     fi
 fi
 rm -f "$log"
+bash scripts/python_test.sh

@@ -356,6 +356,38 @@ START_TEST(no_cubin_never_calls_nvrtc)
 }
 END_TEST
 
+/* patc_program_compile_string: program text with options; no_cubin never loads NVRTC
+ * (an arch NVRTC rejects still compiles), diagnostics name the given name, cuda_file is
+ * refused. */
+START_TEST(compile_string_with_options)
+{
+    patc_ctx *c;
+    patc_program *p;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    ck_assert_int_eq(patc_set_arch(c, 1000), PATC_OK);
+    patc_compile_options o = {.no_cubin = 1};
+    ck_assert_msg(patc_program_compile_string(c, "mine.rise", SCALE, NULL, 0, &o, &p) == PATC_OK, "%s",
+                  patc_last_error(c));
+    ck_assert_ptr_nonnull(strstr(patc_program_cuda(p), "__global__ void scale"));
+    patc_kernel *k;
+    ck_assert_int_eq(patc_get_kernel(p, "scale", &k), PATC_OK);
+    float in[3] = {1, 2, 3}, out[3];
+    long long n = 3;
+    const void *ins[] = {in};
+    ck_assert_int_eq(patc_interp_run(k, &n, ins, out), PATC_OK);
+    ck_assert(out[0] == 2 && out[2] == 6);
+    ck_assert_int_eq(patc_program_compile_string(c, "mine.rise", BAD, NULL, 0, &o, &p), PATC_ERR_COMPILE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "mine.rise:2:"));
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(patc_program_compile_string(c, NULL, BAD, NULL, 0, NULL, &p), PATC_ERR_COMPILE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(c), "<string>:2:"));
+    o.cuda_file = "x.cu";
+    ck_assert_int_eq(patc_program_compile_string(c, "mine.rise", SCALE, NULL, 0, &o, &p), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_program_compile_string(c, "mine.rise", NULL, NULL, 0, NULL, &p), PATC_ERR_INVALID);
+    patc_destroy(c);
+}
+END_TEST
+
 /* -D through the C API: 1 to 2^62, each name once. */
 START_TEST(define_rules)
 {
@@ -1549,6 +1581,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, interp_refuses_sizes_past_the_limits);
         tcase_add_test(tc, memory_linear_in_kernels);
         tcase_add_test(tc, no_cubin_never_calls_nvrtc);
+        tcase_add_test(tc, compile_string_with_options);
         tcase_add_test(tc, define_rules);
         tcase_add_test(tc, bad_program_reports_diagnostics);
         tcase_add_test(tc, program_from_file_and_edited_cuda);

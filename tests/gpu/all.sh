@@ -33,6 +33,12 @@
 #    aligned and unaligned, the pipe kernels through tuning files, 1000 back-to-back scans,
 #    and the sanitizers;
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
+# w. (issue 36; only when named: --sections w) the Python package with PyTorch and CuPy:
+#    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
+#    pytest, and examples/python/*.py. PATC_WHEEL=path/to/patc-*.whl installs the wheel
+#    built on the CPU machine (pip wheel ./python) into a temporary folder first
+#    (pip install --no-deps --target); without it, `import patc` must already work
+#    (PYTHONPATH). bench/python_run.sh is its benchmark.
 # Logs and CSVs go to $OUT (or ./gpu-results). Exits non-zero if anything failed.
 # Before carrying build/ there:  mkdir -p build/extra-libs && cp /usr/lib/x86_64-linux-gnu/libsubunit.so.0* build/extra-libs/
 set -u
@@ -884,6 +890,31 @@ for tool in memcheck racecheck synccheck; do
   record $tool histogram.rise histU32 "skewed -D n=100003 -D g=9" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
 done
 fi # section h
+
+if sec w; then # issue 36: the Python package (python/) on PyTorch and CuPy
+  if [ -n "${PATC_WHEEL:-}" ]; then
+    pyt=$(mktemp -d)
+    o=$(python3 -m pip install --no-deps --no-index --target "$pyt" "$PATC_WHEEL" 2>&1); rc=$?
+    echo "$o" >>"$log"
+    record python wheel install "-" $rc "$(basename "$PATC_WHEEL")"
+    export PYTHONPATH=$pyt${PYTHONPATH:+:$PYTHONPATH}
+  fi
+  o=$(python3 -c 'import patc, torch; print(patc.__file__, "torch", torch.__version__)' 2>&1); rc=$?
+  echo "$o" >>"$log"
+  record python import patc "-" $rc "$(echo "$o" | tail -1)"
+  if python3 -c 'import pytest' 2>/dev/null; then
+    o=$(cd python/tests && python3 -m pytest -q -s -p no:cacheprovider test_gpu.py test_cpu.py 2>&1); rc=$?
+  else
+    o=$(python3 python/tests/test_gpu.py 2>&1); rc=$?
+  fi
+  echo "$o" >>"$log"
+  record python pytest test_gpu.py "-" $rc "$(echo "$o" | grep -E 'call overhead|passed|failed' | tr '\n' ' ')"
+  for ex in examples/python/*.py; do
+    o=$(python3 "$ex" 2>&1); rc=$?
+    echo "$o" >>"$log"
+    record python "$(basename "$ex")" "-" "-" $rc "$(echo "$o" | tail -1)"
+  done
+fi # section w
 
 echo "== $pass passed, $fail failed" | tee -a "$log"
 

@@ -1,0 +1,337 @@
+"""The patc package on the CPU interpreter (NumPy arrays): no GPU, no NVRTC.
+
+Expected values come from NumPy (cumsum, sum, min, max, boolean masks), never from patc.
+"""
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import patc
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SIZES = [1, 2, 31, 33, 1000, 4097, 100003]
+DTYPES = ["float32", "float64", "int32", "uint32", "int64", "uint64"]
+
+SAXPY = """kernel saxpy = nFun(n =>
+  fun(f32)(a => fun(n.f32)(xs => fun(n.f32)(ys =>
+    zip(xs)(ys) |> mapGlobal(fun(p => a * fst(p) + snd(p)))))))
+"""
+MINMAX = """kernel minmax = nFun(m => fun((m * 4).i32)(xs =>
+  pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(min)(1000))))
+      (pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(max)(-1000))))
+           (xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(add)(0)))))))
+"""
+BAD = """kernel bad = nFun(n =>
+  fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * undefined_name))))
+"""
+
+
+def data(dtype, n, seed=1):
+    rng = np.random.default_rng(seed + n)
+    if dtype.startswith("float"):
+        return rng.random(n).astype(dtype)
+    return rng.integers(0, 100, n).astype(dtype)
+
+
+def close(dtype):
+    return dict(rtol=1e-4 if dtype == "float32" else 1e-10, atol=1e-3 if dtype == "float32" else 1e-9)
+
+
+# ---------------------------------------------------------------- ready-made algorithms
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_inclusive_scan_sum(dtype, n):
+    x = data(dtype, n)
+    got = patc.inclusive_scan(x)
+    assert got.dtype == x.dtype and got.shape == (n,)
+    want = np.cumsum(x, dtype=np.float64 if dtype.startswith("float") else x.dtype)
+    if dtype.startswith("float"):
+        np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-12)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 33, 4097])
+def test_exclusive_scan_sum(dtype, n):
+    x = data(dtype, n)
+    got = patc.exclusive_scan(x)
+    want = np.concatenate([[0], np.cumsum(x, dtype=np.float64 if dtype.startswith("float") else x.dtype)[:-1]])
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), **close(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_scans_min_max(dtype, op):
+    x = data(dtype, 1000)
+    acc = np.minimum if op == "min" else np.maximum
+    np.testing.assert_array_equal(patc.inclusive_scan(x, op), acc.accumulate(x))
+    ex = patc.exclusive_scan(x, op)
+    np.testing.assert_array_equal(ex[1:], acc.accumulate(x)[:-1])
+    if dtype.startswith("float"):
+        assert ex[0] == (np.inf if op == "min" else -np.inf)
+    else:
+        info = np.iinfo(dtype)
+        assert ex[0] == (info.max if op == "min" else info.min)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_reduce(dtype, n):
+    x = data(dtype, n)
+    s = patc.reduce(x)
+    assert isinstance(s, np.generic) and s.dtype == x.dtype
+    if dtype.startswith("float"):
+        assert s == pytest.approx(float(np.sum(x, dtype=np.float64)), rel=1e-5 if dtype == "float32" else 1e-12)
+    else:
+        assert s == np.sum(x, dtype=x.dtype)
+    assert patc.reduce(x, "min") == x.min()
+    assert patc.reduce(x, "max") == x.max()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reduce_mul_and_lambda(dtype):
+    x = np.arange(1, 11, dtype=dtype)
+    assert patc.reduce(x, "mul") == 3628800
+    big = "-inf" if dtype == "float64" else "-inff" if dtype == "float32" else \
+        {"int32": "0 - 2147483647 - 1", "uint32": "0u", "int64": "i64(0)", "uint64": "u64(0)"}[dtype]
+    lam = patc.reduce(x[::-1].copy(), "fun(a => fun(b => max(a)(b)))", init=big)
+    assert lam == 10
+
+
+def test_lambda_with_scalar():
+    # max with a floor: associative (and idempotent), the floor a scalar given by keyword
+    x = data("float32", 4097)
+    got = patc.inclusive_scan(x, "fun(a => fun(b => max(max(a)(b))(lo)))", init="-inff", lo=0.25)
+    np.testing.assert_array_equal(got, np.maximum(np.maximum.accumulate(x), np.float32(0.25)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_filter(dtype, n):
+    x = data(dtype, n)
+    t = 0.5 if dtype.startswith("float") else 50
+    got = patc.filter(x, "fun(x => x > t)", t=t)
+    np.testing.assert_array_equal(got, x[x > t])
+    assert got.dtype == x.dtype
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint32"])
+@pytest.mark.parametrize("n", [1, 33, 4097, 100003])
+@pytest.mark.parametrize("stable", [False, True])
+def test_partition(dtype, n, stable):
+    x = data(dtype, n)
+    t = 0.3 if dtype.startswith("float") else 30
+    out, m = patc.partition(x, "fun(x => x < t)", stable=stable, t=t)
+    sel = x < t
+    assert m == int(sel.sum())
+    np.testing.assert_array_equal(out[:m], x[sel])
+    rest = x[~sel]
+    np.testing.assert_array_equal(out[m:], rest if stable else rest[::-1])
+
+
+def test_filter_two_scalars_and_types():
+    x = np.arange(100, dtype="i4")
+    got = patc.filter(x, "fun(x => x >= lo && x < hi)", lo=10, hi=20)
+    np.testing.assert_array_equal(got, np.arange(10, 20))
+    got = patc.filter(np.linspace(0, 1, 11).astype("f4"), "fun(x => x > f32(k) * 0.1f)", k=7,
+                      scalar_types={"k": "i32"})
+    assert len(got) == 3
+
+
+def test_filter_unsynced_and_out():
+    x = np.arange(10, dtype="f4")
+    out = np.zeros(10, dtype="f4")
+    o, cnt = patc.filter(x, "fun(x => x > 6.0f)", out=out, sync=False)
+    assert o is out and cnt.dtype == np.uint32 and cnt[0] == 3
+    np.testing.assert_array_equal(out[:3], [7, 8, 9])
+    res = np.empty(10, dtype="f4")
+    assert patc.inclusive_scan(x, out=res) is res
+    np.testing.assert_array_equal(res, np.cumsum(x))
+
+
+def test_empty_inputs():
+    e = np.empty(0, dtype="f4")
+    assert patc.reduce(e) == 0
+    assert patc.inclusive_scan(e).shape == (0,)
+    assert patc.filter(e, "fun(x => x > 0.0f)").shape == (0,)
+    with pytest.raises(patc.InvalidArgumentError):
+        patc.reduce(e, "max")
+
+
+def test_algorithm_errors():
+    x = np.arange(8, dtype="f4")
+    with pytest.raises(patc.DtypeError, match="float16"):
+        patc.inclusive_scan(x.astype("f2"))
+    with pytest.raises(patc.DtypeError, match="bool"):
+        patc.reduce(np.ones(4, dtype=bool))
+    with pytest.raises(patc.ContiguityError):
+        patc.inclusive_scan(x[::2])
+    with pytest.raises(patc.InvalidArgumentError, match="op="):
+        patc.reduce(x, "median")
+    with pytest.raises(patc.InvalidArgumentError, match="init="):
+        patc.reduce(x, "fun(a => fun(b => a + b))")
+    with pytest.raises(patc.SizeError):
+        patc.inclusive_scan(x, out=np.empty(7, dtype="f4"))
+    with pytest.raises(patc.DtypeError):
+        patc.inclusive_scan(x, out=np.empty(8, dtype="f8"))
+    # a predicate that does not type-check: patc's diagnostics, pointing into the program
+    with pytest.raises(patc.CompileError) as e:
+        patc.filter(x, "fun(x => x + 1.0f)")
+    assert e.value.status == "PATC_ERR_COMPILE"
+    assert "<patc_algo>:" in str(e.value) and "^" in str(e.value)
+    with pytest.raises(patc.CompileError):
+        patc.filter(x, "fun(x => x > t)")  # t undeclared
+    with pytest.raises(patc.DtypeError):
+        patc.filter(np.arange(4, dtype="i4"), "fun(x => x > t)", t=0.5)
+    with pytest.raises(patc.SizeError):
+        patc.filter(np.arange(4, dtype="i4"), "fun(x => x > t)", t=2**40)
+
+
+def test_describe_algorithm():
+    assert "scan." in patc.describe_algorithm("inclusive_scan", "float32", 1 << 20)
+
+
+# ---------------------------------------------------------------- kernels
+
+
+def test_saxpy_from_file_and_string():
+    n = 1000
+    xs = data("float32", n)
+    ys = data("float32", n, seed=2)
+    for prog in (patc.compile(ROOT / "examples" / "saxpy.rise"), patc.compile(SAXPY)):
+        k = prog.kernel("saxpy")
+        assert k.nat_names == ("n",)
+        np.testing.assert_allclose(k(2.5, xs, ys, n=n), 2.5 * xs + ys, rtol=1e-6)
+        out = np.empty(n, dtype="f4")
+        assert k(1.0, xs, ys, n=n, out=out) is out
+        np.testing.assert_allclose(out, xs + ys, rtol=1e-6)
+    assert prog["saxpy"] is prog.kernel("saxpy")
+
+
+def test_defines_fix_a_nat():
+    k = patc.compile(SAXPY, defines={"n": 7}).kernel("saxpy")
+    assert k.nat_names == ()
+    x = np.arange(7, dtype="f4")
+    np.testing.assert_array_equal(k(3.0, x, x), 4 * x)
+    with pytest.raises(patc.SizeError):
+        k(3.0, np.arange(8, dtype="f4"), np.arange(8, dtype="f4"))
+
+
+def test_several_outputs_and_shapes():
+    k = patc.compile(MINMAX).kernel("minmax")
+    x = np.random.default_rng(0).integers(-100, 100, (33, 4)).astype("i4")
+    lo, hi, s = k(x, m=33)
+    np.testing.assert_array_equal(lo, x.min(axis=1))
+    np.testing.assert_array_equal(hi, x.max(axis=1))
+    np.testing.assert_array_equal(s, x.sum(axis=1))
+    outs = tuple(np.empty(33, dtype="i4") for _ in range(3))
+    assert k(x, m=33, out=outs)[2] is outs[2]
+    with pytest.raises(patc.InvalidArgumentError, match="3 outputs"):
+        k(x, m=33, out=outs[:2])
+
+
+def test_kernel_argument_errors():
+    k = patc.compile(SAXPY).kernel("saxpy")
+    x = np.zeros(10, dtype="f4")
+    with pytest.raises(patc.DtypeError, match="float64"):
+        k(1.0, x.astype("f8"), x, n=10)
+    with pytest.raises(patc.SizeError, match="9 elements"):
+        k(1.0, x[:9], x, n=10)
+    with pytest.raises(patc.ContiguityError):
+        k(1.0, np.zeros(20, dtype="f4")[::2], x, n=10)
+    with pytest.raises(patc.InvalidArgumentError, match="n=..."):
+        k(1.0, x, x)
+    with pytest.raises(patc.InvalidArgumentError, match="m is no nat"):
+        k(1.0, x, x, n=10, m=3)
+    with pytest.raises(TypeError):
+        k(x, x, n=10)
+    with pytest.raises(patc.ArrayError, match="not an array"):
+        k(1.0, [0.0] * 10, x, n=10)
+    with pytest.raises(patc.DtypeError):
+        k("a", x, x, n=10)
+    with pytest.raises(patc.SizeError):
+        k(1.0, x, x, n=0)  # a nat is at least 1
+    with pytest.raises(patc.DeviceMismatchError):
+        k(1.0, x, x, n=10, device="cuda")
+
+
+def test_compile_errors_carry_diagnostics(tmp_path):
+    with pytest.raises(patc.CompileError) as e:
+        patc.compile(BAD, name="mine.rise")
+    msg = str(e.value)
+    assert "mine.rise:2:" in msg and "undefined_name" in msg and "^" in msg
+    assert e.value.diagnostics and e.value.status == "PATC_ERR_COMPILE"
+    assert isinstance(e.value, patc.PatcError)
+    f = tmp_path / "bad.rise"
+    f.write_text(BAD)
+    with pytest.raises(patc.CompileError, match=r"bad\.rise:2:\d+"):
+        patc.compile(str(f))
+    with pytest.raises(patc.FileError):
+        patc.compile(str(tmp_path / "missing.rise"))
+    with pytest.raises(patc.NotFoundError, match="its kernels: saxpy"):
+        patc.compile(SAXPY).kernel("nope")
+
+
+def test_interpreter_error():
+    k = patc.compile("kernel d = nFun(n => fun(n.i32)(xs => xs |> mapGlobal(fun(x => 10 / x))))").kernel("d")
+    np.testing.assert_array_equal(k(np.array([1, 2, 5], dtype="i4"), n=3), [10, 5, 2])
+    with pytest.raises(patc.InterpreterError, match="interpreter"):
+        k(np.array([1, 0, 5], dtype="i4"), n=3)
+
+
+def test_include_dirs(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "twice.rise").write_text("def twice = fun(x => x * 2.0f)\n")
+    src = 'import "twice.rise"\nkernel t = nFun(n => fun(n.f32)(xs => xs |> mapGlobal(twice)))\n'
+    with pytest.raises(patc.CompileError):
+        patc.compile(src)
+    k = patc.compile(src, include=[tmp_path / "lib"]).kernel("t")
+    np.testing.assert_array_equal(k(np.arange(4, dtype="f4"), n=4), [0, 2, 4, 6])
+
+
+def test_emit_cuda():
+    cu = patc.emit_cuda(SAXPY)
+    assert 'extern "C" __global__ void saxpy(' in cu and "block size" in cu
+    assert 'extern "C" __global__ void saxpy(' in patc.emit_cuda(ROOT / "examples" / "saxpy.rise")
+    assert "kernel IR" in patc.compile(SAXPY).ir
+    cu7 = patc.emit_cuda(SAXPY, defines={"n": 7})
+    assert cu7 != cu
+
+
+def test_host_objects_and_torch_cpu():
+    class Host:
+        def __init__(self, a):
+            self.__array_interface__ = a.__array_interface__
+            self._a = a
+    x = np.arange(6, dtype="f4")
+    np.testing.assert_array_equal(patc.inclusive_scan(Host(x)), np.cumsum(x))
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6, dtype=torch.float32)
+    r = patc.inclusive_scan(t)
+    assert isinstance(r, torch.Tensor) and r.tolist() == [0, 1, 3, 6, 10, 15]
+    assert float(patc.reduce(t)) == 15.0
+
+
+def test_version():
+    assert patc.library_version
+    assert os.path.exists(os.path.join(os.path.dirname(patc.__file__), "libpatrt.so")) or os.environ.get(
+        "PATC_LIBRARY")
+
+
+def test_bench_dry_run(tmp_path):
+    """bench/python_bench.py's loops, tables and files, on the CPU interpreter."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "python_bench.py"), "--dry-run", "--max-log", "12",
+                        "--dtypes", "f32,i32", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "python_bench.md").read_text()
+    assert "## inclusive_scan f32" in md and "| 2^12 |" in md and "Per-call overhead" in md
+    csv = (tmp_path / "python_bench.csv").read_text().splitlines()
+    assert csv[0] == "op,dtype,n,impl,median_us,min_us,reps,gbps_in" and len(csv) > 20
+    assert "run: python3" in (tmp_path / "command.txt").read_text()
