@@ -918,19 +918,13 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
     sb_puts(p->o, ");\n");
     line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", c->TILE - 1, c->TILE);
     if (c->stable) line(p, "const long long patc_m = (long long)%s[0]; /* the selected: the others go from here on */\n", s->pipe.given->name);
-    line(p, "unsigned char *const patc_sm = (unsigned char *)%s;\n", s->pipe.ring->name);
-    line(p, "%s *const patc_ring = (%s *)patc_sm;\n", c->et, c->et);
-    line(p, "unsigned long long *const patc_full = (unsigned long long *)(patc_sm + %lld), *const patc_empty = "
-            "patc_full + %d,\n", (long long)c->S * c->TILE * 4, c->S);
-    line(p, "    *const patc_tots = patc_empty + %d, *const patc_aggb = patc_tots + %d, *const patc_pref = patc_aggb + %d;\n",
-         c->S, c->S, c->S);
-    line(p, "long long *const patc_tid = (long long *)(patc_pref + %d);\n", c->S);
-    line(p, "unsigned int *const patc_ep = (unsigned int *)(patc_tid + %d);\n", c->S);
-    line(p, "%s *const patc_agg = (%s *)(patc_ep + 2), *const patc_wtot = patc_agg + %d, *const patc_woff = patc_wtot + %d,\n",
-         c->ct, c->ct, c->S, c->S * c->W);
-    if (c->sel) line(p, "    *const patc_off = patc_woff + %d, *const patc_own = patc_off + %d; /* own: a chunk's count */\n",
-                  c->S * c->W, c->S * c->W);
-    else line(p, "    *const patc_off = patc_woff + %d;\n", c->S * c->W);
+    /* the shared buffers (smem.c's layout) by the names the warps' text uses */
+    static const char *const alias[PS_COUNT] = {"patc_ring", "patc_full", "patc_empty", "patc_tots", "patc_aggb",
+                                                "patc_pref", "patc_tid", "patc_ep", "patc_agg", "patc_wtot",
+                                                "patc_woff", "patc_off", "patc_own"};
+    for (int i = 0; i < PS_COUNT; i++)
+        if (s->pipe.sm[i])
+            line(p, "%s *const %s = %s;\n", scalar_info[s->pipe.sm[i]->sk].ctype, alias[i], s->pipe.sm[i]->name);
     line(p, "const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);\n");
     if (c->sel) {
         line(p, "const unsigned int patc_init = 0u;\n");

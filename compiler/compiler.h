@@ -424,6 +424,15 @@ typedef enum {
                   the selected in order. See codegen/cuda.c */
 } StmtKind;
 
+/* The shared buffers of a pipe kernel, one each (prims/warp.c makes them, smem.c lays
+ * them out): the ring of slots, per slot the mbarriers full, empty, tots, aggb, pref, the
+ * tile number, the tile's total and per compute warp the chunk's total, offset in the
+ * tile and offset (a filter's also its count), and the epoch. */
+typedef enum {
+    PS_RING, PS_FULL, PS_EMPTY, PS_TOTS, PS_AGGB, PS_PREF, PS_TID, PS_EP, PS_AGG, PS_WTOT, PS_WOFF, PS_OFF, PS_OWN,
+    PS_COUNT
+} PipeShared;
+
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
 typedef enum {
     LF_LOOP,     /* a (grid/block/thread/warp/lane-)stride loop or a plain for loop */
@@ -474,7 +483,8 @@ struct Stmt {
             Buffer *flags, *aggs[2], *incs[2]; /* not packed */
         } look;
         struct {
-            Buffer *in, *out, *ring, *state, *ctr, *pa, *pb, *count, *given;
+            Buffer *in, *out, *state, *ctr, *pa, *pb, *count, *given;
+            Buffer *sm[PS_COUNT]; /* PipeShared; sm[PS_OWN] NULL for a scan */
             Nat *n;
             int nw, ipt, slots;
             enum { PIPE_SCAN, PIPE_FILTER, PIPE_PARTITION } kind;

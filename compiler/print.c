@@ -272,7 +272,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             xprint(b, s->pipe.init);
         }
         sb_printf(b, ": %d compute warps x %d items per lane, %d slots in %s, tile words %s, counter %s\n", s->pipe.nw,
-                  s->pipe.ipt, s->pipe.slots, s->pipe.ring->name, s->pipe.state->name, s->pipe.ctr->name);
+                  s->pipe.ipt, s->pipe.slots, s->pipe.sm[PS_RING]->name, s->pipe.state->name, s->pipe.ctr->name);
         sprint(b, s->pipe.ops, ind + 1);
         return;
     }

@@ -26,35 +26,52 @@ static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float), of which the first out0[0] are the result
- *   scratch:         pipestate1: (n + 10239) / 10240 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 10239) / 10240 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 10239) / 10240, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   206352 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(206096, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 204800);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 204848);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 204896);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 204944);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 204992);
+    long long *tid6 = (long long *)(patc_smem + 205040);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 205136);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 205456);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 205776);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 206096);
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 10239) / 10240;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 204800), *const patc_empty = patc_full + 5,
-        *const patc_tots = patc_empty + 5, *const patc_aggb = patc_tots + 5, *const patc_pref = patc_aggb + 5;
-    long long *const patc_tid = (long long *)(patc_pref + 5);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 5);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 5, *const patc_woff = patc_wtot + 80,
-        *const patc_off = patc_woff + 80, *const patc_own = patc_off + 80; /* own: a chunk's count */
+    float *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
+    unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
+    auto patc_pred = [&](const float pa15) -> bool {
+        return (pa15 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 5; i++) {
@@ -67,8 +84,8 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
         for (int k = 0;; k++) {
             const int sl = k % 5;
             if (k >= 5) patc_mb_wait(&patc_empty[sl], ((k / 5) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr14, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -100,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -128,7 +145,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -155,7 +172,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
@@ -224,35 +241,52 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int), of which the first out0[0] are the result
- *   scratch:         pipestate1: (n + 10239) / 10240 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 10239) / 10240 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 10239) / 10240, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   206352 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(206096, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 204800);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 204848);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 204896);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 204944);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 204992);
+    long long *tid6 = (long long *)(patc_smem + 205040);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 205136);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 205456);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 205776);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 206096);
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 10239) / 10240;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 204800), *const patc_empty = patc_full + 5,
-        *const patc_tots = patc_empty + 5, *const patc_aggb = patc_tots + 5, *const patc_pref = patc_aggb + 5;
-    long long *const patc_tid = (long long *)(patc_pref + 5);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 5);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 5, *const patc_woff = patc_wtot + 80,
-        *const patc_off = patc_woff + 80, *const patc_own = patc_off + 80; /* own: a chunk's count */
+    int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
+    unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const int pa3) -> bool {
-        return (pa3 > t);
+    auto patc_pred = [&](const int pa15) -> bool {
+        return (pa15 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 5; i++) {
@@ -265,8 +299,8 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
         for (int k = 0;; k++) {
             const int sl = k % 5;
             if (k >= 5) patc_mb_wait(&patc_empty[sl], ((k / 5) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr14, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -298,7 +332,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -326,7 +360,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -353,7 +387,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
@@ -422,35 +456,52 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float), of which the first out0[0] are the result
- *   scratch:         pipestate1: (n + 511) / 512 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 511) / 512 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   4336 bytes
+ *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(4320, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 4096);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 4112);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 4128);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 4144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 4160);
+    long long *tid6 = (long long *)(patc_smem + 4176);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 4256);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 4288);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 4320);
     /* filterPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
-        *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
-    long long *const patc_tid = (long long *)(patc_pref + 2);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 2);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 2, *const patc_woff = patc_wtot + 8,
-        *const patc_off = patc_woff + 8, *const patc_own = patc_off + 8; /* own: a chunk's count */
+    float *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
+    unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
+    auto patc_pred = [&](const float pa15) -> bool {
+        return (pa15 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 2; i++) {
@@ -463,8 +514,8 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
         for (int k = 0;; k++) {
             const int sl = k % 2;
             if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr14, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -496,7 +547,7 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
@@ -524,7 +575,7 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -551,7 +602,7 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 4) patc_off[sl * 4 + patc_l] = patc_op(acc, patc_woff[sl * 4 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);

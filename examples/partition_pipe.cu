@@ -29,35 +29,52 @@ static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 6143) / 6144 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(223456, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 223456);
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
+    float *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
+    unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
+    auto patc_pred = [&](const float pa15) -> bool {
+        return (pa15 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -70,8 +87,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr14, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -103,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -131,7 +148,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -158,7 +175,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
@@ -235,35 +252,52 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 6143) / 6144 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(223456, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 223456);
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
+    int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
+    unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const int pa3) -> bool {
-        return (pa3 > t);
+    auto patc_pred = [&](const int pa15) -> bool {
+        return (pa15 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -276,8 +310,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr14, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -309,7 +343,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -337,7 +371,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -364,7 +398,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
@@ -441,35 +475,52 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         pipestate1: (n + 511) / 512 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 511) / 512 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   4336 bytes
+ *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(4320, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 4096);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 4112);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 4128);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 4144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 4160);
+    long long *tid6 = (long long *)(patc_smem + 4176);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 4256);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 4288);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 4320);
     /* partitionPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
-        *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
-    long long *const patc_tid = (long long *)(patc_pref + 2);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 2);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 2, *const patc_woff = patc_wtot + 8,
-        *const patc_off = patc_woff + 8, *const patc_own = patc_off + 8; /* own: a chunk's count */
+    float *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
+    unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
+    auto patc_pred = [&](const float pa15) -> bool {
+        return (pa15 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 2; i++) {
@@ -482,8 +533,8 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
         for (int k = 0;; k++) {
             const int sl = k % 2;
             if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr14, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -515,7 +566,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
@@ -543,7 +594,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -570,7 +621,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 4) patc_off[sl * 4 + patc_l] = patc_op(acc, patc_woff[sl * 4 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
@@ -649,7 +700,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -657,7 +708,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -777,36 +828,53 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, g) < 2^31), else long long
+ *                    for a launch where max(g, max(223456, n)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    float *ring64 = (float *)(patc_smem + 0);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid70 = (long long *)(patc_smem + 221584);
+    unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot73 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
     const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
+    float *const patc_ring = ring64;
+    unsigned long long *const patc_full = full65;
+    unsigned long long *const patc_empty = empty66;
+    unsigned long long *const patc_tots = tots67;
+    unsigned long long *const patc_aggb = aggb68;
+    unsigned long long *const patc_pref = pref69;
+    long long *const patc_tid = tid70;
+    unsigned int *const patc_ep = ep71;
+    unsigned int *const patc_agg = agg72;
+    unsigned int *const patc_wtot = wtot73;
+    unsigned int *const patc_woff = woff74;
+    unsigned int *const patc_off = off75;
+    unsigned int *const patc_own = own76;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa67) -> bool {
-        return (pa67 > t);
+    auto patc_pred = [&](const float pa79) -> bool {
+        return (pa79 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -819,8 +887,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr78, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr78 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -853,7 +921,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -881,7 +949,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate77[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -908,7 +976,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
             patc_mb_arrive(&patc_pref[sl]);
@@ -990,7 +1058,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -998,7 +1066,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1118,36 +1186,53 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, g) < 2^31), else long long
+ *                    for a launch where max(g, max(223456, n)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    int *ring64 = (int *)(patc_smem + 0);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid70 = (long long *)(patc_smem + 221584);
+    unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot73 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
     const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
+    int *const patc_ring = ring64;
+    unsigned long long *const patc_full = full65;
+    unsigned long long *const patc_empty = empty66;
+    unsigned long long *const patc_tots = tots67;
+    unsigned long long *const patc_aggb = aggb68;
+    unsigned long long *const patc_pref = pref69;
+    long long *const patc_tid = tid70;
+    unsigned int *const patc_ep = ep71;
+    unsigned int *const patc_agg = agg72;
+    unsigned int *const patc_wtot = wtot73;
+    unsigned int *const patc_woff = woff74;
+    unsigned int *const patc_off = off75;
+    unsigned int *const patc_own = own76;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const int pa67) -> bool {
-        return (pa67 > t);
+    auto patc_pred = [&](const int pa79) -> bool {
+        return (pa79 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -1160,8 +1245,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr78, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr78 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -1194,7 +1279,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -1222,7 +1307,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate77[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -1249,7 +1334,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
             patc_mb_arrive(&patc_pref[sl]);
@@ -1331,7 +1416,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 511) / 512 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1339,7 +1424,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1459,36 +1544,53 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 511) / 512 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   4336 bytes
+ *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, g) < 2^31), else long long
+ *                    for a launch where max(g, max(4320, n)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    float *ring64 = (float *)(patc_smem + 0);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 4096);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 4112);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 4128);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 4144);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 4160);
+    long long *tid70 = (long long *)(patc_smem + 4176);
+    unsigned int *ep71 = (unsigned int *)(patc_smem + 4192);
+    unsigned int *agg72 = (unsigned int *)(patc_smem + 4208);
+    unsigned int *wtot73 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *woff74 = (unsigned int *)(patc_smem + 4256);
+    unsigned int *off75 = (unsigned int *)(patc_smem + 4288);
+    unsigned int *own76 = (unsigned int *)(patc_smem + 4320);
     /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
     const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
-        *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
-    long long *const patc_tid = (long long *)(patc_pref + 2);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 2);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 2, *const patc_woff = patc_wtot + 8,
-        *const patc_off = patc_woff + 8, *const patc_own = patc_off + 8; /* own: a chunk's count */
+    float *const patc_ring = ring64;
+    unsigned long long *const patc_full = full65;
+    unsigned long long *const patc_empty = empty66;
+    unsigned long long *const patc_tots = tots67;
+    unsigned long long *const patc_aggb = aggb68;
+    unsigned long long *const patc_pref = pref69;
+    long long *const patc_tid = tid70;
+    unsigned int *const patc_ep = ep71;
+    unsigned int *const patc_agg = agg72;
+    unsigned int *const patc_wtot = wtot73;
+    unsigned int *const patc_woff = woff74;
+    unsigned int *const patc_off = off75;
+    unsigned int *const patc_own = own76;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa67) -> bool {
-        return (pa67 > t);
+    auto patc_pred = [&](const float pa79) -> bool {
+        return (pa79 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 2; i++) {
@@ -1501,8 +1603,8 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
         for (int k = 0;; k++) {
             const int sl = k % 2;
             if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr78, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr78 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -1535,7 +1637,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
@@ -1563,7 +1665,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate77[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -1590,7 +1692,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 4) patc_off[sl * 4 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 4 + patc_l];
             patc_mb_arrive(&patc_pref[sl]);

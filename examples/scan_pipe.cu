@@ -25,34 +25,49 @@ static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src
  *   data parameters: xs: n.f32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.f32 (n x float) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    float *agg8 = (float *)(patc_smem + 221680);
+    float *wtot9 = (float *)(patc_smem + 221728);
+    float *woff10 = (float *)(patc_smem + 222304);
+    float *off11 = (float *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    float *const patc_agg = (float *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    float *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    float *const patc_agg = agg8;
+    float *const patc_wtot = wtot9;
+    float *const patc_woff = woff10;
+    float *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const float patc_init = 0.0f;
-    auto patc_op = [&](const float pa3, const float pb4) -> float {
-        return (pa3 + pb4);
+    auto patc_op = [&](const float pa14, const float pb15) -> float {
+        return (pa14 + pb15);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -65,8 +80,8 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -98,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
             float ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | __float_as_uint(tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | __float_as_uint(tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -126,7 +141,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -153,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const float inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | __float_as_uint(inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | __float_as_uint(inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;
@@ -231,34 +246,49 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
  *   data parameters: xs: n.f32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.f32 (n x float) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    float *agg8 = (float *)(patc_smem + 221680);
+    float *wtot9 = (float *)(patc_smem + 221728);
+    float *woff10 = (float *)(patc_smem + 222304);
+    float *off11 = (float *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    float *const patc_agg = (float *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    float *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    float *const patc_agg = agg8;
+    float *const patc_wtot = wtot9;
+    float *const patc_woff = woff10;
+    float *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const float patc_init = 0.0f;
-    auto patc_op = [&](const float pa3, const float pb4) -> float {
-        return (pa3 + pb4);
+    auto patc_op = [&](const float pa14, const float pb15) -> float {
+        return (pa14 + pb15);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -271,8 +301,8 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -304,7 +334,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
             float ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | __float_as_uint(tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | __float_as_uint(tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -332,7 +362,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -359,7 +389,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const float inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | __float_as_uint(inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | __float_as_uint(inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;
@@ -439,34 +469,49 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
  *   data parameters: xs: n.i32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    int *agg8 = (int *)(patc_smem + 221680);
+    int *wtot9 = (int *)(patc_smem + 221728);
+    int *woff10 = (int *)(patc_smem + 222304);
+    int *off11 = (int *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    int *const patc_agg = (int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    int *const patc_agg = agg8;
+    int *const patc_wtot = wtot9;
+    int *const patc_woff = woff10;
+    int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const int patc_init = 0;
-    auto patc_op = [&](const int pa3, const int pb4) -> int {
-        return (pa3 + pb4);
+    auto patc_op = [&](const int pa14, const int pb15) -> int {
+        return (pa14 + pb15);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -479,8 +524,8 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -512,7 +557,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
             int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -540,7 +585,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -567,7 +612,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;
@@ -645,34 +690,49 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
  *   data parameters: xs: n.i32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    int *agg8 = (int *)(patc_smem + 221680);
+    int *wtot9 = (int *)(patc_smem + 221728);
+    int *woff10 = (int *)(patc_smem + 222304);
+    int *off11 = (int *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    int *const patc_agg = (int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    int *const patc_agg = agg8;
+    int *const patc_wtot = wtot9;
+    int *const patc_woff = woff10;
+    int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const int patc_init = 0;
-    auto patc_op = [&](const int pa3, const int pb4) -> int {
-        return (pa3 + pb4);
+    auto patc_op = [&](const int pa14, const int pb15) -> int {
+        return (pa14 + pb15);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -685,8 +745,8 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -718,7 +778,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
             int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -746,7 +806,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -773,7 +833,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;
@@ -853,34 +913,49 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
  *   data parameters: xs: n.i32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.i32 (n x int) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    int *agg8 = (int *)(patc_smem + 221680);
+    int *wtot9 = (int *)(patc_smem + 221728);
+    int *woff10 = (int *)(patc_smem + 222304);
+    int *off11 = (int *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    int *const patc_agg = (int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    int *const patc_agg = agg8;
+    int *const patc_wtot = wtot9;
+    int *const patc_woff = woff10;
+    int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const int patc_init = ((0 - 2147483647) - 1);
-    auto patc_op = [&](const int pa3, const int pb4) -> int {
-        return max(pa3, pb4);
+    auto patc_op = [&](const int pa14, const int pb15) -> int {
+        return max(pa14, pb15);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -893,8 +968,8 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -926,7 +1001,7 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
             int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -954,7 +1029,7 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -981,7 +1056,7 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;
@@ -1059,34 +1134,49 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
  *   data parameters: xs: n.u32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    unsigned int *const patc_ring = (unsigned int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    unsigned int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 4294967295u;
-    auto patc_op = [&](const unsigned int pa3, const unsigned int pb4) -> unsigned int {
-        return min(pa3, pb4);
+    auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
+        return min(pa14, pb15);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -1099,8 +1189,8 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -1132,7 +1222,7 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -1160,7 +1250,7 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -1187,7 +1277,7 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;
@@ -1267,34 +1357,49 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
  *   data parameters: xs: n.u32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    unsigned int *const patc_ring = (unsigned int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    unsigned int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 65536u;
-    auto patc_op = [&](const unsigned int pa3, const unsigned int pb4) -> unsigned int {
-        return (((((pa3 / 65536u) * (pb4 / 65536u)) % 65536u) * 65536u) + ((((pb4 / 65536u) * (pa3 % 65536u)) + (pb4 % 65536u)) % 65536u));
+    auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
+        return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -1307,8 +1412,8 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -1340,7 +1445,7 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -1368,7 +1473,7 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -1395,7 +1500,7 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;
@@ -1473,34 +1578,49 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
  *   data parameters: xs: n.u32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   output:          out: n.u32 (n x unsigned int) (16-byte aligned: vector stores)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223392 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(222880, n) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    unsigned int *const patc_ring = (unsigned int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144;
+    unsigned int *const patc_ring = ring0;
+    unsigned long long *const patc_full = full1;
+    unsigned long long *const patc_empty = empty2;
+    unsigned long long *const patc_tots = tots3;
+    unsigned long long *const patc_aggb = aggb4;
+    unsigned long long *const patc_pref = pref5;
+    long long *const patc_tid = tid6;
+    unsigned int *const patc_ep = ep7;
+    unsigned int *const patc_agg = agg8;
+    unsigned int *const patc_wtot = wtot9;
+    unsigned int *const patc_woff = woff10;
+    unsigned int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 65536u;
-    auto patc_op = [&](const unsigned int pa3, const unsigned int pb4) -> unsigned int {
-        return (((((pa3 / 65536u) * (pb4 / 65536u)) % 65536u) * 65536u) + ((((pb4 / 65536u) * (pa3 % 65536u)) + (pb4 % 65536u)) % 65536u));
+    auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
+        return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -1513,8 +1633,8 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr13, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -1546,7 +1666,7 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -1574,7 +1694,7 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -1601,7 +1721,7 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
             patc_mb_arrive(&patc_pref[sl]);
             prev = t;

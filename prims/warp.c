@@ -637,16 +637,26 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     v->buf->align = 16;
     if (!sel) c->buf->align = 16; /* the scan's 16-byte stores; the filter stores elements */
     int64_t tile = nw * 32 * ipt;
-    /* the ring, then per slot five barriers, the tile number, the tile's total and three
-     * values per compute warp (a filter's four), and the epoch, in the order
-     * codegen/cuda.c's pipe_setup carves them (the two must agree) */
-    int64_t bytes = slots * tile * 4 + slots * (5 * 8 + 8 + 4 + (sel ? 4 : 3) * 4 * nw) + 8;
+    /* the shared buffers, each its own (smem.c lays them out, every one 16-byte aligned,
+     * as the bulk copies' targets in the ring need; all live together, so their sizes
+     * add up, as the budget check below counts them) */
+    const ScalarKind ck = sel ? SK_U32 : sk; /* the values the warps hand over */
+    static const char *const pname[PS_COUNT] = {"ring", "full", "empty", "tots", "aggb", "pref", "tid", "ep", "agg",
+                                                "wtot", "woff", "off", "own"};
+    const ScalarKind psk[PS_COUNT] = {sk, SK_U64, SK_U64, SK_U64, SK_U64, SK_U64, SK_I64, SK_U32, ck, ck, ck, ck, SK_U32};
+    const int64_t pcount[PS_COUNT] = {slots * tile, slots, slots, slots, slots, slots, slots, 1, slots,
+                                      slots * nw, slots * nw, slots * nw, slots * nw};
+    int64_t bytes = 0;
+    for (int i = 0; i < PS_COUNT; i++) {
+        if (i == PS_OWN && !sel) continue;
+        s->pipe.sm[i] = lw_shared_buffer(w, pname[i], psk[i], nat_cst(a, pcount[i]), e->sp);
+        bytes += (pcount[i] * scalar_info[psk[i]].size + 15) / 16 * 16;
+    }
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "%s(%lld, %lld, %lld): its %lld slots of %lld elements and their barriers take %lld bytes "
                    "of shared memory, more than the %lld a block can have (227 KiB, the opt-in maximum on sm_90); give "
                    "it fewer slots or smaller tiles", name, (long long)nw, (long long)ipt, (long long)slots,
                    (long long)slots, (long long)tile, (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
-    s->pipe.ring = lw_shared_buffer(w, "pipe", SK_U64, nat_cst(a, (bytes + 7) / 8), e->sp);
     Nat *tiles = nat_div(a, nat_add(a, s->pipe.n, nat_cst(a, tile - 1)), nat_cst(a, tile));
     s->pipe.state = lw_scratch_buffer(w, "pipestate", SK_U64, tiles);
     s->pipe.ctr = lw_scratch_buffer(w, "pipectr", SK_U64, nat_cst(a, 1));
