@@ -208,6 +208,13 @@ static void expr(Pr *p, const X *x)
         }
         sb_putc(o, ')');
         return;
+    case X_MBTEST:
+        sb_printf(o, "patc_mb_test(&%s[", x->mbtest.buf->name);
+        nat(p, x->mbtest.index);
+        sb_puts(o, "], ");
+        expr(p, x->mbtest.parity);
+        sb_putc(o, ')');
+        return;
     }
     unreachable();
 }
@@ -702,6 +709,25 @@ static void print_loop(Pr *p, const Stmt *s)
     sb_puts(o, "}\n");
 }
 
+/* An mbarrier operation: a call of the prelude's helper (prelude_pipe) */
+static void mbar(Pr *p, const Stmt *s)
+{
+    static const char *const fn[] = {"patc_mb_init", "patc_mb_arrive", "patc_mb_expect", "patc_mb_wait",
+                                     "patc_fence_proxy_async"};
+    indent(p);
+    sb_printf(p->o, "%s(", fn[s->mbar.op]);
+    if (s->mbar.buf) {
+        sb_printf(p->o, "&%s[", s->mbar.buf->name);
+        nat(p, s->mbar.index);
+        sb_putc(p->o, ']');
+    }
+    if (s->mbar.arg) {
+        sb_puts(p->o, ", ");
+        expr(p, s->mbar.arg);
+    }
+    sb_puts(p->o, ");\n");
+}
+
 static void stmt(Pr *p, const Stmt *s)
 {
     StrBuf *o = p->o;
@@ -790,6 +816,18 @@ static void stmt(Pr *p, const Stmt *s)
     case S_LASTBLOCK: last_block(p, s); return;
     case S_LOOKBACK: look_back(p, s); return;
     case S_PIPE: pipe_scan(p, s); return;
+    case S_MBAR: mbar(p, s); return;
+    case S_BULK:
+        line(p, "patc_bulk_load(%s + ", s->bulk.dst->name);
+        nat(p, s->bulk.dst_index);
+        sb_printf(o, ", %s + ", s->bulk.src->name);
+        nat(p, s->bulk.src_index);
+        sb_puts(o, ", ");
+        expr(p, s->bulk.bytes);
+        sb_printf(o, ", &%s[", s->bulk.bar->name);
+        nat(p, s->bulk.bar_index);
+        sb_puts(o, "]);\n");
+        return;
     }
 }
 
@@ -982,7 +1020,7 @@ static void pipe_producer(Pr *p, const PipeShape *c)
     line(p, "/* whole 16-byte vectors only: the compute warps read the last tile's last few from %s */\n", c->in);
     line(p, "const unsigned int bytes = (unsigned int)(((patc_n - %s * %d < %d ? patc_n - %s * %d : %d) * 4) & ~15ll);\n",
          tt, c->TILE, c->TILE, tt, c->TILE, c->TILE);
-    line(p, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* after the slot's generic accesses */\n");
+    line(p, "patc_fence_proxy_async(); /* after the slot's generic accesses */\n");
     line(p, "patc_mb_expect(&patc_full[sl], bytes);\n");
     line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + %s * %d, bytes, &patc_full[sl]);\n", c->TILE, c->in, tt, c->TILE);
     p->ind--;
@@ -1175,7 +1213,7 @@ static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
         line(p, "}\n");
     }
     static const char *const free_slot[] = {
-        "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* before the slot's next bulk copy */",
+        "patc_fence_proxy_async(); /* before the slot's next bulk copy */",
         "patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */", "old++;",
         "continue;", NULL};
     lines(p, free_slot);
@@ -1487,7 +1525,9 @@ static const char prelude_pipe[] =
     "/* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */\n"
     "static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { "
     "asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\" "
-    ":: \"r\"(patc_sa(dst)), \"l\"(src), \"r\"(bytes), \"r\"(patc_sa(b)) : \"memory\"); }\n\n";
+    ":: \"r\"(patc_sa(dst)), \"l\"(src), \"r\"(bytes), \"r\"(patc_sa(b)) : \"memory\"); }\n"
+    "/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */\n"
+    "static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n\n";
 
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {

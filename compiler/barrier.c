@@ -14,6 +14,10 @@
  *     and none twice in a row;
  *   - a loop whose next trip would read or overwrite what this trip left pending gets
  *     one barrier at the end of its body.
+ *   - a warp role (S_IF with cond.role) gets a barrier in front of it where it touches
+ *     what the block left pending, none inside and none for what it does: its warps and
+ *     the other roles' order their shared accesses with mbarriers (S_MBAR waits acquire
+ *     what the matching arrivals released).
  * Global memory needs no barrier: inputs are read-only and the output is only written;
  * lastBlock's partials cross blocks by their own protocol (codegen/cuda.c), and a
  * flagged partial's reads wait for its flag, so its body gets a barrier only for
@@ -146,6 +150,18 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
         }
         Pend here = {0};
         ir_walk(s, &sum_visit, &here);
+        if (s->kind == S_IF && s->cond.role) {
+            /* a warp role: what the block did before it is ordered by one barrier in front
+             * of the roles; among the roles, mbarriers order what they share, so nothing
+             * it does is pending for the statements after it (other roles, run at the
+             * same time), and no barrier goes inside (its warps alone run it) */
+            if (conflicts(st, &here)) {
+                if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+                memset(st, 0, sizeof *st);
+            }
+            out[n++] = s;
+            continue;
+        }
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
             /* a conflict with what is pending before the loop is settled by one barrier
              * in front of it rather than one in each trip; what the body itself leaves

@@ -346,6 +346,8 @@ typedef enum {
                  k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
     X_CAST,   /* un.e converted to sk */
     X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
+    X_MBTEST, /* mbtest: whether the phase of the mbarrier buf[index] (a shared u64) of the
+                 parity parity (a u32 0 or 1) has completed (acquire), without waiting; bool */
 } XKind;
 
 typedef struct X X;
@@ -361,6 +363,7 @@ struct X {
         struct { X *c, *a, *b; } sel;
         struct { ShflKind k; X *val; X *arg; Nat *width; } shfl;
         struct { Prim p; int n; X *args[3]; } call;
+        struct { Buffer *buf; Nat *index; X *parity; } mbtest;
     };
 };
 
@@ -422,6 +425,17 @@ typedef enum {
                   number selected; given (partitionStablePipe's, else NULL) holds that
                   number already (one u32, from an earlier launch), and the others follow
                   the selected in order. See codegen/cuda.c */
+    S_MBAR,    /* mbar: an operation op of this thread on the mbarrier buf[index] (a shared u64,
+                  CTA scope): MB_INIT (arg: the arrivals a phase takes; before any other
+                  thread uses it, which a __syncthreads after it sees to), MB_ARRIVE (release),
+                  MB_EXPECT (an arrival that also expects arg bytes of bulk copies to complete
+                  the phase), MB_WAIT (until the phase of parity arg completes; acquire), and
+                  MB_FENCE (buf, index and arg NULL: the async proxy fence, between this
+                  thread's generic accesses to shared memory and a later bulk copy's) */
+    S_BULK,    /* bulk: copy bytes (a u32, a multiple of 16, > 0) from src[src_index ..] in
+                  global memory to dst[dst_index ..] in shared memory (both 16-byte aligned),
+                  asynchronously, completing on the mbarrier bar[bar_index] (whose phase
+                  expects them: MB_EXPECT) */
 } StmtKind;
 
 /* The shared buffers of a pipe kernel, one each (prims/warp.c makes them, smem.c lays
@@ -432,6 +446,9 @@ typedef enum {
     PS_RING, PS_FULL, PS_EMPTY, PS_TOTS, PS_AGGB, PS_PREF, PS_TID, PS_EP, PS_AGG, PS_WTOT, PS_WOFF, PS_OFF, PS_OWN,
     PS_COUNT
 } PipeShared;
+
+/* What an S_MBAR does (see S_MBAR). */
+typedef enum { MB_INIT, MB_ARRIVE, MB_EXPECT, MB_WAIT, MB_FENCE } MbarOp;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
 typedef enum {
@@ -466,8 +483,13 @@ struct Stmt {
                                 which needs one trip per thread (LF_ONCE); own_sp: where */
             Span own_sp;
         } loop;
-        struct { X *c; Stmt *then, *els; bool per_lane; } cond; /* per_lane: each lane writes its own element;
-                                                                els: NULL but after version.c */
+        struct { X *c; Stmt *then, *els; bool per_lane, role; } cond;
+                     /* per_lane: each lane writes its own element; els: NULL but after version.c;
+                        role: a warp role (c a test of the warp id): its warps run then while the
+                        others run the roles after it at the same time, to the kernel's end;
+                        what it shares with them is ordered by mbarriers (S_MBAR), never by a
+                        __syncthreads (barrier.c), and its shared buffers stay live to the end of
+                        the enclosing statement list (smem.c) */
         struct { Level level; } barrier;
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
@@ -492,6 +514,8 @@ struct Stmt {
             X *init, *op;
             Stmt *ops;
         } pipe;
+        struct { MbarOp op; Buffer *buf; Nat *index; X *arg; } mbar;
+        struct { Buffer *dst; Nat *dst_index; Buffer *src; Nat *src_index; X *bytes; Buffer *bar; Nat *bar_index; } bulk;
     };
 };
 

@@ -23,6 +23,9 @@ bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx)
         for (int i = 0; i < x->call.n; i++)
             if (ir_walk_x(x->call.args[i], v, ctx)) return true;
         return false;
+    case X_MBTEST:
+        return (v->access && v->access(ctx, x->mbtest.buf, false)) || (v->nat && v->nat(ctx, x->mbtest.index)) ||
+               ir_walk_x(x->mbtest.parity, v, ctx);
     }
     unreachable();
 }
@@ -82,6 +85,18 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
             if (exprs && (ir_walk_x(s->look.op[i], v, ctx) || (v->access && v->access(ctx, s->look.res[i], true))))
                 return true;
         return false;
+    case S_MBAR:
+        /* an initialisation or arrival changes the barrier (a write); a wait reads it */
+        if (!exprs || s->mbar.op == MB_FENCE) return false;
+        return (v->nat && v->nat(ctx, s->mbar.index)) || ir_walk_x(s->mbar.arg, v, ctx) ||
+               (v->access && v->access(ctx, s->mbar.buf, s->mbar.op != MB_WAIT));
+    case S_BULK:
+        if (!exprs) return false;
+        return (v->nat && (v->nat(ctx, s->bulk.src_index) || v->nat(ctx, s->bulk.dst_index) ||
+                           v->nat(ctx, s->bulk.bar_index))) ||
+               ir_walk_x(s->bulk.bytes, v, ctx) ||
+               (v->access && (v->access(ctx, s->bulk.src, false) || v->access(ctx, s->bulk.dst, true) ||
+                              v->access(ctx, s->bulk.bar, true)));
     case S_PIPE:
         /* reads its input and the tile words, applies the operator, writes the ring, the
          * words and the output */

@@ -142,6 +142,13 @@ static void xprint(StrBuf *b, const X *x)
         }
         sb_putc(b, ')');
         return;
+    case X_MBTEST:
+        sb_printf(b, "mbtest(%s[", x->mbtest.buf->name);
+        nat_print(b, x->mbtest.index);
+        sb_puts(b, "], ");
+        xprint(b, x->mbtest.parity);
+        sb_putc(b, ')');
+        return;
     }
 }
 
@@ -202,7 +209,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         return;
     case S_IF:
         pad(b, ind);
-        sb_puts(b, "if ");
+        sb_puts(b, s->cond.role ? "role if " : "if ");
         xprint(b, s->cond.c);
         sb_putc(b, '\n');
         sprint(b, s->cond.then, ind + 1);
@@ -253,6 +260,34 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             sb_putc(b, i + 1 < s->look.n ? ';' : '\n');
         }
         sprint(b, s->look.ops, ind + 1);
+        return;
+    case S_MBAR: {
+        static const char *const op[] = {"mbar.init", "mbar.arrive", "mbar.expect", "mbar.wait", "fence.proxy.async"};
+        pad(b, ind);
+        sb_puts(b, op[s->mbar.op]);
+        if (s->mbar.buf) {
+            sb_printf(b, " %s[", s->mbar.buf->name);
+            nat_print(b, s->mbar.index);
+            sb_putc(b, ']');
+        }
+        if (s->mbar.arg) {
+            sb_puts(b, ", ");
+            xprint(b, s->mbar.arg);
+        }
+        sb_putc(b, '\n');
+        return;
+    }
+    case S_BULK:
+        pad(b, ind);
+        sb_printf(b, "bulk %s[", s->bulk.dst->name);
+        nat_print(b, s->bulk.dst_index);
+        sb_printf(b, " ..] := %s[", s->bulk.src->name);
+        nat_print(b, s->bulk.src_index);
+        sb_puts(b, " ..], bytes ");
+        xprint(b, s->bulk.bytes);
+        sb_printf(b, ", completing %s[", s->bulk.bar->name);
+        nat_print(b, s->bulk.bar_index);
+        sb_puts(b, "]\n");
         return;
     case S_PIPE:
         pad(b, ind);

@@ -63,9 +63,21 @@ static void number(Live *l, Stmt *s)
         return;
     }
     switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) number(l, s->seq.items[i]);
+    case S_SEQ: {
+        /* warp roles run at the same time, to the end of the list: what one touches is
+         * live until the list ends */
+        int role = -1;
+        for (int i = 0; i < s->seq.n; i++) {
+            if (role < 0 && s->seq.items[i]->kind == S_IF && s->seq.items[i]->cond.role) role = l->clock + 1;
+            number(l, s->seq.items[i]);
+        }
+        if (role >= 0)
+            for (int i = 0; i < l->k->nshared; i++) {
+                Buffer *b = l->k->shared[i];
+                if (b->first >= 0 && b->last >= role) b->last = l->clock;
+            }
         return;
+    }
     case S_FOR: {
         int start = l->clock;
         number(l, s->loop.body);
@@ -85,7 +97,9 @@ static void number(Live *l, Stmt *s)
     case S_COMMENT:
     case S_VLOAD:
     case S_LOOKBACK:
-    case S_PIPE: ir_walk(s, &touch_visit, l); return;
+    case S_PIPE:
+    case S_MBAR:
+    case S_BULK: ir_walk(s, &touch_visit, l); return;
     }
 }
 

@@ -198,7 +198,8 @@ static X *fold(const Ver *v, X *x)
     switch (x->kind) {
     case X_LIT:
     case X_NAT:
-    case X_LOAD: return x;
+    case X_LOAD:
+    case X_MBTEST: return x; /* its parity is 0 or 1, no test */
     case X_BIN:
     case X_MINMAX: {
         X *l = fold(v, x->bin.l), *r = fold(v, x->bin.r);
@@ -295,6 +296,8 @@ static Stmt *copy(const Ver *v, const Stmt *s)
         t->vload.guard = fold(v, s->vload.guard);
         if (is_lit(t->vload.guard, &b) && !b) t->vload.guard = NULL;
         return t;
+    case S_MBAR: t->mbar.arg = fold(v, s->mbar.arg); return t;
+    case S_BULK: t->bulk.bytes = fold(v, s->bulk.bytes); return t;
     case S_LASTBLOCK:
     case S_LOOKBACK:
     case S_PIPE: break; /* find_inner refused them */
@@ -441,7 +444,9 @@ static void walk(Ver *v, Stmt *s)
     case S_VLOAD:
     case S_LASTBLOCK:
     case S_LOOKBACK:
-    case S_PIPE: return;
+    case S_PIPE:
+    case S_MBAR:
+    case S_BULK: return;
     }
     unreachable();
 }

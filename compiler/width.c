@@ -194,7 +194,9 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_COMMENT:
     case S_VLOAD:
     case S_LOOKBACK:
-    case S_PIPE: return WALK_ON; /* its tile arithmetic is long long (codegen/cuda.c) */
+    case S_PIPE: /* its tile arithmetic is long long (codegen/cuda.c) */
+    case S_MBAR:
+    case S_BULK: return WALK_ON;
     }
     unreachable();
 }
