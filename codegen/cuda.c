@@ -91,8 +91,26 @@ static bool streamed(const Pr *p, const Buffer *b)
     return p->stream && b->as == AS_GLOBAL && b->param >= -1 && !b->scalar && b->sk != SK_BOOL;
 }
 
-static void load(Pr *p, const Buffer *b, const Nat *i)
+/* The prelude helper of a gpu-scope access of order mo to a word of sk (compiler.h's
+ * MemOrder): loads (store false) and stores; NULL where there is none. */
+static const char *order_helper(MemOrder mo, ScalarKind sk, bool store)
 {
+    if (mo == MO_RELAXED && sk == SK_U64) return store ? "patc_poke" : "patc_peek";
+    if (mo == MO_RELAXED && sk == SK_U32 && !store) return "patc_peek32";
+    if (mo == MO_RELEASE && sk == SK_U32 && store) return "patc_poke32";
+    return NULL;
+}
+
+static void load(Pr *p, const Buffer *b, const Nat *i, MemOrder mo)
+{
+    if (mo != MO_PLAIN) {
+        const char *h = order_helper(mo, b->sk, false);
+        if (!h) die("no %s load of %s", mo == MO_ACQUIRE ? "acquire" : "ordered", scalar_info[b->sk].name);
+        sb_printf(p->o, "%s(&", h);
+        cell(p, b, i);
+        sb_putc(p->o, ')');
+        return;
+    }
     if (streamed(p, b)) {
         sb_puts(p->o, "__ldcs(&");
         cell(p, b, i);
@@ -132,6 +150,32 @@ static const char *math_name(Prim p, ScalarKind sk)
     die("math call of %s on %s", prim_info[p].name, scalar_info[sk].name);
 }
 
+static void expr(Pr *p, const X *x);
+
+/* An atomic's old value: CUDA's atomic function (long long's add & co through unsigned
+ * long long, as atomic_store below), or the prelude's helper of an ordered one. */
+static void atomic_value(Pr *p, const X *x)
+{
+    StrBuf *o = p->o;
+    AtomOp op = x->atomic.op;
+    if (x->atomic.order != MO_PLAIN) {
+        if (x->atomic.order != MO_ACQ_REL || op != ATOM_ADD || x->atomic.buf->sk != SK_U32)
+            die("no ordered atomic %s of %s", atom_info[op].name, scalar_info[x->atomic.buf->sk].name);
+        sb_puts(o, "patc_atom_add_acq_rel(&");
+        cell(p, x->atomic.buf, x->atomic.index);
+        sb_puts(o, ", ");
+        expr(p, x->atomic.val);
+        sb_putc(o, ')');
+        return;
+    }
+    bool via_u64 = x->atomic.buf->sk == SK_I64 && op != ATOM_MIN && op != ATOM_MAX;
+    sb_printf(o, "%s%s(%s&", via_u64 ? "(long long)" : "", atom_info[op].cuda, via_u64 ? "(unsigned long long *)" : "");
+    cell(p, x->atomic.buf, x->atomic.index);
+    sb_printf(o, ", %s", via_u64 ? "(unsigned long long)(" : "");
+    expr(p, x->atomic.val);
+    sb_puts(o, via_u64 ? "))" : ")");
+}
+
 static void expr(Pr *p, const X *x)
 {
     StrBuf *o = p->o;
@@ -152,7 +196,7 @@ static void expr(Pr *p, const X *x)
         }
         unreachable();
     case X_NAT: nat(p, x->nat.n); return; /* in index width: padding guards compare indices */
-    case X_LOAD: load(p, x->load.buf, x->load.index); return;
+    case X_LOAD: load(p, x->load.buf, x->load.index, x->load.order); return;
     case X_BIN:
         sb_putc(o, '(');
         expr(p, x->bin.l);
@@ -185,7 +229,8 @@ static void expr(Pr *p, const X *x)
         return;
     }
     case X_SHFL: {
-        static const char *const fn[] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync", "__ballot_sync"};
+        static const char *const fn[] = {"__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync",
+                                         "__ballot_sync", "__any_sync", "__all_sync", "__reduce_min_sync"};
         sb_printf(o, "%s(0xffffffffu, ", fn[x->shfl.k]);
         expr(p, x->shfl.val);
         if (x->shfl.arg) {
@@ -215,6 +260,7 @@ static void expr(Pr *p, const X *x)
         expr(p, x->mbtest.parity);
         sb_putc(o, ')');
         return;
+    case X_ATOMIC: atomic_value(p, x); return;
     }
     unreachable();
 }
@@ -755,6 +801,16 @@ static void stmt(Pr *p, const Stmt *s)
     }
     case S_STORE:
         indent(p);
+        if (s->store.order != MO_PLAIN) {
+            const char *h = order_helper(s->store.order, s->store.buf->sk, true);
+            if (!h) die("no ordered store of %s", scalar_info[s->store.buf->sk].name);
+            sb_printf(o, "%s(&", h);
+            cell(p, s->store.buf, s->store.index);
+            sb_puts(o, ", ");
+            expr(p, s->store.val);
+            sb_puts(o, ");\n");
+            return;
+        }
         if (s->store.buf->flagged) { /* value and flag in one single-copy-atomic store */
             if (!flag_pre[s->store.buf->sk]) die("flagged %s partials", scalar_info[s->store.buf->sk].name);
             sb_puts(o, "patc_poke(&");
@@ -813,6 +869,31 @@ static void stmt(Pr *p, const Stmt *s)
         sb_printf(o, "/* %s */\n", s->comment.text);
         return;
     case S_VLOAD: vload(p, s); return;
+    case S_WHILE:
+        indent(p);
+        if (s->wloop.var) sb_printf(o, "for (%s %s = 0; ", p->it, s->wloop.var->name);
+        else sb_puts(o, "for (;");
+        if (s->wloop.cond) expr(p, s->wloop.cond);
+        if (s->wloop.var) sb_printf(o, "; %s += 1) {\n", s->wloop.var->name);
+        else sb_puts(o, ";) {\n");
+        block(p, s->wloop.body);
+        indent(p);
+        sb_puts(o, "}\n");
+        return;
+    case S_JUMP:
+        indent(p);
+        sb_puts(o, s->jump.k == JK_BREAK ? "break;\n" : s->jump.k == JK_CONTINUE ? "continue;\n" : "return;\n");
+        return;
+    case S_LET:
+        indent(p);
+        sb_printf(o, "const %s %s = ", p->it, s->let.var->name);
+        expr(p, s->let.val);
+        sb_puts(o, ";\n");
+        return;
+    case S_SLEEP:
+        indent(p);
+        sb_printf(o, "__nanosleep(%d);\n", s->sleep.ns);
+        return;
     case S_LASTBLOCK: last_block(p, s); return;
     case S_LOOKBACK: look_back(p, s); return;
     case S_PIPE: pipe_scan(p, s); return;
@@ -1505,6 +1586,11 @@ static const char prelude_flags32[] =
     "static __device__ __forceinline__ void patc_poke32(unsigned int *p, unsigned int w) { "
     "asm volatile(\"st.release.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n\n";
 
+/* an atomic add of acq_rel order at gpu scope (X_ATOMIC of MO_ACQ_REL): lastBlock's ticket */
+static const char prelude_acq_rel[] =
+    "static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; "
+    "asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;\" : \"=r\"(o) : \"l\"(p), \"r\"(v) : \"memory\"); return o; }\n\n";
+
 static const char prelude_pipe[] =
     "/* scanPipe's mbarriers (shared memory, CTA scope) and 1-D bulk copy (the TMA), sm_90 */\n"
     "static __device__ __forceinline__ unsigned int patc_sa(const void *p) { return (unsigned int)__cvta_generic_to_shared(p); }\n"
@@ -1545,7 +1631,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
     bool fdiv = strstr(body, "patc_fdiv(") || strstr(body, "patc_fmod(");
     bool wait = strstr(body, "patc_wait("), poke = strstr(body, "patc_poke("), peek = wait || strstr(body, "patc_peek(");
     bool flags = wait || poke || peek;
-    bool flags32 = strstr(body, "patc_poke32(");
+    bool flags32 = strstr(body, "patc_poke32(") || strstr(body, "patc_peek32(");
+    bool acq_rel = strstr(body, "patc_atom_add_acq_rel(");
     bool pipe = strstr(body, "patc_mb_");
     bool launch = false, wide = false;
     for (int i = 0; i < n; i++) {
@@ -1566,7 +1653,8 @@ void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
         sb_putc(&h, '\n');
     }
     if (flags32) sb_puts(&h, prelude_flags32);
+    if (acq_rel) sb_puts(&h, prelude_acq_rel);
     if (pipe) sb_puts(&h, prelude_pipe);
-    if (!fdiv && !flags && !flags32 && !pipe) sb_putc(&h, '\n');
+    if (!fdiv && !flags && !flags32 && !acq_rel && !pipe) sb_putc(&h, '\n');
     sb_insert(out, at, sb_str(&h));
 }

@@ -93,9 +93,11 @@ static Stmt *mk_barrier(Arena *a)
     return s;
 }
 
+/* A while loop in a block-uniform list is block-uniform (its condition and its jumps
+ * the same for every thread of the block: compiler.h), so barriers may go in it. */
 static bool block_uniform_loop(const Stmt *s)
 {
-    return s->kind == S_FOR && (s->loop.level == LVL_SEQ || s->loop.level == LVL_BLOCK);
+    return (s->kind == S_FOR && (s->loop.level == LVL_SEQ || s->loop.level == LVL_BLOCK)) || s->kind == S_WHILE;
 }
 
 static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw);
@@ -109,14 +111,25 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw);
 static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
 {
     Pend whole = {0};
-    ir_walk(s->loop.body, &sum_visit, &whole);
-    place(a, s->loop.body, st, hw);
-    if (s->loop.form == LF_LOOP && conflicts(st, &whole)) {
-        Stmt *seq = s->loop.body, *g = ANEW(a, Stmt), *then = stmt_seq(a);
+    bool wh = s->kind == S_WHILE;
+    Stmt *seq = wh ? s->wloop.body : s->loop.body;
+    ir_walk(seq, &sum_visit, &whole);
+    place(a, seq, st, hw);
+    if (wh && !s->wloop.var && conflicts(st, &whole)) {
+        /* no counter to tell the first trip: the barrier ends each trip (a trip left
+         * by a jump skips it, and what follows the loop is placed against st) */
+        if (!(seq->seq.n > 0 && seq->seq.items[seq->seq.n - 1]->kind == S_BARRIER)) stmt_append(a, seq, mk_barrier(a));
+        memset(st, 0, sizeof *st);
+        merge(st, &whole);
+        return;
+    }
+    if ((wh || s->loop.form == LF_LOOP) && conflicts(st, &whole)) {
+        Stmt *g = ANEW(a, Stmt), *then = stmt_seq(a);
         stmt_append(a, then, mk_barrier(a));
-        Nat *first = s->loop.level == LVL_BLOCK ? nat_var(a, hw->bid[s->loop.dim]) : nat_cst(a, 0);
+        NatVar *var = wh ? s->wloop.var : s->loop.var;
+        Nat *first = !wh && s->loop.level == LVL_BLOCK ? nat_var(a, hw->bid[s->loop.dim]) : nat_cst(a, 0);
         g->kind = S_IF;
-        g->cond.c = x_bin(a, OP_NE, SK_BOOL, x_nat(a, nat_var(a, s->loop.var)), x_nat(a, first));
+        g->cond.c = x_bin(a, OP_NE, SK_BOOL, x_nat(a, nat_var(a, var)), x_nat(a, first));
         g->cond.then = then;
         stmt_append(a, seq, g); /* grow, then rotate to the front */
         memmove(seq->seq.items + 1, seq->seq.items, sizeof(Stmt *) * (size_t)(seq->seq.n - 1));

@@ -29,9 +29,11 @@
 typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE } Level;
 
 /* The warp's collective register operations: the four shuffles (CUDA's
- * __shfl_down/up/xor_sync and __shfl_sync) and the vote __ballot_sync (an X_SHFL of
- * kind SHFL_BALLOT has no arg). */
-typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT } ShflKind;
+ * __shfl_down/up/xor_sync and __shfl_sync) and the votes: __ballot_sync (a u32 mask),
+ * __any_sync and __all_sync (a bool) of the bool val, and __reduce_min_sync of the u32
+ * val (an X_SHFL of a vote has no arg; all run on the full warp). The kinds after
+ * SHFL_BALLOT have no primitive: only lowerings build them. */
+typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT, SHFL_ANY, SHFL_ALL, SHFL_REDMIN } ShflKind;
 
 /* Families of primitives: which part of the compiler gives one its meaning. */
 typedef enum {
@@ -333,40 +335,6 @@ typedef struct Buffer {
     Span dsp;        /* ndist > 0: the expression that spread it, for errors */
 } Buffer;
 
-/* Scalar expressions of the kernel IR. */
-typedef enum {
-    X_LIT,    /* lit (typed by sk) */
-    X_NAT,    /* nat: an integer-valued nat expression */
-    X_LOAD,   /* load: buf[index] (a scalar private buffer ignores index) */
-    X_BIN,    /* bin */
-    X_UN,     /* un */
-    X_SELECT, /* sel: c ? a : b */
-    X_MINMAX, /* bin with op OP_LT (min) or OP_GT (max) */
-    X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
-                 k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
-    X_CAST,   /* un.e converted to sk */
-    X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
-    X_MBTEST, /* mbtest: whether the phase of the mbarrier buf[index] (a shared u64) of the
-                 parity parity (a u32 0 or 1) has completed (acquire), without waiting; bool */
-} XKind;
-
-typedef struct X X;
-struct X {
-    XKind kind;
-    ScalarKind sk;
-    union {
-        struct { union { int64_t i; uint64_t u; double f; bool b; }; } lit;
-        struct { Nat *n; } nat;
-        struct { Buffer *buf; Nat *index; } load;
-        struct { BinOp op; X *l, *r; } bin;
-        struct { UnOp op; X *e; } un;
-        struct { X *c, *a, *b; } sel;
-        struct { ShflKind k; X *val; X *arg; Nat *width; } shfl;
-        struct { Prim p; int n; X *args[3]; } call;
-        struct { Buffer *buf; Nat *index; X *parity; } mbtest;
-    };
-};
-
 /* The read-modify-write a store may be (accumulate, prims/memory.c): ATOM_NONE a plain
  * store; the others buf[i] = buf[i] op val as one CUDA atomic. One row each:
  * X(enum, the operator's name in messages, CUDA's function) */
@@ -391,16 +359,73 @@ typedef struct AtomInfo {
 } AtomInfo;
 extern const AtomInfo atom_info[ATOM_COUNT];
 
+/* The memory order of an access to a global word that other blocks of the launch read
+ * or write while it runs (a flag, a counter): MO_PLAIN an ordinary access; the others
+ * gpu-scope ld/st/atom of that order (.relaxed, .release, .acquire, .acq_rel), printed
+ * through the preludes' helpers (patc_peek/patc_peek32: relaxed u64/u32 loads,
+ * patc_poke: a relaxed u64 store, patc_poke32: a release u32 store,
+ * patc_atom_add_acq_rel: an acq_rel u32 add). A combination with no helper is refused
+ * by codegen. */
+typedef enum { MO_PLAIN, MO_RELAXED, MO_RELEASE, MO_ACQUIRE, MO_ACQ_REL } MemOrder;
+
+/* Scalar expressions of the kernel IR. */
+typedef enum {
+    X_LIT,    /* lit (typed by sk) */
+    X_NAT,    /* nat: an integer-valued nat expression */
+    X_LOAD,   /* load: buf[index] (a scalar private buffer ignores index) */
+    X_BIN,    /* bin */
+    X_UN,     /* un */
+    X_SELECT, /* sel: c ? a : b */
+    X_MINMAX, /* bin with op OP_LT (min) or OP_GT (max) */
+    X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
+                 k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
+    X_CAST,   /* un.e converted to sk */
+    X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
+    X_ATOMIC, /* atomic: buf[index] = buf[index] op val as one atomic of order (MO_PLAIN:
+                 CUDA's atomicAdd & co), the old value of type sk = buf->sk (a tile
+                 counter's draw, a ticket) */
+    X_MBTEST, /* mbtest: whether the phase of the mbarrier buf[index] (a shared u64) of the
+                 parity parity (a u32 0 or 1) has completed (acquire), without waiting; bool */
+} XKind;
+
+typedef struct X X;
+struct X {
+    XKind kind;
+    ScalarKind sk;
+    union {
+        struct { union { int64_t i; uint64_t u; double f; bool b; }; } lit;
+        struct { Nat *n; } nat;
+        struct { Buffer *buf; Nat *index; MemOrder order; } load;
+        struct { BinOp op; X *l, *r; } bin;
+        struct { UnOp op; X *e; } un;
+        struct { X *c, *a, *b; } sel;
+        struct { ShflKind k; X *val; X *arg; Nat *width; } shfl;
+        struct { Prim p; int n; X *args[3]; } call;
+        struct { AtomOp op; Buffer *buf; Nat *index; X *val; MemOrder order; } atomic;
+        struct { Buffer *buf; Nat *index; X *parity; } mbtest;
+    };
+};
+
+
 typedef enum {
     S_SEQ,     /* seq: items[0..n) */
     S_DECL,    /* decl: declare private buffer buf (scalar or array), optional init */
-    S_STORE,   /* store: buf[index] = val */
+    S_STORE,   /* store: buf[index] = val, of memory order order (MemOrder) */
     S_FOR,     /* loop: a sequential or parallel loop (see LoopForm) */
     S_IF,      /* cond: if (c) then [else els]; els only from version.c, the last pass */
     S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK) or __syncwarp (LVL_WARP) */
     S_COMMENT, /* comment */
     S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
                   when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
+    S_WHILE,   /* wloop: for (T var = 0; cond; var++) body; var NULL: no counter, cond
+                  NULL: for (;;). Left by an S_JUMP (or its cond). var's range is what
+                  the lowering gives its NatVar (ub NULL: unknown) */
+    S_JUMP,    /* jump: break (JK_BREAK) or continue of the innermost S_WHILE or S_FOR,
+                  or return (JK_RETURN) from the kernel */
+    S_LET,     /* let: const T var = val; an immutable nat variable computed at run time,
+                  which every nat after it in the enclosing sequence may use; its range
+                  (var->lb, var->ub) is the lowering's promise (width.c, the prover) */
+    S_SLEEP,   /* sleep: __nanosleep(ns), a polling loop's back-off */
     S_LASTBLOCK,/* last: one block runs body (block-uniformly) after the whole grid wrote part.
                   part->flagged: the grid's last block runs it; each of its reads of part
                   waits for the word's flag, and it clears the flags at the end.
@@ -457,14 +482,20 @@ typedef enum {
     LF_GUARDED,  /* at most one trip: if (id < extent) */
 } LoopForm;
 
+typedef enum { JK_BREAK, JK_CONTINUE, JK_RETURN } JumpKind;
+
 typedef struct Stmt Stmt;
 struct Stmt {
     StmtKind kind;
     union {
         struct { Stmt **items; int n, cap; } seq;
         struct { Buffer *buf; X *init; } decl;
-        struct { Buffer *buf; Nat *index; X *val; AtomOp atom; } store; /* atom: buf[index] = buf[index]
-                                                                           op val, atomically */
+        struct { Buffer *buf; Nat *index; X *val; AtomOp atom; MemOrder order; } store;
+                                          /* atom: buf[index] = buf[index] op val, atomically */
+        struct { NatVar *var; X *cond; Stmt *body; } wloop;
+        struct { JumpKind k; } jump;
+        struct { NatVar *var; X *val; } let;
+        struct { int ns; } sleep;
         struct {
             Level level;
             int dim;

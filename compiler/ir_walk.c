@@ -26,6 +26,9 @@ bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx)
     case X_MBTEST:
         return (v->access && v->access(ctx, x->mbtest.buf, false)) || (v->nat && v->nat(ctx, x->mbtest.index)) ||
                ir_walk_x(x->mbtest.parity, v, ctx);
+    case X_ATOMIC: /* reads and writes its cell, after its operand */
+        return (v->nat && v->nat(ctx, x->atomic.index)) || ir_walk_x(x->atomic.val, v, ctx) ||
+               (v->access && (v->access(ctx, x->atomic.buf, false) || v->access(ctx, x->atomic.buf, true)));
     }
     unreachable();
 }
@@ -64,7 +67,11 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
     case S_IF:
         return (exprs && ir_walk_x(s->cond.c, v, ctx)) || ir_walk(s->cond.then, v, ctx) ||
                (s->cond.els && ir_walk(s->cond.els, v, ctx));
+    case S_WHILE: return (exprs && s->wloop.cond && ir_walk_x(s->wloop.cond, v, ctx)) || ir_walk(s->wloop.body, v, ctx);
+    case S_LET: return exprs && ir_walk_x(s->let.val, v, ctx);
     case S_BARRIER:
+    case S_JUMP:
+    case S_SLEEP:
     case S_COMMENT: return false;
     case S_VLOAD:
         if (!exprs) return false;

@@ -191,6 +191,7 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
         return;
     case S_IF: forms(a, d, k, s->cond.then); return;
     case S_LASTBLOCK: forms(a, d, k, s->last.body); return;
+    case S_WHILE: forms(a, d, k, s->wloop.body); return;
     case S_FOR: {
         forms(a, d, k, s->loop.body);
         s->loop.var_used = stmt_mentions_var(s->loop.body, s->loop.var);
@@ -237,6 +238,9 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
+    case S_JUMP:
+    case S_LET:
+    case S_SLEEP:
     case S_LOOKBACK:
     case S_PIPE:
     case S_MBAR:
@@ -259,13 +263,14 @@ static bool writes_mem(void *ctx, Buffer *b, bool write)
 static const IrVisitor writes_mem_visit = {.access = writes_mem};
 
 /* Code that is not run redundantly by its runner: a parallel loop, a per-lane branch,
- * a barrier, lastBlock (stops the walk). */
+ * a barrier, lastBlock, a jump (every thread must take it, so it never goes under a
+ * one-thread guard) (stops the walk). */
 static WalkStep parallel_stmt(void *ctx, const Stmt *s)
 {
     (void)ctx;
     bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && s->cond.per_lane) ||
-               s->kind == S_BARRIER || s->kind == S_LASTBLOCK || s->kind == S_LOOKBACK || s->kind == S_PIPE ||
-               s->kind == S_MBAR || s->kind == S_BULK; /* each thread's arrival counts */
+               s->kind == S_BARRIER || s->kind == S_JUMP || s->kind == S_LASTBLOCK || s->kind == S_LOOKBACK ||
+               s->kind == S_PIPE || s->kind == S_MBAR || s->kind == S_BULK; /* each thread's arrival counts */
     return par ? WALK_STOP : WALK_ON;
 }
 static const IrVisitor parallel_visit = {.stmt = parallel_stmt};
@@ -408,6 +413,8 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
                 guard(a, k, s->loop.body, inner);
             } else if (s->kind == S_IF && !s->cond.per_lane) {
                 guard(a, k, s->cond.then, r);
+            } else if (s->kind == S_WHILE) {
+                guard(a, k, s->wloop.body, r); /* its runner runs every trip */
             } else if (s->kind == S_LASTBLOCK) {
                 guard(a, k, s->last.body, RUN_BLOCK); /* one block runs it, all its threads */
             }

@@ -75,6 +75,8 @@ void expr_print(StrBuf *b, const Expr *e)
     }
 }
 
+static const char *const mo_name[] = {"", "relaxed", "release", "acquire", "acq_rel"};
+
 static void xprint(StrBuf *b, const X *x)
 {
     switch (x->kind) {
@@ -85,6 +87,7 @@ static void xprint(StrBuf *b, const X *x)
         return;
     case X_NAT: nat_print(b, x->nat.n); return;
     case X_LOAD:
+        if (x->load.order != MO_PLAIN) sb_printf(b, "%s ", mo_name[x->load.order]);
         if (x->load.buf->scalar) sb_puts(b, x->load.buf->name);
         else {
             sb_printf(b, "%s[", x->load.buf->name);
@@ -120,7 +123,7 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     case X_SHFL: {
-        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx", "ballot"};
+        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx", "ballot", "any", "all", "redmin"};
         sb_printf(b, "%s(", k[x->shfl.k]);
         xprint(b, x->shfl.val);
         if (x->shfl.arg) {
@@ -147,6 +150,14 @@ static void xprint(StrBuf *b, const X *x)
         nat_print(b, x->mbtest.index);
         sb_puts(b, "], ");
         xprint(b, x->mbtest.parity);
+        sb_putc(b, ')');
+        return;
+    case X_ATOMIC:
+        sb_printf(b, "atomic %s%s%s(%s[", atom_info[x->atomic.op].name, x->atomic.order ? "." : "",
+                  mo_name[x->atomic.order], x->atomic.buf->name);
+        nat_print(b, x->atomic.index);
+        sb_puts(b, "], ");
+        xprint(b, x->atomic.val);
         sb_putc(b, ')');
         return;
     }
@@ -187,6 +198,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             nat_print(b, s->store.index);
             sb_putc(b, ']');
         }
+        if (s->store.order != MO_PLAIN) sb_printf(b, " (%s)", mo_name[s->store.order]);
         if (s->store.atom != ATOM_NONE) {
             static const char *const name[] = {"", "+", "min", "max", "|", "&", "^"};
             sb_printf(b, " atomic%s= ", name[s->store.atom]);
@@ -226,6 +238,31 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
     case S_COMMENT:
         pad(b, ind);
         sb_printf(b, "-- %s\n", s->comment.text);
+        return;
+    case S_WHILE:
+        pad(b, ind);
+        sb_puts(b, "while");
+        if (s->wloop.var) sb_printf(b, " %s = 0, 1, ...", s->wloop.var->name);
+        if (s->wloop.cond) {
+            sb_puts(b, " while ");
+            xprint(b, s->wloop.cond);
+        }
+        sb_putc(b, '\n');
+        sprint(b, s->wloop.body, ind + 1);
+        return;
+    case S_JUMP:
+        pad(b, ind);
+        sb_puts(b, s->jump.k == JK_BREAK ? "break\n" : s->jump.k == JK_CONTINUE ? "continue\n" : "return\n");
+        return;
+    case S_LET:
+        pad(b, ind);
+        sb_printf(b, "let %s = ", s->let.var->name);
+        xprint(b, s->let.val);
+        sb_putc(b, '\n');
+        return;
+    case S_SLEEP:
+        pad(b, ind);
+        sb_printf(b, "sleep %d ns\n", s->sleep.ns);
         return;
     case S_VLOAD:
         pad(b, ind);

@@ -90,12 +90,26 @@ static void number(Live *l, Stmt *s)
         return;
     }
     case S_IF: number(l, s->cond.then); return;
+    case S_WHILE: { /* like a loop of several trips: what lives in it lives to its end */
+        int start = l->clock;
+        if (s->wloop.cond) ir_walk_x(s->wloop.cond, &touch_visit, l);
+        number(l, s->wloop.body);
+        int end = l->clock;
+        for (int i = 0; i < l->k->nshared; i++) {
+            Buffer *b = l->k->shared[i];
+            if (b->first >= 0 && b->first < start && b->last >= start && b->last <= end) b->last = end;
+        }
+        return;
+    }
     case S_LASTBLOCK: number(l, s->last.body); return;
     case S_DECL:
     case S_STORE:
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
+    case S_JUMP:
+    case S_LET:
+    case S_SLEEP:
     case S_LOOKBACK:
     case S_PIPE:
     case S_MBAR:

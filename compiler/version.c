@@ -174,6 +174,16 @@ static WalkStep find_inner(void *ctx, const Stmt *s)
         }
         v->inner[v->ninner++] = s->loop.var;
     }
+    /* a while's counter and a let's value may differ from thread to thread and trip to
+     * trip: they vary inside s */
+    NatVar *var = s->kind == S_WHILE ? s->wloop.var : s->kind == S_LET ? s->let.var : NULL;
+    if (var) {
+        if (v->ninner == MAXV) {
+            v->full = true;
+            return WALK_STOP;
+        }
+        v->inner[v->ninner++] = var;
+    }
     return WALK_ON;
 }
 
@@ -259,6 +269,14 @@ static X *fold(const Ver *v, X *x)
         for (int i = 0; i < x->call.n; i++) y->call.args[i] = args[i];
         return y;
     }
+    case X_ATOMIC: {
+        X *val = fold(v, x->atomic.val);
+        if (val == x->atomic.val) return x;
+        y = ANEW(v->a, X);
+        *y = *x;
+        y->atomic.val = val;
+        return y;
+    }
     }
     unreachable();
 }
@@ -290,7 +308,14 @@ static Stmt *copy(const Ver *v, const Stmt *s)
             t->seq.n = t->seq.cap = 0;
         }
         return t; /* a literal true prints as a plain block: its declarations stay inside */
+    case S_WHILE:
+        t->wloop.cond = fold(v, s->wloop.cond);
+        t->wloop.body = copy(v, s->wloop.body);
+        return t;
+    case S_LET: t->let.val = fold(v, s->let.val); return t;
     case S_BARRIER:
+    case S_JUMP:
+    case S_SLEEP:
     case S_COMMENT: return t;
     case S_VLOAD:
         t->vload.guard = fold(v, s->vload.guard);
@@ -437,6 +462,10 @@ static void walk(Ver *v, Stmt *s)
         walk(v, s->cond.then);
         if (s->cond.els) walk(v, s->cond.els);
         return;
+    case S_WHILE: walk(v, s->wloop.body); return;
+    case S_JUMP:
+    case S_LET:
+    case S_SLEEP:
     case S_DECL:
     case S_STORE:
     case S_BARRIER:

@@ -186,8 +186,20 @@ static WalkStep loops(void *ctx, const Stmt *s)
                                                                                nat_var(a, h->bdim[1])),
                                                                     nat_var(a, h->bdim[2]))));
         return WALK_ON;
+    case S_WHILE:
+        /* its counter counts up to its bound (the lowering's promise) */
+        if (s->wloop.var) {
+            if (s->wloop.var->ub && s->wloop.var->lb >= 0) need(w, mag(w, s->wloop.var->ub, 0));
+            else w->unbounded = true;
+        }
+        return WALK_ON;
+    case S_LET: /* its value: the range the lowering gave its variable */
+        mag(w, nat_var(a, s->let.var), 0);
+        return WALK_ON;
     case S_SEQ:
     case S_IF:
+    case S_JUMP:
+    case S_SLEEP:
     case S_DECL:
     case S_STORE:
     case S_BARRIER:
