@@ -1024,9 +1024,8 @@ static void pipe_select_finish(Pr *p, const PipeShape *c)
     }
 }
 
-/* the declarations every warp uses: the shared memory carved (in the order, and to the
- * size, prims/warp.c's write_pipe reserves), the operator (or the predicate and a sum),
- * the barriers initialised */
+/* the declarations the warps' text uses: the shared buffers by their names there, the
+ * operator (or the predicate and a sum) */
 static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
 {
     static const char *const what[] = {[PIPE_SCAN] = "scanPipe", [PIPE_FILTER] = "filterPipe", [PIPE_PARTITION] = "partitionPipe"};
@@ -1035,7 +1034,7 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "const long long patc_n = (long long)(");
     nat(p, s->pipe.n);
     sb_puts(p->o, ");\n");
-    line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", c->TILE - 1, c->TILE);
+    if (c->sel) line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", c->TILE - 1, c->TILE);
     if (c->stable) line(p, "const long long patc_m = (long long)%s[0]; /* the selected: the others go from here on */\n", s->pipe.given->name);
     /* the shared buffers (smem.c's layout) by the names the warps' text uses */
     static const char *const alias[PS_COUNT] = {"patc_ring", "patc_full", "patc_empty", "patc_tots", "patc_aggb",
@@ -1063,51 +1062,6 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
     sb_puts(p->o, ";\n");
     p->ind--;
     line(p, "};\n");
-    line(p, "if (threadIdx.x == 0)\n");
-    line(p, "    for (int i = 0; i < %d; i++) {\n", c->S);
-    line(p, "        patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], %d); patc_mb_init(&patc_tots[i], %d);\n", 32 * c->W, c->W);
-    line(p, "        patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);\n");
-    line(p, "    }\n");
-    line(p, "__syncthreads();\n");
-}
-
-/* the producer (lane 0 of warp W + 2): draws tiles in launch order and bulk-copies
- * each into the next free slot; the draw of the launch's last ticket moves the counter
- * to the next epoch */
-static void pipe_producer(Pr *p, const PipeShape *c)
-{
-    line(p, "if (patc_w == %d) { /* the producer */\n", c->W + 2);
-    p->ind++;
-    line(p, "if (patc_l != 0) return;\n");
-    line(p, "for (int k = 0;; k++) {\n");
-    p->ind++;
-    line(p, "const int sl = k %% %d;\n", c->S);
-    line(p, "if (k >= %d) patc_mb_wait(&patc_empty[sl], ((k / %d) - 1) & 1);\n", c->S, c->S);
-    line(p, "const unsigned long long d = atomicAdd(%s, 1ull);\n", c->ctr);
-    line(p, "if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *%s = (d >> 32 << 32) + (1ull << 32);\n", c->ctr);
-    line(p, "if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;\n");
-    line(p, "const long long t = (long long)(unsigned int)d;\n");
-    line(p, "if (t >= patc_tiles) {\n");
-    line(p, "    patc_tid[sl] = -1;\n");
-    line(p, "    patc_mb_arrive(&patc_full[sl]);\n");
-    line(p, "    return;\n");
-    line(p, "}\n");
-    line(p, "patc_tid[sl] = t;\n");
-    const char *tt = "t";
-    if (c->stable) {
-        line(p, "const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */\n");
-        tt = "tt";
-    }
-    line(p, "/* whole 16-byte vectors only: the compute warps read the last tile's last few from %s */\n", c->in);
-    line(p, "const unsigned int bytes = (unsigned int)(((patc_n - %s * %d < %d ? patc_n - %s * %d : %d) * 4) & ~15ll);\n",
-         tt, c->TILE, c->TILE, tt, c->TILE, c->TILE);
-    line(p, "patc_fence_proxy_async(); /* after the slot's generic accesses */\n");
-    line(p, "patc_mb_expect(&patc_full[sl], bytes);\n");
-    line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + %s * %d, bytes, &patc_full[sl]);\n", c->TILE, c->in, tt, c->TILE);
-    p->ind--;
-    line(p, "}\n");
-    p->ind--;
-    line(p, "}\n");
 }
 
 /* the aggregator (warp W): the chunks' totals scanned into their offsets in the tile,
@@ -1349,7 +1303,6 @@ static void pipe_scan(Pr *p, const Stmt *s)
     const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
     const PipeShape c = {W, IPT, S, TILE, CH, sel, part, stable, ek, sk, et, ct, v4, in, out, st, ctr};
     pipe_setup(p, s, &c);
-    pipe_producer(p, &c);
     pipe_aggregator(p, &c);
     pipe_lookback(p, s, &c);
     pipe_compute(p, s, &c);

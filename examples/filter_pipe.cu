@@ -35,17 +35,17 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(206096, n) < 2^31), else long long
+ *                    for a launch where max(206096, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring0 = (float *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 204800);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 204848);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 204896);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 204944);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 204992);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 96);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 192);
+    float *ring0 = (float *)(patc_smem + 240);
     long long *tid6 = (long long *)(patc_smem + 205040);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
@@ -53,6 +53,49 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
     unsigned int *woff10 = (unsigned int *)(patc_smem + 205456);
     unsigned int *off11 = (unsigned int *)(patc_smem + 205776);
     unsigned int *own12 = (unsigned int *)(patc_smem + 206096);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 5; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 5);
+            if ((pk17 >= 5)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 5) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 10239) / 10240) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 10239) / 10240))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)10240, (patc_int)(n - 10240 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 10239) / 10240;
@@ -75,34 +118,6 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 5; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            if (k >= 5) patc_mb_wait(&patc_empty[sl], ((k / 5) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr14, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 10240, xs + t * 10240, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 5;
@@ -250,17 +265,17 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(206096, n) < 2^31), else long long
+ *                    for a launch where max(206096, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *ring0 = (int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 204800);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 204848);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 204896);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 204944);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 204992);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 96);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 192);
+    int *ring0 = (int *)(patc_smem + 240);
     long long *tid6 = (long long *)(patc_smem + 205040);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
@@ -268,6 +283,49 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
     unsigned int *woff10 = (unsigned int *)(patc_smem + 205456);
     unsigned int *off11 = (unsigned int *)(patc_smem + 205776);
     unsigned int *own12 = (unsigned int *)(patc_smem + 206096);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 5; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 5);
+            if ((pk17 >= 5)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 5) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 10239) / 10240) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 10239) / 10240))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)10240, (patc_int)(n - 10240 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 10239) / 10240;
@@ -290,34 +348,6 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
     auto patc_pred = [&](const int pa15) -> bool {
         return (pa15 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 5; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            if (k >= 5) patc_mb_wait(&patc_empty[sl], ((k / 5) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr14, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 10240, xs + t * 10240, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 5;
@@ -465,17 +495,17 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4320, n) < 2^31), else long long
+ *                    for a launch where max(4320, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring0 = (float *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 4096);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 4112);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 4128);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 4144);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 4160);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 16);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 32);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 64);
+    float *ring0 = (float *)(patc_smem + 80);
     long long *tid6 = (long long *)(patc_smem + 4176);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
@@ -483,6 +513,49 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
     unsigned int *woff10 = (unsigned int *)(patc_smem + 4256);
     unsigned int *off11 = (unsigned int *)(patc_smem + 4288);
     unsigned int *own12 = (unsigned int *)(patc_smem + 4320);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 2; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 128u);
+            patc_mb_init(&tots3[i16], 4u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 6)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 2);
+            if ((pk17 >= 2)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 2) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 511) / 512))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n - 512 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* filterPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
@@ -505,34 +578,6 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 2; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 128); patc_mb_init(&patc_tots[i], 4);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 6) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr14, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + t * 512, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 4) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 2;

@@ -38,17 +38,17 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(223456, n) < 2^31), else long long
+ *                    for a launch where max(223456, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring0 = (float *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    float *ring0 = (float *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
@@ -56,6 +56,49 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
     unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
     unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
     unsigned int *own12 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -78,34 +121,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr14, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -261,17 +276,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(223456, n) < 2^31), else long long
+ *                    for a launch where max(223456, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *ring0 = (int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    int *ring0 = (int *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
@@ -279,6 +294,49 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
     unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
     unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
     unsigned int *own12 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -301,34 +359,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
     auto patc_pred = [&](const int pa15) -> bool {
         return (pa15 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr14, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -484,17 +514,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4320, n) < 2^31), else long long
+ *                    for a launch where max(4320, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring0 = (float *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 4096);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 4112);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 4128);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 4144);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 4160);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 16);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 32);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 64);
+    float *ring0 = (float *)(patc_smem + 80);
     long long *tid6 = (long long *)(patc_smem + 4176);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
@@ -502,6 +532,49 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
     unsigned int *woff10 = (unsigned int *)(patc_smem + 4256);
     unsigned int *off11 = (unsigned int *)(patc_smem + 4288);
     unsigned int *own12 = (unsigned int *)(patc_smem + 4320);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 2; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 128u);
+            patc_mb_init(&tots3[i16], 4u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 6)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 2);
+            if ((pk17 >= 2)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 2) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 511) / 512))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n - 512 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* partitionPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
@@ -524,34 +597,6 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 2; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 128); patc_mb_init(&patc_tots[i], 4);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 6) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr14, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr14 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + t * 512, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 4) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 2;
@@ -837,17 +882,17 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(223456, n)) < 2^31), else long long
+ *                    for a launch where max(g, max(223456, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring64 = (float *)(patc_smem + 0);
-    unsigned long long *full65 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 320);
+    float *ring64 = (float *)(patc_smem + 400);
     long long *tid70 = (long long *)(patc_smem + 221584);
     unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
@@ -855,6 +900,49 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
     unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
     unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
     unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i80 = 0; i80 < 9; i80 += 1) {
+            patc_mb_init(&full65[i80], 1u);
+            patc_mb_init(&empty66[i80], 512u);
+            patc_mb_init(&tots67[i80], 16u);
+            patc_mb_init(&aggb68[i80], 32u);
+            patc_mb_init(&pref69[i80], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk81 = 0; ; pk81 += 1) {
+            const patc_int psl82 = (pk81 % 9);
+            if ((pk81 >= 9)) {
+                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 9) - 1) & 1)));
+            }
+            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
+            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk81 == 0)) {
+                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt84 = ((unsigned int)pd83);
+            if ((pt84 >= ((n + 6143) / 6144))) {
+                tid70[psl82] = -1ll;
+                patc_mb_arrive(&full65[psl82]);
+                return;
+            }
+            tid70[psl82] = pt84;
+            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt84 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full65[psl82], pbytes85);
+            if ((pbytes85 != 0u)) {
+                patc_bulk_load(ring64 + (6144 * psl82), xs + (-6144 * pt84 + 6144 * ((n + 6143) / 6144) - 6144), pbytes85, &full65[psl82]);
+            }
+        }
+    }
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -878,35 +966,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
     auto patc_pred = [&](const float pa79) -> bool {
         return (pa79 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr78, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr78 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -1195,17 +1254,17 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(223456, n)) < 2^31), else long long
+ *                    for a launch where max(g, max(223456, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *ring64 = (int *)(patc_smem + 0);
-    unsigned long long *full65 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 320);
+    int *ring64 = (int *)(patc_smem + 400);
     long long *tid70 = (long long *)(patc_smem + 221584);
     unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
@@ -1213,6 +1272,49 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
     unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
     unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
     unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i80 = 0; i80 < 9; i80 += 1) {
+            patc_mb_init(&full65[i80], 1u);
+            patc_mb_init(&empty66[i80], 512u);
+            patc_mb_init(&tots67[i80], 16u);
+            patc_mb_init(&aggb68[i80], 32u);
+            patc_mb_init(&pref69[i80], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk81 = 0; ; pk81 += 1) {
+            const patc_int psl82 = (pk81 % 9);
+            if ((pk81 >= 9)) {
+                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 9) - 1) & 1)));
+            }
+            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
+            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk81 == 0)) {
+                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt84 = ((unsigned int)pd83);
+            if ((pt84 >= ((n + 6143) / 6144))) {
+                tid70[psl82] = -1ll;
+                patc_mb_arrive(&full65[psl82]);
+                return;
+            }
+            tid70[psl82] = pt84;
+            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt84 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full65[psl82], pbytes85);
+            if ((pbytes85 != 0u)) {
+                patc_bulk_load(ring64 + (6144 * psl82), xs + (-6144 * pt84 + 6144 * ((n + 6143) / 6144) - 6144), pbytes85, &full65[psl82]);
+            }
+        }
+    }
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -1236,35 +1338,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
     auto patc_pred = [&](const int pa79) -> bool {
         return (pa79 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr78, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr78 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -1553,17 +1626,17 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(4320, n)) < 2^31), else long long
+ *                    for a launch where max(g, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring64 = (float *)(patc_smem + 0);
-    unsigned long long *full65 = (unsigned long long *)(patc_smem + 4096);
-    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 4112);
-    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 4128);
-    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 4144);
-    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 4160);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 16);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 32);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 64);
+    float *ring64 = (float *)(patc_smem + 80);
     long long *tid70 = (long long *)(patc_smem + 4176);
     unsigned int *ep71 = (unsigned int *)(patc_smem + 4192);
     unsigned int *agg72 = (unsigned int *)(patc_smem + 4208);
@@ -1571,6 +1644,49 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
     unsigned int *woff74 = (unsigned int *)(patc_smem + 4256);
     unsigned int *off75 = (unsigned int *)(patc_smem + 4288);
     unsigned int *own76 = (unsigned int *)(patc_smem + 4320);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i80 = 0; i80 < 2; i80 += 1) {
+            patc_mb_init(&full65[i80], 1u);
+            patc_mb_init(&empty66[i80], 128u);
+            patc_mb_init(&tots67[i80], 4u);
+            patc_mb_init(&aggb68[i80], 32u);
+            patc_mb_init(&pref69[i80], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 6)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk81 = 0; ; pk81 += 1) {
+            const patc_int psl82 = (pk81 % 2);
+            if ((pk81 >= 2)) {
+                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 2) - 1) & 1)));
+            }
+            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
+            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
+                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk81 == 0)) {
+                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt84 = ((unsigned int)pd83);
+            if ((pt84 >= ((n + 511) / 512))) {
+                tid70[psl82] = -1ll;
+                patc_mb_arrive(&full65[psl82]);
+                return;
+            }
+            tid70[psl82] = pt84;
+            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n + 512 * pt84 - 512 * ((n + 511) / 512) + 512))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full65[psl82], pbytes85);
+            if ((pbytes85 != 0u)) {
+                patc_bulk_load(ring64 + (512 * psl82), xs + (-512 * pt84 + 512 * ((n + 511) / 512) - 512), pbytes85, &full65[psl82]);
+            }
+        }
+    }
     /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
@@ -1594,35 +1710,6 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
     auto patc_pred = [&](const float pa79) -> bool {
         return (pa79 > t);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 2; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 128); patc_mb_init(&patc_tots[i], 4);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 6) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr78, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr78 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - tt * 512 < 512 ? patc_n - tt * 512 : 512) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + tt * 512, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 4) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 2;

@@ -34,26 +34,68 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring0 = (float *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    float *ring0 = (float *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     float *agg8 = (float *)(patc_smem + 221680);
     float *wtot9 = (float *)(patc_smem + 221728);
     float *woff10 = (float *)(patc_smem + 222304);
     float *off11 = (float *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -71,34 +113,6 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
     auto patc_op = [&](const float pa14, const float pb15) -> float {
         return (pa14 + pb15);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -255,26 +269,68 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *ring0 = (float *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    float *ring0 = (float *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     float *agg8 = (float *)(patc_smem + 221680);
     float *wtot9 = (float *)(patc_smem + 221728);
     float *woff10 = (float *)(patc_smem + 222304);
     float *off11 = (float *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -292,34 +348,6 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
     auto patc_op = [&](const float pa14, const float pb15) -> float {
         return (pa14 + pb15);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -478,26 +506,68 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *ring0 = (int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    int *ring0 = (int *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     int *agg8 = (int *)(patc_smem + 221680);
     int *wtot9 = (int *)(patc_smem + 221728);
     int *woff10 = (int *)(patc_smem + 222304);
     int *off11 = (int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -515,34 +585,6 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return (pa14 + pb15);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -699,26 +741,68 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *ring0 = (int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    int *ring0 = (int *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     int *agg8 = (int *)(patc_smem + 221680);
     int *wtot9 = (int *)(patc_smem + 221728);
     int *woff10 = (int *)(patc_smem + 222304);
     int *off11 = (int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -736,34 +820,6 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return (pa14 + pb15);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -922,26 +978,68 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *ring0 = (int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    int *ring0 = (int *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     int *agg8 = (int *)(patc_smem + 221680);
     int *wtot9 = (int *)(patc_smem + 221728);
     int *woff10 = (int *)(patc_smem + 222304);
     int *off11 = (int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -959,34 +1057,6 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return max(pa14, pb15);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -1143,26 +1213,68 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
     unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
     unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
     unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     unsigned int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -1180,34 +1292,6 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return min(pa14, pb15);
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -1366,26 +1450,68 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
     unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
     unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
     unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     unsigned int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -1403,34 +1529,6 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;
@@ -1587,26 +1685,68 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, n) < 2^31), else long long
+ *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 400);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
     unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
     unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
     unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            }
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     unsigned int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
@@ -1624,34 +1764,6 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
-        }
-    __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr13, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr13 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
-                return;
-            }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            patc_fence_proxy_async(); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
     if (patc_w == 16) { /* the aggregator */
         for (int k = 0;; k++) {
             const int sl = k % 9;

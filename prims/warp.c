@@ -579,6 +579,185 @@ static LwVal *lower_pipe_read(Lw *w, Expr *e)
                "is (the kernel's whole result), not read", prim_info[e->prim.p].name);
 }
 
+/* ---------------------------------------------------------------- the pipe kernels as kernel IR */
+
+/* What the lowering of a pipe kernel's parts shares: the S_PIPE (its shape and buffers;
+ * the parts not yet lowered as IR are printed from it by codegen), the shape (W compute
+ * warps of IPT items per lane, S slots, tiles of TILE = W*32*IPT elements), n, the number
+ * of tiles, and the hardware's warp and lane ids. */
+typedef struct Pipe {
+    Lw *w;
+    Arena *a;
+    Stmt *s;
+    Buffer **sm;
+    Nat *n, *tiles;
+    int W, IPT, S, TILE;
+    Nat *warp, *lane;
+} Pipe;
+
+static Nat *pn(Pipe *p, int64_t v) { return nat_cst(p->a, v); }
+
+/* a literal of scalar kind sk (an integer one) */
+static X *plit(Pipe *p, ScalarKind sk, int64_t v)
+{
+    X *x = lw_xnew(p->w, X_LIT, sk);
+    x->lit.i = v;
+    return x;
+}
+
+static X *pcast(Pipe *p, ScalarKind sk, X *e)
+{
+    X *x = lw_xnew(p->w, X_CAST, sk);
+    x->un.e = e;
+    return x;
+}
+
+static X *pnat(Pipe *p, Nat *n) { return x_nat(p->a, n); }
+
+static X *pcmp(Pipe *p, BinOp op, Nat *l, Nat *r) { return x_bin(p->a, op, SK_BOOL, pnat(p, l), pnat(p, r)); }
+
+/* the parity of slot iteration k's phase: (k / S) & 1, a u32 */
+static X *pparity(Pipe *p, Nat *k)
+{
+    return pcast(p, SK_U32, x_bin(p->a, OP_BAND, SK_I32, pnat(p, nat_div(p->a, k, pn(p, p->S))), plit(p, SK_I32, 1)));
+}
+
+static void pmbar(Pipe *p, MbarOp op, int which, Nat *index, X *arg)
+{
+    Stmt *s = lw_snew(p->w, S_MBAR);
+    s->mbar.op = op;
+    s->mbar.buf = op == MB_FENCE ? NULL : p->sm[which];
+    s->mbar.index = index;
+    s->mbar.arg = arg;
+    lw_emit(p->w, s);
+}
+
+static void pjump(Pipe *p, JumpKind k)
+{
+    Stmt *s = lw_snew(p->w, S_JUMP);
+    s->jump.k = k;
+    lw_emit(p->w, s);
+}
+
+/* const var = val, a nat variable of range [lb, ub) (ub NULL: unknown) */
+static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub)
+{
+    Stmt *s = lw_snew(p->w, S_LET);
+    s->let.var = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), lb, ub);
+    s->let.val = val;
+    lw_emit(p->w, s);
+    return nat_var(p->a, s->let.var);
+}
+
+/* for (var = 0;; var++) with var < ub, its body opened (lw_close with *saved) */
+static Nat *popen_while(Pipe *p, const char *prefix, Nat *ub, Stmt **saved)
+{
+    Stmt *s = lw_snew(p->w, S_WHILE);
+    s->wloop.var = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), 0, ub);
+    s->wloop.body = stmt_seq(p->a);
+    lw_emit(p->w, s);
+    *saved = p->w->cur;
+    p->w->cur = s->wloop.body;
+    return nat_var(p->a, s->wloop.var);
+}
+
+/* the warp role of warp `warp`, its body opened */
+static void popen_role(Pipe *p, int warp, Stmt **saved)
+{
+    Stmt *g = lw_open_if(p->w, pcmp(p, OP_EQ, p->warp, pn(p, warp)), saved);
+    g->cond.role = true;
+}
+
+/* Before the roles: thread 0 initialises each slot's mbarriers with the arrivals a phase
+ * takes (full: the producer's expect, completed by the bulk copy's bytes; empty: every
+ * lane of the compute warps; tots: one lane per compute warp; aggb and pref: every lane
+ * of the aggregator and of the look-back warp). barrier.c puts the __syncthreads that
+ * orders this before the roles. */
+static void pipe_init(Pipe *p)
+{
+    Stmt *saved, *lsaved;
+    lw_open_if(p->w, pcmp(p, OP_EQ, nat_var(p->a, p->w->k->hw.tid[0]), pn(p, 0)), &saved);
+    NatVar *iv;
+    Stmt *loop = lw_open_loop(p->w, LVL_SEQ, 0, pn(p, p->S), &iv, &lsaved);
+    Nat *i = nat_var(p->a, iv);
+    const int which[5] = {PS_FULL, PS_EMPTY, PS_TOTS, PS_AGGB, PS_PREF};
+    const int64_t count[5] = {1, 32 * p->W, p->W, 32, 32};
+    for (int j = 0; j < 5; j++) pmbar(p, MB_INIT, which[j], i, plit(p, SK_U32, count[j]));
+    lw_close_loop(p->w, loop, lsaved);
+    p->w->cur = saved;
+}
+
+/* The producer (lane 0 of warp W + 2): slot iteration k draws tile t from the counter
+ * {epoch, count} in launch order, once slot k % S is free (empty's phase of iteration
+ * k - S), and bulk-copies the tile's whole 16-byte vectors into it (the compute warps
+ * read the last tile's last few elements from the input); the draw of the launch's last
+ * ticket (tiles + gridDim.x of them: every block draws once past the end) sets the counter
+ * to {epoch + 1, 0}, so that no launch resets anything; a draw past the end hands the
+ * others tile -1 and ends the role. A stable partition copies the tiles from the end
+ * (its count launch read them last). */
+static void pipe_producer(Pipe *p, bool stable, Buffer *in, Buffer *ctr)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *wsaved, *isaved;
+    popen_role(p, p->W + 2, &saved);
+    lw_open_if(w, pcmp(p, OP_NE, p->lane, pn(p, 0)), &isaved);
+    pjump(p, JK_RETURN);
+    w->cur = isaved;
+    Nat *gdim = nat_var(a, w->k->hw.gdim[0]);
+    Nat *k = popen_while(p, "pk", nat_add(a, p->tiles, pn(p, 1)), &wsaved);
+    Nat *sl = plet(p, "psl", pnat(p, nat_mod(a, k, pn(p, p->S))), 0, pn(p, p->S));
+    lw_open_if(w, pcmp(p, OP_GE, k, pn(p, p->S)), &isaved);
+    pmbar(p, MB_WAIT, PS_EMPTY, sl, pparity(p, nat_sub(a, k, pn(p, p->S))));
+    w->cur = isaved;
+    X *draw = lw_xnew(w, X_ATOMIC, SK_U64);
+    draw->atomic.op = ATOM_ADD;
+    draw->atomic.buf = ctr;
+    draw->atomic.index = pn(p, 0);
+    draw->atomic.val = plit(p, SK_U64, 1);
+    Buffer *db;
+    lw_emit(w, lw_scalar_decl(w, "pd", SK_U64, draw, &db));
+    X *d = lw_xload(w, db, pn(p, 0));
+    X *last = pcast(p, SK_U32, pnat(p, nat_sub(a, nat_add(a, p->tiles, gdim), pn(p, 1))));
+    lw_open_if(w, x_bin(a, OP_EQ, SK_BOOL, pcast(p, SK_U32, d), last), &isaved);
+    lw_store(w, ctr, pn(p, 0), x_bin(a, OP_ADD, SK_U64, x_bin(a, OP_BAND, SK_U64, d, plit(p, SK_U64, (int64_t)0xffffffff00000000ull)),
+                                     plit(p, SK_U64, 1ll << 32)));
+    w->cur = isaved;
+    lw_open_if(w, pcmp(p, OP_EQ, k, pn(p, 0)), &isaved);
+    lw_store(w, p->sm[PS_EP], pn(p, 0),
+             x_bin(a, OP_BAND, SK_U32, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, d, plit(p, SK_U64, 32))),
+                   plit(p, SK_U32, 0x3fffffff)));
+    w->cur = isaved;
+    Nat *t = plet(p, "pt", pcast(p, SK_U32, d), 0, nat_add(a, p->tiles, gdim));
+    lw_open_if(w, pcmp(p, OP_GE, t, p->tiles), &isaved);
+    lw_store(w, p->sm[PS_TID], sl, plit(p, SK_I64, -1));
+    pmbar(p, MB_ARRIVE, PS_FULL, sl, NULL);
+    pjump(p, JK_RETURN);
+    w->cur = isaved;
+    lw_store(w, p->sm[PS_TID], sl, pnat(p, t));
+    Nat *tt = stable ? nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t) : t;
+    Nat *left = nat_min(a, nat_sub(a, p->n, nat_mul(a, tt, pn(p, p->TILE))), pn(p, p->TILE));
+    Buffer *bb;
+    X *bytes = pcast(p, SK_U32, x_bin(a, OP_BAND, SK_I32, pnat(p, nat_mul(a, left, pn(p, 4))), plit(p, SK_I32, -16)));
+    lw_emit(w, lw_scalar_decl(w, "pbytes", SK_U32, bytes, &bb));
+    X *b = lw_xload(w, bb, pn(p, 0));
+    pmbar(p, MB_FENCE, 0, NULL, NULL); /* after the slot's generic accesses */
+    pmbar(p, MB_EXPECT, PS_FULL, sl, b);
+    lw_open_if(w, x_bin(a, OP_NE, SK_BOOL, b, plit(p, SK_U32, 0)), &isaved);
+    Stmt *bk = lw_snew(w, S_BULK);
+    bk->bulk.dst = p->sm[PS_RING];
+    bk->bulk.dst_index = nat_mul(a, sl, pn(p, p->TILE));
+    bk->bulk.src = in;
+    bk->bulk.src_index = nat_mul(a, tt, pn(p, p->TILE));
+    bk->bulk.bytes = b;
+    bk->bulk.bar = p->sm[PS_FULL];
+    bk->bulk.bar_index = sl;
+    lw_emit(w, bk);
+    w->cur = isaved;
+    w->cur = wsaved;
+    w->cur = saved;
+}
+
 /* scanPipe written to acc c: the kernel's only output, from element 0, with nothing
  * else in the kernel; xs a data parameter read from element 0 (the bulk copies read it
  * in tiles, 16-byte aligned, and the stores write 16-byte vectors: the runtime checks
@@ -682,7 +861,18 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
                        sel ? "predicate" : "operator");
     if (r->k != VAL_SCALAR) die("%s: the type rule let a %s through that is not a scalar", name, sel ? "predicate" : "operator");
     s->pipe.op = r->x;
+    /* w + 3 warps (the compute warps, the aggregator, the look-back warp, the producer),
+     * the code assuming exactly that block; a block per tile, which the runtime caps at
+     * the device's SM count (persistent): the blocks loop over the tiles */
     k->persistent = true;
+    for (int dim = 0; dim < 3; dim++) k->block[dim] = k->grid[dim] = nat_cst(a, 1);
+    k->block[0] = nat_cst(a, 32 * (nw + 3));
+    k->grid[0] = tiles;
+    k->block_fixed = true;
+    Pipe p = {w, a, s, s->pipe.sm, s->pipe.n, tiles, (int)nw, (int)ipt, (int)slots, (int)tile,
+              nat_var(a, k->hw.warp), nat_var(a, k->hw.lane)};
+    pipe_init(&p);
+    pipe_producer(&p, stable, v->buf, s->pipe.ctr);
     lw_emit(w, s);
 }
 

@@ -177,6 +177,92 @@ START_TEST(statement_vocabulary)
 }
 END_TEST
 
+/* The pipe kernels' vocabulary (issue 34 item 1, pipeir): the mbarriers and the bulk
+ * copy as statements, the warp roles as S_IF with cond.role. Every shared buffer of the
+ * pipe laid out by smem.c, apart (the roles use them all at once), mbarriers 8-byte and
+ * the ring 16-byte aligned; one __syncthreads, in front of the first role (after the
+ * mbarriers' initialisation), none inside a role; and each new kind printed. */
+static const Stmt *first_role(const Stmt *body, int *at)
+{
+    for (int i = 0; i < body->seq.n; i++)
+        if (body->seq.items[i]->kind == S_IF && body->seq.items[i]->cond.role) {
+            *at = i;
+            return body->seq.items[i];
+        }
+    return NULL;
+}
+
+START_TEST(pipe_roles_and_layout)
+{
+    TC *t = tc_compile("kernel s = nFun(n => fun(n.f32)(xs => xs |> scanPipe(4, 8, 3)(add)(0.0f)))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    int at = -1;
+    const Stmt *role = first_role(k->body, &at);
+    ck_assert_msg(role && at > 0 && k->body->seq.items[at - 1]->kind == S_BARRIER, "a barrier in front of the roles");
+    ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 1);
+    ck_assert_int_eq(count_stmts(role, S_BARRIER), 0);
+    ck_assert_int_eq(count_stmts(k->body, S_BULK), 1);
+    ck_assert_int_eq(count_stmts(role, S_BULK), 1);
+    ck_assert_int_ge(count_stmts(k->body, S_MBAR), 5 + 4); /* five inits, wait, fence, expect, arrive */
+    int64_t end[32], off[32];
+    ck_assert_int_ge(k->nshared, PS_COUNT - 1);
+    for (int i = 0; i < k->nshared; i++) {
+        const Buffer *b = k->shared[i];
+        int64_t c;
+        ck_assert(nat_is_const(b->offset, &off[i]) && nat_is_const(b->count, &c));
+        end[i] = off[i] + c * scalar_info[b->sk].size;
+        if (b->sk == SK_U64) ck_assert_int_eq(off[i] % 8, 0);
+        ck_assert_int_eq(off[i] % 16, 0); /* the ring is a bulk copy's target */
+        for (int j = 0; j < i; j++) ck_assert_msg(end[i] <= off[j] || end[j] <= off[i], "%s and %s overlap", b->name, k->shared[j]->name);
+    }
+    StrBuf d = {0};
+    kernel_print(&d, k);
+    const char *ir = sb_str(&d);
+    ck_assert_msg(strstr(ir, "role if (warp == 6)\n") && strstr(ir, "mbar.init full") && strstr(ir, "fence.proxy.async\n") &&
+                  strstr(ir, "bulk ring"), "%s", ir);
+    sb_free(&d);
+
+    /* an mbarrier test by hand: if (mbtest(full[0], 1)) arrive empty[0] */
+    Arena *a = t->a;
+    Buffer *full = NULL, *empty = NULL;
+    for (int i = 0; i < k->nshared; i++) {
+        if (!strncmp(k->shared[i]->name, "full", 4)) full = k->shared[i];
+        if (!strncmp(k->shared[i]->name, "empty", 5)) empty = k->shared[i];
+    }
+    ck_assert(full && empty);
+    X *tx = vx(a, X_MBTEST, SK_BOOL), *par = vx(a, X_LIT, SK_U32);
+    par->lit.u = 1;
+    tx->mbtest.buf = full;
+    tx->mbtest.index = nat_cst(a, 0);
+    tx->mbtest.parity = par;
+    Stmt *c = vs(a, S_IF), *then = stmt_seq(a), *arr = vs(a, S_MBAR);
+    arr->mbar.op = MB_ARRIVE;
+    arr->mbar.buf = empty;
+    arr->mbar.index = nat_cst(a, 0);
+    stmt_append(a, then, arr);
+    c->cond.c = tx;
+    c->cond.then = then;
+    static const IrVisitor all_v = {.stmt = count_stmt, .x = count_x, .nat = count_nat, .access = count_access};
+    Count cw = {.kind = S_MBAR};
+    ir_walk(c, &all_v, &cw);
+    ck_assert_int_eq(cw.reads, 1);  /* the test reads full */
+    ck_assert_int_eq(cw.writes, 1); /* the arrival changes empty */
+    Stmt *seq = stmt_seq(a);
+    stmt_append(a, seq, k->body);
+    stmt_append(a, seq, c);
+    k->body = seq;
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "if (patc_mb_test(&full"), "%s", cu);
+    ck_assert_msg(strstr(cu, "[0], 1u)) {\n") && strstr(cu, "patc_mb_arrive(&empty"), "%s", cu);
+    ck_assert_msg(strstr(cu, "patc_mb_init(&full") && strstr(cu, "patc_fence_proxy_async();\n") &&
+                  strstr(cu, "patc_bulk_load(ring"), "%s", cu);
+    ck_assert_msg(!strstr(cu, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /*"), "no inline fence in a kernel body");
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* Pairs as data (issue 33 item 1): a pair accumulator is a register per leaf (no array),
  * a shuffle of a warp array of pairs is a shuffle per leaf, an array of pairs in shared
  * memory is one shared array per side, and unzip of a map as the result is the map's one
@@ -871,6 +957,7 @@ int main(void)
     tcase_add_test(c, carried_lookback);
     tcase_add_test(c, pairs_as_data_lowering);
     tcase_add_test(c, statement_vocabulary);
+    tcase_add_test(c, pipe_roles_and_layout);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
