@@ -240,6 +240,16 @@ static void expr(Pr *p, const X *x)
         sb_putc(o, ')');
         return;
     }
+    case X_BITS: {
+        ScalarKind from = x->un.e->sk;
+        const char *f = from == SK_F32 ? (x->sk == SK_I32 ? "__float_as_int" : "__float_as_uint")
+                        : x->sk == SK_F32 ? (from == SK_I32 ? "__int_as_float" : "__uint_as_float")
+                                          : x->sk == SK_I32 ? "(int)" : "(unsigned int)";
+        sb_printf(o, "%s(", f);
+        expr(p, x->un.e);
+        sb_putc(o, ')');
+        return;
+    }
     case X_CAST:
         sb_printf(o, "((%s)", scalar_info[x->sk].ctype);
         expr(p, x->un.e);
@@ -1064,33 +1074,6 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "};\n");
 }
 
-/* the aggregator (warp W): the chunks' totals scanned into their offsets in the tile,
- * the tile's total published (A; P for tile 0) */
-static void pipe_aggregator(Pr *p, const PipeShape *c)
-{
-    line(p, "if (patc_w == %d) { /* the aggregator */\n", c->W);
-    p->ind++;
-    pipe_round(p, c->S, "patc_tots");
-    line(p, "const unsigned int ep = *patc_ep;\n");
-    line(p, "const %s v = patc_l < %d ? patc_wtot[sl * %d + patc_l] : patc_init;\n", c->ct, c->W, c->W);
-    line(p, "%s inc = v;\n", c->ct);
-    line(p, "#pragma unroll\n");
-    line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }\n", c->ct);
-    line(p, "const %s tot = __shfl_sync(0xffffffffu, inc, 31);\n", c->ct);
-    line(p, "%s ex = __shfl_up_sync(0xffffffffu, inc, 1);\n", c->ct);
-    line(p, "if (patc_l == 0) {\n");
-    line(p, "    ex = patc_init;\n");
-    line(p, "    patc_poke(&%s[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | %stot));\n", c->st, flag_pre[c->sk]);
-    line(p, "    patc_agg[sl] = tot;\n");
-    line(p, "}\n");
-    line(p, "if (patc_l < %d) patc_woff[sl * %d + patc_l] = ex;\n", c->W, c->W);
-    line(p, "patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */\n");
-    p->ind--;
-    line(p, "}\n");
-    p->ind--;
-    line(p, "}\n");
-}
-
 /* the look-back warp (warp W + 1): each tile's exclusive prefix from the words before
  * it, P published, the chunks' offsets handed over */
 static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
@@ -1303,7 +1286,6 @@ static void pipe_scan(Pr *p, const Stmt *s)
     const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
     const PipeShape c = {W, IPT, S, TILE, CH, sel, part, stable, ek, sk, et, ct, v4, in, out, st, ctr};
     pipe_setup(p, s, &c);
-    pipe_aggregator(p, &c);
     pipe_lookback(p, s, &c);
     pipe_compute(p, s, &c);
 }

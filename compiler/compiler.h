@@ -384,6 +384,8 @@ typedef enum {
     X_ATOMIC, /* atomic: buf[index] = buf[index] op val as one atomic of order (MO_PLAIN:
                  CUDA's atomicAdd & co), the old value of type sk = buf->sk (a tile
                  counter's draw, a ticket) */
+    X_BITS,   /* un.e's bits read as sk, of the same size (f32 <-> u32 or i32; i32 <-> u32):
+                 a value packed into a flag word and unpacked from one */
     X_MBTEST, /* mbtest: whether the phase of the mbarrier buf[index] (a shared u64) of the
                  parity parity (a u32 0 or 1) has completed (acquire), without waiting; bool */
 } XKind;

@@ -133,6 +133,10 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     }
+    case X_BITS:
+        sb_printf(b, "bits.%s", scalar_info[x->sk].name);
+        xprint(b, x->un.e);
+        return;
     case X_CAST:
         sb_printf(b, "(%s)", scalar_info[x->sk].name);
         xprint(b, x->un.e);

@@ -65,6 +65,8 @@ static Nat *mag_var(W *w, NatVar *v, int depth)
     for (int i = 0; i < w->k->def->nnats; i++)
         if (v == w->k->def->nats[i]) return nat_var(w->a, v); /* lb >= 1 */
     if (v->ub && v->lb >= 0) return mag(w, v->ub, depth + 1);
+    /* a variable that may be negative (a tile id of -1: none) is at most |lb| or ub */
+    if (v->ub && v->lb > INT64_MIN) return nat_max(w->a, cst(w, -v->lb), mag(w, v->ub, depth + 1));
     w->unbounded = true;
     return cst(w, 0);
 }

@@ -96,6 +96,39 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 5);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 10239) / 10240;
@@ -118,29 +151,6 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -326,6 +336,39 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 5);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 10239) / 10240;
@@ -348,29 +391,6 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
     auto patc_pred = [&](const int pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -556,6 +576,39 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
             }
         }
     }
+    if ((warp == 4)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 2);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 4) ? wtot9[(lane + 4 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 4)) {
+                woff10[(lane + 4 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* filterPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
@@ -578,29 +631,6 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 4) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 4 ? patc_wtot[sl * 4 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 5) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;

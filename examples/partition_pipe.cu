@@ -99,6 +99,39 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -121,29 +154,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -337,6 +347,39 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -359,29 +402,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
     auto patc_pred = [&](const int pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -575,6 +595,39 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
             }
         }
     }
+    if ((warp == 4)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 2);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 4) ? wtot9[(lane + 4 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 4)) {
+                woff10[(lane + 4 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* partitionPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
@@ -597,29 +650,6 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 4) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 4 ? patc_wtot[sl * 4 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 5) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -943,6 +973,39 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk86 = 0; ; pk86 += 1) {
+            const patc_int psl87 = (pk86 % 9);
+            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            const patc_int pt88 = tid70[psl87];
+            if ((pt88 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            unsigned int pep89 = ep71[0];
+            unsigned int pinc90 = ((lane < 16) ? wtot73[(lane + 16 * psl87)] : 0u);
+            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
+            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
+            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
+            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
+            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
+            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
+            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
+                agg72[psl87] = ptot96;
+            }
+            if ((lane < 16)) {
+                woff74[(lane + 16 * psl87)] = ((lane == 0) ? 0u : pup97);
+            }
+            patc_mb_arrive(&aggb68[psl87]);
+        }
+    }
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -966,29 +1029,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
     auto patc_pred = [&](const float pa79) -> bool {
         return (pa79 > t);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -1315,6 +1355,39 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk86 = 0; ; pk86 += 1) {
+            const patc_int psl87 = (pk86 % 9);
+            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            const patc_int pt88 = tid70[psl87];
+            if ((pt88 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            unsigned int pep89 = ep71[0];
+            unsigned int pinc90 = ((lane < 16) ? wtot73[(lane + 16 * psl87)] : 0u);
+            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
+            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
+            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
+            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
+            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
+            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
+            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
+                agg72[psl87] = ptot96;
+            }
+            if ((lane < 16)) {
+                woff74[(lane + 16 * psl87)] = ((lane == 0) ? 0u : pup97);
+            }
+            patc_mb_arrive(&aggb68[psl87]);
+        }
+    }
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -1338,29 +1411,6 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
     auto patc_pred = [&](const int pa79) -> bool {
         return (pa79 > t);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -1687,6 +1737,39 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             }
         }
     }
+    if ((warp == 4)) {
+        for (patc_int pk86 = 0; ; pk86 += 1) {
+            const patc_int psl87 = (pk86 % 2);
+            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 2) & 1)));
+            const patc_int pt88 = tid70[psl87];
+            if ((pt88 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 2) & 1)));
+            unsigned int pep89 = ep71[0];
+            unsigned int pinc90 = ((lane < 4) ? wtot73[(lane + 4 * psl87)] : 0u);
+            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
+            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
+            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
+            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
+            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
+            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
+            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
+                agg72[psl87] = ptot96;
+            }
+            if ((lane < 4)) {
+                woff74[(lane + 4 * psl87)] = ((lane == 0) ? 0u : pup97);
+            }
+            patc_mb_arrive(&aggb68[psl87]);
+        }
+    }
     /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
@@ -1710,29 +1793,6 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
     auto patc_pred = [&](const float pa79) -> bool {
         return (pa79 > t);
     };
-    if (patc_w == 4) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 4 ? patc_wtot[sl * 4 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 5) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;

@@ -94,6 +94,39 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            float pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0.0f);
+            float po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            float po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            float po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            float po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            float po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            float ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            float pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)__float_as_uint(ptot32))));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0.0f : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     float *const patc_ring = ring0;
@@ -113,29 +146,6 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
     auto patc_op = [&](const float pa14, const float pb15) -> float {
         return (pa14 + pb15);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const float v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            float inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const float o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const float tot = __shfl_sync(0xffffffffu, inc, 31);
-            float ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | __float_as_uint(tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         float prevp = patc_init;
@@ -329,6 +339,39 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            float pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0.0f);
+            float po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            float po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            float po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            float po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            float po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            float ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            float pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)__float_as_uint(ptot32))));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0.0f : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     float *const patc_ring = ring0;
@@ -348,29 +391,6 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
     auto patc_op = [&](const float pa14, const float pb15) -> float {
         return (pa14 + pb15);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const float v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            float inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const float o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const float tot = __shfl_sync(0xffffffffu, inc, 31);
-            float ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | __float_as_uint(tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         float prevp = patc_init;
@@ -566,6 +586,39 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0);
+            int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot32))));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0 : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     int *const patc_ring = ring0;
@@ -585,29 +638,6 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return (pa14 + pb15);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const int tot = __shfl_sync(0xffffffffu, inc, 31);
-            int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         int prevp = patc_init;
@@ -801,6 +831,39 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0);
+            int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot32))));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0 : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     int *const patc_ring = ring0;
@@ -820,29 +883,6 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return (pa14 + pb15);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const int tot = __shfl_sync(0xffffffffu, inc, 31);
-            int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         int prevp = patc_init;
@@ -1038,6 +1078,39 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : ((0 - 2147483647) - 1));
+            int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? max(po27, pinc26) : pinc26);
+            int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? max(po28, pinc26) : pinc26);
+            int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? max(po29, pinc26) : pinc26);
+            int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? max(po30, pinc26) : pinc26);
+            int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? max(po31, pinc26) : pinc26);
+            int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot32))));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? ((0 - 2147483647) - 1) : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     int *const patc_ring = ring0;
@@ -1057,29 +1130,6 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return max(pa14, pb15);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const int tot = __shfl_sync(0xffffffffu, inc, 31);
-            int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (unsigned int)(tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         int prevp = patc_init;
@@ -1273,6 +1323,39 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 4294967295u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? min(po27, pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? min(po28, pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? min(po29, pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? min(po30, pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? min(po31, pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 4294967295u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     unsigned int *const patc_ring = ring0;
@@ -1292,29 +1375,6 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return min(pa14, pb15);
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -1510,6 +1570,39 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 65536u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (((((po27 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po27 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (((((po28 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po28 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (((((po29 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po29 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (((((po30 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po30 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (((((po31 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po31 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 65536u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     unsigned int *const patc_ring = ring0;
@@ -1529,29 +1622,6 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;
@@ -1745,6 +1815,39 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
             }
         }
     }
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 65536u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (((((po27 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po27 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (((((po28 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po28 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (((((po29 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po29 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (((((po30 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po30 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (((((po31 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po31 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 65536u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     unsigned int *const patc_ring = ring0;
@@ -1764,29 +1867,6 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
-            }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
-        }
-    }
     if (patc_w == 17) { /* the look-back */
         long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
         unsigned int prevp = patc_init;

@@ -593,6 +593,9 @@ typedef struct Pipe {
     Nat *n, *tiles;
     int W, IPT, S, TILE;
     Nat *warp, *lane;
+    Expr *f;      /* a scan's operator op(a)(b); NULL: a filter's or partition's counts add */
+    X *init;      /* its neutral element */
+    ScalarKind ck; /* the values handed over (a filter's: u32 counts) */
 } Pipe;
 
 static Nat *pn(Pipe *p, int64_t v) { return nat_cst(p->a, v); }
@@ -659,6 +662,47 @@ static Nat *popen_while(Pipe *p, const char *prefix, Nat *ub, Stmt **saved)
     *saved = p->w->cur;
     p->w->cur = s->wloop.body;
     return nat_var(p->a, s->wloop.var);
+}
+
+/* op(a)(b), the user's operator inlined (its body lowered with its parameters bound to
+ * a and b, each computed once), or a count's sum */
+static X *pop(Pipe *p, X *a, X *b)
+{
+    if (!p->f) return x_bin(p->a, OP_ADD, SK_U32, a, b);
+    lw_bind(p->w, p->f->lam.param, lw_scalar(p->w, lw_materialise(p->w, a, "pa")));
+    lw_bind(p->w, p->f->lam.body->lam.param, lw_scalar(p->w, lw_materialise(p->w, b, "pb")));
+    LwVal *r = lw_lower_exp(p->w, p->f->lam.body->lam.body);
+    return r->x;
+}
+
+static X *pshfl(Pipe *p, ShflKind k, X *val, int arg)
+{
+    X *x = lw_xnew(p->w, X_SHFL, val->sk);
+    x->shfl.k = k;
+    x->shfl.val = val;
+    x->shfl.arg = plit(p, SK_I32, arg);
+    return x;
+}
+
+/* A private scalar of the handed-over type, initialised with x; its load */
+static X *preg(Pipe *p, const char *prefix, X *x, Buffer **b)
+{
+    lw_emit(p->w, lw_scalar_decl(p->w, prefix, x->sk, x, b));
+    return lw_xload(p->w, *b, pn(p, 0));
+}
+
+/* The warp's inclusive scan of the register r (load x): the steps of patterns/scan.rise's
+ * scanWarpStep, each lane l >= d taking op(the value d lanes up, its own) */
+static void pwarp_scan(Pipe *p, Buffer *r, X *x)
+{
+    for (int d = 1; d < 32; d <<= 1) {
+        X *o = lw_materialise(p->w, pshfl(p, SHFL_UP, x, d), "po");
+        X *sel = lw_xnew(p->w, X_SELECT, x->sk);
+        sel->sel.c = pcmp(p, OP_GE, p->lane, pn(p, d));
+        sel->sel.a = pop(p, o, x);
+        sel->sel.b = x;
+        lw_store(p->w, r, pn(p, 0), sel);
+    }
 }
 
 /* the warp role of warp `warp`, its body opened */
@@ -754,6 +798,89 @@ static void pipe_producer(Pipe *p, bool stable, Buffer *in, Buffer *ctr)
     bk->bulk.bar_index = sl;
     lw_emit(w, bk);
     w->cur = isaved;
+    w->cur = wsaved;
+    w->cur = saved;
+}
+
+/* The head of the aggregator's and the look-back warp's loop over slot iterations k: the
+ * tile t in slot sl = k % S, once the producer filled it (t < 0: no more tiles, the role
+ * ends), then the hand-over `bar` of that round. Opens the loop's body (*saved). */
+static Nat *pipe_round(Pipe *p, int bar, Nat **slp, Stmt **saved)
+{
+    Arena *a = p->a;
+    Stmt *isaved;
+    Nat *k = popen_while(p, "pk", nat_add(a, p->tiles, pn(p, 1)), saved);
+    Nat *sl = plet(p, "psl", pnat(p, nat_mod(a, k, pn(p, p->S))), 0, pn(p, p->S));
+    pmbar(p, MB_WAIT, PS_FULL, sl, pparity(p, k));
+    Nat *t = plet(p, "pt", lw_xload(p->w, p->sm[PS_TID], sl), -1, p->tiles);
+    lw_open_if(p->w, pcmp(p, OP_LT, t, pn(p, 0)), &isaved);
+    pjump(p, JK_RETURN);
+    p->w->cur = isaved;
+    pmbar(p, MB_WAIT, bar, sl, pparity(p, k));
+    *slp = sl;
+    return t;
+}
+
+/* The tile word of tile t: ((epoch << 2 | flag) << 32) | the value's bits, stored whole
+ * (relaxed, gpu scope), as the look-back reads it */
+static void pipe_publish(Pipe *p, Buffer *state, Nat *t, X *ep, X *flag, X *val)
+{
+    Arena *a = p->a;
+    X *hi = x_bin(a, OP_BOR, SK_U32, x_bin(a, OP_SHL, SK_U32, ep, plit(p, SK_U32, 2)), flag);
+    X *bits = val;
+    if (val->sk != SK_U32) {
+        bits = lw_xnew(p->w, X_BITS, SK_U32);
+        bits->un.e = val;
+    }
+    X *word = x_bin(a, OP_BOR, SK_U64, x_bin(a, OP_SHL, SK_U64, pcast(p, SK_U64, hi), plit(p, SK_U64, 32)),
+                    pcast(p, SK_U64, bits));
+    Stmt *s = lw_snew(p->w, S_STORE);
+    s->store.buf = state;
+    s->store.index = t;
+    s->store.val = word;
+    s->store.order = MO_RELAXED;
+    lw_emit(p->w, s);
+}
+
+/* The aggregator (warp W): each tile's chunk totals (lane l: compute warp l's) scanned
+ * into the chunks' offsets in the tile, the tile's total published in its word (flag A,
+ * or P for tile 0) and handed to the look-back warp with the offsets (aggb: every lane
+ * arrives, each releasing what it read and wrote) */
+static void pipe_aggregator(Pipe *p, Buffer *state)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *wsaved, *isaved;
+    Buffer *rb, *eb;
+    Nat *sl;
+    popen_role(p, p->W, &saved);
+    Nat *t = pipe_round(p, PS_TOTS, &sl, &wsaved);
+    X *ep = preg(p, "pep", lw_xload(w, p->sm[PS_EP], pn(p, 0)), &eb);
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->lane);
+    X *v = lw_xnew(w, X_SELECT, p->ck);
+    v->sel.c = pcmp(p, OP_LT, p->lane, pn(p, p->W));
+    v->sel.a = lw_xload(w, p->sm[PS_WTOT], mine);
+    v->sel.b = p->init;
+    X *inc = preg(p, "pinc", v, &rb);
+    pwarp_scan(p, rb, inc);
+    X *tot = lw_materialise(w, pshfl(p, SHFL_IDX, inc, 31), "ptot");
+    X *up = lw_materialise(w, pshfl(p, SHFL_UP, inc, 1), "pup");
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 0)), &isaved);
+    X *flag = lw_xnew(w, X_SELECT, SK_U32);
+    flag->sel.c = pcmp(p, OP_EQ, t, pn(p, 0));
+    flag->sel.a = plit(p, SK_U32, 2);
+    flag->sel.b = plit(p, SK_U32, 1);
+    pipe_publish(p, state, t, ep, flag, tot);
+    lw_store(w, p->sm[PS_AGG], sl, tot);
+    w->cur = isaved;
+    lw_open_if(w, pcmp(p, OP_LT, p->lane, pn(p, p->W)), &isaved);
+    X *ex = lw_xnew(w, X_SELECT, p->ck);
+    ex->sel.c = pcmp(p, OP_EQ, p->lane, pn(p, 0));
+    ex->sel.a = p->init;
+    ex->sel.b = up;
+    lw_store(w, p->sm[PS_WOFF], mine, ex);
+    w->cur = isaved;
+    pmbar(p, MB_ARRIVE, PS_AGGB, sl, NULL);
     w->cur = wsaved;
     w->cur = saved;
 }
@@ -869,10 +996,12 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     k->block[0] = nat_cst(a, 32 * (nw + 3));
     k->grid[0] = tiles;
     k->block_fixed = true;
+    X *zero = lw_xnew(w, X_LIT, SK_U32);
     Pipe p = {w, a, s, s->pipe.sm, s->pipe.n, tiles, (int)nw, (int)ipt, (int)slots, (int)tile,
-              nat_var(a, k->hw.warp), nat_var(a, k->hw.lane)};
+              nat_var(a, k->hw.warp), nat_var(a, k->hw.lane), sel ? NULL : f, sel ? zero : init->x, ck};
     pipe_init(&p);
     pipe_producer(&p, stable, v->buf, s->pipe.ctr);
+    pipe_aggregator(&p, s->pipe.state);
     lw_emit(w, s);
 }
 

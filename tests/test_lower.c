@@ -219,6 +219,7 @@ START_TEST(pipe_roles_and_layout)
     StrBuf d = {0};
     kernel_print(&d, k);
     const char *ir = sb_str(&d);
+    ck_assert_msg(strstr(ir, "role if (warp == 4)\n") && strstr(ir, "shfl.up(") && strstr(ir, "bits.u32"), "%s", ir);
     ck_assert_msg(strstr(ir, "role if (warp == 6)\n") && strstr(ir, "mbar.init full") && strstr(ir, "fence.proxy.async\n") &&
                   strstr(ir, "bulk ring"), "%s", ir);
     sb_free(&d);
