@@ -930,20 +930,6 @@ static void lines(Pr *p, const char *const *ls)
     for (; *ls; ls++) line(p, "%s\n", *ls);
 }
 
-/* The head of the aggregator's and the look-back warp's loop over slot iterations k:
- * wait for the tile in slot k % S (its number t; -1: no more tiles, the warp returns), then
- * for the hand-over `bar` of that round. Opens the loop's body (one level). */
-static void pipe_round(Pr *p, int S, const char *bar)
-{
-    line(p, "for (int k = 0;; k++) {\n");
-    p->ind++;
-    line(p, "const int sl = k %% %d;\n", S);
-    line(p, "patc_mb_wait(&patc_full[sl], (k / %d) & 1);\n", S);
-    line(p, "const long long t = patc_tid[sl];\n");
-    line(p, "if (t < 0) return;\n");
-    line(p, "patc_mb_wait(&%s[sl], (k / %d) & 1);\n", bar, S);
-}
-
 /* What every part of a pipe kernel's text needs: the shape (W compute warps, IPT items
  * per lane, S slots, TILE = W*32*IPT, CH = 32*IPT), whether it is a filter or partition
  * (sel, part; stable: partitionStablePipe's, given the count), the elements' type ek (et, v4: its C type and 16-byte vector) and the type
@@ -1044,19 +1030,17 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "const long long patc_n = (long long)(");
     nat(p, s->pipe.n);
     sb_puts(p->o, ");\n");
-    if (c->sel) line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", c->TILE - 1, c->TILE);
+    if (c->stable) line(p, "const long long patc_tiles = (patc_n + %d) / %d;\n", c->TILE - 1, c->TILE);
     if (c->stable) line(p, "const long long patc_m = (long long)%s[0]; /* the selected: the others go from here on */\n", s->pipe.given->name);
     /* the shared buffers (smem.c's layout) by the names the warps' text uses */
     static const char *const alias[PS_COUNT] = {"patc_ring", "patc_full", "patc_empty", "patc_tots", "patc_aggb",
                                                 "patc_pref", "patc_tid", "patc_ep", "patc_agg", "patc_wtot",
                                                 "patc_woff", "patc_off", "patc_own"};
     for (int i = 0; i < PS_COUNT; i++)
-        if (s->pipe.sm[i])
+        if (s->pipe.sm[i] && i != PS_AGGB && i != PS_EP && i != PS_AGG && i != PS_WOFF) /* the compute warps' */
             line(p, "%s *const %s = %s;\n", scalar_info[s->pipe.sm[i]->sk].ctype, alias[i], s->pipe.sm[i]->name);
     line(p, "const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);\n");
     if (c->sel) {
-        line(p, "const unsigned int patc_init = 0u;\n");
-        line(p, "auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };\n");
         line(p, "auto patc_pred = [&](const %s %s) -> bool {\n", c->et, s->pipe.pa->name);
     } else {
         line(p, "const %s patc_init = ", c->ct);
@@ -1072,73 +1056,6 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
     sb_puts(p->o, ";\n");
     p->ind--;
     line(p, "};\n");
-}
-
-/* the look-back warp (warp W + 1): each tile's exclusive prefix from the words before
- * it, P published, the chunks' offsets handed over */
-static void pipe_lookback(Pr *p, const Stmt *s, const PipeShape *c)
-{
-    line(p, "if (patc_w == %d) { /* the look-back */\n", c->W + 1);
-    p->ind++;
-    line(p, "long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */\n");
-    line(p, "%s prevp = patc_init;\n", c->ct);
-    pipe_round(p, c->S, "patc_aggb");
-    line(p, "const unsigned int ep = *patc_ep;\n");
-    line(p, "const %s tot = patc_agg[sl];\n", c->ct);
-    line(p, "%s acc = patc_init;\n", c->ct);
-    line(p, "bool found = t == 0 || prev == t - 1;\n");
-    line(p, "/* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */\n");
-    line(p, "for (long long top = t - 1; !found && top > prev; top -= 128) {\n");
-    p->ind++;
-    line(p, "unsigned long long wd[4];\n");
-    line(p, "for (;;) {\n");
-    line(p, "    bool unset = false;\n");
-    line(p, "    #pragma unroll\n");
-    line(p, "    for (int u = 0; u < 4; u++) {\n");
-    line(p, "        const long long j = top - 32 * u - patc_l;\n");
-    line(p, "        wd[u] = j > prev ? patc_peek(&%s[j]) : 0ull;\n", c->st);
-    line(p, "        const unsigned int hi = (unsigned int)(wd[u] >> 32);\n");
-    line(p, "        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */\n");
-    line(p, "    }\n");
-    line(p, "    if (!__any_sync(0xffffffffu, unset)) break;\n");
-    line(p, "    __nanosleep(20);\n");
-    line(p, "}\n");
-    line(p, "unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */\n");
-    line(p, "#pragma unroll\n");
-    line(p, "for (int u = 0; u < 4; u++)\n");
-    line(p, "    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));\n");
-    line(p, "near = __reduce_min_sync(0xffffffffu, near);\n");
-    line(p, "/* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */\n");
-    line(p, "%s g[4];\n", c->ct);
-    line(p, "#pragma unroll\n");
-    line(p, "for (int u = 0; u < 4; u++)\n");
-    line(p, "    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? %s(unsigned int)wd[u]) : patc_init;\n",
-         unflag_pre[c->sk]);
-    line(p, "#pragma unroll\n");
-    line(p, "for (int d = 1; d < 32; d <<= 1)\n");
-    line(p, "    #pragma unroll\n");
-    line(p, "    for (int u = 0; u < 4; u++) { const %s o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }\n", c->ct);
-    line(p, "acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);\n");
-    line(p, "found = near != 0xffffffffu;\n");
-    p->ind--;
-    line(p, "}\n");
-    line(p, "if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */\n");
-    line(p, "if (t == 0) acc = patc_init;\n");
-    line(p, "const %s inc = patc_op(acc, tot);\n", c->ct);
-    line(p, "if (patc_l == 0 && t != 0) patc_poke(&%s[t], ((unsigned long long)((ep << 2) | 2u) << 32) | %sinc));\n", c->st, flag_pre[c->sk]);
-    if (c->sel) line(p, "if (patc_l == 0 && t == patc_tiles - 1) %s[0] = inc; /* the count: every tile's */\n", s->pipe.count->name);
-    if (c->stable) /* acc: the selected in the tiles after t; tot: t's own */
-        line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * %d + patc_l];\n",
-             c->W, c->W, c->W);
-    else
-        line(p, "if (patc_l < %d) patc_off[sl * %d + patc_l] = patc_op(acc, patc_woff[sl * %d + patc_l]);\n", c->W, c->W, c->W);
-    line(p, "patc_mb_arrive(&patc_pref[sl]);\n");
-    line(p, "prev = t;\n");
-    line(p, "prevp = inc;\n");
-    p->ind--;
-    line(p, "}\n");
-    p->ind--;
-    line(p, "}\n");
 }
 
 /* the compute warps: scan (or flag and compact) a newly loaded tile's chunk, or finish
@@ -1286,7 +1203,6 @@ static void pipe_scan(Pr *p, const Stmt *s)
     const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
     const PipeShape c = {W, IPT, S, TILE, CH, sel, part, stable, ek, sk, et, ct, v4, in, out, st, ctr};
     pipe_setup(p, s, &c);
-    pipe_lookback(p, s, &c);
     pipe_compute(p, s, &c);
 }
 

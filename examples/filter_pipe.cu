@@ -35,7 +35,7 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(206096, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -129,84 +129,144 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 5);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 10239) / 10240) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
+        }
+    }
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 10239) / 10240;
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 640 .. + 639 of each tile, 20 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -275,7 +335,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(206096, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -369,84 +429,144 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 5);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 10239) / 10240) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
+        }
+    }
     /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 10239) / 10240;
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const int pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 640 .. + 639 of each tile, 20 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -515,7 +635,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4320, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -609,84 +729,144 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 5)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 2);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 4)) {
+                off11[(lane + 4 * psl37)] = (pacc41 + woff10[(lane + 4 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
+        }
+    }
     /* filterPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 511) / 512;
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 5) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 4) patc_off[sl * 4 + patc_l] = patc_op(acc, patc_woff[sl * 4 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;

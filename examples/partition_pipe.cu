@@ -38,7 +38,7 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(223456, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -132,84 +132,144 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
+        }
+    }
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -286,7 +346,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(223456, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -380,84 +440,144 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
+        }
+    }
     /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const int pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -534,7 +654,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4320, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -628,84 +748,144 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 5)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 2);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 4)) {
+                off11[(lane + 4 * psl37)] = (pacc41 + woff10[(lane + 4 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
+        }
+    }
     /* partitionPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 511) / 512;
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     unsigned int *const patc_own = own12;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const float pa15) -> bool {
         return (pa15 > t);
     };
-    if (patc_w == 5) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate13[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate13[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 4) patc_off[sl * 4 + patc_l] = patc_op(acc, patc_woff[sl * 4 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -912,7 +1092,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(223456, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(g, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
@@ -1006,6 +1186,129 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             patc_mb_arrive(&aggb68[psl87]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev98 = -1ll;
+        unsigned int pprevp99 = 0u;
+        for (patc_int pk100 = 0; ; pk100 += 1) {
+            const patc_int psl101 = (pk100 % 9);
+            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            const patc_int pt102 = tid70[psl101];
+            if ((pt102 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            unsigned int pep103 = ep71[0];
+            unsigned int ptot104 = agg72[psl101];
+            unsigned int pacc105 = 0u;
+            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
+            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
+                unsigned long long pwd108 = 0ull;
+                unsigned long long pwd109 = 0ull;
+                unsigned long long pwd110 = 0ull;
+                unsigned long long pwd111 = 0ull;
+                for (;;) {
+                    bool punset112 = false;
+                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
+                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
+                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset112))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear117 = 4294967295u;
+                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)lane));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                }
+                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
+                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
+                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
+                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
+                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
+                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
+                pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
+                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
+                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
+                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
+                pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
+                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
+                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
+                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
+                pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
+                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
+                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
+                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
+                pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
+                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
+                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
+                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
+                pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
+                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
+                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
+                pacc105 = (pw0143 + pacc105);
+                pfound106 = (pnear117 != 4294967295u);
+            }
+            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
+                pacc105 = (pprevp99 + pacc105);
+            }
+            if ((pt102 == 0)) {
+                pacc105 = 0u;
+            }
+            unsigned int pinc144 = (pacc105 + ptot104);
+            if (((lane == 0) && (pt102 != 0))) {
+                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            }
+            if (((lane == 0) && (pt102 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc144;
+            }
+            if ((lane < 16)) {
+                off75[(lane + 16 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 16 * psl101)]);
+            }
+            patc_mb_arrive(&pref69[psl101]);
+            pprev98 = pt102;
+            pprevp99 = pinc144;
+        }
+    }
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -1014,77 +1317,15 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
     unsigned long long *const patc_full = full65;
     unsigned long long *const patc_empty = empty66;
     unsigned long long *const patc_tots = tots67;
-    unsigned long long *const patc_aggb = aggb68;
     unsigned long long *const patc_pref = pref69;
     long long *const patc_tid = tid70;
-    unsigned int *const patc_ep = ep71;
-    unsigned int *const patc_agg = agg72;
     unsigned int *const patc_wtot = wtot73;
-    unsigned int *const patc_woff = woff74;
     unsigned int *const patc_off = off75;
     unsigned int *const patc_own = own76;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const float pa79) -> bool {
         return (pa79 > t);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate77[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -1294,7 +1535,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(223456, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(g, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
@@ -1388,6 +1629,129 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             patc_mb_arrive(&aggb68[psl87]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev98 = -1ll;
+        unsigned int pprevp99 = 0u;
+        for (patc_int pk100 = 0; ; pk100 += 1) {
+            const patc_int psl101 = (pk100 % 9);
+            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            const patc_int pt102 = tid70[psl101];
+            if ((pt102 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            unsigned int pep103 = ep71[0];
+            unsigned int ptot104 = agg72[psl101];
+            unsigned int pacc105 = 0u;
+            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
+            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
+                unsigned long long pwd108 = 0ull;
+                unsigned long long pwd109 = 0ull;
+                unsigned long long pwd110 = 0ull;
+                unsigned long long pwd111 = 0ull;
+                for (;;) {
+                    bool punset112 = false;
+                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
+                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
+                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset112))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear117 = 4294967295u;
+                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)lane));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                }
+                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
+                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
+                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
+                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
+                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
+                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
+                pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
+                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
+                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
+                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
+                pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
+                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
+                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
+                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
+                pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
+                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
+                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
+                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
+                pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
+                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
+                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
+                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
+                pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
+                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
+                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
+                pacc105 = (pw0143 + pacc105);
+                pfound106 = (pnear117 != 4294967295u);
+            }
+            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
+                pacc105 = (pprevp99 + pacc105);
+            }
+            if ((pt102 == 0)) {
+                pacc105 = 0u;
+            }
+            unsigned int pinc144 = (pacc105 + ptot104);
+            if (((lane == 0) && (pt102 != 0))) {
+                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            }
+            if (((lane == 0) && (pt102 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc144;
+            }
+            if ((lane < 16)) {
+                off75[(lane + 16 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 16 * psl101)]);
+            }
+            patc_mb_arrive(&pref69[psl101]);
+            pprev98 = pt102;
+            pprevp99 = pinc144;
+        }
+    }
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
@@ -1396,77 +1760,15 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
     unsigned long long *const patc_full = full65;
     unsigned long long *const patc_empty = empty66;
     unsigned long long *const patc_tots = tots67;
-    unsigned long long *const patc_aggb = aggb68;
     unsigned long long *const patc_pref = pref69;
     long long *const patc_tid = tid70;
-    unsigned int *const patc_ep = ep71;
-    unsigned int *const patc_agg = agg72;
     unsigned int *const patc_wtot = wtot73;
-    unsigned int *const patc_woff = woff74;
     unsigned int *const patc_off = off75;
     unsigned int *const patc_own = own76;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const int pa79) -> bool {
         return (pa79 > t);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate77[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -1676,7 +1978,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2)) < 2^31), else long long
+ *                    for a launch where max(g, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
@@ -1770,6 +2072,129 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             patc_mb_arrive(&aggb68[psl87]);
         }
     }
+    if ((warp == 5)) {
+        long long pprev98 = -1ll;
+        unsigned int pprevp99 = 0u;
+        for (patc_int pk100 = 0; ; pk100 += 1) {
+            const patc_int psl101 = (pk100 % 2);
+            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 2) & 1)));
+            const patc_int pt102 = tid70[psl101];
+            if ((pt102 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 2) & 1)));
+            unsigned int pep103 = ep71[0];
+            unsigned int ptot104 = agg72[psl101];
+            unsigned int pacc105 = 0u;
+            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
+            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
+                unsigned long long pwd108 = 0ull;
+                unsigned long long pwd109 = 0ull;
+                unsigned long long pwd110 = 0ull;
+                unsigned long long pwd111 = 0ull;
+                for (;;) {
+                    bool punset112 = false;
+                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
+                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
+                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset112))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear117 = 4294967295u;
+                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)lane));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                }
+                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
+                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
+                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
+                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
+                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
+                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
+                pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
+                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
+                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
+                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
+                pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
+                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
+                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
+                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
+                pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
+                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
+                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
+                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
+                pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
+                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
+                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
+                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
+                pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
+                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
+                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
+                pacc105 = (pw0143 + pacc105);
+                pfound106 = (pnear117 != 4294967295u);
+            }
+            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
+                pacc105 = (pprevp99 + pacc105);
+            }
+            if ((pt102 == 0)) {
+                pacc105 = 0u;
+            }
+            unsigned int pinc144 = (pacc105 + ptot104);
+            if (((lane == 0) && (pt102 != 0))) {
+                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            }
+            if (((lane == 0) && (pt102 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc144;
+            }
+            if ((lane < 4)) {
+                off75[(lane + 4 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 4 * psl101)]);
+            }
+            patc_mb_arrive(&pref69[psl101]);
+            pprev98 = pt102;
+            pprevp99 = pinc144;
+        }
+    }
     /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
@@ -1778,77 +2203,15 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
     unsigned long long *const patc_full = full65;
     unsigned long long *const patc_empty = empty66;
     unsigned long long *const patc_tots = tots67;
-    unsigned long long *const patc_aggb = aggb68;
     unsigned long long *const patc_pref = pref69;
     long long *const patc_tid = tid70;
-    unsigned int *const patc_ep = ep71;
-    unsigned int *const patc_agg = agg72;
     unsigned int *const patc_wtot = wtot73;
-    unsigned int *const patc_woff = woff74;
     unsigned int *const patc_off = off75;
     unsigned int *const patc_own = own76;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
     auto patc_pred = [&](const float pa79) -> bool {
         return (pa79 > t);
     };
-    if (patc_w == 5) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate77[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate77[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 4) patc_off[sl * 4 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 4 + patc_l];
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;

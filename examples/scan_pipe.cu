@@ -34,7 +34,7 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -127,80 +127,144 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        float pprevp35 = 0.0f;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            float ptot40 = agg8[psl37];
+            float pacc41 = 0.0f;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                float pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? __uint_as_float(((unsigned int)pwd44)) : 0.0f);
+                float pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd45)) : 0.0f);
+                float pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd46)) : 0.0f);
+                float pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd47)) : 0.0f);
+                float po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                float po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                float po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                float po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                float po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                float po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                float po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                float po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                float po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                float po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                float po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                float po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                float po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                float po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                float po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                float po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                float po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                float po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                float po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                float po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                float pa78 = (pg57 + pg56);
+                float pa79 = (pa78 + pg55);
+                float pall80 = (pa79 + pg54);
+                float pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = (pw081 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0.0f;
+            }
+            float pinc82 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)__float_as_uint(pinc82))));
+            }
+            if ((lane < 16)) {
+                float pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    float *const patc_agg = agg8;
     float *const patc_wtot = wtot9;
-    float *const patc_woff = woff10;
     float *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const float patc_init = 0.0f;
     auto patc_op = [&](const float pa14, const float pb15) -> float {
         return (pa14 + pb15);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        float prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const float tot = patc_agg[sl];
-            float acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                float g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? __uint_as_float((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const float o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const float inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | __float_as_uint(inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -279,7 +343,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -372,80 +436,144 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        float pprevp35 = 0.0f;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            float ptot40 = agg8[psl37];
+            float pacc41 = 0.0f;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                float pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? __uint_as_float(((unsigned int)pwd44)) : 0.0f);
+                float pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd45)) : 0.0f);
+                float pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd46)) : 0.0f);
+                float pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd47)) : 0.0f);
+                float po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                float po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                float po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                float po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                float po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                float po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                float po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                float po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                float po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                float po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                float po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                float po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                float po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                float po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                float po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                float po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                float po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                float po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                float po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                float po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                float pa78 = (pg57 + pg56);
+                float pa79 = (pa78 + pg55);
+                float pall80 = (pa79 + pg54);
+                float pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = (pw081 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0.0f;
+            }
+            float pinc82 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)__float_as_uint(pinc82))));
+            }
+            if ((lane < 16)) {
+                float pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     float *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    float *const patc_agg = agg8;
     float *const patc_wtot = wtot9;
-    float *const patc_woff = woff10;
     float *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const float patc_init = 0.0f;
     auto patc_op = [&](const float pa14, const float pb15) -> float {
         return (pa14 + pb15);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        float prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const float tot = patc_agg[sl];
-            float acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                float g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? __uint_as_float((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const float o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const float inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | __float_as_uint(inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -526,7 +654,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -619,80 +747,144 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        int pprevp35 = 0;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            int ptot40 = agg8[psl37];
+            int pacc41 = 0;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? (int)(((unsigned int)pwd44)) : 0);
+                int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? (int)(((unsigned int)pwd45)) : 0);
+                int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? (int)(((unsigned int)pwd46)) : 0);
+                int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? (int)(((unsigned int)pwd47)) : 0);
+                int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                int pa78 = (pg57 + pg56);
+                int pa79 = (pa78 + pg55);
+                int pall80 = (pa79 + pg54);
+                int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = (pw081 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0;
+            }
+            int pinc82 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc82))));
+            }
+            if ((lane < 16)) {
+                int pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    int *const patc_agg = agg8;
     int *const patc_wtot = wtot9;
-    int *const patc_woff = woff10;
     int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const int patc_init = 0;
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return (pa14 + pb15);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const int tot = patc_agg[sl];
-            int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? (int)((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -771,7 +963,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -864,80 +1056,144 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        int pprevp35 = 0;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            int ptot40 = agg8[psl37];
+            int pacc41 = 0;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? (int)(((unsigned int)pwd44)) : 0);
+                int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? (int)(((unsigned int)pwd45)) : 0);
+                int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? (int)(((unsigned int)pwd46)) : 0);
+                int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? (int)(((unsigned int)pwd47)) : 0);
+                int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                int pa78 = (pg57 + pg56);
+                int pa79 = (pa78 + pg55);
+                int pall80 = (pa79 + pg54);
+                int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = (pw081 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0;
+            }
+            int pinc82 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc82))));
+            }
+            if ((lane < 16)) {
+                int pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    int *const patc_agg = agg8;
     int *const patc_wtot = wtot9;
-    int *const patc_woff = woff10;
     int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const int patc_init = 0;
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return (pa14 + pb15);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const int tot = patc_agg[sl];
-            int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? (int)((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -1018,7 +1274,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -1111,80 +1367,144 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        int pprevp35 = ((0 - 2147483647) - 1);
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            int ptot40 = agg8[psl37];
+            int pacc41 = ((0 - 2147483647) - 1);
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? (int)(((unsigned int)pwd44)) : ((0 - 2147483647) - 1));
+                int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? (int)(((unsigned int)pwd45)) : ((0 - 2147483647) - 1));
+                int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? (int)(((unsigned int)pwd46)) : ((0 - 2147483647) - 1));
+                int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? (int)(((unsigned int)pwd47)) : ((0 - 2147483647) - 1));
+                int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? max(po58, pg54) : pg54);
+                int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? max(po59, pg55) : pg55);
+                int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? max(po60, pg56) : pg56);
+                int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? max(po61, pg57) : pg57);
+                int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? max(po62, pg54) : pg54);
+                int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? max(po63, pg55) : pg55);
+                int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? max(po64, pg56) : pg56);
+                int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? max(po65, pg57) : pg57);
+                int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? max(po66, pg54) : pg54);
+                int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? max(po67, pg55) : pg55);
+                int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? max(po68, pg56) : pg56);
+                int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? max(po69, pg57) : pg57);
+                int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? max(po70, pg54) : pg54);
+                int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? max(po71, pg55) : pg55);
+                int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? max(po72, pg56) : pg56);
+                int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? max(po73, pg57) : pg57);
+                int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? max(po74, pg54) : pg54);
+                int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? max(po75, pg55) : pg55);
+                int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? max(po76, pg56) : pg56);
+                int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? max(po77, pg57) : pg57);
+                int pa78 = max(pg57, pg56);
+                int pa79 = max(pa78, pg55);
+                int pall80 = max(pa79, pg54);
+                int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = max(pw081, pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = max(pprevp35, pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = ((0 - 2147483647) - 1);
+            }
+            int pinc82 = max(pacc41, ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc82))));
+            }
+            if ((lane < 16)) {
+                int pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = max(pacc41, pb83);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    int *const patc_agg = agg8;
     int *const patc_wtot = wtot9;
-    int *const patc_woff = woff10;
     int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const int patc_init = ((0 - 2147483647) - 1);
     auto patc_op = [&](const int pa14, const int pb15) -> int {
         return max(pa14, pb15);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const int tot = patc_agg[sl];
-            int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? (int)((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (unsigned int)(inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -1263,7 +1583,7 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -1356,80 +1676,144 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 4294967295u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 4294967295u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 4294967295u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 4294967295u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 4294967295u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 4294967295u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? min(po58, pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? min(po59, pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? min(po60, pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? min(po61, pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? min(po62, pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? min(po63, pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? min(po64, pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? min(po65, pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? min(po66, pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? min(po67, pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? min(po68, pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? min(po69, pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? min(po70, pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? min(po71, pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? min(po72, pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? min(po73, pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? min(po74, pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? min(po75, pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? min(po76, pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? min(po77, pg57) : pg57);
+                unsigned int pa78 = min(pg57, pg56);
+                unsigned int pa79 = min(pa78, pg55);
+                unsigned int pall80 = min(pa79, pg54);
+                unsigned int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = min(pw081, pacc41);
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = min(pprevp35, pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 4294967295u;
+            }
+            unsigned int pinc82 = min(pacc41, ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc82)));
+            }
+            if ((lane < 16)) {
+                unsigned int pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = min(pacc41, pb83);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     unsigned int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 4294967295u;
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return min(pa14, pb15);
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -1510,7 +1894,7 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -1603,80 +1987,144 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 65536u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 65536u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 65536u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 65536u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 65536u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 65536u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (((((po58 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po58 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (((((po59 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po59 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (((((po60 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po60 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (((((po61 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po61 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (((((po62 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po62 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (((((po63 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po63 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (((((po64 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po64 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (((((po65 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po65 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (((((po66 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po66 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (((((po67 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po67 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (((((po68 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po68 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (((((po69 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po69 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (((((po70 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po70 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (((((po71 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po71 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (((((po72 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po72 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (((((po73 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po73 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (((((po74 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po74 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (((((po75 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po75 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (((((po76 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po76 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (((((po77 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po77 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int pa78 = (((((pg57 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (pg57 % 65536u)) + (pg56 % 65536u)) % 65536u));
+                unsigned int pa79 = (((((pa78 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (pa78 % 65536u)) + (pg55 % 65536u)) % 65536u));
+                unsigned int pall80 = (((((pa79 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (pa79 % 65536u)) + (pg54 % 65536u)) % 65536u));
+                unsigned int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = (((((pw081 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pw081 % 65536u)) + (pacc41 % 65536u)) % 65536u));
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (((((pprevp35 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pprevp35 % 65536u)) + (pacc41 % 65536u)) % 65536u));
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 65536u;
+            }
+            unsigned int pinc82 = (((((pacc41 / 65536u) * (ptot40 / 65536u)) % 65536u) * 65536u) + ((((ptot40 / 65536u) * (pacc41 % 65536u)) + (ptot40 % 65536u)) % 65536u));
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc82)));
+            }
+            if ((lane < 16)) {
+                unsigned int pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = (((((pacc41 / 65536u) * (pb83 / 65536u)) % 65536u) * 65536u) + ((((pb83 / 65536u) * (pacc41 % 65536u)) + (pb83 % 65536u)) % 65536u));
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     unsigned int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 65536u;
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;
@@ -1755,7 +2203,7 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(222880, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)) < 2^31), else long long
+ *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -1848,80 +2296,144 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
             patc_mb_arrive(&aggb4[psl23]);
         }
     }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 65536u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 65536u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                for (;;) {
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 65536u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 65536u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 65536u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 65536u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (((((po58 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po58 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (((((po59 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po59 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (((((po60 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po60 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (((((po61 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po61 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (((((po62 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po62 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (((((po63 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po63 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (((((po64 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po64 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (((((po65 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po65 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (((((po66 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po66 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (((((po67 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po67 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (((((po68 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po68 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (((((po69 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po69 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (((((po70 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po70 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (((((po71 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po71 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (((((po72 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po72 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (((((po73 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po73 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (((((po74 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po74 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (((((po75 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po75 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (((((po76 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po76 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (((((po77 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po77 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int pa78 = (((((pg57 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (pg57 % 65536u)) + (pg56 % 65536u)) % 65536u));
+                unsigned int pa79 = (((((pa78 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (pa78 % 65536u)) + (pg55 % 65536u)) % 65536u));
+                unsigned int pall80 = (((((pa79 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (pa79 % 65536u)) + (pg54 % 65536u)) % 65536u));
+                unsigned int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
+                pacc41 = (((((pw081 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pw081 % 65536u)) + (pacc41 % 65536u)) % 65536u));
+                pfound42 = (pnear53 != 4294967295u);
+            }
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (((((pprevp35 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pprevp35 % 65536u)) + (pacc41 % 65536u)) % 65536u));
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 65536u;
+            }
+            unsigned int pinc82 = (((((pacc41 / 65536u) * (ptot40 / 65536u)) % 65536u) * 65536u) + ((((ptot40 / 65536u) * (pacc41 % 65536u)) + (ptot40 % 65536u)) % 65536u));
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc82)));
+            }
+            if ((lane < 16)) {
+                unsigned int pb83 = woff10[(lane + 16 * psl37)];
+                off11[(lane + 16 * psl37)] = (((((pacc41 / 65536u) * (pb83 / 65536u)) % 65536u) * 65536u) + ((((pb83 / 65536u) * (pacc41 % 65536u)) + (pb83 % 65536u)) % 65536u));
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc82;
+        }
+    }
     /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     unsigned int *const patc_ring = ring0;
     unsigned long long *const patc_full = full1;
     unsigned long long *const patc_empty = empty2;
     unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_aggb = aggb4;
     unsigned long long *const patc_pref = pref5;
     long long *const patc_tid = tid6;
-    unsigned int *const patc_ep = ep7;
-    unsigned int *const patc_agg = agg8;
     unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_woff = woff10;
     unsigned int *const patc_off = off11;
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 65536u;
     auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
         return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
     };
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
-                for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate12[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
-                    }
-                    if (!__any_sync(0xffffffffu, unset)) break;
-                    __nanosleep(20);
-                }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
-            }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate12[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
-        }
-    }
     /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
     int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
     bool done = false;

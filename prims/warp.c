@@ -885,6 +885,173 @@ static void pipe_aggregator(Pipe *p, Buffer *state)
     w->cur = saved;
 }
 
+/* helpers of the look-back: a select, a negation, a bool register's load */
+static X *psel(Pipe *p, X *c, X *a, X *b)
+{
+    X *x = lw_xnew(p->w, X_SELECT, a->sk);
+    x->sel.c = c;
+    x->sel.a = a;
+    x->sel.b = b;
+    return x;
+}
+
+static X *pnot(Pipe *p, X *e)
+{
+    X *x = lw_xnew(p->w, X_UN, SK_BOOL);
+    x->un.op = UOP_NOT;
+    x->un.e = e;
+    return x;
+}
+
+static X *pvote(Pipe *p, ShflKind k, ScalarKind sk, X *val)
+{
+    X *x = lw_xnew(p->w, X_SHFL, sk);
+    x->shfl.k = k;
+    x->shfl.val = val;
+    return x;
+}
+
+/* One window of the look-back: lane l reads the words of tiles j = top - 32u - l,
+ * u = 0..3 (coalesced; older at higher l and u) that lie after prev, until none of them
+ * is unset (of another epoch, or flag 0: zeroed memory in epoch 0), sleeping 20 ns
+ * between polls; then the nearest P's distance `near` (the warp's minimum), and the
+ * values from top back to it combined in order into acc: per group of 32 a shuffle tree
+ * (lane l takes op(v[l + d], v[l])), then the groups. found: a P was among them. */
+static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer *accb, Buffer *foundb)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *psaved, *isaved;
+    Buffer *wb[4], *gb[4], *ub, *nb;
+    X *wd[4], *g[4], *live[4];
+    Nat *dist[4];
+    for (int u = 0; u < 4; u++) {
+        dist[u] = nat_add(a, pn(p, 32 * u), p->lane);
+        X *j = pnat(p, nat_sub(a, top, dist[u]));
+        live[u] = x_bin(a, OP_GT, SK_BOOL, j, prev);
+        wd[u] = preg(p, "pwd", plit(p, SK_U64, 0), &wb[u]);
+    }
+    Stmt *poll = lw_snew(w, S_WHILE);
+    poll->wloop.body = stmt_seq(a);
+    lw_emit(w, poll);
+    psaved = w->cur;
+    w->cur = poll->wloop.body;
+    X *unset = preg(p, "punset", x_bool(a, false), &ub);
+    for (int u = 0; u < 4; u++) {
+        X *ld = lw_xload(w, state, nat_sub(a, top, dist[u]));
+        ld->load.order = MO_RELAXED;
+        lw_store(w, wb[u], pn(p, 0), psel(p, live[u], ld, plit(p, SK_U64, 0)));
+        X *hi = lw_materialise(w, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, wd[u], plit(p, SK_U64, 32))), "phi");
+        X *other = x_bin(a, OP_NE, SK_BOOL, x_bin(a, OP_SHR, SK_U32, hi, plit(p, SK_U32, 2)), ep);
+        X *zero = x_bin(a, OP_EQ, SK_BOOL, x_bin(a, OP_BAND, SK_U32, hi, plit(p, SK_U32, 3)), plit(p, SK_U32, 0));
+        lw_store(w, ub, pn(p, 0), x_bin(a, OP_OR, SK_BOOL, unset, x_bin(a, OP_AND, SK_BOOL, live[u],
+                                                                         x_bin(a, OP_OR, SK_BOOL, other, zero))));
+    }
+    lw_open_if(w, pnot(p, pvote(p, SHFL_ANY, SK_BOOL, unset)), &isaved);
+    pjump(p, JK_BREAK);
+    w->cur = isaved;
+    Stmt *sl = lw_snew(w, S_SLEEP);
+    sl->sleep.ns = 20;
+    lw_emit(w, sl);
+    w->cur = psaved;
+    X *near = preg(p, "pnear", plit(p, SK_U32, (int64_t)0xffffffffu), &nb);
+    for (int u = 0; u < 4; u++) {
+        X *flag = x_bin(a, OP_BAND, SK_U32, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, wd[u], plit(p, SK_U64, 32))),
+                        plit(p, SK_U32, 3));
+        lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, live[u], x_bin(a, OP_EQ, SK_BOOL, flag, plit(p, SK_U32, 2))), &isaved);
+        X *m = lw_xnew(w, X_MINMAX, SK_U32);
+        m->bin.op = OP_LT;
+        m->bin.l = near;
+        m->bin.r = pcast(p, SK_U32, pnat(p, dist[u]));
+        lw_store(w, nb, pn(p, 0), m);
+        w->cur = isaved;
+    }
+    lw_store(w, nb, pn(p, 0), pvote(p, SHFL_REDMIN, SK_U32, near));
+    for (int u = 0; u < 4; u++) {
+        X *v = pcast(p, SK_U32, wd[u]);
+        if (p->ck != SK_U32) {
+            X *b = lw_xnew(w, X_BITS, p->ck);
+            b->un.e = v;
+            v = b;
+        }
+        X *in = x_bin(a, OP_AND, SK_BOOL, live[u], x_bin(a, OP_LE, SK_BOOL, pcast(p, SK_U32, pnat(p, dist[u])), near));
+        g[u] = preg(p, "pg", psel(p, in, v, p->init), &gb[u]);
+    }
+    for (int d = 1; d < 32; d <<= 1)
+        for (int u = 0; u < 4; u++) {
+            X *o = lw_materialise(w, pshfl(p, SHFL_DOWN, g[u], d), "po");
+            lw_store(w, gb[u], pn(p, 0), psel(p, pcmp(p, OP_LT, nat_add(a, p->lane, pn(p, d)), pn(p, 32)), pop(p, o, g[u]), g[u]));
+        }
+    X *all = lw_materialise(w, pop(p, pop(p, pop(p, g[3], g[2]), g[1]), g[0]), "pall");
+    X *acc = lw_xload(w, accb, pn(p, 0));
+    lw_store(w, accb, pn(p, 0), pop(p, lw_materialise(w, pshfl(p, SHFL_IDX, all, 0), "pw0"), acc));
+    lw_store(w, foundb, pn(p, 0), x_bin(a, OP_NE, SK_BOOL, near, plit(p, SK_U32, (int64_t)0xffffffffu)));
+}
+
+/* The look-back warp (warp W + 1): each tile's exclusive prefix from the words of the
+ * tiles before it (seed 001's decoupled look-back: 4 x 32 words a window, newest
+ * first, back to the nearest P, never past its own block's previous tile prev, whose
+ * inclusive prefix prevp it knows), P published, the chunks' offsets handed over (a
+ * filter's: the count of every tile to `count` from the last; a stable partition's
+ * offsets count from the end, after the given number of selected `given`) */
+static void pipe_lookback(Pipe *p, Buffer *state, Buffer *count, Buffer *given)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *wsaved, *isaved, *lsaved;
+    Buffer *prb, *ppb, *eb, *tb, *ab, *fb, *ib;
+    Nat *sl;
+    popen_role(p, p->W + 1, &saved);
+    X *prev = preg(p, "pprev", plit(p, SK_I64, -1), &prb);
+    X *prevp = preg(p, "pprevp", p->init, &ppb);
+    Nat *t = pipe_round(p, PS_AGGB, &sl, &wsaved);
+    X *ep = preg(p, "pep", lw_xload(w, p->sm[PS_EP], pn(p, 0)), &eb);
+    X *tot = preg(p, "ptot", lw_xload(w, p->sm[PS_AGG], sl), &tb);
+    X *acc = preg(p, "pacc", p->init, &ab);
+    X *xt = pnat(p, t), *after = x_bin(a, OP_EQ, SK_BOOL, prev, pnat(p, nat_sub(a, t, pn(p, 1))));
+    X *found = preg(p, "pfound", x_bin(a, OP_OR, SK_BOOL, x_bin(a, OP_EQ, SK_BOOL, xt, plit(p, SK_I32, 0)), after), &fb);
+    /* for (r = 0; !found && top > prev; r++), top = t - 1 - 128 r */
+    Stmt *lb = lw_snew(w, S_WHILE);
+    lb->wloop.var = nat_newvar(a, arena_printf(a, "pr%d", w->names++), 0, nat_add(a, nat_div(a, p->tiles, pn(p, 128)), pn(p, 2)));
+    Nat *top = nat_sub(a, nat_sub(a, t, pn(p, 1)), nat_mul(a, nat_var(a, lb->wloop.var), pn(p, 128)));
+    lb->wloop.cond = x_bin(a, OP_AND, SK_BOOL, pnot(p, found), x_bin(a, OP_GT, SK_BOOL, pnat(p, top), prev));
+    lb->wloop.body = stmt_seq(a);
+    lw_emit(w, lb);
+    lsaved = w->cur;
+    w->cur = lb->wloop.body;
+    pipe_window(p, state, top, prev, ep, ab, fb);
+    w->cur = lsaved;
+    /* back to the previous tile: its prefix first */
+    lw_open_if(w, x_bin(a, OP_OR, SK_BOOL, pnot(p, found), after), &isaved);
+    lw_store(w, ab, pn(p, 0), pop(p, prevp, acc));
+    w->cur = isaved;
+    lw_open_if(w, x_bin(a, OP_EQ, SK_BOOL, xt, plit(p, SK_I32, 0)), &isaved);
+    lw_store(w, ab, pn(p, 0), p->init);
+    w->cur = isaved;
+    X *inc = preg(p, "pinc", pop(p, acc, tot), &ib);
+    X *lane0 = pcmp(p, OP_EQ, p->lane, pn(p, 0));
+    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, lane0, x_bin(a, OP_NE, SK_BOOL, xt, plit(p, SK_I32, 0))), &isaved);
+    pipe_publish(p, state, t, ep, plit(p, SK_U32, 2), inc);
+    w->cur = isaved;
+    if (count) {
+        lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, lane0, pcmp(p, OP_EQ, t, nat_sub(a, p->tiles, pn(p, 1)))), &isaved);
+        lw_store(w, count, pn(p, 0), inc);
+        w->cur = isaved;
+    }
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->lane);
+    lw_open_if(w, pcmp(p, OP_LT, p->lane, pn(p, p->W)), &isaved);
+    X *woff = lw_xload(w, p->sm[PS_WOFF], mine);
+    X *off = given ? x_bin(a, OP_ADD, SK_U32, x_bin(a, OP_SUB, SK_U32, x_bin(a, OP_SUB, SK_U32, lw_xload(w, given, pn(p, 0)), acc), tot), woff)
+                   : pop(p, acc, woff);
+    lw_store(w, p->sm[PS_OFF], mine, off);
+    w->cur = isaved;
+    pmbar(p, MB_ARRIVE, PS_PREF, sl, NULL);
+    lw_store(w, prb, pn(p, 0), xt);
+    lw_store(w, ppb, pn(p, 0), inc);
+    w->cur = wsaved;
+    w->cur = saved;
+}
+
 /* scanPipe written to acc c: the kernel's only output, from element 0, with nothing
  * else in the kernel; xs a data parameter read from element 0 (the bulk copies read it
  * in tiles, 16-byte aligned, and the stores write 16-byte vectors: the runtime checks
@@ -1002,6 +1169,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     pipe_init(&p);
     pipe_producer(&p, stable, v->buf, s->pipe.ctr);
     pipe_aggregator(&p, s->pipe.state);
+    pipe_lookback(&p, s->pipe.state, sel ? c->cnt : NULL, s->pipe.given);
     lw_emit(w, s);
 }
 

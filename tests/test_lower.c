@@ -220,6 +220,7 @@ START_TEST(pipe_roles_and_layout)
     kernel_print(&d, k);
     const char *ir = sb_str(&d);
     ck_assert_msg(strstr(ir, "role if (warp == 4)\n") && strstr(ir, "shfl.up(") && strstr(ir, "bits.u32"), "%s", ir);
+    ck_assert_msg(strstr(ir, "role if (warp == 5)\n") && strstr(ir, "sleep 20 ns\n") && strstr(ir, "break\n"), "%s", ir);
     ck_assert_msg(strstr(ir, "role if (warp == 6)\n") && strstr(ir, "mbar.init full") && strstr(ir, "fence.proxy.async\n") &&
                   strstr(ir, "bulk ring"), "%s", ir);
     sb_free(&d);
