@@ -908,6 +908,13 @@ static void stmt(Pr *p, const Stmt *s)
     case S_LOOKBACK: look_back(p, s); return;
     case S_PIPE: pipe_scan(p, s); return;
     case S_MBAR: mbar(p, s); return;
+    case S_VSTORE: {
+        const char *vt = vec_type(s->vstore.dst->sk, s->vstore.width);
+        line(p, "*(%s *)(%s + ", vt, s->vstore.dst->name);
+        nat(p, s->vstore.index);
+        sb_printf(o, ") = *(const %s *)%s;\n", vt, s->vstore.src->name);
+        return;
+    }
     case S_BULK:
         line(p, "patc_bulk_load(%s + ", s->bulk.dst->name);
         nat(p, s->bulk.dst_index);
@@ -1040,16 +1047,8 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
         if (s->pipe.sm[i] && i != PS_AGGB && i != PS_EP && i != PS_AGG && i != PS_WOFF) /* the compute warps' */
             line(p, "%s *const %s = %s;\n", scalar_info[s->pipe.sm[i]->sk].ctype, alias[i], s->pipe.sm[i]->name);
     line(p, "const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);\n");
-    if (c->sel) {
-        line(p, "auto patc_pred = [&](const %s %s) -> bool {\n", c->et, s->pipe.pa->name);
-    } else {
-        line(p, "const %s patc_init = ", c->ct);
-        expr(p, s->pipe.init);
-        sb_puts(p->o, ";\n");
-        line(p, "auto patc_op = [&](const %s %s, const %s %s) -> %s {\n", c->ct, s->pipe.pa->name, c->ct, s->pipe.pb->name,
-             c->ct);
-    }
-    p->ind++; /* the user's function (the operator op(pa)(pb), or the predicate pred(pa)) */
+    line(p, "auto patc_pred = [&](const %s %s) -> bool {\n", c->et, s->pipe.pa->name);
+    p->ind++; /* the user's predicate pred(pa) */
     stmt(p, s->pipe.ops);
     line(p, "return ");
     expr(p, s->pipe.op);
@@ -1060,7 +1059,7 @@ static void pipe_setup(Pr *p, const Stmt *s, const PipeShape *c)
 
 /* the compute warps: scan (or flag and compact) a newly loaded tile's chunk, or finish
  * one whose offset is known, whichever is ready */
-static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
+static void pipe_compute(Pr *p, const PipeShape *c)
 {
     line(p, "/* compute warp patc_w: elements patc_w * %d .. + %d of each tile, %d per lane */\n", c->CH, c->CH - 1, c->IPT);
     line(p, "int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */\n");
@@ -1085,68 +1084,23 @@ static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
     line(p, "for (int q = 0; q < %d; q++) { const %s u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }\n",
          c->IPT / 4, c->v4);
     line(p, "if (cnt < (long long)(patc_l + 1) * %d) { /* the last tile: past the copy, from %s; past n, %s */\n", c->IPT, c->in,
-         c->sel ? "0 (not selected)" : "init");
+         "0 (not selected)");
     line(p, "    const long long copied = ((patc_n - t * %d) & ~3ll) - (long long)patc_w * %d;\n", c->TILE, c->CH);
     line(p, "    #pragma unroll\n");
     line(p, "    for (int i = 0; i < %d; i++) {\n", c->IPT);
     line(p, "        const long long j = (long long)patc_l * %d + i;\n", c->IPT);
-    line(p, "        if (j >= copied) x[i] = j < cnt ? %s[t * %d + (long long)patc_w * %d + j] : %s;\n", c->in, c->TILE, c->CH,
-         c->sel ? "0" : "patc_init");
+    line(p, "        if (j >= copied) x[i] = j < cnt ? %s[t * %d + (long long)patc_w * %d + j] : 0;\n", c->in, c->TILE, c->CH);
     line(p, "    }\n");
     line(p, "}\n");
-    if (c->sel) {
-        pipe_select_scan(p, c);
-    } else {
-        line(p, "#pragma unroll\n");
-        line(p, "for (int i = 1; i < %d; i++) x[i] = patc_op(x[i - 1], x[i]);\n", c->IPT);
-        line(p, "%s v = x[%d];\n", c->ct, c->IPT - 1);
-        line(p, "#pragma unroll\n");
-        line(p, "for (int d = 1; d < 32; d <<= 1) { const %s o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }\n", c->ct);
-        line(p, "%s ex = __shfl_up_sync(0xffffffffu, v, 1);\n", c->ct);
-        line(p, "if (patc_l == 0) ex = patc_init;\n");
-        if (s->pipe.excl) {
-            line(p, "/* exclusive: element i gets the prefix before it */\n");
-            line(p, "#pragma unroll\n");
-            line(p, "for (int i = %d; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);\n", c->IPT - 1);
-            line(p, "x[0] = ex;\n");
-        } else {
-            line(p, "#pragma unroll\n");
-            line(p, "for (int i = 0; i < %d; i++) x[i] = patc_op(ex, x[i]);\n", c->IPT);
-        }
-        line(p, "#pragma unroll\n");
-        line(p, "for (int q = 0; q < %d; q++) { %s u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }\n",
-             c->IPT / 4, c->v4);
-        line(p, "__syncwarp(); /* the chunk written back, before other lanes read it to finish it */\n");
-        line(p, "if (patc_l == 31) { patc_wtot[sl * %d + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }\n", c->W);
-    }
+    pipe_select_scan(p, c);
     line(p, "continue;\n");
     p->ind--;
     line(p, "}\n");
     line(p, "if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old %% %d], (old / %d) & 1))) {\n", c->S, c->S);
     p->ind++;
     line(p, "const int sl = old %% %d;\n", c->S);
-    if (!c->sel || c->part) pipe_tile(p, c); /* a filter's finish does not need t (nvcc would warn) */
-    if (c->sel) {
-        pipe_select_finish(p, c);
-    } else {
-        line(p, "const %s off = patc_off[sl * %d + patc_w];\n", c->ct, c->W);
-        pipe_chunk_count(p, c, "");
-        line(p, "const %s *const ch = (const %s *)(patc_ring + sl * %d + patc_w * %d);\n", c->v4, c->v4, c->TILE, c->CH);
-        line(p, "%s *const o = %s + t * %d + (long long)patc_w * %d;\n", c->et, c->out, c->TILE, c->CH);
-        line(p, "#pragma unroll\n");
-        line(p, "for (int q = 0; q < %d; q++) {\n", c->IPT / 4);
-        line(p, "    const int i4 = q * 32 + patc_l;\n");
-        line(p, "    %s u = ch[i4];\n", c->v4);
-        line(p, "    u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);\n");
-        line(p, "    if (4ll * i4 + 4 <= cnt) {\n");
-        line(p, "        ((%s *)o)[i4] = u;\n", c->v4);
-        line(p, "    } else {\n");
-        line(p, "        if (4ll * i4 < cnt) o[4 * i4] = u.x;\n");
-        line(p, "        if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;\n");
-        line(p, "        if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;\n");
-        line(p, "    }\n");
-        line(p, "}\n");
-    }
+    if (c->part) pipe_tile(p, c); /* a filter's finish does not need t (nvcc would warn) */
+    pipe_select_finish(p, c);
     static const char *const free_slot[] = {
         "patc_fence_proxy_async(); /* before the slot's next bulk copy */",
         "patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */", "old++;",
@@ -1203,7 +1157,7 @@ static void pipe_scan(Pr *p, const Stmt *s)
     const char *in = s->pipe.in->name, *out = s->pipe.out->name, *st = s->pipe.state->name, *ctr = s->pipe.ctr->name;
     const PipeShape c = {W, IPT, S, TILE, CH, sel, part, stable, ek, sk, et, ct, v4, in, out, st, ctr};
     pipe_setup(p, s, &c);
-    pipe_compute(p, s, &c);
+    pipe_compute(p, &c);
 }
 
 static void dims(Pr *p, Nat *const d[3])

@@ -459,6 +459,9 @@ typedef enum {
                   the phase), MB_WAIT (until the phase of parity arg completes; acquire), and
                   MB_FENCE (buf, index and arg NULL: the async proxy fence, between this
                   thread's generic accesses to shared memory and a later bulk copy's) */
+    S_VSTORE,  /* vstore: dst[index .. index+width) = src[0..width) with one width-wide store;
+                  src a private vector register (Buffer.vec), dst shared or global, the
+                  index a multiple of width (the lowering's promise: 16-byte vectors) */
     S_BULK,    /* bulk: copy bytes (a u32, a multiple of 16, > 0) from src[src_index ..] in
                   global memory to dst[dst_index ..] in shared memory (both 16-byte aligned),
                   asynchronously, completing on the mbarrier bar[bar_index] (whose phase
@@ -548,6 +551,7 @@ struct Stmt {
             Stmt *ops;
         } pipe;
         struct { MbarOp op; Buffer *buf; Nat *index; X *arg; } mbar;
+        struct { Buffer *dst, *src; Nat *index; int width; } vstore;
         struct { Buffer *dst; Nat *dst_index; Buffer *src; Nat *src_index; X *bytes; Buffer *bar; Nat *bar_index; } bulk;
     };
 };

@@ -98,6 +98,10 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
         if (!exprs || s->mbar.op == MB_FENCE) return false;
         return (v->nat && v->nat(ctx, s->mbar.index)) || ir_walk_x(s->mbar.arg, v, ctx) ||
                (v->access && v->access(ctx, s->mbar.buf, s->mbar.op != MB_WAIT));
+    case S_VSTORE:
+        if (!exprs) return false;
+        return (v->access && v->access(ctx, s->vstore.src, false)) || (v->nat && v->nat(ctx, s->vstore.index)) ||
+               (v->access && v->access(ctx, s->vstore.dst, true));
     case S_BULK:
         if (!exprs) return false;
         return (v->nat && (v->nat(ctx, s->bulk.src_index) || v->nat(ctx, s->bulk.dst_index) ||

@@ -244,6 +244,7 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
     case S_LOOKBACK:
     case S_PIPE:
     case S_MBAR:
+    case S_VSTORE:
     case S_BULK: return;
     }
 }

@@ -318,6 +318,12 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         sb_putc(b, '\n');
         return;
     }
+    case S_VSTORE:
+        pad(b, ind);
+        sb_printf(b, "vector %s[", s->vstore.dst->name);
+        nat_print(b, s->vstore.index);
+        sb_printf(b, " ..+%d] := %s[0..%d)\n", s->vstore.width, s->vstore.src->name, s->vstore.width);
+        return;
     case S_BULK:
         pad(b, ind);
         sb_printf(b, "bulk %s[", s->bulk.dst->name);

@@ -324,6 +324,7 @@ static Stmt *copy(const Ver *v, const Stmt *s)
         return t;
     case S_MBAR: t->mbar.arg = fold(v, s->mbar.arg); return t;
     case S_BULK: t->bulk.bytes = fold(v, s->bulk.bytes); return t;
+    case S_VSTORE: return t;
     case S_LASTBLOCK:
     case S_LOOKBACK:
     case S_PIPE: break; /* find_inner refused them */
@@ -476,6 +477,7 @@ static void walk(Ver *v, Stmt *s)
     case S_LOOKBACK:
     case S_PIPE:
     case S_MBAR:
+    case S_VSTORE:
     case S_BULK: return;
     }
     unreachable();

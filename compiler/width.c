@@ -210,6 +210,7 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_LOOKBACK:
     case S_PIPE: /* its tile arithmetic is long long (codegen/cuda.c) */
     case S_MBAR:
+    case S_VSTORE:
     case S_BULK: return WALK_ON;
     }
     unreachable();

@@ -34,7 +34,7 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -250,85 +250,233 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    float *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    float *const patc_wtot = wtot9;
-    float *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const float patc_init = 0.0f;
-    auto patc_op = [&](const float pa14, const float pb15) -> float {
-        return (pa14 + pb15);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            float x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            float v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const float o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            float ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) x[i] = patc_op(ex, x[i]);
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { float4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const float off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const float4 *const ch = (const float4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            float *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                float4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((float4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) float px92[4];
+                *(float4 *)px92 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) float px93[4];
+                *(float4 *)px93 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) float px94[4];
+                *(float4 *)px94 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0.0f);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0.0f);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0.0f);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0.0f);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0.0f);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0.0f);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0.0f);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0.0f);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0.0f);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0.0f);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0.0f);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0.0f);
+                    }
                 }
+                float pa95 = px92[0];
+                float pb96 = px92[1];
+                px92[1] = (pa95 + pb96);
+                float pa97 = px92[1];
+                float pb98 = px92[2];
+                px92[2] = (pa97 + pb98);
+                float pa99 = px92[2];
+                float pb100 = px92[3];
+                px92[3] = (pa99 + pb100);
+                float pa101 = px92[3];
+                float pb102 = px93[0];
+                px93[0] = (pa101 + pb102);
+                float pa103 = px93[0];
+                float pb104 = px93[1];
+                px93[1] = (pa103 + pb104);
+                float pa105 = px93[1];
+                float pb106 = px93[2];
+                px93[2] = (pa105 + pb106);
+                float pa107 = px93[2];
+                float pb108 = px93[3];
+                px93[3] = (pa107 + pb108);
+                float pa109 = px93[3];
+                float pb110 = px94[0];
+                px94[0] = (pa109 + pb110);
+                float pa111 = px94[0];
+                float pb112 = px94[1];
+                px94[1] = (pa111 + pb112);
+                float pa113 = px94[1];
+                float pb114 = px94[2];
+                px94[2] = (pa113 + pb114);
+                float pa115 = px94[2];
+                float pb116 = px94[3];
+                px94[3] = (pa115 + pb116);
+                float pv117 = px94[3];
+                float po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                float po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                float po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                float po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                float po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                float pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                float pex124 = ((lane == 0) ? 0.0f : pup123);
+                float pb125 = px92[0];
+                px92[0] = (pex124 + pb125);
+                float pb126 = px92[1];
+                px92[1] = (pex124 + pb126);
+                float pb127 = px92[2];
+                px92[2] = (pex124 + pb127);
+                float pb128 = px92[3];
+                px92[3] = (pex124 + pb128);
+                float pb129 = px93[0];
+                px93[0] = (pex124 + pb129);
+                float pb130 = px93[1];
+                px93[1] = (pex124 + pb130);
+                float pb131 = px93[2];
+                px93[2] = (pex124 + pb131);
+                float pb132 = px93[3];
+                px93[3] = (pex124 + pb132);
+                float pb133 = px94[0];
+                px94[0] = (pex124 + pb133);
+                float pb134 = px94[1];
+                px94[1] = (pex124 + pb134);
+                float pb135 = px94[2];
+                px94[2] = (pex124 + pb135);
+                float pb136 = px94[3];
+                px94[3] = (pex124 + pb136);
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const float4 *)px92;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const float4 *)px93;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const float4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl137 = (pod88 % 9);
+                const patc_int pt138 = tid6[psl137];
+                float poff139 = off11[(warp + 16 * psl137)];
+                const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                __align__(16) float pu141[4];
+                *(float4 *)pu141 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137));
+                float pb142 = pu141[0];
+                pu141[0] = (poff139 + pb142);
+                float pb143 = pu141[1];
+                pu141[1] = (poff139 + pb143);
+                float pb144 = pu141[2];
+                pu141[2] = (poff139 + pb144);
+                float pb145 = pu141[3];
+                pu141[3] = (poff139 + pb145);
+                if (((4 * lane + 4) <= pcnt140)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt138)) = *(const float4 *)pu141;
+                }
+                if (((4 * lane + 4) > pcnt140)) {
+                    if (((4 * lane) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138)] = pu141[0];
+                    }
+                    if (((4 * lane + 1) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 1)] = pu141[1];
+                    }
+                    if (((4 * lane + 2) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 2)] = pu141[2];
+                    }
+                }
+                __align__(16) float pu146[4];
+                *(float4 *)pu146 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 128));
+                float pb147 = pu146[0];
+                pu146[0] = (poff139 + pb147);
+                float pb148 = pu146[1];
+                pu146[1] = (poff139 + pb148);
+                float pb149 = pu146[2];
+                pu146[2] = (poff139 + pb149);
+                float pb150 = pu146[3];
+                pu146[3] = (poff139 + pb150);
+                if (((4 * lane + 132) <= pcnt140)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 128)) = *(const float4 *)pu146;
+                }
+                if (((4 * lane + 132) > pcnt140)) {
+                    if (((4 * lane + 128) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 128)] = pu146[0];
+                    }
+                    if (((4 * lane + 129) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 129)] = pu146[1];
+                    }
+                    if (((4 * lane + 130) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 130)] = pu146[2];
+                    }
+                }
+                __align__(16) float pu151[4];
+                *(float4 *)pu151 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 256));
+                float pb152 = pu151[0];
+                pu151[0] = (poff139 + pb152);
+                float pb153 = pu151[1];
+                pu151[1] = (poff139 + pb153);
+                float pb154 = pu151[2];
+                pu151[2] = (poff139 + pb154);
+                float pb155 = pu151[3];
+                pu151[3] = (poff139 + pb155);
+                if (((4 * lane + 260) <= pcnt140)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 256)) = *(const float4 *)pu151;
+                }
+                if (((4 * lane + 260) > pcnt140)) {
+                    if (((4 * lane + 256) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 256)] = pu151[0];
+                    }
+                    if (((4 * lane + 257) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 257)] = pu151[1];
+                    }
+                    if (((4 * lane + 258) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 258)] = pu151[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -343,7 +491,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -559,87 +707,232 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    float *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    float *const patc_wtot = wtot9;
-    float *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const float patc_init = 0.0f;
-    auto patc_op = [&](const float pa14, const float pb15) -> float {
-        return (pa14 + pb15);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            float x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            float v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const float o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            float ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            /* exclusive: element i gets the prefix before it */
-            #pragma unroll
-            for (int i = 11; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);
-            x[0] = ex;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { float4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const float off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const float4 *const ch = (const float4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            float *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                float4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((float4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) float px92[4];
+                *(float4 *)px92 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) float px93[4];
+                *(float4 *)px93 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) float px94[4];
+                *(float4 *)px94 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0.0f);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0.0f);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0.0f);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0.0f);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0.0f);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0.0f);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0.0f);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0.0f);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0.0f);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0.0f);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0.0f);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0.0f);
+                    }
                 }
+                float pa95 = px92[0];
+                float pb96 = px92[1];
+                px92[1] = (pa95 + pb96);
+                float pa97 = px92[1];
+                float pb98 = px92[2];
+                px92[2] = (pa97 + pb98);
+                float pa99 = px92[2];
+                float pb100 = px92[3];
+                px92[3] = (pa99 + pb100);
+                float pa101 = px92[3];
+                float pb102 = px93[0];
+                px93[0] = (pa101 + pb102);
+                float pa103 = px93[0];
+                float pb104 = px93[1];
+                px93[1] = (pa103 + pb104);
+                float pa105 = px93[1];
+                float pb106 = px93[2];
+                px93[2] = (pa105 + pb106);
+                float pa107 = px93[2];
+                float pb108 = px93[3];
+                px93[3] = (pa107 + pb108);
+                float pa109 = px93[3];
+                float pb110 = px94[0];
+                px94[0] = (pa109 + pb110);
+                float pa111 = px94[0];
+                float pb112 = px94[1];
+                px94[1] = (pa111 + pb112);
+                float pa113 = px94[1];
+                float pb114 = px94[2];
+                px94[2] = (pa113 + pb114);
+                float pa115 = px94[2];
+                float pb116 = px94[3];
+                px94[3] = (pa115 + pb116);
+                float pv117 = px94[3];
+                float po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                float po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                float po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                float po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                float po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                float pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                float pex124 = ((lane == 0) ? 0.0f : pup123);
+                float pb125 = px94[2];
+                px94[3] = (pex124 + pb125);
+                float pb126 = px94[1];
+                px94[2] = (pex124 + pb126);
+                float pb127 = px94[0];
+                px94[1] = (pex124 + pb127);
+                float pb128 = px93[3];
+                px94[0] = (pex124 + pb128);
+                float pb129 = px93[2];
+                px93[3] = (pex124 + pb129);
+                float pb130 = px93[1];
+                px93[2] = (pex124 + pb130);
+                float pb131 = px93[0];
+                px93[1] = (pex124 + pb131);
+                float pb132 = px92[3];
+                px93[0] = (pex124 + pb132);
+                float pb133 = px92[2];
+                px92[3] = (pex124 + pb133);
+                float pb134 = px92[1];
+                px92[2] = (pex124 + pb134);
+                float pb135 = px92[0];
+                px92[1] = (pex124 + pb135);
+                px92[0] = pex124;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const float4 *)px92;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const float4 *)px93;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const float4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl136 = (pod88 % 9);
+                const patc_int pt137 = tid6[psl136];
+                float poff138 = off11[(warp + 16 * psl136)];
+                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
+                __align__(16) float pu140[4];
+                *(float4 *)pu140 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
+                float pb141 = pu140[0];
+                pu140[0] = (poff138 + pb141);
+                float pb142 = pu140[1];
+                pu140[1] = (poff138 + pb142);
+                float pb143 = pu140[2];
+                pu140[2] = (poff138 + pb143);
+                float pb144 = pu140[3];
+                pu140[3] = (poff138 + pb144);
+                if (((4 * lane + 4) <= pcnt139)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const float4 *)pu140;
+                }
+                if (((4 * lane + 4) > pcnt139)) {
+                    if (((4 * lane) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
+                    }
+                    if (((4 * lane + 1) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
+                    }
+                    if (((4 * lane + 2) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
+                    }
+                }
+                __align__(16) float pu145[4];
+                *(float4 *)pu145 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
+                float pb146 = pu145[0];
+                pu145[0] = (poff138 + pb146);
+                float pb147 = pu145[1];
+                pu145[1] = (poff138 + pb147);
+                float pb148 = pu145[2];
+                pu145[2] = (poff138 + pb148);
+                float pb149 = pu145[3];
+                pu145[3] = (poff138 + pb149);
+                if (((4 * lane + 132) <= pcnt139)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const float4 *)pu145;
+                }
+                if (((4 * lane + 132) > pcnt139)) {
+                    if (((4 * lane + 128) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
+                    }
+                    if (((4 * lane + 129) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
+                    }
+                    if (((4 * lane + 130) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
+                    }
+                }
+                __align__(16) float pu150[4];
+                *(float4 *)pu150 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
+                float pb151 = pu150[0];
+                pu150[0] = (poff138 + pb151);
+                float pb152 = pu150[1];
+                pu150[1] = (poff138 + pb152);
+                float pb153 = pu150[2];
+                pu150[2] = (poff138 + pb153);
+                float pb154 = pu150[3];
+                pu150[3] = (poff138 + pb154);
+                if (((4 * lane + 260) <= pcnt139)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const float4 *)pu150;
+                }
+                if (((4 * lane + 260) > pcnt139)) {
+                    if (((4 * lane + 256) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
+                    }
+                    if (((4 * lane + 257) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
+                    }
+                    if (((4 * lane + 258) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl136]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -654,7 +947,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -870,85 +1163,233 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    int *const patc_wtot = wtot9;
-    int *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const int patc_init = 0;
-    auto patc_op = [&](const int pa14, const int pb15) -> int {
-        return (pa14 + pb15);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            int v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            int ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) x[i] = patc_op(ex, x[i]);
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { int4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const int off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int4 *const ch = (const int4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            int *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                int4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((int4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) int px92[4];
+                *(int4 *)px92 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) int px93[4];
+                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) int px94[4];
+                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0);
+                    }
                 }
+                int pa95 = px92[0];
+                int pb96 = px92[1];
+                px92[1] = (pa95 + pb96);
+                int pa97 = px92[1];
+                int pb98 = px92[2];
+                px92[2] = (pa97 + pb98);
+                int pa99 = px92[2];
+                int pb100 = px92[3];
+                px92[3] = (pa99 + pb100);
+                int pa101 = px92[3];
+                int pb102 = px93[0];
+                px93[0] = (pa101 + pb102);
+                int pa103 = px93[0];
+                int pb104 = px93[1];
+                px93[1] = (pa103 + pb104);
+                int pa105 = px93[1];
+                int pb106 = px93[2];
+                px93[2] = (pa105 + pb106);
+                int pa107 = px93[2];
+                int pb108 = px93[3];
+                px93[3] = (pa107 + pb108);
+                int pa109 = px93[3];
+                int pb110 = px94[0];
+                px94[0] = (pa109 + pb110);
+                int pa111 = px94[0];
+                int pb112 = px94[1];
+                px94[1] = (pa111 + pb112);
+                int pa113 = px94[1];
+                int pb114 = px94[2];
+                px94[2] = (pa113 + pb114);
+                int pa115 = px94[2];
+                int pb116 = px94[3];
+                px94[3] = (pa115 + pb116);
+                int pv117 = px94[3];
+                int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                int pex124 = ((lane == 0) ? 0 : pup123);
+                int pb125 = px92[0];
+                px92[0] = (pex124 + pb125);
+                int pb126 = px92[1];
+                px92[1] = (pex124 + pb126);
+                int pb127 = px92[2];
+                px92[2] = (pex124 + pb127);
+                int pb128 = px92[3];
+                px92[3] = (pex124 + pb128);
+                int pb129 = px93[0];
+                px93[0] = (pex124 + pb129);
+                int pb130 = px93[1];
+                px93[1] = (pex124 + pb130);
+                int pb131 = px93[2];
+                px93[2] = (pex124 + pb131);
+                int pb132 = px93[3];
+                px93[3] = (pex124 + pb132);
+                int pb133 = px94[0];
+                px94[0] = (pex124 + pb133);
+                int pb134 = px94[1];
+                px94[1] = (pex124 + pb134);
+                int pb135 = px94[2];
+                px94[2] = (pex124 + pb135);
+                int pb136 = px94[3];
+                px94[3] = (pex124 + pb136);
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const int4 *)px92;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const int4 *)px93;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const int4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl137 = (pod88 % 9);
+                const patc_int pt138 = tid6[psl137];
+                int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                __align__(16) int pu141[4];
+                *(int4 *)pu141 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137));
+                int pb142 = pu141[0];
+                pu141[0] = (poff139 + pb142);
+                int pb143 = pu141[1];
+                pu141[1] = (poff139 + pb143);
+                int pb144 = pu141[2];
+                pu141[2] = (poff139 + pb144);
+                int pb145 = pu141[3];
+                pu141[3] = (poff139 + pb145);
+                if (((4 * lane + 4) <= pcnt140)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138)) = *(const int4 *)pu141;
+                }
+                if (((4 * lane + 4) > pcnt140)) {
+                    if (((4 * lane) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138)] = pu141[0];
+                    }
+                    if (((4 * lane + 1) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 1)] = pu141[1];
+                    }
+                    if (((4 * lane + 2) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 2)] = pu141[2];
+                    }
+                }
+                __align__(16) int pu146[4];
+                *(int4 *)pu146 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 128));
+                int pb147 = pu146[0];
+                pu146[0] = (poff139 + pb147);
+                int pb148 = pu146[1];
+                pu146[1] = (poff139 + pb148);
+                int pb149 = pu146[2];
+                pu146[2] = (poff139 + pb149);
+                int pb150 = pu146[3];
+                pu146[3] = (poff139 + pb150);
+                if (((4 * lane + 132) <= pcnt140)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 128)) = *(const int4 *)pu146;
+                }
+                if (((4 * lane + 132) > pcnt140)) {
+                    if (((4 * lane + 128) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 128)] = pu146[0];
+                    }
+                    if (((4 * lane + 129) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 129)] = pu146[1];
+                    }
+                    if (((4 * lane + 130) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 130)] = pu146[2];
+                    }
+                }
+                __align__(16) int pu151[4];
+                *(int4 *)pu151 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 256));
+                int pb152 = pu151[0];
+                pu151[0] = (poff139 + pb152);
+                int pb153 = pu151[1];
+                pu151[1] = (poff139 + pb153);
+                int pb154 = pu151[2];
+                pu151[2] = (poff139 + pb154);
+                int pb155 = pu151[3];
+                pu151[3] = (poff139 + pb155);
+                if (((4 * lane + 260) <= pcnt140)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 256)) = *(const int4 *)pu151;
+                }
+                if (((4 * lane + 260) > pcnt140)) {
+                    if (((4 * lane + 256) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 256)] = pu151[0];
+                    }
+                    if (((4 * lane + 257) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 257)] = pu151[1];
+                    }
+                    if (((4 * lane + 258) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 258)] = pu151[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -963,7 +1404,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -1179,87 +1620,232 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    int *const patc_wtot = wtot9;
-    int *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const int patc_init = 0;
-    auto patc_op = [&](const int pa14, const int pb15) -> int {
-        return (pa14 + pb15);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            int v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            int ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            /* exclusive: element i gets the prefix before it */
-            #pragma unroll
-            for (int i = 11; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);
-            x[0] = ex;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { int4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const int off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int4 *const ch = (const int4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            int *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                int4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((int4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) int px92[4];
+                *(int4 *)px92 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) int px93[4];
+                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) int px94[4];
+                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0);
+                    }
                 }
+                int pa95 = px92[0];
+                int pb96 = px92[1];
+                px92[1] = (pa95 + pb96);
+                int pa97 = px92[1];
+                int pb98 = px92[2];
+                px92[2] = (pa97 + pb98);
+                int pa99 = px92[2];
+                int pb100 = px92[3];
+                px92[3] = (pa99 + pb100);
+                int pa101 = px92[3];
+                int pb102 = px93[0];
+                px93[0] = (pa101 + pb102);
+                int pa103 = px93[0];
+                int pb104 = px93[1];
+                px93[1] = (pa103 + pb104);
+                int pa105 = px93[1];
+                int pb106 = px93[2];
+                px93[2] = (pa105 + pb106);
+                int pa107 = px93[2];
+                int pb108 = px93[3];
+                px93[3] = (pa107 + pb108);
+                int pa109 = px93[3];
+                int pb110 = px94[0];
+                px94[0] = (pa109 + pb110);
+                int pa111 = px94[0];
+                int pb112 = px94[1];
+                px94[1] = (pa111 + pb112);
+                int pa113 = px94[1];
+                int pb114 = px94[2];
+                px94[2] = (pa113 + pb114);
+                int pa115 = px94[2];
+                int pb116 = px94[3];
+                px94[3] = (pa115 + pb116);
+                int pv117 = px94[3];
+                int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                int pex124 = ((lane == 0) ? 0 : pup123);
+                int pb125 = px94[2];
+                px94[3] = (pex124 + pb125);
+                int pb126 = px94[1];
+                px94[2] = (pex124 + pb126);
+                int pb127 = px94[0];
+                px94[1] = (pex124 + pb127);
+                int pb128 = px93[3];
+                px94[0] = (pex124 + pb128);
+                int pb129 = px93[2];
+                px93[3] = (pex124 + pb129);
+                int pb130 = px93[1];
+                px93[2] = (pex124 + pb130);
+                int pb131 = px93[0];
+                px93[1] = (pex124 + pb131);
+                int pb132 = px92[3];
+                px93[0] = (pex124 + pb132);
+                int pb133 = px92[2];
+                px92[3] = (pex124 + pb133);
+                int pb134 = px92[1];
+                px92[2] = (pex124 + pb134);
+                int pb135 = px92[0];
+                px92[1] = (pex124 + pb135);
+                px92[0] = pex124;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const int4 *)px92;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const int4 *)px93;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const int4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl136 = (pod88 % 9);
+                const patc_int pt137 = tid6[psl136];
+                int poff138 = off11[(warp + 16 * psl136)];
+                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
+                __align__(16) int pu140[4];
+                *(int4 *)pu140 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
+                int pb141 = pu140[0];
+                pu140[0] = (poff138 + pb141);
+                int pb142 = pu140[1];
+                pu140[1] = (poff138 + pb142);
+                int pb143 = pu140[2];
+                pu140[2] = (poff138 + pb143);
+                int pb144 = pu140[3];
+                pu140[3] = (poff138 + pb144);
+                if (((4 * lane + 4) <= pcnt139)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const int4 *)pu140;
+                }
+                if (((4 * lane + 4) > pcnt139)) {
+                    if (((4 * lane) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
+                    }
+                    if (((4 * lane + 1) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
+                    }
+                    if (((4 * lane + 2) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
+                    }
+                }
+                __align__(16) int pu145[4];
+                *(int4 *)pu145 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
+                int pb146 = pu145[0];
+                pu145[0] = (poff138 + pb146);
+                int pb147 = pu145[1];
+                pu145[1] = (poff138 + pb147);
+                int pb148 = pu145[2];
+                pu145[2] = (poff138 + pb148);
+                int pb149 = pu145[3];
+                pu145[3] = (poff138 + pb149);
+                if (((4 * lane + 132) <= pcnt139)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const int4 *)pu145;
+                }
+                if (((4 * lane + 132) > pcnt139)) {
+                    if (((4 * lane + 128) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
+                    }
+                    if (((4 * lane + 129) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
+                    }
+                    if (((4 * lane + 130) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
+                    }
+                }
+                __align__(16) int pu150[4];
+                *(int4 *)pu150 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
+                int pb151 = pu150[0];
+                pu150[0] = (poff138 + pb151);
+                int pb152 = pu150[1];
+                pu150[1] = (poff138 + pb152);
+                int pb153 = pu150[2];
+                pu150[2] = (poff138 + pb153);
+                int pb154 = pu150[3];
+                pu150[3] = (poff138 + pb154);
+                if (((4 * lane + 260) <= pcnt139)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const int4 *)pu150;
+                }
+                if (((4 * lane + 260) > pcnt139)) {
+                    if (((4 * lane + 256) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
+                    }
+                    if (((4 * lane + 257) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
+                    }
+                    if (((4 * lane + 258) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl136]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -1274,7 +1860,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -1490,85 +2076,233 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    int *const patc_wtot = wtot9;
-    int *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const int patc_init = ((0 - 2147483647) - 1);
-    auto patc_op = [&](const int pa14, const int pb15) -> int {
-        return max(pa14, pb15);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            int v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            int ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) x[i] = patc_op(ex, x[i]);
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { int4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const int off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int4 *const ch = (const int4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            int *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                int4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((int4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) int px92[4];
+                *(int4 *)px92 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) int px93[4];
+                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) int px94[4];
+                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : ((0 - 2147483647) - 1));
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : ((0 - 2147483647) - 1));
+                    }
                 }
+                int pa95 = px92[0];
+                int pb96 = px92[1];
+                px92[1] = max(pa95, pb96);
+                int pa97 = px92[1];
+                int pb98 = px92[2];
+                px92[2] = max(pa97, pb98);
+                int pa99 = px92[2];
+                int pb100 = px92[3];
+                px92[3] = max(pa99, pb100);
+                int pa101 = px92[3];
+                int pb102 = px93[0];
+                px93[0] = max(pa101, pb102);
+                int pa103 = px93[0];
+                int pb104 = px93[1];
+                px93[1] = max(pa103, pb104);
+                int pa105 = px93[1];
+                int pb106 = px93[2];
+                px93[2] = max(pa105, pb106);
+                int pa107 = px93[2];
+                int pb108 = px93[3];
+                px93[3] = max(pa107, pb108);
+                int pa109 = px93[3];
+                int pb110 = px94[0];
+                px94[0] = max(pa109, pb110);
+                int pa111 = px94[0];
+                int pb112 = px94[1];
+                px94[1] = max(pa111, pb112);
+                int pa113 = px94[1];
+                int pb114 = px94[2];
+                px94[2] = max(pa113, pb114);
+                int pa115 = px94[2];
+                int pb116 = px94[3];
+                px94[3] = max(pa115, pb116);
+                int pv117 = px94[3];
+                int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? max(po118, pv117) : pv117);
+                int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? max(po119, pv117) : pv117);
+                int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? max(po120, pv117) : pv117);
+                int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? max(po121, pv117) : pv117);
+                int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? max(po122, pv117) : pv117);
+                int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                int pex124 = ((lane == 0) ? ((0 - 2147483647) - 1) : pup123);
+                int pb125 = px92[0];
+                px92[0] = max(pex124, pb125);
+                int pb126 = px92[1];
+                px92[1] = max(pex124, pb126);
+                int pb127 = px92[2];
+                px92[2] = max(pex124, pb127);
+                int pb128 = px92[3];
+                px92[3] = max(pex124, pb128);
+                int pb129 = px93[0];
+                px93[0] = max(pex124, pb129);
+                int pb130 = px93[1];
+                px93[1] = max(pex124, pb130);
+                int pb131 = px93[2];
+                px93[2] = max(pex124, pb131);
+                int pb132 = px93[3];
+                px93[3] = max(pex124, pb132);
+                int pb133 = px94[0];
+                px94[0] = max(pex124, pb133);
+                int pb134 = px94[1];
+                px94[1] = max(pex124, pb134);
+                int pb135 = px94[2];
+                px94[2] = max(pex124, pb135);
+                int pb136 = px94[3];
+                px94[3] = max(pex124, pb136);
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const int4 *)px92;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const int4 *)px93;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const int4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl137 = (pod88 % 9);
+                const patc_int pt138 = tid6[psl137];
+                int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                __align__(16) int pu141[4];
+                *(int4 *)pu141 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137));
+                int pb142 = pu141[0];
+                pu141[0] = max(poff139, pb142);
+                int pb143 = pu141[1];
+                pu141[1] = max(poff139, pb143);
+                int pb144 = pu141[2];
+                pu141[2] = max(poff139, pb144);
+                int pb145 = pu141[3];
+                pu141[3] = max(poff139, pb145);
+                if (((4 * lane + 4) <= pcnt140)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138)) = *(const int4 *)pu141;
+                }
+                if (((4 * lane + 4) > pcnt140)) {
+                    if (((4 * lane) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138)] = pu141[0];
+                    }
+                    if (((4 * lane + 1) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 1)] = pu141[1];
+                    }
+                    if (((4 * lane + 2) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 2)] = pu141[2];
+                    }
+                }
+                __align__(16) int pu146[4];
+                *(int4 *)pu146 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 128));
+                int pb147 = pu146[0];
+                pu146[0] = max(poff139, pb147);
+                int pb148 = pu146[1];
+                pu146[1] = max(poff139, pb148);
+                int pb149 = pu146[2];
+                pu146[2] = max(poff139, pb149);
+                int pb150 = pu146[3];
+                pu146[3] = max(poff139, pb150);
+                if (((4 * lane + 132) <= pcnt140)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 128)) = *(const int4 *)pu146;
+                }
+                if (((4 * lane + 132) > pcnt140)) {
+                    if (((4 * lane + 128) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 128)] = pu146[0];
+                    }
+                    if (((4 * lane + 129) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 129)] = pu146[1];
+                    }
+                    if (((4 * lane + 130) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 130)] = pu146[2];
+                    }
+                }
+                __align__(16) int pu151[4];
+                *(int4 *)pu151 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 256));
+                int pb152 = pu151[0];
+                pu151[0] = max(poff139, pb152);
+                int pb153 = pu151[1];
+                pu151[1] = max(poff139, pb153);
+                int pb154 = pu151[2];
+                pu151[2] = max(poff139, pb154);
+                int pb155 = pu151[3];
+                pu151[3] = max(poff139, pb155);
+                if (((4 * lane + 260) <= pcnt140)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 256)) = *(const int4 *)pu151;
+                }
+                if (((4 * lane + 260) > pcnt140)) {
+                    if (((4 * lane + 256) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 256)] = pu151[0];
+                    }
+                    if (((4 * lane + 257) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 257)] = pu151[1];
+                    }
+                    if (((4 * lane + 258) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 258)] = pu151[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -1583,7 +2317,7 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -1799,87 +2533,232 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    unsigned int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 4294967295u;
-    auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
-        return min(pa14, pb15);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            uint4 *const ch = (uint4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            unsigned int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const uint4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            unsigned int v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            unsigned int ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            /* exclusive: element i gets the prefix before it */
-            #pragma unroll
-            for (int i = 11; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);
-            x[0] = ex;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { uint4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const unsigned int off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const uint4 *const ch = (const uint4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            unsigned int *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                uint4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((uint4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) unsigned int px92[4];
+                *(uint4 *)px92 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) unsigned int px93[4];
+                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) unsigned int px94[4];
+                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 4294967295u);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 4294967295u);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 4294967295u);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 4294967295u);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 4294967295u);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 4294967295u);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 4294967295u);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 4294967295u);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 4294967295u);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 4294967295u);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 4294967295u);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 4294967295u);
+                    }
                 }
+                unsigned int pa95 = px92[0];
+                unsigned int pb96 = px92[1];
+                px92[1] = min(pa95, pb96);
+                unsigned int pa97 = px92[1];
+                unsigned int pb98 = px92[2];
+                px92[2] = min(pa97, pb98);
+                unsigned int pa99 = px92[2];
+                unsigned int pb100 = px92[3];
+                px92[3] = min(pa99, pb100);
+                unsigned int pa101 = px92[3];
+                unsigned int pb102 = px93[0];
+                px93[0] = min(pa101, pb102);
+                unsigned int pa103 = px93[0];
+                unsigned int pb104 = px93[1];
+                px93[1] = min(pa103, pb104);
+                unsigned int pa105 = px93[1];
+                unsigned int pb106 = px93[2];
+                px93[2] = min(pa105, pb106);
+                unsigned int pa107 = px93[2];
+                unsigned int pb108 = px93[3];
+                px93[3] = min(pa107, pb108);
+                unsigned int pa109 = px93[3];
+                unsigned int pb110 = px94[0];
+                px94[0] = min(pa109, pb110);
+                unsigned int pa111 = px94[0];
+                unsigned int pb112 = px94[1];
+                px94[1] = min(pa111, pb112);
+                unsigned int pa113 = px94[1];
+                unsigned int pb114 = px94[2];
+                px94[2] = min(pa113, pb114);
+                unsigned int pa115 = px94[2];
+                unsigned int pb116 = px94[3];
+                px94[3] = min(pa115, pb116);
+                unsigned int pv117 = px94[3];
+                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? min(po118, pv117) : pv117);
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? min(po119, pv117) : pv117);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? min(po120, pv117) : pv117);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? min(po121, pv117) : pv117);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? min(po122, pv117) : pv117);
+                unsigned int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                unsigned int pex124 = ((lane == 0) ? 4294967295u : pup123);
+                unsigned int pb125 = px94[2];
+                px94[3] = min(pex124, pb125);
+                unsigned int pb126 = px94[1];
+                px94[2] = min(pex124, pb126);
+                unsigned int pb127 = px94[0];
+                px94[1] = min(pex124, pb127);
+                unsigned int pb128 = px93[3];
+                px94[0] = min(pex124, pb128);
+                unsigned int pb129 = px93[2];
+                px93[3] = min(pex124, pb129);
+                unsigned int pb130 = px93[1];
+                px93[2] = min(pex124, pb130);
+                unsigned int pb131 = px93[0];
+                px93[1] = min(pex124, pb131);
+                unsigned int pb132 = px92[3];
+                px93[0] = min(pex124, pb132);
+                unsigned int pb133 = px92[2];
+                px92[3] = min(pex124, pb133);
+                unsigned int pb134 = px92[1];
+                px92[2] = min(pex124, pb134);
+                unsigned int pb135 = px92[0];
+                px92[1] = min(pex124, pb135);
+                px92[0] = pex124;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const uint4 *)px92;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const uint4 *)px93;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const uint4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl136 = (pod88 % 9);
+                const patc_int pt137 = tid6[psl136];
+                unsigned int poff138 = off11[(warp + 16 * psl136)];
+                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
+                __align__(16) unsigned int pu140[4];
+                *(uint4 *)pu140 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
+                unsigned int pb141 = pu140[0];
+                pu140[0] = min(poff138, pb141);
+                unsigned int pb142 = pu140[1];
+                pu140[1] = min(poff138, pb142);
+                unsigned int pb143 = pu140[2];
+                pu140[2] = min(poff138, pb143);
+                unsigned int pb144 = pu140[3];
+                pu140[3] = min(poff138, pb144);
+                if (((4 * lane + 4) <= pcnt139)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const uint4 *)pu140;
+                }
+                if (((4 * lane + 4) > pcnt139)) {
+                    if (((4 * lane) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
+                    }
+                    if (((4 * lane + 1) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
+                    }
+                    if (((4 * lane + 2) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
+                    }
+                }
+                __align__(16) unsigned int pu145[4];
+                *(uint4 *)pu145 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
+                unsigned int pb146 = pu145[0];
+                pu145[0] = min(poff138, pb146);
+                unsigned int pb147 = pu145[1];
+                pu145[1] = min(poff138, pb147);
+                unsigned int pb148 = pu145[2];
+                pu145[2] = min(poff138, pb148);
+                unsigned int pb149 = pu145[3];
+                pu145[3] = min(poff138, pb149);
+                if (((4 * lane + 132) <= pcnt139)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const uint4 *)pu145;
+                }
+                if (((4 * lane + 132) > pcnt139)) {
+                    if (((4 * lane + 128) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
+                    }
+                    if (((4 * lane + 129) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
+                    }
+                    if (((4 * lane + 130) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
+                    }
+                }
+                __align__(16) unsigned int pu150[4];
+                *(uint4 *)pu150 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
+                unsigned int pb151 = pu150[0];
+                pu150[0] = min(poff138, pb151);
+                unsigned int pb152 = pu150[1];
+                pu150[1] = min(poff138, pb152);
+                unsigned int pb153 = pu150[2];
+                pu150[2] = min(poff138, pb153);
+                unsigned int pb154 = pu150[3];
+                pu150[3] = min(poff138, pb154);
+                if (((4 * lane + 260) <= pcnt139)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const uint4 *)pu150;
+                }
+                if (((4 * lane + 260) > pcnt139)) {
+                    if (((4 * lane + 256) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
+                    }
+                    if (((4 * lane + 257) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
+                    }
+                    if (((4 * lane + 258) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl136]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -1894,7 +2773,7 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -2110,85 +2989,233 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    unsigned int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 65536u;
-    auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
-        return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            uint4 *const ch = (uint4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            unsigned int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const uint4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            unsigned int v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            unsigned int ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) x[i] = patc_op(ex, x[i]);
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { uint4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const unsigned int off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const uint4 *const ch = (const uint4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            unsigned int *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                uint4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((uint4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) unsigned int px92[4];
+                *(uint4 *)px92 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) unsigned int px93[4];
+                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) unsigned int px94[4];
+                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 65536u);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 65536u);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 65536u);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 65536u);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 65536u);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 65536u);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 65536u);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 65536u);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 65536u);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 65536u);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 65536u);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 65536u);
+                    }
                 }
+                unsigned int pa95 = px92[0];
+                unsigned int pb96 = px92[1];
+                px92[1] = (((((pa95 / 65536u) * (pb96 / 65536u)) % 65536u) * 65536u) + ((((pb96 / 65536u) * (pa95 % 65536u)) + (pb96 % 65536u)) % 65536u));
+                unsigned int pa97 = px92[1];
+                unsigned int pb98 = px92[2];
+                px92[2] = (((((pa97 / 65536u) * (pb98 / 65536u)) % 65536u) * 65536u) + ((((pb98 / 65536u) * (pa97 % 65536u)) + (pb98 % 65536u)) % 65536u));
+                unsigned int pa99 = px92[2];
+                unsigned int pb100 = px92[3];
+                px92[3] = (((((pa99 / 65536u) * (pb100 / 65536u)) % 65536u) * 65536u) + ((((pb100 / 65536u) * (pa99 % 65536u)) + (pb100 % 65536u)) % 65536u));
+                unsigned int pa101 = px92[3];
+                unsigned int pb102 = px93[0];
+                px93[0] = (((((pa101 / 65536u) * (pb102 / 65536u)) % 65536u) * 65536u) + ((((pb102 / 65536u) * (pa101 % 65536u)) + (pb102 % 65536u)) % 65536u));
+                unsigned int pa103 = px93[0];
+                unsigned int pb104 = px93[1];
+                px93[1] = (((((pa103 / 65536u) * (pb104 / 65536u)) % 65536u) * 65536u) + ((((pb104 / 65536u) * (pa103 % 65536u)) + (pb104 % 65536u)) % 65536u));
+                unsigned int pa105 = px93[1];
+                unsigned int pb106 = px93[2];
+                px93[2] = (((((pa105 / 65536u) * (pb106 / 65536u)) % 65536u) * 65536u) + ((((pb106 / 65536u) * (pa105 % 65536u)) + (pb106 % 65536u)) % 65536u));
+                unsigned int pa107 = px93[2];
+                unsigned int pb108 = px93[3];
+                px93[3] = (((((pa107 / 65536u) * (pb108 / 65536u)) % 65536u) * 65536u) + ((((pb108 / 65536u) * (pa107 % 65536u)) + (pb108 % 65536u)) % 65536u));
+                unsigned int pa109 = px93[3];
+                unsigned int pb110 = px94[0];
+                px94[0] = (((((pa109 / 65536u) * (pb110 / 65536u)) % 65536u) * 65536u) + ((((pb110 / 65536u) * (pa109 % 65536u)) + (pb110 % 65536u)) % 65536u));
+                unsigned int pa111 = px94[0];
+                unsigned int pb112 = px94[1];
+                px94[1] = (((((pa111 / 65536u) * (pb112 / 65536u)) % 65536u) * 65536u) + ((((pb112 / 65536u) * (pa111 % 65536u)) + (pb112 % 65536u)) % 65536u));
+                unsigned int pa113 = px94[1];
+                unsigned int pb114 = px94[2];
+                px94[2] = (((((pa113 / 65536u) * (pb114 / 65536u)) % 65536u) * 65536u) + ((((pb114 / 65536u) * (pa113 % 65536u)) + (pb114 % 65536u)) % 65536u));
+                unsigned int pa115 = px94[2];
+                unsigned int pb116 = px94[3];
+                px94[3] = (((((pa115 / 65536u) * (pb116 / 65536u)) % 65536u) * 65536u) + ((((pb116 / 65536u) * (pa115 % 65536u)) + (pb116 % 65536u)) % 65536u));
+                unsigned int pv117 = px94[3];
+                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (((((po118 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po118 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (((((po119 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po119 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (((((po120 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po120 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (((((po121 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po121 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (((((po122 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po122 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                unsigned int pex124 = ((lane == 0) ? 65536u : pup123);
+                unsigned int pb125 = px92[0];
+                px92[0] = (((((pex124 / 65536u) * (pb125 / 65536u)) % 65536u) * 65536u) + ((((pb125 / 65536u) * (pex124 % 65536u)) + (pb125 % 65536u)) % 65536u));
+                unsigned int pb126 = px92[1];
+                px92[1] = (((((pex124 / 65536u) * (pb126 / 65536u)) % 65536u) * 65536u) + ((((pb126 / 65536u) * (pex124 % 65536u)) + (pb126 % 65536u)) % 65536u));
+                unsigned int pb127 = px92[2];
+                px92[2] = (((((pex124 / 65536u) * (pb127 / 65536u)) % 65536u) * 65536u) + ((((pb127 / 65536u) * (pex124 % 65536u)) + (pb127 % 65536u)) % 65536u));
+                unsigned int pb128 = px92[3];
+                px92[3] = (((((pex124 / 65536u) * (pb128 / 65536u)) % 65536u) * 65536u) + ((((pb128 / 65536u) * (pex124 % 65536u)) + (pb128 % 65536u)) % 65536u));
+                unsigned int pb129 = px93[0];
+                px93[0] = (((((pex124 / 65536u) * (pb129 / 65536u)) % 65536u) * 65536u) + ((((pb129 / 65536u) * (pex124 % 65536u)) + (pb129 % 65536u)) % 65536u));
+                unsigned int pb130 = px93[1];
+                px93[1] = (((((pex124 / 65536u) * (pb130 / 65536u)) % 65536u) * 65536u) + ((((pb130 / 65536u) * (pex124 % 65536u)) + (pb130 % 65536u)) % 65536u));
+                unsigned int pb131 = px93[2];
+                px93[2] = (((((pex124 / 65536u) * (pb131 / 65536u)) % 65536u) * 65536u) + ((((pb131 / 65536u) * (pex124 % 65536u)) + (pb131 % 65536u)) % 65536u));
+                unsigned int pb132 = px93[3];
+                px93[3] = (((((pex124 / 65536u) * (pb132 / 65536u)) % 65536u) * 65536u) + ((((pb132 / 65536u) * (pex124 % 65536u)) + (pb132 % 65536u)) % 65536u));
+                unsigned int pb133 = px94[0];
+                px94[0] = (((((pex124 / 65536u) * (pb133 / 65536u)) % 65536u) * 65536u) + ((((pb133 / 65536u) * (pex124 % 65536u)) + (pb133 % 65536u)) % 65536u));
+                unsigned int pb134 = px94[1];
+                px94[1] = (((((pex124 / 65536u) * (pb134 / 65536u)) % 65536u) * 65536u) + ((((pb134 / 65536u) * (pex124 % 65536u)) + (pb134 % 65536u)) % 65536u));
+                unsigned int pb135 = px94[2];
+                px94[2] = (((((pex124 / 65536u) * (pb135 / 65536u)) % 65536u) * 65536u) + ((((pb135 / 65536u) * (pex124 % 65536u)) + (pb135 % 65536u)) % 65536u));
+                unsigned int pb136 = px94[3];
+                px94[3] = (((((pex124 / 65536u) * (pb136 / 65536u)) % 65536u) * 65536u) + ((((pb136 / 65536u) * (pex124 % 65536u)) + (pb136 % 65536u)) % 65536u));
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const uint4 *)px92;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const uint4 *)px93;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const uint4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl137 = (pod88 % 9);
+                const patc_int pt138 = tid6[psl137];
+                unsigned int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                __align__(16) unsigned int pu141[4];
+                *(uint4 *)pu141 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137));
+                unsigned int pb142 = pu141[0];
+                pu141[0] = (((((poff139 / 65536u) * (pb142 / 65536u)) % 65536u) * 65536u) + ((((pb142 / 65536u) * (poff139 % 65536u)) + (pb142 % 65536u)) % 65536u));
+                unsigned int pb143 = pu141[1];
+                pu141[1] = (((((poff139 / 65536u) * (pb143 / 65536u)) % 65536u) * 65536u) + ((((pb143 / 65536u) * (poff139 % 65536u)) + (pb143 % 65536u)) % 65536u));
+                unsigned int pb144 = pu141[2];
+                pu141[2] = (((((poff139 / 65536u) * (pb144 / 65536u)) % 65536u) * 65536u) + ((((pb144 / 65536u) * (poff139 % 65536u)) + (pb144 % 65536u)) % 65536u));
+                unsigned int pb145 = pu141[3];
+                pu141[3] = (((((poff139 / 65536u) * (pb145 / 65536u)) % 65536u) * 65536u) + ((((pb145 / 65536u) * (poff139 % 65536u)) + (pb145 % 65536u)) % 65536u));
+                if (((4 * lane + 4) <= pcnt140)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt138)) = *(const uint4 *)pu141;
+                }
+                if (((4 * lane + 4) > pcnt140)) {
+                    if (((4 * lane) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138)] = pu141[0];
+                    }
+                    if (((4 * lane + 1) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 1)] = pu141[1];
+                    }
+                    if (((4 * lane + 2) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 2)] = pu141[2];
+                    }
+                }
+                __align__(16) unsigned int pu146[4];
+                *(uint4 *)pu146 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 128));
+                unsigned int pb147 = pu146[0];
+                pu146[0] = (((((poff139 / 65536u) * (pb147 / 65536u)) % 65536u) * 65536u) + ((((pb147 / 65536u) * (poff139 % 65536u)) + (pb147 % 65536u)) % 65536u));
+                unsigned int pb148 = pu146[1];
+                pu146[1] = (((((poff139 / 65536u) * (pb148 / 65536u)) % 65536u) * 65536u) + ((((pb148 / 65536u) * (poff139 % 65536u)) + (pb148 % 65536u)) % 65536u));
+                unsigned int pb149 = pu146[2];
+                pu146[2] = (((((poff139 / 65536u) * (pb149 / 65536u)) % 65536u) * 65536u) + ((((pb149 / 65536u) * (poff139 % 65536u)) + (pb149 % 65536u)) % 65536u));
+                unsigned int pb150 = pu146[3];
+                pu146[3] = (((((poff139 / 65536u) * (pb150 / 65536u)) % 65536u) * 65536u) + ((((pb150 / 65536u) * (poff139 % 65536u)) + (pb150 % 65536u)) % 65536u));
+                if (((4 * lane + 132) <= pcnt140)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 128)) = *(const uint4 *)pu146;
+                }
+                if (((4 * lane + 132) > pcnt140)) {
+                    if (((4 * lane + 128) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 128)] = pu146[0];
+                    }
+                    if (((4 * lane + 129) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 129)] = pu146[1];
+                    }
+                    if (((4 * lane + 130) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 130)] = pu146[2];
+                    }
+                }
+                __align__(16) unsigned int pu151[4];
+                *(uint4 *)pu151 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 256));
+                unsigned int pb152 = pu151[0];
+                pu151[0] = (((((poff139 / 65536u) * (pb152 / 65536u)) % 65536u) * 65536u) + ((((pb152 / 65536u) * (poff139 % 65536u)) + (pb152 % 65536u)) % 65536u));
+                unsigned int pb153 = pu151[1];
+                pu151[1] = (((((poff139 / 65536u) * (pb153 / 65536u)) % 65536u) * 65536u) + ((((pb153 / 65536u) * (poff139 % 65536u)) + (pb153 % 65536u)) % 65536u));
+                unsigned int pb154 = pu151[2];
+                pu151[2] = (((((poff139 / 65536u) * (pb154 / 65536u)) % 65536u) * 65536u) + ((((pb154 / 65536u) * (poff139 % 65536u)) + (pb154 % 65536u)) % 65536u));
+                unsigned int pb155 = pu151[3];
+                pu151[3] = (((((poff139 / 65536u) * (pb155 / 65536u)) % 65536u) * 65536u) + ((((pb155 / 65536u) * (poff139 % 65536u)) + (pb155 % 65536u)) % 65536u));
+                if (((4 * lane + 260) <= pcnt140)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 256)) = *(const uint4 *)pu151;
+                }
+                if (((4 * lane + 260) > pcnt140)) {
+                    if (((4 * lane + 256) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 256)] = pu151[0];
+                    }
+                    if (((4 * lane + 257) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 257)] = pu151[1];
+                    }
+                    if (((4 * lane + 258) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 258)] = pu151[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -2203,7 +3230,7 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
@@ -2419,86 +3446,231 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
             pprevp35 = pinc82;
         }
     }
-    /* scanPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    unsigned int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 65536u;
-    auto patc_op = [&](const unsigned int pa14, const unsigned int pb15) -> unsigned int {
-        return (((((pa14 / 65536u) * (pb15 / 65536u)) % 65536u) * 65536u) + ((((pb15 / 65536u) * (pa14 % 65536u)) + (pb15 % 65536u)) % 65536u));
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            uint4 *const ch = (uint4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            unsigned int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const uint4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, init */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : patc_init;
+    if ((warp < 16)) {
+        int pnext84 = 0;
+        int pold85 = 0;
+        bool pdone86 = false;
+        for (;;) {
+            const patc_int pnx87 = pnext84;
+            const patc_int pod88 = pold85;
+            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
+                const patc_int psl89 = (pnx87 % 9);
+                const patc_int pt90 = tid6[psl89];
+                if ((pt90 < 0)) {
+                    pdone86 = true;
+                    continue;
                 }
-            }
-            #pragma unroll
-            for (int i = 1; i < 12; i++) x[i] = patc_op(x[i - 1], x[i]);
-            unsigned int v = x[11];
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v = patc_op(o, v); }
-            unsigned int ex = __shfl_up_sync(0xffffffffu, v, 1);
-            if (patc_l == 0) ex = patc_init;
-            /* exclusive: element i gets the prefix before it */
-            #pragma unroll
-            for (int i = 11; i > 0; i--) x[i] = patc_op(ex, x[i - 1]);
-            x[0] = ex;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { uint4 u; u.x = x[4 * q]; u.y = x[4 * q + 1]; u.z = x[4 * q + 2]; u.w = x[4 * q + 3]; ch[q] = u; }
-            __syncwarp(); /* the chunk written back, before other lanes read it to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
-        }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const unsigned int off = patc_off[sl * 16 + patc_w];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const uint4 *const ch = (const uint4 *)(patc_ring + sl * 6144 + patc_w * 384);
-            unsigned int *const o = out + t * 6144 + (long long)patc_w * 384;
-            #pragma unroll
-            for (int q = 0; q < 3; q++) {
-                const int i4 = q * 32 + patc_l;
-                uint4 u = ch[i4];
-                u.x = patc_op(off, u.x); u.y = patc_op(off, u.y); u.z = patc_op(off, u.z); u.w = patc_op(off, u.w);
-                if (4ll * i4 + 4 <= cnt) {
-                    ((uint4 *)o)[i4] = u;
-                } else {
-                    if (4ll * i4 < cnt) o[4 * i4] = u.x;
-                    if (4ll * i4 + 1 < cnt) o[4 * i4 + 1] = u.y;
-                    if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
+                pnext84 = (pnx87 + 1);
+                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
+                __align__(16) unsigned int px92[4];
+                *(uint4 *)px92 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                __align__(16) unsigned int px93[4];
+                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                __align__(16) unsigned int px94[4];
+                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
+                if ((pcnt91 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 65536u);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 65536u);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 65536u);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 65536u);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 65536u);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 65536u);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 65536u);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 65536u);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 65536u);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 65536u);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 65536u);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 65536u);
+                    }
                 }
+                unsigned int pa95 = px92[0];
+                unsigned int pb96 = px92[1];
+                px92[1] = (((((pa95 / 65536u) * (pb96 / 65536u)) % 65536u) * 65536u) + ((((pb96 / 65536u) * (pa95 % 65536u)) + (pb96 % 65536u)) % 65536u));
+                unsigned int pa97 = px92[1];
+                unsigned int pb98 = px92[2];
+                px92[2] = (((((pa97 / 65536u) * (pb98 / 65536u)) % 65536u) * 65536u) + ((((pb98 / 65536u) * (pa97 % 65536u)) + (pb98 % 65536u)) % 65536u));
+                unsigned int pa99 = px92[2];
+                unsigned int pb100 = px92[3];
+                px92[3] = (((((pa99 / 65536u) * (pb100 / 65536u)) % 65536u) * 65536u) + ((((pb100 / 65536u) * (pa99 % 65536u)) + (pb100 % 65536u)) % 65536u));
+                unsigned int pa101 = px92[3];
+                unsigned int pb102 = px93[0];
+                px93[0] = (((((pa101 / 65536u) * (pb102 / 65536u)) % 65536u) * 65536u) + ((((pb102 / 65536u) * (pa101 % 65536u)) + (pb102 % 65536u)) % 65536u));
+                unsigned int pa103 = px93[0];
+                unsigned int pb104 = px93[1];
+                px93[1] = (((((pa103 / 65536u) * (pb104 / 65536u)) % 65536u) * 65536u) + ((((pb104 / 65536u) * (pa103 % 65536u)) + (pb104 % 65536u)) % 65536u));
+                unsigned int pa105 = px93[1];
+                unsigned int pb106 = px93[2];
+                px93[2] = (((((pa105 / 65536u) * (pb106 / 65536u)) % 65536u) * 65536u) + ((((pb106 / 65536u) * (pa105 % 65536u)) + (pb106 % 65536u)) % 65536u));
+                unsigned int pa107 = px93[2];
+                unsigned int pb108 = px93[3];
+                px93[3] = (((((pa107 / 65536u) * (pb108 / 65536u)) % 65536u) * 65536u) + ((((pb108 / 65536u) * (pa107 % 65536u)) + (pb108 % 65536u)) % 65536u));
+                unsigned int pa109 = px93[3];
+                unsigned int pb110 = px94[0];
+                px94[0] = (((((pa109 / 65536u) * (pb110 / 65536u)) % 65536u) * 65536u) + ((((pb110 / 65536u) * (pa109 % 65536u)) + (pb110 % 65536u)) % 65536u));
+                unsigned int pa111 = px94[0];
+                unsigned int pb112 = px94[1];
+                px94[1] = (((((pa111 / 65536u) * (pb112 / 65536u)) % 65536u) * 65536u) + ((((pb112 / 65536u) * (pa111 % 65536u)) + (pb112 % 65536u)) % 65536u));
+                unsigned int pa113 = px94[1];
+                unsigned int pb114 = px94[2];
+                px94[2] = (((((pa113 / 65536u) * (pb114 / 65536u)) % 65536u) * 65536u) + ((((pb114 / 65536u) * (pa113 % 65536u)) + (pb114 % 65536u)) % 65536u));
+                unsigned int pa115 = px94[2];
+                unsigned int pb116 = px94[3];
+                px94[3] = (((((pa115 / 65536u) * (pb116 / 65536u)) % 65536u) * 65536u) + ((((pb116 / 65536u) * (pa115 % 65536u)) + (pb116 % 65536u)) % 65536u));
+                unsigned int pv117 = px94[3];
+                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (((((po118 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po118 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (((((po119 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po119 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (((((po120 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po120 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (((((po121 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po121 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (((((po122 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po122 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
+                unsigned int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                unsigned int pex124 = ((lane == 0) ? 65536u : pup123);
+                unsigned int pb125 = px94[2];
+                px94[3] = (((((pex124 / 65536u) * (pb125 / 65536u)) % 65536u) * 65536u) + ((((pb125 / 65536u) * (pex124 % 65536u)) + (pb125 % 65536u)) % 65536u));
+                unsigned int pb126 = px94[1];
+                px94[2] = (((((pex124 / 65536u) * (pb126 / 65536u)) % 65536u) * 65536u) + ((((pb126 / 65536u) * (pex124 % 65536u)) + (pb126 % 65536u)) % 65536u));
+                unsigned int pb127 = px94[0];
+                px94[1] = (((((pex124 / 65536u) * (pb127 / 65536u)) % 65536u) * 65536u) + ((((pb127 / 65536u) * (pex124 % 65536u)) + (pb127 % 65536u)) % 65536u));
+                unsigned int pb128 = px93[3];
+                px94[0] = (((((pex124 / 65536u) * (pb128 / 65536u)) % 65536u) * 65536u) + ((((pb128 / 65536u) * (pex124 % 65536u)) + (pb128 % 65536u)) % 65536u));
+                unsigned int pb129 = px93[2];
+                px93[3] = (((((pex124 / 65536u) * (pb129 / 65536u)) % 65536u) * 65536u) + ((((pb129 / 65536u) * (pex124 % 65536u)) + (pb129 % 65536u)) % 65536u));
+                unsigned int pb130 = px93[1];
+                px93[2] = (((((pex124 / 65536u) * (pb130 / 65536u)) % 65536u) * 65536u) + ((((pb130 / 65536u) * (pex124 % 65536u)) + (pb130 % 65536u)) % 65536u));
+                unsigned int pb131 = px93[0];
+                px93[1] = (((((pex124 / 65536u) * (pb131 / 65536u)) % 65536u) * 65536u) + ((((pb131 / 65536u) * (pex124 % 65536u)) + (pb131 % 65536u)) % 65536u));
+                unsigned int pb132 = px92[3];
+                px93[0] = (((((pex124 / 65536u) * (pb132 / 65536u)) % 65536u) * 65536u) + ((((pb132 / 65536u) * (pex124 % 65536u)) + (pb132 % 65536u)) % 65536u));
+                unsigned int pb133 = px92[2];
+                px92[3] = (((((pex124 / 65536u) * (pb133 / 65536u)) % 65536u) * 65536u) + ((((pb133 / 65536u) * (pex124 % 65536u)) + (pb133 % 65536u)) % 65536u));
+                unsigned int pb134 = px92[1];
+                px92[2] = (((((pex124 / 65536u) * (pb134 / 65536u)) % 65536u) * 65536u) + ((((pb134 / 65536u) * (pex124 % 65536u)) + (pb134 % 65536u)) % 65536u));
+                unsigned int pb135 = px92[0];
+                px92[1] = (((((pex124 / 65536u) * (pb135 / 65536u)) % 65536u) * 65536u) + ((((pb135 / 65536u) * (pex124 % 65536u)) + (pb135 % 65536u)) % 65536u));
+                px92[0] = pex124;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const uint4 *)px92;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const uint4 *)px93;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const uint4 *)px94;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl89)] = pv117;
+                    patc_mb_arrive(&tots3[psl89]);
+                }
+                continue;
             }
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
+            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
+                const patc_int psl136 = (pod88 % 9);
+                const patc_int pt137 = tid6[psl136];
+                unsigned int poff138 = off11[(warp + 16 * psl136)];
+                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
+                __align__(16) unsigned int pu140[4];
+                *(uint4 *)pu140 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
+                unsigned int pb141 = pu140[0];
+                pu140[0] = (((((poff138 / 65536u) * (pb141 / 65536u)) % 65536u) * 65536u) + ((((pb141 / 65536u) * (poff138 % 65536u)) + (pb141 % 65536u)) % 65536u));
+                unsigned int pb142 = pu140[1];
+                pu140[1] = (((((poff138 / 65536u) * (pb142 / 65536u)) % 65536u) * 65536u) + ((((pb142 / 65536u) * (poff138 % 65536u)) + (pb142 % 65536u)) % 65536u));
+                unsigned int pb143 = pu140[2];
+                pu140[2] = (((((poff138 / 65536u) * (pb143 / 65536u)) % 65536u) * 65536u) + ((((pb143 / 65536u) * (poff138 % 65536u)) + (pb143 % 65536u)) % 65536u));
+                unsigned int pb144 = pu140[3];
+                pu140[3] = (((((poff138 / 65536u) * (pb144 / 65536u)) % 65536u) * 65536u) + ((((pb144 / 65536u) * (poff138 % 65536u)) + (pb144 % 65536u)) % 65536u));
+                if (((4 * lane + 4) <= pcnt139)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const uint4 *)pu140;
+                }
+                if (((4 * lane + 4) > pcnt139)) {
+                    if (((4 * lane) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
+                    }
+                    if (((4 * lane + 1) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
+                    }
+                    if (((4 * lane + 2) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
+                    }
+                }
+                __align__(16) unsigned int pu145[4];
+                *(uint4 *)pu145 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
+                unsigned int pb146 = pu145[0];
+                pu145[0] = (((((poff138 / 65536u) * (pb146 / 65536u)) % 65536u) * 65536u) + ((((pb146 / 65536u) * (poff138 % 65536u)) + (pb146 % 65536u)) % 65536u));
+                unsigned int pb147 = pu145[1];
+                pu145[1] = (((((poff138 / 65536u) * (pb147 / 65536u)) % 65536u) * 65536u) + ((((pb147 / 65536u) * (poff138 % 65536u)) + (pb147 % 65536u)) % 65536u));
+                unsigned int pb148 = pu145[2];
+                pu145[2] = (((((poff138 / 65536u) * (pb148 / 65536u)) % 65536u) * 65536u) + ((((pb148 / 65536u) * (poff138 % 65536u)) + (pb148 % 65536u)) % 65536u));
+                unsigned int pb149 = pu145[3];
+                pu145[3] = (((((poff138 / 65536u) * (pb149 / 65536u)) % 65536u) * 65536u) + ((((pb149 / 65536u) * (poff138 % 65536u)) + (pb149 % 65536u)) % 65536u));
+                if (((4 * lane + 132) <= pcnt139)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const uint4 *)pu145;
+                }
+                if (((4 * lane + 132) > pcnt139)) {
+                    if (((4 * lane + 128) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
+                    }
+                    if (((4 * lane + 129) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
+                    }
+                    if (((4 * lane + 130) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
+                    }
+                }
+                __align__(16) unsigned int pu150[4];
+                *(uint4 *)pu150 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
+                unsigned int pb151 = pu150[0];
+                pu150[0] = (((((poff138 / 65536u) * (pb151 / 65536u)) % 65536u) * 65536u) + ((((pb151 / 65536u) * (poff138 % 65536u)) + (pb151 % 65536u)) % 65536u));
+                unsigned int pb152 = pu150[1];
+                pu150[1] = (((((poff138 / 65536u) * (pb152 / 65536u)) % 65536u) * 65536u) + ((((pb152 / 65536u) * (poff138 % 65536u)) + (pb152 % 65536u)) % 65536u));
+                unsigned int pb153 = pu150[2];
+                pu150[2] = (((((poff138 / 65536u) * (pb153 / 65536u)) % 65536u) * 65536u) + ((((pb153 / 65536u) * (poff138 % 65536u)) + (pb153 % 65536u)) % 65536u));
+                unsigned int pb154 = pu150[3];
+                pu150[3] = (((((poff138 / 65536u) * (pb154 / 65536u)) % 65536u) * 65536u) + ((((pb154 / 65536u) * (poff138 % 65536u)) + (pb154 % 65536u)) % 65536u));
+                if (((4 * lane + 260) <= pcnt139)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const uint4 *)pu150;
+                }
+                if (((4 * lane + 260) > pcnt139)) {
+                    if (((4 * lane + 256) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
+                    }
+                    if (((4 * lane + 257) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
+                    }
+                    if (((4 * lane + 258) < pcnt139)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl136]);
+                pold85 = (pod88 + 1);
+                continue;
+            }
+            if ((pdone86 && (pod88 == pnx87))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }

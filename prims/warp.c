@@ -1052,6 +1052,197 @@ static void pipe_lookback(Pipe *p, Buffer *state, Buffer *count, Buffer *given)
     w->cur = saved;
 }
 
+/* A private vector register of 4 elements (S_VLOAD's destination, S_VSTORE's source),
+ * declared here */
+static Buffer *pvec(Pipe *p, const char *prefix, ScalarKind sk)
+{
+    Buffer *b = lw_new_buffer(p->w, prefix, AS_PRIVATE, sk, pn(p, 4));
+    b->vec = 4;
+    Stmt *d = lw_snew(p->w, S_DECL);
+    d->decl.buf = b;
+    lw_emit(p->w, d);
+    return b;
+}
+
+static void pvload(Pipe *p, Buffer *dst, Buffer *src, Nat *index)
+{
+    Stmt *s = lw_snew(p->w, S_VLOAD);
+    s->vload.dst = dst;
+    s->vload.src = src;
+    s->vload.index = index;
+    s->vload.width = 4;
+    lw_emit(p->w, s);
+}
+
+static void pvstore(Pipe *p, Buffer *dst, Nat *index, Buffer *src)
+{
+    Stmt *s = lw_snew(p->w, S_VSTORE);
+    s->vstore.dst = dst;
+    s->vstore.src = src;
+    s->vstore.index = index;
+    s->vstore.width = 4;
+    lw_emit(p->w, s);
+}
+
+/* cnt: how many of tile t's elements fall in this compute warp's chunk (at most CH;
+ * 0 or less past n), by which the last tile's chunks are bounded */
+static Nat *pipe_chunk_count(Pipe *p, Nat *t)
+{
+    Arena *a = p->a;
+    int CH = 32 * p->IPT;
+    Nat *c = nat_sub(a, nat_min(a, nat_sub(a, p->n, nat_mul(a, t, pn(p, p->TILE))), pn(p, p->TILE)),
+                     nat_mul(a, p->warp, pn(p, CH)));
+    return plet(p, "pcnt", pnat(p, c), -(int64_t)p->TILE, pn(p, CH + 1));
+}
+
+/* A scan's newly loaded tile t in slot sl, for compute warp `warp`: its chunk's IPT
+ * elements per lane in registers (16-byte vector loads from the ring; the last tile's
+ * elements past the copy from the input, past n init), scanned in the lane, the lanes'
+ * totals scanned by the warp (scanWarpStep's steps), each element given the prefix of
+ * the lanes before (an exclusive scan's element i the prefix before it), written back
+ * to the ring (vector stores), and the chunk's total handed to the aggregator */
+static void pipe_scan_chunk(Pipe *p, Buffer *in, bool excl, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT, NQ = p->IPT / 4;
+    Stmt *isaved, *jsaved;
+    Nat *cnt = pipe_chunk_count(p, t);
+    Nat *chunk = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *mine = nat_add(a, chunk, nat_mul(a, p->lane, pn(p, p->IPT)));
+    Buffer *xq[16];
+    for (int q = 0; q < NQ; q++) {
+        xq[q] = pvec(p, "px", p->ck);
+        pvload(p, xq[q], p->sm[PS_RING], nat_add(a, mine, pn(p, 4 * q)));
+    }
+#define XI(i) lw_xload(w, xq[(i) / 4], pn(p, (i) % 4))
+    lw_open_if(w, pcmp(p, OP_LT, cnt, nat_mul(a, nat_add(a, p->lane, pn(p, 1)), pn(p, p->IPT))), &isaved);
+    Nat *tile = nat_mul(a, t, pn(p, p->TILE));
+    Nat *copied = nat_sub(a, nat_mul(a, nat_div(a, nat_sub(a, p->n, tile), pn(p, 4)), pn(p, 4)), nat_mul(a, p->warp, pn(p, CH)));
+    for (int i = 0; i < p->IPT; i++) {
+        Nat *j = nat_add(a, nat_mul(a, p->lane, pn(p, p->IPT)), pn(p, i));
+        lw_open_if(w, pcmp(p, OP_GE, j, copied), &jsaved);
+        X *ld = lw_xload(w, in, nat_add(a, nat_add(a, tile, nat_mul(a, p->warp, pn(p, CH))), j));
+        lw_store(w, xq[i / 4], pn(p, i % 4), psel(p, pcmp(p, OP_LT, j, cnt), ld, p->init));
+        w->cur = jsaved;
+    }
+    w->cur = isaved;
+    for (int i = 1; i < p->IPT; i++) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, XI(i - 1), XI(i)));
+    Buffer *vb;
+    X *v = preg(p, "pv", XI(p->IPT - 1), &vb);
+    pwarp_scan(p, vb, v);
+    X *up = lw_materialise(w, pshfl(p, SHFL_UP, v, 1), "pup");
+    X *ex = lw_materialise(w, psel(p, pcmp(p, OP_EQ, p->lane, pn(p, 0)), p->init, up), "pex");
+    if (excl) {
+        for (int i = p->IPT - 1; i > 0; i--) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, ex, XI(i - 1)));
+        lw_store(w, xq[0], pn(p, 0), ex);
+    } else {
+        for (int i = 0; i < p->IPT; i++) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, ex, XI(i)));
+    }
+#undef XI
+    for (int q = 0; q < NQ; q++) pvstore(p, p->sm[PS_RING], nat_add(a, mine, pn(p, 4 * q)), xq[q]);
+    Stmt *sw = lw_snew(w, S_BARRIER); /* the chunk written back, before other lanes read it to finish it */
+    sw->barrier.level = LVL_WARP;
+    lw_emit(w, sw);
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 31)), &isaved);
+    lw_store(w, p->sm[PS_WTOT], nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp), v);
+    pmbar(p, MB_ARRIVE, PS_TOTS, sl, NULL);
+    w->cur = isaved;
+}
+
+/* A scan's chunk of tile t in slot sl once its offset is known: each element given the
+ * offset and stored to out, 16-byte vectors where whole (the last tile's last few one by
+ * one) */
+static void pipe_scan_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT;
+    Stmt *isaved, *jsaved;
+    X *off = lw_materialise(w, lw_xload(w, p->sm[PS_OFF], nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp)), "poff");
+    Nat *cnt = pipe_chunk_count(p, t);
+    Nat *chunk = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *o = nat_add(a, nat_mul(a, t, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    for (int q = 0; q < p->IPT / 4; q++) {
+        Nat *i4 = nat_add(a, pn(p, 32 * q), p->lane);
+        Buffer *u = pvec(p, "pu", p->ck);
+        pvload(p, u, p->sm[PS_RING], nat_add(a, chunk, nat_mul(a, i4, pn(p, 4))));
+        for (int j = 0; j < 4; j++) lw_store(w, u, pn(p, j), pop(p, off, lw_xload(w, u, pn(p, j))));
+        Nat *at = nat_mul(a, i4, pn(p, 4));
+        lw_open_if(w, pcmp(p, OP_LE, nat_add(a, at, pn(p, 4)), cnt), &isaved);
+        pvstore(p, out, nat_add(a, o, at), u);
+        w->cur = isaved;
+        lw_open_if(w, pcmp(p, OP_GT, nat_add(a, at, pn(p, 4)), cnt), &isaved);
+        for (int j = 0; j < 3; j++) {
+            lw_open_if(w, pcmp(p, OP_LT, nat_add(a, at, pn(p, j)), cnt), &jsaved);
+            lw_store(w, out, nat_add(a, nat_add(a, o, at), pn(p, j)), lw_xload(w, u, pn(p, j)));
+            w->cur = jsaved;
+        }
+        w->cur = isaved;
+    }
+    pmbar(p, MB_FENCE, 0, NULL, NULL); /* before the slot's next bulk copy */
+    pmbar(p, MB_ARRIVE, PS_EMPTY, sl, NULL); /* every lane: each releases its own reads and writes of the slot */
+}
+
+/* A scan's compute warps (warps 0 .. W - 1), each over its chunk of every tile its block
+ * draws: it never waits, but takes whichever is ready of a newly loaded tile (holding at
+ * most S) and the oldest tile whose offset the look-back has handed over, sleeping 20 ns
+ * when neither is; done once the producer's tile -1 came and every tile is finished */
+static void pipe_compute_scan(Pipe *p, Buffer *in, Buffer *out, bool excl)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *lsaved, *isaved, *jsaved;
+    Buffer *nb, *ob, *db;
+    Stmt *g = lw_open_if(w, pcmp(p, OP_LT, p->warp, pn(p, p->W)), &saved);
+    g->cond.role = true;
+    X *next = preg(p, "pnext", plit(p, SK_I32, 0), &nb), *old = preg(p, "pold", plit(p, SK_I32, 0), &ob);
+    X *done = preg(p, "pdone", x_bool(a, false), &db);
+    Stmt *loop = lw_snew(w, S_WHILE);
+    loop->wloop.body = stmt_seq(a);
+    lw_emit(w, loop);
+    lsaved = w->cur;
+    w->cur = loop->wloop.body;
+    Nat *ub = nat_add(a, p->tiles, pn(p, 1));
+    Nat *nx = plet(p, "pnx", next, 0, ub), *od = plet(p, "pod", old, 0, ub);
+    X *ready = lw_xnew(w, X_MBTEST, SK_BOOL);
+    ready->mbtest.buf = p->sm[PS_FULL];
+    ready->mbtest.index = nat_mod(a, nx, pn(p, p->S));
+    ready->mbtest.parity = pparity(p, nx);
+    X *c = x_bin(a, OP_AND, SK_BOOL, x_bin(a, OP_AND, SK_BOOL, pnot(p, done), pcmp(p, OP_LT, nat_sub(a, nx, od), pn(p, p->S))),
+                 pvote(p, SHFL_ALL, SK_BOOL, ready));
+    lw_open_if(w, c, &isaved);
+    Nat *sl = plet(p, "psl", pnat(p, nat_mod(a, nx, pn(p, p->S))), 0, pn(p, p->S));
+    Nat *t = plet(p, "pt", lw_xload(w, p->sm[PS_TID], sl), -1, p->tiles);
+    lw_open_if(w, pcmp(p, OP_LT, t, pn(p, 0)), &jsaved);
+    lw_store(w, db, pn(p, 0), x_bool(a, true));
+    pjump(p, JK_CONTINUE);
+    w->cur = jsaved;
+    lw_store(w, nb, pn(p, 0), pnat(p, nat_add(a, nx, pn(p, 1))));
+    pipe_scan_chunk(p, in, excl, sl, t);
+    pjump(p, JK_CONTINUE);
+    w->cur = isaved;
+    X *fin = lw_xnew(w, X_MBTEST, SK_BOOL);
+    fin->mbtest.buf = p->sm[PS_PREF];
+    fin->mbtest.index = nat_mod(a, od, pn(p, p->S));
+    fin->mbtest.parity = pparity(p, od);
+    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, od, nx), pvote(p, SHFL_ALL, SK_BOOL, fin)), &isaved);
+    Nat *fsl = plet(p, "psl", pnat(p, nat_mod(a, od, pn(p, p->S))), 0, pn(p, p->S));
+    Nat *ft = plet(p, "pt", lw_xload(w, p->sm[PS_TID], fsl), 0, p->tiles);
+    pipe_scan_finish(p, out, fsl, ft);
+    lw_store(w, ob, pn(p, 0), pnat(p, nat_add(a, od, pn(p, 1))));
+    pjump(p, JK_CONTINUE);
+    w->cur = isaved;
+    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, done, pcmp(p, OP_EQ, od, nx)), &isaved);
+    pjump(p, JK_RETURN);
+    w->cur = isaved;
+    Stmt *sp = lw_snew(w, S_SLEEP);
+    sp->sleep.ns = 20;
+    lw_emit(w, sp);
+    w->cur = lsaved;
+    w->cur = saved;
+}
+
 /* scanPipe written to acc c: the kernel's only output, from element 0, with nothing
  * else in the kernel; xs a data parameter read from element 0 (the bulk copies read it
  * in tiles, 16-byte aligned, and the stores write 16-byte vectors: the runtime checks
@@ -1170,7 +1361,8 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     pipe_producer(&p, stable, v->buf, s->pipe.ctr);
     pipe_aggregator(&p, s->pipe.state);
     pipe_lookback(&p, s->pipe.state, sel ? c->cnt : NULL, s->pipe.given);
-    lw_emit(w, s);
+    if (sel) lw_emit(w, s); /* a filter's compute warps: still text (codegen/cuda.c) */
+    else pipe_compute_scan(&p, v->buf, c->buf, s->pipe.excl);
 }
 
 /* scanPipe's meaning: the sequential scan, each prefix op(prefix)(x) from init (scanSeq's,

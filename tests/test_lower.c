@@ -200,11 +200,11 @@ START_TEST(pipe_roles_and_layout)
     int at = -1;
     const Stmt *role = first_role(k->body, &at);
     ck_assert_msg(role && at > 0 && k->body->seq.items[at - 1]->kind == S_BARRIER, "a barrier in front of the roles");
-    ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 1);
     ck_assert_int_eq(count_stmts(role, S_BARRIER), 0);
     ck_assert_int_eq(count_stmts(k->body, S_BULK), 1);
     ck_assert_int_eq(count_stmts(role, S_BULK), 1);
     ck_assert_int_ge(count_stmts(k->body, S_MBAR), 5 + 4); /* five inits, wait, fence, expect, arrive */
+    ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 1 + 1); /* and the compute warps' __syncwarp */
     int64_t end[32], off[32];
     ck_assert_int_ge(k->nshared, PS_COUNT - 1);
     for (int i = 0; i < k->nshared; i++) {
@@ -221,6 +221,10 @@ START_TEST(pipe_roles_and_layout)
     const char *ir = sb_str(&d);
     ck_assert_msg(strstr(ir, "role if (warp == 4)\n") && strstr(ir, "shfl.up(") && strstr(ir, "bits.u32"), "%s", ir);
     ck_assert_msg(strstr(ir, "role if (warp == 5)\n") && strstr(ir, "sleep 20 ns\n") && strstr(ir, "break\n"), "%s", ir);
+    /* the compute warps: a role too, vector loads from and stores to the ring and out */
+    ck_assert_msg(strstr(ir, "role if (warp < 4)\n") && strstr(ir, ":= vector ring") && strstr(ir, "vector ring") &&
+                  strstr(ir, "vector out"), "%s", ir);
+    ck_assert_int_eq(count_stmts(k->body, S_PIPE), 0); /* a scan is all kernel IR */
     ck_assert_msg(strstr(ir, "role if (warp == 6)\n") && strstr(ir, "mbar.init full") && strstr(ir, "fence.proxy.async\n") &&
                   strstr(ir, "bulk ring"), "%s", ir);
     sb_free(&d);
