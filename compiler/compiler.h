@@ -441,17 +441,6 @@ typedef enum {
                   statements ops (declarations only). packed: one leaf of at most 32 bits,
                   kept with its flag in one 64-bit word of state; else flags holds
                   (epoch << 2 | status) and aggs/incs the values. See codegen/cuda.c */
-    S_PIPE,    /* pipe: the whole kernel of a scanPipe, filterPipe or partitionPipe
-                  (prims/warp.c; kind): a persistent grid whose blocks draw tiles of
-                  nw*32*ipt elements of in (n of them) into a ring of slots shared-memory
-                  slots (the shared buffer ring, carved by codegen), process them with nw
-                  compute warps, an aggregator warp and a look-back warp over the tile words
-                  state (counter ctr), and write out. PIPE_SCAN: op is op(pa)(pb) after the
-                  declarations ops, init its neutral element. PIPE_FILTER, PIPE_PARTITION:
-                  op is pred(pa) (bool), init NULL, pb NULL, and count (one u32) gets the
-                  number selected; given (partitionStablePipe's, else NULL) holds that
-                  number already (one u32, from an earlier launch), and the others follow
-                  the selected in order. See codegen/cuda.c */
     S_MBAR,    /* mbar: an operation op of this thread on the mbarrier buf[index] (a shared u64,
                   CTA scope): MB_INIT (arg: the arrivals a phase takes; before any other
                   thread uses it, which a __syncthreads after it sees to), MB_ARRIVE (release),
@@ -467,15 +456,6 @@ typedef enum {
                   asynchronously, completing on the mbarrier bar[bar_index] (whose phase
                   expects them: MB_EXPECT) */
 } StmtKind;
-
-/* The shared buffers of a pipe kernel, one each (prims/warp.c makes them, smem.c lays
- * them out): the ring of slots, per slot the mbarriers full, empty, tots, aggb, pref, the
- * tile number, the tile's total and per compute warp the chunk's total, offset in the
- * tile and offset (a filter's also its count), and the epoch. */
-typedef enum {
-    PS_RING, PS_FULL, PS_EMPTY, PS_TOTS, PS_AGGB, PS_PREF, PS_TID, PS_EP, PS_AGG, PS_WTOT, PS_WOFF, PS_OFF, PS_OWN,
-    PS_COUNT
-} PipeShared;
 
 /* What an S_MBAR does (see S_MBAR). */
 typedef enum { MB_INIT, MB_ARRIVE, MB_EXPECT, MB_WAIT, MB_FENCE } MbarOp;
@@ -540,16 +520,6 @@ struct Stmt {
             Buffer *state;                     /* packed */
             Buffer *flags, *aggs[2], *incs[2]; /* not packed */
         } look;
-        struct {
-            Buffer *in, *out, *state, *ctr, *pa, *pb, *count, *given;
-            Buffer *sm[PS_COUNT]; /* PipeShared; sm[PS_OWN] NULL for a scan */
-            Nat *n;
-            int nw, ipt, slots;
-            enum { PIPE_SCAN, PIPE_FILTER, PIPE_PARTITION } kind;
-            bool excl;
-            X *init, *op;
-            Stmt *ops;
-        } pipe;
         struct { MbarOp op; Buffer *buf; Nat *index; X *arg; } mbar;
         struct { Buffer *dst, *src; Nat *index; int width; } vstore;
         struct { Buffer *dst; Nat *dst_index; Buffer *src; Nat *src_index; X *bytes; Buffer *bar; Nat *bar_index; } bulk;

@@ -36,14 +36,6 @@ bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx)
 
 /* Pre-order: the statement, then its parts in the order the C text has them (see
  * compiler.h); a store's or vector load's write comes after what it reads. */
-/* a pipe kernel reads and writes each of its shared buffers */
-static bool pipe_shared(const Stmt *s, const IrVisitor *v, void *ctx, bool write)
-{
-    for (int i = 0; i < PS_COUNT; i++)
-        if (s->pipe.sm[i] && v->access(ctx, s->pipe.sm[i], write)) return true;
-    return false;
-}
-
 bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
 {
     if (v->stmt) {
@@ -109,18 +101,6 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
                ir_walk_x(s->bulk.bytes, v, ctx) ||
                (v->access && (v->access(ctx, s->bulk.src, false) || v->access(ctx, s->bulk.dst, true) ||
                               v->access(ctx, s->bulk.bar, true)));
-    case S_PIPE:
-        /* reads its input and the tile words, applies the operator, writes the ring, the
-         * words and the output */
-        if (exprs && ((v->nat && v->nat(ctx, s->pipe.n)) || ir_walk_x(s->pipe.init, v, ctx) ||
-                      (v->access && (v->access(ctx, s->pipe.in, false) || v->access(ctx, s->pipe.state, false) ||
-                                     pipe_shared(s, v, ctx, false)))))
-            return true;
-        if (ir_walk(s->pipe.ops, v, ctx)) return true;
-        return exprs && (ir_walk_x(s->pipe.op, v, ctx) ||
-                         (v->access && (pipe_shared(s, v, ctx, true) || v->access(ctx, s->pipe.state, true) ||
-                                        v->access(ctx, s->pipe.ctr, true) || v->access(ctx, s->pipe.out, true) ||
-                                        (s->pipe.count && v->access(ctx, s->pipe.count, true)))));
     }
     unreachable();
 }

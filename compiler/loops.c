@@ -242,7 +242,6 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
     case S_LET:
     case S_SLEEP:
     case S_LOOKBACK:
-    case S_PIPE:
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: return;
@@ -271,7 +270,7 @@ static WalkStep parallel_stmt(void *ctx, const Stmt *s)
     (void)ctx;
     bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && (s->cond.per_lane || s->cond.role)) ||
                s->kind == S_BARRIER || s->kind == S_JUMP || s->kind == S_LASTBLOCK || s->kind == S_LOOKBACK ||
-               s->kind == S_PIPE || s->kind == S_MBAR || s->kind == S_BULK; /* each thread's arrival counts */
+               s->kind == S_MBAR || s->kind == S_BULK; /* each thread's arrival counts */
     return par ? WALK_STOP : WALK_ON;
 }
 static const IrVisitor parallel_visit = {.stmt = parallel_stmt};

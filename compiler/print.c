@@ -336,27 +336,6 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         nat_print(b, s->bulk.bar_index);
         sb_puts(b, "]\n");
         return;
-    case S_PIPE:
-        pad(b, ind);
-        if (s->pipe.kind != PIPE_SCAN) {
-            sb_printf(b, "%s %s[0..", s->pipe.kind == PIPE_FILTER ? "filterPipe" : s->pipe.given ? "partitionStablePipe" : "partitionPipe",
-                      s->pipe.out->name);
-            nat_print(b, s->pipe.n);
-            sb_printf(b, "), count %s[0], of %s by %s -> ", s->pipe.count->name, s->pipe.in->name, s->pipe.pa->name);
-            xprint(b, s->pipe.op);
-            if (s->pipe.given) sb_printf(b, ", the others from %s[0]", s->pipe.given->name);
-        } else {
-            sb_printf(b, "%s %s[0..", s->pipe.excl ? "scanPipeExcl" : "scanPipe", s->pipe.out->name);
-            nat_print(b, s->pipe.n);
-            sb_printf(b, ") of %s by (%s, %s) -> ", s->pipe.in->name, s->pipe.pa->name, s->pipe.pb->name);
-            xprint(b, s->pipe.op);
-            sb_puts(b, " from ");
-            xprint(b, s->pipe.init);
-        }
-        sb_printf(b, ": %d compute warps x %d items per lane, %d slots in %s, tile words %s, counter %s\n", s->pipe.nw,
-                  s->pipe.ipt, s->pipe.slots, s->pipe.sm[PS_RING]->name, s->pipe.state->name, s->pipe.ctr->name);
-        sprint(b, s->pipe.ops, ind + 1);
-        return;
     }
 }
 

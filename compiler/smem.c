@@ -111,7 +111,6 @@ static void number(Live *l, Stmt *s)
     case S_LET:
     case S_SLEEP:
     case S_LOOKBACK:
-    case S_PIPE:
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: ir_walk(s, &touch_visit, l); return;

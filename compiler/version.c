@@ -163,7 +163,7 @@ static bool find_test(void *ctx, const X *x)
 static WalkStep find_inner(void *ctx, const Stmt *s)
 {
     Ver *v = ctx;
-    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK || s->kind == S_PIPE) {
+    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK) {
         v->full = true; /* never copied */
         return WALK_STOP;
     }
@@ -326,10 +326,9 @@ static Stmt *copy(const Ver *v, const Stmt *s)
     case S_BULK: t->bulk.bytes = fold(v, s->bulk.bytes); return t;
     case S_VSTORE: return t;
     case S_LASTBLOCK:
-    case S_LOOKBACK:
-    case S_PIPE: break; /* find_inner refused them */
+    case S_LOOKBACK: break; /* find_inner refused them */
     }
-    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : s->kind == S_PIPE ? "scanPipe" : "lastBlock");
+    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : "lastBlock");
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -475,7 +474,6 @@ static void walk(Ver *v, Stmt *s)
     case S_VLOAD:
     case S_LASTBLOCK:
     case S_LOOKBACK:
-    case S_PIPE:
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: return;

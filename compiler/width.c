@@ -208,7 +208,6 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_COMMENT:
     case S_VLOAD:
     case S_LOOKBACK:
-    case S_PIPE: /* its tile arithmetic is long long (codegen/cuda.c) */
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: return WALK_ON;

@@ -35,7 +35,7 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2))) < 2^31), else long long
+ *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -252,74 +252,256 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
             pprevp35 = pinc80;
         }
     }
-    /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
-    const long long patc_n = (long long)(n);
-    float *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    unsigned int *const patc_own = own12;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const float pa15) -> bool {
-        return (pa15 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 640 .. + 639 of each tile, 20 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 5 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 5], (next / 5) & 1))) {
-            const int sl = next % 5;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) - (long long)patc_w * 640; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 10240 + patc_w * 640) + patc_l * 5;
-            float x[20];
-            #pragma unroll
-            for (int q = 0; q < 5; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 20) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 10240) & ~3ll) - (long long)patc_w * 640;
-                #pragma unroll
-                for (int i = 0; i < 20; i++) {
-                    const long long j = (long long)patc_l * 20 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 10240 + (long long)patc_w * 640 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 5)], ((unsigned int)((pnx84 / 5) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 5);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86));
+                __align__(16) float px90[4];
+                *(float4 *)px90 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 4));
+                __align__(16) float px91[4];
+                *(float4 *)px91 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 8));
+                __align__(16) float px92[4];
+                *(float4 *)px92 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 12));
+                __align__(16) float px93[4];
+                *(float4 *)px93 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 16));
+                if ((pcnt88 < (20 * lane + 20))) {
+                    if (((20 * lane) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((20 * lane) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87)] : 0.0f);
+                    }
+                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((20 * lane + 1) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((20 * lane + 2) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((20 * lane + 3) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 3)] : 0.0f);
+                    }
+                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((20 * lane + 4) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 4)] : 0.0f);
+                    }
+                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((20 * lane + 5) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 5)] : 0.0f);
+                    }
+                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((20 * lane + 6) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 6)] : 0.0f);
+                    }
+                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((20 * lane + 7) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 7)] : 0.0f);
+                    }
+                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((20 * lane + 8) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 8)] : 0.0f);
+                    }
+                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((20 * lane + 9) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 9)] : 0.0f);
+                    }
+                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((20 * lane + 10) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 10)] : 0.0f);
+                    }
+                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((20 * lane + 11) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 11)] : 0.0f);
+                    }
+                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[0] = (((20 * lane + 12) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 12)] : 0.0f);
+                    }
+                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[1] = (((20 * lane + 13) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 13)] : 0.0f);
+                    }
+                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[2] = (((20 * lane + 14) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 14)] : 0.0f);
+                    }
+                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[3] = (((20 * lane + 15) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 15)] : 0.0f);
+                    }
+                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[0] = (((20 * lane + 16) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 16)] : 0.0f);
+                    }
+                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[1] = (((20 * lane + 17) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 17)] : 0.0f);
+                    }
+                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[2] = (((20 * lane + 18) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 18)] : 0.0f);
+                    }
+                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0.0f);
+                    }
+                }
+                const patc_int pvc94 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm95 = 0u;
+                float pa96 = px89[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
+                float pa97 = px89[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 1) < pvc94) && (pa97 > t))) << 1u));
+                float pa98 = px89[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 2) < pvc94) && (pa98 > t))) << 2u));
+                float pa99 = px89[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 3) < pvc94) && (pa99 > t))) << 3u));
+                float pa100 = px90[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 4) < pvc94) && (pa100 > t))) << 4u));
+                float pa101 = px90[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 5) < pvc94) && (pa101 > t))) << 5u));
+                float pa102 = px90[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 6) < pvc94) && (pa102 > t))) << 6u));
+                float pa103 = px90[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 7) < pvc94) && (pa103 > t))) << 7u));
+                float pa104 = px91[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 8) < pvc94) && (pa104 > t))) << 8u));
+                float pa105 = px91[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 9) < pvc94) && (pa105 > t))) << 9u));
+                float pa106 = px91[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 10) < pvc94) && (pa106 > t))) << 10u));
+                float pa107 = px91[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 11) < pvc94) && (pa107 > t))) << 11u));
+                float pa108 = px92[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 12) < pvc94) && (pa108 > t))) << 12u));
+                float pa109 = px92[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 13) < pvc94) && (pa109 > t))) << 13u));
+                float pa110 = px92[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 14) < pvc94) && (pa110 > t))) << 14u));
+                float pa111 = px92[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 15) < pvc94) && (pa111 > t))) << 15u));
+                float pa112 = px93[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 16) < pvc94) && (pa112 > t))) << 16u));
+                float pa113 = px93[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 17) < pvc94) && (pa113 > t))) << 17u));
+                float pa114 = px93[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 18) < pvc94) && (pa114 > t))) << 18u));
+                float pa115 = px93[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 19) < pvc94) && (pa115 > t))) << 19u));
+                unsigned int pc116 = __popc(pm95);
+                unsigned int pv117 = pc116;
+                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                __syncwarp();
+                const patc_int pq123 = (pv117 - pc116);
+                if ((((pm95 >> 0u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq123)] = px89[0];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm95 >> 0u) & 1u)));
+                if ((((pm95 >> 1u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq124)] = px89[1];
+                }
+                const patc_int pq125 = (pq124 + ((int)((pm95 >> 1u) & 1u)));
+                if ((((pm95 >> 2u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq125)] = px89[2];
+                }
+                const patc_int pq126 = (pq125 + ((int)((pm95 >> 2u) & 1u)));
+                if ((((pm95 >> 3u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq126)] = px89[3];
+                }
+                const patc_int pq127 = (pq126 + ((int)((pm95 >> 3u) & 1u)));
+                if ((((pm95 >> 4u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq127)] = px90[0];
+                }
+                const patc_int pq128 = (pq127 + ((int)((pm95 >> 4u) & 1u)));
+                if ((((pm95 >> 5u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq128)] = px90[1];
+                }
+                const patc_int pq129 = (pq128 + ((int)((pm95 >> 5u) & 1u)));
+                if ((((pm95 >> 6u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq129)] = px90[2];
+                }
+                const patc_int pq130 = (pq129 + ((int)((pm95 >> 6u) & 1u)));
+                if ((((pm95 >> 7u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq130)] = px90[3];
+                }
+                const patc_int pq131 = (pq130 + ((int)((pm95 >> 7u) & 1u)));
+                if ((((pm95 >> 8u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq131)] = px91[0];
+                }
+                const patc_int pq132 = (pq131 + ((int)((pm95 >> 8u) & 1u)));
+                if ((((pm95 >> 9u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq132)] = px91[1];
+                }
+                const patc_int pq133 = (pq132 + ((int)((pm95 >> 9u) & 1u)));
+                if ((((pm95 >> 10u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq133)] = px91[2];
+                }
+                const patc_int pq134 = (pq133 + ((int)((pm95 >> 10u) & 1u)));
+                if ((((pm95 >> 11u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq134)] = px91[3];
+                }
+                const patc_int pq135 = (pq134 + ((int)((pm95 >> 11u) & 1u)));
+                if ((((pm95 >> 12u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq135)] = px92[0];
+                }
+                const patc_int pq136 = (pq135 + ((int)((pm95 >> 12u) & 1u)));
+                if ((((pm95 >> 13u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq136)] = px92[1];
+                }
+                const patc_int pq137 = (pq136 + ((int)((pm95 >> 13u) & 1u)));
+                if ((((pm95 >> 14u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq137)] = px92[2];
+                }
+                const patc_int pq138 = (pq137 + ((int)((pm95 >> 14u) & 1u)));
+                if ((((pm95 >> 15u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq138)] = px92[3];
+                }
+                const patc_int pq139 = (pq138 + ((int)((pm95 >> 15u) & 1u)));
+                if ((((pm95 >> 16u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq139)] = px93[0];
+                }
+                const patc_int pq140 = (pq139 + ((int)((pm95 >> 16u) & 1u)));
+                if ((((pm95 >> 17u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq140)] = px93[1];
+                }
+                const patc_int pq141 = (pq140 + ((int)((pm95 >> 17u) & 1u)));
+                if ((((pm95 >> 18u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq141)] = px93[2];
+                }
+                const patc_int pq142 = (pq141 + ((int)((pm95 >> 18u) & 1u)));
+                if ((((pm95 >> 19u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq142)] = px93[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv117;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv117;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 640 ? 640 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 20; i++) m |= (unsigned int)(patc_l * 20 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 20; i++) if (m >> i & 1u) chw[q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 5)], ((unsigned int)((pod85 / 5) & 1)))))) {
+                const patc_int psl143 = (pod85 % 5);
+                const patc_int poff144 = off11[(warp + 16 * psl143)];
+                const patc_int psc145 = own12[(warp + 16 * psl143)];
+                for (patc_int l146 = lane; l146 < psc145; l146 += 32) {
+                    out1[(poff144 + l146)] = ring0[(640 * warp + 10240 * psl143 + l146)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl143]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 5], (old / 5) & 1))) {
-            const int sl = old % 5;
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const float *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -335,7 +517,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2))) < 2^31), else long long
+ *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -552,74 +734,256 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
             pprevp35 = pinc80;
         }
     }
-    /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
-    const long long patc_n = (long long)(n);
-    int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    unsigned int *const patc_own = own12;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const int pa15) -> bool {
-        return (pa15 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 640 .. + 639 of each tile, 20 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 5 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 5], (next / 5) & 1))) {
-            const int sl = next % 5;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) - (long long)patc_w * 640; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 10240 + patc_w * 640) + patc_l * 5;
-            int x[20];
-            #pragma unroll
-            for (int q = 0; q < 5; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 20) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 10240) & ~3ll) - (long long)patc_w * 640;
-                #pragma unroll
-                for (int i = 0; i < 20; i++) {
-                    const long long j = (long long)patc_l * 20 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 10240 + (long long)patc_w * 640 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 5)], ((unsigned int)((pnx84 / 5) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 5);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt87)));
+                __align__(16) int px89[4];
+                *(int4 *)px89 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86));
+                __align__(16) int px90[4];
+                *(int4 *)px90 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 4));
+                __align__(16) int px91[4];
+                *(int4 *)px91 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 8));
+                __align__(16) int px92[4];
+                *(int4 *)px92 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 12));
+                __align__(16) int px93[4];
+                *(int4 *)px93 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 16));
+                if ((pcnt88 < (20 * lane + 20))) {
+                    if (((20 * lane) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((20 * lane) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87)] : 0);
+                    }
+                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((20 * lane + 1) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 1)] : 0);
+                    }
+                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((20 * lane + 2) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 2)] : 0);
+                    }
+                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((20 * lane + 3) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 3)] : 0);
+                    }
+                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((20 * lane + 4) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 4)] : 0);
+                    }
+                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((20 * lane + 5) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 5)] : 0);
+                    }
+                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((20 * lane + 6) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 6)] : 0);
+                    }
+                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((20 * lane + 7) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 7)] : 0);
+                    }
+                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((20 * lane + 8) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 8)] : 0);
+                    }
+                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((20 * lane + 9) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 9)] : 0);
+                    }
+                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((20 * lane + 10) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 10)] : 0);
+                    }
+                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((20 * lane + 11) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 11)] : 0);
+                    }
+                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[0] = (((20 * lane + 12) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 12)] : 0);
+                    }
+                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[1] = (((20 * lane + 13) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 13)] : 0);
+                    }
+                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[2] = (((20 * lane + 14) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 14)] : 0);
+                    }
+                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[3] = (((20 * lane + 15) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 15)] : 0);
+                    }
+                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[0] = (((20 * lane + 16) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 16)] : 0);
+                    }
+                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[1] = (((20 * lane + 17) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 17)] : 0);
+                    }
+                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[2] = (((20 * lane + 18) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 18)] : 0);
+                    }
+                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0);
+                    }
+                }
+                const patc_int pvc94 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm95 = 0u;
+                int pa96 = px89[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
+                int pa97 = px89[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 1) < pvc94) && (pa97 > t))) << 1u));
+                int pa98 = px89[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 2) < pvc94) && (pa98 > t))) << 2u));
+                int pa99 = px89[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 3) < pvc94) && (pa99 > t))) << 3u));
+                int pa100 = px90[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 4) < pvc94) && (pa100 > t))) << 4u));
+                int pa101 = px90[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 5) < pvc94) && (pa101 > t))) << 5u));
+                int pa102 = px90[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 6) < pvc94) && (pa102 > t))) << 6u));
+                int pa103 = px90[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 7) < pvc94) && (pa103 > t))) << 7u));
+                int pa104 = px91[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 8) < pvc94) && (pa104 > t))) << 8u));
+                int pa105 = px91[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 9) < pvc94) && (pa105 > t))) << 9u));
+                int pa106 = px91[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 10) < pvc94) && (pa106 > t))) << 10u));
+                int pa107 = px91[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 11) < pvc94) && (pa107 > t))) << 11u));
+                int pa108 = px92[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 12) < pvc94) && (pa108 > t))) << 12u));
+                int pa109 = px92[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 13) < pvc94) && (pa109 > t))) << 13u));
+                int pa110 = px92[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 14) < pvc94) && (pa110 > t))) << 14u));
+                int pa111 = px92[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 15) < pvc94) && (pa111 > t))) << 15u));
+                int pa112 = px93[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 16) < pvc94) && (pa112 > t))) << 16u));
+                int pa113 = px93[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 17) < pvc94) && (pa113 > t))) << 17u));
+                int pa114 = px93[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 18) < pvc94) && (pa114 > t))) << 18u));
+                int pa115 = px93[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 19) < pvc94) && (pa115 > t))) << 19u));
+                unsigned int pc116 = __popc(pm95);
+                unsigned int pv117 = pc116;
+                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                __syncwarp();
+                const patc_int pq123 = (pv117 - pc116);
+                if ((((pm95 >> 0u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq123)] = px89[0];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm95 >> 0u) & 1u)));
+                if ((((pm95 >> 1u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq124)] = px89[1];
+                }
+                const patc_int pq125 = (pq124 + ((int)((pm95 >> 1u) & 1u)));
+                if ((((pm95 >> 2u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq125)] = px89[2];
+                }
+                const patc_int pq126 = (pq125 + ((int)((pm95 >> 2u) & 1u)));
+                if ((((pm95 >> 3u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq126)] = px89[3];
+                }
+                const patc_int pq127 = (pq126 + ((int)((pm95 >> 3u) & 1u)));
+                if ((((pm95 >> 4u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq127)] = px90[0];
+                }
+                const patc_int pq128 = (pq127 + ((int)((pm95 >> 4u) & 1u)));
+                if ((((pm95 >> 5u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq128)] = px90[1];
+                }
+                const patc_int pq129 = (pq128 + ((int)((pm95 >> 5u) & 1u)));
+                if ((((pm95 >> 6u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq129)] = px90[2];
+                }
+                const patc_int pq130 = (pq129 + ((int)((pm95 >> 6u) & 1u)));
+                if ((((pm95 >> 7u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq130)] = px90[3];
+                }
+                const patc_int pq131 = (pq130 + ((int)((pm95 >> 7u) & 1u)));
+                if ((((pm95 >> 8u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq131)] = px91[0];
+                }
+                const patc_int pq132 = (pq131 + ((int)((pm95 >> 8u) & 1u)));
+                if ((((pm95 >> 9u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq132)] = px91[1];
+                }
+                const patc_int pq133 = (pq132 + ((int)((pm95 >> 9u) & 1u)));
+                if ((((pm95 >> 10u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq133)] = px91[2];
+                }
+                const patc_int pq134 = (pq133 + ((int)((pm95 >> 10u) & 1u)));
+                if ((((pm95 >> 11u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq134)] = px91[3];
+                }
+                const patc_int pq135 = (pq134 + ((int)((pm95 >> 11u) & 1u)));
+                if ((((pm95 >> 12u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq135)] = px92[0];
+                }
+                const patc_int pq136 = (pq135 + ((int)((pm95 >> 12u) & 1u)));
+                if ((((pm95 >> 13u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq136)] = px92[1];
+                }
+                const patc_int pq137 = (pq136 + ((int)((pm95 >> 13u) & 1u)));
+                if ((((pm95 >> 14u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq137)] = px92[2];
+                }
+                const patc_int pq138 = (pq137 + ((int)((pm95 >> 14u) & 1u)));
+                if ((((pm95 >> 15u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq138)] = px92[3];
+                }
+                const patc_int pq139 = (pq138 + ((int)((pm95 >> 15u) & 1u)));
+                if ((((pm95 >> 16u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq139)] = px93[0];
+                }
+                const patc_int pq140 = (pq139 + ((int)((pm95 >> 16u) & 1u)));
+                if ((((pm95 >> 17u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq140)] = px93[1];
+                }
+                const patc_int pq141 = (pq140 + ((int)((pm95 >> 17u) & 1u)));
+                if ((((pm95 >> 18u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq141)] = px93[2];
+                }
+                const patc_int pq142 = (pq141 + ((int)((pm95 >> 18u) & 1u)));
+                if ((((pm95 >> 19u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq142)] = px93[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv117;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv117;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            int *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 640 ? 640 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 20; i++) m |= (unsigned int)(patc_l * 20 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 20; i++) if (m >> i & 1u) chw[q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 5)], ((unsigned int)((pod85 / 5) & 1)))))) {
+                const patc_int psl143 = (pod85 % 5);
+                const patc_int poff144 = off11[(warp + 16 * psl143)];
+                const patc_int psc145 = own12[(warp + 16 * psl143)];
+                for (patc_int l146 = lane; l146 < psc145; l146 += 32) {
+                    out1[(poff144 + l146)] = ring0[(640 * warp + 10240 * psl143 + l146)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl143]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 5], (old / 5) & 1))) {
-            const int sl = old % 5;
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const int *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -635,7 +999,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 1153, max(128 * nwarps + 512 * ((n + 510) / 512) + 643, max(128 * nwarps + 4 * ((n + 3) / 4) + 512 * ((n + 510) / 512) + 512, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -852,73 +1216,103 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
             pprevp35 = pinc80;
         }
     }
-    /* filterPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
-    const long long patc_n = (long long)(n);
-    float *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    unsigned int *const patc_own = own12;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const float pa15) -> bool {
-        return (pa15 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 2 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 2], (next / 2) & 1))) {
-            const int sl = next % 2;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 512 + patc_w * 128) + patc_l * 1;
-            float x[4];
-            #pragma unroll
-            for (int q = 0; q < 1; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 4) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 512) & ~3ll) - (long long)patc_w * 128;
-                #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const long long j = (long long)patc_l * 4 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 512 + (long long)patc_w * 128 + j] : 0;
+    if ((warp < 4)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 2)], ((unsigned int)((pnx84 / 2) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 2);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl86));
+                if ((pcnt88 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((4 * lane) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87)] : 0.0f);
+                    }
+                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((4 * lane + 1) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((4 * lane + 2) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
+                    }
+                }
+                const patc_int pvc90 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm91 = 0u;
+                float pa92 = px89[0];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));
+                float pa93 = px89[1];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 1) < pvc90) && (pa93 > t))) << 1u));
+                float pa94 = px89[2];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 2) < pvc90) && (pa94 > t))) << 2u));
+                float pa95 = px89[3];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 3) < pvc90) && (pa95 > t))) << 3u));
+                unsigned int pc96 = __popc(pm91);
+                unsigned int pv97 = pc96;
+                unsigned int po98 = __shfl_up_sync(0xffffffffu, pv97, 1);
+                pv97 = ((lane >= 1) ? (po98 + pv97) : pv97);
+                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv97, 2);
+                pv97 = ((lane >= 2) ? (po99 + pv97) : pv97);
+                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv97, 4);
+                pv97 = ((lane >= 4) ? (po100 + pv97) : pv97);
+                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv97, 8);
+                pv97 = ((lane >= 8) ? (po101 + pv97) : pv97);
+                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv97, 16);
+                pv97 = ((lane >= 16) ? (po102 + pv97) : pv97);
+                __syncwarp();
+                const patc_int pq103 = (pv97 - pc96);
+                if ((((pm91 >> 0u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq103)] = px89[0];
+                }
+                const patc_int pq104 = (pq103 + ((int)((pm91 >> 0u) & 1u)));
+                if ((((pm91 >> 1u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq104)] = px89[1];
+                }
+                const patc_int pq105 = (pq104 + ((int)((pm91 >> 1u) & 1u)));
+                if ((((pm91 >> 2u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq105)] = px89[2];
+                }
+                const patc_int pq106 = (pq105 + ((int)((pm91 >> 2u) & 1u)));
+                if ((((pm91 >> 3u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq106)] = px89[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 4 * psl86)] = pv97;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 4 * psl86)] = pv97;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 4; i++) m |= (unsigned int)(patc_l * 4 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (m >> i & 1u) chw[q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 4 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 4 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 2)], ((unsigned int)((pod85 / 2) & 1)))))) {
+                const patc_int psl107 = (pod85 % 2);
+                const patc_int poff108 = off11[(warp + 4 * psl107)];
+                const patc_int psc109 = own12[(warp + 4 * psl107)];
+                for (patc_int l110 = lane; l110 < psc109; l110 += 32) {
+                    out1[(poff108 + l110)] = ring0[(128 * warp + 512 * psl107 + l110)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl107]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
-            const int sl = old % 2;
-            const long long off = (long long)patc_off[sl * 4 + patc_w];
-            const int sc = (int)patc_own[sl * 4 + patc_w];
-            const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }

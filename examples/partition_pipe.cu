@@ -38,7 +38,7 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -255,82 +255,234 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
             pprevp35 = pinc80;
         }
     }
-    /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    float *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    unsigned int *const patc_own = own12;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const float pa15) -> bool {
-        return (pa15 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            float x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 9)], ((unsigned int)((pnx84 / 9) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 9);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86));
+                __align__(16) float px90[4];
+                *(float4 *)px90 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 4));
+                __align__(16) float px91[4];
+                *(float4 *)px91 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 8));
+                if ((pcnt88 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((12 * lane) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87)] : 0.0f);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((12 * lane + 1) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((12 * lane + 2) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((12 * lane + 3) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 3)] : 0.0f);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((12 * lane + 4) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 4)] : 0.0f);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((12 * lane + 5) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 5)] : 0.0f);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((12 * lane + 6) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 6)] : 0.0f);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((12 * lane + 7) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 7)] : 0.0f);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((12 * lane + 8) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 8)] : 0.0f);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((12 * lane + 9) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 9)] : 0.0f);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((12 * lane + 10) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 10)] : 0.0f);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0.0f);
+                    }
+                }
+                const patc_int pvc92 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm93 = 0u;
+                float pa94 = px89[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
+                float pa95 = px89[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 1) < pvc92) && (pa95 > t))) << 1u));
+                float pa96 = px89[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 2) < pvc92) && (pa96 > t))) << 2u));
+                float pa97 = px89[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 3) < pvc92) && (pa97 > t))) << 3u));
+                float pa98 = px90[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 4) < pvc92) && (pa98 > t))) << 4u));
+                float pa99 = px90[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 5) < pvc92) && (pa99 > t))) << 5u));
+                float pa100 = px90[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 6) < pvc92) && (pa100 > t))) << 6u));
+                float pa101 = px90[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 7) < pvc92) && (pa101 > t))) << 7u));
+                float pa102 = px91[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 8) < pvc92) && (pa102 > t))) << 8u));
+                float pa103 = px91[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 9) < pvc92) && (pa103 > t))) << 9u));
+                float pa104 = px91[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 10) < pvc92) && (pa104 > t))) << 10u));
+                float pa105 = px91[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 11) < pvc92) && (pa105 > t))) << 11u));
+                unsigned int pc106 = __popc(pm93);
+                unsigned int pv107 = pc106;
+                unsigned int po108 = __shfl_up_sync(0xffffffffu, pv107, 1);
+                pv107 = ((lane >= 1) ? (po108 + pv107) : pv107);
+                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv107, 2);
+                pv107 = ((lane >= 2) ? (po109 + pv107) : pv107);
+                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv107, 4);
+                pv107 = ((lane >= 4) ? (po110 + pv107) : pv107);
+                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv107, 8);
+                pv107 = ((lane >= 8) ? (po111 + pv107) : pv107);
+                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv107, 16);
+                pv107 = ((lane >= 16) ? (po112 + pv107) : pv107);
+                __syncwarp();
+                const patc_int pq113 = (pv107 - pc106);
+                if ((((pm93 >> 0u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq113)] = px89[0];
+                }
+                const patc_int pq114 = (pq113 + ((int)((pm93 >> 0u) & 1u)));
+                if ((((pm93 >> 1u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq114)] = px89[1];
+                }
+                const patc_int pq115 = (pq114 + ((int)((pm93 >> 1u) & 1u)));
+                if ((((pm93 >> 2u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq115)] = px89[2];
+                }
+                const patc_int pq116 = (pq115 + ((int)((pm93 >> 2u) & 1u)));
+                if ((((pm93 >> 3u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq116)] = px89[3];
+                }
+                const patc_int pq117 = (pq116 + ((int)((pm93 >> 3u) & 1u)));
+                if ((((pm93 >> 4u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq117)] = px90[0];
+                }
+                const patc_int pq118 = (pq117 + ((int)((pm93 >> 4u) & 1u)));
+                if ((((pm93 >> 5u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq118)] = px90[1];
+                }
+                const patc_int pq119 = (pq118 + ((int)((pm93 >> 5u) & 1u)));
+                if ((((pm93 >> 6u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq119)] = px90[2];
+                }
+                const patc_int pq120 = (pq119 + ((int)((pm93 >> 6u) & 1u)));
+                if ((((pm93 >> 7u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq120)] = px90[3];
+                }
+                const patc_int pq121 = (pq120 + ((int)((pm93 >> 7u) & 1u)));
+                if ((((pm93 >> 8u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq121)] = px91[0];
+                }
+                const patc_int pq122 = (pq121 + ((int)((pm93 >> 8u) & 1u)));
+                if ((((pm93 >> 9u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq122)] = px91[1];
+                }
+                const patc_int pq123 = (pq122 + ((int)((pm93 >> 9u) & 1u)));
+                if ((((pm93 >> 10u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq123)] = px91[2];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm93 >> 10u) & 1u)));
+                if ((((pm93 >> 11u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq124)] = px91[3];
+                }
+                const patc_int pr125 = (min((patc_int)pvc92, (patc_int)(12 * lane)) - ((int)(pv107 - pc106)));
+                if ((((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr125 + 383)] = px89[0];
+                }
+                const patc_int pr126 = (pr125 + ((int)(((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr126 + 383)] = px89[1];
+                }
+                const patc_int pr127 = (pr126 + ((int)(((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr127 + 383)] = px89[2];
+                }
+                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr128 + 383)] = px89[3];
+                }
+                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr129 + 383)] = px90[0];
+                }
+                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr130 + 383)] = px90[1];
+                }
+                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr131 + 383)] = px90[2];
+                }
+                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr132 + 383)] = px90[3];
+                }
+                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr133 + 383)] = px91[0];
+                }
+                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr134 + 383)] = px91[1];
+                }
+                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr135 + 383)] = px91[2];
+                }
+                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc92) && (((pm93 >> 11u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr136 + 383)] = px91[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv107;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv107;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[384 - 1 - q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 9)], ((unsigned int)((pod85 / 9) & 1)))))) {
+                const patc_int psl137 = (pod85 % 9);
+                const patc_int pt138 = tid6[psl137];
+                const patc_int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int psc140 = own12[(warp + 16 * psl137)];
+                for (patc_int l141 = lane; l141 < psc140; l141 += 32) {
+                    out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
+                }
+                const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)pcnt142));
+                for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
+                    out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_n - (t * 6144 + (long long)patc_w * 384 - off) - r; /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[384 - r + i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -346,7 +498,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -563,82 +715,234 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
             pprevp35 = pinc80;
         }
     }
-    /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    int *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    unsigned int *const patc_own = own12;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const int pa15) -> bool {
-        return (pa15 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 9)], ((unsigned int)((pnx84 / 9) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 9);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt87)));
+                __align__(16) int px89[4];
+                *(int4 *)px89 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86));
+                __align__(16) int px90[4];
+                *(int4 *)px90 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 4));
+                __align__(16) int px91[4];
+                *(int4 *)px91 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 8));
+                if ((pcnt88 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((12 * lane) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87)] : 0);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((12 * lane + 1) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 1)] : 0);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((12 * lane + 2) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 2)] : 0);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((12 * lane + 3) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 3)] : 0);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((12 * lane + 4) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 4)] : 0);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((12 * lane + 5) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 5)] : 0);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((12 * lane + 6) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 6)] : 0);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((12 * lane + 7) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 7)] : 0);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((12 * lane + 8) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 8)] : 0);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((12 * lane + 9) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 9)] : 0);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((12 * lane + 10) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 10)] : 0);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0);
+                    }
+                }
+                const patc_int pvc92 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm93 = 0u;
+                int pa94 = px89[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
+                int pa95 = px89[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 1) < pvc92) && (pa95 > t))) << 1u));
+                int pa96 = px89[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 2) < pvc92) && (pa96 > t))) << 2u));
+                int pa97 = px89[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 3) < pvc92) && (pa97 > t))) << 3u));
+                int pa98 = px90[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 4) < pvc92) && (pa98 > t))) << 4u));
+                int pa99 = px90[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 5) < pvc92) && (pa99 > t))) << 5u));
+                int pa100 = px90[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 6) < pvc92) && (pa100 > t))) << 6u));
+                int pa101 = px90[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 7) < pvc92) && (pa101 > t))) << 7u));
+                int pa102 = px91[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 8) < pvc92) && (pa102 > t))) << 8u));
+                int pa103 = px91[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 9) < pvc92) && (pa103 > t))) << 9u));
+                int pa104 = px91[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 10) < pvc92) && (pa104 > t))) << 10u));
+                int pa105 = px91[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 11) < pvc92) && (pa105 > t))) << 11u));
+                unsigned int pc106 = __popc(pm93);
+                unsigned int pv107 = pc106;
+                unsigned int po108 = __shfl_up_sync(0xffffffffu, pv107, 1);
+                pv107 = ((lane >= 1) ? (po108 + pv107) : pv107);
+                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv107, 2);
+                pv107 = ((lane >= 2) ? (po109 + pv107) : pv107);
+                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv107, 4);
+                pv107 = ((lane >= 4) ? (po110 + pv107) : pv107);
+                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv107, 8);
+                pv107 = ((lane >= 8) ? (po111 + pv107) : pv107);
+                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv107, 16);
+                pv107 = ((lane >= 16) ? (po112 + pv107) : pv107);
+                __syncwarp();
+                const patc_int pq113 = (pv107 - pc106);
+                if ((((pm93 >> 0u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq113)] = px89[0];
+                }
+                const patc_int pq114 = (pq113 + ((int)((pm93 >> 0u) & 1u)));
+                if ((((pm93 >> 1u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq114)] = px89[1];
+                }
+                const patc_int pq115 = (pq114 + ((int)((pm93 >> 1u) & 1u)));
+                if ((((pm93 >> 2u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq115)] = px89[2];
+                }
+                const patc_int pq116 = (pq115 + ((int)((pm93 >> 2u) & 1u)));
+                if ((((pm93 >> 3u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq116)] = px89[3];
+                }
+                const patc_int pq117 = (pq116 + ((int)((pm93 >> 3u) & 1u)));
+                if ((((pm93 >> 4u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq117)] = px90[0];
+                }
+                const patc_int pq118 = (pq117 + ((int)((pm93 >> 4u) & 1u)));
+                if ((((pm93 >> 5u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq118)] = px90[1];
+                }
+                const patc_int pq119 = (pq118 + ((int)((pm93 >> 5u) & 1u)));
+                if ((((pm93 >> 6u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq119)] = px90[2];
+                }
+                const patc_int pq120 = (pq119 + ((int)((pm93 >> 6u) & 1u)));
+                if ((((pm93 >> 7u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq120)] = px90[3];
+                }
+                const patc_int pq121 = (pq120 + ((int)((pm93 >> 7u) & 1u)));
+                if ((((pm93 >> 8u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq121)] = px91[0];
+                }
+                const patc_int pq122 = (pq121 + ((int)((pm93 >> 8u) & 1u)));
+                if ((((pm93 >> 9u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq122)] = px91[1];
+                }
+                const patc_int pq123 = (pq122 + ((int)((pm93 >> 9u) & 1u)));
+                if ((((pm93 >> 10u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq123)] = px91[2];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm93 >> 10u) & 1u)));
+                if ((((pm93 >> 11u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq124)] = px91[3];
+                }
+                const patc_int pr125 = (min((patc_int)pvc92, (patc_int)(12 * lane)) - ((int)(pv107 - pc106)));
+                if ((((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr125 + 383)] = px89[0];
+                }
+                const patc_int pr126 = (pr125 + ((int)(((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr126 + 383)] = px89[1];
+                }
+                const patc_int pr127 = (pr126 + ((int)(((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr127 + 383)] = px89[2];
+                }
+                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr128 + 383)] = px89[3];
+                }
+                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr129 + 383)] = px90[0];
+                }
+                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr130 + 383)] = px90[1];
+                }
+                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr131 + 383)] = px90[2];
+                }
+                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr132 + 383)] = px90[3];
+                }
+                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr133 + 383)] = px91[0];
+                }
+                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr134 + 383)] = px91[1];
+                }
+                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr135 + 383)] = px91[2];
+                }
+                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc92) && (((pm93 >> 11u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr136 + 383)] = px91[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv107;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv107;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[384 - 1 - q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 9)], ((unsigned int)((pod85 / 9) & 1)))))) {
+                const patc_int psl137 = (pod85 % 9);
+                const patc_int pt138 = tid6[psl137];
+                const patc_int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int psc140 = own12[(warp + 16 * psl137)];
+                for (patc_int l141 = lane; l141 < psc140; l141 += 32) {
+                    out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
+                }
+                const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)pcnt142));
+                for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
+                    out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            int *const dst = out1 + patc_n - (t * 6144 + (long long)patc_w * 384 - off) - r; /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[384 - r + i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -654,7 +958,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 1410, max(2 * n + 128 * nwarps + 512 * ((n + 510) / 512) + 771, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
@@ -871,82 +1175,126 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
             pprevp35 = pinc80;
         }
     }
-    /* partitionPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
-    const long long patc_n = (long long)(n);
-    float *const patc_ring = ring0;
-    unsigned long long *const patc_full = full1;
-    unsigned long long *const patc_empty = empty2;
-    unsigned long long *const patc_tots = tots3;
-    unsigned long long *const patc_pref = pref5;
-    long long *const patc_tid = tid6;
-    unsigned int *const patc_wtot = wtot9;
-    unsigned int *const patc_off = off11;
-    unsigned int *const patc_own = own12;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const float pa15) -> bool {
-        return (pa15 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 2 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 2], (next / 2) & 1))) {
-            const int sl = next % 2;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 512 + patc_w * 128) + patc_l * 1;
-            float x[4];
-            #pragma unroll
-            for (int q = 0; q < 1; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 4) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 512) & ~3ll) - (long long)patc_w * 128;
-                #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const long long j = (long long)patc_l * 4 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 512 + (long long)patc_w * 128 + j] : 0;
+    if ((warp < 4)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 2)], ((unsigned int)((pnx84 / 2) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 2);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl86));
+                if ((pcnt88 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((4 * lane) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87)] : 0.0f);
+                    }
+                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((4 * lane + 1) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((4 * lane + 2) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
+                    }
+                }
+                const patc_int pvc90 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm91 = 0u;
+                float pa92 = px89[0];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));
+                float pa93 = px89[1];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 1) < pvc90) && (pa93 > t))) << 1u));
+                float pa94 = px89[2];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 2) < pvc90) && (pa94 > t))) << 2u));
+                float pa95 = px89[3];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 3) < pvc90) && (pa95 > t))) << 3u));
+                unsigned int pc96 = __popc(pm91);
+                unsigned int pv97 = pc96;
+                unsigned int po98 = __shfl_up_sync(0xffffffffu, pv97, 1);
+                pv97 = ((lane >= 1) ? (po98 + pv97) : pv97);
+                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv97, 2);
+                pv97 = ((lane >= 2) ? (po99 + pv97) : pv97);
+                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv97, 4);
+                pv97 = ((lane >= 4) ? (po100 + pv97) : pv97);
+                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv97, 8);
+                pv97 = ((lane >= 8) ? (po101 + pv97) : pv97);
+                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv97, 16);
+                pv97 = ((lane >= 16) ? (po102 + pv97) : pv97);
+                __syncwarp();
+                const patc_int pq103 = (pv97 - pc96);
+                if ((((pm91 >> 0u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq103)] = px89[0];
+                }
+                const patc_int pq104 = (pq103 + ((int)((pm91 >> 0u) & 1u)));
+                if ((((pm91 >> 1u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq104)] = px89[1];
+                }
+                const patc_int pq105 = (pq104 + ((int)((pm91 >> 1u) & 1u)));
+                if ((((pm91 >> 2u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq105)] = px89[2];
+                }
+                const patc_int pq106 = (pq105 + ((int)((pm91 >> 2u) & 1u)));
+                if ((((pm91 >> 3u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq106)] = px89[3];
+                }
+                const patc_int pr107 = (min((patc_int)pvc90, (patc_int)(4 * lane)) - ((int)(pv97 - pc96)));
+                if ((((4 * lane) < pvc90) && (((pm91 >> 0u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr107 + 127)] = px89[0];
+                }
+                const patc_int pr108 = (pr107 + ((int)(((4 * lane) < pvc90) && (((pm91 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc90) && (((pm91 >> 1u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr108 + 127)] = px89[1];
+                }
+                const patc_int pr109 = (pr108 + ((int)(((4 * lane + 1) < pvc90) && (((pm91 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc90) && (((pm91 >> 2u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr109 + 127)] = px89[2];
+                }
+                const patc_int pr110 = (pr109 + ((int)(((4 * lane + 2) < pvc90) && (((pm91 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc90) && (((pm91 >> 3u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr110 + 127)] = px89[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 4 * psl86)] = pv97;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 4 * psl86)] = pv97;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 4; i++) m |= (unsigned int)(patc_l * 4 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 4, vc) - (int)(v - c); /* the others of the lanes before */
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (patc_l * 4 + i < vc && !(m >> i & 1u)) chw[128 - 1 - q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 4 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 4 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 2)], ((unsigned int)((pod85 / 2) & 1)))))) {
+                const patc_int psl111 = (pod85 % 2);
+                const patc_int pt112 = tid6[psl111];
+                const patc_int poff113 = off11[(warp + 4 * psl111)];
+                const patc_int psc114 = own12[(warp + 4 * psl111)];
+                for (patc_int l115 = lane; l115 < psc114; l115 += 32) {
+                    out1[(poff113 + l115)] = ring0[(128 * warp + 512 * psl111 + l115)];
+                }
+                const patc_int pcnt116 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt112)));
+                const patc_int pr117 = (-psc114 + max((patc_int)0, (patc_int)pcnt116));
+                for (patc_int l118 = lane; l118 < pr117; l118 += 32) {
+                    out1[(n - 128 * warp - 512 * pt112 + poff113 - pr117 + l118)] = ring0[(128 * warp + 512 * psl111 - pr117 + l118 + 128)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl111]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
-            const int sl = old % 2;
-            const long long t = patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 4 + patc_w];
-            const int sc = (int)patc_own[sl * 4 + patc_w];
-            const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_n - (t * 512 + (long long)patc_w * 128 - off) - r; /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[128 - r + i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -1092,7 +1440,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))) < 2^31), else long long
+ *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
@@ -1309,87 +1657,236 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             pprevp99 = pinc144;
         }
     }
-    /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
-    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    float *const patc_ring = ring64;
-    unsigned long long *const patc_full = full65;
-    unsigned long long *const patc_empty = empty66;
-    unsigned long long *const patc_tots = tots67;
-    unsigned long long *const patc_pref = pref69;
-    long long *const patc_tid = tid70;
-    unsigned int *const patc_wtot = wtot73;
-    unsigned int *const patc_off = off75;
-    unsigned int *const patc_own = own76;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const float pa79) -> bool {
-        return (pa79 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            if (patc_tid[sl] < 0) { done = true; continue; }
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            float x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext145 = 0;
+        int pold146 = 0;
+        bool pdone147 = false;
+        for (;;) {
+            const patc_int pnx148 = pnext145;
+            const patc_int pod149 = pold146;
+            if ((((!pdone147) && ((pnx148 - pod149) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 9)], ((unsigned int)((pnx148 / 9) & 1)))))) {
+                const patc_int psl150 = (pnx148 % 9);
+                const patc_int pt151 = tid70[psl150];
+                if ((pt151 < 0)) {
+                    pdone147 = true;
+                    continue;
                 }
+                pnext145 = (pnx148 + 1);
+                const patc_int pcnt152 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt151 - 6144 * ((n + 6143) / 6144) + 6144)));
+                __align__(16) float px153[4];
+                *(float4 *)px153 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150));
+                __align__(16) float px154[4];
+                *(float4 *)px154 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 4));
+                __align__(16) float px155[4];
+                *(float4 *)px155 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 8));
+                if ((pcnt152 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[0] = (((12 * lane) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6144)] : 0.0f);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[1] = (((12 * lane + 1) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6143)] : 0.0f);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[2] = (((12 * lane + 2) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6142)] : 0.0f);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[3] = (((12 * lane + 3) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6141)] : 0.0f);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[0] = (((12 * lane + 4) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6140)] : 0.0f);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[1] = (((12 * lane + 5) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6139)] : 0.0f);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[2] = (((12 * lane + 6) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6138)] : 0.0f);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[3] = (((12 * lane + 7) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6137)] : 0.0f);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane + 8) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6136)] : 0.0f);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 9) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6135)] : 0.0f);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 10) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6134)] : 0.0f);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
+                    }
+                }
+                const patc_int pvc156 = max((patc_int)0, (patc_int)pcnt152);
+                unsigned int pm157 = 0u;
+                float pa158 = px153[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
+                float pa159 = px153[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
+                float pa160 = px153[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
+                float pa161 = px153[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
+                float pa162 = px154[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 4) < pvc156) && (pa162 > t))) << 4u));
+                float pa163 = px154[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 5) < pvc156) && (pa163 > t))) << 5u));
+                float pa164 = px154[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 6) < pvc156) && (pa164 > t))) << 6u));
+                float pa165 = px154[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 7) < pvc156) && (pa165 > t))) << 7u));
+                float pa166 = px155[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 8) < pvc156) && (pa166 > t))) << 8u));
+                float pa167 = px155[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 9) < pvc156) && (pa167 > t))) << 9u));
+                float pa168 = px155[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 10) < pvc156) && (pa168 > t))) << 10u));
+                float pa169 = px155[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 11) < pvc156) && (pa169 > t))) << 11u));
+                unsigned int pc170 = __popc(pm157);
+                unsigned int pv171 = pc170;
+                unsigned int po172 = __shfl_up_sync(0xffffffffu, pv171, 1);
+                pv171 = ((lane >= 1) ? (po172 + pv171) : pv171);
+                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv171, 2);
+                pv171 = ((lane >= 2) ? (po173 + pv171) : pv171);
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv171, 4);
+                pv171 = ((lane >= 4) ? (po174 + pv171) : pv171);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv171, 8);
+                pv171 = ((lane >= 8) ? (po175 + pv171) : pv171);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv171, 16);
+                pv171 = ((lane >= 16) ? (po176 + pv171) : pv171);
+                __syncwarp();
+                const patc_int pq177 = (pv171 - pc170);
+                if ((((pm157 >> 0u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq177)] = px153[0];
+                }
+                const patc_int pq178 = (pq177 + ((int)((pm157 >> 0u) & 1u)));
+                if ((((pm157 >> 1u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq178)] = px153[1];
+                }
+                const patc_int pq179 = (pq178 + ((int)((pm157 >> 1u) & 1u)));
+                if ((((pm157 >> 2u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq179)] = px153[2];
+                }
+                const patc_int pq180 = (pq179 + ((int)((pm157 >> 2u) & 1u)));
+                if ((((pm157 >> 3u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq180)] = px153[3];
+                }
+                const patc_int pq181 = (pq180 + ((int)((pm157 >> 3u) & 1u)));
+                if ((((pm157 >> 4u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq181)] = px154[0];
+                }
+                const patc_int pq182 = (pq181 + ((int)((pm157 >> 4u) & 1u)));
+                if ((((pm157 >> 5u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq182)] = px154[1];
+                }
+                const patc_int pq183 = (pq182 + ((int)((pm157 >> 5u) & 1u)));
+                if ((((pm157 >> 6u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq183)] = px154[2];
+                }
+                const patc_int pq184 = (pq183 + ((int)((pm157 >> 6u) & 1u)));
+                if ((((pm157 >> 7u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq184)] = px154[3];
+                }
+                const patc_int pq185 = (pq184 + ((int)((pm157 >> 7u) & 1u)));
+                if ((((pm157 >> 8u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq185)] = px155[0];
+                }
+                const patc_int pq186 = (pq185 + ((int)((pm157 >> 8u) & 1u)));
+                if ((((pm157 >> 9u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq186)] = px155[1];
+                }
+                const patc_int pq187 = (pq186 + ((int)((pm157 >> 9u) & 1u)));
+                if ((((pm157 >> 10u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq187)] = px155[2];
+                }
+                const patc_int pq188 = (pq187 + ((int)((pm157 >> 10u) & 1u)));
+                if ((((pm157 >> 11u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq188)] = px155[3];
+                }
+                const patc_int pr189 = (min((patc_int)pvc156, (patc_int)(12 * lane)) - ((int)(pv171 - pc170)));
+                const patc_int psc190 = ((int)__shfl_sync(0xffffffffu, pv171, 31));
+                if ((((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + pr189 + psc190)] = px153[0];
+                }
+                const patc_int pr191 = (pr189 + ((int)(((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr191)] = px153[1];
+                }
+                const patc_int pr192 = (pr191 + ((int)(((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr192)] = px153[2];
+                }
+                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr193)] = px153[3];
+                }
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr194)] = px154[0];
+                }
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr195)] = px154[1];
+                }
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr196)] = px154[2];
+                }
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr197)] = px154[3];
+                }
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr198)] = px155[0];
+                }
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr199)] = px155[1];
+                }
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr200)] = px155[2];
+                }
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc156) && (((pm157 >> 11u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr201)] = px155[3];
+                }
+                if ((lane == 31)) {
+                    own76[(warp + 16 * psl150)] = pv171;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot73[(warp + 16 * psl150)] = pv171;
+                    patc_mb_arrive(&tots67[psl150]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 9)], ((unsigned int)((pod149 / 9) & 1)))))) {
+                const patc_int psl202 = (pod149 % 9);
+                const patc_int pt203 = tid70[psl202];
+                const patc_int poff204 = min(off75[(warp + 16 * psl202)], ((unsigned int)n));
+                const patc_int psc205 = own76[(warp + 16 * psl202)];
+                for (patc_int l206 = lane; l206 < min((patc_int)psc205, (patc_int)(n - poff204)); l206 += 32) {
+                    out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
+                }
+                const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)pcnt207));
+                const patc_int pm209 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
+                    out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty66[psl202]);
+                pold146 = (pod149 + 1);
+                continue;
+            }
+            if ((pdone147 && (pod149 == pnx148))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
-            /* a count given wrongly (another predicate's) must not send the others past the output */
-            const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
-            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -1535,7 +2032,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))) < 2^31), else long long
+ *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
@@ -1752,87 +2249,236 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             pprevp99 = pinc144;
         }
     }
-    /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
-    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    int *const patc_ring = ring64;
-    unsigned long long *const patc_full = full65;
-    unsigned long long *const patc_empty = empty66;
-    unsigned long long *const patc_tots = tots67;
-    unsigned long long *const patc_pref = pref69;
-    long long *const patc_tid = tid70;
-    unsigned int *const patc_wtot = wtot73;
-    unsigned int *const patc_off = off75;
-    unsigned int *const patc_own = own76;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const int pa79) -> bool {
-        return (pa79 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            if (patc_tid[sl] < 0) { done = true; continue; }
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext145 = 0;
+        int pold146 = 0;
+        bool pdone147 = false;
+        for (;;) {
+            const patc_int pnx148 = pnext145;
+            const patc_int pod149 = pold146;
+            if ((((!pdone147) && ((pnx148 - pod149) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 9)], ((unsigned int)((pnx148 / 9) & 1)))))) {
+                const patc_int psl150 = (pnx148 % 9);
+                const patc_int pt151 = tid70[psl150];
+                if ((pt151 < 0)) {
+                    pdone147 = true;
+                    continue;
                 }
+                pnext145 = (pnx148 + 1);
+                const patc_int pcnt152 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt151 - 6144 * ((n + 6143) / 6144) + 6144)));
+                __align__(16) int px153[4];
+                *(int4 *)px153 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150));
+                __align__(16) int px154[4];
+                *(int4 *)px154 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 4));
+                __align__(16) int px155[4];
+                *(int4 *)px155 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 8));
+                if ((pcnt152 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[0] = (((12 * lane) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6144)] : 0);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[1] = (((12 * lane + 1) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6143)] : 0);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[2] = (((12 * lane + 2) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6142)] : 0);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[3] = (((12 * lane + 3) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6141)] : 0);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[0] = (((12 * lane + 4) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6140)] : 0);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[1] = (((12 * lane + 5) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6139)] : 0);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[2] = (((12 * lane + 6) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6138)] : 0);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[3] = (((12 * lane + 7) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6137)] : 0);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane + 8) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6136)] : 0);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 9) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6135)] : 0);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 10) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6134)] : 0);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
+                    }
+                }
+                const patc_int pvc156 = max((patc_int)0, (patc_int)pcnt152);
+                unsigned int pm157 = 0u;
+                int pa158 = px153[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
+                int pa159 = px153[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
+                int pa160 = px153[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
+                int pa161 = px153[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
+                int pa162 = px154[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 4) < pvc156) && (pa162 > t))) << 4u));
+                int pa163 = px154[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 5) < pvc156) && (pa163 > t))) << 5u));
+                int pa164 = px154[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 6) < pvc156) && (pa164 > t))) << 6u));
+                int pa165 = px154[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 7) < pvc156) && (pa165 > t))) << 7u));
+                int pa166 = px155[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 8) < pvc156) && (pa166 > t))) << 8u));
+                int pa167 = px155[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 9) < pvc156) && (pa167 > t))) << 9u));
+                int pa168 = px155[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 10) < pvc156) && (pa168 > t))) << 10u));
+                int pa169 = px155[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 11) < pvc156) && (pa169 > t))) << 11u));
+                unsigned int pc170 = __popc(pm157);
+                unsigned int pv171 = pc170;
+                unsigned int po172 = __shfl_up_sync(0xffffffffu, pv171, 1);
+                pv171 = ((lane >= 1) ? (po172 + pv171) : pv171);
+                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv171, 2);
+                pv171 = ((lane >= 2) ? (po173 + pv171) : pv171);
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv171, 4);
+                pv171 = ((lane >= 4) ? (po174 + pv171) : pv171);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv171, 8);
+                pv171 = ((lane >= 8) ? (po175 + pv171) : pv171);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv171, 16);
+                pv171 = ((lane >= 16) ? (po176 + pv171) : pv171);
+                __syncwarp();
+                const patc_int pq177 = (pv171 - pc170);
+                if ((((pm157 >> 0u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq177)] = px153[0];
+                }
+                const patc_int pq178 = (pq177 + ((int)((pm157 >> 0u) & 1u)));
+                if ((((pm157 >> 1u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq178)] = px153[1];
+                }
+                const patc_int pq179 = (pq178 + ((int)((pm157 >> 1u) & 1u)));
+                if ((((pm157 >> 2u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq179)] = px153[2];
+                }
+                const patc_int pq180 = (pq179 + ((int)((pm157 >> 2u) & 1u)));
+                if ((((pm157 >> 3u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq180)] = px153[3];
+                }
+                const patc_int pq181 = (pq180 + ((int)((pm157 >> 3u) & 1u)));
+                if ((((pm157 >> 4u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq181)] = px154[0];
+                }
+                const patc_int pq182 = (pq181 + ((int)((pm157 >> 4u) & 1u)));
+                if ((((pm157 >> 5u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq182)] = px154[1];
+                }
+                const patc_int pq183 = (pq182 + ((int)((pm157 >> 5u) & 1u)));
+                if ((((pm157 >> 6u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq183)] = px154[2];
+                }
+                const patc_int pq184 = (pq183 + ((int)((pm157 >> 6u) & 1u)));
+                if ((((pm157 >> 7u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq184)] = px154[3];
+                }
+                const patc_int pq185 = (pq184 + ((int)((pm157 >> 7u) & 1u)));
+                if ((((pm157 >> 8u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq185)] = px155[0];
+                }
+                const patc_int pq186 = (pq185 + ((int)((pm157 >> 8u) & 1u)));
+                if ((((pm157 >> 9u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq186)] = px155[1];
+                }
+                const patc_int pq187 = (pq186 + ((int)((pm157 >> 9u) & 1u)));
+                if ((((pm157 >> 10u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq187)] = px155[2];
+                }
+                const patc_int pq188 = (pq187 + ((int)((pm157 >> 10u) & 1u)));
+                if ((((pm157 >> 11u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq188)] = px155[3];
+                }
+                const patc_int pr189 = (min((patc_int)pvc156, (patc_int)(12 * lane)) - ((int)(pv171 - pc170)));
+                const patc_int psc190 = ((int)__shfl_sync(0xffffffffu, pv171, 31));
+                if ((((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + pr189 + psc190)] = px153[0];
+                }
+                const patc_int pr191 = (pr189 + ((int)(((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr191)] = px153[1];
+                }
+                const patc_int pr192 = (pr191 + ((int)(((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr192)] = px153[2];
+                }
+                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr193)] = px153[3];
+                }
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr194)] = px154[0];
+                }
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr195)] = px154[1];
+                }
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr196)] = px154[2];
+                }
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr197)] = px154[3];
+                }
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr198)] = px155[0];
+                }
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr199)] = px155[1];
+                }
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr200)] = px155[2];
+                }
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc156) && (((pm157 >> 11u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr201)] = px155[3];
+                }
+                if ((lane == 31)) {
+                    own76[(warp + 16 * psl150)] = pv171;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot73[(warp + 16 * psl150)] = pv171;
+                    patc_mb_arrive(&tots67[psl150]);
+                }
+                continue;
             }
-            int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 9)], ((unsigned int)((pod149 / 9) & 1)))))) {
+                const patc_int psl202 = (pod149 % 9);
+                const patc_int pt203 = tid70[psl202];
+                const patc_int poff204 = min(off75[(warp + 16 * psl202)], ((unsigned int)n));
+                const patc_int psc205 = own76[(warp + 16 * psl202)];
+                for (patc_int l206 = lane; l206 < min((patc_int)psc205, (patc_int)(n - poff204)); l206 += 32) {
+                    out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
+                }
+                const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)pcnt207));
+                const patc_int pm209 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
+                    out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty66[psl202]);
+                pold146 = (pod149 + 1);
+                continue;
+            }
+            if ((pdone147 && (pod149 == pnx148))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            int *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
-            /* a count given wrongly (another predicate's) must not send the others past the output */
-            const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
-            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -1978,7 +2624,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2)))) < 2^31), else long long
+ *                    for a launch where max(g, max(5 * n + 256 * nwarps + 2048 * ((n + 510) / 512) + 3076, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
@@ -2195,86 +2841,127 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             pprevp99 = pinc144;
         }
     }
-    /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 511) / 512;
-    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    float *const patc_ring = ring64;
-    unsigned long long *const patc_full = full65;
-    unsigned long long *const patc_empty = empty66;
-    unsigned long long *const patc_tots = tots67;
-    unsigned long long *const patc_pref = pref69;
-    long long *const patc_tid = tid70;
-    unsigned int *const patc_wtot = wtot73;
-    unsigned int *const patc_off = off75;
-    unsigned int *const patc_own = own76;
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    auto patc_pred = [&](const float pa79) -> bool {
-        return (pa79 > t);
-    };
-    /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 2 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 2], (next / 2) & 1))) {
-            const int sl = next % 2;
-            if (patc_tid[sl] < 0) { done = true; continue; }
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            next++;
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 512 + patc_w * 128) + patc_l * 1;
-            float x[4];
-            #pragma unroll
-            for (int q = 0; q < 1; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 4) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 512) & ~3ll) - (long long)patc_w * 128;
-                #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const long long j = (long long)patc_l * 4 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 512 + (long long)patc_w * 128 + j] : 0;
+    if ((warp < 4)) {
+        int pnext145 = 0;
+        int pold146 = 0;
+        bool pdone147 = false;
+        for (;;) {
+            const patc_int pnx148 = pnext145;
+            const patc_int pod149 = pold146;
+            if ((((!pdone147) && ((pnx148 - pod149) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 2)], ((unsigned int)((pnx148 / 2) & 1)))))) {
+                const patc_int psl150 = (pnx148 % 2);
+                const patc_int pt151 = tid70[psl150];
+                if ((pt151 < 0)) {
+                    pdone147 = true;
+                    continue;
                 }
+                pnext145 = (pnx148 + 1);
+                const patc_int pcnt152 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt151 - 512 * ((n + 511) / 512) + 512)));
+                __align__(16) float px153[4];
+                *(float4 *)px153 = *(const float4 *)(ring64 + (4 * lane + 128 * warp + 512 * psl150));
+                if ((pcnt152 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[0] = (((4 * lane) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 512)] : 0.0f);
+                    }
+                    if (((4 * lane + 1) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[1] = (((4 * lane + 1) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 511)] : 0.0f);
+                    }
+                    if (((4 * lane + 2) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[2] = (((4 * lane + 2) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 510)] : 0.0f);
+                    }
+                    if (((4 * lane + 3) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[3] = (((4 * lane + 3) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
+                    }
+                }
+                const patc_int pvc154 = max((patc_int)0, (patc_int)pcnt152);
+                unsigned int pm155 = 0u;
+                float pa156 = px153[0];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane) < pvc154) && (pa156 > t))) << 0u));
+                float pa157 = px153[1];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane + 1) < pvc154) && (pa157 > t))) << 1u));
+                float pa158 = px153[2];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane + 2) < pvc154) && (pa158 > t))) << 2u));
+                float pa159 = px153[3];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane + 3) < pvc154) && (pa159 > t))) << 3u));
+                unsigned int pc160 = __popc(pm155);
+                unsigned int pv161 = pc160;
+                unsigned int po162 = __shfl_up_sync(0xffffffffu, pv161, 1);
+                pv161 = ((lane >= 1) ? (po162 + pv161) : pv161);
+                unsigned int po163 = __shfl_up_sync(0xffffffffu, pv161, 2);
+                pv161 = ((lane >= 2) ? (po163 + pv161) : pv161);
+                unsigned int po164 = __shfl_up_sync(0xffffffffu, pv161, 4);
+                pv161 = ((lane >= 4) ? (po164 + pv161) : pv161);
+                unsigned int po165 = __shfl_up_sync(0xffffffffu, pv161, 8);
+                pv161 = ((lane >= 8) ? (po165 + pv161) : pv161);
+                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv161, 16);
+                pv161 = ((lane >= 16) ? (po166 + pv161) : pv161);
+                __syncwarp();
+                const patc_int pq167 = (pv161 - pc160);
+                if ((((pm155 >> 0u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq167)] = px153[0];
+                }
+                const patc_int pq168 = (pq167 + ((int)((pm155 >> 0u) & 1u)));
+                if ((((pm155 >> 1u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq168)] = px153[1];
+                }
+                const patc_int pq169 = (pq168 + ((int)((pm155 >> 1u) & 1u)));
+                if ((((pm155 >> 2u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq169)] = px153[2];
+                }
+                const patc_int pq170 = (pq169 + ((int)((pm155 >> 2u) & 1u)));
+                if ((((pm155 >> 3u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq170)] = px153[3];
+                }
+                const patc_int pr171 = (min((patc_int)pvc154, (patc_int)(4 * lane)) - ((int)(pv161 - pc160)));
+                const patc_int psc172 = ((int)__shfl_sync(0xffffffffu, pv161, 31));
+                if ((((4 * lane) < pvc154) && (((pm155 >> 0u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + pr171 + psc172)] = px153[0];
+                }
+                const patc_int pr173 = (pr171 + ((int)(((4 * lane) < pvc154) && (((pm155 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc154) && (((pm155 >> 1u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + psc172 + pr173)] = px153[1];
+                }
+                const patc_int pr174 = (pr173 + ((int)(((4 * lane + 1) < pvc154) && (((pm155 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc154) && (((pm155 >> 2u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + psc172 + pr174)] = px153[2];
+                }
+                const patc_int pr175 = (pr174 + ((int)(((4 * lane + 2) < pvc154) && (((pm155 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc154) && (((pm155 >> 3u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + psc172 + pr175)] = px153[3];
+                }
+                if ((lane == 31)) {
+                    own76[(warp + 4 * psl150)] = pv161;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot73[(warp + 4 * psl150)] = pv161;
+                    patc_mb_arrive(&tots67[psl150]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 4; i++) m |= (unsigned int)(patc_l * 4 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 4, vc) - (int)(v - c); /* the others of the lanes before */
-            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (patc_l * 4 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 4 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 4 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 2)], ((unsigned int)((pod149 / 2) & 1)))))) {
+                const patc_int psl176 = (pod149 % 2);
+                const patc_int pt177 = tid70[psl176];
+                const patc_int poff178 = min(off75[(warp + 4 * psl176)], ((unsigned int)n));
+                const patc_int psc179 = own76[(warp + 4 * psl176)];
+                for (patc_int l180 = lane; l180 < min((patc_int)psc179, (patc_int)(n - poff178)); l180 += 32) {
+                    out1[(poff178 + l180)] = ring64[(128 * warp + 512 * psl176 + l180)];
+                }
+                const patc_int pcnt181 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt177 - 512 * ((n + 511) / 512) + 512)));
+                const patc_int pr182 = (-psc179 + max((patc_int)0, (patc_int)pcnt181));
+                const patc_int pm183 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l184 = lane; l184 < max((patc_int)0, (patc_int)min((patc_int)pr182, (patc_int)(n - 128 * warp + 512 * pt177 + poff178 - pm183 - 512 * ((n + 511) / 512) + 512))); l184 += 32) {
+                    out1[(128 * warp - 512 * pt177 - poff178 + pm183 + l184 + 512 * ((n + 511) / 512) - 512)] = ring64[(128 * warp + 512 * psl176 + psc179 + l184)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty66[psl176]);
+                pold146 = (pod149 + 1);
+                continue;
+            }
+            if ((pdone147 && (pod149 == pnx148))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
-            const int sl = old % 2;
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 4 + patc_w];
-            const int sc = (int)patc_own[sl * 4 + patc_w];
-            const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_m + (t * 512 + (long long)patc_w * 128 - off); /* after the others before */
-            /* a count given wrongly (another predicate's) must not send the others past the output */
-            const long long room = patc_n - (patc_m + (t * 512 + (long long)patc_w * 128 - off));
-            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            patc_fence_proxy_async(); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }

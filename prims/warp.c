@@ -581,14 +581,22 @@ static LwVal *lower_pipe_read(Lw *w, Expr *e)
 
 /* ---------------------------------------------------------------- the pipe kernels as kernel IR */
 
-/* What the lowering of a pipe kernel's parts shares: the S_PIPE (its shape and buffers;
- * the parts not yet lowered as IR are printed from it by codegen), the shape (W compute
- * warps of IPT items per lane, S slots, tiles of TILE = W*32*IPT elements), n, the number
- * of tiles, and the hardware's warp and lane ids. */
+/* The shared buffers of a pipe kernel, one each (smem.c lays them out): the ring of
+ * slots, per slot the mbarriers full, empty, tots, aggb, pref, the tile number, the
+ * tile's total and per compute warp the chunk's total, offset in the tile and offset (a
+ * filter's also its count), and the epoch. */
+typedef enum {
+    PS_RING, PS_FULL, PS_EMPTY, PS_TOTS, PS_AGGB, PS_PREF, PS_TID, PS_EP, PS_AGG, PS_WTOT, PS_WOFF, PS_OFF, PS_OWN,
+    PS_COUNT
+} PipeShared;
+
+/* What the lowering of a pipe kernel's parts shares: its shared buffers (sm[PipeShared]),
+ * the shape (W compute warps of IPT items per lane, S slots, tiles of TILE = W*32*IPT
+ * elements, the one place it is computed), n, the number of tiles, and the hardware's
+ * warp and lane ids. */
 typedef struct Pipe {
     Lw *w;
     Arena *a;
-    Stmt *s;
     Buffer **sm;
     Nat *n, *tiles;
     int W, IPT, S, TILE;
@@ -596,6 +604,9 @@ typedef struct Pipe {
     Expr *f;      /* a scan's operator op(a)(b); NULL: a filter's or partition's counts add */
     X *init;      /* its neutral element */
     ScalarKind ck; /* the values handed over (a filter's: u32 counts) */
+    Expr *pred;    /* a filter's or partition's predicate pred(x); NULL for a scan */
+    bool part;     /* a partition: the others go to the output's end (stable: after the selected) */
+    Buffer *given; /* a stable partition's count of the selected (one u32, global); else NULL */
 } Pipe;
 
 static Nat *pn(Pipe *p, int64_t v) { return nat_cst(p->a, v); }
@@ -1101,21 +1112,21 @@ static Nat *pipe_chunk_count(Pipe *p, Nat *t)
  * totals scanned by the warp (scanWarpStep's steps), each element given the prefix of
  * the lanes before (an exclusive scan's element i the prefix before it), written back
  * to the ring (vector stores), and the chunk's total handed to the aggregator */
-static void pipe_scan_chunk(Pipe *p, Buffer *in, bool excl, Nat *sl, Nat *t)
+/* The chunk of tile t in slot sl, IPT elements per lane, into the vector registers xq:
+ * 16-byte vector loads from the ring, the last tile's elements past the copy from the
+ * input, past n `past` */
+static void pipe_load_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t, Nat *cnt, Buffer **xq, X *past)
 {
     Arena *a = p->a;
     Lw *w = p->w;
-    int CH = 32 * p->IPT, NQ = p->IPT / 4;
+    int CH = 32 * p->IPT;
     Stmt *isaved, *jsaved;
-    Nat *cnt = pipe_chunk_count(p, t);
     Nat *chunk = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
     Nat *mine = nat_add(a, chunk, nat_mul(a, p->lane, pn(p, p->IPT)));
-    Buffer *xq[16];
-    for (int q = 0; q < NQ; q++) {
-        xq[q] = pvec(p, "px", p->ck);
+    for (int q = 0; q < p->IPT / 4; q++) {
+        xq[q] = pvec(p, "px", in->sk);
         pvload(p, xq[q], p->sm[PS_RING], nat_add(a, mine, pn(p, 4 * q)));
     }
-#define XI(i) lw_xload(w, xq[(i) / 4], pn(p, (i) % 4))
     lw_open_if(w, pcmp(p, OP_LT, cnt, nat_mul(a, nat_add(a, p->lane, pn(p, 1)), pn(p, p->IPT))), &isaved);
     Nat *tile = nat_mul(a, t, pn(p, p->TILE));
     Nat *copied = nat_sub(a, nat_mul(a, nat_div(a, nat_sub(a, p->n, tile), pn(p, 4)), pn(p, 4)), nat_mul(a, p->warp, pn(p, CH)));
@@ -1123,10 +1134,24 @@ static void pipe_scan_chunk(Pipe *p, Buffer *in, bool excl, Nat *sl, Nat *t)
         Nat *j = nat_add(a, nat_mul(a, p->lane, pn(p, p->IPT)), pn(p, i));
         lw_open_if(w, pcmp(p, OP_GE, j, copied), &jsaved);
         X *ld = lw_xload(w, in, nat_add(a, nat_add(a, tile, nat_mul(a, p->warp, pn(p, CH))), j));
-        lw_store(w, xq[i / 4], pn(p, i % 4), psel(p, pcmp(p, OP_LT, j, cnt), ld, p->init));
+        lw_store(w, xq[i / 4], pn(p, i % 4), psel(p, pcmp(p, OP_LT, j, cnt), ld, past));
         w->cur = jsaved;
     }
     w->cur = isaved;
+}
+
+static void pipe_scan_chunk(Pipe *p, Buffer *in, bool excl, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT, NQ = p->IPT / 4;
+    Stmt *isaved;
+    Nat *cnt = pipe_chunk_count(p, t);
+    Nat *chunk = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *mine = nat_add(a, chunk, nat_mul(a, p->lane, pn(p, p->IPT)));
+    Buffer *xq[16];
+    pipe_load_chunk(p, in, sl, t, cnt, xq, p->init);
+#define XI(i) lw_xload(w, xq[(i) / 4], pn(p, (i) % 4))
     for (int i = 1; i < p->IPT; i++) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, XI(i - 1), XI(i)));
     Buffer *vb;
     X *v = preg(p, "pv", XI(p->IPT - 1), &vb);
@@ -1180,15 +1205,16 @@ static void pipe_scan_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t)
         }
         w->cur = isaved;
     }
-    pmbar(p, MB_FENCE, 0, NULL, NULL); /* before the slot's next bulk copy */
-    pmbar(p, MB_ARRIVE, PS_EMPTY, sl, NULL); /* every lane: each releases its own reads and writes of the slot */
 }
 
 /* A scan's compute warps (warps 0 .. W - 1), each over its chunk of every tile its block
  * draws: it never waits, but takes whichever is ready of a newly loaded tile (holding at
  * most S) and the oldest tile whose offset the look-back has handed over, sleeping 20 ns
  * when neither is; done once the producer's tile -1 came and every tile is finished */
-static void pipe_compute_scan(Pipe *p, Buffer *in, Buffer *out, bool excl)
+static void pipe_select_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t);
+static void pipe_select_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t);
+
+static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
 {
     Arena *a = p->a;
     Lw *w = p->w;
@@ -1218,8 +1244,10 @@ static void pipe_compute_scan(Pipe *p, Buffer *in, Buffer *out, bool excl)
     lw_store(w, db, pn(p, 0), x_bool(a, true));
     pjump(p, JK_CONTINUE);
     w->cur = jsaved;
+    if (p->given) t = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t); /* drawn from the end */
     lw_store(w, nb, pn(p, 0), pnat(p, nat_add(a, nx, pn(p, 1))));
-    pipe_scan_chunk(p, in, excl, sl, t);
+    if (p->pred) pipe_select_chunk(p, in, sl, t);
+    else pipe_scan_chunk(p, in, excl, sl, t);
     pjump(p, JK_CONTINUE);
     w->cur = isaved;
     X *fin = lw_xnew(w, X_MBTEST, SK_BOOL);
@@ -1228,8 +1256,13 @@ static void pipe_compute_scan(Pipe *p, Buffer *in, Buffer *out, bool excl)
     fin->mbtest.parity = pparity(p, od);
     lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, od, nx), pvote(p, SHFL_ALL, SK_BOOL, fin)), &isaved);
     Nat *fsl = plet(p, "psl", pnat(p, nat_mod(a, od, pn(p, p->S))), 0, pn(p, p->S));
-    Nat *ft = plet(p, "pt", lw_xload(w, p->sm[PS_TID], fsl), 0, p->tiles);
-    pipe_scan_finish(p, out, fsl, ft);
+    Nat *ft = NULL; /* a filter's finish does not need the tile (nvcc would warn) */
+    if (!p->pred || p->part) ft = plet(p, "pt", lw_xload(w, p->sm[PS_TID], fsl), 0, p->tiles);
+    if (p->given) ft = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), ft);
+    if (p->pred) pipe_select_finish(p, out, fsl, ft);
+    else pipe_scan_finish(p, out, fsl, ft);
+    pmbar(p, MB_FENCE, 0, NULL, NULL); /* before the slot's next bulk copy */
+    pmbar(p, MB_ARRIVE, PS_EMPTY, fsl, NULL); /* every lane: each releases its own reads and writes of the slot */
     lw_store(w, ob, pn(p, 0), pnat(p, nat_add(a, od, pn(p, 1))));
     pjump(p, JK_CONTINUE);
     w->cur = isaved;
@@ -1241,6 +1274,145 @@ static void pipe_compute_scan(Pipe *p, Buffer *in, Buffer *out, bool excl)
     lw_emit(w, sp);
     w->cur = lsaved;
     w->cur = saved;
+}
+
+/* a zero of scalar kind sk */
+static X *pzero(Pipe *p, ScalarKind sk)
+{
+    X *x = lw_xnew(p->w, X_LIT, sk);
+    if (scalar_info[sk].is_float) x->lit.f = 0.0;
+    else x->lit.i = 0;
+    return x;
+}
+
+/* A filter's or partition's newly loaded chunk: each lane's elements flagged by the
+ * predicate (bit i of m; only the chunk's vc elements), numbered by the warp's scan of
+ * the lanes' counts, and written back compacted to the chunk's front in order (a
+ * partition's others from its end backwards, a stable partition's right after the
+ * selected in order); the chunk's count to own (its warp's finish) and wtot (the
+ * aggregator). The running positions are S_LETs, each the one before plus a flag. */
+static void pipe_select_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT;
+    Stmt *isaved;
+    Buffer *xq[16], *mb, *vb;
+    Nat *cnt = pipe_chunk_count(p, t);
+    pipe_load_chunk(p, in, sl, t, cnt, xq, pzero(p, in->sk));
+    Nat *chw = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *vc = plet(p, "pvc", pnat(p, nat_max(a, pn(p, 0), nat_min(a, cnt, pn(p, CH)))), 0, pn(p, CH + 1));
+    X *m = preg(p, "pm", plit(p, SK_U32, 0), &mb);
+    X *xi[64];
+    for (int i = 0; i < p->IPT; i++) {
+        xi[i] = lw_xload(w, xq[i / 4], pn(p, i % 4));
+        lw_bind(w, p->pred->lam.param, lw_scalar(w, lw_materialise(w, xi[i], "pa")));
+        X *pr = lw_lower_exp(w, p->pred->lam.body)->x;
+        X *in_chunk = pcmp(p, OP_LT, nat_add(a, nat_mul(a, p->lane, pn(p, p->IPT)), pn(p, i)), vc);
+        X *bit = x_bin(a, OP_SHL, SK_U32, pcast(p, SK_U32, x_bin(a, OP_AND, SK_BOOL, in_chunk, pr)), plit(p, SK_U32, i));
+        lw_store(w, mb, pn(p, 0), x_bin(a, OP_BOR, SK_U32, m, bit));
+    }
+    X *pc = lw_xnew(w, X_CALL, SK_U32);
+    pc->call.p = P_POPC;
+    pc->call.n = 1;
+    pc->call.args[0] = m;
+    X *c = lw_materialise(w, pc, "pc");
+    X *v = preg(p, "pv", c, &vb);
+    pwarp_scan(p, vb, v);
+    Stmt *sw = lw_snew(w, S_BARRIER); /* every lane has read its elements: the chunk's space is free */
+    sw->barrier.level = LVL_WARP;
+    lw_emit(w, sw);
+    X *before = x_bin(a, OP_SUB, SK_U32, v, c);
+    Nat *q = plet(p, "pq", before, 0, pn(p, CH + 1));
+    for (int i = 0; i < p->IPT; i++) {
+        X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
+        lw_open_if(w, x_bin(a, OP_NE, SK_BOOL, f, plit(p, SK_U32, 0)), &isaved);
+        lw_store(w, p->sm[PS_RING], nat_add(a, chw, q), xi[i]);
+        w->cur = isaved;
+        if (i + 1 < p->IPT) q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, q), pcast(p, SK_I32, f)), 0, pn(p, CH + 1));
+    }
+    if (p->part) {
+        /* the others of the lanes before */
+        Nat *mine = nat_mul(a, p->lane, pn(p, p->IPT));
+        Nat *r = plet(p, "pr", x_bin(a, OP_SUB, SK_I32, pnat(p, nat_min(a, mine, vc)), pcast(p, SK_I32, before)), 0, pn(p, CH + 1));
+        Nat *sc = p->given ? plet(p, "psc", pcast(p, SK_I32, pshfl(p, SHFL_IDX, v, 31)), 0, pn(p, CH + 1)) : NULL;
+        for (int i = 0; i < p->IPT; i++) {
+            X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
+            X *other = x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, nat_add(a, mine, pn(p, i)), vc),
+                             x_bin(a, OP_EQ, SK_BOOL, f, plit(p, SK_U32, 0)));
+            lw_open_if(w, other, &isaved);
+            Nat *at = sc ? nat_add(a, sc, r) : nat_sub(a, pn(p, CH - 1), r);
+            lw_store(w, p->sm[PS_RING], nat_add(a, chw, at), xi[i]);
+            w->cur = isaved;
+            if (i + 1 < p->IPT) r = plet(p, "pr", x_bin(a, OP_ADD, SK_I32, pnat(p, r), pcast(p, SK_I32, other)), 0, pn(p, CH + 1));
+        }
+    }
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp);
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 31)), &isaved);
+    lw_store(w, p->sm[PS_OWN], mine, v);
+    w->cur = isaved;
+    sw = lw_snew(w, S_BARRIER); /* the compacted chunk and its count, before other lanes read them to finish it */
+    sw->barrier.level = LVL_WARP;
+    lw_emit(w, sw);
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 31)), &isaved);
+    lw_store(w, p->sm[PS_WTOT], mine, v);
+    pmbar(p, MB_ARRIVE, PS_TOTS, sl, NULL);
+    w->cur = isaved;
+}
+
+/* min(x, n) of a u32 x */
+static X *pmin_n(Pipe *p, X *x)
+{
+    X *m = lw_xnew(p->w, X_MINMAX, SK_U32);
+    m->bin.op = OP_LT;
+    m->bin.l = x;
+    m->bin.r = pcast(p, SK_U32, pnat(p, p->n));
+    return m;
+}
+
+/* dst[at + i] = ring[from + i] for i < e, lane-strided */
+static void pipe_copy_out(Pipe *p, Buffer *out, Nat *at, Nat *from, Nat *e)
+{
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *l = lw_open_loop(p->w, LVL_LANE, 0, e, &iv, &saved);
+    Nat *i = nat_var(p->a, iv);
+    lw_store(p->w, out, nat_add(p->a, at, i), lw_xload(p->w, p->sm[PS_RING], nat_add(p->a, from, i)));
+    lw_close_loop(p->w, l, saved);
+}
+
+/* A filter's or partition's chunk once its offset (the count selected before it) is
+ * known: its selected to out[off ..], a partition's others to the end backwards (a
+ * stable partition's from the given count on, in order; a count given wrongly, another
+ * predicate's, must not send either past the output) */
+static void pipe_select_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT;
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp);
+    /* a stable partition's offsets come from a given count, which may be wrong (another
+     * predicate's): clamped to n, so that the bounds below keep every write inside */
+    X *offx = lw_xload(w, p->sm[PS_OFF], mine);
+    if (p->given) offx = pmin_n(p, offx);
+    Nat *off = plet(p, "poff", offx, 0, nat_add(a, p->n, pn(p, 1)));
+    Nat *sc = plet(p, "psc", lw_xload(w, p->sm[PS_OWN], mine), 0, pn(p, CH + 1));
+    Nat *chw = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *e = p->given ? nat_max(a, pn(p, 0), nat_min(a, sc, nat_sub(a, p->n, off))) : sc;
+    pipe_copy_out(p, out, off, chw, e);
+    if (!p->part) return;
+    Nat *cnt = pipe_chunk_count(p, t);
+    Nat *r = plet(p, "pr", pnat(p, nat_sub(a, nat_max(a, pn(p, 0), nat_min(a, cnt, pn(p, CH))), sc)), 0, pn(p, CH + 1));
+    Nat *before = nat_sub(a, nat_add(a, nat_mul(a, t, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH))), off);
+    if (p->given) {
+        Nat *m = plet(p, "pm", pmin_n(p, lw_xload(w, p->given, pn(p, 0))), 0, nat_add(a, p->n, pn(p, 1)));
+        Nat *dst = nat_add(a, m, before); /* after the others before */
+        Nat *room = nat_sub(a, p->n, dst);
+        pipe_copy_out(p, out, dst, nat_add(a, chw, sc), nat_max(a, pn(p, 0), nat_min(a, r, room)));
+    } else {
+        Nat *dst = nat_sub(a, nat_sub(a, p->n, before), r);
+        pipe_copy_out(p, out, dst, nat_sub(a, nat_add(a, chw, pn(p, CH)), r), r);
+    }
 }
 
 /* scanPipe written to acc c: the kernel's only output, from element 0, with nothing
@@ -1264,7 +1436,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
         diag_error(w->d, e->sp, "%s is a kernel of its own: it must be the kernel's whole result (%s, "
                    "%s, nothing else computed)", name, sel ? "the count and the elements" : "one output",
                    stable ? "its last launch" : "no toGlobal launches");
-    Stmt *s = lw_snew(w, S_PIPE);
+    Buffer *given = NULL, *sm[PS_COUNT] = {0};
     if (stable) {
         /* the count: one u32 in global memory (an earlier launch's toGlobal result, or a
          * data parameter), read once by every thread */
@@ -1274,7 +1446,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
             k->body->seq.n)
             diag_error(w->d, arg[1]->sp, "%s: the count must be an array in global memory as it is (an earlier "
                        "launch's result through toGlobal, or a data parameter), not a view or a computed value", name);
-        s->pipe.given = g->buf;
+        given = g->buf;
     }
     Expr *xe = arg[sel ? (stable ? 2 : 1) : 2];
     LwVal *x = lw_lower_exp(w, xe);
@@ -1291,16 +1463,6 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     nat_is_const(e->prim.nats[0], &nw);
     nat_is_const(e->prim.nats[1], &ipt);
     nat_is_const(e->prim.nats[2], &slots);
-    s->pipe.in = v->buf;
-    s->pipe.out = c->buf;
-    s->pipe.count = sel ? c->cnt : NULL;
-    s->pipe.kind = e->prim.p == P_FILTERPIPE ? PIPE_FILTER : sel ? PIPE_PARTITION : PIPE_SCAN;
-    s->pipe.n = xt->arr.n;
-    s->pipe.nw = (int)nw;
-    s->pipe.ipt = (int)ipt;
-    s->pipe.slots = (int)slots;
-    s->pipe.excl = e->prim.p == P_SCANPIPEEXCL;
-    s->pipe.init = sel ? NULL : init->x;
     v->buf->align = 16;
     if (!sel) c->buf->align = 16; /* the scan's 16-byte stores; the filter stores elements */
     int64_t tile = nw * 32 * ipt;
@@ -1316,7 +1478,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     int64_t bytes = 0;
     for (int i = 0; i < PS_COUNT; i++) {
         if (i == PS_OWN && !sel) continue;
-        s->pipe.sm[i] = lw_shared_buffer(w, pname[i], psk[i], nat_cst(a, pcount[i]), e->sp);
+        sm[i] = lw_shared_buffer(w, pname[i], psk[i], nat_cst(a, pcount[i]), e->sp);
         bytes += (pcount[i] * scalar_info[psk[i]].size + 15) / 16 * 16;
     }
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
@@ -1324,28 +1486,29 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
                    "of shared memory, more than the %lld a block can have (227 KiB, the opt-in maximum on sm_90); give "
                    "it fewer slots or smaller tiles", name, (long long)nw, (long long)ipt, (long long)slots,
                    (long long)slots, (long long)tile, (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
-    Nat *tiles = nat_div(a, nat_add(a, s->pipe.n, nat_cst(a, tile - 1)), nat_cst(a, tile));
-    s->pipe.state = lw_scratch_buffer(w, "pipestate", SK_U64, tiles);
-    s->pipe.ctr = lw_scratch_buffer(w, "pipectr", SK_U64, nat_cst(a, 1));
-    s->pipe.pa = lw_new_buffer(w, "pa", AS_PRIVATE, sk, nat_cst(a, 1));
-    s->pipe.pa->scalar = true;
+    Nat *n = xt->arr.n, *tiles = nat_div(a, nat_add(a, n, nat_cst(a, tile - 1)), nat_cst(a, tile));
+    Buffer *state = lw_scratch_buffer(w, "pipestate", SK_U64, tiles);
+    Buffer *ctr = lw_scratch_buffer(w, "pipectr", SK_U64, nat_cst(a, 1));
+    /* the operator or predicate is inlined where it is used (pop): here it is lowered
+     * once, to a list of its own, only to see that it is a function of scalars */
+    Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, sk, nat_cst(a, 1)), *pb = NULL;
+    pa->scalar = true;
     if (!sel) {
-        s->pipe.pb = lw_new_buffer(w, "pb", AS_PRIVATE, sk, nat_cst(a, 1));
-        s->pipe.pb->scalar = true;
+        pb = lw_new_buffer(w, "pb", AS_PRIVATE, sk, nat_cst(a, 1));
+        pb->scalar = true;
     }
-    Stmt *saved = w->cur;
-    w->cur = s->pipe.ops = stmt_seq(a);
+    Stmt *saved = w->cur, *ops = stmt_seq(a);
+    w->cur = ops;
     Expr *f = arg[0];
-    lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pa, nat_cst(a, 0))));
-    if (!sel) lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pb, nat_cst(a, 0))));
+    lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, pa, nat_cst(a, 0))));
+    if (!sel) lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, pb, nat_cst(a, 0))));
     LwVal *r = lw_lower_exp(w, sel ? f->lam.body : f->lam.body->lam.body);
     w->cur = saved;
-    for (int i = 0; i < s->pipe.ops->seq.n; i++)
-        if (s->pipe.ops->seq.items[i]->kind != S_DECL)
+    for (int i = 0; i < ops->seq.n; i++)
+        if (ops->seq.items[i]->kind != S_DECL)
             diag_error(w->d, arg[0]->sp, "%s: the %s must be a function of scalars without loops or memory", name,
                        sel ? "predicate" : "operator");
     if (r->k != VAL_SCALAR) die("%s: the type rule let a %s through that is not a scalar", name, sel ? "predicate" : "operator");
-    s->pipe.op = r->x;
     /* w + 3 warps (the compute warps, the aggregator, the look-back warp, the producer),
      * the code assuming exactly that block; a block per tile, which the runtime caps at
      * the device's SM count (persistent): the blocks loop over the tiles */
@@ -1355,14 +1518,14 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     k->grid[0] = tiles;
     k->block_fixed = true;
     X *zero = lw_xnew(w, X_LIT, SK_U32);
-    Pipe p = {w, a, s, s->pipe.sm, s->pipe.n, tiles, (int)nw, (int)ipt, (int)slots, (int)tile,
-              nat_var(a, k->hw.warp), nat_var(a, k->hw.lane), sel ? NULL : f, sel ? zero : init->x, ck};
+    Pipe p = {w, a, sm, n, tiles, (int)nw, (int)ipt, (int)slots, (int)tile,
+              nat_var(a, k->hw.warp), nat_var(a, k->hw.lane), sel ? NULL : f, sel ? zero : init->x, ck,
+              sel ? f : NULL, e->prim.p == P_PARTITIONPIPE || stable, given};
     pipe_init(&p);
-    pipe_producer(&p, stable, v->buf, s->pipe.ctr);
-    pipe_aggregator(&p, s->pipe.state);
-    pipe_lookback(&p, s->pipe.state, sel ? c->cnt : NULL, s->pipe.given);
-    if (sel) lw_emit(w, s); /* a filter's compute warps: still text (codegen/cuda.c) */
-    else pipe_compute_scan(&p, v->buf, c->buf, s->pipe.excl);
+    pipe_producer(&p, stable, v->buf, ctr);
+    pipe_aggregator(&p, state);
+    pipe_lookback(&p, state, sel ? c->cnt : NULL, given);
+    pipe_compute(&p, v->buf, c->buf, e->prim.p == P_SCANPIPEEXCL);
 }
 
 /* scanPipe's meaning: the sequential scan, each prefix op(prefix)(x) from init (scanSeq's,
