@@ -516,7 +516,7 @@ static void eval_lookback(IpCtx *c, const Code *e, IpVal *r)
  * (scanPipe) or the same up to xs[i-1] (scanPipeExcl; init at 0); op(a)(b) with a the
  * earlier part, associative, and init its neutral element. w, ipt and s are constants
  * that shape the code (w compute warps of ipt items per lane, s shared-memory slots):
- * the scan is a kernel of its own (codegen/cuda.c, pipe_scan), so it must be the whole
+ * the scan is a kernel of its own (write_pipe, below), so it must be the whole
  * of the kernel's body, outside every map and function. */
 /* The rules every pipe primitive shares: outside every map and function, and its shape
  * (w, ipt, s) constants in range, ipt a multiple of 4 and at most ipt_max, into ns. */
