@@ -176,6 +176,28 @@ static void atomic_value(Pr *p, const X *x)
     sb_puts(o, via_u64 ? "))" : ")");
 }
 
+/* An X_BITS: CUDA's reinterpretation of a value's bits (same size) */
+static void bits(Pr *p, const X *x)
+{
+    ScalarKind from = x->un.e->sk;
+    const char *f = from == SK_F32 ? (x->sk == SK_I32 ? "__float_as_int" : "__float_as_uint")
+                    : x->sk == SK_F32 ? (from == SK_I32 ? "__int_as_float" : "__uint_as_float")
+                                      : x->sk == SK_I32 ? "(int)" : "(unsigned int)";
+    sb_printf(p->o, "%s(", f);
+    expr(p, x->un.e);
+    sb_putc(p->o, ')');
+}
+
+/* An X_MBTEST: the prelude's test of an mbarrier's phase */
+static void mbtest(Pr *p, const X *x)
+{
+    sb_printf(p->o, "patc_mb_test(&%s[", x->mbtest.buf->name);
+    nat(p, x->mbtest.index);
+    sb_puts(p->o, "], ");
+    expr(p, x->mbtest.parity);
+    sb_putc(p->o, ')');
+}
+
 static void expr(Pr *p, const X *x)
 {
     StrBuf *o = p->o;
@@ -240,16 +262,7 @@ static void expr(Pr *p, const X *x)
         sb_putc(o, ')');
         return;
     }
-    case X_BITS: {
-        ScalarKind from = x->un.e->sk;
-        const char *f = from == SK_F32 ? (x->sk == SK_I32 ? "__float_as_int" : "__float_as_uint")
-                        : x->sk == SK_F32 ? (from == SK_I32 ? "__int_as_float" : "__uint_as_float")
-                                          : x->sk == SK_I32 ? "(int)" : "(unsigned int)";
-        sb_printf(o, "%s(", f);
-        expr(p, x->un.e);
-        sb_putc(o, ')');
-        return;
-    }
+    case X_BITS: bits(p, x); return;
     case X_CAST:
         sb_printf(o, "((%s)", scalar_info[x->sk].ctype);
         expr(p, x->un.e);
@@ -263,13 +276,7 @@ static void expr(Pr *p, const X *x)
         }
         sb_putc(o, ')');
         return;
-    case X_MBTEST:
-        sb_printf(o, "patc_mb_test(&%s[", x->mbtest.buf->name);
-        nat(p, x->mbtest.index);
-        sb_puts(o, "], ");
-        expr(p, x->mbtest.parity);
-        sb_putc(o, ')');
-        return;
+    case X_MBTEST: mbtest(p, x); return;
     case X_ATOMIC: atomic_value(p, x); return;
     }
     unreachable();
@@ -764,6 +771,29 @@ static void print_loop(Pr *p, const Stmt *s)
     sb_puts(o, "}\n");
 }
 
+/* An S_VSTORE: one vector store from a private vector register */
+static void vstore(Pr *p, const Stmt *s)
+{
+    const char *vt = vec_type(s->vstore.dst->sk, s->vstore.width);
+    line(p, "*(%s *)(%s + ", vt, s->vstore.dst->name);
+    nat(p, s->vstore.index);
+    sb_printf(p->o, ") = *(const %s *)%s;\n", vt, s->vstore.src->name);
+}
+
+/* An S_BULK: the prelude's bulk copy, completing on its mbarrier */
+static void bulk(Pr *p, const Stmt *s)
+{
+    line(p, "patc_bulk_load(%s + ", s->bulk.dst->name);
+    nat(p, s->bulk.dst_index);
+    sb_printf(p->o, ", %s + ", s->bulk.src->name);
+    nat(p, s->bulk.src_index);
+    sb_puts(p->o, ", ");
+    expr(p, s->bulk.bytes);
+    sb_printf(p->o, ", &%s[", s->bulk.bar->name);
+    nat(p, s->bulk.bar_index);
+    sb_puts(p->o, "]);\n");
+}
+
 /* An mbarrier operation: a call of the prelude's helper (prelude_pipe) */
 static void mbar(Pr *p, const Stmt *s)
 {
@@ -906,24 +936,8 @@ static void stmt(Pr *p, const Stmt *s)
     case S_LASTBLOCK: last_block(p, s); return;
     case S_LOOKBACK: look_back(p, s); return;
     case S_MBAR: mbar(p, s); return;
-    case S_VSTORE: {
-        const char *vt = vec_type(s->vstore.dst->sk, s->vstore.width);
-        line(p, "*(%s *)(%s + ", vt, s->vstore.dst->name);
-        nat(p, s->vstore.index);
-        sb_printf(o, ") = *(const %s *)%s;\n", vt, s->vstore.src->name);
-        return;
-    }
-    case S_BULK:
-        line(p, "patc_bulk_load(%s + ", s->bulk.dst->name);
-        nat(p, s->bulk.dst_index);
-        sb_printf(o, ", %s + ", s->bulk.src->name);
-        nat(p, s->bulk.src_index);
-        sb_puts(o, ", ");
-        expr(p, s->bulk.bytes);
-        sb_printf(o, ", &%s[", s->bulk.bar->name);
-        nat(p, s->bulk.bar_index);
-        sb_puts(o, "]);\n");
-        return;
+    case S_VSTORE: vstore(p, s); return;
+    case S_BULK: bulk(p, s); return;
     }
 }
 
