@@ -268,6 +268,42 @@ START_TEST(pipe_roles_and_layout)
 }
 END_TEST
 
+/* A stable partition's pipe (issue 34 item 1, pipeir): every role kernel IR like the
+ * scan's, with the filter's count buffer (own) as a thirteenth shared buffer; the
+ * compaction's positions a chain of lets; the finish's copies lane-strided loops; the
+ * given count and the offsets it makes clamped to n (a wrong count writes nothing
+ * outside the output); one __syncthreads, none in a role. */
+START_TEST(pipe_partition_stable_lowering)
+{
+    TC *t = tc_compile("kernel p = nFun(n => fun(f32)(t => fun(1.u32)(ms => fun(n.f32)(xs =>\n"
+                       "  xs |> partitionStablePipe(4, 4, 2)(fun(x => x > t))(ms)))))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(k->nshared, 13);
+    int roles = 0, blocks = 0;
+    for (int i = 0; i < k->body->seq.n; i++) {
+        const Stmt *s = k->body->seq.items[i];
+        if (s->kind == S_IF && s->cond.role) {
+            roles++;
+            ck_assert_int_eq(count_stmts(s, S_BULK), roles == 1);
+            ck_assert_msg((count_stmts(s, S_FOR) == 2) == (roles == 4), "two lane-strided copies, in the compute warps' role");
+        }
+        if (s->kind == S_BARRIER) blocks++;
+    }
+    ck_assert_int_eq(roles, 4);
+    ck_assert_int_eq(blocks, 1);
+    StrBuf d = {0};
+    kernel_print(&d, k);
+    const char *ir = sb_str(&d);
+    ck_assert_msg(strstr(ir, "let pq") && strstr(ir, "popc(") && strstr(ir, "min(ms[0], (u32)n)"), "%s", ir);
+    sb_free(&d);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "__popc(") && strstr(cu, "min(ms[0], ((unsigned int)n))") && !strstr(cu, "patc_pred"), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* Pairs as data (issue 33 item 1): a pair accumulator is a register per leaf (no array),
  * a shuffle of a warp array of pairs is a shuffle per leaf, an array of pairs in shared
  * memory is one shared array per side, and unzip of a map as the result is the map's one
@@ -963,6 +999,7 @@ int main(void)
     tcase_add_test(c, pairs_as_data_lowering);
     tcase_add_test(c, statement_vocabulary);
     tcase_add_test(c, pipe_roles_and_layout);
+    tcase_add_test(c, pipe_partition_stable_lowering);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
