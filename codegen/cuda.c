@@ -176,18 +176,6 @@ static void atomic_value(Pr *p, const X *x)
     sb_puts(o, via_u64 ? "))" : ")");
 }
 
-/* An X_BITS: CUDA's reinterpretation of a value's bits (same size) */
-static void bits(Pr *p, const X *x)
-{
-    ScalarKind from = x->un.e->sk;
-    const char *f = from == SK_F32 ? (x->sk == SK_I32 ? "__float_as_int" : "__float_as_uint")
-                    : x->sk == SK_F32 ? (from == SK_I32 ? "__int_as_float" : "__uint_as_float")
-                                      : x->sk == SK_I32 ? "(int)" : "(unsigned int)";
-    sb_printf(p->o, "%s(", f);
-    expr(p, x->un.e);
-    sb_putc(p->o, ')');
-}
-
 /* An X_MBTEST: the prelude's test of an mbarrier's phase */
 static void mbtest(Pr *p, const X *x)
 {
@@ -262,7 +250,14 @@ static void expr(Pr *p, const X *x)
         sb_putc(o, ')');
         return;
     }
-    case X_BITS: bits(p, x); return;
+    case X_BITCAST: { /* into a u32 word, or out of one */
+        const char *pre = x->sk == SK_U32 ? flag_pre[x->un.e->sk] : unflag_pre[x->sk];
+        if (!pre) die("bits of %s as %s", scalar_info[x->un.e->sk].name, scalar_info[x->sk].name);
+        sb_puts(o, pre);
+        expr(p, x->un.e);
+        sb_putc(o, ')');
+        return;
+    }
     case X_CAST:
         sb_printf(o, "((%s)", scalar_info[x->sk].ctype);
         expr(p, x->un.e);

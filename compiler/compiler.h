@@ -380,12 +380,12 @@ typedef enum {
     X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
                  k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
     X_CAST,   /* un.e converted to sk */
+    X_BITCAST,/* un.e's bits read as sk: a 32-bit (or bool) value in or out of the low half
+                 of a u32 word (a look-back's packed tile word) */
     X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
     X_ATOMIC, /* atomic: buf[index] = buf[index] op val as one atomic of order (MO_PLAIN:
                  CUDA's atomicAdd & co), the old value of type sk = buf->sk (a tile
                  counter's draw, a ticket) */
-    X_BITS,   /* un.e's bits read as sk, of the same size (f32 <-> u32 or i32; i32 <-> u32):
-                 a value packed into a flag word and unpacked from one */
     X_MBTEST, /* mbtest: whether the phase of the mbarrier buf[index] (a shared u64) of the
                  parity parity (a u32 0 or 1) has completed (acquire), without waiting; bool */
 } XKind;

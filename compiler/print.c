@@ -133,7 +133,7 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     }
-    case X_BITS:
+    case X_BITCAST:
         sb_printf(b, "bits.%s", scalar_info[x->sk].name);
         xprint(b, x->un.e);
         return;

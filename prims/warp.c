@@ -840,7 +840,7 @@ static void pipe_publish(Pipe *p, Buffer *state, Nat *t, X *ep, X *flag, X *val)
     X *hi = x_bin(a, OP_BOR, SK_U32, x_bin(a, OP_SHL, SK_U32, ep, plit(p, SK_U32, 2)), flag);
     X *bits = val;
     if (val->sk != SK_U32) {
-        bits = lw_xnew(p->w, X_BITS, SK_U32);
+        bits = lw_xnew(p->w, X_BITCAST, SK_U32);
         bits->un.e = val;
     }
     X *word = x_bin(a, OP_BOR, SK_U64, x_bin(a, OP_SHL, SK_U64, pcast(p, SK_U64, hi), plit(p, SK_U64, 32)),
@@ -981,7 +981,7 @@ static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer
     for (int u = 0; u < 4; u++) {
         X *v = pcast(p, SK_U32, wd[u]);
         if (p->ck != SK_U32) {
-            X *b = lw_xnew(w, X_BITS, p->ck);
+            X *b = lw_xnew(w, X_BITCAST, p->ck);
             b->un.e = v;
             v = b;
         }
