@@ -186,25 +186,30 @@ static void mbtest(Pr *p, const X *x)
     sb_putc(p->o, ')');
 }
 
+/* A literal, typed by its scalar kind */
+static void lit(StrBuf *o, const X *x)
+{
+    switch (x->sk) {
+    case SK_F32: print_float(o, x->lit.f, true); return;
+    case SK_F64: print_float(o, x->lit.f, false); return;
+    case SK_I32: sb_printf(o, "%lld", (long long)(int32_t)x->lit.i); return;
+    case SK_U32: sb_printf(o, "%lluu", (unsigned long long)(uint32_t)x->lit.u); return;
+    case SK_I64:
+        if (x->lit.i == INT64_MIN) sb_puts(o, "(-9223372036854775807ll - 1)");
+        else sb_printf(o, "%lldll", (long long)x->lit.i);
+        return;
+    case SK_U64: sb_printf(o, "%lluull", (unsigned long long)x->lit.u); return;
+    case SK_BOOL: sb_puts(o, x->lit.b ? "true" : "false"); return;
+    case SK_COUNT: break;
+    }
+    unreachable();
+}
+
 static void expr(Pr *p, const X *x)
 {
     StrBuf *o = p->o;
     switch (x->kind) {
-    case X_LIT:
-        switch (x->sk) {
-        case SK_F32: print_float(o, x->lit.f, true); return;
-        case SK_F64: print_float(o, x->lit.f, false); return;
-        case SK_I32: sb_printf(o, "%lld", (long long)(int32_t)x->lit.i); return;
-        case SK_U32: sb_printf(o, "%lluu", (unsigned long long)(uint32_t)x->lit.u); return;
-        case SK_I64:
-            if (x->lit.i == INT64_MIN) sb_puts(o, "(-9223372036854775807ll - 1)");
-            else sb_printf(o, "%lldll", (long long)x->lit.i);
-            return;
-        case SK_U64: sb_printf(o, "%lluull", (unsigned long long)x->lit.u); return;
-        case SK_BOOL: sb_puts(o, x->lit.b ? "true" : "false"); return;
-        case SK_COUNT: break;
-        }
-        unreachable();
+    case X_LIT: lit(o, x); return;
     case X_NAT: nat(p, x->nat.n); return; /* in index width: padding guards compare indices */
     case X_LOAD: load(p, x->load.buf, x->load.index, x->load.order); return;
     case X_BIN:
@@ -766,6 +771,70 @@ static void print_loop(Pr *p, const Stmt *s)
     sb_puts(o, "}\n");
 }
 
+/* A private buffer's declaration: a scalar, an array, or a vector register (aligned) */
+static void decl(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o;
+    const Buffer *b = s->decl.buf;
+    indent(p);
+    if (b->vec) sb_printf(o, "__align__(%d) ", b->vec * scalar_info[b->sk].size);
+    if (b->scalar) {
+        sb_printf(o, "%s %s", scalar_info[b->sk].ctype, b->name);
+    } else {
+        sb_printf(o, "%s %s[", scalar_info[b->sk].ctype, b->name);
+        nat(p, b->count);
+        sb_putc(o, ']');
+    }
+    if (s->decl.init) {
+        sb_puts(o, " = ");
+        expr(p, s->decl.init);
+    }
+    sb_puts(o, ";\n");
+}
+
+/* A store: an ordered one through the prelude's helper, a flagged partial with its flag,
+ * a streamed one, an atomic, or a plain assignment */
+static void store(Pr *p, const Stmt *s)
+{
+    StrBuf *o = p->o;
+    indent(p);
+    if (s->store.order != MO_PLAIN) {
+        const char *h = order_helper(s->store.order, s->store.buf->sk, true);
+        if (!h) die("no ordered store of %s", scalar_info[s->store.buf->sk].name);
+        sb_printf(o, "%s(&", h);
+        cell(p, s->store.buf, s->store.index);
+        sb_puts(o, ", ");
+        expr(p, s->store.val);
+        sb_puts(o, ");\n");
+        return;
+    }
+    if (s->store.buf->flagged) { /* value and flag in one single-copy-atomic store */
+        if (!flag_pre[s->store.buf->sk]) die("flagged %s partials", scalar_info[s->store.buf->sk].name);
+        sb_puts(o, "patc_poke(&");
+        cell(p, s->store.buf, s->store.index);
+        sb_printf(o, ", 0x100000000ull | %s", flag_pre[s->store.buf->sk]);
+        expr(p, s->store.val);
+        sb_puts(o, "));\n");
+        return;
+    }
+    if (streamed(p, s->store.buf)) {
+        sb_puts(o, "__stcs(&");
+        cell(p, s->store.buf, s->store.index);
+        sb_puts(o, ", ");
+        expr(p, s->store.val);
+        sb_puts(o, ");\n");
+        return;
+    }
+    if (s->store.atom != ATOM_NONE) {
+        atomic_store(p, s);
+        return;
+    }
+    cell(p, s->store.buf, s->store.index);
+    sb_puts(o, " = ");
+    expr(p, s->store.val);
+    sb_puts(o, ";\n");
+}
+
 /* An S_VSTORE: one vector store from a private vector register */
 static void vstore(Pr *p, const Stmt *s)
 {
@@ -815,62 +884,8 @@ static void stmt(Pr *p, const Stmt *s)
     case S_SEQ:
         for (int i = 0; i < s->seq.n; i++) stmt(p, s->seq.items[i]);
         return;
-    case S_DECL: {
-        const Buffer *b = s->decl.buf;
-        indent(p);
-        if (b->vec) sb_printf(o, "__align__(%d) ", b->vec * scalar_info[b->sk].size);
-        if (b->scalar) {
-            sb_printf(o, "%s %s", scalar_info[b->sk].ctype, b->name);
-        } else {
-            sb_printf(o, "%s %s[", scalar_info[b->sk].ctype, b->name);
-            nat(p, b->count);
-            sb_putc(o, ']');
-        }
-        if (s->decl.init) {
-            sb_puts(o, " = ");
-            expr(p, s->decl.init);
-        }
-        sb_puts(o, ";\n");
-        return;
-    }
-    case S_STORE:
-        indent(p);
-        if (s->store.order != MO_PLAIN) {
-            const char *h = order_helper(s->store.order, s->store.buf->sk, true);
-            if (!h) die("no ordered store of %s", scalar_info[s->store.buf->sk].name);
-            sb_printf(o, "%s(&", h);
-            cell(p, s->store.buf, s->store.index);
-            sb_puts(o, ", ");
-            expr(p, s->store.val);
-            sb_puts(o, ");\n");
-            return;
-        }
-        if (s->store.buf->flagged) { /* value and flag in one single-copy-atomic store */
-            if (!flag_pre[s->store.buf->sk]) die("flagged %s partials", scalar_info[s->store.buf->sk].name);
-            sb_puts(o, "patc_poke(&");
-            cell(p, s->store.buf, s->store.index);
-            sb_printf(o, ", 0x100000000ull | %s", flag_pre[s->store.buf->sk]);
-            expr(p, s->store.val);
-            sb_puts(o, "));\n");
-            return;
-        }
-        if (streamed(p, s->store.buf)) {
-            sb_puts(o, "__stcs(&");
-            cell(p, s->store.buf, s->store.index);
-            sb_puts(o, ", ");
-            expr(p, s->store.val);
-            sb_puts(o, ");\n");
-            return;
-        }
-        if (s->store.atom != ATOM_NONE) {
-            atomic_store(p, s);
-            return;
-        }
-        cell(p, s->store.buf, s->store.index);
-        sb_puts(o, " = ");
-        expr(p, s->store.val);
-        sb_puts(o, ";\n");
-        return;
+    case S_DECL: decl(p, s); return;
+    case S_STORE: store(p, s); return;
     case S_FOR: print_loop(p, s); return;
     case S_IF:
         if (s->cond.c->kind == X_LIT && s->cond.c->lit.b) { /* a region every thread runs */
