@@ -14,6 +14,10 @@
  *     and none twice in a row;
  *   - a loop whose next trip would read or overwrite what this trip left pending gets
  *     one barrier at the end of its body.
+ *   - a warp role (S_IF with cond.role) gets a barrier in front of it where it touches
+ *     what the block left pending, none inside and none for what it does: its warps and
+ *     the other roles' order their shared accesses with mbarriers (S_MBAR waits acquire
+ *     what the matching arrivals released).
  * Global memory needs no barrier: inputs are read-only and the output is only written;
  * lastBlock's partials cross blocks by their own protocol (codegen/cuda.c), and a
  * flagged partial's reads wait for its flag, so its body gets a barrier only for
@@ -89,9 +93,11 @@ static Stmt *mk_barrier(Arena *a)
     return s;
 }
 
+/* A while loop in a block-uniform list is block-uniform (its condition and its jumps
+ * the same for every thread of the block: compiler.h), so barriers may go in it. */
 static bool block_uniform_loop(const Stmt *s)
 {
-    return s->kind == S_FOR && (s->loop.level == LVL_SEQ || s->loop.level == LVL_BLOCK);
+    return (s->kind == S_FOR && (s->loop.level == LVL_SEQ || s->loop.level == LVL_BLOCK)) || s->kind == S_WHILE;
 }
 
 static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw);
@@ -105,14 +111,25 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw);
 static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
 {
     Pend whole = {0};
-    ir_walk(s->loop.body, &sum_visit, &whole);
-    place(a, s->loop.body, st, hw);
-    if (s->loop.form == LF_LOOP && conflicts(st, &whole)) {
-        Stmt *seq = s->loop.body, *g = ANEW(a, Stmt), *then = stmt_seq(a);
+    bool wh = s->kind == S_WHILE;
+    Stmt *seq = wh ? s->wloop.body : s->loop.body;
+    ir_walk(seq, &sum_visit, &whole);
+    place(a, seq, st, hw);
+    if (wh && !s->wloop.var && conflicts(st, &whole)) {
+        /* no counter to tell the first trip: the barrier ends each trip (a trip left
+         * by a jump skips it, and what follows the loop is placed against st) */
+        if (!(seq->seq.n > 0 && seq->seq.items[seq->seq.n - 1]->kind == S_BARRIER)) stmt_append(a, seq, mk_barrier(a));
+        memset(st, 0, sizeof *st);
+        merge(st, &whole);
+        return;
+    }
+    if ((wh || s->loop.form == LF_LOOP) && conflicts(st, &whole)) {
+        Stmt *g = ANEW(a, Stmt), *then = stmt_seq(a);
         stmt_append(a, then, mk_barrier(a));
-        Nat *first = s->loop.level == LVL_BLOCK ? nat_var(a, hw->bid[s->loop.dim]) : nat_cst(a, 0);
+        NatVar *var = wh ? s->wloop.var : s->loop.var;
+        Nat *first = !wh && s->loop.level == LVL_BLOCK ? nat_var(a, hw->bid[s->loop.dim]) : nat_cst(a, 0);
         g->kind = S_IF;
-        g->cond.c = x_bin(a, OP_NE, SK_BOOL, x_nat(a, nat_var(a, s->loop.var)), x_nat(a, first));
+        g->cond.c = x_bin(a, OP_NE, SK_BOOL, x_nat(a, nat_var(a, var)), x_nat(a, first));
         g->cond.then = then;
         stmt_append(a, seq, g); /* grow, then rotate to the front */
         memmove(seq->seq.items + 1, seq->seq.items, sizeof(Stmt *) * (size_t)(seq->seq.n - 1));
@@ -146,6 +163,18 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
         }
         Pend here = {0};
         ir_walk(s, &sum_visit, &here);
+        if (s->kind == S_IF && s->cond.role) {
+            /* a warp role: what the block did before it is ordered by one barrier in front
+             * of the roles; among the roles, mbarriers order what they share, so nothing
+             * it does is pending for the statements after it (other roles, run at the
+             * same time), and no barrier goes inside (its warps alone run it) */
+            if (conflicts(st, &here)) {
+                if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+                memset(st, 0, sizeof *st);
+            }
+            out[n++] = s;
+            continue;
+        }
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
             /* a conflict with what is pending before the loop is settled by one barrier
              * in front of it rather than one in each trip; what the body itself leaves

@@ -29,9 +29,11 @@
 typedef enum { LVL_SEQ, LVL_GLOBAL, LVL_BLOCK, LVL_THREADS, LVL_WARP, LVL_LANE } Level;
 
 /* The warp's collective register operations: the four shuffles (CUDA's
- * __shfl_down/up/xor_sync and __shfl_sync) and the vote __ballot_sync (an X_SHFL of
- * kind SHFL_BALLOT has no arg). */
-typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT } ShflKind;
+ * __shfl_down/up/xor_sync and __shfl_sync) and the votes: __ballot_sync (a u32 mask),
+ * __any_sync and __all_sync (a bool) of the bool val, and __reduce_min_sync of the u32
+ * val (an X_SHFL of a vote has no arg; all run on the full warp). The kinds after
+ * SHFL_BALLOT have no primitive: only lowerings build them. */
+typedef enum { SHFL_DOWN, SHFL_UP, SHFL_XOR, SHFL_IDX, SHFL_BALLOT, SHFL_ANY, SHFL_ALL, SHFL_REDMIN } ShflKind;
 
 /* Families of primitives: which part of the compiler gives one its meaning. */
 typedef enum {
@@ -333,37 +335,6 @@ typedef struct Buffer {
     Span dsp;        /* ndist > 0: the expression that spread it, for errors */
 } Buffer;
 
-/* Scalar expressions of the kernel IR. */
-typedef enum {
-    X_LIT,    /* lit (typed by sk) */
-    X_NAT,    /* nat: an integer-valued nat expression */
-    X_LOAD,   /* load: buf[index] (a scalar private buffer ignores index) */
-    X_BIN,    /* bin */
-    X_UN,     /* un */
-    X_SELECT, /* sel: c ? a : b */
-    X_MINMAX, /* bin with op OP_LT (min) or OP_GT (max) */
-    X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
-                 k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
-    X_CAST,   /* un.e converted to sk */
-    X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
-} XKind;
-
-typedef struct X X;
-struct X {
-    XKind kind;
-    ScalarKind sk;
-    union {
-        struct { union { int64_t i; uint64_t u; double f; bool b; }; } lit;
-        struct { Nat *n; } nat;
-        struct { Buffer *buf; Nat *index; } load;
-        struct { BinOp op; X *l, *r; } bin;
-        struct { UnOp op; X *e; } un;
-        struct { X *c, *a, *b; } sel;
-        struct { ShflKind k; X *val; X *arg; Nat *width; } shfl;
-        struct { Prim p; int n; X *args[3]; } call;
-    };
-};
-
 /* The read-modify-write a store may be (accumulate, prims/memory.c): ATOM_NONE a plain
  * store; the others buf[i] = buf[i] op val as one CUDA atomic. One row each:
  * X(enum, the operator's name in messages, CUDA's function) */
@@ -388,16 +359,75 @@ typedef struct AtomInfo {
 } AtomInfo;
 extern const AtomInfo atom_info[ATOM_COUNT];
 
+/* The memory order of an access to a global word that other blocks of the launch read
+ * or write while it runs (a flag, a counter): MO_PLAIN an ordinary access; the others
+ * gpu-scope ld/st/atom of that order (.relaxed, .release, .acquire, .acq_rel), printed
+ * through the preludes' helpers (patc_peek/patc_peek32: relaxed u64/u32 loads,
+ * patc_poke: a relaxed u64 store, patc_poke32: a release u32 store,
+ * patc_atom_add_acq_rel: an acq_rel u32 add). A combination with no helper is refused
+ * by codegen. */
+typedef enum { MO_PLAIN, MO_RELAXED, MO_RELEASE, MO_ACQUIRE, MO_ACQ_REL } MemOrder;
+
+/* Scalar expressions of the kernel IR. */
+typedef enum {
+    X_LIT,    /* lit (typed by sk) */
+    X_NAT,    /* nat: an integer-valued nat expression */
+    X_LOAD,   /* load: buf[index] (a scalar private buffer ignores index) */
+    X_BIN,    /* bin */
+    X_UN,     /* un */
+    X_SELECT, /* sel: c ? a : b */
+    X_MINMAX, /* bin with op OP_LT (min) or OP_GT (max) */
+    X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
+                 k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
+    X_CAST,   /* un.e converted to sk */
+    X_BITCAST,/* un.e's bits read as sk: a 32-bit (or bool) value in or out of the low half
+                 of a u32 word (a look-back's packed tile word) */
+    X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
+    X_ATOMIC, /* atomic: buf[index] = buf[index] op val as one atomic of order (MO_PLAIN:
+                 CUDA's atomicAdd & co), the old value of type sk = buf->sk (a tile
+                 counter's draw, a ticket) */
+    X_MBTEST, /* mbtest: whether the phase of the mbarrier buf[index] (a shared u64) of the
+                 parity parity (a u32 0 or 1) has completed (acquire), without waiting; bool */
+} XKind;
+
+typedef struct X X;
+struct X {
+    XKind kind;
+    ScalarKind sk;
+    union {
+        struct { union { int64_t i; uint64_t u; double f; bool b; }; } lit;
+        struct { Nat *n; } nat;
+        struct { Buffer *buf; Nat *index; MemOrder order; } load;
+        struct { BinOp op; X *l, *r; } bin;
+        struct { UnOp op; X *e; } un;
+        struct { X *c, *a, *b; } sel;
+        struct { ShflKind k; X *val; X *arg; Nat *width; } shfl;
+        struct { Prim p; int n; X *args[3]; } call;
+        struct { AtomOp op; Buffer *buf; Nat *index; X *val; MemOrder order; } atomic;
+        struct { Buffer *buf; Nat *index; X *parity; } mbtest;
+    };
+};
+
+
 typedef enum {
     S_SEQ,     /* seq: items[0..n) */
     S_DECL,    /* decl: declare private buffer buf (scalar or array), optional init */
-    S_STORE,   /* store: buf[index] = val */
+    S_STORE,   /* store: buf[index] = val, of memory order order (MemOrder) */
     S_FOR,     /* loop: a sequential or parallel loop (see LoopForm) */
     S_IF,      /* cond: if (c) then [else els]; els only from version.c, the last pass */
     S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK) or __syncwarp (LVL_WARP) */
     S_COMMENT, /* comment */
     S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
                   when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
+    S_WHILE,   /* wloop: for (T var = 0; cond; var++) body; var NULL: no counter, cond
+                  NULL: for (;;). Left by an S_JUMP (or its cond). var's range is what
+                  the lowering gives its NatVar (ub NULL: unknown) */
+    S_JUMP,    /* jump: break (JK_BREAK) or continue of the innermost S_WHILE or S_FOR,
+                  or return (JK_RETURN) from the kernel */
+    S_LET,     /* let: const T var = val; an immutable nat variable computed at run time,
+                  which every nat after it in the enclosing sequence may use; its range
+                  (var->lb, var->ub) is the lowering's promise (width.c, the prover) */
+    S_SLEEP,   /* sleep: __nanosleep(ns), a polling loop's back-off */
     S_LASTBLOCK,/* last: one block runs body (block-uniformly) after the whole grid wrote part.
                   part->flagged: the grid's last block runs it; each of its reads of part
                   waits for the word's flag, and it clears the flags at the end.
@@ -411,18 +441,24 @@ typedef enum {
                   statements ops (declarations only). packed: one leaf of at most 32 bits,
                   kept with its flag in one 64-bit word of state; else flags holds
                   (epoch << 2 | status) and aggs/incs the values. See codegen/cuda.c */
-    S_PIPE,    /* pipe: the whole kernel of a scanPipe, filterPipe or partitionPipe
-                  (prims/warp.c; kind): a persistent grid whose blocks draw tiles of
-                  nw*32*ipt elements of in (n of them) into a ring of slots shared-memory
-                  slots (the shared buffer ring, carved by codegen), process them with nw
-                  compute warps, an aggregator warp and a look-back warp over the tile words
-                  state (counter ctr), and write out. PIPE_SCAN: op is op(pa)(pb) after the
-                  declarations ops, init its neutral element. PIPE_FILTER, PIPE_PARTITION:
-                  op is pred(pa) (bool), init NULL, pb NULL, and count (one u32) gets the
-                  number selected; given (partitionStablePipe's, else NULL) holds that
-                  number already (one u32, from an earlier launch), and the others follow
-                  the selected in order. See codegen/cuda.c */
+    S_MBAR,    /* mbar: an operation op of this thread on the mbarrier buf[index] (a shared u64,
+                  CTA scope): MB_INIT (arg: the arrivals a phase takes; before any other
+                  thread uses it, which a __syncthreads after it sees to), MB_ARRIVE (release),
+                  MB_EXPECT (an arrival that also expects arg bytes of bulk copies to complete
+                  the phase), MB_WAIT (until the phase of parity arg completes; acquire), and
+                  MB_FENCE (buf, index and arg NULL: the async proxy fence, between this
+                  thread's generic accesses to shared memory and a later bulk copy's) */
+    S_VSTORE,  /* vstore: dst[index .. index+width) = src[0..width) with one width-wide store;
+                  src a private vector register (Buffer.vec), dst shared or global, the
+                  index a multiple of width (the lowering's promise: 16-byte vectors) */
+    S_BULK,    /* bulk: copy bytes (a u32, a multiple of 16, > 0) from src[src_index ..] in
+                  global memory to dst[dst_index ..] in shared memory (both 16-byte aligned),
+                  asynchronously, completing on the mbarrier bar[bar_index] (whose phase
+                  expects them: MB_EXPECT) */
 } StmtKind;
+
+/* What an S_MBAR does (see S_MBAR). */
+typedef enum { MB_INIT, MB_ARRIVE, MB_EXPECT, MB_WAIT, MB_FENCE } MbarOp;
 
 /* How a loop is printed; chosen by loops.c, printed by codegen without analysis. */
 typedef enum {
@@ -431,14 +467,20 @@ typedef enum {
     LF_GUARDED,  /* at most one trip: if (id < extent) */
 } LoopForm;
 
+typedef enum { JK_BREAK, JK_CONTINUE, JK_RETURN } JumpKind;
+
 typedef struct Stmt Stmt;
 struct Stmt {
     StmtKind kind;
     union {
         struct { Stmt **items; int n, cap; } seq;
         struct { Buffer *buf; X *init; } decl;
-        struct { Buffer *buf; Nat *index; X *val; AtomOp atom; } store; /* atom: buf[index] = buf[index]
-                                                                           op val, atomically */
+        struct { Buffer *buf; Nat *index; X *val; AtomOp atom; MemOrder order; } store;
+                                          /* atom: buf[index] = buf[index] op val, atomically */
+        struct { NatVar *var; X *cond; Stmt *body; } wloop;
+        struct { JumpKind k; } jump;
+        struct { NatVar *var; X *val; } let;
+        struct { int ns; } sleep;
         struct {
             Level level;
             int dim;
@@ -457,8 +499,13 @@ struct Stmt {
                                 which needs one trip per thread (LF_ONCE); own_sp: where */
             Span own_sp;
         } loop;
-        struct { X *c; Stmt *then, *els; bool per_lane; } cond; /* per_lane: each lane writes its own element;
-                                                                els: NULL but after version.c */
+        struct { X *c; Stmt *then, *els; bool per_lane, role; } cond;
+                     /* per_lane: each lane writes its own element; els: NULL but after version.c;
+                        role: a warp role (c a test of the warp id): its warps run then while the
+                        others run the roles after it at the same time, to the kernel's end;
+                        what it shares with them is ordered by mbarriers (S_MBAR), never by a
+                        __syncthreads (barrier.c), and its shared buffers stay live to the end of
+                        the enclosing statement list (smem.c) */
         struct { Level level; } barrier;
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
@@ -473,15 +520,9 @@ struct Stmt {
             Buffer *state;                     /* packed */
             Buffer *flags, *aggs[2], *incs[2]; /* not packed */
         } look;
-        struct {
-            Buffer *in, *out, *ring, *state, *ctr, *pa, *pb, *count, *given;
-            Nat *n;
-            int nw, ipt, slots;
-            enum { PIPE_SCAN, PIPE_FILTER, PIPE_PARTITION } kind;
-            bool excl;
-            X *init, *op;
-            Stmt *ops;
-        } pipe;
+        struct { MbarOp op; Buffer *buf; Nat *index; X *arg; } mbar;
+        struct { Buffer *dst, *src; Nat *index; int width; } vstore;
+        struct { Buffer *dst; Nat *dst_index; Buffer *src; Nat *src_index; X *bytes; Buffer *bar; Nat *bar_index; } bulk;
     };
 };
 

@@ -16,13 +16,20 @@ bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx)
     case X_BIN:
     case X_MINMAX: return ir_walk_x(x->bin.l, v, ctx) || ir_walk_x(x->bin.r, v, ctx);
     case X_UN:
-    case X_CAST: return ir_walk_x(x->un.e, v, ctx);
+    case X_CAST:
+    case X_BITCAST: return ir_walk_x(x->un.e, v, ctx);
     case X_SELECT: return ir_walk_x(x->sel.c, v, ctx) || ir_walk_x(x->sel.a, v, ctx) || ir_walk_x(x->sel.b, v, ctx);
     case X_SHFL: return ir_walk_x(x->shfl.val, v, ctx) || (x->shfl.arg && ir_walk_x(x->shfl.arg, v, ctx));
     case X_CALL:
         for (int i = 0; i < x->call.n; i++)
             if (ir_walk_x(x->call.args[i], v, ctx)) return true;
         return false;
+    case X_MBTEST:
+        return (v->access && v->access(ctx, x->mbtest.buf, false)) || (v->nat && v->nat(ctx, x->mbtest.index)) ||
+               ir_walk_x(x->mbtest.parity, v, ctx);
+    case X_ATOMIC: /* reads and writes its cell, after its operand */
+        return (v->nat && v->nat(ctx, x->atomic.index)) || ir_walk_x(x->atomic.val, v, ctx) ||
+               (v->access && (v->access(ctx, x->atomic.buf, false) || v->access(ctx, x->atomic.buf, true)));
     }
     unreachable();
 }
@@ -53,7 +60,11 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
     case S_IF:
         return (exprs && ir_walk_x(s->cond.c, v, ctx)) || ir_walk(s->cond.then, v, ctx) ||
                (s->cond.els && ir_walk(s->cond.els, v, ctx));
+    case S_WHILE: return (exprs && s->wloop.cond && ir_walk_x(s->wloop.cond, v, ctx)) || ir_walk(s->wloop.body, v, ctx);
+    case S_LET: return exprs && ir_walk_x(s->let.val, v, ctx);
     case S_BARRIER:
+    case S_JUMP:
+    case S_SLEEP:
     case S_COMMENT: return false;
     case S_VLOAD:
         if (!exprs) return false;
@@ -74,18 +85,22 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
             if (exprs && (ir_walk_x(s->look.op[i], v, ctx) || (v->access && v->access(ctx, s->look.res[i], true))))
                 return true;
         return false;
-    case S_PIPE:
-        /* reads its input and the tile words, applies the operator, writes the ring, the
-         * words and the output */
-        if (exprs && ((v->nat && v->nat(ctx, s->pipe.n)) || ir_walk_x(s->pipe.init, v, ctx) ||
-                      (v->access && (v->access(ctx, s->pipe.in, false) || v->access(ctx, s->pipe.state, false) ||
-                                     v->access(ctx, s->pipe.ring, false)))))
-            return true;
-        if (ir_walk(s->pipe.ops, v, ctx)) return true;
-        return exprs && (ir_walk_x(s->pipe.op, v, ctx) ||
-                         (v->access && (v->access(ctx, s->pipe.ring, true) || v->access(ctx, s->pipe.state, true) ||
-                                        v->access(ctx, s->pipe.ctr, true) || v->access(ctx, s->pipe.out, true) ||
-                                        (s->pipe.count && v->access(ctx, s->pipe.count, true)))));
+    case S_MBAR:
+        /* an initialisation or arrival changes the barrier (a write); a wait reads it */
+        if (!exprs || s->mbar.op == MB_FENCE) return false;
+        return (v->nat && v->nat(ctx, s->mbar.index)) || ir_walk_x(s->mbar.arg, v, ctx) ||
+               (v->access && v->access(ctx, s->mbar.buf, s->mbar.op != MB_WAIT));
+    case S_VSTORE:
+        if (!exprs) return false;
+        return (v->access && v->access(ctx, s->vstore.src, false)) || (v->nat && v->nat(ctx, s->vstore.index)) ||
+               (v->access && v->access(ctx, s->vstore.dst, true));
+    case S_BULK:
+        if (!exprs) return false;
+        return (v->nat && (v->nat(ctx, s->bulk.src_index) || v->nat(ctx, s->bulk.dst_index) ||
+                           v->nat(ctx, s->bulk.bar_index))) ||
+               ir_walk_x(s->bulk.bytes, v, ctx) ||
+               (v->access && (v->access(ctx, s->bulk.src, false) || v->access(ctx, s->bulk.dst, true) ||
+                              v->access(ctx, s->bulk.bar, true)));
     }
     unreachable();
 }

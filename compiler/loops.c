@@ -191,6 +191,7 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
         return;
     case S_IF: forms(a, d, k, s->cond.then); return;
     case S_LASTBLOCK: forms(a, d, k, s->last.body); return;
+    case S_WHILE: forms(a, d, k, s->wloop.body); return;
     case S_FOR: {
         forms(a, d, k, s->loop.body);
         s->loop.var_used = stmt_mentions_var(s->loop.body, s->loop.var);
@@ -237,8 +238,13 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
+    case S_JUMP:
+    case S_LET:
+    case S_SLEEP:
     case S_LOOKBACK:
-    case S_PIPE: return;
+    case S_MBAR:
+    case S_VSTORE:
+    case S_BULK: return;
     }
 }
 
@@ -257,12 +263,14 @@ static bool writes_mem(void *ctx, Buffer *b, bool write)
 static const IrVisitor writes_mem_visit = {.access = writes_mem};
 
 /* Code that is not run redundantly by its runner: a parallel loop, a per-lane branch,
- * a barrier, lastBlock (stops the walk). */
+ * a barrier, lastBlock, a jump (every thread must take it, so it never goes under a
+ * one-thread guard) (stops the walk). */
 static WalkStep parallel_stmt(void *ctx, const Stmt *s)
 {
     (void)ctx;
-    bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && s->cond.per_lane) ||
-               s->kind == S_BARRIER || s->kind == S_LASTBLOCK || s->kind == S_LOOKBACK || s->kind == S_PIPE;
+    bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && (s->cond.per_lane || s->cond.role)) ||
+               s->kind == S_BARRIER || s->kind == S_JUMP || s->kind == S_LASTBLOCK || s->kind == S_LOOKBACK ||
+               s->kind == S_MBAR || s->kind == S_BULK; /* each thread's arrival counts */
     return par ? WALK_STOP : WALK_ON;
 }
 static const IrVisitor parallel_visit = {.stmt = parallel_stmt};
@@ -403,8 +411,13 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
                 case LVL_SEQ: break;
                 }
                 guard(a, k, s->loop.body, inner);
+            } else if (s->kind == S_IF && s->cond.role) {
+                /* a warp role's code is written for the threads that run it (its lowering
+                 * tests the lane where one lane acts): no guards */
             } else if (s->kind == S_IF && !s->cond.per_lane) {
                 guard(a, k, s->cond.then, r);
+            } else if (s->kind == S_WHILE) {
+                guard(a, k, s->wloop.body, r); /* its runner runs every trip */
             } else if (s->kind == S_LASTBLOCK) {
                 guard(a, k, s->last.body, RUN_BLOCK); /* one block runs it, all its threads */
             }
@@ -422,27 +435,13 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
     seq->seq.cap = seq->seq.n + 1;
 }
 
-/* A scanPipe kernel (its one statement, lower.c saw to that): w + 3 warps (the compute
- * warps, the aggregator, the look-back warp, the producer) and a block per tile, which
- * the runtime caps at the device's SM count (Kernel.persistent): its blocks loop over the
- * tiles. Its code assumes exactly that block. */
-static void pipe_rule(Arena *a, Kernel *k, const Stmt *s)
-{
-    int64_t tile = (int64_t)s->pipe.nw * 32 * s->pipe.ipt;
-    for (int dim = 0; dim < 3; dim++) k->block[dim] = k->grid[dim] = nat_cst(a, 1);
-    k->block[0] = nat_cst(a, 32 * (s->pipe.nw + 3));
-    k->grid[0] = nat_div(a, nat_add(a, s->pipe.n, nat_cst(a, tile - 1)), nat_cst(a, tile));
-    k->block_fixed = true;
-}
-
 void loops_specialise(Arena *a, Diag *d, Kernel *k)
 {
     /* on the stack: 9 KB per kernel in the arena made a program of many kernels large */
     Collect c = {0};
     static const IrVisitor collect_visit = {.stmt = collect};
     ir_walk(k->body, &collect_visit, &c);
-    if (k->body->seq.n == 1 && k->body->seq.items[0]->kind == S_PIPE) pipe_rule(a, k, k->body->seq.items[0]);
-    else launch_rule(a, d, k, &c);
+    if (!k->persistent) launch_rule(a, d, k, &c); /* a pipe kernel's lowering set its own (prims/warp.c) */
     /* the hardware ids range over the launch sizes */
     for (int dim = 0; dim < 3; dim++) {
         k->hw.tid[dim]->ub = k->block[dim];

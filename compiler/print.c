@@ -75,6 +75,8 @@ void expr_print(StrBuf *b, const Expr *e)
     }
 }
 
+static const char *const mo_name[] = {"", "relaxed", "release", "acquire", "acq_rel"};
+
 static void xprint(StrBuf *b, const X *x)
 {
     switch (x->kind) {
@@ -85,6 +87,7 @@ static void xprint(StrBuf *b, const X *x)
         return;
     case X_NAT: nat_print(b, x->nat.n); return;
     case X_LOAD:
+        if (x->load.order != MO_PLAIN) sb_printf(b, "%s ", mo_name[x->load.order]);
         if (x->load.buf->scalar) sb_puts(b, x->load.buf->name);
         else {
             sb_printf(b, "%s[", x->load.buf->name);
@@ -120,7 +123,7 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     case X_SHFL: {
-        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx", "ballot"};
+        static const char *const k[] = {"shfl.down", "shfl.up", "shfl.xor", "shfl.idx", "ballot", "any", "all", "redmin"};
         sb_printf(b, "%s(", k[x->shfl.k]);
         xprint(b, x->shfl.val);
         if (x->shfl.arg) {
@@ -130,6 +133,10 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     }
+    case X_BITCAST:
+        sb_printf(b, "bits.%s", scalar_info[x->sk].name);
+        xprint(b, x->un.e);
+        return;
     case X_CAST:
         sb_printf(b, "(%s)", scalar_info[x->sk].name);
         xprint(b, x->un.e);
@@ -140,6 +147,21 @@ static void xprint(StrBuf *b, const X *x)
             if (i) sb_puts(b, ", ");
             xprint(b, x->call.args[i]);
         }
+        sb_putc(b, ')');
+        return;
+    case X_MBTEST:
+        sb_printf(b, "mbtest(%s[", x->mbtest.buf->name);
+        nat_print(b, x->mbtest.index);
+        sb_puts(b, "], ");
+        xprint(b, x->mbtest.parity);
+        sb_putc(b, ')');
+        return;
+    case X_ATOMIC:
+        sb_printf(b, "atomic %s%s%s(%s[", atom_info[x->atomic.op].name, x->atomic.order ? "." : "",
+                  mo_name[x->atomic.order], x->atomic.buf->name);
+        nat_print(b, x->atomic.index);
+        sb_puts(b, "], ");
+        xprint(b, x->atomic.val);
         sb_putc(b, ')');
         return;
     }
@@ -180,6 +202,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             nat_print(b, s->store.index);
             sb_putc(b, ']');
         }
+        if (s->store.order != MO_PLAIN) sb_printf(b, " (%s)", mo_name[s->store.order]);
         if (s->store.atom != ATOM_NONE) {
             static const char *const name[] = {"", "+", "min", "max", "|", "&", "^"};
             sb_printf(b, " atomic%s= ", name[s->store.atom]);
@@ -202,7 +225,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         return;
     case S_IF:
         pad(b, ind);
-        sb_puts(b, "if ");
+        sb_puts(b, s->cond.role ? "role if " : "if ");
         xprint(b, s->cond.c);
         sb_putc(b, '\n');
         sprint(b, s->cond.then, ind + 1);
@@ -219,6 +242,31 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
     case S_COMMENT:
         pad(b, ind);
         sb_printf(b, "-- %s\n", s->comment.text);
+        return;
+    case S_WHILE:
+        pad(b, ind);
+        sb_puts(b, "while");
+        if (s->wloop.var) sb_printf(b, " %s = 0, 1, ...", s->wloop.var->name);
+        if (s->wloop.cond) {
+            sb_puts(b, " while ");
+            xprint(b, s->wloop.cond);
+        }
+        sb_putc(b, '\n');
+        sprint(b, s->wloop.body, ind + 1);
+        return;
+    case S_JUMP:
+        pad(b, ind);
+        sb_puts(b, s->jump.k == JK_BREAK ? "break\n" : s->jump.k == JK_CONTINUE ? "continue\n" : "return\n");
+        return;
+    case S_LET:
+        pad(b, ind);
+        sb_printf(b, "let %s = ", s->let.var->name);
+        xprint(b, s->let.val);
+        sb_putc(b, '\n');
+        return;
+    case S_SLEEP:
+        pad(b, ind);
+        sb_printf(b, "sleep %d ns\n", s->sleep.ns);
         return;
     case S_VLOAD:
         pad(b, ind);
@@ -254,26 +302,39 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         }
         sprint(b, s->look.ops, ind + 1);
         return;
-    case S_PIPE:
+    case S_MBAR: {
+        static const char *const op[] = {"mbar.init", "mbar.arrive", "mbar.expect", "mbar.wait", "fence.proxy.async"};
         pad(b, ind);
-        if (s->pipe.kind != PIPE_SCAN) {
-            sb_printf(b, "%s %s[0..", s->pipe.kind == PIPE_FILTER ? "filterPipe" : s->pipe.given ? "partitionStablePipe" : "partitionPipe",
-                      s->pipe.out->name);
-            nat_print(b, s->pipe.n);
-            sb_printf(b, "), count %s[0], of %s by %s -> ", s->pipe.count->name, s->pipe.in->name, s->pipe.pa->name);
-            xprint(b, s->pipe.op);
-            if (s->pipe.given) sb_printf(b, ", the others from %s[0]", s->pipe.given->name);
-        } else {
-            sb_printf(b, "%s %s[0..", s->pipe.excl ? "scanPipeExcl" : "scanPipe", s->pipe.out->name);
-            nat_print(b, s->pipe.n);
-            sb_printf(b, ") of %s by (%s, %s) -> ", s->pipe.in->name, s->pipe.pa->name, s->pipe.pb->name);
-            xprint(b, s->pipe.op);
-            sb_puts(b, " from ");
-            xprint(b, s->pipe.init);
+        sb_puts(b, op[s->mbar.op]);
+        if (s->mbar.buf) {
+            sb_printf(b, " %s[", s->mbar.buf->name);
+            nat_print(b, s->mbar.index);
+            sb_putc(b, ']');
         }
-        sb_printf(b, ": %d compute warps x %d items per lane, %d slots in %s, tile words %s, counter %s\n", s->pipe.nw,
-                  s->pipe.ipt, s->pipe.slots, s->pipe.ring->name, s->pipe.state->name, s->pipe.ctr->name);
-        sprint(b, s->pipe.ops, ind + 1);
+        if (s->mbar.arg) {
+            sb_puts(b, ", ");
+            xprint(b, s->mbar.arg);
+        }
+        sb_putc(b, '\n');
+        return;
+    }
+    case S_VSTORE:
+        pad(b, ind);
+        sb_printf(b, "vector %s[", s->vstore.dst->name);
+        nat_print(b, s->vstore.index);
+        sb_printf(b, " ..+%d] := %s[0..%d)\n", s->vstore.width, s->vstore.src->name, s->vstore.width);
+        return;
+    case S_BULK:
+        pad(b, ind);
+        sb_printf(b, "bulk %s[", s->bulk.dst->name);
+        nat_print(b, s->bulk.dst_index);
+        sb_printf(b, " ..] := %s[", s->bulk.src->name);
+        nat_print(b, s->bulk.src_index);
+        sb_puts(b, " ..], bytes ");
+        xprint(b, s->bulk.bytes);
+        sb_printf(b, ", completing %s[", s->bulk.bar->name);
+        nat_print(b, s->bulk.bar_index);
+        sb_puts(b, "]\n");
         return;
     }
 }

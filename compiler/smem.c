@@ -63,9 +63,21 @@ static void number(Live *l, Stmt *s)
         return;
     }
     switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->seq.n; i++) number(l, s->seq.items[i]);
+    case S_SEQ: {
+        /* warp roles run at the same time, to the end of the list: what one touches is
+         * live until the list ends */
+        int role = -1;
+        for (int i = 0; i < s->seq.n; i++) {
+            if (role < 0 && s->seq.items[i]->kind == S_IF && s->seq.items[i]->cond.role) role = l->clock + 1;
+            number(l, s->seq.items[i]);
+        }
+        if (role >= 0)
+            for (int i = 0; i < l->k->nshared; i++) {
+                Buffer *b = l->k->shared[i];
+                if (b->first >= 0 && b->last >= role) b->last = l->clock;
+            }
         return;
+    }
     case S_FOR: {
         int start = l->clock;
         number(l, s->loop.body);
@@ -78,14 +90,30 @@ static void number(Live *l, Stmt *s)
         return;
     }
     case S_IF: number(l, s->cond.then); return;
+    case S_WHILE: { /* like a loop of several trips: what lives in it lives to its end */
+        int start = l->clock;
+        if (s->wloop.cond) ir_walk_x(s->wloop.cond, &touch_visit, l);
+        number(l, s->wloop.body);
+        int end = l->clock;
+        for (int i = 0; i < l->k->nshared; i++) {
+            Buffer *b = l->k->shared[i];
+            if (b->first >= 0 && b->first < start && b->last >= start && b->last <= end) b->last = end;
+        }
+        return;
+    }
     case S_LASTBLOCK: number(l, s->last.body); return;
     case S_DECL:
     case S_STORE:
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
+    case S_JUMP:
+    case S_LET:
+    case S_SLEEP:
     case S_LOOKBACK:
-    case S_PIPE: ir_walk(s, &touch_visit, l); return;
+    case S_MBAR:
+    case S_VSTORE:
+    case S_BULK: ir_walk(s, &touch_visit, l); return;
     }
 }
 

@@ -163,7 +163,7 @@ static bool find_test(void *ctx, const X *x)
 static WalkStep find_inner(void *ctx, const Stmt *s)
 {
     Ver *v = ctx;
-    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK || s->kind == S_PIPE) {
+    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK) {
         v->full = true; /* never copied */
         return WALK_STOP;
     }
@@ -173,6 +173,16 @@ static WalkStep find_inner(void *ctx, const Stmt *s)
             return WALK_STOP;
         }
         v->inner[v->ninner++] = s->loop.var;
+    }
+    /* a while's counter and a let's value may differ from thread to thread and trip to
+     * trip: they vary inside s */
+    NatVar *var = s->kind == S_WHILE ? s->wloop.var : s->kind == S_LET ? s->let.var : NULL;
+    if (var) {
+        if (v->ninner == MAXV) {
+            v->full = true;
+            return WALK_STOP;
+        }
+        v->inner[v->ninner++] = var;
     }
     return WALK_ON;
 }
@@ -198,7 +208,8 @@ static X *fold(const Ver *v, X *x)
     switch (x->kind) {
     case X_LIT:
     case X_NAT:
-    case X_LOAD: return x;
+    case X_LOAD:
+    case X_MBTEST: return x; /* its parity is 0 or 1, no test */
     case X_BIN:
     case X_MINMAX: {
         X *l = fold(v, x->bin.l), *r = fold(v, x->bin.r);
@@ -215,7 +226,8 @@ static X *fold(const Ver *v, X *x)
         return y;
     }
     case X_UN:
-    case X_CAST: {
+    case X_CAST:
+    case X_BITCAST: {
         X *e = fold(v, x->un.e);
         if (x->kind == X_UN && x->un.op == UOP_NOT && is_lit(e, &b)) return x_bool(v->a, !b);
         if (e == x->un.e) return x;
@@ -258,6 +270,14 @@ static X *fold(const Ver *v, X *x)
         for (int i = 0; i < x->call.n; i++) y->call.args[i] = args[i];
         return y;
     }
+    case X_ATOMIC: {
+        X *val = fold(v, x->atomic.val);
+        if (val == x->atomic.val) return x;
+        y = ANEW(v->a, X);
+        *y = *x;
+        y->atomic.val = val;
+        return y;
+    }
     }
     unreachable();
 }
@@ -289,17 +309,26 @@ static Stmt *copy(const Ver *v, const Stmt *s)
             t->seq.n = t->seq.cap = 0;
         }
         return t; /* a literal true prints as a plain block: its declarations stay inside */
+    case S_WHILE:
+        t->wloop.cond = fold(v, s->wloop.cond);
+        t->wloop.body = copy(v, s->wloop.body);
+        return t;
+    case S_LET: t->let.val = fold(v, s->let.val); return t;
     case S_BARRIER:
+    case S_JUMP:
+    case S_SLEEP:
     case S_COMMENT: return t;
     case S_VLOAD:
         t->vload.guard = fold(v, s->vload.guard);
         if (is_lit(t->vload.guard, &b) && !b) t->vload.guard = NULL;
         return t;
+    case S_MBAR: t->mbar.arg = fold(v, s->mbar.arg); return t;
+    case S_BULK: t->bulk.bytes = fold(v, s->bulk.bytes); return t;
+    case S_VSTORE: return t;
     case S_LASTBLOCK:
-    case S_LOOKBACK:
-    case S_PIPE: break; /* find_inner refused them */
+    case S_LOOKBACK: break; /* find_inner refused them */
     }
-    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : s->kind == S_PIPE ? "scanPipe" : "lastBlock");
+    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : "lastBlock");
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -434,6 +463,10 @@ static void walk(Ver *v, Stmt *s)
         walk(v, s->cond.then);
         if (s->cond.els) walk(v, s->cond.els);
         return;
+    case S_WHILE: walk(v, s->wloop.body); return;
+    case S_JUMP:
+    case S_LET:
+    case S_SLEEP:
     case S_DECL:
     case S_STORE:
     case S_BARRIER:
@@ -441,7 +474,9 @@ static void walk(Ver *v, Stmt *s)
     case S_VLOAD:
     case S_LASTBLOCK:
     case S_LOOKBACK:
-    case S_PIPE: return;
+    case S_MBAR:
+    case S_VSTORE:
+    case S_BULK: return;
     }
     unreachable();
 }

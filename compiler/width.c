@@ -65,6 +65,8 @@ static Nat *mag_var(W *w, NatVar *v, int depth)
     for (int i = 0; i < w->k->def->nnats; i++)
         if (v == w->k->def->nats[i]) return nat_var(w->a, v); /* lb >= 1 */
     if (v->ub && v->lb >= 0) return mag(w, v->ub, depth + 1);
+    /* a variable that may be negative (a tile id of -1: none) is at most |lb| or ub */
+    if (v->ub && v->lb > INT64_MIN) return nat_max(w->a, cst(w, -v->lb), mag(w, v->ub, depth + 1));
     w->unbounded = true;
     return cst(w, 0);
 }
@@ -186,15 +188,29 @@ static WalkStep loops(void *ctx, const Stmt *s)
                                                                                nat_var(a, h->bdim[1])),
                                                                     nat_var(a, h->bdim[2]))));
         return WALK_ON;
+    case S_WHILE:
+        /* its counter counts up to its bound (the lowering's promise) */
+        if (s->wloop.var) {
+            if (s->wloop.var->ub && s->wloop.var->lb >= 0) need(w, mag(w, s->wloop.var->ub, 0));
+            else w->unbounded = true;
+        }
+        return WALK_ON;
+    case S_LET: /* its value: the range the lowering gave its variable */
+        mag(w, nat_var(a, s->let.var), 0);
+        return WALK_ON;
     case S_SEQ:
     case S_IF:
+    case S_JUMP:
+    case S_SLEEP:
     case S_DECL:
     case S_STORE:
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
     case S_LOOKBACK:
-    case S_PIPE: return WALK_ON; /* its tile arithmetic is long long (codegen/cuda.c) */
+    case S_MBAR:
+    case S_VSTORE:
+    case S_BULK: return WALK_ON;
     }
     unreachable();
 }

@@ -20,202 +20,488 @@ static __device__ __forceinline__ bool patc_mb_test(unsigned long long *b, unsig
 static __device__ __forceinline__ void patc_mb_wait(unsigned long long *b, unsigned int par) { unsigned int ok; do { asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }" : "=r"(ok) : "r"(patc_sa(b)), "r"(par) : "memory"); } while (!ok); }
 /* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */
 static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(patc_sa(dst)), "l"(src), "r"(bytes), "r"(patc_sa(b)) : "memory"); }
+/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */
+static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* kernel filterGtF32
  *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float), of which the first out0[0] are the result
- *   scratch:         pipestate1: (n + 10239) / 10240 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 10239) / 10240 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 10239) / 10240, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   206352 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
-    /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 10239) / 10240;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 204800), *const patc_empty = patc_full + 5,
-        *const patc_tots = patc_empty + 5, *const patc_aggb = patc_tots + 5, *const patc_pref = patc_aggb + 5;
-    long long *const patc_tid = (long long *)(patc_pref + 5);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 5);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 5, *const patc_woff = patc_wtot + 80,
-        *const patc_off = patc_woff + 80, *const patc_own = patc_off + 80; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 5; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 96);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 192);
+    float *ring0 = (float *)(patc_smem + 240);
+    long long *tid6 = (long long *)(patc_smem + 205040);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 205136);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 205456);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 205776);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 206096);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 5; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            if (k >= 5) patc_mb_wait(&patc_empty[sl], ((k / 5) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 5);
+            if ((pk17 >= 5)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 5) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 10239) / 10240) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 10239) / 10240))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
                 return;
             }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 10240, xs + t * 10240, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)10240, (patc_int)(n - 10240 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes21, &full1[psl18]);
             }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 5);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 5);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 10239) / 10240) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
         }
     }
-    /* compute warp patc_w: elements patc_w * 640 .. + 639 of each tile, 20 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 5 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 5], (next / 5) & 1))) {
-            const int sl = next % 5;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) - (long long)patc_w * 640; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 10240 + patc_w * 640) + patc_l * 5;
-            float x[20];
-            #pragma unroll
-            for (int q = 0; q < 5; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 20) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 10240) & ~3ll) - (long long)patc_w * 640;
-                #pragma unroll
-                for (int i = 0; i < 20; i++) {
-                    const long long j = (long long)patc_l * 20 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 10240 + (long long)patc_w * 640 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 5)], ((unsigned int)((pnx84 / 5) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 5);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86));
+                __align__(16) float px90[4];
+                *(float4 *)px90 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 4));
+                __align__(16) float px91[4];
+                *(float4 *)px91 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 8));
+                __align__(16) float px92[4];
+                *(float4 *)px92 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 12));
+                __align__(16) float px93[4];
+                *(float4 *)px93 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 16));
+                if ((pcnt88 < (20 * lane + 20))) {
+                    if (((20 * lane) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((20 * lane) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87)] : 0.0f);
+                    }
+                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((20 * lane + 1) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((20 * lane + 2) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((20 * lane + 3) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 3)] : 0.0f);
+                    }
+                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((20 * lane + 4) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 4)] : 0.0f);
+                    }
+                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((20 * lane + 5) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 5)] : 0.0f);
+                    }
+                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((20 * lane + 6) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 6)] : 0.0f);
+                    }
+                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((20 * lane + 7) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 7)] : 0.0f);
+                    }
+                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((20 * lane + 8) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 8)] : 0.0f);
+                    }
+                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((20 * lane + 9) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 9)] : 0.0f);
+                    }
+                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((20 * lane + 10) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 10)] : 0.0f);
+                    }
+                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((20 * lane + 11) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 11)] : 0.0f);
+                    }
+                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[0] = (((20 * lane + 12) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 12)] : 0.0f);
+                    }
+                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[1] = (((20 * lane + 13) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 13)] : 0.0f);
+                    }
+                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[2] = (((20 * lane + 14) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 14)] : 0.0f);
+                    }
+                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[3] = (((20 * lane + 15) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 15)] : 0.0f);
+                    }
+                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[0] = (((20 * lane + 16) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 16)] : 0.0f);
+                    }
+                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[1] = (((20 * lane + 17) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 17)] : 0.0f);
+                    }
+                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[2] = (((20 * lane + 18) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 18)] : 0.0f);
+                    }
+                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0.0f);
+                    }
+                }
+                const patc_int pvc94 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm95 = 0u;
+                float pa96 = px89[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
+                float pa97 = px89[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 1) < pvc94) && (pa97 > t))) << 1u));
+                float pa98 = px89[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 2) < pvc94) && (pa98 > t))) << 2u));
+                float pa99 = px89[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 3) < pvc94) && (pa99 > t))) << 3u));
+                float pa100 = px90[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 4) < pvc94) && (pa100 > t))) << 4u));
+                float pa101 = px90[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 5) < pvc94) && (pa101 > t))) << 5u));
+                float pa102 = px90[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 6) < pvc94) && (pa102 > t))) << 6u));
+                float pa103 = px90[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 7) < pvc94) && (pa103 > t))) << 7u));
+                float pa104 = px91[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 8) < pvc94) && (pa104 > t))) << 8u));
+                float pa105 = px91[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 9) < pvc94) && (pa105 > t))) << 9u));
+                float pa106 = px91[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 10) < pvc94) && (pa106 > t))) << 10u));
+                float pa107 = px91[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 11) < pvc94) && (pa107 > t))) << 11u));
+                float pa108 = px92[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 12) < pvc94) && (pa108 > t))) << 12u));
+                float pa109 = px92[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 13) < pvc94) && (pa109 > t))) << 13u));
+                float pa110 = px92[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 14) < pvc94) && (pa110 > t))) << 14u));
+                float pa111 = px92[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 15) < pvc94) && (pa111 > t))) << 15u));
+                float pa112 = px93[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 16) < pvc94) && (pa112 > t))) << 16u));
+                float pa113 = px93[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 17) < pvc94) && (pa113 > t))) << 17u));
+                float pa114 = px93[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 18) < pvc94) && (pa114 > t))) << 18u));
+                float pa115 = px93[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 19) < pvc94) && (pa115 > t))) << 19u));
+                unsigned int pc116 = __popc(pm95);
+                unsigned int pv117 = pc116;
+                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                __syncwarp();
+                const patc_int pq123 = (pv117 - pc116);
+                if ((((pm95 >> 0u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq123)] = px89[0];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm95 >> 0u) & 1u)));
+                if ((((pm95 >> 1u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq124)] = px89[1];
+                }
+                const patc_int pq125 = (pq124 + ((int)((pm95 >> 1u) & 1u)));
+                if ((((pm95 >> 2u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq125)] = px89[2];
+                }
+                const patc_int pq126 = (pq125 + ((int)((pm95 >> 2u) & 1u)));
+                if ((((pm95 >> 3u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq126)] = px89[3];
+                }
+                const patc_int pq127 = (pq126 + ((int)((pm95 >> 3u) & 1u)));
+                if ((((pm95 >> 4u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq127)] = px90[0];
+                }
+                const patc_int pq128 = (pq127 + ((int)((pm95 >> 4u) & 1u)));
+                if ((((pm95 >> 5u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq128)] = px90[1];
+                }
+                const patc_int pq129 = (pq128 + ((int)((pm95 >> 5u) & 1u)));
+                if ((((pm95 >> 6u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq129)] = px90[2];
+                }
+                const patc_int pq130 = (pq129 + ((int)((pm95 >> 6u) & 1u)));
+                if ((((pm95 >> 7u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq130)] = px90[3];
+                }
+                const patc_int pq131 = (pq130 + ((int)((pm95 >> 7u) & 1u)));
+                if ((((pm95 >> 8u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq131)] = px91[0];
+                }
+                const patc_int pq132 = (pq131 + ((int)((pm95 >> 8u) & 1u)));
+                if ((((pm95 >> 9u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq132)] = px91[1];
+                }
+                const patc_int pq133 = (pq132 + ((int)((pm95 >> 9u) & 1u)));
+                if ((((pm95 >> 10u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq133)] = px91[2];
+                }
+                const patc_int pq134 = (pq133 + ((int)((pm95 >> 10u) & 1u)));
+                if ((((pm95 >> 11u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq134)] = px91[3];
+                }
+                const patc_int pq135 = (pq134 + ((int)((pm95 >> 11u) & 1u)));
+                if ((((pm95 >> 12u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq135)] = px92[0];
+                }
+                const patc_int pq136 = (pq135 + ((int)((pm95 >> 12u) & 1u)));
+                if ((((pm95 >> 13u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq136)] = px92[1];
+                }
+                const patc_int pq137 = (pq136 + ((int)((pm95 >> 13u) & 1u)));
+                if ((((pm95 >> 14u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq137)] = px92[2];
+                }
+                const patc_int pq138 = (pq137 + ((int)((pm95 >> 14u) & 1u)));
+                if ((((pm95 >> 15u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq138)] = px92[3];
+                }
+                const patc_int pq139 = (pq138 + ((int)((pm95 >> 15u) & 1u)));
+                if ((((pm95 >> 16u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq139)] = px93[0];
+                }
+                const patc_int pq140 = (pq139 + ((int)((pm95 >> 16u) & 1u)));
+                if ((((pm95 >> 17u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq140)] = px93[1];
+                }
+                const patc_int pq141 = (pq140 + ((int)((pm95 >> 17u) & 1u)));
+                if ((((pm95 >> 18u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq141)] = px93[2];
+                }
+                const patc_int pq142 = (pq141 + ((int)((pm95 >> 18u) & 1u)));
+                if ((((pm95 >> 19u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq142)] = px93[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv117;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv117;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 640 ? 640 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 20; i++) m |= (unsigned int)(patc_l * 20 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 20; i++) if (m >> i & 1u) chw[q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 5)], ((unsigned int)((pod85 / 5) & 1)))))) {
+                const patc_int psl143 = (pod85 % 5);
+                const patc_int poff144 = off11[(warp + 16 * psl143)];
+                const patc_int psc145 = own12[(warp + 16 * psl143)];
+                for (patc_int l146 = lane; l146 < psc145; l146 += 32) {
+                    out1[(poff144 + l146)] = ring0[(640 * warp + 10240 * psl143 + l146)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl143]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 5], (old / 5) & 1))) {
-            const int sl = old % 5;
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const float *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -224,196 +510,480 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int), of which the first out0[0] are the result
- *   scratch:         pipestate1: (n + 10239) / 10240 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 10239) / 10240 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 10239) / 10240, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   206352 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
-    /* filterPipe: 16 compute warps x 20 items per lane (tiles of 10240), 5 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 10239) / 10240;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 204800), *const patc_empty = patc_full + 5,
-        *const patc_tots = patc_empty + 5, *const patc_aggb = patc_tots + 5, *const patc_pref = patc_aggb + 5;
-    long long *const patc_tid = (long long *)(patc_pref + 5);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 5);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 5, *const patc_woff = patc_wtot + 80,
-        *const patc_off = patc_woff + 80, *const patc_own = patc_off + 80; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const int pa3) -> bool {
-        return (pa3 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 5; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 96);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 192);
+    int *ring0 = (int *)(patc_smem + 240);
+    long long *tid6 = (long long *)(patc_smem + 205040);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 205136);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 205456);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 205776);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 206096);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 5; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            if (k >= 5) patc_mb_wait(&patc_empty[sl], ((k / 5) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 5);
+            if ((pk17 >= 5)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 5) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 10239) / 10240) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 10239) / 10240))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
                 return;
             }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 10240, xs + t * 10240, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)10240, (patc_int)(n - 10240 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes21, &full1[psl18]);
             }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 5;
-            patc_mb_wait(&patc_full[sl], (k / 5) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 5) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 5);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 5) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 5);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 5) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 10239) / 10240) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
         }
     }
-    /* compute warp patc_w: elements patc_w * 640 .. + 639 of each tile, 20 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 5 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 5], (next / 5) & 1))) {
-            const int sl = next % 5;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) - (long long)patc_w * 640; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 10240 + patc_w * 640) + patc_l * 5;
-            int x[20];
-            #pragma unroll
-            for (int q = 0; q < 5; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 20) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 10240) & ~3ll) - (long long)patc_w * 640;
-                #pragma unroll
-                for (int i = 0; i < 20; i++) {
-                    const long long j = (long long)patc_l * 20 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 10240 + (long long)patc_w * 640 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 5)], ((unsigned int)((pnx84 / 5) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 5);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt87)));
+                __align__(16) int px89[4];
+                *(int4 *)px89 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86));
+                __align__(16) int px90[4];
+                *(int4 *)px90 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 4));
+                __align__(16) int px91[4];
+                *(int4 *)px91 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 8));
+                __align__(16) int px92[4];
+                *(int4 *)px92 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 12));
+                __align__(16) int px93[4];
+                *(int4 *)px93 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 16));
+                if ((pcnt88 < (20 * lane + 20))) {
+                    if (((20 * lane) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((20 * lane) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87)] : 0);
+                    }
+                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((20 * lane + 1) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 1)] : 0);
+                    }
+                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((20 * lane + 2) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 2)] : 0);
+                    }
+                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((20 * lane + 3) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 3)] : 0);
+                    }
+                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((20 * lane + 4) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 4)] : 0);
+                    }
+                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((20 * lane + 5) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 5)] : 0);
+                    }
+                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((20 * lane + 6) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 6)] : 0);
+                    }
+                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((20 * lane + 7) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 7)] : 0);
+                    }
+                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((20 * lane + 8) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 8)] : 0);
+                    }
+                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((20 * lane + 9) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 9)] : 0);
+                    }
+                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((20 * lane + 10) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 10)] : 0);
+                    }
+                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((20 * lane + 11) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 11)] : 0);
+                    }
+                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[0] = (((20 * lane + 12) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 12)] : 0);
+                    }
+                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[1] = (((20 * lane + 13) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 13)] : 0);
+                    }
+                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[2] = (((20 * lane + 14) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 14)] : 0);
+                    }
+                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px92[3] = (((20 * lane + 15) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 15)] : 0);
+                    }
+                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[0] = (((20 * lane + 16) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 16)] : 0);
+                    }
+                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[1] = (((20 * lane + 17) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 17)] : 0);
+                    }
+                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[2] = (((20 * lane + 18) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 18)] : 0);
+                    }
+                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
+                        px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0);
+                    }
+                }
+                const patc_int pvc94 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm95 = 0u;
+                int pa96 = px89[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
+                int pa97 = px89[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 1) < pvc94) && (pa97 > t))) << 1u));
+                int pa98 = px89[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 2) < pvc94) && (pa98 > t))) << 2u));
+                int pa99 = px89[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 3) < pvc94) && (pa99 > t))) << 3u));
+                int pa100 = px90[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 4) < pvc94) && (pa100 > t))) << 4u));
+                int pa101 = px90[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 5) < pvc94) && (pa101 > t))) << 5u));
+                int pa102 = px90[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 6) < pvc94) && (pa102 > t))) << 6u));
+                int pa103 = px90[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 7) < pvc94) && (pa103 > t))) << 7u));
+                int pa104 = px91[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 8) < pvc94) && (pa104 > t))) << 8u));
+                int pa105 = px91[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 9) < pvc94) && (pa105 > t))) << 9u));
+                int pa106 = px91[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 10) < pvc94) && (pa106 > t))) << 10u));
+                int pa107 = px91[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 11) < pvc94) && (pa107 > t))) << 11u));
+                int pa108 = px92[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 12) < pvc94) && (pa108 > t))) << 12u));
+                int pa109 = px92[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 13) < pvc94) && (pa109 > t))) << 13u));
+                int pa110 = px92[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 14) < pvc94) && (pa110 > t))) << 14u));
+                int pa111 = px92[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 15) < pvc94) && (pa111 > t))) << 15u));
+                int pa112 = px93[0];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 16) < pvc94) && (pa112 > t))) << 16u));
+                int pa113 = px93[1];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 17) < pvc94) && (pa113 > t))) << 17u));
+                int pa114 = px93[2];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 18) < pvc94) && (pa114 > t))) << 18u));
+                int pa115 = px93[3];
+                pm95 = (pm95 | (((unsigned int)(((20 * lane + 19) < pvc94) && (pa115 > t))) << 19u));
+                unsigned int pc116 = __popc(pm95);
+                unsigned int pv117 = pc116;
+                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
+                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
+                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
+                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
+                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
+                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                __syncwarp();
+                const patc_int pq123 = (pv117 - pc116);
+                if ((((pm95 >> 0u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq123)] = px89[0];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm95 >> 0u) & 1u)));
+                if ((((pm95 >> 1u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq124)] = px89[1];
+                }
+                const patc_int pq125 = (pq124 + ((int)((pm95 >> 1u) & 1u)));
+                if ((((pm95 >> 2u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq125)] = px89[2];
+                }
+                const patc_int pq126 = (pq125 + ((int)((pm95 >> 2u) & 1u)));
+                if ((((pm95 >> 3u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq126)] = px89[3];
+                }
+                const patc_int pq127 = (pq126 + ((int)((pm95 >> 3u) & 1u)));
+                if ((((pm95 >> 4u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq127)] = px90[0];
+                }
+                const patc_int pq128 = (pq127 + ((int)((pm95 >> 4u) & 1u)));
+                if ((((pm95 >> 5u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq128)] = px90[1];
+                }
+                const patc_int pq129 = (pq128 + ((int)((pm95 >> 5u) & 1u)));
+                if ((((pm95 >> 6u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq129)] = px90[2];
+                }
+                const patc_int pq130 = (pq129 + ((int)((pm95 >> 6u) & 1u)));
+                if ((((pm95 >> 7u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq130)] = px90[3];
+                }
+                const patc_int pq131 = (pq130 + ((int)((pm95 >> 7u) & 1u)));
+                if ((((pm95 >> 8u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq131)] = px91[0];
+                }
+                const patc_int pq132 = (pq131 + ((int)((pm95 >> 8u) & 1u)));
+                if ((((pm95 >> 9u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq132)] = px91[1];
+                }
+                const patc_int pq133 = (pq132 + ((int)((pm95 >> 9u) & 1u)));
+                if ((((pm95 >> 10u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq133)] = px91[2];
+                }
+                const patc_int pq134 = (pq133 + ((int)((pm95 >> 10u) & 1u)));
+                if ((((pm95 >> 11u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq134)] = px91[3];
+                }
+                const patc_int pq135 = (pq134 + ((int)((pm95 >> 11u) & 1u)));
+                if ((((pm95 >> 12u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq135)] = px92[0];
+                }
+                const patc_int pq136 = (pq135 + ((int)((pm95 >> 12u) & 1u)));
+                if ((((pm95 >> 13u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq136)] = px92[1];
+                }
+                const patc_int pq137 = (pq136 + ((int)((pm95 >> 13u) & 1u)));
+                if ((((pm95 >> 14u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq137)] = px92[2];
+                }
+                const patc_int pq138 = (pq137 + ((int)((pm95 >> 14u) & 1u)));
+                if ((((pm95 >> 15u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq138)] = px92[3];
+                }
+                const patc_int pq139 = (pq138 + ((int)((pm95 >> 15u) & 1u)));
+                if ((((pm95 >> 16u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq139)] = px93[0];
+                }
+                const patc_int pq140 = (pq139 + ((int)((pm95 >> 16u) & 1u)));
+                if ((((pm95 >> 17u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq140)] = px93[1];
+                }
+                const patc_int pq141 = (pq140 + ((int)((pm95 >> 17u) & 1u)));
+                if ((((pm95 >> 18u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq141)] = px93[2];
+                }
+                const patc_int pq142 = (pq141 + ((int)((pm95 >> 18u) & 1u)));
+                if ((((pm95 >> 19u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl86 + pq142)] = px93[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv117;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv117;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            int *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 640 ? 640 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 20; i++) m |= (unsigned int)(patc_l * 20 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 20; i++) if (m >> i & 1u) chw[q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 5)], ((unsigned int)((pod85 / 5) & 1)))))) {
+                const patc_int psl143 = (pod85 % 5);
+                const patc_int poff144 = off11[(warp + 16 * psl143)];
+                const patc_int psc145 = own12[(warp + 16 * psl143)];
+                for (patc_int l146 = lane; l146 < psc145; l146 += 32) {
+                    out1[(poff144 + l146)] = ring0[(640 * warp + 10240 * psl143 + l146)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl143]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 5], (old / 5) & 1))) {
-            const int sl = old % 5;
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const int *const chw = patc_ring + sl * 10240 + patc_w * 640;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -422,195 +992,327 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float), of which the first out0[0] are the result
- *   scratch:         pipestate1: (n + 511) / 512 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 511) / 512 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   4336 bytes
+ *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 1153, max(128 * nwarps + 512 * ((n + 510) / 512) + 643, max(128 * nwarps + 4 * ((n + 3) / 4) + 512 * ((n + 510) / 512) + 512, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
-    /* filterPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 511) / 512;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
-        *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
-    long long *const patc_tid = (long long *)(patc_pref + 2);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 2);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 2, *const patc_woff = patc_wtot + 8,
-        *const patc_off = patc_woff + 8, *const patc_own = patc_off + 8; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 2; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 128); patc_mb_init(&patc_tots[i], 4);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 16);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 32);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 64);
+    float *ring0 = (float *)(patc_smem + 80);
+    long long *tid6 = (long long *)(patc_smem + 4176);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 4256);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 4288);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 4320);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 2; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 128u);
+            patc_mb_init(&tots3[i16], 4u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 6) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 6)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 2);
+            if ((pk17 >= 2)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 2) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 511) / 512))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
                 return;
             }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + t * 512, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 4) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 4 ? patc_wtot[sl * 4 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n - 512 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes21, &full1[psl18]);
             }
-            if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 5) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 4)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 2);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 4) ? wtot9[(lane + 4 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 4)) {
+                woff10[(lane + 4 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
+    if ((warp == 5)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 2);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 4) patc_off[sl * 4 + patc_l] = patc_op(acc, patc_woff[sl * 4 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 4)) {
+                off11[(lane + 4 * psl37)] = (pacc41 + woff10[(lane + 4 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
         }
     }
-    /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 2 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 2], (next / 2) & 1))) {
-            const int sl = next % 2;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 512 + patc_w * 128) + patc_l * 1;
-            float x[4];
-            #pragma unroll
-            for (int q = 0; q < 1; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 4) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 512) & ~3ll) - (long long)patc_w * 128;
-                #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const long long j = (long long)patc_l * 4 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 512 + (long long)patc_w * 128 + j] : 0;
+    if ((warp < 4)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 2)], ((unsigned int)((pnx84 / 2) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 2);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl86));
+                if ((pcnt88 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((4 * lane) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87)] : 0.0f);
+                    }
+                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((4 * lane + 1) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((4 * lane + 2) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
+                    }
+                }
+                const patc_int pvc90 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm91 = 0u;
+                float pa92 = px89[0];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));
+                float pa93 = px89[1];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 1) < pvc90) && (pa93 > t))) << 1u));
+                float pa94 = px89[2];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 2) < pvc90) && (pa94 > t))) << 2u));
+                float pa95 = px89[3];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 3) < pvc90) && (pa95 > t))) << 3u));
+                unsigned int pc96 = __popc(pm91);
+                unsigned int pv97 = pc96;
+                unsigned int po98 = __shfl_up_sync(0xffffffffu, pv97, 1);
+                pv97 = ((lane >= 1) ? (po98 + pv97) : pv97);
+                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv97, 2);
+                pv97 = ((lane >= 2) ? (po99 + pv97) : pv97);
+                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv97, 4);
+                pv97 = ((lane >= 4) ? (po100 + pv97) : pv97);
+                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv97, 8);
+                pv97 = ((lane >= 8) ? (po101 + pv97) : pv97);
+                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv97, 16);
+                pv97 = ((lane >= 16) ? (po102 + pv97) : pv97);
+                __syncwarp();
+                const patc_int pq103 = (pv97 - pc96);
+                if ((((pm91 >> 0u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq103)] = px89[0];
+                }
+                const patc_int pq104 = (pq103 + ((int)((pm91 >> 0u) & 1u)));
+                if ((((pm91 >> 1u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq104)] = px89[1];
+                }
+                const patc_int pq105 = (pq104 + ((int)((pm91 >> 1u) & 1u)));
+                if ((((pm91 >> 2u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq105)] = px89[2];
+                }
+                const patc_int pq106 = (pq105 + ((int)((pm91 >> 2u) & 1u)));
+                if ((((pm91 >> 3u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq106)] = px89[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 4 * psl86)] = pv97;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 4 * psl86)] = pv97;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 4; i++) m |= (unsigned int)(patc_l * 4 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (m >> i & 1u) chw[q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 4 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 4 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 2)], ((unsigned int)((pod85 / 2) & 1)))))) {
+                const patc_int psl107 = (pod85 % 2);
+                const patc_int poff108 = off11[(warp + 4 * psl107)];
+                const patc_int psc109 = own12[(warp + 4 * psl107)];
+                for (patc_int l110 = lane; l110 < psc109; l110 += 32) {
+                    out1[(poff108 + l110)] = ring0[(128 * warp + 512 * psl107 + l110)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl107]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
-            const int sl = old % 2;
-            const long long off = (long long)patc_off[sl * 4 + patc_w];
-            const int sc = (int)patc_own[sl * 4 + patc_w];
-            const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }

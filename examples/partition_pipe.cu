@@ -23,210 +23,466 @@ static __device__ __forceinline__ bool patc_mb_test(unsigned long long *b, unsig
 static __device__ __forceinline__ void patc_mb_wait(unsigned long long *b, unsigned int par) { unsigned int ok; do { asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }" : "=r"(ok) : "r"(patc_sa(b)), "r"(par) : "memory"); } while (!ok); }
 /* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */
 static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(patc_sa(dst)), "l"(src), "r"(bytes), "r"(patc_sa(b)) : "memory"); }
+/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */
+static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* kernel partitionGtF32
  *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: bulk copies)
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 6143) / 6144 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
-    /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    float *ring0 = (float *)(patc_smem + 400);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
                 return;
             }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
             }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
         }
     }
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            float x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 9)], ((unsigned int)((pnx84 / 9) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 9);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86));
+                __align__(16) float px90[4];
+                *(float4 *)px90 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 4));
+                __align__(16) float px91[4];
+                *(float4 *)px91 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 8));
+                if ((pcnt88 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((12 * lane) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87)] : 0.0f);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((12 * lane + 1) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((12 * lane + 2) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((12 * lane + 3) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 3)] : 0.0f);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((12 * lane + 4) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 4)] : 0.0f);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((12 * lane + 5) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 5)] : 0.0f);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((12 * lane + 6) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 6)] : 0.0f);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((12 * lane + 7) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 7)] : 0.0f);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((12 * lane + 8) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 8)] : 0.0f);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((12 * lane + 9) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 9)] : 0.0f);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((12 * lane + 10) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 10)] : 0.0f);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0.0f);
+                    }
+                }
+                const patc_int pvc92 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm93 = 0u;
+                float pa94 = px89[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
+                float pa95 = px89[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 1) < pvc92) && (pa95 > t))) << 1u));
+                float pa96 = px89[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 2) < pvc92) && (pa96 > t))) << 2u));
+                float pa97 = px89[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 3) < pvc92) && (pa97 > t))) << 3u));
+                float pa98 = px90[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 4) < pvc92) && (pa98 > t))) << 4u));
+                float pa99 = px90[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 5) < pvc92) && (pa99 > t))) << 5u));
+                float pa100 = px90[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 6) < pvc92) && (pa100 > t))) << 6u));
+                float pa101 = px90[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 7) < pvc92) && (pa101 > t))) << 7u));
+                float pa102 = px91[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 8) < pvc92) && (pa102 > t))) << 8u));
+                float pa103 = px91[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 9) < pvc92) && (pa103 > t))) << 9u));
+                float pa104 = px91[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 10) < pvc92) && (pa104 > t))) << 10u));
+                float pa105 = px91[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 11) < pvc92) && (pa105 > t))) << 11u));
+                unsigned int pc106 = __popc(pm93);
+                unsigned int pv107 = pc106;
+                unsigned int po108 = __shfl_up_sync(0xffffffffu, pv107, 1);
+                pv107 = ((lane >= 1) ? (po108 + pv107) : pv107);
+                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv107, 2);
+                pv107 = ((lane >= 2) ? (po109 + pv107) : pv107);
+                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv107, 4);
+                pv107 = ((lane >= 4) ? (po110 + pv107) : pv107);
+                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv107, 8);
+                pv107 = ((lane >= 8) ? (po111 + pv107) : pv107);
+                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv107, 16);
+                pv107 = ((lane >= 16) ? (po112 + pv107) : pv107);
+                __syncwarp();
+                const patc_int pq113 = (pv107 - pc106);
+                if ((((pm93 >> 0u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq113)] = px89[0];
+                }
+                const patc_int pq114 = (pq113 + ((int)((pm93 >> 0u) & 1u)));
+                if ((((pm93 >> 1u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq114)] = px89[1];
+                }
+                const patc_int pq115 = (pq114 + ((int)((pm93 >> 1u) & 1u)));
+                if ((((pm93 >> 2u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq115)] = px89[2];
+                }
+                const patc_int pq116 = (pq115 + ((int)((pm93 >> 2u) & 1u)));
+                if ((((pm93 >> 3u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq116)] = px89[3];
+                }
+                const patc_int pq117 = (pq116 + ((int)((pm93 >> 3u) & 1u)));
+                if ((((pm93 >> 4u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq117)] = px90[0];
+                }
+                const patc_int pq118 = (pq117 + ((int)((pm93 >> 4u) & 1u)));
+                if ((((pm93 >> 5u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq118)] = px90[1];
+                }
+                const patc_int pq119 = (pq118 + ((int)((pm93 >> 5u) & 1u)));
+                if ((((pm93 >> 6u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq119)] = px90[2];
+                }
+                const patc_int pq120 = (pq119 + ((int)((pm93 >> 6u) & 1u)));
+                if ((((pm93 >> 7u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq120)] = px90[3];
+                }
+                const patc_int pq121 = (pq120 + ((int)((pm93 >> 7u) & 1u)));
+                if ((((pm93 >> 8u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq121)] = px91[0];
+                }
+                const patc_int pq122 = (pq121 + ((int)((pm93 >> 8u) & 1u)));
+                if ((((pm93 >> 9u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq122)] = px91[1];
+                }
+                const patc_int pq123 = (pq122 + ((int)((pm93 >> 9u) & 1u)));
+                if ((((pm93 >> 10u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq123)] = px91[2];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm93 >> 10u) & 1u)));
+                if ((((pm93 >> 11u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq124)] = px91[3];
+                }
+                const patc_int pr125 = (min((patc_int)pvc92, (patc_int)(12 * lane)) - ((int)(pv107 - pc106)));
+                if ((((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr125 + 383)] = px89[0];
+                }
+                const patc_int pr126 = (pr125 + ((int)(((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr126 + 383)] = px89[1];
+                }
+                const patc_int pr127 = (pr126 + ((int)(((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr127 + 383)] = px89[2];
+                }
+                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr128 + 383)] = px89[3];
+                }
+                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr129 + 383)] = px90[0];
+                }
+                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr130 + 383)] = px90[1];
+                }
+                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr131 + 383)] = px90[2];
+                }
+                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr132 + 383)] = px90[3];
+                }
+                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr133 + 383)] = px91[0];
+                }
+                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr134 + 383)] = px91[1];
+                }
+                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr135 + 383)] = px91[2];
+                }
+                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc92) && (((pm93 >> 11u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr136 + 383)] = px91[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv107;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv107;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[384 - 1 - q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 9)], ((unsigned int)((pod85 / 9) & 1)))))) {
+                const patc_int psl137 = (pod85 % 9);
+                const patc_int pt138 = tid6[psl137];
+                const patc_int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int psc140 = own12[(warp + 16 * psl137)];
+                for (patc_int l141 = lane; l141 < psc140; l141 += 32) {
+                    out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
+                }
+                const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)pcnt142));
+                for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
+                    out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_n - (t * 6144 + (long long)patc_w * 384 - off) - r; /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[384 - r + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -235,204 +491,458 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         pipestate1: (n + 6143) / 6144 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 6143) / 6144 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
-    /* partitionPipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const int pa3) -> bool {
-        return (pa3 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
+    int *ring0 = (int *)(patc_smem + 400);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
                 return;
             }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
             }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 16)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 9);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 9);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = patc_op(acc, patc_woff[sl * 16 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 16)) {
+                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
         }
     }
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 9)], ((unsigned int)((pnx84 / 9) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 9);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt87)));
+                __align__(16) int px89[4];
+                *(int4 *)px89 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86));
+                __align__(16) int px90[4];
+                *(int4 *)px90 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 4));
+                __align__(16) int px91[4];
+                *(int4 *)px91 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 8));
+                if ((pcnt88 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((12 * lane) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87)] : 0);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((12 * lane + 1) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 1)] : 0);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((12 * lane + 2) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 2)] : 0);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((12 * lane + 3) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 3)] : 0);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[0] = (((12 * lane + 4) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 4)] : 0);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[1] = (((12 * lane + 5) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 5)] : 0);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[2] = (((12 * lane + 6) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 6)] : 0);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px90[3] = (((12 * lane + 7) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 7)] : 0);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[0] = (((12 * lane + 8) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 8)] : 0);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[1] = (((12 * lane + 9) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 9)] : 0);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[2] = (((12 * lane + 10) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 10)] : 0);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
+                        px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0);
+                    }
+                }
+                const patc_int pvc92 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm93 = 0u;
+                int pa94 = px89[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
+                int pa95 = px89[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 1) < pvc92) && (pa95 > t))) << 1u));
+                int pa96 = px89[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 2) < pvc92) && (pa96 > t))) << 2u));
+                int pa97 = px89[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 3) < pvc92) && (pa97 > t))) << 3u));
+                int pa98 = px90[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 4) < pvc92) && (pa98 > t))) << 4u));
+                int pa99 = px90[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 5) < pvc92) && (pa99 > t))) << 5u));
+                int pa100 = px90[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 6) < pvc92) && (pa100 > t))) << 6u));
+                int pa101 = px90[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 7) < pvc92) && (pa101 > t))) << 7u));
+                int pa102 = px91[0];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 8) < pvc92) && (pa102 > t))) << 8u));
+                int pa103 = px91[1];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 9) < pvc92) && (pa103 > t))) << 9u));
+                int pa104 = px91[2];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 10) < pvc92) && (pa104 > t))) << 10u));
+                int pa105 = px91[3];
+                pm93 = (pm93 | (((unsigned int)(((12 * lane + 11) < pvc92) && (pa105 > t))) << 11u));
+                unsigned int pc106 = __popc(pm93);
+                unsigned int pv107 = pc106;
+                unsigned int po108 = __shfl_up_sync(0xffffffffu, pv107, 1);
+                pv107 = ((lane >= 1) ? (po108 + pv107) : pv107);
+                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv107, 2);
+                pv107 = ((lane >= 2) ? (po109 + pv107) : pv107);
+                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv107, 4);
+                pv107 = ((lane >= 4) ? (po110 + pv107) : pv107);
+                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv107, 8);
+                pv107 = ((lane >= 8) ? (po111 + pv107) : pv107);
+                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv107, 16);
+                pv107 = ((lane >= 16) ? (po112 + pv107) : pv107);
+                __syncwarp();
+                const patc_int pq113 = (pv107 - pc106);
+                if ((((pm93 >> 0u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq113)] = px89[0];
+                }
+                const patc_int pq114 = (pq113 + ((int)((pm93 >> 0u) & 1u)));
+                if ((((pm93 >> 1u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq114)] = px89[1];
+                }
+                const patc_int pq115 = (pq114 + ((int)((pm93 >> 1u) & 1u)));
+                if ((((pm93 >> 2u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq115)] = px89[2];
+                }
+                const patc_int pq116 = (pq115 + ((int)((pm93 >> 2u) & 1u)));
+                if ((((pm93 >> 3u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq116)] = px89[3];
+                }
+                const patc_int pq117 = (pq116 + ((int)((pm93 >> 3u) & 1u)));
+                if ((((pm93 >> 4u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq117)] = px90[0];
+                }
+                const patc_int pq118 = (pq117 + ((int)((pm93 >> 4u) & 1u)));
+                if ((((pm93 >> 5u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq118)] = px90[1];
+                }
+                const patc_int pq119 = (pq118 + ((int)((pm93 >> 5u) & 1u)));
+                if ((((pm93 >> 6u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq119)] = px90[2];
+                }
+                const patc_int pq120 = (pq119 + ((int)((pm93 >> 6u) & 1u)));
+                if ((((pm93 >> 7u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq120)] = px90[3];
+                }
+                const patc_int pq121 = (pq120 + ((int)((pm93 >> 7u) & 1u)));
+                if ((((pm93 >> 8u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq121)] = px91[0];
+                }
+                const patc_int pq122 = (pq121 + ((int)((pm93 >> 8u) & 1u)));
+                if ((((pm93 >> 9u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq122)] = px91[1];
+                }
+                const patc_int pq123 = (pq122 + ((int)((pm93 >> 9u) & 1u)));
+                if ((((pm93 >> 10u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq123)] = px91[2];
+                }
+                const patc_int pq124 = (pq123 + ((int)((pm93 >> 10u) & 1u)));
+                if ((((pm93 >> 11u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl86 + pq124)] = px91[3];
+                }
+                const patc_int pr125 = (min((patc_int)pvc92, (patc_int)(12 * lane)) - ((int)(pv107 - pc106)));
+                if ((((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr125 + 383)] = px89[0];
+                }
+                const patc_int pr126 = (pr125 + ((int)(((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr126 + 383)] = px89[1];
+                }
+                const patc_int pr127 = (pr126 + ((int)(((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr127 + 383)] = px89[2];
+                }
+                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr128 + 383)] = px89[3];
+                }
+                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr129 + 383)] = px90[0];
+                }
+                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr130 + 383)] = px90[1];
+                }
+                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr131 + 383)] = px90[2];
+                }
+                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr132 + 383)] = px90[3];
+                }
+                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr133 + 383)] = px91[0];
+                }
+                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr134 + 383)] = px91[1];
+                }
+                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr135 + 383)] = px91[2];
+                }
+                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc92) && (((pm93 >> 11u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl86 - pr136 + 383)] = px91[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 16 * psl86)] = pv107;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl86)] = pv107;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[384 - 1 - q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 9)], ((unsigned int)((pod85 / 9) & 1)))))) {
+                const patc_int psl137 = (pod85 % 9);
+                const patc_int pt138 = tid6[psl137];
+                const patc_int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int psc140 = own12[(warp + 16 * psl137)];
+                for (patc_int l141 = lane; l141 < psc140; l141 += 32) {
+                    out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
+                }
+                const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)pcnt142));
+                for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
+                    out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl137]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            int *const dst = out1 + patc_n - (t * 6144 + (long long)patc_w * 384 - off) - r; /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[384 - r + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -441,204 +951,350 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
  *   nat parameters:  n
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         pipestate1: (n + 511) / 512 x unsigned long long, pipectr2: 1 x unsigned long long
+ *   scratch:         pipestate13: (n + 511) / 512 x unsigned long long, pipectr14: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   4336 bytes
+ *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where n < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 1410, max(2 * n + 128 * nwarps + 512 * ((n + 510) / 512) + 771, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate1, unsigned long long *__restrict__ pipectr2, patc_int n)
+extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe0 = (unsigned long long *)(patc_smem + 0);
-    /* partitionPipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 511) / 512;
-    unsigned char *const patc_sm = (unsigned char *)pipe0;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
-        *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
-    long long *const patc_tid = (long long *)(patc_pref + 2);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 2);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 2, *const patc_woff = patc_wtot + 8,
-        *const patc_off = patc_woff + 8, *const patc_own = patc_off + 8; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa3) -> bool {
-        return (pa3 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 2; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 128); patc_mb_init(&patc_tots[i], 4);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 16);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 32);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 64);
+    float *ring0 = (float *)(patc_smem + 80);
+    long long *tid6 = (long long *)(patc_smem + 4176);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 4256);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 4288);
+    unsigned int *own12 = (unsigned int *)(patc_smem + 4320);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 2; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 128u);
+            patc_mb_init(&tots3[i16], 4u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 6) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr2, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr2 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 6)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 2);
+            if ((pk17 >= 2)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 2) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr14[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
+                pipectr14[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 511) / 512))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
                 return;
             }
-            patc_tid[sl] = t;
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + t * 512, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 4) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 4 ? patc_wtot[sl * 4 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid6[psl18] = pt20;
+            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n - 512 * pt20))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes21);
+            if ((pbytes21 != 0u)) {
+                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes21, &full1[psl18]);
             }
-            if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 5) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 4)) {
+        for (patc_int pk22 = 0; ; pk22 += 1) {
+            const patc_int psl23 = (pk22 % 2);
+            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            const patc_int pt24 = tid6[psl23];
+            if ((pt24 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 2) & 1)));
+            unsigned int pep25 = ep7[0];
+            unsigned int pinc26 = ((lane < 4) ? wtot9[(lane + 4 * psl23)] : 0u);
+            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
+            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
+            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
+            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
+            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
+            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
+            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
+                agg8[psl23] = ptot32;
+            }
+            if ((lane < 4)) {
+                woff10[(lane + 4 * psl23)] = ((lane == 0) ? 0u : pup33);
+            }
+            patc_mb_arrive(&aggb4[psl23]);
+        }
+    }
+    if ((warp == 5)) {
+        long long pprev34 = -1ll;
+        unsigned int pprevp35 = 0u;
+        for (patc_int pk36 = 0; ; pk36 += 1) {
+            const patc_int psl37 = (pk36 % 2);
+            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            const patc_int pt38 = tid6[psl37];
+            if ((pt38 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 2) & 1)));
+            unsigned int pep39 = ep7[0];
+            unsigned int ptot40 = agg8[psl37];
+            unsigned int pacc41 = 0u;
+            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
+            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
+                unsigned long long pwd44 = 0ull;
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate1[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset48 = false;
+                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
+                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
+                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset48))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear53 = 4294967295u;
+                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)lane));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                }
+                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
+                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
+                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
+                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
+                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
+                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
+                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
+                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
+                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
+                pacc41 = (pw079 + pacc41);
+                pfound42 = (pnear53 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate1[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 4) patc_off[sl * 4 + patc_l] = patc_op(acc, patc_woff[sl * 4 + patc_l]);
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
+                pacc41 = (pprevp35 + pacc41);
+            }
+            if ((pt38 == 0)) {
+                pacc41 = 0u;
+            }
+            unsigned int pinc80 = (pacc41 + ptot40);
+            if (((lane == 0) && (pt38 != 0))) {
+                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            }
+            if (((lane == 0) && (pt38 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc80;
+            }
+            if ((lane < 4)) {
+                off11[(lane + 4 * psl37)] = (pacc41 + woff10[(lane + 4 * psl37)]);
+            }
+            patc_mb_arrive(&pref5[psl37]);
+            pprev34 = pt38;
+            pprevp35 = pinc80;
         }
     }
-    /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 2 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 2], (next / 2) & 1))) {
-            const int sl = next % 2;
-            const long long t = patc_tid[sl];
-            if (t < 0) { done = true; continue; }
-            next++;
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 512 + patc_w * 128) + patc_l * 1;
-            float x[4];
-            #pragma unroll
-            for (int q = 0; q < 1; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 4) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 512) & ~3ll) - (long long)patc_w * 128;
-                #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const long long j = (long long)patc_l * 4 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 512 + (long long)patc_w * 128 + j] : 0;
+    if ((warp < 4)) {
+        int pnext81 = 0;
+        int pold82 = 0;
+        bool pdone83 = false;
+        for (;;) {
+            const patc_int pnx84 = pnext81;
+            const patc_int pod85 = pold82;
+            if ((((!pdone83) && ((pnx84 - pod85) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 2)], ((unsigned int)((pnx84 / 2) & 1)))))) {
+                const patc_int psl86 = (pnx84 % 2);
+                const patc_int pt87 = tid6[psl86];
+                if ((pt87 < 0)) {
+                    pdone83 = true;
+                    continue;
                 }
+                pnext81 = (pnx84 + 1);
+                const patc_int pcnt88 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt87)));
+                __align__(16) float px89[4];
+                *(float4 *)px89 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl86));
+                if ((pcnt88 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[0] = (((4 * lane) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87)] : 0.0f);
+                    }
+                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[1] = (((4 * lane + 1) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 1)] : 0.0f);
+                    }
+                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[2] = (((4 * lane + 2) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 2)] : 0.0f);
+                    }
+                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
+                        px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
+                    }
+                }
+                const patc_int pvc90 = max((patc_int)0, (patc_int)pcnt88);
+                unsigned int pm91 = 0u;
+                float pa92 = px89[0];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));
+                float pa93 = px89[1];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 1) < pvc90) && (pa93 > t))) << 1u));
+                float pa94 = px89[2];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 2) < pvc90) && (pa94 > t))) << 2u));
+                float pa95 = px89[3];
+                pm91 = (pm91 | (((unsigned int)(((4 * lane + 3) < pvc90) && (pa95 > t))) << 3u));
+                unsigned int pc96 = __popc(pm91);
+                unsigned int pv97 = pc96;
+                unsigned int po98 = __shfl_up_sync(0xffffffffu, pv97, 1);
+                pv97 = ((lane >= 1) ? (po98 + pv97) : pv97);
+                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv97, 2);
+                pv97 = ((lane >= 2) ? (po99 + pv97) : pv97);
+                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv97, 4);
+                pv97 = ((lane >= 4) ? (po100 + pv97) : pv97);
+                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv97, 8);
+                pv97 = ((lane >= 8) ? (po101 + pv97) : pv97);
+                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv97, 16);
+                pv97 = ((lane >= 16) ? (po102 + pv97) : pv97);
+                __syncwarp();
+                const patc_int pq103 = (pv97 - pc96);
+                if ((((pm91 >> 0u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq103)] = px89[0];
+                }
+                const patc_int pq104 = (pq103 + ((int)((pm91 >> 0u) & 1u)));
+                if ((((pm91 >> 1u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq104)] = px89[1];
+                }
+                const patc_int pq105 = (pq104 + ((int)((pm91 >> 1u) & 1u)));
+                if ((((pm91 >> 2u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq105)] = px89[2];
+                }
+                const patc_int pq106 = (pq105 + ((int)((pm91 >> 2u) & 1u)));
+                if ((((pm91 >> 3u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl86 + pq106)] = px89[3];
+                }
+                const patc_int pr107 = (min((patc_int)pvc90, (patc_int)(4 * lane)) - ((int)(pv97 - pc96)));
+                if ((((4 * lane) < pvc90) && (((pm91 >> 0u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr107 + 127)] = px89[0];
+                }
+                const patc_int pr108 = (pr107 + ((int)(((4 * lane) < pvc90) && (((pm91 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc90) && (((pm91 >> 1u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr108 + 127)] = px89[1];
+                }
+                const patc_int pr109 = (pr108 + ((int)(((4 * lane + 1) < pvc90) && (((pm91 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc90) && (((pm91 >> 2u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr109 + 127)] = px89[2];
+                }
+                const patc_int pr110 = (pr109 + ((int)(((4 * lane + 2) < pvc90) && (((pm91 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc90) && (((pm91 >> 3u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl86 - pr110 + 127)] = px89[3];
+                }
+                if ((lane == 31)) {
+                    own12[(warp + 4 * psl86)] = pv97;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 4 * psl86)] = pv97;
+                    patc_mb_arrive(&tots3[psl86]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 4; i++) m |= (unsigned int)(patc_l * 4 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 4, vc) - (int)(v - c); /* the others of the lanes before */
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (patc_l * 4 + i < vc && !(m >> i & 1u)) chw[128 - 1 - q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 4 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 4 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 2)], ((unsigned int)((pod85 / 2) & 1)))))) {
+                const patc_int psl111 = (pod85 % 2);
+                const patc_int pt112 = tid6[psl111];
+                const patc_int poff113 = off11[(warp + 4 * psl111)];
+                const patc_int psc114 = own12[(warp + 4 * psl111)];
+                for (patc_int l115 = lane; l115 < psc114; l115 += 32) {
+                    out1[(poff113 + l115)] = ring0[(128 * warp + 512 * psl111 + l115)];
+                }
+                const patc_int pcnt116 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt112)));
+                const patc_int pr117 = (-psc114 + max((patc_int)0, (patc_int)pcnt116));
+                for (patc_int l118 = lane; l118 < pr117; l118 += 32) {
+                    out1[(n - 128 * warp - 512 * pt112 + poff113 - pr117 + l118)] = ring0[(128 * warp + 512 * psl111 - pr117 + l118 + 128)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl111]);
+                pold82 = (pod85 + 1);
+                continue;
+            }
+            if ((pdone83 && (pod85 == pnx84))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
-            const int sl = old % 2;
-            const long long t = patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 4 + patc_w];
-            const int sc = (int)patc_own[sl * 4 + patc_w];
-            const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_n - (t * 512 + (long long)patc_w * 128 - off) - r; /* after the others before */
-            for (int i = patc_l; i < r; i += 32) dst[i] = chw[128 - r + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -649,7 +1305,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -657,7 +1313,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -777,209 +1433,460 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, g) < 2^31), else long long
+ *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
-    /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
-    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa67) -> bool {
-        return (pa67 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 320);
+    float *ring64 = (float *)(patc_smem + 400);
+    long long *tid70 = (long long *)(patc_smem + 221584);
+    unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot73 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i80 = 0; i80 < 9; i80 += 1) {
+            patc_mb_init(&full65[i80], 1u);
+            patc_mb_init(&empty66[i80], 512u);
+            patc_mb_init(&tots67[i80], 16u);
+            patc_mb_init(&aggb68[i80], 32u);
+            patc_mb_init(&pref69[i80], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk81 = 0; ; pk81 += 1) {
+            const patc_int psl82 = (pk81 % 9);
+            if ((pk81 >= 9)) {
+                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 9) - 1) & 1)));
+            }
+            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
+            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk81 == 0)) {
+                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt84 = ((unsigned int)pd83);
+            if ((pt84 >= ((n + 6143) / 6144))) {
+                tid70[psl82] = -1ll;
+                patc_mb_arrive(&full65[psl82]);
                 return;
             }
-            patc_tid[sl] = t;
-            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid70[psl82] = pt84;
+            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt84 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full65[psl82], pbytes85);
+            if ((pbytes85 != 0u)) {
+                patc_bulk_load(ring64 + (6144 * psl82), xs + (-6144 * pt84 + 6144 * ((n + 6143) / 6144) - 6144), pbytes85, &full65[psl82]);
             }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 16)) {
+        for (patc_int pk86 = 0; ; pk86 += 1) {
+            const patc_int psl87 = (pk86 % 9);
+            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            const patc_int pt88 = tid70[psl87];
+            if ((pt88 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            unsigned int pep89 = ep71[0];
+            unsigned int pinc90 = ((lane < 16) ? wtot73[(lane + 16 * psl87)] : 0u);
+            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
+            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
+            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
+            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
+            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
+            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
+            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
+                agg72[psl87] = ptot96;
+            }
+            if ((lane < 16)) {
+                woff74[(lane + 16 * psl87)] = ((lane == 0) ? 0u : pup97);
+            }
+            patc_mb_arrive(&aggb68[psl87]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev98 = -1ll;
+        unsigned int pprevp99 = 0u;
+        for (patc_int pk100 = 0; ; pk100 += 1) {
+            const patc_int psl101 = (pk100 % 9);
+            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            const patc_int pt102 = tid70[psl101];
+            if ((pt102 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            unsigned int pep103 = ep71[0];
+            unsigned int ptot104 = agg72[psl101];
+            unsigned int pacc105 = 0u;
+            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
+            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
+                unsigned long long pwd108 = 0ull;
+                unsigned long long pwd109 = 0ull;
+                unsigned long long pwd110 = 0ull;
+                unsigned long long pwd111 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset112 = false;
+                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
+                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
+                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset112))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear117 = 4294967295u;
+                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)lane));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                }
+                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
+                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
+                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
+                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
+                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
+                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
+                pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
+                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
+                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
+                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
+                pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
+                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
+                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
+                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
+                pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
+                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
+                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
+                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
+                pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
+                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
+                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
+                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
+                pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
+                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
+                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
+                pacc105 = (pw0143 + pacc105);
+                pfound106 = (pnear117 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
+                pacc105 = (pprevp99 + pacc105);
+            }
+            if ((pt102 == 0)) {
+                pacc105 = 0u;
+            }
+            unsigned int pinc144 = (pacc105 + ptot104);
+            if (((lane == 0) && (pt102 != 0))) {
+                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            }
+            if (((lane == 0) && (pt102 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc144;
+            }
+            if ((lane < 16)) {
+                off75[(lane + 16 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 16 * psl101)]);
+            }
+            patc_mb_arrive(&pref69[psl101]);
+            pprev98 = pt102;
+            pprevp99 = pinc144;
         }
     }
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            if (patc_tid[sl] < 0) { done = true; continue; }
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            float x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext145 = 0;
+        int pold146 = 0;
+        bool pdone147 = false;
+        for (;;) {
+            const patc_int pnx148 = pnext145;
+            const patc_int pod149 = pold146;
+            if ((((!pdone147) && ((pnx148 - pod149) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 9)], ((unsigned int)((pnx148 / 9) & 1)))))) {
+                const patc_int psl150 = (pnx148 % 9);
+                const patc_int pt151 = tid70[psl150];
+                if ((pt151 < 0)) {
+                    pdone147 = true;
+                    continue;
                 }
+                pnext145 = (pnx148 + 1);
+                const patc_int pcnt152 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt151 - 6144 * ((n + 6143) / 6144) + 6144)));
+                __align__(16) float px153[4];
+                *(float4 *)px153 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150));
+                __align__(16) float px154[4];
+                *(float4 *)px154 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 4));
+                __align__(16) float px155[4];
+                *(float4 *)px155 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 8));
+                if ((pcnt152 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[0] = (((12 * lane) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6144)] : 0.0f);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[1] = (((12 * lane + 1) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6143)] : 0.0f);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[2] = (((12 * lane + 2) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6142)] : 0.0f);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[3] = (((12 * lane + 3) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6141)] : 0.0f);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[0] = (((12 * lane + 4) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6140)] : 0.0f);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[1] = (((12 * lane + 5) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6139)] : 0.0f);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[2] = (((12 * lane + 6) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6138)] : 0.0f);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[3] = (((12 * lane + 7) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6137)] : 0.0f);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane + 8) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6136)] : 0.0f);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 9) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6135)] : 0.0f);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 10) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6134)] : 0.0f);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
+                    }
+                }
+                const patc_int pvc156 = max((patc_int)0, (patc_int)pcnt152);
+                unsigned int pm157 = 0u;
+                float pa158 = px153[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
+                float pa159 = px153[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
+                float pa160 = px153[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
+                float pa161 = px153[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
+                float pa162 = px154[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 4) < pvc156) && (pa162 > t))) << 4u));
+                float pa163 = px154[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 5) < pvc156) && (pa163 > t))) << 5u));
+                float pa164 = px154[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 6) < pvc156) && (pa164 > t))) << 6u));
+                float pa165 = px154[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 7) < pvc156) && (pa165 > t))) << 7u));
+                float pa166 = px155[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 8) < pvc156) && (pa166 > t))) << 8u));
+                float pa167 = px155[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 9) < pvc156) && (pa167 > t))) << 9u));
+                float pa168 = px155[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 10) < pvc156) && (pa168 > t))) << 10u));
+                float pa169 = px155[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 11) < pvc156) && (pa169 > t))) << 11u));
+                unsigned int pc170 = __popc(pm157);
+                unsigned int pv171 = pc170;
+                unsigned int po172 = __shfl_up_sync(0xffffffffu, pv171, 1);
+                pv171 = ((lane >= 1) ? (po172 + pv171) : pv171);
+                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv171, 2);
+                pv171 = ((lane >= 2) ? (po173 + pv171) : pv171);
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv171, 4);
+                pv171 = ((lane >= 4) ? (po174 + pv171) : pv171);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv171, 8);
+                pv171 = ((lane >= 8) ? (po175 + pv171) : pv171);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv171, 16);
+                pv171 = ((lane >= 16) ? (po176 + pv171) : pv171);
+                __syncwarp();
+                const patc_int pq177 = (pv171 - pc170);
+                if ((((pm157 >> 0u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq177)] = px153[0];
+                }
+                const patc_int pq178 = (pq177 + ((int)((pm157 >> 0u) & 1u)));
+                if ((((pm157 >> 1u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq178)] = px153[1];
+                }
+                const patc_int pq179 = (pq178 + ((int)((pm157 >> 1u) & 1u)));
+                if ((((pm157 >> 2u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq179)] = px153[2];
+                }
+                const patc_int pq180 = (pq179 + ((int)((pm157 >> 2u) & 1u)));
+                if ((((pm157 >> 3u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq180)] = px153[3];
+                }
+                const patc_int pq181 = (pq180 + ((int)((pm157 >> 3u) & 1u)));
+                if ((((pm157 >> 4u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq181)] = px154[0];
+                }
+                const patc_int pq182 = (pq181 + ((int)((pm157 >> 4u) & 1u)));
+                if ((((pm157 >> 5u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq182)] = px154[1];
+                }
+                const patc_int pq183 = (pq182 + ((int)((pm157 >> 5u) & 1u)));
+                if ((((pm157 >> 6u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq183)] = px154[2];
+                }
+                const patc_int pq184 = (pq183 + ((int)((pm157 >> 6u) & 1u)));
+                if ((((pm157 >> 7u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq184)] = px154[3];
+                }
+                const patc_int pq185 = (pq184 + ((int)((pm157 >> 7u) & 1u)));
+                if ((((pm157 >> 8u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq185)] = px155[0];
+                }
+                const patc_int pq186 = (pq185 + ((int)((pm157 >> 8u) & 1u)));
+                if ((((pm157 >> 9u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq186)] = px155[1];
+                }
+                const patc_int pq187 = (pq186 + ((int)((pm157 >> 9u) & 1u)));
+                if ((((pm157 >> 10u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq187)] = px155[2];
+                }
+                const patc_int pq188 = (pq187 + ((int)((pm157 >> 10u) & 1u)));
+                if ((((pm157 >> 11u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq188)] = px155[3];
+                }
+                const patc_int pr189 = (min((patc_int)pvc156, (patc_int)(12 * lane)) - ((int)(pv171 - pc170)));
+                const patc_int psc190 = ((int)__shfl_sync(0xffffffffu, pv171, 31));
+                if ((((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + pr189 + psc190)] = px153[0];
+                }
+                const patc_int pr191 = (pr189 + ((int)(((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr191)] = px153[1];
+                }
+                const patc_int pr192 = (pr191 + ((int)(((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr192)] = px153[2];
+                }
+                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr193)] = px153[3];
+                }
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr194)] = px154[0];
+                }
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr195)] = px154[1];
+                }
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr196)] = px154[2];
+                }
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr197)] = px154[3];
+                }
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr198)] = px155[0];
+                }
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr199)] = px155[1];
+                }
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr200)] = px155[2];
+                }
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc156) && (((pm157 >> 11u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr201)] = px155[3];
+                }
+                if ((lane == 31)) {
+                    own76[(warp + 16 * psl150)] = pv171;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot73[(warp + 16 * psl150)] = pv171;
+                    patc_mb_arrive(&tots67[psl150]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 9)], ((unsigned int)((pod149 / 9) & 1)))))) {
+                const patc_int psl202 = (pod149 % 9);
+                const patc_int pt203 = tid70[psl202];
+                const patc_int poff204 = min(off75[(warp + 16 * psl202)], ((unsigned int)n));
+                const patc_int psc205 = own76[(warp + 16 * psl202)];
+                for (patc_int l206 = lane; l206 < min((patc_int)psc205, (patc_int)(n - poff204)); l206 += 32) {
+                    out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
+                }
+                const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)pcnt207));
+                const patc_int pm209 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
+                    out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty66[psl202]);
+                pold146 = (pod149 + 1);
+                continue;
+            }
+            if ((pdone147 && (pod149 == pnx148))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const float *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
-            /* a count given wrongly (another predicate's) must not send the others past the output */
-            const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
-            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -990,7 +1897,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -998,7 +1905,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1118,209 +2025,460 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223968 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, g) < 2^31), else long long
+ *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
-    /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 6143) / 6144;
-    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
-    int *const patc_ring = (int *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
-        *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
-    long long *const patc_tid = (long long *)(patc_pref + 9);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 9);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 9, *const patc_woff = patc_wtot + 144,
-        *const patc_off = patc_woff + 144, *const patc_own = patc_off + 144; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const int pa67) -> bool {
-        return (pa67 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 9; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 512); patc_mb_init(&patc_tots[i], 16);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 320);
+    int *ring64 = (int *)(patc_smem + 400);
+    long long *tid70 = (long long *)(patc_smem + 221584);
+    unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot73 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i80 = 0; i80 < 9; i80 += 1) {
+            patc_mb_init(&full65[i80], 1u);
+            patc_mb_init(&empty66[i80], 512u);
+            patc_mb_init(&tots67[i80], 16u);
+            patc_mb_init(&aggb68[i80], 32u);
+            patc_mb_init(&pref69[i80], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 18) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk81 = 0; ; pk81 += 1) {
+            const patc_int psl82 = (pk81 % 9);
+            if ((pk81 >= 9)) {
+                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 9) - 1) & 1)));
+            }
+            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
+            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk81 == 0)) {
+                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt84 = ((unsigned int)pd83);
+            if ((pt84 >= ((n + 6143) / 6144))) {
+                tid70[psl82] = -1ll;
+                patc_mb_arrive(&full65[psl82]);
                 return;
             }
-            patc_tid[sl] = t;
-            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 16) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 16 ? patc_wtot[sl * 16 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid70[psl82] = pt84;
+            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt84 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full65[psl82], pbytes85);
+            if ((pbytes85 != 0u)) {
+                patc_bulk_load(ring64 + (6144 * psl82), xs + (-6144 * pt84 + 6144 * ((n + 6143) / 6144) - 6144), pbytes85, &full65[psl82]);
             }
-            if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 17) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 9;
-            patc_mb_wait(&patc_full[sl], (k / 9) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 9) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 16)) {
+        for (patc_int pk86 = 0; ; pk86 += 1) {
+            const patc_int psl87 = (pk86 % 9);
+            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            const patc_int pt88 = tid70[psl87];
+            if ((pt88 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 9) & 1)));
+            unsigned int pep89 = ep71[0];
+            unsigned int pinc90 = ((lane < 16) ? wtot73[(lane + 16 * psl87)] : 0u);
+            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
+            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
+            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
+            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
+            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
+            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
+            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
+                agg72[psl87] = ptot96;
+            }
+            if ((lane < 16)) {
+                woff74[(lane + 16 * psl87)] = ((lane == 0) ? 0u : pup97);
+            }
+            patc_mb_arrive(&aggb68[psl87]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev98 = -1ll;
+        unsigned int pprevp99 = 0u;
+        for (patc_int pk100 = 0; ; pk100 += 1) {
+            const patc_int psl101 = (pk100 % 9);
+            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            const patc_int pt102 = tid70[psl101];
+            if ((pt102 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 9) & 1)));
+            unsigned int pep103 = ep71[0];
+            unsigned int ptot104 = agg72[psl101];
+            unsigned int pacc105 = 0u;
+            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
+            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
+                unsigned long long pwd108 = 0ull;
+                unsigned long long pwd109 = 0ull;
+                unsigned long long pwd110 = 0ull;
+                unsigned long long pwd111 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset112 = false;
+                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
+                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
+                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset112))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear117 = 4294967295u;
+                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)lane));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                }
+                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
+                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
+                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
+                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
+                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
+                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
+                pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
+                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
+                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
+                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
+                pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
+                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
+                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
+                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
+                pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
+                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
+                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
+                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
+                pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
+                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
+                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
+                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
+                pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
+                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
+                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
+                pacc105 = (pw0143 + pacc105);
+                pfound106 = (pnear117 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
+                pacc105 = (pprevp99 + pacc105);
+            }
+            if ((pt102 == 0)) {
+                pacc105 = 0u;
+            }
+            unsigned int pinc144 = (pacc105 + ptot104);
+            if (((lane == 0) && (pt102 != 0))) {
+                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            }
+            if (((lane == 0) && (pt102 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc144;
+            }
+            if ((lane < 16)) {
+                off75[(lane + 16 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 16 * psl101)]);
+            }
+            patc_mb_arrive(&pref69[psl101]);
+            pprev98 = pt102;
+            pprevp99 = pinc144;
         }
     }
-    /* compute warp patc_w: elements patc_w * 384 .. + 383 of each tile, 12 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 9 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 9], (next / 9) & 1))) {
-            const int sl = next % 9;
-            if (patc_tid[sl] < 0) { done = true; continue; }
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            next++;
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384; /* of this chunk */
-            int4 *const ch = (int4 *)(patc_ring + sl * 6144 + patc_w * 384) + patc_l * 3;
-            int x[12];
-            #pragma unroll
-            for (int q = 0; q < 3; q++) { const int4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 12) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 6144) & ~3ll) - (long long)patc_w * 384;
-                #pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    const long long j = (long long)patc_l * 12 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 6144 + (long long)patc_w * 384 + j] : 0;
+    if ((warp < 16)) {
+        int pnext145 = 0;
+        int pold146 = 0;
+        bool pdone147 = false;
+        for (;;) {
+            const patc_int pnx148 = pnext145;
+            const patc_int pod149 = pold146;
+            if ((((!pdone147) && ((pnx148 - pod149) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 9)], ((unsigned int)((pnx148 / 9) & 1)))))) {
+                const patc_int psl150 = (pnx148 % 9);
+                const patc_int pt151 = tid70[psl150];
+                if ((pt151 < 0)) {
+                    pdone147 = true;
+                    continue;
                 }
+                pnext145 = (pnx148 + 1);
+                const patc_int pcnt152 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt151 - 6144 * ((n + 6143) / 6144) + 6144)));
+                __align__(16) int px153[4];
+                *(int4 *)px153 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150));
+                __align__(16) int px154[4];
+                *(int4 *)px154 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 4));
+                __align__(16) int px155[4];
+                *(int4 *)px155 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 8));
+                if ((pcnt152 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[0] = (((12 * lane) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6144)] : 0);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[1] = (((12 * lane + 1) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6143)] : 0);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[2] = (((12 * lane + 2) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6142)] : 0);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px153[3] = (((12 * lane + 3) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6141)] : 0);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[0] = (((12 * lane + 4) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6140)] : 0);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[1] = (((12 * lane + 5) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6139)] : 0);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[2] = (((12 * lane + 6) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6138)] : 0);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[3] = (((12 * lane + 7) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6137)] : 0);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane + 8) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6136)] : 0);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 9) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6135)] : 0);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 10) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6134)] : 0);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
+                    }
+                }
+                const patc_int pvc156 = max((patc_int)0, (patc_int)pcnt152);
+                unsigned int pm157 = 0u;
+                int pa158 = px153[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
+                int pa159 = px153[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
+                int pa160 = px153[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
+                int pa161 = px153[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
+                int pa162 = px154[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 4) < pvc156) && (pa162 > t))) << 4u));
+                int pa163 = px154[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 5) < pvc156) && (pa163 > t))) << 5u));
+                int pa164 = px154[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 6) < pvc156) && (pa164 > t))) << 6u));
+                int pa165 = px154[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 7) < pvc156) && (pa165 > t))) << 7u));
+                int pa166 = px155[0];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 8) < pvc156) && (pa166 > t))) << 8u));
+                int pa167 = px155[1];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 9) < pvc156) && (pa167 > t))) << 9u));
+                int pa168 = px155[2];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 10) < pvc156) && (pa168 > t))) << 10u));
+                int pa169 = px155[3];
+                pm157 = (pm157 | (((unsigned int)(((12 * lane + 11) < pvc156) && (pa169 > t))) << 11u));
+                unsigned int pc170 = __popc(pm157);
+                unsigned int pv171 = pc170;
+                unsigned int po172 = __shfl_up_sync(0xffffffffu, pv171, 1);
+                pv171 = ((lane >= 1) ? (po172 + pv171) : pv171);
+                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv171, 2);
+                pv171 = ((lane >= 2) ? (po173 + pv171) : pv171);
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv171, 4);
+                pv171 = ((lane >= 4) ? (po174 + pv171) : pv171);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv171, 8);
+                pv171 = ((lane >= 8) ? (po175 + pv171) : pv171);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv171, 16);
+                pv171 = ((lane >= 16) ? (po176 + pv171) : pv171);
+                __syncwarp();
+                const patc_int pq177 = (pv171 - pc170);
+                if ((((pm157 >> 0u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq177)] = px153[0];
+                }
+                const patc_int pq178 = (pq177 + ((int)((pm157 >> 0u) & 1u)));
+                if ((((pm157 >> 1u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq178)] = px153[1];
+                }
+                const patc_int pq179 = (pq178 + ((int)((pm157 >> 1u) & 1u)));
+                if ((((pm157 >> 2u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq179)] = px153[2];
+                }
+                const patc_int pq180 = (pq179 + ((int)((pm157 >> 2u) & 1u)));
+                if ((((pm157 >> 3u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq180)] = px153[3];
+                }
+                const patc_int pq181 = (pq180 + ((int)((pm157 >> 3u) & 1u)));
+                if ((((pm157 >> 4u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq181)] = px154[0];
+                }
+                const patc_int pq182 = (pq181 + ((int)((pm157 >> 4u) & 1u)));
+                if ((((pm157 >> 5u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq182)] = px154[1];
+                }
+                const patc_int pq183 = (pq182 + ((int)((pm157 >> 5u) & 1u)));
+                if ((((pm157 >> 6u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq183)] = px154[2];
+                }
+                const patc_int pq184 = (pq183 + ((int)((pm157 >> 6u) & 1u)));
+                if ((((pm157 >> 7u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq184)] = px154[3];
+                }
+                const patc_int pq185 = (pq184 + ((int)((pm157 >> 7u) & 1u)));
+                if ((((pm157 >> 8u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq185)] = px155[0];
+                }
+                const patc_int pq186 = (pq185 + ((int)((pm157 >> 8u) & 1u)));
+                if ((((pm157 >> 9u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq186)] = px155[1];
+                }
+                const patc_int pq187 = (pq186 + ((int)((pm157 >> 9u) & 1u)));
+                if ((((pm157 >> 10u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq187)] = px155[2];
+                }
+                const patc_int pq188 = (pq187 + ((int)((pm157 >> 10u) & 1u)));
+                if ((((pm157 >> 11u) & 1u) != 0u)) {
+                    ring64[(384 * warp + 6144 * psl150 + pq188)] = px155[3];
+                }
+                const patc_int pr189 = (min((patc_int)pvc156, (patc_int)(12 * lane)) - ((int)(pv171 - pc170)));
+                const patc_int psc190 = ((int)__shfl_sync(0xffffffffu, pv171, 31));
+                if ((((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + pr189 + psc190)] = px153[0];
+                }
+                const patc_int pr191 = (pr189 + ((int)(((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr191)] = px153[1];
+                }
+                const patc_int pr192 = (pr191 + ((int)(((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr192)] = px153[2];
+                }
+                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr193)] = px153[3];
+                }
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr194)] = px154[0];
+                }
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr195)] = px154[1];
+                }
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr196)] = px154[2];
+                }
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr197)] = px154[3];
+                }
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr198)] = px155[0];
+                }
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr199)] = px155[1];
+                }
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr200)] = px155[2];
+                }
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc156) && (((pm157 >> 11u) & 1u) == 0u))) {
+                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr201)] = px155[3];
+                }
+                if ((lane == 31)) {
+                    own76[(warp + 16 * psl150)] = pv171;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot73[(warp + 16 * psl150)] = pv171;
+                    patc_mb_arrive(&tots67[psl150]);
+                }
+                continue;
             }
-            int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 12; i++) m |= (unsigned int)(patc_l * 12 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 12, vc) - (int)(v - c); /* the others of the lanes before */
-            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
-            #pragma unroll
-            for (int i = 0; i < 12; i++) if (patc_l * 12 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 16 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 16 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 9)], ((unsigned int)((pod149 / 9) & 1)))))) {
+                const patc_int psl202 = (pod149 % 9);
+                const patc_int pt203 = tid70[psl202];
+                const patc_int poff204 = min(off75[(warp + 16 * psl202)], ((unsigned int)n));
+                const patc_int psc205 = own76[(warp + 16 * psl202)];
+                for (patc_int l206 = lane; l206 < min((patc_int)psc205, (patc_int)(n - poff204)); l206 += 32) {
+                    out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
+                }
+                const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)pcnt207));
+                const patc_int pm209 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
+                    out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty66[psl202]);
+                pold146 = (pod149 + 1);
+                continue;
+            }
+            if ((pdone147 && (pod149 == pnx148))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 9], (old / 9) & 1))) {
-            const int sl = old % 9;
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 16 + patc_w];
-            const int sc = (int)patc_own[sl * 16 + patc_w];
-            const int *const chw = patc_ring + sl * 6144 + patc_w * 384;
-            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) - (long long)patc_w * 384;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
-            int *const dst = out1 + patc_m + (t * 6144 + (long long)patc_w * 384 - off); /* after the others before */
-            /* a count given wrongly (another predicate's) must not send the others past the output */
-            const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
-            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }
 
@@ -1331,7 +2489,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 511) / 512 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
@@ -1339,7 +2497,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1459,208 +2617,351 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 511) / 512 x unsigned long long, pipectr78: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
  *                    SM count: the blocks loop over the tiles)
- *   shared memory:   4336 bytes
+ *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n, g) < 2^31), else long long
+ *                    for a launch where max(g, max(5 * n + 256 * nwarps + 2048 * ((n + 510) / 512) + 3076, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
-    /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
-    const long long patc_n = (long long)(n);
-    const long long patc_tiles = (patc_n + 511) / 512;
-    const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
-    float *const patc_ring = (float *)patc_sm;
-    unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
-        *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
-    long long *const patc_tid = (long long *)(patc_pref + 2);
-    unsigned int *const patc_ep = (unsigned int *)(patc_tid + 2);
-    unsigned int *const patc_agg = (unsigned int *)(patc_ep + 2), *const patc_wtot = patc_agg + 2, *const patc_woff = patc_wtot + 8,
-        *const patc_off = patc_woff + 8, *const patc_own = patc_off + 8; /* own: a chunk's count */
-    const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
-    const unsigned int patc_init = 0u;
-    auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa67) -> bool {
-        return (pa67 > t);
-    };
-    if (threadIdx.x == 0)
-        for (int i = 0; i < 2; i++) {
-            patc_mb_init(&patc_full[i], 1); patc_mb_init(&patc_empty[i], 128); patc_mb_init(&patc_tots[i], 4);
-            patc_mb_init(&patc_aggb[i], 32); patc_mb_init(&patc_pref[i], 32);
+    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 16);
+    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 32);
+    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 64);
+    float *ring64 = (float *)(patc_smem + 80);
+    long long *tid70 = (long long *)(patc_smem + 4176);
+    unsigned int *ep71 = (unsigned int *)(patc_smem + 4192);
+    unsigned int *agg72 = (unsigned int *)(patc_smem + 4208);
+    unsigned int *wtot73 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *woff74 = (unsigned int *)(patc_smem + 4256);
+    unsigned int *off75 = (unsigned int *)(patc_smem + 4288);
+    unsigned int *own76 = (unsigned int *)(patc_smem + 4320);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i80 = 0; i80 < 2; i80 += 1) {
+            patc_mb_init(&full65[i80], 1u);
+            patc_mb_init(&empty66[i80], 128u);
+            patc_mb_init(&tots67[i80], 4u);
+            patc_mb_init(&aggb68[i80], 32u);
+            patc_mb_init(&pref69[i80], 32u);
         }
+    }
     __syncthreads();
-    if (patc_w == 6) { /* the producer */
-        if (patc_l != 0) return;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
-            if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
-            const long long t = (long long)(unsigned int)d;
-            if (t >= patc_tiles) {
-                patc_tid[sl] = -1;
-                patc_mb_arrive(&patc_full[sl]);
+    if ((warp == 6)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk81 = 0; ; pk81 += 1) {
+            const patc_int psl82 = (pk81 % 2);
+            if ((pk81 >= 2)) {
+                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 2) - 1) & 1)));
+            }
+            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
+            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
+                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk81 == 0)) {
+                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt84 = ((unsigned int)pd83);
+            if ((pt84 >= ((n + 511) / 512))) {
+                tid70[psl82] = -1ll;
+                patc_mb_arrive(&full65[psl82]);
                 return;
             }
-            patc_tid[sl] = t;
-            const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
-            /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
-            const unsigned int bytes = (unsigned int)(((patc_n - tt * 512 < 512 ? patc_n - tt * 512 : 512) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
-            patc_mb_expect(&patc_full[sl], bytes);
-            if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + tt * 512, bytes, &patc_full[sl]);
-        }
-    }
-    if (patc_w == 4) { /* the aggregator */
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_tots[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int v = patc_l < 4 ? patc_wtot[sl * 4 + patc_l] : patc_init;
-            unsigned int inc = v;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, inc, d); if (patc_l >= d) inc = patc_op(o, inc); }
-            const unsigned int tot = __shfl_sync(0xffffffffu, inc, 31);
-            unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
-            if (patc_l == 0) {
-                ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
-                patc_agg[sl] = tot;
+            tid70[psl82] = pt84;
+            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n + 512 * pt84 - 512 * ((n + 511) / 512) + 512))) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full65[psl82], pbytes85);
+            if ((pbytes85 != 0u)) {
+                patc_bulk_load(ring64 + (512 * psl82), xs + (-512 * pt84 + 512 * ((n + 511) / 512) - 512), pbytes85, &full65[psl82]);
             }
-            if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
-            patc_mb_arrive(&patc_aggb[sl]); /* every lane: each releases what it read and wrote */
         }
     }
-    if (patc_w == 5) { /* the look-back */
-        long long prev = -1; /* this block's previous tile, whose inclusive prefix is prevp */
-        unsigned int prevp = patc_init;
-        for (int k = 0;; k++) {
-            const int sl = k % 2;
-            patc_mb_wait(&patc_full[sl], (k / 2) & 1);
-            const long long t = patc_tid[sl];
-            if (t < 0) return;
-            patc_mb_wait(&patc_aggb[sl], (k / 2) & 1);
-            const unsigned int ep = *patc_ep;
-            const unsigned int tot = patc_agg[sl];
-            unsigned int acc = patc_init;
-            bool found = t == 0 || prev == t - 1;
-            /* lane l reads the words of tiles top - 32u - l, u = 0..3 (coalesced): older at higher l and u */
-            for (long long top = t - 1; !found && top > prev; top -= 128) {
-                unsigned long long wd[4];
+    if ((warp == 4)) {
+        for (patc_int pk86 = 0; ; pk86 += 1) {
+            const patc_int psl87 = (pk86 % 2);
+            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 2) & 1)));
+            const patc_int pt88 = tid70[psl87];
+            if ((pt88 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 2) & 1)));
+            unsigned int pep89 = ep71[0];
+            unsigned int pinc90 = ((lane < 4) ? wtot73[(lane + 4 * psl87)] : 0u);
+            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
+            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
+            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
+            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
+            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
+            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
+            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
+                agg72[psl87] = ptot96;
+            }
+            if ((lane < 4)) {
+                woff74[(lane + 4 * psl87)] = ((lane == 0) ? 0u : pup97);
+            }
+            patc_mb_arrive(&aggb68[psl87]);
+        }
+    }
+    if ((warp == 5)) {
+        long long pprev98 = -1ll;
+        unsigned int pprevp99 = 0u;
+        for (patc_int pk100 = 0; ; pk100 += 1) {
+            const patc_int psl101 = (pk100 % 2);
+            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 2) & 1)));
+            const patc_int pt102 = tid70[psl101];
+            if ((pt102 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 2) & 1)));
+            unsigned int pep103 = ep71[0];
+            unsigned int ptot104 = agg72[psl101];
+            unsigned int pacc105 = 0u;
+            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
+            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
+                unsigned long long pwd108 = 0ull;
+                unsigned long long pwd109 = 0ull;
+                unsigned long long pwd110 = 0ull;
+                unsigned long long pwd111 = 0ull;
                 for (;;) {
-                    bool unset = false;
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) {
-                        const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
-                        const unsigned int hi = (unsigned int)(wd[u] >> 32);
-                        unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
+                    bool punset112 = false;
+                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
+                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
+                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
+                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset112))) {
+                        break;
                     }
-                    if (!__any_sync(0xffffffffu, unset)) break;
                     __nanosleep(20);
                 }
-                unsigned int near = 0xffffffffu; /* the distance from top of the nearest P */
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    if (top - 32 * u - patc_l > prev && ((unsigned int)(wd[u] >> 32) & 3u) == 2u) near = min(near, (unsigned int)(32 * u + patc_l));
-                near = __reduce_min_sync(0xffffffffu, near);
-                /* each group of 32 combined in order by a shuffle tree (lane l takes op(v[l + d], v[l])), then the groups */
-                unsigned int g[4];
-                #pragma unroll
-                for (int u = 0; u < 4; u++)
-                    g[u] = top - 32 * u - patc_l > prev && (unsigned int)(32 * u + patc_l) <= near ? ((unsigned int)wd[u]) : patc_init;
-                #pragma unroll
-                for (int d = 1; d < 32; d <<= 1)
-                    #pragma unroll
-                    for (int u = 0; u < 4; u++) { const unsigned int o = __shfl_down_sync(0xffffffffu, g[u], d); if (patc_l + d < 32) g[u] = patc_op(o, g[u]); }
-                acc = patc_op(__shfl_sync(0xffffffffu, patc_op(patc_op(patc_op(g[3], g[2]), g[1]), g[0]), 0), acc);
-                found = near != 0xffffffffu;
+                unsigned int pnear117 = 4294967295u;
+                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)lane));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                }
+                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
+                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
+                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
+                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
+                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
+                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
+                pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
+                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
+                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
+                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
+                pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
+                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
+                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
+                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
+                pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
+                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
+                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
+                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
+                pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
+                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
+                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
+                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
+                pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
+                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
+                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
+                pacc105 = (pw0143 + pacc105);
+                pfound106 = (pnear117 != 4294967295u);
             }
-            if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
-            if (t == 0) acc = patc_init;
-            const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
-            if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
-            if (patc_l < 4) patc_off[sl * 4 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 4 + patc_l];
-            patc_mb_arrive(&patc_pref[sl]);
-            prev = t;
-            prevp = inc;
+            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
+                pacc105 = (pprevp99 + pacc105);
+            }
+            if ((pt102 == 0)) {
+                pacc105 = 0u;
+            }
+            unsigned int pinc144 = (pacc105 + ptot104);
+            if (((lane == 0) && (pt102 != 0))) {
+                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            }
+            if (((lane == 0) && (pt102 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc144;
+            }
+            if ((lane < 4)) {
+                off75[(lane + 4 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 4 * psl101)]);
+            }
+            patc_mb_arrive(&pref69[psl101]);
+            pprev98 = pt102;
+            pprevp99 = pinc144;
         }
     }
-    /* compute warp patc_w: elements patc_w * 128 .. + 127 of each tile, 4 per lane */
-    int next = 0, old = 0; /* the next tile to scan, the oldest to finish (slot iterations) */
-    bool done = false;
-    for (;;) {
-        if (!done && next - old < 2 && __all_sync(0xffffffffu, patc_mb_test(&patc_full[next % 2], (next / 2) & 1))) {
-            const int sl = next % 2;
-            if (patc_tid[sl] < 0) { done = true; continue; }
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            next++;
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128; /* of this chunk */
-            float4 *const ch = (float4 *)(patc_ring + sl * 512 + patc_w * 128) + patc_l * 1;
-            float x[4];
-            #pragma unroll
-            for (int q = 0; q < 1; q++) { const float4 u = ch[q]; x[4 * q] = u.x; x[4 * q + 1] = u.y; x[4 * q + 2] = u.z; x[4 * q + 3] = u.w; }
-            if (cnt < (long long)(patc_l + 1) * 4) { /* the last tile: past the copy, from xs; past n, 0 (not selected) */
-                const long long copied = ((patc_n - t * 512) & ~3ll) - (long long)patc_w * 128;
-                #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    const long long j = (long long)patc_l * 4 + i;
-                    if (j >= copied) x[i] = j < cnt ? xs[t * 512 + (long long)patc_w * 128 + j] : 0;
+    if ((warp < 4)) {
+        int pnext145 = 0;
+        int pold146 = 0;
+        bool pdone147 = false;
+        for (;;) {
+            const patc_int pnx148 = pnext145;
+            const patc_int pod149 = pold146;
+            if ((((!pdone147) && ((pnx148 - pod149) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 2)], ((unsigned int)((pnx148 / 2) & 1)))))) {
+                const patc_int psl150 = (pnx148 % 2);
+                const patc_int pt151 = tid70[psl150];
+                if ((pt151 < 0)) {
+                    pdone147 = true;
+                    continue;
                 }
+                pnext145 = (pnx148 + 1);
+                const patc_int pcnt152 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt151 - 512 * ((n + 511) / 512) + 512)));
+                __align__(16) float px153[4];
+                *(float4 *)px153 = *(const float4 *)(ring64 + (4 * lane + 128 * warp + 512 * psl150));
+                if ((pcnt152 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[0] = (((4 * lane) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 512)] : 0.0f);
+                    }
+                    if (((4 * lane + 1) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[1] = (((4 * lane + 1) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 511)] : 0.0f);
+                    }
+                    if (((4 * lane + 2) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[2] = (((4 * lane + 2) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 510)] : 0.0f);
+                    }
+                    if (((4 * lane + 3) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px153[3] = (((4 * lane + 3) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
+                    }
+                }
+                const patc_int pvc154 = max((patc_int)0, (patc_int)pcnt152);
+                unsigned int pm155 = 0u;
+                float pa156 = px153[0];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane) < pvc154) && (pa156 > t))) << 0u));
+                float pa157 = px153[1];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane + 1) < pvc154) && (pa157 > t))) << 1u));
+                float pa158 = px153[2];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane + 2) < pvc154) && (pa158 > t))) << 2u));
+                float pa159 = px153[3];
+                pm155 = (pm155 | (((unsigned int)(((4 * lane + 3) < pvc154) && (pa159 > t))) << 3u));
+                unsigned int pc160 = __popc(pm155);
+                unsigned int pv161 = pc160;
+                unsigned int po162 = __shfl_up_sync(0xffffffffu, pv161, 1);
+                pv161 = ((lane >= 1) ? (po162 + pv161) : pv161);
+                unsigned int po163 = __shfl_up_sync(0xffffffffu, pv161, 2);
+                pv161 = ((lane >= 2) ? (po163 + pv161) : pv161);
+                unsigned int po164 = __shfl_up_sync(0xffffffffu, pv161, 4);
+                pv161 = ((lane >= 4) ? (po164 + pv161) : pv161);
+                unsigned int po165 = __shfl_up_sync(0xffffffffu, pv161, 8);
+                pv161 = ((lane >= 8) ? (po165 + pv161) : pv161);
+                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv161, 16);
+                pv161 = ((lane >= 16) ? (po166 + pv161) : pv161);
+                __syncwarp();
+                const patc_int pq167 = (pv161 - pc160);
+                if ((((pm155 >> 0u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq167)] = px153[0];
+                }
+                const patc_int pq168 = (pq167 + ((int)((pm155 >> 0u) & 1u)));
+                if ((((pm155 >> 1u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq168)] = px153[1];
+                }
+                const patc_int pq169 = (pq168 + ((int)((pm155 >> 1u) & 1u)));
+                if ((((pm155 >> 2u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq169)] = px153[2];
+                }
+                const patc_int pq170 = (pq169 + ((int)((pm155 >> 2u) & 1u)));
+                if ((((pm155 >> 3u) & 1u) != 0u)) {
+                    ring64[(128 * warp + 512 * psl150 + pq170)] = px153[3];
+                }
+                const patc_int pr171 = (min((patc_int)pvc154, (patc_int)(4 * lane)) - ((int)(pv161 - pc160)));
+                const patc_int psc172 = ((int)__shfl_sync(0xffffffffu, pv161, 31));
+                if ((((4 * lane) < pvc154) && (((pm155 >> 0u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + pr171 + psc172)] = px153[0];
+                }
+                const patc_int pr173 = (pr171 + ((int)(((4 * lane) < pvc154) && (((pm155 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc154) && (((pm155 >> 1u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + psc172 + pr173)] = px153[1];
+                }
+                const patc_int pr174 = (pr173 + ((int)(((4 * lane + 1) < pvc154) && (((pm155 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc154) && (((pm155 >> 2u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + psc172 + pr174)] = px153[2];
+                }
+                const patc_int pr175 = (pr174 + ((int)(((4 * lane + 2) < pvc154) && (((pm155 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc154) && (((pm155 >> 3u) & 1u) == 0u))) {
+                    ring64[(128 * warp + 512 * psl150 + psc172 + pr175)] = px153[3];
+                }
+                if ((lane == 31)) {
+                    own76[(warp + 4 * psl150)] = pv161;
+                }
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot73[(warp + 4 * psl150)] = pv161;
+                    patc_mb_arrive(&tots67[psl150]);
+                }
+                continue;
             }
-            float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            const int vc = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt); /* the chunk's elements */
-            unsigned int m = 0u;
-            #pragma unroll
-            for (int i = 0; i < 4; i++) m |= (unsigned int)(patc_l * 4 + i < vc && patc_pred(x[i])) << i;
-            const unsigned int c = (unsigned int)__popc(m);
-            unsigned int v = c;
-            #pragma unroll
-            for (int d = 1; d < 32; d <<= 1) { const unsigned int o = __shfl_up_sync(0xffffffffu, v, d); if (patc_l >= d) v += o; }
-            __syncwarp(); /* every lane has read its elements: the chunk's space is free */
-            int q = (int)(v - c);
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (m >> i & 1u) chw[q++] = x[i];
-            q = min(patc_l * 4, vc) - (int)(v - c); /* the others of the lanes before */
-            const int sc = (int)__shfl_sync(0xffffffffu, v, 31); /* the chunk's selected */
-            #pragma unroll
-            for (int i = 0; i < 4; i++) if (patc_l * 4 + i < vc && !(m >> i & 1u)) chw[sc + q++] = x[i];
-            if (patc_l == 31) patc_own[sl * 4 + patc_w] = v;
-            __syncwarp(); /* the compacted chunk and its count, before other lanes read them to finish it */
-            if (patc_l == 31) { patc_wtot[sl * 4 + patc_w] = v; patc_mb_arrive(&patc_tots[sl]); }
-            continue;
+            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 2)], ((unsigned int)((pod149 / 2) & 1)))))) {
+                const patc_int psl176 = (pod149 % 2);
+                const patc_int pt177 = tid70[psl176];
+                const patc_int poff178 = min(off75[(warp + 4 * psl176)], ((unsigned int)n));
+                const patc_int psc179 = own76[(warp + 4 * psl176)];
+                for (patc_int l180 = lane; l180 < min((patc_int)psc179, (patc_int)(n - poff178)); l180 += 32) {
+                    out1[(poff178 + l180)] = ring64[(128 * warp + 512 * psl176 + l180)];
+                }
+                const patc_int pcnt181 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt177 - 512 * ((n + 511) / 512) + 512)));
+                const patc_int pr182 = (-psc179 + max((patc_int)0, (patc_int)pcnt181));
+                const patc_int pm183 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l184 = lane; l184 < max((patc_int)0, (patc_int)min((patc_int)pr182, (patc_int)(n - 128 * warp + 512 * pt177 + poff178 - pm183 - 512 * ((n + 511) / 512) + 512))); l184 += 32) {
+                    out1[(128 * warp - 512 * pt177 - poff178 + pm183 + l184 + 512 * ((n + 511) / 512) - 512)] = ring64[(128 * warp + 512 * psl176 + psc179 + l184)];
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty66[psl176]);
+                pold146 = (pod149 + 1);
+                continue;
+            }
+            if ((pdone147 && (pod149 == pnx148))) {
+                return;
+            }
+            __nanosleep(20);
         }
-        if (old < next && __all_sync(0xffffffffu, patc_mb_test(&patc_pref[old % 2], (old / 2) & 1))) {
-            const int sl = old % 2;
-            const long long t = patc_tiles - 1 - patc_tid[sl];
-            const long long off = (long long)patc_off[sl * 4 + patc_w];
-            const int sc = (int)patc_own[sl * 4 + patc_w];
-            const float *const chw = patc_ring + sl * 512 + patc_w * 128;
-            for (int i = patc_l, e = (int)max(0ll, min((long long)sc, patc_n - off)); i < e; i += 32) out1[off + i] = chw[i];
-            const long long cnt = (patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) - (long long)patc_w * 128;
-            const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
-            float *const dst = out1 + patc_m + (t * 512 + (long long)patc_w * 128 - off); /* after the others before */
-            /* a count given wrongly (another predicate's) must not send the others past the output */
-            const long long room = patc_n - (patc_m + (t * 512 + (long long)patc_w * 128 - off));
-            for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
-            patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
-            old++;
-            continue;
-        }
-        if (done && old == next) return;
-        __nanosleep(20);
     }
 }

@@ -108,6 +108,9 @@ static void eval_shuffle(IpCtx *c, const Code *e, IpVal *res)
             perm[i] = i ^ d;
             break;
         case SHFL_BALLOT: unreachable(); /* ballotWarp's meaning is eval_ballot */
+        case SHFL_ANY:
+        case SHFL_ALL:
+        case SHFL_REDMIN: unreachable(); /* no primitive: lowerings' votes only */
         case SHFL_IDX: { /* a[src[i]] */
             ip_val_sel(c, &src, i, src.ty->elem, &s);
             int64_t v = s.s.i;
@@ -513,7 +516,7 @@ static void eval_lookback(IpCtx *c, const Code *e, IpVal *r)
  * (scanPipe) or the same up to xs[i-1] (scanPipeExcl; init at 0); op(a)(b) with a the
  * earlier part, associative, and init its neutral element. w, ipt and s are constants
  * that shape the code (w compute warps of ipt items per lane, s shared-memory slots):
- * the scan is a kernel of its own (codegen/cuda.c, pipe_scan), so it must be the whole
+ * the scan is a kernel of its own (write_pipe, below), so it must be the whole
  * of the kernel's body, outside every map and function. */
 /* The rules every pipe primitive shares: outside every map and function, and its shape
  * (w, ipt, s) constants in range, ipt a multiple of 4 and at most ipt_max, into ns. */
@@ -576,6 +579,842 @@ static LwVal *lower_pipe_read(Lw *w, Expr *e)
                "is (the kernel's whole result), not read", prim_info[e->prim.p].name);
 }
 
+/* ---------------------------------------------------------------- the pipe kernels as kernel IR */
+
+/* The shared buffers of a pipe kernel, one each (smem.c lays them out): the ring of
+ * slots, per slot the mbarriers full, empty, tots, aggb, pref, the tile number, the
+ * tile's total and per compute warp the chunk's total, offset in the tile and offset (a
+ * filter's also its count), and the epoch. */
+typedef enum {
+    PS_RING, PS_FULL, PS_EMPTY, PS_TOTS, PS_AGGB, PS_PREF, PS_TID, PS_EP, PS_AGG, PS_WTOT, PS_WOFF, PS_OFF, PS_OWN,
+    PS_COUNT
+} PipeShared;
+
+/* What the lowering of a pipe kernel's parts shares: its shared buffers (sm[PipeShared]),
+ * the shape (W compute warps of IPT items per lane, S slots, tiles of TILE = W*32*IPT
+ * elements, the one place it is computed), n, the number of tiles, and the hardware's
+ * warp and lane ids. */
+typedef struct Pipe {
+    Lw *w;
+    Arena *a;
+    Buffer **sm;
+    Nat *n, *tiles;
+    int W, IPT, S, TILE;
+    Nat *warp, *lane;
+    Expr *f;      /* a scan's operator op(a)(b); NULL: a filter's or partition's counts add */
+    X *init;      /* its neutral element */
+    ScalarKind ck; /* the values handed over (a filter's: u32 counts) */
+    Expr *pred;    /* a filter's or partition's predicate pred(x); NULL for a scan */
+    bool part;     /* a partition: the others go to the output's end (stable: after the selected) */
+    Buffer *given; /* a stable partition's count of the selected (one u32, global); else NULL */
+} Pipe;
+
+static Nat *pn(Pipe *p, int64_t v) { return nat_cst(p->a, v); }
+
+/* a literal of scalar kind sk (an integer one) */
+static X *plit(Pipe *p, ScalarKind sk, int64_t v)
+{
+    X *x = lw_xnew(p->w, X_LIT, sk);
+    x->lit.i = v;
+    return x;
+}
+
+static X *pcast(Pipe *p, ScalarKind sk, X *e)
+{
+    X *x = lw_xnew(p->w, X_CAST, sk);
+    x->un.e = e;
+    return x;
+}
+
+static X *pnat(Pipe *p, Nat *n) { return x_nat(p->a, n); }
+
+static X *pcmp(Pipe *p, BinOp op, Nat *l, Nat *r) { return x_bin(p->a, op, SK_BOOL, pnat(p, l), pnat(p, r)); }
+
+/* the parity of slot iteration k's phase: (k / S) & 1, a u32 */
+static X *pparity(Pipe *p, Nat *k)
+{
+    return pcast(p, SK_U32, x_bin(p->a, OP_BAND, SK_I32, pnat(p, nat_div(p->a, k, pn(p, p->S))), plit(p, SK_I32, 1)));
+}
+
+static void pmbar(Pipe *p, MbarOp op, int which, Nat *index, X *arg)
+{
+    Stmt *s = lw_snew(p->w, S_MBAR);
+    s->mbar.op = op;
+    s->mbar.buf = op == MB_FENCE ? NULL : p->sm[which];
+    s->mbar.index = index;
+    s->mbar.arg = arg;
+    lw_emit(p->w, s);
+}
+
+static void pjump(Pipe *p, JumpKind k)
+{
+    Stmt *s = lw_snew(p->w, S_JUMP);
+    s->jump.k = k;
+    lw_emit(p->w, s);
+}
+
+/* const var = val, a nat variable of range [lb, ub) (ub NULL: unknown) */
+static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub)
+{
+    Stmt *s = lw_snew(p->w, S_LET);
+    s->let.var = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), lb, ub);
+    s->let.val = val;
+    lw_emit(p->w, s);
+    return nat_var(p->a, s->let.var);
+}
+
+/* for (var = 0;; var++) with var < ub, its body opened (lw_close with *saved) */
+static Nat *popen_while(Pipe *p, const char *prefix, Nat *ub, Stmt **saved)
+{
+    Stmt *s = lw_snew(p->w, S_WHILE);
+    s->wloop.var = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), 0, ub);
+    s->wloop.body = stmt_seq(p->a);
+    lw_emit(p->w, s);
+    *saved = p->w->cur;
+    p->w->cur = s->wloop.body;
+    return nat_var(p->a, s->wloop.var);
+}
+
+/* op(a)(b), the user's operator inlined (its body lowered with its parameters bound to
+ * a and b, each computed once), or a count's sum */
+static X *pop(Pipe *p, X *a, X *b)
+{
+    if (!p->f) return x_bin(p->a, OP_ADD, SK_U32, a, b);
+    lw_bind(p->w, p->f->lam.param, lw_scalar(p->w, lw_materialise(p->w, a, "pa")));
+    lw_bind(p->w, p->f->lam.body->lam.param, lw_scalar(p->w, lw_materialise(p->w, b, "pb")));
+    LwVal *r = lw_lower_exp(p->w, p->f->lam.body->lam.body);
+    return r->x;
+}
+
+static X *pshfl(Pipe *p, ShflKind k, X *val, int arg)
+{
+    X *x = lw_xnew(p->w, X_SHFL, val->sk);
+    x->shfl.k = k;
+    x->shfl.val = val;
+    x->shfl.arg = plit(p, SK_I32, arg);
+    return x;
+}
+
+/* A private scalar of the handed-over type, initialised with x; its load */
+static X *preg(Pipe *p, const char *prefix, X *x, Buffer **b)
+{
+    lw_emit(p->w, lw_scalar_decl(p->w, prefix, x->sk, x, b));
+    return lw_xload(p->w, *b, pn(p, 0));
+}
+
+/* The warp's inclusive scan of the register r (load x): the steps of patterns/scan.rise's
+ * scanWarpStep, each lane l >= d taking op(the value d lanes up, its own) */
+static void pwarp_scan(Pipe *p, Buffer *r, X *x)
+{
+    for (int d = 1; d < 32; d <<= 1) {
+        X *o = lw_materialise(p->w, pshfl(p, SHFL_UP, x, d), "po");
+        X *sel = lw_xnew(p->w, X_SELECT, x->sk);
+        sel->sel.c = pcmp(p, OP_GE, p->lane, pn(p, d));
+        sel->sel.a = pop(p, o, x);
+        sel->sel.b = x;
+        lw_store(p->w, r, pn(p, 0), sel);
+    }
+}
+
+/* the warp role of warp `warp`, its body opened */
+static void popen_role(Pipe *p, int warp, Stmt **saved)
+{
+    Stmt *g = lw_open_if(p->w, pcmp(p, OP_EQ, p->warp, pn(p, warp)), saved);
+    g->cond.role = true;
+}
+
+/* Before the roles: thread 0 initialises each slot's mbarriers with the arrivals a phase
+ * takes (full: the producer's expect, completed by the bulk copy's bytes; empty: every
+ * lane of the compute warps; tots: one lane per compute warp; aggb and pref: every lane
+ * of the aggregator and of the look-back warp). barrier.c puts the __syncthreads that
+ * orders this before the roles. */
+static void pipe_init(Pipe *p)
+{
+    Stmt *saved, *lsaved;
+    lw_open_if(p->w, pcmp(p, OP_EQ, nat_var(p->a, p->w->k->hw.tid[0]), pn(p, 0)), &saved);
+    NatVar *iv;
+    Stmt *loop = lw_open_loop(p->w, LVL_SEQ, 0, pn(p, p->S), &iv, &lsaved);
+    Nat *i = nat_var(p->a, iv);
+    const int which[5] = {PS_FULL, PS_EMPTY, PS_TOTS, PS_AGGB, PS_PREF};
+    const int64_t count[5] = {1, 32 * p->W, p->W, 32, 32};
+    for (int j = 0; j < 5; j++) pmbar(p, MB_INIT, which[j], i, plit(p, SK_U32, count[j]));
+    lw_close_loop(p->w, loop, lsaved);
+    p->w->cur = saved;
+}
+
+/* The producer (lane 0 of warp W + 2): slot iteration k draws tile t from the counter
+ * {epoch, count} in launch order, once slot k % S is free (empty's phase of iteration
+ * k - S), and bulk-copies the tile's whole 16-byte vectors into it (the compute warps
+ * read the last tile's last few elements from the input); the draw of the launch's last
+ * ticket (tiles + gridDim.x of them: every block draws once past the end) sets the counter
+ * to {epoch + 1, 0}, so that no launch resets anything; a draw past the end hands the
+ * others tile -1 and ends the role. A stable partition copies the tiles from the end
+ * (its count launch read them last). */
+static void pipe_producer(Pipe *p, bool stable, Buffer *in, Buffer *ctr)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *wsaved, *isaved;
+    popen_role(p, p->W + 2, &saved);
+    lw_open_if(w, pcmp(p, OP_NE, p->lane, pn(p, 0)), &isaved);
+    pjump(p, JK_RETURN);
+    w->cur = isaved;
+    Nat *gdim = nat_var(a, w->k->hw.gdim[0]);
+    Nat *k = popen_while(p, "pk", nat_add(a, p->tiles, pn(p, 1)), &wsaved);
+    Nat *sl = plet(p, "psl", pnat(p, nat_mod(a, k, pn(p, p->S))), 0, pn(p, p->S));
+    lw_open_if(w, pcmp(p, OP_GE, k, pn(p, p->S)), &isaved);
+    pmbar(p, MB_WAIT, PS_EMPTY, sl, pparity(p, nat_sub(a, k, pn(p, p->S))));
+    w->cur = isaved;
+    X *draw = lw_xnew(w, X_ATOMIC, SK_U64);
+    draw->atomic.op = ATOM_ADD;
+    draw->atomic.buf = ctr;
+    draw->atomic.index = pn(p, 0);
+    draw->atomic.val = plit(p, SK_U64, 1);
+    Buffer *db;
+    lw_emit(w, lw_scalar_decl(w, "pd", SK_U64, draw, &db));
+    X *d = lw_xload(w, db, pn(p, 0));
+    X *last = pcast(p, SK_U32, pnat(p, nat_sub(a, nat_add(a, p->tiles, gdim), pn(p, 1))));
+    lw_open_if(w, x_bin(a, OP_EQ, SK_BOOL, pcast(p, SK_U32, d), last), &isaved);
+    lw_store(w, ctr, pn(p, 0), x_bin(a, OP_ADD, SK_U64, x_bin(a, OP_BAND, SK_U64, d, plit(p, SK_U64, (int64_t)0xffffffff00000000ull)),
+                                     plit(p, SK_U64, 1ll << 32)));
+    w->cur = isaved;
+    lw_open_if(w, pcmp(p, OP_EQ, k, pn(p, 0)), &isaved);
+    lw_store(w, p->sm[PS_EP], pn(p, 0),
+             x_bin(a, OP_BAND, SK_U32, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, d, plit(p, SK_U64, 32))),
+                   plit(p, SK_U32, 0x3fffffff)));
+    w->cur = isaved;
+    Nat *t = plet(p, "pt", pcast(p, SK_U32, d), 0, nat_add(a, p->tiles, gdim));
+    lw_open_if(w, pcmp(p, OP_GE, t, p->tiles), &isaved);
+    lw_store(w, p->sm[PS_TID], sl, plit(p, SK_I64, -1));
+    pmbar(p, MB_ARRIVE, PS_FULL, sl, NULL);
+    pjump(p, JK_RETURN);
+    w->cur = isaved;
+    lw_store(w, p->sm[PS_TID], sl, pnat(p, t));
+    Nat *tt = stable ? nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t) : t;
+    Nat *left = nat_min(a, nat_sub(a, p->n, nat_mul(a, tt, pn(p, p->TILE))), pn(p, p->TILE));
+    Buffer *bb;
+    X *bytes = pcast(p, SK_U32, x_bin(a, OP_BAND, SK_I32, pnat(p, nat_mul(a, left, pn(p, 4))), plit(p, SK_I32, -16)));
+    lw_emit(w, lw_scalar_decl(w, "pbytes", SK_U32, bytes, &bb));
+    X *b = lw_xload(w, bb, pn(p, 0));
+    pmbar(p, MB_FENCE, 0, NULL, NULL); /* after the slot's generic accesses */
+    pmbar(p, MB_EXPECT, PS_FULL, sl, b);
+    lw_open_if(w, x_bin(a, OP_NE, SK_BOOL, b, plit(p, SK_U32, 0)), &isaved);
+    Stmt *bk = lw_snew(w, S_BULK);
+    bk->bulk.dst = p->sm[PS_RING];
+    bk->bulk.dst_index = nat_mul(a, sl, pn(p, p->TILE));
+    bk->bulk.src = in;
+    bk->bulk.src_index = nat_mul(a, tt, pn(p, p->TILE));
+    bk->bulk.bytes = b;
+    bk->bulk.bar = p->sm[PS_FULL];
+    bk->bulk.bar_index = sl;
+    lw_emit(w, bk);
+    w->cur = isaved;
+    w->cur = wsaved;
+    w->cur = saved;
+}
+
+/* The head of the aggregator's and the look-back warp's loop over slot iterations k: the
+ * tile t in slot sl = k % S, once the producer filled it (t < 0: no more tiles, the role
+ * ends), then the hand-over `bar` of that round. Opens the loop's body (*saved). */
+static Nat *pipe_round(Pipe *p, int bar, Nat **slp, Stmt **saved)
+{
+    Arena *a = p->a;
+    Stmt *isaved;
+    Nat *k = popen_while(p, "pk", nat_add(a, p->tiles, pn(p, 1)), saved);
+    Nat *sl = plet(p, "psl", pnat(p, nat_mod(a, k, pn(p, p->S))), 0, pn(p, p->S));
+    pmbar(p, MB_WAIT, PS_FULL, sl, pparity(p, k));
+    Nat *t = plet(p, "pt", lw_xload(p->w, p->sm[PS_TID], sl), -1, p->tiles);
+    lw_open_if(p->w, pcmp(p, OP_LT, t, pn(p, 0)), &isaved);
+    pjump(p, JK_RETURN);
+    p->w->cur = isaved;
+    pmbar(p, MB_WAIT, bar, sl, pparity(p, k));
+    *slp = sl;
+    return t;
+}
+
+/* The tile word of tile t: ((epoch << 2 | flag) << 32) | the value's bits, stored whole
+ * (relaxed, gpu scope), as the look-back reads it */
+static void pipe_publish(Pipe *p, Buffer *state, Nat *t, X *ep, X *flag, X *val)
+{
+    Arena *a = p->a;
+    X *hi = x_bin(a, OP_BOR, SK_U32, x_bin(a, OP_SHL, SK_U32, ep, plit(p, SK_U32, 2)), flag);
+    X *bits = val;
+    if (val->sk != SK_U32) {
+        bits = lw_xnew(p->w, X_BITCAST, SK_U32);
+        bits->un.e = val;
+    }
+    X *word = x_bin(a, OP_BOR, SK_U64, x_bin(a, OP_SHL, SK_U64, pcast(p, SK_U64, hi), plit(p, SK_U64, 32)),
+                    pcast(p, SK_U64, bits));
+    Stmt *s = lw_snew(p->w, S_STORE);
+    s->store.buf = state;
+    s->store.index = t;
+    s->store.val = word;
+    s->store.order = MO_RELAXED;
+    lw_emit(p->w, s);
+}
+
+/* The aggregator (warp W): each tile's chunk totals (lane l: compute warp l's) scanned
+ * into the chunks' offsets in the tile, the tile's total published in its word (flag A,
+ * or P for tile 0) and handed to the look-back warp with the offsets (aggb: every lane
+ * arrives, each releasing what it read and wrote) */
+static void pipe_aggregator(Pipe *p, Buffer *state)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *wsaved, *isaved;
+    Buffer *rb, *eb;
+    Nat *sl;
+    popen_role(p, p->W, &saved);
+    Nat *t = pipe_round(p, PS_TOTS, &sl, &wsaved);
+    X *ep = preg(p, "pep", lw_xload(w, p->sm[PS_EP], pn(p, 0)), &eb);
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->lane);
+    X *v = lw_xnew(w, X_SELECT, p->ck);
+    v->sel.c = pcmp(p, OP_LT, p->lane, pn(p, p->W));
+    v->sel.a = lw_xload(w, p->sm[PS_WTOT], mine);
+    v->sel.b = p->init;
+    X *inc = preg(p, "pinc", v, &rb);
+    pwarp_scan(p, rb, inc);
+    X *tot = lw_materialise(w, pshfl(p, SHFL_IDX, inc, 31), "ptot");
+    X *up = lw_materialise(w, pshfl(p, SHFL_UP, inc, 1), "pup");
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 0)), &isaved);
+    X *flag = lw_xnew(w, X_SELECT, SK_U32);
+    flag->sel.c = pcmp(p, OP_EQ, t, pn(p, 0));
+    flag->sel.a = plit(p, SK_U32, 2);
+    flag->sel.b = plit(p, SK_U32, 1);
+    pipe_publish(p, state, t, ep, flag, tot);
+    lw_store(w, p->sm[PS_AGG], sl, tot);
+    w->cur = isaved;
+    lw_open_if(w, pcmp(p, OP_LT, p->lane, pn(p, p->W)), &isaved);
+    X *ex = lw_xnew(w, X_SELECT, p->ck);
+    ex->sel.c = pcmp(p, OP_EQ, p->lane, pn(p, 0));
+    ex->sel.a = p->init;
+    ex->sel.b = up;
+    lw_store(w, p->sm[PS_WOFF], mine, ex);
+    w->cur = isaved;
+    pmbar(p, MB_ARRIVE, PS_AGGB, sl, NULL);
+    w->cur = wsaved;
+    w->cur = saved;
+}
+
+/* helpers of the look-back: a select, a negation, a bool register's load */
+static X *psel(Pipe *p, X *c, X *a, X *b)
+{
+    X *x = lw_xnew(p->w, X_SELECT, a->sk);
+    x->sel.c = c;
+    x->sel.a = a;
+    x->sel.b = b;
+    return x;
+}
+
+static X *pnot(Pipe *p, X *e)
+{
+    X *x = lw_xnew(p->w, X_UN, SK_BOOL);
+    x->un.op = UOP_NOT;
+    x->un.e = e;
+    return x;
+}
+
+static X *pvote(Pipe *p, ShflKind k, ScalarKind sk, X *val)
+{
+    X *x = lw_xnew(p->w, X_SHFL, sk);
+    x->shfl.k = k;
+    x->shfl.val = val;
+    return x;
+}
+
+/* One window of the look-back: lane l reads the words of tiles j = top - 32u - l,
+ * u = 0..3 (coalesced; older at higher l and u) that lie after prev, until none of them
+ * is unset (of another epoch, or flag 0: zeroed memory in epoch 0), sleeping 20 ns
+ * between polls; then the nearest P's distance `near` (the warp's minimum), and the
+ * values from top back to it combined in order into acc: per group of 32 a shuffle tree
+ * (lane l takes op(v[l + d], v[l])), then the groups. found: a P was among them. */
+static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer *accb, Buffer *foundb)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *psaved, *isaved;
+    Buffer *wb[4], *gb[4], *ub, *nb;
+    X *wd[4], *g[4], *live[4];
+    Nat *dist[4];
+    for (int u = 0; u < 4; u++) {
+        dist[u] = nat_add(a, pn(p, 32 * u), p->lane);
+        X *j = pnat(p, nat_sub(a, top, dist[u]));
+        live[u] = x_bin(a, OP_GT, SK_BOOL, j, prev);
+        wd[u] = preg(p, "pwd", plit(p, SK_U64, 0), &wb[u]);
+    }
+    Stmt *poll = lw_snew(w, S_WHILE);
+    poll->wloop.body = stmt_seq(a);
+    lw_emit(w, poll);
+    psaved = w->cur;
+    w->cur = poll->wloop.body;
+    X *unset = preg(p, "punset", x_bool(a, false), &ub);
+    for (int u = 0; u < 4; u++) {
+        X *ld = lw_xload(w, state, nat_sub(a, top, dist[u]));
+        ld->load.order = MO_RELAXED;
+        lw_store(w, wb[u], pn(p, 0), psel(p, live[u], ld, plit(p, SK_U64, 0)));
+        X *hi = lw_materialise(w, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, wd[u], plit(p, SK_U64, 32))), "phi");
+        X *other = x_bin(a, OP_NE, SK_BOOL, x_bin(a, OP_SHR, SK_U32, hi, plit(p, SK_U32, 2)), ep);
+        X *zero = x_bin(a, OP_EQ, SK_BOOL, x_bin(a, OP_BAND, SK_U32, hi, plit(p, SK_U32, 3)), plit(p, SK_U32, 0));
+        lw_store(w, ub, pn(p, 0), x_bin(a, OP_OR, SK_BOOL, unset, x_bin(a, OP_AND, SK_BOOL, live[u],
+                                                                         x_bin(a, OP_OR, SK_BOOL, other, zero))));
+    }
+    lw_open_if(w, pnot(p, pvote(p, SHFL_ANY, SK_BOOL, unset)), &isaved);
+    pjump(p, JK_BREAK);
+    w->cur = isaved;
+    Stmt *sl = lw_snew(w, S_SLEEP);
+    sl->sleep.ns = 20;
+    lw_emit(w, sl);
+    w->cur = psaved;
+    X *near = preg(p, "pnear", plit(p, SK_U32, (int64_t)0xffffffffu), &nb);
+    for (int u = 0; u < 4; u++) {
+        X *flag = x_bin(a, OP_BAND, SK_U32, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, wd[u], plit(p, SK_U64, 32))),
+                        plit(p, SK_U32, 3));
+        lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, live[u], x_bin(a, OP_EQ, SK_BOOL, flag, plit(p, SK_U32, 2))), &isaved);
+        X *m = lw_xnew(w, X_MINMAX, SK_U32);
+        m->bin.op = OP_LT;
+        m->bin.l = near;
+        m->bin.r = pcast(p, SK_U32, pnat(p, dist[u]));
+        lw_store(w, nb, pn(p, 0), m);
+        w->cur = isaved;
+    }
+    lw_store(w, nb, pn(p, 0), pvote(p, SHFL_REDMIN, SK_U32, near));
+    for (int u = 0; u < 4; u++) {
+        X *v = pcast(p, SK_U32, wd[u]);
+        if (p->ck != SK_U32) {
+            X *b = lw_xnew(w, X_BITCAST, p->ck);
+            b->un.e = v;
+            v = b;
+        }
+        X *in = x_bin(a, OP_AND, SK_BOOL, live[u], x_bin(a, OP_LE, SK_BOOL, pcast(p, SK_U32, pnat(p, dist[u])), near));
+        g[u] = preg(p, "pg", psel(p, in, v, p->init), &gb[u]);
+    }
+    for (int d = 1; d < 32; d <<= 1)
+        for (int u = 0; u < 4; u++) {
+            X *o = lw_materialise(w, pshfl(p, SHFL_DOWN, g[u], d), "po");
+            lw_store(w, gb[u], pn(p, 0), psel(p, pcmp(p, OP_LT, nat_add(a, p->lane, pn(p, d)), pn(p, 32)), pop(p, o, g[u]), g[u]));
+        }
+    X *all = lw_materialise(w, pop(p, pop(p, pop(p, g[3], g[2]), g[1]), g[0]), "pall");
+    X *acc = lw_xload(w, accb, pn(p, 0));
+    lw_store(w, accb, pn(p, 0), pop(p, lw_materialise(w, pshfl(p, SHFL_IDX, all, 0), "pw0"), acc));
+    lw_store(w, foundb, pn(p, 0), x_bin(a, OP_NE, SK_BOOL, near, plit(p, SK_U32, (int64_t)0xffffffffu)));
+}
+
+/* The look-back warp (warp W + 1): each tile's exclusive prefix from the words of the
+ * tiles before it (seed 001's decoupled look-back: 4 x 32 words a window, newest
+ * first, back to the nearest P, never past its own block's previous tile prev, whose
+ * inclusive prefix prevp it knows), P published, the chunks' offsets handed over (a
+ * filter's: the count of every tile to `count` from the last; a stable partition's
+ * offsets count from the end, after the given number of selected `given`) */
+static void pipe_lookback(Pipe *p, Buffer *state, Buffer *count, Buffer *given)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *wsaved, *isaved, *lsaved;
+    Buffer *prb, *ppb, *eb, *tb, *ab, *fb, *ib;
+    Nat *sl;
+    popen_role(p, p->W + 1, &saved);
+    X *prev = preg(p, "pprev", plit(p, SK_I64, -1), &prb);
+    X *prevp = preg(p, "pprevp", p->init, &ppb);
+    Nat *t = pipe_round(p, PS_AGGB, &sl, &wsaved);
+    X *ep = preg(p, "pep", lw_xload(w, p->sm[PS_EP], pn(p, 0)), &eb);
+    X *tot = preg(p, "ptot", lw_xload(w, p->sm[PS_AGG], sl), &tb);
+    X *acc = preg(p, "pacc", p->init, &ab);
+    X *xt = pnat(p, t), *after = x_bin(a, OP_EQ, SK_BOOL, prev, pnat(p, nat_sub(a, t, pn(p, 1))));
+    X *found = preg(p, "pfound", x_bin(a, OP_OR, SK_BOOL, x_bin(a, OP_EQ, SK_BOOL, xt, plit(p, SK_I32, 0)), after), &fb);
+    /* for (r = 0; !found && top > prev; r++), top = t - 1 - 128 r */
+    Stmt *lb = lw_snew(w, S_WHILE);
+    lb->wloop.var = nat_newvar(a, arena_printf(a, "pr%d", w->names++), 0, nat_add(a, nat_div(a, p->tiles, pn(p, 128)), pn(p, 2)));
+    Nat *top = nat_sub(a, nat_sub(a, t, pn(p, 1)), nat_mul(a, nat_var(a, lb->wloop.var), pn(p, 128)));
+    lb->wloop.cond = x_bin(a, OP_AND, SK_BOOL, pnot(p, found), x_bin(a, OP_GT, SK_BOOL, pnat(p, top), prev));
+    lb->wloop.body = stmt_seq(a);
+    lw_emit(w, lb);
+    lsaved = w->cur;
+    w->cur = lb->wloop.body;
+    pipe_window(p, state, top, prev, ep, ab, fb);
+    w->cur = lsaved;
+    /* back to the previous tile: its prefix first */
+    lw_open_if(w, x_bin(a, OP_OR, SK_BOOL, pnot(p, found), after), &isaved);
+    lw_store(w, ab, pn(p, 0), pop(p, prevp, acc));
+    w->cur = isaved;
+    lw_open_if(w, x_bin(a, OP_EQ, SK_BOOL, xt, plit(p, SK_I32, 0)), &isaved);
+    lw_store(w, ab, pn(p, 0), p->init);
+    w->cur = isaved;
+    X *inc = preg(p, "pinc", pop(p, acc, tot), &ib);
+    X *lane0 = pcmp(p, OP_EQ, p->lane, pn(p, 0));
+    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, lane0, x_bin(a, OP_NE, SK_BOOL, xt, plit(p, SK_I32, 0))), &isaved);
+    pipe_publish(p, state, t, ep, plit(p, SK_U32, 2), inc);
+    w->cur = isaved;
+    if (count) {
+        lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, lane0, pcmp(p, OP_EQ, t, nat_sub(a, p->tiles, pn(p, 1)))), &isaved);
+        lw_store(w, count, pn(p, 0), inc);
+        w->cur = isaved;
+    }
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->lane);
+    lw_open_if(w, pcmp(p, OP_LT, p->lane, pn(p, p->W)), &isaved);
+    X *woff = lw_xload(w, p->sm[PS_WOFF], mine);
+    X *off = given ? x_bin(a, OP_ADD, SK_U32, x_bin(a, OP_SUB, SK_U32, x_bin(a, OP_SUB, SK_U32, lw_xload(w, given, pn(p, 0)), acc), tot), woff)
+                   : pop(p, acc, woff);
+    lw_store(w, p->sm[PS_OFF], mine, off);
+    w->cur = isaved;
+    pmbar(p, MB_ARRIVE, PS_PREF, sl, NULL);
+    lw_store(w, prb, pn(p, 0), xt);
+    lw_store(w, ppb, pn(p, 0), inc);
+    w->cur = wsaved;
+    w->cur = saved;
+}
+
+/* A private vector register of 4 elements (S_VLOAD's destination, S_VSTORE's source),
+ * declared here */
+static Buffer *pvec(Pipe *p, const char *prefix, ScalarKind sk)
+{
+    Buffer *b = lw_new_buffer(p->w, prefix, AS_PRIVATE, sk, pn(p, 4));
+    b->vec = 4;
+    Stmt *d = lw_snew(p->w, S_DECL);
+    d->decl.buf = b;
+    lw_emit(p->w, d);
+    return b;
+}
+
+static void pvload(Pipe *p, Buffer *dst, Buffer *src, Nat *index)
+{
+    Stmt *s = lw_snew(p->w, S_VLOAD);
+    s->vload.dst = dst;
+    s->vload.src = src;
+    s->vload.index = index;
+    s->vload.width = 4;
+    lw_emit(p->w, s);
+}
+
+static void pvstore(Pipe *p, Buffer *dst, Nat *index, Buffer *src)
+{
+    Stmt *s = lw_snew(p->w, S_VSTORE);
+    s->vstore.dst = dst;
+    s->vstore.src = src;
+    s->vstore.index = index;
+    s->vstore.width = 4;
+    lw_emit(p->w, s);
+}
+
+/* cnt: how many of tile t's elements fall in this compute warp's chunk (at most CH;
+ * 0 or less past n), by which the last tile's chunks are bounded */
+static Nat *pipe_chunk_count(Pipe *p, Nat *t)
+{
+    Arena *a = p->a;
+    int CH = 32 * p->IPT;
+    Nat *c = nat_sub(a, nat_min(a, nat_sub(a, p->n, nat_mul(a, t, pn(p, p->TILE))), pn(p, p->TILE)),
+                     nat_mul(a, p->warp, pn(p, CH)));
+    return plet(p, "pcnt", pnat(p, c), -(int64_t)p->TILE, pn(p, CH + 1));
+}
+
+/* A scan's newly loaded tile t in slot sl, for compute warp `warp`: its chunk's IPT
+ * elements per lane in registers (16-byte vector loads from the ring; the last tile's
+ * elements past the copy from the input, past n init), scanned in the lane, the lanes'
+ * totals scanned by the warp (scanWarpStep's steps), each element given the prefix of
+ * the lanes before (an exclusive scan's element i the prefix before it), written back
+ * to the ring (vector stores), and the chunk's total handed to the aggregator */
+/* The chunk of tile t in slot sl, IPT elements per lane, into the vector registers xq:
+ * 16-byte vector loads from the ring, the last tile's elements past the copy from the
+ * input, past n `past` */
+static void pipe_load_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t, Nat *cnt, Buffer **xq, X *past)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT;
+    Stmt *isaved, *jsaved;
+    Nat *chunk = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *mine = nat_add(a, chunk, nat_mul(a, p->lane, pn(p, p->IPT)));
+    for (int q = 0; q < p->IPT / 4; q++) {
+        xq[q] = pvec(p, "px", in->sk);
+        pvload(p, xq[q], p->sm[PS_RING], nat_add(a, mine, pn(p, 4 * q)));
+    }
+    lw_open_if(w, pcmp(p, OP_LT, cnt, nat_mul(a, nat_add(a, p->lane, pn(p, 1)), pn(p, p->IPT))), &isaved);
+    Nat *tile = nat_mul(a, t, pn(p, p->TILE));
+    Nat *copied = nat_sub(a, nat_mul(a, nat_div(a, nat_sub(a, p->n, tile), pn(p, 4)), pn(p, 4)), nat_mul(a, p->warp, pn(p, CH)));
+    for (int i = 0; i < p->IPT; i++) {
+        Nat *j = nat_add(a, nat_mul(a, p->lane, pn(p, p->IPT)), pn(p, i));
+        lw_open_if(w, pcmp(p, OP_GE, j, copied), &jsaved);
+        X *ld = lw_xload(w, in, nat_add(a, nat_add(a, tile, nat_mul(a, p->warp, pn(p, CH))), j));
+        lw_store(w, xq[i / 4], pn(p, i % 4), psel(p, pcmp(p, OP_LT, j, cnt), ld, past));
+        w->cur = jsaved;
+    }
+    w->cur = isaved;
+}
+
+static void pipe_scan_chunk(Pipe *p, Buffer *in, bool excl, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT, NQ = p->IPT / 4;
+    Stmt *isaved;
+    Nat *cnt = pipe_chunk_count(p, t);
+    Nat *chunk = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *mine = nat_add(a, chunk, nat_mul(a, p->lane, pn(p, p->IPT)));
+    Buffer *xq[16];
+    pipe_load_chunk(p, in, sl, t, cnt, xq, p->init);
+#define XI(i) lw_xload(w, xq[(i) / 4], pn(p, (i) % 4))
+    for (int i = 1; i < p->IPT; i++) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, XI(i - 1), XI(i)));
+    Buffer *vb;
+    X *v = preg(p, "pv", XI(p->IPT - 1), &vb);
+    pwarp_scan(p, vb, v);
+    X *up = lw_materialise(w, pshfl(p, SHFL_UP, v, 1), "pup");
+    X *ex = lw_materialise(w, psel(p, pcmp(p, OP_EQ, p->lane, pn(p, 0)), p->init, up), "pex");
+    if (excl) {
+        for (int i = p->IPT - 1; i > 0; i--) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, ex, XI(i - 1)));
+        lw_store(w, xq[0], pn(p, 0), ex);
+    } else {
+        for (int i = 0; i < p->IPT; i++) lw_store(w, xq[i / 4], pn(p, i % 4), pop(p, ex, XI(i)));
+    }
+#undef XI
+    for (int q = 0; q < NQ; q++) pvstore(p, p->sm[PS_RING], nat_add(a, mine, pn(p, 4 * q)), xq[q]);
+    Stmt *sw = lw_snew(w, S_BARRIER); /* the chunk written back, before other lanes read it to finish it */
+    sw->barrier.level = LVL_WARP;
+    lw_emit(w, sw);
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 31)), &isaved);
+    lw_store(w, p->sm[PS_WTOT], nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp), v);
+    pmbar(p, MB_ARRIVE, PS_TOTS, sl, NULL);
+    w->cur = isaved;
+}
+
+/* A scan's chunk of tile t in slot sl once its offset is known: each element given the
+ * offset and stored to out, 16-byte vectors where whole (the last tile's last few one by
+ * one) */
+static void pipe_scan_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT;
+    Stmt *isaved, *jsaved;
+    X *off = lw_materialise(w, lw_xload(w, p->sm[PS_OFF], nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp)), "poff");
+    Nat *cnt = pipe_chunk_count(p, t);
+    Nat *chunk = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *o = nat_add(a, nat_mul(a, t, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    for (int q = 0; q < p->IPT / 4; q++) {
+        Nat *i4 = nat_add(a, pn(p, 32 * q), p->lane);
+        Buffer *u = pvec(p, "pu", p->ck);
+        pvload(p, u, p->sm[PS_RING], nat_add(a, chunk, nat_mul(a, i4, pn(p, 4))));
+        for (int j = 0; j < 4; j++) lw_store(w, u, pn(p, j), pop(p, off, lw_xload(w, u, pn(p, j))));
+        Nat *at = nat_mul(a, i4, pn(p, 4));
+        lw_open_if(w, pcmp(p, OP_LE, nat_add(a, at, pn(p, 4)), cnt), &isaved);
+        pvstore(p, out, nat_add(a, o, at), u);
+        w->cur = isaved;
+        lw_open_if(w, pcmp(p, OP_GT, nat_add(a, at, pn(p, 4)), cnt), &isaved);
+        for (int j = 0; j < 3; j++) {
+            lw_open_if(w, pcmp(p, OP_LT, nat_add(a, at, pn(p, j)), cnt), &jsaved);
+            lw_store(w, out, nat_add(a, nat_add(a, o, at), pn(p, j)), lw_xload(w, u, pn(p, j)));
+            w->cur = jsaved;
+        }
+        w->cur = isaved;
+    }
+}
+
+/* A scan's compute warps (warps 0 .. W - 1), each over its chunk of every tile its block
+ * draws: it never waits, but takes whichever is ready of a newly loaded tile (holding at
+ * most S) and the oldest tile whose offset the look-back has handed over, sleeping 20 ns
+ * when neither is; done once the producer's tile -1 came and every tile is finished */
+static void pipe_select_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t);
+static void pipe_select_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t);
+
+static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    Stmt *saved, *lsaved, *isaved, *jsaved;
+    Buffer *nb, *ob, *db;
+    Stmt *g = lw_open_if(w, pcmp(p, OP_LT, p->warp, pn(p, p->W)), &saved);
+    g->cond.role = true;
+    X *next = preg(p, "pnext", plit(p, SK_I32, 0), &nb), *old = preg(p, "pold", plit(p, SK_I32, 0), &ob);
+    X *done = preg(p, "pdone", x_bool(a, false), &db);
+    Stmt *loop = lw_snew(w, S_WHILE);
+    loop->wloop.body = stmt_seq(a);
+    lw_emit(w, loop);
+    lsaved = w->cur;
+    w->cur = loop->wloop.body;
+    Nat *ub = nat_add(a, p->tiles, pn(p, 1));
+    Nat *nx = plet(p, "pnx", next, 0, ub), *od = plet(p, "pod", old, 0, ub);
+    X *ready = lw_xnew(w, X_MBTEST, SK_BOOL);
+    ready->mbtest.buf = p->sm[PS_FULL];
+    ready->mbtest.index = nat_mod(a, nx, pn(p, p->S));
+    ready->mbtest.parity = pparity(p, nx);
+    X *c = x_bin(a, OP_AND, SK_BOOL, x_bin(a, OP_AND, SK_BOOL, pnot(p, done), pcmp(p, OP_LT, nat_sub(a, nx, od), pn(p, p->S))),
+                 pvote(p, SHFL_ALL, SK_BOOL, ready));
+    lw_open_if(w, c, &isaved);
+    Nat *sl = plet(p, "psl", pnat(p, nat_mod(a, nx, pn(p, p->S))), 0, pn(p, p->S));
+    Nat *t = plet(p, "pt", lw_xload(w, p->sm[PS_TID], sl), -1, p->tiles);
+    lw_open_if(w, pcmp(p, OP_LT, t, pn(p, 0)), &jsaved);
+    lw_store(w, db, pn(p, 0), x_bool(a, true));
+    pjump(p, JK_CONTINUE);
+    w->cur = jsaved;
+    if (p->given) t = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t); /* drawn from the end */
+    lw_store(w, nb, pn(p, 0), pnat(p, nat_add(a, nx, pn(p, 1))));
+    if (p->pred) pipe_select_chunk(p, in, sl, t);
+    else pipe_scan_chunk(p, in, excl, sl, t);
+    pjump(p, JK_CONTINUE);
+    w->cur = isaved;
+    X *fin = lw_xnew(w, X_MBTEST, SK_BOOL);
+    fin->mbtest.buf = p->sm[PS_PREF];
+    fin->mbtest.index = nat_mod(a, od, pn(p, p->S));
+    fin->mbtest.parity = pparity(p, od);
+    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, od, nx), pvote(p, SHFL_ALL, SK_BOOL, fin)), &isaved);
+    Nat *fsl = plet(p, "psl", pnat(p, nat_mod(a, od, pn(p, p->S))), 0, pn(p, p->S));
+    Nat *ft = NULL; /* a filter's finish does not need the tile (nvcc would warn) */
+    if (!p->pred || p->part) ft = plet(p, "pt", lw_xload(w, p->sm[PS_TID], fsl), 0, p->tiles);
+    if (p->given) ft = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), ft);
+    if (p->pred) pipe_select_finish(p, out, fsl, ft);
+    else pipe_scan_finish(p, out, fsl, ft);
+    pmbar(p, MB_FENCE, 0, NULL, NULL); /* before the slot's next bulk copy */
+    pmbar(p, MB_ARRIVE, PS_EMPTY, fsl, NULL); /* every lane: each releases its own reads and writes of the slot */
+    lw_store(w, ob, pn(p, 0), pnat(p, nat_add(a, od, pn(p, 1))));
+    pjump(p, JK_CONTINUE);
+    w->cur = isaved;
+    lw_open_if(w, x_bin(a, OP_AND, SK_BOOL, done, pcmp(p, OP_EQ, od, nx)), &isaved);
+    pjump(p, JK_RETURN);
+    w->cur = isaved;
+    Stmt *sp = lw_snew(w, S_SLEEP);
+    sp->sleep.ns = 20;
+    lw_emit(w, sp);
+    w->cur = lsaved;
+    w->cur = saved;
+}
+
+/* a zero of scalar kind sk */
+static X *pzero(Pipe *p, ScalarKind sk)
+{
+    X *x = lw_xnew(p->w, X_LIT, sk);
+    if (scalar_info[sk].is_float) x->lit.f = 0.0;
+    else x->lit.i = 0;
+    return x;
+}
+
+/* A filter's or partition's newly loaded chunk: each lane's elements flagged by the
+ * predicate (bit i of m; only the chunk's vc elements), numbered by the warp's scan of
+ * the lanes' counts, and written back compacted to the chunk's front in order (a
+ * partition's others from its end backwards, a stable partition's right after the
+ * selected in order); the chunk's count to own (its warp's finish) and wtot (the
+ * aggregator). The running positions are S_LETs, each the one before plus a flag. */
+static void pipe_select_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT;
+    Stmt *isaved;
+    Buffer *xq[16], *mb, *vb;
+    Nat *cnt = pipe_chunk_count(p, t);
+    pipe_load_chunk(p, in, sl, t, cnt, xq, pzero(p, in->sk));
+    Nat *chw = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *vc = plet(p, "pvc", pnat(p, nat_max(a, pn(p, 0), nat_min(a, cnt, pn(p, CH)))), 0, pn(p, CH + 1));
+    X *m = preg(p, "pm", plit(p, SK_U32, 0), &mb);
+    X *xi[64];
+    for (int i = 0; i < p->IPT; i++) {
+        xi[i] = lw_xload(w, xq[i / 4], pn(p, i % 4));
+        lw_bind(w, p->pred->lam.param, lw_scalar(w, lw_materialise(w, xi[i], "pa")));
+        X *pr = lw_lower_exp(w, p->pred->lam.body)->x;
+        X *in_chunk = pcmp(p, OP_LT, nat_add(a, nat_mul(a, p->lane, pn(p, p->IPT)), pn(p, i)), vc);
+        X *bit = x_bin(a, OP_SHL, SK_U32, pcast(p, SK_U32, x_bin(a, OP_AND, SK_BOOL, in_chunk, pr)), plit(p, SK_U32, i));
+        lw_store(w, mb, pn(p, 0), x_bin(a, OP_BOR, SK_U32, m, bit));
+    }
+    X *pc = lw_xnew(w, X_CALL, SK_U32);
+    pc->call.p = P_POPC;
+    pc->call.n = 1;
+    pc->call.args[0] = m;
+    X *c = lw_materialise(w, pc, "pc");
+    X *v = preg(p, "pv", c, &vb);
+    pwarp_scan(p, vb, v);
+    Stmt *sw = lw_snew(w, S_BARRIER); /* every lane has read its elements: the chunk's space is free */
+    sw->barrier.level = LVL_WARP;
+    lw_emit(w, sw);
+    X *before = x_bin(a, OP_SUB, SK_U32, v, c);
+    Nat *q = plet(p, "pq", before, 0, pn(p, CH + 1));
+    for (int i = 0; i < p->IPT; i++) {
+        X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
+        lw_open_if(w, x_bin(a, OP_NE, SK_BOOL, f, plit(p, SK_U32, 0)), &isaved);
+        lw_store(w, p->sm[PS_RING], nat_add(a, chw, q), xi[i]);
+        w->cur = isaved;
+        if (i + 1 < p->IPT) q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, q), pcast(p, SK_I32, f)), 0, pn(p, CH + 1));
+    }
+    if (p->part) {
+        /* the others of the lanes before */
+        Nat *mine = nat_mul(a, p->lane, pn(p, p->IPT));
+        Nat *r = plet(p, "pr", x_bin(a, OP_SUB, SK_I32, pnat(p, nat_min(a, mine, vc)), pcast(p, SK_I32, before)), 0, pn(p, CH + 1));
+        Nat *sc = p->given ? plet(p, "psc", pcast(p, SK_I32, pshfl(p, SHFL_IDX, v, 31)), 0, pn(p, CH + 1)) : NULL;
+        for (int i = 0; i < p->IPT; i++) {
+            X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
+            X *other = x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, nat_add(a, mine, pn(p, i)), vc),
+                             x_bin(a, OP_EQ, SK_BOOL, f, plit(p, SK_U32, 0)));
+            lw_open_if(w, other, &isaved);
+            Nat *at = sc ? nat_add(a, sc, r) : nat_sub(a, pn(p, CH - 1), r);
+            lw_store(w, p->sm[PS_RING], nat_add(a, chw, at), xi[i]);
+            w->cur = isaved;
+            if (i + 1 < p->IPT) r = plet(p, "pr", x_bin(a, OP_ADD, SK_I32, pnat(p, r), pcast(p, SK_I32, other)), 0, pn(p, CH + 1));
+        }
+    }
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp);
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 31)), &isaved);
+    lw_store(w, p->sm[PS_OWN], mine, v);
+    w->cur = isaved;
+    sw = lw_snew(w, S_BARRIER); /* the compacted chunk and its count, before other lanes read them to finish it */
+    sw->barrier.level = LVL_WARP;
+    lw_emit(w, sw);
+    lw_open_if(w, pcmp(p, OP_EQ, p->lane, pn(p, 31)), &isaved);
+    lw_store(w, p->sm[PS_WTOT], mine, v);
+    pmbar(p, MB_ARRIVE, PS_TOTS, sl, NULL);
+    w->cur = isaved;
+}
+
+/* min(x, n) of a u32 x */
+static X *pmin_n(Pipe *p, X *x)
+{
+    X *m = lw_xnew(p->w, X_MINMAX, SK_U32);
+    m->bin.op = OP_LT;
+    m->bin.l = x;
+    m->bin.r = pcast(p, SK_U32, pnat(p, p->n));
+    return m;
+}
+
+/* dst[at + i] = ring[from + i] for i < e, lane-strided */
+static void pipe_copy_out(Pipe *p, Buffer *out, Nat *at, Nat *from, Nat *e)
+{
+    NatVar *iv;
+    Stmt *saved;
+    Stmt *l = lw_open_loop(p->w, LVL_LANE, 0, e, &iv, &saved);
+    Nat *i = nat_var(p->a, iv);
+    lw_store(p->w, out, nat_add(p->a, at, i), lw_xload(p->w, p->sm[PS_RING], nat_add(p->a, from, i)));
+    lw_close_loop(p->w, l, saved);
+}
+
+/* A filter's or partition's chunk once its offset (the count selected before it) is
+ * known: its selected to out[off ..], a partition's others to the end backwards (a
+ * stable partition's from the given count on, in order; a count given wrongly, another
+ * predicate's, must not send either past the output) */
+static void pipe_select_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t)
+{
+    Arena *a = p->a;
+    Lw *w = p->w;
+    int CH = 32 * p->IPT;
+    Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp);
+    /* a stable partition's offsets come from a given count, which may be wrong (another
+     * predicate's): clamped to n, so that the bounds below keep every write inside */
+    X *offx = lw_xload(w, p->sm[PS_OFF], mine);
+    if (p->given) offx = pmin_n(p, offx);
+    Nat *off = plet(p, "poff", offx, 0, nat_add(a, p->n, pn(p, 1)));
+    Nat *sc = plet(p, "psc", lw_xload(w, p->sm[PS_OWN], mine), 0, pn(p, CH + 1));
+    Nat *chw = nat_add(a, nat_mul(a, sl, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH)));
+    Nat *e = p->given ? nat_max(a, pn(p, 0), nat_min(a, sc, nat_sub(a, p->n, off))) : sc;
+    pipe_copy_out(p, out, off, chw, e);
+    if (!p->part) return;
+    Nat *cnt = pipe_chunk_count(p, t);
+    Nat *r = plet(p, "pr", pnat(p, nat_sub(a, nat_max(a, pn(p, 0), nat_min(a, cnt, pn(p, CH))), sc)), 0, pn(p, CH + 1));
+    Nat *before = nat_sub(a, nat_add(a, nat_mul(a, t, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH))), off);
+    if (p->given) {
+        Nat *m = plet(p, "pm", pmin_n(p, lw_xload(w, p->given, pn(p, 0))), 0, nat_add(a, p->n, pn(p, 1)));
+        Nat *dst = nat_add(a, m, before); /* after the others before */
+        Nat *room = nat_sub(a, p->n, dst);
+        pipe_copy_out(p, out, dst, nat_add(a, chw, sc), nat_max(a, pn(p, 0), nat_min(a, r, room)));
+    } else {
+        Nat *dst = nat_sub(a, nat_sub(a, p->n, before), r);
+        pipe_copy_out(p, out, dst, nat_sub(a, nat_add(a, chw, pn(p, CH)), r), r);
+    }
+}
+
 /* scanPipe written to acc c: the kernel's only output, from element 0, with nothing
  * else in the kernel; xs a data parameter read from element 0 (the bulk copies read it
  * in tiles, 16-byte aligned, and the stores write 16-byte vectors: the runtime checks
@@ -597,7 +1436,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
         diag_error(w->d, e->sp, "%s is a kernel of its own: it must be the kernel's whole result (%s, "
                    "%s, nothing else computed)", name, sel ? "the count and the elements" : "one output",
                    stable ? "its last launch" : "no toGlobal launches");
-    Stmt *s = lw_snew(w, S_PIPE);
+    Buffer *given = NULL, *sm[PS_COUNT] = {0};
     if (stable) {
         /* the count: one u32 in global memory (an earlier launch's toGlobal result, or a
          * data parameter), read once by every thread */
@@ -607,7 +1446,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
             k->body->seq.n)
             diag_error(w->d, arg[1]->sp, "%s: the count must be an array in global memory as it is (an earlier "
                        "launch's result through toGlobal, or a data parameter), not a view or a computed value", name);
-        s->pipe.given = g->buf;
+        given = g->buf;
     }
     Expr *xe = arg[sel ? (stable ? 2 : 1) : 2];
     LwVal *x = lw_lower_exp(w, xe);
@@ -624,53 +1463,69 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     nat_is_const(e->prim.nats[0], &nw);
     nat_is_const(e->prim.nats[1], &ipt);
     nat_is_const(e->prim.nats[2], &slots);
-    s->pipe.in = v->buf;
-    s->pipe.out = c->buf;
-    s->pipe.count = sel ? c->cnt : NULL;
-    s->pipe.kind = e->prim.p == P_FILTERPIPE ? PIPE_FILTER : sel ? PIPE_PARTITION : PIPE_SCAN;
-    s->pipe.n = xt->arr.n;
-    s->pipe.nw = (int)nw;
-    s->pipe.ipt = (int)ipt;
-    s->pipe.slots = (int)slots;
-    s->pipe.excl = e->prim.p == P_SCANPIPEEXCL;
-    s->pipe.init = sel ? NULL : init->x;
     v->buf->align = 16;
     if (!sel) c->buf->align = 16; /* the scan's 16-byte stores; the filter stores elements */
     int64_t tile = nw * 32 * ipt;
-    /* the ring, then per slot five barriers, the tile number, the tile's total and three
-     * values per compute warp (a filter's four), and the epoch, in the order
-     * codegen/cuda.c's pipe_setup carves them (the two must agree) */
-    int64_t bytes = slots * tile * 4 + slots * (5 * 8 + 8 + 4 + (sel ? 4 : 3) * 4 * nw) + 8;
+    /* the shared buffers, each its own (smem.c lays them out, every one 16-byte aligned,
+     * as the bulk copies' targets in the ring need; all live together, so their sizes
+     * add up, as the budget check below counts them) */
+    const ScalarKind ck = sel ? SK_U32 : sk; /* the values the warps hand over */
+    static const char *const pname[PS_COUNT] = {"ring", "full", "empty", "tots", "aggb", "pref", "tid", "ep", "agg",
+                                                "wtot", "woff", "off", "own"};
+    const ScalarKind psk[PS_COUNT] = {sk, SK_U64, SK_U64, SK_U64, SK_U64, SK_U64, SK_I64, SK_U32, ck, ck, ck, ck, SK_U32};
+    const int64_t pcount[PS_COUNT] = {slots * tile, slots, slots, slots, slots, slots, slots, 1, slots,
+                                      slots * nw, slots * nw, slots * nw, slots * nw};
+    int64_t bytes = 0;
+    for (int i = 0; i < PS_COUNT; i++) {
+        if (i == PS_OWN && !sel) continue;
+        sm[i] = lw_shared_buffer(w, pname[i], psk[i], nat_cst(a, pcount[i]), e->sp);
+        bytes += (pcount[i] * scalar_info[psk[i]].size + 15) / 16 * 16;
+    }
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "%s(%lld, %lld, %lld): its %lld slots of %lld elements and their barriers take %lld bytes "
                    "of shared memory, more than the %lld a block can have (227 KiB, the opt-in maximum on sm_90); give "
                    "it fewer slots or smaller tiles", name, (long long)nw, (long long)ipt, (long long)slots,
                    (long long)slots, (long long)tile, (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
-    s->pipe.ring = lw_shared_buffer(w, "pipe", SK_U64, nat_cst(a, (bytes + 7) / 8), e->sp);
-    Nat *tiles = nat_div(a, nat_add(a, s->pipe.n, nat_cst(a, tile - 1)), nat_cst(a, tile));
-    s->pipe.state = lw_scratch_buffer(w, "pipestate", SK_U64, tiles);
-    s->pipe.ctr = lw_scratch_buffer(w, "pipectr", SK_U64, nat_cst(a, 1));
-    s->pipe.pa = lw_new_buffer(w, "pa", AS_PRIVATE, sk, nat_cst(a, 1));
-    s->pipe.pa->scalar = true;
+    Nat *n = xt->arr.n, *tiles = nat_div(a, nat_add(a, n, nat_cst(a, tile - 1)), nat_cst(a, tile));
+    Buffer *state = lw_scratch_buffer(w, "pipestate", SK_U64, tiles);
+    Buffer *ctr = lw_scratch_buffer(w, "pipectr", SK_U64, nat_cst(a, 1));
+    /* the operator or predicate is inlined where it is used (pop): here it is lowered
+     * once, to a list of its own, only to see that it is a function of scalars */
+    Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, sk, nat_cst(a, 1)), *pb = NULL;
+    pa->scalar = true;
     if (!sel) {
-        s->pipe.pb = lw_new_buffer(w, "pb", AS_PRIVATE, sk, nat_cst(a, 1));
-        s->pipe.pb->scalar = true;
+        pb = lw_new_buffer(w, "pb", AS_PRIVATE, sk, nat_cst(a, 1));
+        pb->scalar = true;
     }
-    Stmt *saved = w->cur;
-    w->cur = s->pipe.ops = stmt_seq(a);
+    Stmt *saved = w->cur, *ops = stmt_seq(a);
+    w->cur = ops;
     Expr *f = arg[0];
-    lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pa, nat_cst(a, 0))));
-    if (!sel) lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, s->pipe.pb, nat_cst(a, 0))));
+    lw_bind(w, f->lam.param, lw_scalar(w, lw_xload(w, pa, nat_cst(a, 0))));
+    if (!sel) lw_bind(w, f->lam.body->lam.param, lw_scalar(w, lw_xload(w, pb, nat_cst(a, 0))));
     LwVal *r = lw_lower_exp(w, sel ? f->lam.body : f->lam.body->lam.body);
     w->cur = saved;
-    for (int i = 0; i < s->pipe.ops->seq.n; i++)
-        if (s->pipe.ops->seq.items[i]->kind != S_DECL)
+    for (int i = 0; i < ops->seq.n; i++)
+        if (ops->seq.items[i]->kind != S_DECL)
             diag_error(w->d, arg[0]->sp, "%s: the %s must be a function of scalars without loops or memory", name,
                        sel ? "predicate" : "operator");
     if (r->k != VAL_SCALAR) die("%s: the type rule let a %s through that is not a scalar", name, sel ? "predicate" : "operator");
-    s->pipe.op = r->x;
+    /* w + 3 warps (the compute warps, the aggregator, the look-back warp, the producer),
+     * the code assuming exactly that block; a block per tile, which the runtime caps at
+     * the device's SM count (persistent): the blocks loop over the tiles */
     k->persistent = true;
-    lw_emit(w, s);
+    for (int dim = 0; dim < 3; dim++) k->block[dim] = k->grid[dim] = nat_cst(a, 1);
+    k->block[0] = nat_cst(a, 32 * (nw + 3));
+    k->grid[0] = tiles;
+    k->block_fixed = true;
+    X *zero = lw_xnew(w, X_LIT, SK_U32);
+    Pipe p = {w, a, sm, n, tiles, (int)nw, (int)ipt, (int)slots, (int)tile,
+              nat_var(a, k->hw.warp), nat_var(a, k->hw.lane), sel ? NULL : f, sel ? zero : init->x, ck,
+              sel ? f : NULL, e->prim.p == P_PARTITIONPIPE || stable, given};
+    pipe_init(&p);
+    pipe_producer(&p, stable, v->buf, ctr);
+    pipe_aggregator(&p, state);
+    pipe_lookback(&p, state, sel ? c->cnt : NULL, given);
+    pipe_compute(&p, v->buf, c->buf, e->prim.p == P_SCANPIPEEXCL);
 }
 
 /* scanPipe's meaning: the sequential scan, each prefix op(prefix)(x) from init (scanSeq's,

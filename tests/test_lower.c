@@ -45,6 +45,265 @@ static const Stmt *find_loop(const Stmt *s, Level l)
 }
 
 
+/* The statement vocabulary of issue 34 (S_WHILE, S_JUMP, S_LET, S_SLEEP, X_ATOMIC, the
+ * votes, memory orders), built by hand in front of a compiled kernel's body: the walk
+ * sees each part, the dump shows it, width.c bounds the counter and the let by their
+ * ranges, and codegen prints each in its line (the ordered accesses through the
+ * preludes' helpers, which the module then carries). */
+static X *vx(Arena *a, XKind k, ScalarKind sk)
+{
+    X *x = ANEW(a, X);
+    x->kind = k;
+    x->sk = sk;
+    return x;
+}
+static Stmt *vs(Arena *a, StmtKind k)
+{
+    Stmt *s = ANEW(a, Stmt);
+    s->kind = k;
+    return s;
+}
+
+START_TEST(statement_vocabulary)
+{
+    TC *t = tc_compile("kernel v = nFun(n => fun(n.u32)(xs => fun(n.u64)(ws => zip(xs)(ws) "
+                       "|> mapGlobal(fun(p => pair(fst(p) + 1u)(snd(p)))) |> unzip)))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    Arena *a = t->a;
+    Buffer *xs = k->outs[0], *ws = k->outs[1]; /* written: the outputs */
+    Nat *n = k->inputs[0]->count;
+    NatVar *it = nat_newvar(a, "vt", 0, nat_cst(a, 8)), *j = nat_newvar(a, "vj", 0, n);
+    Stmt *w = vs(a, S_WHILE), *body = stmt_seq(a);
+    w->wloop.var = it;
+    w->wloop.cond = x_bin(a, OP_LT, SK_BOOL, x_nat(a, nat_var(a, it)), x_nat(a, nat_cst(a, 8)));
+    w->wloop.body = body;
+    /* let vj = atomic add.acq_rel(out0[0], 1) % n */
+    X *at = vx(a, X_ATOMIC, SK_U32);
+    at->atomic.op = ATOM_ADD;
+    at->atomic.buf = xs;
+    at->atomic.index = nat_cst(a, 0);
+    at->atomic.val = vx(a, X_LIT, SK_U32);
+    at->atomic.val->lit.u = 1;
+    at->atomic.order = MO_ACQ_REL;
+    Stmt *let = vs(a, S_LET);
+    let->let.var = j;
+    let->let.val = x_bin(a, OP_MOD, SK_U32, at, x_nat(a, n));
+    stmt_append(a, body, let);
+    /* if (!all(relaxed out0[vj] != 0)) { sleep 32; continue } */
+    X *ld = vx(a, X_LOAD, SK_U32);
+    ld->load.buf = xs;
+    ld->load.index = nat_var(a, j);
+    ld->load.order = MO_RELAXED;
+    X *all = vx(a, X_SHFL, SK_BOOL);
+    all->shfl.k = SHFL_ALL;
+    all->shfl.val = x_bin(a, OP_NE, SK_BOOL, ld, x_nat(a, nat_cst(a, 0)));
+    X *no = vx(a, X_UN, SK_BOOL);
+    no->un.op = UOP_NOT;
+    no->un.e = all;
+    Stmt *c = vs(a, S_IF), *then = stmt_seq(a), *sl = vs(a, S_SLEEP), *co = vs(a, S_JUMP);
+    sl->sleep.ns = 32;
+    co->jump.k = JK_CONTINUE;
+    stmt_append(a, then, sl);
+    stmt_append(a, then, co);
+    c->cond.c = no;
+    c->cond.then = then;
+    stmt_append(a, body, c);
+    /* out1[vj] := (relaxed) relaxed out1[vj]; out0[vj] := (release) redmin(out0[vj]); break */
+    X *lw = vx(a, X_LOAD, SK_U64);
+    lw->load.buf = ws;
+    lw->load.index = nat_var(a, j);
+    lw->load.order = MO_RELAXED;
+    Stmt *st = vs(a, S_STORE);
+    st->store.buf = ws;
+    st->store.index = nat_var(a, j);
+    st->store.val = lw;
+    st->store.order = MO_RELAXED;
+    stmt_append(a, body, st);
+    X *rm = vx(a, X_SHFL, SK_U32), *lx = vx(a, X_LOAD, SK_U32);
+    lx->load.buf = xs;
+    lx->load.index = nat_var(a, j);
+    rm->shfl.k = SHFL_REDMIN;
+    rm->shfl.val = lx;
+    Stmt *rel = vs(a, S_STORE), *br = vs(a, S_JUMP);
+    rel->store.buf = xs;
+    rel->store.index = nat_var(a, j);
+    rel->store.val = rm;
+    rel->store.order = MO_RELEASE;
+    br->jump.k = JK_BREAK;
+    stmt_append(a, body, rel);
+    stmt_append(a, body, br);
+    Stmt *seq = stmt_seq(a);
+    stmt_append(a, seq, w);
+    stmt_append(a, seq, k->body);
+    k->body = seq;
+
+    static const IrVisitor all_v = {.stmt = count_stmt, .x = count_x, .nat = count_nat, .access = count_access};
+    Count cw = {.kind = S_JUMP};
+    ir_walk(w, &all_v, &cw);
+    ck_assert_int_eq(cw.n, 2);
+    ck_assert_int_eq(cw.reads, 4);  /* the atomic's cell, two ordered loads, the plain one */
+    ck_assert_int_eq(cw.writes, 3); /* the atomic's cell and two stores */
+    ck_assert_int_eq(count_stmts(k->body, S_LET), 1);
+    ck_assert(stmt_mentions_var(w, j) && stmt_mentions_var(w, it));
+
+    StrBuf d = {0};
+    kernel_print(&d, k);
+    const char *ir = sb_str(&d);
+    ck_assert_msg(strstr(ir, "while vt = 0, 1, ... while (vt < 8)\n"), "%s", ir);
+    ck_assert_msg(strstr(ir, "let vj = (atomic add.acq_rel(out0[0], 1) % n)\n"), "%s", ir);
+    ck_assert_msg(strstr(ir, "if !all((relaxed out0[vj] != 0))\n") && strstr(ir, "sleep 32 ns\n") &&
+                  strstr(ir, "continue\n") && strstr(ir, "break\n"), "%s", ir);
+    ck_assert_msg(strstr(ir, "out1[vj] (relaxed) := relaxed out1[vj]\n") && strstr(ir, "out0[vj] (release) := redmin(out0[vj])\n"), "%s", ir);
+    sb_free(&d);
+
+    width_decide(a, k);
+    ck_assert_msg(k->iw != IW_64 && k->index_bound, "the counter and the let have bounds");
+
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "for (patc_int vt = 0; (vt < 8); vt += 1) {\n"), "%s", cu);
+    ck_assert_msg(strstr(cu, "const patc_int vj = (patc_atom_add_acq_rel(&out0[0], 1u) % n);\n"), "%s", cu);
+    ck_assert_msg(strstr(cu, "if ((!__all_sync(0xffffffffu, (patc_peek32(&out0[vj]) != 0)))) {\n"), "%s", cu);
+    ck_assert_msg(strstr(cu, "__nanosleep(32);\n") && strstr(cu, "continue;\n") && strstr(cu, "break;\n"), "%s", cu);
+    ck_assert_msg(strstr(cu, "patc_poke(&out1[vj], patc_peek(&out1[vj]));\n"), "%s", cu);
+    ck_assert_msg(strstr(cu, "patc_poke32(&out0[vj], __reduce_min_sync(0xffffffffu, out0[vj]));\n"), "%s", cu);
+    /* the helpers each printed once, ahead of the kernel */
+    ck_assert_int_eq(count_substr(cu, "unsigned int patc_atom_add_acq_rel("), 1);
+    ck_assert_int_eq(count_substr(cu, "unsigned int patc_peek32("), 1);
+    ck_assert_int_eq(count_substr(cu, "unsigned long long patc_peek("), 1);
+    ck_assert_int_eq(count_substr(cu, "void patc_poke("), 1);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* The pipe kernels' vocabulary (issue 34 item 1, pipeir): the mbarriers and the bulk
+ * copy as statements, the warp roles as S_IF with cond.role. Every shared buffer of the
+ * pipe laid out by smem.c, apart (the roles use them all at once), mbarriers 8-byte and
+ * the ring 16-byte aligned; one __syncthreads, in front of the first role (after the
+ * mbarriers' initialisation), none inside a role; and each new kind printed. */
+static const Stmt *first_role(const Stmt *body, int *at)
+{
+    for (int i = 0; i < body->seq.n; i++)
+        if (body->seq.items[i]->kind == S_IF && body->seq.items[i]->cond.role) {
+            *at = i;
+            return body->seq.items[i];
+        }
+    return NULL;
+}
+
+START_TEST(pipe_roles_and_layout)
+{
+    TC *t = tc_compile("kernel s = nFun(n => fun(n.f32)(xs => xs |> scanPipe(4, 8, 3)(add)(0.0f)))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    int at = -1;
+    const Stmt *role = first_role(k->body, &at);
+    ck_assert_msg(role && at > 0 && k->body->seq.items[at - 1]->kind == S_BARRIER, "a barrier in front of the roles");
+    ck_assert_int_eq(count_stmts(role, S_BARRIER), 0);
+    ck_assert_int_eq(count_stmts(k->body, S_BULK), 1);
+    ck_assert_int_eq(count_stmts(role, S_BULK), 1);
+    ck_assert_int_ge(count_stmts(k->body, S_MBAR), 5 + 4); /* five inits, wait, fence, expect, arrive */
+    ck_assert_int_eq(count_stmts(k->body, S_BARRIER), 1 + 1); /* and the compute warps' __syncwarp */
+    int64_t end[32], off[32];
+    ck_assert_int_eq(k->nshared, 12); /* a scan's: all but the filter's counts */
+    for (int i = 0; i < k->nshared; i++) {
+        const Buffer *b = k->shared[i];
+        int64_t c;
+        ck_assert(nat_is_const(b->offset, &off[i]) && nat_is_const(b->count, &c));
+        end[i] = off[i] + c * scalar_info[b->sk].size;
+        if (b->sk == SK_U64) ck_assert_int_eq(off[i] % 8, 0);
+        ck_assert_int_eq(off[i] % 16, 0); /* the ring is a bulk copy's target */
+        for (int j = 0; j < i; j++) ck_assert_msg(end[i] <= off[j] || end[j] <= off[i], "%s and %s overlap", b->name, k->shared[j]->name);
+    }
+    StrBuf d = {0};
+    kernel_print(&d, k);
+    const char *ir = sb_str(&d);
+    ck_assert_msg(strstr(ir, "role if (warp == 4)\n") && strstr(ir, "shfl.up(") && strstr(ir, "bits.u32"), "%s", ir);
+    ck_assert_msg(strstr(ir, "role if (warp == 5)\n") && strstr(ir, "sleep 20 ns\n") && strstr(ir, "break\n"), "%s", ir);
+    /* the compute warps: a role too, vector loads from and stores to the ring and out */
+    ck_assert_msg(strstr(ir, "role if (warp < 4)\n") && strstr(ir, ":= vector ring") && strstr(ir, "vector ring") &&
+                  strstr(ir, "vector out"), "%s", ir);
+    ck_assert_msg(strstr(ir, "role if (warp == 6)\n") && strstr(ir, "mbar.init full") && strstr(ir, "fence.proxy.async\n") &&
+                  strstr(ir, "bulk ring"), "%s", ir);
+    sb_free(&d);
+
+    /* an mbarrier test by hand: if (mbtest(full[0], 1)) arrive empty[0] */
+    Arena *a = t->a;
+    Buffer *full = NULL, *empty = NULL;
+    for (int i = 0; i < k->nshared; i++) {
+        if (!strncmp(k->shared[i]->name, "full", 4)) full = k->shared[i];
+        if (!strncmp(k->shared[i]->name, "empty", 5)) empty = k->shared[i];
+    }
+    ck_assert(full && empty);
+    X *tx = vx(a, X_MBTEST, SK_BOOL), *par = vx(a, X_LIT, SK_U32);
+    par->lit.u = 1;
+    tx->mbtest.buf = full;
+    tx->mbtest.index = nat_cst(a, 0);
+    tx->mbtest.parity = par;
+    Stmt *c = vs(a, S_IF), *then = stmt_seq(a), *arr = vs(a, S_MBAR);
+    arr->mbar.op = MB_ARRIVE;
+    arr->mbar.buf = empty;
+    arr->mbar.index = nat_cst(a, 0);
+    stmt_append(a, then, arr);
+    c->cond.c = tx;
+    c->cond.then = then;
+    static const IrVisitor all_v = {.stmt = count_stmt, .x = count_x, .nat = count_nat, .access = count_access};
+    Count cw = {.kind = S_MBAR};
+    ir_walk(c, &all_v, &cw);
+    ck_assert_int_eq(cw.reads, 1);  /* the test reads full */
+    ck_assert_int_eq(cw.writes, 1); /* the arrival changes empty */
+    Stmt *seq = stmt_seq(a);
+    stmt_append(a, seq, k->body);
+    stmt_append(a, seq, c);
+    k->body = seq;
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "if (patc_mb_test(&full"), "%s", cu);
+    ck_assert_msg(strstr(cu, "[0], 1u)) {\n") && strstr(cu, "patc_mb_arrive(&empty"), "%s", cu);
+    ck_assert_msg(strstr(cu, "patc_mb_init(&full") && strstr(cu, "patc_fence_proxy_async();\n") &&
+                  strstr(cu, "patc_bulk_load(ring"), "%s", cu);
+    ck_assert_msg(!strstr(cu, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /*"), "no inline fence in a kernel body");
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* A stable partition's pipe (issue 34 item 1, pipeir): every role kernel IR like the
+ * scan's, with the filter's count buffer (own) as a thirteenth shared buffer; the
+ * compaction's positions a chain of lets; the finish's copies lane-strided loops; the
+ * given count and the offsets it makes clamped to n (a wrong count writes nothing
+ * outside the output); one __syncthreads, none in a role. */
+START_TEST(pipe_partition_stable_lowering)
+{
+    TC *t = tc_compile("kernel p = nFun(n => fun(f32)(t => fun(1.u32)(ms => fun(n.f32)(xs =>\n"
+                       "  xs |> partitionStablePipe(4, 4, 2)(fun(x => x > t))(ms)))))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    ck_assert_int_eq(k->nshared, 13);
+    int roles = 0, blocks = 0;
+    for (int i = 0; i < k->body->seq.n; i++) {
+        const Stmt *s = k->body->seq.items[i];
+        if (s->kind == S_IF && s->cond.role) {
+            roles++;
+            ck_assert_int_eq(count_stmts(s, S_BULK), roles == 1);
+            ck_assert_msg((count_stmts(s, S_FOR) == 2) == (roles == 4), "two lane-strided copies, in the compute warps' role");
+        }
+        if (s->kind == S_BARRIER) blocks++;
+    }
+    ck_assert_int_eq(roles, 4);
+    ck_assert_int_eq(blocks, 1);
+    StrBuf d = {0};
+    kernel_print(&d, k);
+    const char *ir = sb_str(&d);
+    ck_assert_msg(strstr(ir, "let pq") && strstr(ir, "popc(") && strstr(ir, "min(ms[0], (u32)n)"), "%s", ir);
+    sb_free(&d);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(strstr(cu, "__popc(") && strstr(cu, "min(ms[0], ((unsigned int)n))") && !strstr(cu, "patc_pred"), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* Pairs as data (issue 33 item 1): a pair accumulator is a register per leaf (no array),
  * a shuffle of a warp array of pairs is a shuffle per leaf, an array of pairs in shared
  * memory is one shared array per side, and unzip of a map as the result is the map's one
@@ -738,6 +997,9 @@ int main(void)
     tcase_add_test(c, launches);
     tcase_add_test(c, carried_lookback);
     tcase_add_test(c, pairs_as_data_lowering);
+    tcase_add_test(c, statement_vocabulary);
+    tcase_add_test(c, pipe_roles_and_layout);
+    tcase_add_test(c, pipe_partition_stable_lowering);
     suite_add_tcase(s, c);
     return run_suite(s);
 }

@@ -286,6 +286,16 @@ inline unsigned __ballot_sync(unsigned m, int p)
 }
 inline int __all_sync(unsigned m, int p) { return __ballot_sync(m, p) == m; }
 inline int __any_sync(unsigned m, int p) { return __ballot_sync(m, p) != 0; }
+inline unsigned __reduce_min_sync(unsigned m, unsigned v)
+{
+    emu::collective(m, v, 0);
+    emu::Fiber *w = emu::warp_base();
+    unsigned r = 0xffffffffu;
+    for (int k = 0; k < 32; k++)
+        if ((m >> k & 1u) && (unsigned)w[k].slot < r) r = (unsigned)w[k].slot;
+    emu::collective_end(m);
+    return r;
+}
 
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
@@ -399,6 +409,7 @@ static inline unsigned long long patc_peek(const unsigned long long *p) { return
 static inline void patc_poke(unsigned long long *p, unsigned long long w) { *(volatile unsigned long long *)p = w; }
 static inline unsigned int patc_peek32(const unsigned int *p) { return *(const volatile unsigned int *)p; }
 static inline void patc_poke32(unsigned int *p, unsigned int w) { *(volatile unsigned int *)p = w; }
+static inline unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { return atomicAdd(p, v); }
 template <class T> T __ldcg(const T *p) { return *p; }
 template <class T> T __ldcs(const T *p) { return *p; }
 template <class T, class V> void __stcs(T *p, V v) { *p = v; }

@@ -603,6 +603,21 @@ echo "$o" | tee -a "$log"
 record scan "scan_stress --pipe" "1000 back-to-back, 2^28" - $rc "$(echo "$o" | tail -1)"
 fi # section p
 
+# issue 34 item 1 (pipeir): the pipe kernels are lowered as kernel IR, each part
+# unrolled by the lowering; the shapes at their limits (ipt 64: sixteen 16-byte vectors a
+# lane; 29 compute warps of 4) against the interpreter, and under the sanitizers
+if sec p; then
+for n in 1 33 2047 2049 100003 1048583; do
+  run_case gpu scan_pipe.rise inclMaxI32 "$n/w1ipt64" 1 -D n=$n -D w=1 -D ipt=64 -D s=16
+  run_case gpu scan_pipe.rise exclSumF32 "$n/w29" 1 -D n=$n -D w=29 -D ipt=4 -D s=2 --tolerance 1e-3
+done
+collect
+for tool in memcheck racecheck synccheck; do
+  san $tool scan_pipe.rise inclMaxI32 1 -D n=100003 -D w=1 -D ipt=64 -D s=16
+  san $tool scan_pipe.rise affineExclU32 1 -D n=100003 -D w=29 -D ipt=4 -D s=2
+done
+fi # section p, pipeir
+
 if sec x || sec y; then
 # ---------------------------------------------------------------- x, y. the scans at 2^28 (issue 12)
 # Each scan at n = 2^28 against the interpreter, inclusive and exclusive, every type.
