@@ -988,7 +988,7 @@ static void pipe_producer(Pr *p, const PipeShape *c)
     line(p, "/* whole 16-byte vectors only: the compute warps read the last tile's last few from %s */\n", c->in);
     line(p, "const unsigned int bytes = (unsigned int)(((patc_n - %s * %d < %d ? patc_n - %s * %d : %d) * 4) & ~15ll);\n",
          tt, c->TILE, c->TILE, tt, c->TILE, c->TILE);
-    line(p, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* after the slot's generic accesses */\n");
+    line(p, "patc_fence_proxy_async(); /* after the slot's generic accesses */\n");
     line(p, "patc_mb_expect(&patc_full[sl], bytes);\n");
     line(p, "if (bytes) patc_bulk_load(patc_ring + sl * %d, %s + %s * %d, bytes, &patc_full[sl]);\n", c->TILE, c->in, tt, c->TILE);
     p->ind--;
@@ -1181,7 +1181,7 @@ static void pipe_compute(Pr *p, const Stmt *s, const PipeShape *c)
         line(p, "}\n");
     }
     static const char *const free_slot[] = {
-        "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); /* before the slot's next bulk copy */",
+        "patc_fence_proxy_async(); /* before the slot's next bulk copy */",
         "patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */", "old++;",
         "continue;", NULL};
     lines(p, free_slot);
@@ -1493,7 +1493,9 @@ static const char prelude_pipe[] =
     "/* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */\n"
     "static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { "
     "asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\" "
-    ":: \"r\"(patc_sa(dst)), \"l\"(src), \"r\"(bytes), \"r\"(patc_sa(b)) : \"memory\"); }\n\n";
+    ":: \"r\"(patc_sa(dst)), \"l\"(src), \"r\"(bytes), \"r\"(patc_sa(b)) : \"memory\"); }\n"
+    "/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */\n"
+    "static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n\n";
 
 void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
 {

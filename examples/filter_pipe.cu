@@ -20,6 +20,8 @@ static __device__ __forceinline__ bool patc_mb_test(unsigned long long *b, unsig
 static __device__ __forceinline__ void patc_mb_wait(unsigned long long *b, unsigned int par) { unsigned int ok; do { asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }" : "=r"(ok) : "r"(patc_sa(b)), "r"(par) : "memory"); } while (!ok); }
 /* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */
 static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(patc_sa(dst)), "l"(src), "r"(bytes), "r"(patc_sa(b)) : "memory"); }
+/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */
+static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* kernel filterGtF32
  *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: bulk copies)
@@ -79,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 10240, xs + t * 10240, bytes, &patc_full[sl]);
         }
@@ -209,7 +211,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const float *const chw = patc_ring + sl * 10240 + patc_w * 640;
             for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -277,7 +279,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 10240 < 10240 ? patc_n - t * 10240 : 10240) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 10240, xs + t * 10240, bytes, &patc_full[sl]);
         }
@@ -407,7 +409,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
             const int sc = (int)patc_own[sl * 16 + patc_w];
             const int *const chw = patc_ring + sl * 10240 + patc_w * 640;
             for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -475,7 +477,7 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + t * 512, bytes, &patc_full[sl]);
         }
@@ -605,7 +607,7 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
             const int sc = (int)patc_own[sl * 4 + patc_w];
             const float *const chw = patc_ring + sl * 512 + patc_w * 128;
             for (int i = patc_l; i < sc; i += 32) out1[off + i] = chw[i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;

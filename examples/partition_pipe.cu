@@ -23,6 +23,8 @@ static __device__ __forceinline__ bool patc_mb_test(unsigned long long *b, unsig
 static __device__ __forceinline__ void patc_mb_wait(unsigned long long *b, unsigned int par) { unsigned int ok; do { asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }" : "=r"(ok) : "r"(patc_sa(b)), "r"(par) : "memory"); } while (!ok); }
 /* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */
 static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(patc_sa(dst)), "l"(src), "r"(bytes), "r"(patc_sa(b)) : "memory"); }
+/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */
+static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* kernel partitionGtF32
  *   data parameters: t: f32 (by value), xs: n.f32 (16-byte aligned: bulk copies)
@@ -82,7 +84,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -220,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_n - (t * 6144 + (long long)patc_w * 384 - off) - r; /* after the others before */
             for (int i = patc_l; i < r; i += 32) dst[i] = chw[384 - r + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -288,7 +290,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -426,7 +428,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
             const int r = (int)(cnt < 0 ? 0 : cnt > 384 ? 384 : cnt) - sc; /* the others */
             int *const dst = out1 + patc_n - (t * 6144 + (long long)patc_w * 384 - off) - r; /* after the others before */
             for (int i = patc_l; i < r; i += 32) dst[i] = chw[384 - r + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -494,7 +496,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 512 < 512 ? patc_n - t * 512 : 512) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + t * 512, bytes, &patc_full[sl]);
         }
@@ -632,7 +634,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
             const int r = (int)(cnt < 0 ? 0 : cnt > 128 ? 128 : cnt) - sc; /* the others */
             float *const dst = out1 + patc_n - (t * 512 + (long long)patc_w * 128 - off) - r; /* after the others before */
             for (int i = patc_l; i < r; i += 32) dst[i] = chw[128 - r + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -832,7 +834,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
         }
@@ -973,7 +975,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             /* a count given wrongly (another predicate's) must not send the others past the output */
             const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
             for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -1173,7 +1175,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - tt * 6144 < 6144 ? patc_n - tt * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + tt * 6144, bytes, &patc_full[sl]);
         }
@@ -1314,7 +1316,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             /* a count given wrongly (another predicate's) must not send the others past the output */
             const long long room = patc_n - (patc_m + (t * 6144 + (long long)patc_w * 384 - off));
             for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -1514,7 +1516,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             const long long tt = patc_tiles - 1 - t; /* drawn from the end: the count launch read it last */
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - tt * 512 < 512 ? patc_n - tt * 512 : 512) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 512, xs + tt * 512, bytes, &patc_full[sl]);
         }
@@ -1655,7 +1657,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             /* a count given wrongly (another predicate's) must not send the others past the output */
             const long long room = patc_n - (patc_m + (t * 512 + (long long)patc_w * 128 - off));
             for (int i = patc_l, e = (int)max(0ll, min((long long)r, room)); i < e; i += 32) dst[i] = chw[sc + i];
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;

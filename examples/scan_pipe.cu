@@ -20,6 +20,8 @@ static __device__ __forceinline__ bool patc_mb_test(unsigned long long *b, unsig
 static __device__ __forceinline__ void patc_mb_wait(unsigned long long *b, unsigned int par) { unsigned int ok; do { asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }" : "=r"(ok) : "r"(patc_sa(b)), "r"(par) : "memory"); } while (!ok); }
 /* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */
 static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :: "r"(patc_sa(dst)), "l"(src), "r"(bytes), "r"(patc_sa(b)) : "memory"); }
+/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */
+static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* kernel inclSumF32
  *   data parameters: xs: n.f32 (16-byte aligned: bulk copies)
@@ -77,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -217,7 +219,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -283,7 +285,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -425,7 +427,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -491,7 +493,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -631,7 +633,7 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -697,7 +699,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -839,7 +841,7 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -905,7 +907,7 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -1045,7 +1047,7 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -1111,7 +1113,7 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -1253,7 +1255,7 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -1319,7 +1321,7 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -1459,7 +1461,7 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
@@ -1525,7 +1527,7 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
             patc_tid[sl] = t;
             /* whole 16-byte vectors only: the compute warps read the last tile's last few from xs */
             const unsigned int bytes = (unsigned int)(((patc_n - t * 6144 < 6144 ? patc_n - t * 6144 : 6144) * 4) & ~15ll);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* after the slot's generic accesses */
+            patc_fence_proxy_async(); /* after the slot's generic accesses */
             patc_mb_expect(&patc_full[sl], bytes);
             if (bytes) patc_bulk_load(patc_ring + sl * 6144, xs + t * 6144, bytes, &patc_full[sl]);
         }
@@ -1667,7 +1669,7 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
                     if (4ll * i4 + 2 < cnt) o[4 * i4 + 2] = u.z;
                 }
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* before the slot's next bulk copy */
+            patc_fence_proxy_async(); /* before the slot's next bulk copy */
             patc_mb_arrive(&patc_empty[sl]); /* every lane: each releases its own reads and writes of the slot */
             old++;
             continue;
