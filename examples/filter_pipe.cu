@@ -340,7 +340,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
                         px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0.0f);
                     }
                 }
-                const patc_int pvc94 = max((patc_int)0, (patc_int)pcnt88);
+                const patc_int pvc94 = max((patc_int)0, (patc_int)min((patc_int)640, (patc_int)pcnt88));
                 unsigned int pm95 = 0u;
                 float pa96 = px89[0];
                 pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
@@ -822,7 +822,7 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
                         px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0);
                     }
                 }
-                const patc_int pvc94 = max((patc_int)0, (patc_int)pcnt88);
+                const patc_int pvc94 = max((patc_int)0, (patc_int)min((patc_int)640, (patc_int)pcnt88));
                 unsigned int pm95 = 0u;
                 int pa96 = px89[0];
                 pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
@@ -1248,7 +1248,7 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
                         px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
                     }
                 }
-                const patc_int pvc90 = max((patc_int)0, (patc_int)pcnt88);
+                const patc_int pvc90 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt88));
                 unsigned int pm91 = 0u;
                 float pa92 = px89[0];
                 pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));

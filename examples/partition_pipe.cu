@@ -315,7 +315,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                         px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0.0f);
                     }
                 }
-                const patc_int pvc92 = max((patc_int)0, (patc_int)pcnt88);
+                const patc_int pvc92 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt88));
                 unsigned int pm93 = 0u;
                 float pa94 = px89[0];
                 pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
@@ -469,7 +469,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                     out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
                 }
                 const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
-                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)pcnt142));
+                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt142)));
                 for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
                     out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
                 }
@@ -775,7 +775,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                         px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0);
                     }
                 }
-                const patc_int pvc92 = max((patc_int)0, (patc_int)pcnt88);
+                const patc_int pvc92 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt88));
                 unsigned int pm93 = 0u;
                 int pa94 = px89[0];
                 pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
@@ -929,7 +929,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                     out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
                 }
                 const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
-                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)pcnt142));
+                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt142)));
                 for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
                     out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
                 }
@@ -1207,7 +1207,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                         px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
                     }
                 }
-                const patc_int pvc90 = max((patc_int)0, (patc_int)pcnt88);
+                const patc_int pvc90 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt88));
                 unsigned int pm91 = 0u;
                 float pa92 = px89[0];
                 pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));
@@ -1281,7 +1281,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                     out1[(poff113 + l115)] = ring0[(128 * warp + 512 * psl111 + l115)];
                 }
                 const patc_int pcnt116 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt112)));
-                const patc_int pr117 = (-psc114 + max((patc_int)0, (patc_int)pcnt116));
+                const patc_int pr117 = (-psc114 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt116)));
                 for (patc_int l118 = lane; l118 < pr117; l118 += 32) {
                     out1[(n - 128 * warp - 512 * pt112 + poff113 - pr117 + l118)] = ring0[(128 * warp + 512 * psl111 - pr117 + l118 + 128)];
                 }
@@ -1717,7 +1717,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                         px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
                     }
                 }
-                const patc_int pvc156 = max((patc_int)0, (patc_int)pcnt152);
+                const patc_int pvc156 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt152));
                 unsigned int pm157 = 0u;
                 float pa158 = px153[0];
                 pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
@@ -1872,7 +1872,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                     out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
                 }
                 const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)pcnt207));
+                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt207)));
                 const patc_int pm209 = min(glob0[0], ((unsigned int)n));
                 for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
                     out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
@@ -2309,7 +2309,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                         px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
                     }
                 }
-                const patc_int pvc156 = max((patc_int)0, (patc_int)pcnt152);
+                const patc_int pvc156 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt152));
                 unsigned int pm157 = 0u;
                 int pa158 = px153[0];
                 pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
@@ -2464,7 +2464,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                     out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
                 }
                 const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)pcnt207));
+                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt207)));
                 const patc_int pm209 = min(glob0[0], ((unsigned int)n));
                 for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
                     out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
@@ -2873,7 +2873,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                         px153[3] = (((4 * lane + 3) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
                     }
                 }
-                const patc_int pvc154 = max((patc_int)0, (patc_int)pcnt152);
+                const patc_int pvc154 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt152));
                 unsigned int pm155 = 0u;
                 float pa156 = px153[0];
                 pm155 = (pm155 | (((unsigned int)(((4 * lane) < pvc154) && (pa156 > t))) << 0u));
@@ -2948,7 +2948,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                     out1[(poff178 + l180)] = ring64[(128 * warp + 512 * psl176 + l180)];
                 }
                 const patc_int pcnt181 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt177 - 512 * ((n + 511) / 512) + 512)));
-                const patc_int pr182 = (-psc179 + max((patc_int)0, (patc_int)pcnt181));
+                const patc_int pr182 = (-psc179 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt181)));
                 const patc_int pm183 = min(glob0[0], ((unsigned int)n));
                 for (patc_int l184 = lane; l184 < max((patc_int)0, (patc_int)min((patc_int)pr182, (patc_int)(n - 128 * warp + 512 * pt177 + poff178 - pm183 - 512 * ((n + 511) / 512) + 512))); l184 += 32) {
                     out1[(128 * warp - 512 * pt177 - poff178 + pm183 + l184 + 512 * ((n + 511) / 512) - 512)] = ring64[(128 * warp + 512 * psl176 + psc179 + l184)];

@@ -1095,15 +1095,18 @@ static void pvstore(Pipe *p, Buffer *dst, Nat *index, Buffer *src)
     lw_emit(p->w, s);
 }
 
-/* cnt: how many of tile t's elements fall in this compute warp's chunk (at most CH;
- * 0 or less past n), by which the last tile's chunks are bounded */
+/* cnt: how many of tile t's elements lie from this compute warp's chunk on (up to the
+ * tile's end: more than CH for all but the last warp, which users clamp to CH; 0 or less
+ * past n), by which the last tile's chunks are bounded. Its declared range must hold:
+ * the nat simplifier drops a min(cnt, CH) it believes, and a range of CH did drop the
+ * partitions' clamp (tests/emu caught the others written past their chunk). */
 static Nat *pipe_chunk_count(Pipe *p, Nat *t)
 {
     Arena *a = p->a;
     int CH = 32 * p->IPT;
     Nat *c = nat_sub(a, nat_min(a, nat_sub(a, p->n, nat_mul(a, t, pn(p, p->TILE))), pn(p, p->TILE)),
                      nat_mul(a, p->warp, pn(p, CH)));
-    return plet(p, "pcnt", pnat(p, c), -(int64_t)p->TILE, pn(p, CH + 1));
+    return plet(p, "pcnt", pnat(p, c), -(int64_t)p->TILE, pn(p, p->TILE + 1));
 }
 
 /* A scan's newly loaded tile t in slot sl, for compute warp `warp`: its chunk's IPT

@@ -22,11 +22,18 @@ if [ -n "${EMU_CUDA:-}" ]; then cp "$EMU_CUDA" "$tmp/k.cu"; else "$PATC" --emit-
     # the dynamic shared memory pointed at the emulator's
     sed -e '/^static __device__ __forceinline__ .*asm/d' \
         -e 's/asm volatile("atom\.acq_rel\.gpu\.global\.add\.u32 %0, \[%1\], 1;" : "=r"(\([A-Za-z0-9_]*\)) : "l"(\([A-Za-z0-9_]*\)) : "memory");/\1 = atomicAdd(\2, 1u);/' \
-        -e 's/^\( *\)extern __shared__ __align__(16) unsigned char patc_smem\[\];/\1unsigned char *patc_smem = emu::smem;/' \
+        -e 's/^\( *\)extern __shared__ __align__(16) unsigned char patc_smem\[\];/\1unsigned char *patc_smem = emu::block_smem();/' \
         "$tmp/k.cu"
     echo 'PATC_EMU_KERNELS_BEGIN'
-    grep -o '__global__ void\( __launch_bounds__([0-9, ]*)\)\? [A-Za-z_][A-Za-z0-9_]*(' "$tmp/k.cu" |
-        sed -e 's/.* \([A-Za-z_][A-Za-z0-9_]*\)($/PATC_EMU_KERNEL(\1)/'
+    # each kernel with how many blocks run at once: 3 for one with mbarriers (the pipe
+    # kernels' persistent blocks share the tiles, so their look-back waits for another
+    # block's tiles) and only dynamic shared memory, 1 for the rest (a static __shared__
+    # array is one copy, which blocks at once would share)
+    awk 'function emit() { if (k != "") print "PATC_EMU_KERNEL(" k ", " (mb && !st ? 3 : 1) ")" }
+         /__global__ void/ { emit(); k = $0; sub(/__launch_bounds__\([0-9, ]*\)/, "", k); sub(/\(.*/, "", k); sub(/.* /, "", k); mb = st = 0 }
+         /patc_mb_init\(/ && k != "" { mb = 1 }
+         /__shared__/ && !/extern __shared__/ && k != "" { st = 1 }
+         END { emit() }' "$tmp/k.cu"
     echo 'PATC_EMU_KERNELS_END'
 } >"$tmp/k.cpp"
 if grep -Eq '\basm( volatile)? *\(' "$tmp/k.cpp"; then

@@ -8,19 +8,46 @@
  * run through libpatrt's real launch path (grid, arguments, scratch buffers), with the
  * interpreter.
  *
- * How it runs a grid: blocks one after another, in order; in a block every thread is a
- * fiber (ucontext) that runs until it reaches a barrier: __syncthreads for the block,
- * a warp collective (shuffles, votes) for the lanes of its mask. So barriers and warp
- * collectives mean what they mean on a GPU. The fibers of even blocks run from the
- * first thread to the last, those of odd blocks from the last to the first, so that a
- * thread reading shared memory that another writes without a barrier between them
- * reads it before the write in one of the two (a wrong result, or a fault). Dynamic
- * shared memory starts as 0x5a bytes in each block, so that a read before any write
- * shows too. An invalid access stops the run with the kernel, block and thread.
- * What it cannot show: races between blocks, memory ordering, and anything timing
- * dependent. Blocks in order make every earlier block finished when a block starts,
- * so a look-back never waits; a flag that is never set stops the run with an error
- * instead of hanging. Not thread-safe. */
+ * How it runs a grid: blocks in launch order, one at a time (several at once for a
+ * kernel with mbarriers: below); in a block every thread is a fiber (ucontext) that
+ * runs until it waits: at __syncthreads for the block, at a warp collective (shuffles,
+ * votes, __reduce_min_sync) for the lanes of its mask, on an mbarrier's phase, for a
+ * flagged word, or in __nanosleep. So barriers and warp collectives mean what they
+ * mean on a GPU. The fibers of even blocks run from the first thread to the last,
+ * those of odd blocks from the last to the first, so that a thread reading shared
+ * memory that another writes without a barrier between them reads it before the write
+ * in one of the two (a wrong result, or a fault). Dynamic shared memory starts as 0x5a
+ * bytes in each block, so that a read before any write shows too. An invalid access
+ * stops the run with the kernel, block and thread.
+ *
+ * The pipe kernels (scanPipe, filterPipe, partitionPipe, partitionStablePipe): their
+ * mbarriers (patc_mb_init, arrive, arrive with expected bytes, test and wait on a
+ * phase's parity) are kept in their own shared-memory word, so a wait for the wrong
+ * parity, an arrival too many or too few, or use before init shows (a wrong result, an
+ * error, or a deadlock); a bulk copy (patc_bulk_load) lands and completes its bytes on
+ * the mbarrier only when the scheduler next gets control, its destination 0x5a bytes
+ * until then, so that a read of a slot not waited for reads those. Such a kernel's
+ * blocks (build.sh marks it) run three at a time, in turns that start from a
+ * different block each pass and skip a block one pass in four (a fixed pseudo-random
+ * choice), so that the persistent blocks share the tiles unevenly and a look-back waits
+ * for, and reads, other blocks' tile words (EMU_RESIDENT=N in the environment: N, 1 to
+ * 4). __nanosleep lets every other thread run first; when every thread waits and
+ * several rounds of the sleepers change nothing (no arrival, copy, flagged word stored
+ * or thread finished), the run stops with a deadlock report naming the kernel and each
+ * warp's block, threads and what they wait for, instead of hanging. A loop that polls
+ * with warp collectives alone, never sleeping or waiting, would still hang.
+ *
+ * What it cannot show: memory ordering (every store is seen at once by every thread:
+ * a missing fence, a relaxed access that needed acquire or release, an mbarrier
+ * arrive's release semantics, are all invisible), the async proxy's ordering
+ * (patc_fence_proxy_async is a no-op: a copy that overtakes generic writes to its slot
+ * cannot happen here), and anything timing dependent: real concurrency between blocks
+ * or warps, a block waiting on one that is not resident (blocks start in launch order
+ * here, as the look-back assumes), the look-back's rounds of more than one window of
+ * tiles (three resident blocks keep another block's tiles a few back). With one block
+ * at a time every earlier block has finished when a block starts, so a look-back
+ * never waits; a flag that is never set stops the run instead of hanging. Not
+ * thread-safe. */
 #ifndef CUDA_EMU_H
 #define CUDA_EMU_H
 
@@ -52,9 +79,13 @@ struct dim3 {
 
 namespace emu {
 
-enum { MAX_THREADS = 1024, STACK = 256 * 1024, SMEM = 256 * 1024 };
+enum { MAX_THREADS = 1024, STACK = 256 * 1024, SMEM = 256 * 1024, MAX_RESIDENT = 4, MAX_COPIES = 256 };
 
-enum Wait { RUN, AT_SYNC, AT_WARP, AT_FLAG, DONE };
+/* what a fiber waits for: AT_MBAR an mbarrier's phase, AT_SLEEP nothing in particular
+ * (__nanosleep in a polling loop: it runs again once nothing else can) */
+enum Wait { RUN, AT_SYNC, AT_WARP, AT_FLAG, AT_MBAR, AT_SLEEP, DONE };
+
+struct Block;
 
 struct Fiber {
     ucontext_t ctx;
@@ -64,21 +95,52 @@ struct Fiber {
     unsigned mask;    /* AT_WARP: the lanes of the collective */
     unsigned long long slot; /* this lane's value in the current collective */
     const volatile unsigned long long *flag; /* AT_FLAG: the flagged word it waits for */
+    const unsigned long long *mbar;          /* AT_MBAR: the mbarrier, and the parity of */
+    unsigned par;                            /* the phase it waits to see completed */
     int pred;
+    Block *blk;
+};
+
+/* a block in a residency slot: its threads, stacks and dynamic shared memory */
+struct Block {
+    Fiber fibers[MAX_THREADS];
+    char *stacks;
+    dim3 bid;
+    bool live;
+    bool reverse;  /* this block's threads run from the last to the first */
+    alignas(16) unsigned char smem[SMEM];
+};
+
+/* a bulk copy in flight: it lands (and completes its bytes on the mbarrier) when the
+ * scheduler next gets control, not when it is issued */
+struct Copy {
+    void *dst;
+    const void *src;
+    unsigned bytes;
+    unsigned long long *mb;
 };
 
 struct State {
-    Fiber fibers[MAX_THREADS];
-    char *stacks;
+    Block blocks[MAX_RESIDENT];
+    int resident;  /* blocks that run at once in this launch */
     int nthreads;
+    unsigned shared;
     Fiber *cur;
     ucontext_t sched;
-    dim3 block, grid, bid;
+    dim3 block, grid;
     void (*body)(void **);
     void **args;
-    bool reverse;  /* this block's threads run from the last to the first */
     const char *kernel;
+    /* state changes a polling thread may be waiting for (mbarrier arrivals, copies
+     * landed, flagged words stored, threads finished); a round of sleepers woken with
+     * none since the last is idle, and IDLE_ROUNDS of them in a row a deadlock */
+    unsigned long long events, events_at_wake;
+    int idle;
+    Copy copies[MAX_COPIES];
+    int ncopies;
 };
+
+enum { IDLE_ROUNDS = 8 };
 
 inline State &S()
 {
@@ -86,9 +148,21 @@ inline State &S()
     return s;
 }
 
+/* the kernel, block and thread running now, for a message */
+inline void where(FILE *f)
+{
+    State &s = S();
+    fprintf(f, " (kernel %s", s.kernel ? s.kernel : "?");
+    if (s.cur)
+        fprintf(f, ", block (%u,%u,%u), thread %d", s.cur->blk->bid.x, s.cur->blk->bid.y, s.cur->blk->bid.z,
+                s.cur->linear);
+    fprintf(f, ")\n");
+}
+
 inline void fail(const char *why)
 {
-    fprintf(stderr, "cuda_emu: %s\n", why);
+    fprintf(stderr, "cuda_emu: %s", why);
+    where(stderr);
     abort();
 }
 
@@ -100,88 +174,265 @@ inline void fiber_main()
     State &s = S();
     s.body(s.args);
     s.cur->wait = DONE;
+    s.events++;
     swapcontext(&s.cur->ctx, &s.sched);
 }
 
 inline int lane_of(const Fiber *f) { return f->linear & 31; }
 
-/* Release what can go on: a block barrier when every live thread is at it (a thread
- * that has returned counts as arrived, as on sm_70+), a warp collective when every lane
- * of its mask is at one. Returns false when nothing runs and nothing can. */
+/* ---- mbarriers (shared memory, CTA scope), held in their own 64-bit word: bits 0..11
+ * the arrivals a phase takes, 12..23 those still pending, 24..47 the transaction bytes
+ * still expected (signed), 48..55 a mark that patc_mb_init wrote it, 63 the phase's
+ * parity. A word without the mark (shared memory starts as 0x5a bytes) stops the run. */
+enum : unsigned long long { MB_MARK = 0xB7ull };
+struct Mbar {
+    unsigned count, pending, phase;
+    long long tx;
+};
+inline Mbar mb_get(const unsigned long long *b)
+{
+    if ((uintptr_t)b % 8) fail("an mbarrier not 8-byte aligned");
+    unsigned long long w = *(const volatile unsigned long long *)b;
+    if ((w >> 48 & 0xff) != MB_MARK) fail("an mbarrier used before patc_mb_init, or overwritten");
+    long long tx = (long long)(w >> 24 & 0xffffff);
+    if (tx >= 1ll << 23) tx -= 1ll << 24;
+    return Mbar{(unsigned)(w & 0xfff), (unsigned)(w >> 12 & 0xfff), (unsigned)(w >> 63), tx};
+}
+inline void mb_put(unsigned long long *b, Mbar m)
+{
+    if (m.tx >= 1ll << 23 || m.tx < -(1ll << 23)) fail("an mbarrier's transaction count out of range");
+    if (m.pending == 0 && m.tx == 0) { /* the phase completes: the next begins */
+        m.phase ^= 1u;
+        m.pending = m.count;
+    }
+    *(volatile unsigned long long *)b = (unsigned long long)m.count | (unsigned long long)m.pending << 12 |
+                                        ((unsigned long long)m.tx & 0xffffff) << 24 | MB_MARK << 48 |
+                                        (unsigned long long)m.phase << 63;
+    S().events++;
+}
+/* whether the phase of parity par has completed: the phase now in progress has the other */
+inline bool mb_done(const unsigned long long *b, unsigned par) { return mb_get(b).phase != (par & 1u); }
+
+inline void land_copies()
+{
+    State &s = S();
+    for (int i = 0; i < s.ncopies; i++) {
+        Copy &c = s.copies[i];
+        memcpy(c.dst, c.src, c.bytes);
+        Mbar m = mb_get(c.mb);
+        m.tx -= c.bytes;
+        mb_put(c.mb, m);
+    }
+    s.ncopies = 0;
+}
+
+inline const char *wait_name(const Fiber *f)
+{
+    switch (f->wait) {
+    case RUN: return "running";
+    case AT_SYNC: return "at __syncthreads";
+    case AT_WARP: return "at a warp collective";
+    case AT_FLAG: return "waiting for a flagged word no block set or will set";
+    case AT_MBAR: return "waiting on an mbarrier";
+    case AT_SLEEP: return "polling (__nanosleep)";
+    case DONE: return "done";
+    }
+    return "?";
+}
+
+/* what fiber f waits for, in words */
+inline void describe(char *buf, size_t n, const Fiber *f)
+{
+    int k = snprintf(buf, n, "%s", wait_name(f));
+    if (f->wait == AT_MBAR) {
+        Mbar m = mb_get(f->mbar);
+        snprintf(buf + k, n - (size_t)k,
+                 " at shared byte %ld for the phase of parity %u to complete (in phase of parity %u: %u of %u arrivals, %lld bytes pending)",
+                 (long)((const unsigned char *)f->mbar - f->blk->smem), f->par & 1u, m.phase, m.pending, m.count, m.tx);
+    }
+    if (f->wait == AT_WARP) snprintf(buf + k, n - (size_t)k, " (mask 0x%08x)", f->mask);
+}
+
+/* every thread waits and nothing that any of them waits for can change: name them, the
+ * threads of a warp that wait for the same thing on one line */
+inline void deadlock()
+{
+    State &s = S();
+    fprintf(stderr, "cuda_emu: deadlock in kernel %s: every thread waits and none can go on\n", s.kernel ? s.kernel : "?");
+    int lines = 0;
+    for (int b = 0; b < s.resident; b++) {
+        Block &B = s.blocks[b];
+        if (!B.live) continue;
+        for (int i = 0; i < s.nthreads;) {
+            char d[256], e[256];
+            describe(d, sizeof d, &B.fibers[i]);
+            int j = i + 1;
+            while (j < s.nthreads && j % 32 && (describe(e, sizeof e, &B.fibers[j]), strcmp(d, e) == 0)) j++;
+            if (B.fibers[i].wait != DONE && lines++ < 24)
+                fprintf(stderr, "cuda_emu:   block (%u,%u,%u), threads %d..%d (warp %d): %s\n", B.bid.x, B.bid.y, B.bid.z, i,
+                        j - 1, i / 32, d);
+            i = j;
+        }
+    }
+    if (lines > 24) fprintf(stderr, "cuda_emu:   ... and %d more\n", lines - 24);
+    abort();
+}
+
+/* Release what can go on, in every resident block: a block barrier when every live
+ * thread of the block is at it (a thread that has returned counts as arrived, as on
+ * sm_70+), a warp collective when every lane of its mask is at one, an mbarrier wait
+ * once the phase has completed, a flag wait once the word has its flag; the sleepers
+ * only when nothing else can run. Returns false when no thread is left; a deadlock
+ * stops the run. */
 inline bool release()
 {
     State &s = S();
-    int running = 0, at_sync = 0, live = 0;
-    for (int i = 0; i < s.nthreads; i++) {
-        Wait w = s.fibers[i].wait;
-        if (w == RUN) running++;
-        if (w != DONE) live++;
-        if (w == AT_SYNC) at_sync++;
+    land_copies();
+    int running = 0, live = 0, sleeping = 0;
+    for (int b = 0; b < s.resident; b++) {
+        if (!s.blocks[b].live) continue;
+        for (int i = 0; i < s.nthreads; i++) {
+            Wait w = s.blocks[b].fibers[i].wait;
+            if (w == RUN) running++;
+            if (w != DONE) live++;
+            if (w == AT_SLEEP) sleeping++;
+        }
     }
     if (running) return true;
     if (!live) return false;
     bool any = false;
-    /* a flag wait (lastBlock's last block reading a partial that a thread of its own
-     * block has yet to store) goes on once the word has its flag */
-    for (int i = 0; i < s.nthreads; i++)
-        if (s.fibers[i].wait == AT_FLAG && *s.fibers[i].flag >> 32) {
-            s.fibers[i].wait = RUN;
-            any = true;
-        }
-    if (any) return true;
-    for (int w0 = 0; w0 < s.nthreads; w0 += 32) {
-        Fiber *f = &s.fibers[w0];
-        int n = s.nthreads - w0 < 32 ? s.nthreads - w0 : 32;
-        for (int l = 0; l < n; l++) {
-            if (f[l].wait != AT_WARP) continue;
-            unsigned m = f[l].mask;
-            bool all = true;
-            for (int k = 0; k < 32 && all; k++)
-                if (m >> k & 1u) all = k < n && f[k].wait == AT_WARP && f[k].mask == m;
-            if (all) {
-                for (int k = 0; k < 32; k++)
-                    if (m >> k & 1u) f[k].wait = RUN;
+    for (int b = 0; b < s.resident; b++) {
+        Block &B = s.blocks[b];
+        if (!B.live) continue;
+        int at_sync = 0, live_b = 0;
+        for (int i = 0; i < s.nthreads; i++) {
+            Fiber &f = B.fibers[i];
+            if (f.wait != DONE) live_b++;
+            if (f.wait == AT_SYNC) at_sync++;
+            /* a flag wait (lastBlock's last block reading a partial that a thread of its
+             * own block has yet to store) goes on once the word has its flag */
+            if (f.wait == AT_FLAG && *f.flag >> 32) {
+                f.wait = RUN;
+                any = true;
+            }
+            if (f.wait == AT_MBAR && mb_done(f.mbar, f.par)) {
+                f.wait = RUN;
                 any = true;
             }
         }
+        for (int w0 = 0; w0 < s.nthreads; w0 += 32) {
+            Fiber *f = &B.fibers[w0];
+            int n = s.nthreads - w0 < 32 ? s.nthreads - w0 : 32;
+            for (int l = 0; l < n; l++) {
+                if (f[l].wait != AT_WARP) continue;
+                unsigned m = f[l].mask;
+                bool all = true;
+                for (int k = 0; k < 32 && all; k++)
+                    if (m >> k & 1u) all = k < n && f[k].wait == AT_WARP && f[k].mask == m;
+                if (all) {
+                    for (int k = 0; k < 32; k++)
+                        if (m >> k & 1u) f[k].wait = RUN;
+                    any = true;
+                }
+            }
+        }
+        if (at_sync && at_sync == live_b) {
+            for (int i = 0; i < s.nthreads; i++)
+                if (B.fibers[i].wait == AT_SYNC) B.fibers[i].wait = RUN;
+            s.events++;
+            any = true;
+        }
     }
     if (any) return true;
-    if (at_sync == live) {
-        for (int i = 0; i < s.nthreads; i++)
-            if (s.fibers[i].wait == AT_SYNC) s.fibers[i].wait = RUN;
-        return true;
+    if (sleeping) {
+        s.idle = s.events == s.events_at_wake ? s.idle + 1 : 0;
+        s.events_at_wake = s.events;
+        if (s.idle < IDLE_ROUNDS) {
+            for (int b = 0; b < s.resident; b++)
+                if (s.blocks[b].live)
+                    for (int i = 0; i < s.nthreads; i++)
+                        if (s.blocks[b].fibers[i].wait == AT_SLEEP) s.blocks[b].fibers[i].wait = RUN;
+            return true;
+        }
     }
-    for (int i = 0; i < s.nthreads; i++)
-        if (s.fibers[i].wait == AT_FLAG)
-            fail("patc_wait: a flag that no block set or will set (the wait would not end)");
-    fail("deadlock: threads wait at a block barrier and at warp collectives that cannot complete");
+    deadlock();
     return false;
 }
 
-/* one block: every thread a fiber, run in thread order until all are done */
-inline void run_block()
+/* a block into a residency slot: every thread a fiber, from the start of the kernel */
+inline void start_block(Block &B, dim3 bid)
 {
     State &s = S();
+    B.bid = bid;
+    B.live = true;
+    B.reverse = (bid.x + bid.y + bid.z) & 1;
+    /* shared memory starts with anything: not zero, so that a read before a write shows */
+    memset(B.smem, 0x5a, s.shared);
     for (int i = 0; i < s.nthreads; i++) {
-        Fiber *f = &s.fibers[i];
+        Fiber *f = &B.fibers[i];
         f->linear = i;
+        f->blk = &B;
         f->tid = dim3{(unsigned)i % s.block.x, (unsigned)i / s.block.x % s.block.y,
                       (unsigned)i / (s.block.x * s.block.y)};
         f->wait = RUN;
         getcontext(&f->ctx);
-        f->ctx.uc_stack.ss_sp = s.stacks + (size_t)i * STACK;
+        f->ctx.uc_stack.ss_sp = B.stacks + (size_t)i * STACK;
         f->ctx.uc_stack.ss_size = STACK;
         f->ctx.uc_link = nullptr;
         makecontext(&f->ctx, fiber_main, 0);
     }
-    while (release())
-        for (int j = 0; j < s.nthreads; j++) {
-            int i = s.reverse ? s.nthreads - 1 - j : j;
-            if (s.fibers[i].wait == RUN) {
-                s.cur = &s.fibers[i];
-                swapcontext(&s.sched, &s.fibers[i].ctx);
+}
+
+/* The grid: `resident` blocks at a time (in launch order, a finished block's slot
+ * taken by the next), their threads run in turn, each until it waits. */
+inline void run_grid()
+{
+    State &s = S();
+    unsigned long long total = (unsigned long long)s.grid.x * s.grid.y * s.grid.z, next = 0, pass = 0, rng = 0x9e3779b97f4a7c15ull;
+    s.ncopies = 0;
+    s.idle = 0;
+    for (int b = 0; b < s.resident; b++) s.blocks[b].live = false;
+    for (;;) {
+        bool any = false;
+        for (int b = 0; b < s.resident; b++) {
+            if (!s.blocks[b].live && next < total) {
+                unsigned long long i = next++;
+                start_block(s.blocks[b], dim3{(unsigned)(i % s.grid.x), (unsigned)(i / s.grid.x % s.grid.y),
+                                              (unsigned)(i / ((unsigned long long)s.grid.x * s.grid.y))});
             }
+            any |= s.blocks[b].live;
         }
+        if (!any) break;
+        /* with several blocks at once, they take turns from a different one each pass and
+         * one in four passes a block sits out (a fixed pseudo-random choice), so that the
+         * blocks go at uneven speeds and a look-back finds an earlier tile's word both set
+         * and not yet set */
+        pass++;
+        if (release())
+            for (int bi = 0; bi < s.resident; bi++) {
+                Block &B = s.blocks[(bi + pass) % s.resident];
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                if (!B.live || (s.resident > 1 && rng % 4 == 0)) continue;
+                for (int j = 0; j < s.nthreads; j++) {
+                    int i = B.reverse ? s.nthreads - 1 - j : j;
+                    if (B.fibers[i].wait == RUN) {
+                        s.cur = &B.fibers[i];
+                        swapcontext(&s.sched, &B.fibers[i].ctx);
+                    }
+                }
+            }
+        s.cur = nullptr;
+        land_copies();
+        for (int b = 0; b < s.resident; b++) {
+            Block &B = s.blocks[b];
+            if (!B.live) continue;
+            bool done = true;
+            for (int i = 0; i < s.nthreads && done; i++) done = B.fibers[i].wait == DONE;
+            if (done) B.live = false;
+        }
+    }
 }
 
 /* lanes of the current collective, after all of mask arrived: their slots */
@@ -231,15 +482,16 @@ template <class T> T shfl(unsigned mask, T v, int src)
     return r;
 }
 
-/* the dynamic shared memory (build.sh points the kernels' extern __shared__ array here) */
-alignas(16) inline unsigned char smem[SMEM];
+/* the dynamic shared memory of the running thread's block (build.sh points the kernels'
+ * extern __shared__ array here) */
+inline unsigned char *block_smem() { return S().cur->blk->smem; }
 
 } // namespace emu
 
 /* ---------------------------------------------------------------- what kernels see */
 
 #define threadIdx (emu::S().cur->tid)
-#define blockIdx (emu::S().bid)
+#define blockIdx (emu::S().cur->blk->bid)
 #define blockDim (emu::S().block)
 #define gridDim (emu::S().grid)
 #define warpSize 32
@@ -251,7 +503,13 @@ inline void __syncthreads()
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { emu::collective(mask, 0, 0); }
 inline void __threadfence() {}
-inline void __nanosleep(unsigned) {}
+/* a polling loop's pause: the thread runs again once no other thread can (so a poll
+ * that nothing will ever satisfy is a deadlock, not a hang) */
+inline void __nanosleep(unsigned)
+{
+    emu::S().cur->wait = emu::AT_SLEEP;
+    emu::yield();
+}
 
 template <class T> T __shfl_sync(unsigned m, T v, int src, int width = 32)
 {
@@ -406,9 +664,17 @@ PATC_EMU_VEC2(unsigned long long, ulonglong2)
  * barrier orders before the reads); a wait that nothing can satisfy is an error, since
  * the earlier blocks have run already. */
 static inline unsigned long long patc_peek(const unsigned long long *p) { return *(const volatile unsigned long long *)p; }
-static inline void patc_poke(unsigned long long *p, unsigned long long w) { *(volatile unsigned long long *)p = w; }
+static inline void patc_poke(unsigned long long *p, unsigned long long w)
+{
+    *(volatile unsigned long long *)p = w;
+    emu::S().events++;
+}
 static inline unsigned int patc_peek32(const unsigned int *p) { return *(const volatile unsigned int *)p; }
-static inline void patc_poke32(unsigned int *p, unsigned int w) { *(volatile unsigned int *)p = w; }
+static inline void patc_poke32(unsigned int *p, unsigned int w)
+{
+    *(volatile unsigned int *)p = w;
+    emu::S().events++;
+}
 static inline unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { return atomicAdd(p, v); }
 template <class T> T __ldcg(const T *p) { return *p; }
 template <class T> T __ldcs(const T *p) { return *p; }
@@ -425,6 +691,61 @@ static inline unsigned int patc_wait(const unsigned long long *p)
     return (unsigned int)w;
 }
 
+/* scanPipe's mbarriers and bulk copy (the generated code's prelude_pipe, in PTX there).
+ * A wait lets the other threads run until the phase completes; an arrival past the
+ * phase's count, an mbarrier used before its init, a copy not 16-byte aligned or
+ * outside the block's shared memory stop the run. A bulk copy lands when the
+ * scheduler next gets control, not at once: its destination holds 0x5a bytes until
+ * then, so a read of the slot before the wait on its mbarrier reads those. */
+inline size_t __cvta_generic_to_shared(const void *p) { return (size_t)p; }
+static inline void patc_mb_init(unsigned long long *b, unsigned int count)
+{
+    if (count < 1 || count > 0xfff) emu::fail("patc_mb_init: a count this emulator does not hold");
+    *b = 0; /* aligned and in range checked as it is used */
+    *b = (unsigned long long)count | (unsigned long long)count << 12 | emu::MB_MARK << 48;
+    emu::mb_get(b);
+    emu::S().events++;
+}
+static inline void patc_mb_arrive(unsigned long long *b)
+{
+    emu::Mbar m = emu::mb_get(b);
+    if (m.pending == 0) emu::fail("an arrival on an mbarrier whose phase has all its arrivals (it waits for bytes)");
+    m.pending--;
+    emu::mb_put(b, m);
+}
+static inline void patc_mb_expect(unsigned long long *b, unsigned int bytes)
+{
+    emu::Mbar m = emu::mb_get(b);
+    m.tx += bytes;
+    if (m.pending == 0) emu::fail("an arrival on an mbarrier whose phase has all its arrivals (it waits for bytes)");
+    m.pending--;
+    emu::mb_put(b, m);
+}
+static inline bool patc_mb_test(unsigned long long *b, unsigned int par) { return emu::mb_done(b, par); }
+static inline void patc_mb_wait(unsigned long long *b, unsigned int par)
+{
+    while (!emu::mb_done(b, par)) {
+        emu::S().cur->mbar = b;
+        emu::S().cur->par = par;
+        emu::S().cur->wait = emu::AT_MBAR;
+        emu::yield();
+    }
+}
+static inline void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b)
+{
+    emu::State &s = emu::S();
+    const unsigned char *sm = s.cur->blk->smem, *d = (const unsigned char *)dst;
+    if (bytes % 16 || (uintptr_t)dst % 16 || (uintptr_t)src % 16)
+        emu::fail("patc_bulk_load: a size, source or destination not a multiple of 16 bytes");
+    if (d < sm || d + bytes > sm + s.shared) emu::fail("patc_bulk_load: a destination outside the block's shared memory");
+    if (s.ncopies == emu::MAX_COPIES) emu::fail("patc_bulk_load: more copies in flight than this emulator holds");
+    emu::mb_get(b);
+    memset(dst, 0x5a, bytes);
+    s.copies[s.ncopies++] = emu::Copy{dst, src, bytes, b};
+}
+/* the async proxy's ordering is not modelled: copies land between the threads' turns */
+static inline void patc_fence_proxy_async(void) {}
+
 /* ---------------------------------------------------------------- launching */
 
 namespace emu {
@@ -438,15 +759,16 @@ template <class... A> void call(void (*f)(A...), void **args) { call_with(f, arg
 struct Entry {
     const char *name;
     void (*body)(void **);
+    int resident; /* blocks run at once (build.sh: several for a kernel with mbarriers) */
 };
 
 } // namespace emu
 
-/* the kernels of the file, listed after it by build.sh: PATC_EMU_KERNEL(name) ... */
+/* the kernels of the file, listed after it by build.sh: PATC_EMU_KERNEL(name, resident) ... */
 #define PATC_EMU_KERNELS_BEGIN static const emu::Entry patc_emu_table[] = {
-#define PATC_EMU_KERNEL(k) {#k, [](void **a) { emu::call(&k, a); }},
+#define PATC_EMU_KERNEL(k, r) {#k, [](void **a) { emu::call(&k, a); }, r},
 #define PATC_EMU_KERNELS_END                                                                     \
-    {nullptr, nullptr}};                                                                         \
+    {nullptr, nullptr, 0}};                                                                         \
     extern "C" int patc_emu_launch(const char *name, const unsigned grid[3], const unsigned block[3], \
                                    unsigned shared, void **args)                                 \
     {                                                                                            \
@@ -472,7 +794,7 @@ inline void on_fault(int sig)
     for (const char *k = s.kernel ? s.kernel : "?"; *k && p < buf + 160; k++) *p++ = *k;
     a = ", block ";
     while (*a) *p++ = *a++;
-    put_num(p, s.bid.x);
+    put_num(p, s.cur ? s.cur->blk->bid.x : 0u);
     a = ", thread ";
     while (*a) *p++ = *a++;
     put_num(p, s.cur ? (unsigned)s.cur->linear : 0u);
@@ -503,20 +825,19 @@ inline int launch(const Entry *table, const char *name, const unsigned grid[3], 
     s.kernel = name;
     s.nthreads = (int)(block[0] * block[1] * block[2]);
     if (s.nthreads > MAX_THREADS || shared > SMEM) return -2;
-    if (!s.stacks && !(s.stacks = (char *)malloc((size_t)MAX_THREADS * STACK))) return -2;
+    /* EMU_RESIDENT=N in the environment: N blocks at once for a kernel that runs several */
+    const char *er = getenv("EMU_RESIDENT");
+    s.resident = e->resident > 1 && er && atoi(er) > 0 ? atoi(er) : e->resident;
+    s.resident = s.resident < 1 ? 1 : s.resident > MAX_RESIDENT ? MAX_RESIDENT : s.resident;
+    for (int b = 0; b < s.resident; b++)
+        if (!s.blocks[b].stacks && !(s.blocks[b].stacks = (char *)malloc((size_t)MAX_THREADS * STACK))) return -2;
     s.block = dim3{block[0], block[1], block[2]};
     s.grid = dim3{grid[0], grid[1], grid[2]};
+    s.shared = shared;
     s.body = e->body;
     s.args = args;
-    for (unsigned z = 0; z < grid[2]; z++)
-        for (unsigned y = 0; y < grid[1]; y++)
-            for (unsigned x = 0; x < grid[0]; x++) {
-                s.bid = dim3{x, y, z};
-                s.reverse = (x + y + z) & 1;
-                /* shared memory starts with anything: not zero, so that a read before a write shows */
-                memset(smem, 0x5a, shared);
-                run_block();
-            }
+    s.events = s.events_at_wake = 0;
+    run_grid();
     return 0;
 }
 

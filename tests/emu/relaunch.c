@@ -1,8 +1,10 @@
-/* relaunch.c RISE KERNEL N G: kernel KERNEL of RISE (one u32 input of N keys, one output,
- * compiled with -D n=N -D g=G) launched three times on the same buffers, each output
- * checked against the interpreter's, with different keys each time (0..299). For a
- * kernel whose global scratch must be left as the runtime zeroed it (accumulate's global
- * bins, lastBlock's partials): a launch that leaves them dirty makes the next one wrong.
+/* relaunch.c RISE KERNEL N G [NAME=VALUE...]: kernel KERNEL of RISE (one 4-byte input of
+ * N keys, one output, compiled with -D n=N -D g=G, no g where G is 0, and the further
+ * nats given) launched three times on the same buffers, each output checked against the
+ * interpreter's, with different keys each time (0..299). For a kernel whose global
+ * scratch must be left as the runtime zeroed it (accumulate's global bins, lastBlock's
+ * partials) or moved to its next epoch (the pipe kernels' tile counter and tile words):
+ * a launch that leaves them wrong makes the next one wrong.
  * Run by tests/emu/run.sh under the stand-in driver's emulation. Exit 0 when all agree. */
 #include "patc.h"
 
@@ -14,15 +16,24 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) { printf("usage: relaunch RISE KERNEL N G\n"); return 2; }
+    if (argc < 5 || argc > 13) { printf("usage: relaunch RISE KERNEL N G [NAME=VALUE...]\n"); return 2; }
     long long n = atoll(argv[3]), g = atoll(argv[4]);
+    patc_define defs[10] = {{"n", n}, {"g", g}};
+    int ndefs = g ? 2 : 1;
+    char names[8][32];
+    for (int i = 5; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof names[0]) { printf("relaunch: %s: not NAME=VALUE\n", argv[i]); return 2; }
+        memcpy(names[i - 5], argv[i], (size_t)(eq - argv[i]));
+        names[i - 5][eq - argv[i]] = 0;
+        defs[ndefs++] = (patc_define){names[i - 5], atoll(eq + 1)};
+    }
     patc_ctx *ctx;
     if (patc_create(&ctx, 0, 0) != PATC_OK) { printf("patc_create: %s\n", patc_last_error(ctx)); return 1; }
-    patc_define defs[2] = {{"n", n}, {"g", g}};
     patc_compile_options opts;
     memset(&opts, 0, sizeof opts);
     patc_program *prog;
-    OK(patc_program_compile(ctx, argv[1], defs, 2, &opts, &prog));
+    OK(patc_program_compile(ctx, argv[1], defs, ndefs, &opts, &prog));
     patc_kernel *k;
     OK(patc_get_kernel(prog, argv[2], &k));
     patc_type ot;

@@ -5,11 +5,13 @@
 # binary of examples/quicksort), its GPU mode too, each sort checked against qsort.
 # ctest emulated_kernels.
 #
-# This is not the GPU: it runs blocks one after another and the threads of a block as
-# fibers that meet at barriers and warp collectives, so it checks what a kernel
-# computes, its indexing, guards, vector loads, tile draws and look-back, shuffles and
-# votes, and its argument and scratch handling, but no race between blocks and no
-# timing. tests/gpu/all.sh runs the same kinds of checks on a GPU.
+# This is not the GPU: it runs blocks one after another (the pipe kernels' three at a
+# time) and the threads of a block as fibers that meet at barriers, warp collectives
+# and mbarriers, so it checks what a kernel computes, its indexing, guards, vector
+# loads, tile draws and look-back, shuffles and votes, the pipe kernels' mbarrier
+# phases, bulk copies and ring of slots, and its argument and scratch handling, but no
+# memory ordering, no real race between blocks and no timing (cuda_emu.h's header).
+# tests/gpu/all.sh runs the same kinds of checks on a GPU.
 #
 # The kernels are compiled with AddressSanitizer where the compiler has it, and the
 # stand-in driver allocates device memory of exactly the size asked for, so a kernel
@@ -266,6 +268,40 @@ done
 # issue 33 item 7a: lastBlock's body with no barrier in front of it; one where its shared
 # buffer reuses bytes other threads read just before (barrier.c puts one in the body)
 for m in 1 3 33; do echo "../tests/programs/lastblock_reuse.rise sumTwiceReuse $r1 -D m=$m"; done
+# issue 34 item 3: the pipe kernels (scanPipe, filterPipe, partitionPipe,
+# partitionStablePipe: mbarriers, bulk copies, the ring of slots, the persistent grid of
+# fakecuda's 132 SMs, three blocks at once sharing the tiles, so that the look-back reads
+# and waits for other blocks' words) at ragged sizes: tests/programs/pipe_small.rise's
+# small tiles (2 warps x 4 items, 2 slots: 256 elements, many per block, the ring
+# wrapping), examples/scan_pipe.rise at such a shape, and the examples' large shapes at a
+# few sizes. f32 sums of integer values (random:0:3) at 100003, where the interpreter's
+# own rounding would pass 1e-5
+for n in 1 31 33 1000 4097 100003; do
+    for k in inclSumI32 inclMaxI32 exclMinU32 affineExclU32; do echo "../tests/programs/pipe_small.rise $k $r1 -D n=$n -D g=3"; done
+    if [ $n = 100003 ]; then f=random:0:3; else f=random; fi
+    echo "../tests/programs/pipe_small.rise exclSumF32 --input $f -D n=$n -D g=3"
+    echo "../tests/programs/pipe_small.rise filterGtF32 --input value:0.5 --input random -D n=$n -D g=3"
+    echo "../tests/programs/pipe_small.rise partitionGtI32 --input value:49 --input random -D n=$n -D g=3"
+    echo "../tests/programs/pipe_small.rise partitionStableGtF32 --input value:0.5 --input random -D n=$n -D g=3"
+done
+for t in 0.01 1.0 -1.0; do # few, none and all selected
+    echo "../tests/programs/pipe_small.rise filterGtF32 --input value:$t --input random -D n=4097 -D g=3"
+    echo "../tests/programs/pipe_small.rise partitionStableGtF32 --input value:$t --input random -D n=4097 -D g=3"
+done
+for t in 99 -1; do echo "../tests/programs/pipe_small.rise partitionGtI32 --input value:$t --input random -D n=4097 -D g=3"; done
+for k in inclSumI32 exclSumI32 inclSumF32 exclSumF32 inclMaxI32 exclMinU32 affineU32 affineExclU32; do
+    echo "scan_pipe.rise $k $r1 -D w=2 -D ipt=4 -D s=2 -D n=1000"
+done
+echo "scan_pipe.rise inclSumF32 $r1 -D w=16 -D ipt=12 -D s=9 -D n=6145"
+echo "scan_pipe.rise exclSumI32 $r1 -D w=16 -D ipt=12 -D s=9 -D n=100003"
+for n in 33 100003; do
+    echo "filter_pipe.rise filterGtI32 --input value:49 --input random -D n=$n"
+    echo "partition_pipe.rise partitionStableGtI32 --input value:49 --input random -D n=$n -D g=7"
+    echo "partition_pipe.rise partitionStableGtF32Small --input value:0.5 --input random -D n=$n -D g=7"
+done
+echo "filter_pipe.rise filterGtF32Small --input value:0.5 --input random -D n=100003"
+echo "partition_pipe.rise partitionGtI32 --input value:49 --input random -D n=100003"
+echo "partition_pipe.rise partitionGtF32Small --input value:0.5 --input random -D n=100003"
 }
 
 echo "0 0" >"$TMP/counts"
@@ -318,6 +354,100 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; then
                 passes=$((passes + 1))
             else
                 echo "FAIL: relaunch histogram.rise histU32 -D n=$1 -D g=$2"
+                cat "$TMP/build.err" "$TMP/out" | grep -v 'swapcontext' | tail -5 | sed 's/^/    /'
+                fails=$((fails + 1))
+            fi
+        done
+    else
+        echo "FAIL: building tests/emu/relaunch.c"
+        sed 's/^/    /' "$TMP/build.err" | head -10
+        fails=$((fails + 1))
+    fi
+fi
+# issue 34 item 3: the emulated pipe kernels are checked, not merely run. A scanPipe
+# kernel with one block at a time (EMU_RESIDENT=1: block 0's producer draws every tile,
+# the other 131 blocks draw past the end and leave), then the same kernel with faults
+# put in by hand (EMU_CUDA): each must fail the check (a wrong result) or stop the run
+# (cuda_emu: a deadlock, a misused mbarrier, an invalid access) where the unedited
+# kernel passes. The edits go through the helpers' names only (patc_mb_*), whatever
+# the code around them.
+if [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe faults" =~ $EMU_ONLY ]]; then
+    pf=(examples/scan_pipe.rise --kernel inclSumI32 -D w=2 -D ipt=4 -D s=2 -D n=4097)
+    run_pipe() { # in a subshell whose stderr is dropped: no "Aborted" from bash for a stopped run
+        (FAKECUDA_EMULATE=$1 LD_LIBRARY_PATH=$FAKE "${preload[@]}" "$PATC" run "${pf[@]}" --input random \
+            --check-against-cpu >"$TMP/out" 2>&1; exit $?) 2>/dev/null
+    }
+    "$PATC" --emit-cuda "${pf[@]}" >"$TMP/pipe.cu"
+    if bash tests/emu/build.sh "$PATC" "$TMP/pipe.so" "${pf[@]}" 2>"$TMP/build.err" && EMU_RESIDENT=1 run_pipe "$TMP/pipe.so"; then
+        passes=$((passes + 1))
+    else
+        echo "FAIL: ${pf[*]} one block at a time"
+        cat "$TMP/build.err" "$TMP/out" | grep -v swapcontext | tail -5 | sed 's/^/    /'
+        fails=$((fails + 1))
+    fi
+    # fault NAME EXPECT COMMAND...: the kernel edited by COMMAND (stdin to stdout) must
+    # fail with output matching EXPECT (a grep -E pattern); the edit must change a line
+    # of a kernel (the prelude's helpers are dropped by build.sh)
+    fault() {
+        local name=$1 expect=$2
+        shift 2
+        {
+            echo 'static __device__ __forceinline__ bool patc_mb_test_flip(unsigned long long *b, unsigned int p) { return patc_mb_test(b, p ^ 1u); }'
+            echo 'static __device__ __forceinline__ void patc_mb_wait_flip(unsigned long long *b, unsigned int p) { patc_mb_wait(b, p ^ 1u); }'
+            echo 'static __device__ __forceinline__ void patc_mb_nowait(unsigned long long *, unsigned int) {}'
+            echo 'static __device__ __forceinline__ void patc_mb_noarrive(unsigned long long *) {}'
+            "$@" <"$TMP/pipe.cu"
+        } >"$TMP/fault.cu"
+        if [ "$(grep -v '^static __device__' "$TMP/fault.cu" | md5sum)" = "$(grep -v '^static __device__' "$TMP/pipe.cu" | md5sum)" ]; then
+            echo "FAIL: fault $name: the edit changed nothing"
+            fails=$((fails + 1))
+        elif ! EMU_CUDA="$TMP/fault.cu" bash tests/emu/build.sh "$PATC" "$TMP/fault.so" "${pf[@]}" 2>"$TMP/build.err"; then
+            echo "FAIL: fault $name: the edited kernel does not build"
+            sed 's/^/    /' "$TMP/build.err" | head -5
+            fails=$((fails + 1))
+        elif run_pipe "$TMP/fault.so"; then
+            echo "FAIL: fault $name: not caught (the check passed)"
+            fails=$((fails + 1))
+        elif ! grep -Eq "$expect" "$TMP/out"; then
+            echo "FAIL: fault $name: caught, but not as expected ($expect)"
+            grep -v swapcontext "$TMP/out" | tail -3 | sed 's/^/    /'
+            fails=$((fails + 1))
+        else
+            echo "fault $name: caught: $(grep -Em1 "$expect" "$TMP/out")"
+            passes=$((passes + 1))
+        fi
+    }
+    # the N-th call of helper OLD in the kernels' text (not the prelude) made a call of NEW
+    nth() { awk -v old="$1(" -v new="$2(" -v n="$3" '!/^static __device__/ && (i = index($0, old)) && ++seen == n {
+                $0 = substr($0, 1, i - 1) new substr($0, i + length(old)) } { print }'; }
+    fault "every test_wait's parity flipped" 'FAIL|cuda_emu' sed -e 's/patc_mb_test(/patc_mb_test_flip(/g'
+    fault "every try_wait's parity flipped" 'FAIL|cuda_emu' sed -e 's/patc_mb_wait(/patc_mb_wait_flip(/g'
+    # each wait and each arrival of the text in turn
+    calls() { grep -v '^static __device__' "$TMP/pipe.cu" | grep -o "$1(" | wc -l; }
+    nw=$(calls patc_mb_wait) na=$(calls patc_mb_arrive)
+    for i in $(seq "$nw"); do fault "mbarrier wait $i of $nw left out" 'FAIL|cuda_emu' nth patc_mb_wait patc_mb_nowait "$i"; done
+    for i in $(seq "$na"); do fault "arrival $i of $na left out" 'cuda_emu: deadlock' nth patc_mb_arrive patc_mb_noarrive "$i"; done
+    if [ "$nw" = 0 ] || [ "$na" = 0 ]; then
+        echo "FAIL: faults: no patc_mb_wait or patc_mb_arrive in the kernel's text"
+        fails=$((fails + 1))
+    fi
+    fault "the bulk copy's bytes not expected" 'FAIL|cuda_emu' sed -e 's/patc_mb_expect(\([^,]*\), [^)]*)/patc_mb_arrive(\1)/g'
+fi
+# issue 34 item 3: the pipe kernels leave their tile counter at the next epoch, and a
+# later launch on the same scratch takes the earlier launch's tile words for unset:
+# three scanPipe launches on the same buffers, each against the interpreter
+# (tests/emu/relaunch.c)
+if [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe relaunch" =~ $EMU_ONLY ]]; then
+    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
+    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/relaunch" tests/emu/relaunch.c -L"$rtlib" -lpatrt 2>"$TMP/build.err"; then
+        for kn in "exclMinU32 4097" "inclSumI32 100003"; do
+            set -- $kn
+            if bash tests/emu/build.sh "$PATC" "$TMP/rlp.so" examples/scan_pipe.rise --kernel $1 -D n=$2 -D w=2 -D ipt=4 -D s=2 \
+                2>"$TMP/build.err" && FAKECUDA_EMULATE="$TMP/rlp.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
+                "$TMP/relaunch" examples/scan_pipe.rise $1 $2 0 w=2 ipt=4 s=2 >"$TMP/out" 2>&1; then
+                passes=$((passes + 1))
+            else
+                echo "FAIL: relaunch scan_pipe.rise $1 -D n=$2 -D w=2 -D ipt=4 -D s=2"
                 cat "$TMP/build.err" "$TMP/out" | grep -v 'swapcontext' | tail -5 | sed 's/^/    /'
                 fails=$((fails + 1))
             fi
