@@ -125,8 +125,8 @@ typedef enum {
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target
  * type), the math functions (MATH_FNS below) and the operators as functions. Their
- * own list, so that the switches where none of them can occur (the view chains of
- * lower.c) name them all with SCALAR_FORM_CASES. */
+ * own list, so that a switch where none of them can occur names them all with
+ * SCALAR_FORM_CASES. */
 #define SCALAR_FORMS(X) \
     X(P_SELECT,          "select",          0, 3, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_TO_F32,          "f32",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \

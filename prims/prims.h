@@ -447,6 +447,14 @@ typedef struct TcApp {
     Span sp;        /* the whole application */
 } TcApp;
 
+/* What a kernel's result of a pair type (count, elements) means for its two outputs
+ * (lower.c's lower_result): CR_NONE, a pair like any other; CR_PREFIX, only the first
+ * `count` elements are the result (compactTo: the elements' output is counted by the
+ * count's); CR_SPLIT, every element is written and count says where the second part
+ * starts (partitionTo). Either way the elements' acceptor carries the count's buffer
+ * to the primitive's write rule. */
+typedef enum { CR_NONE, CR_PREFIX, CR_SPLIT } CountResult;
+
 /* A primitive's meaning in each pass:
  *   infer  the type rule: check the arguments, return the typed E_PRIM (or what it
  *          desugars to), report misuse with diag_error;
@@ -454,12 +462,24 @@ typedef struct TcApp {
  *   eval   its value in the reference interpreter;
  *   write  optional: its lowering when its result is written to an acceptor c (lower_acc):
  *          a map's loop, or the acceptors its arguments are written through (join, scatter,
- *          ...). NULL: the value is computed (lower) and copied into c. */
+ *          ...). NULL: the value is computed (lower) and copied into c.
+ * and what lower.c asks of it by row, not by name:
+ *   through  optional: the primitive is a link of a view chain (lw_view_chain: a chain
+ *          of such links over a variable x can be written to, as where toPrivateFun's
+ *          function puts its result): its result written to c is its argument
+ *          args[chain_arg] written to the acceptor through(w, e, c) returns. NULL: not a link;
+ *   chain_ok  optional: a further condition for e to be a link over x (padCst: its value
+ *          does not read x; mapSeq: its function is a chain itself);
+ *   count_result  what a result of type (count, elements) is (CountResult). */
 typedef struct PrimOps {
     Expr *(*infer)(Tc *t, const TcApp *ap);
     LwVal *(*lower)(Lw *w, Expr *e);
     void (*eval)(IpCtx *c, const Code *e, IpVal *r);
     void (*write)(Lw *w, Expr *e, Acc *c);
+    Acc *(*through)(Lw *w, Expr *e, Acc *c);
+    int chain_arg;
+    bool (*chain_ok)(const Expr *e, const Binder *x);
+    CountResult count_result;
 } PrimOps;
 
 /* Each family's rows, indexed by Prim (rows of other families are empty). */
