@@ -12,9 +12,8 @@
  * The family column of PRIMITIVES (compiler/compiler.h) says which file's table holds
  * a primitive. The generic part of each pass (arity and dimension checks in
  * infer_prim, the span in lower_exp, the stack check in the interpreter) stays in the
- * pass; so do lower.c's view_chain and acc_through, which invert the view chains that
- * a map's function may be (join, split, transpose, id, take, drop, padCst, mapSeq of
- * such) and are switches over Prim that list every other primitive.
+ * pass, which asks what it needs of a primitive of its row (PrimOps' optional fields:
+ * the links of view chains, results of a data-dependent length), never by name.
  *
  * This header is the interface between the three passes and the families: each pass's
  * state and the helpers the handlers call, under the pass's prefix (tc_ typecheck.c,
