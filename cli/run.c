@@ -169,7 +169,7 @@ static const char *pick_kernel(const RunOpts *o, patc_program *prog)
 /* The nat values of k from the -D options, in k's order; exit status 2 after the
  * message when one is missing or a -D names none of k's nats (only possible with
  * --reduce: otherwise the compiler rejects such a -D). Returns -1 on success. */
-static int nat_values(const RunOpts *o, patc_kernel *k, long long *nats)
+static int fill_nats(const RunOpts *o, patc_kernel *k, long long *nats)
 {
     const char *name = patc_kernel_name(k);
     int nn = patc_kernel_num_nats(k), len = patc_kernel_length_nat(k);
@@ -264,7 +264,7 @@ int cli_run(int argc, char **argv)
         run_error(1, "out of memory");
         goto out;
     }
-    if ((rc = nat_values(&o, k, nats)) >= 0) goto out;
+    if ((rc = fill_nats(&o, k, nats)) >= 0) goto out;
     rc = 1;
 
     /* inputs: one --input per data parameter, in declaration order */

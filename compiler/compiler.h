@@ -127,8 +127,8 @@ typedef enum {
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target
  * type), the math functions (MATH_FNS below) and the operators as functions. Their
- * own list, so that the switches where none of them can occur (the view chains of
- * lower.c) name them all with SCALAR_FORM_CASES. */
+ * own list, so that a switch where none of them can occur names them all with
+ * SCALAR_FORM_CASES. */
 #define SCALAR_FORMS(X) \
     X(P_SELECT,          "select",          0, 3, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
     X(P_TO_F32,          "f32",             0, 1, 0, NOLVL,       NOSHFL,    (0),       PF_SCALAR) \
@@ -640,6 +640,7 @@ typedef struct Compilation {
     int ndefs;
     Kernel **kernels;
     int nkernels;
+    struct LdKernel **descs; /* descs[i]: the launch descriptor of kernels[i] (describe.c) */
     const Decl *current; /* the kernel being compiled: the one an error is in */
 } Compilation;
 
@@ -702,6 +703,88 @@ bool stmt_mentions_var(const Stmt *s, const NatVar *v);
 bool compile_file(Compilation *c, const CompileOptions *opt, const char *path);
 bool compile_string(Compilation *c, const CompileOptions *opt, const char *path,
                     const char *text, size_t len);
+
+/* ---------------------------------------------------------------- launch descriptor (describe.c) */
+
+/* What the runtime needs of a compiled kernel to launch it, and nothing else: after
+ * compiling, libpatrt keeps a copy of this (ld_copy: one malloc'ed block) and the CUDA
+ * text, frees the compilation's arena, and evaluates the rules below itself (rt_desc.c)
+ * without Nat, NatEnv or Kernel. describe.c makes it from the Kernel, after every pass.
+ *
+ * A rule is an integer expression in postfix over slots: slot i < nnats is nat
+ * parameter i, then the launch's blockDim.x/y/z, gridDim.x/y/z and nwarps
+ * (LD_SLOT_BDIM ..), which only index bounds mention. Its value is the Nat's under
+ * nat_eval, undefined exactly where nat_eval fails: an unbound slot (a variable that is
+ * none of these has slot -1, never bound), a divisor <= 0, an overflow past int64. */
+typedef enum {
+    LD_CST,  /* push cst */
+    LD_SLOT, /* push the value of slot `slot` */
+    LD_ADD,  /* pop r, pop l, push l op r (each checked for overflow) */
+    LD_SUB,
+    LD_MUL,
+    LD_DIV,  /* floor(l / r); undefined for r <= 0 */
+    LD_MIN,
+    LD_MAX,
+} LdOp;
+typedef struct LdIns {
+    LdOp op;
+    int slot;    /* LD_SLOT */
+    int64_t cst; /* LD_CST */
+} LdIns;
+typedef struct LdRule {
+    const LdIns *code; /* n instructions; n == 0: no rule (its value is the default, 0 or 1) */
+    int n;
+    int depth;         /* the most values the evaluation stacks at once */
+} LdRule;
+enum { LD_SLOT_BDIM = 0, LD_SLOT_GDIM = 3, LD_SLOT_NWARPS = 6, LD_HW_SLOTS = 7 }; /* after the nats */
+
+/* A nat parameter: its name, least value and exclusive upper bound (n == 0: none). */
+typedef struct LdNat {
+    const char *name;
+    int64_t lb;
+    LdRule ub;
+} LdNat;
+/* A global buffer of the kernel: an output, an input (an array, or a scalar by value)
+ * or a scratch buffer, of count elements of elem_size bytes each. */
+typedef struct LdBuf {
+    const char *name;
+    LdRule count;
+    int sk;          /* ScalarKind of its elements */
+    int elem_size;   /* bytes per element: 8 for lastBlock's flagged partials */
+    int align;       /* inputs and outputs: the start's alignment checked at launch (0: none) */
+    bool scalar;     /* an input passed by value */
+    int counted_by;  /* outputs: the output holding how many elements are the result, or -1 */
+} LdBuf;
+/* One launch: the kernel's own (the last) or one of a toGlobal kernel's earlier ones. */
+typedef struct LdLaunch {
+    const char *name;  /* its __global__ function */
+    LdRule block[3], grid[3]; /* n == 0: 1 */
+    LdRule shared;     /* dynamic shared memory, bytes (n == 0: none) */
+    LdRule index_bound;/* n == 0: no bound (the index width is then 64) */
+    IndexWidth iw;
+    bool block_fixed;  /* the code assumes exactly `block` threads */
+    bool persistent;   /* a scanPipe kernel: grid.x is capped at the SM count */
+    int static_smem;   /* bytes of static __shared__ counted against the maximum */
+    const char *static_note; /* smem_budget_note's words for them */
+} LdLaunch;
+typedef struct LdKernel {
+    size_t bytes;      /* the size of ld_copy's block */
+    const char *name;
+    int nnats, ninputs, nouts, nscratch, nlaunches;
+    LdNat *nats;
+    LdBuf *inputs, *outs, *scratch;
+    LdLaunch *launches; /* in order; the last is the kernel itself */
+    KernelRole role;
+    int role_len_nat, role_grid_nat;
+    bool role_tunable;
+} LdKernel;
+/* The descriptor of k (every pass done), in the arena. */
+LdKernel *ld_describe(Arena *a, const Kernel *k);
+/* A copy in one lang_malloc'ed block (free() frees it all), or NULL when out of memory. */
+LdKernel *ld_copy(const LdKernel *d);
+/* The typed and kernel IR of every kernel of c, as `patc --emit-ir` and patc_program_ir
+ * print it (print.c): for the runtime, which holds no Kernel. */
+void compilation_print_ir(StrBuf *b, const Compilation *c);
 
 /* ---------------------------------------------------------------- hints (hint.c) */
 

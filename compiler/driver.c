@@ -1,5 +1,5 @@
 /* driver.c: runs the pipeline  parse -> expand -> typecheck -> lower -> loops -> smem
- * -> barrier -> version -> width, with -d dumps after each pass. */
+ * -> barrier -> version -> width -> role -> describe, with -d dumps after each pass. */
 #include "compiler.h"
 
 #include <errno.h>
@@ -36,6 +36,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
     }
     c->defs = ANEWN(a, KernelDef *, nk + 1);
     c->kernels = ANEWN(a, Kernel *, nk + 1);
+    c->descs = ANEWN(a, LdKernel *, nk + 1);
     /* a -D that names no nat parameter of any compiled kernel is a mistake, not a no-op */
     bool *define_used = ANEWN(a, bool, opt->ndefines + 1);
     for (Decl *x = c->prog.decls; x; x = x->next) {
@@ -86,6 +87,7 @@ static void compile_program(Compilation *c, const CompileOptions *opt)
         }
         width_unify(k);
         kernel_set_role(k);
+        c->descs[c->nkernels] = ld_describe(a, k);
         c->kernels[c->nkernels++] = k;
     }
     c->current = NULL;

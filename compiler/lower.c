@@ -955,69 +955,27 @@ Acc *lw_padw(Lw *w, Expr *e, Acc *c)
     return r;
 }
 
-/* Is body a chain of join/split/transpose/id/take/drop/padCst/mapSeq-of-such over the
- * variable x? (take and drop: the elements they cut off are written nowhere; padCst:
- * its padding written beside its first and last elements, its value not reading x) */
+/* Is body a chain of view-chain links (PrimOps.through: join, split, transpose, id,
+ * take, drop, padCst, mapSeq of a chain) over the variable x? (take and drop: the
+ * elements they cut off are written nowhere; padCst: its padding written beside its
+ * first and last elements, its value not reading x) */
 bool lw_view_chain(const Expr *body, const Binder *x)
 {
     if (body->kind == E_VAR) return body->var.b == x;
     if (body->kind != E_PRIM) return false;
-    switch (body->prim.p) {
-    case P_JOIN: case P_SPLIT: case P_TRANSPOSE: case P_ID: case P_TAKE: case P_DROP:
-        return lw_view_chain(body->prim.args[0], x);
-    case P_PADCST: /* its value computed without x */
-        return !lw_count_uses(body->prim.args[0], x, 1) && lw_view_chain(body->prim.args[1], x);
-    case P_MAPSEQ: case P_MAPSEQUNROLL:
-        return lw_view_chain(body->prim.args[0]->lam.body, body->prim.args[0]->lam.param) &&
-               lw_view_chain(body->prim.args[1], x);
-    case P_ASVECTOR: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
-    case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
-    case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
-    case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
-    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_BALLOT: case P_LASTBLOCK: case P_ADD: case P_MUL:
-    case P_MIN: case P_MAX: case P_COUNT: return false;
-    case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: return false;
-    SCALAR_FORM_CASES return false;
-    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
-    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
-    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: case P_ACCUMULATE: return false;
-    }
-    unreachable();
+    const PrimOps *o = prim_ops(body->prim.p);
+    if (!o->through || (o->chain_ok && !o->chain_ok(body, x))) return false;
+    return lw_view_chain(body->prim.args[o->chain_arg], x);
 }
 
-/* The acceptor for x when `body` (a view chain over x) is written to c:
- *   x -> c;  join(b) -> b into JOINW(c);  split(k)(b) -> b into SPLITW(c, k);
- *   transpose(b) -> b into TRANSW(c);  mapSeq(f)(b) -> b into MAPF(c, f);
- *   take(k)(b) -> b into TAKEW(c, k);  drop(k)(b) -> b into DROPW(c, k);
- *   padCst(l)(r)(v)(b) -> b into PADW(c, l, v) */
+/* The acceptor for x when `body` (a view chain over x) is written to c: each link's
+ * argument is written to the acceptor its `through` makes of c (prims/view.c lists
+ * them). */
 static Acc *acc_through(Lw *w, Expr *body, Binder *x, Acc *c)
 {
     if (body->kind == E_VAR) return c;
-    Expr *arg = body->prim.p == P_MAPSEQ || body->prim.p == P_MAPSEQUNROLL || body->prim.p == P_PADCST
-                    ? body->prim.args[1] : body->prim.args[0];
-    Acc *r = NULL;
-    switch (body->prim.p) {
-    case P_JOIN: r = lw_acceptor(w, W_JOINW, arg->ty, c); r->n1 = arg->ty->arr.elem->arr.n; break;
-    case P_SPLIT: r = lw_acceptor(w, W_SPLITW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
-    case P_TRANSPOSE: r = lw_acceptor(w, W_TRANSW, arg->ty, c); break;
-    case P_ID: r = c; break;
-    case P_TAKE: r = lw_acceptor(w, W_TAKEW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
-    case P_DROP: r = lw_acceptor(w, W_DROPW, arg->ty, c); r->n1 = body->prim.nats[0]; break;
-    case P_PADCST: r = lw_padw(w, body, c); break;
-    case P_MAPSEQ: case P_MAPSEQUNROLL: r = lw_acceptor(w, W_MAPF, arg->ty, c); r->fn = body->prim.args[0]; break;
-    case P_ASVECTOR: case P_PADCLAMP: case P_SLIDE: case P_ZIP:
-    case P_UNZIP: case P_PAIR: case P_FST: case P_SND: case P_GENERATE: case P_REDUCESEQ:
-    case P_REDUCESEQUNROLL: case P_TOGLOBAL: case P_TOSHARED: case P_TOPRIVATE: case P_TOPRIVATEFUN:
-    case P_TOSHAREDFUN: case P_MAPGLOBAL: case P_MAPBLOCK: case P_MAPTHREADS: case P_MAPWARP: case P_MAPLANE:
-    case P_SHFLDOWN: case P_SHFLUP: case P_SHFLXOR: case P_SHFLWARP: case P_BALLOT: case P_LASTBLOCK: case P_ADD: case P_MUL:
-    case P_MIN: case P_MAX: case P_COUNT: unreachable(); /* not a view chain */
-    case P_IDX: case P_GATHER: case P_SCATTER: case P_CONCAT: case P_PADEMPTY: unreachable();
-    SCALAR_FORM_CASES unreachable();
-    case P_SCANSEQ: case P_SCANSEQEXCL: case P_LOOKBACK: case P_COMPACTTO: case P_PARTITIONTO:
-    case P_PARTITIONSTABLETO: case P_SCANPIPE: case P_SCANPIPEEXCL: case P_FILTERPIPE:
-    case P_PARTITIONPIPE: case P_PARTITIONSTABLEPIPE: case P_ACCUMULATE: unreachable();
-    }
-    return acc_through(w, arg, x, r);
+    const PrimOps *o = prim_ops(body->prim.p);
+    return acc_through(w, body->prim.args[o->chain_arg], x, o->through(w, body, c));
 }
 
 /* The padding of a padCst written through (W_PADEL c, its scalar at c's path): the
@@ -1360,7 +1318,7 @@ static _Noreturn void computed_twice(Lw *w, Expr *e)
     Span at = e->let.value->sp;
     /* at the top level a mapSeq would be stored by one thread: the grid computes it */
     const Expr *v = e->let.value;
-    bool seq = v->kind == E_PRIM && (v->prim.p == P_MAPSEQ || v->prim.p == P_MAPSEQUNROLL);
+    bool seq = v->kind == E_PRIM && prim_info[v->prim.p].level == LVL_SEQ;
     const char *fix = w->ndepth ? "materialise it with toPrivate or toShared so it is computed once"
                       : seq ? "store it first, computed by the whole grid: `mapGlobal` in place of `mapSeq`, then "
                               "`|> toGlobal` (a launch of its own writes it to global memory, and the next launch "
@@ -1532,14 +1490,12 @@ static void lower_result(Lw *w, Expr *e, const Type *t, bool several)
         lower_result(w, e->prim.args[1], t->pair.b, several);
         return;
     }
-    if (t->kind == T_PAIR && e->kind == E_PRIM && (e->prim.p == P_COMPACTTO || e->prim.p == P_PARTITIONTO ||
-                                                   e->prim.p == P_PARTITIONSTABLETO || e->prim.p == P_FILTERPIPE ||
-                                                   e->prim.p == P_PARTITIONPIPE || e->prim.p == P_PARTITIONSTABLEPIPE)) {
+    if (t->kind == T_PAIR && e->kind == E_PRIM && prim_ops(e->prim.p)->count_result != CR_NONE) {
         /* a result of a data-dependent length (compactTo; partitionTo's count): the count's
          * output, then the elements', whose acceptor carries the count's buffer to the
          * write rule */
         Acc *cnt = next_output(w, t->pair.a, true), *el = next_output(w, t->pair.b, true);
-        if (e->prim.p == P_COMPACTTO || e->prim.p == P_FILTERPIPE) el->buf->counted_by = cnt->buf;
+        if (prim_ops(e->prim.p)->count_result == CR_PREFIX) el->buf->counted_by = cnt->buf;
         el->cnt = cnt->buf;
         w->at = e->sp;
         prim_ops(e->prim.p)->write(w, e, el);

@@ -388,3 +388,20 @@ void kernel_print(StrBuf *b, const Kernel *k)
     }
     sprint(b, k->body, 1);
 }
+
+/* The format of `patc --emit-ir` and patc_program_ir: per kernel its typed IR, then
+ * its kernel IR, launch by launch. */
+void compilation_print_ir(StrBuf *b, const Compilation *c)
+{
+    for (int i = 0; i < c->nkernels; i++) {
+        sb_printf(b, "%s--- typed IR: %s\n", i ? "\n" : "", c->kernels[i]->name);
+        expr_print(b, c->defs[i]->body);
+        sb_puts(b, "\n--- kernel IR\n");
+        const Kernel *k = c->kernels[i];
+        for (int l = 0; l < k->npre; l++) { /* its launches, in order */
+            kernel_print(b, k->pre[l]);
+            sb_putc(b, '\n');
+        }
+        kernel_print(b, k);
+    }
+}

@@ -680,9 +680,26 @@ void prims_eval_scan(IpCtx *c, const Code *e, bool excl, bool acc_first, IpVal *
 
 static void eval_scan(IpCtx *c, const Code *e, IpVal *res) { prims_eval_scan(c, e, e->p == P_SCANSEQEXCL, false, res); }
 
+/* mapSeq(f) as a link of a view chain (PrimOps.through): its argument written to
+ * MAPF(c, f), when f is a view chain itself */
+static Acc *through_map_seq(Lw *w, Expr *e, Acc *c)
+{
+    Acc *r = lw_acceptor(w, W_MAPF, e->prim.args[1]->ty, c);
+    r->fn = e->prim.args[0];
+    return r;
+}
+
+static bool map_seq_link(const Expr *e, const Binder *x)
+{
+    (void)x;
+    return lw_view_chain(e->prim.args[0]->lam.body, e->prim.args[0]->lam.param);
+}
+
 const PrimOps prims_map[P_COUNT] = {
-    [P_MAPSEQ] = {infer_map, lower_map_seq, eval_map, write_map},
-    [P_MAPSEQUNROLL] = {infer_map, lower_map_seq, eval_map, write_map},
+    [P_MAPSEQ] = {infer_map, lower_map_seq, eval_map, write_map, .through = through_map_seq, .chain_arg = 1,
+                  .chain_ok = map_seq_link},
+    [P_MAPSEQUNROLL] = {infer_map, lower_map_seq, eval_map, write_map, .through = through_map_seq, .chain_arg = 1,
+                        .chain_ok = map_seq_link},
     [P_MAPGLOBAL] = {infer_map, lower_parallel_map, eval_map, write_map},
     [P_MAPBLOCK] = {infer_map, lower_parallel_map, eval_map, write_map},
     [P_MAPTHREADS] = {infer_map, lower_parallel_map, eval_map, write_map},

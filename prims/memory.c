@@ -692,8 +692,9 @@ const PrimOps prims_memory[P_COUNT] = {
     [P_TOPRIVATEFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
     [P_TOSHAREDFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
     [P_SCATTER] = {infer_scatter, lower_scatter_read, eval_scatter, write_scatter},
-    [P_COMPACTTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
-    [P_PARTITIONTO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
-    [P_PARTITIONSTABLETO] = {infer_compact, lower_compact_read, eval_compact, write_compact},
+    [P_COMPACTTO] = {infer_compact, lower_compact_read, eval_compact, write_compact, .count_result = CR_PREFIX},
+    [P_PARTITIONTO] = {infer_compact, lower_compact_read, eval_compact, write_compact, .count_result = CR_SPLIT},
+    [P_PARTITIONSTABLETO] = {infer_compact, lower_compact_read, eval_compact, write_compact,
+                             .count_result = CR_SPLIT},
     [P_ACCUMULATE] = {infer_accumulate, lower_accumulate_read, eval_accumulate, write_accumulate},
 };

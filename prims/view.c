@@ -342,18 +342,11 @@ static LwVal *lower_take(Lw *w, Expr *e)
  * written nowhere); over anything else it is read, which reads only what it keeps. */
 bool prim_written_map(const Expr *x)
 {
-    for (;;) {
+    for (;;) { /* down the links of view chains (no variable: padCst's value is free) */
         if (x->kind != E_PRIM) return false;
-        Prim p = x->prim.p;
-        if (p == P_JOIN || p == P_SPLIT || p == P_TRANSPOSE || p == P_ID || p == P_TAKE || p == P_DROP)
-            x = x->prim.args[0];
-        else if (p == P_PADCST)
-            x = x->prim.args[1];
-        else if ((p == P_MAPSEQ || p == P_MAPSEQUNROLL) &&
-                 lw_view_chain(x->prim.args[0]->lam.body, x->prim.args[0]->lam.param))
-            x = x->prim.args[1];
-        else
-            break;
+        const PrimOps *o = prim_ops(x->prim.p);
+        if (!o->through || (o->chain_ok && !o->chain_ok(x, NULL))) break;
+        x = x->prim.args[o->chain_arg];
     }
     int l = prim_info[x->prim.p].level;
     return l == LVL_GLOBAL || l == LVL_BLOCK || l == LVL_THREADS;
@@ -868,6 +861,44 @@ static void eval_padempty(IpCtx *c, const Code *e, IpVal *r)
     ip_val_node(r, e->ty, n);
 }
 
+/* The links of view chains (PrimOps.through, lower.c's acc_through): each one's result
+ * written to c is its argument written to
+ *   join -> JOINW(c);  split(k) -> SPLITW(c, k);  transpose -> TRANSW(c);  id -> c;
+ *   take(k) -> TAKEW(c, k);  drop(k) -> DROPW(c, k);  padCst(l)(r)(v) -> PADW(c, l, v) */
+static Acc *through_join(Lw *w, Expr *e, Acc *c)
+{
+    Type *t = e->prim.args[0]->ty;
+    Acc *r = lw_acceptor(w, W_JOINW, t, c);
+    r->n1 = t->arr.elem->arr.n;
+    return r;
+}
+
+static Acc *through_split(Lw *w, Expr *e, Acc *c)
+{
+    Acc *r = lw_acceptor(w, W_SPLITW, e->prim.args[0]->ty, c);
+    r->n1 = e->prim.nats[0];
+    return r;
+}
+
+static Acc *through_transpose(Lw *w, Expr *e, Acc *c) { return lw_acceptor(w, W_TRANSW, e->prim.args[0]->ty, c); }
+
+static Acc *through_id(Lw *w, Expr *e, Acc *c)
+{
+    (void)w, (void)e;
+    return c;
+}
+
+static Acc *through_take_drop(Lw *w, Expr *e, Acc *c)
+{
+    Acc *r = lw_acceptor(w, e->prim.p == P_TAKE ? W_TAKEW : W_DROPW, e->prim.args[0]->ty, c);
+    r->n1 = e->prim.nats[0];
+    return r;
+}
+
+/* padCst's padding is written beside its first and last elements: its value must be
+ * computed without the variable being written through */
+static bool padcst_link(const Expr *e, const Binder *x) { return !lw_count_uses(e->prim.args[0], x, 1); }
+
 /* acc(padEmpty(r)(x), out) = acc(x, OFFSET(out, 0)) */
 static void write_padempty(Lw *w, Expr *e, Acc *c)
 {
@@ -878,14 +909,15 @@ static void write_padempty(Lw *w, Expr *e, Acc *c)
 }
 
 const PrimOps prims_view[P_COUNT] = {
-    [P_SPLIT] = {infer_split, lower_split_slide, eval_split, write_split},
+    [P_SPLIT] = {infer_split, lower_split_slide, eval_split, write_split, .through = through_split},
     [P_ASVECTOR] = {infer_split, lower_asvector, eval_split, NULL},
-    [P_JOIN] = {infer_join, lower_join, eval_join, write_join},
-    [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose, write_transpose},
-    [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, write_padcst},
+    [P_JOIN] = {infer_join, lower_join, eval_join, write_join, .through = through_join},
+    [P_TRANSPOSE] = {infer_transpose, lower_transpose, eval_transpose, write_transpose, .through = through_transpose},
+    [P_PADCST] = {infer_pad, lower_padcst, eval_padcst, write_padcst, .through = lw_padw, .chain_arg = 1,
+                  .chain_ok = padcst_link},
     [P_PADCLAMP] = {infer_pad, lower_padclamp, eval_padclamp, NULL},
-    [P_TAKE] = {infer_take_drop, lower_take, prim_eval_same, write_take_drop},
-    [P_DROP] = {infer_take_drop, lower_drop, eval_drop, write_take_drop},
+    [P_TAKE] = {infer_take_drop, lower_take, prim_eval_same, write_take_drop, .through = through_take_drop},
+    [P_DROP] = {infer_take_drop, lower_drop, eval_drop, write_take_drop, .through = through_take_drop},
     [P_SLIDE] = {infer_slide, lower_split_slide, eval_slide, NULL},
     [P_ZIP] = {infer_zip, lower_zip, eval_zip_pair, NULL},
     [P_UNZIP] = {infer_unzip, lower_unzip, eval_unzip, NULL},
@@ -893,7 +925,7 @@ const PrimOps prims_view[P_COUNT] = {
     [P_FST] = {infer_fst_snd, lower_fst_snd, eval_fst_snd, NULL},
     [P_SND] = {infer_fst_snd, lower_fst_snd, eval_fst_snd, NULL},
     [P_GENERATE] = {infer_generate, lower_generate, eval_generate, NULL},
-    [P_ID] = {prim_infer_same, lower_id, prim_eval_same, write_id},
+    [P_ID] = {prim_infer_same, lower_id, prim_eval_same, write_id, .through = through_id},
     [P_IDX] = {infer_idx, lower_idx, eval_idx, NULL},
     [P_GATHER] = {infer_gather, lower_gather, eval_gather, NULL},
     [P_CONCAT] = {infer_concat, lower_concat, eval_concat, write_concat},

@@ -1651,7 +1651,8 @@ const PrimOps prims_warp[P_COUNT] = {
     [P_LOOKBACK] = {infer_lookback, lower_lookback, eval_lookback, NULL},
     [P_SCANPIPE] = {infer_pipe, lower_pipe_read, eval_pipe, write_pipe},
     [P_SCANPIPEEXCL] = {infer_pipe, lower_pipe_read, eval_pipe, write_pipe},
-    [P_FILTERPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
-    [P_PARTITIONPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
-    [P_PARTITIONSTABLEPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe},
+    [P_FILTERPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe, .count_result = CR_PREFIX},
+    [P_PARTITIONPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe, .count_result = CR_SPLIT},
+    [P_PARTITIONSTABLEPIPE] = {infer_pipe_select, lower_pipe_read, eval_pipe_select, write_pipe,
+                               .count_result = CR_SPLIT},
 };

@@ -203,7 +203,9 @@ void patc_program_free(patc_program *prog);
  * compiled with check_only). */
 const char *patc_program_cuda(const patc_program *prog);
 /* The typed functional IR and the kernel IR of each kernel, as `patc --emit-ir` prints
- * them (owned by the program; NULL when out of memory). */
+ * them (owned by the program; NULL when out of memory, or when compiling the program
+ * again for it fails: a program keeps only what launches need, so the first call
+ * compiles it again, and the context's last error says why it failed). */
 const char *patc_program_ir(patc_program *prog);
 int patc_program_num_kernels(const patc_program *prog);
 const char *patc_program_kernel_name(const patc_program *prog, int i);
@@ -348,7 +350,9 @@ patc_status patc_time_reduce_to_one(patc_kernel *k, const long long *nat_values,
  * code is checked against). host_inputs[i] holds data parameter i and host_output
  * receives the output, each packed as on the device (patc_kernel_input_info and
  * patc_kernel_output_info give their sizes). Needs neither a driver nor NVRTC: a
- * program compiled with no_cubin, or in a PATC_COMPILE_ONLY context, runs here. A
+ * program compiled with no_cubin, or in a PATC_COMPILE_ONLY context, runs here. The
+ * first run of a program's kernel compiles the program again for its typed IR (a
+ * program keeps only what launches need); a file changed since fails it. A
  * run-time error of the program (a division by zero, a shuffle source outside the warp)
  * is PATC_ERR_INTERP with its message. */
 patc_status patc_interp_run(patc_kernel *k, const long long *nat_values, const void *const *host_inputs,

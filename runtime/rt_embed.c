@@ -110,7 +110,7 @@ unsigned rt_embed_builds(patc_kernel *k, long long n)
     int nn = patc_kernel_num_nats(k);
     if (nn > 8) return 1;
     for (int i = 0; i < nn; i++) nats[i] = strcmp(patc_kernel_nat_name(k, i), "n") == 0 ? n : 1;
-    return k->k->iw == IW_LAUNCH && patc_kernel_index_bits(k, nats) == 64 ? 3 : 1;
+    return k->d->launches[rt_npre(k)].iw == IW_LAUNCH && patc_kernel_index_bits(k, nats) == 64 ? 3 : 1;
 }
 
 enum { MIN_MATCH = 4, SHORT = 127, HASH_BITS = 16, CHAIN = 256 };

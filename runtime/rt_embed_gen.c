@@ -95,7 +95,7 @@ static patc_status emit_build(Shard *sh, patc_algo *a, const patc_tuning_line *l
     RtBuildStats st;
     if (!rt_nvrtc_compile(src, name, sh->arch, sh->cache_dir, &cubin, &n, &log, &st)) {
         patc_status s = rt_fail(c, PATC_ERR_NVRTC, "%s (line %s, kernel %s, build %d): %s", patc_algo_source(a),
-                                l->kernel, k->k->name, variant, log ? log : "nvrtc failed");
+                                l->kernel, k->d->name, variant, log ? log : "nvrtc failed");
         free(log);
         free(src);
         return s;

@@ -8,6 +8,7 @@
  * and the public API of patc.h on top of them, the front end and codegen:
  *   rt_ctx.c     contexts and the last-error state
  *   rt_program.c programs (front end, CUDA C, cubin, module) and kernel metadata
+ *   rt_desc.c    the launch descriptors' rules evaluated (compiler.h, LdKernel)
  *   rt_buffer.c  device buffers
  *   rt_launch.c  single launches and their timing
  *   rt_reduce.c  device-level reductions and planned chains of passes (rt_tune.c)
@@ -16,9 +17,13 @@
  *   rt_patterns.c where imports find patc's own patterns (installed, or built in)
  *
  * Ownership: a context owns its programs and buffers (kept on lists so that
- * patc_destroy releases whatever the caller left alive); a program owns its arena (the
- * kernel metadata, Nat launch rules included, lives there), its CUDA text, its module
- * and its kernel handles.
+ * patc_destroy releases whatever the caller left alive); a program owns its CUDA text,
+ * its module and its kernel handles, each of which owns its launch descriptor (a copy
+ * of the compiler's, one block). The compilation's arena is freed once the CUDA text is
+ * made: the runtime launches from the descriptors alone and never evaluates the
+ * compiler's Nat, NatEnv or Kernel (tests/layers_test.sh checks runtime/ and cli/ for
+ * them). The interpreter and patc_program_ir, which need the typed IR, compile the
+ * program again on first use (rt_program_typed) and keep that compilation.
  */
 #ifndef PATC_RT_INTERNAL_H
 #define PATC_RT_INTERNAL_H
@@ -180,14 +185,13 @@ struct patc_ctx {
 
 struct patc_kernel {
     patc_program *prog;
-    Kernel *k;
+    LdKernel *d;   /* its launch descriptor (ld_copy's block, owned) */
+    int index;     /* its place in the program (and in the compilation) */
     void *fn[2];   /* CUfunction in module[0] and module[1] (see patc_program), NULL without a device */
-    void **pfn[2]; /* the same for each launch before the last (k->npre of them, toGlobal) */
-    int env_base;  /* NatEnv window: the least NatVar id of the kernel's nats and rules */
-    int env_n;     /* and its size, largest id - env_base + 1 */
-    int64_t *vals;
+    void **pfn[2]; /* the same for each launch before the last (d->nlaunches - 1 of them, toGlobal) */
+    int64_t *vals; /* the rules' slots (d->nnats + LD_HW_SLOTS) and which are bound */
     bool *has;
-    RtDevPtr *scratch;     /* the kernel's scratch buffers (k->scratch), allocated on first launch */
+    RtDevPtr *scratch;     /* the kernel's scratch buffers (d->scratch), allocated on first launch */
     size_t *scratch_bytes; /* and grown when a launch needs more; zeroed when (re)allocated */
     unsigned scratch_gen;  /* counts the scratch (re)allocations: a prepared launch holds their addresses */
     /* The last launch of patc_launch_args(_enqueue), kept prepared (rt_launch.c,
@@ -200,19 +204,32 @@ struct patc_kernel {
     unsigned last_gen;
 };
 
+/* What the front end was given, kept to compile the program again for its typed IR. */
+typedef struct RtSource {
+    char *name;
+    char *text;          /* NULL: the file at `name` */
+    patc_define *defs;   /* names copied */
+    int ndefs;
+    int min_blocks;
+    bool evict_first;
+    char *kernel;        /* patc_compile_options.kernel */
+} RtSource;
+
 struct patc_program {
     patc_ctx *ctx;
+    /* a compilation, alive only while the program is made and after rt_program_typed */
     Arena *arena;
     Diag diag;
     Compilation comp;
+    RtSource src;
     char *cuda;
     char *ir;       /* patc_program_ir's text, made on first use */
     StrBuf buf;     /* the diagnostics while the front end runs, then the CUDA text while it
                        is generated (here, not on the stack: a longjmp may end either) */
-    const char *name; /* the name it was made under (in the arena) */
-    /* NVRTC's name of its CUDA text (in the arena): `name` for the generated text, the
+    const char *name; /* the name it was made under (src.name) */
+    /* NVRTC's name of its CUDA text (malloc'ed): `name` for the generated text, the
      * file's path or "<cuda text>" for hand-edited CUDA C */
-    const char *cuda_name;
+    char *cuda_name;
     bool no_cubin;  /* patc_compile_options.no_cubin: never built, never loaded */
     /* module[0]: the cubin of the CUDA text, built at once; where a kernel's index width
      * is chosen at launch (IW_LAUNCH), built with PATC_INDEX32 defined (32-bit), and
@@ -250,11 +267,14 @@ patc_status rt_program_from_text(patc_ctx *c, const char *name, const char *text
 /* k->def->nats[i] gets nats[i], checked against the variable's bounds. */
 patc_status rt_bind_nats(patc_kernel *k, const long long *nats);
 /* Type, element count and bytes of one of the kernel's buffers under the bound nats. */
-patc_status rt_buffer_info(patc_kernel *k, const Buffer *b, const char *what, patc_type *type,
+patc_status rt_buffer_info(patc_kernel *k, const LdBuf *b, const char *what, patc_type *type,
                            long long *count, size_t *bytes);
-/* Launch l of kernel k (0 .. k->k->npre; the last is the kernel itself, whose
- * configuration the public API reports). */
-const Kernel *rt_launch_kernel(const patc_kernel *k, int l);
+/* The launches before the kernel's own (toGlobal; launch l is k->d->launches[l], the
+ * last one, whose configuration the public API reports, is the kernel itself). */
+int rt_npre(const patc_kernel *k);
+/* The program compiled again, for its typed IR (the interpreter, patc_program_ir):
+ * p->comp, whose kernels are the program's in order; made once and kept. */
+patc_status rt_program_typed(patc_program *p);
 /* grid, block and dynamic shared memory from the kernel's rules (nats already bound);
  * rt_derive_launch for launch l. */
 patc_status rt_derive(patc_kernel *k, patc_launch_config *o);
@@ -277,6 +297,14 @@ patc_status rt_program_build(patc_ctx *c, patc_program *p, const char *name, int
 /* The CUDA text that rt_program_build compiles for `variant` (malloc'ed; NULL when out of
  * memory). */
 char *rt_program_build_source(const patc_program *p, int variant);
+
+/* rt_desc.c */
+/* The value of rule r (n > 0) with slot i's value vals[i] where has[i] (nslots of
+ * them): false where it has none, as nat_eval (an unbound slot, a divisor <= 0, an
+ * overflow). */
+bool rt_ld_eval(const LdRule *r, const int64_t *vals, const bool *has, int nslots, int64_t *out);
+/* r in infix, with the kernel's nat names, for messages. */
+void rt_ld_print(StrBuf *b, const LdRule *r, const LdKernel *d);
 
 /* rt_algo.c */
 /* Called with each built-in line of rt_algo_builtin_lines and k, the kernel of the

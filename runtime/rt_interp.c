@@ -9,41 +9,44 @@
 #include <string.h>
 
 /* Rule: the nats are checked as for a launch (bounds, upper bounds); the interpreter
- * then runs on the kernel's typed IR, which the generated code was lowered from. */
+ * then runs on the kernel's typed IR, which the generated code was lowered from (the
+ * program compiled again on the first call: rt_program_typed). */
 patc_status patc_interp_run_outputs(patc_kernel *k, const long long *nats, const void *const *inputs,
                                     void *const *outputs)
 {
     if (!k) return PATC_ERR_INVALID;
     patc_ctx *c = k->prog->ctx;
-    const KernelDef *d = k->k->def;
-    if (!outputs || (d->nparams > 0 && !inputs)) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: no buffers");
-    for (int j = 0; j < k->k->nouts; j++)
+    int ni = k->d->ninputs;
+    if (!outputs || (ni > 0 && !inputs)) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: no buffers");
+    for (int j = 0; j < k->d->nouts; j++)
         if (!outputs[j]) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: output %d is NULL", j);
-    for (int i = 0; i < d->nparams; i++)
+    for (int i = 0; i < ni; i++)
         if (!inputs[i]) return rt_fail(c, PATC_ERR_INVALID, "patc_interp_run: input %d is NULL", i);
     patc_status s = rt_bind_nats(k, nats);
     if (s != PATC_OK) return s;
     /* every array's size within the limits patc_kernel_input_info and output_info keep
      * (the interpreter indexes them with these nats: a size past them overflowed) */
-    for (int i = 0; i < d->nparams; i++) {
+    for (int i = 0; i < ni; i++) {
         patc_type t;
         long long cnt;
         size_t b;
         if ((s = patc_kernel_input_info(k, i, nats, &t, &cnt, &b)) != PATC_OK) return s;
     }
-    for (int j = 0; j < k->k->nouts; j++) {
+    for (int j = 0; j < k->d->nouts; j++) {
         patc_type t;
         long long cnt;
         size_t b;
         if ((s = patc_kernel_output_info_at(k, j, nats, &t, &cnt, &b)) != PATC_OK) return s;
     }
+    if ((s = rt_program_typed(k->prog)) != PATC_OK) return s;
+    const KernelDef *d = k->prog->comp.defs[k->index];
     int64_t *v = lang_calloc((size_t)d->nnats + 1, sizeof *v);
-    if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while running kernel %s on the CPU", k->k->name);
+    if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while running kernel %s on the CPU", k->d->name);
     for (int i = 0; i < d->nnats; i++) v[i] = nats[i];
     char err[512];
     if (!interp_kernel_outs(d, v, inputs, outputs, err, sizeof err))
         s = !strcmp(err, INTERP_NO_MEMORY)
-                ? rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while running kernel %s on the CPU", k->k->name)
+                ? rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while running kernel %s on the CPU", k->d->name)
                 : rt_fail(c, PATC_ERR_INTERP, "interpreter: %s", err);
     free(v);
     return s;
@@ -52,9 +55,9 @@ patc_status patc_interp_run_outputs(patc_kernel *k, const long long *nats, const
 patc_status patc_interp_run(patc_kernel *k, const long long *nats, const void *const *inputs, void *output)
 {
     if (!k) return PATC_ERR_INVALID;
-    if (k->k->nouts != 1)
+    if (k->d->nouts != 1)
         return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has %d outputs: use patc_interp_run_outputs",
-                       k->k->name, k->k->nouts);
+                       k->d->name, k->d->nouts);
     void *outs[1] = {output};
     return patc_interp_run_outputs(k, nats, inputs, output ? outs : NULL);
 }
@@ -69,9 +72,9 @@ patc_status patc_interp_reduce_to_one(patc_kernel *k, const long long *nats, con
         return rt_fail(c, PATC_ERR_INVALID, "patc_interp_reduce_to_one: need an input of at least one element");
     patc_status s = rt_need_pass(k, "patc_interp_reduce_to_one");
     if (s != PATC_OK) return s;
-    int nn = k->k->def->nnats;
-    if (nn > 1 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->k->name, nn);
-    size_t elem = (size_t)scalar_info[k->k->out->sk].size;
+    int nn = k->d->nnats;
+    if (nn > 1 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->d->name, nn);
+    size_t elem = (size_t)k->d->outs[0].elem_size;
     long long *v = lang_calloc((size_t)nn + 1, sizeof *v), m = 1;
     void *tmp[2] = {NULL, NULL};
     if (!v) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");

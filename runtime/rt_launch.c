@@ -30,11 +30,11 @@ static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, p
                        "at least what the kernel needs", o->shared_bytes);
     if (o->block[0]) {
         unsigned b[3] = {o->block[0], o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1};
-        if (k->k->block_fixed && (b[0] != L->block[0] || b[1] != L->block[1] || b[2] != L->block[2]))
+        if (k->d->launches[rt_npre(k)].block_fixed && (b[0] != L->block[0] || b[1] != L->block[1] || b[2] != L->block[2]))
             return rt_fail(c, PATC_ERR_LAUNCH_CONFIG,
                         "kernel %s assumes exactly %ux%ux%u threads per block (its code is specialised "
                         "for that block size); a block of %ux%ux%u was requested",
-                        k->k->name, L->block[0], L->block[1], L->block[2], b[0], b[1], b[2]);
+                        k->d->name, L->block[0], L->block[1], L->block[2], b[0], b[1], b[2]);
         memcpy(L->block, b, sizeof b);
     }
     if (o->grid[0]) {
@@ -48,13 +48,13 @@ static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, p
             g[d] = L->grid[d];
             b[d] = L->block[d];
         }
-        patc_status s = rt_check_launch_limits(c, k->k->name, g, b, "the launch override's ");
+        patc_status s = rt_check_launch_limits(c, k->d->name, g, b, "the launch override's ");
         if (s != PATC_OK) return s;
     }
     if (o->shared_bytes > 0) {
         if (o->shared_bytes < L->shared_bytes)
             return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s needs %lld bytes of shared memory; %lld were requested",
-                        k->k->name, L->shared_bytes, o->shared_bytes);
+                        k->d->name, L->shared_bytes, o->shared_bytes);
         patc_status s = rt_check_shared(k, o->shared_bytes, "the launch override asks for");
         if (s != PATC_OK) return s;
         L->shared_bytes = o->shared_bytes;
@@ -62,16 +62,16 @@ static patc_status apply_override(patc_kernel *k, const patc_launch_config *o, p
     return PATC_OK;
 }
 
-static patc_status check_buffer(patc_kernel *k, const Buffer *b, const patc_buffer *pb, const char *what)
+static patc_status check_buffer(patc_kernel *k, const LdBuf *b, const patc_buffer *pb, const char *what)
 {
     size_t need = 0;
     patc_status s = rt_buffer_info(k, b, what, NULL, NULL, &need);
     if (s != PATC_OK) return s;
-    if (!pb) return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: no buffer given for %s", k->k->name, what);
+    if (!pb) return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: no buffer given for %s", k->d->name, what);
     if (pb->ctx != k->prog->ctx)
-        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: %s belongs to another context", k->k->name, what);
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s: %s belongs to another context", k->d->name, what);
     if (pb->bytes < need)
-        return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s needs %zu bytes, the buffer has %zu", k->k->name,
+        return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s needs %zu bytes, the buffer has %zu", k->d->name,
                     what, need, pb->bytes);
     return PATC_OK;
 }
@@ -83,7 +83,7 @@ static patc_status check_buffer(patc_kernel *k, const Buffer *b, const patc_buff
 static patc_status ensure_scratch(patc_kernel *k)
 {
     patc_ctx *c = k->prog->ctx;
-    int ns = k->k->nscratch;
+    int ns = k->d->nscratch;
     if (!ns) return PATC_OK;
     if (!k->scratch) {
         k->scratch = lang_calloc((size_t)ns, sizeof *k->scratch);
@@ -92,7 +92,7 @@ static patc_status ensure_scratch(patc_kernel *k)
     }
     for (int i = 0; i < ns; i++) {
         size_t need = 0;
-        patc_status s = rt_buffer_info(k, k->k->scratch[i], "a scratch buffer", NULL, NULL, &need);
+        patc_status s = rt_buffer_info(k, &k->d->scratch[i], "a scratch buffer", NULL, NULL, &need);
         if (s != PATC_OK) return s;
         if (need <= k->scratch_bytes[i] && k->scratch[i]) continue;
         if (k->scratch[i]) rt_driver_mem_free(c->drv, k->scratch[i]);
@@ -115,12 +115,12 @@ static patc_status ensure_scratch(patc_kernel *k)
  * error says so. */
 static patc_status need_plain(patc_kernel *k, const char *fn)
 {
-    const Kernel *K = k->k;
+    const LdKernel *K = k->d;
     for (int i = 0; i < K->ninputs; i++)
-        if (K->inputs[i]->scalar)
+        if (K->inputs[i].scalar)
             return rt_fail(k->prog->ctx, PATC_ERR_INVALID,
                            "kernel %s: data parameter %d (%s) is a scalar passed by value, which %s cannot "
-                           "give: use patc_launch_args (patc_arg.value)", K->name, i, K->inputs[i]->name, fn);
+                           "give: use patc_launch_args (patc_arg.value)", K->name, i, K->inputs[i].name, fn);
     if (K->nouts != 1)
         return rt_fail(k->prog->ctx, PATC_ERR_INVALID,
                        "kernel %s has %d outputs, %s takes one: use patc_launch_args with an array of outputs",
@@ -140,15 +140,15 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
     if (s != PATC_OK) return s;
     if (k->prog->no_cubin)
         return rt_fail(c, PATC_ERR_INVALID, "kernel %s belongs to a program compiled with no_cubin: it cannot be launched",
-                       k->k->name);
+                       k->d->name);
     if (!k->fn[0])
         return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s was compiled for sm_%d, the device is sm_%d: not loaded",
-                    k->k->name, k->prog->arch, rt_driver_arch(c->drv));
+                    k->d->name, k->prog->arch, rt_driver_arch(c->drv));
     if ((s = rt_bind_nats(k, nats)) != PATC_OK || (s = rt_derive(k, &L->cfg)) != PATC_OK) return s;
-    int np0 = k->k->npre;
+    int np0 = rt_npre(k);
     if (cfg && np0 && (cfg->block[0] || cfg->grid[0] || cfg->shared_bytes > 0))
         return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s runs %d launches (toGlobal), each with the configuration "
-                       "its own rules give: it takes no launch override", k->k->name, np0 + 1);
+                       "its own rules give: it takes no launch override", k->d->name, np0 + 1);
     if (cfg && (s = apply_override(k, cfg, &L->cfg)) != PATC_OK) return s;
     bool wide = rt_index_bits(k, &L->cfg) == 64;
     if (np0) { /* the launches before the last, each with its own configuration */
@@ -160,10 +160,10 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
             wide |= rt_index_bits_launch(k, l, &L->pcfg[l]) == 64;
         }
     }
-    if (wide && k->k->iw == IW_32)
+    if (wide && k->d->launches[rt_npre(k)].iw == IW_32)
         return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s has 32-bit indices, and with this launch configuration "
-                       "they would pass 2^31", k->k->name);
-    int variant = wide && k->k->iw == IW_LAUNCH;
+                       "they would pass 2^31", k->d->name);
+    int variant = wide && k->d->launches[rt_npre(k)].iw == IW_LAUNCH;
     if (variant && !k->fn[1]) {
         StrBuf name = {0};
         sb_printf(&name, "%s (64-bit indices)", k->prog->cuda_name);
@@ -179,38 +179,38 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
     }
     L->fn = k->fn[variant];
     for (int l = 0; l < np0; l++) L->pfn[l] = k->pfn[variant][l];
-    int no = k->k->nouts, ni = k->k->ninputs, nn = k->k->def->nnats;
-    if (ni > 0 && !inputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", k->k->name, ni);
-    if (!outputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s: no output buffers given", k->k->name);
+    int no = k->d->nouts, ni = k->d->ninputs, nn = k->d->nnats;
+    if (ni > 0 && !inputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", k->d->name, ni);
+    if (!outputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s: no output buffers given", k->d->name);
     for (int j = 0; j < no; j++) {
         char what[48];
         if (no == 1) snprintf(what, sizeof what, "the output");
         else snprintf(what, sizeof what, "output %d", j);
-        if ((s = check_buffer(k, k->k->outs[j], outputs[j], what)) != PATC_OK) return s;
-        int al = k->k->outs[j]->align; /* scanPipe's 16-byte stores */
+        if ((s = check_buffer(k, &k->d->outs[j], outputs[j], what)) != PATC_OK) return s;
+        int al = k->d->outs[j].align; /* scanPipe's 16-byte stores */
         if (al > 1 && outputs[j]->ptr % (unsigned)al)
             return rt_fail(c, PATC_ERR_INVALID, "kernel %s: %s is written with %d-byte vector stores, so its buffer "
-                           "must start at a multiple of %d bytes; it starts at 0x%llx", k->k->name, what, al, al,
+                           "must start at a multiple of %d bytes; it starts at 0x%llx", k->d->name, what, al, al,
                            (unsigned long long)outputs[j]->ptr);
     }
     for (int i = 0; i < ni; i++) {
-        if (k->k->inputs[i]->scalar) {
+        if (k->d->inputs[i].scalar) {
             if (!inputs[i].value)
                 return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is a scalar passed by value: "
-                               "give its value (patc_arg.value), not a buffer", k->k->name, i, k->k->inputs[i]->name);
+                               "give its value (patc_arg.value), not a buffer", k->d->name, i, k->d->inputs[i].name);
             continue;
         }
         char what[48];
         snprintf(what, sizeof what, "input %d", i);
-        if ((s = check_buffer(k, k->k->inputs[i], inputs[i].buffer, what)) != PATC_OK) return s;
+        if ((s = check_buffer(k, &k->d->inputs[i], inputs[i].buffer, what)) != PATC_OK) return s;
         /* a misaligned vector load would stop the kernel with an error that poisons the context */
-        int al = k->k->inputs[i]->align;
+        int al = k->d->inputs[i].align;
         if (al > 1 && inputs[i].buffer->ptr % (unsigned)al)
             return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is read with %d-byte vector loads "
                            "(asVector), so its buffer must start at a multiple of %d bytes; it starts at 0x%llx",
-                           k->k->name, i, k->k->inputs[i]->name, al, al, (unsigned long long)inputs[i].buffer->ptr);
+                           k->d->name, i, k->d->inputs[i].name, al, al, (unsigned long long)inputs[i].buffer->ptr);
     }
-    int ns = k->k->nscratch, np = no + ni + ns;
+    int ns = k->d->nscratch, np = no + ni + ns;
     if ((s = ensure_scratch(k)) != PATC_OK) return s;
     L->args = lang_calloc((size_t)(np + nn), sizeof *L->args);
     L->ptrs = lang_calloc((size_t)np, sizeof *L->ptrs);
@@ -222,9 +222,9 @@ static patc_status prepare_(patc_kernel *k, const long long *nats, const patc_ar
         L->args[j] = &L->ptrs[j];
     }
     for (int i = 0; i < ni; i++) {
-        const Buffer *b = k->k->inputs[i];
+        const LdBuf *b = &k->d->inputs[i];
         if (b->scalar) /* the value's bytes in the slot's first bytes: at most 8, aligned */
-            memcpy(&L->ptrs[no + i], inputs[i].value, (size_t)scalar_info[b->sk].size);
+            memcpy(&L->ptrs[no + i], inputs[i].value, (size_t)b->elem_size);
         else
             L->ptrs[no + i] = inputs[i].buffer->ptr;
         L->args[no + i] = &L->ptrs[no + i];
@@ -257,7 +257,7 @@ patc_status rt_prepare(patc_kernel *k, const long long *nats, patc_buffer *const
     memset(L, 0, sizeof *L);
     patc_status s = need_plain(k, "patc_launch");
     if (s != PATC_OK) return s;
-    int ni = k->k->ninputs;
+    int ni = k->d->ninputs;
     patc_arg *args = lang_calloc((size_t)ni + 1, sizeof *args);
     if (!args) return rt_fail(k->prog->ctx, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; inputs && i < ni; i++) args[i].buffer = inputs[i];
@@ -285,9 +285,9 @@ patc_status rt_fire(patc_kernel *k, RtLaunch *L)
 {
     patc_status s = PATC_OK;
     for (int l = 0; s == PATC_OK && l < L->npre; l++)
-        s = fire_one(k, k->k->pre[l]->name, L->pfn[l], &L->pcfg[l], L->args);
+        s = fire_one(k, k->d->launches[l].name, L->pfn[l], &L->pcfg[l], L->args);
     if (s != PATC_OK || L->empty) return s;
-    return fire_one(k, k->k->name, L->fn, &L->cfg, L->args);
+    return fire_one(k, k->d->name, L->fn, &L->cfg, L->args);
 }
 
 /* The shape of patc_launch_args's arguments, checked before anything else (a device
@@ -296,16 +296,16 @@ patc_status rt_fire(patc_kernel *k, RtLaunch *L)
 static patc_status check_args(patc_kernel *k, const patc_arg *inputs, patc_buffer *const *outputs)
 {
     patc_ctx *c = k->prog->ctx;
-    const Kernel *K = k->k;
+    const LdKernel *K = k->d;
     if (K->ninputs > 0 && !inputs)
         return rt_fail(c, PATC_ERR_INVALID, "kernel %s takes %d inputs; none were given", K->name, K->ninputs);
     for (int i = 0; i < K->ninputs; i++) {
-        if (K->inputs[i]->scalar && !inputs[i].value)
+        if (K->inputs[i].scalar && !inputs[i].value)
             return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is a scalar passed by value: give its value "
-                           "(patc_arg.value), not a buffer", K->name, i, K->inputs[i]->name);
-        if (!K->inputs[i]->scalar && !inputs[i].buffer)
+                           "(patc_arg.value), not a buffer", K->name, i, K->inputs[i].name);
+        if (!K->inputs[i].scalar && !inputs[i].buffer)
             return rt_fail(c, PATC_ERR_INVALID, "kernel %s: input %d (%s) is an array: give a buffer (patc_arg.buffer)",
-                           K->name, i, K->inputs[i]->name);
+                           K->name, i, K->inputs[i].name);
     }
     if (!outputs) return rt_fail(c, PATC_ERR_INVALID, "kernel %s: no output buffers given", K->name);
     for (int j = 0; j < K->nouts; j++)
@@ -323,19 +323,19 @@ static patc_status check_args(patc_kernel *k, const patc_arg *inputs, patc_buffe
 static size_t launch_key(patc_kernel *k, const long long *nats, const patc_arg *inputs, patc_buffer *const *outputs,
                          const patc_launch_config *cfg)
 {
-    const Kernel *K = k->k;
+    const LdKernel *K = k->d;
     if (!k->key) { /* room for the longest key (with an override), twice: this call's and the kept one's */
-        size_t cap = (size_t)K->def->nnats * sizeof(long long) + (size_t)(K->ninputs + K->nouts) * 16 + 1 + 7 * 8;
+        size_t cap = (size_t)K->nnats * sizeof(long long) + (size_t)(K->ninputs + K->nouts) * 16 + 1 + 7 * 8;
         if (!(k->key = lang_malloc(2 * cap))) return 0;
         k->last_key = k->key + cap;
     }
     unsigned char *q = k->key;
 #define PUT(v) (memcpy(q, &(v), sizeof(v)), q += sizeof(v))
-    for (int i = 0; nats && i < K->def->nnats; i++) PUT(nats[i]); /* none: prepare fails, nothing is kept */
+    for (int i = 0; nats && i < K->nnats; i++) PUT(nats[i]); /* none: prepare fails, nothing is kept */
     for (int i = 0; i < K->ninputs; i++) {
-        if (K->inputs[i]->scalar) {
+        if (K->inputs[i].scalar) {
             unsigned long long v = 0; /* the value's bytes, at most 8 */
-            memcpy(&v, inputs[i].value, (size_t)scalar_info[K->inputs[i]->sk].size);
+            memcpy(&v, inputs[i].value, (size_t)K->inputs[i].elem_size);
             PUT(v);
         } else {
             unsigned long long ptr = inputs[i].buffer->ptr, bytes = inputs[i].buffer->bytes;

@@ -1,6 +1,6 @@
 /* rt_program.c: programs (front end in-process, CUDA C, NVRTC, module load) and the
- * kernel metadata of patc.h: nat parameters, buffer sizes and launch rules evaluated
- * for given nat values. */
+ * kernel metadata of patc.h: nat parameters, buffer sizes and launch rules of each
+ * kernel's launch descriptor (compiler.h, LdKernel) evaluated for given nat values. */
 #include "patc.h"
 #include "rt_internal.h"
 
@@ -14,29 +14,6 @@ _Static_assert((int)PATC_F32 == (int)SK_F32 && (int)PATC_BOOL == (int)SK_BOOL,
 _Static_assert(PATC_DEFINE_MAX == NAT_SIZE_MAX, "a -D value is a size");
 
 /* ---------------------------------------------------------------- programs */
-
-/* The least and largest NatVar ids x mentions, widened into [*lo, *hi]. */
-static void var_window(const Nat *x, int *lo, int *hi)
-{
-    if (!x) return;
-    switch (x->kind) {
-    case N_CST: return;
-    case N_VAR:
-        if (x->var->id < *lo) *lo = x->var->id;
-        if (x->var->id > *hi) *hi = x->var->id;
-        return;
-    case N_SUM:
-        for (int i = 0; i < x->sum.n; i++) var_window(x->sum.terms[i], lo, hi);
-        return;
-    case N_PROD:
-        for (int i = 0; i < x->prod.n; i++) var_window(x->prod.factors[i], lo, hi);
-        return;
-    case N_DIV: case N_MIN: case N_MAX:
-        var_window(x->bin.l, lo, hi);
-        var_window(x->bin.r, lo, hi);
-        return;
-    }
-}
 
 static void unlink_program(patc_program *p)
 {
@@ -56,7 +33,7 @@ void patc_program_free(patc_program *p)
     unlink_program(p);
     for (int i = 0; i < p->nkernels; i++) {
         patc_kernel *k = &p->kernels[i];
-        for (int j = 0; k->scratch && j < k->k->nscratch; j++)
+        for (int j = 0; k->scratch && j < k->d->nscratch; j++)
             if (k->scratch[j] && p->ctx->drv && rt_driver_bind(p->ctx->drv) == 0)
                 rt_driver_mem_free(p->ctx->drv, k->scratch[j]);
         free(k->scratch);
@@ -68,12 +45,29 @@ void patc_program_free(patc_program *p)
         free(k->scratch_bytes);
         free(k->vals);
         free(k->has);
+        free(k->d);
     }
     free(p->kernels);
     free(p->cuda);
+    free(p->cuda_name);
     free(p->ir);
     if (p->arena) arena_free(p->arena);
+    free(p->src.name);
+    free(p->src.text);
+    for (int i = 0; i < p->src.ndefs; i++) free((char *)p->src.defs[i].name);
+    free(p->src.defs);
+    free(p->src.kernel);
     free(p);
+}
+
+/* The compilation's arena and what points into it, dropped once the descriptors and
+ * the CUDA text are copied out. */
+static void drop_compilation(patc_program *p)
+{
+    if (p->arena) arena_free(p->arena);
+    p->arena = NULL;
+    memset(&p->comp, 0, sizeof p->comp);
+    memset(&p->diag, 0, sizeof p->diag);
 }
 
 static const char dump_letters[] = "aetlosbv";
@@ -113,21 +107,37 @@ static patc_status check_defines(patc_ctx *c, const patc_define *defs, int ndefs
     return PATC_OK;
 }
 
-/* Front end in-process: compile_string (compile_file when text is NULL: the compiler
- * reads `name` as the patc command does) with a fresh arena and a Diag that writes into
- * a StrBuf; a rejected program leaves its diagnostics text as the last error. */
-static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, const char *text,
-                             const patc_define *defs, int ndefs, const patc_compile_options *o)
+/* What the front end is given, copied (p->src), so that rt_program_typed can give it
+ * again. */
+static bool keep_source(patc_program *p, const char *name, const char *text, const patc_define *defs, int ndefs,
+                        const patc_compile_options *o)
 {
-    double t0 = rt_now_ms();
-    patc_status s = check_defines(c, defs, ndefs);
-    if (s != PATC_OK) return s;
+    RtSource *r = &p->src;
+    if (!(r->name = lang_strdup(name)) || (text && !(r->text = lang_strdup(text)))) return false;
+    if (o && o->kernel && !(r->kernel = lang_strdup(o->kernel))) return false;
+    if (ndefs > 0 && !(r->defs = lang_calloc((size_t)ndefs, sizeof *r->defs))) return false;
+    for (; r->ndefs < ndefs; r->ndefs++) {
+        r->defs[r->ndefs].value = defs[r->ndefs].value;
+        if (!(r->defs[r->ndefs].name = lang_strdup(defs[r->ndefs].name))) return false;
+    }
+    r->min_blocks = o ? o->min_blocks : 0;
+    r->evict_first = o && o->evict_first;
+    return true;
+}
+
+/* Front end in-process on p->src: compile_string (compile_file when there is no text:
+ * the compiler reads the file as the patc command does) with a fresh arena (p->arena,
+ * p->comp) and a Diag that writes into a StrBuf; a rejected program leaves its
+ * diagnostics text as the last error. */
+__attribute__((noinline)) /* its setjmp stays out of its callers */
+static patc_status run_front_end(patc_ctx *c, patc_program *p, const DumpFlags *dump, FILE *dump_out)
+{
+    const RtSource *r = &p->src;
+    const char *name = r->name;
     CompileOptions opt;
     memset(&opt, 0, sizeof opt);
-    if (o && !parse_dump(o->dump, &opt.dump))
-        return rt_fail(c, PATC_ERR_INVALID, "unknown dump letters '%s' (the letters are %s)", o->dump, dump_letters);
-    if (o && (o->min_blocks < 0 || o->min_blocks > 32))
-        return rt_fail(c, PATC_ERR_INVALID, "min_blocks %d: want 0 (none) to 32", o->min_blocks);
+    if (dump) opt.dump = *dump;
+    opt.dump_out = dump_out;
     if (!(p->arena = arena_new())) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
     /* memory running out in the arena lands here (the compiler's own catch passes it
      * on); the diagnostics so far are dropped. No return between here and the
@@ -138,6 +148,7 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
         arena_catch(p->arena, NULL);
         p->diag.buf = NULL;
         sb_free(&p->buf);
+        drop_compilation(p);
         return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
     }
     diag_init(&p->diag, NULL, &p->buf);
@@ -147,74 +158,92 @@ static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, con
     opt.lang.include_dirs = (const char **)c->include_dirs;
     opt.lang.ninclude_dirs = c->ninclude_dirs;
     rt_patterns_options(&opt.lang);
-    if (o) {
-        opt.min_blocks = o->min_blocks;
-        opt.evict_first = o->evict_first != 0;
-        opt.dump_out = o->dump_out;
-        opt.only_kernel = o->kernel ? arena_strdup(p->arena, o->kernel) : NULL;
-    }
-    Define *d = ndefs > 0 ? ANEWN(p->arena, Define, ndefs) : NULL;
-    for (int i = 0; i < ndefs; i++) {
-        d[i].name = arena_strdup(p->arena, defs[i].name);
-        d[i].value = defs[i].value;
+    opt.min_blocks = r->min_blocks;
+    opt.evict_first = r->evict_first;
+    opt.only_kernel = r->kernel;
+    Define *d = r->ndefs > 0 ? ANEWN(p->arena, Define, r->ndefs) : NULL;
+    for (int i = 0; i < r->ndefs; i++) {
+        d[i].name = r->defs[i].name;
+        d[i].value = r->defs[i].value;
     }
     opt.defines = d;
-    opt.ndefines = ndefs;
-    const char *path = p->name = arena_strdup(p->arena, name);
+    opt.ndefines = r->ndefs;
     bool ok;
-    if (text) {
-        ok = compile_string(&p->comp, &opt, path, text, strlen(text)); /* it copies the text */
+    if (r->text) {
+        ok = compile_string(&p->comp, &opt, name, r->text, strlen(r->text)); /* it copies the text */
     } else {
-        ok = compile_file(&p->comp, &opt, path);
+        ok = compile_file(&p->comp, &opt, name);
     }
     arena_catch(p->arena, NULL);
     p->diag.buf = NULL;
     if (!ok && (arena_failed(p->arena) || p->buf.oom || p->diag.oom)) {
         sb_free(&p->buf);
+        drop_compilation(p);
         return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
     }
     if (!ok) {
         patc_status s = rt_fail(c, PATC_ERR_COMPILE, "%s", p->buf.len ? p->buf.s : "patc: error: program rejected\n");
         sb_free(&p->buf);
+        drop_compilation(p);
         return s;
     }
     sb_free(&p->buf);
+    return PATC_OK;
+}
+
+/* The front end, then each kernel's handle with a copy of its launch descriptor. */
+__attribute__((noinline)) /* program_make has a setjmp of its own */
+static patc_status front_end(patc_ctx *c, patc_program *p, const char *name, const char *text,
+                             const patc_define *defs, int ndefs, const patc_compile_options *o)
+{
+    double t0 = rt_now_ms();
+    patc_status s = check_defines(c, defs, ndefs);
+    if (s != PATC_OK) return s;
+    DumpFlags dump;
+    memset(&dump, 0, sizeof dump);
+    if (o && !parse_dump(o->dump, &dump))
+        return rt_fail(c, PATC_ERR_INVALID, "unknown dump letters '%s' (the letters are %s)", o->dump, dump_letters);
+    if (o && (o->min_blocks < 0 || o->min_blocks > 32))
+        return rt_fail(c, PATC_ERR_INVALID, "min_blocks %d: want 0 (none) to 32", o->min_blocks);
+    if (!keep_source(p, name, text, defs, ndefs, o))
+        return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
+    p->name = p->src.name;
+    if ((s = run_front_end(c, p, &dump, o ? o->dump_out : NULL)) != PATC_OK) return s;
     p->kernels = lang_calloc((size_t)p->comp.nkernels, sizeof *p->kernels);
     if (!p->kernels) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while compiling %s", name);
     p->nkernels = p->comp.nkernels; /* patc_program_free's loop: only once kernels exist */
     for (int i = 0; i < p->nkernels; i++) {
         patc_kernel *k = &p->kernels[i];
         k->prog = p;
-        k->k = p->comp.kernels[i];
-        /* a kernel's rules name only its own variables, whose ids are one window of
-         * the program's sequence: the environment covers that window alone */
-        int lo = INT_MAX, hi = -1;
-        for (int j = 0; j < k->k->def->nnats; j++) {
-            if (k->k->def->nats[j]->id < lo) lo = k->k->def->nats[j]->id;
-            if (k->k->def->nats[j]->id > hi) hi = k->k->def->nats[j]->id;
-        }
-        for (int l = 0; l <= k->k->npre; l++) { /* every launch's rules */
-            const Kernel *L = rt_launch_kernel(k, l);
-            for (int j = 0; j < 3; j++) {
-                var_window(L->block[j], &lo, &hi);
-                var_window(L->grid[j], &lo, &hi);
-            }
-            var_window(L->index_bound, &lo, &hi); /* it also names blockDim, gridDim and nwarps */
-            var_window(L->shared_bytes, &lo, &hi);
-        }
-        if (k->k->npre && !(k->pfn[0] = lang_calloc((size_t)k->k->npre, sizeof *k->pfn[0])))
+        k->index = i;
+        if (!(k->d = ld_copy(p->comp.descs[i]))) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
+        int npre = rt_npre(k), nslots = k->d->nnats + LD_HW_SLOTS;
+        if (npre && !(k->pfn[0] = lang_calloc((size_t)npre, sizeof *k->pfn[0])))
             return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-        if (k->k->npre && !(k->pfn[1] = lang_calloc((size_t)k->k->npre, sizeof *k->pfn[1])))
+        if (npre && !(k->pfn[1] = lang_calloc((size_t)npre, sizeof *k->pfn[1])))
             return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
-        p->launch_width |= k->k->iw == IW_LAUNCH;
-        k->env_base = hi < 0 ? 0 : lo;
-        k->env_n = hi < 0 ? 0 : hi - lo + 1;
-        k->vals = lang_calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->vals);
-        k->has = lang_calloc((size_t)(k->env_n ? k->env_n : 1), sizeof *k->has);
+        for (int l = 0; l <= npre; l++) p->launch_width |= k->d->launches[l].iw == IW_LAUNCH;
+        k->vals = lang_calloc((size_t)nslots, sizeof *k->vals);
+        k->has = lang_calloc((size_t)nslots, sizeof *k->has);
         if (!k->vals || !k->has) return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     }
     c->stats.frontend_ms = rt_now_ms() - t0;
     return PATC_OK;
+}
+
+/* The typed IR is the compilation's: made again from p->src, which must give the same
+ * kernels (a file changed since would not). */
+patc_status rt_program_typed(patc_program *p)
+{
+    if (p->arena) return PATC_OK;
+    patc_status s = run_front_end(p->ctx, p, NULL, NULL);
+    if (s != PATC_OK) return s;
+    bool same = p->comp.nkernels == p->nkernels;
+    for (int i = 0; same && i < p->nkernels; i++) same = !strcmp(p->comp.descs[i]->name, p->kernels[i].d->name);
+    if (same) return PATC_OK;
+    drop_compilation(p);
+    return rt_fail(p->ctx, PATC_ERR_COMPILE, "%s compiled again (for its typed IR) gives other kernels: "
+                   "did the file change since it was compiled?", p->src.name);
 }
 
 /* Build 0 of a program with kernels sized at launch defines PATC_INDEX32 ahead of the
@@ -239,10 +268,10 @@ static patc_status load_module(patc_ctx *c, patc_program *p, const void *cubin, 
         return rt_drv_check(c, *err, "cuModuleLoadData");
     for (int i = 0; s == PATC_OK && i < p->nkernels; i++) {
         patc_kernel *k = &p->kernels[i];
-        for (int l = 0; s == PATC_OK && l <= k->k->npre; l++) {
-            const char *fname = rt_launch_kernel(k, l)->name;
+        for (int l = 0; s == PATC_OK && l <= rt_npre(k); l++) {
+            const char *fname = k->d->launches[l].name;
             int r = rt_driver_get_function(c->drv, p->module[variant], fname,
-                                           l < k->k->npre ? &k->pfn[variant][l] : &k->fn[variant]);
+                                           l < rt_npre(k) ? &k->pfn[variant][l] : &k->fn[variant]);
             if (r) s = rt_fail(c, PATC_ERR_DRIVER, "cuModuleGetFunction(%s): %s", fname, rt_driver_error_name(c->drv, r));
         }
     }
@@ -324,7 +353,6 @@ static patc_status program_make(patc_ctx *c, const char *name, const char *text,
         jmp_buf jb;
         arena_catch(p->arena, &jb);
         if (setjmp(jb) == 0) {
-            p->cuda_name = cuda ? arena_strdup(p->arena, cuda_name) : p->name;
             if (cuda) {
                 p->cuda = lang_strdup(cuda);
             } else {
@@ -334,9 +362,13 @@ static patc_status program_make(patc_ctx *c, const char *name, const char *text,
         }
         arena_catch(p->arena, NULL);
         sb_free(&p->buf);
-        if (!p->cuda) s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while generating the CUDA C of %s", name);
+        p->cuda_name = lang_strdup(cuda ? cuda_name : p->name);
+        if (!p->cuda || !p->cuda_name) s = rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory while generating the CUDA C of %s", name);
         else if (!p->no_cubin) s = rt_program_build(c, p, p->cuda_name, 0);
     }
+    /* launches need the descriptors alone: the compilation goes (rt_program_typed
+     * makes it again for the interpreter) */
+    drop_compilation(p);
     if (s != PATC_OK) {
         patc_program_free(p);
         return s;
@@ -448,25 +480,16 @@ const char *patc_program_ir(patc_program *p)
 {
     if (!p) return NULL;
     if (p->ir) return p->ir;
+    if (rt_program_typed(p) != PATC_OK) return NULL;
     StrBuf b = {0};
-    for (int i = 0; i < p->nkernels; i++) {
-        sb_printf(&b, "%s--- typed IR: %s\n", i ? "\n" : "", p->comp.kernels[i]->name);
-        expr_print(&b, p->comp.defs[i]->body);
-        sb_puts(&b, "\n--- kernel IR\n");
-        const Kernel *k = p->comp.kernels[i];
-        for (int l = 0; l < k->npre; l++) { /* its launches, in order */
-            kernel_print(&b, k->pre[l]);
-            sb_putc(&b, '\n');
-        }
-        kernel_print(&b, k);
-    }
+    compilation_print_ir(&b, &p->comp);
     p->ir = sb_take(&b); /* NULL when memory ran out */
     return p->ir;
 }
 int patc_program_num_kernels(const patc_program *p) { return p ? p->nkernels : 0; }
 const char *patc_program_kernel_name(const patc_program *p, int i)
 {
-    return p && i >= 0 && i < p->nkernels ? p->kernels[i].k->name : NULL;
+    return p && i >= 0 && i < p->nkernels ? p->kernels[i].d->name : NULL;
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -476,37 +499,37 @@ patc_status patc_get_kernel(patc_program *p, const char *name, patc_kernel **k)
     if (!p) return PATC_ERR_INVALID;
     if (!name || !k) return rt_fail(p->ctx, PATC_ERR_INVALID, "patc_get_kernel: bad argument");
     for (int i = 0; i < p->nkernels; i++)
-        if (strcmp(p->kernels[i].k->name, name) == 0) {
+        if (strcmp(p->kernels[i].d->name, name) == 0) {
             *k = &p->kernels[i];
             return PATC_OK;
         }
     StrBuf names = {0};
-    for (int i = 0; i < p->nkernels; i++) sb_printf(&names, "%s%s", i ? ", " : "", p->kernels[i].k->name);
+    for (int i = 0; i < p->nkernels; i++) sb_printf(&names, "%s%s", i ? ", " : "", p->kernels[i].d->name);
     patc_status s = rt_fail(p->ctx, PATC_ERR_NOT_FOUND, "no kernel named '%s' (the program has: %s)", name,
                          names.s ? names.s : "none");
     sb_free(&names);
     return s;
 }
 
-const char *patc_kernel_name(const patc_kernel *k) { return k ? k->k->name : NULL; }
-int patc_kernel_num_inputs(const patc_kernel *k) { return k ? k->k->ninputs : 0; }
-int patc_kernel_num_nats(const patc_kernel *k) { return k ? k->k->def->nnats : 0; }
+const char *patc_kernel_name(const patc_kernel *k) { return k ? k->d->name : NULL; }
+int patc_kernel_num_inputs(const patc_kernel *k) { return k ? k->d->ninputs : 0; }
+int patc_kernel_num_nats(const patc_kernel *k) { return k ? k->d->nnats : 0; }
 const char *patc_kernel_nat_name(const patc_kernel *k, int i)
 {
-    return k && i >= 0 && i < k->k->def->nnats ? k->k->def->nats[i]->name : NULL;
+    return k && i >= 0 && i < k->d->nnats ? k->d->nats[i].name : NULL;
 }
 
 patc_kernel_role patc_kernel_get_role(const patc_kernel *k)
 {
     if (!k) return PATC_KERNEL_PLAIN;
-    switch (k->k->role) {
+    switch (k->d->role) {
     case KR_PLAIN: return PATC_KERNEL_PLAIN;
     case KR_REDUCE_PASS: return PATC_KERNEL_REDUCTION_PASS;
     }
     return PATC_KERNEL_PLAIN;
 }
 
-int patc_kernel_length_nat(const patc_kernel *k) { return k ? k->k->role_len_nat : -1; }
+int patc_kernel_length_nat(const patc_kernel *k) { return k ? k->d->role_len_nat : -1; }
 
 const char *patc_type_name(patc_type t)
 {
@@ -517,75 +540,68 @@ size_t patc_type_size(patc_type t)
     return (unsigned)t < SK_COUNT ? (size_t)scalar_info[t].size : 0;
 }
 
-/* Bind v in the kernel's environment; a variable outside its window is named by no
- * rule, so its value is not needed. */
-static void set_var(patc_kernel *k, const NatVar *v, int64_t value)
-{
-    int i = v->id - k->env_base;
-    if (i < 0 || i >= k->env_n) return;
-    k->vals[i] = value;
-    k->has[i] = true;
-}
+/* The kernel's slots: nat parameters first, then the launch's hardware sizes. */
+static int nslots(const patc_kernel *k) { return k->d->nnats + LD_HW_SLOTS; }
 
-/* Evaluate a launch rule under the bound nats; an unbound variable or a divisor <= 0
- * is reported with the rule printed. */
-static patc_status eval(patc_kernel *k, const Nat *x, const char *what, int64_t *out)
+/* Evaluate a launch rule under the bound nats; an unbound slot or a divisor <= 0 is
+ * reported with the rule printed. No rule is 0. */
+static patc_status eval(patc_kernel *k, const LdRule *x, const char *what, int64_t *out)
 {
-    if (!x) {
+    if (!x->n) {
         *out = 0;
         return PATC_OK;
     }
-    NatEnv env = {k->vals, k->has, k->env_n, k->env_base};
-    if (nat_eval(x, &env, out)) return PATC_OK;
+    if (rt_ld_eval(x, k->vals, k->has, nslots(k), out)) return PATC_OK;
     StrBuf b = {0};
-    nat_print(&b, x);
+    rt_ld_print(&b, x, k->d);
     patc_status s = rt_fail(k->prog->ctx, PATC_ERR_SIZE,
-                         "kernel %s: cannot evaluate %s = %s for the given nat values", k->k->name, what,
+                         "kernel %s: cannot evaluate %s = %s for the given nat values", k->d->name, what,
                          b.s ? b.s : "?");
     sb_free(&b);
     return s;
 }
 
-/* k->def->nats[i] gets nat_values[i]; each value must respect the variable's bounds
+/* Nat parameter i gets nats[i]; each value must respect the variable's bounds
  * (lb <= v < ub). Whether it fits the kernel's index type is rt_index_bits()'s question. */
 patc_status rt_bind_nats(patc_kernel *k, const long long *nats)
 {
     patc_ctx *c = k->prog->ctx;
-    KernelDef *d = k->k->def;
+    const LdKernel *d = k->d;
     if (d->nnats > 0 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given",
-                                           k->k->name, d->nnats);
-    memset(k->has, 0, sizeof *k->has * (size_t)k->env_n);
+                                           d->name, d->nnats);
+    memset(k->has, 0, sizeof *k->has * (size_t)nslots(k));
     for (int i = 0; i < d->nnats; i++) {
-        NatVar *v = d->nats[i];
+        const LdNat *v = &d->nats[i];
         if (nats[i] < v->lb)
-            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is below its least value %lld", k->k->name,
+            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is below its least value %lld", d->name,
                            v->name, nats[i], (long long)v->lb);
-        if (nats[i] > NAT_SIZE_MAX) /* as a -D value: the launch arithmetic has room below 2^63 */
-            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is above " NAT_SIZE_MAX_TEXT
-                           ", the largest size patc handles", k->k->name, v->name, nats[i]);
-        set_var(k, v, nats[i]);
+        if (nats[i] > PATC_DEFINE_MAX) /* as a -D value: the launch arithmetic has room below 2^63 */
+            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld is above 2^62 (%lld)"
+                           ", the largest size patc handles", d->name, v->name, nats[i], PATC_DEFINE_MAX);
+        k->vals[i] = nats[i];
+        k->has[i] = true;
     }
     for (int i = 0; i < d->nnats; i++) {
-        NatVar *v = d->nats[i];
+        const LdNat *v = &d->nats[i];
         int64_t ub;
-        if (v->ub && eval(k, v->ub, "an upper bound", &ub) == PATC_OK && nats[i] >= ub)
-            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld must be below %lld", k->k->name, v->name,
+        if (v->ub.n && eval(k, &v->ub, "an upper bound", &ub) == PATC_OK && nats[i] >= ub)
+            return rt_fail(c, PATC_ERR_SIZE, "kernel %s: nat %s = %lld must be below %lld", d->name, v->name,
                         nats[i], (long long)ub);
     }
     return PATC_OK;
 }
 
-patc_status rt_buffer_info(patc_kernel *k, const Buffer *b, const char *what, patc_type *type,
+patc_status rt_buffer_info(patc_kernel *k, const LdBuf *b, const char *what, patc_type *type,
                                long long *count, size_t *bytes)
 {
     int64_t n;
-    patc_status s = eval(k, b->count, what, &n);
+    patc_status s = eval(k, &b->count, what, &n);
     if (s != PATC_OK) return s;
-    if (n < 0) return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements", k->k->name, what,
+    if (n < 0) return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements", k->d->name, what,
                            (long long)n);
-    int64_t size = b->flagged ? 8 : scalar_info[b->sk].size, nb; /* a flagged word is 64 bits */
-    if (__builtin_mul_overflow(n, size, &nb))
-        return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements: more than 2^63 bytes", k->k->name,
+    int64_t nb;
+    if (__builtin_mul_overflow(n, (int64_t)b->elem_size, &nb))
+        return rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s: %s has %lld elements: more than 2^63 bytes", k->d->name,
                        what, (long long)n);
     if (type) *type = (patc_type)b->sk;
     if (count) *count = n;
@@ -597,36 +613,34 @@ patc_status patc_kernel_input_info(patc_kernel *k, int i, const long long *nats,
                                    long long *count, size_t *bytes)
 {
     if (!k) return PATC_ERR_INVALID;
-    if (i < 0 || i >= k->k->ninputs)
-        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has no data parameter %d", k->k->name, i);
+    if (i < 0 || i >= k->d->ninputs)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has no data parameter %d", k->d->name, i);
     patc_status s = rt_bind_nats(k, nats);
-    return s != PATC_OK ? s : rt_buffer_info(k, k->k->inputs[i], "an input's size", type, count, bytes);
+    return s != PATC_OK ? s : rt_buffer_info(k, &k->d->inputs[i], "an input's size", type, count, bytes);
 }
 
 int patc_kernel_input_by_value(const patc_kernel *k, int i)
 {
-    if (!k || i < 0 || i >= k->k->ninputs) return -1;
-    return k->k->inputs[i]->scalar;
+    if (!k || i < 0 || i >= k->d->ninputs) return -1;
+    return k->d->inputs[i].scalar;
 }
 
-int patc_kernel_num_outputs(const patc_kernel *k) { return k ? k->k->nouts : 0; }
+int patc_kernel_num_outputs(const patc_kernel *k) { return k ? k->d->nouts : 0; }
 
 /* compactTo/partitionTo's elements are counted by the output lowering made just before */
 int patc_kernel_output_count_of(const patc_kernel *k, int j)
 {
-    if (!k || j < 0 || j >= k->k->nouts || !k->k->outs[j]->counted_by) return -1;
-    for (int c = 0; c < k->k->nouts; c++)
-        if (k->k->outs[c] == k->k->outs[j]->counted_by) return c;
-    return -1;
+    if (!k || j < 0 || j >= k->d->nouts) return -1;
+    return k->d->outs[j].counted_by;
 }
 
 patc_status patc_kernel_output_info(patc_kernel *k, const long long *nats, patc_type *type, long long *count,
                                     size_t *bytes)
 {
     if (!k) return PATC_ERR_INVALID;
-    if (k->k->nouts != 1)
+    if (k->d->nouts != 1)
         return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has %d outputs: use patc_kernel_output_info_at",
-                       k->k->name, k->k->nouts);
+                       k->d->name, k->d->nouts);
     return patc_kernel_output_info_at(k, 0, nats, type, count, bytes);
 }
 
@@ -634,14 +648,14 @@ patc_status patc_kernel_output_info_at(patc_kernel *k, int j, const long long *n
                                        long long *count, size_t *bytes)
 {
     if (!k) return PATC_ERR_INVALID;
-    if (j < 0 || j >= k->k->nouts)
-        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has no output %d (it has %d)", k->k->name, j,
-                       k->k->nouts);
+    if (j < 0 || j >= k->d->nouts)
+        return rt_fail(k->prog->ctx, PATC_ERR_INVALID, "kernel %s has no output %d (it has %d)", k->d->name, j,
+                       k->d->nouts);
     patc_status s = rt_bind_nats(k, nats);
-    return s != PATC_OK ? s : rt_buffer_info(k, k->k->outs[j], "the output size", type, count, bytes);
+    return s != PATC_OK ? s : rt_buffer_info(k, &k->d->outs[j], "the output size", type, count, bytes);
 }
 
-const Kernel *rt_launch_kernel(const patc_kernel *k, int l) { return l < k->k->npre ? k->k->pre[l] : k->k; }
+int rt_npre(const patc_kernel *k) { return k->d->nlaunches - 1; }
 
 /* CUDA's launch limits (compiler.h): a launch past one would come back from the driver
  * as CUDA_ERROR_INVALID_VALUE, which names nothing; this names the kernel, the dimension
@@ -668,23 +682,23 @@ patc_status rt_check_launch_limits(patc_ctx *c, const char *kernel, const int64_
 }
 
 /* grid, block and dynamic shared memory from the kernel's rules (nats already bound). */
-patc_status rt_derive(patc_kernel *k, patc_launch_config *o) { return rt_derive_launch(k, k->k->npre, o); }
+patc_status rt_derive(patc_kernel *k, patc_launch_config *o) { return rt_derive_launch(k, rt_npre(k), o); }
 
 patc_status rt_derive_launch(patc_kernel *k, int l, patc_launch_config *o)
 {
-    const Kernel *K = rt_launch_kernel(k, l);
+    const LdLaunch *K = &k->d->launches[l];
     static const char *const bn[3] = {"block.x", "block.y", "block.z"};
     static const char *const gn[3] = {"grid.x", "grid.y", "grid.z"};
     patc_ctx *c = k->prog->ctx;
     int64_t v, grid[3], block[3];
     patc_status s;
     for (int i = 0; i < 3; i++) {
-        if (!K->block[i]) block[i] = 1;
-        else if ((s = eval(k, K->block[i], bn[i], &block[i])) != PATC_OK) return s;
+        if (!K->block[i].n) block[i] = 1;
+        else if ((s = eval(k, &K->block[i], bn[i], &block[i])) != PATC_OK) return s;
         if (block[i] < 1)
             return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, bn[i], (long long)block[i]);
-        if (!K->grid[i]) grid[i] = 1;
-        else if ((s = eval(k, K->grid[i], gn[i], &grid[i])) != PATC_OK) return s;
+        if (!K->grid[i].n) grid[i] = 1;
+        else if ((s = eval(k, &K->grid[i], gn[i], &grid[i])) != PATC_OK) return s;
         if (grid[i] < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: %s = %lld", K->name, gn[i], (long long)grid[i]);
     }
     /* a scanPipe kernel's blocks loop over the tiles: one per SM (its shared memory
@@ -696,36 +710,37 @@ patc_status rt_derive_launch(patc_kernel *k, int l, patc_launch_config *o)
         o->grid[i] = (unsigned)grid[i];
         o->block[i] = (unsigned)block[i];
     }
-    if ((s = eval(k, K->shared_bytes, "the shared memory size", &v)) != PATC_OK) return s;
+    if ((s = eval(k, &K->shared, "the shared memory size", &v)) != PATC_OK) return s;
     if (v < 0) return rt_fail(c, PATC_ERR_LAUNCH_CONFIG, "kernel %s: shared memory %lld bytes", K->name, (long long)v);
     if ((s = rt_check_shared_launch(k, l, v, "with these nat values it needs")) != PATC_OK) return s;
     o->shared_bytes = v;
     return PATC_OK;
 }
 
-/* bytes <= smem_budget(k, the device's opt-in maximum). Every device allows 48 KiB, so
+/* bytes <= the device's opt-in maximum less the launch's static shared memory (the
+ * compiler's smem_budget, as static_smem). Every device allows 48 KiB, so
  * the device is asked only above that; without one, sm_90's maximum stands in (the
  * compiler's check), since only patc_kernel_launch_dims gets here without a device. */
 patc_status rt_check_shared(patc_kernel *k, long long bytes, const char *what)
 {
-    return rt_check_shared_launch(k, k->k->npre, bytes, what);
+    return rt_check_shared_launch(k, rt_npre(k), bytes, what);
 }
 
 patc_status rt_check_shared_launch(patc_kernel *k, int l, long long bytes, const char *what)
 {
-    const Kernel *K = rt_launch_kernel(k, l);
+    const LdLaunch *K = &k->d->launches[l];
     patc_ctx *c = k->prog->ctx;
-    if (bytes <= smem_budget(K, SMEM_DEFAULT_MAX)) return PATC_OK;
+    if (bytes <= SMEM_DEFAULT_MAX - K->static_smem) return PATC_OK;
     int optin = 0;
     bool asked = c->drv && rt_driver_bind(c->drv) == 0 && rt_driver_smem_optin(c->drv, &optin) == 0 && optin > 0;
-    int64_t max = asked ? optin : SMEM_OPTIN_MAX, budget = smem_budget(K, max);
+    int64_t max = asked ? optin : SMEM_OPTIN_MAX, budget = max - K->static_smem;
     if (bytes <= budget) return PATC_OK;
     return rt_fail(c, PATC_ERR_LAUNCH_CONFIG,
                    "kernel %s: %s %lld bytes of shared memory per block, more than the %lld bytes a block can have "
                    "(%s %lld%s)",
                    K->name, what, bytes, (long long)budget,
                    asked ? "the device's opt-in maximum is" : "no device: sm_90's opt-in maximum,", (long long)max,
-                   smem_budget_note(K));
+                   K->static_note);
 }
 
 patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_launch_config *out)
@@ -741,21 +756,22 @@ patc_status patc_kernel_launch_dims(patc_kernel *k, const long long *nats, patc_
  * and launch dimensions, is below 2^31, else 64 (an IW_32 kernel then cannot run:
  * an override made its indices pass 2^31). nwarps is blockDim.x / 32, as the kernel
  * computes it. PATC_INDEX64 makes it 64 for kernels sized at launch. */
-int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg) { return rt_index_bits_launch(k, k->k->npre, cfg); }
+int rt_index_bits(patc_kernel *k, const patc_launch_config *cfg) { return rt_index_bits_launch(k, rt_npre(k), cfg); }
 
 int rt_index_bits_launch(patc_kernel *k, int l, const patc_launch_config *cfg)
 {
-    const Kernel *kk = rt_launch_kernel(k, l);
-    if (kk->iw == IW_64 || !kk->index_bound || (kk->iw == IW_LAUNCH && (k->prog->ctx->flags & PATC_INDEX64))) return 64;
+    const LdLaunch *kk = &k->d->launches[l];
+    if (kk->iw == IW_64 || !kk->index_bound.n || (kk->iw == IW_LAUNCH && (k->prog->ctx->flags & PATC_INDEX64))) return 64;
+    int n = k->d->nnats;
     for (int d = 0; d < 3; d++) {
-        const NatVar *vs[2] = {kk->hw.bdim[d], kk->hw.gdim[d]};
-        const unsigned vv[2] = {cfg->block[d], cfg->grid[d]};
-        for (int j = 0; j < 2; j++) set_var(k, vs[j], vv[j]);
+        k->vals[n + LD_SLOT_BDIM + d] = cfg->block[d];
+        k->vals[n + LD_SLOT_GDIM + d] = cfg->grid[d];
+        k->has[n + LD_SLOT_BDIM + d] = k->has[n + LD_SLOT_GDIM + d] = true;
     }
-    set_var(k, kk->hw.nwarps, cfg->block[0] / 32);
-    NatEnv env = {k->vals, k->has, k->env_n, k->env_base};
+    k->vals[n + LD_SLOT_NWARPS] = cfg->block[0] / 32;
+    k->has[n + LD_SLOT_NWARPS] = true;
     int64_t b;
-    return nat_eval(kk->index_bound, &env, &b) && b <= INT32_MAX ? 32 : 64;
+    return rt_ld_eval(&kk->index_bound, k->vals, k->has, nslots(k), &b) && b <= INT32_MAX ? 32 : 64;
 }
 
 int patc_kernel_index_bits(patc_kernel *k, const long long *nats)

@@ -9,26 +9,26 @@
 
 bool rt_kernel_roles(const patc_kernel *k, int *len_nat, int *grid_nat)
 {
-    *len_nat = k->k->role_len_nat;
-    *grid_nat = k->k->role_grid_nat;
-    return k->k->role == KR_REDUCE_PASS && k->k->role_tunable;
+    *len_nat = k->d->role_len_nat;
+    *grid_nat = k->d->role_grid_nat;
+    return k->d->role == KR_REDUCE_PASS && k->d->role_tunable;
 }
 
 patc_status rt_need_pass(patc_kernel *k, const char *what)
 {
-    if (k->k->role == KR_REDUCE_PASS) return PATC_OK;
+    if (k->d->role == KR_REDUCE_PASS) return PATC_OK;
     return rt_fail(k->prog->ctx, PATC_ERR_INVALID,
                    "%s: kernel %s is not a device-level reduction pass (it must take one array whose length is a "
-                   "nat parameter not fixed with -D, and return the same element type)", what, k->k->name);
+                   "nat parameter not fixed with -D, and return the same element type)", what, k->d->name);
 }
 
 patc_status rt_pass_size(patc_kernel *k, long long *nats, long long n, long long *m)
 {
-    nats[k->k->role_len_nat] = n;
+    nats[k->d->role_len_nat] = n;
     patc_status s = patc_kernel_output_info(k, nats, NULL, m, NULL);
     if (s == PATC_OK && (*m < 1 || *m >= n))
         s = rt_fail(k->prog->ctx, PATC_ERR_SIZE, "kernel %s maps %lld elements to %lld: not a reduction pass",
-                    k->k->name, n, *m);
+                    k->d->name, n, *m);
     return s;
 }
 
@@ -67,8 +67,8 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
     if (!input || n < 1) return rt_fail(c, PATC_ERR_INVALID, "patc_reduce_to_one: need an input of at least one element");
     patc_status s = rt_need_pass(k, "patc_reduce_to_one");
     if (s != PATC_OK) return s;
-    ch->len_nat = k->k->role_len_nat;
-    ch->elem = (size_t)scalar_info[k->k->out->sk].size;
+    ch->len_nat = k->d->role_len_nat;
+    ch->elem = (size_t)k->d->outs[0].elem_size;
     /* n * elem without wrapping: n past what the buffer can hold is too large whatever
      * the product would wrap to */
     if ((unsigned long long)n > input->bytes / ch->elem)
@@ -76,8 +76,8 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
                        ch->elem, input->bytes);
     if (final && final->bytes < ch->elem)
         return rt_fail(c, PATC_ERR_SIZE, "the result buffer has %zu bytes; one element needs %zu", final->bytes, ch->elem);
-    int nn = k->k->def->nnats;
-    if (nn > 1 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->k->name, nn);
+    int nn = k->d->nnats;
+    if (nn > 1 && !nats) return rt_fail(c, PATC_ERR_INVALID, "kernel %s has %d nat parameters but none were given", k->d->name, nn);
     if (!(ch->nats = lang_calloc((size_t)nn, sizeof *ch->nats)) || !(ch->pass = lang_calloc(64, sizeof *ch->pass)))
         return rt_fail(c, PATC_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < nn; i++) ch->nats[i] = nats ? nats[i] : 0;
@@ -89,7 +89,7 @@ static patc_status chain_open(patc_kernel *k, const long long *nats, patc_buffer
     while (s == PATC_OK && n > 1) {
         if ((s = rt_pass_size(k, ch->nats, n, &m)) != PATC_OK) break;
         if (ch->npass == 64) { /* a plan holds 64 passes: enough for any pass that halves */
-            s = rt_fail(c, PATC_ERR_SIZE, "kernel %s: more than 64 passes", k->k->name);
+            s = rt_fail(c, PATC_ERR_SIZE, "kernel %s: more than 64 passes", k->d->name);
             break;
         }
         patc_buffer *dst = m == 1 && final ? final : ch->tmp[ch->npass % 2], *in[1] = {src};

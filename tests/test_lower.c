@@ -1,5 +1,6 @@
 /* test_lower.c: lowering and the passes over the kernel IR (loops, smem, barrier). */
 #include "testutil.h"
+#include "../prims/prims.h"
 
 #include <stdio.h>
 typedef struct Count {
@@ -971,6 +972,42 @@ START_TEST(private_loops_unroll)
 }
 END_TEST
 
+/* What lower.c asks of a primitive is in its handler row (issue 34 item 4): the links of
+ * view chains are exactly the ones lower.c's two switches listed before (join, split,
+ * transpose, id, take, drop, padCst, mapSeq, mapSeqUnroll), padCst and mapSeq continue
+ * in their second argument; the results of a data-dependent length are the compacts and
+ * partitions, of which compactTo and filterPipe count their elements' output. And a
+ * chain of every link is written through, with no copy: a mapSeq of it over a parallel
+ * map's rows stores straight into the output. */
+START_TEST(chain_links_by_row)
+{
+    static const Prim links[] = {P_JOIN, P_SPLIT, P_TRANSPOSE, P_ID, P_TAKE, P_DROP, P_PADCST, P_MAPSEQ,
+                                 P_MAPSEQUNROLL};
+    for (int p = 0; p < P_COUNT; p++) {
+        bool link = false;
+        for (size_t i = 0; i < sizeof links / sizeof *links; i++) link |= (int)links[i] == p;
+        const PrimOps *o = prim_ops((Prim)p);
+        ck_assert_msg((o->through != NULL) == link, "%s: through", prim_info[p].name);
+        int second = p == P_PADCST || p == P_MAPSEQ || p == P_MAPSEQUNROLL;
+        if (link) ck_assert_msg(o->chain_arg == second, "%s: chain_arg %d", prim_info[p].name, o->chain_arg);
+        CountResult want = p == P_COMPACTTO || p == P_FILTERPIPE ? CR_PREFIX
+                           : p == P_PARTITIONTO || p == P_PARTITIONSTABLETO || p == P_PARTITIONPIPE ||
+                                   p == P_PARTITIONSTABLEPIPE
+                               ? CR_SPLIT
+                               : CR_NONE;
+        ck_assert_msg(o->count_result == want, "%s: count_result %d", prim_info[p].name, o->count_result);
+    }
+    TC *t = tc_compile("kernel k = nFun(n => fun((n*8).f32)(xs => xs |> split(8) |> mapGlobal(fun(r => r "
+                       "|> mapSeq(fun(x => x * 2.0f)))) |> mapSeq(fun(r => r |> split(4) |> transpose |> join "
+                       "|> id |> take(8) |> drop(0))) |> join))");
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    ck_assert_msg(count_substr(cu, "out[") == 1, "one store, straight into out:\n%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lower");
@@ -1000,6 +1037,7 @@ int main(void)
     tcase_add_test(c, statement_vocabulary);
     tcase_add_test(c, pipe_roles_and_layout);
     tcase_add_test(c, pipe_partition_stable_lowering);
+    tcase_add_test(c, chain_links_by_row);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
