@@ -391,6 +391,7 @@ inline void run_grid()
     unsigned long long total = (unsigned long long)s.grid.x * s.grid.y * s.grid.z, next = 0, pass = 0, rng = 0x9e3779b97f4a7c15ull;
     s.ncopies = 0;
     s.idle = 0;
+    s.cur = nullptr; /* no thread runs: a message from the scheduler names none */
     for (int b = 0; b < s.resident; b++) s.blocks[b].live = false;
     for (;;) {
         bool any = false;
