@@ -328,7 +328,6 @@ static void vload(Pr *p, const Stmt *s)
 }
 
 static const char nblocks[] = "gridDim.x * gridDim.y * gridDim.z";
-static const char thread0[] = "threadIdx.x + threadIdx.y + threadIdx.z == 0u";
 
 /* The thread's index in its block and the block's thread count, as C expressions. */
 static void block_thread(const Kernel *k, const char **tid, StrBuf *count)
@@ -338,83 +337,6 @@ static void block_thread(const Kernel *k, const char **tid, StrBuf *count)
     *tid = flat ? "threadIdx.x" : "(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x";
     if (flat && k->block_fixed && nat_is_const(k->block[0], &x)) sb_printf(count, "%lld", (long long)x);
     else sb_puts(count, flat ? "blockDim.x" : "blockDim.x * blockDim.y * blockDim.z");
-}
-
-/* The flagged hand-over: every block stores each partial as one 64-bit word {value,
- * 1 << 32} (st.relaxed.gpu: single-copy atomic, so the flag is never seen without its
- * value), and the grid's last block runs the body, whose reads of the partials wait
- * for their flags (patc_wait), those its own threads store included, so no barrier goes
- * in front of the body (barrier.c puts one in it where shared memory needs one); it then
- * clears the flags for the next launch, after a barrier so that no thread clears a word
- * another has still to read. No block waits
- * for a store to be acknowledged or for an atomic's round trip, and the partials cross
- * from L2 once: 0.6-0.7 us less than the ticket at n = 2^20 on an H200, where a ticket
- * drawn when each block starts, or a copy of the partials to shared memory, cost 0.35
- * and 0.1-0.2 us of that back (bench/exp/mid.sh). Waiting is safe: only the last block ever waits,
- * and the blocks it waits for never do, so they finish as soon as they run, and they
- * run on the slots beside it (the hardware dispatches blocks in order, the last one
- * last). */
-static void last_block_flagged(Pr *p, const Stmt *s)
-{
-    StrBuf *o = p->o, cnt = {.a = p->a};
-    const Buffer *b = s->last.part;
-    const char *tid;
-    block_thread(p->k, &tid, &cnt);
-    indent(p);
-    sb_puts(o, "if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {\n");
-    block(p, s->last.body);
-    indent(p);
-    sb_puts(o, "    __syncthreads();\n");
-    indent(p);
-    sb_printf(o, "    for (%s patc_i = %s; patc_i < ", p->it, tid);
-    nat(p, b->count);
-    sb_printf(o, "; patc_i += %s) patc_poke(&%s[patc_i], 0ull);\n", sb_str(&cnt), b->name);
-    sb_free(&cnt);
-    indent(p);
-    sb_puts(o, "}\n");
-}
-
-/* The ticket hand-over, for partials wider than a flagged word can carry
- * (threadFenceReduction, with both fences folded into one atomic): the barrier hands
- * every thread's writes of the block to thread 0, whose atom.acq_rel.gpu on the ticket
- * releases them to the device (a release is cumulative) and, in the block that takes
- * the last ticket, acquires what all the others released; the second barrier hands
- * that on to the whole block, which runs the body and resets the ticket for the next
- * launch. This is the order cooperative groups' grid sync uses, and one atomic is about
- * 0.3 us shorter than fence, atomic, fence (measured in bench/exp/small.sh). A
- * one-block grid needs no atomic: __syncthreads orders a block's own global accesses. */
-static void last_block(Pr *p, const Stmt *s)
-{
-    if (s->last.part->flagged) {
-        last_block_flagged(p, s);
-        return;
-    }
-    StrBuf *o = p->o;
-    const char *t = s->last.ticket->name;
-    indent(p);
-    sb_puts(o, "__syncthreads();\n");
-    indent(p);
-    sb_printf(o, "if (%s) {\n", thread0);
-    indent(p);
-    sb_puts(o, "    unsigned int patc_ticket = 0u;\n");
-    indent(p);
-    sb_printf(o, "    if (%s > 1u) asm volatile(\"atom.acq_rel.gpu.global.add.u32 %%0, [%%1], 1;\" : \"=r\"(patc_ticket) : "
-                 "\"l\"(%s) : \"memory\");\n", nblocks, t);
-    indent(p);
-    sb_printf(o, "    patc_last = patc_ticket == %s - 1u;\n", nblocks);
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_puts(o, "__syncthreads();\n");
-    indent(p);
-    sb_puts(o, "if (patc_last) {\n");
-    block(p, s->last.body);
-    p->ind++;
-    indent(p);
-    sb_printf(o, "if (%s && %s > 1u) *%s = 0u;\n", thread0, nblocks, t);
-    p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
 }
 
 /* One line of the kernel's text at the current indentation. */
@@ -836,7 +758,7 @@ static void stmt(Pr *p, const Stmt *s)
         return;
     case S_BARRIER:
         indent(p);
-        sb_puts(o, s->barrier.level == LVL_WARP ? "__syncwarp();\n" : "__syncthreads();\n");
+        sb_puts(o, s->barrier.level == LVL_WARP ? "__syncwarp();\n" : s->barrier.level == LVL_GLOBAL ? "__threadfence();\n" : "__syncthreads();\n");
         return;
     case S_COMMENT:
         indent(p);
@@ -868,7 +790,6 @@ static void stmt(Pr *p, const Stmt *s)
         indent(p);
         sb_printf(o, "__nanosleep(%d);\n", s->sleep.ns);
         return;
-    case S_LASTBLOCK: last_block(p, s); return;
     case S_LOOKBACK: look_back(p, s); return;
     case S_PIPE: pipe_scan(p, s); return;
     }
@@ -1474,10 +1395,6 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", %s %s", p.it, k->def->nats[i]->name);
     sb_puts(o, ")\n{\n");
     p.ind = 1;
-    if (k->ticket) {
-        indent(&p);
-        sb_puts(o, "__shared__ bool patc_last;\n");
-    }
     if (k->nshared) {
         indent(&p);
         sb_puts(o, "extern __shared__ __align__(16) unsigned char patc_smem[];\n");

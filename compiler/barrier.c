@@ -139,21 +139,32 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
     int n = 0;
     for (int i = 0; i < seq->seq.n; i++) {
         Stmt *s = seq->seq.items[i];
-        if (s->kind == S_LASTBLOCK) {
-            /* The last block's body is block-uniform. The ticket protocol has a
-             * __syncthreads before it (the ticket's atomic needs every thread's writes
-             * first), so nothing is pending there. The flagged one has none of its own:
-             * the partials are global words the body reads through patc_wait, which
-             * waits for each word's flag, also for the words this block's own threads
-             * store; so only shared memory can cross threads here, and the analysis
-             * decides it like any statement's: a barrier goes in the body where it first
-             * touches a buffer (or reused bytes) that is pending from before, and none
-             * when its buffers are disjoint from those (reduceGrid: the block totals of
-             * the partial and of the last block's reduction are two buffers). */
-            Pend before = *st;
-            if (!s->last.part->flagged) memset(st, 0, sizeof *st);
-            place(a, s->last.body, st, hw);
-            merge(st, &before); /* the other blocks skip the body (it ends the kernel) */
+        if (s->kind == S_BARRIER && s->barrier.level == LVL_BLOCK) {
+            /* a lowering's own barrier (lastBlock's, a tile draw's) orders what is
+             * pending; one right after another is dropped */
+            if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = s;
+            memset(st, 0, sizeof *st);
+            continue;
+        }
+        if (s->kind == S_IF && s->cond.block_uniform) {
+            /* lastBlock's body: block-uniform code that some blocks run (the last one)
+             * after reading the condition; placed like any block-uniform list. What
+             * its protocol orders, its own barriers say (prims/warp.c); a flagged
+             * partial's reads wait for their flags, so only shared memory is placed
+             * here: a barrier goes in the body where it first touches a buffer (or
+             * reused bytes) pending from before, and none when they are disjoint
+             * (reduceGrid: the block totals of the partial and of the last block's
+             * reduction are two buffers) */
+            Pend c = {0}, before;
+            ir_walk_x(s->cond.c, &sum_visit, &c);
+            if (conflicts(st, &c)) {
+                if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+                memset(st, 0, sizeof *st);
+            }
+            merge(st, &c);
+            before = *st;
+            place(a, s->cond.then, st, hw);
+            merge(st, &before); /* the other blocks skip the body */
             out[n++] = s;
             continue;
         }
@@ -190,7 +201,7 @@ static void trim_tail(Stmt *seq)
     if (seq->seq.n) {
         Stmt *last = seq->seq.items[seq->seq.n - 1];
         if (last->kind == S_FOR && last->loop.form != LF_LOOP) trim_tail(last->loop.body);
-        if (last->kind == S_LASTBLOCK) trim_tail(last->last.body);
+        if (last->kind == S_IF && last->cond.block_uniform) trim_tail(last->cond.then);
     }
 }
 

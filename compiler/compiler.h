@@ -410,7 +410,9 @@ typedef enum {
     S_STORE,   /* store: buf[index] = val, of memory order order (MemOrder) */
     S_FOR,     /* loop: a sequential or parallel loop (see LoopForm) */
     S_IF,      /* cond: if (c) then [else els]; els only from version.c, the last pass */
-    S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK) or __syncwarp (LVL_WARP) */
+    S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK), __syncwarp (LVL_WARP) or the fence
+                  __threadfence (LVL_GLOBAL); a lowering's own barriers stay where it put
+                  them, and barrier.c counts an LVL_BLOCK one as ordering what is pending */
     S_COMMENT, /* comment */
     S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
                   when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
@@ -423,11 +425,6 @@ typedef enum {
                   which every nat after it in the enclosing sequence may use; its range
                   (var->lb, var->ub) is the lowering's promise (width.c, the prover) */
     S_SLEEP,   /* sleep: __nanosleep(ns), a polling loop's back-off */
-    S_LASTBLOCK,/* last: one block runs body (block-uniformly) after the whole grid wrote part.
-                  part->flagged: the grid's last block runs it; each of its reads of part
-                  waits for the word's flag, and it clears the flags at the end.
-                  Otherwise every block releases its writes with the ticket (atom.acq_rel),
-                  and the block that takes the last ticket runs body. See codegen/cuda.c */
     S_LOOKBACK,/* look: the decoupled look-back of a mapBlock's block (tile `tile`): warp 0
                   publishes agg (flag A), reduces the earlier tiles' values with op back to
                   the nearest inclusive prefix (flag P), publishes its own P and leaves the
@@ -488,12 +485,18 @@ struct Stmt {
                                 which needs one trip per thread (LF_ONCE); own_sp: where */
             Span own_sp;
         } loop;
-        struct { X *c; Stmt *then, *els; bool per_lane; } cond; /* per_lane: each lane writes its own element;
-                                                                els: NULL but after version.c */
-        struct { Level level; } barrier;
+        struct { X *c; Stmt *then, *els; bool per_lane, block_uniform; } cond;
+            /* per_lane: each lane writes its own element, or a branch on the thread's id
+               that a lowering wrote (a look-back's warp 0, lastBlock's thread 0): loops.c
+               guards nothing in it. block_uniform: c is the same for every thread of a
+               block but differs between blocks (lastBlock's "this block is the last"):
+               then is block-uniform code run by some blocks (loops.c's single-thread
+               regions in it are per block, barrier.c places barriers in it, smem.c
+               numbers its statements). els: NULL but after version.c */
+        struct { Level level; } barrier; /* LVL_GLOBAL: __threadfence(), a gpu-scope fence
+                                            and no execution barrier */
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
-        struct { Buffer *ticket, *part; Stmt *body; } last; /* ticket: NULL when part->flagged */
         struct {
             int n;
             bool packed;
@@ -559,7 +562,8 @@ typedef struct Kernel {
     Buffer **scratch;            /* global scratch buffers the runtime allocates (zeroed once;
                                     kernels leave them reusable): parameters after the inputs */
     int nscratch;
-    Buffer *ticket;              /* lastBlock's ticket (cuda.c declares `__shared__ bool patc_last`) */
+    Buffer *ticket;              /* lastBlock's ticket or accumulate's (prims/warp.c: lw_last_open), NULL
+                                    when none or the partials are flagged: one hand-over per kernel */
     bool persistent;             /* a scanPipe kernel: the runtime caps grid[0] at the device's
                                     SM count (its blocks loop over the tiles) */
     Buffer *draw;                /* the tile counter of a mapBlock with a lookback (cuda.c declares

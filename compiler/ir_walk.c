@@ -71,7 +71,6 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
                 if (ir_walk_x(s->vload.fallback[i], v, ctx)) return true;
         }
         return v->access && v->access(ctx, s->vload.dst, true);
-    case S_LASTBLOCK: return (v->nat && v->nat(ctx, s->last.part->count)) || ir_walk(s->last.body, v, ctx);
     case S_LOOKBACK:
         /* reads its values, applies the operator, writes the prefix */
         for (int i = 0; i < s->look.n; i++)

@@ -214,7 +214,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         return;
     case S_IF:
         pad(b, ind);
-        sb_puts(b, "if ");
+        sb_puts(b, s->cond.block_uniform ? "if (per block) " : "if ");
         xprint(b, s->cond.c);
         sb_putc(b, '\n');
         sprint(b, s->cond.then, ind + 1);
@@ -226,7 +226,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         return;
     case S_BARRIER:
         pad(b, ind);
-        sb_puts(b, s->barrier.level == LVL_WARP ? "barrier.warp\n" : "barrier.block\n");
+        sb_puts(b, s->barrier.level == LVL_WARP ? "barrier.warp\n" : s->barrier.level == LVL_GLOBAL ? "fence.gpu\n" : "barrier.block\n");
         return;
     case S_COMMENT:
         pad(b, ind);
@@ -268,14 +268,6 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             sb_puts(b, ", else elementwise");
         }
         sb_putc(b, '\n');
-        return;
-    case S_LASTBLOCK:
-        pad(b, ind);
-        if (s->last.part->flagged)
-            sb_printf(b, "if last block (reads of %s wait for their flags):\n", s->last.part->name);
-        else
-            sb_printf(b, "fence; ticket %s; if last block:\n", s->last.ticket->name);
-        sprint(b, s->last.body, ind + 1);
         return;
     case S_LOOKBACK:
         pad(b, ind);

@@ -9,7 +9,7 @@
  * selects, ifs and vector-load fallbacks they guarded folded away, and C is the
  * conjunction of `amax < N` over the tests: amax is a with every index that varies
  * inside the tile (loop indices of S, thread, lane and warp ids) at its largest value.
- * Nothing else changes; S_LOOKBACK and S_LASTBLOCK statements are never copied.
+ * Nothing else changes; S_LOOKBACK statements are never copied.
  *
  * Why: with a size known only at launch, each element of a tile is loaded behind its
  * own bound test, and a load in a branch is not issued before the loads of earlier
@@ -163,7 +163,7 @@ static bool find_test(void *ctx, const X *x)
 static WalkStep find_inner(void *ctx, const Stmt *s)
 {
     Ver *v = ctx;
-    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK || s->kind == S_PIPE) {
+    if (s->kind == S_LOOKBACK || s->kind == S_PIPE) {
         v->full = true; /* never copied */
         return WALK_STOP;
     }
@@ -320,11 +320,10 @@ static Stmt *copy(const Ver *v, const Stmt *s)
         t->vload.guard = fold(v, s->vload.guard);
         if (is_lit(t->vload.guard, &b) && !b) t->vload.guard = NULL;
         return t;
-    case S_LASTBLOCK:
     case S_LOOKBACK:
     case S_PIPE: break; /* find_inner refused them */
     }
-    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : s->kind == S_PIPE ? "scanPipe" : "lastBlock");
+    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : "scanPipe");
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -468,7 +467,6 @@ static void walk(Ver *v, Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
-    case S_LASTBLOCK:
     case S_LOOKBACK:
     case S_PIPE: return;
     }

@@ -656,15 +656,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -732,7 +732,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -773,7 +773,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -784,7 +786,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -792,108 +794,108 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s65 = (float *)(patc_smem + 0);
-    unsigned int *s70 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb94 = (unsigned int *)(patc_smem + 8704);
+    float *s66 = (float *)(patc_smem + 0);
+    unsigned int *s71 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb95 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr98, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr98 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr99, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr99 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
-        const patc_int b64 = (unsigned int)patc_draw;
-        if (((2048 * b64 + 2047) < n)) {
+        const patc_int b65 = (unsigned int)patc_draw;
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) float v68[4];
-                    *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) float v69[4];
+                    *(float4 *)v69 = *(const float4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) float v68[4];
-                    if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
-                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
-                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
-                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) float v69[4];
+                    if (((2048 * b65 + 4 * t67 + 512 * i68 + 3) >= n)) {
+                        v69[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68))];
+                        v69[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 1))];
+                        v69[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 2))];
+                        v69[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 3))];
                     } else {
-                        *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                        *(float4 *)v69 = *(const float4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     }
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int w71 = warp;
-            unsigned int v72 = ((unsigned int)0);
-            unsigned int acc73 = ((unsigned int)0);
-            for (patc_int i74 = 0; i74 < 16; i74 += 1) {
-                acc73 = (acc73 + ((unsigned int)(s65[(lane + 512 * w71 + 32 * i74)] > t)));
+            const patc_int w72 = warp;
+            unsigned int v73 = ((unsigned int)0);
+            unsigned int acc74 = ((unsigned int)0);
+            for (patc_int i75 = 0; i75 < 16; i75 += 1) {
+                acc74 = (acc74 + ((unsigned int)(s66[(lane + 512 * w72 + 32 * i75)] > t)));
             }
-            unsigned int s75 = (v72 + acc73);
-            unsigned int r76 = ((lane == 0) ? s75 : acc73);
-            unsigned int sh77 = __shfl_up_sync(0xffffffffu, r76, 1);
-            unsigned int s78 = (sh77 + r76);
-            unsigned int r79 = ((lane >= 1) ? s78 : r76);
-            unsigned int sh80 = __shfl_up_sync(0xffffffffu, r79, 2);
-            unsigned int s81 = (sh80 + r79);
-            unsigned int r82 = ((lane >= 2) ? s81 : r79);
-            unsigned int sh83 = __shfl_up_sync(0xffffffffu, r82, 4);
-            unsigned int s84 = (sh83 + r82);
-            unsigned int r85 = ((lane >= 4) ? s84 : r82);
-            unsigned int sh86 = __shfl_up_sync(0xffffffffu, r85, 8);
-            unsigned int s87 = (sh86 + r85);
-            unsigned int r88 = ((lane >= 8) ? s87 : r85);
-            unsigned int sh89 = __shfl_up_sync(0xffffffffu, r88, 16);
-            unsigned int s90 = (sh89 + r88);
-            unsigned int r91 = ((lane >= 16) ? s90 : r88);
+            unsigned int s76 = (v73 + acc74);
+            unsigned int r77 = ((lane == 0) ? s76 : acc74);
+            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 1);
+            unsigned int s79 = (sh78 + r77);
+            unsigned int r80 = ((lane >= 1) ? s79 : r77);
+            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 2);
+            unsigned int s82 = (sh81 + r80);
+            unsigned int r83 = ((lane >= 2) ? s82 : r80);
+            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 4);
+            unsigned int s85 = (sh84 + r83);
+            unsigned int r86 = ((lane >= 4) ? s85 : r83);
+            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 8);
+            unsigned int s88 = (sh87 + r86);
+            unsigned int r89 = ((lane >= 8) ? s88 : r86);
+            unsigned int sh90 = __shfl_up_sync(0xffffffffu, r89, 16);
+            unsigned int s91 = (sh90 + r89);
+            unsigned int r92 = ((lane >= 16) ? s91 : r89);
             {
-                s70[(lane + 32 * w71)] = r91;
+                s71[(lane + 32 * w72)] = r92;
             }
         }
-        unsigned int acc92 = ((unsigned int)0);
+        unsigned int acc93 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i93 = 0; i93 < 4; i93 += 1) {
-            acc92 = (acc92 + s70[(32 * i93 + 31)]);
+        for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+            acc93 = (acc93 + s71[(32 * i94 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
-            if (b64 == 0) {
+            if (b65 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc92));
+                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc93));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc92));
+                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc93));
                 }
-                long long patc_end = (long long)b64 - 1;
+                long long patc_end = (long long)b65 - 1;
                 for (;;) {
                     const long long patc_j = patc_end - patc_ln;
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate97[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate98[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -908,15 +910,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba95 = patc_o0, lbb96 = patc_v0;
-                                patc_v0 = (lba95 + lbb96);
+                                const unsigned int lba96 = patc_o0, lbb97 = patc_v0;
+                                patc_v0 = (lba96 + lbb97);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba95 = patc_w0, lbb96 = patc_ex0;
-                        patc_ex0 = (lba95 + lbb96);
+                        const unsigned int lba96 = patc_w0, lbb97 = patc_ex0;
+                        patc_ex0 = (lba96 + lbb97);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -924,43 +926,43 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba95 = patc_ex0, lbb96 = acc92;
-                        patc_in0 = (lba95 + lbb96);
+                        const unsigned int lba96 = patc_ex0, lbb97 = acc93;
+                        patc_in0 = (lba96 + lbb97);
                     }
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb94[0] = patc_ex0;
+            if (patc_ln == 0) lb95[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v99 = lb94[0];
-        if (((2048 * b64 + 2047) < n)) {
+        unsigned int v100 = lb95[0];
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w101 = warp;
+                unsigned int acc102 = ((unsigned int)0);
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
+                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry109 = (v100 + acc102);
+                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
+                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
+                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
+                    unsigned int v108 = __popc(vote107);
+                    unsigned int pre110 = carry109;
+                    unsigned int nxt111 = (pre110 + v108);
+                    carry109 = nxt111;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
+                        const patc_int l112 = lane;
+                        unsigned int v113 = ((unsigned int)l112);
                         {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
+                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
+                            unsigned int given116 = glob0[0];
+                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
+                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
+                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
+                                out0[0] = (before115 + ((unsigned int)sel114));
                             }
                         }
                     }
@@ -968,31 +970,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
             }
         } else {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w101 = warp;
+                unsigned int acc102 = ((unsigned int)0);
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
+                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry109 = (v100 + acc102);
+                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
+                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
+                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
+                    unsigned int v108 = __popc(vote107);
+                    unsigned int pre110 = carry109;
+                    unsigned int nxt111 = (pre110 + v108);
+                    carry109 = nxt111;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
-                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                        const patc_int l112 = lane;
+                        unsigned int v113 = ((unsigned int)l112);
+                        if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) < n)) {
+                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
+                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
+                            unsigned int given116 = glob0[0];
+                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
+                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
+                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
+                                out0[0] = (before115 + ((unsigned int)sel114));
                             }
                         }
                     }
@@ -1009,15 +1011,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1085,7 +1087,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -1126,7 +1128,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -1137,7 +1141,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
@@ -1145,108 +1149,108 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s65 = (int *)(patc_smem + 0);
-    unsigned int *s70 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb94 = (unsigned int *)(patc_smem + 8704);
+    int *s66 = (int *)(patc_smem + 0);
+    unsigned int *s71 = (unsigned int *)(patc_smem + 8192);
+    unsigned int *lb95 = (unsigned int *)(patc_smem + 8704);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     __shared__ unsigned long long patc_draw;
     if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr98, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr98 = (patc_d >> 32 << 32) + (1ull << 32);
+        const unsigned long long patc_d = atomicAdd(lbctr99, 1ull);
+        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr99 = (patc_d >> 32 << 32) + (1ull << 32);
         patc_draw = patc_d;
     }
     __syncthreads();
     const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
     {
-        const patc_int b64 = (unsigned int)patc_draw;
-        if (((2048 * b64 + 2047) < n)) {
+        const patc_int b65 = (unsigned int)patc_draw;
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) int v68[4];
-                    *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) int v69[4];
+                    *(int4 *)v69 = *(const int4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) int v68[4];
-                    if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
-                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
-                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
-                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) int v69[4];
+                    if (((2048 * b65 + 4 * t67 + 512 * i68 + 3) >= n)) {
+                        v69[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68))];
+                        v69[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 1))];
+                        v69[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 2))];
+                        v69[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 3))];
                     } else {
-                        *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                        *(int4 *)v69 = *(const int4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     }
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int w71 = warp;
-            unsigned int v72 = ((unsigned int)0);
-            unsigned int acc73 = ((unsigned int)0);
-            for (patc_int i74 = 0; i74 < 16; i74 += 1) {
-                acc73 = (acc73 + ((unsigned int)(s65[(lane + 512 * w71 + 32 * i74)] > t)));
+            const patc_int w72 = warp;
+            unsigned int v73 = ((unsigned int)0);
+            unsigned int acc74 = ((unsigned int)0);
+            for (patc_int i75 = 0; i75 < 16; i75 += 1) {
+                acc74 = (acc74 + ((unsigned int)(s66[(lane + 512 * w72 + 32 * i75)] > t)));
             }
-            unsigned int s75 = (v72 + acc73);
-            unsigned int r76 = ((lane == 0) ? s75 : acc73);
-            unsigned int sh77 = __shfl_up_sync(0xffffffffu, r76, 1);
-            unsigned int s78 = (sh77 + r76);
-            unsigned int r79 = ((lane >= 1) ? s78 : r76);
-            unsigned int sh80 = __shfl_up_sync(0xffffffffu, r79, 2);
-            unsigned int s81 = (sh80 + r79);
-            unsigned int r82 = ((lane >= 2) ? s81 : r79);
-            unsigned int sh83 = __shfl_up_sync(0xffffffffu, r82, 4);
-            unsigned int s84 = (sh83 + r82);
-            unsigned int r85 = ((lane >= 4) ? s84 : r82);
-            unsigned int sh86 = __shfl_up_sync(0xffffffffu, r85, 8);
-            unsigned int s87 = (sh86 + r85);
-            unsigned int r88 = ((lane >= 8) ? s87 : r85);
-            unsigned int sh89 = __shfl_up_sync(0xffffffffu, r88, 16);
-            unsigned int s90 = (sh89 + r88);
-            unsigned int r91 = ((lane >= 16) ? s90 : r88);
+            unsigned int s76 = (v73 + acc74);
+            unsigned int r77 = ((lane == 0) ? s76 : acc74);
+            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 1);
+            unsigned int s79 = (sh78 + r77);
+            unsigned int r80 = ((lane >= 1) ? s79 : r77);
+            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 2);
+            unsigned int s82 = (sh81 + r80);
+            unsigned int r83 = ((lane >= 2) ? s82 : r80);
+            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 4);
+            unsigned int s85 = (sh84 + r83);
+            unsigned int r86 = ((lane >= 4) ? s85 : r83);
+            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 8);
+            unsigned int s88 = (sh87 + r86);
+            unsigned int r89 = ((lane >= 8) ? s88 : r86);
+            unsigned int sh90 = __shfl_up_sync(0xffffffffu, r89, 16);
+            unsigned int s91 = (sh90 + r89);
+            unsigned int r92 = ((lane >= 16) ? s91 : r89);
             {
-                s70[(lane + 32 * w71)] = r91;
+                s71[(lane + 32 * w72)] = r92;
             }
         }
-        unsigned int acc92 = ((unsigned int)0);
+        unsigned int acc93 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i93 = 0; i93 < 4; i93 += 1) {
-            acc92 = (acc92 + s70[(32 * i93 + 31)]);
+        for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+            acc93 = (acc93 + s71[(32 * i94 + 31)]);
         }
         if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
             const int patc_ln = (int)(threadIdx.x);
             unsigned int patc_ex0 = ((unsigned int)0);
-            if (b64 == 0) {
+            if (b65 == 0) {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc92));
+                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc93));
                 }
             } else {
                 if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc92));
+                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc93));
                 }
-                long long patc_end = (long long)b64 - 1;
+                long long patc_end = (long long)b65 - 1;
                 for (;;) {
                     const long long patc_j = patc_end - patc_ln;
                     unsigned int patc_st;
                     unsigned int patc_v0;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate97[patc_j]) : 0ull;
+                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate98[patc_j]) : 0ull;
                         const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
                         patc_v0 = ((unsigned int)patc_sw);
                         patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
@@ -1261,15 +1265,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                         const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
                         if (patc_ln + patc_d < 32) {
                             {
-                                const unsigned int lba95 = patc_o0, lbb96 = patc_v0;
-                                patc_v0 = (lba95 + lbb96);
+                                const unsigned int lba96 = patc_o0, lbb97 = patc_v0;
+                                patc_v0 = (lba96 + lbb97);
                             }
                         }
                     }
                     const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
                     {
-                        const unsigned int lba95 = patc_w0, lbb96 = patc_ex0;
-                        patc_ex0 = (lba95 + lbb96);
+                        const unsigned int lba96 = patc_w0, lbb97 = patc_ex0;
+                        patc_ex0 = (lba96 + lbb97);
                     }
                     if (patc_pm) break;
                     patc_end -= 32;
@@ -1277,43 +1281,43 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
                 if (patc_ln == 0) {
                     unsigned int patc_in0;
                     {
-                        const unsigned int lba95 = patc_ex0, lbb96 = acc92;
-                        patc_in0 = (lba95 + lbb96);
+                        const unsigned int lba96 = patc_ex0, lbb97 = acc93;
+                        patc_in0 = (lba96 + lbb97);
                     }
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
                 }
             }
-            if (patc_ln == 0) lb94[0] = patc_ex0;
+            if (patc_ln == 0) lb95[0] = patc_ex0;
         }
         __syncthreads();
-        unsigned int v99 = lb94[0];
-        if (((2048 * b64 + 2047) < n)) {
+        unsigned int v100 = lb95[0];
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w101 = warp;
+                unsigned int acc102 = ((unsigned int)0);
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
+                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry109 = (v100 + acc102);
+                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
+                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
+                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
+                    unsigned int v108 = __popc(vote107);
+                    unsigned int pre110 = carry109;
+                    unsigned int nxt111 = (pre110 + v108);
+                    carry109 = nxt111;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
+                        const patc_int l112 = lane;
+                        unsigned int v113 = ((unsigned int)l112);
                         {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
+                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
+                            unsigned int given116 = glob0[0];
+                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
+                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
+                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
+                                out0[0] = (before115 + ((unsigned int)sel114));
                             }
                         }
                     }
@@ -1321,31 +1325,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
             }
         } else {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w101 = warp;
+                unsigned int acc102 = ((unsigned int)0);
+                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
+                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
+                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry109 = (v100 + acc102);
+                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
+                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
+                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
+                    unsigned int v108 = __popc(vote107);
+                    unsigned int pre110 = carry109;
+                    unsigned int nxt111 = (pre110 + v108);
+                    carry109 = nxt111;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
-                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                        const patc_int l112 = lane;
+                        unsigned int v113 = ((unsigned int)l112);
+                        if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) < n)) {
+                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
+                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
+                            unsigned int given116 = glob0[0];
+                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
+                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
+                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
+                                out0[0] = (before115 + ((unsigned int)sel114));
                             }
                         }
                     }

@@ -649,15 +649,15 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate66: (n + 6143) / 6144 x unsigned long long, pipectr67: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate66, unsigned long long *__restrict__ pipectr67, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -725,7 +725,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -766,7 +766,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -777,7 +779,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate66: (n + 6143) / 6144 x unsigned long long, pipectr67: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
@@ -786,15 +788,15 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, g) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate66, unsigned long long *__restrict__ pipectr67, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *pipe65 = (unsigned long long *)(patc_smem + 0);
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
     const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
+    unsigned char *const patc_sm = (unsigned char *)pipe65;
     float *const patc_ring = (float *)patc_sm;
     unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
         *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
@@ -805,8 +807,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa67) -> bool {
-        return (pa67 > t);
+    auto patc_pred = [&](const float pa68) -> bool {
+        return (pa68 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -819,8 +821,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr67, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr67 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -853,7 +855,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate66[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -881,7 +883,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate66[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -908,7 +910,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate66[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
             patc_mb_arrive(&patc_pref[sl]);
@@ -990,15 +992,15 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate66: (n + 6143) / 6144 x unsigned long long, pipectr67: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate66, unsigned long long *__restrict__ pipectr67, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1066,7 +1068,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -1107,7 +1109,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -1118,7 +1122,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 6143) / 6144 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate66: (n + 6143) / 6144 x unsigned long long, pipectr67: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
@@ -1127,15 +1131,15 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, g) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate66, unsigned long long *__restrict__ pipectr67, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *pipe65 = (unsigned long long *)(patc_smem + 0);
     /* partitionStablePipe: 16 compute warps x 12 items per lane (tiles of 6144), 9 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 6143) / 6144;
     const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
+    unsigned char *const patc_sm = (unsigned char *)pipe65;
     int *const patc_ring = (int *)patc_sm;
     unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 221184), *const patc_empty = patc_full + 9,
         *const patc_tots = patc_empty + 9, *const patc_aggb = patc_tots + 9, *const patc_pref = patc_aggb + 9;
@@ -1146,8 +1150,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const int pa67) -> bool {
-        return (pa67 > t);
+    auto patc_pred = [&](const int pa68) -> bool {
+        return (pa68 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 9; i++) {
@@ -1160,8 +1164,8 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
         for (int k = 0;; k++) {
             const int sl = k % 9;
             if (k >= 9) patc_mb_wait(&patc_empty[sl], ((k / 9) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr67, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr67 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -1194,7 +1198,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate66[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 16) patc_woff[sl * 16 + patc_l] = ex;
@@ -1222,7 +1226,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate66[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -1249,7 +1253,7 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate66[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 16) patc_off[sl * 16 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 16 + patc_l];
             patc_mb_arrive(&patc_pref[sl]);
@@ -1331,15 +1335,15 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate66: (n + 511) / 512 x unsigned long long, pipectr67: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate66, unsigned long long *__restrict__ pipectr67, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1407,7 +1411,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -1448,7 +1452,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -1459,7 +1465,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate65: (n + 511) / 512 x unsigned long long, pipectr66: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate66: (n + 511) / 512 x unsigned long long, pipectr67: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
@@ -1468,15 +1474,15 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(n, g) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate65, unsigned long long *__restrict__ pipectr66, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate66, unsigned long long *__restrict__ pipectr67, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *pipe64 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *pipe65 = (unsigned long long *)(patc_smem + 0);
     /* partitionStablePipe: 4 compute warps x 4 items per lane (tiles of 512), 2 slots */
     const long long patc_n = (long long)(n);
     const long long patc_tiles = (patc_n + 511) / 512;
     const long long patc_m = (long long)glob0[0]; /* the selected: the others go from here on */
-    unsigned char *const patc_sm = (unsigned char *)pipe64;
+    unsigned char *const patc_sm = (unsigned char *)pipe65;
     float *const patc_ring = (float *)patc_sm;
     unsigned long long *const patc_full = (unsigned long long *)(patc_sm + 4096), *const patc_empty = patc_full + 2,
         *const patc_tots = patc_empty + 2, *const patc_aggb = patc_tots + 2, *const patc_pref = patc_aggb + 2;
@@ -1487,8 +1493,8 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
     const int patc_w = (int)(threadIdx.x >> 5), patc_l = (int)(threadIdx.x & 31);
     const unsigned int patc_init = 0u;
     auto patc_op = [](const unsigned int a, const unsigned int b) -> unsigned int { return a + b; };
-    auto patc_pred = [&](const float pa67) -> bool {
-        return (pa67 > t);
+    auto patc_pred = [&](const float pa68) -> bool {
+        return (pa68 > t);
     };
     if (threadIdx.x == 0)
         for (int i = 0; i < 2; i++) {
@@ -1501,8 +1507,8 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
         for (int k = 0;; k++) {
             const int sl = k % 2;
             if (k >= 2) patc_mb_wait(&patc_empty[sl], ((k / 2) - 1) & 1);
-            const unsigned long long d = atomicAdd(pipectr66, 1ull);
-            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr66 = (d >> 32 << 32) + (1ull << 32);
+            const unsigned long long d = atomicAdd(pipectr67, 1ull);
+            if ((unsigned int)d == (unsigned int)(patc_tiles + gridDim.x - 1)) *pipectr67 = (d >> 32 << 32) + (1ull << 32);
             if (k == 0) *patc_ep = (unsigned int)(d >> 32) & 0x3fffffffu;
             const long long t = (long long)(unsigned int)d;
             if (t >= patc_tiles) {
@@ -1535,7 +1541,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             unsigned int ex = __shfl_up_sync(0xffffffffu, inc, 1);
             if (patc_l == 0) {
                 ex = patc_init;
-                patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
+                patc_poke(&pipestate66[t], ((unsigned long long)((ep << 2) | (t == 0 ? 2u : 1u)) << 32) | (tot));
                 patc_agg[sl] = tot;
             }
             if (patc_l < 4) patc_woff[sl * 4 + patc_l] = ex;
@@ -1563,7 +1569,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                     #pragma unroll
                     for (int u = 0; u < 4; u++) {
                         const long long j = top - 32 * u - patc_l;
-                        wd[u] = j > prev ? patc_peek(&pipestate65[j]) : 0ull;
+                        wd[u] = j > prev ? patc_peek(&pipestate66[j]) : 0ull;
                         const unsigned int hi = (unsigned int)(wd[u] >> 32);
                         unset |= j > prev && ((hi >> 2) != ep || (hi & 3u) == 0u); /* a zeroed word is unset in epoch 0 */
                     }
@@ -1590,7 +1596,7 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
             if (!found || prev == t - 1) acc = patc_op(prevp, acc); /* back to the previous tile: its prefix */
             if (t == 0) acc = patc_init;
             const unsigned int inc = patc_op(acc, tot);
-            if (patc_l == 0 && t != 0) patc_poke(&pipestate65[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
+            if (patc_l == 0 && t != 0) patc_poke(&pipestate66[t], ((unsigned long long)((ep << 2) | 2u) << 32) | (inc));
             if (patc_l == 0 && t == patc_tiles - 1) out0[0] = inc; /* the count: every tile's */
             if (patc_l < 4) patc_off[sl * 4 + patc_l] = (unsigned int)patc_m - acc - tot + patc_woff[sl * 4 + patc_l];
             patc_mb_arrive(&patc_pref[sl]);

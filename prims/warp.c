@@ -207,6 +207,151 @@ static Expr *infer_last_block(Tc *t, const TcApp *ap)
     return e;
 }
 
+/* ---------------------------------------------------------------- grid hand-overs as kernel IR */
+
+/* The grid's block count, as a nat. */
+static Nat *grid_blocks(Lw *w)
+{
+    Arena *a = w->a;
+    const HwIds *h = &w->k->hw;
+    return nat_mul(a, nat_mul(a, nat_var(a, h->gdim[0]), nat_var(a, h->gdim[1])), nat_var(a, h->gdim[2]));
+}
+
+static X *lit_of(Lw *w, ScalarKind sk, uint64_t v)
+{
+    X *x = lw_xnew(w, X_LIT, sk);
+    x->lit.u = v;
+    return x;
+}
+
+/* the block's first thread: threadIdx.x + threadIdx.y + threadIdx.z == 0 */
+static X *thread0(Lw *w)
+{
+    Arena *a = w->a;
+    const HwIds *h = &w->k->hw;
+    Nat *s = nat_add(a, nat_var(a, h->tid[0]), nat_add(a, nat_var(a, h->tid[1]), nat_var(a, h->tid[2])));
+    return lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, s), lw_xnat(w, nat_cst(a, 0)));
+}
+
+/* An S_IF on the thread's id that the lowering writes itself (per_lane: loops.c puts no
+ * single-thread guard in it); what is emitted next goes into it until w->cur = *saved */
+static Stmt *open_thread_if(Lw *w, X *c, Stmt **saved)
+{
+    Stmt *g = lw_open_if(w, c, saved);
+    g->cond.per_lane = true;
+    return g;
+}
+
+static void emit_barrier(Lw *w, Level l)
+{
+    Stmt *b = lw_snew(w, S_BARRIER);
+    b->barrier.level = l;
+    lw_emit(w, b);
+}
+
+/* lastBlock's hand-over, up to the body: what is emitted next until lw_last_close is
+ * the body, which one block runs after the whole grid wrote part (the returned list is
+ * the one to go back to).
+ *
+ * Flagged partials (each a 64-bit word {value bits, 1 << 32}, stored whole with
+ * st.relaxed.gpu: single-copy atomic, so the flag is never seen without its value):
+ * the grid's last block (blockIdx == gridDim - 1 in each dimension) runs the body,
+ * whose reads of the partials wait for their flags (patc_wait), those its own threads
+ * store included, so no barrier goes in front of it. No block waits for a store to be
+ * acknowledged or for an atomic's round trip, and the partials cross from L2 once:
+ * 0.6-0.7 us less than the ticket at n = 2^20 on an H200, where a ticket drawn when
+ * each block starts, or a copy of the partials to shared memory, cost 0.35 and 0.1-0.2
+ * us of that back (bench/exp/mid.sh). Waiting is safe: only the last block ever waits,
+ * and the blocks it waits for never do, so they finish as soon as they run, on the slots
+ * beside it (the hardware dispatches blocks in order, the last one last).
+ *
+ * The ticket (partials wider than a flagged word can carry; threadFenceReduction with
+ * both fences folded into one atomic): a barrier hands every thread's writes of the
+ * block to thread 0, whose atom.acq_rel.gpu on the ticket releases them to the device
+ * (a release is cumulative) and, in the block that takes the last ticket, acquires what
+ * all the others released; the shared flag `last` and a second barrier hand that on to
+ * the whole block, which runs the body. This is the order cooperative groups' grid
+ * sync uses, and one atomic is about 0.3 us shorter than fence, atomic, fence
+ * (bench/exp/small.sh). A one-block grid takes no ticket: __syncthreads orders a
+ * block's own global accesses. */
+Stmt *lw_last_open(Lw *w, Buffer *part, Buffer *ticket, Span sp)
+{
+    Arena *a = w->a;
+    const HwIds *h = &w->k->hw;
+    Nat *nb = grid_blocks(w), *zero = nat_cst(a, 0);
+    X *c = NULL;
+    Stmt *saved;
+    if (part->flagged) {
+        for (int d = 0; d < 3; d++) {
+            X *e = lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, nat_var(a, h->bid[d])),
+                           lw_xnat(w, nat_sub(a, nat_var(a, h->gdim[d]), nat_cst(a, 1))));
+            c = c ? lw_xbin(w, OP_AND, SK_BOOL, c, e) : e;
+        }
+    } else {
+        Buffer *last = lw_shared_buffer(w, "last", SK_BOOL, nat_cst(a, 1), sp), *tk;
+        Stmt *s0, *s1;
+        emit_barrier(w, LVL_BLOCK);
+        open_thread_if(w, thread0(w), &s0);
+        lw_emit(w, lw_scalar_decl(w, "ticket", SK_U32, lit_of(w, SK_U32, 0), &tk));
+        open_thread_if(w, lw_xbin(w, OP_GT, SK_BOOL, lw_xnat(w, nb), lw_xnat(w, nat_cst(a, 1))), &s1);
+        X *at = lw_xnew(w, X_ATOMIC, SK_U32);
+        at->atomic.op = ATOM_ADD;
+        at->atomic.buf = ticket;
+        at->atomic.index = zero;
+        at->atomic.val = lit_of(w, SK_U32, 1);
+        at->atomic.order = MO_ACQ_REL;
+        lw_store(w, tk, zero, at);
+        w->cur = s1;
+        lw_store(w, last, zero, lw_xbin(w, OP_EQ, SK_BOOL, lw_xload(w, tk, zero), lw_xnat(w, nat_sub(a, nb, nat_cst(a, 1)))));
+        w->cur = s0;
+        emit_barrier(w, LVL_BLOCK);
+        c = lw_xload(w, last, zero);
+    }
+    lw_open_if(w, c, &saved)->cond.block_uniform = true;
+    w->lv[w->ndepth++] = LVL_BLOCK;
+    return saved;
+}
+
+/* The end of lastBlock's body: the scratch made ready for the next launch. Flagged: a
+ * barrier (no thread clears a word another has still to read), then the block's
+ * threads clear the words, thread x those at x, x + blockDim.x, ... (in a block of
+ * several rows each row clears them all: stores of the same zero); the ticket: thread
+ * 0 resets it. */
+void lw_last_close(Lw *w, Buffer *part, Buffer *ticket, Stmt *saved)
+{
+    Arena *a = w->a;
+    Nat *zero = nat_cst(a, 0);
+    Stmt *s0;
+    if (part->flagged) {
+        emit_barrier(w, LVL_BLOCK);
+        Buffer *word = ANEW(a, Buffer); /* the same memory seen as its 64-bit words */
+        *word = *part;
+        word->sk = SK_U64;
+        word->flagged = word->coherent = false;
+        Nat *cnt = nat_var(a, w->k->hw.bdim[0]);
+        NatVar *r = nat_newvar(a, arena_printf(a, "r%d", w->names++), 0,
+                               nat_div(a, nat_add(a, part->count, nat_sub(a, cnt, nat_cst(a, 1))), cnt));
+        Nat *i = nat_add(a, nat_var(a, w->k->hw.tid[0]), nat_mul(a, nat_var(a, r), cnt));
+        Stmt *wl = lw_snew(w, S_WHILE);
+        wl->wloop.var = r;
+        wl->wloop.cond = lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, i), lw_xnat(w, part->count));
+        wl->wloop.body = stmt_seq(a);
+        lw_emit(w, wl);
+        Stmt *st = lw_snew(w, S_STORE);
+        st->store.buf = word;
+        st->store.index = i;
+        st->store.val = lit_of(w, SK_U64, 0);
+        st->store.order = MO_RELAXED;
+        stmt_append(a, wl->wloop.body, st);
+    } else {
+        X *more = lw_xbin(w, OP_GT, SK_BOOL, lw_xnat(w, grid_blocks(w)), lw_xnat(w, nat_cst(a, 1)));
+        open_thread_if(w, lw_xbin(w, OP_AND, SK_BOOL, thread0(w), more), &s0);
+        lw_store(w, ticket, zero, lit_of(w, SK_U32, 0));
+    }
+    w->ndepth--;
+    w->cur = saved;
+}
+
 /* lastBlock read as a value: an error. Its lowering writes the kernel's result
  * (lower_last_block below) */
 static LwVal *lower_last_block_read(Lw *w, Expr *e)
@@ -224,7 +369,7 @@ static void eval_last_block(IpCtx *c, const Code *e, IpVal *r)
 }
 
 /* A scratch array for one side of lastBlock's partials, read through L2 unless flagged;
- * *ctx keeps the first (S_LASTBLOCK's part, whose count every side shares) */
+ * *ctx keeps the first (the hand-over's part: lw_last_open) */
 static Buffer *partial_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
 {
     Buffer **first = ctx, *b = lw_scratch_buffer(w, "partial", sk, count);
@@ -258,17 +403,10 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     Buffer *ticket = part->flagged ? NULL : lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     w->k->ticket = ticket;
     lw_lower_acc(w, ys, c0);
-    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur;
-    s->last.ticket = ticket;
-    s->last.part = part;
-    s->last.body = stmt_seq(a);
-    lw_emit(w, s);
-    w->cur = s->last.body;
-    w->lv[w->ndepth++] = LVL_BLOCK;
+    Stmt *saved = lw_last_open(w, part, ticket, e->sp);
     lw_bind(w, f->lam.param, lw_array(w, pv));
     lw_lower_acc(w, f->lam.body, c);
-    w->ndepth--;
-    w->cur = saved;
+    lw_last_close(w, part, ticket, saved);
 }
 
 /* ---------------------------------------------------------------- lookback */

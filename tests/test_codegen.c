@@ -543,17 +543,33 @@ START_TEST(last_block_protocol_by_type)
         ck_assert_msg(strstr(k, "unsigned long long *__restrict__ partial0, patc_int m, patc_int k)"), "%s", k);
         ck_assert_msg(strstr(k, "patc_poke(&partial0[") && strstr(k, "0x100000000ull | "), "%s", k);
         ck_assert_msg(strstr(k, "patc_wait(&partial0["), "%s", k);
-        ck_assert_msg(strstr(k, "if (blockIdx.x == gridDim.x - 1u"), "%s", k);
-        ck_assert_msg(!strstr(k, "atom") && !strstr(k, "ticket") && !strstr(k, "patc_last"), "%s", k);
+        /* lowered as kernel IR (prims/warp.c lw_last_open): the grid's last block runs the
+         * body, then a barrier, then its threads clear the flags with relaxed stores */
+        const char *last = strstr(k, "if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && "), *bar, *clr;
+        ck_assert_msg(last, "%s", k);
+        bar = strstr(last, "__syncthreads();\n        for (patc_int r");
+        clr = bar ? strstr(bar, "patc_poke(&partial0[") : NULL;
+        ck_assert_msg(bar && clr && strstr(clr, "], 0ull);"), "%s", k);
+        ck_assert_msg(!strstr(k, "atom") && !strstr(k, "ticket") && !strstr(k, "patc_last") && !strstr(k, "bool *last"), "%s", k);
         free(k);
         k = kernel_text(cu, ticket[i]);
         ck_assert_msg(strstr(k, "ticket1, patc_int m, patc_int k)"), "%s", k);
-        ck_assert_int_eq(count_substr(k, "atom.acq_rel.gpu.global.add.u32"), 1);
+        /* a barrier, thread 0's acq_rel ticket into the shared flag, a barrier, the body,
+         * thread 0's reset */
+        const char *b1 = strstr(k, "    __syncthreads();\n    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + "
+                                   "((patc_int)threadIdx.z)) == 0)) {\n");
+        const char *tk = b1 ? strstr(b1, " = patc_atom_add_acq_rel(&ticket1[0], 1u);") : NULL;
+        const char *fl = tk ? strstr(tk, "[0] = (ticket") : NULL;
+        const char *b2 = fl ? strstr(fl, "    __syncthreads();\n    if (last") : NULL;
+        const char *rs = b2 ? strstr(b2, "ticket1[0] = 0u;") : NULL;
+        ck_assert_msg(rs, "%s", k);
+        ck_assert_int_eq(count_substr(k, "patc_atom_add_acq_rel"), 1);
         ck_assert_msg(strstr(k, "__ldcg(&partial0[") && !strstr(k, "patc_wait"), "%s", k);
         free(k);
     }
     /* the helpers are printed once, ahead of the kernels */
     ck_assert_int_eq(count_substr(cu, "static __device__ __forceinline__ unsigned int patc_wait("), 1);
+    ck_assert_int_eq(count_substr(cu, "atom.acq_rel.gpu.global.add.u32"), 1);
     free(cu);
     tc_free(t);
 }
@@ -942,7 +958,7 @@ START_TEST(accumulate_codegen)
     const char *gl = strstr(cu, ") gl(");
     ck_assert_ptr_nonnull(gl);
     ck_assert_msg(strstr(gl, "atomicMax(&bins"), "%s", gl);
-    ck_assert_msg(strstr(gl, "atom.acq_rel.gpu.global.add.u32"), "%s", gl);
+    ck_assert_msg(strstr(gl, "patc_atom_add_acq_rel(&ticket"), "%s", gl);
     ck_assert_msg(strstr(gl, "__ldcg(&bins"), "%s", gl);
     ck_assert_msg(strstr(gl, "] = ((unsigned int)0);"), "%s", gl);
     free(cu);
