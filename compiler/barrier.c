@@ -15,9 +15,12 @@
  *   - a loop whose next trip would read or overwrite what this trip left pending gets
  *     one barrier at the end of its body.
  * Global memory needs no barrier: inputs are read-only and the output is only written;
- * lastBlock's partials cross blocks by their own protocol (codegen/cuda.c), and a
- * flagged partial's reads wait for its flag, so its body gets a barrier only for
- * shared memory, like any other code.
+ * lastBlock's partials and the look-back's tile words cross blocks by their own
+ * protocols (prims/warp.c), whose barriers and fences are in the IR: a lowering's own
+ * __syncthreads counts as ordering what is pending here (none is added next to it), a
+ * fence (S_BARRIER at LVL_GLOBAL) orders global memory only; a flagged partial's reads
+ * wait for its flag, so lastBlock's body (a block_uniform S_IF, placed like a list of
+ * its own) gets a barrier only for shared memory, like any other code.
  */
 #include "compiler.h"
 
@@ -173,8 +176,12 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
             /* a conflict with what is pending before the loop is settled by one barrier
              * in front of it rather than one in each trip; what the body itself leaves
-             * pending is placed inside */
-            if (conflicts(st, &here)) {
+             * pending is placed inside. A loop of at most one trip is straight-line code:
+             * its body is placed against what is pending, the barrier going where a
+             * statement first conflicts (a tile draw's word, whose bytes the body
+             * reuses after barriers of its own, needs none in front) */
+            bool once = s->kind == S_FOR && s->loop.form != LF_LOOP;
+            if (!once && conflicts(st, &here)) {
                 if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
                 memset(st, 0, sizeof *st);
             }

@@ -380,6 +380,8 @@ typedef enum {
     X_SHFL,   /* shfl: a warp shuffle of val (arg: the delta, mask or source lane), or with
                  k SHFL_BALLOT the warp's vote on the bool val (arg NULL), a u32 mask */
     X_CAST,   /* un.e converted to sk */
+    X_BITCAST,/* un.e's bits read as sk: a 32-bit (or bool) value in or out of the low half
+                 of a u32 word (a look-back's packed tile word) */
     X_CALL,   /* call: the math function p (a row of MATH_FNS) of args[0..n), result sk */
     X_ATOMIC, /* atomic: buf[index] = buf[index] op val as one atomic of order (MO_PLAIN:
                  CUDA's atomicAdd & co), the old value of type sk = buf->sk (a tile
@@ -425,14 +427,6 @@ typedef enum {
                   which every nat after it in the enclosing sequence may use; its range
                   (var->lb, var->ub) is the lowering's promise (width.c, the prover) */
     S_SLEEP,   /* sleep: __nanosleep(ns), a polling loop's back-off */
-    S_LOOKBACK,/* look: the decoupled look-back of a mapBlock's block (tile `tile`): warp 0
-                  publishes agg (flag A), reduces the earlier tiles' values with op back to
-                  the nearest inclusive prefix (flag P), publishes its own P and leaves the
-                  exclusive prefix in the shared scalars res. n leaves (1 or 2: a scalar
-                  or a pair of scalars); op[i] is leaf i of op(pa)(pb), after the
-                  statements ops (declarations only). packed: one leaf of at most 32 bits,
-                  kept with its flag in one 64-bit word of state; else flags holds
-                  (epoch << 2 | status) and aggs/incs the values. See codegen/cuda.c */
     S_PIPE,    /* pipe: the whole kernel of a scanPipe, filterPipe or partitionPipe
                   (prims/warp.c; kind): a persistent grid whose blocks draw tiles of
                   nw*32*ipt elements of in (n of them) into a ring of slots shared-memory
@@ -479,8 +473,9 @@ struct Stmt {
             bool regs;       /* LVL_SEQ: var indexes a private array (loops.c), which stays in
                                 registers only when the loop is unrolled fully */
             Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
-            Buffer *draw;    /* LVL_BLOCK with a lookback: the tile counter; var is the tile
-                                drawn from it in launch order, not blockIdx */
+            Buffer *draw;    /* LVL_BLOCK with a lookback: a private u32 register holding the
+                                tile drawn in launch order (prims/warp.c draw_tile), which
+                                var is in place of blockIdx */
             Buffer *own;     /* LVL_THREADS: a spread private buffer (Buffer.ndist) indexed by var,
                                 which needs one trip per thread (LF_ONCE); own_sp: where */
             Span own_sp;
@@ -497,16 +492,6 @@ struct Stmt {
                                             and no execution barrier */
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
-        struct {
-            int n;
-            bool packed;
-            NatVar *tile;
-            X *agg[2], *init[2], *op[2];
-            Buffer *res[2], *pa[2], *pb[2];
-            Stmt *ops;
-            Buffer *state;                     /* packed */
-            Buffer *flags, *aggs[2], *incs[2]; /* not packed */
-        } look;
         struct {
             Buffer *in, *out, *ring, *state, *ctr, *pa, *pb, *count, *given;
             Nat *n;
@@ -566,8 +551,7 @@ typedef struct Kernel {
                                     when none or the partials are flagged: one hand-over per kernel */
     bool persistent;             /* a scanPipe kernel: the runtime caps grid[0] at the device's
                                     SM count (its blocks loop over the tiles) */
-    Buffer *draw;                /* the tile counter of a mapBlock with a lookback (cuda.c declares
-                                    `__shared__ unsigned long long patc_draw`) */
+    Buffer *draw;                /* the tile counter of a mapBlock with a lookback (prims/warp.c) */
     bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */
     IndexWidth iw;               /* the C type of index arithmetic (width.c) */
     Nat *index_bound;            /* every value index arithmetic computes is at most this in

@@ -16,7 +16,8 @@ bool ir_walk_x(const X *x, const IrVisitor *v, void *ctx)
     case X_BIN:
     case X_MINMAX: return ir_walk_x(x->bin.l, v, ctx) || ir_walk_x(x->bin.r, v, ctx);
     case X_UN:
-    case X_CAST: return ir_walk_x(x->un.e, v, ctx);
+    case X_CAST:
+    case X_BITCAST: return ir_walk_x(x->un.e, v, ctx);
     case X_SELECT: return ir_walk_x(x->sel.c, v, ctx) || ir_walk_x(x->sel.a, v, ctx) || ir_walk_x(x->sel.b, v, ctx);
     case X_SHFL: return ir_walk_x(x->shfl.val, v, ctx) || (x->shfl.arg && ir_walk_x(x->shfl.arg, v, ctx));
     case X_CALL:
@@ -71,15 +72,6 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
                 if (ir_walk_x(s->vload.fallback[i], v, ctx)) return true;
         }
         return v->access && v->access(ctx, s->vload.dst, true);
-    case S_LOOKBACK:
-        /* reads its values, applies the operator, writes the prefix */
-        for (int i = 0; i < s->look.n; i++)
-            if (exprs && (ir_walk_x(s->look.agg[i], v, ctx) || ir_walk_x(s->look.init[i], v, ctx))) return true;
-        if (ir_walk(s->look.ops, v, ctx)) return true;
-        for (int i = 0; i < s->look.n; i++)
-            if (exprs && (ir_walk_x(s->look.op[i], v, ctx) || (v->access && v->access(ctx, s->look.res[i], true))))
-                return true;
-        return false;
     case S_PIPE:
         /* reads its input and the tile words, applies the operator, writes the ring, the
          * words and the output */

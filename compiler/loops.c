@@ -219,6 +219,13 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
             diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which warp 0 of each block runs with "
                        "all 32 lanes, but the block has %s threads; give the block at least 32 (a wider mapThreads)",
                        k->name, nat_str(a, block_threads(a, k)));
+        /* warp 0 is threadIdx.x < 32 (prims/warp.c look_back), the block's first warp only
+         * when the block is one row */
+        int64_t y, z;
+        if (s->loop.draw && !(nat_is_const(k->block[1], &y) && y == 1 && nat_is_const(k->block[2], &z) && z == 1))
+            diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which warp 0 of each block runs, but "
+                       "the block has threads along 'y' or 'z' (%s x %s x %s); give the block one dimension (mapThreads "
+                       "along 'x' only)", k->name, nat_str(a, k->block[0]), nat_str(a, k->block[1]), nat_str(a, k->block[2]));
         /* an array spread over the threads is indexed by the thread's own id: one trip each */
         if (s->loop.own && s->loop.form != LF_ONCE)
             diag_error2(d, s->loop.own_sp, s->loop.own->dsp, "the array is spread over the threads here",
@@ -240,7 +247,6 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
     case S_JUMP:
     case S_LET:
     case S_SLEEP:
-    case S_LOOKBACK:
     case S_PIPE: return;
     }
 }
@@ -275,7 +281,7 @@ static const IrVisitor thread_nat_visit = {.nat = thread_nat};
 static WalkStep parallel_stmt(void *ctx, const Stmt *s)
 {
     bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && s->cond.per_lane) ||
-               s->kind == S_BARRIER || s->kind == S_JUMP || s->kind == S_LOOKBACK ||
+               s->kind == S_BARRIER || s->kind == S_JUMP ||
                s->kind == S_PIPE || (s->kind == S_WHILE && s->wloop.cond && ir_walk_x(s->wloop.cond, &thread_nat_visit, ctx));
     return par ? WALK_STOP : WALK_ON;
 }

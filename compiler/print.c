@@ -133,6 +133,10 @@ static void xprint(StrBuf *b, const X *x)
         sb_putc(b, ')');
         return;
     }
+    case X_BITCAST:
+        sb_printf(b, "bits.%s", scalar_info[x->sk].name);
+        xprint(b, x->un.e);
+        return;
     case X_CAST:
         sb_printf(b, "(%s)", scalar_info[x->sk].name);
         xprint(b, x->un.e);
@@ -207,7 +211,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         if (s->loop.level != LVL_SEQ) sb_printf(b, "('%c')", "xyz"[s->loop.dim]);
         sb_printf(b, " %s < ", s->loop.var->name);
         nat_print(b, s->loop.extent);
-        if (s->loop.draw) sb_printf(b, " (drawn from %s)", s->loop.draw->name);
+        if (s->loop.draw) sb_printf(b, " (drawn: %s)", s->loop.draw->name);
         sb_printf(b, " [%s%s%s]\n", form[s->loop.form], s->loop.unroll ? ", unroll" : "",
                   s->loop.var_used || s->loop.form == LF_LOOP ? "" : ", index unused");
         sprint(b, s->loop.body, ind + 1);
@@ -268,20 +272,6 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             sb_puts(b, ", else elementwise");
         }
         sb_putc(b, '\n');
-        return;
-    case S_LOOKBACK:
-        pad(b, ind);
-        sb_printf(b, "lookback tile %s%s:", s->look.tile->name, s->look.packed ? " (packed)" : "");
-        for (int i = 0; i < s->look.n; i++) {
-            sb_printf(b, " %s := prefix of ", s->look.res[i]->name);
-            xprint(b, s->look.agg[i]);
-            sb_printf(b, " by (%s, %s) -> ", s->look.pa[i]->name, s->look.pb[i]->name);
-            xprint(b, s->look.op[i]);
-            sb_puts(b, " from ");
-            xprint(b, s->look.init[i]);
-            sb_putc(b, i + 1 < s->look.n ? ';' : '\n');
-        }
-        sprint(b, s->look.ops, ind + 1);
         return;
     case S_PIPE:
         pad(b, ind);

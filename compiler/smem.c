@@ -101,7 +101,6 @@ static void number(Live *l, Stmt *s)
     case S_JUMP:
     case S_LET:
     case S_SLEEP:
-    case S_LOOKBACK:
     case S_PIPE: ir_walk(s, &touch_visit, l); return;
     }
 }
@@ -116,18 +115,21 @@ static int64_t const_bytes(const Buffer *b, int64_t c)
     return c > (INT64_MAX / 4) / sz ? INT64_MAX / 4 : align16(c * sz);
 }
 
-/* budget = max - 16 for each static shared variable the kernel declares: lookback's
- * `patc_draw`; the static block, rounded up to the dynamic block's alignment, counts
- * against the same maximum. (lastBlock's flag is a shared buffer of the layout.) */
+/* budget = max less the static shared variables the kernel declares, which count
+ * against the same maximum: none now, since lastBlock's flag and lookback's tile draw
+ * are shared buffers of the layout (prims/warp.c). Kept as the one place that says so
+ * for the runtime and the messages. */
 int64_t smem_budget(const Kernel *k, int64_t max)
 {
-    return max - (k->draw ? 16 : 0);
+    (void)k;
+    return max;
 }
 
 /* What the budget leaves out of the maximum, for messages ("" when nothing). */
 const char *smem_budget_note(const Kernel *k)
 {
-    return k->draw ? ", less 16 for lookback's tile" : "";
+    (void)k;
+    return "";
 }
 
 /* The error at the toShared whose buffer b ends past the budget, `total` being the

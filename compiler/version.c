@@ -9,7 +9,7 @@
  * selects, ifs and vector-load fallbacks they guarded folded away, and C is the
  * conjunction of `amax < N` over the tests: amax is a with every index that varies
  * inside the tile (loop indices of S, thread, lane and warp ids) at its largest value.
- * Nothing else changes; S_LOOKBACK statements are never copied.
+ * Nothing else changes; statements holding a while loop (a look-back) or S_PIPE are never copied.
  *
  * Why: with a size known only at launch, each element of a tile is loaded behind its
  * own bound test, and a load in a branch is not issued before the loads of earlier
@@ -163,8 +163,10 @@ static bool find_test(void *ctx, const X *x)
 static WalkStep find_inner(void *ctx, const Stmt *s)
 {
     Ver *v = ctx;
-    if (s->kind == S_LOOKBACK || s->kind == S_PIPE) {
-        v->full = true; /* never copied */
+    if (s->kind == S_PIPE || s->kind == S_WHILE) {
+        /* never copied: a while loop's trips (a look-back's polling) have no bound to
+         * take the largest index from */
+        v->full = true;
         return WALK_STOP;
     }
     if (s->kind == S_FOR) {
@@ -225,7 +227,8 @@ static X *fold(const Ver *v, X *x)
         return y;
     }
     case X_UN:
-    case X_CAST: {
+    case X_CAST:
+    case X_BITCAST: {
         X *e = fold(v, x->un.e);
         if (x->kind == X_UN && x->un.op == UOP_NOT && is_lit(e, &b)) return x_bool(v->a, !b);
         if (e == x->un.e) return x;
@@ -320,10 +323,9 @@ static Stmt *copy(const Ver *v, const Stmt *s)
         t->vload.guard = fold(v, s->vload.guard);
         if (is_lit(t->vload.guard, &b) && !b) t->vload.guard = NULL;
         return t;
-    case S_LOOKBACK:
-    case S_PIPE: break; /* find_inner refused them */
+    case S_PIPE: break; /* find_inner refused it */
     }
-    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : "scanPipe");
+    die("version: copy of a scanPipe");
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -467,7 +469,6 @@ static void walk(Ver *v, Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
-    case S_LOOKBACK:
     case S_PIPE: return;
     }
     unreachable();

@@ -199,7 +199,6 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
-    case S_LOOKBACK:
     case S_PIPE: return WALK_ON; /* its tile arithmetic is long long (codegen/cuda.c) */
     }
     unreachable();

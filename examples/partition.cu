@@ -21,28 +21,31 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
+ *                    for a launch where max(8720, max(n + 2048 * ((n + 2046) / 2048) + 4641, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw36 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd37 = atomicAdd(&lbctr34[0], 1ull);
+        if ((((unsigned int)lbd37) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr34[0] = (((lbd37 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw36[0] = lbd37;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile38 = ((unsigned int)lbdraw36[0]);
+    unsigned int lbepoch39 = (((unsigned int)(lbdraw36[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile38;
         if (((2048 * b0 + 2047) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -109,90 +112,103 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
         for (patc_int i29 = 0; i29 < 4; i29 += 1) {
             acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
-                    }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex40 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc28))));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc28))));
+                }
+                for (patc_int lbr41 = 0; ; lbr41 += 1) {
+                    unsigned int lbst42;
+                    unsigned int lbv43;
+                    for (;;) {
+                        unsigned long long lbsw44 = (((lane + 32 * lbr41) < b0) ? patc_peek(&lbstate33[(-lane + b0 - 32 * lbr41 - 1)]) : 0ull);
+                        unsigned int lbhi45 = ((unsigned int)(lbsw44 >> 32u));
+                        lbv43 = (((unsigned int)lbsw44));
+                        lbst42 = (((lane + 32 * lbr41) < b0) ? (((lbhi45 >> 2u) == lbepoch39) ? (lbhi45 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst42 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm46 = __ballot_sync(0xffffffffu, (lbst42 == 2u));
+                    if (((!((lane + 32 * lbr41) < b0)) || ((lbpm46 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv43 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv43, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo48 = (lbsh47 + lbv43);
+                        lbv43 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv43, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo50 = (lbsh49 + lbv43);
+                        lbv43 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv43, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo52 = (lbsh51 + lbv43);
+                        lbv43 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv43, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo54 = (lbsh53 + lbv43);
+                        lbv43 = lbo54;
+                    }
+                    unsigned int lbsh55 = __shfl_down_sync(0xffffffffu, lbv43, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo56 = (lbsh55 + lbv43);
+                        lbv43 = lbo56;
+                    }
+                    unsigned int lbw57 = __shfl_sync(0xffffffffu, lbv43, 0);
+                    unsigned int lbo58 = (lbw57 + lbex40);
+                    lbex40 = lbo58;
+                    if ((lbpm46 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo59 = (lbex40 + acc28);
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo59))));
+                }
+            }
+            if ((lane == 0)) {
+                lb30[0] = lbex40;
+            }
         }
         __syncthreads();
-        unsigned int v35 = lb30[0];
+        unsigned int v60 = lb30[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
                         {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -200,30 +216,30 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
             }
         } else {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
+                        if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) < n)) {
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -242,28 +258,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
+ *                    for a launch where max(8720, max(n + 2048 * ((n + 2046) / 2048) + 4641, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw36 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd37 = atomicAdd(&lbctr34[0], 1ull);
+        if ((((unsigned int)lbd37) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr34[0] = (((lbd37 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw36[0] = lbd37;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile38 = ((unsigned int)lbdraw36[0]);
+    unsigned int lbepoch39 = (((unsigned int)(lbdraw36[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile38;
         if (((2048 * b0 + 2047) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -330,90 +349,103 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
         for (patc_int i29 = 0; i29 < 4; i29 += 1) {
             acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
-                    }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex40 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc28))));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc28))));
+                }
+                for (patc_int lbr41 = 0; ; lbr41 += 1) {
+                    unsigned int lbst42;
+                    unsigned int lbv43;
+                    for (;;) {
+                        unsigned long long lbsw44 = (((lane + 32 * lbr41) < b0) ? patc_peek(&lbstate33[(-lane + b0 - 32 * lbr41 - 1)]) : 0ull);
+                        unsigned int lbhi45 = ((unsigned int)(lbsw44 >> 32u));
+                        lbv43 = (((unsigned int)lbsw44));
+                        lbst42 = (((lane + 32 * lbr41) < b0) ? (((lbhi45 >> 2u) == lbepoch39) ? (lbhi45 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst42 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm46 = __ballot_sync(0xffffffffu, (lbst42 == 2u));
+                    if (((!((lane + 32 * lbr41) < b0)) || ((lbpm46 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv43 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv43, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo48 = (lbsh47 + lbv43);
+                        lbv43 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv43, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo50 = (lbsh49 + lbv43);
+                        lbv43 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv43, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo52 = (lbsh51 + lbv43);
+                        lbv43 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv43, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo54 = (lbsh53 + lbv43);
+                        lbv43 = lbo54;
+                    }
+                    unsigned int lbsh55 = __shfl_down_sync(0xffffffffu, lbv43, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo56 = (lbsh55 + lbv43);
+                        lbv43 = lbo56;
+                    }
+                    unsigned int lbw57 = __shfl_sync(0xffffffffu, lbv43, 0);
+                    unsigned int lbo58 = (lbw57 + lbex40);
+                    lbex40 = lbo58;
+                    if ((lbpm46 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo59 = (lbex40 + acc28);
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo59))));
+                }
+            }
+            if ((lane == 0)) {
+                lb30[0] = lbex40;
+            }
         }
         __syncthreads();
-        unsigned int v35 = lb30[0];
+        unsigned int v60 = lb30[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
                         {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -421,30 +453,30 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
             }
         } else {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
+                        if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) < n)) {
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -463,28 +495,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
+ *                    for a launch where max(8720, max(n + 2048 * ((n + 2046) / 2048) + 4641, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    unsigned int *s4 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb28 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw34 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    unsigned int *s4 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb28 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd35 = atomicAdd(&lbctr32[0], 1ull);
+        if ((((unsigned int)lbd35) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr32[0] = (((lbd35 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw34[0] = lbd35;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile36 = ((unsigned int)lbdraw34[0]);
+    unsigned int lbepoch37 = (((unsigned int)(lbdraw34[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile36;
         {
             const patc_int t2 = threadIdx.x;
             for (patc_int i3 = 0; i3 < 16; i3 += 1) {
@@ -525,90 +560,103 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
         for (patc_int i27 = 0; i27 < 4; i27 += 1) {
             acc26 = (acc26 + s4[(32 * i27 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc26));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc26));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba29 = patc_ex0, lbb30 = acc26;
-                        patc_in0 = (lba29 + lbb30);
-                    }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex38 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc26))));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc26))));
+                }
+                for (patc_int lbr39 = 0; ; lbr39 += 1) {
+                    unsigned int lbst40;
+                    unsigned int lbv41;
+                    for (;;) {
+                        unsigned long long lbsw42 = (((lane + 32 * lbr39) < b0) ? patc_peek(&lbstate31[(-lane + b0 - 32 * lbr39 - 1)]) : 0ull);
+                        unsigned int lbhi43 = ((unsigned int)(lbsw42 >> 32u));
+                        lbv41 = (((unsigned int)lbsw42));
+                        lbst40 = (((lane + 32 * lbr39) < b0) ? (((lbhi43 >> 2u) == lbepoch37) ? (lbhi43 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst40 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm44 = __ballot_sync(0xffffffffu, (lbst40 == 2u));
+                    if (((!((lane + 32 * lbr39) < b0)) || ((lbpm44 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv41 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh45 = __shfl_down_sync(0xffffffffu, lbv41, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo46 = (lbsh45 + lbv41);
+                        lbv41 = lbo46;
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv41, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo48 = (lbsh47 + lbv41);
+                        lbv41 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv41, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo50 = (lbsh49 + lbv41);
+                        lbv41 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv41, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo52 = (lbsh51 + lbv41);
+                        lbv41 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv41, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo54 = (lbsh53 + lbv41);
+                        lbv41 = lbo54;
+                    }
+                    unsigned int lbw55 = __shfl_sync(0xffffffffu, lbv41, 0);
+                    unsigned int lbo56 = (lbw55 + lbex38);
+                    lbex38 = lbo56;
+                    if ((lbpm44 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo57 = (lbex38 + acc26);
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo57))));
+                }
+            }
+            if ((lane == 0)) {
+                lb28[0] = lbex38;
+            }
         }
         __syncthreads();
-        unsigned int v33 = lb28[0];
+        unsigned int v58 = lb28[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w34 = warp;
-                unsigned int acc35 = ((unsigned int)0);
-                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                    unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                    acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+                const patc_int w59 = warp;
+                unsigned int acc60 = ((unsigned int)0);
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    unsigned int s62 = (acc60 + s4[(32 * i61 + 31)]);
+                    acc60 = ((((int)i61) < ((int)w59)) ? s62 : acc60);
                 }
-                unsigned int carry42 = (v33 + acc35);
-                for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                    bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
-                    unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                    unsigned int v41 = __popc(vote40);
-                    unsigned int pre43 = carry42;
-                    unsigned int nxt44 = (pre43 + v41);
-                    carry42 = nxt44;
+                unsigned int carry67 = (v58 + acc60);
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    bool r64 = (s1[(lane + 512 * w59 + 32 * i63)] < t);
+                    unsigned int vote65 = __ballot_sync(0xffffffffu, r64);
+                    unsigned int v66 = __popc(vote65);
+                    unsigned int pre68 = carry67;
+                    unsigned int nxt69 = (pre68 + v66);
+                    carry67 = nxt69;
                     {
-                        const patc_int l45 = lane;
-                        unsigned int v46 = ((unsigned int)l45);
+                        const patc_int l70 = lane;
+                        unsigned int v71 = ((unsigned int)l70);
                         {
-                            bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                            unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                            long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
-                            if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                                out0[0] = (before48 + ((unsigned int)sel47));
+                            bool sel72 = (((vote65 >> v71) & 1u) == 1u);
+                            unsigned int before73 = (pre68 + __popc((vote65 & ((1u << v71) - 1u))));
+                            long long ix74 = ((long long)(sel72 ? before73 : (((unsigned int)(n - 2048 * b0 - 512 * w59 - 32 * i63 - l70 - 1)) + before73)));
+                            out1[ix74] = s1[(512 * w59 + 32 * i63 + l70)];
+                            if (((2048 * b0 + 512 * w59 + 32 * i63 + l70) == (n - 1))) {
+                                out0[0] = (before73 + ((unsigned int)sel72));
                             }
                         }
                     }
@@ -616,30 +664,30 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
             }
         } else {
             {
-                const patc_int w34 = warp;
-                unsigned int acc35 = ((unsigned int)0);
-                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                    unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                    acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+                const patc_int w59 = warp;
+                unsigned int acc60 = ((unsigned int)0);
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    unsigned int s62 = (acc60 + s4[(32 * i61 + 31)]);
+                    acc60 = ((((int)i61) < ((int)w59)) ? s62 : acc60);
                 }
-                unsigned int carry42 = (v33 + acc35);
-                for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                    bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
-                    unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                    unsigned int v41 = __popc(vote40);
-                    unsigned int pre43 = carry42;
-                    unsigned int nxt44 = (pre43 + v41);
-                    carry42 = nxt44;
+                unsigned int carry67 = (v58 + acc60);
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    bool r64 = (s1[(lane + 512 * w59 + 32 * i63)] < t);
+                    unsigned int vote65 = __ballot_sync(0xffffffffu, r64);
+                    unsigned int v66 = __popc(vote65);
+                    unsigned int pre68 = carry67;
+                    unsigned int nxt69 = (pre68 + v66);
+                    carry67 = nxt69;
                     {
-                        const patc_int l45 = lane;
-                        unsigned int v46 = ((unsigned int)l45);
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
-                            bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                            unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                            long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
-                            if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                                out0[0] = (before48 + ((unsigned int)sel47));
+                        const patc_int l70 = lane;
+                        unsigned int v71 = ((unsigned int)l70);
+                        if (((2048 * b0 + 512 * w59 + 32 * i63 + l70) < n)) {
+                            bool sel72 = (((vote65 >> v71) & 1u) == 1u);
+                            unsigned int before73 = (pre68 + __popc((vote65 & ((1u << v71) - 1u))));
+                            long long ix74 = ((long long)(sel72 ? before73 : (((unsigned int)(n - 2048 * b0 - 512 * w59 - 32 * i63 - l70 - 1)) + before73)));
+                            out1[ix74] = s1[(512 * w59 + 32 * i63 + l70)];
+                            if (((2048 * b0 + 512 * w59 + 32 * i63 + l70) == (n - 1))) {
+                                out0[0] = (before73 + ((unsigned int)sel72));
                             }
                         }
                     }
@@ -790,28 +838,31 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
+ *                    for a launch where max(g, max(8720, max(2048 * ((n + 2046) / 2048) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s66 = (float *)(patc_smem + 0);
-    unsigned int *s71 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb95 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw101 = (unsigned long long *)(patc_smem + 0);
+    float *s66 = (float *)(patc_smem + 16);
+    unsigned int *s71 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb95 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr99, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr99 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd102 = atomicAdd(&lbctr99[0], 1ull);
+        if ((((unsigned int)lbd102) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr99[0] = (((lbd102 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw101[0] = lbd102;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile103 = ((unsigned int)lbdraw101[0]);
+    unsigned int lbepoch104 = (((unsigned int)(lbdraw101[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b65 = (unsigned int)patc_draw;
+        const patc_int b65 = lbtile103;
         if (((2048 * b65 + 2047) < n)) {
             {
                 const patc_int t67 = threadIdx.x;
@@ -878,91 +929,104 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
         for (patc_int i94 = 0; i94 < 4; i94 += 1) {
             acc93 = (acc93 + s71[(32 * i94 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b65 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc93));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc93));
-                }
-                long long patc_end = (long long)b65 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate98[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba96 = patc_o0, lbb97 = patc_v0;
-                                patc_v0 = (lba96 + lbb97);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba96 = patc_w0, lbb97 = patc_ex0;
-                        patc_ex0 = (lba96 + lbb97);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba96 = patc_ex0, lbb97 = acc93;
-                        patc_in0 = (lba96 + lbb97);
-                    }
-                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex105 = ((unsigned int)0);
+            if ((b65 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc93))));
                 }
             }
-            if (patc_ln == 0) lb95[0] = patc_ex0;
+            if ((!(b65 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc93))));
+                }
+                for (patc_int lbr106 = 0; ; lbr106 += 1) {
+                    unsigned int lbst107;
+                    unsigned int lbv108;
+                    for (;;) {
+                        unsigned long long lbsw109 = (((lane + 32 * lbr106) < b65) ? patc_peek(&lbstate98[(-lane + b65 - 32 * lbr106 - 1)]) : 0ull);
+                        unsigned int lbhi110 = ((unsigned int)(lbsw109 >> 32u));
+                        lbv108 = (((unsigned int)lbsw109));
+                        lbst107 = (((lane + 32 * lbr106) < b65) ? (((lbhi110 >> 2u) == lbepoch104) ? (lbhi110 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst107 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm111 = __ballot_sync(0xffffffffu, (lbst107 == 2u));
+                    if (((!((lane + 32 * lbr106) < b65)) || ((lbpm111 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv108 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh112 = __shfl_down_sync(0xffffffffu, lbv108, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo113 = (lbsh112 + lbv108);
+                        lbv108 = lbo113;
+                    }
+                    unsigned int lbsh114 = __shfl_down_sync(0xffffffffu, lbv108, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo115 = (lbsh114 + lbv108);
+                        lbv108 = lbo115;
+                    }
+                    unsigned int lbsh116 = __shfl_down_sync(0xffffffffu, lbv108, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo117 = (lbsh116 + lbv108);
+                        lbv108 = lbo117;
+                    }
+                    unsigned int lbsh118 = __shfl_down_sync(0xffffffffu, lbv108, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo119 = (lbsh118 + lbv108);
+                        lbv108 = lbo119;
+                    }
+                    unsigned int lbsh120 = __shfl_down_sync(0xffffffffu, lbv108, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo121 = (lbsh120 + lbv108);
+                        lbv108 = lbo121;
+                    }
+                    unsigned int lbw122 = __shfl_sync(0xffffffffu, lbv108, 0);
+                    unsigned int lbo123 = (lbw122 + lbex105);
+                    lbex105 = lbo123;
+                    if ((lbpm111 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo124 = (lbex105 + acc93);
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo124))));
+                }
+            }
+            if ((lane == 0)) {
+                lb95[0] = lbex105;
+            }
         }
         __syncthreads();
-        unsigned int v100 = lb95[0];
+        unsigned int v125 = lb95[0];
         if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int w101 = warp;
-                unsigned int acc102 = ((unsigned int)0);
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
-                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry109 = (v100 + acc102);
-                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
-                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
-                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
-                    unsigned int v108 = __popc(vote107);
-                    unsigned int pre110 = carry109;
-                    unsigned int nxt111 = (pre110 + v108);
-                    carry109 = nxt111;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l112 = lane;
-                        unsigned int v113 = ((unsigned int)l112);
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
                         {
-                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
-                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
-                            unsigned int given116 = glob0[0];
-                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
-                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
-                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
-                                out0[0] = (before115 + ((unsigned int)sel114));
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }
@@ -970,31 +1034,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
             }
         } else {
             {
-                const patc_int w101 = warp;
-                unsigned int acc102 = ((unsigned int)0);
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
-                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry109 = (v100 + acc102);
-                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
-                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
-                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
-                    unsigned int v108 = __popc(vote107);
-                    unsigned int pre110 = carry109;
-                    unsigned int nxt111 = (pre110 + v108);
-                    carry109 = nxt111;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l112 = lane;
-                        unsigned int v113 = ((unsigned int)l112);
-                        if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) < n)) {
-                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
-                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
-                            unsigned int given116 = glob0[0];
-                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
-                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
-                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
-                                out0[0] = (before115 + ((unsigned int)sel114));
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
+                        if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) < n)) {
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }
@@ -1145,28 +1209,31 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
+ *                    for a launch where max(g, max(8720, max(2048 * ((n + 2046) / 2048) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s66 = (int *)(patc_smem + 0);
-    unsigned int *s71 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb95 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw101 = (unsigned long long *)(patc_smem + 0);
+    int *s66 = (int *)(patc_smem + 16);
+    unsigned int *s71 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb95 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr99, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr99 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd102 = atomicAdd(&lbctr99[0], 1ull);
+        if ((((unsigned int)lbd102) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr99[0] = (((lbd102 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw101[0] = lbd102;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile103 = ((unsigned int)lbdraw101[0]);
+    unsigned int lbepoch104 = (((unsigned int)(lbdraw101[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b65 = (unsigned int)patc_draw;
+        const patc_int b65 = lbtile103;
         if (((2048 * b65 + 2047) < n)) {
             {
                 const patc_int t67 = threadIdx.x;
@@ -1233,91 +1300,104 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
         for (patc_int i94 = 0; i94 < 4; i94 += 1) {
             acc93 = (acc93 + s71[(32 * i94 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b65 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc93));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc93));
-                }
-                long long patc_end = (long long)b65 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate98[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba96 = patc_o0, lbb97 = patc_v0;
-                                patc_v0 = (lba96 + lbb97);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba96 = patc_w0, lbb97 = patc_ex0;
-                        patc_ex0 = (lba96 + lbb97);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba96 = patc_ex0, lbb97 = acc93;
-                        patc_in0 = (lba96 + lbb97);
-                    }
-                    patc_poke(&lbstate98[b65], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex105 = ((unsigned int)0);
+            if ((b65 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc93))));
                 }
             }
-            if (patc_ln == 0) lb95[0] = patc_ex0;
+            if ((!(b65 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc93))));
+                }
+                for (patc_int lbr106 = 0; ; lbr106 += 1) {
+                    unsigned int lbst107;
+                    unsigned int lbv108;
+                    for (;;) {
+                        unsigned long long lbsw109 = (((lane + 32 * lbr106) < b65) ? patc_peek(&lbstate98[(-lane + b65 - 32 * lbr106 - 1)]) : 0ull);
+                        unsigned int lbhi110 = ((unsigned int)(lbsw109 >> 32u));
+                        lbv108 = (((unsigned int)lbsw109));
+                        lbst107 = (((lane + 32 * lbr106) < b65) ? (((lbhi110 >> 2u) == lbepoch104) ? (lbhi110 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst107 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm111 = __ballot_sync(0xffffffffu, (lbst107 == 2u));
+                    if (((!((lane + 32 * lbr106) < b65)) || ((lbpm111 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv108 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh112 = __shfl_down_sync(0xffffffffu, lbv108, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo113 = (lbsh112 + lbv108);
+                        lbv108 = lbo113;
+                    }
+                    unsigned int lbsh114 = __shfl_down_sync(0xffffffffu, lbv108, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo115 = (lbsh114 + lbv108);
+                        lbv108 = lbo115;
+                    }
+                    unsigned int lbsh116 = __shfl_down_sync(0xffffffffu, lbv108, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo117 = (lbsh116 + lbv108);
+                        lbv108 = lbo117;
+                    }
+                    unsigned int lbsh118 = __shfl_down_sync(0xffffffffu, lbv108, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo119 = (lbsh118 + lbv108);
+                        lbv108 = lbo119;
+                    }
+                    unsigned int lbsh120 = __shfl_down_sync(0xffffffffu, lbv108, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo121 = (lbsh120 + lbv108);
+                        lbv108 = lbo121;
+                    }
+                    unsigned int lbw122 = __shfl_sync(0xffffffffu, lbv108, 0);
+                    unsigned int lbo123 = (lbw122 + lbex105);
+                    lbex105 = lbo123;
+                    if ((lbpm111 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo124 = (lbex105 + acc93);
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo124))));
+                }
+            }
+            if ((lane == 0)) {
+                lb95[0] = lbex105;
+            }
         }
         __syncthreads();
-        unsigned int v100 = lb95[0];
+        unsigned int v125 = lb95[0];
         if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int w101 = warp;
-                unsigned int acc102 = ((unsigned int)0);
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
-                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry109 = (v100 + acc102);
-                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
-                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
-                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
-                    unsigned int v108 = __popc(vote107);
-                    unsigned int pre110 = carry109;
-                    unsigned int nxt111 = (pre110 + v108);
-                    carry109 = nxt111;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l112 = lane;
-                        unsigned int v113 = ((unsigned int)l112);
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
                         {
-                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
-                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
-                            unsigned int given116 = glob0[0];
-                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
-                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
-                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
-                                out0[0] = (before115 + ((unsigned int)sel114));
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }
@@ -1325,31 +1405,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
             }
         } else {
             {
-                const patc_int w101 = warp;
-                unsigned int acc102 = ((unsigned int)0);
-                for (patc_int i103 = 0; i103 < 4; i103 += 1) {
-                    unsigned int s104 = (acc102 + s71[(32 * i103 + 31)]);
-                    acc102 = ((((int)i103) < ((int)w101)) ? s104 : acc102);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry109 = (v100 + acc102);
-                for (patc_int i105 = 0; i105 < 16; i105 += 1) {
-                    bool r106 = (s66[(lane + 512 * w101 + 32 * i105)] > t);
-                    unsigned int vote107 = __ballot_sync(0xffffffffu, r106);
-                    unsigned int v108 = __popc(vote107);
-                    unsigned int pre110 = carry109;
-                    unsigned int nxt111 = (pre110 + v108);
-                    carry109 = nxt111;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l112 = lane;
-                        unsigned int v113 = ((unsigned int)l112);
-                        if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) < n)) {
-                            bool sel114 = (((vote107 >> v113) & 1u) == 1u);
-                            unsigned int before115 = (pre110 + __popc((vote107 & ((1u << v113) - 1u))));
-                            unsigned int given116 = glob0[0];
-                            long long ix117 = ((long long)(sel114 ? before115 : min((given116 + (((unsigned int)(2048 * b65 + 512 * w101 + 32 * i105 + l112)) - before115)), ((unsigned int)(n - 1)))));
-                            out1[ix117] = s66[(512 * w101 + 32 * i105 + l112)];
-                            if (((2048 * b65 + 512 * w101 + 32 * i105 + l112) == (n - 1))) {
-                                out0[0] = (before115 + ((unsigned int)sel114));
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
+                        if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) < n)) {
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }

@@ -575,6 +575,48 @@ START_TEST(last_block_protocol_by_type)
 }
 END_TEST
 
+/* The look-back as kernel IR (prims/warp.c draw_tile, look_back): the tile drawn by
+ * thread 0 into a shared word of the layout, a barrier, the tile and the epoch in
+ * registers; warp 0 publishes, polls a window of 32 tiles with relaxed loads until
+ * __all_sync, sleeping 32 ns, combines it with five shuffles down and one broadcast,
+ * and publishes its prefix. Packed: one relaxed 64-bit word per tile; unpacked: a
+ * relaxed flag read, a fence, the values through L2, release flag stores. */
+START_TEST(look_back_as_ir)
+{
+    Define d[] = {{"nt", 128}, {"ipt", 25}};
+    char *src = slurp(PATC_SOURCE_DIR "/examples/scan_device.rise");
+    TC *t = tc_compile_flags(PATC_SOURCE_DIR "/examples/scan_device.rise", src, d, 2, NULL);
+    free(src);
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    char *k = kernel_text(cu, "inclSumF32");
+    const char *draw = strstr(k, "= atomicAdd(&lbctr");
+    const char *bar = draw ? strstr(draw, "__syncthreads();\n    unsigned int lbtile") : NULL;
+    const char *w0 = bar ? strstr(bar, "if ((warp == 0)) {") : NULL;
+    const char *poll = w0 ? strstr(w0, "for (;;) {") : NULL;
+    const char *peek = poll ? strstr(poll, "? patc_peek(&lbstate") : NULL;
+    const char *all = peek ? strstr(peek, "if (__all_sync(0xffffffffu, ") : NULL;
+    const char *sl = all ? strstr(all, "break;\n                        }\n                        __nanosleep(32);") : NULL;
+    const char *bal = sl ? strstr(sl, "__ballot_sync(0xffffffffu, ") : NULL;
+    ck_assert_msg(bal, "%s", k);
+    ck_assert_int_eq(count_substr(k, "__shfl_down_sync(0xffffffffu, lbv"), 5);
+    ck_assert_int_eq(count_substr(k, "__shfl_sync(0xffffffffu, lbv"), 1);
+    ck_assert_int_eq(count_substr(k, "patc_poke(&lbstate"), 3);
+    ck_assert_msg(!strstr(k, "__shared__ unsigned long long") && !strstr(k, "__threadfence"), "%s", k);
+    free(k);
+    free(cu);
+    tc_free(t);
+    t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/lookback_affine.rise");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "patc_poke32(&lbflag"), 3);
+    const char *pk = strstr(cu, "? patc_peek32(&lbflag"), *fe = pk ? strstr(pk, "__threadfence();") : NULL;
+    ck_assert_msg(fe && strstr(fe, "__ldcg(&lbinc") && strstr(fe, "__ldcg(&lbagg"), "%s", cu);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
 /* A value bound once is computed once (issue 33, item 7b): a scalar or a pair of scalars
  * that a lambda binds (an element of a lazily computed map, a reduceSeq's element, a
  * let-bound pair) and reads twice is computed into one register; a row read by three
@@ -1035,6 +1077,7 @@ int main(void)
     tcase_add_test(c, emission_is_fast);
     tcase_add_test(c, examples_compile_with_nvrtc);
     tcase_add_test(c, last_block_protocol_by_type);
+    tcase_add_test(c, look_back_as_ir);
     tcase_add_test(c, bound_once_computed_once);
     tcase_add_test(c, shuffle_checker_flags_conditional_code);
     tcase_add_test(c, shuffles_run_on_every_lane);

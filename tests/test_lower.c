@@ -597,18 +597,36 @@ START_TEST(shared_budget_symbolic)
 }
 END_TEST
 
-/* lookback's static tile count against the maximum; lastBlock's flag is a shared
- * buffer of the layout (prims/warp.c), so a ticket takes nothing off the budget. */
+/* lastBlock's flag and lookback's tile draw are shared buffers of the layout
+ * (prims/warp.c), no static variables: neither takes anything off the budget, and the
+ * layout counts their bytes (16 each, aligned). */
 START_TEST(shared_budget_static_flag)
 {
     Buffer ticket = {0}, draw = {0};
     Kernel k = {0};
     ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
     k.ticket = &ticket;
-    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
     k.draw = &draw;
-    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 16);
-    ck_assert_int_eq(smem_budget(&k, SMEM_DEFAULT_MAX), 49152 - 16);
+    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
+    ck_assert_int_eq(smem_budget(&k, SMEM_DEFAULT_MAX), 49152);
+    /* they are in the layout: a look-back kernel's u64 draw word, a ticket kernel's bool */
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/lookback_affine.rise");
+    EXPECT_OK(t);
+    const Kernel *lk = t->c.kernels[0];
+    int found = 0;
+    for (int i = 0; i < lk->nshared; i++)
+        if (!strncmp(lk->shared[i]->name, "lbdraw", 6) && lk->shared[i]->sk == SK_U64 && lk->shared[i]->offset) found++;
+    ck_assert_int_eq(found, 1);
+    tc_free(t);
+    t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/lastblock_types.rise");
+    EXPECT_OK(t);
+    found = 0;
+    for (int j = 0; j < t->c.nkernels; j++)
+        for (int i = 0; i < t->c.kernels[j]->nshared; i++)
+            if (!strncmp(t->c.kernels[j]->shared[i]->name, "last", 4) && t->c.kernels[j]->shared[i]->sk == SK_BOOL)
+                found++;
+    ck_assert_int_eq(found, 3); /* sumF64, sumI64, sumU64: the ticket kernels */
+    tc_free(t);
 }
 END_TEST
 
