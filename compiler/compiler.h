@@ -420,7 +420,9 @@ typedef enum {
                   when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
     S_WHILE,   /* wloop: for (T var = 0; cond; var++) body; var NULL: no counter, cond
                   NULL: for (;;). Left by an S_JUMP (or its cond). var's range is what
-                  the lowering gives its NatVar (ub NULL: unknown) */
+                  the lowering gives its NatVar (ub NULL: unknown). body is an S_SEQ. In
+                  block-uniform code the loop is block-uniform (barrier.c may put barriers
+                  in it); one whose cond is the thread's own is per-thread code (loops.c) */
     S_JUMP,    /* jump: break (JK_BREAK) or continue of the innermost S_WHILE or S_FOR,
                   or return (JK_RETURN) from the kernel */
     S_LET,     /* let: const T var = val; an immutable nat variable computed at run time,
