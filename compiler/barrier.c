@@ -84,6 +84,10 @@ static void merge(Pend *into, const Pend *from)
     for (int i = 0; i < from->nw; i++) add(into->w, &into->nw, from->w[i]);
 }
 
+/* a __syncthreads (a fence, S_BARRIER at LVL_GLOBAL, is none: one may not stand for
+ * the other) */
+static bool is_sync(const Stmt *s) { return s->kind == S_BARRIER && s->barrier.level == LVL_BLOCK; }
+
 static Stmt *mk_barrier(Arena *a)
 {
     Stmt *s = ANEW(a, Stmt);
@@ -117,7 +121,7 @@ static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
     if (wh && !s->wloop.var && conflicts(st, &whole)) {
         /* no counter to tell the first trip: the barrier ends each trip (a trip left
          * by a jump skips it, and what follows the loop is placed against st) */
-        if (!(seq->seq.n > 0 && seq->seq.items[seq->seq.n - 1]->kind == S_BARRIER)) stmt_append(a, seq, mk_barrier(a));
+        if (!(seq->seq.n > 0 && is_sync(seq->seq.items[seq->seq.n - 1]))) stmt_append(a, seq, mk_barrier(a));
         memset(st, 0, sizeof *st);
         merge(st, &whole);
         return;
@@ -142,10 +146,10 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
     int n = 0;
     for (int i = 0; i < seq->seq.n; i++) {
         Stmt *s = seq->seq.items[i];
-        if (s->kind == S_BARRIER && s->barrier.level == LVL_BLOCK) {
+        if (is_sync(s)) {
             /* a lowering's own barrier (lastBlock's, a tile draw's) orders what is
              * pending; one right after another is dropped */
-            if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = s;
+            if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = s;
             memset(st, 0, sizeof *st);
             continue;
         }
@@ -161,7 +165,7 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
             Pend c = {0}, before;
             ir_walk_x(s->cond.c, &sum_visit, &c);
             if (conflicts(st, &c)) {
-                if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+                if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = mk_barrier(a);
                 memset(st, 0, sizeof *st);
             }
             merge(st, &c);
@@ -182,7 +186,7 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
              * reuses after barriers of its own, needs none in front) */
             bool once = s->kind == S_FOR && s->loop.form != LF_LOOP;
             if (!once && conflicts(st, &here)) {
-                if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+                if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = mk_barrier(a);
                 memset(st, 0, sizeof *st);
             }
             place_loop(a, s, st, hw);
@@ -190,7 +194,7 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
             continue;
         }
         if (conflicts(st, &here)) {
-            if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+            if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = mk_barrier(a);
             memset(st, 0, sizeof *st);
         }
         merge(st, &here);
