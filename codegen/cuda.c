@@ -50,15 +50,6 @@ static void print_float(StrBuf *o, double v, bool f32)
 }
 
 static void expr(Pr *p, const X *x);
-/* x printed into to (appended) rather than the kernel's text */
-static void expr_to(Pr *p, const X *x, StrBuf *to)
-{
-    StrBuf *o = p->o;
-    p->o = to;
-    expr(p, x);
-    p->o = o;
-}
-
 /* The memory cell b[i] as a C lvalue (a scalar private buffer, or a scalar parameter
  * passed by value, is a plain variable). */
 static void cell(Pr *p, const Buffer *b, const Nat *i)
@@ -350,96 +341,6 @@ static void vload(Pr *p, const Stmt *s)
     }
 }
 
-static const char nblocks[] = "gridDim.x * gridDim.y * gridDim.z";
-static const char thread0[] = "threadIdx.x + threadIdx.y + threadIdx.z == 0u";
-
-/* The thread's index in its block and the block's thread count, as C expressions. */
-static void block_thread(const Kernel *k, const char **tid, StrBuf *count)
-{
-    int64_t y, z, x;
-    bool flat = nat_is_const(k->block[1], &y) && y == 1 && nat_is_const(k->block[2], &z) && z == 1;
-    *tid = flat ? "threadIdx.x" : "(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x";
-    if (flat && k->block_fixed && nat_is_const(k->block[0], &x)) sb_printf(count, "%lld", (long long)x);
-    else sb_puts(count, flat ? "blockDim.x" : "blockDim.x * blockDim.y * blockDim.z");
-}
-
-/* The flagged hand-over: every block stores each partial as one 64-bit word {value,
- * 1 << 32} (st.relaxed.gpu: single-copy atomic, so the flag is never seen without its
- * value), and the grid's last block runs the body, whose reads of the partials wait
- * for their flags (patc_wait), those its own threads store included, so no barrier goes
- * in front of the body (barrier.c puts one in it where shared memory needs one); it then
- * clears the flags for the next launch, after a barrier so that no thread clears a word
- * another has still to read. No block waits
- * for a store to be acknowledged or for an atomic's round trip, and the partials cross
- * from L2 once: 0.6-0.7 us less than the ticket at n = 2^20 on an H200, where a ticket
- * drawn when each block starts, or a copy of the partials to shared memory, cost 0.35
- * and 0.1-0.2 us of that back (bench/exp/mid.sh). Waiting is safe: only the last block ever waits,
- * and the blocks it waits for never do, so they finish as soon as they run, and they
- * run on the slots beside it (the hardware dispatches blocks in order, the last one
- * last). */
-static void last_block_flagged(Pr *p, const Stmt *s)
-{
-    StrBuf *o = p->o, cnt = {.a = p->a};
-    const Buffer *b = s->last.part;
-    const char *tid;
-    block_thread(p->k, &tid, &cnt);
-    indent(p);
-    sb_puts(o, "if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {\n");
-    block(p, s->last.body);
-    indent(p);
-    sb_puts(o, "    __syncthreads();\n");
-    indent(p);
-    sb_printf(o, "    for (%s patc_i = %s; patc_i < ", p->it, tid);
-    nat(p, b->count);
-    sb_printf(o, "; patc_i += %s) patc_poke(&%s[patc_i], 0ull);\n", sb_str(&cnt), b->name);
-    sb_free(&cnt);
-    indent(p);
-    sb_puts(o, "}\n");
-}
-
-/* The ticket hand-over, for partials wider than a flagged word can carry
- * (threadFenceReduction, with both fences folded into one atomic): the barrier hands
- * every thread's writes of the block to thread 0, whose atom.acq_rel.gpu on the ticket
- * releases them to the device (a release is cumulative) and, in the block that takes
- * the last ticket, acquires what all the others released; the second barrier hands
- * that on to the whole block, which runs the body and resets the ticket for the next
- * launch. This is the order cooperative groups' grid sync uses, and one atomic is about
- * 0.3 us shorter than fence, atomic, fence (measured in bench/exp/small.sh). A
- * one-block grid needs no atomic: __syncthreads orders a block's own global accesses. */
-static void last_block(Pr *p, const Stmt *s)
-{
-    if (s->last.part->flagged) {
-        last_block_flagged(p, s);
-        return;
-    }
-    StrBuf *o = p->o;
-    const char *t = s->last.ticket->name;
-    indent(p);
-    sb_puts(o, "__syncthreads();\n");
-    indent(p);
-    sb_printf(o, "if (%s) {\n", thread0);
-    indent(p);
-    sb_puts(o, "    unsigned int patc_ticket = 0u;\n");
-    indent(p);
-    sb_printf(o, "    if (%s > 1u) asm volatile(\"atom.acq_rel.gpu.global.add.u32 %%0, [%%1], 1;\" : \"=r\"(patc_ticket) : "
-                 "\"l\"(%s) : \"memory\");\n", nblocks, t);
-    indent(p);
-    sb_printf(o, "    patc_last = patc_ticket == %s - 1u;\n", nblocks);
-    indent(p);
-    sb_puts(o, "}\n");
-    indent(p);
-    sb_puts(o, "__syncthreads();\n");
-    indent(p);
-    sb_puts(o, "if (patc_last) {\n");
-    block(p, s->last.body);
-    p->ind++;
-    indent(p);
-    sb_printf(o, "if (%s && %s > 1u) *%s = 0u;\n", thread0, nblocks, t);
-    p->ind--;
-    indent(p);
-    sb_puts(o, "}\n");
-}
-
 /* One line of the kernel's text at the current indentation. */
 static void __attribute__((format(printf, 2, 3))) line(Pr *p, const char *fmt, ...)
 {
@@ -448,202 +349,6 @@ static void __attribute__((format(printf, 2, 3))) line(Pr *p, const char *fmt, .
     va_start(ap, fmt);
     sb_vprintf(p->o, fmt, ap);
     va_end(ap);
-}
-
-/* A mapBlock with a lookback numbers its blocks in the order they start: thread 0
- * draws from the 64-bit counter {epoch, count}, and the block that draws the grid's
- * last tile (every other block has drawn before it) sets it to {epoch + 1, 0} for the
- * next launch. The epoch tags the tile-state words this launch writes, so words left
- * by an earlier launch read as "not yet" and no launch clears them (30 bits: a word
- * would be mistaken only if it survived 2^30 launches unwritten). Seed 001, 4.4: a
- * block waits only for blocks that have started, so it cannot wait for one that is
- * not resident. */
-static void draw_tile(Pr *p, const Stmt *s)
-{
-    StrBuf cnt = {.a = p->a};
-    const char *tid;
-    block_thread(p->k, &tid, &cnt);
-    sb_free(&cnt);
-    const char *c = s->loop.draw->name;
-    line(p, "__shared__ unsigned long long patc_draw;\n");
-    line(p, "if (%s == 0u) {\n", tid);
-    line(p, "    const unsigned long long patc_d = atomicAdd(%s, 1ull);\n", c);
-    line(p, "    if ((unsigned int)patc_d == %s - 1u) *%s = (patc_d >> 32 << 32) + (1ull << 32);\n", nblocks, c);
-    line(p, "    patc_draw = patc_d;\n");
-    line(p, "}\n");
-    line(p, "__syncthreads();\n");
-    line(p, "const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;\n");
-}
-
-/* The operator of a look-back, applied to the names in pa and pb, leaf by leaf, into
- * the names dst (declared by the caller). */
-static void look_op(Pr *p, const Stmt *s, const char *const *a, const char *const *b, const char *const *dst)
-{
-    StrBuf *o = p->o;
-    const char *ct[2];
-    for (int i = 0; i < s->look.n; i++) ct[i] = scalar_info[s->look.pa[i]->sk].ctype;
-    line(p, "{\n");
-    p->ind++;
-    for (int i = 0; i < s->look.n; i++) {
-        line(p, "const %s %s = %s, %s = %s;\n", ct[i], s->look.pa[i]->name, a[i], s->look.pb[i]->name, b[i]);
-    }
-    stmt(p, s->look.ops);
-    for (int i = 0; i < s->look.n; i++) {
-        line(p, "%s = ", dst[i]);
-        expr(p, s->look.op[i]);
-        sb_puts(o, ";\n");
-    }
-    p->ind--;
-    line(p, "}\n");
-}
-
-/* Publish leaf values v as tile `t`'s status st (1: aggregate, 2: inclusive prefix). */
-static void look_publish(Pr *p, const Stmt *s, const char *t, int st, const char *const *v)
-{
-    if (s->look.packed) {
-        line(p, "patc_poke(&%s[%s], ((unsigned long long)((patc_epoch << 2) | %du) << 32) | %s%s));\n",
-                  s->look.state->name, t, st, flag_pre[s->look.pa[0]->sk], v[0]);
-        return;
-    }
-    /* the value first, in its own slot per status (a reader that saw A must not get P's
-     * value), then the flag, released after it */
-    for (int i = 0; i < s->look.n; i++) {
-        line(p, "%s[%s] = %s;\n", (st == 1 ? s->look.aggs : s->look.incs)[i]->name, t, v[i]);
-    }
-    line(p, "patc_poke32(&%s[%s], (patc_epoch << 2) | %du);\n", s->look.flags->name, t, st);
-}
-
-/* The decoupled look-back (seed 001, Merrill & Garland), run by warp 0 of the block:
- * tile 0 publishes its aggregate as its inclusive prefix at once; another tile
- * publishes its aggregate (A), then reads a window of the 32 tiles before it, lane l
- * the tile end - l, until every one has published something; the values from the
- * nearest tile with a prefix (P) up to the newest are combined in order, older first,
- * by a shuffle tree (lane l takes op(v[l + d], v[l])); with no P in the window the
- * window's total joins the prefix and the next 32 tiles are read. The tile then
- * publishes op(prefix, aggregate) as P and leaves the prefix in res. Lanes past the
- * nearest P and tiles before 0 count as init, which must be op's neutral element. */
-static void look_back(Pr *p, const Stmt *s)
-{
-    StrBuf *o = p->o, cnt = {.a = p->a};
-    const char *tid;
-    block_thread(p->k, &tid, &cnt);
-    sb_free(&cnt);
-    int n = s->look.n;
-    const char *ct[2], *excl[2], *val[2], *agg[2], *inc[2], *got[2], *win[2];
-    StrBuf ab = {.a = p->a};
-    for (int i = 0; i < n; i++) {
-        ct[i] = scalar_info[s->look.pa[i]->sk].ctype;
-        excl[i] = arena_printf(p->a, "patc_ex%d", i);
-        val[i] = arena_printf(p->a, "patc_v%d", i);
-        got[i] = arena_printf(p->a, "patc_o%d", i);
-        win[i] = arena_printf(p->a, "patc_w%d", i);
-        inc[i] = arena_printf(p->a, "patc_in%d", i);
-        sb_free(&ab);
-        expr_to(p, s->look.agg[i], &ab);
-        agg[i] = arena_strdup(p->a, sb_str(&ab));
-    }
-    sb_free(&ab);
-    const char *t = s->look.tile->name;
-    indent(p);
-    /* a warp-uniform condition: the whole of warp 0 runs the shuffles below */
-    sb_printf(o, "if ((%s) >> 5 == 0u) { /* look-back: warp 0 */\n", tid);
-    p->ind++;
-    line(p, "const int patc_ln = (int)(%s);\n", tid);
-    for (int i = 0; i < n; i++) {
-        line(p, "%s %s = ", ct[i], excl[i]);
-        expr(p, s->look.init[i]);
-        sb_puts(o, ";\n");
-    }
-    line(p, "if (%s == 0) {\n", t);
-    p->ind++;
-    line(p, "if (patc_ln == 0) {\n");
-    p->ind++;
-    look_publish(p, s, t, 2, agg);
-    p->ind--;
-    line(p, "}\n");
-    p->ind--;
-    line(p, "} else {\n");
-    p->ind++;
-    line(p, "if (patc_ln == 0) {\n");
-    p->ind++;
-    look_publish(p, s, t, 1, agg);
-    p->ind--;
-    line(p, "}\n");
-    line(p, "long long patc_end = (long long)%s - 1;\n", t);
-    line(p, "for (;;) {\n");
-    p->ind++;
-    line(p, "const long long patc_j = patc_end - patc_ln;\n");
-    line(p, "unsigned int patc_st;\n");
-    for (int i = 0; i < n; i++) {
-        line(p, "%s %s;\n", ct[i], val[i]);
-    }
-    line(p, "for (;;) {\n");
-    p->ind++;
-    if (s->look.packed) {
-        line(p, "const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&%s[patc_j]) : 0ull;\n",
-                  s->look.state->name);
-        line(p, "const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);\n");
-        line(p, "%s = %s(unsigned int)patc_sw);\n", val[0], unflag_pre[s->look.pa[0]->sk]);
-    } else {
-        line(p, "const unsigned int patc_hi = patc_j >= 0 ? patc_peek32(&%s[patc_j]) : 0u;\n", s->look.flags->name);
-    }
-    line(p, "patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;\n");
-    line(p, "if (__all_sync(0xffffffffu, patc_st != 0u)) break;\n");
-    line(p, "__nanosleep(32);\n");
-    p->ind--;
-    line(p, "}\n");
-    if (!s->look.packed) {
-        /* the flag was read relaxed: the fence orders the value's read after it */
-        line(p, "__threadfence();\n");
-        for (int i = 0; i < n; i++) {
-            line(p, "if (patc_j >= 0) %s = __ldcg(patc_st == 2u ? &%s[patc_j] : &%s[patc_j]);\n", val[i],
-                      s->look.incs[i]->name, s->look.aggs[i]->name);
-        }
-    }
-    line(p, "const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);\n");
-    line(p, "if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {\n");
-    for (int i = 0; i < n; i++) {
-        line(p, "    %s = ", val[i]);
-        expr(p, s->look.init[i]);
-        sb_puts(o, ";\n");
-    }
-    line(p, "}\n");
-    line(p, "for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {\n");
-    p->ind++;
-    for (int i = 0; i < n; i++) {
-        line(p, "const %s %s = __shfl_down_sync(0xffffffffu, %s, patc_d);\n", ct[i], got[i], val[i]);
-    }
-    line(p, "if (patc_ln + patc_d < 32) {\n");
-    p->ind++;
-    look_op(p, s, got, val, val);
-    p->ind--;
-    line(p, "}\n");
-    p->ind--;
-    line(p, "}\n");
-    for (int i = 0; i < n; i++) {
-        line(p, "const %s %s = __shfl_sync(0xffffffffu, %s, 0);\n", ct[i], win[i], val[i]);
-    }
-    look_op(p, s, win, excl, excl);
-    line(p, "if (patc_pm) break;\n");
-    line(p, "patc_end -= 32;\n");
-    p->ind--;
-    line(p, "}\n");
-    line(p, "if (patc_ln == 0) {\n");
-    p->ind++;
-    for (int i = 0; i < n; i++) {
-        line(p, "%s %s;\n", ct[i], inc[i]);
-    }
-    look_op(p, s, excl, agg, inc);
-    look_publish(p, s, t, 2, inc);
-    p->ind--;
-    line(p, "}\n");
-    p->ind--;
-    line(p, "}\n");
-    for (int i = 0; i < n; i++) {
-        line(p, "if (patc_ln == 0) %s[0] = %s;\n", s->look.res[i]->name, excl[i]);
-    }
-    p->ind--;
-    line(p, "}\n");
 }
 
 static void block(Pr *p, const Stmt *body)
@@ -739,10 +444,9 @@ static void print_loop(Pr *p, const Stmt *s)
     }
     StrBuf id = {.a = p->a}, stride = {.a = p->a};
     loop_id(p, s, &id, &stride);
-    if (s->loop.draw) {
-        draw_tile(p, s);
+    if (s->loop.draw) { /* the tile drawn in launch order (prims/warp.c) */
         sb_free(&id);
-        sb_puts(&id, "(unsigned int)patc_draw");
+        sb_puts(&id, s->loop.draw->name);
     }
     indent(p);
     switch (s->loop.form) {
@@ -911,7 +615,7 @@ static void stmt(Pr *p, const Stmt *s)
         return;
     case S_BARRIER:
         indent(p);
-        sb_puts(o, s->barrier.level == LVL_WARP ? "__syncwarp();\n" : "__syncthreads();\n");
+        sb_puts(o, s->barrier.level == LVL_WARP ? "__syncwarp();\n" : s->barrier.level == LVL_GLOBAL ? "__threadfence();\n" : "__syncthreads();\n");
         return;
     case S_COMMENT:
         indent(p);
@@ -943,8 +647,6 @@ static void stmt(Pr *p, const Stmt *s)
         indent(p);
         sb_printf(o, "__nanosleep(%d);\n", s->sleep.ns);
         return;
-    case S_LASTBLOCK: last_block(p, s); return;
-    case S_LOOKBACK: look_back(p, s); return;
     case S_MBAR: mbar(p, s); return;
     case S_VSTORE: vstore(p, s); return;
     case S_BULK: bulk(p, s); return;
@@ -1102,10 +804,6 @@ void cu_emit_kernel(Arena *a, StrBuf *o, const Kernel *k)
     for (int i = 0; i < k->def->nnats; i++) sb_printf(o, ", %s %s", p.it, k->def->nats[i]->name);
     sb_puts(o, ")\n{\n");
     p.ind = 1;
-    if (k->ticket) {
-        indent(&p);
-        sb_puts(o, "__shared__ bool patc_last;\n");
-    }
     if (k->nshared) {
         indent(&p);
         sb_puts(o, "extern __shared__ __align__(16) unsigned char patc_smem[];\n");

@@ -19,9 +19,12 @@
  *     the other roles' order their shared accesses with mbarriers (S_MBAR waits acquire
  *     what the matching arrivals released).
  * Global memory needs no barrier: inputs are read-only and the output is only written;
- * lastBlock's partials cross blocks by their own protocol (codegen/cuda.c), and a
- * flagged partial's reads wait for its flag, so its body gets a barrier only for
- * shared memory, like any other code.
+ * lastBlock's partials and the look-back's tile words cross blocks by their own
+ * protocols (prims/warp.c), whose barriers and fences are in the IR: a lowering's own
+ * __syncthreads counts as ordering what is pending here (none is added next to it), a
+ * fence (S_BARRIER at LVL_GLOBAL) orders global memory only; a flagged partial's reads
+ * wait for its flag, so lastBlock's body (a block_uniform S_IF, placed like a list of
+ * its own) gets a barrier only for shared memory, like any other code.
  */
 #include "compiler.h"
 
@@ -85,6 +88,10 @@ static void merge(Pend *into, const Pend *from)
     for (int i = 0; i < from->nw; i++) add(into->w, &into->nw, from->w[i]);
 }
 
+/* a __syncthreads (a fence, S_BARRIER at LVL_GLOBAL, is none: one may not stand for
+ * the other) */
+static bool is_sync(const Stmt *s) { return s->kind == S_BARRIER && s->barrier.level == LVL_BLOCK; }
+
 static Stmt *mk_barrier(Arena *a)
 {
     Stmt *s = ANEW(a, Stmt);
@@ -118,7 +125,7 @@ static void place_loop(Arena *a, Stmt *s, Pend *st, const HwIds *hw)
     if (wh && !s->wloop.var && conflicts(st, &whole)) {
         /* no counter to tell the first trip: the barrier ends each trip (a trip left
          * by a jump skips it, and what follows the loop is placed against st) */
-        if (!(seq->seq.n > 0 && seq->seq.items[seq->seq.n - 1]->kind == S_BARRIER)) stmt_append(a, seq, mk_barrier(a));
+        if (!(seq->seq.n > 0 && is_sync(seq->seq.items[seq->seq.n - 1]))) stmt_append(a, seq, mk_barrier(a));
         memset(st, 0, sizeof *st);
         merge(st, &whole);
         return;
@@ -143,21 +150,32 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
     int n = 0;
     for (int i = 0; i < seq->seq.n; i++) {
         Stmt *s = seq->seq.items[i];
-        if (s->kind == S_LASTBLOCK) {
-            /* The last block's body is block-uniform. The ticket protocol has a
-             * __syncthreads before it (the ticket's atomic needs every thread's writes
-             * first), so nothing is pending there. The flagged one has none of its own:
-             * the partials are global words the body reads through patc_wait, which
-             * waits for each word's flag, also for the words this block's own threads
-             * store; so only shared memory can cross threads here, and the analysis
-             * decides it like any statement's: a barrier goes in the body where it first
-             * touches a buffer (or reused bytes) that is pending from before, and none
-             * when its buffers are disjoint from those (reduceGrid: the block totals of
-             * the partial and of the last block's reduction are two buffers). */
-            Pend before = *st;
-            if (!s->last.part->flagged) memset(st, 0, sizeof *st);
-            place(a, s->last.body, st, hw);
-            merge(st, &before); /* the other blocks skip the body (it ends the kernel) */
+        if (is_sync(s)) {
+            /* a lowering's own barrier (lastBlock's, a tile draw's) orders what is
+             * pending; one right after another is dropped */
+            if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = s;
+            memset(st, 0, sizeof *st);
+            continue;
+        }
+        if (s->kind == S_IF && s->cond.block_uniform) {
+            /* lastBlock's body: block-uniform code that some blocks run (the last one)
+             * after reading the condition; placed like any block-uniform list. What
+             * its protocol orders, its own barriers say (prims/warp.c); a flagged
+             * partial's reads wait for their flags, so only shared memory is placed
+             * here: a barrier goes in the body where it first touches a buffer (or
+             * reused bytes) pending from before, and none when they are disjoint
+             * (reduceGrid: the block totals of the partial and of the last block's
+             * reduction are two buffers) */
+            Pend c = {0}, before;
+            ir_walk_x(s->cond.c, &sum_visit, &c);
+            if (conflicts(st, &c)) {
+                if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = mk_barrier(a);
+                memset(st, 0, sizeof *st);
+            }
+            merge(st, &c);
+            before = *st;
+            place(a, s->cond.then, st, hw);
+            merge(st, &before); /* the other blocks skip the body */
             out[n++] = s;
             continue;
         }
@@ -178,9 +196,13 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
         if (block_uniform_loop(s) && (here.nr || here.nw)) {
             /* a conflict with what is pending before the loop is settled by one barrier
              * in front of it rather than one in each trip; what the body itself leaves
-             * pending is placed inside */
-            if (conflicts(st, &here)) {
-                if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+             * pending is placed inside. A loop of at most one trip is straight-line code:
+             * its body is placed against what is pending, the barrier going where a
+             * statement first conflicts (a tile draw's word, whose bytes the body
+             * reuses after barriers of its own, needs none in front) */
+            bool once = s->kind == S_FOR && s->loop.form != LF_LOOP;
+            if (!once && conflicts(st, &here)) {
+                if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = mk_barrier(a);
                 memset(st, 0, sizeof *st);
             }
             place_loop(a, s, st, hw);
@@ -188,7 +210,7 @@ static void place(Arena *a, Stmt *seq, Pend *st, const HwIds *hw)
             continue;
         }
         if (conflicts(st, &here)) {
-            if (!(n > 0 && out[n - 1]->kind == S_BARRIER)) out[n++] = mk_barrier(a);
+            if (!(n > 0 && is_sync(out[n - 1]))) out[n++] = mk_barrier(a);
             memset(st, 0, sizeof *st);
         }
         merge(st, &here);
@@ -206,7 +228,7 @@ static void trim_tail(Stmt *seq)
     if (seq->seq.n) {
         Stmt *last = seq->seq.items[seq->seq.n - 1];
         if (last->kind == S_FOR && last->loop.form != LF_LOOP) trim_tail(last->loop.body);
-        if (last->kind == S_LASTBLOCK) trim_tail(last->last.body);
+        if (last->kind == S_IF && last->cond.block_uniform) trim_tail(last->cond.then);
     }
 }
 

@@ -415,32 +415,23 @@ typedef enum {
     S_STORE,   /* store: buf[index] = val, of memory order order (MemOrder) */
     S_FOR,     /* loop: a sequential or parallel loop (see LoopForm) */
     S_IF,      /* cond: if (c) then [else els]; els only from version.c, the last pass */
-    S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK) or __syncwarp (LVL_WARP) */
+    S_BARRIER, /* barrier: __syncthreads (LVL_BLOCK), __syncwarp (LVL_WARP) or the fence
+                  __threadfence (LVL_GLOBAL); a lowering's own barriers stay where it put
+                  them, and barrier.c counts an LVL_BLOCK one as ordering what is pending */
     S_COMMENT, /* comment */
     S_VLOAD,   /* vload: dst[0..width) = src[index .. index+width) with one width-wide load
                   when guard is NULL or false; when guard holds, dst[j] = fallback[j] */
     S_WHILE,   /* wloop: for (T var = 0; cond; var++) body; var NULL: no counter, cond
                   NULL: for (;;). Left by an S_JUMP (or its cond). var's range is what
-                  the lowering gives its NatVar (ub NULL: unknown) */
+                  the lowering gives its NatVar (ub NULL: unknown). body is an S_SEQ. In
+                  block-uniform code the loop is block-uniform (barrier.c may put barriers
+                  in it); one whose cond is the thread's own is per-thread code (loops.c) */
     S_JUMP,    /* jump: break (JK_BREAK) or continue of the innermost S_WHILE or S_FOR,
                   or return (JK_RETURN) from the kernel */
     S_LET,     /* let: const T var = val; an immutable nat variable computed at run time,
                   which every nat after it in the enclosing sequence may use; its range
                   (var->lb, var->ub) is the lowering's promise (width.c, the prover) */
     S_SLEEP,   /* sleep: __nanosleep(ns), a polling loop's back-off */
-    S_LASTBLOCK,/* last: one block runs body (block-uniformly) after the whole grid wrote part.
-                  part->flagged: the grid's last block runs it; each of its reads of part
-                  waits for the word's flag, and it clears the flags at the end.
-                  Otherwise every block releases its writes with the ticket (atom.acq_rel),
-                  and the block that takes the last ticket runs body. See codegen/cuda.c */
-    S_LOOKBACK,/* look: the decoupled look-back of a mapBlock's block (tile `tile`): warp 0
-                  publishes agg (flag A), reduces the earlier tiles' values with op back to
-                  the nearest inclusive prefix (flag P), publishes its own P and leaves the
-                  exclusive prefix in the shared scalars res. n leaves (1 or 2: a scalar
-                  or a pair of scalars); op[i] is leaf i of op(pa)(pb), after the
-                  statements ops (declarations only). packed: one leaf of at most 32 bits,
-                  kept with its flag in one 64-bit word of state; else flags holds
-                  (epoch << 2 | status) and aggs/incs the values. See codegen/cuda.c */
     S_MBAR,    /* mbar: an operation op of this thread on the mbarrier buf[index] (a shared u64,
                   CTA scope): MB_INIT (arg: the arrivals a phase takes; before any other
                   thread uses it, which a __syncthreads after it sees to), MB_ARRIVE (release),
@@ -493,33 +484,30 @@ struct Stmt {
             bool regs;       /* LVL_SEQ: var indexes a private array (loops.c), which stays in
                                 registers only when the loop is unrolled fully */
             Nat *hw_size;    /* LF_ONCE/LF_GUARDED: the launch size the var ranges over */
-            Buffer *draw;    /* LVL_BLOCK with a lookback: the tile counter; var is the tile
-                                drawn from it in launch order, not blockIdx */
+            Buffer *draw;    /* LVL_BLOCK with a lookback: a private u32 register holding the
+                                tile drawn in launch order (prims/warp.c draw_tile), which
+                                var is in place of blockIdx */
             Buffer *own;     /* LVL_THREADS: a spread private buffer (Buffer.ndist) indexed by var,
                                 which needs one trip per thread (LF_ONCE); own_sp: where */
             Span own_sp;
         } loop;
-        struct { X *c; Stmt *then, *els; bool per_lane, role; } cond;
-                     /* per_lane: each lane writes its own element; els: NULL but after version.c;
-                        role: a warp role (c a test of the warp id): its warps run then while the
-                        others run the roles after it at the same time, to the kernel's end;
-                        what it shares with them is ordered by mbarriers (S_MBAR), never by a
-                        __syncthreads (barrier.c), and its shared buffers stay live to the end of
-                        the enclosing statement list (smem.c) */
-        struct { Level level; } barrier;
+        struct { X *c; Stmt *then, *els; bool per_lane, block_uniform, role; } cond;
+            /* per_lane: each lane writes its own element, or a branch on the thread's id
+               that a lowering wrote (a look-back's warp 0, lastBlock's thread 0): loops.c
+               guards nothing in it. block_uniform: c is the same for every thread of a
+               block but differs between blocks (lastBlock's "this block is the last"):
+               then is block-uniform code run by some blocks (loops.c's single-thread
+               regions in it are per block, barrier.c places barriers in it, smem.c
+               numbers its statements). role: a warp role (c a test of the warp id): its
+               warps run then while the others run the roles after it at the same time, to
+               the kernel's end; what it shares with them is ordered by mbarriers (S_MBAR),
+               never by a __syncthreads (barrier.c), and its shared buffers stay live to
+               the end of the enclosing statement list (smem.c). els: NULL but after
+               version.c */
+        struct { Level level; } barrier; /* LVL_GLOBAL: __threadfence(), a gpu-scope fence
+                                            and no execution barrier */
         struct { const char *text; } comment;
         struct { Buffer *dst, *src; Nat *index; int width; X *guard; X **fallback; } vload;
-        struct { Buffer *ticket, *part; Stmt *body; } last; /* ticket: NULL when part->flagged */
-        struct {
-            int n;
-            bool packed;
-            NatVar *tile;
-            X *agg[2], *init[2], *op[2];
-            Buffer *res[2], *pa[2], *pb[2];
-            Stmt *ops;
-            Buffer *state;                     /* packed */
-            Buffer *flags, *aggs[2], *incs[2]; /* not packed */
-        } look;
         struct { MbarOp op; Buffer *buf; Nat *index; X *arg; } mbar;
         struct { Buffer *dst, *src; Nat *index; int width; } vstore;
         struct { Buffer *dst; Nat *dst_index; Buffer *src; Nat *src_index; X *bytes; Buffer *bar; Nat *bar_index; } bulk;
@@ -569,11 +557,11 @@ typedef struct Kernel {
     Buffer **scratch;            /* global scratch buffers the runtime allocates (zeroed once;
                                     kernels leave them reusable): parameters after the inputs */
     int nscratch;
-    Buffer *ticket;              /* lastBlock's ticket (cuda.c declares `__shared__ bool patc_last`) */
+    Buffer *ticket;              /* lastBlock's ticket or accumulate's (prims/warp.c: lw_last_open), NULL
+                                    when none or the partials are flagged: one hand-over per kernel */
     bool persistent;             /* a scanPipe kernel: the runtime caps grid[0] at the device's
                                     SM count (its blocks loop over the tiles) */
-    Buffer *draw;                /* the tile counter of a mapBlock with a lookback (cuda.c declares
-                                    `__shared__ unsigned long long patc_draw`) */
+    Buffer *draw;                /* the tile counter of a mapBlock with a lookback (prims/warp.c) */
     bool uses_fdiv;              /* prelude needs patc_fdiv/patc_fmod */
     IndexWidth iw;               /* the C type of index arithmetic (width.c) */
     Nat *index_bound;            /* every value index arithmetic computes is at most this in

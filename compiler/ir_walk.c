@@ -75,16 +75,6 @@ bool ir_walk(const Stmt *s, const IrVisitor *v, void *ctx)
                 if (ir_walk_x(s->vload.fallback[i], v, ctx)) return true;
         }
         return v->access && v->access(ctx, s->vload.dst, true);
-    case S_LASTBLOCK: return (v->nat && v->nat(ctx, s->last.part->count)) || ir_walk(s->last.body, v, ctx);
-    case S_LOOKBACK:
-        /* reads its values, applies the operator, writes the prefix */
-        for (int i = 0; i < s->look.n; i++)
-            if (exprs && (ir_walk_x(s->look.agg[i], v, ctx) || ir_walk_x(s->look.init[i], v, ctx))) return true;
-        if (ir_walk(s->look.ops, v, ctx)) return true;
-        for (int i = 0; i < s->look.n; i++)
-            if (exprs && (ir_walk_x(s->look.op[i], v, ctx) || (v->access && v->access(ctx, s->look.res[i], true))))
-                return true;
-        return false;
     case S_MBAR:
         /* an initialisation or arrival changes the barrier (a write); a wait reads it */
         if (!exprs || s->mbar.op == MB_FENCE) return false;

@@ -190,7 +190,6 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
         for (int i = 0; i < s->seq.n; i++) forms(a, d, k, s->seq.items[i]);
         return;
     case S_IF: forms(a, d, k, s->cond.then); return;
-    case S_LASTBLOCK: forms(a, d, k, s->last.body); return;
     case S_WHILE: forms(a, d, k, s->wloop.body); return;
     case S_FOR: {
         forms(a, d, k, s->loop.body);
@@ -220,6 +219,13 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
             diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which warp 0 of each block runs with "
                        "all 32 lanes, but the block has %s threads; give the block at least 32 (a wider mapThreads)",
                        k->name, nat_str(a, block_threads(a, k)));
+        /* warp 0 is threadIdx.x < 32 (prims/warp.c look_back), the block's first warp only
+         * when the block is one row */
+        int64_t y, z;
+        if (s->loop.draw && !(nat_is_const(k->block[1], &y) && y == 1 && nat_is_const(k->block[2], &z) && z == 1))
+            diag_error(d, k->def->sp, "kernel %s: its mapBlock has a lookback, which warp 0 of each block runs, but "
+                       "the block has threads along 'y' or 'z' (%s x %s x %s); give the block one dimension (mapThreads "
+                       "along 'x' only)", k->name, nat_str(a, k->block[0]), nat_str(a, k->block[1]), nat_str(a, k->block[2]));
         /* an array spread over the threads is indexed by the thread's own id: one trip each */
         if (s->loop.own && s->loop.form != LF_ONCE)
             diag_error2(d, s->loop.own_sp, s->loop.own->dsp, "the array is spread over the threads here",
@@ -241,7 +247,6 @@ static void forms(Arena *a, Diag *d, Kernel *k, Stmt *s)
     case S_JUMP:
     case S_LET:
     case S_SLEEP:
-    case S_LOOKBACK:
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: return;
@@ -262,20 +267,29 @@ static bool writes_mem(void *ctx, Buffer *b, bool write)
 }
 static const IrVisitor writes_mem_visit = {.access = writes_mem};
 
+/* a nat of the thread's own id (stops the walk) */
+static bool thread_nat(void *ctx, Nat *n)
+{
+    const HwIds *h = ctx;
+    return nat_mentions(n, h->tid[0]) || nat_mentions(n, h->tid[1]) || nat_mentions(n, h->tid[2]) ||
+           nat_mentions(n, h->lane) || nat_mentions(n, h->warp);
+}
+static const IrVisitor thread_nat_visit = {.nat = thread_nat};
+
 /* Code that is not run redundantly by its runner: a parallel loop, a per-lane branch,
  * a barrier, lastBlock, a jump (every thread must take it, so it never goes under a
- * one-thread guard) (stops the walk). */
+ * one-thread guard), a while loop whose condition is the thread's own (each thread
+ * runs its own trips: lastBlock's clearing of the flags) (stops the walk). */
 static WalkStep parallel_stmt(void *ctx, const Stmt *s)
 {
-    (void)ctx;
     bool par = (s->kind == S_FOR && s->loop.level != LVL_SEQ) || (s->kind == S_IF && (s->cond.per_lane || s->cond.role)) ||
-               s->kind == S_BARRIER || s->kind == S_JUMP || s->kind == S_LASTBLOCK || s->kind == S_LOOKBACK ||
-               s->kind == S_MBAR || s->kind == S_BULK; /* each thread's arrival counts */
+               s->kind == S_BARRIER || s->kind == S_JUMP || s->kind == S_MBAR || s->kind == S_BULK || /* each thread's arrival counts */
+               (s->kind == S_WHILE && s->wloop.cond && ir_walk_x(s->wloop.cond, &thread_nat_visit, ctx));
     return par ? WALK_STOP : WALK_ON;
 }
 static const IrVisitor parallel_visit = {.stmt = parallel_stmt};
 
-static bool has_parallel(const Stmt *s) { return ir_walk(s, &parallel_visit, NULL); }
+static bool has_parallel(const Kernel *k, const Stmt *s) { return ir_walk(s, &parallel_visit, (void *)&k->hw); }
 
 static X *xeq0(Arena *a, NatVar *v)
 {
@@ -401,7 +415,7 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
     int nout = 0;
     for (int i = 0; i < seq->seq.n;) {
         Stmt *s = seq->seq.items[i];
-        if (has_parallel(s)) {
+        if (has_parallel(k, s)) {
             if (s->kind == S_FOR) {
                 Runner inner = r;
                 switch (s->loop.level) {
@@ -414,19 +428,21 @@ static void guard(Arena *a, Kernel *k, Stmt *seq, Runner r)
             } else if (s->kind == S_IF && s->cond.role) {
                 /* a warp role's code is written for the threads that run it (its lowering
                  * tests the lane where one lane acts): no guards */
+            } else if (s->kind == S_IF && s->cond.block_uniform) {
+                guard(a, k, s->cond.then, RUN_BLOCK); /* each block that runs it, all its threads */
             } else if (s->kind == S_IF && !s->cond.per_lane) {
                 guard(a, k, s->cond.then, r);
             } else if (s->kind == S_WHILE) {
-                guard(a, k, s->wloop.body, r); /* its runner runs every trip */
-            } else if (s->kind == S_LASTBLOCK) {
-                guard(a, k, s->last.body, RUN_BLOCK); /* one block runs it, all its threads */
+                /* its runner runs every trip, or each thread its own */
+                bool own = s->wloop.cond && ir_walk_x(s->wloop.cond, &thread_nat_visit, &k->hw);
+                guard(a, k, s->wloop.body, own ? RUN_OWN : r);
             }
             out[nout++] = s;
             i++;
             continue;
         }
         int j = i;
-        while (j < seq->seq.n && !has_parallel(seq->seq.items[j])) j++;
+        while (j < seq->seq.n && !has_parallel(k, seq->seq.items[j])) j++;
         guard_run(a, k, seq, i, j, r, out, &nout);
         i = j;
     }

@@ -173,6 +173,12 @@ Stmt *lw_scalar_decl(Lw *w, const char *prefix, ScalarKind sk, X *init, Buffer *
 /* A global scratch buffer of the kernel (every launch of it takes the same ones) */
 Buffer *lw_scratch_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count);
 X *lw_materialise(Lw *w, X *x, const char *prefix);
+/* lastBlock's hand-over of part (prims/warp.c): open emits the protocol and leaves
+ * w->cur in the body that one block runs after the whole grid wrote part (ticket: the
+ * one-word counter, NULL when part is flagged); close ends the body with what readies
+ * the scratch for the next launch and returns to saved, the list open returned */
+Stmt *lw_last_open(Lw *w, Buffer *part, Buffer *ticket, Span sp);
+void lw_last_close(Lw *w, Buffer *part, Buffer *ticket, Stmt *saved);
 void lw_store(Lw *w, Buffer *b, Nat *i, X *x);
 Nat *lw_data_index(Lw *w, X *x, Nat *len);
 void lw_bind(Lw *w, Binder *b, LwVal *v);

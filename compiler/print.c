@@ -218,14 +218,14 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         if (s->loop.level != LVL_SEQ) sb_printf(b, "('%c')", "xyz"[s->loop.dim]);
         sb_printf(b, " %s < ", s->loop.var->name);
         nat_print(b, s->loop.extent);
-        if (s->loop.draw) sb_printf(b, " (drawn from %s)", s->loop.draw->name);
+        if (s->loop.draw) sb_printf(b, " (drawn: %s)", s->loop.draw->name);
         sb_printf(b, " [%s%s%s]\n", form[s->loop.form], s->loop.unroll ? ", unroll" : "",
                   s->loop.var_used || s->loop.form == LF_LOOP ? "" : ", index unused");
         sprint(b, s->loop.body, ind + 1);
         return;
     case S_IF:
         pad(b, ind);
-        sb_puts(b, s->cond.role ? "role if " : "if ");
+        sb_puts(b, s->cond.role ? "role if " : s->cond.block_uniform ? "if (per block) " : "if ");
         xprint(b, s->cond.c);
         sb_putc(b, '\n');
         sprint(b, s->cond.then, ind + 1);
@@ -237,7 +237,7 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
         return;
     case S_BARRIER:
         pad(b, ind);
-        sb_puts(b, s->barrier.level == LVL_WARP ? "barrier.warp\n" : "barrier.block\n");
+        sb_puts(b, s->barrier.level == LVL_WARP ? "barrier.warp\n" : s->barrier.level == LVL_GLOBAL ? "fence.gpu\n" : "barrier.block\n");
         return;
     case S_COMMENT:
         pad(b, ind);
@@ -279,28 +279,6 @@ static void sprint(StrBuf *b, const Stmt *s, int ind)
             sb_puts(b, ", else elementwise");
         }
         sb_putc(b, '\n');
-        return;
-    case S_LASTBLOCK:
-        pad(b, ind);
-        if (s->last.part->flagged)
-            sb_printf(b, "if last block (reads of %s wait for their flags):\n", s->last.part->name);
-        else
-            sb_printf(b, "fence; ticket %s; if last block:\n", s->last.ticket->name);
-        sprint(b, s->last.body, ind + 1);
-        return;
-    case S_LOOKBACK:
-        pad(b, ind);
-        sb_printf(b, "lookback tile %s%s:", s->look.tile->name, s->look.packed ? " (packed)" : "");
-        for (int i = 0; i < s->look.n; i++) {
-            sb_printf(b, " %s := prefix of ", s->look.res[i]->name);
-            xprint(b, s->look.agg[i]);
-            sb_printf(b, " by (%s, %s) -> ", s->look.pa[i]->name, s->look.pb[i]->name);
-            xprint(b, s->look.op[i]);
-            sb_puts(b, " from ");
-            xprint(b, s->look.init[i]);
-            sb_putc(b, i + 1 < s->look.n ? ';' : '\n');
-        }
-        sprint(b, s->look.ops, ind + 1);
         return;
     case S_MBAR: {
         static const char *const op[] = {"mbar.init", "mbar.arrive", "mbar.expect", "mbar.wait", "fence.proxy.async"};

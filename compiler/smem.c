@@ -58,7 +58,8 @@ static const IrVisitor touch_visit = {.access = touch_cb};
 static void number(Live *l, Stmt *s)
 {
     l->clock++;
-    if ((s->kind == S_FOR && s->loop.level != LVL_SEQ && s->loop.level != LVL_BLOCK) || s->kind == S_IF) {
+    if ((s->kind == S_FOR && s->loop.level != LVL_SEQ && s->loop.level != LVL_BLOCK) ||
+        (s->kind == S_IF && !s->cond.block_uniform)) {
         ir_walk(s, &touch_visit, l);
         return;
     }
@@ -89,7 +90,10 @@ static void number(Live *l, Stmt *s)
             }
         return;
     }
-    case S_IF: number(l, s->cond.then); return;
+    case S_IF: /* block-uniform code (lastBlock's body), numbered statement by statement */
+        ir_walk_x(s->cond.c, &touch_visit, l);
+        number(l, s->cond.then);
+        return;
     case S_WHILE: { /* like a loop of several trips: what lives in it lives to its end */
         int start = l->clock;
         if (s->wloop.cond) ir_walk_x(s->wloop.cond, &touch_visit, l);
@@ -101,7 +105,6 @@ static void number(Live *l, Stmt *s)
         }
         return;
     }
-    case S_LASTBLOCK: number(l, s->last.body); return;
     case S_DECL:
     case S_STORE:
     case S_BARRIER:
@@ -110,7 +113,6 @@ static void number(Live *l, Stmt *s)
     case S_JUMP:
     case S_LET:
     case S_SLEEP:
-    case S_LOOKBACK:
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: ir_walk(s, &touch_visit, l); return;
@@ -127,21 +129,21 @@ static int64_t const_bytes(const Buffer *b, int64_t c)
     return c > (INT64_MAX / 4) / sz ? INT64_MAX / 4 : align16(c * sz);
 }
 
-/* budget = max - 16 for each static shared variable the kernel declares: lastBlock's
- * `patc_last` (cuda.c does when its partials are not flagged) and lookback's
- * `patc_draw`; the static block, rounded up to the dynamic block's alignment, counts
- * against the same maximum. */
+/* budget = max less the static shared variables the kernel declares, which count
+ * against the same maximum: none now, since lastBlock's flag and lookback's tile draw
+ * are shared buffers of the layout (prims/warp.c). Kept as the one place that says so
+ * for the runtime and the messages. */
 int64_t smem_budget(const Kernel *k, int64_t max)
 {
-    return max - (k->ticket ? 16 : 0) - (k->draw ? 16 : 0);
+    (void)k;
+    return max;
 }
 
 /* What the budget leaves out of the maximum, for messages ("" when nothing). */
 const char *smem_budget_note(const Kernel *k)
 {
-    if (k->ticket && k->draw) return ", less 32 for the static shared variables of lastBlock and lookback";
-    if (k->ticket) return ", less 16 for lastBlock's flag";
-    return k->draw ? ", less 16 for lookback's tile" : "";
+    (void)k;
+    return "";
 }
 
 /* The error at the toShared whose buffer b ends past the budget, `total` being the

@@ -9,7 +9,7 @@
  * selects, ifs and vector-load fallbacks they guarded folded away, and C is the
  * conjunction of `amax < N` over the tests: amax is a with every index that varies
  * inside the tile (loop indices of S, thread, lane and warp ids) at its largest value.
- * Nothing else changes; S_LOOKBACK and S_LASTBLOCK statements are never copied.
+ * Nothing else changes; statements holding a while loop (a look-back) or S_PIPE are never copied.
  *
  * Why: with a size known only at launch, each element of a tile is loaded behind its
  * own bound test, and a load in a branch is not issued before the loads of earlier
@@ -163,8 +163,10 @@ static bool find_test(void *ctx, const X *x)
 static WalkStep find_inner(void *ctx, const Stmt *s)
 {
     Ver *v = ctx;
-    if (s->kind == S_LOOKBACK || s->kind == S_LASTBLOCK) {
-        v->full = true; /* never copied */
+    if (s->kind == S_WHILE) {
+        /* never copied: a while loop's trips (a look-back's polling) have no bound to
+         * take the largest index from */
+        v->full = true;
         return WALK_STOP;
     }
     if (s->kind == S_FOR) {
@@ -325,10 +327,8 @@ static Stmt *copy(const Ver *v, const Stmt *s)
     case S_MBAR: t->mbar.arg = fold(v, s->mbar.arg); return t;
     case S_BULK: t->bulk.bytes = fold(v, s->bulk.bytes); return t;
     case S_VSTORE: return t;
-    case S_LASTBLOCK:
-    case S_LOOKBACK: break; /* find_inner refused them */
     }
-    die("version: copy of a %s", s->kind == S_LOOKBACK ? "lookback" : "lastBlock");
+    return t;
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -472,8 +472,6 @@ static void walk(Ver *v, Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
-    case S_LASTBLOCK:
-    case S_LOOKBACK:
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: return;

@@ -182,12 +182,6 @@ static WalkStep loops(void *ctx, const Stmt *s)
         if (s->loop.form == LF_LOOP) need(w, nat_add(a, mag(w, s->loop.extent, 0), stride));
         return WALK_ON;
     }
-    case S_LASTBLOCK:
-        /* the flags are cleared in a loop over the partials with the block's stride */
-        need(w, nat_add(a, mag(w, s->last.part->count, 0), nat_mul(a, nat_mul(a, nat_var(a, h->bdim[0]),
-                                                                               nat_var(a, h->bdim[1])),
-                                                                    nat_var(a, h->bdim[2]))));
-        return WALK_ON;
     case S_WHILE:
         /* its counter counts up to its bound (the lowering's promise) */
         if (s->wloop.var) {
@@ -207,7 +201,6 @@ static WalkStep loops(void *ctx, const Stmt *s)
     case S_BARRIER:
     case S_COMMENT:
     case S_VLOAD:
-    case S_LOOKBACK:
     case S_MBAR:
     case S_VSTORE:
     case S_BULK: return WALK_ON;

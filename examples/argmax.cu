@@ -5,6 +5,7 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
+static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
 /* kernel argmaxF32
  *   data parameters: xs: n.f32 (16-byte aligned: vector loads)
@@ -15,18 +16,18 @@ typedef long long patc_int;
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   128 bytes
+ *   shared memory:   144 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) argmaxF32(float *__restrict__ out0, int *__restrict__ out1, const float *__restrict__ xs, float *__restrict__ partial0, int *__restrict__ partial1, unsigned int *__restrict__ ticket2, patc_int n, patc_int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s4 = (float *)(patc_smem + 0);
     int *s5 = (int *)(patc_smem + 32);
-    float *s83 = (float *)(patc_smem + 64);
-    int *s84 = (int *)(patc_smem + 96);
+    bool *last83 = (bool *)(patc_smem + 64);
+    float *s85 = (float *)(patc_smem + 80);
+    int *s86 = (int *)(patc_smem + 112);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -152,91 +153,95 @@ extern "C" __global__ void __launch_bounds__(256) argmaxF32(float *__restrict__ 
         }
     }
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        unsigned int patc_ticket = 0u;
-        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket2) : "memory");
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket84 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket84 = patc_atom_add_acq_rel(&ticket2[0], 1u);
+        }
+        last83[0] = (ticket84 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (patc_last) {
+    if (last83[0]) {
         {
-            const patc_int w85 = warp;
-            float acc86 = (__int_as_float(0x7fc00000));
-            int acc87 = 0;
+            const patc_int w87 = warp;
+            float acc88 = (__int_as_float(0x7fc00000));
+            int acc89 = 0;
             #pragma unroll 4
-            for (patc_int i88 = 0; i88 < ((g + 255) / 256); i88 += 1) {
-                bool c89 = (((acc86 != acc86) || ((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) > acc86)) || (((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) == acc86) && ((((lane + 32 * w85 + 256 * i88) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) < acc87)));
-                float nx90 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) : acc86);
-                int nx91 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) : acc87);
-                acc86 = nx90;
-                acc87 = nx91;
+            for (patc_int i90 = 0; i90 < ((g + 255) / 256); i90 += 1) {
+                bool c91 = (((acc88 != acc88) || ((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) > acc88)) || (((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) == acc88) && ((((lane + 32 * w87 + 256 * i90) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) < acc89)));
+                float nx92 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) : acc88);
+                int nx93 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) : acc89);
+                acc88 = nx92;
+                acc89 = nx93;
             }
-            float sh92 = __shfl_down_sync(0xffffffffu, acc86, 16);
-            int sh93 = __shfl_down_sync(0xffffffffu, acc87, 16);
-            bool c94 = (((acc86 != acc86) || (sh92 > acc86)) || ((sh92 == acc86) && (sh93 < acc87)));
-            float r95 = (c94 ? sh92 : acc86);
-            int r96 = (c94 ? sh93 : acc87);
-            float sh97 = __shfl_down_sync(0xffffffffu, r95, 8);
-            int sh98 = __shfl_down_sync(0xffffffffu, r96, 8);
-            bool c99 = (((r95 != r95) || (sh97 > r95)) || ((sh97 == r95) && (sh98 < r96)));
-            float r100 = (c99 ? sh97 : r95);
-            int r101 = (c99 ? sh98 : r96);
-            float sh102 = __shfl_down_sync(0xffffffffu, r100, 4);
-            int sh103 = __shfl_down_sync(0xffffffffu, r101, 4);
-            bool c104 = (((r100 != r100) || (sh102 > r100)) || ((sh102 == r100) && (sh103 < r101)));
-            float r105 = (c104 ? sh102 : r100);
-            int r106 = (c104 ? sh103 : r101);
-            float sh107 = __shfl_down_sync(0xffffffffu, r105, 2);
-            int sh108 = __shfl_down_sync(0xffffffffu, r106, 2);
-            bool c109 = (((r105 != r105) || (sh107 > r105)) || ((sh107 == r105) && (sh108 < r106)));
-            float r110 = (c109 ? sh107 : r105);
-            int r111 = (c109 ? sh108 : r106);
-            float sh112 = __shfl_down_sync(0xffffffffu, r110, 1);
-            int sh113 = __shfl_down_sync(0xffffffffu, r111, 1);
-            bool c114 = (((r110 != r110) || (sh112 > r110)) || ((sh112 == r110) && (sh113 < r111)));
-            float r115 = (c114 ? sh112 : r110);
-            int r116 = (c114 ? sh113 : r111);
+            float sh94 = __shfl_down_sync(0xffffffffu, acc88, 16);
+            int sh95 = __shfl_down_sync(0xffffffffu, acc89, 16);
+            bool c96 = (((acc88 != acc88) || (sh94 > acc88)) || ((sh94 == acc88) && (sh95 < acc89)));
+            float r97 = (c96 ? sh94 : acc88);
+            int r98 = (c96 ? sh95 : acc89);
+            float sh99 = __shfl_down_sync(0xffffffffu, r97, 8);
+            int sh100 = __shfl_down_sync(0xffffffffu, r98, 8);
+            bool c101 = (((r97 != r97) || (sh99 > r97)) || ((sh99 == r97) && (sh100 < r98)));
+            float r102 = (c101 ? sh99 : r97);
+            int r103 = (c101 ? sh100 : r98);
+            float sh104 = __shfl_down_sync(0xffffffffu, r102, 4);
+            int sh105 = __shfl_down_sync(0xffffffffu, r103, 4);
+            bool c106 = (((r102 != r102) || (sh104 > r102)) || ((sh104 == r102) && (sh105 < r103)));
+            float r107 = (c106 ? sh104 : r102);
+            int r108 = (c106 ? sh105 : r103);
+            float sh109 = __shfl_down_sync(0xffffffffu, r107, 2);
+            int sh110 = __shfl_down_sync(0xffffffffu, r108, 2);
+            bool c111 = (((r107 != r107) || (sh109 > r107)) || ((sh109 == r107) && (sh110 < r108)));
+            float r112 = (c111 ? sh109 : r107);
+            int r113 = (c111 ? sh110 : r108);
+            float sh114 = __shfl_down_sync(0xffffffffu, r112, 1);
+            int sh115 = __shfl_down_sync(0xffffffffu, r113, 1);
+            bool c116 = (((r112 != r112) || (sh114 > r112)) || ((sh114 == r112) && (sh115 < r113)));
+            float r117 = (c116 ? sh114 : r112);
+            int r118 = (c116 ? sh115 : r113);
             if ((lane < 1)) {
-                s83[(lane + w85)] = r115;
-                s84[(lane + w85)] = r116;
+                s85[(lane + w87)] = r117;
+                s86[(lane + w87)] = r118;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w117 = warp;
-            float r118 = (((lane + 32 * w117) >= 8) ? (__int_as_float(0x7fc00000)) : s83[(lane + 32 * w117)]);
-            int r119 = (((lane + 32 * w117) >= 8) ? 0 : s84[(lane + 32 * w117)]);
-            float sh120 = __shfl_down_sync(0xffffffffu, r118, 16);
-            int sh121 = __shfl_down_sync(0xffffffffu, r119, 16);
-            bool c122 = (((r118 != r118) || (sh120 > r118)) || ((sh120 == r118) && (sh121 < r119)));
-            float r123 = (c122 ? sh120 : r118);
-            int r124 = (c122 ? sh121 : r119);
-            float sh125 = __shfl_down_sync(0xffffffffu, r123, 8);
-            int sh126 = __shfl_down_sync(0xffffffffu, r124, 8);
-            bool c127 = (((r123 != r123) || (sh125 > r123)) || ((sh125 == r123) && (sh126 < r124)));
-            float r128 = (c127 ? sh125 : r123);
-            int r129 = (c127 ? sh126 : r124);
-            float sh130 = __shfl_down_sync(0xffffffffu, r128, 4);
-            int sh131 = __shfl_down_sync(0xffffffffu, r129, 4);
-            bool c132 = (((r128 != r128) || (sh130 > r128)) || ((sh130 == r128) && (sh131 < r129)));
-            float r133 = (c132 ? sh130 : r128);
-            int r134 = (c132 ? sh131 : r129);
-            float sh135 = __shfl_down_sync(0xffffffffu, r133, 2);
-            int sh136 = __shfl_down_sync(0xffffffffu, r134, 2);
-            bool c137 = (((r133 != r133) || (sh135 > r133)) || ((sh135 == r133) && (sh136 < r134)));
-            float r138 = (c137 ? sh135 : r133);
-            int r139 = (c137 ? sh136 : r134);
-            float sh140 = __shfl_down_sync(0xffffffffu, r138, 1);
-            int sh141 = __shfl_down_sync(0xffffffffu, r139, 1);
-            bool c142 = (((r138 != r138) || (sh140 > r138)) || ((sh140 == r138) && (sh141 < r139)));
-            float r143 = (c142 ? sh140 : r138);
-            int r144 = (c142 ? sh141 : r139);
+            const patc_int w119 = warp;
+            float r120 = (((lane + 32 * w119) >= 8) ? (__int_as_float(0x7fc00000)) : s85[(lane + 32 * w119)]);
+            int r121 = (((lane + 32 * w119) >= 8) ? 0 : s86[(lane + 32 * w119)]);
+            float sh122 = __shfl_down_sync(0xffffffffu, r120, 16);
+            int sh123 = __shfl_down_sync(0xffffffffu, r121, 16);
+            bool c124 = (((r120 != r120) || (sh122 > r120)) || ((sh122 == r120) && (sh123 < r121)));
+            float r125 = (c124 ? sh122 : r120);
+            int r126 = (c124 ? sh123 : r121);
+            float sh127 = __shfl_down_sync(0xffffffffu, r125, 8);
+            int sh128 = __shfl_down_sync(0xffffffffu, r126, 8);
+            bool c129 = (((r125 != r125) || (sh127 > r125)) || ((sh127 == r125) && (sh128 < r126)));
+            float r130 = (c129 ? sh127 : r125);
+            int r131 = (c129 ? sh128 : r126);
+            float sh132 = __shfl_down_sync(0xffffffffu, r130, 4);
+            int sh133 = __shfl_down_sync(0xffffffffu, r131, 4);
+            bool c134 = (((r130 != r130) || (sh132 > r130)) || ((sh132 == r130) && (sh133 < r131)));
+            float r135 = (c134 ? sh132 : r130);
+            int r136 = (c134 ? sh133 : r131);
+            float sh137 = __shfl_down_sync(0xffffffffu, r135, 2);
+            int sh138 = __shfl_down_sync(0xffffffffu, r136, 2);
+            bool c139 = (((r135 != r135) || (sh137 > r135)) || ((sh137 == r135) && (sh138 < r136)));
+            float r140 = (c139 ? sh137 : r135);
+            int r141 = (c139 ? sh138 : r136);
+            float sh142 = __shfl_down_sync(0xffffffffu, r140, 1);
+            int sh143 = __shfl_down_sync(0xffffffffu, r141, 1);
+            bool c144 = (((r140 != r140) || (sh142 > r140)) || ((sh142 == r140) && (sh143 < r141)));
+            float r145 = (c144 ? sh142 : r140);
+            int r146 = (c144 ? sh143 : r141);
             if ((lane < 1)) {
-                out0[(lane + w117)] = r143;
-                out1[(lane + w117)] = r144;
+                out0[(lane + w119)] = r145;
+                out1[(lane + w119)] = r146;
             }
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket2 = 0u;
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket2[0] = 0u;
+        }
     }
 }
 
@@ -249,18 +254,18 @@ extern "C" __global__ void __launch_bounds__(256) argmaxF32(float *__restrict__ 
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   128 bytes
+ *   shared memory:   144 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) argminF32(float *__restrict__ out0, int *__restrict__ out1, const float *__restrict__ xs, float *__restrict__ partial0, int *__restrict__ partial1, unsigned int *__restrict__ ticket2, patc_int n, patc_int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s4 = (float *)(patc_smem + 0);
     int *s5 = (int *)(patc_smem + 32);
-    float *s83 = (float *)(patc_smem + 64);
-    int *s84 = (int *)(patc_smem + 96);
+    bool *last83 = (bool *)(patc_smem + 64);
+    float *s85 = (float *)(patc_smem + 80);
+    int *s86 = (int *)(patc_smem + 112);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -386,91 +391,95 @@ extern "C" __global__ void __launch_bounds__(256) argminF32(float *__restrict__ 
         }
     }
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        unsigned int patc_ticket = 0u;
-        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket2) : "memory");
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket84 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket84 = patc_atom_add_acq_rel(&ticket2[0], 1u);
+        }
+        last83[0] = (ticket84 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (patc_last) {
+    if (last83[0]) {
         {
-            const patc_int w85 = warp;
-            float acc86 = (__int_as_float(0x7fc00000));
-            int acc87 = 0;
+            const patc_int w87 = warp;
+            float acc88 = (__int_as_float(0x7fc00000));
+            int acc89 = 0;
             #pragma unroll 4
-            for (patc_int i88 = 0; i88 < ((g + 255) / 256); i88 += 1) {
-                bool c89 = (((acc86 != acc86) || ((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) < acc86)) || (((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) == acc86) && ((((lane + 32 * w85 + 256 * i88) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) < acc87)));
-                float nx90 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) : acc86);
-                int nx91 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) : acc87);
-                acc86 = nx90;
-                acc87 = nx91;
+            for (patc_int i90 = 0; i90 < ((g + 255) / 256); i90 += 1) {
+                bool c91 = (((acc88 != acc88) || ((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) < acc88)) || (((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) == acc88) && ((((lane + 32 * w87 + 256 * i90) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) < acc89)));
+                float nx92 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) : acc88);
+                int nx93 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? 0 : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) : acc89);
+                acc88 = nx92;
+                acc89 = nx93;
             }
-            float sh92 = __shfl_down_sync(0xffffffffu, acc86, 16);
-            int sh93 = __shfl_down_sync(0xffffffffu, acc87, 16);
-            bool c94 = (((acc86 != acc86) || (sh92 < acc86)) || ((sh92 == acc86) && (sh93 < acc87)));
-            float r95 = (c94 ? sh92 : acc86);
-            int r96 = (c94 ? sh93 : acc87);
-            float sh97 = __shfl_down_sync(0xffffffffu, r95, 8);
-            int sh98 = __shfl_down_sync(0xffffffffu, r96, 8);
-            bool c99 = (((r95 != r95) || (sh97 < r95)) || ((sh97 == r95) && (sh98 < r96)));
-            float r100 = (c99 ? sh97 : r95);
-            int r101 = (c99 ? sh98 : r96);
-            float sh102 = __shfl_down_sync(0xffffffffu, r100, 4);
-            int sh103 = __shfl_down_sync(0xffffffffu, r101, 4);
-            bool c104 = (((r100 != r100) || (sh102 < r100)) || ((sh102 == r100) && (sh103 < r101)));
-            float r105 = (c104 ? sh102 : r100);
-            int r106 = (c104 ? sh103 : r101);
-            float sh107 = __shfl_down_sync(0xffffffffu, r105, 2);
-            int sh108 = __shfl_down_sync(0xffffffffu, r106, 2);
-            bool c109 = (((r105 != r105) || (sh107 < r105)) || ((sh107 == r105) && (sh108 < r106)));
-            float r110 = (c109 ? sh107 : r105);
-            int r111 = (c109 ? sh108 : r106);
-            float sh112 = __shfl_down_sync(0xffffffffu, r110, 1);
-            int sh113 = __shfl_down_sync(0xffffffffu, r111, 1);
-            bool c114 = (((r110 != r110) || (sh112 < r110)) || ((sh112 == r110) && (sh113 < r111)));
-            float r115 = (c114 ? sh112 : r110);
-            int r116 = (c114 ? sh113 : r111);
+            float sh94 = __shfl_down_sync(0xffffffffu, acc88, 16);
+            int sh95 = __shfl_down_sync(0xffffffffu, acc89, 16);
+            bool c96 = (((acc88 != acc88) || (sh94 < acc88)) || ((sh94 == acc88) && (sh95 < acc89)));
+            float r97 = (c96 ? sh94 : acc88);
+            int r98 = (c96 ? sh95 : acc89);
+            float sh99 = __shfl_down_sync(0xffffffffu, r97, 8);
+            int sh100 = __shfl_down_sync(0xffffffffu, r98, 8);
+            bool c101 = (((r97 != r97) || (sh99 < r97)) || ((sh99 == r97) && (sh100 < r98)));
+            float r102 = (c101 ? sh99 : r97);
+            int r103 = (c101 ? sh100 : r98);
+            float sh104 = __shfl_down_sync(0xffffffffu, r102, 4);
+            int sh105 = __shfl_down_sync(0xffffffffu, r103, 4);
+            bool c106 = (((r102 != r102) || (sh104 < r102)) || ((sh104 == r102) && (sh105 < r103)));
+            float r107 = (c106 ? sh104 : r102);
+            int r108 = (c106 ? sh105 : r103);
+            float sh109 = __shfl_down_sync(0xffffffffu, r107, 2);
+            int sh110 = __shfl_down_sync(0xffffffffu, r108, 2);
+            bool c111 = (((r107 != r107) || (sh109 < r107)) || ((sh109 == r107) && (sh110 < r108)));
+            float r112 = (c111 ? sh109 : r107);
+            int r113 = (c111 ? sh110 : r108);
+            float sh114 = __shfl_down_sync(0xffffffffu, r112, 1);
+            int sh115 = __shfl_down_sync(0xffffffffu, r113, 1);
+            bool c116 = (((r112 != r112) || (sh114 < r112)) || ((sh114 == r112) && (sh115 < r113)));
+            float r117 = (c116 ? sh114 : r112);
+            int r118 = (c116 ? sh115 : r113);
             if ((lane < 1)) {
-                s83[(lane + w85)] = r115;
-                s84[(lane + w85)] = r116;
+                s85[(lane + w87)] = r117;
+                s86[(lane + w87)] = r118;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w117 = warp;
-            float r118 = (((lane + 32 * w117) >= 8) ? (__int_as_float(0x7fc00000)) : s83[(lane + 32 * w117)]);
-            int r119 = (((lane + 32 * w117) >= 8) ? 0 : s84[(lane + 32 * w117)]);
-            float sh120 = __shfl_down_sync(0xffffffffu, r118, 16);
-            int sh121 = __shfl_down_sync(0xffffffffu, r119, 16);
-            bool c122 = (((r118 != r118) || (sh120 < r118)) || ((sh120 == r118) && (sh121 < r119)));
-            float r123 = (c122 ? sh120 : r118);
-            int r124 = (c122 ? sh121 : r119);
-            float sh125 = __shfl_down_sync(0xffffffffu, r123, 8);
-            int sh126 = __shfl_down_sync(0xffffffffu, r124, 8);
-            bool c127 = (((r123 != r123) || (sh125 < r123)) || ((sh125 == r123) && (sh126 < r124)));
-            float r128 = (c127 ? sh125 : r123);
-            int r129 = (c127 ? sh126 : r124);
-            float sh130 = __shfl_down_sync(0xffffffffu, r128, 4);
-            int sh131 = __shfl_down_sync(0xffffffffu, r129, 4);
-            bool c132 = (((r128 != r128) || (sh130 < r128)) || ((sh130 == r128) && (sh131 < r129)));
-            float r133 = (c132 ? sh130 : r128);
-            int r134 = (c132 ? sh131 : r129);
-            float sh135 = __shfl_down_sync(0xffffffffu, r133, 2);
-            int sh136 = __shfl_down_sync(0xffffffffu, r134, 2);
-            bool c137 = (((r133 != r133) || (sh135 < r133)) || ((sh135 == r133) && (sh136 < r134)));
-            float r138 = (c137 ? sh135 : r133);
-            int r139 = (c137 ? sh136 : r134);
-            float sh140 = __shfl_down_sync(0xffffffffu, r138, 1);
-            int sh141 = __shfl_down_sync(0xffffffffu, r139, 1);
-            bool c142 = (((r138 != r138) || (sh140 < r138)) || ((sh140 == r138) && (sh141 < r139)));
-            float r143 = (c142 ? sh140 : r138);
-            int r144 = (c142 ? sh141 : r139);
+            const patc_int w119 = warp;
+            float r120 = (((lane + 32 * w119) >= 8) ? (__int_as_float(0x7fc00000)) : s85[(lane + 32 * w119)]);
+            int r121 = (((lane + 32 * w119) >= 8) ? 0 : s86[(lane + 32 * w119)]);
+            float sh122 = __shfl_down_sync(0xffffffffu, r120, 16);
+            int sh123 = __shfl_down_sync(0xffffffffu, r121, 16);
+            bool c124 = (((r120 != r120) || (sh122 < r120)) || ((sh122 == r120) && (sh123 < r121)));
+            float r125 = (c124 ? sh122 : r120);
+            int r126 = (c124 ? sh123 : r121);
+            float sh127 = __shfl_down_sync(0xffffffffu, r125, 8);
+            int sh128 = __shfl_down_sync(0xffffffffu, r126, 8);
+            bool c129 = (((r125 != r125) || (sh127 < r125)) || ((sh127 == r125) && (sh128 < r126)));
+            float r130 = (c129 ? sh127 : r125);
+            int r131 = (c129 ? sh128 : r126);
+            float sh132 = __shfl_down_sync(0xffffffffu, r130, 4);
+            int sh133 = __shfl_down_sync(0xffffffffu, r131, 4);
+            bool c134 = (((r130 != r130) || (sh132 < r130)) || ((sh132 == r130) && (sh133 < r131)));
+            float r135 = (c134 ? sh132 : r130);
+            int r136 = (c134 ? sh133 : r131);
+            float sh137 = __shfl_down_sync(0xffffffffu, r135, 2);
+            int sh138 = __shfl_down_sync(0xffffffffu, r136, 2);
+            bool c139 = (((r135 != r135) || (sh137 < r135)) || ((sh137 == r135) && (sh138 < r136)));
+            float r140 = (c139 ? sh137 : r135);
+            int r141 = (c139 ? sh138 : r136);
+            float sh142 = __shfl_down_sync(0xffffffffu, r140, 1);
+            int sh143 = __shfl_down_sync(0xffffffffu, r141, 1);
+            bool c144 = (((r140 != r140) || (sh142 < r140)) || ((sh142 == r140) && (sh143 < r141)));
+            float r145 = (c144 ? sh142 : r140);
+            int r146 = (c144 ? sh143 : r141);
             if ((lane < 1)) {
-                out0[(lane + w117)] = r143;
-                out1[(lane + w117)] = r144;
+                out0[(lane + w119)] = r145;
+                out1[(lane + w119)] = r146;
             }
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket2 = 0u;
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket2[0] = 0u;
+        }
     }
 }
 
@@ -767,18 +776,18 @@ extern "C" __global__ void __launch_bounds__(256) argminF32OneBlock(float *__res
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   192 bytes
+ *   shared memory:   208 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) argmaxF32I64(float *__restrict__ out0, long long *__restrict__ out1, const float *__restrict__ xs, float *__restrict__ partial0, long long *__restrict__ partial1, unsigned int *__restrict__ ticket2, patc_int n, patc_int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s4 = (float *)(patc_smem + 0);
     long long *s5 = (long long *)(patc_smem + 32);
-    float *s83 = (float *)(patc_smem + 96);
-    long long *s84 = (long long *)(patc_smem + 128);
+    bool *last83 = (bool *)(patc_smem + 96);
+    float *s85 = (float *)(patc_smem + 112);
+    long long *s86 = (long long *)(patc_smem + 144);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -904,91 +913,95 @@ extern "C" __global__ void __launch_bounds__(256) argmaxF32I64(float *__restrict
         }
     }
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        unsigned int patc_ticket = 0u;
-        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket2) : "memory");
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket84 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket84 = patc_atom_add_acq_rel(&ticket2[0], 1u);
+        }
+        last83[0] = (ticket84 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (patc_last) {
+    if (last83[0]) {
         {
-            const patc_int w85 = warp;
-            float acc86 = (__int_as_float(0x7fc00000));
-            long long acc87 = ((long long)0);
+            const patc_int w87 = warp;
+            float acc88 = (__int_as_float(0x7fc00000));
+            long long acc89 = ((long long)0);
             #pragma unroll 4
-            for (patc_int i88 = 0; i88 < ((g + 255) / 256); i88 += 1) {
-                bool c89 = (((acc86 != acc86) || ((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) > acc86)) || (((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) == acc86) && ((((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) < acc87)));
-                float nx90 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) : acc86);
-                long long nx91 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) : acc87);
-                acc86 = nx90;
-                acc87 = nx91;
+            for (patc_int i90 = 0; i90 < ((g + 255) / 256); i90 += 1) {
+                bool c91 = (((acc88 != acc88) || ((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) > acc88)) || (((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) == acc88) && ((((lane + 32 * w87 + 256 * i90) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) < acc89)));
+                float nx92 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) : acc88);
+                long long nx93 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) : acc89);
+                acc88 = nx92;
+                acc89 = nx93;
             }
-            float sh92 = __shfl_down_sync(0xffffffffu, acc86, 16);
-            long long sh93 = __shfl_down_sync(0xffffffffu, acc87, 16);
-            bool c94 = (((acc86 != acc86) || (sh92 > acc86)) || ((sh92 == acc86) && (sh93 < acc87)));
-            float r95 = (c94 ? sh92 : acc86);
-            long long r96 = (c94 ? sh93 : acc87);
-            float sh97 = __shfl_down_sync(0xffffffffu, r95, 8);
-            long long sh98 = __shfl_down_sync(0xffffffffu, r96, 8);
-            bool c99 = (((r95 != r95) || (sh97 > r95)) || ((sh97 == r95) && (sh98 < r96)));
-            float r100 = (c99 ? sh97 : r95);
-            long long r101 = (c99 ? sh98 : r96);
-            float sh102 = __shfl_down_sync(0xffffffffu, r100, 4);
-            long long sh103 = __shfl_down_sync(0xffffffffu, r101, 4);
-            bool c104 = (((r100 != r100) || (sh102 > r100)) || ((sh102 == r100) && (sh103 < r101)));
-            float r105 = (c104 ? sh102 : r100);
-            long long r106 = (c104 ? sh103 : r101);
-            float sh107 = __shfl_down_sync(0xffffffffu, r105, 2);
-            long long sh108 = __shfl_down_sync(0xffffffffu, r106, 2);
-            bool c109 = (((r105 != r105) || (sh107 > r105)) || ((sh107 == r105) && (sh108 < r106)));
-            float r110 = (c109 ? sh107 : r105);
-            long long r111 = (c109 ? sh108 : r106);
-            float sh112 = __shfl_down_sync(0xffffffffu, r110, 1);
-            long long sh113 = __shfl_down_sync(0xffffffffu, r111, 1);
-            bool c114 = (((r110 != r110) || (sh112 > r110)) || ((sh112 == r110) && (sh113 < r111)));
-            float r115 = (c114 ? sh112 : r110);
-            long long r116 = (c114 ? sh113 : r111);
+            float sh94 = __shfl_down_sync(0xffffffffu, acc88, 16);
+            long long sh95 = __shfl_down_sync(0xffffffffu, acc89, 16);
+            bool c96 = (((acc88 != acc88) || (sh94 > acc88)) || ((sh94 == acc88) && (sh95 < acc89)));
+            float r97 = (c96 ? sh94 : acc88);
+            long long r98 = (c96 ? sh95 : acc89);
+            float sh99 = __shfl_down_sync(0xffffffffu, r97, 8);
+            long long sh100 = __shfl_down_sync(0xffffffffu, r98, 8);
+            bool c101 = (((r97 != r97) || (sh99 > r97)) || ((sh99 == r97) && (sh100 < r98)));
+            float r102 = (c101 ? sh99 : r97);
+            long long r103 = (c101 ? sh100 : r98);
+            float sh104 = __shfl_down_sync(0xffffffffu, r102, 4);
+            long long sh105 = __shfl_down_sync(0xffffffffu, r103, 4);
+            bool c106 = (((r102 != r102) || (sh104 > r102)) || ((sh104 == r102) && (sh105 < r103)));
+            float r107 = (c106 ? sh104 : r102);
+            long long r108 = (c106 ? sh105 : r103);
+            float sh109 = __shfl_down_sync(0xffffffffu, r107, 2);
+            long long sh110 = __shfl_down_sync(0xffffffffu, r108, 2);
+            bool c111 = (((r107 != r107) || (sh109 > r107)) || ((sh109 == r107) && (sh110 < r108)));
+            float r112 = (c111 ? sh109 : r107);
+            long long r113 = (c111 ? sh110 : r108);
+            float sh114 = __shfl_down_sync(0xffffffffu, r112, 1);
+            long long sh115 = __shfl_down_sync(0xffffffffu, r113, 1);
+            bool c116 = (((r112 != r112) || (sh114 > r112)) || ((sh114 == r112) && (sh115 < r113)));
+            float r117 = (c116 ? sh114 : r112);
+            long long r118 = (c116 ? sh115 : r113);
             if ((lane < 1)) {
-                s83[(lane + w85)] = r115;
-                s84[(lane + w85)] = r116;
+                s85[(lane + w87)] = r117;
+                s86[(lane + w87)] = r118;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w117 = warp;
-            float r118 = (((lane + 32 * w117) >= 8) ? (__int_as_float(0x7fc00000)) : s83[(lane + 32 * w117)]);
-            long long r119 = (((lane + 32 * w117) >= 8) ? ((long long)0) : s84[(lane + 32 * w117)]);
-            float sh120 = __shfl_down_sync(0xffffffffu, r118, 16);
-            long long sh121 = __shfl_down_sync(0xffffffffu, r119, 16);
-            bool c122 = (((r118 != r118) || (sh120 > r118)) || ((sh120 == r118) && (sh121 < r119)));
-            float r123 = (c122 ? sh120 : r118);
-            long long r124 = (c122 ? sh121 : r119);
-            float sh125 = __shfl_down_sync(0xffffffffu, r123, 8);
-            long long sh126 = __shfl_down_sync(0xffffffffu, r124, 8);
-            bool c127 = (((r123 != r123) || (sh125 > r123)) || ((sh125 == r123) && (sh126 < r124)));
-            float r128 = (c127 ? sh125 : r123);
-            long long r129 = (c127 ? sh126 : r124);
-            float sh130 = __shfl_down_sync(0xffffffffu, r128, 4);
-            long long sh131 = __shfl_down_sync(0xffffffffu, r129, 4);
-            bool c132 = (((r128 != r128) || (sh130 > r128)) || ((sh130 == r128) && (sh131 < r129)));
-            float r133 = (c132 ? sh130 : r128);
-            long long r134 = (c132 ? sh131 : r129);
-            float sh135 = __shfl_down_sync(0xffffffffu, r133, 2);
-            long long sh136 = __shfl_down_sync(0xffffffffu, r134, 2);
-            bool c137 = (((r133 != r133) || (sh135 > r133)) || ((sh135 == r133) && (sh136 < r134)));
-            float r138 = (c137 ? sh135 : r133);
-            long long r139 = (c137 ? sh136 : r134);
-            float sh140 = __shfl_down_sync(0xffffffffu, r138, 1);
-            long long sh141 = __shfl_down_sync(0xffffffffu, r139, 1);
-            bool c142 = (((r138 != r138) || (sh140 > r138)) || ((sh140 == r138) && (sh141 < r139)));
-            float r143 = (c142 ? sh140 : r138);
-            long long r144 = (c142 ? sh141 : r139);
+            const patc_int w119 = warp;
+            float r120 = (((lane + 32 * w119) >= 8) ? (__int_as_float(0x7fc00000)) : s85[(lane + 32 * w119)]);
+            long long r121 = (((lane + 32 * w119) >= 8) ? ((long long)0) : s86[(lane + 32 * w119)]);
+            float sh122 = __shfl_down_sync(0xffffffffu, r120, 16);
+            long long sh123 = __shfl_down_sync(0xffffffffu, r121, 16);
+            bool c124 = (((r120 != r120) || (sh122 > r120)) || ((sh122 == r120) && (sh123 < r121)));
+            float r125 = (c124 ? sh122 : r120);
+            long long r126 = (c124 ? sh123 : r121);
+            float sh127 = __shfl_down_sync(0xffffffffu, r125, 8);
+            long long sh128 = __shfl_down_sync(0xffffffffu, r126, 8);
+            bool c129 = (((r125 != r125) || (sh127 > r125)) || ((sh127 == r125) && (sh128 < r126)));
+            float r130 = (c129 ? sh127 : r125);
+            long long r131 = (c129 ? sh128 : r126);
+            float sh132 = __shfl_down_sync(0xffffffffu, r130, 4);
+            long long sh133 = __shfl_down_sync(0xffffffffu, r131, 4);
+            bool c134 = (((r130 != r130) || (sh132 > r130)) || ((sh132 == r130) && (sh133 < r131)));
+            float r135 = (c134 ? sh132 : r130);
+            long long r136 = (c134 ? sh133 : r131);
+            float sh137 = __shfl_down_sync(0xffffffffu, r135, 2);
+            long long sh138 = __shfl_down_sync(0xffffffffu, r136, 2);
+            bool c139 = (((r135 != r135) || (sh137 > r135)) || ((sh137 == r135) && (sh138 < r136)));
+            float r140 = (c139 ? sh137 : r135);
+            long long r141 = (c139 ? sh138 : r136);
+            float sh142 = __shfl_down_sync(0xffffffffu, r140, 1);
+            long long sh143 = __shfl_down_sync(0xffffffffu, r141, 1);
+            bool c144 = (((r140 != r140) || (sh142 > r140)) || ((sh142 == r140) && (sh143 < r141)));
+            float r145 = (c144 ? sh142 : r140);
+            long long r146 = (c144 ? sh143 : r141);
             if ((lane < 1)) {
-                out0[(lane + w117)] = r143;
-                out1[(lane + w117)] = r144;
+                out0[(lane + w119)] = r145;
+                out1[(lane + w119)] = r146;
             }
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket2 = 0u;
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket2[0] = 0u;
+        }
     }
 }
 
@@ -1001,18 +1014,18 @@ extern "C" __global__ void __launch_bounds__(256) argmaxF32I64(float *__restrict
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   192 bytes
+ *   shared memory:   208 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4740)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) argminF32I64(float *__restrict__ out0, long long *__restrict__ out1, const float *__restrict__ xs, float *__restrict__ partial0, long long *__restrict__ partial1, unsigned int *__restrict__ ticket2, patc_int n, patc_int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
     float *s4 = (float *)(patc_smem + 0);
     long long *s5 = (long long *)(patc_smem + 32);
-    float *s83 = (float *)(patc_smem + 96);
-    long long *s84 = (long long *)(patc_smem + 128);
+    bool *last83 = (bool *)(patc_smem + 96);
+    float *s85 = (float *)(patc_smem + 112);
+    long long *s86 = (long long *)(patc_smem + 144);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     {
@@ -1138,90 +1151,94 @@ extern "C" __global__ void __launch_bounds__(256) argminF32I64(float *__restrict
         }
     }
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        unsigned int patc_ticket = 0u;
-        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket2) : "memory");
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket84 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket84 = patc_atom_add_acq_rel(&ticket2[0], 1u);
+        }
+        last83[0] = (ticket84 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (patc_last) {
+    if (last83[0]) {
         {
-            const patc_int w85 = warp;
-            float acc86 = (__int_as_float(0x7fc00000));
-            long long acc87 = ((long long)0);
+            const patc_int w87 = warp;
+            float acc88 = (__int_as_float(0x7fc00000));
+            long long acc89 = ((long long)0);
             #pragma unroll 4
-            for (patc_int i88 = 0; i88 < ((g + 255) / 256); i88 += 1) {
-                bool c89 = (((acc86 != acc86) || ((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) < acc86)) || (((((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) == acc86) && ((((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) < acc87)));
-                float nx90 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w85 + 256 * i88)])) : acc86);
-                long long nx91 = (c89 ? (((lane + 32 * w85 + 256 * i88) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w85 + 256 * i88)])) : acc87);
-                acc86 = nx90;
-                acc87 = nx91;
+            for (patc_int i90 = 0; i90 < ((g + 255) / 256); i90 += 1) {
+                bool c91 = (((acc88 != acc88) || ((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) < acc88)) || (((((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) == acc88) && ((((lane + 32 * w87 + 256 * i90) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) < acc89)));
+                float nx92 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? (__int_as_float(0x7fc00000)) : __ldcg(&partial0[(lane + 32 * w87 + 256 * i90)])) : acc88);
+                long long nx93 = (c91 ? (((lane + 32 * w87 + 256 * i90) >= g) ? ((long long)0) : __ldcg(&partial1[(lane + 32 * w87 + 256 * i90)])) : acc89);
+                acc88 = nx92;
+                acc89 = nx93;
             }
-            float sh92 = __shfl_down_sync(0xffffffffu, acc86, 16);
-            long long sh93 = __shfl_down_sync(0xffffffffu, acc87, 16);
-            bool c94 = (((acc86 != acc86) || (sh92 < acc86)) || ((sh92 == acc86) && (sh93 < acc87)));
-            float r95 = (c94 ? sh92 : acc86);
-            long long r96 = (c94 ? sh93 : acc87);
-            float sh97 = __shfl_down_sync(0xffffffffu, r95, 8);
-            long long sh98 = __shfl_down_sync(0xffffffffu, r96, 8);
-            bool c99 = (((r95 != r95) || (sh97 < r95)) || ((sh97 == r95) && (sh98 < r96)));
-            float r100 = (c99 ? sh97 : r95);
-            long long r101 = (c99 ? sh98 : r96);
-            float sh102 = __shfl_down_sync(0xffffffffu, r100, 4);
-            long long sh103 = __shfl_down_sync(0xffffffffu, r101, 4);
-            bool c104 = (((r100 != r100) || (sh102 < r100)) || ((sh102 == r100) && (sh103 < r101)));
-            float r105 = (c104 ? sh102 : r100);
-            long long r106 = (c104 ? sh103 : r101);
-            float sh107 = __shfl_down_sync(0xffffffffu, r105, 2);
-            long long sh108 = __shfl_down_sync(0xffffffffu, r106, 2);
-            bool c109 = (((r105 != r105) || (sh107 < r105)) || ((sh107 == r105) && (sh108 < r106)));
-            float r110 = (c109 ? sh107 : r105);
-            long long r111 = (c109 ? sh108 : r106);
-            float sh112 = __shfl_down_sync(0xffffffffu, r110, 1);
-            long long sh113 = __shfl_down_sync(0xffffffffu, r111, 1);
-            bool c114 = (((r110 != r110) || (sh112 < r110)) || ((sh112 == r110) && (sh113 < r111)));
-            float r115 = (c114 ? sh112 : r110);
-            long long r116 = (c114 ? sh113 : r111);
+            float sh94 = __shfl_down_sync(0xffffffffu, acc88, 16);
+            long long sh95 = __shfl_down_sync(0xffffffffu, acc89, 16);
+            bool c96 = (((acc88 != acc88) || (sh94 < acc88)) || ((sh94 == acc88) && (sh95 < acc89)));
+            float r97 = (c96 ? sh94 : acc88);
+            long long r98 = (c96 ? sh95 : acc89);
+            float sh99 = __shfl_down_sync(0xffffffffu, r97, 8);
+            long long sh100 = __shfl_down_sync(0xffffffffu, r98, 8);
+            bool c101 = (((r97 != r97) || (sh99 < r97)) || ((sh99 == r97) && (sh100 < r98)));
+            float r102 = (c101 ? sh99 : r97);
+            long long r103 = (c101 ? sh100 : r98);
+            float sh104 = __shfl_down_sync(0xffffffffu, r102, 4);
+            long long sh105 = __shfl_down_sync(0xffffffffu, r103, 4);
+            bool c106 = (((r102 != r102) || (sh104 < r102)) || ((sh104 == r102) && (sh105 < r103)));
+            float r107 = (c106 ? sh104 : r102);
+            long long r108 = (c106 ? sh105 : r103);
+            float sh109 = __shfl_down_sync(0xffffffffu, r107, 2);
+            long long sh110 = __shfl_down_sync(0xffffffffu, r108, 2);
+            bool c111 = (((r107 != r107) || (sh109 < r107)) || ((sh109 == r107) && (sh110 < r108)));
+            float r112 = (c111 ? sh109 : r107);
+            long long r113 = (c111 ? sh110 : r108);
+            float sh114 = __shfl_down_sync(0xffffffffu, r112, 1);
+            long long sh115 = __shfl_down_sync(0xffffffffu, r113, 1);
+            bool c116 = (((r112 != r112) || (sh114 < r112)) || ((sh114 == r112) && (sh115 < r113)));
+            float r117 = (c116 ? sh114 : r112);
+            long long r118 = (c116 ? sh115 : r113);
             if ((lane < 1)) {
-                s83[(lane + w85)] = r115;
-                s84[(lane + w85)] = r116;
+                s85[(lane + w87)] = r117;
+                s86[(lane + w87)] = r118;
             }
         }
         __syncthreads();
         if (warp < 1) {
-            const patc_int w117 = warp;
-            float r118 = (((lane + 32 * w117) >= 8) ? (__int_as_float(0x7fc00000)) : s83[(lane + 32 * w117)]);
-            long long r119 = (((lane + 32 * w117) >= 8) ? ((long long)0) : s84[(lane + 32 * w117)]);
-            float sh120 = __shfl_down_sync(0xffffffffu, r118, 16);
-            long long sh121 = __shfl_down_sync(0xffffffffu, r119, 16);
-            bool c122 = (((r118 != r118) || (sh120 < r118)) || ((sh120 == r118) && (sh121 < r119)));
-            float r123 = (c122 ? sh120 : r118);
-            long long r124 = (c122 ? sh121 : r119);
-            float sh125 = __shfl_down_sync(0xffffffffu, r123, 8);
-            long long sh126 = __shfl_down_sync(0xffffffffu, r124, 8);
-            bool c127 = (((r123 != r123) || (sh125 < r123)) || ((sh125 == r123) && (sh126 < r124)));
-            float r128 = (c127 ? sh125 : r123);
-            long long r129 = (c127 ? sh126 : r124);
-            float sh130 = __shfl_down_sync(0xffffffffu, r128, 4);
-            long long sh131 = __shfl_down_sync(0xffffffffu, r129, 4);
-            bool c132 = (((r128 != r128) || (sh130 < r128)) || ((sh130 == r128) && (sh131 < r129)));
-            float r133 = (c132 ? sh130 : r128);
-            long long r134 = (c132 ? sh131 : r129);
-            float sh135 = __shfl_down_sync(0xffffffffu, r133, 2);
-            long long sh136 = __shfl_down_sync(0xffffffffu, r134, 2);
-            bool c137 = (((r133 != r133) || (sh135 < r133)) || ((sh135 == r133) && (sh136 < r134)));
-            float r138 = (c137 ? sh135 : r133);
-            long long r139 = (c137 ? sh136 : r134);
-            float sh140 = __shfl_down_sync(0xffffffffu, r138, 1);
-            long long sh141 = __shfl_down_sync(0xffffffffu, r139, 1);
-            bool c142 = (((r138 != r138) || (sh140 < r138)) || ((sh140 == r138) && (sh141 < r139)));
-            float r143 = (c142 ? sh140 : r138);
-            long long r144 = (c142 ? sh141 : r139);
+            const patc_int w119 = warp;
+            float r120 = (((lane + 32 * w119) >= 8) ? (__int_as_float(0x7fc00000)) : s85[(lane + 32 * w119)]);
+            long long r121 = (((lane + 32 * w119) >= 8) ? ((long long)0) : s86[(lane + 32 * w119)]);
+            float sh122 = __shfl_down_sync(0xffffffffu, r120, 16);
+            long long sh123 = __shfl_down_sync(0xffffffffu, r121, 16);
+            bool c124 = (((r120 != r120) || (sh122 < r120)) || ((sh122 == r120) && (sh123 < r121)));
+            float r125 = (c124 ? sh122 : r120);
+            long long r126 = (c124 ? sh123 : r121);
+            float sh127 = __shfl_down_sync(0xffffffffu, r125, 8);
+            long long sh128 = __shfl_down_sync(0xffffffffu, r126, 8);
+            bool c129 = (((r125 != r125) || (sh127 < r125)) || ((sh127 == r125) && (sh128 < r126)));
+            float r130 = (c129 ? sh127 : r125);
+            long long r131 = (c129 ? sh128 : r126);
+            float sh132 = __shfl_down_sync(0xffffffffu, r130, 4);
+            long long sh133 = __shfl_down_sync(0xffffffffu, r131, 4);
+            bool c134 = (((r130 != r130) || (sh132 < r130)) || ((sh132 == r130) && (sh133 < r131)));
+            float r135 = (c134 ? sh132 : r130);
+            long long r136 = (c134 ? sh133 : r131);
+            float sh137 = __shfl_down_sync(0xffffffffu, r135, 2);
+            long long sh138 = __shfl_down_sync(0xffffffffu, r136, 2);
+            bool c139 = (((r135 != r135) || (sh137 < r135)) || ((sh137 == r135) && (sh138 < r136)));
+            float r140 = (c139 ? sh137 : r135);
+            long long r141 = (c139 ? sh138 : r136);
+            float sh142 = __shfl_down_sync(0xffffffffu, r140, 1);
+            long long sh143 = __shfl_down_sync(0xffffffffu, r141, 1);
+            bool c144 = (((r140 != r140) || (sh142 < r140)) || ((sh142 == r140) && (sh143 < r141)));
+            float r145 = (c144 ? sh142 : r140);
+            long long r146 = (c144 ? sh143 : r141);
             if ((lane < 1)) {
-                out0[(lane + w117)] = r143;
-                out1[(lane + w117)] = r144;
+                out0[(lane + w119)] = r145;
+                out1[(lane + w119)] = r146;
             }
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket2 = 0u;
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket2[0] = 0u;
+        }
     }
 }

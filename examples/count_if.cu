@@ -22,7 +22,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   256 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 1022) / 1024 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 1024 * g * (n / (1024 * g)) + 1023, n / (1024 * g) + 3))) < 2^31), else long long
+ *                    for a launch where max((g + 1022) / 1024 + 2, max(n / (1024 * g) + 3, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 1024 * g * (n / (1024 * g)) + 1023))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) countIf(int *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -95,7 +95,7 @@ extern "C" __global__ void __launch_bounds__(1024) countIf(int *__restrict__ out
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w29 = warp;
             int acc30 = 0;
@@ -136,6 +136,8 @@ extern "C" __global__ void __launch_bounds__(1024) countIf(int *__restrict__ out
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 1024) patc_poke(&partial0[patc_i], 0ull);
+        for (patc_int r54 = 0; ((((patc_int)blockDim.x) * r54 + ((patc_int)threadIdx.x)) < g); r54 += 1) {
+            patc_poke(&partial0[(((patc_int)blockDim.x) * r54 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }

@@ -18,28 +18,31 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, 2048 * ((n + 2046) / 2048) + 4640) < 2^31), else long long
+ *                    for a launch where max(8720, max(2048 * ((n + 2046) / 2048) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw36 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd37 = atomicAdd(&lbctr34[0], 1ull);
+        if ((((unsigned int)lbd37) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr34[0] = (((lbd37 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw36[0] = lbd37;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile38 = ((unsigned int)lbdraw36[0]);
+    unsigned int lbepoch39 = (((unsigned int)(lbdraw36[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile38;
         if (((2048 * b0 + 2047) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -106,92 +109,105 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
         for (patc_int i29 = 0; i29 < 4; i29 += 1) {
             acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
-                    }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex40 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc28))));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc28))));
+                }
+                for (patc_int lbr41 = 0; ; lbr41 += 1) {
+                    unsigned int lbst42;
+                    unsigned int lbv43;
+                    for (;;) {
+                        unsigned long long lbsw44 = (((lane + 32 * lbr41) < b0) ? patc_peek(&lbstate33[(-lane + b0 - 32 * lbr41 - 1)]) : 0ull);
+                        unsigned int lbhi45 = ((unsigned int)(lbsw44 >> 32u));
+                        lbv43 = (((unsigned int)lbsw44));
+                        lbst42 = (((lane + 32 * lbr41) < b0) ? (((lbhi45 >> 2u) == lbepoch39) ? (lbhi45 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst42 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm46 = __ballot_sync(0xffffffffu, (lbst42 == 2u));
+                    if (((!((lane + 32 * lbr41) < b0)) || ((lbpm46 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv43 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv43, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo48 = (lbsh47 + lbv43);
+                        lbv43 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv43, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo50 = (lbsh49 + lbv43);
+                        lbv43 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv43, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo52 = (lbsh51 + lbv43);
+                        lbv43 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv43, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo54 = (lbsh53 + lbv43);
+                        lbv43 = lbo54;
+                    }
+                    unsigned int lbsh55 = __shfl_down_sync(0xffffffffu, lbv43, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo56 = (lbsh55 + lbv43);
+                        lbv43 = lbo56;
+                    }
+                    unsigned int lbw57 = __shfl_sync(0xffffffffu, lbv43, 0);
+                    unsigned int lbo58 = (lbw57 + lbex40);
+                    lbex40 = lbo58;
+                    if ((lbpm46 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo59 = (lbex40 + acc28);
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo59))));
+                }
+            }
+            if ((lane == 0)) {
+                lb30[0] = lbex40;
+            }
         }
         __syncthreads();
-        unsigned int v35 = lb30[0];
+        unsigned int v60 = lb30[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
                         {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            if (sel49) {
-                                long long ix51 = ((long long)before50);
-                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            if (sel74) {
+                                long long ix76 = ((long long)before75);
+                                out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
                             }
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -199,32 +215,32 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
             }
         } else {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            if (sel49) {
-                                long long ix51 = ((long long)before50);
-                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
+                        if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) < n)) {
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            if (sel74) {
+                                long long ix76 = ((long long)before75);
+                                out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
                             }
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -243,28 +259,31 @@ extern "C" __global__ void __launch_bounds__(128) filterGtF32(unsigned int *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, 2048 * ((n + 2046) / 2048) + 4640) < 2^31), else long long
+ *                    for a launch where max(8720, max(2048 * ((n + 2046) / 2048) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw36 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd37 = atomicAdd(&lbctr34[0], 1ull);
+        if ((((unsigned int)lbd37) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr34[0] = (((lbd37 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw36[0] = lbd37;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile38 = ((unsigned int)lbdraw36[0]);
+    unsigned int lbepoch39 = (((unsigned int)(lbdraw36[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile38;
         if (((2048 * b0 + 2047) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -331,92 +350,105 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
         for (patc_int i29 = 0; i29 < 4; i29 += 1) {
             acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
-                    }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex40 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc28))));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc28))));
+                }
+                for (patc_int lbr41 = 0; ; lbr41 += 1) {
+                    unsigned int lbst42;
+                    unsigned int lbv43;
+                    for (;;) {
+                        unsigned long long lbsw44 = (((lane + 32 * lbr41) < b0) ? patc_peek(&lbstate33[(-lane + b0 - 32 * lbr41 - 1)]) : 0ull);
+                        unsigned int lbhi45 = ((unsigned int)(lbsw44 >> 32u));
+                        lbv43 = (((unsigned int)lbsw44));
+                        lbst42 = (((lane + 32 * lbr41) < b0) ? (((lbhi45 >> 2u) == lbepoch39) ? (lbhi45 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst42 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm46 = __ballot_sync(0xffffffffu, (lbst42 == 2u));
+                    if (((!((lane + 32 * lbr41) < b0)) || ((lbpm46 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv43 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv43, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo48 = (lbsh47 + lbv43);
+                        lbv43 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv43, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo50 = (lbsh49 + lbv43);
+                        lbv43 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv43, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo52 = (lbsh51 + lbv43);
+                        lbv43 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv43, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo54 = (lbsh53 + lbv43);
+                        lbv43 = lbo54;
+                    }
+                    unsigned int lbsh55 = __shfl_down_sync(0xffffffffu, lbv43, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo56 = (lbsh55 + lbv43);
+                        lbv43 = lbo56;
+                    }
+                    unsigned int lbw57 = __shfl_sync(0xffffffffu, lbv43, 0);
+                    unsigned int lbo58 = (lbw57 + lbex40);
+                    lbex40 = lbo58;
+                    if ((lbpm46 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo59 = (lbex40 + acc28);
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo59))));
+                }
+            }
+            if ((lane == 0)) {
+                lb30[0] = lbex40;
+            }
         }
         __syncthreads();
-        unsigned int v35 = lb30[0];
+        unsigned int v60 = lb30[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
                         {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            if (sel49) {
-                                long long ix51 = ((long long)before50);
-                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            if (sel74) {
+                                long long ix76 = ((long long)before75);
+                                out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
                             }
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -424,32 +456,32 @@ extern "C" __global__ void __launch_bounds__(128) filterGtI32(unsigned int *__re
             }
         } else {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            if (sel49) {
-                                long long ix51 = ((long long)before50);
-                                out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
+                        if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) < n)) {
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            if (sel74) {
+                                long long ix76 = ((long long)before75);
+                                out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
                             }
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }

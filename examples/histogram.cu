@@ -5,6 +5,7 @@ typedef int patc_int;
 #else
 typedef long long patc_int;
 #endif
+static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(o) : "l"(p), "r"(v) : "memory"); return o; }
 
 /* kernel histU32
  *   data parameters: xs: n.u32 (16-byte aligned: vector loads)
@@ -14,15 +15,15 @@ typedef long long patc_int;
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   1024 bytes
+ *   shared memory:   1040 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(blockDim.x * blockDim.y * blockDim.z + 256, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3)) < 2^31), else long long
+ *                    for a launch where max(n / (4096 * g) + 3, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, 16384 * g + 4096 * g * (n / (4096 * g)) + 4095)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ bins0, unsigned int *__restrict__ ticket1, patc_int n, patc_int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
+    bool *last15 = (bool *)(patc_smem + 1024);
     {
         const patc_int b2 = blockIdx.x;
         if (threadIdx.x < 256) {
@@ -82,19 +83,23 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
         }
     }
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        unsigned int patc_ticket = 0u;
-        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket1) : "memory");
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket16 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket16 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+        }
+        last15[0] = (ticket16 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (patc_last) {
+    if (last15[0]) {
         if (threadIdx.x < 256) {
-            const patc_int t15 = threadIdx.x;
-            out[t15] = (0u + __ldcg(&bins0[t15]));
-            bins0[t15] = ((unsigned int)0);
+            const patc_int t17 = threadIdx.x;
+            out[t17] = (0u + __ldcg(&bins0[t17]));
+            bins0[t17] = ((unsigned int)0);
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket1[0] = 0u;
+        }
     }
 }
 
@@ -106,15 +111,15 @@ extern "C" __global__ void __launch_bounds__(1024) histU32(unsigned int *__restr
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
- *   shared memory:   1024 bytes
+ *   shared memory:   1040 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(blockDim.x * blockDim.y * blockDim.z + 256, max(16384 * g + 4096 * g * (n / (4096 * g)) + 4095, n / (4096 * g) + 3)) < 2^31), else long long
+ *                    for a launch where max(n / (4096 * g) + 3, max(gridDim.x * gridDim.y * gridDim.z + 1, max(gridDim.x * gridDim.y, max(blockDim.x + blockDim.y + blockDim.z, 16384 * g + 4096 * g * (n / (4096 * g)) + 4095)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restrict__ out, const float lower, const float upper, const float *__restrict__ xs, unsigned int *__restrict__ bins0, unsigned int *__restrict__ ticket1, patc_int n, patc_int g)
 {
-    __shared__ bool patc_last;
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s4 = (unsigned int *)(patc_smem + 0);
+    bool *last16 = (bool *)(patc_smem + 1024);
     float pad2 = upper;
     {
         const patc_int b3 = blockIdx.x;
@@ -175,18 +180,22 @@ extern "C" __global__ void __launch_bounds__(1024) histF32(unsigned int *__restr
         }
     }
     __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0u) {
-        unsigned int patc_ticket = 0u;
-        if (gridDim.x * gridDim.y * gridDim.z > 1u) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(patc_ticket) : "l"(ticket1) : "memory");
-        patc_last = patc_ticket == gridDim.x * gridDim.y * gridDim.z - 1u;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned int ticket17 = 0u;
+        if (((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1)) {
+            ticket17 = patc_atom_add_acq_rel(&ticket1[0], 1u);
+        }
+        last16[0] = (ticket17 == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1));
     }
     __syncthreads();
-    if (patc_last) {
+    if (last16[0]) {
         if (threadIdx.x < 256) {
-            const patc_int t16 = threadIdx.x;
-            out[t16] = (0u + __ldcg(&bins0[t16]));
-            bins0[t16] = ((unsigned int)0);
+            const patc_int t18 = threadIdx.x;
+            out[t18] = (0u + __ldcg(&bins0[t18]));
+            bins0[t18] = ((unsigned int)0);
         }
-        if (threadIdx.x + threadIdx.y + threadIdx.z == 0u && gridDim.x * gridDim.y * gridDim.z > 1u) *ticket1 = 0u;
+        if ((((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0) && ((((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z)) > 1))) {
+            ticket1[0] = 0u;
+        }
     }
 }

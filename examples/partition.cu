@@ -21,28 +21,31 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
+ *                    for a launch where max(8720, max(n + 2048 * ((n + 2046) / 2048) + 4641, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw36 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd37 = atomicAdd(&lbctr34[0], 1ull);
+        if ((((unsigned int)lbd37) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr34[0] = (((lbd37 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw36[0] = lbd37;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile38 = ((unsigned int)lbdraw36[0]);
+    unsigned int lbepoch39 = (((unsigned int)(lbdraw36[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile38;
         if (((2048 * b0 + 2047) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -109,90 +112,103 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
         for (patc_int i29 = 0; i29 < 4; i29 += 1) {
             acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
-                    }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex40 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc28))));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc28))));
+                }
+                for (patc_int lbr41 = 0; ; lbr41 += 1) {
+                    unsigned int lbst42;
+                    unsigned int lbv43;
+                    for (;;) {
+                        unsigned long long lbsw44 = (((lane + 32 * lbr41) < b0) ? patc_peek(&lbstate33[(-lane + b0 - 32 * lbr41 - 1)]) : 0ull);
+                        unsigned int lbhi45 = ((unsigned int)(lbsw44 >> 32u));
+                        lbv43 = (((unsigned int)lbsw44));
+                        lbst42 = (((lane + 32 * lbr41) < b0) ? (((lbhi45 >> 2u) == lbepoch39) ? (lbhi45 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst42 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm46 = __ballot_sync(0xffffffffu, (lbst42 == 2u));
+                    if (((!((lane + 32 * lbr41) < b0)) || ((lbpm46 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv43 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv43, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo48 = (lbsh47 + lbv43);
+                        lbv43 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv43, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo50 = (lbsh49 + lbv43);
+                        lbv43 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv43, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo52 = (lbsh51 + lbv43);
+                        lbv43 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv43, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo54 = (lbsh53 + lbv43);
+                        lbv43 = lbo54;
+                    }
+                    unsigned int lbsh55 = __shfl_down_sync(0xffffffffu, lbv43, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo56 = (lbsh55 + lbv43);
+                        lbv43 = lbo56;
+                    }
+                    unsigned int lbw57 = __shfl_sync(0xffffffffu, lbv43, 0);
+                    unsigned int lbo58 = (lbw57 + lbex40);
+                    lbex40 = lbo58;
+                    if ((lbpm46 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo59 = (lbex40 + acc28);
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo59))));
+                }
+            }
+            if ((lane == 0)) {
+                lb30[0] = lbex40;
+            }
         }
         __syncthreads();
-        unsigned int v35 = lb30[0];
+        unsigned int v60 = lb30[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
                         {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -200,30 +216,30 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
             }
         } else {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
+                        if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) < n)) {
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -242,28 +258,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtF32(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
+ *                    for a launch where max(8720, max(n + 2048 * ((n + 2046) / 2048) + 4641, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate33, unsigned long long *__restrict__ lbctr34, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    unsigned int *s6 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb30 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw36 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    unsigned int *s6 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb30 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr34, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr34 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd37 = atomicAdd(&lbctr34[0], 1ull);
+        if ((((unsigned int)lbd37) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr34[0] = (((lbd37 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw36[0] = lbd37;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile38 = ((unsigned int)lbdraw36[0]);
+    unsigned int lbepoch39 = (((unsigned int)(lbdraw36[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile38;
         if (((2048 * b0 + 2047) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -330,90 +349,103 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
         for (patc_int i29 = 0; i29 < 4; i29 += 1) {
             acc28 = (acc28 + s6[(32 * i29 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc28));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc28));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate33[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba31 = patc_o0, lbb32 = patc_v0;
-                                patc_v0 = (lba31 + lbb32);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba31 = patc_w0, lbb32 = patc_ex0;
-                        patc_ex0 = (lba31 + lbb32);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba31 = patc_ex0, lbb32 = acc28;
-                        patc_in0 = (lba31 + lbb32);
-                    }
-                    patc_poke(&lbstate33[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex40 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc28))));
                 }
             }
-            if (patc_ln == 0) lb30[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc28))));
+                }
+                for (patc_int lbr41 = 0; ; lbr41 += 1) {
+                    unsigned int lbst42;
+                    unsigned int lbv43;
+                    for (;;) {
+                        unsigned long long lbsw44 = (((lane + 32 * lbr41) < b0) ? patc_peek(&lbstate33[(-lane + b0 - 32 * lbr41 - 1)]) : 0ull);
+                        unsigned int lbhi45 = ((unsigned int)(lbsw44 >> 32u));
+                        lbv43 = (((unsigned int)lbsw44));
+                        lbst42 = (((lane + 32 * lbr41) < b0) ? (((lbhi45 >> 2u) == lbepoch39) ? (lbhi45 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst42 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm46 = __ballot_sync(0xffffffffu, (lbst42 == 2u));
+                    if (((!((lane + 32 * lbr41) < b0)) || ((lbpm46 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv43 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv43, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo48 = (lbsh47 + lbv43);
+                        lbv43 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv43, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo50 = (lbsh49 + lbv43);
+                        lbv43 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv43, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo52 = (lbsh51 + lbv43);
+                        lbv43 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv43, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo54 = (lbsh53 + lbv43);
+                        lbv43 = lbo54;
+                    }
+                    unsigned int lbsh55 = __shfl_down_sync(0xffffffffu, lbv43, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo56 = (lbsh55 + lbv43);
+                        lbv43 = lbo56;
+                    }
+                    unsigned int lbw57 = __shfl_sync(0xffffffffu, lbv43, 0);
+                    unsigned int lbo58 = (lbw57 + lbex40);
+                    lbex40 = lbo58;
+                    if ((lbpm46 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo59 = (lbex40 + acc28);
+                    patc_poke(&lbstate33[b0], ((((unsigned long long)((lbepoch39 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo59))));
+                }
+            }
+            if ((lane == 0)) {
+                lb30[0] = lbex40;
+            }
         }
         __syncthreads();
-        unsigned int v35 = lb30[0];
+        unsigned int v60 = lb30[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
                         {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -421,30 +453,30 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
             }
         } else {
             {
-                const patc_int w36 = warp;
-                unsigned int acc37 = ((unsigned int)0);
-                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
-                    unsigned int s39 = (acc37 + s6[(32 * i38 + 31)]);
-                    acc37 = ((((int)i38) < ((int)w36)) ? s39 : acc37);
+                const patc_int w61 = warp;
+                unsigned int acc62 = ((unsigned int)0);
+                for (patc_int i63 = 0; i63 < 4; i63 += 1) {
+                    unsigned int s64 = (acc62 + s6[(32 * i63 + 31)]);
+                    acc62 = ((((int)i63) < ((int)w61)) ? s64 : acc62);
                 }
-                unsigned int carry44 = (v35 + acc37);
-                for (patc_int i40 = 0; i40 < 16; i40 += 1) {
-                    bool r41 = (s1[(lane + 512 * w36 + 32 * i40)] > t);
-                    unsigned int vote42 = __ballot_sync(0xffffffffu, r41);
-                    unsigned int v43 = __popc(vote42);
-                    unsigned int pre45 = carry44;
-                    unsigned int nxt46 = (pre45 + v43);
-                    carry44 = nxt46;
+                unsigned int carry69 = (v60 + acc62);
+                for (patc_int i65 = 0; i65 < 16; i65 += 1) {
+                    bool r66 = (s1[(lane + 512 * w61 + 32 * i65)] > t);
+                    unsigned int vote67 = __ballot_sync(0xffffffffu, r66);
+                    unsigned int v68 = __popc(vote67);
+                    unsigned int pre70 = carry69;
+                    unsigned int nxt71 = (pre70 + v68);
+                    carry69 = nxt71;
                     {
-                        const patc_int l47 = lane;
-                        unsigned int v48 = ((unsigned int)l47);
-                        if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) < n)) {
-                            bool sel49 = (((vote42 >> v48) & 1u) == 1u);
-                            unsigned int before50 = (pre45 + __popc((vote42 & ((1u << v48) - 1u))));
-                            long long ix51 = ((long long)(sel49 ? before50 : (((unsigned int)(n - 2048 * b0 - 512 * w36 - 32 * i40 - l47 - 1)) + before50)));
-                            out1[ix51] = s1[(512 * w36 + 32 * i40 + l47)];
-                            if (((2048 * b0 + 512 * w36 + 32 * i40 + l47) == (n - 1))) {
-                                out0[0] = (before50 + ((unsigned int)sel49));
+                        const patc_int l72 = lane;
+                        unsigned int v73 = ((unsigned int)l72);
+                        if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) < n)) {
+                            bool sel74 = (((vote67 >> v73) & 1u) == 1u);
+                            unsigned int before75 = (pre70 + __popc((vote67 & ((1u << v73) - 1u))));
+                            long long ix76 = ((long long)(sel74 ? before75 : (((unsigned int)(n - 2048 * b0 - 512 * w61 - 32 * i65 - l72 - 1)) + before75)));
+                            out1[ix76] = s1[(512 * w61 + 32 * i65 + l72)];
+                            if (((2048 * b0 + 512 * w61 + 32 * i65 + l72) == (n - 1))) {
+                                out0[0] = (before75 + ((unsigned int)sel74));
                             }
                         }
                     }
@@ -463,28 +495,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionGtI32(unsigned int *_
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8704, n + 2048 * ((n + 2046) / 2048) + 4641) < 2^31), else long long
+ *                    for a launch where max(8720, max(n + 2048 * ((n + 2046) / 2048) + 4641, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    unsigned int *s4 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb28 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw34 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    unsigned int *s4 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb28 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd35 = atomicAdd(&lbctr32[0], 1ull);
+        if ((((unsigned int)lbd35) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr32[0] = (((lbd35 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw34[0] = lbd35;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile36 = ((unsigned int)lbdraw34[0]);
+    unsigned int lbepoch37 = (((unsigned int)(lbdraw34[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile36;
         {
             const patc_int t2 = threadIdx.x;
             for (patc_int i3 = 0; i3 < 16; i3 += 1) {
@@ -525,90 +560,103 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
         for (patc_int i27 = 0; i27 < 4; i27 += 1) {
             acc26 = (acc26 + s4[(32 * i27 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc26));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc26));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
-                            }
-                        }
-                    }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba29 = patc_ex0, lbb30 = acc26;
-                        patc_in0 = (lba29 + lbb30);
-                    }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+        if ((warp == 0)) {
+            unsigned int lbex38 = ((unsigned int)0);
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc26))));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc26))));
+                }
+                for (patc_int lbr39 = 0; ; lbr39 += 1) {
+                    unsigned int lbst40;
+                    unsigned int lbv41;
+                    for (;;) {
+                        unsigned long long lbsw42 = (((lane + 32 * lbr39) < b0) ? patc_peek(&lbstate31[(-lane + b0 - 32 * lbr39 - 1)]) : 0ull);
+                        unsigned int lbhi43 = ((unsigned int)(lbsw42 >> 32u));
+                        lbv41 = (((unsigned int)lbsw42));
+                        lbst40 = (((lane + 32 * lbr39) < b0) ? (((lbhi43 >> 2u) == lbepoch37) ? (lbhi43 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst40 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm44 = __ballot_sync(0xffffffffu, (lbst40 == 2u));
+                    if (((!((lane + 32 * lbr39) < b0)) || ((lbpm44 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv41 = ((unsigned int)0);
+                    }
+                    unsigned int lbsh45 = __shfl_down_sync(0xffffffffu, lbv41, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo46 = (lbsh45 + lbv41);
+                        lbv41 = lbo46;
+                    }
+                    unsigned int lbsh47 = __shfl_down_sync(0xffffffffu, lbv41, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo48 = (lbsh47 + lbv41);
+                        lbv41 = lbo48;
+                    }
+                    unsigned int lbsh49 = __shfl_down_sync(0xffffffffu, lbv41, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo50 = (lbsh49 + lbv41);
+                        lbv41 = lbo50;
+                    }
+                    unsigned int lbsh51 = __shfl_down_sync(0xffffffffu, lbv41, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo52 = (lbsh51 + lbv41);
+                        lbv41 = lbo52;
+                    }
+                    unsigned int lbsh53 = __shfl_down_sync(0xffffffffu, lbv41, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo54 = (lbsh53 + lbv41);
+                        lbv41 = lbo54;
+                    }
+                    unsigned int lbw55 = __shfl_sync(0xffffffffu, lbv41, 0);
+                    unsigned int lbo56 = (lbw55 + lbex38);
+                    lbex38 = lbo56;
+                    if ((lbpm44 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    unsigned int lbo57 = (lbex38 + acc26);
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo57))));
+                }
+            }
+            if ((lane == 0)) {
+                lb28[0] = lbex38;
+            }
         }
         __syncthreads();
-        unsigned int v33 = lb28[0];
+        unsigned int v58 = lb28[0];
         if (((2048 * b0 + 2047) < n)) {
             {
-                const patc_int w34 = warp;
-                unsigned int acc35 = ((unsigned int)0);
-                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                    unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                    acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+                const patc_int w59 = warp;
+                unsigned int acc60 = ((unsigned int)0);
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    unsigned int s62 = (acc60 + s4[(32 * i61 + 31)]);
+                    acc60 = ((((int)i61) < ((int)w59)) ? s62 : acc60);
                 }
-                unsigned int carry42 = (v33 + acc35);
-                for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                    bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
-                    unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                    unsigned int v41 = __popc(vote40);
-                    unsigned int pre43 = carry42;
-                    unsigned int nxt44 = (pre43 + v41);
-                    carry42 = nxt44;
+                unsigned int carry67 = (v58 + acc60);
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    bool r64 = (s1[(lane + 512 * w59 + 32 * i63)] < t);
+                    unsigned int vote65 = __ballot_sync(0xffffffffu, r64);
+                    unsigned int v66 = __popc(vote65);
+                    unsigned int pre68 = carry67;
+                    unsigned int nxt69 = (pre68 + v66);
+                    carry67 = nxt69;
                     {
-                        const patc_int l45 = lane;
-                        unsigned int v46 = ((unsigned int)l45);
+                        const patc_int l70 = lane;
+                        unsigned int v71 = ((unsigned int)l70);
                         {
-                            bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                            unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                            long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
-                            if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                                out0[0] = (before48 + ((unsigned int)sel47));
+                            bool sel72 = (((vote65 >> v71) & 1u) == 1u);
+                            unsigned int before73 = (pre68 + __popc((vote65 & ((1u << v71) - 1u))));
+                            long long ix74 = ((long long)(sel72 ? before73 : (((unsigned int)(n - 2048 * b0 - 512 * w59 - 32 * i63 - l70 - 1)) + before73)));
+                            out1[ix74] = s1[(512 * w59 + 32 * i63 + l70)];
+                            if (((2048 * b0 + 512 * w59 + 32 * i63 + l70) == (n - 1))) {
+                                out0[0] = (before73 + ((unsigned int)sel72));
                             }
                         }
                     }
@@ -616,30 +664,30 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
             }
         } else {
             {
-                const patc_int w34 = warp;
-                unsigned int acc35 = ((unsigned int)0);
-                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                    unsigned int s37 = (acc35 + s4[(32 * i36 + 31)]);
-                    acc35 = ((((int)i36) < ((int)w34)) ? s37 : acc35);
+                const patc_int w59 = warp;
+                unsigned int acc60 = ((unsigned int)0);
+                for (patc_int i61 = 0; i61 < 4; i61 += 1) {
+                    unsigned int s62 = (acc60 + s4[(32 * i61 + 31)]);
+                    acc60 = ((((int)i61) < ((int)w59)) ? s62 : acc60);
                 }
-                unsigned int carry42 = (v33 + acc35);
-                for (patc_int i38 = 0; i38 < 16; i38 += 1) {
-                    bool r39 = (s1[(lane + 512 * w34 + 32 * i38)] < t);
-                    unsigned int vote40 = __ballot_sync(0xffffffffu, r39);
-                    unsigned int v41 = __popc(vote40);
-                    unsigned int pre43 = carry42;
-                    unsigned int nxt44 = (pre43 + v41);
-                    carry42 = nxt44;
+                unsigned int carry67 = (v58 + acc60);
+                for (patc_int i63 = 0; i63 < 16; i63 += 1) {
+                    bool r64 = (s1[(lane + 512 * w59 + 32 * i63)] < t);
+                    unsigned int vote65 = __ballot_sync(0xffffffffu, r64);
+                    unsigned int v66 = __popc(vote65);
+                    unsigned int pre68 = carry67;
+                    unsigned int nxt69 = (pre68 + v66);
+                    carry67 = nxt69;
                     {
-                        const patc_int l45 = lane;
-                        unsigned int v46 = ((unsigned int)l45);
-                        if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) < n)) {
-                            bool sel47 = (((vote40 >> v46) & 1u) == 1u);
-                            unsigned int before48 = (pre43 + __popc((vote40 & ((1u << v46) - 1u))));
-                            long long ix49 = ((long long)(sel47 ? before48 : (((unsigned int)(n - 2048 * b0 - 512 * w34 - 32 * i38 - l45 - 1)) + before48)));
-                            out1[ix49] = s1[(512 * w34 + 32 * i38 + l45)];
-                            if (((2048 * b0 + 512 * w34 + 32 * i38 + l45) == (n - 1))) {
-                                out0[0] = (before48 + ((unsigned int)sel47));
+                        const patc_int l70 = lane;
+                        unsigned int v71 = ((unsigned int)l70);
+                        if (((2048 * b0 + 512 * w59 + 32 * i63 + l70) < n)) {
+                            bool sel72 = (((vote65 >> v71) & 1u) == 1u);
+                            unsigned int before73 = (pre68 + __popc((vote65 & ((1u << v71) - 1u))));
+                            long long ix74 = ((long long)(sel72 ? before73 : (((unsigned int)(n - 2048 * b0 - 512 * w59 - 32 * i63 - l70 - 1)) + before73)));
+                            out1[ix74] = s1[(512 * w59 + 32 * i63 + l70)];
+                            if (((2048 * b0 + 512 * w59 + 32 * i63 + l70) == (n - 1))) {
+                                out0[0] = (before73 + ((unsigned int)sel72));
                             }
                         }
                     }
@@ -656,15 +704,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionLtF32(unsigned int *_
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -732,7 +780,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -773,7 +821,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -784,183 +834,199 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
+ *                    for a launch where max(g, max(8720, max(2048 * ((n + 2046) / 2048) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s65 = (float *)(patc_smem + 0);
-    unsigned int *s70 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb94 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw101 = (unsigned long long *)(patc_smem + 0);
+    float *s66 = (float *)(patc_smem + 16);
+    unsigned int *s71 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb95 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr98, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr98 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd102 = atomicAdd(&lbctr99[0], 1ull);
+        if ((((unsigned int)lbd102) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr99[0] = (((lbd102 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw101[0] = lbd102;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile103 = ((unsigned int)lbdraw101[0]);
+    unsigned int lbepoch104 = (((unsigned int)(lbdraw101[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b64 = (unsigned int)patc_draw;
-        if (((2048 * b64 + 2047) < n)) {
+        const patc_int b65 = lbtile103;
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) float v68[4];
-                    *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) float v69[4];
+                    *(float4 *)v69 = *(const float4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) float v68[4];
-                    if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
-                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
-                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
-                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) float v69[4];
+                    if (((2048 * b65 + 4 * t67 + 512 * i68 + 3) >= n)) {
+                        v69[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68))];
+                        v69[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 1))];
+                        v69[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 2))];
+                        v69[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 3))];
                     } else {
-                        *(float4 *)v68 = *(const float4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                        *(float4 *)v69 = *(const float4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     }
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int w71 = warp;
-            unsigned int v72 = ((unsigned int)0);
-            unsigned int acc73 = ((unsigned int)0);
-            for (patc_int i74 = 0; i74 < 16; i74 += 1) {
-                acc73 = (acc73 + ((unsigned int)(s65[(lane + 512 * w71 + 32 * i74)] > t)));
+            const patc_int w72 = warp;
+            unsigned int v73 = ((unsigned int)0);
+            unsigned int acc74 = ((unsigned int)0);
+            for (patc_int i75 = 0; i75 < 16; i75 += 1) {
+                acc74 = (acc74 + ((unsigned int)(s66[(lane + 512 * w72 + 32 * i75)] > t)));
             }
-            unsigned int s75 = (v72 + acc73);
-            unsigned int r76 = ((lane == 0) ? s75 : acc73);
-            unsigned int sh77 = __shfl_up_sync(0xffffffffu, r76, 1);
-            unsigned int s78 = (sh77 + r76);
-            unsigned int r79 = ((lane >= 1) ? s78 : r76);
-            unsigned int sh80 = __shfl_up_sync(0xffffffffu, r79, 2);
-            unsigned int s81 = (sh80 + r79);
-            unsigned int r82 = ((lane >= 2) ? s81 : r79);
-            unsigned int sh83 = __shfl_up_sync(0xffffffffu, r82, 4);
-            unsigned int s84 = (sh83 + r82);
-            unsigned int r85 = ((lane >= 4) ? s84 : r82);
-            unsigned int sh86 = __shfl_up_sync(0xffffffffu, r85, 8);
-            unsigned int s87 = (sh86 + r85);
-            unsigned int r88 = ((lane >= 8) ? s87 : r85);
-            unsigned int sh89 = __shfl_up_sync(0xffffffffu, r88, 16);
-            unsigned int s90 = (sh89 + r88);
-            unsigned int r91 = ((lane >= 16) ? s90 : r88);
+            unsigned int s76 = (v73 + acc74);
+            unsigned int r77 = ((lane == 0) ? s76 : acc74);
+            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 1);
+            unsigned int s79 = (sh78 + r77);
+            unsigned int r80 = ((lane >= 1) ? s79 : r77);
+            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 2);
+            unsigned int s82 = (sh81 + r80);
+            unsigned int r83 = ((lane >= 2) ? s82 : r80);
+            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 4);
+            unsigned int s85 = (sh84 + r83);
+            unsigned int r86 = ((lane >= 4) ? s85 : r83);
+            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 8);
+            unsigned int s88 = (sh87 + r86);
+            unsigned int r89 = ((lane >= 8) ? s88 : r86);
+            unsigned int sh90 = __shfl_up_sync(0xffffffffu, r89, 16);
+            unsigned int s91 = (sh90 + r89);
+            unsigned int r92 = ((lane >= 16) ? s91 : r89);
             {
-                s70[(lane + 32 * w71)] = r91;
+                s71[(lane + 32 * w72)] = r92;
             }
         }
-        unsigned int acc92 = ((unsigned int)0);
+        unsigned int acc93 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i93 = 0; i93 < 4; i93 += 1) {
-            acc92 = (acc92 + s70[(32 * i93 + 31)]);
+        for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+            acc93 = (acc93 + s71[(32 * i94 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b64 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc92));
+        if ((warp == 0)) {
+            unsigned int lbex105 = ((unsigned int)0);
+            if ((b65 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc93))));
                 }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc92));
+            }
+            if ((!(b65 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc93))));
                 }
-                long long patc_end = (long long)b64 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
+                for (patc_int lbr106 = 0; ; lbr106 += 1) {
+                    unsigned int lbst107;
+                    unsigned int lbv108;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate97[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        unsigned long long lbsw109 = (((lane + 32 * lbr106) < b65) ? patc_peek(&lbstate98[(-lane + b65 - 32 * lbr106 - 1)]) : 0ull);
+                        unsigned int lbhi110 = ((unsigned int)(lbsw109 >> 32u));
+                        lbv108 = (((unsigned int)lbsw109));
+                        lbst107 = (((lane + 32 * lbr106) < b65) ? (((lbhi110 >> 2u) == lbepoch104) ? (lbhi110 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst107 != 0u))) {
+                            break;
+                        }
                         __nanosleep(32);
                     }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
+                    unsigned int lbpm111 = __ballot_sync(0xffffffffu, (lbst107 == 2u));
+                    if (((!((lane + 32 * lbr106) < b65)) || ((lbpm111 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv108 = ((unsigned int)0);
                     }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba95 = patc_o0, lbb96 = patc_v0;
-                                patc_v0 = (lba95 + lbb96);
-                            }
-                        }
+                    unsigned int lbsh112 = __shfl_down_sync(0xffffffffu, lbv108, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo113 = (lbsh112 + lbv108);
+                        lbv108 = lbo113;
                     }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba95 = patc_w0, lbb96 = patc_ex0;
-                        patc_ex0 = (lba95 + lbb96);
+                    unsigned int lbsh114 = __shfl_down_sync(0xffffffffu, lbv108, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo115 = (lbsh114 + lbv108);
+                        lbv108 = lbo115;
                     }
-                    if (patc_pm) break;
-                    patc_end -= 32;
+                    unsigned int lbsh116 = __shfl_down_sync(0xffffffffu, lbv108, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo117 = (lbsh116 + lbv108);
+                        lbv108 = lbo117;
+                    }
+                    unsigned int lbsh118 = __shfl_down_sync(0xffffffffu, lbv108, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo119 = (lbsh118 + lbv108);
+                        lbv108 = lbo119;
+                    }
+                    unsigned int lbsh120 = __shfl_down_sync(0xffffffffu, lbv108, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo121 = (lbsh120 + lbv108);
+                        lbv108 = lbo121;
+                    }
+                    unsigned int lbw122 = __shfl_sync(0xffffffffu, lbv108, 0);
+                    unsigned int lbo123 = (lbw122 + lbex105);
+                    lbex105 = lbo123;
+                    if ((lbpm111 != 0u)) {
+                        break;
+                    }
                 }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba95 = patc_ex0, lbb96 = acc92;
-                        patc_in0 = (lba95 + lbb96);
-                    }
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                if ((lane == 0)) {
+                    unsigned int lbo124 = (lbex105 + acc93);
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo124))));
                 }
             }
-            if (patc_ln == 0) lb94[0] = patc_ex0;
+            if ((lane == 0)) {
+                lb95[0] = lbex105;
+            }
         }
         __syncthreads();
-        unsigned int v99 = lb94[0];
-        if (((2048 * b64 + 2047) < n)) {
+        unsigned int v125 = lb95[0];
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
                         {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }
@@ -968,31 +1034,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
             }
         } else {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
-                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
+                        if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) < n)) {
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }
@@ -1009,15 +1075,15 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtF32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1085,7 +1151,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -1126,7 +1192,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -1137,183 +1205,199 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate97: (n + 2047) / 2048 x unsigned long long, lbctr98: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), lbstate98: (n + 2047) / 2048 x unsigned long long, lbctr99: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   8720 bytes
+ *   shared memory:   8736 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(8704, 2048 * ((n + 2046) / 2048) + 4640)) < 2^31), else long long
+ *                    for a launch where max(g, max(8720, max(2048 * ((n + 2046) / 2048) + 4640, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate97, unsigned long long *__restrict__ lbctr98, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ lbstate98, unsigned long long *__restrict__ lbctr99, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s65 = (int *)(patc_smem + 0);
-    unsigned int *s70 = (unsigned int *)(patc_smem + 8192);
-    unsigned int *lb94 = (unsigned int *)(patc_smem + 8704);
+    unsigned long long *lbdraw101 = (unsigned long long *)(patc_smem + 0);
+    int *s66 = (int *)(patc_smem + 16);
+    unsigned int *s71 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *lb95 = (unsigned int *)(patc_smem + 8720);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr98, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr98 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd102 = atomicAdd(&lbctr99[0], 1ull);
+        if ((((unsigned int)lbd102) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr99[0] = (((lbd102 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw101[0] = lbd102;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile103 = ((unsigned int)lbdraw101[0]);
+    unsigned int lbepoch104 = (((unsigned int)(lbdraw101[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b64 = (unsigned int)patc_draw;
-        if (((2048 * b64 + 2047) < n)) {
+        const patc_int b65 = lbtile103;
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) int v68[4];
-                    *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) int v69[4];
+                    *(int4 *)v69 = *(const int4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         } else {
             {
-                const patc_int t66 = threadIdx.x;
-                for (patc_int i67 = 0; i67 < 4; i67 += 1) {
-                    __align__(16) int v68[4];
-                    if (((2048 * b64 + 4 * t66 + 512 * i67 + 3) >= n)) {
-                        v68[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67))];
-                        v68[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 1))];
-                        v68[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 2))];
-                        v68[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b64 + 4 * t66 + 512 * i67 + 3))];
+                const patc_int t67 = threadIdx.x;
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    __align__(16) int v69[4];
+                    if (((2048 * b65 + 4 * t67 + 512 * i68 + 3) >= n)) {
+                        v69[0] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68))];
+                        v69[1] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 1))];
+                        v69[2] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 2))];
+                        v69[3] = xs[min((patc_int)(n - 1), (patc_int)(2048 * b65 + 4 * t67 + 512 * i68 + 3))];
                     } else {
-                        *(int4 *)v68 = *(const int4 *)(xs + (2048 * b64 + 4 * t66 + 512 * i67));
+                        *(int4 *)v69 = *(const int4 *)(xs + (2048 * b65 + 4 * t67 + 512 * i68));
                     }
                     #pragma unroll
-                    for (patc_int i69 = 0; i69 < 4; i69 += 1) {
-                        s65[(4 * t66 + 512 * i67 + i69)] = v68[i69];
+                    for (patc_int i70 = 0; i70 < 4; i70 += 1) {
+                        s66[(4 * t67 + 512 * i68 + i70)] = v69[i70];
                     }
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int w71 = warp;
-            unsigned int v72 = ((unsigned int)0);
-            unsigned int acc73 = ((unsigned int)0);
-            for (patc_int i74 = 0; i74 < 16; i74 += 1) {
-                acc73 = (acc73 + ((unsigned int)(s65[(lane + 512 * w71 + 32 * i74)] > t)));
+            const patc_int w72 = warp;
+            unsigned int v73 = ((unsigned int)0);
+            unsigned int acc74 = ((unsigned int)0);
+            for (patc_int i75 = 0; i75 < 16; i75 += 1) {
+                acc74 = (acc74 + ((unsigned int)(s66[(lane + 512 * w72 + 32 * i75)] > t)));
             }
-            unsigned int s75 = (v72 + acc73);
-            unsigned int r76 = ((lane == 0) ? s75 : acc73);
-            unsigned int sh77 = __shfl_up_sync(0xffffffffu, r76, 1);
-            unsigned int s78 = (sh77 + r76);
-            unsigned int r79 = ((lane >= 1) ? s78 : r76);
-            unsigned int sh80 = __shfl_up_sync(0xffffffffu, r79, 2);
-            unsigned int s81 = (sh80 + r79);
-            unsigned int r82 = ((lane >= 2) ? s81 : r79);
-            unsigned int sh83 = __shfl_up_sync(0xffffffffu, r82, 4);
-            unsigned int s84 = (sh83 + r82);
-            unsigned int r85 = ((lane >= 4) ? s84 : r82);
-            unsigned int sh86 = __shfl_up_sync(0xffffffffu, r85, 8);
-            unsigned int s87 = (sh86 + r85);
-            unsigned int r88 = ((lane >= 8) ? s87 : r85);
-            unsigned int sh89 = __shfl_up_sync(0xffffffffu, r88, 16);
-            unsigned int s90 = (sh89 + r88);
-            unsigned int r91 = ((lane >= 16) ? s90 : r88);
+            unsigned int s76 = (v73 + acc74);
+            unsigned int r77 = ((lane == 0) ? s76 : acc74);
+            unsigned int sh78 = __shfl_up_sync(0xffffffffu, r77, 1);
+            unsigned int s79 = (sh78 + r77);
+            unsigned int r80 = ((lane >= 1) ? s79 : r77);
+            unsigned int sh81 = __shfl_up_sync(0xffffffffu, r80, 2);
+            unsigned int s82 = (sh81 + r80);
+            unsigned int r83 = ((lane >= 2) ? s82 : r80);
+            unsigned int sh84 = __shfl_up_sync(0xffffffffu, r83, 4);
+            unsigned int s85 = (sh84 + r83);
+            unsigned int r86 = ((lane >= 4) ? s85 : r83);
+            unsigned int sh87 = __shfl_up_sync(0xffffffffu, r86, 8);
+            unsigned int s88 = (sh87 + r86);
+            unsigned int r89 = ((lane >= 8) ? s88 : r86);
+            unsigned int sh90 = __shfl_up_sync(0xffffffffu, r89, 16);
+            unsigned int s91 = (sh90 + r89);
+            unsigned int r92 = ((lane >= 16) ? s91 : r89);
             {
-                s70[(lane + 32 * w71)] = r91;
+                s71[(lane + 32 * w72)] = r92;
             }
         }
-        unsigned int acc92 = ((unsigned int)0);
+        unsigned int acc93 = ((unsigned int)0);
         __syncthreads();
-        for (patc_int i93 = 0; i93 < 4; i93 += 1) {
-            acc92 = (acc92 + s70[(32 * i93 + 31)]);
+        for (patc_int i94 = 0; i94 < 4; i94 += 1) {
+            acc93 = (acc93 + s71[(32 * i94 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            unsigned int patc_ex0 = ((unsigned int)0);
-            if (b64 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (acc92));
+        if ((warp == 0)) {
+            unsigned int lbex105 = ((unsigned int)0);
+            if ((b65 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(acc93))));
                 }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (acc92));
+            }
+            if ((!(b65 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 1u)) << 32u) | ((unsigned long long)(acc93))));
                 }
-                long long patc_end = (long long)b64 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    unsigned int patc_v0;
+                for (patc_int lbr106 = 0; ; lbr106 += 1) {
+                    unsigned int lbst107;
+                    unsigned int lbv108;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate97[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = ((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        unsigned long long lbsw109 = (((lane + 32 * lbr106) < b65) ? patc_peek(&lbstate98[(-lane + b65 - 32 * lbr106 - 1)]) : 0ull);
+                        unsigned int lbhi110 = ((unsigned int)(lbsw109 >> 32u));
+                        lbv108 = (((unsigned int)lbsw109));
+                        lbst107 = (((lane + 32 * lbr106) < b65) ? (((lbhi110 >> 2u) == lbepoch104) ? (lbhi110 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst107 != 0u))) {
+                            break;
+                        }
                         __nanosleep(32);
                     }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = ((unsigned int)0);
+                    unsigned int lbpm111 = __ballot_sync(0xffffffffu, (lbst107 == 2u));
+                    if (((!((lane + 32 * lbr106) < b65)) || ((lbpm111 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv108 = ((unsigned int)0);
                     }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const unsigned int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const unsigned int lba95 = patc_o0, lbb96 = patc_v0;
-                                patc_v0 = (lba95 + lbb96);
-                            }
-                        }
+                    unsigned int lbsh112 = __shfl_down_sync(0xffffffffu, lbv108, 1);
+                    if ((lane < 31)) {
+                        unsigned int lbo113 = (lbsh112 + lbv108);
+                        lbv108 = lbo113;
                     }
-                    const unsigned int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const unsigned int lba95 = patc_w0, lbb96 = patc_ex0;
-                        patc_ex0 = (lba95 + lbb96);
+                    unsigned int lbsh114 = __shfl_down_sync(0xffffffffu, lbv108, 2);
+                    if ((lane < 30)) {
+                        unsigned int lbo115 = (lbsh114 + lbv108);
+                        lbv108 = lbo115;
                     }
-                    if (patc_pm) break;
-                    patc_end -= 32;
+                    unsigned int lbsh116 = __shfl_down_sync(0xffffffffu, lbv108, 4);
+                    if ((lane < 28)) {
+                        unsigned int lbo117 = (lbsh116 + lbv108);
+                        lbv108 = lbo117;
+                    }
+                    unsigned int lbsh118 = __shfl_down_sync(0xffffffffu, lbv108, 8);
+                    if ((lane < 24)) {
+                        unsigned int lbo119 = (lbsh118 + lbv108);
+                        lbv108 = lbo119;
+                    }
+                    unsigned int lbsh120 = __shfl_down_sync(0xffffffffu, lbv108, 16);
+                    if ((lane < 16)) {
+                        unsigned int lbo121 = (lbsh120 + lbv108);
+                        lbv108 = lbo121;
+                    }
+                    unsigned int lbw122 = __shfl_sync(0xffffffffu, lbv108, 0);
+                    unsigned int lbo123 = (lbw122 + lbex105);
+                    lbex105 = lbo123;
+                    if ((lbpm111 != 0u)) {
+                        break;
+                    }
                 }
-                if (patc_ln == 0) {
-                    unsigned int patc_in0;
-                    {
-                        const unsigned int lba95 = patc_ex0, lbb96 = acc92;
-                        patc_in0 = (lba95 + lbb96);
-                    }
-                    patc_poke(&lbstate97[b64], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (patc_in0));
+                if ((lane == 0)) {
+                    unsigned int lbo124 = (lbex105 + acc93);
+                    patc_poke(&lbstate98[b65], ((((unsigned long long)((lbepoch104 << 2u) | 2u)) << 32u) | ((unsigned long long)(lbo124))));
                 }
             }
-            if (patc_ln == 0) lb94[0] = patc_ex0;
+            if ((lane == 0)) {
+                lb95[0] = lbex105;
+            }
         }
         __syncthreads();
-        unsigned int v99 = lb94[0];
-        if (((2048 * b64 + 2047) < n)) {
+        unsigned int v125 = lb95[0];
+        if (((2048 * b65 + 2047) < n)) {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
                         {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }
@@ -1321,31 +1405,31 @@ extern "C" __global__ void __launch_bounds__(128) partitionStableGtI32(unsigned 
             }
         } else {
             {
-                const patc_int w100 = warp;
-                unsigned int acc101 = ((unsigned int)0);
-                for (patc_int i102 = 0; i102 < 4; i102 += 1) {
-                    unsigned int s103 = (acc101 + s70[(32 * i102 + 31)]);
-                    acc101 = ((((int)i102) < ((int)w100)) ? s103 : acc101);
+                const patc_int w126 = warp;
+                unsigned int acc127 = ((unsigned int)0);
+                for (patc_int i128 = 0; i128 < 4; i128 += 1) {
+                    unsigned int s129 = (acc127 + s71[(32 * i128 + 31)]);
+                    acc127 = ((((int)i128) < ((int)w126)) ? s129 : acc127);
                 }
-                unsigned int carry108 = (v99 + acc101);
-                for (patc_int i104 = 0; i104 < 16; i104 += 1) {
-                    bool r105 = (s65[(lane + 512 * w100 + 32 * i104)] > t);
-                    unsigned int vote106 = __ballot_sync(0xffffffffu, r105);
-                    unsigned int v107 = __popc(vote106);
-                    unsigned int pre109 = carry108;
-                    unsigned int nxt110 = (pre109 + v107);
-                    carry108 = nxt110;
+                unsigned int carry134 = (v125 + acc127);
+                for (patc_int i130 = 0; i130 < 16; i130 += 1) {
+                    bool r131 = (s66[(lane + 512 * w126 + 32 * i130)] > t);
+                    unsigned int vote132 = __ballot_sync(0xffffffffu, r131);
+                    unsigned int v133 = __popc(vote132);
+                    unsigned int pre135 = carry134;
+                    unsigned int nxt136 = (pre135 + v133);
+                    carry134 = nxt136;
                     {
-                        const patc_int l111 = lane;
-                        unsigned int v112 = ((unsigned int)l111);
-                        if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) < n)) {
-                            bool sel113 = (((vote106 >> v112) & 1u) == 1u);
-                            unsigned int before114 = (pre109 + __popc((vote106 & ((1u << v112) - 1u))));
-                            unsigned int given115 = glob0[0];
-                            long long ix116 = ((long long)(sel113 ? before114 : min((given115 + (((unsigned int)(2048 * b64 + 512 * w100 + 32 * i104 + l111)) - before114)), ((unsigned int)(n - 1)))));
-                            out1[ix116] = s65[(512 * w100 + 32 * i104 + l111)];
-                            if (((2048 * b64 + 512 * w100 + 32 * i104 + l111) == (n - 1))) {
-                                out0[0] = (before114 + ((unsigned int)sel113));
+                        const patc_int l137 = lane;
+                        unsigned int v138 = ((unsigned int)l137);
+                        if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) < n)) {
+                            bool sel139 = (((vote132 >> v138) & 1u) == 1u);
+                            unsigned int before140 = (pre135 + __popc((vote132 & ((1u << v138) - 1u))));
+                            unsigned int given141 = glob0[0];
+                            long long ix142 = ((long long)(sel139 ? before140 : min((given141 + (((unsigned int)(2048 * b65 + 512 * w126 + 32 * i130 + l137)) - before140)), ((unsigned int)(n - 1)))));
+                            out1[ix142] = s66[(512 * w126 + 32 * i130 + l137)];
+                            if (((2048 * b65 + 512 * w126 + 32 * i130 + l137) == (n - 1))) {
+                                out0[0] = (before140 + ((unsigned int)sel139));
                             }
                         }
                     }

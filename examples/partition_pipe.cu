@@ -1305,15 +1305,15 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate78: (n + 6143) / 6144 x unsigned long long, pipectr79: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1381,7 +1381,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -1422,7 +1422,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -1433,7 +1435,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate78: (n + 6143) / 6144 x unsigned long long, pipectr79: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
@@ -1442,31 +1444,31 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 320);
-    float *ring64 = (float *)(patc_smem + 400);
-    long long *tid70 = (long long *)(patc_smem + 221584);
-    unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
-    unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
-    unsigned int *wtot73 = (unsigned int *)(patc_smem + 221728);
-    unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
-    unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
-    unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
+    unsigned long long *full66 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 320);
+    float *ring65 = (float *)(patc_smem + 400);
+    long long *tid71 = (long long *)(patc_smem + 221584);
+    unsigned int *ep72 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg73 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot74 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff75 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off76 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own77 = (unsigned int *)(patc_smem + 223456);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if ((((patc_int)threadIdx.x) == 0)) {
-        for (patc_int i80 = 0; i80 < 9; i80 += 1) {
-            patc_mb_init(&full65[i80], 1u);
-            patc_mb_init(&empty66[i80], 512u);
-            patc_mb_init(&tots67[i80], 16u);
-            patc_mb_init(&aggb68[i80], 32u);
-            patc_mb_init(&pref69[i80], 32u);
+        for (patc_int i81 = 0; i81 < 9; i81 += 1) {
+            patc_mb_init(&full66[i81], 1u);
+            patc_mb_init(&empty67[i81], 512u);
+            patc_mb_init(&tots68[i81], 16u);
+            patc_mb_init(&aggb69[i81], 32u);
+            patc_mb_init(&pref70[i81], 32u);
         }
     }
     __syncthreads();
@@ -1474,415 +1476,415 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
         if ((lane != 0)) {
             return;
         }
-        for (patc_int pk81 = 0; ; pk81 += 1) {
-            const patc_int psl82 = (pk81 % 9);
-            if ((pk81 >= 9)) {
-                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 9) - 1) & 1)));
+        for (patc_int pk82 = 0; ; pk82 += 1) {
+            const patc_int psl83 = (pk82 % 9);
+            if ((pk82 >= 9)) {
+                patc_mb_wait(&empty67[psl83], ((unsigned int)(((pk82 / 9) - 1) & 1)));
             }
-            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
-            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
-                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            unsigned long long pd84 = atomicAdd(&pipectr79[0], 1ull);
+            if ((((unsigned int)pd84) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr79[0] = ((pd84 & 18446744069414584320ull) + 4294967296ull);
             }
-            if ((pk81 == 0)) {
-                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            if ((pk82 == 0)) {
+                ep72[0] = (((unsigned int)(pd84 >> 32ull)) & 1073741823u);
             }
-            const patc_int pt84 = ((unsigned int)pd83);
-            if ((pt84 >= ((n + 6143) / 6144))) {
-                tid70[psl82] = -1ll;
-                patc_mb_arrive(&full65[psl82]);
+            const patc_int pt85 = ((unsigned int)pd84);
+            if ((pt85 >= ((n + 6143) / 6144))) {
+                tid71[psl83] = -1ll;
+                patc_mb_arrive(&full66[psl83]);
                 return;
             }
-            tid70[psl82] = pt84;
-            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt84 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            tid71[psl83] = pt85;
+            unsigned int pbytes86 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full65[psl82], pbytes85);
-            if ((pbytes85 != 0u)) {
-                patc_bulk_load(ring64 + (6144 * psl82), xs + (-6144 * pt84 + 6144 * ((n + 6143) / 6144) - 6144), pbytes85, &full65[psl82]);
+            patc_mb_expect(&full66[psl83], pbytes86);
+            if ((pbytes86 != 0u)) {
+                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes86, &full66[psl83]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk86 = 0; ; pk86 += 1) {
-            const patc_int psl87 = (pk86 % 9);
-            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 9) & 1)));
-            const patc_int pt88 = tid70[psl87];
-            if ((pt88 < 0)) {
+        for (patc_int pk87 = 0; ; pk87 += 1) {
+            const patc_int psl88 = (pk87 % 9);
+            patc_mb_wait(&full66[psl88], ((unsigned int)((pk87 / 9) & 1)));
+            const patc_int pt89 = tid71[psl88];
+            if ((pt89 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 9) & 1)));
-            unsigned int pep89 = ep71[0];
-            unsigned int pinc90 = ((lane < 16) ? wtot73[(lane + 16 * psl87)] : 0u);
-            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
-            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
-            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
-            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
-            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
-            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
-            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
-            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
-            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            patc_mb_wait(&tots68[psl88], ((unsigned int)((pk87 / 9) & 1)));
+            unsigned int pep90 = ep72[0];
+            unsigned int pinc91 = ((lane < 16) ? wtot74[(lane + 16 * psl88)] : 0u);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc91, 1);
+            pinc91 = ((lane >= 1) ? (po92 + pinc91) : pinc91);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc91, 2);
+            pinc91 = ((lane >= 2) ? (po93 + pinc91) : pinc91);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc91, 4);
+            pinc91 = ((lane >= 4) ? (po94 + pinc91) : pinc91);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc91, 8);
+            pinc91 = ((lane >= 8) ? (po95 + pinc91) : pinc91);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc91, 16);
+            pinc91 = ((lane >= 16) ? (po96 + pinc91) : pinc91);
+            unsigned int ptot97 = __shfl_sync(0xffffffffu, pinc91, 31);
+            unsigned int pup98 = __shfl_up_sync(0xffffffffu, pinc91, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
-                agg72[psl87] = ptot96;
+                patc_poke(&pipestate78[pt89], ((((unsigned long long)((pep90 << 2u) | ((pt89 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot97)));
+                agg73[psl88] = ptot97;
             }
             if ((lane < 16)) {
-                woff74[(lane + 16 * psl87)] = ((lane == 0) ? 0u : pup97);
+                woff75[(lane + 16 * psl88)] = ((lane == 0) ? 0u : pup98);
             }
-            patc_mb_arrive(&aggb68[psl87]);
+            patc_mb_arrive(&aggb69[psl88]);
         }
     }
     if ((warp == 17)) {
-        long long pprev98 = -1ll;
-        unsigned int pprevp99 = 0u;
-        for (patc_int pk100 = 0; ; pk100 += 1) {
-            const patc_int psl101 = (pk100 % 9);
-            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 9) & 1)));
-            const patc_int pt102 = tid70[psl101];
-            if ((pt102 < 0)) {
+        long long pprev99 = -1ll;
+        unsigned int pprevp100 = 0u;
+        for (patc_int pk101 = 0; ; pk101 += 1) {
+            const patc_int psl102 = (pk101 % 9);
+            patc_mb_wait(&full66[psl102], ((unsigned int)((pk101 / 9) & 1)));
+            const patc_int pt103 = tid71[psl102];
+            if ((pt103 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 9) & 1)));
-            unsigned int pep103 = ep71[0];
-            unsigned int ptot104 = agg72[psl101];
-            unsigned int pacc105 = 0u;
-            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
-            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
-                unsigned long long pwd108 = 0ull;
+            patc_mb_wait(&aggb69[psl102], ((unsigned int)((pk101 / 9) & 1)));
+            unsigned int pep104 = ep72[0];
+            unsigned int ptot105 = agg73[psl102];
+            unsigned int pacc106 = 0u;
+            bool pfound107 = ((pt103 == 0) || (pprev99 == (pt103 - 1)));
+            for (patc_int pr108 = 0; ((!pfound107) && ((pt103 - 128 * pr108 - 1) > pprev99)); pr108 += 1) {
                 unsigned long long pwd109 = 0ull;
                 unsigned long long pwd110 = 0ull;
                 unsigned long long pwd111 = 0ull;
+                unsigned long long pwd112 = 0ull;
                 for (;;) {
-                    bool punset112 = false;
-                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
-                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
-                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    bool punset113 = false;
+                    pwd109 = (((-lane + pt103 - 128 * pr108 - 1) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 1)]) : 0ull);
                     unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
-                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((phi114 >> 2u) != pep104) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt103 - 128 * pr108 - 33) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 33)]) : 0ull);
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((phi115 >> 2u) != pep104) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt103 - 128 * pr108 - 65) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 65)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset112))) {
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((phi116 >> 2u) != pep104) || ((phi116 & 3u) == 0u))));
+                    pwd112 = (((-lane + pt103 - 128 * pr108 - 97) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 97)]) : 0ull);
+                    unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((phi117 >> 2u) != pep104) || ((phi117 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset113))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear117 = 4294967295u;
-                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)lane));
+                unsigned int pnear118 = 4294967295u;
+                if ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)lane));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 96)));
                 }
-                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
-                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
-                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
-                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
-                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                pnear118 = __reduce_min_sync(0xffffffffu, pnear118);
+                unsigned int pg119 = ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((unsigned int)lane) <= pnear118)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((unsigned int)(lane + 32)) <= pnear118)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((unsigned int)(lane + 64)) <= pnear118)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((unsigned int)(lane + 96)) <= pnear118)) ? ((unsigned int)pwd112) : 0u);
                 unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
                 pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
                 unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
                 pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
-                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
-                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
+                pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
                 unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
                 pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
                 unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
                 pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
-                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
-                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
+                pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
                 unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
                 pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
                 unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
                 pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
-                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
-                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
+                pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
                 unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
                 pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
                 unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
                 pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
-                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
-                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
+                pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
                 unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
                 pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
                 unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
                 pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
-                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
-                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
-                pacc105 = (pw0143 + pacc105);
-                pfound106 = (pnear117 != 4294967295u);
+                unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
+                pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
+                unsigned int pall143 = (((pg122 + pg121) + pg120) + pg119);
+                unsigned int pw0144 = __shfl_sync(0xffffffffu, pall143, 0);
+                pacc106 = (pw0144 + pacc106);
+                pfound107 = (pnear118 != 4294967295u);
             }
-            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
-                pacc105 = (pprevp99 + pacc105);
+            if (((!pfound107) || (pprev99 == (pt103 - 1)))) {
+                pacc106 = (pprevp100 + pacc106);
             }
-            if ((pt102 == 0)) {
-                pacc105 = 0u;
+            if ((pt103 == 0)) {
+                pacc106 = 0u;
             }
-            unsigned int pinc144 = (pacc105 + ptot104);
-            if (((lane == 0) && (pt102 != 0))) {
-                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            unsigned int pinc145 = (pacc106 + ptot105);
+            if (((lane == 0) && (pt103 != 0))) {
+                patc_poke(&pipestate78[pt103], ((((unsigned long long)((pep104 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc145)));
             }
-            if (((lane == 0) && (pt102 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc144;
+            if (((lane == 0) && (pt103 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc145;
             }
             if ((lane < 16)) {
-                off75[(lane + 16 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 16 * psl101)]);
+                off76[(lane + 16 * psl102)] = (((glob0[0] - pacc106) - ptot105) + woff75[(lane + 16 * psl102)]);
             }
-            patc_mb_arrive(&pref69[psl101]);
-            pprev98 = pt102;
-            pprevp99 = pinc144;
+            patc_mb_arrive(&pref70[psl102]);
+            pprev99 = pt103;
+            pprevp100 = pinc145;
         }
     }
     if ((warp < 16)) {
-        int pnext145 = 0;
-        int pold146 = 0;
-        bool pdone147 = false;
+        int pnext146 = 0;
+        int pold147 = 0;
+        bool pdone148 = false;
         for (;;) {
-            const patc_int pnx148 = pnext145;
-            const patc_int pod149 = pold146;
-            if ((((!pdone147) && ((pnx148 - pod149) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 9)], ((unsigned int)((pnx148 / 9) & 1)))))) {
-                const patc_int psl150 = (pnx148 % 9);
-                const patc_int pt151 = tid70[psl150];
-                if ((pt151 < 0)) {
-                    pdone147 = true;
+            const patc_int pnx149 = pnext146;
+            const patc_int pod150 = pold147;
+            if ((((!pdone148) && ((pnx149 - pod150) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx149 % 9)], ((unsigned int)((pnx149 / 9) & 1)))))) {
+                const patc_int psl151 = (pnx149 % 9);
+                const patc_int pt152 = tid71[psl151];
+                if ((pt152 < 0)) {
+                    pdone148 = true;
                     continue;
                 }
-                pnext145 = (pnx148 + 1);
-                const patc_int pcnt152 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt151 - 6144 * ((n + 6143) / 6144) + 6144)));
-                __align__(16) float px153[4];
-                *(float4 *)px153 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150));
+                pnext146 = (pnx149 + 1);
+                const patc_int pcnt153 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt152 - 6144 * ((n + 6143) / 6144) + 6144)));
                 __align__(16) float px154[4];
-                *(float4 *)px154 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 4));
+                *(float4 *)px154 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151));
                 __align__(16) float px155[4];
-                *(float4 *)px155 = *(const float4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 8));
-                if ((pcnt152 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[0] = (((12 * lane) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6144)] : 0.0f);
+                *(float4 *)px155 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 4));
+                __align__(16) float px156[4];
+                *(float4 *)px156 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 8));
+                if ((pcnt153 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[0] = (((12 * lane) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6144)] : 0.0f);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[1] = (((12 * lane + 1) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6143)] : 0.0f);
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[1] = (((12 * lane + 1) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6143)] : 0.0f);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[2] = (((12 * lane + 2) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6142)] : 0.0f);
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[2] = (((12 * lane + 2) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6142)] : 0.0f);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[3] = (((12 * lane + 3) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6141)] : 0.0f);
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[3] = (((12 * lane + 3) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6141)] : 0.0f);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[0] = (((12 * lane + 4) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6140)] : 0.0f);
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane + 4) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6140)] : 0.0f);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[1] = (((12 * lane + 5) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6139)] : 0.0f);
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 5) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6139)] : 0.0f);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[2] = (((12 * lane + 6) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6138)] : 0.0f);
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 6) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6138)] : 0.0f);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[3] = (((12 * lane + 7) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6137)] : 0.0f);
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 7) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6137)] : 0.0f);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[0] = (((12 * lane + 8) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6136)] : 0.0f);
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[0] = (((12 * lane + 8) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6136)] : 0.0f);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[1] = (((12 * lane + 9) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6135)] : 0.0f);
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[1] = (((12 * lane + 9) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6135)] : 0.0f);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[2] = (((12 * lane + 10) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6134)] : 0.0f);
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[2] = (((12 * lane + 10) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6134)] : 0.0f);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[3] = (((12 * lane + 11) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
                     }
                 }
-                const patc_int pvc156 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt152));
-                unsigned int pm157 = 0u;
-                float pa158 = px153[0];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
-                float pa159 = px153[1];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
-                float pa160 = px153[2];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
-                float pa161 = px153[3];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
-                float pa162 = px154[0];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 4) < pvc156) && (pa162 > t))) << 4u));
-                float pa163 = px154[1];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 5) < pvc156) && (pa163 > t))) << 5u));
-                float pa164 = px154[2];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 6) < pvc156) && (pa164 > t))) << 6u));
-                float pa165 = px154[3];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 7) < pvc156) && (pa165 > t))) << 7u));
-                float pa166 = px155[0];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 8) < pvc156) && (pa166 > t))) << 8u));
-                float pa167 = px155[1];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 9) < pvc156) && (pa167 > t))) << 9u));
-                float pa168 = px155[2];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 10) < pvc156) && (pa168 > t))) << 10u));
-                float pa169 = px155[3];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 11) < pvc156) && (pa169 > t))) << 11u));
-                unsigned int pc170 = __popc(pm157);
-                unsigned int pv171 = pc170;
-                unsigned int po172 = __shfl_up_sync(0xffffffffu, pv171, 1);
-                pv171 = ((lane >= 1) ? (po172 + pv171) : pv171);
-                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv171, 2);
-                pv171 = ((lane >= 2) ? (po173 + pv171) : pv171);
-                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv171, 4);
-                pv171 = ((lane >= 4) ? (po174 + pv171) : pv171);
-                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv171, 8);
-                pv171 = ((lane >= 8) ? (po175 + pv171) : pv171);
-                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv171, 16);
-                pv171 = ((lane >= 16) ? (po176 + pv171) : pv171);
+                const patc_int pvc157 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt153));
+                unsigned int pm158 = 0u;
+                float pa159 = px154[0];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane) < pvc157) && (pa159 > t))) << 0u));
+                float pa160 = px154[1];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 1) < pvc157) && (pa160 > t))) << 1u));
+                float pa161 = px154[2];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 2) < pvc157) && (pa161 > t))) << 2u));
+                float pa162 = px154[3];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 3) < pvc157) && (pa162 > t))) << 3u));
+                float pa163 = px155[0];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 4) < pvc157) && (pa163 > t))) << 4u));
+                float pa164 = px155[1];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 5) < pvc157) && (pa164 > t))) << 5u));
+                float pa165 = px155[2];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 6) < pvc157) && (pa165 > t))) << 6u));
+                float pa166 = px155[3];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 7) < pvc157) && (pa166 > t))) << 7u));
+                float pa167 = px156[0];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 8) < pvc157) && (pa167 > t))) << 8u));
+                float pa168 = px156[1];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 9) < pvc157) && (pa168 > t))) << 9u));
+                float pa169 = px156[2];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 10) < pvc157) && (pa169 > t))) << 10u));
+                float pa170 = px156[3];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 11) < pvc157) && (pa170 > t))) << 11u));
+                unsigned int pc171 = __popc(pm158);
+                unsigned int pv172 = pc171;
+                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv172, 1);
+                pv172 = ((lane >= 1) ? (po173 + pv172) : pv172);
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv172, 2);
+                pv172 = ((lane >= 2) ? (po174 + pv172) : pv172);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv172, 4);
+                pv172 = ((lane >= 4) ? (po175 + pv172) : pv172);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv172, 8);
+                pv172 = ((lane >= 8) ? (po176 + pv172) : pv172);
+                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv172, 16);
+                pv172 = ((lane >= 16) ? (po177 + pv172) : pv172);
                 __syncwarp();
-                const patc_int pq177 = (pv171 - pc170);
-                if ((((pm157 >> 0u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq177)] = px153[0];
+                const patc_int pq178 = (pv172 - pc171);
+                if ((((pm158 >> 0u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq178)] = px154[0];
                 }
-                const patc_int pq178 = (pq177 + ((int)((pm157 >> 0u) & 1u)));
-                if ((((pm157 >> 1u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq178)] = px153[1];
+                const patc_int pq179 = (pq178 + ((int)((pm158 >> 0u) & 1u)));
+                if ((((pm158 >> 1u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq179)] = px154[1];
                 }
-                const patc_int pq179 = (pq178 + ((int)((pm157 >> 1u) & 1u)));
-                if ((((pm157 >> 2u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq179)] = px153[2];
+                const patc_int pq180 = (pq179 + ((int)((pm158 >> 1u) & 1u)));
+                if ((((pm158 >> 2u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq180)] = px154[2];
                 }
-                const patc_int pq180 = (pq179 + ((int)((pm157 >> 2u) & 1u)));
-                if ((((pm157 >> 3u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq180)] = px153[3];
+                const patc_int pq181 = (pq180 + ((int)((pm158 >> 2u) & 1u)));
+                if ((((pm158 >> 3u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq181)] = px154[3];
                 }
-                const patc_int pq181 = (pq180 + ((int)((pm157 >> 3u) & 1u)));
-                if ((((pm157 >> 4u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq181)] = px154[0];
+                const patc_int pq182 = (pq181 + ((int)((pm158 >> 3u) & 1u)));
+                if ((((pm158 >> 4u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq182)] = px155[0];
                 }
-                const patc_int pq182 = (pq181 + ((int)((pm157 >> 4u) & 1u)));
-                if ((((pm157 >> 5u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq182)] = px154[1];
+                const patc_int pq183 = (pq182 + ((int)((pm158 >> 4u) & 1u)));
+                if ((((pm158 >> 5u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq183)] = px155[1];
                 }
-                const patc_int pq183 = (pq182 + ((int)((pm157 >> 5u) & 1u)));
-                if ((((pm157 >> 6u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq183)] = px154[2];
+                const patc_int pq184 = (pq183 + ((int)((pm158 >> 5u) & 1u)));
+                if ((((pm158 >> 6u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq184)] = px155[2];
                 }
-                const patc_int pq184 = (pq183 + ((int)((pm157 >> 6u) & 1u)));
-                if ((((pm157 >> 7u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq184)] = px154[3];
+                const patc_int pq185 = (pq184 + ((int)((pm158 >> 6u) & 1u)));
+                if ((((pm158 >> 7u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq185)] = px155[3];
                 }
-                const patc_int pq185 = (pq184 + ((int)((pm157 >> 7u) & 1u)));
-                if ((((pm157 >> 8u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq185)] = px155[0];
+                const patc_int pq186 = (pq185 + ((int)((pm158 >> 7u) & 1u)));
+                if ((((pm158 >> 8u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq186)] = px156[0];
                 }
-                const patc_int pq186 = (pq185 + ((int)((pm157 >> 8u) & 1u)));
-                if ((((pm157 >> 9u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq186)] = px155[1];
+                const patc_int pq187 = (pq186 + ((int)((pm158 >> 8u) & 1u)));
+                if ((((pm158 >> 9u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq187)] = px156[1];
                 }
-                const patc_int pq187 = (pq186 + ((int)((pm157 >> 9u) & 1u)));
-                if ((((pm157 >> 10u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq187)] = px155[2];
+                const patc_int pq188 = (pq187 + ((int)((pm158 >> 9u) & 1u)));
+                if ((((pm158 >> 10u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq188)] = px156[2];
                 }
-                const patc_int pq188 = (pq187 + ((int)((pm157 >> 10u) & 1u)));
-                if ((((pm157 >> 11u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq188)] = px155[3];
+                const patc_int pq189 = (pq188 + ((int)((pm158 >> 10u) & 1u)));
+                if ((((pm158 >> 11u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq189)] = px156[3];
                 }
-                const patc_int pr189 = (min((patc_int)pvc156, (patc_int)(12 * lane)) - ((int)(pv171 - pc170)));
-                const patc_int psc190 = ((int)__shfl_sync(0xffffffffu, pv171, 31));
-                if ((((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + pr189 + psc190)] = px153[0];
+                const patc_int pr190 = (min((patc_int)pvc157, (patc_int)(12 * lane)) - ((int)(pv172 - pc171)));
+                const patc_int psc191 = ((int)__shfl_sync(0xffffffffu, pv172, 31));
+                if ((((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + pr190 + psc191)] = px154[0];
                 }
-                const patc_int pr191 = (pr189 + ((int)(((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr191)] = px153[1];
+                const patc_int pr192 = (pr190 + ((int)(((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr192)] = px154[1];
                 }
-                const patc_int pr192 = (pr191 + ((int)(((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr192)] = px153[2];
+                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr193)] = px154[2];
                 }
-                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr193)] = px153[3];
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr194)] = px154[3];
                 }
-                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr194)] = px154[0];
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr195)] = px155[0];
                 }
-                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr195)] = px154[1];
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr196)] = px155[1];
                 }
-                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr196)] = px154[2];
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr197)] = px155[2];
                 }
-                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr197)] = px154[3];
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr198)] = px155[3];
                 }
-                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr198)] = px155[0];
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr199)] = px156[0];
                 }
-                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr199)] = px155[1];
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr200)] = px156[1];
                 }
-                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr200)] = px155[2];
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr201)] = px156[2];
                 }
-                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc156) && (((pm157 >> 11u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr201)] = px155[3];
+                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc157) && (((pm158 >> 11u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr202)] = px156[3];
                 }
                 if ((lane == 31)) {
-                    own76[(warp + 16 * psl150)] = pv171;
+                    own77[(warp + 16 * psl151)] = pv172;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot73[(warp + 16 * psl150)] = pv171;
-                    patc_mb_arrive(&tots67[psl150]);
+                    wtot74[(warp + 16 * psl151)] = pv172;
+                    patc_mb_arrive(&tots68[psl151]);
                 }
                 continue;
             }
-            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 9)], ((unsigned int)((pod149 / 9) & 1)))))) {
-                const patc_int psl202 = (pod149 % 9);
-                const patc_int pt203 = tid70[psl202];
-                const patc_int poff204 = min(off75[(warp + 16 * psl202)], ((unsigned int)n));
-                const patc_int psc205 = own76[(warp + 16 * psl202)];
-                for (patc_int l206 = lane; l206 < min((patc_int)psc205, (patc_int)(n - poff204)); l206 += 32) {
-                    out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
+            if (((pod150 < pnx149) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod150 % 9)], ((unsigned int)((pod150 / 9) & 1)))))) {
+                const patc_int psl203 = (pod150 % 9);
+                const patc_int pt204 = tid71[psl203];
+                const patc_int poff205 = min(off76[(warp + 16 * psl203)], ((unsigned int)n));
+                const patc_int psc206 = own77[(warp + 16 * psl203)];
+                for (patc_int l207 = lane; l207 < min((patc_int)psc206, (patc_int)(n - poff205)); l207 += 32) {
+                    out1[(poff205 + l207)] = ring65[(384 * warp + 6144 * psl203 + l207)];
                 }
-                const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt207)));
-                const patc_int pm209 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
-                    out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
+                const patc_int pcnt208 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt204 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr209 = (-psc206 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt208)));
+                const patc_int pm210 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l211 = lane; l211 < max((patc_int)0, (patc_int)min((patc_int)pr209, (patc_int)(n - 384 * warp + 6144 * pt204 + poff205 - pm210 - 6144 * ((n + 6143) / 6144) + 6144))); l211 += 32) {
+                    out1[(384 * warp - 6144 * pt204 - poff205 + pm210 + l211 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl203 + psc206 + l211)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty66[psl202]);
-                pold146 = (pod149 + 1);
+                patc_mb_arrive(&empty67[psl203]);
+                pold147 = (pod150 + 1);
                 continue;
             }
-            if ((pdone147 && (pod149 == pnx148))) {
+            if ((pdone148 && (pod150 == pnx149))) {
                 return;
             }
             __nanosleep(20);
@@ -1897,15 +1899,15 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate78: (n + 6143) / 6144 x unsigned long long, pipectr79: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -1973,7 +1975,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -2014,7 +2016,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -2025,7 +2029,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.i32 (n x int)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 6143) / 6144 x unsigned long long, pipectr78: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate78: (n + 6143) / 6144 x unsigned long long, pipectr79: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
@@ -2034,31 +2038,31 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 320);
-    int *ring64 = (int *)(patc_smem + 400);
-    long long *tid70 = (long long *)(patc_smem + 221584);
-    unsigned int *ep71 = (unsigned int *)(patc_smem + 221664);
-    unsigned int *agg72 = (unsigned int *)(patc_smem + 221680);
-    unsigned int *wtot73 = (unsigned int *)(patc_smem + 221728);
-    unsigned int *woff74 = (unsigned int *)(patc_smem + 222304);
-    unsigned int *off75 = (unsigned int *)(patc_smem + 222880);
-    unsigned int *own76 = (unsigned int *)(patc_smem + 223456);
+    unsigned long long *full66 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 80);
+    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 160);
+    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 240);
+    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 320);
+    int *ring65 = (int *)(patc_smem + 400);
+    long long *tid71 = (long long *)(patc_smem + 221584);
+    unsigned int *ep72 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg73 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot74 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff75 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off76 = (unsigned int *)(patc_smem + 222880);
+    unsigned int *own77 = (unsigned int *)(patc_smem + 223456);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if ((((patc_int)threadIdx.x) == 0)) {
-        for (patc_int i80 = 0; i80 < 9; i80 += 1) {
-            patc_mb_init(&full65[i80], 1u);
-            patc_mb_init(&empty66[i80], 512u);
-            patc_mb_init(&tots67[i80], 16u);
-            patc_mb_init(&aggb68[i80], 32u);
-            patc_mb_init(&pref69[i80], 32u);
+        for (patc_int i81 = 0; i81 < 9; i81 += 1) {
+            patc_mb_init(&full66[i81], 1u);
+            patc_mb_init(&empty67[i81], 512u);
+            patc_mb_init(&tots68[i81], 16u);
+            patc_mb_init(&aggb69[i81], 32u);
+            patc_mb_init(&pref70[i81], 32u);
         }
     }
     __syncthreads();
@@ -2066,415 +2070,415 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
         if ((lane != 0)) {
             return;
         }
-        for (patc_int pk81 = 0; ; pk81 += 1) {
-            const patc_int psl82 = (pk81 % 9);
-            if ((pk81 >= 9)) {
-                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 9) - 1) & 1)));
+        for (patc_int pk82 = 0; ; pk82 += 1) {
+            const patc_int psl83 = (pk82 % 9);
+            if ((pk82 >= 9)) {
+                patc_mb_wait(&empty67[psl83], ((unsigned int)(((pk82 / 9) - 1) & 1)));
             }
-            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
-            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
-                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            unsigned long long pd84 = atomicAdd(&pipectr79[0], 1ull);
+            if ((((unsigned int)pd84) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr79[0] = ((pd84 & 18446744069414584320ull) + 4294967296ull);
             }
-            if ((pk81 == 0)) {
-                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            if ((pk82 == 0)) {
+                ep72[0] = (((unsigned int)(pd84 >> 32ull)) & 1073741823u);
             }
-            const patc_int pt84 = ((unsigned int)pd83);
-            if ((pt84 >= ((n + 6143) / 6144))) {
-                tid70[psl82] = -1ll;
-                patc_mb_arrive(&full65[psl82]);
+            const patc_int pt85 = ((unsigned int)pd84);
+            if ((pt85 >= ((n + 6143) / 6144))) {
+                tid71[psl83] = -1ll;
+                patc_mb_arrive(&full66[psl83]);
                 return;
             }
-            tid70[psl82] = pt84;
-            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt84 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            tid71[psl83] = pt85;
+            unsigned int pbytes86 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full65[psl82], pbytes85);
-            if ((pbytes85 != 0u)) {
-                patc_bulk_load(ring64 + (6144 * psl82), xs + (-6144 * pt84 + 6144 * ((n + 6143) / 6144) - 6144), pbytes85, &full65[psl82]);
+            patc_mb_expect(&full66[psl83], pbytes86);
+            if ((pbytes86 != 0u)) {
+                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes86, &full66[psl83]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk86 = 0; ; pk86 += 1) {
-            const patc_int psl87 = (pk86 % 9);
-            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 9) & 1)));
-            const patc_int pt88 = tid70[psl87];
-            if ((pt88 < 0)) {
+        for (patc_int pk87 = 0; ; pk87 += 1) {
+            const patc_int psl88 = (pk87 % 9);
+            patc_mb_wait(&full66[psl88], ((unsigned int)((pk87 / 9) & 1)));
+            const patc_int pt89 = tid71[psl88];
+            if ((pt89 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 9) & 1)));
-            unsigned int pep89 = ep71[0];
-            unsigned int pinc90 = ((lane < 16) ? wtot73[(lane + 16 * psl87)] : 0u);
-            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
-            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
-            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
-            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
-            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
-            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
-            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
-            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
-            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            patc_mb_wait(&tots68[psl88], ((unsigned int)((pk87 / 9) & 1)));
+            unsigned int pep90 = ep72[0];
+            unsigned int pinc91 = ((lane < 16) ? wtot74[(lane + 16 * psl88)] : 0u);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc91, 1);
+            pinc91 = ((lane >= 1) ? (po92 + pinc91) : pinc91);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc91, 2);
+            pinc91 = ((lane >= 2) ? (po93 + pinc91) : pinc91);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc91, 4);
+            pinc91 = ((lane >= 4) ? (po94 + pinc91) : pinc91);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc91, 8);
+            pinc91 = ((lane >= 8) ? (po95 + pinc91) : pinc91);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc91, 16);
+            pinc91 = ((lane >= 16) ? (po96 + pinc91) : pinc91);
+            unsigned int ptot97 = __shfl_sync(0xffffffffu, pinc91, 31);
+            unsigned int pup98 = __shfl_up_sync(0xffffffffu, pinc91, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
-                agg72[psl87] = ptot96;
+                patc_poke(&pipestate78[pt89], ((((unsigned long long)((pep90 << 2u) | ((pt89 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot97)));
+                agg73[psl88] = ptot97;
             }
             if ((lane < 16)) {
-                woff74[(lane + 16 * psl87)] = ((lane == 0) ? 0u : pup97);
+                woff75[(lane + 16 * psl88)] = ((lane == 0) ? 0u : pup98);
             }
-            patc_mb_arrive(&aggb68[psl87]);
+            patc_mb_arrive(&aggb69[psl88]);
         }
     }
     if ((warp == 17)) {
-        long long pprev98 = -1ll;
-        unsigned int pprevp99 = 0u;
-        for (patc_int pk100 = 0; ; pk100 += 1) {
-            const patc_int psl101 = (pk100 % 9);
-            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 9) & 1)));
-            const patc_int pt102 = tid70[psl101];
-            if ((pt102 < 0)) {
+        long long pprev99 = -1ll;
+        unsigned int pprevp100 = 0u;
+        for (patc_int pk101 = 0; ; pk101 += 1) {
+            const patc_int psl102 = (pk101 % 9);
+            patc_mb_wait(&full66[psl102], ((unsigned int)((pk101 / 9) & 1)));
+            const patc_int pt103 = tid71[psl102];
+            if ((pt103 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 9) & 1)));
-            unsigned int pep103 = ep71[0];
-            unsigned int ptot104 = agg72[psl101];
-            unsigned int pacc105 = 0u;
-            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
-            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
-                unsigned long long pwd108 = 0ull;
+            patc_mb_wait(&aggb69[psl102], ((unsigned int)((pk101 / 9) & 1)));
+            unsigned int pep104 = ep72[0];
+            unsigned int ptot105 = agg73[psl102];
+            unsigned int pacc106 = 0u;
+            bool pfound107 = ((pt103 == 0) || (pprev99 == (pt103 - 1)));
+            for (patc_int pr108 = 0; ((!pfound107) && ((pt103 - 128 * pr108 - 1) > pprev99)); pr108 += 1) {
                 unsigned long long pwd109 = 0ull;
                 unsigned long long pwd110 = 0ull;
                 unsigned long long pwd111 = 0ull;
+                unsigned long long pwd112 = 0ull;
                 for (;;) {
-                    bool punset112 = false;
-                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
-                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
-                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    bool punset113 = false;
+                    pwd109 = (((-lane + pt103 - 128 * pr108 - 1) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 1)]) : 0ull);
                     unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
-                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((phi114 >> 2u) != pep104) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt103 - 128 * pr108 - 33) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 33)]) : 0ull);
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((phi115 >> 2u) != pep104) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt103 - 128 * pr108 - 65) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 65)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset112))) {
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((phi116 >> 2u) != pep104) || ((phi116 & 3u) == 0u))));
+                    pwd112 = (((-lane + pt103 - 128 * pr108 - 97) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 97)]) : 0ull);
+                    unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((phi117 >> 2u) != pep104) || ((phi117 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset113))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear117 = 4294967295u;
-                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)lane));
+                unsigned int pnear118 = 4294967295u;
+                if ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)lane));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 96)));
                 }
-                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
-                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
-                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
-                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
-                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                pnear118 = __reduce_min_sync(0xffffffffu, pnear118);
+                unsigned int pg119 = ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((unsigned int)lane) <= pnear118)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((unsigned int)(lane + 32)) <= pnear118)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((unsigned int)(lane + 64)) <= pnear118)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((unsigned int)(lane + 96)) <= pnear118)) ? ((unsigned int)pwd112) : 0u);
                 unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
                 pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
                 unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
                 pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
-                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
-                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
+                pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
                 unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
                 pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
                 unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
                 pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
-                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
-                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
+                pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
                 unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
                 pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
                 unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
                 pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
-                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
-                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
+                pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
                 unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
                 pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
                 unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
                 pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
-                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
-                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
+                pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
                 unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
                 pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
                 unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
                 pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
-                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
-                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
-                pacc105 = (pw0143 + pacc105);
-                pfound106 = (pnear117 != 4294967295u);
+                unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
+                pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
+                unsigned int pall143 = (((pg122 + pg121) + pg120) + pg119);
+                unsigned int pw0144 = __shfl_sync(0xffffffffu, pall143, 0);
+                pacc106 = (pw0144 + pacc106);
+                pfound107 = (pnear118 != 4294967295u);
             }
-            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
-                pacc105 = (pprevp99 + pacc105);
+            if (((!pfound107) || (pprev99 == (pt103 - 1)))) {
+                pacc106 = (pprevp100 + pacc106);
             }
-            if ((pt102 == 0)) {
-                pacc105 = 0u;
+            if ((pt103 == 0)) {
+                pacc106 = 0u;
             }
-            unsigned int pinc144 = (pacc105 + ptot104);
-            if (((lane == 0) && (pt102 != 0))) {
-                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            unsigned int pinc145 = (pacc106 + ptot105);
+            if (((lane == 0) && (pt103 != 0))) {
+                patc_poke(&pipestate78[pt103], ((((unsigned long long)((pep104 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc145)));
             }
-            if (((lane == 0) && (pt102 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc144;
+            if (((lane == 0) && (pt103 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc145;
             }
             if ((lane < 16)) {
-                off75[(lane + 16 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 16 * psl101)]);
+                off76[(lane + 16 * psl102)] = (((glob0[0] - pacc106) - ptot105) + woff75[(lane + 16 * psl102)]);
             }
-            patc_mb_arrive(&pref69[psl101]);
-            pprev98 = pt102;
-            pprevp99 = pinc144;
+            patc_mb_arrive(&pref70[psl102]);
+            pprev99 = pt103;
+            pprevp100 = pinc145;
         }
     }
     if ((warp < 16)) {
-        int pnext145 = 0;
-        int pold146 = 0;
-        bool pdone147 = false;
+        int pnext146 = 0;
+        int pold147 = 0;
+        bool pdone148 = false;
         for (;;) {
-            const patc_int pnx148 = pnext145;
-            const patc_int pod149 = pold146;
-            if ((((!pdone147) && ((pnx148 - pod149) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 9)], ((unsigned int)((pnx148 / 9) & 1)))))) {
-                const patc_int psl150 = (pnx148 % 9);
-                const patc_int pt151 = tid70[psl150];
-                if ((pt151 < 0)) {
-                    pdone147 = true;
+            const patc_int pnx149 = pnext146;
+            const patc_int pod150 = pold147;
+            if ((((!pdone148) && ((pnx149 - pod150) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx149 % 9)], ((unsigned int)((pnx149 / 9) & 1)))))) {
+                const patc_int psl151 = (pnx149 % 9);
+                const patc_int pt152 = tid71[psl151];
+                if ((pt152 < 0)) {
+                    pdone148 = true;
                     continue;
                 }
-                pnext145 = (pnx148 + 1);
-                const patc_int pcnt152 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt151 - 6144 * ((n + 6143) / 6144) + 6144)));
-                __align__(16) int px153[4];
-                *(int4 *)px153 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150));
+                pnext146 = (pnx149 + 1);
+                const patc_int pcnt153 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt152 - 6144 * ((n + 6143) / 6144) + 6144)));
                 __align__(16) int px154[4];
-                *(int4 *)px154 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 4));
+                *(int4 *)px154 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151));
                 __align__(16) int px155[4];
-                *(int4 *)px155 = *(const int4 *)(ring64 + (12 * lane + 384 * warp + 6144 * psl150 + 8));
-                if ((pcnt152 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[0] = (((12 * lane) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6144)] : 0);
+                *(int4 *)px155 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 4));
+                __align__(16) int px156[4];
+                *(int4 *)px156 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 8));
+                if ((pcnt153 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[0] = (((12 * lane) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6144)] : 0);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[1] = (((12 * lane + 1) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6143)] : 0);
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[1] = (((12 * lane + 1) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6143)] : 0);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[2] = (((12 * lane + 2) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6142)] : 0);
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[2] = (((12 * lane + 2) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6142)] : 0);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px153[3] = (((12 * lane + 3) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6141)] : 0);
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px154[3] = (((12 * lane + 3) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6141)] : 0);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[0] = (((12 * lane + 4) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6140)] : 0);
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane + 4) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6140)] : 0);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[1] = (((12 * lane + 5) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6139)] : 0);
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 5) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6139)] : 0);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[2] = (((12 * lane + 6) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6138)] : 0);
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 6) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6138)] : 0);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[3] = (((12 * lane + 7) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6137)] : 0);
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 7) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6137)] : 0);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[0] = (((12 * lane + 8) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6136)] : 0);
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[0] = (((12 * lane + 8) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6136)] : 0);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[1] = (((12 * lane + 9) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6135)] : 0);
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[1] = (((12 * lane + 9) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6135)] : 0);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[2] = (((12 * lane + 10) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6134)] : 0);
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[2] = (((12 * lane + 10) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6134)] : 0);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt151 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[3] = (((12 * lane + 11) < pcnt152) ? xs[(12 * lane + 384 * warp - 6144 * pt151 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[3] = (((12 * lane + 11) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
                     }
                 }
-                const patc_int pvc156 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt152));
-                unsigned int pm157 = 0u;
-                int pa158 = px153[0];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane) < pvc156) && (pa158 > t))) << 0u));
-                int pa159 = px153[1];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
-                int pa160 = px153[2];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
-                int pa161 = px153[3];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
-                int pa162 = px154[0];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 4) < pvc156) && (pa162 > t))) << 4u));
-                int pa163 = px154[1];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 5) < pvc156) && (pa163 > t))) << 5u));
-                int pa164 = px154[2];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 6) < pvc156) && (pa164 > t))) << 6u));
-                int pa165 = px154[3];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 7) < pvc156) && (pa165 > t))) << 7u));
-                int pa166 = px155[0];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 8) < pvc156) && (pa166 > t))) << 8u));
-                int pa167 = px155[1];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 9) < pvc156) && (pa167 > t))) << 9u));
-                int pa168 = px155[2];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 10) < pvc156) && (pa168 > t))) << 10u));
-                int pa169 = px155[3];
-                pm157 = (pm157 | (((unsigned int)(((12 * lane + 11) < pvc156) && (pa169 > t))) << 11u));
-                unsigned int pc170 = __popc(pm157);
-                unsigned int pv171 = pc170;
-                unsigned int po172 = __shfl_up_sync(0xffffffffu, pv171, 1);
-                pv171 = ((lane >= 1) ? (po172 + pv171) : pv171);
-                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv171, 2);
-                pv171 = ((lane >= 2) ? (po173 + pv171) : pv171);
-                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv171, 4);
-                pv171 = ((lane >= 4) ? (po174 + pv171) : pv171);
-                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv171, 8);
-                pv171 = ((lane >= 8) ? (po175 + pv171) : pv171);
-                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv171, 16);
-                pv171 = ((lane >= 16) ? (po176 + pv171) : pv171);
+                const patc_int pvc157 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt153));
+                unsigned int pm158 = 0u;
+                int pa159 = px154[0];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane) < pvc157) && (pa159 > t))) << 0u));
+                int pa160 = px154[1];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 1) < pvc157) && (pa160 > t))) << 1u));
+                int pa161 = px154[2];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 2) < pvc157) && (pa161 > t))) << 2u));
+                int pa162 = px154[3];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 3) < pvc157) && (pa162 > t))) << 3u));
+                int pa163 = px155[0];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 4) < pvc157) && (pa163 > t))) << 4u));
+                int pa164 = px155[1];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 5) < pvc157) && (pa164 > t))) << 5u));
+                int pa165 = px155[2];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 6) < pvc157) && (pa165 > t))) << 6u));
+                int pa166 = px155[3];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 7) < pvc157) && (pa166 > t))) << 7u));
+                int pa167 = px156[0];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 8) < pvc157) && (pa167 > t))) << 8u));
+                int pa168 = px156[1];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 9) < pvc157) && (pa168 > t))) << 9u));
+                int pa169 = px156[2];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 10) < pvc157) && (pa169 > t))) << 10u));
+                int pa170 = px156[3];
+                pm158 = (pm158 | (((unsigned int)(((12 * lane + 11) < pvc157) && (pa170 > t))) << 11u));
+                unsigned int pc171 = __popc(pm158);
+                unsigned int pv172 = pc171;
+                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv172, 1);
+                pv172 = ((lane >= 1) ? (po173 + pv172) : pv172);
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv172, 2);
+                pv172 = ((lane >= 2) ? (po174 + pv172) : pv172);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv172, 4);
+                pv172 = ((lane >= 4) ? (po175 + pv172) : pv172);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv172, 8);
+                pv172 = ((lane >= 8) ? (po176 + pv172) : pv172);
+                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv172, 16);
+                pv172 = ((lane >= 16) ? (po177 + pv172) : pv172);
                 __syncwarp();
-                const patc_int pq177 = (pv171 - pc170);
-                if ((((pm157 >> 0u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq177)] = px153[0];
+                const patc_int pq178 = (pv172 - pc171);
+                if ((((pm158 >> 0u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq178)] = px154[0];
                 }
-                const patc_int pq178 = (pq177 + ((int)((pm157 >> 0u) & 1u)));
-                if ((((pm157 >> 1u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq178)] = px153[1];
+                const patc_int pq179 = (pq178 + ((int)((pm158 >> 0u) & 1u)));
+                if ((((pm158 >> 1u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq179)] = px154[1];
                 }
-                const patc_int pq179 = (pq178 + ((int)((pm157 >> 1u) & 1u)));
-                if ((((pm157 >> 2u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq179)] = px153[2];
+                const patc_int pq180 = (pq179 + ((int)((pm158 >> 1u) & 1u)));
+                if ((((pm158 >> 2u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq180)] = px154[2];
                 }
-                const patc_int pq180 = (pq179 + ((int)((pm157 >> 2u) & 1u)));
-                if ((((pm157 >> 3u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq180)] = px153[3];
+                const patc_int pq181 = (pq180 + ((int)((pm158 >> 2u) & 1u)));
+                if ((((pm158 >> 3u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq181)] = px154[3];
                 }
-                const patc_int pq181 = (pq180 + ((int)((pm157 >> 3u) & 1u)));
-                if ((((pm157 >> 4u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq181)] = px154[0];
+                const patc_int pq182 = (pq181 + ((int)((pm158 >> 3u) & 1u)));
+                if ((((pm158 >> 4u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq182)] = px155[0];
                 }
-                const patc_int pq182 = (pq181 + ((int)((pm157 >> 4u) & 1u)));
-                if ((((pm157 >> 5u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq182)] = px154[1];
+                const patc_int pq183 = (pq182 + ((int)((pm158 >> 4u) & 1u)));
+                if ((((pm158 >> 5u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq183)] = px155[1];
                 }
-                const patc_int pq183 = (pq182 + ((int)((pm157 >> 5u) & 1u)));
-                if ((((pm157 >> 6u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq183)] = px154[2];
+                const patc_int pq184 = (pq183 + ((int)((pm158 >> 5u) & 1u)));
+                if ((((pm158 >> 6u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq184)] = px155[2];
                 }
-                const patc_int pq184 = (pq183 + ((int)((pm157 >> 6u) & 1u)));
-                if ((((pm157 >> 7u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq184)] = px154[3];
+                const patc_int pq185 = (pq184 + ((int)((pm158 >> 6u) & 1u)));
+                if ((((pm158 >> 7u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq185)] = px155[3];
                 }
-                const patc_int pq185 = (pq184 + ((int)((pm157 >> 7u) & 1u)));
-                if ((((pm157 >> 8u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq185)] = px155[0];
+                const patc_int pq186 = (pq185 + ((int)((pm158 >> 7u) & 1u)));
+                if ((((pm158 >> 8u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq186)] = px156[0];
                 }
-                const patc_int pq186 = (pq185 + ((int)((pm157 >> 8u) & 1u)));
-                if ((((pm157 >> 9u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq186)] = px155[1];
+                const patc_int pq187 = (pq186 + ((int)((pm158 >> 8u) & 1u)));
+                if ((((pm158 >> 9u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq187)] = px156[1];
                 }
-                const patc_int pq187 = (pq186 + ((int)((pm157 >> 9u) & 1u)));
-                if ((((pm157 >> 10u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq187)] = px155[2];
+                const patc_int pq188 = (pq187 + ((int)((pm158 >> 9u) & 1u)));
+                if ((((pm158 >> 10u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq188)] = px156[2];
                 }
-                const patc_int pq188 = (pq187 + ((int)((pm157 >> 10u) & 1u)));
-                if ((((pm157 >> 11u) & 1u) != 0u)) {
-                    ring64[(384 * warp + 6144 * psl150 + pq188)] = px155[3];
+                const patc_int pq189 = (pq188 + ((int)((pm158 >> 10u) & 1u)));
+                if ((((pm158 >> 11u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl151 + pq189)] = px156[3];
                 }
-                const patc_int pr189 = (min((patc_int)pvc156, (patc_int)(12 * lane)) - ((int)(pv171 - pc170)));
-                const patc_int psc190 = ((int)__shfl_sync(0xffffffffu, pv171, 31));
-                if ((((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + pr189 + psc190)] = px153[0];
+                const patc_int pr190 = (min((patc_int)pvc157, (patc_int)(12 * lane)) - ((int)(pv172 - pc171)));
+                const patc_int psc191 = ((int)__shfl_sync(0xffffffffu, pv172, 31));
+                if ((((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + pr190 + psc191)] = px154[0];
                 }
-                const patc_int pr191 = (pr189 + ((int)(((12 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr191)] = px153[1];
+                const patc_int pr192 = (pr190 + ((int)(((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr192)] = px154[1];
                 }
-                const patc_int pr192 = (pr191 + ((int)(((12 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr192)] = px153[2];
+                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr193)] = px154[2];
                 }
-                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr193)] = px153[3];
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr194)] = px154[3];
                 }
-                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr194)] = px154[0];
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr195)] = px155[0];
                 }
-                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 4) < pvc156) && (((pm157 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr195)] = px154[1];
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr196)] = px155[1];
                 }
-                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 5) < pvc156) && (((pm157 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr196)] = px154[2];
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr197)] = px155[2];
                 }
-                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 6) < pvc156) && (((pm157 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr197)] = px154[3];
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr198)] = px155[3];
                 }
-                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 7) < pvc156) && (((pm157 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr198)] = px155[0];
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr199)] = px156[0];
                 }
-                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 8) < pvc156) && (((pm157 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr199)] = px155[1];
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr200)] = px156[1];
                 }
-                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 9) < pvc156) && (((pm157 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr200)] = px155[2];
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr201)] = px156[2];
                 }
-                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 10) < pvc156) && (((pm157 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc156) && (((pm157 >> 11u) & 1u) == 0u))) {
-                    ring64[(384 * warp + 6144 * psl150 + psc190 + pr201)] = px155[3];
+                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc157) && (((pm158 >> 11u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr202)] = px156[3];
                 }
                 if ((lane == 31)) {
-                    own76[(warp + 16 * psl150)] = pv171;
+                    own77[(warp + 16 * psl151)] = pv172;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot73[(warp + 16 * psl150)] = pv171;
-                    patc_mb_arrive(&tots67[psl150]);
+                    wtot74[(warp + 16 * psl151)] = pv172;
+                    patc_mb_arrive(&tots68[psl151]);
                 }
                 continue;
             }
-            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 9)], ((unsigned int)((pod149 / 9) & 1)))))) {
-                const patc_int psl202 = (pod149 % 9);
-                const patc_int pt203 = tid70[psl202];
-                const patc_int poff204 = min(off75[(warp + 16 * psl202)], ((unsigned int)n));
-                const patc_int psc205 = own76[(warp + 16 * psl202)];
-                for (patc_int l206 = lane; l206 < min((patc_int)psc205, (patc_int)(n - poff204)); l206 += 32) {
-                    out1[(poff204 + l206)] = ring64[(384 * warp + 6144 * psl202 + l206)];
+            if (((pod150 < pnx149) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod150 % 9)], ((unsigned int)((pod150 / 9) & 1)))))) {
+                const patc_int psl203 = (pod150 % 9);
+                const patc_int pt204 = tid71[psl203];
+                const patc_int poff205 = min(off76[(warp + 16 * psl203)], ((unsigned int)n));
+                const patc_int psc206 = own77[(warp + 16 * psl203)];
+                for (patc_int l207 = lane; l207 < min((patc_int)psc206, (patc_int)(n - poff205)); l207 += 32) {
+                    out1[(poff205 + l207)] = ring65[(384 * warp + 6144 * psl203 + l207)];
                 }
-                const patc_int pcnt207 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt203 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr208 = (-psc205 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt207)));
-                const patc_int pm209 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l210 = lane; l210 < max((patc_int)0, (patc_int)min((patc_int)pr208, (patc_int)(n - 384 * warp + 6144 * pt203 + poff204 - pm209 - 6144 * ((n + 6143) / 6144) + 6144))); l210 += 32) {
-                    out1[(384 * warp - 6144 * pt203 - poff204 + pm209 + l210 + 6144 * ((n + 6143) / 6144) - 6144)] = ring64[(384 * warp + 6144 * psl202 + psc205 + l210)];
+                const patc_int pcnt208 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt204 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr209 = (-psc206 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt208)));
+                const patc_int pm210 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l211 = lane; l211 < max((patc_int)0, (patc_int)min((patc_int)pr209, (patc_int)(n - 384 * warp + 6144 * pt204 + poff205 - pm210 - 6144 * ((n + 6143) / 6144) + 6144))); l211 += 32) {
+                    out1[(384 * warp - 6144 * pt204 - poff205 + pm210 + l211 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl203 + psc206 + l211)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty66[psl202]);
-                pold146 = (pod149 + 1);
+                patc_mb_arrive(&empty67[psl203]);
+                pold147 = (pod150 + 1);
                 continue;
             }
-            if ((pdone147 && (pod149 == pnx148))) {
+            if ((pdone148 && (pod150 == pnx149))) {
                 return;
             }
             __nanosleep(20);
@@ -2489,15 +2493,15 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 511) / 512 x unsigned long long, pipectr78: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate78: (n + 511) / 512 x unsigned long long, pipectr79: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (512, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   128 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 510) / 512 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max(4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480, (n + 4096 * g - 1) / (4096 * g) + 1))) < 2^31), else long long
+ *                    for a launch where max((g + 510) / 512 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4480))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_launch0(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s3 = (unsigned int *)(patc_smem + 0);
@@ -2565,7 +2569,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             unsigned int acc40 = 0u;
@@ -2606,7 +2610,9 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 512) patc_poke(&partial1[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial1[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -2617,7 +2623,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *   nat parameters:  n, g
  *   outputs:         out0: 1.u32 (1 x unsigned int)
  *                    out1: n.f32 (n x float)
- *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate77: (n + 511) / 512 x unsigned long long, pipectr78: 1 x unsigned long long
+ *   scratch:         glob0: 1 x unsigned int, partial1: g x unsigned long long (unsigned int value, flag bit 32), pipestate78: (n + 511) / 512 x unsigned long long, pipectr79: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (224, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
@@ -2626,31 +2632,31 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
  *                    for a launch where max(g, max(5 * n + 256 * nwarps + 2048 * ((n + 510) / 512) + 3076, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate77, unsigned long long *__restrict__ pipectr78, patc_int n, patc_int g)
+extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full65 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty66 = (unsigned long long *)(patc_smem + 16);
-    unsigned long long *tots67 = (unsigned long long *)(patc_smem + 32);
-    unsigned long long *aggb68 = (unsigned long long *)(patc_smem + 48);
-    unsigned long long *pref69 = (unsigned long long *)(patc_smem + 64);
-    float *ring64 = (float *)(patc_smem + 80);
-    long long *tid70 = (long long *)(patc_smem + 4176);
-    unsigned int *ep71 = (unsigned int *)(patc_smem + 4192);
-    unsigned int *agg72 = (unsigned int *)(patc_smem + 4208);
-    unsigned int *wtot73 = (unsigned int *)(patc_smem + 4224);
-    unsigned int *woff74 = (unsigned int *)(patc_smem + 4256);
-    unsigned int *off75 = (unsigned int *)(patc_smem + 4288);
-    unsigned int *own76 = (unsigned int *)(patc_smem + 4320);
+    unsigned long long *full66 = (unsigned long long *)(patc_smem + 0);
+    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 16);
+    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 32);
+    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 48);
+    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 64);
+    float *ring65 = (float *)(patc_smem + 80);
+    long long *tid71 = (long long *)(patc_smem + 4176);
+    unsigned int *ep72 = (unsigned int *)(patc_smem + 4192);
+    unsigned int *agg73 = (unsigned int *)(patc_smem + 4208);
+    unsigned int *wtot74 = (unsigned int *)(patc_smem + 4224);
+    unsigned int *woff75 = (unsigned int *)(patc_smem + 4256);
+    unsigned int *off76 = (unsigned int *)(patc_smem + 4288);
+    unsigned int *own77 = (unsigned int *)(patc_smem + 4320);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if ((((patc_int)threadIdx.x) == 0)) {
-        for (patc_int i80 = 0; i80 < 2; i80 += 1) {
-            patc_mb_init(&full65[i80], 1u);
-            patc_mb_init(&empty66[i80], 128u);
-            patc_mb_init(&tots67[i80], 4u);
-            patc_mb_init(&aggb68[i80], 32u);
-            patc_mb_init(&pref69[i80], 32u);
+        for (patc_int i81 = 0; i81 < 2; i81 += 1) {
+            patc_mb_init(&full66[i81], 1u);
+            patc_mb_init(&empty67[i81], 128u);
+            patc_mb_init(&tots68[i81], 4u);
+            patc_mb_init(&aggb69[i81], 32u);
+            patc_mb_init(&pref70[i81], 32u);
         }
     }
     __syncthreads();
@@ -2658,307 +2664,307 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
         if ((lane != 0)) {
             return;
         }
-        for (patc_int pk81 = 0; ; pk81 += 1) {
-            const patc_int psl82 = (pk81 % 2);
-            if ((pk81 >= 2)) {
-                patc_mb_wait(&empty66[psl82], ((unsigned int)(((pk81 / 2) - 1) & 1)));
+        for (patc_int pk82 = 0; ; pk82 += 1) {
+            const patc_int psl83 = (pk82 % 2);
+            if ((pk82 >= 2)) {
+                patc_mb_wait(&empty67[psl83], ((unsigned int)(((pk82 / 2) - 1) & 1)));
             }
-            unsigned long long pd83 = atomicAdd(&pipectr78[0], 1ull);
-            if ((((unsigned int)pd83) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
-                pipectr78[0] = ((pd83 & 18446744069414584320ull) + 4294967296ull);
+            unsigned long long pd84 = atomicAdd(&pipectr79[0], 1ull);
+            if ((((unsigned int)pd84) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 511) / 512) - 1)))) {
+                pipectr79[0] = ((pd84 & 18446744069414584320ull) + 4294967296ull);
             }
-            if ((pk81 == 0)) {
-                ep71[0] = (((unsigned int)(pd83 >> 32ull)) & 1073741823u);
+            if ((pk82 == 0)) {
+                ep72[0] = (((unsigned int)(pd84 >> 32ull)) & 1073741823u);
             }
-            const patc_int pt84 = ((unsigned int)pd83);
-            if ((pt84 >= ((n + 511) / 512))) {
-                tid70[psl82] = -1ll;
-                patc_mb_arrive(&full65[psl82]);
+            const patc_int pt85 = ((unsigned int)pd84);
+            if ((pt85 >= ((n + 511) / 512))) {
+                tid71[psl83] = -1ll;
+                patc_mb_arrive(&full66[psl83]);
                 return;
             }
-            tid70[psl82] = pt84;
-            unsigned int pbytes85 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n + 512 * pt84 - 512 * ((n + 511) / 512) + 512))) & -16));
+            tid71[psl83] = pt85;
+            unsigned int pbytes86 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n + 512 * pt85 - 512 * ((n + 511) / 512) + 512))) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full65[psl82], pbytes85);
-            if ((pbytes85 != 0u)) {
-                patc_bulk_load(ring64 + (512 * psl82), xs + (-512 * pt84 + 512 * ((n + 511) / 512) - 512), pbytes85, &full65[psl82]);
+            patc_mb_expect(&full66[psl83], pbytes86);
+            if ((pbytes86 != 0u)) {
+                patc_bulk_load(ring65 + (512 * psl83), xs + (-512 * pt85 + 512 * ((n + 511) / 512) - 512), pbytes86, &full66[psl83]);
             }
         }
     }
     if ((warp == 4)) {
-        for (patc_int pk86 = 0; ; pk86 += 1) {
-            const patc_int psl87 = (pk86 % 2);
-            patc_mb_wait(&full65[psl87], ((unsigned int)((pk86 / 2) & 1)));
-            const patc_int pt88 = tid70[psl87];
-            if ((pt88 < 0)) {
+        for (patc_int pk87 = 0; ; pk87 += 1) {
+            const patc_int psl88 = (pk87 % 2);
+            patc_mb_wait(&full66[psl88], ((unsigned int)((pk87 / 2) & 1)));
+            const patc_int pt89 = tid71[psl88];
+            if ((pt89 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots67[psl87], ((unsigned int)((pk86 / 2) & 1)));
-            unsigned int pep89 = ep71[0];
-            unsigned int pinc90 = ((lane < 4) ? wtot73[(lane + 4 * psl87)] : 0u);
-            unsigned int po91 = __shfl_up_sync(0xffffffffu, pinc90, 1);
-            pinc90 = ((lane >= 1) ? (po91 + pinc90) : pinc90);
-            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc90, 2);
-            pinc90 = ((lane >= 2) ? (po92 + pinc90) : pinc90);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc90, 4);
-            pinc90 = ((lane >= 4) ? (po93 + pinc90) : pinc90);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc90, 8);
-            pinc90 = ((lane >= 8) ? (po94 + pinc90) : pinc90);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc90, 16);
-            pinc90 = ((lane >= 16) ? (po95 + pinc90) : pinc90);
-            unsigned int ptot96 = __shfl_sync(0xffffffffu, pinc90, 31);
-            unsigned int pup97 = __shfl_up_sync(0xffffffffu, pinc90, 1);
+            patc_mb_wait(&tots68[psl88], ((unsigned int)((pk87 / 2) & 1)));
+            unsigned int pep90 = ep72[0];
+            unsigned int pinc91 = ((lane < 4) ? wtot74[(lane + 4 * psl88)] : 0u);
+            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc91, 1);
+            pinc91 = ((lane >= 1) ? (po92 + pinc91) : pinc91);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc91, 2);
+            pinc91 = ((lane >= 2) ? (po93 + pinc91) : pinc91);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc91, 4);
+            pinc91 = ((lane >= 4) ? (po94 + pinc91) : pinc91);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc91, 8);
+            pinc91 = ((lane >= 8) ? (po95 + pinc91) : pinc91);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc91, 16);
+            pinc91 = ((lane >= 16) ? (po96 + pinc91) : pinc91);
+            unsigned int ptot97 = __shfl_sync(0xffffffffu, pinc91, 31);
+            unsigned int pup98 = __shfl_up_sync(0xffffffffu, pinc91, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate77[pt88], ((((unsigned long long)((pep89 << 2u) | ((pt88 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot96)));
-                agg72[psl87] = ptot96;
+                patc_poke(&pipestate78[pt89], ((((unsigned long long)((pep90 << 2u) | ((pt89 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot97)));
+                agg73[psl88] = ptot97;
             }
             if ((lane < 4)) {
-                woff74[(lane + 4 * psl87)] = ((lane == 0) ? 0u : pup97);
+                woff75[(lane + 4 * psl88)] = ((lane == 0) ? 0u : pup98);
             }
-            patc_mb_arrive(&aggb68[psl87]);
+            patc_mb_arrive(&aggb69[psl88]);
         }
     }
     if ((warp == 5)) {
-        long long pprev98 = -1ll;
-        unsigned int pprevp99 = 0u;
-        for (patc_int pk100 = 0; ; pk100 += 1) {
-            const patc_int psl101 = (pk100 % 2);
-            patc_mb_wait(&full65[psl101], ((unsigned int)((pk100 / 2) & 1)));
-            const patc_int pt102 = tid70[psl101];
-            if ((pt102 < 0)) {
+        long long pprev99 = -1ll;
+        unsigned int pprevp100 = 0u;
+        for (patc_int pk101 = 0; ; pk101 += 1) {
+            const patc_int psl102 = (pk101 % 2);
+            patc_mb_wait(&full66[psl102], ((unsigned int)((pk101 / 2) & 1)));
+            const patc_int pt103 = tid71[psl102];
+            if ((pt103 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb68[psl101], ((unsigned int)((pk100 / 2) & 1)));
-            unsigned int pep103 = ep71[0];
-            unsigned int ptot104 = agg72[psl101];
-            unsigned int pacc105 = 0u;
-            bool pfound106 = ((pt102 == 0) || (pprev98 == (pt102 - 1)));
-            for (patc_int pr107 = 0; ((!pfound106) && ((pt102 - 128 * pr107 - 1) > pprev98)); pr107 += 1) {
-                unsigned long long pwd108 = 0ull;
+            patc_mb_wait(&aggb69[psl102], ((unsigned int)((pk101 / 2) & 1)));
+            unsigned int pep104 = ep72[0];
+            unsigned int ptot105 = agg73[psl102];
+            unsigned int pacc106 = 0u;
+            bool pfound107 = ((pt103 == 0) || (pprev99 == (pt103 - 1)));
+            for (patc_int pr108 = 0; ((!pfound107) && ((pt103 - 128 * pr108 - 1) > pprev99)); pr108 += 1) {
                 unsigned long long pwd109 = 0ull;
                 unsigned long long pwd110 = 0ull;
                 unsigned long long pwd111 = 0ull;
+                unsigned long long pwd112 = 0ull;
                 for (;;) {
-                    bool punset112 = false;
-                    pwd108 = (((-lane + pt102 - 128 * pr107 - 1) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 1)]) : 0ull);
-                    unsigned int phi113 = ((unsigned int)(pwd108 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((phi113 >> 2u) != pep103) || ((phi113 & 3u) == 0u))));
-                    pwd109 = (((-lane + pt102 - 128 * pr107 - 33) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 33)]) : 0ull);
+                    bool punset113 = false;
+                    pwd109 = (((-lane + pt103 - 128 * pr108 - 1) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 1)]) : 0ull);
                     unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((phi114 >> 2u) != pep103) || ((phi114 & 3u) == 0u))));
-                    pwd110 = (((-lane + pt102 - 128 * pr107 - 65) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 65)]) : 0ull);
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((phi114 >> 2u) != pep104) || ((phi114 & 3u) == 0u))));
+                    pwd110 = (((-lane + pt103 - 128 * pr108 - 33) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 33)]) : 0ull);
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((phi115 >> 2u) != pep103) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt102 - 128 * pr107 - 97) > pprev98) ? patc_peek(&pipestate77[(-lane + pt102 - 128 * pr107 - 97)]) : 0ull);
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((phi115 >> 2u) != pep104) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt103 - 128 * pr108 - 65) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 65)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset112 = (punset112 || (((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((phi116 >> 2u) != pep103) || ((phi116 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset112))) {
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((phi116 >> 2u) != pep104) || ((phi116 & 3u) == 0u))));
+                    pwd112 = (((-lane + pt103 - 128 * pr108 - 97) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 97)]) : 0ull);
+                    unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
+                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((phi117 >> 2u) != pep104) || ((phi117 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset113))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear117 = 4294967295u;
-                if ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && ((((unsigned int)(pwd108 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)lane));
+                unsigned int pnear118 = 4294967295u;
+                if ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)lane));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear117 = min(pnear117, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear118 = min(pnear118, ((unsigned int)(lane + 96)));
                 }
-                pnear117 = __reduce_min_sync(0xffffffffu, pnear117);
-                unsigned int pg118 = ((((-lane + pt102 - 128 * pr107 - 1) > pprev98) && (((unsigned int)lane) <= pnear117)) ? ((unsigned int)pwd108) : 0u);
-                unsigned int pg119 = ((((-lane + pt102 - 128 * pr107 - 33) > pprev98) && (((unsigned int)(lane + 32)) <= pnear117)) ? ((unsigned int)pwd109) : 0u);
-                unsigned int pg120 = ((((-lane + pt102 - 128 * pr107 - 65) > pprev98) && (((unsigned int)(lane + 64)) <= pnear117)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt102 - 128 * pr107 - 97) > pprev98) && (((unsigned int)(lane + 96)) <= pnear117)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int po122 = __shfl_down_sync(0xffffffffu, pg118, 1);
-                pg118 = (((lane + 1) < 32) ? (po122 + pg118) : pg118);
+                pnear118 = __reduce_min_sync(0xffffffffu, pnear118);
+                unsigned int pg119 = ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((unsigned int)lane) <= pnear118)) ? ((unsigned int)pwd109) : 0u);
+                unsigned int pg120 = ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((unsigned int)(lane + 32)) <= pnear118)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((unsigned int)(lane + 64)) <= pnear118)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((unsigned int)(lane + 96)) <= pnear118)) ? ((unsigned int)pwd112) : 0u);
                 unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
                 pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
                 unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
                 pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
-                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg118, 2);
-                pg118 = (((lane + 2) < 32) ? (po126 + pg118) : pg118);
+                unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
+                pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
                 unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
                 pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
                 unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
                 pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
-                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg118, 4);
-                pg118 = (((lane + 4) < 32) ? (po130 + pg118) : pg118);
+                unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
+                pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
                 unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
                 pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
                 unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
                 pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
-                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg118, 8);
-                pg118 = (((lane + 8) < 32) ? (po134 + pg118) : pg118);
+                unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
+                pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
                 unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
                 pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
                 unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
                 pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
-                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg118, 16);
-                pg118 = (((lane + 16) < 32) ? (po138 + pg118) : pg118);
+                unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
+                pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
                 unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
                 pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
                 unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
                 pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
-                unsigned int pall142 = (((pg121 + pg120) + pg119) + pg118);
-                unsigned int pw0143 = __shfl_sync(0xffffffffu, pall142, 0);
-                pacc105 = (pw0143 + pacc105);
-                pfound106 = (pnear117 != 4294967295u);
+                unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
+                pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
+                unsigned int pall143 = (((pg122 + pg121) + pg120) + pg119);
+                unsigned int pw0144 = __shfl_sync(0xffffffffu, pall143, 0);
+                pacc106 = (pw0144 + pacc106);
+                pfound107 = (pnear118 != 4294967295u);
             }
-            if (((!pfound106) || (pprev98 == (pt102 - 1)))) {
-                pacc105 = (pprevp99 + pacc105);
+            if (((!pfound107) || (pprev99 == (pt103 - 1)))) {
+                pacc106 = (pprevp100 + pacc106);
             }
-            if ((pt102 == 0)) {
-                pacc105 = 0u;
+            if ((pt103 == 0)) {
+                pacc106 = 0u;
             }
-            unsigned int pinc144 = (pacc105 + ptot104);
-            if (((lane == 0) && (pt102 != 0))) {
-                patc_poke(&pipestate77[pt102], ((((unsigned long long)((pep103 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc144)));
+            unsigned int pinc145 = (pacc106 + ptot105);
+            if (((lane == 0) && (pt103 != 0))) {
+                patc_poke(&pipestate78[pt103], ((((unsigned long long)((pep104 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc145)));
             }
-            if (((lane == 0) && (pt102 == (((n + 511) / 512) - 1)))) {
-                out0[0] = pinc144;
+            if (((lane == 0) && (pt103 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc145;
             }
             if ((lane < 4)) {
-                off75[(lane + 4 * psl101)] = (((glob0[0] - pacc105) - ptot104) + woff74[(lane + 4 * psl101)]);
+                off76[(lane + 4 * psl102)] = (((glob0[0] - pacc106) - ptot105) + woff75[(lane + 4 * psl102)]);
             }
-            patc_mb_arrive(&pref69[psl101]);
-            pprev98 = pt102;
-            pprevp99 = pinc144;
+            patc_mb_arrive(&pref70[psl102]);
+            pprev99 = pt103;
+            pprevp100 = pinc145;
         }
     }
     if ((warp < 4)) {
-        int pnext145 = 0;
-        int pold146 = 0;
-        bool pdone147 = false;
+        int pnext146 = 0;
+        int pold147 = 0;
+        bool pdone148 = false;
         for (;;) {
-            const patc_int pnx148 = pnext145;
-            const patc_int pod149 = pold146;
-            if ((((!pdone147) && ((pnx148 - pod149) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full65[(pnx148 % 2)], ((unsigned int)((pnx148 / 2) & 1)))))) {
-                const patc_int psl150 = (pnx148 % 2);
-                const patc_int pt151 = tid70[psl150];
-                if ((pt151 < 0)) {
-                    pdone147 = true;
+            const patc_int pnx149 = pnext146;
+            const patc_int pod150 = pold147;
+            if ((((!pdone148) && ((pnx149 - pod150) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx149 % 2)], ((unsigned int)((pnx149 / 2) & 1)))))) {
+                const patc_int psl151 = (pnx149 % 2);
+                const patc_int pt152 = tid71[psl151];
+                if ((pt152 < 0)) {
+                    pdone148 = true;
                     continue;
                 }
-                pnext145 = (pnx148 + 1);
-                const patc_int pcnt152 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt151 - 512 * ((n + 511) / 512) + 512)));
-                __align__(16) float px153[4];
-                *(float4 *)px153 = *(const float4 *)(ring64 + (4 * lane + 128 * warp + 512 * psl150));
-                if ((pcnt152 < (4 * lane + 4))) {
-                    if (((4 * lane) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px153[0] = (((4 * lane) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 512)] : 0.0f);
+                pnext146 = (pnx149 + 1);
+                const patc_int pcnt153 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt152 - 512 * ((n + 511) / 512) + 512)));
+                __align__(16) float px154[4];
+                *(float4 *)px154 = *(const float4 *)(ring65 + (4 * lane + 128 * warp + 512 * psl151));
+                if ((pcnt153 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px154[0] = (((4 * lane) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 512)] : 0.0f);
                     }
-                    if (((4 * lane + 1) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px153[1] = (((4 * lane + 1) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 511)] : 0.0f);
+                    if (((4 * lane + 1) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px154[1] = (((4 * lane + 1) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 511)] : 0.0f);
                     }
-                    if (((4 * lane + 2) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px153[2] = (((4 * lane + 2) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 510)] : 0.0f);
+                    if (((4 * lane + 2) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px154[2] = (((4 * lane + 2) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 510)] : 0.0f);
                     }
-                    if (((4 * lane + 3) >= (-128 * warp + 512 * pt151 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px153[3] = (((4 * lane + 3) < pcnt152) ? xs[(4 * lane + 128 * warp - 512 * pt151 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
+                    if (((4 * lane + 3) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px154[3] = (((4 * lane + 3) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
                     }
                 }
-                const patc_int pvc154 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt152));
-                unsigned int pm155 = 0u;
-                float pa156 = px153[0];
-                pm155 = (pm155 | (((unsigned int)(((4 * lane) < pvc154) && (pa156 > t))) << 0u));
-                float pa157 = px153[1];
-                pm155 = (pm155 | (((unsigned int)(((4 * lane + 1) < pvc154) && (pa157 > t))) << 1u));
-                float pa158 = px153[2];
-                pm155 = (pm155 | (((unsigned int)(((4 * lane + 2) < pvc154) && (pa158 > t))) << 2u));
-                float pa159 = px153[3];
-                pm155 = (pm155 | (((unsigned int)(((4 * lane + 3) < pvc154) && (pa159 > t))) << 3u));
-                unsigned int pc160 = __popc(pm155);
-                unsigned int pv161 = pc160;
-                unsigned int po162 = __shfl_up_sync(0xffffffffu, pv161, 1);
-                pv161 = ((lane >= 1) ? (po162 + pv161) : pv161);
-                unsigned int po163 = __shfl_up_sync(0xffffffffu, pv161, 2);
-                pv161 = ((lane >= 2) ? (po163 + pv161) : pv161);
-                unsigned int po164 = __shfl_up_sync(0xffffffffu, pv161, 4);
-                pv161 = ((lane >= 4) ? (po164 + pv161) : pv161);
-                unsigned int po165 = __shfl_up_sync(0xffffffffu, pv161, 8);
-                pv161 = ((lane >= 8) ? (po165 + pv161) : pv161);
-                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv161, 16);
-                pv161 = ((lane >= 16) ? (po166 + pv161) : pv161);
+                const patc_int pvc155 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt153));
+                unsigned int pm156 = 0u;
+                float pa157 = px154[0];
+                pm156 = (pm156 | (((unsigned int)(((4 * lane) < pvc155) && (pa157 > t))) << 0u));
+                float pa158 = px154[1];
+                pm156 = (pm156 | (((unsigned int)(((4 * lane + 1) < pvc155) && (pa158 > t))) << 1u));
+                float pa159 = px154[2];
+                pm156 = (pm156 | (((unsigned int)(((4 * lane + 2) < pvc155) && (pa159 > t))) << 2u));
+                float pa160 = px154[3];
+                pm156 = (pm156 | (((unsigned int)(((4 * lane + 3) < pvc155) && (pa160 > t))) << 3u));
+                unsigned int pc161 = __popc(pm156);
+                unsigned int pv162 = pc161;
+                unsigned int po163 = __shfl_up_sync(0xffffffffu, pv162, 1);
+                pv162 = ((lane >= 1) ? (po163 + pv162) : pv162);
+                unsigned int po164 = __shfl_up_sync(0xffffffffu, pv162, 2);
+                pv162 = ((lane >= 2) ? (po164 + pv162) : pv162);
+                unsigned int po165 = __shfl_up_sync(0xffffffffu, pv162, 4);
+                pv162 = ((lane >= 4) ? (po165 + pv162) : pv162);
+                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv162, 8);
+                pv162 = ((lane >= 8) ? (po166 + pv162) : pv162);
+                unsigned int po167 = __shfl_up_sync(0xffffffffu, pv162, 16);
+                pv162 = ((lane >= 16) ? (po167 + pv162) : pv162);
                 __syncwarp();
-                const patc_int pq167 = (pv161 - pc160);
-                if ((((pm155 >> 0u) & 1u) != 0u)) {
-                    ring64[(128 * warp + 512 * psl150 + pq167)] = px153[0];
+                const patc_int pq168 = (pv162 - pc161);
+                if ((((pm156 >> 0u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl151 + pq168)] = px154[0];
                 }
-                const patc_int pq168 = (pq167 + ((int)((pm155 >> 0u) & 1u)));
-                if ((((pm155 >> 1u) & 1u) != 0u)) {
-                    ring64[(128 * warp + 512 * psl150 + pq168)] = px153[1];
+                const patc_int pq169 = (pq168 + ((int)((pm156 >> 0u) & 1u)));
+                if ((((pm156 >> 1u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl151 + pq169)] = px154[1];
                 }
-                const patc_int pq169 = (pq168 + ((int)((pm155 >> 1u) & 1u)));
-                if ((((pm155 >> 2u) & 1u) != 0u)) {
-                    ring64[(128 * warp + 512 * psl150 + pq169)] = px153[2];
+                const patc_int pq170 = (pq169 + ((int)((pm156 >> 1u) & 1u)));
+                if ((((pm156 >> 2u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl151 + pq170)] = px154[2];
                 }
-                const patc_int pq170 = (pq169 + ((int)((pm155 >> 2u) & 1u)));
-                if ((((pm155 >> 3u) & 1u) != 0u)) {
-                    ring64[(128 * warp + 512 * psl150 + pq170)] = px153[3];
+                const patc_int pq171 = (pq170 + ((int)((pm156 >> 2u) & 1u)));
+                if ((((pm156 >> 3u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl151 + pq171)] = px154[3];
                 }
-                const patc_int pr171 = (min((patc_int)pvc154, (patc_int)(4 * lane)) - ((int)(pv161 - pc160)));
-                const patc_int psc172 = ((int)__shfl_sync(0xffffffffu, pv161, 31));
-                if ((((4 * lane) < pvc154) && (((pm155 >> 0u) & 1u) == 0u))) {
-                    ring64[(128 * warp + 512 * psl150 + pr171 + psc172)] = px153[0];
+                const patc_int pr172 = (min((patc_int)pvc155, (patc_int)(4 * lane)) - ((int)(pv162 - pc161)));
+                const patc_int psc173 = ((int)__shfl_sync(0xffffffffu, pv162, 31));
+                if ((((4 * lane) < pvc155) && (((pm156 >> 0u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl151 + pr172 + psc173)] = px154[0];
                 }
-                const patc_int pr173 = (pr171 + ((int)(((4 * lane) < pvc154) && (((pm155 >> 0u) & 1u) == 0u))));
-                if ((((4 * lane + 1) < pvc154) && (((pm155 >> 1u) & 1u) == 0u))) {
-                    ring64[(128 * warp + 512 * psl150 + psc172 + pr173)] = px153[1];
+                const patc_int pr174 = (pr172 + ((int)(((4 * lane) < pvc155) && (((pm156 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc155) && (((pm156 >> 1u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl151 + psc173 + pr174)] = px154[1];
                 }
-                const patc_int pr174 = (pr173 + ((int)(((4 * lane + 1) < pvc154) && (((pm155 >> 1u) & 1u) == 0u))));
-                if ((((4 * lane + 2) < pvc154) && (((pm155 >> 2u) & 1u) == 0u))) {
-                    ring64[(128 * warp + 512 * psl150 + psc172 + pr174)] = px153[2];
+                const patc_int pr175 = (pr174 + ((int)(((4 * lane + 1) < pvc155) && (((pm156 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc155) && (((pm156 >> 2u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl151 + psc173 + pr175)] = px154[2];
                 }
-                const patc_int pr175 = (pr174 + ((int)(((4 * lane + 2) < pvc154) && (((pm155 >> 2u) & 1u) == 0u))));
-                if ((((4 * lane + 3) < pvc154) && (((pm155 >> 3u) & 1u) == 0u))) {
-                    ring64[(128 * warp + 512 * psl150 + psc172 + pr175)] = px153[3];
+                const patc_int pr176 = (pr175 + ((int)(((4 * lane + 2) < pvc155) && (((pm156 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc155) && (((pm156 >> 3u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl151 + psc173 + pr176)] = px154[3];
                 }
                 if ((lane == 31)) {
-                    own76[(warp + 4 * psl150)] = pv161;
+                    own77[(warp + 4 * psl151)] = pv162;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot73[(warp + 4 * psl150)] = pv161;
-                    patc_mb_arrive(&tots67[psl150]);
+                    wtot74[(warp + 4 * psl151)] = pv162;
+                    patc_mb_arrive(&tots68[psl151]);
                 }
                 continue;
             }
-            if (((pod149 < pnx148) && __all_sync(0xffffffffu, patc_mb_test(&pref69[(pod149 % 2)], ((unsigned int)((pod149 / 2) & 1)))))) {
-                const patc_int psl176 = (pod149 % 2);
-                const patc_int pt177 = tid70[psl176];
-                const patc_int poff178 = min(off75[(warp + 4 * psl176)], ((unsigned int)n));
-                const patc_int psc179 = own76[(warp + 4 * psl176)];
-                for (patc_int l180 = lane; l180 < min((patc_int)psc179, (patc_int)(n - poff178)); l180 += 32) {
-                    out1[(poff178 + l180)] = ring64[(128 * warp + 512 * psl176 + l180)];
+            if (((pod150 < pnx149) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod150 % 2)], ((unsigned int)((pod150 / 2) & 1)))))) {
+                const patc_int psl177 = (pod150 % 2);
+                const patc_int pt178 = tid71[psl177];
+                const patc_int poff179 = min(off76[(warp + 4 * psl177)], ((unsigned int)n));
+                const patc_int psc180 = own77[(warp + 4 * psl177)];
+                for (patc_int l181 = lane; l181 < min((patc_int)psc180, (patc_int)(n - poff179)); l181 += 32) {
+                    out1[(poff179 + l181)] = ring65[(128 * warp + 512 * psl177 + l181)];
                 }
-                const patc_int pcnt181 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt177 - 512 * ((n + 511) / 512) + 512)));
-                const patc_int pr182 = (-psc179 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt181)));
-                const patc_int pm183 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l184 = lane; l184 < max((patc_int)0, (patc_int)min((patc_int)pr182, (patc_int)(n - 128 * warp + 512 * pt177 + poff178 - pm183 - 512 * ((n + 511) / 512) + 512))); l184 += 32) {
-                    out1[(128 * warp - 512 * pt177 - poff178 + pm183 + l184 + 512 * ((n + 511) / 512) - 512)] = ring64[(128 * warp + 512 * psl176 + psc179 + l184)];
+                const patc_int pcnt182 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt178 - 512 * ((n + 511) / 512) + 512)));
+                const patc_int pr183 = (-psc180 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt182)));
+                const patc_int pm184 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l185 = lane; l185 < max((patc_int)0, (patc_int)min((patc_int)pr183, (patc_int)(n - 128 * warp + 512 * pt178 + poff179 - pm184 - 512 * ((n + 511) / 512) + 512))); l185 += 32) {
+                    out1[(128 * warp - 512 * pt178 - poff179 + pm184 + l185 + 512 * ((n + 511) / 512) - 512)] = ring65[(128 * warp + 512 * psl177 + psc180 + l185)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty66[psl176]);
-                pold146 = (pod149 + 1);
+                patc_mb_arrive(&empty67[psl177]);
+                pold147 = (pod150 + 1);
                 continue;
             }
-            if ((pdone147 && (pod149 == pnx148))) {
+            if ((pdone148 && (pod150 == pnx149))) {
                 return;
             }
             __nanosleep(20);

@@ -22,7 +22,7 @@ static __device__ __forceinline__ unsigned int patc_wait(const unsigned long lon
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -104,7 +104,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             float acc40 = 0.0f;
@@ -145,7 +145,9 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 256) patc_poke(&partial0[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial0[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -159,7 +161,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumF32(float *__restrict
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -241,7 +243,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             int acc40 = 0;
@@ -282,7 +284,9 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 256) patc_poke(&partial0[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial0[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 
@@ -296,7 +300,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceSumI32(int *__restrict__
  *   grid size:       (g, 1, 1) blocks
  *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max((g + 254) / 256 + 2, max(g + blockDim.x * blockDim.y * blockDim.z, max((n + 4096 * g - 1) / (4096 * g) + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))) < 2^31), else long long
+ *                    for a launch where max((g + 254) / 256 + 2, max((n + 4096 * g - 1) / (4096 * g) + 1, max(3 * blockDim.x + blockDim.x * (g / blockDim.x), max(g / blockDim.x + 2, max(gridDim.z + 1, max(gridDim.y + 1, max(gridDim.x + 1, max(n + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)), 4096 * g + 4096 * g * ((n + 4096 * g - 1) / (4096 * g)) + 4739)))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ partial0, patc_int n, patc_int g)
 {
@@ -378,7 +382,7 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
             }
         }
     }
-    if (blockIdx.x == gridDim.x - 1u && blockIdx.y == gridDim.y - 1u && blockIdx.z == gridDim.z - 1u) {
+    if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && (((patc_int)blockIdx.y) == (((patc_int)gridDim.y) - 1))) && (((patc_int)blockIdx.z) == (((patc_int)gridDim.z) - 1)))) {
         {
             const patc_int w39 = warp;
             float acc40 = -(__int_as_float(0x7f800000));
@@ -419,7 +423,9 @@ extern "C" __global__ void __launch_bounds__(256) reduceMaxF32(float *__restrict
             }
         }
         __syncthreads();
-        for (patc_int patc_i = threadIdx.x; patc_i < g; patc_i += 256) patc_poke(&partial0[patc_i], 0ull);
+        for (patc_int r64 = 0; ((((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x)) < g); r64 += 1) {
+            patc_poke(&partial0[(((patc_int)blockDim.x) * r64 + ((patc_int)threadIdx.x))], 0ull);
+        }
     }
 }
 

@@ -17,40 +17,45 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5008 bytes
+ *   shared memory:   5024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4496, max(512 * ((n + 510) / 512) + 1280, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    float *s4 = (float *)(patc_smem + 2112);
-    float *s7 = (float *)(patc_smem + 3168);
-    float *s10 = (float *)(patc_smem + 3696);
-    float *s13 = (float *)(patc_smem + 3968);
-    float *s16 = (float *)(patc_smem + 4096);
-    float *s19 = (float *)(patc_smem + 4160);
-    float *s22 = (float *)(patc_smem + 4192);
-    float *s25 = (float *)(patc_smem + 4208);
-    float *lb28 = (float *)(patc_smem + 4224);
-    float *s24 = (float *)(patc_smem + 4240);
-    float *s21 = (float *)(patc_smem + 4256);
-    float *s18 = (float *)(patc_smem + 4288);
-    float *s15 = (float *)(patc_smem + 4352);
-    float *s12 = (float *)(patc_smem + 3968);
-    float *s9 = (float *)(patc_smem + 4480);
-    float *s6 = (float *)(patc_smem + 3168);
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    unsigned long long *lbdraw34 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    float *s4 = (float *)(patc_smem + 2128);
+    float *s7 = (float *)(patc_smem + 3184);
+    float *s10 = (float *)(patc_smem + 3712);
+    float *s13 = (float *)(patc_smem + 3984);
+    float *s16 = (float *)(patc_smem + 4112);
+    float *s19 = (float *)(patc_smem + 4176);
+    float *s22 = (float *)(patc_smem + 4208);
+    float *s25 = (float *)(patc_smem + 4224);
+    float *lb28 = (float *)(patc_smem + 4240);
+    float *s24 = (float *)(patc_smem + 4256);
+    float *s21 = (float *)(patc_smem + 4272);
+    float *s18 = (float *)(patc_smem + 4304);
+    float *s15 = (float *)(patc_smem + 4368);
+    float *s12 = (float *)(patc_smem + 3984);
+    float *s9 = (float *)(patc_smem + 4496);
+    float *s6 = (float *)(patc_smem + 3184);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd35 = atomicAdd(&lbctr32[0], 1ull);
+        if ((((unsigned int)lbd35) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr32[0] = (((lbd35 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw34[0] = lbd35;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile36 = ((unsigned int)lbdraw34[0]);
+    unsigned int lbepoch37 = (((unsigned int)(lbdraw34[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile36;
         if (((512 * b0 + 511) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -108,149 +113,162 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
         }
         __syncthreads();
         float v27 = (s25[0] + s25[1]);
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            float patc_ex0 = 0.0f;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(v27));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(v27));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    float patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = __uint_as_float((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0.0f;
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const float lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
-                            }
-                        }
-                    }
-                    const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const float lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    float patc_in0;
-                    {
-                        const float lba29 = patc_ex0, lbb30 = v27;
-                        patc_in0 = (lba29 + lbb30);
-                    }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+        if ((warp == 0)) {
+            float lbex38 = 0.0f;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(v27))));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 1u)) << 32u) | ((unsigned long long)__float_as_uint(v27))));
+                }
+                for (patc_int lbr39 = 0; ; lbr39 += 1) {
+                    unsigned int lbst40;
+                    float lbv41;
+                    for (;;) {
+                        unsigned long long lbsw42 = (((lane + 32 * lbr39) < b0) ? patc_peek(&lbstate31[(-lane + b0 - 32 * lbr39 - 1)]) : 0ull);
+                        unsigned int lbhi43 = ((unsigned int)(lbsw42 >> 32u));
+                        lbv41 = __uint_as_float(((unsigned int)lbsw42));
+                        lbst40 = (((lane + 32 * lbr39) < b0) ? (((lbhi43 >> 2u) == lbepoch37) ? (lbhi43 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst40 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm44 = __ballot_sync(0xffffffffu, (lbst40 == 2u));
+                    if (((!((lane + 32 * lbr39) < b0)) || ((lbpm44 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv41 = 0.0f;
+                    }
+                    float lbsh45 = __shfl_down_sync(0xffffffffu, lbv41, 1);
+                    if ((lane < 31)) {
+                        float lbo46 = (lbsh45 + lbv41);
+                        lbv41 = lbo46;
+                    }
+                    float lbsh47 = __shfl_down_sync(0xffffffffu, lbv41, 2);
+                    if ((lane < 30)) {
+                        float lbo48 = (lbsh47 + lbv41);
+                        lbv41 = lbo48;
+                    }
+                    float lbsh49 = __shfl_down_sync(0xffffffffu, lbv41, 4);
+                    if ((lane < 28)) {
+                        float lbo50 = (lbsh49 + lbv41);
+                        lbv41 = lbo50;
+                    }
+                    float lbsh51 = __shfl_down_sync(0xffffffffu, lbv41, 8);
+                    if ((lane < 24)) {
+                        float lbo52 = (lbsh51 + lbv41);
+                        lbv41 = lbo52;
+                    }
+                    float lbsh53 = __shfl_down_sync(0xffffffffu, lbv41, 16);
+                    if ((lane < 16)) {
+                        float lbo54 = (lbsh53 + lbv41);
+                        lbv41 = lbo54;
+                    }
+                    float lbw55 = __shfl_sync(0xffffffffu, lbv41, 0);
+                    float lbo56 = (lbw55 + lbex38);
+                    lbex38 = lbo56;
+                    if ((lbpm44 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    float lbo57 = (lbex38 + v27);
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(lbo57))));
+                }
+            }
+            if ((lane == 0)) {
+                lb28[0] = lbex38;
+            }
         }
         __syncthreads();
-        float v33 = lb28[0];
+        float v58 = lb28[0];
         if (threadIdx.x < 2) {
-            const patc_int t34 = threadIdx.x;
-            float s35 = (v33 + s25[0]);
-            float v36 = ((((int)t34) == 0) ? v33 : s35);
-            float v37 = (v36 + s22[(2 * t34)]);
-            for (patc_int i38 = 0; i38 < 2; i38 += 1) {
-                s24[(2 * t34 + i38)] = ((((int)i38) == 0) ? v36 : v37);
+            const patc_int t59 = threadIdx.x;
+            float s60 = (v58 + s25[0]);
+            float v61 = ((((int)t59) == 0) ? v58 : s60);
+            float v62 = (v61 + s22[(2 * t59)]);
+            for (patc_int i63 = 0; i63 < 2; i63 += 1) {
+                s24[(2 * t59 + i63)] = ((((int)i63) == 0) ? v61 : v62);
             }
         }
         __syncthreads();
         if (threadIdx.x < 4) {
-            const patc_int t39 = threadIdx.x;
-            float v40 = s24[t39];
-            float v41 = (v40 + s19[(2 * t39)]);
-            for (patc_int i42 = 0; i42 < 2; i42 += 1) {
-                s21[(2 * t39 + i42)] = ((((int)i42) == 0) ? v40 : v41);
+            const patc_int t64 = threadIdx.x;
+            float v65 = s24[t64];
+            float v66 = (v65 + s19[(2 * t64)]);
+            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                s21[(2 * t64 + i67)] = ((((int)i67) == 0) ? v65 : v66);
             }
         }
         __syncthreads();
         if (threadIdx.x < 8) {
-            const patc_int t43 = threadIdx.x;
-            float v44 = s21[t43];
-            float v45 = (v44 + s16[(2 * t43)]);
-            for (patc_int i46 = 0; i46 < 2; i46 += 1) {
-                s18[(2 * t43 + i46)] = ((((int)i46) == 0) ? v44 : v45);
+            const patc_int t68 = threadIdx.x;
+            float v69 = s21[t68];
+            float v70 = (v69 + s16[(2 * t68)]);
+            for (patc_int i71 = 0; i71 < 2; i71 += 1) {
+                s18[(2 * t68 + i71)] = ((((int)i71) == 0) ? v69 : v70);
             }
         }
         __syncthreads();
         if (threadIdx.x < 16) {
-            const patc_int t47 = threadIdx.x;
-            float v48 = s18[t47];
-            float v49 = (v48 + s13[(2 * t47)]);
-            for (patc_int i50 = 0; i50 < 2; i50 += 1) {
-                s15[(2 * t47 + i50)] = ((((int)i50) == 0) ? v48 : v49);
+            const patc_int t72 = threadIdx.x;
+            float v73 = s18[t72];
+            float v74 = (v73 + s13[(2 * t72)]);
+            for (patc_int i75 = 0; i75 < 2; i75 += 1) {
+                s15[(2 * t72 + i75)] = ((((int)i75) == 0) ? v73 : v74);
             }
         }
         __syncthreads();
         if (threadIdx.x < 32) {
-            const patc_int t51 = threadIdx.x;
-            float v52 = s15[t51];
-            float v53 = (v52 + s10[(2 * t51 + (t51 / 16))]);
-            for (patc_int i54 = 0; i54 < 2; i54 += 1) {
-                s12[(2 * t51 + i54 + ((2 * t51 + i54) / 32))] = ((((int)i54) == 0) ? v52 : v53);
+            const patc_int t76 = threadIdx.x;
+            float v77 = s15[t76];
+            float v78 = (v77 + s10[(2 * t76 + (t76 / 16))]);
+            for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                s12[(2 * t76 + i79 + ((2 * t76 + i79) / 32))] = ((((int)i79) == 0) ? v77 : v78);
             }
         }
         __syncthreads();
         if (threadIdx.x < 64) {
-            const patc_int t55 = threadIdx.x;
-            float v56 = s12[(t55 + (t55 / 32))];
-            float v57 = (v56 + s7[(2 * t55 + (t55 / 16))]);
-            for (patc_int i58 = 0; i58 < 2; i58 += 1) {
-                s9[(2 * t55 + i58 + ((2 * t55 + i58) / 32))] = ((((int)i58) == 0) ? v56 : v57);
+            const patc_int t80 = threadIdx.x;
+            float v81 = s12[(t80 + (t80 / 32))];
+            float v82 = (v81 + s7[(2 * t80 + (t80 / 16))]);
+            for (patc_int i83 = 0; i83 < 2; i83 += 1) {
+                s9[(2 * t80 + i83 + ((2 * t80 + i83) / 32))] = ((((int)i83) == 0) ? v81 : v82);
             }
         }
         __syncthreads();
         if (threadIdx.x < 128) {
-            const patc_int t59 = threadIdx.x;
-            float v60 = s9[(t59 + (t59 / 32))];
-            float v61 = (v60 + s4[(2 * t59 + (t59 / 16))]);
-            for (patc_int i62 = 0; i62 < 2; i62 += 1) {
-                s6[(2 * t59 + i62 + ((2 * t59 + i62) / 32))] = ((((int)i62) == 0) ? v60 : v61);
+            const patc_int t84 = threadIdx.x;
+            float v85 = s9[(t84 + (t84 / 32))];
+            float v86 = (v85 + s4[(2 * t84 + (t84 / 16))]);
+            for (patc_int i87 = 0; i87 < 2; i87 += 1) {
+                s6[(2 * t84 + i87 + ((2 * t84 + i87) / 32))] = ((((int)i87) == 0) ? v85 : v86);
             }
         }
         __syncthreads();
         if (((512 * b0 + 511) < n)) {
             {
-                const patc_int t63 = threadIdx.x;
-                float v64 = s6[(t63 + (t63 / 32))];
-                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                float v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
-                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                const patc_int t88 = threadIdx.x;
+                float v89 = s6[(t88 + (t88 / 32))];
+                float v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                float v91 = (v90 + s1[(2 * t88 + ((2 * t88 + 1) / 32) + 1)]);
+                for (patc_int i92 = 0; i92 < 2; i92 += 1) {
                     {
-                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                        out[(512 * b0 + 2 * t88 + i92)] = ((((int)i92) == 0) ? v90 : v91);
                     }
                 }
             }
         } else {
             {
-                const patc_int t63 = threadIdx.x;
-                float v64 = s6[(t63 + (t63 / 32))];
-                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                float v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
-                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
-                    if (((512 * b0 + 2 * t63 + i67) < n)) {
-                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                const patc_int t88 = threadIdx.x;
+                float v89 = s6[(t88 + (t88 / 32))];
+                float v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                float v91 = (v90 + s1[(2 * t88 + ((2 * t88 + 1) / 32) + 1)]);
+                for (patc_int i92 = 0; i92 < 2; i92 += 1) {
+                    if (((512 * b0 + 2 * t88 + i92) < n)) {
+                        out[(512 * b0 + 2 * t88 + i92)] = ((((int)i92) == 0) ? v90 : v91);
                     }
                 }
             }
@@ -266,40 +284,45 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5008 bytes
+ *   shared memory:   5024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4496, max(512 * ((n + 510) / 512) + 1280, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    float *s4 = (float *)(patc_smem + 2112);
-    float *s7 = (float *)(patc_smem + 3168);
-    float *s10 = (float *)(patc_smem + 3696);
-    float *s13 = (float *)(patc_smem + 3968);
-    float *s16 = (float *)(patc_smem + 4096);
-    float *s19 = (float *)(patc_smem + 4160);
-    float *s22 = (float *)(patc_smem + 4192);
-    float *s25 = (float *)(patc_smem + 4208);
-    float *lb28 = (float *)(patc_smem + 4224);
-    float *s24 = (float *)(patc_smem + 4240);
-    float *s21 = (float *)(patc_smem + 4256);
-    float *s18 = (float *)(patc_smem + 4288);
-    float *s15 = (float *)(patc_smem + 4352);
-    float *s12 = (float *)(patc_smem + 3968);
-    float *s9 = (float *)(patc_smem + 4480);
-    float *s6 = (float *)(patc_smem + 3168);
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    unsigned long long *lbdraw34 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    float *s4 = (float *)(patc_smem + 2128);
+    float *s7 = (float *)(patc_smem + 3184);
+    float *s10 = (float *)(patc_smem + 3712);
+    float *s13 = (float *)(patc_smem + 3984);
+    float *s16 = (float *)(patc_smem + 4112);
+    float *s19 = (float *)(patc_smem + 4176);
+    float *s22 = (float *)(patc_smem + 4208);
+    float *s25 = (float *)(patc_smem + 4224);
+    float *lb28 = (float *)(patc_smem + 4240);
+    float *s24 = (float *)(patc_smem + 4256);
+    float *s21 = (float *)(patc_smem + 4272);
+    float *s18 = (float *)(patc_smem + 4304);
+    float *s15 = (float *)(patc_smem + 4368);
+    float *s12 = (float *)(patc_smem + 3984);
+    float *s9 = (float *)(patc_smem + 4496);
+    float *s6 = (float *)(patc_smem + 3184);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd35 = atomicAdd(&lbctr32[0], 1ull);
+        if ((((unsigned int)lbd35) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr32[0] = (((lbd35 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw34[0] = lbd35;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile36 = ((unsigned int)lbdraw34[0]);
+    unsigned int lbepoch37 = (((unsigned int)(lbdraw34[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile36;
         if (((512 * b0 + 511) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -357,147 +380,160 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
         }
         __syncthreads();
         float v27 = (s25[0] + s25[1]);
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            float patc_ex0 = 0.0f;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(v27));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(v27));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    float patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = __uint_as_float((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0.0f;
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const float lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
-                            }
-                        }
-                    }
-                    const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const float lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    float patc_in0;
-                    {
-                        const float lba29 = patc_ex0, lbb30 = v27;
-                        patc_in0 = (lba29 + lbb30);
-                    }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+        if ((warp == 0)) {
+            float lbex38 = 0.0f;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(v27))));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 1u)) << 32u) | ((unsigned long long)__float_as_uint(v27))));
+                }
+                for (patc_int lbr39 = 0; ; lbr39 += 1) {
+                    unsigned int lbst40;
+                    float lbv41;
+                    for (;;) {
+                        unsigned long long lbsw42 = (((lane + 32 * lbr39) < b0) ? patc_peek(&lbstate31[(-lane + b0 - 32 * lbr39 - 1)]) : 0ull);
+                        unsigned int lbhi43 = ((unsigned int)(lbsw42 >> 32u));
+                        lbv41 = __uint_as_float(((unsigned int)lbsw42));
+                        lbst40 = (((lane + 32 * lbr39) < b0) ? (((lbhi43 >> 2u) == lbepoch37) ? (lbhi43 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst40 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm44 = __ballot_sync(0xffffffffu, (lbst40 == 2u));
+                    if (((!((lane + 32 * lbr39) < b0)) || ((lbpm44 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv41 = 0.0f;
+                    }
+                    float lbsh45 = __shfl_down_sync(0xffffffffu, lbv41, 1);
+                    if ((lane < 31)) {
+                        float lbo46 = (lbsh45 + lbv41);
+                        lbv41 = lbo46;
+                    }
+                    float lbsh47 = __shfl_down_sync(0xffffffffu, lbv41, 2);
+                    if ((lane < 30)) {
+                        float lbo48 = (lbsh47 + lbv41);
+                        lbv41 = lbo48;
+                    }
+                    float lbsh49 = __shfl_down_sync(0xffffffffu, lbv41, 4);
+                    if ((lane < 28)) {
+                        float lbo50 = (lbsh49 + lbv41);
+                        lbv41 = lbo50;
+                    }
+                    float lbsh51 = __shfl_down_sync(0xffffffffu, lbv41, 8);
+                    if ((lane < 24)) {
+                        float lbo52 = (lbsh51 + lbv41);
+                        lbv41 = lbo52;
+                    }
+                    float lbsh53 = __shfl_down_sync(0xffffffffu, lbv41, 16);
+                    if ((lane < 16)) {
+                        float lbo54 = (lbsh53 + lbv41);
+                        lbv41 = lbo54;
+                    }
+                    float lbw55 = __shfl_sync(0xffffffffu, lbv41, 0);
+                    float lbo56 = (lbw55 + lbex38);
+                    lbex38 = lbo56;
+                    if ((lbpm44 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    float lbo57 = (lbex38 + v27);
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(lbo57))));
+                }
+            }
+            if ((lane == 0)) {
+                lb28[0] = lbex38;
+            }
         }
         __syncthreads();
-        float v33 = lb28[0];
+        float v58 = lb28[0];
         if (threadIdx.x < 2) {
-            const patc_int t34 = threadIdx.x;
-            float s35 = (v33 + s25[0]);
-            float v36 = ((((int)t34) == 0) ? v33 : s35);
-            float v37 = (v36 + s22[(2 * t34)]);
-            for (patc_int i38 = 0; i38 < 2; i38 += 1) {
-                s24[(2 * t34 + i38)] = ((((int)i38) == 0) ? v36 : v37);
+            const patc_int t59 = threadIdx.x;
+            float s60 = (v58 + s25[0]);
+            float v61 = ((((int)t59) == 0) ? v58 : s60);
+            float v62 = (v61 + s22[(2 * t59)]);
+            for (patc_int i63 = 0; i63 < 2; i63 += 1) {
+                s24[(2 * t59 + i63)] = ((((int)i63) == 0) ? v61 : v62);
             }
         }
         __syncthreads();
         if (threadIdx.x < 4) {
-            const patc_int t39 = threadIdx.x;
-            float v40 = s24[t39];
-            float v41 = (v40 + s19[(2 * t39)]);
-            for (patc_int i42 = 0; i42 < 2; i42 += 1) {
-                s21[(2 * t39 + i42)] = ((((int)i42) == 0) ? v40 : v41);
+            const patc_int t64 = threadIdx.x;
+            float v65 = s24[t64];
+            float v66 = (v65 + s19[(2 * t64)]);
+            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                s21[(2 * t64 + i67)] = ((((int)i67) == 0) ? v65 : v66);
             }
         }
         __syncthreads();
         if (threadIdx.x < 8) {
-            const patc_int t43 = threadIdx.x;
-            float v44 = s21[t43];
-            float v45 = (v44 + s16[(2 * t43)]);
-            for (patc_int i46 = 0; i46 < 2; i46 += 1) {
-                s18[(2 * t43 + i46)] = ((((int)i46) == 0) ? v44 : v45);
+            const patc_int t68 = threadIdx.x;
+            float v69 = s21[t68];
+            float v70 = (v69 + s16[(2 * t68)]);
+            for (patc_int i71 = 0; i71 < 2; i71 += 1) {
+                s18[(2 * t68 + i71)] = ((((int)i71) == 0) ? v69 : v70);
             }
         }
         __syncthreads();
         if (threadIdx.x < 16) {
-            const patc_int t47 = threadIdx.x;
-            float v48 = s18[t47];
-            float v49 = (v48 + s13[(2 * t47)]);
-            for (patc_int i50 = 0; i50 < 2; i50 += 1) {
-                s15[(2 * t47 + i50)] = ((((int)i50) == 0) ? v48 : v49);
+            const patc_int t72 = threadIdx.x;
+            float v73 = s18[t72];
+            float v74 = (v73 + s13[(2 * t72)]);
+            for (patc_int i75 = 0; i75 < 2; i75 += 1) {
+                s15[(2 * t72 + i75)] = ((((int)i75) == 0) ? v73 : v74);
             }
         }
         __syncthreads();
         if (threadIdx.x < 32) {
-            const patc_int t51 = threadIdx.x;
-            float v52 = s15[t51];
-            float v53 = (v52 + s10[(2 * t51 + (t51 / 16))]);
-            for (patc_int i54 = 0; i54 < 2; i54 += 1) {
-                s12[(2 * t51 + i54 + ((2 * t51 + i54) / 32))] = ((((int)i54) == 0) ? v52 : v53);
+            const patc_int t76 = threadIdx.x;
+            float v77 = s15[t76];
+            float v78 = (v77 + s10[(2 * t76 + (t76 / 16))]);
+            for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                s12[(2 * t76 + i79 + ((2 * t76 + i79) / 32))] = ((((int)i79) == 0) ? v77 : v78);
             }
         }
         __syncthreads();
         if (threadIdx.x < 64) {
-            const patc_int t55 = threadIdx.x;
-            float v56 = s12[(t55 + (t55 / 32))];
-            float v57 = (v56 + s7[(2 * t55 + (t55 / 16))]);
-            for (patc_int i58 = 0; i58 < 2; i58 += 1) {
-                s9[(2 * t55 + i58 + ((2 * t55 + i58) / 32))] = ((((int)i58) == 0) ? v56 : v57);
+            const patc_int t80 = threadIdx.x;
+            float v81 = s12[(t80 + (t80 / 32))];
+            float v82 = (v81 + s7[(2 * t80 + (t80 / 16))]);
+            for (patc_int i83 = 0; i83 < 2; i83 += 1) {
+                s9[(2 * t80 + i83 + ((2 * t80 + i83) / 32))] = ((((int)i83) == 0) ? v81 : v82);
             }
         }
         __syncthreads();
         if (threadIdx.x < 128) {
-            const patc_int t59 = threadIdx.x;
-            float v60 = s9[(t59 + (t59 / 32))];
-            float v61 = (v60 + s4[(2 * t59 + (t59 / 16))]);
-            for (patc_int i62 = 0; i62 < 2; i62 += 1) {
-                s6[(2 * t59 + i62 + ((2 * t59 + i62) / 32))] = ((((int)i62) == 0) ? v60 : v61);
+            const patc_int t84 = threadIdx.x;
+            float v85 = s9[(t84 + (t84 / 32))];
+            float v86 = (v85 + s4[(2 * t84 + (t84 / 16))]);
+            for (patc_int i87 = 0; i87 < 2; i87 += 1) {
+                s6[(2 * t84 + i87 + ((2 * t84 + i87) / 32))] = ((((int)i87) == 0) ? v85 : v86);
             }
         }
         __syncthreads();
         if (((512 * b0 + 511) < n)) {
             {
-                const patc_int t63 = threadIdx.x;
-                float v64 = s6[(t63 + (t63 / 32))];
-                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                const patc_int t88 = threadIdx.x;
+                float v89 = s6[(t88 + (t88 / 32))];
+                float v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                for (patc_int i91 = 0; i91 < 2; i91 += 1) {
                     {
-                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                        out[(512 * b0 + 2 * t88 + i91)] = ((((int)i91) == 0) ? v89 : v90);
                     }
                 }
             }
         } else {
             {
-                const patc_int t63 = threadIdx.x;
-                float v64 = s6[(t63 + (t63 / 32))];
-                float v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
-                    if (((512 * b0 + 2 * t63 + i66) < n)) {
-                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                const patc_int t88 = threadIdx.x;
+                float v89 = s6[(t88 + (t88 / 32))];
+                float v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                for (patc_int i91 = 0; i91 < 2; i91 += 1) {
+                    if (((512 * b0 + 2 * t88 + i91) < n)) {
+                        out[(512 * b0 + 2 * t88 + i91)] = ((((int)i91) == 0) ? v89 : v90);
                     }
                 }
             }
@@ -513,40 +549,45 @@ extern "C" __global__ void __launch_bounds__(256) exclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5008 bytes
+ *   shared memory:   5024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4496, max(512 * ((n + 510) / 512) + 1280, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    int *s4 = (int *)(patc_smem + 2112);
-    int *s7 = (int *)(patc_smem + 3168);
-    int *s10 = (int *)(patc_smem + 3696);
-    int *s13 = (int *)(patc_smem + 3968);
-    int *s16 = (int *)(patc_smem + 4096);
-    int *s19 = (int *)(patc_smem + 4160);
-    int *s22 = (int *)(patc_smem + 4192);
-    int *s25 = (int *)(patc_smem + 4208);
-    int *lb28 = (int *)(patc_smem + 4224);
-    int *s24 = (int *)(patc_smem + 4240);
-    int *s21 = (int *)(patc_smem + 4256);
-    int *s18 = (int *)(patc_smem + 4288);
-    int *s15 = (int *)(patc_smem + 4352);
-    int *s12 = (int *)(patc_smem + 3968);
-    int *s9 = (int *)(patc_smem + 4480);
-    int *s6 = (int *)(patc_smem + 3168);
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    unsigned long long *lbdraw34 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    int *s4 = (int *)(patc_smem + 2128);
+    int *s7 = (int *)(patc_smem + 3184);
+    int *s10 = (int *)(patc_smem + 3712);
+    int *s13 = (int *)(patc_smem + 3984);
+    int *s16 = (int *)(patc_smem + 4112);
+    int *s19 = (int *)(patc_smem + 4176);
+    int *s22 = (int *)(patc_smem + 4208);
+    int *s25 = (int *)(patc_smem + 4224);
+    int *lb28 = (int *)(patc_smem + 4240);
+    int *s24 = (int *)(patc_smem + 4256);
+    int *s21 = (int *)(patc_smem + 4272);
+    int *s18 = (int *)(patc_smem + 4304);
+    int *s15 = (int *)(patc_smem + 4368);
+    int *s12 = (int *)(patc_smem + 3984);
+    int *s9 = (int *)(patc_smem + 4496);
+    int *s6 = (int *)(patc_smem + 3184);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd35 = atomicAdd(&lbctr32[0], 1ull);
+        if ((((unsigned int)lbd35) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr32[0] = (((lbd35 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw34[0] = lbd35;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile36 = ((unsigned int)lbdraw34[0]);
+    unsigned int lbepoch37 = (((unsigned int)(lbdraw34[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile36;
         if (((512 * b0 + 511) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -604,149 +645,162 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
         }
         __syncthreads();
         int v27 = (s25[0] + s25[1]);
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            int patc_ex0 = 0;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(v27));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(v27));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = (int)((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0;
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
-                            }
-                        }
-                    }
-                    const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    int patc_in0;
-                    {
-                        const int lba29 = patc_ex0, lbb30 = v27;
-                        patc_in0 = (lba29 + lbb30);
-                    }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+        if ((warp == 0)) {
+            int lbex38 = 0;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(v27))));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 1u)) << 32u) | ((unsigned long long)(unsigned int)(v27))));
+                }
+                for (patc_int lbr39 = 0; ; lbr39 += 1) {
+                    unsigned int lbst40;
+                    int lbv41;
+                    for (;;) {
+                        unsigned long long lbsw42 = (((lane + 32 * lbr39) < b0) ? patc_peek(&lbstate31[(-lane + b0 - 32 * lbr39 - 1)]) : 0ull);
+                        unsigned int lbhi43 = ((unsigned int)(lbsw42 >> 32u));
+                        lbv41 = (int)(((unsigned int)lbsw42));
+                        lbst40 = (((lane + 32 * lbr39) < b0) ? (((lbhi43 >> 2u) == lbepoch37) ? (lbhi43 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst40 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm44 = __ballot_sync(0xffffffffu, (lbst40 == 2u));
+                    if (((!((lane + 32 * lbr39) < b0)) || ((lbpm44 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv41 = 0;
+                    }
+                    int lbsh45 = __shfl_down_sync(0xffffffffu, lbv41, 1);
+                    if ((lane < 31)) {
+                        int lbo46 = (lbsh45 + lbv41);
+                        lbv41 = lbo46;
+                    }
+                    int lbsh47 = __shfl_down_sync(0xffffffffu, lbv41, 2);
+                    if ((lane < 30)) {
+                        int lbo48 = (lbsh47 + lbv41);
+                        lbv41 = lbo48;
+                    }
+                    int lbsh49 = __shfl_down_sync(0xffffffffu, lbv41, 4);
+                    if ((lane < 28)) {
+                        int lbo50 = (lbsh49 + lbv41);
+                        lbv41 = lbo50;
+                    }
+                    int lbsh51 = __shfl_down_sync(0xffffffffu, lbv41, 8);
+                    if ((lane < 24)) {
+                        int lbo52 = (lbsh51 + lbv41);
+                        lbv41 = lbo52;
+                    }
+                    int lbsh53 = __shfl_down_sync(0xffffffffu, lbv41, 16);
+                    if ((lane < 16)) {
+                        int lbo54 = (lbsh53 + lbv41);
+                        lbv41 = lbo54;
+                    }
+                    int lbw55 = __shfl_sync(0xffffffffu, lbv41, 0);
+                    int lbo56 = (lbw55 + lbex38);
+                    lbex38 = lbo56;
+                    if ((lbpm44 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    int lbo57 = (lbex38 + v27);
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(lbo57))));
+                }
+            }
+            if ((lane == 0)) {
+                lb28[0] = lbex38;
+            }
         }
         __syncthreads();
-        int v33 = lb28[0];
+        int v58 = lb28[0];
         if (threadIdx.x < 2) {
-            const patc_int t34 = threadIdx.x;
-            int s35 = (v33 + s25[0]);
-            int v36 = ((((int)t34) == 0) ? v33 : s35);
-            int v37 = (v36 + s22[(2 * t34)]);
-            for (patc_int i38 = 0; i38 < 2; i38 += 1) {
-                s24[(2 * t34 + i38)] = ((((int)i38) == 0) ? v36 : v37);
+            const patc_int t59 = threadIdx.x;
+            int s60 = (v58 + s25[0]);
+            int v61 = ((((int)t59) == 0) ? v58 : s60);
+            int v62 = (v61 + s22[(2 * t59)]);
+            for (patc_int i63 = 0; i63 < 2; i63 += 1) {
+                s24[(2 * t59 + i63)] = ((((int)i63) == 0) ? v61 : v62);
             }
         }
         __syncthreads();
         if (threadIdx.x < 4) {
-            const patc_int t39 = threadIdx.x;
-            int v40 = s24[t39];
-            int v41 = (v40 + s19[(2 * t39)]);
-            for (patc_int i42 = 0; i42 < 2; i42 += 1) {
-                s21[(2 * t39 + i42)] = ((((int)i42) == 0) ? v40 : v41);
+            const patc_int t64 = threadIdx.x;
+            int v65 = s24[t64];
+            int v66 = (v65 + s19[(2 * t64)]);
+            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                s21[(2 * t64 + i67)] = ((((int)i67) == 0) ? v65 : v66);
             }
         }
         __syncthreads();
         if (threadIdx.x < 8) {
-            const patc_int t43 = threadIdx.x;
-            int v44 = s21[t43];
-            int v45 = (v44 + s16[(2 * t43)]);
-            for (patc_int i46 = 0; i46 < 2; i46 += 1) {
-                s18[(2 * t43 + i46)] = ((((int)i46) == 0) ? v44 : v45);
+            const patc_int t68 = threadIdx.x;
+            int v69 = s21[t68];
+            int v70 = (v69 + s16[(2 * t68)]);
+            for (patc_int i71 = 0; i71 < 2; i71 += 1) {
+                s18[(2 * t68 + i71)] = ((((int)i71) == 0) ? v69 : v70);
             }
         }
         __syncthreads();
         if (threadIdx.x < 16) {
-            const patc_int t47 = threadIdx.x;
-            int v48 = s18[t47];
-            int v49 = (v48 + s13[(2 * t47)]);
-            for (patc_int i50 = 0; i50 < 2; i50 += 1) {
-                s15[(2 * t47 + i50)] = ((((int)i50) == 0) ? v48 : v49);
+            const patc_int t72 = threadIdx.x;
+            int v73 = s18[t72];
+            int v74 = (v73 + s13[(2 * t72)]);
+            for (patc_int i75 = 0; i75 < 2; i75 += 1) {
+                s15[(2 * t72 + i75)] = ((((int)i75) == 0) ? v73 : v74);
             }
         }
         __syncthreads();
         if (threadIdx.x < 32) {
-            const patc_int t51 = threadIdx.x;
-            int v52 = s15[t51];
-            int v53 = (v52 + s10[(2 * t51 + (t51 / 16))]);
-            for (patc_int i54 = 0; i54 < 2; i54 += 1) {
-                s12[(2 * t51 + i54 + ((2 * t51 + i54) / 32))] = ((((int)i54) == 0) ? v52 : v53);
+            const patc_int t76 = threadIdx.x;
+            int v77 = s15[t76];
+            int v78 = (v77 + s10[(2 * t76 + (t76 / 16))]);
+            for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                s12[(2 * t76 + i79 + ((2 * t76 + i79) / 32))] = ((((int)i79) == 0) ? v77 : v78);
             }
         }
         __syncthreads();
         if (threadIdx.x < 64) {
-            const patc_int t55 = threadIdx.x;
-            int v56 = s12[(t55 + (t55 / 32))];
-            int v57 = (v56 + s7[(2 * t55 + (t55 / 16))]);
-            for (patc_int i58 = 0; i58 < 2; i58 += 1) {
-                s9[(2 * t55 + i58 + ((2 * t55 + i58) / 32))] = ((((int)i58) == 0) ? v56 : v57);
+            const patc_int t80 = threadIdx.x;
+            int v81 = s12[(t80 + (t80 / 32))];
+            int v82 = (v81 + s7[(2 * t80 + (t80 / 16))]);
+            for (patc_int i83 = 0; i83 < 2; i83 += 1) {
+                s9[(2 * t80 + i83 + ((2 * t80 + i83) / 32))] = ((((int)i83) == 0) ? v81 : v82);
             }
         }
         __syncthreads();
         if (threadIdx.x < 128) {
-            const patc_int t59 = threadIdx.x;
-            int v60 = s9[(t59 + (t59 / 32))];
-            int v61 = (v60 + s4[(2 * t59 + (t59 / 16))]);
-            for (patc_int i62 = 0; i62 < 2; i62 += 1) {
-                s6[(2 * t59 + i62 + ((2 * t59 + i62) / 32))] = ((((int)i62) == 0) ? v60 : v61);
+            const patc_int t84 = threadIdx.x;
+            int v85 = s9[(t84 + (t84 / 32))];
+            int v86 = (v85 + s4[(2 * t84 + (t84 / 16))]);
+            for (patc_int i87 = 0; i87 < 2; i87 += 1) {
+                s6[(2 * t84 + i87 + ((2 * t84 + i87) / 32))] = ((((int)i87) == 0) ? v85 : v86);
             }
         }
         __syncthreads();
         if (((512 * b0 + 511) < n)) {
             {
-                const patc_int t63 = threadIdx.x;
-                int v64 = s6[(t63 + (t63 / 32))];
-                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                int v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
-                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                const patc_int t88 = threadIdx.x;
+                int v89 = s6[(t88 + (t88 / 32))];
+                int v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                int v91 = (v90 + s1[(2 * t88 + ((2 * t88 + 1) / 32) + 1)]);
+                for (patc_int i92 = 0; i92 < 2; i92 += 1) {
                     {
-                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                        out[(512 * b0 + 2 * t88 + i92)] = ((((int)i92) == 0) ? v90 : v91);
                     }
                 }
             }
         } else {
             {
-                const patc_int t63 = threadIdx.x;
-                int v64 = s6[(t63 + (t63 / 32))];
-                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                int v66 = (v65 + s1[(2 * t63 + ((2 * t63 + 1) / 32) + 1)]);
-                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
-                    if (((512 * b0 + 2 * t63 + i67) < n)) {
-                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                const patc_int t88 = threadIdx.x;
+                int v89 = s6[(t88 + (t88 / 32))];
+                int v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                int v91 = (v90 + s1[(2 * t88 + ((2 * t88 + 1) / 32) + 1)]);
+                for (patc_int i92 = 0; i92 < 2; i92 += 1) {
+                    if (((512 * b0 + 2 * t88 + i92) < n)) {
+                        out[(512 * b0 + 2 * t88 + i92)] = ((((int)i92) == 0) ? v90 : v91);
                     }
                 }
             }
@@ -762,40 +816,45 @@ extern "C" __global__ void __launch_bounds__(256) inclSumI32(int *__restrict__ o
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5008 bytes
+ *   shared memory:   5024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4496, max(512 * ((n + 510) / 512) + 1280, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    int *s4 = (int *)(patc_smem + 2112);
-    int *s7 = (int *)(patc_smem + 3168);
-    int *s10 = (int *)(patc_smem + 3696);
-    int *s13 = (int *)(patc_smem + 3968);
-    int *s16 = (int *)(patc_smem + 4096);
-    int *s19 = (int *)(patc_smem + 4160);
-    int *s22 = (int *)(patc_smem + 4192);
-    int *s25 = (int *)(patc_smem + 4208);
-    int *lb28 = (int *)(patc_smem + 4224);
-    int *s24 = (int *)(patc_smem + 4240);
-    int *s21 = (int *)(patc_smem + 4256);
-    int *s18 = (int *)(patc_smem + 4288);
-    int *s15 = (int *)(patc_smem + 4352);
-    int *s12 = (int *)(patc_smem + 3968);
-    int *s9 = (int *)(patc_smem + 4480);
-    int *s6 = (int *)(patc_smem + 3168);
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    unsigned long long *lbdraw34 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    int *s4 = (int *)(patc_smem + 2128);
+    int *s7 = (int *)(patc_smem + 3184);
+    int *s10 = (int *)(patc_smem + 3712);
+    int *s13 = (int *)(patc_smem + 3984);
+    int *s16 = (int *)(patc_smem + 4112);
+    int *s19 = (int *)(patc_smem + 4176);
+    int *s22 = (int *)(patc_smem + 4208);
+    int *s25 = (int *)(patc_smem + 4224);
+    int *lb28 = (int *)(patc_smem + 4240);
+    int *s24 = (int *)(patc_smem + 4256);
+    int *s21 = (int *)(patc_smem + 4272);
+    int *s18 = (int *)(patc_smem + 4304);
+    int *s15 = (int *)(patc_smem + 4368);
+    int *s12 = (int *)(patc_smem + 3984);
+    int *s9 = (int *)(patc_smem + 4496);
+    int *s6 = (int *)(patc_smem + 3184);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd35 = atomicAdd(&lbctr32[0], 1ull);
+        if ((((unsigned int)lbd35) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr32[0] = (((lbd35 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw34[0] = lbd35;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile36 = ((unsigned int)lbdraw34[0]);
+    unsigned int lbepoch37 = (((unsigned int)(lbdraw34[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile36;
         if (((512 * b0 + 511) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -853,147 +912,160 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
         }
         __syncthreads();
         int v27 = (s25[0] + s25[1]);
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            int patc_ex0 = 0;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(v27));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(v27));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = (int)((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0;
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const int lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
-                            }
-                        }
-                    }
-                    const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const int lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    int patc_in0;
-                    {
-                        const int lba29 = patc_ex0, lbb30 = v27;
-                        patc_in0 = (lba29 + lbb30);
-                    }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+        if ((warp == 0)) {
+            int lbex38 = 0;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(v27))));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 1u)) << 32u) | ((unsigned long long)(unsigned int)(v27))));
+                }
+                for (patc_int lbr39 = 0; ; lbr39 += 1) {
+                    unsigned int lbst40;
+                    int lbv41;
+                    for (;;) {
+                        unsigned long long lbsw42 = (((lane + 32 * lbr39) < b0) ? patc_peek(&lbstate31[(-lane + b0 - 32 * lbr39 - 1)]) : 0ull);
+                        unsigned int lbhi43 = ((unsigned int)(lbsw42 >> 32u));
+                        lbv41 = (int)(((unsigned int)lbsw42));
+                        lbst40 = (((lane + 32 * lbr39) < b0) ? (((lbhi43 >> 2u) == lbepoch37) ? (lbhi43 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst40 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm44 = __ballot_sync(0xffffffffu, (lbst40 == 2u));
+                    if (((!((lane + 32 * lbr39) < b0)) || ((lbpm44 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv41 = 0;
+                    }
+                    int lbsh45 = __shfl_down_sync(0xffffffffu, lbv41, 1);
+                    if ((lane < 31)) {
+                        int lbo46 = (lbsh45 + lbv41);
+                        lbv41 = lbo46;
+                    }
+                    int lbsh47 = __shfl_down_sync(0xffffffffu, lbv41, 2);
+                    if ((lane < 30)) {
+                        int lbo48 = (lbsh47 + lbv41);
+                        lbv41 = lbo48;
+                    }
+                    int lbsh49 = __shfl_down_sync(0xffffffffu, lbv41, 4);
+                    if ((lane < 28)) {
+                        int lbo50 = (lbsh49 + lbv41);
+                        lbv41 = lbo50;
+                    }
+                    int lbsh51 = __shfl_down_sync(0xffffffffu, lbv41, 8);
+                    if ((lane < 24)) {
+                        int lbo52 = (lbsh51 + lbv41);
+                        lbv41 = lbo52;
+                    }
+                    int lbsh53 = __shfl_down_sync(0xffffffffu, lbv41, 16);
+                    if ((lane < 16)) {
+                        int lbo54 = (lbsh53 + lbv41);
+                        lbv41 = lbo54;
+                    }
+                    int lbw55 = __shfl_sync(0xffffffffu, lbv41, 0);
+                    int lbo56 = (lbw55 + lbex38);
+                    lbex38 = lbo56;
+                    if ((lbpm44 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    int lbo57 = (lbex38 + v27);
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(lbo57))));
+                }
+            }
+            if ((lane == 0)) {
+                lb28[0] = lbex38;
+            }
         }
         __syncthreads();
-        int v33 = lb28[0];
+        int v58 = lb28[0];
         if (threadIdx.x < 2) {
-            const patc_int t34 = threadIdx.x;
-            int s35 = (v33 + s25[0]);
-            int v36 = ((((int)t34) == 0) ? v33 : s35);
-            int v37 = (v36 + s22[(2 * t34)]);
-            for (patc_int i38 = 0; i38 < 2; i38 += 1) {
-                s24[(2 * t34 + i38)] = ((((int)i38) == 0) ? v36 : v37);
+            const patc_int t59 = threadIdx.x;
+            int s60 = (v58 + s25[0]);
+            int v61 = ((((int)t59) == 0) ? v58 : s60);
+            int v62 = (v61 + s22[(2 * t59)]);
+            for (patc_int i63 = 0; i63 < 2; i63 += 1) {
+                s24[(2 * t59 + i63)] = ((((int)i63) == 0) ? v61 : v62);
             }
         }
         __syncthreads();
         if (threadIdx.x < 4) {
-            const patc_int t39 = threadIdx.x;
-            int v40 = s24[t39];
-            int v41 = (v40 + s19[(2 * t39)]);
-            for (patc_int i42 = 0; i42 < 2; i42 += 1) {
-                s21[(2 * t39 + i42)] = ((((int)i42) == 0) ? v40 : v41);
+            const patc_int t64 = threadIdx.x;
+            int v65 = s24[t64];
+            int v66 = (v65 + s19[(2 * t64)]);
+            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                s21[(2 * t64 + i67)] = ((((int)i67) == 0) ? v65 : v66);
             }
         }
         __syncthreads();
         if (threadIdx.x < 8) {
-            const patc_int t43 = threadIdx.x;
-            int v44 = s21[t43];
-            int v45 = (v44 + s16[(2 * t43)]);
-            for (patc_int i46 = 0; i46 < 2; i46 += 1) {
-                s18[(2 * t43 + i46)] = ((((int)i46) == 0) ? v44 : v45);
+            const patc_int t68 = threadIdx.x;
+            int v69 = s21[t68];
+            int v70 = (v69 + s16[(2 * t68)]);
+            for (patc_int i71 = 0; i71 < 2; i71 += 1) {
+                s18[(2 * t68 + i71)] = ((((int)i71) == 0) ? v69 : v70);
             }
         }
         __syncthreads();
         if (threadIdx.x < 16) {
-            const patc_int t47 = threadIdx.x;
-            int v48 = s18[t47];
-            int v49 = (v48 + s13[(2 * t47)]);
-            for (patc_int i50 = 0; i50 < 2; i50 += 1) {
-                s15[(2 * t47 + i50)] = ((((int)i50) == 0) ? v48 : v49);
+            const patc_int t72 = threadIdx.x;
+            int v73 = s18[t72];
+            int v74 = (v73 + s13[(2 * t72)]);
+            for (patc_int i75 = 0; i75 < 2; i75 += 1) {
+                s15[(2 * t72 + i75)] = ((((int)i75) == 0) ? v73 : v74);
             }
         }
         __syncthreads();
         if (threadIdx.x < 32) {
-            const patc_int t51 = threadIdx.x;
-            int v52 = s15[t51];
-            int v53 = (v52 + s10[(2 * t51 + (t51 / 16))]);
-            for (patc_int i54 = 0; i54 < 2; i54 += 1) {
-                s12[(2 * t51 + i54 + ((2 * t51 + i54) / 32))] = ((((int)i54) == 0) ? v52 : v53);
+            const patc_int t76 = threadIdx.x;
+            int v77 = s15[t76];
+            int v78 = (v77 + s10[(2 * t76 + (t76 / 16))]);
+            for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                s12[(2 * t76 + i79 + ((2 * t76 + i79) / 32))] = ((((int)i79) == 0) ? v77 : v78);
             }
         }
         __syncthreads();
         if (threadIdx.x < 64) {
-            const patc_int t55 = threadIdx.x;
-            int v56 = s12[(t55 + (t55 / 32))];
-            int v57 = (v56 + s7[(2 * t55 + (t55 / 16))]);
-            for (patc_int i58 = 0; i58 < 2; i58 += 1) {
-                s9[(2 * t55 + i58 + ((2 * t55 + i58) / 32))] = ((((int)i58) == 0) ? v56 : v57);
+            const patc_int t80 = threadIdx.x;
+            int v81 = s12[(t80 + (t80 / 32))];
+            int v82 = (v81 + s7[(2 * t80 + (t80 / 16))]);
+            for (patc_int i83 = 0; i83 < 2; i83 += 1) {
+                s9[(2 * t80 + i83 + ((2 * t80 + i83) / 32))] = ((((int)i83) == 0) ? v81 : v82);
             }
         }
         __syncthreads();
         if (threadIdx.x < 128) {
-            const patc_int t59 = threadIdx.x;
-            int v60 = s9[(t59 + (t59 / 32))];
-            int v61 = (v60 + s4[(2 * t59 + (t59 / 16))]);
-            for (patc_int i62 = 0; i62 < 2; i62 += 1) {
-                s6[(2 * t59 + i62 + ((2 * t59 + i62) / 32))] = ((((int)i62) == 0) ? v60 : v61);
+            const patc_int t84 = threadIdx.x;
+            int v85 = s9[(t84 + (t84 / 32))];
+            int v86 = (v85 + s4[(2 * t84 + (t84 / 16))]);
+            for (patc_int i87 = 0; i87 < 2; i87 += 1) {
+                s6[(2 * t84 + i87 + ((2 * t84 + i87) / 32))] = ((((int)i87) == 0) ? v85 : v86);
             }
         }
         __syncthreads();
         if (((512 * b0 + 511) < n)) {
             {
-                const patc_int t63 = threadIdx.x;
-                int v64 = s6[(t63 + (t63 / 32))];
-                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
+                const patc_int t88 = threadIdx.x;
+                int v89 = s6[(t88 + (t88 / 32))];
+                int v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                for (patc_int i91 = 0; i91 < 2; i91 += 1) {
                     {
-                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                        out[(512 * b0 + 2 * t88 + i91)] = ((((int)i91) == 0) ? v89 : v90);
                     }
                 }
             }
         } else {
             {
-                const patc_int t63 = threadIdx.x;
-                int v64 = s6[(t63 + (t63 / 32))];
-                int v65 = (v64 + s1[(2 * t63 + (t63 / 16))]);
-                for (patc_int i66 = 0; i66 < 2; i66 += 1) {
-                    if (((512 * b0 + 2 * t63 + i66) < n)) {
-                        out[(512 * b0 + 2 * t63 + i66)] = ((((int)i66) == 0) ? v64 : v65);
+                const patc_int t88 = threadIdx.x;
+                int v89 = s6[(t88 + (t88 / 32))];
+                int v90 = (v89 + s1[(2 * t88 + (t88 / 16))]);
+                for (patc_int i91 = 0; i91 < 2; i91 += 1) {
+                    if (((512 * b0 + 2 * t88 + i91) < n)) {
+                        out[(512 * b0 + 2 * t88 + i91)] = ((((int)i91) == 0) ? v89 : v90);
                     }
                 }
             }
@@ -1009,40 +1081,45 @@ extern "C" __global__ void __launch_bounds__(256) exclSumI32(int *__restrict__ o
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5120 bytes
+ *   shared memory:   5136 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4352, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4368, max(512 * ((n + 510) / 512) + 1280, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate31, unsigned long long *__restrict__ lbctr32, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    float *s4 = (float *)(patc_smem + 2048);
-    float *s7 = (float *)(patc_smem + 3072);
-    float *s10 = (float *)(patc_smem + 3584);
-    float *s13 = (float *)(patc_smem + 3840);
-    float *s16 = (float *)(patc_smem + 3968);
-    float *s19 = (float *)(patc_smem + 4032);
-    float *s22 = (float *)(patc_smem + 4064);
-    float *s25 = (float *)(patc_smem + 4080);
-    float *lb28 = (float *)(patc_smem + 4096);
-    float *s24 = (float *)(patc_smem + 4112);
-    float *s21 = (float *)(patc_smem + 4128);
-    float *s18 = (float *)(patc_smem + 4160);
-    float *s15 = (float *)(patc_smem + 4224);
-    float *s12 = (float *)(patc_smem + 4352);
-    float *s9 = (float *)(patc_smem + 3584);
-    float *s6 = (float *)(patc_smem + 4096);
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr32, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr32 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    unsigned long long *lbdraw34 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    float *s4 = (float *)(patc_smem + 2064);
+    float *s7 = (float *)(patc_smem + 3088);
+    float *s10 = (float *)(patc_smem + 3600);
+    float *s13 = (float *)(patc_smem + 3856);
+    float *s16 = (float *)(patc_smem + 3984);
+    float *s19 = (float *)(patc_smem + 4048);
+    float *s22 = (float *)(patc_smem + 4080);
+    float *s25 = (float *)(patc_smem + 4096);
+    float *lb28 = (float *)(patc_smem + 4112);
+    float *s24 = (float *)(patc_smem + 4128);
+    float *s21 = (float *)(patc_smem + 4144);
+    float *s18 = (float *)(patc_smem + 4176);
+    float *s15 = (float *)(patc_smem + 4240);
+    float *s12 = (float *)(patc_smem + 4368);
+    float *s9 = (float *)(patc_smem + 3600);
+    float *s6 = (float *)(patc_smem + 4112);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd35 = atomicAdd(&lbctr32[0], 1ull);
+        if ((((unsigned int)lbd35) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr32[0] = (((lbd35 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw34[0] = lbd35;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile36 = ((unsigned int)lbdraw34[0]);
+    unsigned int lbepoch37 = (((unsigned int)(lbdraw34[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile36;
         if (((512 * b0 + 511) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -1100,149 +1177,162 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
         }
         __syncthreads();
         float v27 = (s25[0] + s25[1]);
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            float patc_ex0 = 0.0f;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(v27));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(v27));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    float patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate31[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = __uint_as_float((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0.0f;
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const float lba29 = patc_o0, lbb30 = patc_v0;
-                                patc_v0 = (lba29 + lbb30);
-                            }
-                        }
-                    }
-                    const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const float lba29 = patc_w0, lbb30 = patc_ex0;
-                        patc_ex0 = (lba29 + lbb30);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    float patc_in0;
-                    {
-                        const float lba29 = patc_ex0, lbb30 = v27;
-                        patc_in0 = (lba29 + lbb30);
-                    }
-                    patc_poke(&lbstate31[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+        if ((warp == 0)) {
+            float lbex38 = 0.0f;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(v27))));
                 }
             }
-            if (patc_ln == 0) lb28[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 1u)) << 32u) | ((unsigned long long)__float_as_uint(v27))));
+                }
+                for (patc_int lbr39 = 0; ; lbr39 += 1) {
+                    unsigned int lbst40;
+                    float lbv41;
+                    for (;;) {
+                        unsigned long long lbsw42 = (((lane + 32 * lbr39) < b0) ? patc_peek(&lbstate31[(-lane + b0 - 32 * lbr39 - 1)]) : 0ull);
+                        unsigned int lbhi43 = ((unsigned int)(lbsw42 >> 32u));
+                        lbv41 = __uint_as_float(((unsigned int)lbsw42));
+                        lbst40 = (((lane + 32 * lbr39) < b0) ? (((lbhi43 >> 2u) == lbepoch37) ? (lbhi43 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst40 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm44 = __ballot_sync(0xffffffffu, (lbst40 == 2u));
+                    if (((!((lane + 32 * lbr39) < b0)) || ((lbpm44 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv41 = 0.0f;
+                    }
+                    float lbsh45 = __shfl_down_sync(0xffffffffu, lbv41, 1);
+                    if ((lane < 31)) {
+                        float lbo46 = (lbsh45 + lbv41);
+                        lbv41 = lbo46;
+                    }
+                    float lbsh47 = __shfl_down_sync(0xffffffffu, lbv41, 2);
+                    if ((lane < 30)) {
+                        float lbo48 = (lbsh47 + lbv41);
+                        lbv41 = lbo48;
+                    }
+                    float lbsh49 = __shfl_down_sync(0xffffffffu, lbv41, 4);
+                    if ((lane < 28)) {
+                        float lbo50 = (lbsh49 + lbv41);
+                        lbv41 = lbo50;
+                    }
+                    float lbsh51 = __shfl_down_sync(0xffffffffu, lbv41, 8);
+                    if ((lane < 24)) {
+                        float lbo52 = (lbsh51 + lbv41);
+                        lbv41 = lbo52;
+                    }
+                    float lbsh53 = __shfl_down_sync(0xffffffffu, lbv41, 16);
+                    if ((lane < 16)) {
+                        float lbo54 = (lbsh53 + lbv41);
+                        lbv41 = lbo54;
+                    }
+                    float lbw55 = __shfl_sync(0xffffffffu, lbv41, 0);
+                    float lbo56 = (lbw55 + lbex38);
+                    lbex38 = lbo56;
+                    if ((lbpm44 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    float lbo57 = (lbex38 + v27);
+                    patc_poke(&lbstate31[b0], ((((unsigned long long)((lbepoch37 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(lbo57))));
+                }
+            }
+            if ((lane == 0)) {
+                lb28[0] = lbex38;
+            }
         }
         __syncthreads();
-        float v33 = lb28[0];
+        float v58 = lb28[0];
         if (threadIdx.x < 2) {
-            const patc_int t34 = threadIdx.x;
-            float s35 = (v33 + s25[0]);
-            float v36 = ((((int)t34) == 0) ? v33 : s35);
-            float v37 = (v36 + s22[(2 * t34)]);
-            for (patc_int i38 = 0; i38 < 2; i38 += 1) {
-                s24[(2 * t34 + i38)] = ((((int)i38) == 0) ? v36 : v37);
+            const patc_int t59 = threadIdx.x;
+            float s60 = (v58 + s25[0]);
+            float v61 = ((((int)t59) == 0) ? v58 : s60);
+            float v62 = (v61 + s22[(2 * t59)]);
+            for (patc_int i63 = 0; i63 < 2; i63 += 1) {
+                s24[(2 * t59 + i63)] = ((((int)i63) == 0) ? v61 : v62);
             }
         }
         __syncthreads();
         if (threadIdx.x < 4) {
-            const patc_int t39 = threadIdx.x;
-            float v40 = s24[t39];
-            float v41 = (v40 + s19[(2 * t39)]);
-            for (patc_int i42 = 0; i42 < 2; i42 += 1) {
-                s21[(2 * t39 + i42)] = ((((int)i42) == 0) ? v40 : v41);
+            const patc_int t64 = threadIdx.x;
+            float v65 = s24[t64];
+            float v66 = (v65 + s19[(2 * t64)]);
+            for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                s21[(2 * t64 + i67)] = ((((int)i67) == 0) ? v65 : v66);
             }
         }
         __syncthreads();
         if (threadIdx.x < 8) {
-            const patc_int t43 = threadIdx.x;
-            float v44 = s21[t43];
-            float v45 = (v44 + s16[(2 * t43)]);
-            for (patc_int i46 = 0; i46 < 2; i46 += 1) {
-                s18[(2 * t43 + i46)] = ((((int)i46) == 0) ? v44 : v45);
+            const patc_int t68 = threadIdx.x;
+            float v69 = s21[t68];
+            float v70 = (v69 + s16[(2 * t68)]);
+            for (patc_int i71 = 0; i71 < 2; i71 += 1) {
+                s18[(2 * t68 + i71)] = ((((int)i71) == 0) ? v69 : v70);
             }
         }
         __syncthreads();
         if (threadIdx.x < 16) {
-            const patc_int t47 = threadIdx.x;
-            float v48 = s18[t47];
-            float v49 = (v48 + s13[(2 * t47)]);
-            for (patc_int i50 = 0; i50 < 2; i50 += 1) {
-                s15[(2 * t47 + i50)] = ((((int)i50) == 0) ? v48 : v49);
+            const patc_int t72 = threadIdx.x;
+            float v73 = s18[t72];
+            float v74 = (v73 + s13[(2 * t72)]);
+            for (patc_int i75 = 0; i75 < 2; i75 += 1) {
+                s15[(2 * t72 + i75)] = ((((int)i75) == 0) ? v73 : v74);
             }
         }
         __syncthreads();
         if (threadIdx.x < 32) {
-            const patc_int t51 = threadIdx.x;
-            float v52 = s15[t51];
-            float v53 = (v52 + s10[(2 * t51)]);
-            for (patc_int i54 = 0; i54 < 2; i54 += 1) {
-                s12[(2 * t51 + i54)] = ((((int)i54) == 0) ? v52 : v53);
+            const patc_int t76 = threadIdx.x;
+            float v77 = s15[t76];
+            float v78 = (v77 + s10[(2 * t76)]);
+            for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                s12[(2 * t76 + i79)] = ((((int)i79) == 0) ? v77 : v78);
             }
         }
         __syncthreads();
         if (threadIdx.x < 64) {
-            const patc_int t55 = threadIdx.x;
-            float v56 = s12[t55];
-            float v57 = (v56 + s7[(2 * t55)]);
-            for (patc_int i58 = 0; i58 < 2; i58 += 1) {
-                s9[(2 * t55 + i58)] = ((((int)i58) == 0) ? v56 : v57);
+            const patc_int t80 = threadIdx.x;
+            float v81 = s12[t80];
+            float v82 = (v81 + s7[(2 * t80)]);
+            for (patc_int i83 = 0; i83 < 2; i83 += 1) {
+                s9[(2 * t80 + i83)] = ((((int)i83) == 0) ? v81 : v82);
             }
         }
         __syncthreads();
         if (threadIdx.x < 128) {
-            const patc_int t59 = threadIdx.x;
-            float v60 = s9[t59];
-            float v61 = (v60 + s4[(2 * t59)]);
-            for (patc_int i62 = 0; i62 < 2; i62 += 1) {
-                s6[(2 * t59 + i62)] = ((((int)i62) == 0) ? v60 : v61);
+            const patc_int t84 = threadIdx.x;
+            float v85 = s9[t84];
+            float v86 = (v85 + s4[(2 * t84)]);
+            for (patc_int i87 = 0; i87 < 2; i87 += 1) {
+                s6[(2 * t84 + i87)] = ((((int)i87) == 0) ? v85 : v86);
             }
         }
         __syncthreads();
         if (((512 * b0 + 511) < n)) {
             {
-                const patc_int t63 = threadIdx.x;
-                float v64 = s6[t63];
-                float v65 = (v64 + s1[(2 * t63)]);
-                float v66 = (v65 + s1[(2 * t63 + 1)]);
-                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
+                const patc_int t88 = threadIdx.x;
+                float v89 = s6[t88];
+                float v90 = (v89 + s1[(2 * t88)]);
+                float v91 = (v90 + s1[(2 * t88 + 1)]);
+                for (patc_int i92 = 0; i92 < 2; i92 += 1) {
                     {
-                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                        out[(512 * b0 + 2 * t88 + i92)] = ((((int)i92) == 0) ? v90 : v91);
                     }
                 }
             }
         } else {
             {
-                const patc_int t63 = threadIdx.x;
-                float v64 = s6[t63];
-                float v65 = (v64 + s1[(2 * t63)]);
-                float v66 = (v65 + s1[(2 * t63 + 1)]);
-                for (patc_int i67 = 0; i67 < 2; i67 += 1) {
-                    if (((512 * b0 + 2 * t63 + i67) < n)) {
-                        out[(512 * b0 + 2 * t63 + i67)] = ((((int)i67) == 0) ? v65 : v66);
+                const patc_int t88 = threadIdx.x;
+                float v89 = s6[t88];
+                float v90 = (v89 + s1[(2 * t88)]);
+                float v91 = (v90 + s1[(2 * t88 + 1)]);
+                for (patc_int i92 = 0; i92 < 2; i92 += 1) {
+                    if (((512 * b0 + 2 * t88 + i92) < n)) {
+                        out[(512 * b0 + 2 * t88 + i92)] = ((((int)i92) == 0) ? v90 : v91);
                     }
                 }
             }
@@ -1258,40 +1348,45 @@ extern "C" __global__ void __launch_bounds__(256) inclSumF32Unpadded(float *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 511) / 512, 1, 1) blocks
- *   shared memory:   5008 bytes
+ *   shared memory:   5024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(4480, 512 * ((n + 510) / 512) + 1280) < 2^31), else long long
+ *                    for a launch where max(4496, max(512 * ((n + 510) / 512) + 1280, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate49, unsigned long long *__restrict__ lbctr50, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    int *s4 = (int *)(patc_smem + 2112);
-    int *s9 = (int *)(patc_smem + 3168);
-    int *s14 = (int *)(patc_smem + 3696);
-    int *s19 = (int *)(patc_smem + 3968);
-    int *s24 = (int *)(patc_smem + 4096);
-    int *s29 = (int *)(patc_smem + 4160);
-    int *s34 = (int *)(patc_smem + 4192);
-    int *s39 = (int *)(patc_smem + 4208);
-    int *lb46 = (int *)(patc_smem + 4224);
-    int *s38 = (int *)(patc_smem + 4240);
-    int *s33 = (int *)(patc_smem + 4256);
-    int *s28 = (int *)(patc_smem + 4288);
-    int *s23 = (int *)(patc_smem + 4352);
-    int *s18 = (int *)(patc_smem + 3968);
-    int *s13 = (int *)(patc_smem + 4480);
-    int *s8 = (int *)(patc_smem + 3168);
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr50, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr50 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    unsigned long long *lbdraw52 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    int *s4 = (int *)(patc_smem + 2128);
+    int *s9 = (int *)(patc_smem + 3184);
+    int *s14 = (int *)(patc_smem + 3712);
+    int *s19 = (int *)(patc_smem + 3984);
+    int *s24 = (int *)(patc_smem + 4112);
+    int *s29 = (int *)(patc_smem + 4176);
+    int *s34 = (int *)(patc_smem + 4208);
+    int *s39 = (int *)(patc_smem + 4224);
+    int *lb46 = (int *)(patc_smem + 4240);
+    int *s38 = (int *)(patc_smem + 4256);
+    int *s33 = (int *)(patc_smem + 4272);
+    int *s28 = (int *)(patc_smem + 4304);
+    int *s23 = (int *)(patc_smem + 4368);
+    int *s18 = (int *)(patc_smem + 3984);
+    int *s13 = (int *)(patc_smem + 4496);
+    int *s8 = (int *)(patc_smem + 3184);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd53 = atomicAdd(&lbctr50[0], 1ull);
+        if ((((unsigned int)lbd53) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr50[0] = (((lbd53 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw52[0] = lbd53;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile54 = ((unsigned int)lbdraw52[0]);
+    unsigned int lbepoch55 = (((unsigned int)(lbdraw52[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile54;
         if (((512 * b0 + 511) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -1367,161 +1462,174 @@ extern "C" __global__ void __launch_bounds__(256) fillForwardI32(int *__restrict
         int v43 = s39[0];
         int v44 = s39[1];
         int v45 = ((v44 != 0) ? v44 : v43);
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            int patc_ex0 = 0;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate49[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(v45));
-                }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate49[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(v45));
-                }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    int patc_v0;
-                    for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate49[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = (int)((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
-                        __nanosleep(32);
-                    }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0;
-                    }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const int lba47 = patc_o0, lbb48 = patc_v0;
-                                patc_v0 = ((lbb48 != 0) ? lbb48 : lba47);
-                            }
-                        }
-                    }
-                    const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const int lba47 = patc_w0, lbb48 = patc_ex0;
-                        patc_ex0 = ((lbb48 != 0) ? lbb48 : lba47);
-                    }
-                    if (patc_pm) break;
-                    patc_end -= 32;
-                }
-                if (patc_ln == 0) {
-                    int patc_in0;
-                    {
-                        const int lba47 = patc_ex0, lbb48 = v45;
-                        patc_in0 = ((lbb48 != 0) ? lbb48 : lba47);
-                    }
-                    patc_poke(&lbstate49[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+        if ((warp == 0)) {
+            int lbex56 = 0;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate49[b0], ((((unsigned long long)((lbepoch55 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(v45))));
                 }
             }
-            if (patc_ln == 0) lb46[0] = patc_ex0;
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate49[b0], ((((unsigned long long)((lbepoch55 << 2u) | 1u)) << 32u) | ((unsigned long long)(unsigned int)(v45))));
+                }
+                for (patc_int lbr57 = 0; ; lbr57 += 1) {
+                    unsigned int lbst58;
+                    int lbv59;
+                    for (;;) {
+                        unsigned long long lbsw60 = (((lane + 32 * lbr57) < b0) ? patc_peek(&lbstate49[(-lane + b0 - 32 * lbr57 - 1)]) : 0ull);
+                        unsigned int lbhi61 = ((unsigned int)(lbsw60 >> 32u));
+                        lbv59 = (int)(((unsigned int)lbsw60));
+                        lbst58 = (((lane + 32 * lbr57) < b0) ? (((lbhi61 >> 2u) == lbepoch55) ? (lbhi61 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst58 != 0u))) {
+                            break;
+                        }
+                        __nanosleep(32);
+                    }
+                    unsigned int lbpm62 = __ballot_sync(0xffffffffu, (lbst58 == 2u));
+                    if (((!((lane + 32 * lbr57) < b0)) || ((lbpm62 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv59 = 0;
+                    }
+                    int lbsh63 = __shfl_down_sync(0xffffffffu, lbv59, 1);
+                    if ((lane < 31)) {
+                        int lbo64 = ((lbv59 != 0) ? lbv59 : lbsh63);
+                        lbv59 = lbo64;
+                    }
+                    int lbsh65 = __shfl_down_sync(0xffffffffu, lbv59, 2);
+                    if ((lane < 30)) {
+                        int lbo66 = ((lbv59 != 0) ? lbv59 : lbsh65);
+                        lbv59 = lbo66;
+                    }
+                    int lbsh67 = __shfl_down_sync(0xffffffffu, lbv59, 4);
+                    if ((lane < 28)) {
+                        int lbo68 = ((lbv59 != 0) ? lbv59 : lbsh67);
+                        lbv59 = lbo68;
+                    }
+                    int lbsh69 = __shfl_down_sync(0xffffffffu, lbv59, 8);
+                    if ((lane < 24)) {
+                        int lbo70 = ((lbv59 != 0) ? lbv59 : lbsh69);
+                        lbv59 = lbo70;
+                    }
+                    int lbsh71 = __shfl_down_sync(0xffffffffu, lbv59, 16);
+                    if ((lane < 16)) {
+                        int lbo72 = ((lbv59 != 0) ? lbv59 : lbsh71);
+                        lbv59 = lbo72;
+                    }
+                    int lbw73 = __shfl_sync(0xffffffffu, lbv59, 0);
+                    int lbo74 = ((lbex56 != 0) ? lbex56 : lbw73);
+                    lbex56 = lbo74;
+                    if ((lbpm62 != 0u)) {
+                        break;
+                    }
+                }
+                if ((lane == 0)) {
+                    int lbo75 = ((v45 != 0) ? v45 : lbex56);
+                    patc_poke(&lbstate49[b0], ((((unsigned long long)((lbepoch55 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(lbo75))));
+                }
+            }
+            if ((lane == 0)) {
+                lb46[0] = lbex56;
+            }
         }
         __syncthreads();
-        int v51 = lb46[0];
+        int v76 = lb46[0];
         if (threadIdx.x < 2) {
-            const patc_int t52 = threadIdx.x;
-            int v53 = s39[0];
-            int s54 = ((v53 != 0) ? v53 : v51);
-            int v55 = ((((int)t52) == 0) ? v51 : s54);
-            int v56 = s34[(2 * t52)];
-            int v57 = ((v56 != 0) ? v56 : v55);
-            for (patc_int i58 = 0; i58 < 2; i58 += 1) {
-                s38[(2 * t52 + i58)] = ((((int)i58) == 0) ? v55 : v57);
+            const patc_int t77 = threadIdx.x;
+            int v78 = s39[0];
+            int s79 = ((v78 != 0) ? v78 : v76);
+            int v80 = ((((int)t77) == 0) ? v76 : s79);
+            int v81 = s34[(2 * t77)];
+            int v82 = ((v81 != 0) ? v81 : v80);
+            for (patc_int i83 = 0; i83 < 2; i83 += 1) {
+                s38[(2 * t77 + i83)] = ((((int)i83) == 0) ? v80 : v82);
             }
         }
         __syncthreads();
         if (threadIdx.x < 4) {
-            const patc_int t59 = threadIdx.x;
-            int v60 = s38[t59];
-            int v61 = s29[(2 * t59)];
-            int v62 = ((v61 != 0) ? v61 : v60);
-            for (patc_int i63 = 0; i63 < 2; i63 += 1) {
-                s33[(2 * t59 + i63)] = ((((int)i63) == 0) ? v60 : v62);
+            const patc_int t84 = threadIdx.x;
+            int v85 = s38[t84];
+            int v86 = s29[(2 * t84)];
+            int v87 = ((v86 != 0) ? v86 : v85);
+            for (patc_int i88 = 0; i88 < 2; i88 += 1) {
+                s33[(2 * t84 + i88)] = ((((int)i88) == 0) ? v85 : v87);
             }
         }
         __syncthreads();
         if (threadIdx.x < 8) {
-            const patc_int t64 = threadIdx.x;
-            int v65 = s33[t64];
-            int v66 = s24[(2 * t64)];
-            int v67 = ((v66 != 0) ? v66 : v65);
-            for (patc_int i68 = 0; i68 < 2; i68 += 1) {
-                s28[(2 * t64 + i68)] = ((((int)i68) == 0) ? v65 : v67);
+            const patc_int t89 = threadIdx.x;
+            int v90 = s33[t89];
+            int v91 = s24[(2 * t89)];
+            int v92 = ((v91 != 0) ? v91 : v90);
+            for (patc_int i93 = 0; i93 < 2; i93 += 1) {
+                s28[(2 * t89 + i93)] = ((((int)i93) == 0) ? v90 : v92);
             }
         }
         __syncthreads();
         if (threadIdx.x < 16) {
-            const patc_int t69 = threadIdx.x;
-            int v70 = s28[t69];
-            int v71 = s19[(2 * t69)];
-            int v72 = ((v71 != 0) ? v71 : v70);
-            for (patc_int i73 = 0; i73 < 2; i73 += 1) {
-                s23[(2 * t69 + i73)] = ((((int)i73) == 0) ? v70 : v72);
+            const patc_int t94 = threadIdx.x;
+            int v95 = s28[t94];
+            int v96 = s19[(2 * t94)];
+            int v97 = ((v96 != 0) ? v96 : v95);
+            for (patc_int i98 = 0; i98 < 2; i98 += 1) {
+                s23[(2 * t94 + i98)] = ((((int)i98) == 0) ? v95 : v97);
             }
         }
         __syncthreads();
         if (threadIdx.x < 32) {
-            const patc_int t74 = threadIdx.x;
-            int v75 = s23[t74];
-            int v76 = s14[(2 * t74 + (t74 / 16))];
-            int v77 = ((v76 != 0) ? v76 : v75);
-            for (patc_int i78 = 0; i78 < 2; i78 += 1) {
-                s18[(2 * t74 + i78 + ((2 * t74 + i78) / 32))] = ((((int)i78) == 0) ? v75 : v77);
+            const patc_int t99 = threadIdx.x;
+            int v100 = s23[t99];
+            int v101 = s14[(2 * t99 + (t99 / 16))];
+            int v102 = ((v101 != 0) ? v101 : v100);
+            for (patc_int i103 = 0; i103 < 2; i103 += 1) {
+                s18[(2 * t99 + i103 + ((2 * t99 + i103) / 32))] = ((((int)i103) == 0) ? v100 : v102);
             }
         }
         __syncthreads();
         if (threadIdx.x < 64) {
-            const patc_int t79 = threadIdx.x;
-            int v80 = s18[(t79 + (t79 / 32))];
-            int v81 = s9[(2 * t79 + (t79 / 16))];
-            int v82 = ((v81 != 0) ? v81 : v80);
-            for (patc_int i83 = 0; i83 < 2; i83 += 1) {
-                s13[(2 * t79 + i83 + ((2 * t79 + i83) / 32))] = ((((int)i83) == 0) ? v80 : v82);
+            const patc_int t104 = threadIdx.x;
+            int v105 = s18[(t104 + (t104 / 32))];
+            int v106 = s9[(2 * t104 + (t104 / 16))];
+            int v107 = ((v106 != 0) ? v106 : v105);
+            for (patc_int i108 = 0; i108 < 2; i108 += 1) {
+                s13[(2 * t104 + i108 + ((2 * t104 + i108) / 32))] = ((((int)i108) == 0) ? v105 : v107);
             }
         }
         __syncthreads();
         if (threadIdx.x < 128) {
-            const patc_int t84 = threadIdx.x;
-            int v85 = s13[(t84 + (t84 / 32))];
-            int v86 = s4[(2 * t84 + (t84 / 16))];
-            int v87 = ((v86 != 0) ? v86 : v85);
-            for (patc_int i88 = 0; i88 < 2; i88 += 1) {
-                s8[(2 * t84 + i88 + ((2 * t84 + i88) / 32))] = ((((int)i88) == 0) ? v85 : v87);
+            const patc_int t109 = threadIdx.x;
+            int v110 = s13[(t109 + (t109 / 32))];
+            int v111 = s4[(2 * t109 + (t109 / 16))];
+            int v112 = ((v111 != 0) ? v111 : v110);
+            for (patc_int i113 = 0; i113 < 2; i113 += 1) {
+                s8[(2 * t109 + i113 + ((2 * t109 + i113) / 32))] = ((((int)i113) == 0) ? v110 : v112);
             }
         }
         __syncthreads();
         if (((512 * b0 + 511) < n)) {
             {
-                const patc_int t89 = threadIdx.x;
-                int v90 = s8[(t89 + (t89 / 32))];
-                int v91 = s1[(2 * t89 + (t89 / 16))];
-                int v92 = ((v91 != 0) ? v91 : v90);
-                int v93 = s1[(2 * t89 + ((2 * t89 + 1) / 32) + 1)];
-                int v94 = ((v93 != 0) ? v93 : v92);
-                for (patc_int i95 = 0; i95 < 2; i95 += 1) {
+                const patc_int t114 = threadIdx.x;
+                int v115 = s8[(t114 + (t114 / 32))];
+                int v116 = s1[(2 * t114 + (t114 / 16))];
+                int v117 = ((v116 != 0) ? v116 : v115);
+                int v118 = s1[(2 * t114 + ((2 * t114 + 1) / 32) + 1)];
+                int v119 = ((v118 != 0) ? v118 : v117);
+                for (patc_int i120 = 0; i120 < 2; i120 += 1) {
                     {
-                        out[(512 * b0 + 2 * t89 + i95)] = ((((int)i95) == 0) ? v92 : v94);
+                        out[(512 * b0 + 2 * t114 + i120)] = ((((int)i120) == 0) ? v117 : v119);
                     }
                 }
             }
         } else {
             {
-                const patc_int t89 = threadIdx.x;
-                int v90 = s8[(t89 + (t89 / 32))];
-                int v91 = s1[(2 * t89 + (t89 / 16))];
-                int v92 = ((v91 != 0) ? v91 : v90);
-                int v93 = s1[(2 * t89 + ((2 * t89 + 1) / 32) + 1)];
-                int v94 = ((v93 != 0) ? v93 : v92);
-                for (patc_int i95 = 0; i95 < 2; i95 += 1) {
-                    if (((512 * b0 + 2 * t89 + i95) < n)) {
-                        out[(512 * b0 + 2 * t89 + i95)] = ((((int)i95) == 0) ? v92 : v94);
+                const patc_int t114 = threadIdx.x;
+                int v115 = s8[(t114 + (t114 / 32))];
+                int v116 = s1[(2 * t114 + (t114 / 16))];
+                int v117 = ((v116 != 0) ? v116 : v115);
+                int v118 = s1[(2 * t114 + ((2 * t114 + 1) / 32) + 1)];
+                int v119 = ((v118 != 0) ? v118 : v117);
+                for (patc_int i120 = 0; i120 < 2; i120 += 1) {
+                    if (((512 * b0 + 2 * t114 + i120) < n)) {
+                        out[(512 * b0 + 2 * t114 + i120)] = ((((int)i120) == 0) ? v117 : v119);
                     }
                 }
             }

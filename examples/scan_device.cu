@@ -17,29 +17,32 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   13328 bytes
+ *   shared memory:   13344 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, max(3200 * ((n + 3198) / 3200) + 6528, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    float *s4 = (float *)(patc_smem + 12800);
-    float *lb27 = (float *)(patc_smem + 13312);
-    float *s33 = (float *)(patc_smem + 0);
+    unsigned long long *lbdraw33 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    float *s4 = (float *)(patc_smem + 12816);
+    float *lb27 = (float *)(patc_smem + 13328);
+    float *s58 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd34 = atomicAdd(&lbctr31[0], 1ull);
+        if ((((unsigned int)lbd34) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr31[0] = (((lbd34 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw33[0] = lbd34;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile35 = ((unsigned int)lbdraw33[0]);
+    unsigned int lbepoch36 = (((unsigned int)(lbdraw33[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile35;
         if (((3200 * b0 + 3199) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -88,107 +91,120 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
         for (patc_int i26 = 0; i26 < 4; i26 += 1) {
             acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            float patc_ex0 = 0.0f;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc25));
+        if ((warp == 0)) {
+            float lbex37 = 0.0f;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(acc25))));
                 }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc25));
+            }
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 1u)) << 32u) | ((unsigned long long)__float_as_uint(acc25))));
                 }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    float patc_v0;
+                for (patc_int lbr38 = 0; ; lbr38 += 1) {
+                    unsigned int lbst39;
+                    float lbv40;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = __uint_as_float((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        unsigned long long lbsw41 = (((lane + 32 * lbr38) < b0) ? patc_peek(&lbstate30[(-lane + b0 - 32 * lbr38 - 1)]) : 0ull);
+                        unsigned int lbhi42 = ((unsigned int)(lbsw41 >> 32u));
+                        lbv40 = __uint_as_float(((unsigned int)lbsw41));
+                        lbst39 = (((lane + 32 * lbr38) < b0) ? (((lbhi42 >> 2u) == lbepoch36) ? (lbhi42 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst39 != 0u))) {
+                            break;
+                        }
                         __nanosleep(32);
                     }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0.0f;
+                    unsigned int lbpm43 = __ballot_sync(0xffffffffu, (lbst39 == 2u));
+                    if (((!((lane + 32 * lbr38) < b0)) || ((lbpm43 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv40 = 0.0f;
                     }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const float lba28 = patc_o0, lbb29 = patc_v0;
-                                patc_v0 = (lba28 + lbb29);
-                            }
-                        }
+                    float lbsh44 = __shfl_down_sync(0xffffffffu, lbv40, 1);
+                    if ((lane < 31)) {
+                        float lbo45 = (lbsh44 + lbv40);
+                        lbv40 = lbo45;
                     }
-                    const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const float lba28 = patc_w0, lbb29 = patc_ex0;
-                        patc_ex0 = (lba28 + lbb29);
+                    float lbsh46 = __shfl_down_sync(0xffffffffu, lbv40, 2);
+                    if ((lane < 30)) {
+                        float lbo47 = (lbsh46 + lbv40);
+                        lbv40 = lbo47;
                     }
-                    if (patc_pm) break;
-                    patc_end -= 32;
+                    float lbsh48 = __shfl_down_sync(0xffffffffu, lbv40, 4);
+                    if ((lane < 28)) {
+                        float lbo49 = (lbsh48 + lbv40);
+                        lbv40 = lbo49;
+                    }
+                    float lbsh50 = __shfl_down_sync(0xffffffffu, lbv40, 8);
+                    if ((lane < 24)) {
+                        float lbo51 = (lbsh50 + lbv40);
+                        lbv40 = lbo51;
+                    }
+                    float lbsh52 = __shfl_down_sync(0xffffffffu, lbv40, 16);
+                    if ((lane < 16)) {
+                        float lbo53 = (lbsh52 + lbv40);
+                        lbv40 = lbo53;
+                    }
+                    float lbw54 = __shfl_sync(0xffffffffu, lbv40, 0);
+                    float lbo55 = (lbw54 + lbex37);
+                    lbex37 = lbo55;
+                    if ((lbpm43 != 0u)) {
+                        break;
+                    }
                 }
-                if (patc_ln == 0) {
-                    float patc_in0;
-                    {
-                        const float lba28 = patc_ex0, lbb29 = acc25;
-                        patc_in0 = (lba28 + lbb29);
-                    }
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+                if ((lane == 0)) {
+                    float lbo56 = (lbex37 + acc25);
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(lbo56))));
                 }
             }
-            if (patc_ln == 0) lb27[0] = patc_ex0;
-        }
-        __syncthreads();
-        float v32 = lb27[0];
-        float p34[25];
-        {
-            const patc_int t35 = threadIdx.x;
-            float acc36 = 0.0f;
-            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
-                float s38 = (acc36 + s4[(32 * i37 + 31)]);
-                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
-            }
-            int ix39 = max(0, (((int)t35) - 1));
-            float s40 = (acc36 + s4[ix39]);
-            float v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
-            float v42 = (v32 + v41);
-            float acc43 = v42;
-            #pragma unroll
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                acc43 = (acc43 + s1[(25 * t35 + i44)]);
-                p34[i44] = acc43;
+            if ((lane == 0)) {
+                lb27[0] = lbex37;
             }
         }
         __syncthreads();
+        float v57 = lb27[0];
+        float p59[25];
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t60 = threadIdx.x;
+            float acc61 = 0.0f;
+            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                float s63 = (acc61 + s4[(32 * i62 + 31)]);
+                acc61 = ((((int)i62) < (((int)t60) / 32)) ? s63 : acc61);
+            }
+            int ix64 = max(0, (((int)t60) - 1));
+            float s65 = (acc61 + s4[ix64]);
+            float v66 = (((((int)t60) % 32) == 0) ? acc61 : s65);
+            float v67 = (v57 + v66);
+            float acc68 = v67;
             #pragma unroll
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                s33[(25 * t45 + i46)] = p34[i46];
+            for (patc_int i69 = 0; i69 < 25; i69 += 1) {
+                acc68 = (acc68 + s1[(25 * t60 + i69)]);
+                p59[i69] = acc68;
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t70 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i71 = 0; i71 < 25; i71 += 1) {
+                s58[(25 * t70 + i71)] = p59[i71];
             }
         }
         __syncthreads();
         if (((3200 * b0 + 3199) < n)) {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
                     {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    if (((3200 * b0 + t72 + 128 * i73) < n)) {
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }
@@ -204,29 +220,32 @@ extern "C" __global__ void __launch_bounds__(128) inclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   13328 bytes
+ *   shared memory:   13344 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, max(3200 * ((n + 3198) / 3200) + 6528, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    float *s1 = (float *)(patc_smem + 0);
-    float *s4 = (float *)(patc_smem + 12800);
-    float *lb27 = (float *)(patc_smem + 13312);
-    float *s33 = (float *)(patc_smem + 0);
+    unsigned long long *lbdraw33 = (unsigned long long *)(patc_smem + 0);
+    float *s1 = (float *)(patc_smem + 16);
+    float *s4 = (float *)(patc_smem + 12816);
+    float *lb27 = (float *)(patc_smem + 13328);
+    float *s58 = (float *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd34 = atomicAdd(&lbctr31[0], 1ull);
+        if ((((unsigned int)lbd34) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr31[0] = (((lbd34 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw33[0] = lbd34;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile35 = ((unsigned int)lbdraw33[0]);
+    unsigned int lbepoch36 = (((unsigned int)(lbdraw33[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile35;
         if (((3200 * b0 + 3199) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -275,107 +294,120 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
         for (patc_int i26 = 0; i26 < 4; i26 += 1) {
             acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            float patc_ex0 = 0.0f;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(acc25));
+        if ((warp == 0)) {
+            float lbex37 = 0.0f;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(acc25))));
                 }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | __float_as_uint(acc25));
+            }
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 1u)) << 32u) | ((unsigned long long)__float_as_uint(acc25))));
                 }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    float patc_v0;
+                for (patc_int lbr38 = 0; ; lbr38 += 1) {
+                    unsigned int lbst39;
+                    float lbv40;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = __uint_as_float((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        unsigned long long lbsw41 = (((lane + 32 * lbr38) < b0) ? patc_peek(&lbstate30[(-lane + b0 - 32 * lbr38 - 1)]) : 0ull);
+                        unsigned int lbhi42 = ((unsigned int)(lbsw41 >> 32u));
+                        lbv40 = __uint_as_float(((unsigned int)lbsw41));
+                        lbst39 = (((lane + 32 * lbr38) < b0) ? (((lbhi42 >> 2u) == lbepoch36) ? (lbhi42 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst39 != 0u))) {
+                            break;
+                        }
                         __nanosleep(32);
                     }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0.0f;
+                    unsigned int lbpm43 = __ballot_sync(0xffffffffu, (lbst39 == 2u));
+                    if (((!((lane + 32 * lbr38) < b0)) || ((lbpm43 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv40 = 0.0f;
                     }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const float patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const float lba28 = patc_o0, lbb29 = patc_v0;
-                                patc_v0 = (lba28 + lbb29);
-                            }
-                        }
+                    float lbsh44 = __shfl_down_sync(0xffffffffu, lbv40, 1);
+                    if ((lane < 31)) {
+                        float lbo45 = (lbsh44 + lbv40);
+                        lbv40 = lbo45;
                     }
-                    const float patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const float lba28 = patc_w0, lbb29 = patc_ex0;
-                        patc_ex0 = (lba28 + lbb29);
+                    float lbsh46 = __shfl_down_sync(0xffffffffu, lbv40, 2);
+                    if ((lane < 30)) {
+                        float lbo47 = (lbsh46 + lbv40);
+                        lbv40 = lbo47;
                     }
-                    if (patc_pm) break;
-                    patc_end -= 32;
+                    float lbsh48 = __shfl_down_sync(0xffffffffu, lbv40, 4);
+                    if ((lane < 28)) {
+                        float lbo49 = (lbsh48 + lbv40);
+                        lbv40 = lbo49;
+                    }
+                    float lbsh50 = __shfl_down_sync(0xffffffffu, lbv40, 8);
+                    if ((lane < 24)) {
+                        float lbo51 = (lbsh50 + lbv40);
+                        lbv40 = lbo51;
+                    }
+                    float lbsh52 = __shfl_down_sync(0xffffffffu, lbv40, 16);
+                    if ((lane < 16)) {
+                        float lbo53 = (lbsh52 + lbv40);
+                        lbv40 = lbo53;
+                    }
+                    float lbw54 = __shfl_sync(0xffffffffu, lbv40, 0);
+                    float lbo55 = (lbw54 + lbex37);
+                    lbex37 = lbo55;
+                    if ((lbpm43 != 0u)) {
+                        break;
+                    }
                 }
-                if (patc_ln == 0) {
-                    float patc_in0;
-                    {
-                        const float lba28 = patc_ex0, lbb29 = acc25;
-                        patc_in0 = (lba28 + lbb29);
-                    }
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | __float_as_uint(patc_in0));
+                if ((lane == 0)) {
+                    float lbo56 = (lbex37 + acc25);
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)__float_as_uint(lbo56))));
                 }
             }
-            if (patc_ln == 0) lb27[0] = patc_ex0;
-        }
-        __syncthreads();
-        float v32 = lb27[0];
-        float p34[25];
-        {
-            const patc_int t35 = threadIdx.x;
-            float acc36 = 0.0f;
-            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
-                float s38 = (acc36 + s4[(32 * i37 + 31)]);
-                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
-            }
-            int ix39 = max(0, (((int)t35) - 1));
-            float s40 = (acc36 + s4[ix39]);
-            float v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
-            float v42 = (v32 + v41);
-            float acc43 = v42;
-            #pragma unroll
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                p34[i44] = acc43;
-                acc43 = (acc43 + s1[(25 * t35 + i44)]);
+            if ((lane == 0)) {
+                lb27[0] = lbex37;
             }
         }
         __syncthreads();
+        float v57 = lb27[0];
+        float p59[25];
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t60 = threadIdx.x;
+            float acc61 = 0.0f;
+            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                float s63 = (acc61 + s4[(32 * i62 + 31)]);
+                acc61 = ((((int)i62) < (((int)t60) / 32)) ? s63 : acc61);
+            }
+            int ix64 = max(0, (((int)t60) - 1));
+            float s65 = (acc61 + s4[ix64]);
+            float v66 = (((((int)t60) % 32) == 0) ? acc61 : s65);
+            float v67 = (v57 + v66);
+            float acc68 = v67;
             #pragma unroll
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                s33[(25 * t45 + i46)] = p34[i46];
+            for (patc_int i69 = 0; i69 < 25; i69 += 1) {
+                p59[i69] = acc68;
+                acc68 = (acc68 + s1[(25 * t60 + i69)]);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t70 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i71 = 0; i71 < 25; i71 += 1) {
+                s58[(25 * t70 + i71)] = p59[i71];
             }
         }
         __syncthreads();
         if (((3200 * b0 + 3199) < n)) {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
                     {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    if (((3200 * b0 + t72 + 128 * i73) < n)) {
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }
@@ -391,29 +423,32 @@ extern "C" __global__ void __launch_bounds__(128) exclSumF32(float *__restrict__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   13328 bytes
+ *   shared memory:   13344 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, max(3200 * ((n + 3198) / 3200) + 6528, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    int *s4 = (int *)(patc_smem + 12800);
-    int *lb27 = (int *)(patc_smem + 13312);
-    int *s33 = (int *)(patc_smem + 0);
+    unsigned long long *lbdraw33 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    int *s4 = (int *)(patc_smem + 12816);
+    int *lb27 = (int *)(patc_smem + 13328);
+    int *s58 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd34 = atomicAdd(&lbctr31[0], 1ull);
+        if ((((unsigned int)lbd34) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr31[0] = (((lbd34 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw33[0] = lbd34;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile35 = ((unsigned int)lbdraw33[0]);
+    unsigned int lbepoch36 = (((unsigned int)(lbdraw33[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile35;
         if (((3200 * b0 + 3199) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -462,107 +497,120 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
         for (patc_int i26 = 0; i26 < 4; i26 += 1) {
             acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            int patc_ex0 = 0;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc25));
+        if ((warp == 0)) {
+            int lbex37 = 0;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(acc25))));
                 }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc25));
+            }
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 1u)) << 32u) | ((unsigned long long)(unsigned int)(acc25))));
                 }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    int patc_v0;
+                for (patc_int lbr38 = 0; ; lbr38 += 1) {
+                    unsigned int lbst39;
+                    int lbv40;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = (int)((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        unsigned long long lbsw41 = (((lane + 32 * lbr38) < b0) ? patc_peek(&lbstate30[(-lane + b0 - 32 * lbr38 - 1)]) : 0ull);
+                        unsigned int lbhi42 = ((unsigned int)(lbsw41 >> 32u));
+                        lbv40 = (int)(((unsigned int)lbsw41));
+                        lbst39 = (((lane + 32 * lbr38) < b0) ? (((lbhi42 >> 2u) == lbepoch36) ? (lbhi42 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst39 != 0u))) {
+                            break;
+                        }
                         __nanosleep(32);
                     }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0;
+                    unsigned int lbpm43 = __ballot_sync(0xffffffffu, (lbst39 == 2u));
+                    if (((!((lane + 32 * lbr38) < b0)) || ((lbpm43 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv40 = 0;
                     }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const int lba28 = patc_o0, lbb29 = patc_v0;
-                                patc_v0 = (lba28 + lbb29);
-                            }
-                        }
+                    int lbsh44 = __shfl_down_sync(0xffffffffu, lbv40, 1);
+                    if ((lane < 31)) {
+                        int lbo45 = (lbsh44 + lbv40);
+                        lbv40 = lbo45;
                     }
-                    const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const int lba28 = patc_w0, lbb29 = patc_ex0;
-                        patc_ex0 = (lba28 + lbb29);
+                    int lbsh46 = __shfl_down_sync(0xffffffffu, lbv40, 2);
+                    if ((lane < 30)) {
+                        int lbo47 = (lbsh46 + lbv40);
+                        lbv40 = lbo47;
                     }
-                    if (patc_pm) break;
-                    patc_end -= 32;
+                    int lbsh48 = __shfl_down_sync(0xffffffffu, lbv40, 4);
+                    if ((lane < 28)) {
+                        int lbo49 = (lbsh48 + lbv40);
+                        lbv40 = lbo49;
+                    }
+                    int lbsh50 = __shfl_down_sync(0xffffffffu, lbv40, 8);
+                    if ((lane < 24)) {
+                        int lbo51 = (lbsh50 + lbv40);
+                        lbv40 = lbo51;
+                    }
+                    int lbsh52 = __shfl_down_sync(0xffffffffu, lbv40, 16);
+                    if ((lane < 16)) {
+                        int lbo53 = (lbsh52 + lbv40);
+                        lbv40 = lbo53;
+                    }
+                    int lbw54 = __shfl_sync(0xffffffffu, lbv40, 0);
+                    int lbo55 = (lbw54 + lbex37);
+                    lbex37 = lbo55;
+                    if ((lbpm43 != 0u)) {
+                        break;
+                    }
                 }
-                if (patc_ln == 0) {
-                    int patc_in0;
-                    {
-                        const int lba28 = patc_ex0, lbb29 = acc25;
-                        patc_in0 = (lba28 + lbb29);
-                    }
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+                if ((lane == 0)) {
+                    int lbo56 = (lbex37 + acc25);
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(lbo56))));
                 }
             }
-            if (patc_ln == 0) lb27[0] = patc_ex0;
-        }
-        __syncthreads();
-        int v32 = lb27[0];
-        int p34[25];
-        {
-            const patc_int t35 = threadIdx.x;
-            int acc36 = 0;
-            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
-                int s38 = (acc36 + s4[(32 * i37 + 31)]);
-                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
-            }
-            int ix39 = max(0, (((int)t35) - 1));
-            int s40 = (acc36 + s4[ix39]);
-            int v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
-            int v42 = (v32 + v41);
-            int acc43 = v42;
-            #pragma unroll
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                acc43 = (acc43 + s1[(25 * t35 + i44)]);
-                p34[i44] = acc43;
+            if ((lane == 0)) {
+                lb27[0] = lbex37;
             }
         }
         __syncthreads();
+        int v57 = lb27[0];
+        int p59[25];
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t60 = threadIdx.x;
+            int acc61 = 0;
+            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                int s63 = (acc61 + s4[(32 * i62 + 31)]);
+                acc61 = ((((int)i62) < (((int)t60) / 32)) ? s63 : acc61);
+            }
+            int ix64 = max(0, (((int)t60) - 1));
+            int s65 = (acc61 + s4[ix64]);
+            int v66 = (((((int)t60) % 32) == 0) ? acc61 : s65);
+            int v67 = (v57 + v66);
+            int acc68 = v67;
             #pragma unroll
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                s33[(25 * t45 + i46)] = p34[i46];
+            for (patc_int i69 = 0; i69 < 25; i69 += 1) {
+                acc68 = (acc68 + s1[(25 * t60 + i69)]);
+                p59[i69] = acc68;
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t70 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i71 = 0; i71 < 25; i71 += 1) {
+                s58[(25 * t70 + i71)] = p59[i71];
             }
         }
         __syncthreads();
         if (((3200 * b0 + 3199) < n)) {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
                     {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    if (((3200 * b0 + t72 + 128 * i73) < n)) {
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }
@@ -578,29 +626,32 @@ extern "C" __global__ void __launch_bounds__(128) inclSumI32(int *__restrict__ o
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 3199) / 3200, 1, 1) blocks
- *   shared memory:   13328 bytes
+ *   shared memory:   13344 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(13312, 3200 * ((n + 3198) / 3200) + 6528) < 2^31), else long long
+ *                    for a launch where max(13328, max(3200 * ((n + 3198) / 3200) + 6528, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ lbstate30, unsigned long long *__restrict__ lbctr31, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    int *s1 = (int *)(patc_smem + 0);
-    int *s4 = (int *)(patc_smem + 12800);
-    int *lb27 = (int *)(patc_smem + 13312);
-    int *s33 = (int *)(patc_smem + 0);
+    unsigned long long *lbdraw33 = (unsigned long long *)(patc_smem + 0);
+    int *s1 = (int *)(patc_smem + 16);
+    int *s4 = (int *)(patc_smem + 12816);
+    int *lb27 = (int *)(patc_smem + 13328);
+    int *s58 = (int *)(patc_smem + 0);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    __shared__ unsigned long long patc_draw;
-    if (threadIdx.x == 0u) {
-        const unsigned long long patc_d = atomicAdd(lbctr31, 1ull);
-        if ((unsigned int)patc_d == gridDim.x * gridDim.y * gridDim.z - 1u) *lbctr31 = (patc_d >> 32 << 32) + (1ull << 32);
-        patc_draw = patc_d;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd34 = atomicAdd(&lbctr31[0], 1ull);
+        if ((((unsigned int)lbd34) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            lbctr31[0] = (((lbd34 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw33[0] = lbd34;
     }
     __syncthreads();
-    const unsigned int patc_epoch = (unsigned int)(patc_draw >> 32) & 0x3fffffffu;
+    unsigned int lbtile35 = ((unsigned int)lbdraw33[0]);
+    unsigned int lbepoch36 = (((unsigned int)(lbdraw33[0] >> 32u)) & 1073741823u);
     {
-        const patc_int b0 = (unsigned int)patc_draw;
+        const patc_int b0 = lbtile35;
         if (((3200 * b0 + 3199) < n)) {
             {
                 const patc_int t2 = threadIdx.x;
@@ -649,107 +700,120 @@ extern "C" __global__ void __launch_bounds__(128) exclSumI32(int *__restrict__ o
         for (patc_int i26 = 0; i26 < 4; i26 += 1) {
             acc25 = (acc25 + s4[(32 * i26 + 31)]);
         }
-        if ((threadIdx.x) >> 5 == 0u) { /* look-back: warp 0 */
-            const int patc_ln = (int)(threadIdx.x);
-            int patc_ex0 = 0;
-            if (b0 == 0) {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(acc25));
+        if ((warp == 0)) {
+            int lbex37 = 0;
+            if ((b0 == 0)) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(acc25))));
                 }
-            } else {
-                if (patc_ln == 0) {
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 1u) << 32) | (unsigned int)(acc25));
+            }
+            if ((!(b0 == 0))) {
+                if ((lane == 0)) {
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 1u)) << 32u) | ((unsigned long long)(unsigned int)(acc25))));
                 }
-                long long patc_end = (long long)b0 - 1;
-                for (;;) {
-                    const long long patc_j = patc_end - patc_ln;
-                    unsigned int patc_st;
-                    int patc_v0;
+                for (patc_int lbr38 = 0; ; lbr38 += 1) {
+                    unsigned int lbst39;
+                    int lbv40;
                     for (;;) {
-                        const unsigned long long patc_sw = patc_j >= 0 ? patc_peek(&lbstate30[patc_j]) : 0ull;
-                        const unsigned int patc_hi = (unsigned int)(patc_sw >> 32);
-                        patc_v0 = (int)((unsigned int)patc_sw);
-                        patc_st = patc_j < 0 ? 2u : (patc_hi >> 2) == patc_epoch ? (patc_hi & 3u) : 0u;
-                        if (__all_sync(0xffffffffu, patc_st != 0u)) break;
+                        unsigned long long lbsw41 = (((lane + 32 * lbr38) < b0) ? patc_peek(&lbstate30[(-lane + b0 - 32 * lbr38 - 1)]) : 0ull);
+                        unsigned int lbhi42 = ((unsigned int)(lbsw41 >> 32u));
+                        lbv40 = (int)(((unsigned int)lbsw41));
+                        lbst39 = (((lane + 32 * lbr38) < b0) ? (((lbhi42 >> 2u) == lbepoch36) ? (lbhi42 & 3u) : 0u) : 2u);
+                        if (__all_sync(0xffffffffu, (lbst39 != 0u))) {
+                            break;
+                        }
                         __nanosleep(32);
                     }
-                    const unsigned int patc_pm = __ballot_sync(0xffffffffu, patc_st == 2u);
-                    if (patc_j < 0 || patc_ln > (patc_pm ? __ffs(patc_pm) - 1 : 31)) {
-                        patc_v0 = 0;
+                    unsigned int lbpm43 = __ballot_sync(0xffffffffu, (lbst39 == 2u));
+                    if (((!((lane + 32 * lbr38) < b0)) || ((lbpm43 & ((1u << lane) - 1u)) != 0u))) {
+                        lbv40 = 0;
                     }
-                    for (int patc_d = 1; patc_d < 32; patc_d <<= 1) {
-                        const int patc_o0 = __shfl_down_sync(0xffffffffu, patc_v0, patc_d);
-                        if (patc_ln + patc_d < 32) {
-                            {
-                                const int lba28 = patc_o0, lbb29 = patc_v0;
-                                patc_v0 = (lba28 + lbb29);
-                            }
-                        }
+                    int lbsh44 = __shfl_down_sync(0xffffffffu, lbv40, 1);
+                    if ((lane < 31)) {
+                        int lbo45 = (lbsh44 + lbv40);
+                        lbv40 = lbo45;
                     }
-                    const int patc_w0 = __shfl_sync(0xffffffffu, patc_v0, 0);
-                    {
-                        const int lba28 = patc_w0, lbb29 = patc_ex0;
-                        patc_ex0 = (lba28 + lbb29);
+                    int lbsh46 = __shfl_down_sync(0xffffffffu, lbv40, 2);
+                    if ((lane < 30)) {
+                        int lbo47 = (lbsh46 + lbv40);
+                        lbv40 = lbo47;
                     }
-                    if (patc_pm) break;
-                    patc_end -= 32;
+                    int lbsh48 = __shfl_down_sync(0xffffffffu, lbv40, 4);
+                    if ((lane < 28)) {
+                        int lbo49 = (lbsh48 + lbv40);
+                        lbv40 = lbo49;
+                    }
+                    int lbsh50 = __shfl_down_sync(0xffffffffu, lbv40, 8);
+                    if ((lane < 24)) {
+                        int lbo51 = (lbsh50 + lbv40);
+                        lbv40 = lbo51;
+                    }
+                    int lbsh52 = __shfl_down_sync(0xffffffffu, lbv40, 16);
+                    if ((lane < 16)) {
+                        int lbo53 = (lbsh52 + lbv40);
+                        lbv40 = lbo53;
+                    }
+                    int lbw54 = __shfl_sync(0xffffffffu, lbv40, 0);
+                    int lbo55 = (lbw54 + lbex37);
+                    lbex37 = lbo55;
+                    if ((lbpm43 != 0u)) {
+                        break;
+                    }
                 }
-                if (patc_ln == 0) {
-                    int patc_in0;
-                    {
-                        const int lba28 = patc_ex0, lbb29 = acc25;
-                        patc_in0 = (lba28 + lbb29);
-                    }
-                    patc_poke(&lbstate30[b0], ((unsigned long long)((patc_epoch << 2) | 2u) << 32) | (unsigned int)(patc_in0));
+                if ((lane == 0)) {
+                    int lbo56 = (lbex37 + acc25);
+                    patc_poke(&lbstate30[b0], ((((unsigned long long)((lbepoch36 << 2u) | 2u)) << 32u) | ((unsigned long long)(unsigned int)(lbo56))));
                 }
             }
-            if (patc_ln == 0) lb27[0] = patc_ex0;
-        }
-        __syncthreads();
-        int v32 = lb27[0];
-        int p34[25];
-        {
-            const patc_int t35 = threadIdx.x;
-            int acc36 = 0;
-            for (patc_int i37 = 0; i37 < 4; i37 += 1) {
-                int s38 = (acc36 + s4[(32 * i37 + 31)]);
-                acc36 = ((((int)i37) < (((int)t35) / 32)) ? s38 : acc36);
-            }
-            int ix39 = max(0, (((int)t35) - 1));
-            int s40 = (acc36 + s4[ix39]);
-            int v41 = (((((int)t35) % 32) == 0) ? acc36 : s40);
-            int v42 = (v32 + v41);
-            int acc43 = v42;
-            #pragma unroll
-            for (patc_int i44 = 0; i44 < 25; i44 += 1) {
-                p34[i44] = acc43;
-                acc43 = (acc43 + s1[(25 * t35 + i44)]);
+            if ((lane == 0)) {
+                lb27[0] = lbex37;
             }
         }
         __syncthreads();
+        int v57 = lb27[0];
+        int p59[25];
         {
-            const patc_int t45 = threadIdx.x;
+            const patc_int t60 = threadIdx.x;
+            int acc61 = 0;
+            for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                int s63 = (acc61 + s4[(32 * i62 + 31)]);
+                acc61 = ((((int)i62) < (((int)t60) / 32)) ? s63 : acc61);
+            }
+            int ix64 = max(0, (((int)t60) - 1));
+            int s65 = (acc61 + s4[ix64]);
+            int v66 = (((((int)t60) % 32) == 0) ? acc61 : s65);
+            int v67 = (v57 + v66);
+            int acc68 = v67;
             #pragma unroll
-            for (patc_int i46 = 0; i46 < 25; i46 += 1) {
-                s33[(25 * t45 + i46)] = p34[i46];
+            for (patc_int i69 = 0; i69 < 25; i69 += 1) {
+                p59[i69] = acc68;
+                acc68 = (acc68 + s1[(25 * t60 + i69)]);
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t70 = threadIdx.x;
+            #pragma unroll
+            for (patc_int i71 = 0; i71 < 25; i71 += 1) {
+                s58[(25 * t70 + i71)] = p59[i71];
             }
         }
         __syncthreads();
         if (((3200 * b0 + 3199) < n)) {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
                     {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }
         } else {
             {
-                const patc_int t47 = threadIdx.x;
-                for (patc_int i48 = 0; i48 < 25; i48 += 1) {
-                    if (((3200 * b0 + t47 + 128 * i48) < n)) {
-                        out[(3200 * b0 + t47 + 128 * i48)] = s33[(t47 + 128 * i48)];
+                const patc_int t72 = threadIdx.x;
+                for (patc_int i73 = 0; i73 < 25; i73 += 1) {
+                    if (((3200 * b0 + t72 + 128 * i73) < n)) {
+                        out[(3200 * b0 + t72 + 128 * i73)] = s58[(t72 + 128 * i73)];
                     }
                 }
             }

@@ -600,13 +600,7 @@ static void write_accumulate_global(Lw *w, Expr *e, Acc *c)
     Acc *r = lw_acceptor(w, W_ATOMIC, ps->ty, lw_mem_acc(w, e->ty, bins));
     r->atom = op;
     lw_lower_acc(w, ps, r);
-    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur, *ls;
-    s->last.ticket = ticket;
-    s->last.part = bins;
-    s->last.body = stmt_seq(a);
-    lw_emit(w, s);
-    w->cur = s->last.body;
-    w->lv[w->ndepth++] = LVL_BLOCK;
+    Stmt *saved = lw_last_open(w, bins, ticket, e->sp), *ls;
     NatVar *iv;
     Stmt *ls_saved;
     ls = lw_open_loop(w, LVL_THREADS, 0, k, &iv, &ls_saved);
@@ -618,8 +612,7 @@ static void write_accumulate_global(Lw *w, Expr *e, Acc *c)
     zero->un.e = lw_xnat(w, nat_cst(a, 0));
     lw_store(w, bins, j, zero);
     lw_close_loop(w, ls, ls_saved);
-    w->ndepth--;
-    w->cur = saved;
+    lw_last_close(w, bins, ticket, saved);
 }
 
 /* acc(accumulate(k)(op)(init)(ps), bins) in shared memory at block level:

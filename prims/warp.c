@@ -207,6 +207,151 @@ static Expr *infer_last_block(Tc *t, const TcApp *ap)
     return e;
 }
 
+/* ---------------------------------------------------------------- grid hand-overs as kernel IR */
+
+/* The grid's block count, as a nat. */
+static Nat *grid_blocks(Lw *w)
+{
+    Arena *a = w->a;
+    const HwIds *h = &w->k->hw;
+    return nat_mul(a, nat_mul(a, nat_var(a, h->gdim[0]), nat_var(a, h->gdim[1])), nat_var(a, h->gdim[2]));
+}
+
+static X *lit_of(Lw *w, ScalarKind sk, uint64_t v)
+{
+    X *x = lw_xnew(w, X_LIT, sk);
+    x->lit.u = v;
+    return x;
+}
+
+/* the block's first thread: threadIdx.x + threadIdx.y + threadIdx.z == 0 */
+static X *thread0(Lw *w)
+{
+    Arena *a = w->a;
+    const HwIds *h = &w->k->hw;
+    Nat *s = nat_add(a, nat_var(a, h->tid[0]), nat_add(a, nat_var(a, h->tid[1]), nat_var(a, h->tid[2])));
+    return lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, s), lw_xnat(w, nat_cst(a, 0)));
+}
+
+/* An S_IF on the thread's id that the lowering writes itself (per_lane: loops.c puts no
+ * single-thread guard in it); what is emitted next goes into it until w->cur = *saved */
+static Stmt *open_thread_if(Lw *w, X *c, Stmt **saved)
+{
+    Stmt *g = lw_open_if(w, c, saved);
+    g->cond.per_lane = true;
+    return g;
+}
+
+static void emit_barrier(Lw *w, Level l)
+{
+    Stmt *b = lw_snew(w, S_BARRIER);
+    b->barrier.level = l;
+    lw_emit(w, b);
+}
+
+/* lastBlock's hand-over, up to the body: what is emitted next until lw_last_close is
+ * the body, which one block runs after the whole grid wrote part (the returned list is
+ * the one to go back to).
+ *
+ * Flagged partials (each a 64-bit word {value bits, 1 << 32}, stored whole with
+ * st.relaxed.gpu: single-copy atomic, so the flag is never seen without its value):
+ * the grid's last block (blockIdx == gridDim - 1 in each dimension) runs the body,
+ * whose reads of the partials wait for their flags (patc_wait), those its own threads
+ * store included, so no barrier goes in front of it. No block waits for a store to be
+ * acknowledged or for an atomic's round trip, and the partials cross from L2 once:
+ * 0.6-0.7 us less than the ticket at n = 2^20 on an H200, where a ticket drawn when
+ * each block starts, or a copy of the partials to shared memory, cost 0.35 and 0.1-0.2
+ * us of that back (bench/exp/mid.sh). Waiting is safe: only the last block ever waits,
+ * and the blocks it waits for never do, so they finish as soon as they run, on the slots
+ * beside it (the hardware dispatches blocks in order, the last one last).
+ *
+ * The ticket (partials wider than a flagged word can carry; threadFenceReduction with
+ * both fences folded into one atomic): a barrier hands every thread's writes of the
+ * block to thread 0, whose atom.acq_rel.gpu on the ticket releases them to the device
+ * (a release is cumulative) and, in the block that takes the last ticket, acquires what
+ * all the others released; the shared flag `last` and a second barrier hand that on to
+ * the whole block, which runs the body. This is the order cooperative groups' grid
+ * sync uses, and one atomic is about 0.3 us shorter than fence, atomic, fence
+ * (bench/exp/small.sh). A one-block grid takes no ticket: __syncthreads orders a
+ * block's own global accesses. */
+Stmt *lw_last_open(Lw *w, Buffer *part, Buffer *ticket, Span sp)
+{
+    Arena *a = w->a;
+    const HwIds *h = &w->k->hw;
+    Nat *nb = grid_blocks(w), *zero = nat_cst(a, 0);
+    X *c = NULL;
+    Stmt *saved;
+    if (part->flagged) {
+        for (int d = 0; d < 3; d++) {
+            X *e = lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, nat_var(a, h->bid[d])),
+                           lw_xnat(w, nat_sub(a, nat_var(a, h->gdim[d]), nat_cst(a, 1))));
+            c = c ? lw_xbin(w, OP_AND, SK_BOOL, c, e) : e;
+        }
+    } else {
+        Buffer *last = lw_shared_buffer(w, "last", SK_BOOL, nat_cst(a, 1), sp), *tk;
+        Stmt *s0, *s1;
+        emit_barrier(w, LVL_BLOCK);
+        open_thread_if(w, thread0(w), &s0);
+        lw_emit(w, lw_scalar_decl(w, "ticket", SK_U32, lit_of(w, SK_U32, 0), &tk));
+        open_thread_if(w, lw_xbin(w, OP_GT, SK_BOOL, lw_xnat(w, nb), lw_xnat(w, nat_cst(a, 1))), &s1);
+        X *at = lw_xnew(w, X_ATOMIC, SK_U32);
+        at->atomic.op = ATOM_ADD;
+        at->atomic.buf = ticket;
+        at->atomic.index = zero;
+        at->atomic.val = lit_of(w, SK_U32, 1);
+        at->atomic.order = MO_ACQ_REL;
+        lw_store(w, tk, zero, at);
+        w->cur = s1;
+        lw_store(w, last, zero, lw_xbin(w, OP_EQ, SK_BOOL, lw_xload(w, tk, zero), lw_xnat(w, nat_sub(a, nb, nat_cst(a, 1)))));
+        w->cur = s0;
+        emit_barrier(w, LVL_BLOCK);
+        c = lw_xload(w, last, zero);
+    }
+    lw_open_if(w, c, &saved)->cond.block_uniform = true;
+    w->lv[w->ndepth++] = LVL_BLOCK;
+    return saved;
+}
+
+/* The end of lastBlock's body: the scratch made ready for the next launch. Flagged: a
+ * barrier (no thread clears a word another has still to read), then the block's
+ * threads clear the words, thread x those at x, x + blockDim.x, ... (in a block of
+ * several rows each row clears them all: stores of the same zero); the ticket: thread
+ * 0 resets it. */
+void lw_last_close(Lw *w, Buffer *part, Buffer *ticket, Stmt *saved)
+{
+    Arena *a = w->a;
+    Nat *zero = nat_cst(a, 0);
+    Stmt *s0;
+    if (part->flagged) {
+        emit_barrier(w, LVL_BLOCK);
+        Buffer *word = ANEW(a, Buffer); /* the same memory seen as its 64-bit words */
+        *word = *part;
+        word->sk = SK_U64;
+        word->flagged = word->coherent = false;
+        Nat *cnt = nat_var(a, w->k->hw.bdim[0]);
+        NatVar *r = nat_newvar(a, arena_printf(a, "r%d", w->names++), 0,
+                               nat_div(a, nat_add(a, part->count, nat_sub(a, cnt, nat_cst(a, 1))), cnt));
+        Nat *i = nat_add(a, nat_var(a, w->k->hw.tid[0]), nat_mul(a, nat_var(a, r), cnt));
+        Stmt *wl = lw_snew(w, S_WHILE);
+        wl->wloop.var = r;
+        wl->wloop.cond = lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, i), lw_xnat(w, part->count));
+        wl->wloop.body = stmt_seq(a);
+        lw_emit(w, wl);
+        Stmt *st = lw_snew(w, S_STORE);
+        st->store.buf = word;
+        st->store.index = i;
+        st->store.val = lit_of(w, SK_U64, 0);
+        st->store.order = MO_RELAXED;
+        stmt_append(a, wl->wloop.body, st);
+    } else {
+        X *more = lw_xbin(w, OP_GT, SK_BOOL, lw_xnat(w, grid_blocks(w)), lw_xnat(w, nat_cst(a, 1)));
+        open_thread_if(w, lw_xbin(w, OP_AND, SK_BOOL, thread0(w), more), &s0);
+        lw_store(w, ticket, zero, lit_of(w, SK_U32, 0));
+    }
+    w->ndepth--;
+    w->cur = saved;
+}
+
 /* lastBlock read as a value: an error. Its lowering writes the kernel's result
  * (lower_last_block below) */
 static LwVal *lower_last_block_read(Lw *w, Expr *e)
@@ -224,7 +369,7 @@ static void eval_last_block(IpCtx *c, const Code *e, IpVal *r)
 }
 
 /* A scratch array for one side of lastBlock's partials, read through L2 unless flagged;
- * *ctx keeps the first (S_LASTBLOCK's part, whose count every side shares) */
+ * *ctx keeps the first (the hand-over's part: lw_last_open) */
 static Buffer *partial_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
 {
     Buffer **first = ctx, *b = lw_scratch_buffer(w, "partial", sk, count);
@@ -239,7 +384,7 @@ static Buffer *partial_buffer(Lw *w, void *ctx, ScalarKind sk, Nat *count)
  * of it and computes f at block level. No second launch is needed. Partials of at most
  * 32 bits are flagged words, which the grid's last block waits for as it reads them;
  * wider ones are handed over by a ticket that every block takes after its writes
- * (codegen/cuda.c). */
+ * (lw_last_open). */
 static void lower_last_block(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
@@ -258,17 +403,10 @@ static void lower_last_block(Lw *w, Expr *e, Acc *c)
     Buffer *ticket = part->flagged ? NULL : lw_scratch_buffer(w, "ticket", SK_U32, nat_cst(a, 1));
     w->k->ticket = ticket;
     lw_lower_acc(w, ys, c0);
-    Stmt *s = lw_snew(w, S_LASTBLOCK), *saved = w->cur;
-    s->last.ticket = ticket;
-    s->last.part = part;
-    s->last.body = stmt_seq(a);
-    lw_emit(w, s);
-    w->cur = s->last.body;
-    w->lv[w->ndepth++] = LVL_BLOCK;
+    Stmt *saved = lw_last_open(w, part, ticket, e->sp);
     lw_bind(w, f->lam.param, lw_array(w, pv));
     lw_lower_acc(w, f->lam.body, c);
-    w->ndepth--;
-    w->cur = saved;
+    lw_last_close(w, part, ticket, saved);
 }
 
 /* ---------------------------------------------------------------- lookback */
@@ -389,12 +527,302 @@ static LwVal *lower_carry(Lw *w, Expr *e)
     return res;
 }
 
+/* ---------------------------------------------------------------- the look-back as kernel IR */
+
+/* The list below seq that holds t (NULL: none). */
+static Stmt *list_of(Stmt *seq, const Stmt *t)
+{
+    Stmt *r = NULL;
+    switch (seq->kind) {
+    case S_SEQ:
+        for (int i = 0; i < seq->seq.n && !r; i++) r = seq->seq.items[i] == t ? seq : list_of(seq->seq.items[i], t);
+        return r;
+    case S_FOR: return list_of(seq->loop.body, t);
+    case S_IF: return list_of(seq->cond.then, t);
+    case S_WHILE: return list_of(seq->wloop.body, t);
+    case S_DECL: case S_STORE: case S_BARRIER: case S_COMMENT: case S_VLOAD: case S_JUMP: case S_LET:
+    case S_SLEEP: case S_MBAR: case S_VSTORE: case S_BULK: return NULL;
+    }
+    unreachable();
+}
+
+static X *xun(Lw *w, XKind k, ScalarKind sk, X *e)
+{
+    X *x = lw_xnew(w, k, sk);
+    x->un.e = e;
+    return x;
+}
+static X *xnot(Lw *w, X *e)
+{
+    X *x = xun(w, X_UN, SK_BOOL, e);
+    x->un.op = UOP_NOT;
+    return x;
+}
+static X *xsel(Lw *w, X *c, X *p, X *q)
+{
+    X *x = lw_xnew(w, X_SELECT, p->sk);
+    x->sel.c = c;
+    x->sel.a = p;
+    x->sel.b = q;
+    return x;
+}
+static X *xshfl(Lw *w, ShflKind k, ScalarKind sk, X *val, X *arg)
+{
+    X *x = lw_xnew(w, X_SHFL, sk);
+    x->shfl.k = k;
+    x->shfl.val = val;
+    x->shfl.arg = arg;
+    return x;
+}
+static X *xordered(Lw *w, Buffer *b, Nat *i, MemOrder mo)
+{
+    X *x = lw_xload(w, b, i);
+    x->load.order = mo;
+    return x;
+}
+static X *xreg(Lw *w, Buffer *b) { return lw_xload(w, b, nat_cst(w->a, 0)); }
+static X *xnat_lt(Lw *w, Nat *l, Nat *r) { return lw_xbin(w, OP_LT, SK_BOOL, lw_xnat(w, l), lw_xnat(w, r)); }
+static X *xnat_eq(Lw *w, Nat *l, int64_t c) { return lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, l), lw_xnat(w, nat_cst(w->a, c))); }
+
+static void emit_jump(Lw *w, JumpKind k)
+{
+    Stmt *s = lw_snew(w, S_JUMP);
+    s->jump.k = k;
+    lw_emit(w, s);
+}
+
+/* An S_WHILE emitted here (var: its counter or NULL); what is emitted next goes into
+ * it until w->cur = *saved */
+static Stmt *open_while(Lw *w, NatVar *var, Stmt **saved)
+{
+    Stmt *s = lw_snew(w, S_WHILE);
+    s->wloop.var = var;
+    s->wloop.body = stmt_seq(w->a);
+    lw_emit(w, s);
+    *saved = w->cur;
+    w->cur = s->wloop.body;
+    return s;
+}
+
+/* What the look-back's code needs of its lowering. */
+typedef struct Look {
+    int n;                      /* leaves: 1 or 2 */
+    bool packed;                /* one leaf of at most 32 bits, kept with its flag in one word */
+    Expr *op;                   /* the user's operator */
+    Nat *tile, *tiles;          /* this block's tile, and how many there are */
+    X *agg[2], *init[2];
+    Buffer *state;              /* packed: the tile words */
+    Buffer *flags, *aggs[2], *incs[2]; /* else: flags and values */
+    Buffer *epoch;              /* the launch's epoch (u32 register) */
+} Look;
+
+static LwVal *leaves_x(Lw *w, X *const *x, int n)
+{
+    return n == 1 ? lw_scalar(w, x[0]) : lw_pairv(w, lw_scalar(w, x[0]), lw_scalar(w, x[1]));
+}
+
+/* out = op(pa)(pb), leaf by leaf: the user's operator lowered here (its code inlined,
+ * each application with registers of its own), each leaf in a register */
+static void look_apply(Lw *w, const Look *L, X *const *pa, X *const *pb, X **out)
+{
+    Expr *f = L->op;
+    lw_bind(w, f->lam.param, leaves_x(w, pa, L->n));
+    lw_bind(w, f->lam.body->lam.param, leaves_x(w, pb, L->n));
+    val_leaves(w, lw_lower_exp(w, f->lam.body->lam.body), out, f->sp);
+    for (int i = 0; i < L->n; i++) out[i] = lw_materialise(w, out[i], "lbo");
+}
+
+/* (epoch << 2) | st: a tile word's status (st 1: aggregate, 2: inclusive prefix) */
+static X *look_status(Lw *w, const Look *L, int st)
+{
+    X *e = lw_xbin(w, OP_SHL, SK_U32, xreg(w, L->epoch), lit_of(w, SK_U32, 2));
+    return lw_xbin(w, OP_BOR, SK_U32, e, lit_of(w, SK_U32, (uint64_t)st));
+}
+
+/* This tile publishes the leaf values v with status st. Packed: one relaxed 64-bit
+ * store of {status, value bits} (single-copy atomic). Else the values first, each
+ * status in its own slot (a reader that saw A must not get P's value), then the flag,
+ * released after them. */
+static void look_publish(Lw *w, const Look *L, int st, X *const *v)
+{
+    Stmt *s = lw_snew(w, S_STORE);
+    s->store.index = L->tile;
+    if (L->packed) {
+        X *hi = xun(w, X_CAST, SK_U64, look_status(w, L, st));
+        X *lo = xun(w, X_CAST, SK_U64, xun(w, X_BITCAST, SK_U32, v[0]));
+        s->store.buf = L->state;
+        s->store.val = lw_xbin(w, OP_BOR, SK_U64, lw_xbin(w, OP_SHL, SK_U64, hi, lit_of(w, SK_U32, 32)), lo);
+        s->store.order = MO_RELAXED;
+    } else {
+        for (int i = 0; i < L->n; i++) lw_store(w, (st == 1 ? L->aggs : L->incs)[i], L->tile, v[i]);
+        s->store.buf = L->flags;
+        s->store.val = look_status(w, L, st);
+        s->store.order = MO_RELEASE;
+    }
+    lw_emit(w, s);
+}
+
+/* A mapBlock with a lookback numbers its blocks in the order they start, in front of
+ * its loop: thread 0 draws from the 64-bit counter ctr {epoch, count}, and the block
+ * that draws the grid's last tile (every other block has drawn before it) sets it to
+ * {epoch + 1, 0} for the next launch; a shared word hands the draw to the block. The
+ * epoch tags the tile words this launch writes, so words left by an earlier launch read
+ * as "not yet" and no launch clears them (30 bits: a word would be mistaken only if it
+ * survived 2^30 launches unwritten). Seed 001, 4.4: a block waits only for blocks that
+ * have started, so it cannot wait for one that is not resident. The loop's index is
+ * the drawn tile (S_FOR's draw, a register); *epoch gets the epoch's register. */
+static void draw_tile(Lw *w, Stmt *blk, Buffer *ctr, Span sp, Buffer **epoch)
+{
+    Arena *a = w->a;
+    Stmt *par = list_of(w->k->body, blk), *saved = w->cur, *s0, *s1, *pre = stmt_seq(a);
+    if (!par) die("lookback: the mapBlock's loop is not in the kernel's body");
+    Nat *zero = nat_cst(a, 0);
+    w->cur = pre;
+    Buffer *sh = lw_shared_buffer(w, "lbdraw", SK_U64, nat_cst(a, 1), sp), *d, *tile;
+    open_thread_if(w, thread0(w), &s0);
+    X *at = lw_xnew(w, X_ATOMIC, SK_U64);
+    at->atomic.op = ATOM_ADD;
+    at->atomic.buf = ctr;
+    at->atomic.index = zero;
+    at->atomic.val = lit_of(w, SK_U64, 1);
+    lw_emit(w, lw_scalar_decl(w, "lbd", SK_U64, at, &d));
+    X *last = lw_xbin(w, OP_EQ, SK_BOOL, xun(w, X_CAST, SK_U32, xreg(w, d)),
+                      lw_xnat(w, nat_sub(a, grid_blocks(w), nat_cst(a, 1))));
+    open_thread_if(w, last, &s1);
+    X *ep = lw_xbin(w, OP_SHL, SK_U64, lw_xbin(w, OP_SHR, SK_U64, xreg(w, d), lit_of(w, SK_U32, 32)), lit_of(w, SK_U32, 32));
+    lw_store(w, ctr, zero, lw_xbin(w, OP_ADD, SK_U64, ep, lit_of(w, SK_U64, 1ull << 32)));
+    w->cur = s1;
+    lw_store(w, sh, zero, xreg(w, d));
+    w->cur = s0;
+    emit_barrier(w, LVL_BLOCK);
+    lw_emit(w, lw_scalar_decl(w, "lbtile", SK_U32, xun(w, X_CAST, SK_U32, lw_xload(w, sh, zero)), &tile));
+    X *e = xun(w, X_CAST, SK_U32, lw_xbin(w, OP_SHR, SK_U64, lw_xload(w, sh, zero), lit_of(w, SK_U32, 32)));
+    lw_emit(w, lw_scalar_decl(w, "lbepoch", SK_U32, lw_xbin(w, OP_BAND, SK_U32, e, lit_of(w, SK_U32, 0x3fffffffu)), epoch));
+    w->cur = saved;
+    /* pre goes in front of the loop */
+    int at_i = 0, m = pre->seq.n;
+    while (par->seq.items[at_i] != blk) at_i++;
+    for (int i = 0; i < m; i++) stmt_append(a, par, pre->seq.items[i]); /* grow */
+    memmove(par->seq.items + at_i + m, par->seq.items + at_i, sizeof(Stmt *) * (size_t)(par->seq.n - m - at_i));
+    memcpy(par->seq.items + at_i, pre->seq.items, sizeof(Stmt *) * (size_t)m);
+    blk->loop.draw = tile;
+}
+
+/* The decoupled look-back (seed 001, Merrill & Garland), run by warp 0 of the block:
+ * tile 0 publishes its aggregate as its inclusive prefix at once; another tile
+ * publishes its aggregate (A), then reads windows of the 32 tiles before it, lane l of
+ * window r the tile t - 1 - (32r + l), polling (relaxed loads, __all_sync, then
+ * __nanosleep(32)) until every one has published something; the values from the
+ * nearest tile with a prefix (P) up to the newest are combined in order, older first,
+ * by a shuffle tree (lane l takes op(v[l + d], v[l]) for d = 1, 2, 4, 8, 16); with no P
+ * in the window the window's total joins the prefix and the next window is read. The
+ * tile then publishes op(prefix, aggregate) as P and leaves the prefix in res. Lanes
+ * past the nearest P and tiles before 0 count as init, which must be op's neutral
+ * element. Unpacked, the flag is read relaxed and a fence orders the value's read
+ * (through L2) after it. */
+static void look_back(Lw *w, const Look *L, Buffer *const *res)
+{
+    Arena *a = w->a;
+    int n = L->n;
+    Nat *t = L->tile, *zero = nat_cst(a, 0);
+    Stmt *s_w0, *s_t, *s_in, *s_win, *s_poll;
+    /* warp 0 (threadIdx.x >> 5: the block is one row, loops.c), whose lanes all run
+     * the shuffles and votes below */
+    open_thread_if(w, xnat_eq(w, nat_var(a, w->k->hw.warp), 0), &s_w0);
+    Nat *ln = nat_var(a, w->k->hw.lane);
+    Buffer *ex[2], *v[2], *st, *hi, *sw, *pm;
+    X *exx[2] = {NULL, NULL}, *vx[2] = {NULL, NULL}, *r[2] = {NULL, NULL};
+    for (int i = 0; i < n; i++) {
+        lw_emit(w, lw_scalar_decl(w, "lbex", L->agg[i]->sk, L->init[i], &ex[i]));
+        exx[i] = xreg(w, ex[i]);
+    }
+    lw_open_if(w, xnat_eq(w, t, 0), &s_t);
+    lw_open_if(w, xnat_eq(w, ln, 0), &s_in);
+    look_publish(w, L, 2, L->agg);
+    w->cur = s_t;
+    lw_open_if(w, xnot(w, xnat_eq(w, t, 0)), &s_t);
+    lw_open_if(w, xnat_eq(w, ln, 0), &s_in);
+    look_publish(w, L, 1, L->agg);
+    w->cur = s_in;
+    NatVar *rv = nat_newvar(a, arena_printf(a, "lbr%d", w->names++), 0, L->tiles);
+    open_while(w, rv, &s_win);
+    Nat *k = nat_add(a, nat_mul(a, nat_cst(a, 32), nat_var(a, rv)), ln);
+    Nat *j = nat_sub(a, t, nat_add(a, k, nat_cst(a, 1)));
+    X *valid = xnat_lt(w, k, t);
+    lw_emit(w, lw_scalar_decl(w, "lbst", SK_U32, NULL, &st));
+    for (int i = 0; i < n; i++) {
+        lw_emit(w, lw_scalar_decl(w, "lbv", L->agg[i]->sk, NULL, &v[i]));
+        vx[i] = xreg(w, v[i]);
+    }
+    Stmt *win = w->cur;
+    open_while(w, NULL, &s_poll);
+    if (L->packed) {
+        X *word = xsel(w, valid, xordered(w, L->state, j, MO_RELAXED), lit_of(w, SK_U64, 0));
+        lw_emit(w, lw_scalar_decl(w, "lbsw", SK_U64, word, &sw));
+        X *h = xun(w, X_CAST, SK_U32, lw_xbin(w, OP_SHR, SK_U64, xreg(w, sw), lit_of(w, SK_U32, 32)));
+        lw_emit(w, lw_scalar_decl(w, "lbhi", SK_U32, h, &hi));
+        lw_store(w, v[0], zero, xun(w, X_BITCAST, L->agg[0]->sk, xun(w, X_CAST, SK_U32, xreg(w, sw))));
+    } else {
+        X *h = xsel(w, valid, xordered(w, L->flags, j, MO_RELAXED), lit_of(w, SK_U32, 0));
+        lw_emit(w, lw_scalar_decl(w, "lbhi", SK_U32, h, &hi));
+    }
+    X *mine = lw_xbin(w, OP_EQ, SK_BOOL, lw_xbin(w, OP_SHR, SK_U32, xreg(w, hi), lit_of(w, SK_U32, 2)), xreg(w, L->epoch));
+    X *status = xsel(w, mine, lw_xbin(w, OP_BAND, SK_U32, xreg(w, hi), lit_of(w, SK_U32, 3)), lit_of(w, SK_U32, 0));
+    lw_store(w, st, zero, xsel(w, valid, status, lit_of(w, SK_U32, 2)));
+    X *seen = lw_xbin(w, OP_NE, SK_BOOL, xreg(w, st), lit_of(w, SK_U32, 0));
+    lw_open_if(w, xshfl(w, SHFL_ALL, SK_BOOL, seen, NULL), &s_in);
+    emit_jump(w, JK_BREAK);
+    w->cur = s_in;
+    Stmt *sl = lw_snew(w, S_SLEEP);
+    sl->sleep.ns = 32;
+    lw_emit(w, sl);
+    w->cur = win;
+    X *isp = lw_xbin(w, OP_EQ, SK_BOOL, xreg(w, st), lit_of(w, SK_U32, 2));
+    if (!L->packed) {
+        emit_barrier(w, LVL_GLOBAL);
+        lw_open_if(w, valid, &s_in);
+        for (int i = 0; i < n; i++)
+            lw_store(w, v[i], zero, xsel(w, isp, lw_xload(w, L->incs[i], j), lw_xload(w, L->aggs[i], j)));
+        w->cur = s_in;
+    }
+    lw_emit(w, lw_scalar_decl(w, "lbpm", SK_U32, xshfl(w, SHFL_BALLOT, SK_U32, isp, NULL), &pm));
+    /* past the nearest P (a lower lane has one), or before tile 0: init */
+    X *below = lw_xbin(w, OP_SUB, SK_U32, lw_xbin(w, OP_SHL, SK_U32, lit_of(w, SK_U32, 1), lw_xnat(w, ln)), lit_of(w, SK_U32, 1));
+    X *past = lw_xbin(w, OP_NE, SK_BOOL, lw_xbin(w, OP_BAND, SK_U32, xreg(w, pm), below), lit_of(w, SK_U32, 0));
+    lw_open_if(w, lw_xbin(w, OP_OR, SK_BOOL, xnot(w, valid), past), &s_in);
+    for (int i = 0; i < n; i++) lw_store(w, v[i], zero, L->init[i]);
+    w->cur = s_in;
+    for (int d = 1; d < 32; d <<= 1) {
+        X *o[2] = {NULL, NULL};
+        for (int i = 0; i < n; i++)
+            o[i] = lw_materialise(w, xshfl(w, SHFL_DOWN, vx[i]->sk, vx[i], lw_xnat(w, nat_cst(a, d))), "lbsh");
+        lw_open_if(w, xnat_lt(w, ln, nat_cst(a, 32 - d)), &s_in);
+        look_apply(w, L, o, vx, r);
+        for (int i = 0; i < n; i++) lw_store(w, v[i], zero, r[i]);
+        w->cur = s_in;
+    }
+    X *wv[2] = {NULL, NULL}; /* n of them; gcc cannot see that */
+    for (int i = 0; i < n; i++) wv[i] = lw_materialise(w, xshfl(w, SHFL_IDX, vx[i]->sk, vx[i], lw_xnat(w, zero)), "lbw");
+    look_apply(w, L, wv, exx, r);
+    for (int i = 0; i < n; i++) lw_store(w, ex[i], zero, r[i]);
+    lw_open_if(w, lw_xbin(w, OP_NE, SK_BOOL, xreg(w, pm), lit_of(w, SK_U32, 0)), &s_in);
+    emit_jump(w, JK_BREAK);
+    w->cur = s_win;
+    lw_open_if(w, xnat_eq(w, ln, 0), &s_in);
+    look_apply(w, L, exx, L->agg, r);
+    look_publish(w, L, 2, r);
+    w->cur = s_t;
+    lw_open_if(w, xnat_eq(w, ln, 0), &s_in);
+    for (int i = 0; i < n; i++) lw_store(w, res[i], zero, exx[i]);
+    w->cur = s_w0;
+}
+
 /* lookback(op)(init)(x) in the body of the kernel's mapBlock (in a mapSeq there:
- * lower_carry): the block's tile is drawn from a counter in launch order (so a tile
- * waits only for tiles whose blocks run), and S_LOOKBACK leaves the exclusive prefix
- * of the earlier tiles' x in shared scalars, read by the whole block after the barrier
- * the barrier pass puts there. The scratch words are tagged with a launch epoch that
- * the counter carries, so no launch resets them (codegen/cuda.c). */
+ * lower_carry): the block's tile is drawn from a counter in launch order (draw_tile,
+ * so a tile waits only for tiles whose blocks run), and warp 0's look-back (look_back)
+ * leaves the exclusive prefix of the earlier tiles' x in shared scalars, read by the
+ * whole block after the barrier the barrier pass puts there. The scratch words are
+ * tagged with a launch epoch that the counter carries, so no launch resets them. */
 static LwVal *lower_lookback(Lw *w, Expr *e)
 {
     Arena *a = w->a;
@@ -408,46 +836,43 @@ static LwVal *lower_lookback(Lw *w, Expr *e)
         diag_error(w->d, e->sp, "a mapBlock has at most one lookback, and this is its second");
     LwVal *x = lw_lower_exp(w, arg[2]), *init = lw_lower_exp(w, arg[1]);
     X *xs[2], *is[2];
-    Stmt *s = lw_snew(w, S_LOOKBACK);
-    int n = s->look.n = val_leaves(w, x, xs, arg[2]->sp);
+    Look L = {.op = arg[0], .tile = nat_var(a, blk->loop.var), .tiles = blk->loop.extent};
+    int n = L.n = val_leaves(w, x, xs, arg[2]->sp);
     val_leaves(w, init, is, arg[1]->sp);
-    s->look.tile = blk->loop.var;
-    s->look.packed = n == 1 && scalar_info[xs[0]->sk].size <= 4;
-    Nat *tiles = blk->loop.extent;
-    LwVal *pa, *pb;
+    L.packed = n == 1 && scalar_info[xs[0]->sk].size <= 4;
+    Buffer *res[2], *pa[2], *pb[2];
     for (int i = 0; i < n; i++) {
         ScalarKind sk = xs[i]->sk;
-        s->look.agg[i] = lw_materialise(w, xs[i], "agg");
-        s->look.init[i] = is[i];
-        s->look.res[i] = lw_shared_buffer(w, "lb", sk, nat_cst(a, 1), e->sp);
-        s->look.pa[i] = lw_new_buffer(w, "lba", AS_PRIVATE, sk, nat_cst(a, 1));
-        s->look.pb[i] = lw_new_buffer(w, "lbb", AS_PRIVATE, sk, nat_cst(a, 1));
-        s->look.pa[i]->scalar = s->look.pb[i]->scalar = true;
-        if (!s->look.packed) {
-            s->look.aggs[i] = lw_scratch_buffer(w, "lbagg", sk, tiles);
-            s->look.incs[i] = lw_scratch_buffer(w, "lbinc", sk, tiles);
+        L.agg[i] = lw_materialise(w, xs[i], "agg");
+        L.init[i] = is[i];
+        res[i] = lw_shared_buffer(w, "lb", sk, nat_cst(a, 1), e->sp);
+        lw_scalar_decl(w, "lba", sk, NULL, &pa[i]);
+        lw_scalar_decl(w, "lbb", sk, NULL, &pb[i]);
+        if (!L.packed) {
+            L.aggs[i] = lw_scratch_buffer(w, "lbagg", sk, L.tiles);
+            L.incs[i] = lw_scratch_buffer(w, "lbinc", sk, L.tiles);
+            L.aggs[i]->coherent = L.incs[i]->coherent = true; /* other blocks' values: through L2 */
         }
     }
-    if (s->look.packed) s->look.state = lw_scratch_buffer(w, "lbstate", SK_U64, tiles);
-    else s->look.flags = lw_scratch_buffer(w, "lbflag", SK_U32, tiles);
-    blk->loop.draw = w->k->draw = lw_scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
-    pa = leaves_val(w, s->look.pa, n);
-    pb = leaves_val(w, s->look.pb, n);
-    /* the operator's code goes into its own list, printed where the look-back applies it */
-    Stmt *saved = w->cur;
-    w->cur = s->look.ops = stmt_seq(a);
-    Expr *f = arg[0];
-    lw_bind(w, f->lam.param, pa);
-    lw_bind(w, f->lam.body->lam.param, pb);
-    X *os[2] = {NULL, NULL}; /* val_leaves fills n of them; gcc -O3 cannot see that */
-    val_leaves(w, lw_lower_exp(w, f->lam.body->lam.body), os, arg[0]->sp);
+    if (L.packed) L.state = lw_scratch_buffer(w, "lbstate", SK_U64, L.tiles);
+    else L.flags = lw_scratch_buffer(w, "lbflag", SK_U32, L.tiles);
+    Buffer *ctr = w->k->draw = lw_scratch_buffer(w, "lbctr", SK_U64, nat_cst(a, 1));
+    /* the operator: a function of scalars, its code only declarations (a trial
+     * application; each application in look_back is lowered anew) */
+    Stmt *saved = w->cur, *trial = w->cur = stmt_seq(a);
+    X *pax[2], *pbx[2], *os[2];
+    for (int i = 0; i < n; i++) {
+        pax[i] = xreg(w, pa[i]);
+        pbx[i] = xreg(w, pb[i]);
+    }
+    look_apply(w, &L, pax, pbx, os);
     w->cur = saved;
-    for (int i = 0; i < s->look.ops->seq.n; i++)
-        if (s->look.ops->seq.items[i]->kind != S_DECL)
+    for (int i = 0; i < trial->seq.n; i++)
+        if (trial->seq.items[i]->kind != S_DECL)
             diag_error(w->d, arg[0]->sp, "lookback: the operator must be a function of scalars without loops or memory");
-    for (int i = 0; i < n; i++) s->look.op[i] = os[i];
-    lw_emit(w, s);
-    return leaves_val(w, s->look.res, n);
+    draw_tile(w, blk, ctr, e->sp, &L.epoch);
+    look_back(w, &L, res);
+    return leaves_val(w, res, n);
 }
 
 /* The leaves of a scalar or a pair of scalars. */

@@ -543,17 +543,75 @@ START_TEST(last_block_protocol_by_type)
         ck_assert_msg(strstr(k, "unsigned long long *__restrict__ partial0, patc_int m, patc_int k)"), "%s", k);
         ck_assert_msg(strstr(k, "patc_poke(&partial0[") && strstr(k, "0x100000000ull | "), "%s", k);
         ck_assert_msg(strstr(k, "patc_wait(&partial0["), "%s", k);
-        ck_assert_msg(strstr(k, "if (blockIdx.x == gridDim.x - 1u"), "%s", k);
-        ck_assert_msg(!strstr(k, "atom") && !strstr(k, "ticket") && !strstr(k, "patc_last"), "%s", k);
+        /* lowered as kernel IR (prims/warp.c lw_last_open): the grid's last block runs the
+         * body, then a barrier, then its threads clear the flags with relaxed stores */
+        const char *last = strstr(k, "if ((((((patc_int)blockIdx.x) == (((patc_int)gridDim.x) - 1)) && "), *bar, *clr;
+        ck_assert_msg(last, "%s", k);
+        bar = strstr(last, "__syncthreads();\n        for (patc_int r");
+        clr = bar ? strstr(bar, "patc_poke(&partial0[") : NULL;
+        ck_assert_msg(bar && clr && strstr(clr, "], 0ull);"), "%s", k);
+        ck_assert_msg(!strstr(k, "atom") && !strstr(k, "ticket") && !strstr(k, "patc_last") && !strstr(k, "bool *last"), "%s", k);
         free(k);
         k = kernel_text(cu, ticket[i]);
         ck_assert_msg(strstr(k, "ticket1, patc_int m, patc_int k)"), "%s", k);
-        ck_assert_int_eq(count_substr(k, "atom.acq_rel.gpu.global.add.u32"), 1);
+        /* a barrier, thread 0's acq_rel ticket into the shared flag, a barrier, the body,
+         * thread 0's reset */
+        const char *b1 = strstr(k, "    __syncthreads();\n    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + "
+                                   "((patc_int)threadIdx.z)) == 0)) {\n");
+        const char *tk = b1 ? strstr(b1, " = patc_atom_add_acq_rel(&ticket1[0], 1u);") : NULL;
+        const char *fl = tk ? strstr(tk, "[0] = (ticket") : NULL;
+        const char *b2 = fl ? strstr(fl, "    __syncthreads();\n    if (last") : NULL;
+        const char *rs = b2 ? strstr(b2, "ticket1[0] = 0u;") : NULL;
+        ck_assert_msg(rs, "%s", k);
+        ck_assert_int_eq(count_substr(k, "patc_atom_add_acq_rel"), 1);
         ck_assert_msg(strstr(k, "__ldcg(&partial0[") && !strstr(k, "patc_wait"), "%s", k);
         free(k);
     }
     /* the helpers are printed once, ahead of the kernels */
     ck_assert_int_eq(count_substr(cu, "static __device__ __forceinline__ unsigned int patc_wait("), 1);
+    ck_assert_int_eq(count_substr(cu, "atom.acq_rel.gpu.global.add.u32"), 1);
+    free(cu);
+    tc_free(t);
+}
+END_TEST
+
+/* The look-back as kernel IR (prims/warp.c draw_tile, look_back): the tile drawn by
+ * thread 0 into a shared word of the layout, a barrier, the tile and the epoch in
+ * registers; warp 0 publishes, polls a window of 32 tiles with relaxed loads until
+ * __all_sync, sleeping 32 ns, combines it with five shuffles down and one broadcast,
+ * and publishes its prefix. Packed: one relaxed 64-bit word per tile; unpacked: a
+ * relaxed flag read, a fence, the values through L2, release flag stores. */
+START_TEST(look_back_as_ir)
+{
+    Define d[] = {{"nt", 128}, {"ipt", 25}};
+    char *src = slurp(PATC_SOURCE_DIR "/examples/scan_device.rise");
+    TC *t = tc_compile_flags(PATC_SOURCE_DIR "/examples/scan_device.rise", src, d, 2, NULL);
+    free(src);
+    EXPECT_OK(t);
+    char *cu = tc_cuda(t);
+    char *k = kernel_text(cu, "inclSumF32");
+    const char *draw = strstr(k, "= atomicAdd(&lbctr");
+    const char *bar = draw ? strstr(draw, "__syncthreads();\n    unsigned int lbtile") : NULL;
+    const char *w0 = bar ? strstr(bar, "if ((warp == 0)) {") : NULL;
+    const char *poll = w0 ? strstr(w0, "for (;;) {") : NULL;
+    const char *peek = poll ? strstr(poll, "? patc_peek(&lbstate") : NULL;
+    const char *all = peek ? strstr(peek, "if (__all_sync(0xffffffffu, ") : NULL;
+    const char *sl = all ? strstr(all, "break;\n                        }\n                        __nanosleep(32);") : NULL;
+    const char *bal = sl ? strstr(sl, "__ballot_sync(0xffffffffu, ") : NULL;
+    ck_assert_msg(bal, "%s", k);
+    ck_assert_int_eq(count_substr(k, "__shfl_down_sync(0xffffffffu, lbv"), 5);
+    ck_assert_int_eq(count_substr(k, "__shfl_sync(0xffffffffu, lbv"), 1);
+    ck_assert_int_eq(count_substr(k, "patc_poke(&lbstate"), 3);
+    ck_assert_msg(!strstr(k, "__shared__ unsigned long long") && !strstr(k, "__threadfence"), "%s", k);
+    free(k);
+    free(cu);
+    tc_free(t);
+    t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/lookback_affine.rise");
+    EXPECT_OK(t);
+    cu = tc_cuda(t);
+    ck_assert_int_eq(count_substr(cu, "patc_poke32(&lbflag"), 3);
+    const char *pk = strstr(cu, "? patc_peek32(&lbflag"), *fe = pk ? strstr(pk, "__threadfence();") : NULL;
+    ck_assert_msg(fe && strstr(fe, "__ldcg(&lbinc") && strstr(fe, "__ldcg(&lbagg"), "%s", cu);
     free(cu);
     tc_free(t);
 }
@@ -942,7 +1000,7 @@ START_TEST(accumulate_codegen)
     const char *gl = strstr(cu, ") gl(");
     ck_assert_ptr_nonnull(gl);
     ck_assert_msg(strstr(gl, "atomicMax(&bins"), "%s", gl);
-    ck_assert_msg(strstr(gl, "atom.acq_rel.gpu.global.add.u32"), "%s", gl);
+    ck_assert_msg(strstr(gl, "patc_atom_add_acq_rel(&ticket"), "%s", gl);
     ck_assert_msg(strstr(gl, "__ldcg(&bins"), "%s", gl);
     ck_assert_msg(strstr(gl, "] = ((unsigned int)0);"), "%s", gl);
     free(cu);
@@ -1019,6 +1077,7 @@ int main(void)
     tcase_add_test(c, emission_is_fast);
     tcase_add_test(c, examples_compile_with_nvrtc);
     tcase_add_test(c, last_block_protocol_by_type);
+    tcase_add_test(c, look_back_as_ir);
     tcase_add_test(c, bound_once_computed_once);
     tcase_add_test(c, shuffle_checker_flags_conditional_code);
     tcase_add_test(c, shuffles_run_on_every_lane);

@@ -305,6 +305,70 @@ START_TEST(pipe_partition_stable_lowering)
 }
 END_TEST
 
+/* barrier.c on the new kinds: a while loop in block-uniform code whose trips write and
+ * read one shared buffer gets a barrier between the two and one at the start of every
+ * trip but the first (its counter tells), like a sequential loop; a lowering's own __syncthreads orders what is
+ * pending (no second one next to it, none in front of the next conflicting statement);
+ * a fence (LVL_GLOBAL) orders nothing in shared memory. */
+START_TEST(barriers_and_the_new_kinds)
+{
+    TC *t = tc_compile("kernel k = nFun(n => fun((n*64).f32)(xs => xs |> split(64) |> mapBlock(fun(b => "
+                       "b |> mapThreads(id) |> toShared |> reduceSeq(add)(0.0f)))))");
+    EXPECT_OK(t);
+    Kernel *k = t->c.kernels[0];
+    Arena *a = t->a;
+    ck_assert_int_ge(k->nshared, 1);
+    Buffer *sh = k->shared[0];
+    NatVar *r = nat_newvar(a, "vr", 0, nat_cst(a, 4));
+    X *one = vx(a, X_LIT, SK_F32);
+    one->lit.f = 1.0;
+    /* while (vr) { sh[0] = 1; x = sh[1]; } */
+    Stmt *w = vs(a, S_WHILE), *st = vs(a, S_STORE), *d = vs(a, S_DECL);
+    w->wloop.var = r;
+    w->wloop.body = stmt_seq(a);
+    st->store.buf = sh;
+    st->store.index = nat_cst(a, 0);
+    st->store.val = one;
+    X *ld = vx(a, X_LOAD, SK_F32);
+    ld->load.buf = sh;
+    ld->load.index = nat_cst(a, 1);
+    Buffer *x;
+    d = vs(a, S_DECL);
+    x = ANEW(a, Buffer);
+    x->name = "vx";
+    x->as = AS_PRIVATE;
+    x->sk = SK_F32;
+    x->count = nat_cst(a, 1);
+    x->scalar = true;
+    d->decl.buf = x;
+    d->decl.init = ld;
+    stmt_append(a, w->wloop.body, st);
+    stmt_append(a, w->wloop.body, d);
+    /* then: fence; __syncthreads (the lowering's); sh[0] = 1 */
+    Stmt *fence = vs(a, S_BARRIER), *bar = vs(a, S_BARRIER), *st2 = vs(a, S_STORE);
+    fence->barrier.level = LVL_GLOBAL;
+    bar->barrier.level = LVL_BLOCK;
+    *st2 = *st;
+    Stmt *body = stmt_seq(a);
+    stmt_append(a, body, w);
+    stmt_append(a, body, fence);
+    stmt_append(a, body, bar);
+    stmt_append(a, body, st2);
+    k->body = body;
+    barrier_place(a, t->c.diag, k);
+    /* the trip barrier: the while's body starts with if (vr != 0) barrier */
+    Stmt *first = w->wloop.body->seq.items[0];
+    ck_assert_int_eq(w->wloop.body->seq.n, 4); /* trip barrier, store, barrier (RAW), load */
+    ck_assert(w->wloop.body->seq.items[1] == st && w->wloop.body->seq.items[2]->kind == S_BARRIER);
+    ck_assert(first->kind == S_IF && first->cond.then->seq.n == 1 && first->cond.then->seq.items[0]->kind == S_BARRIER);
+    ck_assert(stmt_mentions_var(first, r));
+    /* after the loop: the fence, the one __syncthreads, the store: nothing added */
+    ck_assert_int_eq(body->seq.n, 4);
+    ck_assert(body->seq.items[1] == fence && body->seq.items[2] == bar && body->seq.items[3] == st2);
+    tc_free(t);
+}
+END_TEST
+
 /* Pairs as data (issue 33 item 1): a pair accumulator is a register per leaf (no array),
  * a shuffle of a warp array of pairs is a shuffle per leaf, an array of pairs in shared
  * memory is one shared array per side, and unzip of a map as the result is the map's one
@@ -725,20 +789,36 @@ START_TEST(shared_budget_symbolic)
 }
 END_TEST
 
-/* lastBlock's static flag (declared when its partials are not flagged, i.e. when it
- * has a ticket) and lookback's static tile count against the same maximum. */
+/* lastBlock's flag and lookback's tile draw are shared buffers of the layout
+ * (prims/warp.c), no static variables: neither takes anything off the budget, and the
+ * layout counts their bytes (16 each, aligned). */
 START_TEST(shared_budget_static_flag)
 {
     Buffer ticket = {0}, draw = {0};
     Kernel k = {0};
     ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
     k.ticket = &ticket;
-    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 16);
-    ck_assert_int_eq(smem_budget(&k, SMEM_DEFAULT_MAX), 49152 - 16);
     k.draw = &draw;
-    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 32);
-    k.ticket = NULL;
-    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448 - 16);
+    ck_assert_int_eq(smem_budget(&k, SMEM_OPTIN_MAX), 232448);
+    ck_assert_int_eq(smem_budget(&k, SMEM_DEFAULT_MAX), 49152);
+    /* they are in the layout: a look-back kernel's u64 draw word, a ticket kernel's bool */
+    TC *t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/lookback_affine.rise");
+    EXPECT_OK(t);
+    const Kernel *lk = t->c.kernels[0];
+    int found = 0;
+    for (int i = 0; i < lk->nshared; i++)
+        if (!strncmp(lk->shared[i]->name, "lbdraw", 6) && lk->shared[i]->sk == SK_U64 && lk->shared[i]->offset) found++;
+    ck_assert_int_eq(found, 1);
+    tc_free(t);
+    t = tc_compile_file(PATC_SOURCE_DIR "/tests/programs/lastblock_types.rise");
+    EXPECT_OK(t);
+    found = 0;
+    for (int j = 0; j < t->c.nkernels; j++)
+        for (int i = 0; i < t->c.kernels[j]->nshared; i++)
+            if (!strncmp(t->c.kernels[j]->shared[i]->name, "last", 4) && t->c.kernels[j]->shared[i]->sk == SK_BOOL)
+                found++;
+    ck_assert_int_eq(found, 3); /* sumF64, sumI64, sumU64: the ticket kernels */
+    tc_free(t);
 }
 END_TEST
 
@@ -1038,6 +1118,7 @@ int main(void)
     tcase_add_test(c, pipe_roles_and_layout);
     tcase_add_test(c, pipe_partition_stable_lowering);
     tcase_add_test(c, chain_links_by_row);
+    tcase_add_test(c, barriers_and_the_new_kinds);
     suite_add_tcase(s, c);
     return run_suite(s);
 }
