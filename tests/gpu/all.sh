@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdah: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdahw: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
 # --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
@@ -33,7 +33,7 @@
 #    aligned and unaligned, the pipe kernels through tuning files, 1000 back-to-back scans,
 #    and the sanitizers;
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
-# w. (issue 36; only when named: --sections w) the Python package with PyTorch and CuPy:
+# w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
 #    pytest, and examples/python/*.py. PATC_WHEEL=path/to/patc-*.whl installs the wheel
 #    built on the CPU machine (pip wheel ./python) into a temporary folder first
@@ -49,7 +49,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345pxycdah want=
+bench=1 quick=0 scans_only=0 sections=1et2345pxycdahw want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
