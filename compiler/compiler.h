@@ -324,7 +324,9 @@ typedef struct Buffer {
                         word {value bits, 1 << 32}, written and read whole (8 bytes per element) */
     int vec;         /* private: > 0 when it is one vector register of vec elements (S_VLOAD's dst) */
     int align;       /* a global input read by an S_VLOAD: the bytes of its widest vector, to which the
-                        runtime checks the buffer's start is aligned at launch (0: no vector loads) */
+                        runtime checks the buffer's start is aligned at launch (0: no vector loads);
+                        a shared buffer: its offset's alignment where more than 16 is needed (a bulk
+                        copy's target, 128: smem.c places it first) */
     struct Buffer *counted_by; /* the output of compactTo's elements: the output holding how many of
                                   them are the result (the rest is not written) */
     int ndist;       /* private, spread over the block's threads (toPrivate of a mapThreads): its

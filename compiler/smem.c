@@ -164,13 +164,13 @@ _Noreturn static void over_budget(Arena *a, Diag *d, const Kernel *k, const Buff
  * overlapping buffers as one location); below this many bytes it is not worth one. */
 enum { REUSE_MIN = 256 };
 
-/* The lowest 16-aligned offset where buffer i (size bytes) overlaps no placed
- * constant-size buffer among shared[0..i) that is live at the same time (reuse), or
- * no placed one at all (!reuse). */
+/* The lowest offset aligned to 16 (or the buffer's own align) where buffer i (size
+ * bytes) overlaps no placed constant-size buffer among shared[0..i) that is live at the
+ * same time (reuse), or no placed one at all (!reuse). */
 static int64_t first_fit(const Kernel *k, int i, int64_t size, bool reuse)
 {
     const Buffer *b = k->shared[i];
-    int64_t off = 0;
+    int64_t off = 0, al = b->align > 16 ? b->align : 16;
     for (bool moved = true; moved;) {
         moved = false;
         for (int j = 0; j < i; j++) {
@@ -180,12 +180,21 @@ static int64_t first_fit(const Kernel *k, int i, int64_t size, bool reuse)
             bool live = !reuse || !(o->last < b->first || b->last < o->first);
             int64_t oend = ooff + const_bytes(o, oc);
             if (live && off < oend && ooff < off + size) {
-                off = oend;
+                off = (oend + al - 1) / al * al;
                 moved = true;
             }
         }
     }
     return off;
+}
+
+/* The order buffers are placed in: those that need more than 16-byte alignment first
+ * (at offset 0, with no padding: the pipe kernels' ring, the bulk copies' target), then
+ * by first use. */
+static bool placed_before(const Buffer *x, const Buffer *y)
+{
+    bool xa = x->align > 16, ya = y->align > 16;
+    return xa != ya ? xa : x->first < y->first;
 }
 
 /* Offsets: constant-size buffers first fit in order of first use, each after the
@@ -199,9 +208,9 @@ void smem_layout(Arena *a, Diag *d, Kernel *k)
     int64_t budget = smem_budget(k, SMEM_OPTIN_MAX);
     for (int i = 0; i < k->nshared; i++) k->shared[i]->first = -1;
     number(&l, k->body);
-    /* place in order of first use (insertion sort: few buffers) */
+    /* place in placed_before's order (insertion sort: few buffers) */
     for (int i = 1; i < k->nshared; i++)
-        for (int j = i; j > 0 && k->shared[j - 1]->first > k->shared[j]->first; j--) {
+        for (int j = i; j > 0 && placed_before(k->shared[j], k->shared[j - 1]); j--) {
             Buffer *t = k->shared[j];
             k->shared[j] = k->shared[j - 1];
             k->shared[j - 1] = t;

@@ -35,17 +35,17 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(n + 10240 * gridDim.x + 10240 * ((n + 10238) / 10240) + 10240, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 48);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 96);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 144);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 192);
-    float *ring0 = (float *)(patc_smem + 240);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 204800);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 204848);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 204896);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 204944);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 204992);
     long long *tid6 = (long long *)(patc_smem + 205040);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
@@ -88,416 +88,417 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)10240, (patc_int)(n - 10240 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)10240, (patc_int)(n - 10240 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 5);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 5) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 5);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 5) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 5) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 5) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate13[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 0u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 5);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 5) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 0u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 5);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 5) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 5) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 0u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 5) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 0u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 0u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
-                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
-                pacc41 = (pw079 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                unsigned int pall79 = (((pg58 + pg57) + pg56) + pg55);
+                unsigned int pw080 = __shfl_sync(0xffffffffu, pall79, 0);
+                pacc42 = (pw080 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0u;
+            if ((pt39 == 0)) {
+                pacc42 = 0u;
             }
-            unsigned int pinc80 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            unsigned int pinc81 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate13[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc81)));
             }
-            if (((lane == 0) && (pt38 == (((n + 10239) / 10240) - 1)))) {
-                out0[0] = pinc80;
+            if (((lane == 0) && (pt39 == (((n + 10239) / 10240) - 1)))) {
+                out0[0] = pinc81;
             }
             if ((lane < 16)) {
-                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+                off11[(lane + 16 * psl38)] = (pacc42 + woff10[(lane + 16 * psl38)]);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc80;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc81;
         }
     }
     if ((warp < 16)) {
-        int pnext81 = 0;
-        int pold82 = 0;
-        bool pdone83 = false;
+        int pnext82 = 0;
+        int pold83 = 0;
+        bool pdone84 = false;
         for (;;) {
-            const patc_int pnx84 = pnext81;
-            const patc_int pod85 = pold82;
-            if ((((!pdone83) && ((pnx84 - pod85) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 5)], ((unsigned int)((pnx84 / 5) & 1)))))) {
-                const patc_int psl86 = (pnx84 % 5);
-                const patc_int pt87 = tid6[psl86];
-                if ((pt87 < 0)) {
-                    pdone83 = true;
+            const patc_int pnx85 = pnext82;
+            const patc_int pod86 = pold83;
+            if ((((!pdone84) && ((pnx85 - pod86) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx85 % 5)], ((unsigned int)((pnx85 / 5) & 1)))))) {
+                const patc_int psl87 = (pnx85 % 5);
+                const patc_int pt88 = tid6[psl87];
+                if ((pt88 < 0)) {
+                    pdone84 = true;
                     continue;
                 }
-                pnext81 = (pnx84 + 1);
-                const patc_int pcnt88 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt87)));
-                __align__(16) float px89[4];
-                *(float4 *)px89 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86));
+                pnext82 = (pnx85 + 1);
+                const patc_int pcnt89 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt88)));
                 __align__(16) float px90[4];
-                *(float4 *)px90 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 4));
+                *(float4 *)px90 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87));
                 __align__(16) float px91[4];
-                *(float4 *)px91 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 8));
+                *(float4 *)px91 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 4));
                 __align__(16) float px92[4];
-                *(float4 *)px92 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 12));
+                *(float4 *)px92 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 8));
                 __align__(16) float px93[4];
-                *(float4 *)px93 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 16));
-                if ((pcnt88 < (20 * lane + 20))) {
-                    if (((20 * lane) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[0] = (((20 * lane) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87)] : 0.0f);
+                *(float4 *)px93 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 12));
+                __align__(16) float px94[4];
+                *(float4 *)px94 = *(const float4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 16));
+                if ((pcnt89 < (20 * lane + 20))) {
+                    if (((20 * lane) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[0] = (((20 * lane) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88)] : 0.0f);
                     }
-                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[1] = (((20 * lane + 1) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 1)] : 0.0f);
+                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[1] = (((20 * lane + 1) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 1)] : 0.0f);
                     }
-                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[2] = (((20 * lane + 2) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 2)] : 0.0f);
+                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[2] = (((20 * lane + 2) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 2)] : 0.0f);
                     }
-                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[3] = (((20 * lane + 3) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 3)] : 0.0f);
+                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[3] = (((20 * lane + 3) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 3)] : 0.0f);
                     }
-                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[0] = (((20 * lane + 4) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 4)] : 0.0f);
+                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[0] = (((20 * lane + 4) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 4)] : 0.0f);
                     }
-                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[1] = (((20 * lane + 5) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 5)] : 0.0f);
+                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[1] = (((20 * lane + 5) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 5)] : 0.0f);
                     }
-                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[2] = (((20 * lane + 6) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 6)] : 0.0f);
+                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[2] = (((20 * lane + 6) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 6)] : 0.0f);
                     }
-                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[3] = (((20 * lane + 7) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 7)] : 0.0f);
+                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[3] = (((20 * lane + 7) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 7)] : 0.0f);
                     }
-                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[0] = (((20 * lane + 8) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 8)] : 0.0f);
+                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[0] = (((20 * lane + 8) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 8)] : 0.0f);
                     }
-                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[1] = (((20 * lane + 9) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 9)] : 0.0f);
+                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[1] = (((20 * lane + 9) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 9)] : 0.0f);
                     }
-                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[2] = (((20 * lane + 10) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 10)] : 0.0f);
+                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[2] = (((20 * lane + 10) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 10)] : 0.0f);
                     }
-                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[3] = (((20 * lane + 11) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 11)] : 0.0f);
+                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[3] = (((20 * lane + 11) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 11)] : 0.0f);
                     }
-                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[0] = (((20 * lane + 12) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 12)] : 0.0f);
+                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[0] = (((20 * lane + 12) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 12)] : 0.0f);
                     }
-                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[1] = (((20 * lane + 13) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 13)] : 0.0f);
+                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[1] = (((20 * lane + 13) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 13)] : 0.0f);
                     }
-                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[2] = (((20 * lane + 14) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 14)] : 0.0f);
+                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[2] = (((20 * lane + 14) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 14)] : 0.0f);
                     }
-                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[3] = (((20 * lane + 15) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 15)] : 0.0f);
+                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[3] = (((20 * lane + 15) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 15)] : 0.0f);
                     }
-                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[0] = (((20 * lane + 16) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 16)] : 0.0f);
+                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[0] = (((20 * lane + 16) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 16)] : 0.0f);
                     }
-                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[1] = (((20 * lane + 17) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 17)] : 0.0f);
+                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[1] = (((20 * lane + 17) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 17)] : 0.0f);
                     }
-                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[2] = (((20 * lane + 18) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 18)] : 0.0f);
+                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[2] = (((20 * lane + 18) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 18)] : 0.0f);
                     }
-                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0.0f);
+                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[3] = (((20 * lane + 19) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 19)] : 0.0f);
                     }
                 }
-                const patc_int pvc94 = max((patc_int)0, (patc_int)min((patc_int)640, (patc_int)pcnt88));
-                unsigned int pm95 = 0u;
-                float pa96 = px89[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
-                float pa97 = px89[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 1) < pvc94) && (pa97 > t))) << 1u));
-                float pa98 = px89[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 2) < pvc94) && (pa98 > t))) << 2u));
-                float pa99 = px89[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 3) < pvc94) && (pa99 > t))) << 3u));
-                float pa100 = px90[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 4) < pvc94) && (pa100 > t))) << 4u));
-                float pa101 = px90[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 5) < pvc94) && (pa101 > t))) << 5u));
-                float pa102 = px90[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 6) < pvc94) && (pa102 > t))) << 6u));
-                float pa103 = px90[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 7) < pvc94) && (pa103 > t))) << 7u));
-                float pa104 = px91[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 8) < pvc94) && (pa104 > t))) << 8u));
-                float pa105 = px91[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 9) < pvc94) && (pa105 > t))) << 9u));
-                float pa106 = px91[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 10) < pvc94) && (pa106 > t))) << 10u));
-                float pa107 = px91[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 11) < pvc94) && (pa107 > t))) << 11u));
-                float pa108 = px92[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 12) < pvc94) && (pa108 > t))) << 12u));
-                float pa109 = px92[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 13) < pvc94) && (pa109 > t))) << 13u));
-                float pa110 = px92[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 14) < pvc94) && (pa110 > t))) << 14u));
-                float pa111 = px92[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 15) < pvc94) && (pa111 > t))) << 15u));
-                float pa112 = px93[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 16) < pvc94) && (pa112 > t))) << 16u));
-                float pa113 = px93[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 17) < pvc94) && (pa113 > t))) << 17u));
-                float pa114 = px93[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 18) < pvc94) && (pa114 > t))) << 18u));
-                float pa115 = px93[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 19) < pvc94) && (pa115 > t))) << 19u));
-                unsigned int pc116 = __popc(pm95);
-                unsigned int pv117 = pc116;
-                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
-                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
-                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
-                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
-                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                const patc_int pvc95 = max((patc_int)0, (patc_int)min((patc_int)640, (patc_int)pcnt89));
+                unsigned int pm96 = 0u;
+                float pa97 = px90[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane) < pvc95) && (pa97 > t))) << 0u));
+                float pa98 = px90[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 1) < pvc95) && (pa98 > t))) << 1u));
+                float pa99 = px90[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 2) < pvc95) && (pa99 > t))) << 2u));
+                float pa100 = px90[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 3) < pvc95) && (pa100 > t))) << 3u));
+                float pa101 = px91[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 4) < pvc95) && (pa101 > t))) << 4u));
+                float pa102 = px91[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 5) < pvc95) && (pa102 > t))) << 5u));
+                float pa103 = px91[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 6) < pvc95) && (pa103 > t))) << 6u));
+                float pa104 = px91[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 7) < pvc95) && (pa104 > t))) << 7u));
+                float pa105 = px92[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 8) < pvc95) && (pa105 > t))) << 8u));
+                float pa106 = px92[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 9) < pvc95) && (pa106 > t))) << 9u));
+                float pa107 = px92[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 10) < pvc95) && (pa107 > t))) << 10u));
+                float pa108 = px92[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 11) < pvc95) && (pa108 > t))) << 11u));
+                float pa109 = px93[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 12) < pvc95) && (pa109 > t))) << 12u));
+                float pa110 = px93[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 13) < pvc95) && (pa110 > t))) << 13u));
+                float pa111 = px93[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 14) < pvc95) && (pa111 > t))) << 14u));
+                float pa112 = px93[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 15) < pvc95) && (pa112 > t))) << 15u));
+                float pa113 = px94[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 16) < pvc95) && (pa113 > t))) << 16u));
+                float pa114 = px94[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 17) < pvc95) && (pa114 > t))) << 17u));
+                float pa115 = px94[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 18) < pvc95) && (pa115 > t))) << 18u));
+                float pa116 = px94[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 19) < pvc95) && (pa116 > t))) << 19u));
+                unsigned int pc117 = __popc(pm96);
+                unsigned int pv118 = pc117;
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (po119 + pv118) : pv118);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (po120 + pv118) : pv118);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (po121 + pv118) : pv118);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (po122 + pv118) : pv118);
+                unsigned int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
                 __syncwarp();
-                const patc_int pq123 = (pv117 - pc116);
-                if ((((pm95 >> 0u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq123)] = px89[0];
+                const patc_int pq124 = (pv118 - pc117);
+                if ((((pm96 >> 0u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq124)] = px90[0];
                 }
-                const patc_int pq124 = (pq123 + ((int)((pm95 >> 0u) & 1u)));
-                if ((((pm95 >> 1u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq124)] = px89[1];
+                const patc_int pq125 = (pq124 + ((int)((pm96 >> 0u) & 1u)));
+                if ((((pm96 >> 1u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq125)] = px90[1];
                 }
-                const patc_int pq125 = (pq124 + ((int)((pm95 >> 1u) & 1u)));
-                if ((((pm95 >> 2u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq125)] = px89[2];
+                const patc_int pq126 = (pq125 + ((int)((pm96 >> 1u) & 1u)));
+                if ((((pm96 >> 2u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq126)] = px90[2];
                 }
-                const patc_int pq126 = (pq125 + ((int)((pm95 >> 2u) & 1u)));
-                if ((((pm95 >> 3u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq126)] = px89[3];
+                const patc_int pq127 = (pq126 + ((int)((pm96 >> 2u) & 1u)));
+                if ((((pm96 >> 3u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq127)] = px90[3];
                 }
-                const patc_int pq127 = (pq126 + ((int)((pm95 >> 3u) & 1u)));
-                if ((((pm95 >> 4u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq127)] = px90[0];
+                const patc_int pq128 = (pq127 + ((int)((pm96 >> 3u) & 1u)));
+                if ((((pm96 >> 4u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq128)] = px91[0];
                 }
-                const patc_int pq128 = (pq127 + ((int)((pm95 >> 4u) & 1u)));
-                if ((((pm95 >> 5u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq128)] = px90[1];
+                const patc_int pq129 = (pq128 + ((int)((pm96 >> 4u) & 1u)));
+                if ((((pm96 >> 5u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq129)] = px91[1];
                 }
-                const patc_int pq129 = (pq128 + ((int)((pm95 >> 5u) & 1u)));
-                if ((((pm95 >> 6u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq129)] = px90[2];
+                const patc_int pq130 = (pq129 + ((int)((pm96 >> 5u) & 1u)));
+                if ((((pm96 >> 6u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq130)] = px91[2];
                 }
-                const patc_int pq130 = (pq129 + ((int)((pm95 >> 6u) & 1u)));
-                if ((((pm95 >> 7u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq130)] = px90[3];
+                const patc_int pq131 = (pq130 + ((int)((pm96 >> 6u) & 1u)));
+                if ((((pm96 >> 7u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq131)] = px91[3];
                 }
-                const patc_int pq131 = (pq130 + ((int)((pm95 >> 7u) & 1u)));
-                if ((((pm95 >> 8u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq131)] = px91[0];
+                const patc_int pq132 = (pq131 + ((int)((pm96 >> 7u) & 1u)));
+                if ((((pm96 >> 8u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq132)] = px92[0];
                 }
-                const patc_int pq132 = (pq131 + ((int)((pm95 >> 8u) & 1u)));
-                if ((((pm95 >> 9u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq132)] = px91[1];
+                const patc_int pq133 = (pq132 + ((int)((pm96 >> 8u) & 1u)));
+                if ((((pm96 >> 9u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq133)] = px92[1];
                 }
-                const patc_int pq133 = (pq132 + ((int)((pm95 >> 9u) & 1u)));
-                if ((((pm95 >> 10u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq133)] = px91[2];
+                const patc_int pq134 = (pq133 + ((int)((pm96 >> 9u) & 1u)));
+                if ((((pm96 >> 10u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq134)] = px92[2];
                 }
-                const patc_int pq134 = (pq133 + ((int)((pm95 >> 10u) & 1u)));
-                if ((((pm95 >> 11u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq134)] = px91[3];
+                const patc_int pq135 = (pq134 + ((int)((pm96 >> 10u) & 1u)));
+                if ((((pm96 >> 11u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq135)] = px92[3];
                 }
-                const patc_int pq135 = (pq134 + ((int)((pm95 >> 11u) & 1u)));
-                if ((((pm95 >> 12u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq135)] = px92[0];
+                const patc_int pq136 = (pq135 + ((int)((pm96 >> 11u) & 1u)));
+                if ((((pm96 >> 12u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq136)] = px93[0];
                 }
-                const patc_int pq136 = (pq135 + ((int)((pm95 >> 12u) & 1u)));
-                if ((((pm95 >> 13u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq136)] = px92[1];
+                const patc_int pq137 = (pq136 + ((int)((pm96 >> 12u) & 1u)));
+                if ((((pm96 >> 13u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq137)] = px93[1];
                 }
-                const patc_int pq137 = (pq136 + ((int)((pm95 >> 13u) & 1u)));
-                if ((((pm95 >> 14u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq137)] = px92[2];
+                const patc_int pq138 = (pq137 + ((int)((pm96 >> 13u) & 1u)));
+                if ((((pm96 >> 14u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq138)] = px93[2];
                 }
-                const patc_int pq138 = (pq137 + ((int)((pm95 >> 14u) & 1u)));
-                if ((((pm95 >> 15u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq138)] = px92[3];
+                const patc_int pq139 = (pq138 + ((int)((pm96 >> 14u) & 1u)));
+                if ((((pm96 >> 15u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq139)] = px93[3];
                 }
-                const patc_int pq139 = (pq138 + ((int)((pm95 >> 15u) & 1u)));
-                if ((((pm95 >> 16u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq139)] = px93[0];
+                const patc_int pq140 = (pq139 + ((int)((pm96 >> 15u) & 1u)));
+                if ((((pm96 >> 16u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq140)] = px94[0];
                 }
-                const patc_int pq140 = (pq139 + ((int)((pm95 >> 16u) & 1u)));
-                if ((((pm95 >> 17u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq140)] = px93[1];
+                const patc_int pq141 = (pq140 + ((int)((pm96 >> 16u) & 1u)));
+                if ((((pm96 >> 17u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq141)] = px94[1];
                 }
-                const patc_int pq141 = (pq140 + ((int)((pm95 >> 17u) & 1u)));
-                if ((((pm95 >> 18u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq141)] = px93[2];
+                const patc_int pq142 = (pq141 + ((int)((pm96 >> 17u) & 1u)));
+                if ((((pm96 >> 18u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq142)] = px94[2];
                 }
-                const patc_int pq142 = (pq141 + ((int)((pm95 >> 18u) & 1u)));
-                if ((((pm95 >> 19u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq142)] = px93[3];
+                const patc_int pq143 = (pq142 + ((int)((pm96 >> 18u) & 1u)));
+                if ((((pm96 >> 19u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq143)] = px94[3];
                 }
                 if ((lane == 31)) {
-                    own12[(warp + 16 * psl86)] = pv117;
+                    own12[(warp + 16 * psl87)] = pv118;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl86)] = pv117;
-                    patc_mb_arrive(&tots3[psl86]);
+                    wtot9[(warp + 16 * psl87)] = pv118;
+                    patc_mb_arrive(&tots3[psl87]);
                 }
                 continue;
             }
-            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 5)], ((unsigned int)((pod85 / 5) & 1)))))) {
-                const patc_int psl143 = (pod85 % 5);
-                const patc_int poff144 = off11[(warp + 16 * psl143)];
-                const patc_int psc145 = own12[(warp + 16 * psl143)];
-                for (patc_int l146 = lane; l146 < psc145; l146 += 32) {
-                    out1[(poff144 + l146)] = ring0[(640 * warp + 10240 * psl143 + l146)];
+            if (((pod86 < pnx85) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod86 % 5)], ((unsigned int)((pod86 / 5) & 1)))))) {
+                const patc_int psl144 = (pod86 % 5);
+                const patc_int poff145 = off11[(warp + 16 * psl144)];
+                const patc_int psc146 = own12[(warp + 16 * psl144)];
+                for (patc_int l147 = lane; l147 < psc146; l147 += 32) {
+                    out1[(poff145 + l147)] = ring0[(640 * warp + 10240 * psl144 + l147)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl143]);
-                pold82 = (pod85 + 1);
+                patc_mb_arrive(&empty2[psl144]);
+                pold83 = (pod86 + 1);
                 continue;
             }
-            if ((pdone83 && (pod85 == pnx84))) {
+            if ((pdone84 && (pod86 == pnx85))) {
                 return;
             }
             __nanosleep(20);
@@ -517,17 +518,17 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   206416 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(4 * n + 40960 * gridDim.x + 40960 * ((n + 10238) / 10240) + 40960, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(640 * nwarps + 10240 * ((n + 10238) / 10240) + 10899, max(640 * nwarps + 4 * ((n + 3) / 4) + 10240 * ((n + 10238) / 10240) + 10240, max(640 * nwarps + 51856, max((n + 10238) / 10240 + 128 * ((n + 10238) / 1310720) + 514, max(1310720, max(n + 10240 * gridDim.x + 10240 * ((n + 10238) / 10240) + 10240, ((n + 10238) / 10240 + 1) / 5 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 48);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 96);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 144);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 192);
-    int *ring0 = (int *)(patc_smem + 240);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 204800);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 204848);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 204896);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 204944);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 204992);
     long long *tid6 = (long long *)(patc_smem + 205040);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 205088);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 205104);
@@ -570,416 +571,417 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)10240, (patc_int)(n - 10240 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)10240, (patc_int)(n - 10240 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (10240 * psl18), xs + (10240 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 5);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 5) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 5);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 5) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 5) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 5) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate13[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 0u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 5);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 5) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 0u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 5);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 5) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 5) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 0u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 5) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 0u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 0u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
-                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
-                pacc41 = (pw079 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                unsigned int pall79 = (((pg58 + pg57) + pg56) + pg55);
+                unsigned int pw080 = __shfl_sync(0xffffffffu, pall79, 0);
+                pacc42 = (pw080 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0u;
+            if ((pt39 == 0)) {
+                pacc42 = 0u;
             }
-            unsigned int pinc80 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            unsigned int pinc81 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate13[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc81)));
             }
-            if (((lane == 0) && (pt38 == (((n + 10239) / 10240) - 1)))) {
-                out0[0] = pinc80;
+            if (((lane == 0) && (pt39 == (((n + 10239) / 10240) - 1)))) {
+                out0[0] = pinc81;
             }
             if ((lane < 16)) {
-                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+                off11[(lane + 16 * psl38)] = (pacc42 + woff10[(lane + 16 * psl38)]);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc80;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc81;
         }
     }
     if ((warp < 16)) {
-        int pnext81 = 0;
-        int pold82 = 0;
-        bool pdone83 = false;
+        int pnext82 = 0;
+        int pold83 = 0;
+        bool pdone84 = false;
         for (;;) {
-            const patc_int pnx84 = pnext81;
-            const patc_int pod85 = pold82;
-            if ((((!pdone83) && ((pnx84 - pod85) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 5)], ((unsigned int)((pnx84 / 5) & 1)))))) {
-                const patc_int psl86 = (pnx84 % 5);
-                const patc_int pt87 = tid6[psl86];
-                if ((pt87 < 0)) {
-                    pdone83 = true;
+            const patc_int pnx85 = pnext82;
+            const patc_int pod86 = pold83;
+            if ((((!pdone84) && ((pnx85 - pod86) < 5)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx85 % 5)], ((unsigned int)((pnx85 / 5) & 1)))))) {
+                const patc_int psl87 = (pnx85 % 5);
+                const patc_int pt88 = tid6[psl87];
+                if ((pt88 < 0)) {
+                    pdone84 = true;
                     continue;
                 }
-                pnext81 = (pnx84 + 1);
-                const patc_int pcnt88 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt87)));
-                __align__(16) int px89[4];
-                *(int4 *)px89 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86));
+                pnext82 = (pnx85 + 1);
+                const patc_int pcnt89 = (-640 * warp + min((patc_int)10240, (patc_int)(n - 10240 * pt88)));
                 __align__(16) int px90[4];
-                *(int4 *)px90 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 4));
+                *(int4 *)px90 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87));
                 __align__(16) int px91[4];
-                *(int4 *)px91 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 8));
+                *(int4 *)px91 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 4));
                 __align__(16) int px92[4];
-                *(int4 *)px92 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 12));
+                *(int4 *)px92 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 8));
                 __align__(16) int px93[4];
-                *(int4 *)px93 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl86 + 16));
-                if ((pcnt88 < (20 * lane + 20))) {
-                    if (((20 * lane) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[0] = (((20 * lane) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87)] : 0);
+                *(int4 *)px93 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 12));
+                __align__(16) int px94[4];
+                *(int4 *)px94 = *(const int4 *)(ring0 + (20 * lane + 640 * warp + 10240 * psl87 + 16));
+                if ((pcnt89 < (20 * lane + 20))) {
+                    if (((20 * lane) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[0] = (((20 * lane) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88)] : 0);
                     }
-                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[1] = (((20 * lane + 1) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 1)] : 0);
+                    if (((20 * lane + 1) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[1] = (((20 * lane + 1) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 1)] : 0);
                     }
-                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[2] = (((20 * lane + 2) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 2)] : 0);
+                    if (((20 * lane + 2) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[2] = (((20 * lane + 2) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 2)] : 0);
                     }
-                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px89[3] = (((20 * lane + 3) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 3)] : 0);
+                    if (((20 * lane + 3) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px90[3] = (((20 * lane + 3) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 3)] : 0);
                     }
-                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[0] = (((20 * lane + 4) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 4)] : 0);
+                    if (((20 * lane + 4) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[0] = (((20 * lane + 4) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 4)] : 0);
                     }
-                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[1] = (((20 * lane + 5) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 5)] : 0);
+                    if (((20 * lane + 5) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[1] = (((20 * lane + 5) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 5)] : 0);
                     }
-                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[2] = (((20 * lane + 6) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 6)] : 0);
+                    if (((20 * lane + 6) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[2] = (((20 * lane + 6) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 6)] : 0);
                     }
-                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px90[3] = (((20 * lane + 7) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 7)] : 0);
+                    if (((20 * lane + 7) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px91[3] = (((20 * lane + 7) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 7)] : 0);
                     }
-                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[0] = (((20 * lane + 8) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 8)] : 0);
+                    if (((20 * lane + 8) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[0] = (((20 * lane + 8) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 8)] : 0);
                     }
-                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[1] = (((20 * lane + 9) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 9)] : 0);
+                    if (((20 * lane + 9) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[1] = (((20 * lane + 9) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 9)] : 0);
                     }
-                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[2] = (((20 * lane + 10) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 10)] : 0);
+                    if (((20 * lane + 10) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[2] = (((20 * lane + 10) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 10)] : 0);
                     }
-                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px91[3] = (((20 * lane + 11) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 11)] : 0);
+                    if (((20 * lane + 11) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px92[3] = (((20 * lane + 11) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 11)] : 0);
                     }
-                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[0] = (((20 * lane + 12) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 12)] : 0);
+                    if (((20 * lane + 12) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[0] = (((20 * lane + 12) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 12)] : 0);
                     }
-                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[1] = (((20 * lane + 13) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 13)] : 0);
+                    if (((20 * lane + 13) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[1] = (((20 * lane + 13) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 13)] : 0);
                     }
-                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[2] = (((20 * lane + 14) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 14)] : 0);
+                    if (((20 * lane + 14) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[2] = (((20 * lane + 14) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 14)] : 0);
                     }
-                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px92[3] = (((20 * lane + 15) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 15)] : 0);
+                    if (((20 * lane + 15) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px93[3] = (((20 * lane + 15) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 15)] : 0);
                     }
-                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[0] = (((20 * lane + 16) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 16)] : 0);
+                    if (((20 * lane + 16) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[0] = (((20 * lane + 16) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 16)] : 0);
                     }
-                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[1] = (((20 * lane + 17) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 17)] : 0);
+                    if (((20 * lane + 17) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[1] = (((20 * lane + 17) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 17)] : 0);
                     }
-                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[2] = (((20 * lane + 18) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 18)] : 0);
+                    if (((20 * lane + 18) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[2] = (((20 * lane + 18) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 18)] : 0);
                     }
-                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt87 + 4 * (n / 4)))) {
-                        px93[3] = (((20 * lane + 19) < pcnt88) ? xs[(20 * lane + 640 * warp + 10240 * pt87 + 19)] : 0);
+                    if (((20 * lane + 19) >= (-640 * warp - 10240 * pt88 + 4 * (n / 4)))) {
+                        px94[3] = (((20 * lane + 19) < pcnt89) ? xs[(20 * lane + 640 * warp + 10240 * pt88 + 19)] : 0);
                     }
                 }
-                const patc_int pvc94 = max((patc_int)0, (patc_int)min((patc_int)640, (patc_int)pcnt88));
-                unsigned int pm95 = 0u;
-                int pa96 = px89[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane) < pvc94) && (pa96 > t))) << 0u));
-                int pa97 = px89[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 1) < pvc94) && (pa97 > t))) << 1u));
-                int pa98 = px89[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 2) < pvc94) && (pa98 > t))) << 2u));
-                int pa99 = px89[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 3) < pvc94) && (pa99 > t))) << 3u));
-                int pa100 = px90[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 4) < pvc94) && (pa100 > t))) << 4u));
-                int pa101 = px90[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 5) < pvc94) && (pa101 > t))) << 5u));
-                int pa102 = px90[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 6) < pvc94) && (pa102 > t))) << 6u));
-                int pa103 = px90[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 7) < pvc94) && (pa103 > t))) << 7u));
-                int pa104 = px91[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 8) < pvc94) && (pa104 > t))) << 8u));
-                int pa105 = px91[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 9) < pvc94) && (pa105 > t))) << 9u));
-                int pa106 = px91[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 10) < pvc94) && (pa106 > t))) << 10u));
-                int pa107 = px91[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 11) < pvc94) && (pa107 > t))) << 11u));
-                int pa108 = px92[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 12) < pvc94) && (pa108 > t))) << 12u));
-                int pa109 = px92[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 13) < pvc94) && (pa109 > t))) << 13u));
-                int pa110 = px92[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 14) < pvc94) && (pa110 > t))) << 14u));
-                int pa111 = px92[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 15) < pvc94) && (pa111 > t))) << 15u));
-                int pa112 = px93[0];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 16) < pvc94) && (pa112 > t))) << 16u));
-                int pa113 = px93[1];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 17) < pvc94) && (pa113 > t))) << 17u));
-                int pa114 = px93[2];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 18) < pvc94) && (pa114 > t))) << 18u));
-                int pa115 = px93[3];
-                pm95 = (pm95 | (((unsigned int)(((20 * lane + 19) < pvc94) && (pa115 > t))) << 19u));
-                unsigned int pc116 = __popc(pm95);
-                unsigned int pv117 = pc116;
-                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
-                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
-                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
-                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
-                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
+                const patc_int pvc95 = max((patc_int)0, (patc_int)min((patc_int)640, (patc_int)pcnt89));
+                unsigned int pm96 = 0u;
+                int pa97 = px90[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane) < pvc95) && (pa97 > t))) << 0u));
+                int pa98 = px90[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 1) < pvc95) && (pa98 > t))) << 1u));
+                int pa99 = px90[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 2) < pvc95) && (pa99 > t))) << 2u));
+                int pa100 = px90[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 3) < pvc95) && (pa100 > t))) << 3u));
+                int pa101 = px91[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 4) < pvc95) && (pa101 > t))) << 4u));
+                int pa102 = px91[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 5) < pvc95) && (pa102 > t))) << 5u));
+                int pa103 = px91[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 6) < pvc95) && (pa103 > t))) << 6u));
+                int pa104 = px91[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 7) < pvc95) && (pa104 > t))) << 7u));
+                int pa105 = px92[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 8) < pvc95) && (pa105 > t))) << 8u));
+                int pa106 = px92[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 9) < pvc95) && (pa106 > t))) << 9u));
+                int pa107 = px92[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 10) < pvc95) && (pa107 > t))) << 10u));
+                int pa108 = px92[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 11) < pvc95) && (pa108 > t))) << 11u));
+                int pa109 = px93[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 12) < pvc95) && (pa109 > t))) << 12u));
+                int pa110 = px93[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 13) < pvc95) && (pa110 > t))) << 13u));
+                int pa111 = px93[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 14) < pvc95) && (pa111 > t))) << 14u));
+                int pa112 = px93[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 15) < pvc95) && (pa112 > t))) << 15u));
+                int pa113 = px94[0];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 16) < pvc95) && (pa113 > t))) << 16u));
+                int pa114 = px94[1];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 17) < pvc95) && (pa114 > t))) << 17u));
+                int pa115 = px94[2];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 18) < pvc95) && (pa115 > t))) << 18u));
+                int pa116 = px94[3];
+                pm96 = (pm96 | (((unsigned int)(((20 * lane + 19) < pvc95) && (pa116 > t))) << 19u));
+                unsigned int pc117 = __popc(pm96);
+                unsigned int pv118 = pc117;
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (po119 + pv118) : pv118);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (po120 + pv118) : pv118);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (po121 + pv118) : pv118);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (po122 + pv118) : pv118);
+                unsigned int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
                 __syncwarp();
-                const patc_int pq123 = (pv117 - pc116);
-                if ((((pm95 >> 0u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq123)] = px89[0];
+                const patc_int pq124 = (pv118 - pc117);
+                if ((((pm96 >> 0u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq124)] = px90[0];
                 }
-                const patc_int pq124 = (pq123 + ((int)((pm95 >> 0u) & 1u)));
-                if ((((pm95 >> 1u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq124)] = px89[1];
+                const patc_int pq125 = (pq124 + ((int)((pm96 >> 0u) & 1u)));
+                if ((((pm96 >> 1u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq125)] = px90[1];
                 }
-                const patc_int pq125 = (pq124 + ((int)((pm95 >> 1u) & 1u)));
-                if ((((pm95 >> 2u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq125)] = px89[2];
+                const patc_int pq126 = (pq125 + ((int)((pm96 >> 1u) & 1u)));
+                if ((((pm96 >> 2u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq126)] = px90[2];
                 }
-                const patc_int pq126 = (pq125 + ((int)((pm95 >> 2u) & 1u)));
-                if ((((pm95 >> 3u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq126)] = px89[3];
+                const patc_int pq127 = (pq126 + ((int)((pm96 >> 2u) & 1u)));
+                if ((((pm96 >> 3u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq127)] = px90[3];
                 }
-                const patc_int pq127 = (pq126 + ((int)((pm95 >> 3u) & 1u)));
-                if ((((pm95 >> 4u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq127)] = px90[0];
+                const patc_int pq128 = (pq127 + ((int)((pm96 >> 3u) & 1u)));
+                if ((((pm96 >> 4u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq128)] = px91[0];
                 }
-                const patc_int pq128 = (pq127 + ((int)((pm95 >> 4u) & 1u)));
-                if ((((pm95 >> 5u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq128)] = px90[1];
+                const patc_int pq129 = (pq128 + ((int)((pm96 >> 4u) & 1u)));
+                if ((((pm96 >> 5u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq129)] = px91[1];
                 }
-                const patc_int pq129 = (pq128 + ((int)((pm95 >> 5u) & 1u)));
-                if ((((pm95 >> 6u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq129)] = px90[2];
+                const patc_int pq130 = (pq129 + ((int)((pm96 >> 5u) & 1u)));
+                if ((((pm96 >> 6u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq130)] = px91[2];
                 }
-                const patc_int pq130 = (pq129 + ((int)((pm95 >> 6u) & 1u)));
-                if ((((pm95 >> 7u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq130)] = px90[3];
+                const patc_int pq131 = (pq130 + ((int)((pm96 >> 6u) & 1u)));
+                if ((((pm96 >> 7u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq131)] = px91[3];
                 }
-                const patc_int pq131 = (pq130 + ((int)((pm95 >> 7u) & 1u)));
-                if ((((pm95 >> 8u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq131)] = px91[0];
+                const patc_int pq132 = (pq131 + ((int)((pm96 >> 7u) & 1u)));
+                if ((((pm96 >> 8u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq132)] = px92[0];
                 }
-                const patc_int pq132 = (pq131 + ((int)((pm95 >> 8u) & 1u)));
-                if ((((pm95 >> 9u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq132)] = px91[1];
+                const patc_int pq133 = (pq132 + ((int)((pm96 >> 8u) & 1u)));
+                if ((((pm96 >> 9u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq133)] = px92[1];
                 }
-                const patc_int pq133 = (pq132 + ((int)((pm95 >> 9u) & 1u)));
-                if ((((pm95 >> 10u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq133)] = px91[2];
+                const patc_int pq134 = (pq133 + ((int)((pm96 >> 9u) & 1u)));
+                if ((((pm96 >> 10u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq134)] = px92[2];
                 }
-                const patc_int pq134 = (pq133 + ((int)((pm95 >> 10u) & 1u)));
-                if ((((pm95 >> 11u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq134)] = px91[3];
+                const patc_int pq135 = (pq134 + ((int)((pm96 >> 10u) & 1u)));
+                if ((((pm96 >> 11u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq135)] = px92[3];
                 }
-                const patc_int pq135 = (pq134 + ((int)((pm95 >> 11u) & 1u)));
-                if ((((pm95 >> 12u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq135)] = px92[0];
+                const patc_int pq136 = (pq135 + ((int)((pm96 >> 11u) & 1u)));
+                if ((((pm96 >> 12u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq136)] = px93[0];
                 }
-                const patc_int pq136 = (pq135 + ((int)((pm95 >> 12u) & 1u)));
-                if ((((pm95 >> 13u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq136)] = px92[1];
+                const patc_int pq137 = (pq136 + ((int)((pm96 >> 12u) & 1u)));
+                if ((((pm96 >> 13u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq137)] = px93[1];
                 }
-                const patc_int pq137 = (pq136 + ((int)((pm95 >> 13u) & 1u)));
-                if ((((pm95 >> 14u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq137)] = px92[2];
+                const patc_int pq138 = (pq137 + ((int)((pm96 >> 13u) & 1u)));
+                if ((((pm96 >> 14u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq138)] = px93[2];
                 }
-                const patc_int pq138 = (pq137 + ((int)((pm95 >> 14u) & 1u)));
-                if ((((pm95 >> 15u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq138)] = px92[3];
+                const patc_int pq139 = (pq138 + ((int)((pm96 >> 14u) & 1u)));
+                if ((((pm96 >> 15u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq139)] = px93[3];
                 }
-                const patc_int pq139 = (pq138 + ((int)((pm95 >> 15u) & 1u)));
-                if ((((pm95 >> 16u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq139)] = px93[0];
+                const patc_int pq140 = (pq139 + ((int)((pm96 >> 15u) & 1u)));
+                if ((((pm96 >> 16u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq140)] = px94[0];
                 }
-                const patc_int pq140 = (pq139 + ((int)((pm95 >> 16u) & 1u)));
-                if ((((pm95 >> 17u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq140)] = px93[1];
+                const patc_int pq141 = (pq140 + ((int)((pm96 >> 16u) & 1u)));
+                if ((((pm96 >> 17u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq141)] = px94[1];
                 }
-                const patc_int pq141 = (pq140 + ((int)((pm95 >> 17u) & 1u)));
-                if ((((pm95 >> 18u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq141)] = px93[2];
+                const patc_int pq142 = (pq141 + ((int)((pm96 >> 17u) & 1u)));
+                if ((((pm96 >> 18u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq142)] = px94[2];
                 }
-                const patc_int pq142 = (pq141 + ((int)((pm95 >> 18u) & 1u)));
-                if ((((pm95 >> 19u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl86 + pq142)] = px93[3];
+                const patc_int pq143 = (pq142 + ((int)((pm96 >> 18u) & 1u)));
+                if ((((pm96 >> 19u) & 1u) != 0u)) {
+                    ring0[(640 * warp + 10240 * psl87 + pq143)] = px94[3];
                 }
                 if ((lane == 31)) {
-                    own12[(warp + 16 * psl86)] = pv117;
+                    own12[(warp + 16 * psl87)] = pv118;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl86)] = pv117;
-                    patc_mb_arrive(&tots3[psl86]);
+                    wtot9[(warp + 16 * psl87)] = pv118;
+                    patc_mb_arrive(&tots3[psl87]);
                 }
                 continue;
             }
-            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 5)], ((unsigned int)((pod85 / 5) & 1)))))) {
-                const patc_int psl143 = (pod85 % 5);
-                const patc_int poff144 = off11[(warp + 16 * psl143)];
-                const patc_int psc145 = own12[(warp + 16 * psl143)];
-                for (patc_int l146 = lane; l146 < psc145; l146 += 32) {
-                    out1[(poff144 + l146)] = ring0[(640 * warp + 10240 * psl143 + l146)];
+            if (((pod86 < pnx85) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod86 % 5)], ((unsigned int)((pod86 / 5) & 1)))))) {
+                const patc_int psl144 = (pod86 % 5);
+                const patc_int poff145 = off11[(warp + 16 * psl144)];
+                const patc_int psc146 = own12[(warp + 16 * psl144)];
+                for (patc_int l147 = lane; l147 < psc146; l147 += 32) {
+                    out1[(poff145 + l147)] = ring0[(640 * warp + 10240 * psl144 + l147)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl143]);
-                pold82 = (pod85 + 1);
+                patc_mb_arrive(&empty2[psl144]);
+                pold83 = (pod86 + 1);
                 continue;
             }
-            if ((pdone83 && (pod85 == pnx84))) {
+            if ((pdone84 && (pod86 == pnx85))) {
                 return;
             }
             __nanosleep(20);
@@ -999,17 +1001,17 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 1153, max(128 * nwarps + 512 * ((n + 510) / 512) + 643, max(128 * nwarps + 4 * ((n + 3) / 4) + 512 * ((n + 510) / 512) + 512, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 1153, max(128 * nwarps + 512 * ((n + 510) / 512) + 643, max(128 * nwarps + 4 * ((n + 3) / 4) + 512 * ((n + 510) / 512) + 512, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(n + 512 * gridDim.x + 512 * ((n + 510) / 512) + 512, ((n + 510) / 512 + 1) / 2 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 16);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 32);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 48);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 64);
-    float *ring0 = (float *)(patc_smem + 80);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 4096);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 4112);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 4128);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 4144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 4160);
     long long *tid6 = (long long *)(patc_smem + 4176);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
@@ -1052,264 +1054,265 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n - 512 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)512, (patc_int)(n - 512 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 4)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 2);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 2) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 2);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 2) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 2) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 4) ? wtot9[(lane + 4 * psl23)] : 0u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 2) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 4) ? wtot9[(lane + 4 * psl24)] : 0u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate13[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 4)) {
-                woff10[(lane + 4 * psl23)] = ((lane == 0) ? 0u : pup33);
+                woff10[(lane + 4 * psl24)] = ((lane == 0) ? 0u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 5)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 0u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 2);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 2) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 0u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 2);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 2) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 2) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 0u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 2) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 0u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 0u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
-                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
-                pacc41 = (pw079 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                unsigned int pall79 = (((pg58 + pg57) + pg56) + pg55);
+                unsigned int pw080 = __shfl_sync(0xffffffffu, pall79, 0);
+                pacc42 = (pw080 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0u;
+            if ((pt39 == 0)) {
+                pacc42 = 0u;
             }
-            unsigned int pinc80 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            unsigned int pinc81 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate13[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc81)));
             }
-            if (((lane == 0) && (pt38 == (((n + 511) / 512) - 1)))) {
-                out0[0] = pinc80;
+            if (((lane == 0) && (pt39 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc81;
             }
             if ((lane < 4)) {
-                off11[(lane + 4 * psl37)] = (pacc41 + woff10[(lane + 4 * psl37)]);
+                off11[(lane + 4 * psl38)] = (pacc42 + woff10[(lane + 4 * psl38)]);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc80;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc81;
         }
     }
     if ((warp < 4)) {
-        int pnext81 = 0;
-        int pold82 = 0;
-        bool pdone83 = false;
+        int pnext82 = 0;
+        int pold83 = 0;
+        bool pdone84 = false;
         for (;;) {
-            const patc_int pnx84 = pnext81;
-            const patc_int pod85 = pold82;
-            if ((((!pdone83) && ((pnx84 - pod85) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 2)], ((unsigned int)((pnx84 / 2) & 1)))))) {
-                const patc_int psl86 = (pnx84 % 2);
-                const patc_int pt87 = tid6[psl86];
-                if ((pt87 < 0)) {
-                    pdone83 = true;
+            const patc_int pnx85 = pnext82;
+            const patc_int pod86 = pold83;
+            if ((((!pdone84) && ((pnx85 - pod86) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx85 % 2)], ((unsigned int)((pnx85 / 2) & 1)))))) {
+                const patc_int psl87 = (pnx85 % 2);
+                const patc_int pt88 = tid6[psl87];
+                if ((pt88 < 0)) {
+                    pdone84 = true;
                     continue;
                 }
-                pnext81 = (pnx84 + 1);
-                const patc_int pcnt88 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt87)));
-                __align__(16) float px89[4];
-                *(float4 *)px89 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl86));
-                if ((pcnt88 < (4 * lane + 4))) {
-                    if (((4 * lane) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[0] = (((4 * lane) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87)] : 0.0f);
+                pnext82 = (pnx85 + 1);
+                const patc_int pcnt89 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt88)));
+                __align__(16) float px90[4];
+                *(float4 *)px90 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl87));
+                if ((pcnt89 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[0] = (((4 * lane) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88)] : 0.0f);
                     }
-                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[1] = (((4 * lane + 1) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 1)] : 0.0f);
+                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[1] = (((4 * lane + 1) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88 + 1)] : 0.0f);
                     }
-                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[2] = (((4 * lane + 2) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 2)] : 0.0f);
+                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[2] = (((4 * lane + 2) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88 + 2)] : 0.0f);
                     }
-                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
+                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[3] = (((4 * lane + 3) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88 + 3)] : 0.0f);
                     }
                 }
-                const patc_int pvc90 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt88));
-                unsigned int pm91 = 0u;
-                float pa92 = px89[0];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));
-                float pa93 = px89[1];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane + 1) < pvc90) && (pa93 > t))) << 1u));
-                float pa94 = px89[2];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane + 2) < pvc90) && (pa94 > t))) << 2u));
-                float pa95 = px89[3];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane + 3) < pvc90) && (pa95 > t))) << 3u));
-                unsigned int pc96 = __popc(pm91);
-                unsigned int pv97 = pc96;
-                unsigned int po98 = __shfl_up_sync(0xffffffffu, pv97, 1);
-                pv97 = ((lane >= 1) ? (po98 + pv97) : pv97);
-                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv97, 2);
-                pv97 = ((lane >= 2) ? (po99 + pv97) : pv97);
-                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv97, 4);
-                pv97 = ((lane >= 4) ? (po100 + pv97) : pv97);
-                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv97, 8);
-                pv97 = ((lane >= 8) ? (po101 + pv97) : pv97);
-                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv97, 16);
-                pv97 = ((lane >= 16) ? (po102 + pv97) : pv97);
+                const patc_int pvc91 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt89));
+                unsigned int pm92 = 0u;
+                float pa93 = px90[0];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane) < pvc91) && (pa93 > t))) << 0u));
+                float pa94 = px90[1];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane + 1) < pvc91) && (pa94 > t))) << 1u));
+                float pa95 = px90[2];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane + 2) < pvc91) && (pa95 > t))) << 2u));
+                float pa96 = px90[3];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane + 3) < pvc91) && (pa96 > t))) << 3u));
+                unsigned int pc97 = __popc(pm92);
+                unsigned int pv98 = pc97;
+                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv98, 1);
+                pv98 = ((lane >= 1) ? (po99 + pv98) : pv98);
+                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv98, 2);
+                pv98 = ((lane >= 2) ? (po100 + pv98) : pv98);
+                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv98, 4);
+                pv98 = ((lane >= 4) ? (po101 + pv98) : pv98);
+                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv98, 8);
+                pv98 = ((lane >= 8) ? (po102 + pv98) : pv98);
+                unsigned int po103 = __shfl_up_sync(0xffffffffu, pv98, 16);
+                pv98 = ((lane >= 16) ? (po103 + pv98) : pv98);
                 __syncwarp();
-                const patc_int pq103 = (pv97 - pc96);
-                if ((((pm91 >> 0u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq103)] = px89[0];
+                const patc_int pq104 = (pv98 - pc97);
+                if ((((pm92 >> 0u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq104)] = px90[0];
                 }
-                const patc_int pq104 = (pq103 + ((int)((pm91 >> 0u) & 1u)));
-                if ((((pm91 >> 1u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq104)] = px89[1];
+                const patc_int pq105 = (pq104 + ((int)((pm92 >> 0u) & 1u)));
+                if ((((pm92 >> 1u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq105)] = px90[1];
                 }
-                const patc_int pq105 = (pq104 + ((int)((pm91 >> 1u) & 1u)));
-                if ((((pm91 >> 2u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq105)] = px89[2];
+                const patc_int pq106 = (pq105 + ((int)((pm92 >> 1u) & 1u)));
+                if ((((pm92 >> 2u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq106)] = px90[2];
                 }
-                const patc_int pq106 = (pq105 + ((int)((pm91 >> 2u) & 1u)));
-                if ((((pm91 >> 3u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq106)] = px89[3];
+                const patc_int pq107 = (pq106 + ((int)((pm92 >> 2u) & 1u)));
+                if ((((pm92 >> 3u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq107)] = px90[3];
                 }
                 if ((lane == 31)) {
-                    own12[(warp + 4 * psl86)] = pv97;
+                    own12[(warp + 4 * psl87)] = pv98;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 4 * psl86)] = pv97;
-                    patc_mb_arrive(&tots3[psl86]);
+                    wtot9[(warp + 4 * psl87)] = pv98;
+                    patc_mb_arrive(&tots3[psl87]);
                 }
                 continue;
             }
-            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 2)], ((unsigned int)((pod85 / 2) & 1)))))) {
-                const patc_int psl107 = (pod85 % 2);
-                const patc_int poff108 = off11[(warp + 4 * psl107)];
-                const patc_int psc109 = own12[(warp + 4 * psl107)];
-                for (patc_int l110 = lane; l110 < psc109; l110 += 32) {
-                    out1[(poff108 + l110)] = ring0[(128 * warp + 512 * psl107 + l110)];
+            if (((pod86 < pnx85) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod86 % 2)], ((unsigned int)((pod86 / 2) & 1)))))) {
+                const patc_int psl108 = (pod86 % 2);
+                const patc_int poff109 = off11[(warp + 4 * psl108)];
+                const patc_int psc110 = own12[(warp + 4 * psl108)];
+                for (patc_int l111 = lane; l111 < psc110; l111 += 32) {
+                    out1[(poff109 + l111)] = ring0[(128 * warp + 512 * psl108 + l111)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl107]);
-                pold82 = (pod85 + 1);
+                patc_mb_arrive(&empty2[psl108]);
+                pold83 = (pod86 + 1);
                 continue;
             }
-            if ((pdone83 && (pod85 == pnx84))) {
+            if ((pdone84 && (pod86 == pnx85))) {
                 return;
             }
             __nanosleep(20);

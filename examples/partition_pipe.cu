@@ -38,17 +38,17 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    float *ring0 = (float *)(patc_smem + 400);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
@@ -91,394 +91,395 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate13[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 0u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 0u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 0u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 0u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 0u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
-                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
-                pacc41 = (pw079 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                unsigned int pall79 = (((pg58 + pg57) + pg56) + pg55);
+                unsigned int pw080 = __shfl_sync(0xffffffffu, pall79, 0);
+                pacc42 = (pw080 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0u;
+            if ((pt39 == 0)) {
+                pacc42 = 0u;
             }
-            unsigned int pinc80 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            unsigned int pinc81 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate13[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc81)));
             }
-            if (((lane == 0) && (pt38 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc80;
+            if (((lane == 0) && (pt39 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc81;
             }
             if ((lane < 16)) {
-                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+                off11[(lane + 16 * psl38)] = (pacc42 + woff10[(lane + 16 * psl38)]);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc80;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc81;
         }
     }
     if ((warp < 16)) {
-        int pnext81 = 0;
-        int pold82 = 0;
-        bool pdone83 = false;
+        int pnext82 = 0;
+        int pold83 = 0;
+        bool pdone84 = false;
         for (;;) {
-            const patc_int pnx84 = pnext81;
-            const patc_int pod85 = pold82;
-            if ((((!pdone83) && ((pnx84 - pod85) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 9)], ((unsigned int)((pnx84 / 9) & 1)))))) {
-                const patc_int psl86 = (pnx84 % 9);
-                const patc_int pt87 = tid6[psl86];
-                if ((pt87 < 0)) {
-                    pdone83 = true;
+            const patc_int pnx85 = pnext82;
+            const patc_int pod86 = pold83;
+            if ((((!pdone84) && ((pnx85 - pod86) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx85 % 9)], ((unsigned int)((pnx85 / 9) & 1)))))) {
+                const patc_int psl87 = (pnx85 % 9);
+                const patc_int pt88 = tid6[psl87];
+                if ((pt88 < 0)) {
+                    pdone84 = true;
                     continue;
                 }
-                pnext81 = (pnx84 + 1);
-                const patc_int pcnt88 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt87)));
-                __align__(16) float px89[4];
-                *(float4 *)px89 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86));
+                pnext82 = (pnx85 + 1);
+                const patc_int pcnt89 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt88)));
                 __align__(16) float px90[4];
-                *(float4 *)px90 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 4));
+                *(float4 *)px90 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl87));
                 __align__(16) float px91[4];
-                *(float4 *)px91 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 8));
-                if ((pcnt88 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[0] = (((12 * lane) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87)] : 0.0f);
+                *(float4 *)px91 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl87 + 4));
+                __align__(16) float px92[4];
+                *(float4 *)px92 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl87 + 8));
+                if ((pcnt89 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[0] = (((12 * lane) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88)] : 0.0f);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[1] = (((12 * lane + 1) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 1)] : 0.0f);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[1] = (((12 * lane + 1) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 1)] : 0.0f);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[2] = (((12 * lane + 2) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 2)] : 0.0f);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[2] = (((12 * lane + 2) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 2)] : 0.0f);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[3] = (((12 * lane + 3) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 3)] : 0.0f);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[3] = (((12 * lane + 3) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 3)] : 0.0f);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[0] = (((12 * lane + 4) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 4)] : 0.0f);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[0] = (((12 * lane + 4) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 4)] : 0.0f);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[1] = (((12 * lane + 5) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 5)] : 0.0f);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[1] = (((12 * lane + 5) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 5)] : 0.0f);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[2] = (((12 * lane + 6) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 6)] : 0.0f);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[2] = (((12 * lane + 6) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 6)] : 0.0f);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[3] = (((12 * lane + 7) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 7)] : 0.0f);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[3] = (((12 * lane + 7) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 7)] : 0.0f);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[0] = (((12 * lane + 8) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 8)] : 0.0f);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane + 8) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 8)] : 0.0f);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[1] = (((12 * lane + 9) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 9)] : 0.0f);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 9) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 9)] : 0.0f);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[2] = (((12 * lane + 10) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 10)] : 0.0f);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 10) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 10)] : 0.0f);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0.0f);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 11) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 11)] : 0.0f);
                     }
                 }
-                const patc_int pvc92 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt88));
-                unsigned int pm93 = 0u;
-                float pa94 = px89[0];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
-                float pa95 = px89[1];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 1) < pvc92) && (pa95 > t))) << 1u));
-                float pa96 = px89[2];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 2) < pvc92) && (pa96 > t))) << 2u));
-                float pa97 = px89[3];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 3) < pvc92) && (pa97 > t))) << 3u));
-                float pa98 = px90[0];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 4) < pvc92) && (pa98 > t))) << 4u));
-                float pa99 = px90[1];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 5) < pvc92) && (pa99 > t))) << 5u));
-                float pa100 = px90[2];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 6) < pvc92) && (pa100 > t))) << 6u));
-                float pa101 = px90[3];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 7) < pvc92) && (pa101 > t))) << 7u));
-                float pa102 = px91[0];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 8) < pvc92) && (pa102 > t))) << 8u));
-                float pa103 = px91[1];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 9) < pvc92) && (pa103 > t))) << 9u));
-                float pa104 = px91[2];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 10) < pvc92) && (pa104 > t))) << 10u));
-                float pa105 = px91[3];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 11) < pvc92) && (pa105 > t))) << 11u));
-                unsigned int pc106 = __popc(pm93);
-                unsigned int pv107 = pc106;
-                unsigned int po108 = __shfl_up_sync(0xffffffffu, pv107, 1);
-                pv107 = ((lane >= 1) ? (po108 + pv107) : pv107);
-                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv107, 2);
-                pv107 = ((lane >= 2) ? (po109 + pv107) : pv107);
-                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv107, 4);
-                pv107 = ((lane >= 4) ? (po110 + pv107) : pv107);
-                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv107, 8);
-                pv107 = ((lane >= 8) ? (po111 + pv107) : pv107);
-                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv107, 16);
-                pv107 = ((lane >= 16) ? (po112 + pv107) : pv107);
+                const patc_int pvc93 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt89));
+                unsigned int pm94 = 0u;
+                float pa95 = px90[0];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane) < pvc93) && (pa95 > t))) << 0u));
+                float pa96 = px90[1];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 1) < pvc93) && (pa96 > t))) << 1u));
+                float pa97 = px90[2];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 2) < pvc93) && (pa97 > t))) << 2u));
+                float pa98 = px90[3];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 3) < pvc93) && (pa98 > t))) << 3u));
+                float pa99 = px91[0];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 4) < pvc93) && (pa99 > t))) << 4u));
+                float pa100 = px91[1];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 5) < pvc93) && (pa100 > t))) << 5u));
+                float pa101 = px91[2];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 6) < pvc93) && (pa101 > t))) << 6u));
+                float pa102 = px91[3];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 7) < pvc93) && (pa102 > t))) << 7u));
+                float pa103 = px92[0];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 8) < pvc93) && (pa103 > t))) << 8u));
+                float pa104 = px92[1];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 9) < pvc93) && (pa104 > t))) << 9u));
+                float pa105 = px92[2];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 10) < pvc93) && (pa105 > t))) << 10u));
+                float pa106 = px92[3];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 11) < pvc93) && (pa106 > t))) << 11u));
+                unsigned int pc107 = __popc(pm94);
+                unsigned int pv108 = pc107;
+                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv108, 1);
+                pv108 = ((lane >= 1) ? (po109 + pv108) : pv108);
+                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv108, 2);
+                pv108 = ((lane >= 2) ? (po110 + pv108) : pv108);
+                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv108, 4);
+                pv108 = ((lane >= 4) ? (po111 + pv108) : pv108);
+                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv108, 8);
+                pv108 = ((lane >= 8) ? (po112 + pv108) : pv108);
+                unsigned int po113 = __shfl_up_sync(0xffffffffu, pv108, 16);
+                pv108 = ((lane >= 16) ? (po113 + pv108) : pv108);
                 __syncwarp();
-                const patc_int pq113 = (pv107 - pc106);
-                if ((((pm93 >> 0u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq113)] = px89[0];
+                const patc_int pq114 = (pv108 - pc107);
+                if ((((pm94 >> 0u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq114)] = px90[0];
                 }
-                const patc_int pq114 = (pq113 + ((int)((pm93 >> 0u) & 1u)));
-                if ((((pm93 >> 1u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq114)] = px89[1];
+                const patc_int pq115 = (pq114 + ((int)((pm94 >> 0u) & 1u)));
+                if ((((pm94 >> 1u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq115)] = px90[1];
                 }
-                const patc_int pq115 = (pq114 + ((int)((pm93 >> 1u) & 1u)));
-                if ((((pm93 >> 2u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq115)] = px89[2];
+                const patc_int pq116 = (pq115 + ((int)((pm94 >> 1u) & 1u)));
+                if ((((pm94 >> 2u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq116)] = px90[2];
                 }
-                const patc_int pq116 = (pq115 + ((int)((pm93 >> 2u) & 1u)));
-                if ((((pm93 >> 3u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq116)] = px89[3];
+                const patc_int pq117 = (pq116 + ((int)((pm94 >> 2u) & 1u)));
+                if ((((pm94 >> 3u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq117)] = px90[3];
                 }
-                const patc_int pq117 = (pq116 + ((int)((pm93 >> 3u) & 1u)));
-                if ((((pm93 >> 4u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq117)] = px90[0];
+                const patc_int pq118 = (pq117 + ((int)((pm94 >> 3u) & 1u)));
+                if ((((pm94 >> 4u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq118)] = px91[0];
                 }
-                const patc_int pq118 = (pq117 + ((int)((pm93 >> 4u) & 1u)));
-                if ((((pm93 >> 5u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq118)] = px90[1];
+                const patc_int pq119 = (pq118 + ((int)((pm94 >> 4u) & 1u)));
+                if ((((pm94 >> 5u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq119)] = px91[1];
                 }
-                const patc_int pq119 = (pq118 + ((int)((pm93 >> 5u) & 1u)));
-                if ((((pm93 >> 6u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq119)] = px90[2];
+                const patc_int pq120 = (pq119 + ((int)((pm94 >> 5u) & 1u)));
+                if ((((pm94 >> 6u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq120)] = px91[2];
                 }
-                const patc_int pq120 = (pq119 + ((int)((pm93 >> 6u) & 1u)));
-                if ((((pm93 >> 7u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq120)] = px90[3];
+                const patc_int pq121 = (pq120 + ((int)((pm94 >> 6u) & 1u)));
+                if ((((pm94 >> 7u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq121)] = px91[3];
                 }
-                const patc_int pq121 = (pq120 + ((int)((pm93 >> 7u) & 1u)));
-                if ((((pm93 >> 8u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq121)] = px91[0];
+                const patc_int pq122 = (pq121 + ((int)((pm94 >> 7u) & 1u)));
+                if ((((pm94 >> 8u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq122)] = px92[0];
                 }
-                const patc_int pq122 = (pq121 + ((int)((pm93 >> 8u) & 1u)));
-                if ((((pm93 >> 9u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq122)] = px91[1];
+                const patc_int pq123 = (pq122 + ((int)((pm94 >> 8u) & 1u)));
+                if ((((pm94 >> 9u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq123)] = px92[1];
                 }
-                const patc_int pq123 = (pq122 + ((int)((pm93 >> 9u) & 1u)));
-                if ((((pm93 >> 10u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq123)] = px91[2];
+                const patc_int pq124 = (pq123 + ((int)((pm94 >> 9u) & 1u)));
+                if ((((pm94 >> 10u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq124)] = px92[2];
                 }
-                const patc_int pq124 = (pq123 + ((int)((pm93 >> 10u) & 1u)));
-                if ((((pm93 >> 11u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq124)] = px91[3];
+                const patc_int pq125 = (pq124 + ((int)((pm94 >> 10u) & 1u)));
+                if ((((pm94 >> 11u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq125)] = px92[3];
                 }
-                const patc_int pr125 = (min((patc_int)pvc92, (patc_int)(12 * lane)) - ((int)(pv107 - pc106)));
-                if ((((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr125 + 383)] = px89[0];
+                const patc_int pr126 = (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107)));
+                if ((((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr126 + 383)] = px90[0];
                 }
-                const patc_int pr126 = (pr125 + ((int)(((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr126 + 383)] = px89[1];
+                const patc_int pr127 = (pr126 + ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr127 + 383)] = px90[1];
                 }
-                const patc_int pr127 = (pr126 + ((int)(((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr127 + 383)] = px89[2];
+                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr128 + 383)] = px90[2];
                 }
-                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr128 + 383)] = px89[3];
+                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr129 + 383)] = px90[3];
                 }
-                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr129 + 383)] = px90[0];
+                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr130 + 383)] = px91[0];
                 }
-                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr130 + 383)] = px90[1];
+                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr131 + 383)] = px91[1];
                 }
-                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr131 + 383)] = px90[2];
+                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr132 + 383)] = px91[2];
                 }
-                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr132 + 383)] = px90[3];
+                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr133 + 383)] = px91[3];
                 }
-                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr133 + 383)] = px91[0];
+                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr134 + 383)] = px92[0];
                 }
-                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr134 + 383)] = px91[1];
+                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr135 + 383)] = px92[1];
                 }
-                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr135 + 383)] = px91[2];
+                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr136 + 383)] = px92[2];
                 }
-                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc92) && (((pm93 >> 11u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr136 + 383)] = px91[3];
+                const patc_int pr137 = (pr136 + ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc93) && (((pm94 >> 11u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr137 + 383)] = px92[3];
                 }
                 if ((lane == 31)) {
-                    own12[(warp + 16 * psl86)] = pv107;
+                    own12[(warp + 16 * psl87)] = pv108;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl86)] = pv107;
-                    patc_mb_arrive(&tots3[psl86]);
+                    wtot9[(warp + 16 * psl87)] = pv108;
+                    patc_mb_arrive(&tots3[psl87]);
                 }
                 continue;
             }
-            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 9)], ((unsigned int)((pod85 / 9) & 1)))))) {
-                const patc_int psl137 = (pod85 % 9);
-                const patc_int pt138 = tid6[psl137];
-                const patc_int poff139 = off11[(warp + 16 * psl137)];
-                const patc_int psc140 = own12[(warp + 16 * psl137)];
-                for (patc_int l141 = lane; l141 < psc140; l141 += 32) {
-                    out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
+            if (((pod86 < pnx85) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod86 % 9)], ((unsigned int)((pod86 / 9) & 1)))))) {
+                const patc_int psl138 = (pod86 % 9);
+                const patc_int pt139 = tid6[psl138];
+                const patc_int poff140 = off11[(warp + 16 * psl138)];
+                const patc_int psc141 = own12[(warp + 16 * psl138)];
+                for (patc_int l142 = lane; l142 < psc141; l142 += 32) {
+                    out1[(poff140 + l142)] = ring0[(384 * warp + 6144 * psl138 + l142)];
                 }
-                const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
-                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt142)));
-                for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
-                    out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
+                const patc_int pcnt143 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt139)));
+                const patc_int pr144 = (-psc141 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt143)));
+                for (patc_int l145 = lane; l145 < pr144; l145 += 32) {
+                    out1[(n - 384 * warp - 6144 * pt139 + poff140 - pr144 + l145)] = ring0[(384 * warp + 6144 * psl138 - pr144 + l145 + 384)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl137]);
-                pold82 = (pod85 + 1);
+                patc_mb_arrive(&empty2[psl138]);
+                pold83 = (pod86 + 1);
                 continue;
             }
-            if ((pdone83 && (pod85 == pnx84))) {
+            if ((pdone84 && (pod86 == pnx85))) {
                 return;
             }
             __nanosleep(20);
@@ -498,17 +499,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 56450, max(2 * n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6915, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    int *ring0 = (int *)(patc_smem + 400);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
@@ -551,394 +552,395 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate13[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0u : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 0u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 0u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 0u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 0u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 0u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
-                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
-                pacc41 = (pw079 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                unsigned int pall79 = (((pg58 + pg57) + pg56) + pg55);
+                unsigned int pw080 = __shfl_sync(0xffffffffu, pall79, 0);
+                pacc42 = (pw080 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0u;
+            if ((pt39 == 0)) {
+                pacc42 = 0u;
             }
-            unsigned int pinc80 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            unsigned int pinc81 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate13[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc81)));
             }
-            if (((lane == 0) && (pt38 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc80;
+            if (((lane == 0) && (pt39 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc81;
             }
             if ((lane < 16)) {
-                off11[(lane + 16 * psl37)] = (pacc41 + woff10[(lane + 16 * psl37)]);
+                off11[(lane + 16 * psl38)] = (pacc42 + woff10[(lane + 16 * psl38)]);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc80;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc81;
         }
     }
     if ((warp < 16)) {
-        int pnext81 = 0;
-        int pold82 = 0;
-        bool pdone83 = false;
+        int pnext82 = 0;
+        int pold83 = 0;
+        bool pdone84 = false;
         for (;;) {
-            const patc_int pnx84 = pnext81;
-            const patc_int pod85 = pold82;
-            if ((((!pdone83) && ((pnx84 - pod85) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 9)], ((unsigned int)((pnx84 / 9) & 1)))))) {
-                const patc_int psl86 = (pnx84 % 9);
-                const patc_int pt87 = tid6[psl86];
-                if ((pt87 < 0)) {
-                    pdone83 = true;
+            const patc_int pnx85 = pnext82;
+            const patc_int pod86 = pold83;
+            if ((((!pdone84) && ((pnx85 - pod86) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx85 % 9)], ((unsigned int)((pnx85 / 9) & 1)))))) {
+                const patc_int psl87 = (pnx85 % 9);
+                const patc_int pt88 = tid6[psl87];
+                if ((pt88 < 0)) {
+                    pdone84 = true;
                     continue;
                 }
-                pnext81 = (pnx84 + 1);
-                const patc_int pcnt88 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt87)));
-                __align__(16) int px89[4];
-                *(int4 *)px89 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86));
+                pnext82 = (pnx85 + 1);
+                const patc_int pcnt89 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt88)));
                 __align__(16) int px90[4];
-                *(int4 *)px90 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 4));
+                *(int4 *)px90 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl87));
                 __align__(16) int px91[4];
-                *(int4 *)px91 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl86 + 8));
-                if ((pcnt88 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[0] = (((12 * lane) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87)] : 0);
+                *(int4 *)px91 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl87 + 4));
+                __align__(16) int px92[4];
+                *(int4 *)px92 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl87 + 8));
+                if ((pcnt89 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[0] = (((12 * lane) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88)] : 0);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[1] = (((12 * lane + 1) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 1)] : 0);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[1] = (((12 * lane + 1) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 1)] : 0);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[2] = (((12 * lane + 2) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 2)] : 0);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[2] = (((12 * lane + 2) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 2)] : 0);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px89[3] = (((12 * lane + 3) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 3)] : 0);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px90[3] = (((12 * lane + 3) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 3)] : 0);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[0] = (((12 * lane + 4) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 4)] : 0);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[0] = (((12 * lane + 4) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 4)] : 0);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[1] = (((12 * lane + 5) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 5)] : 0);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[1] = (((12 * lane + 5) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 5)] : 0);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[2] = (((12 * lane + 6) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 6)] : 0);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[2] = (((12 * lane + 6) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 6)] : 0);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px90[3] = (((12 * lane + 7) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 7)] : 0);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px91[3] = (((12 * lane + 7) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 7)] : 0);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[0] = (((12 * lane + 8) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 8)] : 0);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[0] = (((12 * lane + 8) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 8)] : 0);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[1] = (((12 * lane + 9) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 9)] : 0);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[1] = (((12 * lane + 9) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 9)] : 0);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[2] = (((12 * lane + 10) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 10)] : 0);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[2] = (((12 * lane + 10) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 10)] : 0);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt87 + 4 * (n / 4)))) {
-                        px91[3] = (((12 * lane + 11) < pcnt88) ? xs[(12 * lane + 384 * warp + 6144 * pt87 + 11)] : 0);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt88 + 4 * (n / 4)))) {
+                        px92[3] = (((12 * lane + 11) < pcnt89) ? xs[(12 * lane + 384 * warp + 6144 * pt88 + 11)] : 0);
                     }
                 }
-                const patc_int pvc92 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt88));
-                unsigned int pm93 = 0u;
-                int pa94 = px89[0];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane) < pvc92) && (pa94 > t))) << 0u));
-                int pa95 = px89[1];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 1) < pvc92) && (pa95 > t))) << 1u));
-                int pa96 = px89[2];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 2) < pvc92) && (pa96 > t))) << 2u));
-                int pa97 = px89[3];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 3) < pvc92) && (pa97 > t))) << 3u));
-                int pa98 = px90[0];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 4) < pvc92) && (pa98 > t))) << 4u));
-                int pa99 = px90[1];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 5) < pvc92) && (pa99 > t))) << 5u));
-                int pa100 = px90[2];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 6) < pvc92) && (pa100 > t))) << 6u));
-                int pa101 = px90[3];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 7) < pvc92) && (pa101 > t))) << 7u));
-                int pa102 = px91[0];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 8) < pvc92) && (pa102 > t))) << 8u));
-                int pa103 = px91[1];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 9) < pvc92) && (pa103 > t))) << 9u));
-                int pa104 = px91[2];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 10) < pvc92) && (pa104 > t))) << 10u));
-                int pa105 = px91[3];
-                pm93 = (pm93 | (((unsigned int)(((12 * lane + 11) < pvc92) && (pa105 > t))) << 11u));
-                unsigned int pc106 = __popc(pm93);
-                unsigned int pv107 = pc106;
-                unsigned int po108 = __shfl_up_sync(0xffffffffu, pv107, 1);
-                pv107 = ((lane >= 1) ? (po108 + pv107) : pv107);
-                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv107, 2);
-                pv107 = ((lane >= 2) ? (po109 + pv107) : pv107);
-                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv107, 4);
-                pv107 = ((lane >= 4) ? (po110 + pv107) : pv107);
-                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv107, 8);
-                pv107 = ((lane >= 8) ? (po111 + pv107) : pv107);
-                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv107, 16);
-                pv107 = ((lane >= 16) ? (po112 + pv107) : pv107);
+                const patc_int pvc93 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt89));
+                unsigned int pm94 = 0u;
+                int pa95 = px90[0];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane) < pvc93) && (pa95 > t))) << 0u));
+                int pa96 = px90[1];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 1) < pvc93) && (pa96 > t))) << 1u));
+                int pa97 = px90[2];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 2) < pvc93) && (pa97 > t))) << 2u));
+                int pa98 = px90[3];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 3) < pvc93) && (pa98 > t))) << 3u));
+                int pa99 = px91[0];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 4) < pvc93) && (pa99 > t))) << 4u));
+                int pa100 = px91[1];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 5) < pvc93) && (pa100 > t))) << 5u));
+                int pa101 = px91[2];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 6) < pvc93) && (pa101 > t))) << 6u));
+                int pa102 = px91[3];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 7) < pvc93) && (pa102 > t))) << 7u));
+                int pa103 = px92[0];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 8) < pvc93) && (pa103 > t))) << 8u));
+                int pa104 = px92[1];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 9) < pvc93) && (pa104 > t))) << 9u));
+                int pa105 = px92[2];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 10) < pvc93) && (pa105 > t))) << 10u));
+                int pa106 = px92[3];
+                pm94 = (pm94 | (((unsigned int)(((12 * lane + 11) < pvc93) && (pa106 > t))) << 11u));
+                unsigned int pc107 = __popc(pm94);
+                unsigned int pv108 = pc107;
+                unsigned int po109 = __shfl_up_sync(0xffffffffu, pv108, 1);
+                pv108 = ((lane >= 1) ? (po109 + pv108) : pv108);
+                unsigned int po110 = __shfl_up_sync(0xffffffffu, pv108, 2);
+                pv108 = ((lane >= 2) ? (po110 + pv108) : pv108);
+                unsigned int po111 = __shfl_up_sync(0xffffffffu, pv108, 4);
+                pv108 = ((lane >= 4) ? (po111 + pv108) : pv108);
+                unsigned int po112 = __shfl_up_sync(0xffffffffu, pv108, 8);
+                pv108 = ((lane >= 8) ? (po112 + pv108) : pv108);
+                unsigned int po113 = __shfl_up_sync(0xffffffffu, pv108, 16);
+                pv108 = ((lane >= 16) ? (po113 + pv108) : pv108);
                 __syncwarp();
-                const patc_int pq113 = (pv107 - pc106);
-                if ((((pm93 >> 0u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq113)] = px89[0];
+                const patc_int pq114 = (pv108 - pc107);
+                if ((((pm94 >> 0u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq114)] = px90[0];
                 }
-                const patc_int pq114 = (pq113 + ((int)((pm93 >> 0u) & 1u)));
-                if ((((pm93 >> 1u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq114)] = px89[1];
+                const patc_int pq115 = (pq114 + ((int)((pm94 >> 0u) & 1u)));
+                if ((((pm94 >> 1u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq115)] = px90[1];
                 }
-                const patc_int pq115 = (pq114 + ((int)((pm93 >> 1u) & 1u)));
-                if ((((pm93 >> 2u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq115)] = px89[2];
+                const patc_int pq116 = (pq115 + ((int)((pm94 >> 1u) & 1u)));
+                if ((((pm94 >> 2u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq116)] = px90[2];
                 }
-                const patc_int pq116 = (pq115 + ((int)((pm93 >> 2u) & 1u)));
-                if ((((pm93 >> 3u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq116)] = px89[3];
+                const patc_int pq117 = (pq116 + ((int)((pm94 >> 2u) & 1u)));
+                if ((((pm94 >> 3u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq117)] = px90[3];
                 }
-                const patc_int pq117 = (pq116 + ((int)((pm93 >> 3u) & 1u)));
-                if ((((pm93 >> 4u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq117)] = px90[0];
+                const patc_int pq118 = (pq117 + ((int)((pm94 >> 3u) & 1u)));
+                if ((((pm94 >> 4u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq118)] = px91[0];
                 }
-                const patc_int pq118 = (pq117 + ((int)((pm93 >> 4u) & 1u)));
-                if ((((pm93 >> 5u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq118)] = px90[1];
+                const patc_int pq119 = (pq118 + ((int)((pm94 >> 4u) & 1u)));
+                if ((((pm94 >> 5u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq119)] = px91[1];
                 }
-                const patc_int pq119 = (pq118 + ((int)((pm93 >> 5u) & 1u)));
-                if ((((pm93 >> 6u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq119)] = px90[2];
+                const patc_int pq120 = (pq119 + ((int)((pm94 >> 5u) & 1u)));
+                if ((((pm94 >> 6u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq120)] = px91[2];
                 }
-                const patc_int pq120 = (pq119 + ((int)((pm93 >> 6u) & 1u)));
-                if ((((pm93 >> 7u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq120)] = px90[3];
+                const patc_int pq121 = (pq120 + ((int)((pm94 >> 6u) & 1u)));
+                if ((((pm94 >> 7u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq121)] = px91[3];
                 }
-                const patc_int pq121 = (pq120 + ((int)((pm93 >> 7u) & 1u)));
-                if ((((pm93 >> 8u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq121)] = px91[0];
+                const patc_int pq122 = (pq121 + ((int)((pm94 >> 7u) & 1u)));
+                if ((((pm94 >> 8u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq122)] = px92[0];
                 }
-                const patc_int pq122 = (pq121 + ((int)((pm93 >> 8u) & 1u)));
-                if ((((pm93 >> 9u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq122)] = px91[1];
+                const patc_int pq123 = (pq122 + ((int)((pm94 >> 8u) & 1u)));
+                if ((((pm94 >> 9u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq123)] = px92[1];
                 }
-                const patc_int pq123 = (pq122 + ((int)((pm93 >> 9u) & 1u)));
-                if ((((pm93 >> 10u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq123)] = px91[2];
+                const patc_int pq124 = (pq123 + ((int)((pm94 >> 9u) & 1u)));
+                if ((((pm94 >> 10u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq124)] = px92[2];
                 }
-                const patc_int pq124 = (pq123 + ((int)((pm93 >> 10u) & 1u)));
-                if ((((pm93 >> 11u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl86 + pq124)] = px91[3];
+                const patc_int pq125 = (pq124 + ((int)((pm94 >> 10u) & 1u)));
+                if ((((pm94 >> 11u) & 1u) != 0u)) {
+                    ring0[(384 * warp + 6144 * psl87 + pq125)] = px92[3];
                 }
-                const patc_int pr125 = (min((patc_int)pvc92, (patc_int)(12 * lane)) - ((int)(pv107 - pc106)));
-                if ((((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr125 + 383)] = px89[0];
+                const patc_int pr126 = (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107)));
+                if ((((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr126 + 383)] = px90[0];
                 }
-                const patc_int pr126 = (pr125 + ((int)(((12 * lane) < pvc92) && (((pm93 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr126 + 383)] = px89[1];
+                const patc_int pr127 = (pr126 + ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr127 + 383)] = px90[1];
                 }
-                const patc_int pr127 = (pr126 + ((int)(((12 * lane + 1) < pvc92) && (((pm93 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr127 + 383)] = px89[2];
+                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr128 + 383)] = px90[2];
                 }
-                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 2) < pvc92) && (((pm93 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr128 + 383)] = px89[3];
+                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr129 + 383)] = px90[3];
                 }
-                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 3) < pvc92) && (((pm93 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr129 + 383)] = px90[0];
+                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr130 + 383)] = px91[0];
                 }
-                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 4) < pvc92) && (((pm93 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr130 + 383)] = px90[1];
+                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr131 + 383)] = px91[1];
                 }
-                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 5) < pvc92) && (((pm93 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr131 + 383)] = px90[2];
+                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr132 + 383)] = px91[2];
                 }
-                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 6) < pvc92) && (((pm93 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr132 + 383)] = px90[3];
+                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr133 + 383)] = px91[3];
                 }
-                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 7) < pvc92) && (((pm93 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr133 + 383)] = px91[0];
+                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr134 + 383)] = px92[0];
                 }
-                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 8) < pvc92) && (((pm93 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr134 + 383)] = px91[1];
+                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr135 + 383)] = px92[1];
                 }
-                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 9) < pvc92) && (((pm93 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr135 + 383)] = px91[2];
+                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr136 + 383)] = px92[2];
                 }
-                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 10) < pvc92) && (((pm93 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc92) && (((pm93 >> 11u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl86 - pr136 + 383)] = px91[3];
+                const patc_int pr137 = (pr136 + ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc93) && (((pm94 >> 11u) & 1u) == 0u))) {
+                    ring0[(384 * warp + 6144 * psl87 - pr137 + 383)] = px92[3];
                 }
                 if ((lane == 31)) {
-                    own12[(warp + 16 * psl86)] = pv107;
+                    own12[(warp + 16 * psl87)] = pv108;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl86)] = pv107;
-                    patc_mb_arrive(&tots3[psl86]);
+                    wtot9[(warp + 16 * psl87)] = pv108;
+                    patc_mb_arrive(&tots3[psl87]);
                 }
                 continue;
             }
-            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 9)], ((unsigned int)((pod85 / 9) & 1)))))) {
-                const patc_int psl137 = (pod85 % 9);
-                const patc_int pt138 = tid6[psl137];
-                const patc_int poff139 = off11[(warp + 16 * psl137)];
-                const patc_int psc140 = own12[(warp + 16 * psl137)];
-                for (patc_int l141 = lane; l141 < psc140; l141 += 32) {
-                    out1[(poff139 + l141)] = ring0[(384 * warp + 6144 * psl137 + l141)];
+            if (((pod86 < pnx85) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod86 % 9)], ((unsigned int)((pod86 / 9) & 1)))))) {
+                const patc_int psl138 = (pod86 % 9);
+                const patc_int pt139 = tid6[psl138];
+                const patc_int poff140 = off11[(warp + 16 * psl138)];
+                const patc_int psc141 = own12[(warp + 16 * psl138)];
+                for (patc_int l142 = lane; l142 < psc141; l142 += 32) {
+                    out1[(poff140 + l142)] = ring0[(384 * warp + 6144 * psl138 + l142)];
                 }
-                const patc_int pcnt142 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
-                const patc_int pr143 = (-psc140 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt142)));
-                for (patc_int l144 = lane; l144 < pr143; l144 += 32) {
-                    out1[(n - 384 * warp - 6144 * pt138 + poff139 - pr143 + l144)] = ring0[(384 * warp + 6144 * psl137 - pr143 + l144 + 384)];
+                const patc_int pcnt143 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt139)));
+                const patc_int pr144 = (-psc141 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt143)));
+                for (patc_int l145 = lane; l145 < pr144; l145 += 32) {
+                    out1[(n - 384 * warp - 6144 * pt139 + poff140 - pr144 + l145)] = ring0[(384 * warp + 6144 * psl138 - pr144 + l145 + 384)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl137]);
-                pold82 = (pod85 + 1);
+                patc_mb_arrive(&empty2[psl138]);
+                pold83 = (pod86 + 1);
                 continue;
             }
-            if ((pdone83 && (pod85 == pnx84))) {
+            if ((pdone84 && (pod86 == pnx85))) {
                 return;
             }
             __nanosleep(20);
@@ -958,17 +960,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(128 * nwarps + 1410, max(2 * n + 128 * nwarps + 512 * ((n + 510) / 512) + 771, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 2048 * ((n + 510) / 512) + 2048, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
+ *                    for a launch where max(128 * nwarps + 1410, max(2 * n + 128 * nwarps + 512 * ((n + 510) / 512) + 771, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(n + 512 * gridDim.x + 512 * ((n + 510) / 512) + 512, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate13, unsigned long long *__restrict__ pipectr14, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 16);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 32);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 48);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 64);
-    float *ring0 = (float *)(patc_smem + 80);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 4096);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 4112);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 4128);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 4144);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 4160);
     long long *tid6 = (long long *)(patc_smem + 4176);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 4192);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 4208);
@@ -1011,286 +1013,287 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n - 512 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)512, (patc_int)(n - 512 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (512 * psl18), xs + (512 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 4)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 2);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 2) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 2);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 2) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 2) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 4) ? wtot9[(lane + 4 * psl23)] : 0u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 2) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 4) ? wtot9[(lane + 4 * psl24)] : 0u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate13[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate13[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 4)) {
-                woff10[(lane + 4 * psl23)] = ((lane == 0) ? 0u : pup33);
+                woff10[(lane + 4 * psl24)] = ((lane == 0) ? 0u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 5)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 0u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 2);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 2) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 0u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 2);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 2) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 2) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 0u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 2) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 0u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate13[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 0u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 0u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 0u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 0u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 0u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 0u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 0u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 0u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                unsigned int pall78 = (((pg57 + pg56) + pg55) + pg54);
-                unsigned int pw079 = __shfl_sync(0xffffffffu, pall78, 0);
-                pacc41 = (pw079 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                unsigned int pall79 = (((pg58 + pg57) + pg56) + pg55);
+                unsigned int pw080 = __shfl_sync(0xffffffffu, pall79, 0);
+                pacc42 = (pw080 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0u;
+            if ((pt39 == 0)) {
+                pacc42 = 0u;
             }
-            unsigned int pinc80 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate13[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc80)));
+            unsigned int pinc81 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate13[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc81)));
             }
-            if (((lane == 0) && (pt38 == (((n + 511) / 512) - 1)))) {
-                out0[0] = pinc80;
+            if (((lane == 0) && (pt39 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc81;
             }
             if ((lane < 4)) {
-                off11[(lane + 4 * psl37)] = (pacc41 + woff10[(lane + 4 * psl37)]);
+                off11[(lane + 4 * psl38)] = (pacc42 + woff10[(lane + 4 * psl38)]);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc80;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc81;
         }
     }
     if ((warp < 4)) {
-        int pnext81 = 0;
-        int pold82 = 0;
-        bool pdone83 = false;
+        int pnext82 = 0;
+        int pold83 = 0;
+        bool pdone84 = false;
         for (;;) {
-            const patc_int pnx84 = pnext81;
-            const patc_int pod85 = pold82;
-            if ((((!pdone83) && ((pnx84 - pod85) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx84 % 2)], ((unsigned int)((pnx84 / 2) & 1)))))) {
-                const patc_int psl86 = (pnx84 % 2);
-                const patc_int pt87 = tid6[psl86];
-                if ((pt87 < 0)) {
-                    pdone83 = true;
+            const patc_int pnx85 = pnext82;
+            const patc_int pod86 = pold83;
+            if ((((!pdone84) && ((pnx85 - pod86) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx85 % 2)], ((unsigned int)((pnx85 / 2) & 1)))))) {
+                const patc_int psl87 = (pnx85 % 2);
+                const patc_int pt88 = tid6[psl87];
+                if ((pt88 < 0)) {
+                    pdone84 = true;
                     continue;
                 }
-                pnext81 = (pnx84 + 1);
-                const patc_int pcnt88 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt87)));
-                __align__(16) float px89[4];
-                *(float4 *)px89 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl86));
-                if ((pcnt88 < (4 * lane + 4))) {
-                    if (((4 * lane) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[0] = (((4 * lane) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87)] : 0.0f);
+                pnext82 = (pnx85 + 1);
+                const patc_int pcnt89 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt88)));
+                __align__(16) float px90[4];
+                *(float4 *)px90 = *(const float4 *)(ring0 + (4 * lane + 128 * warp + 512 * psl87));
+                if ((pcnt89 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[0] = (((4 * lane) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88)] : 0.0f);
                     }
-                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[1] = (((4 * lane + 1) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 1)] : 0.0f);
+                    if (((4 * lane + 1) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[1] = (((4 * lane + 1) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88 + 1)] : 0.0f);
                     }
-                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[2] = (((4 * lane + 2) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 2)] : 0.0f);
+                    if (((4 * lane + 2) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[2] = (((4 * lane + 2) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88 + 2)] : 0.0f);
                     }
-                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt87 + 4 * (n / 4)))) {
-                        px89[3] = (((4 * lane + 3) < pcnt88) ? xs[(4 * lane + 128 * warp + 512 * pt87 + 3)] : 0.0f);
+                    if (((4 * lane + 3) >= (-128 * warp - 512 * pt88 + 4 * (n / 4)))) {
+                        px90[3] = (((4 * lane + 3) < pcnt89) ? xs[(4 * lane + 128 * warp + 512 * pt88 + 3)] : 0.0f);
                     }
                 }
-                const patc_int pvc90 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt88));
-                unsigned int pm91 = 0u;
-                float pa92 = px89[0];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane) < pvc90) && (pa92 > t))) << 0u));
-                float pa93 = px89[1];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane + 1) < pvc90) && (pa93 > t))) << 1u));
-                float pa94 = px89[2];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane + 2) < pvc90) && (pa94 > t))) << 2u));
-                float pa95 = px89[3];
-                pm91 = (pm91 | (((unsigned int)(((4 * lane + 3) < pvc90) && (pa95 > t))) << 3u));
-                unsigned int pc96 = __popc(pm91);
-                unsigned int pv97 = pc96;
-                unsigned int po98 = __shfl_up_sync(0xffffffffu, pv97, 1);
-                pv97 = ((lane >= 1) ? (po98 + pv97) : pv97);
-                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv97, 2);
-                pv97 = ((lane >= 2) ? (po99 + pv97) : pv97);
-                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv97, 4);
-                pv97 = ((lane >= 4) ? (po100 + pv97) : pv97);
-                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv97, 8);
-                pv97 = ((lane >= 8) ? (po101 + pv97) : pv97);
-                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv97, 16);
-                pv97 = ((lane >= 16) ? (po102 + pv97) : pv97);
+                const patc_int pvc91 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt89));
+                unsigned int pm92 = 0u;
+                float pa93 = px90[0];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane) < pvc91) && (pa93 > t))) << 0u));
+                float pa94 = px90[1];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane + 1) < pvc91) && (pa94 > t))) << 1u));
+                float pa95 = px90[2];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane + 2) < pvc91) && (pa95 > t))) << 2u));
+                float pa96 = px90[3];
+                pm92 = (pm92 | (((unsigned int)(((4 * lane + 3) < pvc91) && (pa96 > t))) << 3u));
+                unsigned int pc97 = __popc(pm92);
+                unsigned int pv98 = pc97;
+                unsigned int po99 = __shfl_up_sync(0xffffffffu, pv98, 1);
+                pv98 = ((lane >= 1) ? (po99 + pv98) : pv98);
+                unsigned int po100 = __shfl_up_sync(0xffffffffu, pv98, 2);
+                pv98 = ((lane >= 2) ? (po100 + pv98) : pv98);
+                unsigned int po101 = __shfl_up_sync(0xffffffffu, pv98, 4);
+                pv98 = ((lane >= 4) ? (po101 + pv98) : pv98);
+                unsigned int po102 = __shfl_up_sync(0xffffffffu, pv98, 8);
+                pv98 = ((lane >= 8) ? (po102 + pv98) : pv98);
+                unsigned int po103 = __shfl_up_sync(0xffffffffu, pv98, 16);
+                pv98 = ((lane >= 16) ? (po103 + pv98) : pv98);
                 __syncwarp();
-                const patc_int pq103 = (pv97 - pc96);
-                if ((((pm91 >> 0u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq103)] = px89[0];
+                const patc_int pq104 = (pv98 - pc97);
+                if ((((pm92 >> 0u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq104)] = px90[0];
                 }
-                const patc_int pq104 = (pq103 + ((int)((pm91 >> 0u) & 1u)));
-                if ((((pm91 >> 1u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq104)] = px89[1];
+                const patc_int pq105 = (pq104 + ((int)((pm92 >> 0u) & 1u)));
+                if ((((pm92 >> 1u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq105)] = px90[1];
                 }
-                const patc_int pq105 = (pq104 + ((int)((pm91 >> 1u) & 1u)));
-                if ((((pm91 >> 2u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq105)] = px89[2];
+                const patc_int pq106 = (pq105 + ((int)((pm92 >> 1u) & 1u)));
+                if ((((pm92 >> 2u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq106)] = px90[2];
                 }
-                const patc_int pq106 = (pq105 + ((int)((pm91 >> 2u) & 1u)));
-                if ((((pm91 >> 3u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl86 + pq106)] = px89[3];
+                const patc_int pq107 = (pq106 + ((int)((pm92 >> 2u) & 1u)));
+                if ((((pm92 >> 3u) & 1u) != 0u)) {
+                    ring0[(128 * warp + 512 * psl87 + pq107)] = px90[3];
                 }
-                const patc_int pr107 = (min((patc_int)pvc90, (patc_int)(4 * lane)) - ((int)(pv97 - pc96)));
-                if ((((4 * lane) < pvc90) && (((pm91 >> 0u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl86 - pr107 + 127)] = px89[0];
+                const patc_int pr108 = (min((patc_int)pvc91, (patc_int)(4 * lane)) - ((int)(pv98 - pc97)));
+                if ((((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl87 - pr108 + 127)] = px90[0];
                 }
-                const patc_int pr108 = (pr107 + ((int)(((4 * lane) < pvc90) && (((pm91 >> 0u) & 1u) == 0u))));
-                if ((((4 * lane + 1) < pvc90) && (((pm91 >> 1u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl86 - pr108 + 127)] = px89[1];
+                const patc_int pr109 = (pr108 + ((int)(((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl87 - pr109 + 127)] = px90[1];
                 }
-                const patc_int pr109 = (pr108 + ((int)(((4 * lane + 1) < pvc90) && (((pm91 >> 1u) & 1u) == 0u))));
-                if ((((4 * lane + 2) < pvc90) && (((pm91 >> 2u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl86 - pr109 + 127)] = px89[2];
+                const patc_int pr110 = (pr109 + ((int)(((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl87 - pr110 + 127)] = px90[2];
                 }
-                const patc_int pr110 = (pr109 + ((int)(((4 * lane + 2) < pvc90) && (((pm91 >> 2u) & 1u) == 0u))));
-                if ((((4 * lane + 3) < pvc90) && (((pm91 >> 3u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl86 - pr110 + 127)] = px89[3];
+                const patc_int pr111 = (pr110 + ((int)(((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc91) && (((pm92 >> 3u) & 1u) == 0u))) {
+                    ring0[(128 * warp + 512 * psl87 - pr111 + 127)] = px90[3];
                 }
                 if ((lane == 31)) {
-                    own12[(warp + 4 * psl86)] = pv97;
+                    own12[(warp + 4 * psl87)] = pv98;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 4 * psl86)] = pv97;
-                    patc_mb_arrive(&tots3[psl86]);
+                    wtot9[(warp + 4 * psl87)] = pv98;
+                    patc_mb_arrive(&tots3[psl87]);
                 }
                 continue;
             }
-            if (((pod85 < pnx84) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod85 % 2)], ((unsigned int)((pod85 / 2) & 1)))))) {
-                const patc_int psl111 = (pod85 % 2);
-                const patc_int pt112 = tid6[psl111];
-                const patc_int poff113 = off11[(warp + 4 * psl111)];
-                const patc_int psc114 = own12[(warp + 4 * psl111)];
-                for (patc_int l115 = lane; l115 < psc114; l115 += 32) {
-                    out1[(poff113 + l115)] = ring0[(128 * warp + 512 * psl111 + l115)];
+            if (((pod86 < pnx85) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod86 % 2)], ((unsigned int)((pod86 / 2) & 1)))))) {
+                const patc_int psl112 = (pod86 % 2);
+                const patc_int pt113 = tid6[psl112];
+                const patc_int poff114 = off11[(warp + 4 * psl112)];
+                const patc_int psc115 = own12[(warp + 4 * psl112)];
+                for (patc_int l116 = lane; l116 < psc115; l116 += 32) {
+                    out1[(poff114 + l116)] = ring0[(128 * warp + 512 * psl112 + l116)];
                 }
-                const patc_int pcnt116 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt112)));
-                const patc_int pr117 = (-psc114 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt116)));
-                for (patc_int l118 = lane; l118 < pr117; l118 += 32) {
-                    out1[(n - 128 * warp - 512 * pt112 + poff113 - pr117 + l118)] = ring0[(128 * warp + 512 * psl111 - pr117 + l118 + 128)];
+                const patc_int pcnt117 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * pt113)));
+                const patc_int pr118 = (-psc115 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt117)));
+                for (patc_int l119 = lane; l119 < pr118; l119 += 32) {
+                    out1[(n - 128 * warp - 512 * pt113 + poff114 - pr118 + l119)] = ring0[(128 * warp + 512 * psl112 - pr118 + l119 + 128)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl111]);
-                pold82 = (pod85 + 1);
+                patc_mb_arrive(&empty2[psl112]);
+                pold83 = (pod86 + 1);
                 continue;
             }
-            if ((pdone83 && (pod85 == pnx84))) {
+            if ((pdone84 && (pod86 == pnx85))) {
                 return;
             }
             __nanosleep(20);
@@ -1442,17 +1445,17 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 12288 * ((n + 6142) / 6144) + 18432, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full66 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 320);
-    float *ring65 = (float *)(patc_smem + 400);
+    float *ring65 = (float *)(patc_smem + 0);
+    unsigned long long *full66 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 221504);
     long long *tid71 = (long long *)(patc_smem + 221584);
     unsigned int *ep72 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg73 = (unsigned int *)(patc_smem + 221680);
@@ -1495,396 +1498,397 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                 return;
             }
             tid71[psl83] = pt85;
-            unsigned int pbytes86 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            const patc_int pleft86 = min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144));
+            unsigned int pbytes87 = ((unsigned int)((4 * pleft86) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full66[psl83], pbytes86);
-            if ((pbytes86 != 0u)) {
-                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes86, &full66[psl83]);
+            patc_mb_expect(&full66[psl83], pbytes87);
+            if ((pbytes87 != 0u)) {
+                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes87, &full66[psl83]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk87 = 0; ; pk87 += 1) {
-            const patc_int psl88 = (pk87 % 9);
-            patc_mb_wait(&full66[psl88], ((unsigned int)((pk87 / 9) & 1)));
-            const patc_int pt89 = tid71[psl88];
-            if ((pt89 < 0)) {
+        for (patc_int pk88 = 0; ; pk88 += 1) {
+            const patc_int psl89 = (pk88 % 9);
+            patc_mb_wait(&full66[psl89], ((unsigned int)((pk88 / 9) & 1)));
+            const patc_int pt90 = tid71[psl89];
+            if ((pt90 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots68[psl88], ((unsigned int)((pk87 / 9) & 1)));
-            unsigned int pep90 = ep72[0];
-            unsigned int pinc91 = ((lane < 16) ? wtot74[(lane + 16 * psl88)] : 0u);
-            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc91, 1);
-            pinc91 = ((lane >= 1) ? (po92 + pinc91) : pinc91);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc91, 2);
-            pinc91 = ((lane >= 2) ? (po93 + pinc91) : pinc91);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc91, 4);
-            pinc91 = ((lane >= 4) ? (po94 + pinc91) : pinc91);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc91, 8);
-            pinc91 = ((lane >= 8) ? (po95 + pinc91) : pinc91);
-            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc91, 16);
-            pinc91 = ((lane >= 16) ? (po96 + pinc91) : pinc91);
-            unsigned int ptot97 = __shfl_sync(0xffffffffu, pinc91, 31);
-            unsigned int pup98 = __shfl_up_sync(0xffffffffu, pinc91, 1);
+            patc_mb_wait(&tots68[psl89], ((unsigned int)((pk88 / 9) & 1)));
+            unsigned int pep91 = ep72[0];
+            unsigned int pinc92 = ((lane < 16) ? wtot74[(lane + 16 * psl89)] : 0u);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc92, 1);
+            pinc92 = ((lane >= 1) ? (po93 + pinc92) : pinc92);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc92, 2);
+            pinc92 = ((lane >= 2) ? (po94 + pinc92) : pinc92);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc92, 4);
+            pinc92 = ((lane >= 4) ? (po95 + pinc92) : pinc92);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc92, 8);
+            pinc92 = ((lane >= 8) ? (po96 + pinc92) : pinc92);
+            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc92, 16);
+            pinc92 = ((lane >= 16) ? (po97 + pinc92) : pinc92);
+            unsigned int ptot98 = __shfl_sync(0xffffffffu, pinc92, 31);
+            unsigned int pup99 = __shfl_up_sync(0xffffffffu, pinc92, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate78[pt89], ((((unsigned long long)((pep90 << 2u) | ((pt89 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot97)));
-                agg73[psl88] = ptot97;
+                patc_poke(&pipestate78[pt90], ((((unsigned long long)((pep91 << 2u) | ((pt90 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot98)));
+                agg73[psl89] = ptot98;
             }
             if ((lane < 16)) {
-                woff75[(lane + 16 * psl88)] = ((lane == 0) ? 0u : pup98);
+                woff75[(lane + 16 * psl89)] = ((lane == 0) ? 0u : pup99);
             }
-            patc_mb_arrive(&aggb69[psl88]);
+            patc_mb_arrive(&aggb69[psl89]);
         }
     }
     if ((warp == 17)) {
-        long long pprev99 = -1ll;
-        unsigned int pprevp100 = 0u;
-        for (patc_int pk101 = 0; ; pk101 += 1) {
-            const patc_int psl102 = (pk101 % 9);
-            patc_mb_wait(&full66[psl102], ((unsigned int)((pk101 / 9) & 1)));
-            const patc_int pt103 = tid71[psl102];
-            if ((pt103 < 0)) {
+        long long pprev100 = -1ll;
+        unsigned int pprevp101 = 0u;
+        for (patc_int pk102 = 0; ; pk102 += 1) {
+            const patc_int psl103 = (pk102 % 9);
+            patc_mb_wait(&full66[psl103], ((unsigned int)((pk102 / 9) & 1)));
+            const patc_int pt104 = tid71[psl103];
+            if ((pt104 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb69[psl102], ((unsigned int)((pk101 / 9) & 1)));
-            unsigned int pep104 = ep72[0];
-            unsigned int ptot105 = agg73[psl102];
-            unsigned int pacc106 = 0u;
-            bool pfound107 = ((pt103 == 0) || (pprev99 == (pt103 - 1)));
-            for (patc_int pr108 = 0; ((!pfound107) && ((pt103 - 128 * pr108 - 1) > pprev99)); pr108 += 1) {
-                unsigned long long pwd109 = 0ull;
+            patc_mb_wait(&aggb69[psl103], ((unsigned int)((pk102 / 9) & 1)));
+            unsigned int pep105 = ep72[0];
+            unsigned int ptot106 = agg73[psl103];
+            unsigned int pacc107 = 0u;
+            bool pfound108 = ((pt104 == 0) || (pprev100 == (pt104 - 1)));
+            for (patc_int pr109 = 0; ((!pfound108) && ((pt104 - 128 * pr109 - 1) > pprev100)); pr109 += 1) {
                 unsigned long long pwd110 = 0ull;
                 unsigned long long pwd111 = 0ull;
                 unsigned long long pwd112 = 0ull;
+                unsigned long long pwd113 = 0ull;
                 for (;;) {
-                    bool punset113 = false;
-                    pwd109 = (((-lane + pt103 - 128 * pr108 - 1) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 1)]) : 0ull);
-                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((phi114 >> 2u) != pep104) || ((phi114 & 3u) == 0u))));
-                    pwd110 = (((-lane + pt103 - 128 * pr108 - 33) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 33)]) : 0ull);
+                    bool punset114 = false;
+                    pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((phi115 >> 2u) != pep104) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt103 - 128 * pr108 - 65) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 65)]) : 0ull);
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((phi116 >> 2u) != pep104) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt103 - 128 * pr108 - 97) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 97)]) : 0ull);
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
+                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((phi117 >> 2u) != pep104) || ((phi117 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset113))) {
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
+                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset114))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear118 = 4294967295u;
-                if ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)lane));
+                unsigned int pnear119 = 4294967295u;
+                if ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)lane));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 96)));
                 }
-                pnear118 = __reduce_min_sync(0xffffffffu, pnear118);
-                unsigned int pg119 = ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((unsigned int)lane) <= pnear118)) ? ((unsigned int)pwd109) : 0u);
-                unsigned int pg120 = ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((unsigned int)(lane + 32)) <= pnear118)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((unsigned int)(lane + 64)) <= pnear118)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int pg122 = ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((unsigned int)(lane + 96)) <= pnear118)) ? ((unsigned int)pwd112) : 0u);
-                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
-                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                pnear119 = __reduce_min_sync(0xffffffffu, pnear119);
+                unsigned int pg120 = ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((unsigned int)lane) <= pnear119)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((unsigned int)(lane + 32)) <= pnear119)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((unsigned int)(lane + 64)) <= pnear119)) ? ((unsigned int)pwd112) : 0u);
+                unsigned int pg123 = ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((unsigned int)(lane + 96)) <= pnear119)) ? ((unsigned int)pwd113) : 0u);
                 unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
                 pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
                 unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
                 pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
-                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
-                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg123, 1);
+                pg123 = (((lane + 1) < 32) ? (po127 + pg123) : pg123);
                 unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
                 pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
                 unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
                 pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
-                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
-                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg123, 2);
+                pg123 = (((lane + 2) < 32) ? (po131 + pg123) : pg123);
                 unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
                 pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
                 unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
                 pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
-                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
-                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg123, 4);
+                pg123 = (((lane + 4) < 32) ? (po135 + pg123) : pg123);
                 unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
                 pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
                 unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
                 pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
-                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
-                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg123, 8);
+                pg123 = (((lane + 8) < 32) ? (po139 + pg123) : pg123);
                 unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
                 pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
                 unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
                 pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
-                unsigned int pall143 = (((pg122 + pg121) + pg120) + pg119);
-                unsigned int pw0144 = __shfl_sync(0xffffffffu, pall143, 0);
-                pacc106 = (pw0144 + pacc106);
-                pfound107 = (pnear118 != 4294967295u);
+                unsigned int po143 = __shfl_down_sync(0xffffffffu, pg123, 16);
+                pg123 = (((lane + 16) < 32) ? (po143 + pg123) : pg123);
+                unsigned int pall144 = (((pg123 + pg122) + pg121) + pg120);
+                unsigned int pw0145 = __shfl_sync(0xffffffffu, pall144, 0);
+                pacc107 = (pw0145 + pacc107);
+                pfound108 = (pnear119 != 4294967295u);
             }
-            if (((!pfound107) || (pprev99 == (pt103 - 1)))) {
-                pacc106 = (pprevp100 + pacc106);
+            if (((!pfound108) || (pprev100 == (pt104 - 1)))) {
+                pacc107 = (pprevp101 + pacc107);
             }
-            if ((pt103 == 0)) {
-                pacc106 = 0u;
+            if ((pt104 == 0)) {
+                pacc107 = 0u;
             }
-            unsigned int pinc145 = (pacc106 + ptot105);
-            if (((lane == 0) && (pt103 != 0))) {
-                patc_poke(&pipestate78[pt103], ((((unsigned long long)((pep104 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc145)));
+            unsigned int pinc146 = (pacc107 + ptot106);
+            if (((lane == 0) && (pt104 != 0))) {
+                patc_poke(&pipestate78[pt104], ((((unsigned long long)((pep105 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc146)));
             }
-            if (((lane == 0) && (pt103 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc145;
+            if (((lane == 0) && (pt104 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc146;
             }
             if ((lane < 16)) {
-                off76[(lane + 16 * psl102)] = (((glob0[0] - pacc106) - ptot105) + woff75[(lane + 16 * psl102)]);
+                off76[(lane + 16 * psl103)] = (((glob0[0] - pacc107) - ptot106) + woff75[(lane + 16 * psl103)]);
             }
-            patc_mb_arrive(&pref70[psl102]);
-            pprev99 = pt103;
-            pprevp100 = pinc145;
+            patc_mb_arrive(&pref70[psl103]);
+            pprev100 = pt104;
+            pprevp101 = pinc146;
         }
     }
     if ((warp < 16)) {
-        int pnext146 = 0;
-        int pold147 = 0;
-        bool pdone148 = false;
+        int pnext147 = 0;
+        int pold148 = 0;
+        bool pdone149 = false;
         for (;;) {
-            const patc_int pnx149 = pnext146;
-            const patc_int pod150 = pold147;
-            if ((((!pdone148) && ((pnx149 - pod150) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx149 % 9)], ((unsigned int)((pnx149 / 9) & 1)))))) {
-                const patc_int psl151 = (pnx149 % 9);
-                const patc_int pt152 = tid71[psl151];
-                if ((pt152 < 0)) {
-                    pdone148 = true;
+            const patc_int pnx150 = pnext147;
+            const patc_int pod151 = pold148;
+            if ((((!pdone149) && ((pnx150 - pod151) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx150 % 9)], ((unsigned int)((pnx150 / 9) & 1)))))) {
+                const patc_int psl152 = (pnx150 % 9);
+                const patc_int pt153 = tid71[psl152];
+                if ((pt153 < 0)) {
+                    pdone149 = true;
                     continue;
                 }
-                pnext146 = (pnx149 + 1);
-                const patc_int pcnt153 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt152 - 6144 * ((n + 6143) / 6144) + 6144)));
-                __align__(16) float px154[4];
-                *(float4 *)px154 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151));
+                pnext147 = (pnx150 + 1);
+                const patc_int pcnt154 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt153 - 6144 * ((n + 6143) / 6144) + 6144)));
                 __align__(16) float px155[4];
-                *(float4 *)px155 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 4));
+                *(float4 *)px155 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152));
                 __align__(16) float px156[4];
-                *(float4 *)px156 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 8));
-                if ((pcnt153 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[0] = (((12 * lane) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6144)] : 0.0f);
+                *(float4 *)px156 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 4));
+                __align__(16) float px157[4];
+                *(float4 *)px157 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 8));
+                if ((pcnt154 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6144)] : 0.0f);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[1] = (((12 * lane + 1) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6143)] : 0.0f);
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 1) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6143)] : 0.0f);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[2] = (((12 * lane + 2) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6142)] : 0.0f);
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 2) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6142)] : 0.0f);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[3] = (((12 * lane + 3) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6141)] : 0.0f);
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 3) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6141)] : 0.0f);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[0] = (((12 * lane + 4) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6140)] : 0.0f);
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[0] = (((12 * lane + 4) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6140)] : 0.0f);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[1] = (((12 * lane + 5) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6139)] : 0.0f);
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[1] = (((12 * lane + 5) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6139)] : 0.0f);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[2] = (((12 * lane + 6) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6138)] : 0.0f);
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[2] = (((12 * lane + 6) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6138)] : 0.0f);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[3] = (((12 * lane + 7) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6137)] : 0.0f);
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[3] = (((12 * lane + 7) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6137)] : 0.0f);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[0] = (((12 * lane + 8) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6136)] : 0.0f);
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[0] = (((12 * lane + 8) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6136)] : 0.0f);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[1] = (((12 * lane + 9) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6135)] : 0.0f);
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[1] = (((12 * lane + 9) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6135)] : 0.0f);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[2] = (((12 * lane + 10) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6134)] : 0.0f);
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[2] = (((12 * lane + 10) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6134)] : 0.0f);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[3] = (((12 * lane + 11) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[3] = (((12 * lane + 11) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
                     }
                 }
-                const patc_int pvc157 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt153));
-                unsigned int pm158 = 0u;
-                float pa159 = px154[0];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane) < pvc157) && (pa159 > t))) << 0u));
-                float pa160 = px154[1];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 1) < pvc157) && (pa160 > t))) << 1u));
-                float pa161 = px154[2];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 2) < pvc157) && (pa161 > t))) << 2u));
-                float pa162 = px154[3];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 3) < pvc157) && (pa162 > t))) << 3u));
-                float pa163 = px155[0];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 4) < pvc157) && (pa163 > t))) << 4u));
-                float pa164 = px155[1];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 5) < pvc157) && (pa164 > t))) << 5u));
-                float pa165 = px155[2];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 6) < pvc157) && (pa165 > t))) << 6u));
-                float pa166 = px155[3];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 7) < pvc157) && (pa166 > t))) << 7u));
-                float pa167 = px156[0];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 8) < pvc157) && (pa167 > t))) << 8u));
-                float pa168 = px156[1];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 9) < pvc157) && (pa168 > t))) << 9u));
-                float pa169 = px156[2];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 10) < pvc157) && (pa169 > t))) << 10u));
-                float pa170 = px156[3];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 11) < pvc157) && (pa170 > t))) << 11u));
-                unsigned int pc171 = __popc(pm158);
-                unsigned int pv172 = pc171;
-                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv172, 1);
-                pv172 = ((lane >= 1) ? (po173 + pv172) : pv172);
-                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv172, 2);
-                pv172 = ((lane >= 2) ? (po174 + pv172) : pv172);
-                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv172, 4);
-                pv172 = ((lane >= 4) ? (po175 + pv172) : pv172);
-                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv172, 8);
-                pv172 = ((lane >= 8) ? (po176 + pv172) : pv172);
-                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv172, 16);
-                pv172 = ((lane >= 16) ? (po177 + pv172) : pv172);
+                const patc_int pvc158 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt154));
+                unsigned int pm159 = 0u;
+                float pa160 = px155[0];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane) < pvc158) && (pa160 > t))) << 0u));
+                float pa161 = px155[1];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 1) < pvc158) && (pa161 > t))) << 1u));
+                float pa162 = px155[2];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 2) < pvc158) && (pa162 > t))) << 2u));
+                float pa163 = px155[3];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 3) < pvc158) && (pa163 > t))) << 3u));
+                float pa164 = px156[0];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 4) < pvc158) && (pa164 > t))) << 4u));
+                float pa165 = px156[1];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 5) < pvc158) && (pa165 > t))) << 5u));
+                float pa166 = px156[2];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 6) < pvc158) && (pa166 > t))) << 6u));
+                float pa167 = px156[3];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 7) < pvc158) && (pa167 > t))) << 7u));
+                float pa168 = px157[0];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 8) < pvc158) && (pa168 > t))) << 8u));
+                float pa169 = px157[1];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 9) < pvc158) && (pa169 > t))) << 9u));
+                float pa170 = px157[2];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 10) < pvc158) && (pa170 > t))) << 10u));
+                float pa171 = px157[3];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 11) < pvc158) && (pa171 > t))) << 11u));
+                unsigned int pc172 = __popc(pm159);
+                unsigned int pv173 = pc172;
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv173, 1);
+                pv173 = ((lane >= 1) ? (po174 + pv173) : pv173);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv173, 2);
+                pv173 = ((lane >= 2) ? (po175 + pv173) : pv173);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv173, 4);
+                pv173 = ((lane >= 4) ? (po176 + pv173) : pv173);
+                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv173, 8);
+                pv173 = ((lane >= 8) ? (po177 + pv173) : pv173);
+                unsigned int po178 = __shfl_up_sync(0xffffffffu, pv173, 16);
+                pv173 = ((lane >= 16) ? (po178 + pv173) : pv173);
                 __syncwarp();
-                const patc_int pq178 = (pv172 - pc171);
-                if ((((pm158 >> 0u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq178)] = px154[0];
+                const patc_int pq179 = (pv173 - pc172);
+                if ((((pm159 >> 0u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq179)] = px155[0];
                 }
-                const patc_int pq179 = (pq178 + ((int)((pm158 >> 0u) & 1u)));
-                if ((((pm158 >> 1u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq179)] = px154[1];
+                const patc_int pq180 = (pq179 + ((int)((pm159 >> 0u) & 1u)));
+                if ((((pm159 >> 1u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq180)] = px155[1];
                 }
-                const patc_int pq180 = (pq179 + ((int)((pm158 >> 1u) & 1u)));
-                if ((((pm158 >> 2u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq180)] = px154[2];
+                const patc_int pq181 = (pq180 + ((int)((pm159 >> 1u) & 1u)));
+                if ((((pm159 >> 2u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq181)] = px155[2];
                 }
-                const patc_int pq181 = (pq180 + ((int)((pm158 >> 2u) & 1u)));
-                if ((((pm158 >> 3u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq181)] = px154[3];
+                const patc_int pq182 = (pq181 + ((int)((pm159 >> 2u) & 1u)));
+                if ((((pm159 >> 3u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq182)] = px155[3];
                 }
-                const patc_int pq182 = (pq181 + ((int)((pm158 >> 3u) & 1u)));
-                if ((((pm158 >> 4u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq182)] = px155[0];
+                const patc_int pq183 = (pq182 + ((int)((pm159 >> 3u) & 1u)));
+                if ((((pm159 >> 4u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq183)] = px156[0];
                 }
-                const patc_int pq183 = (pq182 + ((int)((pm158 >> 4u) & 1u)));
-                if ((((pm158 >> 5u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq183)] = px155[1];
+                const patc_int pq184 = (pq183 + ((int)((pm159 >> 4u) & 1u)));
+                if ((((pm159 >> 5u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq184)] = px156[1];
                 }
-                const patc_int pq184 = (pq183 + ((int)((pm158 >> 5u) & 1u)));
-                if ((((pm158 >> 6u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq184)] = px155[2];
+                const patc_int pq185 = (pq184 + ((int)((pm159 >> 5u) & 1u)));
+                if ((((pm159 >> 6u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq185)] = px156[2];
                 }
-                const patc_int pq185 = (pq184 + ((int)((pm158 >> 6u) & 1u)));
-                if ((((pm158 >> 7u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq185)] = px155[3];
+                const patc_int pq186 = (pq185 + ((int)((pm159 >> 6u) & 1u)));
+                if ((((pm159 >> 7u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq186)] = px156[3];
                 }
-                const patc_int pq186 = (pq185 + ((int)((pm158 >> 7u) & 1u)));
-                if ((((pm158 >> 8u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq186)] = px156[0];
+                const patc_int pq187 = (pq186 + ((int)((pm159 >> 7u) & 1u)));
+                if ((((pm159 >> 8u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq187)] = px157[0];
                 }
-                const patc_int pq187 = (pq186 + ((int)((pm158 >> 8u) & 1u)));
-                if ((((pm158 >> 9u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq187)] = px156[1];
+                const patc_int pq188 = (pq187 + ((int)((pm159 >> 8u) & 1u)));
+                if ((((pm159 >> 9u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq188)] = px157[1];
                 }
-                const patc_int pq188 = (pq187 + ((int)((pm158 >> 9u) & 1u)));
-                if ((((pm158 >> 10u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq188)] = px156[2];
+                const patc_int pq189 = (pq188 + ((int)((pm159 >> 9u) & 1u)));
+                if ((((pm159 >> 10u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq189)] = px157[2];
                 }
-                const patc_int pq189 = (pq188 + ((int)((pm158 >> 10u) & 1u)));
-                if ((((pm158 >> 11u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq189)] = px156[3];
+                const patc_int pq190 = (pq189 + ((int)((pm159 >> 10u) & 1u)));
+                if ((((pm159 >> 11u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq190)] = px157[3];
                 }
-                const patc_int pr190 = (min((patc_int)pvc157, (patc_int)(12 * lane)) - ((int)(pv172 - pc171)));
-                const patc_int psc191 = ((int)__shfl_sync(0xffffffffu, pv172, 31));
-                if ((((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + pr190 + psc191)] = px154[0];
+                const patc_int pr191 = (min((patc_int)pvc158, (patc_int)(12 * lane)) - ((int)(pv173 - pc172)));
+                const patc_int psc192 = ((int)__shfl_sync(0xffffffffu, pv173, 31));
+                if ((((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + pr191 + psc192)] = px155[0];
                 }
-                const patc_int pr192 = (pr190 + ((int)(((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr192)] = px154[1];
+                const patc_int pr193 = (pr191 + ((int)(((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr193)] = px155[1];
                 }
-                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr193)] = px154[2];
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr194)] = px155[2];
                 }
-                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr194)] = px154[3];
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr195)] = px155[3];
                 }
-                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr195)] = px155[0];
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr196)] = px156[0];
                 }
-                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr196)] = px155[1];
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr197)] = px156[1];
                 }
-                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr197)] = px155[2];
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr198)] = px156[2];
                 }
-                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr198)] = px155[3];
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr199)] = px156[3];
                 }
-                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr199)] = px156[0];
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr200)] = px157[0];
                 }
-                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr200)] = px156[1];
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr201)] = px157[1];
                 }
-                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr201)] = px156[2];
+                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr202)] = px157[2];
                 }
-                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc157) && (((pm158 >> 11u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr202)] = px156[3];
+                const patc_int pr203 = (pr202 + ((int)(((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc158) && (((pm159 >> 11u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr203)] = px157[3];
                 }
                 if ((lane == 31)) {
-                    own77[(warp + 16 * psl151)] = pv172;
+                    own77[(warp + 16 * psl152)] = pv173;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot74[(warp + 16 * psl151)] = pv172;
-                    patc_mb_arrive(&tots68[psl151]);
+                    wtot74[(warp + 16 * psl152)] = pv173;
+                    patc_mb_arrive(&tots68[psl152]);
                 }
                 continue;
             }
-            if (((pod150 < pnx149) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod150 % 9)], ((unsigned int)((pod150 / 9) & 1)))))) {
-                const patc_int psl203 = (pod150 % 9);
-                const patc_int pt204 = tid71[psl203];
-                const patc_int poff205 = min(off76[(warp + 16 * psl203)], ((unsigned int)n));
-                const patc_int psc206 = own77[(warp + 16 * psl203)];
-                for (patc_int l207 = lane; l207 < min((patc_int)psc206, (patc_int)(n - poff205)); l207 += 32) {
-                    out1[(poff205 + l207)] = ring65[(384 * warp + 6144 * psl203 + l207)];
+            if (((pod151 < pnx150) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod151 % 9)], ((unsigned int)((pod151 / 9) & 1)))))) {
+                const patc_int psl204 = (pod151 % 9);
+                const patc_int pt205 = tid71[psl204];
+                const patc_int poff206 = min(off76[(warp + 16 * psl204)], ((unsigned int)n));
+                const patc_int psc207 = own77[(warp + 16 * psl204)];
+                for (patc_int l208 = lane; l208 < min((patc_int)psc207, (patc_int)(n - poff206)); l208 += 32) {
+                    out1[(poff206 + l208)] = ring65[(384 * warp + 6144 * psl204 + l208)];
                 }
-                const patc_int pcnt208 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt204 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr209 = (-psc206 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt208)));
-                const patc_int pm210 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l211 = lane; l211 < max((patc_int)0, (patc_int)min((patc_int)pr209, (patc_int)(n - 384 * warp + 6144 * pt204 + poff205 - pm210 - 6144 * ((n + 6143) / 6144) + 6144))); l211 += 32) {
-                    out1[(384 * warp - 6144 * pt204 - poff205 + pm210 + l211 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl203 + psc206 + l211)];
+                const patc_int pcnt209 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt205 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr210 = (-psc207 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt209)));
+                const patc_int pm211 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l212 = lane; l212 < max((patc_int)0, (patc_int)min((patc_int)pr210, (patc_int)(n - 384 * warp + 6144 * pt205 + poff206 - pm211 - 6144 * ((n + 6143) / 6144) + 6144))); l212 += 32) {
+                    out1[(384 * warp - 6144 * pt205 - poff206 + pm211 + l212 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl204 + psc207 + l212)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty67[psl203]);
-                pold147 = (pod150 + 1);
+                patc_mb_arrive(&empty67[psl204]);
+                pold148 = (pod151 + 1);
                 continue;
             }
-            if ((pdone148 && (pod150 == pnx149))) {
+            if ((pdone149 && (pod151 == pnx150))) {
                 return;
             }
             __nanosleep(20);
@@ -2036,17 +2040,17 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 49152 * ((n + 6142) / 6144) + 73728, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 12288 * ((n + 6142) / 6144) + 18432, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full66 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 320);
-    int *ring65 = (int *)(patc_smem + 400);
+    int *ring65 = (int *)(patc_smem + 0);
+    unsigned long long *full66 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 221504);
     long long *tid71 = (long long *)(patc_smem + 221584);
     unsigned int *ep72 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg73 = (unsigned int *)(patc_smem + 221680);
@@ -2089,396 +2093,397 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                 return;
             }
             tid71[psl83] = pt85;
-            unsigned int pbytes86 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144))) & -16));
+            const patc_int pleft86 = min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144));
+            unsigned int pbytes87 = ((unsigned int)((4 * pleft86) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full66[psl83], pbytes86);
-            if ((pbytes86 != 0u)) {
-                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes86, &full66[psl83]);
+            patc_mb_expect(&full66[psl83], pbytes87);
+            if ((pbytes87 != 0u)) {
+                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes87, &full66[psl83]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk87 = 0; ; pk87 += 1) {
-            const patc_int psl88 = (pk87 % 9);
-            patc_mb_wait(&full66[psl88], ((unsigned int)((pk87 / 9) & 1)));
-            const patc_int pt89 = tid71[psl88];
-            if ((pt89 < 0)) {
+        for (patc_int pk88 = 0; ; pk88 += 1) {
+            const patc_int psl89 = (pk88 % 9);
+            patc_mb_wait(&full66[psl89], ((unsigned int)((pk88 / 9) & 1)));
+            const patc_int pt90 = tid71[psl89];
+            if ((pt90 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots68[psl88], ((unsigned int)((pk87 / 9) & 1)));
-            unsigned int pep90 = ep72[0];
-            unsigned int pinc91 = ((lane < 16) ? wtot74[(lane + 16 * psl88)] : 0u);
-            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc91, 1);
-            pinc91 = ((lane >= 1) ? (po92 + pinc91) : pinc91);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc91, 2);
-            pinc91 = ((lane >= 2) ? (po93 + pinc91) : pinc91);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc91, 4);
-            pinc91 = ((lane >= 4) ? (po94 + pinc91) : pinc91);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc91, 8);
-            pinc91 = ((lane >= 8) ? (po95 + pinc91) : pinc91);
-            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc91, 16);
-            pinc91 = ((lane >= 16) ? (po96 + pinc91) : pinc91);
-            unsigned int ptot97 = __shfl_sync(0xffffffffu, pinc91, 31);
-            unsigned int pup98 = __shfl_up_sync(0xffffffffu, pinc91, 1);
+            patc_mb_wait(&tots68[psl89], ((unsigned int)((pk88 / 9) & 1)));
+            unsigned int pep91 = ep72[0];
+            unsigned int pinc92 = ((lane < 16) ? wtot74[(lane + 16 * psl89)] : 0u);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc92, 1);
+            pinc92 = ((lane >= 1) ? (po93 + pinc92) : pinc92);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc92, 2);
+            pinc92 = ((lane >= 2) ? (po94 + pinc92) : pinc92);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc92, 4);
+            pinc92 = ((lane >= 4) ? (po95 + pinc92) : pinc92);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc92, 8);
+            pinc92 = ((lane >= 8) ? (po96 + pinc92) : pinc92);
+            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc92, 16);
+            pinc92 = ((lane >= 16) ? (po97 + pinc92) : pinc92);
+            unsigned int ptot98 = __shfl_sync(0xffffffffu, pinc92, 31);
+            unsigned int pup99 = __shfl_up_sync(0xffffffffu, pinc92, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate78[pt89], ((((unsigned long long)((pep90 << 2u) | ((pt89 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot97)));
-                agg73[psl88] = ptot97;
+                patc_poke(&pipestate78[pt90], ((((unsigned long long)((pep91 << 2u) | ((pt90 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot98)));
+                agg73[psl89] = ptot98;
             }
             if ((lane < 16)) {
-                woff75[(lane + 16 * psl88)] = ((lane == 0) ? 0u : pup98);
+                woff75[(lane + 16 * psl89)] = ((lane == 0) ? 0u : pup99);
             }
-            patc_mb_arrive(&aggb69[psl88]);
+            patc_mb_arrive(&aggb69[psl89]);
         }
     }
     if ((warp == 17)) {
-        long long pprev99 = -1ll;
-        unsigned int pprevp100 = 0u;
-        for (patc_int pk101 = 0; ; pk101 += 1) {
-            const patc_int psl102 = (pk101 % 9);
-            patc_mb_wait(&full66[psl102], ((unsigned int)((pk101 / 9) & 1)));
-            const patc_int pt103 = tid71[psl102];
-            if ((pt103 < 0)) {
+        long long pprev100 = -1ll;
+        unsigned int pprevp101 = 0u;
+        for (patc_int pk102 = 0; ; pk102 += 1) {
+            const patc_int psl103 = (pk102 % 9);
+            patc_mb_wait(&full66[psl103], ((unsigned int)((pk102 / 9) & 1)));
+            const patc_int pt104 = tid71[psl103];
+            if ((pt104 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb69[psl102], ((unsigned int)((pk101 / 9) & 1)));
-            unsigned int pep104 = ep72[0];
-            unsigned int ptot105 = agg73[psl102];
-            unsigned int pacc106 = 0u;
-            bool pfound107 = ((pt103 == 0) || (pprev99 == (pt103 - 1)));
-            for (patc_int pr108 = 0; ((!pfound107) && ((pt103 - 128 * pr108 - 1) > pprev99)); pr108 += 1) {
-                unsigned long long pwd109 = 0ull;
+            patc_mb_wait(&aggb69[psl103], ((unsigned int)((pk102 / 9) & 1)));
+            unsigned int pep105 = ep72[0];
+            unsigned int ptot106 = agg73[psl103];
+            unsigned int pacc107 = 0u;
+            bool pfound108 = ((pt104 == 0) || (pprev100 == (pt104 - 1)));
+            for (patc_int pr109 = 0; ((!pfound108) && ((pt104 - 128 * pr109 - 1) > pprev100)); pr109 += 1) {
                 unsigned long long pwd110 = 0ull;
                 unsigned long long pwd111 = 0ull;
                 unsigned long long pwd112 = 0ull;
+                unsigned long long pwd113 = 0ull;
                 for (;;) {
-                    bool punset113 = false;
-                    pwd109 = (((-lane + pt103 - 128 * pr108 - 1) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 1)]) : 0ull);
-                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((phi114 >> 2u) != pep104) || ((phi114 & 3u) == 0u))));
-                    pwd110 = (((-lane + pt103 - 128 * pr108 - 33) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 33)]) : 0ull);
+                    bool punset114 = false;
+                    pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((phi115 >> 2u) != pep104) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt103 - 128 * pr108 - 65) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 65)]) : 0ull);
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((phi116 >> 2u) != pep104) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt103 - 128 * pr108 - 97) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 97)]) : 0ull);
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
+                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((phi117 >> 2u) != pep104) || ((phi117 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset113))) {
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
+                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset114))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear118 = 4294967295u;
-                if ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)lane));
+                unsigned int pnear119 = 4294967295u;
+                if ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)lane));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 96)));
                 }
-                pnear118 = __reduce_min_sync(0xffffffffu, pnear118);
-                unsigned int pg119 = ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((unsigned int)lane) <= pnear118)) ? ((unsigned int)pwd109) : 0u);
-                unsigned int pg120 = ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((unsigned int)(lane + 32)) <= pnear118)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((unsigned int)(lane + 64)) <= pnear118)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int pg122 = ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((unsigned int)(lane + 96)) <= pnear118)) ? ((unsigned int)pwd112) : 0u);
-                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
-                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                pnear119 = __reduce_min_sync(0xffffffffu, pnear119);
+                unsigned int pg120 = ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((unsigned int)lane) <= pnear119)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((unsigned int)(lane + 32)) <= pnear119)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((unsigned int)(lane + 64)) <= pnear119)) ? ((unsigned int)pwd112) : 0u);
+                unsigned int pg123 = ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((unsigned int)(lane + 96)) <= pnear119)) ? ((unsigned int)pwd113) : 0u);
                 unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
                 pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
                 unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
                 pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
-                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
-                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg123, 1);
+                pg123 = (((lane + 1) < 32) ? (po127 + pg123) : pg123);
                 unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
                 pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
                 unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
                 pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
-                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
-                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg123, 2);
+                pg123 = (((lane + 2) < 32) ? (po131 + pg123) : pg123);
                 unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
                 pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
                 unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
                 pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
-                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
-                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg123, 4);
+                pg123 = (((lane + 4) < 32) ? (po135 + pg123) : pg123);
                 unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
                 pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
                 unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
                 pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
-                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
-                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg123, 8);
+                pg123 = (((lane + 8) < 32) ? (po139 + pg123) : pg123);
                 unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
                 pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
                 unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
                 pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
-                unsigned int pall143 = (((pg122 + pg121) + pg120) + pg119);
-                unsigned int pw0144 = __shfl_sync(0xffffffffu, pall143, 0);
-                pacc106 = (pw0144 + pacc106);
-                pfound107 = (pnear118 != 4294967295u);
+                unsigned int po143 = __shfl_down_sync(0xffffffffu, pg123, 16);
+                pg123 = (((lane + 16) < 32) ? (po143 + pg123) : pg123);
+                unsigned int pall144 = (((pg123 + pg122) + pg121) + pg120);
+                unsigned int pw0145 = __shfl_sync(0xffffffffu, pall144, 0);
+                pacc107 = (pw0145 + pacc107);
+                pfound108 = (pnear119 != 4294967295u);
             }
-            if (((!pfound107) || (pprev99 == (pt103 - 1)))) {
-                pacc106 = (pprevp100 + pacc106);
+            if (((!pfound108) || (pprev100 == (pt104 - 1)))) {
+                pacc107 = (pprevp101 + pacc107);
             }
-            if ((pt103 == 0)) {
-                pacc106 = 0u;
+            if ((pt104 == 0)) {
+                pacc107 = 0u;
             }
-            unsigned int pinc145 = (pacc106 + ptot105);
-            if (((lane == 0) && (pt103 != 0))) {
-                patc_poke(&pipestate78[pt103], ((((unsigned long long)((pep104 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc145)));
+            unsigned int pinc146 = (pacc107 + ptot106);
+            if (((lane == 0) && (pt104 != 0))) {
+                patc_poke(&pipestate78[pt104], ((((unsigned long long)((pep105 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc146)));
             }
-            if (((lane == 0) && (pt103 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc145;
+            if (((lane == 0) && (pt104 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc146;
             }
             if ((lane < 16)) {
-                off76[(lane + 16 * psl102)] = (((glob0[0] - pacc106) - ptot105) + woff75[(lane + 16 * psl102)]);
+                off76[(lane + 16 * psl103)] = (((glob0[0] - pacc107) - ptot106) + woff75[(lane + 16 * psl103)]);
             }
-            patc_mb_arrive(&pref70[psl102]);
-            pprev99 = pt103;
-            pprevp100 = pinc145;
+            patc_mb_arrive(&pref70[psl103]);
+            pprev100 = pt104;
+            pprevp101 = pinc146;
         }
     }
     if ((warp < 16)) {
-        int pnext146 = 0;
-        int pold147 = 0;
-        bool pdone148 = false;
+        int pnext147 = 0;
+        int pold148 = 0;
+        bool pdone149 = false;
         for (;;) {
-            const patc_int pnx149 = pnext146;
-            const patc_int pod150 = pold147;
-            if ((((!pdone148) && ((pnx149 - pod150) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx149 % 9)], ((unsigned int)((pnx149 / 9) & 1)))))) {
-                const patc_int psl151 = (pnx149 % 9);
-                const patc_int pt152 = tid71[psl151];
-                if ((pt152 < 0)) {
-                    pdone148 = true;
+            const patc_int pnx150 = pnext147;
+            const patc_int pod151 = pold148;
+            if ((((!pdone149) && ((pnx150 - pod151) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx150 % 9)], ((unsigned int)((pnx150 / 9) & 1)))))) {
+                const patc_int psl152 = (pnx150 % 9);
+                const patc_int pt153 = tid71[psl152];
+                if ((pt153 < 0)) {
+                    pdone149 = true;
                     continue;
                 }
-                pnext146 = (pnx149 + 1);
-                const patc_int pcnt153 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt152 - 6144 * ((n + 6143) / 6144) + 6144)));
-                __align__(16) int px154[4];
-                *(int4 *)px154 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151));
+                pnext147 = (pnx150 + 1);
+                const patc_int pcnt154 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt153 - 6144 * ((n + 6143) / 6144) + 6144)));
                 __align__(16) int px155[4];
-                *(int4 *)px155 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 4));
+                *(int4 *)px155 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152));
                 __align__(16) int px156[4];
-                *(int4 *)px156 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl151 + 8));
-                if ((pcnt153 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[0] = (((12 * lane) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6144)] : 0);
+                *(int4 *)px156 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 4));
+                __align__(16) int px157[4];
+                *(int4 *)px157 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 8));
+                if ((pcnt154 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[0] = (((12 * lane) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6144)] : 0);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[1] = (((12 * lane + 1) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6143)] : 0);
+                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[1] = (((12 * lane + 1) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6143)] : 0);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[2] = (((12 * lane + 2) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6142)] : 0);
+                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[2] = (((12 * lane + 2) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6142)] : 0);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px154[3] = (((12 * lane + 3) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6141)] : 0);
+                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px155[3] = (((12 * lane + 3) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6141)] : 0);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[0] = (((12 * lane + 4) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6140)] : 0);
+                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[0] = (((12 * lane + 4) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6140)] : 0);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[1] = (((12 * lane + 5) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6139)] : 0);
+                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[1] = (((12 * lane + 5) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6139)] : 0);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[2] = (((12 * lane + 6) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6138)] : 0);
+                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[2] = (((12 * lane + 6) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6138)] : 0);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[3] = (((12 * lane + 7) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6137)] : 0);
+                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px156[3] = (((12 * lane + 7) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6137)] : 0);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[0] = (((12 * lane + 8) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6136)] : 0);
+                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[0] = (((12 * lane + 8) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6136)] : 0);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[1] = (((12 * lane + 9) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6135)] : 0);
+                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[1] = (((12 * lane + 9) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6135)] : 0);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[2] = (((12 * lane + 10) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6134)] : 0);
+                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[2] = (((12 * lane + 10) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6134)] : 0);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt152 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[3] = (((12 * lane + 11) < pcnt153) ? xs[(12 * lane + 384 * warp - 6144 * pt152 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
+                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
+                        px157[3] = (((12 * lane + 11) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
                     }
                 }
-                const patc_int pvc157 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt153));
-                unsigned int pm158 = 0u;
-                int pa159 = px154[0];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane) < pvc157) && (pa159 > t))) << 0u));
-                int pa160 = px154[1];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 1) < pvc157) && (pa160 > t))) << 1u));
-                int pa161 = px154[2];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 2) < pvc157) && (pa161 > t))) << 2u));
-                int pa162 = px154[3];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 3) < pvc157) && (pa162 > t))) << 3u));
-                int pa163 = px155[0];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 4) < pvc157) && (pa163 > t))) << 4u));
-                int pa164 = px155[1];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 5) < pvc157) && (pa164 > t))) << 5u));
-                int pa165 = px155[2];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 6) < pvc157) && (pa165 > t))) << 6u));
-                int pa166 = px155[3];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 7) < pvc157) && (pa166 > t))) << 7u));
-                int pa167 = px156[0];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 8) < pvc157) && (pa167 > t))) << 8u));
-                int pa168 = px156[1];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 9) < pvc157) && (pa168 > t))) << 9u));
-                int pa169 = px156[2];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 10) < pvc157) && (pa169 > t))) << 10u));
-                int pa170 = px156[3];
-                pm158 = (pm158 | (((unsigned int)(((12 * lane + 11) < pvc157) && (pa170 > t))) << 11u));
-                unsigned int pc171 = __popc(pm158);
-                unsigned int pv172 = pc171;
-                unsigned int po173 = __shfl_up_sync(0xffffffffu, pv172, 1);
-                pv172 = ((lane >= 1) ? (po173 + pv172) : pv172);
-                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv172, 2);
-                pv172 = ((lane >= 2) ? (po174 + pv172) : pv172);
-                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv172, 4);
-                pv172 = ((lane >= 4) ? (po175 + pv172) : pv172);
-                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv172, 8);
-                pv172 = ((lane >= 8) ? (po176 + pv172) : pv172);
-                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv172, 16);
-                pv172 = ((lane >= 16) ? (po177 + pv172) : pv172);
+                const patc_int pvc158 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt154));
+                unsigned int pm159 = 0u;
+                int pa160 = px155[0];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane) < pvc158) && (pa160 > t))) << 0u));
+                int pa161 = px155[1];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 1) < pvc158) && (pa161 > t))) << 1u));
+                int pa162 = px155[2];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 2) < pvc158) && (pa162 > t))) << 2u));
+                int pa163 = px155[3];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 3) < pvc158) && (pa163 > t))) << 3u));
+                int pa164 = px156[0];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 4) < pvc158) && (pa164 > t))) << 4u));
+                int pa165 = px156[1];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 5) < pvc158) && (pa165 > t))) << 5u));
+                int pa166 = px156[2];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 6) < pvc158) && (pa166 > t))) << 6u));
+                int pa167 = px156[3];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 7) < pvc158) && (pa167 > t))) << 7u));
+                int pa168 = px157[0];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 8) < pvc158) && (pa168 > t))) << 8u));
+                int pa169 = px157[1];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 9) < pvc158) && (pa169 > t))) << 9u));
+                int pa170 = px157[2];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 10) < pvc158) && (pa170 > t))) << 10u));
+                int pa171 = px157[3];
+                pm159 = (pm159 | (((unsigned int)(((12 * lane + 11) < pvc158) && (pa171 > t))) << 11u));
+                unsigned int pc172 = __popc(pm159);
+                unsigned int pv173 = pc172;
+                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv173, 1);
+                pv173 = ((lane >= 1) ? (po174 + pv173) : pv173);
+                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv173, 2);
+                pv173 = ((lane >= 2) ? (po175 + pv173) : pv173);
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv173, 4);
+                pv173 = ((lane >= 4) ? (po176 + pv173) : pv173);
+                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv173, 8);
+                pv173 = ((lane >= 8) ? (po177 + pv173) : pv173);
+                unsigned int po178 = __shfl_up_sync(0xffffffffu, pv173, 16);
+                pv173 = ((lane >= 16) ? (po178 + pv173) : pv173);
                 __syncwarp();
-                const patc_int pq178 = (pv172 - pc171);
-                if ((((pm158 >> 0u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq178)] = px154[0];
+                const patc_int pq179 = (pv173 - pc172);
+                if ((((pm159 >> 0u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq179)] = px155[0];
                 }
-                const patc_int pq179 = (pq178 + ((int)((pm158 >> 0u) & 1u)));
-                if ((((pm158 >> 1u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq179)] = px154[1];
+                const patc_int pq180 = (pq179 + ((int)((pm159 >> 0u) & 1u)));
+                if ((((pm159 >> 1u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq180)] = px155[1];
                 }
-                const patc_int pq180 = (pq179 + ((int)((pm158 >> 1u) & 1u)));
-                if ((((pm158 >> 2u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq180)] = px154[2];
+                const patc_int pq181 = (pq180 + ((int)((pm159 >> 1u) & 1u)));
+                if ((((pm159 >> 2u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq181)] = px155[2];
                 }
-                const patc_int pq181 = (pq180 + ((int)((pm158 >> 2u) & 1u)));
-                if ((((pm158 >> 3u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq181)] = px154[3];
+                const patc_int pq182 = (pq181 + ((int)((pm159 >> 2u) & 1u)));
+                if ((((pm159 >> 3u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq182)] = px155[3];
                 }
-                const patc_int pq182 = (pq181 + ((int)((pm158 >> 3u) & 1u)));
-                if ((((pm158 >> 4u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq182)] = px155[0];
+                const patc_int pq183 = (pq182 + ((int)((pm159 >> 3u) & 1u)));
+                if ((((pm159 >> 4u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq183)] = px156[0];
                 }
-                const patc_int pq183 = (pq182 + ((int)((pm158 >> 4u) & 1u)));
-                if ((((pm158 >> 5u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq183)] = px155[1];
+                const patc_int pq184 = (pq183 + ((int)((pm159 >> 4u) & 1u)));
+                if ((((pm159 >> 5u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq184)] = px156[1];
                 }
-                const patc_int pq184 = (pq183 + ((int)((pm158 >> 5u) & 1u)));
-                if ((((pm158 >> 6u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq184)] = px155[2];
+                const patc_int pq185 = (pq184 + ((int)((pm159 >> 5u) & 1u)));
+                if ((((pm159 >> 6u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq185)] = px156[2];
                 }
-                const patc_int pq185 = (pq184 + ((int)((pm158 >> 6u) & 1u)));
-                if ((((pm158 >> 7u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq185)] = px155[3];
+                const patc_int pq186 = (pq185 + ((int)((pm159 >> 6u) & 1u)));
+                if ((((pm159 >> 7u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq186)] = px156[3];
                 }
-                const patc_int pq186 = (pq185 + ((int)((pm158 >> 7u) & 1u)));
-                if ((((pm158 >> 8u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq186)] = px156[0];
+                const patc_int pq187 = (pq186 + ((int)((pm159 >> 7u) & 1u)));
+                if ((((pm159 >> 8u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq187)] = px157[0];
                 }
-                const patc_int pq187 = (pq186 + ((int)((pm158 >> 8u) & 1u)));
-                if ((((pm158 >> 9u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq187)] = px156[1];
+                const patc_int pq188 = (pq187 + ((int)((pm159 >> 8u) & 1u)));
+                if ((((pm159 >> 9u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq188)] = px157[1];
                 }
-                const patc_int pq188 = (pq187 + ((int)((pm158 >> 9u) & 1u)));
-                if ((((pm158 >> 10u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq188)] = px156[2];
+                const patc_int pq189 = (pq188 + ((int)((pm159 >> 9u) & 1u)));
+                if ((((pm159 >> 10u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq189)] = px157[2];
                 }
-                const patc_int pq189 = (pq188 + ((int)((pm158 >> 10u) & 1u)));
-                if ((((pm158 >> 11u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl151 + pq189)] = px156[3];
+                const patc_int pq190 = (pq189 + ((int)((pm159 >> 10u) & 1u)));
+                if ((((pm159 >> 11u) & 1u) != 0u)) {
+                    ring65[(384 * warp + 6144 * psl152 + pq190)] = px157[3];
                 }
-                const patc_int pr190 = (min((patc_int)pvc157, (patc_int)(12 * lane)) - ((int)(pv172 - pc171)));
-                const patc_int psc191 = ((int)__shfl_sync(0xffffffffu, pv172, 31));
-                if ((((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + pr190 + psc191)] = px154[0];
+                const patc_int pr191 = (min((patc_int)pvc158, (patc_int)(12 * lane)) - ((int)(pv173 - pc172)));
+                const patc_int psc192 = ((int)__shfl_sync(0xffffffffu, pv173, 31));
+                if ((((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + pr191 + psc192)] = px155[0];
                 }
-                const patc_int pr192 = (pr190 + ((int)(((12 * lane) < pvc157) && (((pm158 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr192)] = px154[1];
+                const patc_int pr193 = (pr191 + ((int)(((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr193)] = px155[1];
                 }
-                const patc_int pr193 = (pr192 + ((int)(((12 * lane + 1) < pvc157) && (((pm158 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr193)] = px154[2];
+                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr194)] = px155[2];
                 }
-                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 2) < pvc157) && (((pm158 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr194)] = px154[3];
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr195)] = px155[3];
                 }
-                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 3) < pvc157) && (((pm158 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr195)] = px155[0];
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr196)] = px156[0];
                 }
-                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 4) < pvc157) && (((pm158 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr196)] = px155[1];
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr197)] = px156[1];
                 }
-                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 5) < pvc157) && (((pm158 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr197)] = px155[2];
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr198)] = px156[2];
                 }
-                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 6) < pvc157) && (((pm158 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr198)] = px155[3];
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr199)] = px156[3];
                 }
-                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 7) < pvc157) && (((pm158 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr199)] = px156[0];
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr200)] = px157[0];
                 }
-                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 8) < pvc157) && (((pm158 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr200)] = px156[1];
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr201)] = px157[1];
                 }
-                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 9) < pvc157) && (((pm158 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr201)] = px156[2];
+                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr202)] = px157[2];
                 }
-                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 10) < pvc157) && (((pm158 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc157) && (((pm158 >> 11u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl151 + psc191 + pr202)] = px156[3];
+                const patc_int pr203 = (pr202 + ((int)(((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc158) && (((pm159 >> 11u) & 1u) == 0u))) {
+                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr203)] = px157[3];
                 }
                 if ((lane == 31)) {
-                    own77[(warp + 16 * psl151)] = pv172;
+                    own77[(warp + 16 * psl152)] = pv173;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot74[(warp + 16 * psl151)] = pv172;
-                    patc_mb_arrive(&tots68[psl151]);
+                    wtot74[(warp + 16 * psl152)] = pv173;
+                    patc_mb_arrive(&tots68[psl152]);
                 }
                 continue;
             }
-            if (((pod150 < pnx149) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod150 % 9)], ((unsigned int)((pod150 / 9) & 1)))))) {
-                const patc_int psl203 = (pod150 % 9);
-                const patc_int pt204 = tid71[psl203];
-                const patc_int poff205 = min(off76[(warp + 16 * psl203)], ((unsigned int)n));
-                const patc_int psc206 = own77[(warp + 16 * psl203)];
-                for (patc_int l207 = lane; l207 < min((patc_int)psc206, (patc_int)(n - poff205)); l207 += 32) {
-                    out1[(poff205 + l207)] = ring65[(384 * warp + 6144 * psl203 + l207)];
+            if (((pod151 < pnx150) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod151 % 9)], ((unsigned int)((pod151 / 9) & 1)))))) {
+                const patc_int psl204 = (pod151 % 9);
+                const patc_int pt205 = tid71[psl204];
+                const patc_int poff206 = min(off76[(warp + 16 * psl204)], ((unsigned int)n));
+                const patc_int psc207 = own77[(warp + 16 * psl204)];
+                for (patc_int l208 = lane; l208 < min((patc_int)psc207, (patc_int)(n - poff206)); l208 += 32) {
+                    out1[(poff206 + l208)] = ring65[(384 * warp + 6144 * psl204 + l208)];
                 }
-                const patc_int pcnt208 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt204 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr209 = (-psc206 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt208)));
-                const patc_int pm210 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l211 = lane; l211 < max((patc_int)0, (patc_int)min((patc_int)pr209, (patc_int)(n - 384 * warp + 6144 * pt204 + poff205 - pm210 - 6144 * ((n + 6143) / 6144) + 6144))); l211 += 32) {
-                    out1[(384 * warp - 6144 * pt204 - poff205 + pm210 + l211 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl203 + psc206 + l211)];
+                const patc_int pcnt209 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt205 - 6144 * ((n + 6143) / 6144) + 6144)));
+                const patc_int pr210 = (-psc207 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt209)));
+                const patc_int pm211 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l212 = lane; l212 < max((patc_int)0, (patc_int)min((patc_int)pr210, (patc_int)(n - 384 * warp + 6144 * pt205 + poff206 - pm211 - 6144 * ((n + 6143) / 6144) + 6144))); l212 += 32) {
+                    out1[(384 * warp - 6144 * pt205 - poff206 + pm211 + l212 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl204 + psc207 + l212)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty67[psl203]);
-                pold147 = (pod150 + 1);
+                patc_mb_arrive(&empty67[psl204]);
+                pold148 = (pod151 + 1);
                 continue;
             }
-            if ((pdone148 && (pod150 == pnx149))) {
+            if ((pdone149 && (pod151 == pnx150))) {
                 return;
             }
             __nanosleep(20);
@@ -2630,17 +2635,17 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(5 * n + 256 * nwarps + 2048 * ((n + 510) / 512) + 3076, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(4 * n + 2048 * gridDim.x + 4096 * ((n + 510) / 512) + 6144, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
+ *                    for a launch where max(g, max(5 * n + 256 * nwarps + 2048 * ((n + 510) / 512) + 3076, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(n + 512 * gridDim.x + 1024 * ((n + 510) / 512) + 1536, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full66 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 16);
-    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 32);
-    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 48);
-    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 64);
-    float *ring65 = (float *)(patc_smem + 80);
+    float *ring65 = (float *)(patc_smem + 0);
+    unsigned long long *full66 = (unsigned long long *)(patc_smem + 4096);
+    unsigned long long *empty67 = (unsigned long long *)(patc_smem + 4112);
+    unsigned long long *tots68 = (unsigned long long *)(patc_smem + 4128);
+    unsigned long long *aggb69 = (unsigned long long *)(patc_smem + 4144);
+    unsigned long long *pref70 = (unsigned long long *)(patc_smem + 4160);
     long long *tid71 = (long long *)(patc_smem + 4176);
     unsigned int *ep72 = (unsigned int *)(patc_smem + 4192);
     unsigned int *agg73 = (unsigned int *)(patc_smem + 4208);
@@ -2683,288 +2688,289 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                 return;
             }
             tid71[psl83] = pt85;
-            unsigned int pbytes86 = ((unsigned int)((4 * min((patc_int)512, (patc_int)(n + 512 * pt85 - 512 * ((n + 511) / 512) + 512))) & -16));
+            const patc_int pleft86 = min((patc_int)512, (patc_int)(n + 512 * pt85 - 512 * ((n + 511) / 512) + 512));
+            unsigned int pbytes87 = ((unsigned int)((4 * pleft86) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full66[psl83], pbytes86);
-            if ((pbytes86 != 0u)) {
-                patc_bulk_load(ring65 + (512 * psl83), xs + (-512 * pt85 + 512 * ((n + 511) / 512) - 512), pbytes86, &full66[psl83]);
+            patc_mb_expect(&full66[psl83], pbytes87);
+            if ((pbytes87 != 0u)) {
+                patc_bulk_load(ring65 + (512 * psl83), xs + (-512 * pt85 + 512 * ((n + 511) / 512) - 512), pbytes87, &full66[psl83]);
             }
         }
     }
     if ((warp == 4)) {
-        for (patc_int pk87 = 0; ; pk87 += 1) {
-            const patc_int psl88 = (pk87 % 2);
-            patc_mb_wait(&full66[psl88], ((unsigned int)((pk87 / 2) & 1)));
-            const patc_int pt89 = tid71[psl88];
-            if ((pt89 < 0)) {
+        for (patc_int pk88 = 0; ; pk88 += 1) {
+            const patc_int psl89 = (pk88 % 2);
+            patc_mb_wait(&full66[psl89], ((unsigned int)((pk88 / 2) & 1)));
+            const patc_int pt90 = tid71[psl89];
+            if ((pt90 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots68[psl88], ((unsigned int)((pk87 / 2) & 1)));
-            unsigned int pep90 = ep72[0];
-            unsigned int pinc91 = ((lane < 4) ? wtot74[(lane + 4 * psl88)] : 0u);
-            unsigned int po92 = __shfl_up_sync(0xffffffffu, pinc91, 1);
-            pinc91 = ((lane >= 1) ? (po92 + pinc91) : pinc91);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc91, 2);
-            pinc91 = ((lane >= 2) ? (po93 + pinc91) : pinc91);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc91, 4);
-            pinc91 = ((lane >= 4) ? (po94 + pinc91) : pinc91);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc91, 8);
-            pinc91 = ((lane >= 8) ? (po95 + pinc91) : pinc91);
-            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc91, 16);
-            pinc91 = ((lane >= 16) ? (po96 + pinc91) : pinc91);
-            unsigned int ptot97 = __shfl_sync(0xffffffffu, pinc91, 31);
-            unsigned int pup98 = __shfl_up_sync(0xffffffffu, pinc91, 1);
+            patc_mb_wait(&tots68[psl89], ((unsigned int)((pk88 / 2) & 1)));
+            unsigned int pep91 = ep72[0];
+            unsigned int pinc92 = ((lane < 4) ? wtot74[(lane + 4 * psl89)] : 0u);
+            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc92, 1);
+            pinc92 = ((lane >= 1) ? (po93 + pinc92) : pinc92);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc92, 2);
+            pinc92 = ((lane >= 2) ? (po94 + pinc92) : pinc92);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc92, 4);
+            pinc92 = ((lane >= 4) ? (po95 + pinc92) : pinc92);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc92, 8);
+            pinc92 = ((lane >= 8) ? (po96 + pinc92) : pinc92);
+            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc92, 16);
+            pinc92 = ((lane >= 16) ? (po97 + pinc92) : pinc92);
+            unsigned int ptot98 = __shfl_sync(0xffffffffu, pinc92, 31);
+            unsigned int pup99 = __shfl_up_sync(0xffffffffu, pinc92, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate78[pt89], ((((unsigned long long)((pep90 << 2u) | ((pt89 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot97)));
-                agg73[psl88] = ptot97;
+                patc_poke(&pipestate78[pt90], ((((unsigned long long)((pep91 << 2u) | ((pt90 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot98)));
+                agg73[psl89] = ptot98;
             }
             if ((lane < 4)) {
-                woff75[(lane + 4 * psl88)] = ((lane == 0) ? 0u : pup98);
+                woff75[(lane + 4 * psl89)] = ((lane == 0) ? 0u : pup99);
             }
-            patc_mb_arrive(&aggb69[psl88]);
+            patc_mb_arrive(&aggb69[psl89]);
         }
     }
     if ((warp == 5)) {
-        long long pprev99 = -1ll;
-        unsigned int pprevp100 = 0u;
-        for (patc_int pk101 = 0; ; pk101 += 1) {
-            const patc_int psl102 = (pk101 % 2);
-            patc_mb_wait(&full66[psl102], ((unsigned int)((pk101 / 2) & 1)));
-            const patc_int pt103 = tid71[psl102];
-            if ((pt103 < 0)) {
+        long long pprev100 = -1ll;
+        unsigned int pprevp101 = 0u;
+        for (patc_int pk102 = 0; ; pk102 += 1) {
+            const patc_int psl103 = (pk102 % 2);
+            patc_mb_wait(&full66[psl103], ((unsigned int)((pk102 / 2) & 1)));
+            const patc_int pt104 = tid71[psl103];
+            if ((pt104 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb69[psl102], ((unsigned int)((pk101 / 2) & 1)));
-            unsigned int pep104 = ep72[0];
-            unsigned int ptot105 = agg73[psl102];
-            unsigned int pacc106 = 0u;
-            bool pfound107 = ((pt103 == 0) || (pprev99 == (pt103 - 1)));
-            for (patc_int pr108 = 0; ((!pfound107) && ((pt103 - 128 * pr108 - 1) > pprev99)); pr108 += 1) {
-                unsigned long long pwd109 = 0ull;
+            patc_mb_wait(&aggb69[psl103], ((unsigned int)((pk102 / 2) & 1)));
+            unsigned int pep105 = ep72[0];
+            unsigned int ptot106 = agg73[psl103];
+            unsigned int pacc107 = 0u;
+            bool pfound108 = ((pt104 == 0) || (pprev100 == (pt104 - 1)));
+            for (patc_int pr109 = 0; ((!pfound108) && ((pt104 - 128 * pr109 - 1) > pprev100)); pr109 += 1) {
                 unsigned long long pwd110 = 0ull;
                 unsigned long long pwd111 = 0ull;
                 unsigned long long pwd112 = 0ull;
+                unsigned long long pwd113 = 0ull;
                 for (;;) {
-                    bool punset113 = false;
-                    pwd109 = (((-lane + pt103 - 128 * pr108 - 1) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 1)]) : 0ull);
-                    unsigned int phi114 = ((unsigned int)(pwd109 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((phi114 >> 2u) != pep104) || ((phi114 & 3u) == 0u))));
-                    pwd110 = (((-lane + pt103 - 128 * pr108 - 33) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 33)]) : 0ull);
+                    bool punset114 = false;
+                    pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((phi115 >> 2u) != pep104) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt103 - 128 * pr108 - 65) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 65)]) : 0ull);
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
+                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((phi116 >> 2u) != pep104) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt103 - 128 * pr108 - 97) > pprev99) ? patc_peek(&pipestate78[(-lane + pt103 - 128 * pr108 - 97)]) : 0ull);
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
+                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
-                    punset113 = (punset113 || (((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((phi117 >> 2u) != pep104) || ((phi117 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset113))) {
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
+                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
+                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset114))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear118 = 4294967295u;
-                if ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && ((((unsigned int)(pwd109 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)lane));
+                unsigned int pnear119 = 4294967295u;
+                if ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)lane));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
-                    pnear118 = min(pnear118, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
+                    pnear119 = min(pnear119, ((unsigned int)(lane + 96)));
                 }
-                pnear118 = __reduce_min_sync(0xffffffffu, pnear118);
-                unsigned int pg119 = ((((-lane + pt103 - 128 * pr108 - 1) > pprev99) && (((unsigned int)lane) <= pnear118)) ? ((unsigned int)pwd109) : 0u);
-                unsigned int pg120 = ((((-lane + pt103 - 128 * pr108 - 33) > pprev99) && (((unsigned int)(lane + 32)) <= pnear118)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt103 - 128 * pr108 - 65) > pprev99) && (((unsigned int)(lane + 64)) <= pnear118)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int pg122 = ((((-lane + pt103 - 128 * pr108 - 97) > pprev99) && (((unsigned int)(lane + 96)) <= pnear118)) ? ((unsigned int)pwd112) : 0u);
-                unsigned int po123 = __shfl_down_sync(0xffffffffu, pg119, 1);
-                pg119 = (((lane + 1) < 32) ? (po123 + pg119) : pg119);
+                pnear119 = __reduce_min_sync(0xffffffffu, pnear119);
+                unsigned int pg120 = ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((unsigned int)lane) <= pnear119)) ? ((unsigned int)pwd110) : 0u);
+                unsigned int pg121 = ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((unsigned int)(lane + 32)) <= pnear119)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((unsigned int)(lane + 64)) <= pnear119)) ? ((unsigned int)pwd112) : 0u);
+                unsigned int pg123 = ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((unsigned int)(lane + 96)) <= pnear119)) ? ((unsigned int)pwd113) : 0u);
                 unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
                 pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
                 unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
                 pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
-                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg119, 2);
-                pg119 = (((lane + 2) < 32) ? (po127 + pg119) : pg119);
+                unsigned int po127 = __shfl_down_sync(0xffffffffu, pg123, 1);
+                pg123 = (((lane + 1) < 32) ? (po127 + pg123) : pg123);
                 unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
                 pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
                 unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
                 pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
-                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg119, 4);
-                pg119 = (((lane + 4) < 32) ? (po131 + pg119) : pg119);
+                unsigned int po131 = __shfl_down_sync(0xffffffffu, pg123, 2);
+                pg123 = (((lane + 2) < 32) ? (po131 + pg123) : pg123);
                 unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
                 pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
                 unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
                 pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
-                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg119, 8);
-                pg119 = (((lane + 8) < 32) ? (po135 + pg119) : pg119);
+                unsigned int po135 = __shfl_down_sync(0xffffffffu, pg123, 4);
+                pg123 = (((lane + 4) < 32) ? (po135 + pg123) : pg123);
                 unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
                 pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
                 unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
                 pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
-                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg119, 16);
-                pg119 = (((lane + 16) < 32) ? (po139 + pg119) : pg119);
+                unsigned int po139 = __shfl_down_sync(0xffffffffu, pg123, 8);
+                pg123 = (((lane + 8) < 32) ? (po139 + pg123) : pg123);
                 unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
                 pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
                 unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
                 pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
-                unsigned int pall143 = (((pg122 + pg121) + pg120) + pg119);
-                unsigned int pw0144 = __shfl_sync(0xffffffffu, pall143, 0);
-                pacc106 = (pw0144 + pacc106);
-                pfound107 = (pnear118 != 4294967295u);
+                unsigned int po143 = __shfl_down_sync(0xffffffffu, pg123, 16);
+                pg123 = (((lane + 16) < 32) ? (po143 + pg123) : pg123);
+                unsigned int pall144 = (((pg123 + pg122) + pg121) + pg120);
+                unsigned int pw0145 = __shfl_sync(0xffffffffu, pall144, 0);
+                pacc107 = (pw0145 + pacc107);
+                pfound108 = (pnear119 != 4294967295u);
             }
-            if (((!pfound107) || (pprev99 == (pt103 - 1)))) {
-                pacc106 = (pprevp100 + pacc106);
+            if (((!pfound108) || (pprev100 == (pt104 - 1)))) {
+                pacc107 = (pprevp101 + pacc107);
             }
-            if ((pt103 == 0)) {
-                pacc106 = 0u;
+            if ((pt104 == 0)) {
+                pacc107 = 0u;
             }
-            unsigned int pinc145 = (pacc106 + ptot105);
-            if (((lane == 0) && (pt103 != 0))) {
-                patc_poke(&pipestate78[pt103], ((((unsigned long long)((pep104 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc145)));
+            unsigned int pinc146 = (pacc107 + ptot106);
+            if (((lane == 0) && (pt104 != 0))) {
+                patc_poke(&pipestate78[pt104], ((((unsigned long long)((pep105 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc146)));
             }
-            if (((lane == 0) && (pt103 == (((n + 511) / 512) - 1)))) {
-                out0[0] = pinc145;
+            if (((lane == 0) && (pt104 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc146;
             }
             if ((lane < 4)) {
-                off76[(lane + 4 * psl102)] = (((glob0[0] - pacc106) - ptot105) + woff75[(lane + 4 * psl102)]);
+                off76[(lane + 4 * psl103)] = (((glob0[0] - pacc107) - ptot106) + woff75[(lane + 4 * psl103)]);
             }
-            patc_mb_arrive(&pref70[psl102]);
-            pprev99 = pt103;
-            pprevp100 = pinc145;
+            patc_mb_arrive(&pref70[psl103]);
+            pprev100 = pt104;
+            pprevp101 = pinc146;
         }
     }
     if ((warp < 4)) {
-        int pnext146 = 0;
-        int pold147 = 0;
-        bool pdone148 = false;
+        int pnext147 = 0;
+        int pold148 = 0;
+        bool pdone149 = false;
         for (;;) {
-            const patc_int pnx149 = pnext146;
-            const patc_int pod150 = pold147;
-            if ((((!pdone148) && ((pnx149 - pod150) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx149 % 2)], ((unsigned int)((pnx149 / 2) & 1)))))) {
-                const patc_int psl151 = (pnx149 % 2);
-                const patc_int pt152 = tid71[psl151];
-                if ((pt152 < 0)) {
-                    pdone148 = true;
+            const patc_int pnx150 = pnext147;
+            const patc_int pod151 = pold148;
+            if ((((!pdone149) && ((pnx150 - pod151) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx150 % 2)], ((unsigned int)((pnx150 / 2) & 1)))))) {
+                const patc_int psl152 = (pnx150 % 2);
+                const patc_int pt153 = tid71[psl152];
+                if ((pt153 < 0)) {
+                    pdone149 = true;
                     continue;
                 }
-                pnext146 = (pnx149 + 1);
-                const patc_int pcnt153 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt152 - 512 * ((n + 511) / 512) + 512)));
-                __align__(16) float px154[4];
-                *(float4 *)px154 = *(const float4 *)(ring65 + (4 * lane + 128 * warp + 512 * psl151));
-                if ((pcnt153 < (4 * lane + 4))) {
-                    if (((4 * lane) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px154[0] = (((4 * lane) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 512)] : 0.0f);
+                pnext147 = (pnx150 + 1);
+                const patc_int pcnt154 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt153 - 512 * ((n + 511) / 512) + 512)));
+                __align__(16) float px155[4];
+                *(float4 *)px155 = *(const float4 *)(ring65 + (4 * lane + 128 * warp + 512 * psl152));
+                if ((pcnt154 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px155[0] = (((4 * lane) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 512)] : 0.0f);
                     }
-                    if (((4 * lane + 1) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px154[1] = (((4 * lane + 1) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 511)] : 0.0f);
+                    if (((4 * lane + 1) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px155[1] = (((4 * lane + 1) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 511)] : 0.0f);
                     }
-                    if (((4 * lane + 2) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px154[2] = (((4 * lane + 2) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 510)] : 0.0f);
+                    if (((4 * lane + 2) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px155[2] = (((4 * lane + 2) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 510)] : 0.0f);
                     }
-                    if (((4 * lane + 3) >= (-128 * warp + 512 * pt152 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px154[3] = (((4 * lane + 3) < pcnt153) ? xs[(4 * lane + 128 * warp - 512 * pt152 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
+                    if (((4 * lane + 3) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
+                        px155[3] = (((4 * lane + 3) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
                     }
                 }
-                const patc_int pvc155 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt153));
-                unsigned int pm156 = 0u;
-                float pa157 = px154[0];
-                pm156 = (pm156 | (((unsigned int)(((4 * lane) < pvc155) && (pa157 > t))) << 0u));
-                float pa158 = px154[1];
-                pm156 = (pm156 | (((unsigned int)(((4 * lane + 1) < pvc155) && (pa158 > t))) << 1u));
-                float pa159 = px154[2];
-                pm156 = (pm156 | (((unsigned int)(((4 * lane + 2) < pvc155) && (pa159 > t))) << 2u));
-                float pa160 = px154[3];
-                pm156 = (pm156 | (((unsigned int)(((4 * lane + 3) < pvc155) && (pa160 > t))) << 3u));
-                unsigned int pc161 = __popc(pm156);
-                unsigned int pv162 = pc161;
-                unsigned int po163 = __shfl_up_sync(0xffffffffu, pv162, 1);
-                pv162 = ((lane >= 1) ? (po163 + pv162) : pv162);
-                unsigned int po164 = __shfl_up_sync(0xffffffffu, pv162, 2);
-                pv162 = ((lane >= 2) ? (po164 + pv162) : pv162);
-                unsigned int po165 = __shfl_up_sync(0xffffffffu, pv162, 4);
-                pv162 = ((lane >= 4) ? (po165 + pv162) : pv162);
-                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv162, 8);
-                pv162 = ((lane >= 8) ? (po166 + pv162) : pv162);
-                unsigned int po167 = __shfl_up_sync(0xffffffffu, pv162, 16);
-                pv162 = ((lane >= 16) ? (po167 + pv162) : pv162);
+                const patc_int pvc156 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt154));
+                unsigned int pm157 = 0u;
+                float pa158 = px155[0];
+                pm157 = (pm157 | (((unsigned int)(((4 * lane) < pvc156) && (pa158 > t))) << 0u));
+                float pa159 = px155[1];
+                pm157 = (pm157 | (((unsigned int)(((4 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
+                float pa160 = px155[2];
+                pm157 = (pm157 | (((unsigned int)(((4 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
+                float pa161 = px155[3];
+                pm157 = (pm157 | (((unsigned int)(((4 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
+                unsigned int pc162 = __popc(pm157);
+                unsigned int pv163 = pc162;
+                unsigned int po164 = __shfl_up_sync(0xffffffffu, pv163, 1);
+                pv163 = ((lane >= 1) ? (po164 + pv163) : pv163);
+                unsigned int po165 = __shfl_up_sync(0xffffffffu, pv163, 2);
+                pv163 = ((lane >= 2) ? (po165 + pv163) : pv163);
+                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv163, 4);
+                pv163 = ((lane >= 4) ? (po166 + pv163) : pv163);
+                unsigned int po167 = __shfl_up_sync(0xffffffffu, pv163, 8);
+                pv163 = ((lane >= 8) ? (po167 + pv163) : pv163);
+                unsigned int po168 = __shfl_up_sync(0xffffffffu, pv163, 16);
+                pv163 = ((lane >= 16) ? (po168 + pv163) : pv163);
                 __syncwarp();
-                const patc_int pq168 = (pv162 - pc161);
-                if ((((pm156 >> 0u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl151 + pq168)] = px154[0];
+                const patc_int pq169 = (pv163 - pc162);
+                if ((((pm157 >> 0u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl152 + pq169)] = px155[0];
                 }
-                const patc_int pq169 = (pq168 + ((int)((pm156 >> 0u) & 1u)));
-                if ((((pm156 >> 1u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl151 + pq169)] = px154[1];
+                const patc_int pq170 = (pq169 + ((int)((pm157 >> 0u) & 1u)));
+                if ((((pm157 >> 1u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl152 + pq170)] = px155[1];
                 }
-                const patc_int pq170 = (pq169 + ((int)((pm156 >> 1u) & 1u)));
-                if ((((pm156 >> 2u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl151 + pq170)] = px154[2];
+                const patc_int pq171 = (pq170 + ((int)((pm157 >> 1u) & 1u)));
+                if ((((pm157 >> 2u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl152 + pq171)] = px155[2];
                 }
-                const patc_int pq171 = (pq170 + ((int)((pm156 >> 2u) & 1u)));
-                if ((((pm156 >> 3u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl151 + pq171)] = px154[3];
+                const patc_int pq172 = (pq171 + ((int)((pm157 >> 2u) & 1u)));
+                if ((((pm157 >> 3u) & 1u) != 0u)) {
+                    ring65[(128 * warp + 512 * psl152 + pq172)] = px155[3];
                 }
-                const patc_int pr172 = (min((patc_int)pvc155, (patc_int)(4 * lane)) - ((int)(pv162 - pc161)));
-                const patc_int psc173 = ((int)__shfl_sync(0xffffffffu, pv162, 31));
-                if ((((4 * lane) < pvc155) && (((pm156 >> 0u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl151 + pr172 + psc173)] = px154[0];
+                const patc_int pr173 = (min((patc_int)pvc156, (patc_int)(4 * lane)) - ((int)(pv163 - pc162)));
+                const patc_int psc174 = ((int)__shfl_sync(0xffffffffu, pv163, 31));
+                if ((((4 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl152 + pr173 + psc174)] = px155[0];
                 }
-                const patc_int pr174 = (pr172 + ((int)(((4 * lane) < pvc155) && (((pm156 >> 0u) & 1u) == 0u))));
-                if ((((4 * lane + 1) < pvc155) && (((pm156 >> 1u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl151 + psc173 + pr174)] = px154[1];
+                const patc_int pr175 = (pr173 + ((int)(((4 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl152 + psc174 + pr175)] = px155[1];
                 }
-                const patc_int pr175 = (pr174 + ((int)(((4 * lane + 1) < pvc155) && (((pm156 >> 1u) & 1u) == 0u))));
-                if ((((4 * lane + 2) < pvc155) && (((pm156 >> 2u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl151 + psc173 + pr175)] = px154[2];
+                const patc_int pr176 = (pr175 + ((int)(((4 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl152 + psc174 + pr176)] = px155[2];
                 }
-                const patc_int pr176 = (pr175 + ((int)(((4 * lane + 2) < pvc155) && (((pm156 >> 2u) & 1u) == 0u))));
-                if ((((4 * lane + 3) < pvc155) && (((pm156 >> 3u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl151 + psc173 + pr176)] = px154[3];
+                const patc_int pr177 = (pr176 + ((int)(((4 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
+                    ring65[(128 * warp + 512 * psl152 + psc174 + pr177)] = px155[3];
                 }
                 if ((lane == 31)) {
-                    own77[(warp + 4 * psl151)] = pv162;
+                    own77[(warp + 4 * psl152)] = pv163;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot74[(warp + 4 * psl151)] = pv162;
-                    patc_mb_arrive(&tots68[psl151]);
+                    wtot74[(warp + 4 * psl152)] = pv163;
+                    patc_mb_arrive(&tots68[psl152]);
                 }
                 continue;
             }
-            if (((pod150 < pnx149) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod150 % 2)], ((unsigned int)((pod150 / 2) & 1)))))) {
-                const patc_int psl177 = (pod150 % 2);
-                const patc_int pt178 = tid71[psl177];
-                const patc_int poff179 = min(off76[(warp + 4 * psl177)], ((unsigned int)n));
-                const patc_int psc180 = own77[(warp + 4 * psl177)];
-                for (patc_int l181 = lane; l181 < min((patc_int)psc180, (patc_int)(n - poff179)); l181 += 32) {
-                    out1[(poff179 + l181)] = ring65[(128 * warp + 512 * psl177 + l181)];
+            if (((pod151 < pnx150) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod151 % 2)], ((unsigned int)((pod151 / 2) & 1)))))) {
+                const patc_int psl178 = (pod151 % 2);
+                const patc_int pt179 = tid71[psl178];
+                const patc_int poff180 = min(off76[(warp + 4 * psl178)], ((unsigned int)n));
+                const patc_int psc181 = own77[(warp + 4 * psl178)];
+                for (patc_int l182 = lane; l182 < min((patc_int)psc181, (patc_int)(n - poff180)); l182 += 32) {
+                    out1[(poff180 + l182)] = ring65[(128 * warp + 512 * psl178 + l182)];
                 }
-                const patc_int pcnt182 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt178 - 512 * ((n + 511) / 512) + 512)));
-                const patc_int pr183 = (-psc180 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt182)));
-                const patc_int pm184 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l185 = lane; l185 < max((patc_int)0, (patc_int)min((patc_int)pr183, (patc_int)(n - 128 * warp + 512 * pt178 + poff179 - pm184 - 512 * ((n + 511) / 512) + 512))); l185 += 32) {
-                    out1[(128 * warp - 512 * pt178 - poff179 + pm184 + l185 + 512 * ((n + 511) / 512) - 512)] = ring65[(128 * warp + 512 * psl177 + psc180 + l185)];
+                const patc_int pcnt183 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt179 - 512 * ((n + 511) / 512) + 512)));
+                const patc_int pr184 = (-psc181 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt183)));
+                const patc_int pm185 = min(glob0[0], ((unsigned int)n));
+                for (patc_int l186 = lane; l186 < max((patc_int)0, (patc_int)min((patc_int)pr184, (patc_int)(n - 128 * warp + 512 * pt179 + poff180 - pm185 - 512 * ((n + 511) / 512) + 512))); l186 += 32) {
+                    out1[(128 * warp - 512 * pt179 - poff180 + pm185 + l186 + 512 * ((n + 511) / 512) - 512)] = ring65[(128 * warp + 512 * psl178 + psc181 + l186)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty67[psl177]);
-                pold147 = (pod150 + 1);
+                patc_mb_arrive(&empty67[psl178]);
+                pold148 = (pod151 + 1);
                 continue;
             }
-            if ((pdone148 && (pod150 == pnx149))) {
+            if ((pdone149 && (pod151 == pnx150))) {
                 return;
             }
             __nanosleep(20);

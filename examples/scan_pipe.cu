@@ -34,17 +34,17 @@ static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volati
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    float *ring0 = (float *)(patc_smem + 400);
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     float *agg8 = (float *)(patc_smem + 221680);
@@ -86,312 +86,770 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            float pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0.0f);
-            float po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            float po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            float po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            float po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            float po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            float ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            float pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            float pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0.0f);
+            float po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            float po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            float po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            float po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            float po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            float ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            float pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)__float_as_uint(ptot32))));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)__float_as_uint(ptot33))));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0.0f : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0.0f : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        float pprevp35 = 0.0f;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        float pprevp36 = 0.0f;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            float ptot40 = agg8[psl37];
-            float pacc41 = 0.0f;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            float ptot41 = agg8[psl38];
+            float pacc42 = 0.0f;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                float pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? __uint_as_float(((unsigned int)pwd44)) : 0.0f);
-                float pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd45)) : 0.0f);
-                float pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd46)) : 0.0f);
-                float pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd47)) : 0.0f);
-                float po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                float pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? __uint_as_float(((unsigned int)pwd45)) : 0.0f);
+                float pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? __uint_as_float(((unsigned int)pwd46)) : 0.0f);
+                float pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? __uint_as_float(((unsigned int)pwd47)) : 0.0f);
+                float pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? __uint_as_float(((unsigned int)pwd48)) : 0.0f);
                 float po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 float po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 float po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                float po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                float po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 float po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 float po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 float po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                float po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                float po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 float po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 float po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 float po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                float po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                float po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 float po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 float po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 float po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                float po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                float po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 float po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 float po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 float po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                float pa78 = (pg57 + pg56);
-                float pa79 = (pa78 + pg55);
-                float pall80 = (pa79 + pg54);
-                float pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = (pw081 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                float po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                float pa79 = (pg58 + pg57);
+                float pa80 = (pa79 + pg56);
+                float pall81 = (pa80 + pg55);
+                float pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = (pw082 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0.0f;
+            if ((pt39 == 0)) {
+                pacc42 = 0.0f;
             }
-            float pinc82 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)__float_as_uint(pinc82))));
+            float pinc83 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)__float_as_uint(pinc83))));
             }
             if ((lane < 16)) {
-                float pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
+                float pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = (pacc42 + pb84);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
         }
     }
     if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
         for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
                     continue;
                 }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) float px92[4];
-                *(float4 *)px92 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
                 __align__(16) float px93[4];
-                *(float4 *)px93 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                *(float4 *)px93 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
                 __align__(16) float px94[4];
-                *(float4 *)px94 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0.0f);
+                *(float4 *)px94 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) float px95[4];
+                *(float4 *)px95 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : 0.0f);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0.0f);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : 0.0f);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0.0f);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : 0.0f);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0.0f);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : 0.0f);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0.0f);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : 0.0f);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0.0f);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : 0.0f);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0.0f);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : 0.0f);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0.0f);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : 0.0f);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0.0f);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : 0.0f);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0.0f);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : 0.0f);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0.0f);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : 0.0f);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0.0f);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : 0.0f);
                     }
                 }
-                float pa95 = px92[0];
-                float pb96 = px92[1];
-                px92[1] = (pa95 + pb96);
-                float pa97 = px92[1];
-                float pb98 = px92[2];
-                px92[2] = (pa97 + pb98);
-                float pa99 = px92[2];
-                float pb100 = px92[3];
-                px92[3] = (pa99 + pb100);
-                float pa101 = px92[3];
-                float pb102 = px93[0];
-                px93[0] = (pa101 + pb102);
-                float pa103 = px93[0];
-                float pb104 = px93[1];
-                px93[1] = (pa103 + pb104);
-                float pa105 = px93[1];
-                float pb106 = px93[2];
-                px93[2] = (pa105 + pb106);
-                float pa107 = px93[2];
-                float pb108 = px93[3];
-                px93[3] = (pa107 + pb108);
-                float pa109 = px93[3];
-                float pb110 = px94[0];
-                px94[0] = (pa109 + pb110);
-                float pa111 = px94[0];
-                float pb112 = px94[1];
-                px94[1] = (pa111 + pb112);
-                float pa113 = px94[1];
-                float pb114 = px94[2];
-                px94[2] = (pa113 + pb114);
-                float pa115 = px94[2];
-                float pb116 = px94[3];
-                px94[3] = (pa115 + pb116);
-                float pv117 = px94[3];
-                float po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
-                float po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
-                float po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
-                float po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
-                float po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
-                float pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                float pex124 = ((lane == 0) ? 0.0f : pup123);
-                float pb125 = px92[0];
-                px92[0] = (pex124 + pb125);
-                float pb126 = px92[1];
-                px92[1] = (pex124 + pb126);
-                float pb127 = px92[2];
-                px92[2] = (pex124 + pb127);
-                float pb128 = px92[3];
-                px92[3] = (pex124 + pb128);
-                float pb129 = px93[0];
-                px93[0] = (pex124 + pb129);
-                float pb130 = px93[1];
-                px93[1] = (pex124 + pb130);
-                float pb131 = px93[2];
-                px93[2] = (pex124 + pb131);
-                float pb132 = px93[3];
-                px93[3] = (pex124 + pb132);
-                float pb133 = px94[0];
-                px94[0] = (pex124 + pb133);
-                float pb134 = px94[1];
-                px94[1] = (pex124 + pb134);
-                float pb135 = px94[2];
-                px94[2] = (pex124 + pb135);
-                float pb136 = px94[3];
-                px94[3] = (pex124 + pb136);
-                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const float4 *)px92;
-                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const float4 *)px93;
-                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const float4 *)px94;
+                float pa96 = px93[0];
+                float pb97 = px93[1];
+                px93[1] = (pa96 + pb97);
+                float pa98 = px93[1];
+                float pb99 = px93[2];
+                px93[2] = (pa98 + pb99);
+                float pa100 = px93[2];
+                float pb101 = px93[3];
+                px93[3] = (pa100 + pb101);
+                float pa102 = px93[3];
+                float pb103 = px94[0];
+                px94[0] = (pa102 + pb103);
+                float pa104 = px94[0];
+                float pb105 = px94[1];
+                px94[1] = (pa104 + pb105);
+                float pa106 = px94[1];
+                float pb107 = px94[2];
+                px94[2] = (pa106 + pb107);
+                float pa108 = px94[2];
+                float pb109 = px94[3];
+                px94[3] = (pa108 + pb109);
+                float pa110 = px94[3];
+                float pb111 = px95[0];
+                px95[0] = (pa110 + pb111);
+                float pa112 = px95[0];
+                float pb113 = px95[1];
+                px95[1] = (pa112 + pb113);
+                float pa114 = px95[1];
+                float pb115 = px95[2];
+                px95[2] = (pa114 + pb115);
+                float pa116 = px95[2];
+                float pb117 = px95[3];
+                px95[3] = (pa116 + pb117);
+                float pv118 = px95[3];
+                float po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (po119 + pv118) : pv118);
+                float po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (po120 + pv118) : pv118);
+                float po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (po121 + pv118) : pv118);
+                float po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (po122 + pv118) : pv118);
+                float po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
+                float pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                float pex125 = ((lane == 0) ? 0.0f : pup124);
+                float pb126 = px93[0];
+                px93[0] = (pex125 + pb126);
+                float pb127 = px93[1];
+                px93[1] = (pex125 + pb127);
+                float pb128 = px93[2];
+                px93[2] = (pex125 + pb128);
+                float pb129 = px93[3];
+                px93[3] = (pex125 + pb129);
+                float pb130 = px94[0];
+                px94[0] = (pex125 + pb130);
+                float pb131 = px94[1];
+                px94[1] = (pex125 + pb131);
+                float pb132 = px94[2];
+                px94[2] = (pex125 + pb132);
+                float pb133 = px94[3];
+                px94[3] = (pex125 + pb133);
+                float pb134 = px95[0];
+                px95[0] = (pex125 + pb134);
+                float pb135 = px95[1];
+                px95[1] = (pex125 + pb135);
+                float pb136 = px95[2];
+                px95[2] = (pex125 + pb136);
+                float pb137 = px95[3];
+                px95[3] = (pex125 + pb137);
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const float4 *)px93;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const float4 *)px94;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const float4 *)px95;
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
                 }
                 continue;
             }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl137 = (pod88 % 9);
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl138 = (pod89 % 9);
+                const patc_int pt139 = tid6[psl138];
+                float poff140 = off11[(warp + 16 * psl138)];
+                const patc_int pcnt141 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt139)));
+                __align__(16) float pu142[4];
+                *(float4 *)pu142 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138));
+                float pb143 = pu142[0];
+                pu142[0] = (poff140 + pb143);
+                float pb144 = pu142[1];
+                pu142[1] = (poff140 + pb144);
+                float pb145 = pu142[2];
+                pu142[2] = (poff140 + pb145);
+                float pb146 = pu142[3];
+                pu142[3] = (poff140 + pb146);
+                if (((4 * lane + 4) <= pcnt141)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt139)) = *(const float4 *)pu142;
+                }
+                if (((4 * lane + 4) > pcnt141)) {
+                    if (((4 * lane) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139)] = pu142[0];
+                    }
+                    if (((4 * lane + 1) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 1)] = pu142[1];
+                    }
+                    if (((4 * lane + 2) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 2)] = pu142[2];
+                    }
+                }
+                __align__(16) float pu147[4];
+                *(float4 *)pu147 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 128));
+                float pb148 = pu147[0];
+                pu147[0] = (poff140 + pb148);
+                float pb149 = pu147[1];
+                pu147[1] = (poff140 + pb149);
+                float pb150 = pu147[2];
+                pu147[2] = (poff140 + pb150);
+                float pb151 = pu147[3];
+                pu147[3] = (poff140 + pb151);
+                if (((4 * lane + 132) <= pcnt141)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 128)) = *(const float4 *)pu147;
+                }
+                if (((4 * lane + 132) > pcnt141)) {
+                    if (((4 * lane + 128) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 128)] = pu147[0];
+                    }
+                    if (((4 * lane + 129) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 129)] = pu147[1];
+                    }
+                    if (((4 * lane + 130) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 130)] = pu147[2];
+                    }
+                }
+                __align__(16) float pu152[4];
+                *(float4 *)pu152 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 256));
+                float pb153 = pu152[0];
+                pu152[0] = (poff140 + pb153);
+                float pb154 = pu152[1];
+                pu152[1] = (poff140 + pb154);
+                float pb155 = pu152[2];
+                pu152[2] = (poff140 + pb155);
+                float pb156 = pu152[3];
+                pu152[3] = (poff140 + pb156);
+                if (((4 * lane + 260) <= pcnt141)) {
+                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 256)) = *(const float4 *)pu152;
+                }
+                if (((4 * lane + 260) > pcnt141)) {
+                    if (((4 * lane + 256) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 256)] = pu152[0];
+                    }
+                    if (((4 * lane + 257) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 257)] = pu152[1];
+                    }
+                    if (((4 * lane + 258) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 258)] = pu152[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl138]);
+                pold86 = (pod89 + 1);
+                continue;
+            }
+            if ((pdone87 && (pod89 == pnx88))) {
+                return;
+            }
+            __nanosleep(20);
+        }
+    }
+}
+
+/* kernel exclSumF32
+ *   data parameters: xs: n.f32 (16-byte aligned: bulk copies)
+ *   nat parameters:  n
+ *   output:          out: n.f32 (n x float) (16-byte aligned: vector stores)
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
+ *                    SM count: the blocks loop over the tiles)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    float *ring0 = (float *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    float *agg8 = (float *)(patc_smem + 221680);
+    float *wtot9 = (float *)(patc_smem + 221728);
+    float *woff10 = (float *)(patc_smem + 222304);
+    float *off11 = (float *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
+            }
+        }
+    }
+    if ((warp == 16)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            float pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0.0f);
+            float po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            float po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            float po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            float po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            float po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            float ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            float pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)__float_as_uint(ptot33))));
+                agg8[psl24] = ptot33;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0.0f : pup34);
+            }
+            patc_mb_arrive(&aggb4[psl24]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev35 = -1ll;
+        float pprevp36 = 0.0f;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            float ptot41 = agg8[psl38];
+            float pacc42 = 0.0f;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
+                for (;;) {
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
+                }
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                float pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? __uint_as_float(((unsigned int)pwd45)) : 0.0f);
+                float pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? __uint_as_float(((unsigned int)pwd46)) : 0.0f);
+                float pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? __uint_as_float(((unsigned int)pwd47)) : 0.0f);
+                float pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? __uint_as_float(((unsigned int)pwd48)) : 0.0f);
+                float po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                float po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                float po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                float po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
+                float po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                float po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                float po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                float po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
+                float po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                float po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                float po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                float po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
+                float po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                float po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                float po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                float po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
+                float po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                float po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                float po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                float po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                float pa79 = (pg58 + pg57);
+                float pa80 = (pa79 + pg56);
+                float pall81 = (pa80 + pg55);
+                float pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = (pw082 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
+            }
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
+            }
+            if ((pt39 == 0)) {
+                pacc42 = 0.0f;
+            }
+            float pinc83 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)__float_as_uint(pinc83))));
+            }
+            if ((lane < 16)) {
+                float pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = (pacc42 + pb84);
+            }
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
+        }
+    }
+    if ((warp < 16)) {
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
+        for (;;) {
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
+                    continue;
+                }
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
+                __align__(16) float px93[4];
+                *(float4 *)px93 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
+                __align__(16) float px94[4];
+                *(float4 *)px94 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) float px95[4];
+                *(float4 *)px95 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : 0.0f);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : 0.0f);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : 0.0f);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : 0.0f);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : 0.0f);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : 0.0f);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : 0.0f);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : 0.0f);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : 0.0f);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : 0.0f);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : 0.0f);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : 0.0f);
+                    }
+                }
+                float pa96 = px93[0];
+                float pb97 = px93[1];
+                px93[1] = (pa96 + pb97);
+                float pa98 = px93[1];
+                float pb99 = px93[2];
+                px93[2] = (pa98 + pb99);
+                float pa100 = px93[2];
+                float pb101 = px93[3];
+                px93[3] = (pa100 + pb101);
+                float pa102 = px93[3];
+                float pb103 = px94[0];
+                px94[0] = (pa102 + pb103);
+                float pa104 = px94[0];
+                float pb105 = px94[1];
+                px94[1] = (pa104 + pb105);
+                float pa106 = px94[1];
+                float pb107 = px94[2];
+                px94[2] = (pa106 + pb107);
+                float pa108 = px94[2];
+                float pb109 = px94[3];
+                px94[3] = (pa108 + pb109);
+                float pa110 = px94[3];
+                float pb111 = px95[0];
+                px95[0] = (pa110 + pb111);
+                float pa112 = px95[0];
+                float pb113 = px95[1];
+                px95[1] = (pa112 + pb113);
+                float pa114 = px95[1];
+                float pb115 = px95[2];
+                px95[2] = (pa114 + pb115);
+                float pa116 = px95[2];
+                float pb117 = px95[3];
+                px95[3] = (pa116 + pb117);
+                float pv118 = px95[3];
+                float po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (po119 + pv118) : pv118);
+                float po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (po120 + pv118) : pv118);
+                float po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (po121 + pv118) : pv118);
+                float po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (po122 + pv118) : pv118);
+                float po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
+                float pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                float pex125 = ((lane == 0) ? 0.0f : pup124);
+                float pb126 = px95[2];
+                px95[3] = (pex125 + pb126);
+                float pb127 = px95[1];
+                px95[2] = (pex125 + pb127);
+                float pb128 = px95[0];
+                px95[1] = (pex125 + pb128);
+                float pb129 = px94[3];
+                px95[0] = (pex125 + pb129);
+                float pb130 = px94[2];
+                px94[3] = (pex125 + pb130);
+                float pb131 = px94[1];
+                px94[2] = (pex125 + pb131);
+                float pb132 = px94[0];
+                px94[1] = (pex125 + pb132);
+                float pb133 = px93[3];
+                px94[0] = (pex125 + pb133);
+                float pb134 = px93[2];
+                px93[3] = (pex125 + pb134);
+                float pb135 = px93[1];
+                px93[2] = (pex125 + pb135);
+                float pb136 = px93[0];
+                px93[1] = (pex125 + pb136);
+                px93[0] = pex125;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const float4 *)px93;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const float4 *)px94;
+                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const float4 *)px95;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
+                }
+                continue;
+            }
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl137 = (pod89 % 9);
                 const patc_int pt138 = tid6[psl137];
                 float poff139 = off11[(warp + 16 * psl137)];
                 const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
@@ -469,466 +927,10 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
                 }
                 patc_fence_proxy_async();
                 patc_mb_arrive(&empty2[psl137]);
-                pold85 = (pod88 + 1);
+                pold86 = (pod89 + 1);
                 continue;
             }
-            if ((pdone86 && (pod88 == pnx87))) {
-                return;
-            }
-            __nanosleep(20);
-        }
-    }
-}
-
-/* kernel exclSumF32
- *   data parameters: xs: n.f32 (16-byte aligned: bulk copies)
- *   nat parameters:  n
- *   output:          out: n.f32 (n x float) (16-byte aligned: vector stores)
- *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
- *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
- *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
- *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
- */
-extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__ out, const float *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
-{
-    extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    float *ring0 = (float *)(patc_smem + 400);
-    long long *tid6 = (long long *)(patc_smem + 221584);
-    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
-    float *agg8 = (float *)(patc_smem + 221680);
-    float *wtot9 = (float *)(patc_smem + 221728);
-    float *woff10 = (float *)(patc_smem + 222304);
-    float *off11 = (float *)(patc_smem + 222880);
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    if ((((patc_int)threadIdx.x) == 0)) {
-        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
-            patc_mb_init(&full1[i16], 1u);
-            patc_mb_init(&empty2[i16], 512u);
-            patc_mb_init(&tots3[i16], 16u);
-            patc_mb_init(&aggb4[i16], 32u);
-            patc_mb_init(&pref5[i16], 32u);
-        }
-    }
-    __syncthreads();
-    if ((warp == 18)) {
-        if ((lane != 0)) {
-            return;
-        }
-        for (patc_int pk17 = 0; ; pk17 += 1) {
-            const patc_int psl18 = (pk17 % 9);
-            if ((pk17 >= 9)) {
-                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
-            }
-            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
-            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
-                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
-            }
-            if ((pk17 == 0)) {
-                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
-            }
-            const patc_int pt20 = ((unsigned int)pd19);
-            if ((pt20 >= ((n + 6143) / 6144))) {
-                tid6[psl18] = -1ll;
-                patc_mb_arrive(&full1[psl18]);
-                return;
-            }
-            tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
-            patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
-            }
-        }
-    }
-    if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
-                return;
-            }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            float pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0.0f);
-            float po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            float po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            float po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            float po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            float po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            float ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            float pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)__float_as_uint(ptot32))));
-                agg8[psl23] = ptot32;
-            }
-            if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0.0f : pup33);
-            }
-            patc_mb_arrive(&aggb4[psl23]);
-        }
-    }
-    if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        float pprevp35 = 0.0f;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
-                return;
-            }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            float ptot40 = agg8[psl37];
-            float pacc41 = 0.0f;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
-                unsigned long long pwd45 = 0ull;
-                unsigned long long pwd46 = 0ull;
-                unsigned long long pwd47 = 0ull;
-                for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
-                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
-                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
-                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
-                        break;
-                    }
-                    __nanosleep(20);
-                }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
-                }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                float pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? __uint_as_float(((unsigned int)pwd44)) : 0.0f);
-                float pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd45)) : 0.0f);
-                float pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd46)) : 0.0f);
-                float pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? __uint_as_float(((unsigned int)pwd47)) : 0.0f);
-                float po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
-                float po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
-                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
-                float po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
-                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
-                float po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
-                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                float po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
-                float po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
-                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
-                float po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
-                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
-                float po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
-                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                float po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
-                float po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
-                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
-                float po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
-                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
-                float po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
-                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                float po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
-                float po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
-                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
-                float po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
-                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
-                float po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
-                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                float po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
-                float po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
-                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
-                float po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
-                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
-                float po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
-                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                float pa78 = (pg57 + pg56);
-                float pa79 = (pa78 + pg55);
-                float pall80 = (pa79 + pg54);
-                float pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = (pw081 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
-            }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
-            }
-            if ((pt38 == 0)) {
-                pacc41 = 0.0f;
-            }
-            float pinc82 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)__float_as_uint(pinc82))));
-            }
-            if ((lane < 16)) {
-                float pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
-            }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
-        }
-    }
-    if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
-        for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
-                    continue;
-                }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) float px92[4];
-                *(float4 *)px92 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
-                __align__(16) float px93[4];
-                *(float4 *)px93 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
-                __align__(16) float px94[4];
-                *(float4 *)px94 = *(const float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0.0f);
-                    }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0.0f);
-                    }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0.0f);
-                    }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0.0f);
-                    }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0.0f);
-                    }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0.0f);
-                    }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0.0f);
-                    }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0.0f);
-                    }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0.0f);
-                    }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0.0f);
-                    }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0.0f);
-                    }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0.0f);
-                    }
-                }
-                float pa95 = px92[0];
-                float pb96 = px92[1];
-                px92[1] = (pa95 + pb96);
-                float pa97 = px92[1];
-                float pb98 = px92[2];
-                px92[2] = (pa97 + pb98);
-                float pa99 = px92[2];
-                float pb100 = px92[3];
-                px92[3] = (pa99 + pb100);
-                float pa101 = px92[3];
-                float pb102 = px93[0];
-                px93[0] = (pa101 + pb102);
-                float pa103 = px93[0];
-                float pb104 = px93[1];
-                px93[1] = (pa103 + pb104);
-                float pa105 = px93[1];
-                float pb106 = px93[2];
-                px93[2] = (pa105 + pb106);
-                float pa107 = px93[2];
-                float pb108 = px93[3];
-                px93[3] = (pa107 + pb108);
-                float pa109 = px93[3];
-                float pb110 = px94[0];
-                px94[0] = (pa109 + pb110);
-                float pa111 = px94[0];
-                float pb112 = px94[1];
-                px94[1] = (pa111 + pb112);
-                float pa113 = px94[1];
-                float pb114 = px94[2];
-                px94[2] = (pa113 + pb114);
-                float pa115 = px94[2];
-                float pb116 = px94[3];
-                px94[3] = (pa115 + pb116);
-                float pv117 = px94[3];
-                float po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
-                float po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
-                float po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
-                float po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
-                float po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
-                float pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                float pex124 = ((lane == 0) ? 0.0f : pup123);
-                float pb125 = px94[2];
-                px94[3] = (pex124 + pb125);
-                float pb126 = px94[1];
-                px94[2] = (pex124 + pb126);
-                float pb127 = px94[0];
-                px94[1] = (pex124 + pb127);
-                float pb128 = px93[3];
-                px94[0] = (pex124 + pb128);
-                float pb129 = px93[2];
-                px93[3] = (pex124 + pb129);
-                float pb130 = px93[1];
-                px93[2] = (pex124 + pb130);
-                float pb131 = px93[0];
-                px93[1] = (pex124 + pb131);
-                float pb132 = px92[3];
-                px93[0] = (pex124 + pb132);
-                float pb133 = px92[2];
-                px92[3] = (pex124 + pb133);
-                float pb134 = px92[1];
-                px92[2] = (pex124 + pb134);
-                float pb135 = px92[0];
-                px92[1] = (pex124 + pb135);
-                px92[0] = pex124;
-                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const float4 *)px92;
-                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const float4 *)px93;
-                *(float4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const float4 *)px94;
-                __syncwarp();
-                if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
-                }
-                continue;
-            }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl136 = (pod88 % 9);
-                const patc_int pt137 = tid6[psl136];
-                float poff138 = off11[(warp + 16 * psl136)];
-                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
-                __align__(16) float pu140[4];
-                *(float4 *)pu140 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
-                float pb141 = pu140[0];
-                pu140[0] = (poff138 + pb141);
-                float pb142 = pu140[1];
-                pu140[1] = (poff138 + pb142);
-                float pb143 = pu140[2];
-                pu140[2] = (poff138 + pb143);
-                float pb144 = pu140[3];
-                pu140[3] = (poff138 + pb144);
-                if (((4 * lane + 4) <= pcnt139)) {
-                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const float4 *)pu140;
-                }
-                if (((4 * lane + 4) > pcnt139)) {
-                    if (((4 * lane) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
-                    }
-                    if (((4 * lane + 1) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
-                    }
-                    if (((4 * lane + 2) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
-                    }
-                }
-                __align__(16) float pu145[4];
-                *(float4 *)pu145 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
-                float pb146 = pu145[0];
-                pu145[0] = (poff138 + pb146);
-                float pb147 = pu145[1];
-                pu145[1] = (poff138 + pb147);
-                float pb148 = pu145[2];
-                pu145[2] = (poff138 + pb148);
-                float pb149 = pu145[3];
-                pu145[3] = (poff138 + pb149);
-                if (((4 * lane + 132) <= pcnt139)) {
-                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const float4 *)pu145;
-                }
-                if (((4 * lane + 132) > pcnt139)) {
-                    if (((4 * lane + 128) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
-                    }
-                    if (((4 * lane + 129) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
-                    }
-                    if (((4 * lane + 130) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
-                    }
-                }
-                __align__(16) float pu150[4];
-                *(float4 *)pu150 = *(const float4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
-                float pb151 = pu150[0];
-                pu150[0] = (poff138 + pb151);
-                float pb152 = pu150[1];
-                pu150[1] = (poff138 + pb152);
-                float pb153 = pu150[2];
-                pu150[2] = (poff138 + pb153);
-                float pb154 = pu150[3];
-                pu150[3] = (poff138 + pb154);
-                if (((4 * lane + 260) <= pcnt139)) {
-                    *(float4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const float4 *)pu150;
-                }
-                if (((4 * lane + 260) > pcnt139)) {
-                    if (((4 * lane + 256) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
-                    }
-                    if (((4 * lane + 257) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
-                    }
-                    if (((4 * lane + 258) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
-                    }
-                }
-                patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl136]);
-                pold85 = (pod88 + 1);
-                continue;
-            }
-            if ((pdone86 && (pod88 == pnx87))) {
+            if ((pdone87 && (pod89 == pnx88))) {
                 return;
             }
             __nanosleep(20);
@@ -947,17 +949,17 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    int *ring0 = (int *)(patc_smem + 400);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     int *agg8 = (int *)(patc_smem + 221680);
@@ -999,312 +1001,770 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0);
-            int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0);
+            int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot32))));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot33))));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0 : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0 : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        int pprevp35 = 0;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        int pprevp36 = 0;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            int ptot40 = agg8[psl37];
-            int pacc41 = 0;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            int ptot41 = agg8[psl38];
+            int pacc42 = 0;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? (int)(((unsigned int)pwd44)) : 0);
-                int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? (int)(((unsigned int)pwd45)) : 0);
-                int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? (int)(((unsigned int)pwd46)) : 0);
-                int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? (int)(((unsigned int)pwd47)) : 0);
-                int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? (int)(((unsigned int)pwd45)) : 0);
+                int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? (int)(((unsigned int)pwd46)) : 0);
+                int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? (int)(((unsigned int)pwd47)) : 0);
+                int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? (int)(((unsigned int)pwd48)) : 0);
                 int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
                 int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
                 int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
+                int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
                 int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
                 int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
                 int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
+                int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
                 int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
                 int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
                 int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
+                int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
                 int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
                 int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
                 int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
+                int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
                 int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
                 int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
                 int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                int pa78 = (pg57 + pg56);
-                int pa79 = (pa78 + pg55);
-                int pall80 = (pa79 + pg54);
-                int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = (pw081 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                int pa79 = (pg58 + pg57);
+                int pa80 = (pa79 + pg56);
+                int pall81 = (pa80 + pg55);
+                int pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = (pw082 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 0;
+            if ((pt39 == 0)) {
+                pacc42 = 0;
             }
-            int pinc82 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc82))));
+            int pinc83 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc83))));
             }
             if ((lane < 16)) {
-                int pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
+                int pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = (pacc42 + pb84);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
         }
     }
     if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
         for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
                     continue;
                 }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) int px92[4];
-                *(int4 *)px92 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
                 __align__(16) int px93[4];
-                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
                 __align__(16) int px94[4];
-                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0);
+                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) int px95[4];
+                *(int4 *)px95 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : 0);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : 0);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : 0);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : 0);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : 0);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : 0);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : 0);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : 0);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : 0);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : 0);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : 0);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : 0);
                     }
                 }
-                int pa95 = px92[0];
-                int pb96 = px92[1];
-                px92[1] = (pa95 + pb96);
-                int pa97 = px92[1];
-                int pb98 = px92[2];
-                px92[2] = (pa97 + pb98);
-                int pa99 = px92[2];
-                int pb100 = px92[3];
-                px92[3] = (pa99 + pb100);
-                int pa101 = px92[3];
-                int pb102 = px93[0];
-                px93[0] = (pa101 + pb102);
-                int pa103 = px93[0];
-                int pb104 = px93[1];
-                px93[1] = (pa103 + pb104);
-                int pa105 = px93[1];
-                int pb106 = px93[2];
-                px93[2] = (pa105 + pb106);
-                int pa107 = px93[2];
-                int pb108 = px93[3];
-                px93[3] = (pa107 + pb108);
-                int pa109 = px93[3];
-                int pb110 = px94[0];
-                px94[0] = (pa109 + pb110);
-                int pa111 = px94[0];
-                int pb112 = px94[1];
-                px94[1] = (pa111 + pb112);
-                int pa113 = px94[1];
-                int pb114 = px94[2];
-                px94[2] = (pa113 + pb114);
-                int pa115 = px94[2];
-                int pb116 = px94[3];
-                px94[3] = (pa115 + pb116);
-                int pv117 = px94[3];
-                int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
-                int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
-                int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
-                int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
-                int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
-                int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                int pex124 = ((lane == 0) ? 0 : pup123);
-                int pb125 = px92[0];
-                px92[0] = (pex124 + pb125);
-                int pb126 = px92[1];
-                px92[1] = (pex124 + pb126);
-                int pb127 = px92[2];
-                px92[2] = (pex124 + pb127);
-                int pb128 = px92[3];
-                px92[3] = (pex124 + pb128);
-                int pb129 = px93[0];
-                px93[0] = (pex124 + pb129);
-                int pb130 = px93[1];
-                px93[1] = (pex124 + pb130);
-                int pb131 = px93[2];
-                px93[2] = (pex124 + pb131);
-                int pb132 = px93[3];
-                px93[3] = (pex124 + pb132);
-                int pb133 = px94[0];
-                px94[0] = (pex124 + pb133);
-                int pb134 = px94[1];
-                px94[1] = (pex124 + pb134);
-                int pb135 = px94[2];
-                px94[2] = (pex124 + pb135);
-                int pb136 = px94[3];
-                px94[3] = (pex124 + pb136);
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const int4 *)px92;
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const int4 *)px93;
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const int4 *)px94;
+                int pa96 = px93[0];
+                int pb97 = px93[1];
+                px93[1] = (pa96 + pb97);
+                int pa98 = px93[1];
+                int pb99 = px93[2];
+                px93[2] = (pa98 + pb99);
+                int pa100 = px93[2];
+                int pb101 = px93[3];
+                px93[3] = (pa100 + pb101);
+                int pa102 = px93[3];
+                int pb103 = px94[0];
+                px94[0] = (pa102 + pb103);
+                int pa104 = px94[0];
+                int pb105 = px94[1];
+                px94[1] = (pa104 + pb105);
+                int pa106 = px94[1];
+                int pb107 = px94[2];
+                px94[2] = (pa106 + pb107);
+                int pa108 = px94[2];
+                int pb109 = px94[3];
+                px94[3] = (pa108 + pb109);
+                int pa110 = px94[3];
+                int pb111 = px95[0];
+                px95[0] = (pa110 + pb111);
+                int pa112 = px95[0];
+                int pb113 = px95[1];
+                px95[1] = (pa112 + pb113);
+                int pa114 = px95[1];
+                int pb115 = px95[2];
+                px95[2] = (pa114 + pb115);
+                int pa116 = px95[2];
+                int pb117 = px95[3];
+                px95[3] = (pa116 + pb117);
+                int pv118 = px95[3];
+                int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (po119 + pv118) : pv118);
+                int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (po120 + pv118) : pv118);
+                int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (po121 + pv118) : pv118);
+                int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (po122 + pv118) : pv118);
+                int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
+                int pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                int pex125 = ((lane == 0) ? 0 : pup124);
+                int pb126 = px93[0];
+                px93[0] = (pex125 + pb126);
+                int pb127 = px93[1];
+                px93[1] = (pex125 + pb127);
+                int pb128 = px93[2];
+                px93[2] = (pex125 + pb128);
+                int pb129 = px93[3];
+                px93[3] = (pex125 + pb129);
+                int pb130 = px94[0];
+                px94[0] = (pex125 + pb130);
+                int pb131 = px94[1];
+                px94[1] = (pex125 + pb131);
+                int pb132 = px94[2];
+                px94[2] = (pex125 + pb132);
+                int pb133 = px94[3];
+                px94[3] = (pex125 + pb133);
+                int pb134 = px95[0];
+                px95[0] = (pex125 + pb134);
+                int pb135 = px95[1];
+                px95[1] = (pex125 + pb135);
+                int pb136 = px95[2];
+                px95[2] = (pex125 + pb136);
+                int pb137 = px95[3];
+                px95[3] = (pex125 + pb137);
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const int4 *)px93;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const int4 *)px94;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const int4 *)px95;
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
                 }
                 continue;
             }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl137 = (pod88 % 9);
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl138 = (pod89 % 9);
+                const patc_int pt139 = tid6[psl138];
+                int poff140 = off11[(warp + 16 * psl138)];
+                const patc_int pcnt141 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt139)));
+                __align__(16) int pu142[4];
+                *(int4 *)pu142 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138));
+                int pb143 = pu142[0];
+                pu142[0] = (poff140 + pb143);
+                int pb144 = pu142[1];
+                pu142[1] = (poff140 + pb144);
+                int pb145 = pu142[2];
+                pu142[2] = (poff140 + pb145);
+                int pb146 = pu142[3];
+                pu142[3] = (poff140 + pb146);
+                if (((4 * lane + 4) <= pcnt141)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt139)) = *(const int4 *)pu142;
+                }
+                if (((4 * lane + 4) > pcnt141)) {
+                    if (((4 * lane) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139)] = pu142[0];
+                    }
+                    if (((4 * lane + 1) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 1)] = pu142[1];
+                    }
+                    if (((4 * lane + 2) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 2)] = pu142[2];
+                    }
+                }
+                __align__(16) int pu147[4];
+                *(int4 *)pu147 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 128));
+                int pb148 = pu147[0];
+                pu147[0] = (poff140 + pb148);
+                int pb149 = pu147[1];
+                pu147[1] = (poff140 + pb149);
+                int pb150 = pu147[2];
+                pu147[2] = (poff140 + pb150);
+                int pb151 = pu147[3];
+                pu147[3] = (poff140 + pb151);
+                if (((4 * lane + 132) <= pcnt141)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 128)) = *(const int4 *)pu147;
+                }
+                if (((4 * lane + 132) > pcnt141)) {
+                    if (((4 * lane + 128) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 128)] = pu147[0];
+                    }
+                    if (((4 * lane + 129) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 129)] = pu147[1];
+                    }
+                    if (((4 * lane + 130) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 130)] = pu147[2];
+                    }
+                }
+                __align__(16) int pu152[4];
+                *(int4 *)pu152 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 256));
+                int pb153 = pu152[0];
+                pu152[0] = (poff140 + pb153);
+                int pb154 = pu152[1];
+                pu152[1] = (poff140 + pb154);
+                int pb155 = pu152[2];
+                pu152[2] = (poff140 + pb155);
+                int pb156 = pu152[3];
+                pu152[3] = (poff140 + pb156);
+                if (((4 * lane + 260) <= pcnt141)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 256)) = *(const int4 *)pu152;
+                }
+                if (((4 * lane + 260) > pcnt141)) {
+                    if (((4 * lane + 256) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 256)] = pu152[0];
+                    }
+                    if (((4 * lane + 257) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 257)] = pu152[1];
+                    }
+                    if (((4 * lane + 258) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 258)] = pu152[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl138]);
+                pold86 = (pod89 + 1);
+                continue;
+            }
+            if ((pdone87 && (pod89 == pnx88))) {
+                return;
+            }
+            __nanosleep(20);
+        }
+    }
+}
+
+/* kernel exclSumI32
+ *   data parameters: xs: n.i32 (16-byte aligned: bulk copies)
+ *   nat parameters:  n
+ *   output:          out: n.i32 (n x int) (16-byte aligned: vector stores)
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
+ *                    SM count: the blocks loop over the tiles)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    int *agg8 = (int *)(patc_smem + 221680);
+    int *wtot9 = (int *)(patc_smem + 221728);
+    int *woff10 = (int *)(patc_smem + 222304);
+    int *off11 = (int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
+            }
+        }
+    }
+    if ((warp == 16)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 0);
+            int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (po28 + pinc27) : pinc27);
+            int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (po29 + pinc27) : pinc27);
+            int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (po30 + pinc27) : pinc27);
+            int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (po31 + pinc27) : pinc27);
+            int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (po32 + pinc27) : pinc27);
+            int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot33))));
+                agg8[psl24] = ptot33;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 0 : pup34);
+            }
+            patc_mb_arrive(&aggb4[psl24]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev35 = -1ll;
+        int pprevp36 = 0;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            int ptot41 = agg8[psl38];
+            int pacc42 = 0;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
+                for (;;) {
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
+                }
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? (int)(((unsigned int)pwd45)) : 0);
+                int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? (int)(((unsigned int)pwd46)) : 0);
+                int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? (int)(((unsigned int)pwd47)) : 0);
+                int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? (int)(((unsigned int)pwd48)) : 0);
+                int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
+                int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
+                int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
+                int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (po62 + pg58) : pg58);
+                int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
+                int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
+                int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
+                int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (po66 + pg58) : pg58);
+                int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
+                int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
+                int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
+                int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (po70 + pg58) : pg58);
+                int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
+                int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
+                int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
+                int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (po74 + pg58) : pg58);
+                int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
+                int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
+                int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
+                int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (po78 + pg58) : pg58);
+                int pa79 = (pg58 + pg57);
+                int pa80 = (pa79 + pg56);
+                int pall81 = (pa80 + pg55);
+                int pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = (pw082 + pacc42);
+                pfound43 = (pnear54 != 4294967295u);
+            }
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (pprevp36 + pacc42);
+            }
+            if ((pt39 == 0)) {
+                pacc42 = 0;
+            }
+            int pinc83 = (pacc42 + ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc83))));
+            }
+            if ((lane < 16)) {
+                int pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = (pacc42 + pb84);
+            }
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
+        }
+    }
+    if ((warp < 16)) {
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
+        for (;;) {
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
+                    continue;
+                }
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
+                __align__(16) int px93[4];
+                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
+                __align__(16) int px94[4];
+                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) int px95[4];
+                *(int4 *)px95 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : 0);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : 0);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : 0);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : 0);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : 0);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : 0);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : 0);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : 0);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : 0);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : 0);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : 0);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : 0);
+                    }
+                }
+                int pa96 = px93[0];
+                int pb97 = px93[1];
+                px93[1] = (pa96 + pb97);
+                int pa98 = px93[1];
+                int pb99 = px93[2];
+                px93[2] = (pa98 + pb99);
+                int pa100 = px93[2];
+                int pb101 = px93[3];
+                px93[3] = (pa100 + pb101);
+                int pa102 = px93[3];
+                int pb103 = px94[0];
+                px94[0] = (pa102 + pb103);
+                int pa104 = px94[0];
+                int pb105 = px94[1];
+                px94[1] = (pa104 + pb105);
+                int pa106 = px94[1];
+                int pb107 = px94[2];
+                px94[2] = (pa106 + pb107);
+                int pa108 = px94[2];
+                int pb109 = px94[3];
+                px94[3] = (pa108 + pb109);
+                int pa110 = px94[3];
+                int pb111 = px95[0];
+                px95[0] = (pa110 + pb111);
+                int pa112 = px95[0];
+                int pb113 = px95[1];
+                px95[1] = (pa112 + pb113);
+                int pa114 = px95[1];
+                int pb115 = px95[2];
+                px95[2] = (pa114 + pb115);
+                int pa116 = px95[2];
+                int pb117 = px95[3];
+                px95[3] = (pa116 + pb117);
+                int pv118 = px95[3];
+                int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (po119 + pv118) : pv118);
+                int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (po120 + pv118) : pv118);
+                int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (po121 + pv118) : pv118);
+                int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (po122 + pv118) : pv118);
+                int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
+                int pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                int pex125 = ((lane == 0) ? 0 : pup124);
+                int pb126 = px95[2];
+                px95[3] = (pex125 + pb126);
+                int pb127 = px95[1];
+                px95[2] = (pex125 + pb127);
+                int pb128 = px95[0];
+                px95[1] = (pex125 + pb128);
+                int pb129 = px94[3];
+                px95[0] = (pex125 + pb129);
+                int pb130 = px94[2];
+                px94[3] = (pex125 + pb130);
+                int pb131 = px94[1];
+                px94[2] = (pex125 + pb131);
+                int pb132 = px94[0];
+                px94[1] = (pex125 + pb132);
+                int pb133 = px93[3];
+                px94[0] = (pex125 + pb133);
+                int pb134 = px93[2];
+                px93[3] = (pex125 + pb134);
+                int pb135 = px93[1];
+                px93[2] = (pex125 + pb135);
+                int pb136 = px93[0];
+                px93[1] = (pex125 + pb136);
+                px93[0] = pex125;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const int4 *)px93;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const int4 *)px94;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const int4 *)px95;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
+                }
+                continue;
+            }
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl137 = (pod89 % 9);
                 const patc_int pt138 = tid6[psl137];
                 int poff139 = off11[(warp + 16 * psl137)];
                 const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
@@ -1382,466 +1842,10 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
                 }
                 patc_fence_proxy_async();
                 patc_mb_arrive(&empty2[psl137]);
-                pold85 = (pod88 + 1);
+                pold86 = (pod89 + 1);
                 continue;
             }
-            if ((pdone86 && (pod88 == pnx87))) {
-                return;
-            }
-            __nanosleep(20);
-        }
-    }
-}
-
-/* kernel exclSumI32
- *   data parameters: xs: n.i32 (16-byte aligned: bulk copies)
- *   nat parameters:  n
- *   output:          out: n.i32 (n x int) (16-byte aligned: vector stores)
- *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
- *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
- *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
- *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
- */
-extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
-{
-    extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    int *ring0 = (int *)(patc_smem + 400);
-    long long *tid6 = (long long *)(patc_smem + 221584);
-    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
-    int *agg8 = (int *)(patc_smem + 221680);
-    int *wtot9 = (int *)(patc_smem + 221728);
-    int *woff10 = (int *)(patc_smem + 222304);
-    int *off11 = (int *)(patc_smem + 222880);
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    if ((((patc_int)threadIdx.x) == 0)) {
-        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
-            patc_mb_init(&full1[i16], 1u);
-            patc_mb_init(&empty2[i16], 512u);
-            patc_mb_init(&tots3[i16], 16u);
-            patc_mb_init(&aggb4[i16], 32u);
-            patc_mb_init(&pref5[i16], 32u);
-        }
-    }
-    __syncthreads();
-    if ((warp == 18)) {
-        if ((lane != 0)) {
-            return;
-        }
-        for (patc_int pk17 = 0; ; pk17 += 1) {
-            const patc_int psl18 = (pk17 % 9);
-            if ((pk17 >= 9)) {
-                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
-            }
-            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
-            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
-                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
-            }
-            if ((pk17 == 0)) {
-                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
-            }
-            const patc_int pt20 = ((unsigned int)pd19);
-            if ((pt20 >= ((n + 6143) / 6144))) {
-                tid6[psl18] = -1ll;
-                patc_mb_arrive(&full1[psl18]);
-                return;
-            }
-            tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
-            patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
-            }
-        }
-    }
-    if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
-                return;
-            }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 0);
-            int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (po27 + pinc26) : pinc26);
-            int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (po28 + pinc26) : pinc26);
-            int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (po29 + pinc26) : pinc26);
-            int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (po30 + pinc26) : pinc26);
-            int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (po31 + pinc26) : pinc26);
-            int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot32))));
-                agg8[psl23] = ptot32;
-            }
-            if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 0 : pup33);
-            }
-            patc_mb_arrive(&aggb4[psl23]);
-        }
-    }
-    if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        int pprevp35 = 0;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
-                return;
-            }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            int ptot40 = agg8[psl37];
-            int pacc41 = 0;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
-                unsigned long long pwd45 = 0ull;
-                unsigned long long pwd46 = 0ull;
-                unsigned long long pwd47 = 0ull;
-                for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
-                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
-                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
-                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
-                        break;
-                    }
-                    __nanosleep(20);
-                }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
-                }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? (int)(((unsigned int)pwd44)) : 0);
-                int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? (int)(((unsigned int)pwd45)) : 0);
-                int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? (int)(((unsigned int)pwd46)) : 0);
-                int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? (int)(((unsigned int)pwd47)) : 0);
-                int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (po58 + pg54) : pg54);
-                int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
-                pg55 = (((lane + 1) < 32) ? (po59 + pg55) : pg55);
-                int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
-                pg56 = (((lane + 1) < 32) ? (po60 + pg56) : pg56);
-                int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
-                pg57 = (((lane + 1) < 32) ? (po61 + pg57) : pg57);
-                int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (po62 + pg54) : pg54);
-                int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
-                pg55 = (((lane + 2) < 32) ? (po63 + pg55) : pg55);
-                int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
-                pg56 = (((lane + 2) < 32) ? (po64 + pg56) : pg56);
-                int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
-                pg57 = (((lane + 2) < 32) ? (po65 + pg57) : pg57);
-                int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (po66 + pg54) : pg54);
-                int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
-                pg55 = (((lane + 4) < 32) ? (po67 + pg55) : pg55);
-                int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
-                pg56 = (((lane + 4) < 32) ? (po68 + pg56) : pg56);
-                int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
-                pg57 = (((lane + 4) < 32) ? (po69 + pg57) : pg57);
-                int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (po70 + pg54) : pg54);
-                int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
-                pg55 = (((lane + 8) < 32) ? (po71 + pg55) : pg55);
-                int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
-                pg56 = (((lane + 8) < 32) ? (po72 + pg56) : pg56);
-                int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
-                pg57 = (((lane + 8) < 32) ? (po73 + pg57) : pg57);
-                int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (po74 + pg54) : pg54);
-                int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
-                pg55 = (((lane + 16) < 32) ? (po75 + pg55) : pg55);
-                int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
-                pg56 = (((lane + 16) < 32) ? (po76 + pg56) : pg56);
-                int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
-                pg57 = (((lane + 16) < 32) ? (po77 + pg57) : pg57);
-                int pa78 = (pg57 + pg56);
-                int pa79 = (pa78 + pg55);
-                int pall80 = (pa79 + pg54);
-                int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = (pw081 + pacc41);
-                pfound42 = (pnear53 != 4294967295u);
-            }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (pprevp35 + pacc41);
-            }
-            if ((pt38 == 0)) {
-                pacc41 = 0;
-            }
-            int pinc82 = (pacc41 + ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc82))));
-            }
-            if ((lane < 16)) {
-                int pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = (pacc41 + pb83);
-            }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
-        }
-    }
-    if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
-        for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
-                    continue;
-                }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) int px92[4];
-                *(int4 *)px92 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
-                __align__(16) int px93[4];
-                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
-                __align__(16) int px94[4];
-                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 0);
-                    }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 0);
-                    }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 0);
-                    }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 0);
-                    }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 0);
-                    }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 0);
-                    }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 0);
-                    }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 0);
-                    }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 0);
-                    }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 0);
-                    }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 0);
-                    }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 0);
-                    }
-                }
-                int pa95 = px92[0];
-                int pb96 = px92[1];
-                px92[1] = (pa95 + pb96);
-                int pa97 = px92[1];
-                int pb98 = px92[2];
-                px92[2] = (pa97 + pb98);
-                int pa99 = px92[2];
-                int pb100 = px92[3];
-                px92[3] = (pa99 + pb100);
-                int pa101 = px92[3];
-                int pb102 = px93[0];
-                px93[0] = (pa101 + pb102);
-                int pa103 = px93[0];
-                int pb104 = px93[1];
-                px93[1] = (pa103 + pb104);
-                int pa105 = px93[1];
-                int pb106 = px93[2];
-                px93[2] = (pa105 + pb106);
-                int pa107 = px93[2];
-                int pb108 = px93[3];
-                px93[3] = (pa107 + pb108);
-                int pa109 = px93[3];
-                int pb110 = px94[0];
-                px94[0] = (pa109 + pb110);
-                int pa111 = px94[0];
-                int pb112 = px94[1];
-                px94[1] = (pa111 + pb112);
-                int pa113 = px94[1];
-                int pb114 = px94[2];
-                px94[2] = (pa113 + pb114);
-                int pa115 = px94[2];
-                int pb116 = px94[3];
-                px94[3] = (pa115 + pb116);
-                int pv117 = px94[3];
-                int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (po118 + pv117) : pv117);
-                int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (po119 + pv117) : pv117);
-                int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (po120 + pv117) : pv117);
-                int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (po121 + pv117) : pv117);
-                int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (po122 + pv117) : pv117);
-                int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                int pex124 = ((lane == 0) ? 0 : pup123);
-                int pb125 = px94[2];
-                px94[3] = (pex124 + pb125);
-                int pb126 = px94[1];
-                px94[2] = (pex124 + pb126);
-                int pb127 = px94[0];
-                px94[1] = (pex124 + pb127);
-                int pb128 = px93[3];
-                px94[0] = (pex124 + pb128);
-                int pb129 = px93[2];
-                px93[3] = (pex124 + pb129);
-                int pb130 = px93[1];
-                px93[2] = (pex124 + pb130);
-                int pb131 = px93[0];
-                px93[1] = (pex124 + pb131);
-                int pb132 = px92[3];
-                px93[0] = (pex124 + pb132);
-                int pb133 = px92[2];
-                px92[3] = (pex124 + pb133);
-                int pb134 = px92[1];
-                px92[2] = (pex124 + pb134);
-                int pb135 = px92[0];
-                px92[1] = (pex124 + pb135);
-                px92[0] = pex124;
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const int4 *)px92;
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const int4 *)px93;
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const int4 *)px94;
-                __syncwarp();
-                if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
-                }
-                continue;
-            }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl136 = (pod88 % 9);
-                const patc_int pt137 = tid6[psl136];
-                int poff138 = off11[(warp + 16 * psl136)];
-                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
-                __align__(16) int pu140[4];
-                *(int4 *)pu140 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
-                int pb141 = pu140[0];
-                pu140[0] = (poff138 + pb141);
-                int pb142 = pu140[1];
-                pu140[1] = (poff138 + pb142);
-                int pb143 = pu140[2];
-                pu140[2] = (poff138 + pb143);
-                int pb144 = pu140[3];
-                pu140[3] = (poff138 + pb144);
-                if (((4 * lane + 4) <= pcnt139)) {
-                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const int4 *)pu140;
-                }
-                if (((4 * lane + 4) > pcnt139)) {
-                    if (((4 * lane) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
-                    }
-                    if (((4 * lane + 1) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
-                    }
-                    if (((4 * lane + 2) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
-                    }
-                }
-                __align__(16) int pu145[4];
-                *(int4 *)pu145 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
-                int pb146 = pu145[0];
-                pu145[0] = (poff138 + pb146);
-                int pb147 = pu145[1];
-                pu145[1] = (poff138 + pb147);
-                int pb148 = pu145[2];
-                pu145[2] = (poff138 + pb148);
-                int pb149 = pu145[3];
-                pu145[3] = (poff138 + pb149);
-                if (((4 * lane + 132) <= pcnt139)) {
-                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const int4 *)pu145;
-                }
-                if (((4 * lane + 132) > pcnt139)) {
-                    if (((4 * lane + 128) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
-                    }
-                    if (((4 * lane + 129) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
-                    }
-                    if (((4 * lane + 130) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
-                    }
-                }
-                __align__(16) int pu150[4];
-                *(int4 *)pu150 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
-                int pb151 = pu150[0];
-                pu150[0] = (poff138 + pb151);
-                int pb152 = pu150[1];
-                pu150[1] = (poff138 + pb152);
-                int pb153 = pu150[2];
-                pu150[2] = (poff138 + pb153);
-                int pb154 = pu150[3];
-                pu150[3] = (poff138 + pb154);
-                if (((4 * lane + 260) <= pcnt139)) {
-                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const int4 *)pu150;
-                }
-                if (((4 * lane + 260) > pcnt139)) {
-                    if (((4 * lane + 256) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
-                    }
-                    if (((4 * lane + 257) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
-                    }
-                    if (((4 * lane + 258) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
-                    }
-                }
-                patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl136]);
-                pold85 = (pod88 + 1);
-                continue;
-            }
-            if ((pdone86 && (pod88 == pnx87))) {
+            if ((pdone87 && (pod89 == pnx88))) {
                 return;
             }
             __nanosleep(20);
@@ -1860,17 +1864,17 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ out, const int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    int *ring0 = (int *)(patc_smem + 400);
+    int *ring0 = (int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     int *agg8 = (int *)(patc_smem + 221680);
@@ -1912,393 +1916,394 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : ((0 - 2147483647) - 1));
-            int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? max(po27, pinc26) : pinc26);
-            int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? max(po28, pinc26) : pinc26);
-            int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? max(po29, pinc26) : pinc26);
-            int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? max(po30, pinc26) : pinc26);
-            int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? max(po31, pinc26) : pinc26);
-            int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : ((0 - 2147483647) - 1));
+            int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? max(po28, pinc27) : pinc27);
+            int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? max(po29, pinc27) : pinc27);
+            int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? max(po30, pinc27) : pinc27);
+            int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? max(po31, pinc27) : pinc27);
+            int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? max(po32, pinc27) : pinc27);
+            int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot32))));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)(unsigned int)(ptot33))));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? ((0 - 2147483647) - 1) : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? ((0 - 2147483647) - 1) : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        int pprevp35 = ((0 - 2147483647) - 1);
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        int pprevp36 = ((0 - 2147483647) - 1);
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            int ptot40 = agg8[psl37];
-            int pacc41 = ((0 - 2147483647) - 1);
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            int ptot41 = agg8[psl38];
+            int pacc42 = ((0 - 2147483647) - 1);
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? (int)(((unsigned int)pwd44)) : ((0 - 2147483647) - 1));
-                int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? (int)(((unsigned int)pwd45)) : ((0 - 2147483647) - 1));
-                int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? (int)(((unsigned int)pwd46)) : ((0 - 2147483647) - 1));
-                int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? (int)(((unsigned int)pwd47)) : ((0 - 2147483647) - 1));
-                int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? max(po58, pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? (int)(((unsigned int)pwd45)) : ((0 - 2147483647) - 1));
+                int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? (int)(((unsigned int)pwd46)) : ((0 - 2147483647) - 1));
+                int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? (int)(((unsigned int)pwd47)) : ((0 - 2147483647) - 1));
+                int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? (int)(((unsigned int)pwd48)) : ((0 - 2147483647) - 1));
                 int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? max(po59, pg55) : pg55);
                 int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? max(po60, pg56) : pg56);
                 int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? max(po61, pg57) : pg57);
-                int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? max(po62, pg54) : pg54);
+                int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? max(po62, pg58) : pg58);
                 int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? max(po63, pg55) : pg55);
                 int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? max(po64, pg56) : pg56);
                 int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? max(po65, pg57) : pg57);
-                int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? max(po66, pg54) : pg54);
+                int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? max(po66, pg58) : pg58);
                 int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? max(po67, pg55) : pg55);
                 int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? max(po68, pg56) : pg56);
                 int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? max(po69, pg57) : pg57);
-                int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? max(po70, pg54) : pg54);
+                int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? max(po70, pg58) : pg58);
                 int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? max(po71, pg55) : pg55);
                 int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? max(po72, pg56) : pg56);
                 int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? max(po73, pg57) : pg57);
-                int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? max(po74, pg54) : pg54);
+                int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? max(po74, pg58) : pg58);
                 int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? max(po75, pg55) : pg55);
                 int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? max(po76, pg56) : pg56);
                 int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? max(po77, pg57) : pg57);
-                int pa78 = max(pg57, pg56);
-                int pa79 = max(pa78, pg55);
-                int pall80 = max(pa79, pg54);
-                int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = max(pw081, pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? max(po78, pg58) : pg58);
+                int pa79 = max(pg58, pg57);
+                int pa80 = max(pa79, pg56);
+                int pall81 = max(pa80, pg55);
+                int pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = max(pw082, pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = max(pprevp35, pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = max(pprevp36, pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = ((0 - 2147483647) - 1);
+            if ((pt39 == 0)) {
+                pacc42 = ((0 - 2147483647) - 1);
             }
-            int pinc82 = max(pacc41, ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc82))));
+            int pinc83 = max(pacc42, ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)(unsigned int)(pinc83))));
             }
             if ((lane < 16)) {
-                int pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = max(pacc41, pb83);
+                int pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = max(pacc42, pb84);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
         }
     }
     if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
         for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
                     continue;
                 }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) int px92[4];
-                *(int4 *)px92 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
                 __align__(16) int px93[4];
-                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                *(int4 *)px93 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
                 __align__(16) int px94[4];
-                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : ((0 - 2147483647) - 1));
+                *(int4 *)px94 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) int px95[4];
+                *(int4 *)px95 = *(const int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : ((0 - 2147483647) - 1));
                     }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : ((0 - 2147483647) - 1));
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : ((0 - 2147483647) - 1));
                     }
                 }
-                int pa95 = px92[0];
-                int pb96 = px92[1];
-                px92[1] = max(pa95, pb96);
-                int pa97 = px92[1];
-                int pb98 = px92[2];
-                px92[2] = max(pa97, pb98);
-                int pa99 = px92[2];
-                int pb100 = px92[3];
-                px92[3] = max(pa99, pb100);
-                int pa101 = px92[3];
-                int pb102 = px93[0];
-                px93[0] = max(pa101, pb102);
-                int pa103 = px93[0];
-                int pb104 = px93[1];
-                px93[1] = max(pa103, pb104);
-                int pa105 = px93[1];
-                int pb106 = px93[2];
-                px93[2] = max(pa105, pb106);
-                int pa107 = px93[2];
-                int pb108 = px93[3];
-                px93[3] = max(pa107, pb108);
-                int pa109 = px93[3];
-                int pb110 = px94[0];
-                px94[0] = max(pa109, pb110);
-                int pa111 = px94[0];
-                int pb112 = px94[1];
-                px94[1] = max(pa111, pb112);
-                int pa113 = px94[1];
-                int pb114 = px94[2];
-                px94[2] = max(pa113, pb114);
-                int pa115 = px94[2];
-                int pb116 = px94[3];
-                px94[3] = max(pa115, pb116);
-                int pv117 = px94[3];
-                int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? max(po118, pv117) : pv117);
-                int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? max(po119, pv117) : pv117);
-                int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? max(po120, pv117) : pv117);
-                int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? max(po121, pv117) : pv117);
-                int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? max(po122, pv117) : pv117);
-                int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                int pex124 = ((lane == 0) ? ((0 - 2147483647) - 1) : pup123);
-                int pb125 = px92[0];
-                px92[0] = max(pex124, pb125);
-                int pb126 = px92[1];
-                px92[1] = max(pex124, pb126);
-                int pb127 = px92[2];
-                px92[2] = max(pex124, pb127);
-                int pb128 = px92[3];
-                px92[3] = max(pex124, pb128);
-                int pb129 = px93[0];
-                px93[0] = max(pex124, pb129);
-                int pb130 = px93[1];
-                px93[1] = max(pex124, pb130);
-                int pb131 = px93[2];
-                px93[2] = max(pex124, pb131);
-                int pb132 = px93[3];
-                px93[3] = max(pex124, pb132);
-                int pb133 = px94[0];
-                px94[0] = max(pex124, pb133);
-                int pb134 = px94[1];
-                px94[1] = max(pex124, pb134);
-                int pb135 = px94[2];
-                px94[2] = max(pex124, pb135);
-                int pb136 = px94[3];
-                px94[3] = max(pex124, pb136);
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const int4 *)px92;
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const int4 *)px93;
-                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const int4 *)px94;
+                int pa96 = px93[0];
+                int pb97 = px93[1];
+                px93[1] = max(pa96, pb97);
+                int pa98 = px93[1];
+                int pb99 = px93[2];
+                px93[2] = max(pa98, pb99);
+                int pa100 = px93[2];
+                int pb101 = px93[3];
+                px93[3] = max(pa100, pb101);
+                int pa102 = px93[3];
+                int pb103 = px94[0];
+                px94[0] = max(pa102, pb103);
+                int pa104 = px94[0];
+                int pb105 = px94[1];
+                px94[1] = max(pa104, pb105);
+                int pa106 = px94[1];
+                int pb107 = px94[2];
+                px94[2] = max(pa106, pb107);
+                int pa108 = px94[2];
+                int pb109 = px94[3];
+                px94[3] = max(pa108, pb109);
+                int pa110 = px94[3];
+                int pb111 = px95[0];
+                px95[0] = max(pa110, pb111);
+                int pa112 = px95[0];
+                int pb113 = px95[1];
+                px95[1] = max(pa112, pb113);
+                int pa114 = px95[1];
+                int pb115 = px95[2];
+                px95[2] = max(pa114, pb115);
+                int pa116 = px95[2];
+                int pb117 = px95[3];
+                px95[3] = max(pa116, pb117);
+                int pv118 = px95[3];
+                int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? max(po119, pv118) : pv118);
+                int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? max(po120, pv118) : pv118);
+                int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? max(po121, pv118) : pv118);
+                int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? max(po122, pv118) : pv118);
+                int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? max(po123, pv118) : pv118);
+                int pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                int pex125 = ((lane == 0) ? ((0 - 2147483647) - 1) : pup124);
+                int pb126 = px93[0];
+                px93[0] = max(pex125, pb126);
+                int pb127 = px93[1];
+                px93[1] = max(pex125, pb127);
+                int pb128 = px93[2];
+                px93[2] = max(pex125, pb128);
+                int pb129 = px93[3];
+                px93[3] = max(pex125, pb129);
+                int pb130 = px94[0];
+                px94[0] = max(pex125, pb130);
+                int pb131 = px94[1];
+                px94[1] = max(pex125, pb131);
+                int pb132 = px94[2];
+                px94[2] = max(pex125, pb132);
+                int pb133 = px94[3];
+                px94[3] = max(pex125, pb133);
+                int pb134 = px95[0];
+                px95[0] = max(pex125, pb134);
+                int pb135 = px95[1];
+                px95[1] = max(pex125, pb135);
+                int pb136 = px95[2];
+                px95[2] = max(pex125, pb136);
+                int pb137 = px95[3];
+                px95[3] = max(pex125, pb137);
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const int4 *)px93;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const int4 *)px94;
+                *(int4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const int4 *)px95;
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
                 }
                 continue;
             }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl137 = (pod88 % 9);
-                const patc_int pt138 = tid6[psl137];
-                int poff139 = off11[(warp + 16 * psl137)];
-                const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
-                __align__(16) int pu141[4];
-                *(int4 *)pu141 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137));
-                int pb142 = pu141[0];
-                pu141[0] = max(poff139, pb142);
-                int pb143 = pu141[1];
-                pu141[1] = max(poff139, pb143);
-                int pb144 = pu141[2];
-                pu141[2] = max(poff139, pb144);
-                int pb145 = pu141[3];
-                pu141[3] = max(poff139, pb145);
-                if (((4 * lane + 4) <= pcnt140)) {
-                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138)) = *(const int4 *)pu141;
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl138 = (pod89 % 9);
+                const patc_int pt139 = tid6[psl138];
+                int poff140 = off11[(warp + 16 * psl138)];
+                const patc_int pcnt141 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt139)));
+                __align__(16) int pu142[4];
+                *(int4 *)pu142 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138));
+                int pb143 = pu142[0];
+                pu142[0] = max(poff140, pb143);
+                int pb144 = pu142[1];
+                pu142[1] = max(poff140, pb144);
+                int pb145 = pu142[2];
+                pu142[2] = max(poff140, pb145);
+                int pb146 = pu142[3];
+                pu142[3] = max(poff140, pb146);
+                if (((4 * lane + 4) <= pcnt141)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt139)) = *(const int4 *)pu142;
                 }
-                if (((4 * lane + 4) > pcnt140)) {
-                    if (((4 * lane) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138)] = pu141[0];
+                if (((4 * lane + 4) > pcnt141)) {
+                    if (((4 * lane) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139)] = pu142[0];
                     }
-                    if (((4 * lane + 1) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 1)] = pu141[1];
+                    if (((4 * lane + 1) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 1)] = pu142[1];
                     }
-                    if (((4 * lane + 2) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 2)] = pu141[2];
-                    }
-                }
-                __align__(16) int pu146[4];
-                *(int4 *)pu146 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 128));
-                int pb147 = pu146[0];
-                pu146[0] = max(poff139, pb147);
-                int pb148 = pu146[1];
-                pu146[1] = max(poff139, pb148);
-                int pb149 = pu146[2];
-                pu146[2] = max(poff139, pb149);
-                int pb150 = pu146[3];
-                pu146[3] = max(poff139, pb150);
-                if (((4 * lane + 132) <= pcnt140)) {
-                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 128)) = *(const int4 *)pu146;
-                }
-                if (((4 * lane + 132) > pcnt140)) {
-                    if (((4 * lane + 128) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 128)] = pu146[0];
-                    }
-                    if (((4 * lane + 129) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 129)] = pu146[1];
-                    }
-                    if (((4 * lane + 130) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 130)] = pu146[2];
+                    if (((4 * lane + 2) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 2)] = pu142[2];
                     }
                 }
-                __align__(16) int pu151[4];
-                *(int4 *)pu151 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 256));
-                int pb152 = pu151[0];
-                pu151[0] = max(poff139, pb152);
-                int pb153 = pu151[1];
-                pu151[1] = max(poff139, pb153);
-                int pb154 = pu151[2];
-                pu151[2] = max(poff139, pb154);
-                int pb155 = pu151[3];
-                pu151[3] = max(poff139, pb155);
-                if (((4 * lane + 260) <= pcnt140)) {
-                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 256)) = *(const int4 *)pu151;
+                __align__(16) int pu147[4];
+                *(int4 *)pu147 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 128));
+                int pb148 = pu147[0];
+                pu147[0] = max(poff140, pb148);
+                int pb149 = pu147[1];
+                pu147[1] = max(poff140, pb149);
+                int pb150 = pu147[2];
+                pu147[2] = max(poff140, pb150);
+                int pb151 = pu147[3];
+                pu147[3] = max(poff140, pb151);
+                if (((4 * lane + 132) <= pcnt141)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 128)) = *(const int4 *)pu147;
                 }
-                if (((4 * lane + 260) > pcnt140)) {
-                    if (((4 * lane + 256) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 256)] = pu151[0];
+                if (((4 * lane + 132) > pcnt141)) {
+                    if (((4 * lane + 128) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 128)] = pu147[0];
                     }
-                    if (((4 * lane + 257) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 257)] = pu151[1];
+                    if (((4 * lane + 129) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 129)] = pu147[1];
                     }
-                    if (((4 * lane + 258) < pcnt140)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt138 + 258)] = pu151[2];
+                    if (((4 * lane + 130) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 130)] = pu147[2];
+                    }
+                }
+                __align__(16) int pu152[4];
+                *(int4 *)pu152 = *(const int4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 256));
+                int pb153 = pu152[0];
+                pu152[0] = max(poff140, pb153);
+                int pb154 = pu152[1];
+                pu152[1] = max(poff140, pb154);
+                int pb155 = pu152[2];
+                pu152[2] = max(poff140, pb155);
+                int pb156 = pu152[3];
+                pu152[3] = max(poff140, pb156);
+                if (((4 * lane + 260) <= pcnt141)) {
+                    *(int4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 256)) = *(const int4 *)pu152;
+                }
+                if (((4 * lane + 260) > pcnt141)) {
+                    if (((4 * lane + 256) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 256)] = pu152[0];
+                    }
+                    if (((4 * lane + 257) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 257)] = pu152[1];
+                    }
+                    if (((4 * lane + 258) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 258)] = pu152[2];
                     }
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl137]);
-                pold85 = (pod88 + 1);
+                patc_mb_arrive(&empty2[psl138]);
+                pold86 = (pod89 + 1);
                 continue;
             }
-            if ((pdone86 && (pod88 == pnx87))) {
+            if ((pdone87 && (pod89 == pnx88))) {
                 return;
             }
             __nanosleep(20);
@@ -2317,17 +2322,17 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    unsigned int *ring0 = (unsigned int *)(patc_smem + 400);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
@@ -2369,392 +2374,393 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 4294967295u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? min(po27, pinc26) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? min(po28, pinc26) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? min(po29, pinc26) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? min(po30, pinc26) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? min(po31, pinc26) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 4294967295u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? min(po28, pinc27) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? min(po29, pinc27) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? min(po30, pinc27) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? min(po31, pinc27) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? min(po32, pinc27) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 4294967295u : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 4294967295u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 4294967295u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 4294967295u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 4294967295u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 4294967295u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 4294967295u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 4294967295u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 4294967295u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 4294967295u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? min(po58, pg54) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 4294967295u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 4294967295u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 4294967295u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 4294967295u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? min(po59, pg55) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? min(po60, pg56) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? min(po61, pg57) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? min(po62, pg54) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? min(po62, pg58) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? min(po63, pg55) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? min(po64, pg56) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? min(po65, pg57) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? min(po66, pg54) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? min(po66, pg58) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? min(po67, pg55) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? min(po68, pg56) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? min(po69, pg57) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? min(po70, pg54) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? min(po70, pg58) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? min(po71, pg55) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? min(po72, pg56) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? min(po73, pg57) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? min(po74, pg54) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? min(po74, pg58) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? min(po75, pg55) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? min(po76, pg56) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? min(po77, pg57) : pg57);
-                unsigned int pa78 = min(pg57, pg56);
-                unsigned int pa79 = min(pa78, pg55);
-                unsigned int pall80 = min(pa79, pg54);
-                unsigned int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = min(pw081, pacc41);
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? min(po78, pg58) : pg58);
+                unsigned int pa79 = min(pg58, pg57);
+                unsigned int pa80 = min(pa79, pg56);
+                unsigned int pall81 = min(pa80, pg55);
+                unsigned int pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = min(pw082, pacc42);
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = min(pprevp35, pacc41);
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = min(pprevp36, pacc42);
             }
-            if ((pt38 == 0)) {
-                pacc41 = 4294967295u;
+            if ((pt39 == 0)) {
+                pacc42 = 4294967295u;
             }
-            unsigned int pinc82 = min(pacc41, ptot40);
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc82)));
+            unsigned int pinc83 = min(pacc42, ptot41);
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc83)));
             }
             if ((lane < 16)) {
-                unsigned int pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = min(pacc41, pb83);
+                unsigned int pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = min(pacc42, pb84);
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
         }
     }
     if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
         for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
                     continue;
                 }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) unsigned int px92[4];
-                *(uint4 *)px92 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
                 __align__(16) unsigned int px93[4];
-                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
                 __align__(16) unsigned int px94[4];
-                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 4294967295u);
+                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) unsigned int px95[4];
+                *(uint4 *)px95 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : 4294967295u);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 4294967295u);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : 4294967295u);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 4294967295u);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : 4294967295u);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 4294967295u);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : 4294967295u);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 4294967295u);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : 4294967295u);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 4294967295u);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : 4294967295u);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 4294967295u);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : 4294967295u);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 4294967295u);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : 4294967295u);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 4294967295u);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : 4294967295u);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 4294967295u);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : 4294967295u);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 4294967295u);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : 4294967295u);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 4294967295u);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : 4294967295u);
                     }
                 }
-                unsigned int pa95 = px92[0];
-                unsigned int pb96 = px92[1];
-                px92[1] = min(pa95, pb96);
-                unsigned int pa97 = px92[1];
-                unsigned int pb98 = px92[2];
-                px92[2] = min(pa97, pb98);
-                unsigned int pa99 = px92[2];
-                unsigned int pb100 = px92[3];
-                px92[3] = min(pa99, pb100);
-                unsigned int pa101 = px92[3];
-                unsigned int pb102 = px93[0];
-                px93[0] = min(pa101, pb102);
-                unsigned int pa103 = px93[0];
-                unsigned int pb104 = px93[1];
-                px93[1] = min(pa103, pb104);
-                unsigned int pa105 = px93[1];
-                unsigned int pb106 = px93[2];
-                px93[2] = min(pa105, pb106);
-                unsigned int pa107 = px93[2];
-                unsigned int pb108 = px93[3];
-                px93[3] = min(pa107, pb108);
-                unsigned int pa109 = px93[3];
-                unsigned int pb110 = px94[0];
-                px94[0] = min(pa109, pb110);
-                unsigned int pa111 = px94[0];
-                unsigned int pb112 = px94[1];
-                px94[1] = min(pa111, pb112);
-                unsigned int pa113 = px94[1];
-                unsigned int pb114 = px94[2];
-                px94[2] = min(pa113, pb114);
-                unsigned int pa115 = px94[2];
-                unsigned int pb116 = px94[3];
-                px94[3] = min(pa115, pb116);
-                unsigned int pv117 = px94[3];
-                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? min(po118, pv117) : pv117);
-                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? min(po119, pv117) : pv117);
-                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? min(po120, pv117) : pv117);
-                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? min(po121, pv117) : pv117);
-                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? min(po122, pv117) : pv117);
-                unsigned int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                unsigned int pex124 = ((lane == 0) ? 4294967295u : pup123);
-                unsigned int pb125 = px94[2];
-                px94[3] = min(pex124, pb125);
-                unsigned int pb126 = px94[1];
-                px94[2] = min(pex124, pb126);
-                unsigned int pb127 = px94[0];
-                px94[1] = min(pex124, pb127);
-                unsigned int pb128 = px93[3];
-                px94[0] = min(pex124, pb128);
-                unsigned int pb129 = px93[2];
-                px93[3] = min(pex124, pb129);
-                unsigned int pb130 = px93[1];
-                px93[2] = min(pex124, pb130);
-                unsigned int pb131 = px93[0];
-                px93[1] = min(pex124, pb131);
-                unsigned int pb132 = px92[3];
-                px93[0] = min(pex124, pb132);
-                unsigned int pb133 = px92[2];
-                px92[3] = min(pex124, pb133);
-                unsigned int pb134 = px92[1];
-                px92[2] = min(pex124, pb134);
-                unsigned int pb135 = px92[0];
-                px92[1] = min(pex124, pb135);
-                px92[0] = pex124;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const uint4 *)px92;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const uint4 *)px93;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const uint4 *)px94;
+                unsigned int pa96 = px93[0];
+                unsigned int pb97 = px93[1];
+                px93[1] = min(pa96, pb97);
+                unsigned int pa98 = px93[1];
+                unsigned int pb99 = px93[2];
+                px93[2] = min(pa98, pb99);
+                unsigned int pa100 = px93[2];
+                unsigned int pb101 = px93[3];
+                px93[3] = min(pa100, pb101);
+                unsigned int pa102 = px93[3];
+                unsigned int pb103 = px94[0];
+                px94[0] = min(pa102, pb103);
+                unsigned int pa104 = px94[0];
+                unsigned int pb105 = px94[1];
+                px94[1] = min(pa104, pb105);
+                unsigned int pa106 = px94[1];
+                unsigned int pb107 = px94[2];
+                px94[2] = min(pa106, pb107);
+                unsigned int pa108 = px94[2];
+                unsigned int pb109 = px94[3];
+                px94[3] = min(pa108, pb109);
+                unsigned int pa110 = px94[3];
+                unsigned int pb111 = px95[0];
+                px95[0] = min(pa110, pb111);
+                unsigned int pa112 = px95[0];
+                unsigned int pb113 = px95[1];
+                px95[1] = min(pa112, pb113);
+                unsigned int pa114 = px95[1];
+                unsigned int pb115 = px95[2];
+                px95[2] = min(pa114, pb115);
+                unsigned int pa116 = px95[2];
+                unsigned int pb117 = px95[3];
+                px95[3] = min(pa116, pb117);
+                unsigned int pv118 = px95[3];
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? min(po119, pv118) : pv118);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? min(po120, pv118) : pv118);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? min(po121, pv118) : pv118);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? min(po122, pv118) : pv118);
+                unsigned int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? min(po123, pv118) : pv118);
+                unsigned int pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                unsigned int pex125 = ((lane == 0) ? 4294967295u : pup124);
+                unsigned int pb126 = px95[2];
+                px95[3] = min(pex125, pb126);
+                unsigned int pb127 = px95[1];
+                px95[2] = min(pex125, pb127);
+                unsigned int pb128 = px95[0];
+                px95[1] = min(pex125, pb128);
+                unsigned int pb129 = px94[3];
+                px95[0] = min(pex125, pb129);
+                unsigned int pb130 = px94[2];
+                px94[3] = min(pex125, pb130);
+                unsigned int pb131 = px94[1];
+                px94[2] = min(pex125, pb131);
+                unsigned int pb132 = px94[0];
+                px94[1] = min(pex125, pb132);
+                unsigned int pb133 = px93[3];
+                px94[0] = min(pex125, pb133);
+                unsigned int pb134 = px93[2];
+                px93[3] = min(pex125, pb134);
+                unsigned int pb135 = px93[1];
+                px93[2] = min(pex125, pb135);
+                unsigned int pb136 = px93[0];
+                px93[1] = min(pex125, pb136);
+                px93[0] = pex125;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const uint4 *)px93;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const uint4 *)px94;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const uint4 *)px95;
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
                 }
                 continue;
             }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl136 = (pod88 % 9);
-                const patc_int pt137 = tid6[psl136];
-                unsigned int poff138 = off11[(warp + 16 * psl136)];
-                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
-                __align__(16) unsigned int pu140[4];
-                *(uint4 *)pu140 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
-                unsigned int pb141 = pu140[0];
-                pu140[0] = min(poff138, pb141);
-                unsigned int pb142 = pu140[1];
-                pu140[1] = min(poff138, pb142);
-                unsigned int pb143 = pu140[2];
-                pu140[2] = min(poff138, pb143);
-                unsigned int pb144 = pu140[3];
-                pu140[3] = min(poff138, pb144);
-                if (((4 * lane + 4) <= pcnt139)) {
-                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const uint4 *)pu140;
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl137 = (pod89 % 9);
+                const patc_int pt138 = tid6[psl137];
+                unsigned int poff139 = off11[(warp + 16 * psl137)];
+                const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
+                __align__(16) unsigned int pu141[4];
+                *(uint4 *)pu141 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137));
+                unsigned int pb142 = pu141[0];
+                pu141[0] = min(poff139, pb142);
+                unsigned int pb143 = pu141[1];
+                pu141[1] = min(poff139, pb143);
+                unsigned int pb144 = pu141[2];
+                pu141[2] = min(poff139, pb144);
+                unsigned int pb145 = pu141[3];
+                pu141[3] = min(poff139, pb145);
+                if (((4 * lane + 4) <= pcnt140)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt138)) = *(const uint4 *)pu141;
                 }
-                if (((4 * lane + 4) > pcnt139)) {
-                    if (((4 * lane) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
+                if (((4 * lane + 4) > pcnt140)) {
+                    if (((4 * lane) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138)] = pu141[0];
                     }
-                    if (((4 * lane + 1) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
+                    if (((4 * lane + 1) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 1)] = pu141[1];
                     }
-                    if (((4 * lane + 2) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
-                    }
-                }
-                __align__(16) unsigned int pu145[4];
-                *(uint4 *)pu145 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
-                unsigned int pb146 = pu145[0];
-                pu145[0] = min(poff138, pb146);
-                unsigned int pb147 = pu145[1];
-                pu145[1] = min(poff138, pb147);
-                unsigned int pb148 = pu145[2];
-                pu145[2] = min(poff138, pb148);
-                unsigned int pb149 = pu145[3];
-                pu145[3] = min(poff138, pb149);
-                if (((4 * lane + 132) <= pcnt139)) {
-                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const uint4 *)pu145;
-                }
-                if (((4 * lane + 132) > pcnt139)) {
-                    if (((4 * lane + 128) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
-                    }
-                    if (((4 * lane + 129) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
-                    }
-                    if (((4 * lane + 130) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
+                    if (((4 * lane + 2) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 2)] = pu141[2];
                     }
                 }
-                __align__(16) unsigned int pu150[4];
-                *(uint4 *)pu150 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
-                unsigned int pb151 = pu150[0];
-                pu150[0] = min(poff138, pb151);
-                unsigned int pb152 = pu150[1];
-                pu150[1] = min(poff138, pb152);
-                unsigned int pb153 = pu150[2];
-                pu150[2] = min(poff138, pb153);
-                unsigned int pb154 = pu150[3];
-                pu150[3] = min(poff138, pb154);
-                if (((4 * lane + 260) <= pcnt139)) {
-                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const uint4 *)pu150;
+                __align__(16) unsigned int pu146[4];
+                *(uint4 *)pu146 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 128));
+                unsigned int pb147 = pu146[0];
+                pu146[0] = min(poff139, pb147);
+                unsigned int pb148 = pu146[1];
+                pu146[1] = min(poff139, pb148);
+                unsigned int pb149 = pu146[2];
+                pu146[2] = min(poff139, pb149);
+                unsigned int pb150 = pu146[3];
+                pu146[3] = min(poff139, pb150);
+                if (((4 * lane + 132) <= pcnt140)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 128)) = *(const uint4 *)pu146;
                 }
-                if (((4 * lane + 260) > pcnt139)) {
-                    if (((4 * lane + 256) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
+                if (((4 * lane + 132) > pcnt140)) {
+                    if (((4 * lane + 128) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 128)] = pu146[0];
                     }
-                    if (((4 * lane + 257) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
+                    if (((4 * lane + 129) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 129)] = pu146[1];
                     }
-                    if (((4 * lane + 258) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
+                    if (((4 * lane + 130) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 130)] = pu146[2];
+                    }
+                }
+                __align__(16) unsigned int pu151[4];
+                *(uint4 *)pu151 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl137 + 256));
+                unsigned int pb152 = pu151[0];
+                pu151[0] = min(poff139, pb152);
+                unsigned int pb153 = pu151[1];
+                pu151[1] = min(poff139, pb153);
+                unsigned int pb154 = pu151[2];
+                pu151[2] = min(poff139, pb154);
+                unsigned int pb155 = pu151[3];
+                pu151[3] = min(poff139, pb155);
+                if (((4 * lane + 260) <= pcnt140)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt138 + 256)) = *(const uint4 *)pu151;
+                }
+                if (((4 * lane + 260) > pcnt140)) {
+                    if (((4 * lane + 256) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 256)] = pu151[0];
+                    }
+                    if (((4 * lane + 257) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 257)] = pu151[1];
+                    }
+                    if (((4 * lane + 258) < pcnt140)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt138 + 258)] = pu151[2];
                     }
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl136]);
-                pold85 = (pod88 + 1);
+                patc_mb_arrive(&empty2[psl137]);
+                pold86 = (pod89 + 1);
                 continue;
             }
-            if ((pdone86 && (pod88 == pnx87))) {
+            if ((pdone87 && (pod89 == pnx88))) {
                 return;
             }
             __nanosleep(20);
@@ -2773,17 +2779,17 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    unsigned int *ring0 = (unsigned int *)(patc_smem + 400);
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
     long long *tid6 = (long long *)(patc_smem + 221584);
     unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
     unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
@@ -2825,312 +2831,770 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
                 return;
             }
             tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 65536u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (((((po27 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po27 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (((((po28 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po28 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (((((po29 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po29 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (((((po30 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po30 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (((((po31 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po31 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 65536u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (((((po28 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po28 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (((((po29 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po29 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (((((po30 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po30 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (((((po31 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po31 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (((((po32 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po32 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
             }
             if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 65536u : pup33);
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 65536u : pup34);
             }
-            patc_mb_arrive(&aggb4[psl23]);
+            patc_mb_arrive(&aggb4[psl24]);
         }
     }
     if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 65536u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 65536u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 65536u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 65536u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
                 unsigned long long pwd45 = 0ull;
                 unsigned long long pwd46 = 0ull;
                 unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
                 }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 65536u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 65536u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 65536u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 65536u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (((((po58 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po58 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 65536u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 65536u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 65536u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 65536u);
                 unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
                 pg55 = (((lane + 1) < 32) ? (((((po59 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po59 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
                 unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
                 pg56 = (((lane + 1) < 32) ? (((((po60 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po60 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
                 unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
                 pg57 = (((lane + 1) < 32) ? (((((po61 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po61 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (((((po62 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po62 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (((((po62 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po62 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
                 unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
                 pg55 = (((lane + 2) < 32) ? (((((po63 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po63 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
                 unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
                 pg56 = (((lane + 2) < 32) ? (((((po64 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po64 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
                 unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
                 pg57 = (((lane + 2) < 32) ? (((((po65 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po65 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (((((po66 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po66 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (((((po66 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po66 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
                 unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
                 pg55 = (((lane + 4) < 32) ? (((((po67 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po67 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
                 unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
                 pg56 = (((lane + 4) < 32) ? (((((po68 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po68 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
                 unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
                 pg57 = (((lane + 4) < 32) ? (((((po69 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po69 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (((((po70 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po70 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (((((po70 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po70 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
                 unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
                 pg55 = (((lane + 8) < 32) ? (((((po71 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po71 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
                 unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
                 pg56 = (((lane + 8) < 32) ? (((((po72 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po72 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
                 unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
                 pg57 = (((lane + 8) < 32) ? (((((po73 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po73 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (((((po74 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po74 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (((((po74 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po74 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
                 unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
                 pg55 = (((lane + 16) < 32) ? (((((po75 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po75 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
                 unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
                 pg56 = (((lane + 16) < 32) ? (((((po76 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po76 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
                 unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
                 pg57 = (((lane + 16) < 32) ? (((((po77 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po77 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int pa78 = (((((pg57 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (pg57 % 65536u)) + (pg56 % 65536u)) % 65536u));
-                unsigned int pa79 = (((((pa78 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (pa78 % 65536u)) + (pg55 % 65536u)) % 65536u));
-                unsigned int pall80 = (((((pa79 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (pa79 % 65536u)) + (pg54 % 65536u)) % 65536u));
-                unsigned int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = (((((pw081 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pw081 % 65536u)) + (pacc41 % 65536u)) % 65536u));
-                pfound42 = (pnear53 != 4294967295u);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (((((po78 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po78 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
+                unsigned int pa79 = (((((pg58 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (pg58 % 65536u)) + (pg57 % 65536u)) % 65536u));
+                unsigned int pa80 = (((((pa79 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (pa79 % 65536u)) + (pg56 % 65536u)) % 65536u));
+                unsigned int pall81 = (((((pa80 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (pa80 % 65536u)) + (pg55 % 65536u)) % 65536u));
+                unsigned int pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = (((((pw082 / 65536u) * (pacc42 / 65536u)) % 65536u) * 65536u) + ((((pacc42 / 65536u) * (pw082 % 65536u)) + (pacc42 % 65536u)) % 65536u));
+                pfound43 = (pnear54 != 4294967295u);
             }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (((((pprevp35 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pprevp35 % 65536u)) + (pacc41 % 65536u)) % 65536u));
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (((((pprevp36 / 65536u) * (pacc42 / 65536u)) % 65536u) * 65536u) + ((((pacc42 / 65536u) * (pprevp36 % 65536u)) + (pacc42 % 65536u)) % 65536u));
             }
-            if ((pt38 == 0)) {
-                pacc41 = 65536u;
+            if ((pt39 == 0)) {
+                pacc42 = 65536u;
             }
-            unsigned int pinc82 = (((((pacc41 / 65536u) * (ptot40 / 65536u)) % 65536u) * 65536u) + ((((ptot40 / 65536u) * (pacc41 % 65536u)) + (ptot40 % 65536u)) % 65536u));
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc82)));
+            unsigned int pinc83 = (((((pacc42 / 65536u) * (ptot41 / 65536u)) % 65536u) * 65536u) + ((((ptot41 / 65536u) * (pacc42 % 65536u)) + (ptot41 % 65536u)) % 65536u));
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc83)));
             }
             if ((lane < 16)) {
-                unsigned int pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = (((((pacc41 / 65536u) * (pb83 / 65536u)) % 65536u) * 65536u) + ((((pb83 / 65536u) * (pacc41 % 65536u)) + (pb83 % 65536u)) % 65536u));
+                unsigned int pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = (((((pacc42 / 65536u) * (pb84 / 65536u)) % 65536u) * 65536u) + ((((pb84 / 65536u) * (pacc42 % 65536u)) + (pb84 % 65536u)) % 65536u));
             }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
         }
     }
     if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
         for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
                     continue;
                 }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) unsigned int px92[4];
-                *(uint4 *)px92 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
                 __align__(16) unsigned int px93[4];
-                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
+                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
                 __align__(16) unsigned int px94[4];
-                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 65536u);
+                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) unsigned int px95[4];
+                *(uint4 *)px95 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : 65536u);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 65536u);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : 65536u);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 65536u);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : 65536u);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 65536u);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : 65536u);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 65536u);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : 65536u);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 65536u);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : 65536u);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 65536u);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : 65536u);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 65536u);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : 65536u);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 65536u);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : 65536u);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 65536u);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : 65536u);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 65536u);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : 65536u);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 65536u);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : 65536u);
                     }
                 }
-                unsigned int pa95 = px92[0];
-                unsigned int pb96 = px92[1];
-                px92[1] = (((((pa95 / 65536u) * (pb96 / 65536u)) % 65536u) * 65536u) + ((((pb96 / 65536u) * (pa95 % 65536u)) + (pb96 % 65536u)) % 65536u));
-                unsigned int pa97 = px92[1];
-                unsigned int pb98 = px92[2];
-                px92[2] = (((((pa97 / 65536u) * (pb98 / 65536u)) % 65536u) * 65536u) + ((((pb98 / 65536u) * (pa97 % 65536u)) + (pb98 % 65536u)) % 65536u));
-                unsigned int pa99 = px92[2];
-                unsigned int pb100 = px92[3];
-                px92[3] = (((((pa99 / 65536u) * (pb100 / 65536u)) % 65536u) * 65536u) + ((((pb100 / 65536u) * (pa99 % 65536u)) + (pb100 % 65536u)) % 65536u));
-                unsigned int pa101 = px92[3];
-                unsigned int pb102 = px93[0];
-                px93[0] = (((((pa101 / 65536u) * (pb102 / 65536u)) % 65536u) * 65536u) + ((((pb102 / 65536u) * (pa101 % 65536u)) + (pb102 % 65536u)) % 65536u));
-                unsigned int pa103 = px93[0];
-                unsigned int pb104 = px93[1];
-                px93[1] = (((((pa103 / 65536u) * (pb104 / 65536u)) % 65536u) * 65536u) + ((((pb104 / 65536u) * (pa103 % 65536u)) + (pb104 % 65536u)) % 65536u));
-                unsigned int pa105 = px93[1];
-                unsigned int pb106 = px93[2];
-                px93[2] = (((((pa105 / 65536u) * (pb106 / 65536u)) % 65536u) * 65536u) + ((((pb106 / 65536u) * (pa105 % 65536u)) + (pb106 % 65536u)) % 65536u));
-                unsigned int pa107 = px93[2];
-                unsigned int pb108 = px93[3];
-                px93[3] = (((((pa107 / 65536u) * (pb108 / 65536u)) % 65536u) * 65536u) + ((((pb108 / 65536u) * (pa107 % 65536u)) + (pb108 % 65536u)) % 65536u));
-                unsigned int pa109 = px93[3];
-                unsigned int pb110 = px94[0];
-                px94[0] = (((((pa109 / 65536u) * (pb110 / 65536u)) % 65536u) * 65536u) + ((((pb110 / 65536u) * (pa109 % 65536u)) + (pb110 % 65536u)) % 65536u));
-                unsigned int pa111 = px94[0];
-                unsigned int pb112 = px94[1];
-                px94[1] = (((((pa111 / 65536u) * (pb112 / 65536u)) % 65536u) * 65536u) + ((((pb112 / 65536u) * (pa111 % 65536u)) + (pb112 % 65536u)) % 65536u));
-                unsigned int pa113 = px94[1];
-                unsigned int pb114 = px94[2];
-                px94[2] = (((((pa113 / 65536u) * (pb114 / 65536u)) % 65536u) * 65536u) + ((((pb114 / 65536u) * (pa113 % 65536u)) + (pb114 % 65536u)) % 65536u));
-                unsigned int pa115 = px94[2];
-                unsigned int pb116 = px94[3];
-                px94[3] = (((((pa115 / 65536u) * (pb116 / 65536u)) % 65536u) * 65536u) + ((((pb116 / 65536u) * (pa115 % 65536u)) + (pb116 % 65536u)) % 65536u));
-                unsigned int pv117 = px94[3];
-                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (((((po118 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po118 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (((((po119 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po119 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (((((po120 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po120 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (((((po121 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po121 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (((((po122 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po122 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                unsigned int pex124 = ((lane == 0) ? 65536u : pup123);
-                unsigned int pb125 = px92[0];
-                px92[0] = (((((pex124 / 65536u) * (pb125 / 65536u)) % 65536u) * 65536u) + ((((pb125 / 65536u) * (pex124 % 65536u)) + (pb125 % 65536u)) % 65536u));
-                unsigned int pb126 = px92[1];
-                px92[1] = (((((pex124 / 65536u) * (pb126 / 65536u)) % 65536u) * 65536u) + ((((pb126 / 65536u) * (pex124 % 65536u)) + (pb126 % 65536u)) % 65536u));
-                unsigned int pb127 = px92[2];
-                px92[2] = (((((pex124 / 65536u) * (pb127 / 65536u)) % 65536u) * 65536u) + ((((pb127 / 65536u) * (pex124 % 65536u)) + (pb127 % 65536u)) % 65536u));
-                unsigned int pb128 = px92[3];
-                px92[3] = (((((pex124 / 65536u) * (pb128 / 65536u)) % 65536u) * 65536u) + ((((pb128 / 65536u) * (pex124 % 65536u)) + (pb128 % 65536u)) % 65536u));
-                unsigned int pb129 = px93[0];
-                px93[0] = (((((pex124 / 65536u) * (pb129 / 65536u)) % 65536u) * 65536u) + ((((pb129 / 65536u) * (pex124 % 65536u)) + (pb129 % 65536u)) % 65536u));
-                unsigned int pb130 = px93[1];
-                px93[1] = (((((pex124 / 65536u) * (pb130 / 65536u)) % 65536u) * 65536u) + ((((pb130 / 65536u) * (pex124 % 65536u)) + (pb130 % 65536u)) % 65536u));
-                unsigned int pb131 = px93[2];
-                px93[2] = (((((pex124 / 65536u) * (pb131 / 65536u)) % 65536u) * 65536u) + ((((pb131 / 65536u) * (pex124 % 65536u)) + (pb131 % 65536u)) % 65536u));
-                unsigned int pb132 = px93[3];
-                px93[3] = (((((pex124 / 65536u) * (pb132 / 65536u)) % 65536u) * 65536u) + ((((pb132 / 65536u) * (pex124 % 65536u)) + (pb132 % 65536u)) % 65536u));
-                unsigned int pb133 = px94[0];
-                px94[0] = (((((pex124 / 65536u) * (pb133 / 65536u)) % 65536u) * 65536u) + ((((pb133 / 65536u) * (pex124 % 65536u)) + (pb133 % 65536u)) % 65536u));
-                unsigned int pb134 = px94[1];
-                px94[1] = (((((pex124 / 65536u) * (pb134 / 65536u)) % 65536u) * 65536u) + ((((pb134 / 65536u) * (pex124 % 65536u)) + (pb134 % 65536u)) % 65536u));
-                unsigned int pb135 = px94[2];
-                px94[2] = (((((pex124 / 65536u) * (pb135 / 65536u)) % 65536u) * 65536u) + ((((pb135 / 65536u) * (pex124 % 65536u)) + (pb135 % 65536u)) % 65536u));
-                unsigned int pb136 = px94[3];
-                px94[3] = (((((pex124 / 65536u) * (pb136 / 65536u)) % 65536u) * 65536u) + ((((pb136 / 65536u) * (pex124 % 65536u)) + (pb136 % 65536u)) % 65536u));
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const uint4 *)px92;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const uint4 *)px93;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const uint4 *)px94;
+                unsigned int pa96 = px93[0];
+                unsigned int pb97 = px93[1];
+                px93[1] = (((((pa96 / 65536u) * (pb97 / 65536u)) % 65536u) * 65536u) + ((((pb97 / 65536u) * (pa96 % 65536u)) + (pb97 % 65536u)) % 65536u));
+                unsigned int pa98 = px93[1];
+                unsigned int pb99 = px93[2];
+                px93[2] = (((((pa98 / 65536u) * (pb99 / 65536u)) % 65536u) * 65536u) + ((((pb99 / 65536u) * (pa98 % 65536u)) + (pb99 % 65536u)) % 65536u));
+                unsigned int pa100 = px93[2];
+                unsigned int pb101 = px93[3];
+                px93[3] = (((((pa100 / 65536u) * (pb101 / 65536u)) % 65536u) * 65536u) + ((((pb101 / 65536u) * (pa100 % 65536u)) + (pb101 % 65536u)) % 65536u));
+                unsigned int pa102 = px93[3];
+                unsigned int pb103 = px94[0];
+                px94[0] = (((((pa102 / 65536u) * (pb103 / 65536u)) % 65536u) * 65536u) + ((((pb103 / 65536u) * (pa102 % 65536u)) + (pb103 % 65536u)) % 65536u));
+                unsigned int pa104 = px94[0];
+                unsigned int pb105 = px94[1];
+                px94[1] = (((((pa104 / 65536u) * (pb105 / 65536u)) % 65536u) * 65536u) + ((((pb105 / 65536u) * (pa104 % 65536u)) + (pb105 % 65536u)) % 65536u));
+                unsigned int pa106 = px94[1];
+                unsigned int pb107 = px94[2];
+                px94[2] = (((((pa106 / 65536u) * (pb107 / 65536u)) % 65536u) * 65536u) + ((((pb107 / 65536u) * (pa106 % 65536u)) + (pb107 % 65536u)) % 65536u));
+                unsigned int pa108 = px94[2];
+                unsigned int pb109 = px94[3];
+                px94[3] = (((((pa108 / 65536u) * (pb109 / 65536u)) % 65536u) * 65536u) + ((((pb109 / 65536u) * (pa108 % 65536u)) + (pb109 % 65536u)) % 65536u));
+                unsigned int pa110 = px94[3];
+                unsigned int pb111 = px95[0];
+                px95[0] = (((((pa110 / 65536u) * (pb111 / 65536u)) % 65536u) * 65536u) + ((((pb111 / 65536u) * (pa110 % 65536u)) + (pb111 % 65536u)) % 65536u));
+                unsigned int pa112 = px95[0];
+                unsigned int pb113 = px95[1];
+                px95[1] = (((((pa112 / 65536u) * (pb113 / 65536u)) % 65536u) * 65536u) + ((((pb113 / 65536u) * (pa112 % 65536u)) + (pb113 % 65536u)) % 65536u));
+                unsigned int pa114 = px95[1];
+                unsigned int pb115 = px95[2];
+                px95[2] = (((((pa114 / 65536u) * (pb115 / 65536u)) % 65536u) * 65536u) + ((((pb115 / 65536u) * (pa114 % 65536u)) + (pb115 % 65536u)) % 65536u));
+                unsigned int pa116 = px95[2];
+                unsigned int pb117 = px95[3];
+                px95[3] = (((((pa116 / 65536u) * (pb117 / 65536u)) % 65536u) * 65536u) + ((((pb117 / 65536u) * (pa116 % 65536u)) + (pb117 % 65536u)) % 65536u));
+                unsigned int pv118 = px95[3];
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (((((po119 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po119 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (((((po120 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po120 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (((((po121 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po121 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (((((po122 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po122 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (((((po123 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po123 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                unsigned int pex125 = ((lane == 0) ? 65536u : pup124);
+                unsigned int pb126 = px93[0];
+                px93[0] = (((((pex125 / 65536u) * (pb126 / 65536u)) % 65536u) * 65536u) + ((((pb126 / 65536u) * (pex125 % 65536u)) + (pb126 % 65536u)) % 65536u));
+                unsigned int pb127 = px93[1];
+                px93[1] = (((((pex125 / 65536u) * (pb127 / 65536u)) % 65536u) * 65536u) + ((((pb127 / 65536u) * (pex125 % 65536u)) + (pb127 % 65536u)) % 65536u));
+                unsigned int pb128 = px93[2];
+                px93[2] = (((((pex125 / 65536u) * (pb128 / 65536u)) % 65536u) * 65536u) + ((((pb128 / 65536u) * (pex125 % 65536u)) + (pb128 % 65536u)) % 65536u));
+                unsigned int pb129 = px93[3];
+                px93[3] = (((((pex125 / 65536u) * (pb129 / 65536u)) % 65536u) * 65536u) + ((((pb129 / 65536u) * (pex125 % 65536u)) + (pb129 % 65536u)) % 65536u));
+                unsigned int pb130 = px94[0];
+                px94[0] = (((((pex125 / 65536u) * (pb130 / 65536u)) % 65536u) * 65536u) + ((((pb130 / 65536u) * (pex125 % 65536u)) + (pb130 % 65536u)) % 65536u));
+                unsigned int pb131 = px94[1];
+                px94[1] = (((((pex125 / 65536u) * (pb131 / 65536u)) % 65536u) * 65536u) + ((((pb131 / 65536u) * (pex125 % 65536u)) + (pb131 % 65536u)) % 65536u));
+                unsigned int pb132 = px94[2];
+                px94[2] = (((((pex125 / 65536u) * (pb132 / 65536u)) % 65536u) * 65536u) + ((((pb132 / 65536u) * (pex125 % 65536u)) + (pb132 % 65536u)) % 65536u));
+                unsigned int pb133 = px94[3];
+                px94[3] = (((((pex125 / 65536u) * (pb133 / 65536u)) % 65536u) * 65536u) + ((((pb133 / 65536u) * (pex125 % 65536u)) + (pb133 % 65536u)) % 65536u));
+                unsigned int pb134 = px95[0];
+                px95[0] = (((((pex125 / 65536u) * (pb134 / 65536u)) % 65536u) * 65536u) + ((((pb134 / 65536u) * (pex125 % 65536u)) + (pb134 % 65536u)) % 65536u));
+                unsigned int pb135 = px95[1];
+                px95[1] = (((((pex125 / 65536u) * (pb135 / 65536u)) % 65536u) * 65536u) + ((((pb135 / 65536u) * (pex125 % 65536u)) + (pb135 % 65536u)) % 65536u));
+                unsigned int pb136 = px95[2];
+                px95[2] = (((((pex125 / 65536u) * (pb136 / 65536u)) % 65536u) * 65536u) + ((((pb136 / 65536u) * (pex125 % 65536u)) + (pb136 % 65536u)) % 65536u));
+                unsigned int pb137 = px95[3];
+                px95[3] = (((((pex125 / 65536u) * (pb137 / 65536u)) % 65536u) * 65536u) + ((((pb137 / 65536u) * (pex125 % 65536u)) + (pb137 % 65536u)) % 65536u));
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const uint4 *)px93;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const uint4 *)px94;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const uint4 *)px95;
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
                 }
                 continue;
             }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl137 = (pod88 % 9);
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl138 = (pod89 % 9);
+                const patc_int pt139 = tid6[psl138];
+                unsigned int poff140 = off11[(warp + 16 * psl138)];
+                const patc_int pcnt141 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt139)));
+                __align__(16) unsigned int pu142[4];
+                *(uint4 *)pu142 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138));
+                unsigned int pb143 = pu142[0];
+                pu142[0] = (((((poff140 / 65536u) * (pb143 / 65536u)) % 65536u) * 65536u) + ((((pb143 / 65536u) * (poff140 % 65536u)) + (pb143 % 65536u)) % 65536u));
+                unsigned int pb144 = pu142[1];
+                pu142[1] = (((((poff140 / 65536u) * (pb144 / 65536u)) % 65536u) * 65536u) + ((((pb144 / 65536u) * (poff140 % 65536u)) + (pb144 % 65536u)) % 65536u));
+                unsigned int pb145 = pu142[2];
+                pu142[2] = (((((poff140 / 65536u) * (pb145 / 65536u)) % 65536u) * 65536u) + ((((pb145 / 65536u) * (poff140 % 65536u)) + (pb145 % 65536u)) % 65536u));
+                unsigned int pb146 = pu142[3];
+                pu142[3] = (((((poff140 / 65536u) * (pb146 / 65536u)) % 65536u) * 65536u) + ((((pb146 / 65536u) * (poff140 % 65536u)) + (pb146 % 65536u)) % 65536u));
+                if (((4 * lane + 4) <= pcnt141)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt139)) = *(const uint4 *)pu142;
+                }
+                if (((4 * lane + 4) > pcnt141)) {
+                    if (((4 * lane) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139)] = pu142[0];
+                    }
+                    if (((4 * lane + 1) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 1)] = pu142[1];
+                    }
+                    if (((4 * lane + 2) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 2)] = pu142[2];
+                    }
+                }
+                __align__(16) unsigned int pu147[4];
+                *(uint4 *)pu147 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 128));
+                unsigned int pb148 = pu147[0];
+                pu147[0] = (((((poff140 / 65536u) * (pb148 / 65536u)) % 65536u) * 65536u) + ((((pb148 / 65536u) * (poff140 % 65536u)) + (pb148 % 65536u)) % 65536u));
+                unsigned int pb149 = pu147[1];
+                pu147[1] = (((((poff140 / 65536u) * (pb149 / 65536u)) % 65536u) * 65536u) + ((((pb149 / 65536u) * (poff140 % 65536u)) + (pb149 % 65536u)) % 65536u));
+                unsigned int pb150 = pu147[2];
+                pu147[2] = (((((poff140 / 65536u) * (pb150 / 65536u)) % 65536u) * 65536u) + ((((pb150 / 65536u) * (poff140 % 65536u)) + (pb150 % 65536u)) % 65536u));
+                unsigned int pb151 = pu147[3];
+                pu147[3] = (((((poff140 / 65536u) * (pb151 / 65536u)) % 65536u) * 65536u) + ((((pb151 / 65536u) * (poff140 % 65536u)) + (pb151 % 65536u)) % 65536u));
+                if (((4 * lane + 132) <= pcnt141)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 128)) = *(const uint4 *)pu147;
+                }
+                if (((4 * lane + 132) > pcnt141)) {
+                    if (((4 * lane + 128) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 128)] = pu147[0];
+                    }
+                    if (((4 * lane + 129) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 129)] = pu147[1];
+                    }
+                    if (((4 * lane + 130) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 130)] = pu147[2];
+                    }
+                }
+                __align__(16) unsigned int pu152[4];
+                *(uint4 *)pu152 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl138 + 256));
+                unsigned int pb153 = pu152[0];
+                pu152[0] = (((((poff140 / 65536u) * (pb153 / 65536u)) % 65536u) * 65536u) + ((((pb153 / 65536u) * (poff140 % 65536u)) + (pb153 % 65536u)) % 65536u));
+                unsigned int pb154 = pu152[1];
+                pu152[1] = (((((poff140 / 65536u) * (pb154 / 65536u)) % 65536u) * 65536u) + ((((pb154 / 65536u) * (poff140 % 65536u)) + (pb154 % 65536u)) % 65536u));
+                unsigned int pb155 = pu152[2];
+                pu152[2] = (((((poff140 / 65536u) * (pb155 / 65536u)) % 65536u) * 65536u) + ((((pb155 / 65536u) * (poff140 % 65536u)) + (pb155 % 65536u)) % 65536u));
+                unsigned int pb156 = pu152[3];
+                pu152[3] = (((((poff140 / 65536u) * (pb156 / 65536u)) % 65536u) * 65536u) + ((((pb156 / 65536u) * (poff140 % 65536u)) + (pb156 % 65536u)) % 65536u));
+                if (((4 * lane + 260) <= pcnt141)) {
+                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt139 + 256)) = *(const uint4 *)pu152;
+                }
+                if (((4 * lane + 260) > pcnt141)) {
+                    if (((4 * lane + 256) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 256)] = pu152[0];
+                    }
+                    if (((4 * lane + 257) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 257)] = pu152[1];
+                    }
+                    if (((4 * lane + 258) < pcnt141)) {
+                        out[(4 * lane + 384 * warp + 6144 * pt139 + 258)] = pu152[2];
+                    }
+                }
+                patc_fence_proxy_async();
+                patc_mb_arrive(&empty2[psl138]);
+                pold86 = (pod89 + 1);
+                continue;
+            }
+            if ((pdone87 && (pod89 == pnx88))) {
+                return;
+            }
+            __nanosleep(20);
+        }
+    }
+}
+
+/* kernel affineExclU32
+ *   data parameters: xs: n.u32 (16-byte aligned: bulk copies)
+ *   nat parameters:  n
+ *   output:          out: n.u32 (n x unsigned int) (16-byte aligned: vector stores)
+ *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
+ *                    SM count: the blocks loop over the tiles)
+ *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 6144 * ((n + 6142) / 6144) + 6144, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *ring0 = (unsigned int *)(patc_smem + 0);
+    unsigned long long *full1 = (unsigned long long *)(patc_smem + 221184);
+    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 221264);
+    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 221344);
+    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 221424);
+    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 221504);
+    long long *tid6 = (long long *)(patc_smem + 221584);
+    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
+    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
+    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
+    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
+    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if ((((patc_int)threadIdx.x) == 0)) {
+        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+            patc_mb_init(&full1[i16], 1u);
+            patc_mb_init(&empty2[i16], 512u);
+            patc_mb_init(&tots3[i16], 16u);
+            patc_mb_init(&aggb4[i16], 32u);
+            patc_mb_init(&pref5[i16], 32u);
+        }
+    }
+    __syncthreads();
+    if ((warp == 18)) {
+        if ((lane != 0)) {
+            return;
+        }
+        for (patc_int pk17 = 0; ; pk17 += 1) {
+            const patc_int psl18 = (pk17 % 9);
+            if ((pk17 >= 9)) {
+                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
+            }
+            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
+            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
+                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
+            }
+            if ((pk17 == 0)) {
+                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
+            }
+            const patc_int pt20 = ((unsigned int)pd19);
+            if ((pt20 >= ((n + 6143) / 6144))) {
+                tid6[psl18] = -1ll;
+                patc_mb_arrive(&full1[psl18]);
+                return;
+            }
+            tid6[psl18] = pt20;
+            const patc_int pleft21 = min((patc_int)6144, (patc_int)(n - 6144 * pt20));
+            unsigned int pbytes22 = ((unsigned int)((4 * pleft21) & -16));
+            patc_fence_proxy_async();
+            patc_mb_expect(&full1[psl18], pbytes22);
+            if ((pbytes22 != 0u)) {
+                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes22, &full1[psl18]);
+            }
+        }
+    }
+    if ((warp == 16)) {
+        for (patc_int pk23 = 0; ; pk23 += 1) {
+            const patc_int psl24 = (pk23 % 9);
+            patc_mb_wait(&full1[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            const patc_int pt25 = tid6[psl24];
+            if ((pt25 < 0)) {
+                return;
+            }
+            patc_mb_wait(&tots3[psl24], ((unsigned int)((pk23 / 9) & 1)));
+            unsigned int pep26 = ep7[0];
+            unsigned int pinc27 = ((lane < 16) ? wtot9[(lane + 16 * psl24)] : 65536u);
+            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            pinc27 = ((lane >= 1) ? (((((po28 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po28 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc27, 2);
+            pinc27 = ((lane >= 2) ? (((((po29 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po29 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc27, 4);
+            pinc27 = ((lane >= 4) ? (((((po30 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po30 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc27, 8);
+            pinc27 = ((lane >= 8) ? (((((po31 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po31 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int po32 = __shfl_up_sync(0xffffffffu, pinc27, 16);
+            pinc27 = ((lane >= 16) ? (((((po32 / 65536u) * (pinc27 / 65536u)) % 65536u) * 65536u) + ((((pinc27 / 65536u) * (po32 % 65536u)) + (pinc27 % 65536u)) % 65536u)) : pinc27);
+            unsigned int ptot33 = __shfl_sync(0xffffffffu, pinc27, 31);
+            unsigned int pup34 = __shfl_up_sync(0xffffffffu, pinc27, 1);
+            if ((lane == 0)) {
+                patc_poke(&pipestate12[pt25], ((((unsigned long long)((pep26 << 2u) | ((pt25 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot33)));
+                agg8[psl24] = ptot33;
+            }
+            if ((lane < 16)) {
+                woff10[(lane + 16 * psl24)] = ((lane == 0) ? 65536u : pup34);
+            }
+            patc_mb_arrive(&aggb4[psl24]);
+        }
+    }
+    if ((warp == 17)) {
+        long long pprev35 = -1ll;
+        unsigned int pprevp36 = 65536u;
+        for (patc_int pk37 = 0; ; pk37 += 1) {
+            const patc_int psl38 = (pk37 % 9);
+            patc_mb_wait(&full1[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            const patc_int pt39 = tid6[psl38];
+            if ((pt39 < 0)) {
+                return;
+            }
+            patc_mb_wait(&aggb4[psl38], ((unsigned int)((pk37 / 9) & 1)));
+            unsigned int pep40 = ep7[0];
+            unsigned int ptot41 = agg8[psl38];
+            unsigned int pacc42 = 65536u;
+            bool pfound43 = ((pt39 == 0) || (pprev35 == (pt39 - 1)));
+            for (patc_int pr44 = 0; ((!pfound43) && ((pt39 - 128 * pr44 - 1) > pprev35)); pr44 += 1) {
+                unsigned long long pwd45 = 0ull;
+                unsigned long long pwd46 = 0ull;
+                unsigned long long pwd47 = 0ull;
+                unsigned long long pwd48 = 0ull;
+                for (;;) {
+                    bool punset49 = false;
+                    pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
+                    punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset49))) {
+                        break;
+                    }
+                    __nanosleep(20);
+                }
+                unsigned int pnear54 = 4294967295u;
+                if ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)lane));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 32)));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 64)));
+                }
+                if ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && ((((unsigned int)(pwd48 >> 32ull)) & 3u) == 2u))) {
+                    pnear54 = min(pnear54, ((unsigned int)(lane + 96)));
+                }
+                pnear54 = __reduce_min_sync(0xffffffffu, pnear54);
+                unsigned int pg55 = ((((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((unsigned int)lane) <= pnear54)) ? ((unsigned int)pwd45) : 65536u);
+                unsigned int pg56 = ((((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((unsigned int)(lane + 32)) <= pnear54)) ? ((unsigned int)pwd46) : 65536u);
+                unsigned int pg57 = ((((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((unsigned int)(lane + 64)) <= pnear54)) ? ((unsigned int)pwd47) : 65536u);
+                unsigned int pg58 = ((((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((unsigned int)(lane + 96)) <= pnear54)) ? ((unsigned int)pwd48) : 65536u);
+                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
+                pg55 = (((lane + 1) < 32) ? (((((po59 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po59 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
+                pg56 = (((lane + 1) < 32) ? (((((po60 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po60 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
+                pg57 = (((lane + 1) < 32) ? (((((po61 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po61 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg58, 1);
+                pg58 = (((lane + 1) < 32) ? (((((po62 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po62 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
+                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
+                pg55 = (((lane + 2) < 32) ? (((((po63 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po63 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
+                pg56 = (((lane + 2) < 32) ? (((((po64 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po64 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
+                pg57 = (((lane + 2) < 32) ? (((((po65 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po65 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg58, 2);
+                pg58 = (((lane + 2) < 32) ? (((((po66 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po66 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
+                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
+                pg55 = (((lane + 4) < 32) ? (((((po67 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po67 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
+                pg56 = (((lane + 4) < 32) ? (((((po68 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po68 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
+                pg57 = (((lane + 4) < 32) ? (((((po69 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po69 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg58, 4);
+                pg58 = (((lane + 4) < 32) ? (((((po70 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po70 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
+                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
+                pg55 = (((lane + 8) < 32) ? (((((po71 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po71 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
+                pg56 = (((lane + 8) < 32) ? (((((po72 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po72 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
+                pg57 = (((lane + 8) < 32) ? (((((po73 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po73 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg58, 8);
+                pg58 = (((lane + 8) < 32) ? (((((po74 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po74 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
+                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
+                pg55 = (((lane + 16) < 32) ? (((((po75 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po75 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
+                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
+                pg56 = (((lane + 16) < 32) ? (((((po76 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po76 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
+                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
+                pg57 = (((lane + 16) < 32) ? (((((po77 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po77 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
+                unsigned int po78 = __shfl_down_sync(0xffffffffu, pg58, 16);
+                pg58 = (((lane + 16) < 32) ? (((((po78 / 65536u) * (pg58 / 65536u)) % 65536u) * 65536u) + ((((pg58 / 65536u) * (po78 % 65536u)) + (pg58 % 65536u)) % 65536u)) : pg58);
+                unsigned int pa79 = (((((pg58 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (pg58 % 65536u)) + (pg57 % 65536u)) % 65536u));
+                unsigned int pa80 = (((((pa79 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (pa79 % 65536u)) + (pg56 % 65536u)) % 65536u));
+                unsigned int pall81 = (((((pa80 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (pa80 % 65536u)) + (pg55 % 65536u)) % 65536u));
+                unsigned int pw082 = __shfl_sync(0xffffffffu, pall81, 0);
+                pacc42 = (((((pw082 / 65536u) * (pacc42 / 65536u)) % 65536u) * 65536u) + ((((pacc42 / 65536u) * (pw082 % 65536u)) + (pacc42 % 65536u)) % 65536u));
+                pfound43 = (pnear54 != 4294967295u);
+            }
+            if (((!pfound43) || (pprev35 == (pt39 - 1)))) {
+                pacc42 = (((((pprevp36 / 65536u) * (pacc42 / 65536u)) % 65536u) * 65536u) + ((((pacc42 / 65536u) * (pprevp36 % 65536u)) + (pacc42 % 65536u)) % 65536u));
+            }
+            if ((pt39 == 0)) {
+                pacc42 = 65536u;
+            }
+            unsigned int pinc83 = (((((pacc42 / 65536u) * (ptot41 / 65536u)) % 65536u) * 65536u) + ((((ptot41 / 65536u) * (pacc42 % 65536u)) + (ptot41 % 65536u)) % 65536u));
+            if (((lane == 0) && (pt39 != 0))) {
+                patc_poke(&pipestate12[pt39], ((((unsigned long long)((pep40 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc83)));
+            }
+            if ((lane < 16)) {
+                unsigned int pb84 = woff10[(lane + 16 * psl38)];
+                off11[(lane + 16 * psl38)] = (((((pacc42 / 65536u) * (pb84 / 65536u)) % 65536u) * 65536u) + ((((pb84 / 65536u) * (pacc42 % 65536u)) + (pb84 % 65536u)) % 65536u));
+            }
+            patc_mb_arrive(&pref5[psl38]);
+            pprev35 = pt39;
+            pprevp36 = pinc83;
+        }
+    }
+    if ((warp < 16)) {
+        int pnext85 = 0;
+        int pold86 = 0;
+        bool pdone87 = false;
+        for (;;) {
+            const patc_int pnx88 = pnext85;
+            const patc_int pod89 = pold86;
+            if ((((!pdone87) && ((pnx88 - pod89) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx88 % 9)], ((unsigned int)((pnx88 / 9) & 1)))))) {
+                const patc_int psl90 = (pnx88 % 9);
+                const patc_int pt91 = tid6[psl90];
+                if ((pt91 < 0)) {
+                    pdone87 = true;
+                    continue;
+                }
+                pnext85 = (pnx88 + 1);
+                const patc_int pcnt92 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt91)));
+                __align__(16) unsigned int px93[4];
+                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90));
+                __align__(16) unsigned int px94[4];
+                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4));
+                __align__(16) unsigned int px95[4];
+                *(uint4 *)px95 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8));
+                if ((pcnt92 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[0] = (((12 * lane) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91)] : 65536u);
+                    }
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[1] = (((12 * lane + 1) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 1)] : 65536u);
+                    }
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[2] = (((12 * lane + 2) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 2)] : 65536u);
+                    }
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px93[3] = (((12 * lane + 3) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 3)] : 65536u);
+                    }
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[0] = (((12 * lane + 4) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 4)] : 65536u);
+                    }
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[1] = (((12 * lane + 5) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 5)] : 65536u);
+                    }
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[2] = (((12 * lane + 6) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 6)] : 65536u);
+                    }
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px94[3] = (((12 * lane + 7) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 7)] : 65536u);
+                    }
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[0] = (((12 * lane + 8) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 8)] : 65536u);
+                    }
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[1] = (((12 * lane + 9) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 9)] : 65536u);
+                    }
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[2] = (((12 * lane + 10) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 10)] : 65536u);
+                    }
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt91 + 4 * (n / 4)))) {
+                        px95[3] = (((12 * lane + 11) < pcnt92) ? xs[(12 * lane + 384 * warp + 6144 * pt91 + 11)] : 65536u);
+                    }
+                }
+                unsigned int pa96 = px93[0];
+                unsigned int pb97 = px93[1];
+                px93[1] = (((((pa96 / 65536u) * (pb97 / 65536u)) % 65536u) * 65536u) + ((((pb97 / 65536u) * (pa96 % 65536u)) + (pb97 % 65536u)) % 65536u));
+                unsigned int pa98 = px93[1];
+                unsigned int pb99 = px93[2];
+                px93[2] = (((((pa98 / 65536u) * (pb99 / 65536u)) % 65536u) * 65536u) + ((((pb99 / 65536u) * (pa98 % 65536u)) + (pb99 % 65536u)) % 65536u));
+                unsigned int pa100 = px93[2];
+                unsigned int pb101 = px93[3];
+                px93[3] = (((((pa100 / 65536u) * (pb101 / 65536u)) % 65536u) * 65536u) + ((((pb101 / 65536u) * (pa100 % 65536u)) + (pb101 % 65536u)) % 65536u));
+                unsigned int pa102 = px93[3];
+                unsigned int pb103 = px94[0];
+                px94[0] = (((((pa102 / 65536u) * (pb103 / 65536u)) % 65536u) * 65536u) + ((((pb103 / 65536u) * (pa102 % 65536u)) + (pb103 % 65536u)) % 65536u));
+                unsigned int pa104 = px94[0];
+                unsigned int pb105 = px94[1];
+                px94[1] = (((((pa104 / 65536u) * (pb105 / 65536u)) % 65536u) * 65536u) + ((((pb105 / 65536u) * (pa104 % 65536u)) + (pb105 % 65536u)) % 65536u));
+                unsigned int pa106 = px94[1];
+                unsigned int pb107 = px94[2];
+                px94[2] = (((((pa106 / 65536u) * (pb107 / 65536u)) % 65536u) * 65536u) + ((((pb107 / 65536u) * (pa106 % 65536u)) + (pb107 % 65536u)) % 65536u));
+                unsigned int pa108 = px94[2];
+                unsigned int pb109 = px94[3];
+                px94[3] = (((((pa108 / 65536u) * (pb109 / 65536u)) % 65536u) * 65536u) + ((((pb109 / 65536u) * (pa108 % 65536u)) + (pb109 % 65536u)) % 65536u));
+                unsigned int pa110 = px94[3];
+                unsigned int pb111 = px95[0];
+                px95[0] = (((((pa110 / 65536u) * (pb111 / 65536u)) % 65536u) * 65536u) + ((((pb111 / 65536u) * (pa110 % 65536u)) + (pb111 % 65536u)) % 65536u));
+                unsigned int pa112 = px95[0];
+                unsigned int pb113 = px95[1];
+                px95[1] = (((((pa112 / 65536u) * (pb113 / 65536u)) % 65536u) * 65536u) + ((((pb113 / 65536u) * (pa112 % 65536u)) + (pb113 % 65536u)) % 65536u));
+                unsigned int pa114 = px95[1];
+                unsigned int pb115 = px95[2];
+                px95[2] = (((((pa114 / 65536u) * (pb115 / 65536u)) % 65536u) * 65536u) + ((((pb115 / 65536u) * (pa114 % 65536u)) + (pb115 % 65536u)) % 65536u));
+                unsigned int pa116 = px95[2];
+                unsigned int pb117 = px95[3];
+                px95[3] = (((((pa116 / 65536u) * (pb117 / 65536u)) % 65536u) * 65536u) + ((((pb117 / 65536u) * (pa116 % 65536u)) + (pb117 % 65536u)) % 65536u));
+                unsigned int pv118 = px95[3];
+                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                pv118 = ((lane >= 1) ? (((((po119 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po119 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv118, 2);
+                pv118 = ((lane >= 2) ? (((((po120 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po120 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv118, 4);
+                pv118 = ((lane >= 4) ? (((((po121 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po121 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv118, 8);
+                pv118 = ((lane >= 8) ? (((((po122 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po122 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
+                pv118 = ((lane >= 16) ? (((((po123 / 65536u) * (pv118 / 65536u)) % 65536u) * 65536u) + ((((pv118 / 65536u) * (po123 % 65536u)) + (pv118 % 65536u)) % 65536u)) : pv118);
+                unsigned int pup124 = __shfl_up_sync(0xffffffffu, pv118, 1);
+                unsigned int pex125 = ((lane == 0) ? 65536u : pup124);
+                unsigned int pb126 = px95[2];
+                px95[3] = (((((pex125 / 65536u) * (pb126 / 65536u)) % 65536u) * 65536u) + ((((pb126 / 65536u) * (pex125 % 65536u)) + (pb126 % 65536u)) % 65536u));
+                unsigned int pb127 = px95[1];
+                px95[2] = (((((pex125 / 65536u) * (pb127 / 65536u)) % 65536u) * 65536u) + ((((pb127 / 65536u) * (pex125 % 65536u)) + (pb127 % 65536u)) % 65536u));
+                unsigned int pb128 = px95[0];
+                px95[1] = (((((pex125 / 65536u) * (pb128 / 65536u)) % 65536u) * 65536u) + ((((pb128 / 65536u) * (pex125 % 65536u)) + (pb128 % 65536u)) % 65536u));
+                unsigned int pb129 = px94[3];
+                px95[0] = (((((pex125 / 65536u) * (pb129 / 65536u)) % 65536u) * 65536u) + ((((pb129 / 65536u) * (pex125 % 65536u)) + (pb129 % 65536u)) % 65536u));
+                unsigned int pb130 = px94[2];
+                px94[3] = (((((pex125 / 65536u) * (pb130 / 65536u)) % 65536u) * 65536u) + ((((pb130 / 65536u) * (pex125 % 65536u)) + (pb130 % 65536u)) % 65536u));
+                unsigned int pb131 = px94[1];
+                px94[2] = (((((pex125 / 65536u) * (pb131 / 65536u)) % 65536u) * 65536u) + ((((pb131 / 65536u) * (pex125 % 65536u)) + (pb131 % 65536u)) % 65536u));
+                unsigned int pb132 = px94[0];
+                px94[1] = (((((pex125 / 65536u) * (pb132 / 65536u)) % 65536u) * 65536u) + ((((pb132 / 65536u) * (pex125 % 65536u)) + (pb132 % 65536u)) % 65536u));
+                unsigned int pb133 = px93[3];
+                px94[0] = (((((pex125 / 65536u) * (pb133 / 65536u)) % 65536u) * 65536u) + ((((pb133 / 65536u) * (pex125 % 65536u)) + (pb133 % 65536u)) % 65536u));
+                unsigned int pb134 = px93[2];
+                px93[3] = (((((pex125 / 65536u) * (pb134 / 65536u)) % 65536u) * 65536u) + ((((pb134 / 65536u) * (pex125 % 65536u)) + (pb134 % 65536u)) % 65536u));
+                unsigned int pb135 = px93[1];
+                px93[2] = (((((pex125 / 65536u) * (pb135 / 65536u)) % 65536u) * 65536u) + ((((pb135 / 65536u) * (pex125 % 65536u)) + (pb135 % 65536u)) % 65536u));
+                unsigned int pb136 = px93[0];
+                px93[1] = (((((pex125 / 65536u) * (pb136 / 65536u)) % 65536u) * 65536u) + ((((pb136 / 65536u) * (pex125 % 65536u)) + (pb136 % 65536u)) % 65536u));
+                px93[0] = pex125;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90)) = *(const uint4 *)px93;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 4)) = *(const uint4 *)px94;
+                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl90 + 8)) = *(const uint4 *)px95;
+                __syncwarp();
+                if ((lane == 31)) {
+                    wtot9[(warp + 16 * psl90)] = pv118;
+                    patc_mb_arrive(&tots3[psl90]);
+                }
+                continue;
+            }
+            if (((pod89 < pnx88) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod89 % 9)], ((unsigned int)((pod89 / 9) & 1)))))) {
+                const patc_int psl137 = (pod89 % 9);
                 const patc_int pt138 = tid6[psl137];
                 unsigned int poff139 = off11[(warp + 16 * psl137)];
                 const patc_int pcnt140 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt138)));
@@ -3208,466 +3672,10 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
                 }
                 patc_fence_proxy_async();
                 patc_mb_arrive(&empty2[psl137]);
-                pold85 = (pod88 + 1);
+                pold86 = (pod89 + 1);
                 continue;
             }
-            if ((pdone86 && (pod88 == pnx87))) {
-                return;
-            }
-            __nanosleep(20);
-        }
-    }
-}
-
-/* kernel affineExclU32
- *   data parameters: xs: n.u32 (16-byte aligned: bulk copies)
- *   nat parameters:  n
- *   output:          out: n.u32 (n x unsigned int) (16-byte aligned: vector stores)
- *   scratch:         pipestate12: (n + 6143) / 6144 x unsigned long long, pipectr13: 1 x unsigned long long
- *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (608, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 6143) / 6144, 1, 1) blocks, at most one per SM (the runtime caps grid.x at the
- *                    SM count: the blocks loop over the tiles)
- *   shared memory:   223456 bytes (above the 48 KiB default: the runtime opts in)
- *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(4 * n + 24576 * gridDim.x + 24576 * ((n + 6142) / 6144) + 24576, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
- */
-extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned long long *__restrict__ pipestate12, unsigned long long *__restrict__ pipectr13, patc_int n)
-{
-    extern __shared__ __align__(16) unsigned char patc_smem[];
-    unsigned long long *full1 = (unsigned long long *)(patc_smem + 0);
-    unsigned long long *empty2 = (unsigned long long *)(patc_smem + 80);
-    unsigned long long *tots3 = (unsigned long long *)(patc_smem + 160);
-    unsigned long long *aggb4 = (unsigned long long *)(patc_smem + 240);
-    unsigned long long *pref5 = (unsigned long long *)(patc_smem + 320);
-    unsigned int *ring0 = (unsigned int *)(patc_smem + 400);
-    long long *tid6 = (long long *)(patc_smem + 221584);
-    unsigned int *ep7 = (unsigned int *)(patc_smem + 221664);
-    unsigned int *agg8 = (unsigned int *)(patc_smem + 221680);
-    unsigned int *wtot9 = (unsigned int *)(patc_smem + 221728);
-    unsigned int *woff10 = (unsigned int *)(patc_smem + 222304);
-    unsigned int *off11 = (unsigned int *)(patc_smem + 222880);
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
-    if ((((patc_int)threadIdx.x) == 0)) {
-        for (patc_int i16 = 0; i16 < 9; i16 += 1) {
-            patc_mb_init(&full1[i16], 1u);
-            patc_mb_init(&empty2[i16], 512u);
-            patc_mb_init(&tots3[i16], 16u);
-            patc_mb_init(&aggb4[i16], 32u);
-            patc_mb_init(&pref5[i16], 32u);
-        }
-    }
-    __syncthreads();
-    if ((warp == 18)) {
-        if ((lane != 0)) {
-            return;
-        }
-        for (patc_int pk17 = 0; ; pk17 += 1) {
-            const patc_int psl18 = (pk17 % 9);
-            if ((pk17 >= 9)) {
-                patc_mb_wait(&empty2[psl18], ((unsigned int)(((pk17 / 9) - 1) & 1)));
-            }
-            unsigned long long pd19 = atomicAdd(&pipectr13[0], 1ull);
-            if ((((unsigned int)pd19) == ((unsigned int)(((patc_int)gridDim.x) + ((n + 6143) / 6144) - 1)))) {
-                pipectr13[0] = ((pd19 & 18446744069414584320ull) + 4294967296ull);
-            }
-            if ((pk17 == 0)) {
-                ep7[0] = (((unsigned int)(pd19 >> 32ull)) & 1073741823u);
-            }
-            const patc_int pt20 = ((unsigned int)pd19);
-            if ((pt20 >= ((n + 6143) / 6144))) {
-                tid6[psl18] = -1ll;
-                patc_mb_arrive(&full1[psl18]);
-                return;
-            }
-            tid6[psl18] = pt20;
-            unsigned int pbytes21 = ((unsigned int)((4 * min((patc_int)6144, (patc_int)(n - 6144 * pt20))) & -16));
-            patc_fence_proxy_async();
-            patc_mb_expect(&full1[psl18], pbytes21);
-            if ((pbytes21 != 0u)) {
-                patc_bulk_load(ring0 + (6144 * psl18), xs + (6144 * pt20), pbytes21, &full1[psl18]);
-            }
-        }
-    }
-    if ((warp == 16)) {
-        for (patc_int pk22 = 0; ; pk22 += 1) {
-            const patc_int psl23 = (pk22 % 9);
-            patc_mb_wait(&full1[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            const patc_int pt24 = tid6[psl23];
-            if ((pt24 < 0)) {
-                return;
-            }
-            patc_mb_wait(&tots3[psl23], ((unsigned int)((pk22 / 9) & 1)));
-            unsigned int pep25 = ep7[0];
-            unsigned int pinc26 = ((lane < 16) ? wtot9[(lane + 16 * psl23)] : 65536u);
-            unsigned int po27 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            pinc26 = ((lane >= 1) ? (((((po27 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po27 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po28 = __shfl_up_sync(0xffffffffu, pinc26, 2);
-            pinc26 = ((lane >= 2) ? (((((po28 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po28 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po29 = __shfl_up_sync(0xffffffffu, pinc26, 4);
-            pinc26 = ((lane >= 4) ? (((((po29 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po29 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po30 = __shfl_up_sync(0xffffffffu, pinc26, 8);
-            pinc26 = ((lane >= 8) ? (((((po30 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po30 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int po31 = __shfl_up_sync(0xffffffffu, pinc26, 16);
-            pinc26 = ((lane >= 16) ? (((((po31 / 65536u) * (pinc26 / 65536u)) % 65536u) * 65536u) + ((((pinc26 / 65536u) * (po31 % 65536u)) + (pinc26 % 65536u)) % 65536u)) : pinc26);
-            unsigned int ptot32 = __shfl_sync(0xffffffffu, pinc26, 31);
-            unsigned int pup33 = __shfl_up_sync(0xffffffffu, pinc26, 1);
-            if ((lane == 0)) {
-                patc_poke(&pipestate12[pt24], ((((unsigned long long)((pep25 << 2u) | ((pt24 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot32)));
-                agg8[psl23] = ptot32;
-            }
-            if ((lane < 16)) {
-                woff10[(lane + 16 * psl23)] = ((lane == 0) ? 65536u : pup33);
-            }
-            patc_mb_arrive(&aggb4[psl23]);
-        }
-    }
-    if ((warp == 17)) {
-        long long pprev34 = -1ll;
-        unsigned int pprevp35 = 65536u;
-        for (patc_int pk36 = 0; ; pk36 += 1) {
-            const patc_int psl37 = (pk36 % 9);
-            patc_mb_wait(&full1[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            const patc_int pt38 = tid6[psl37];
-            if ((pt38 < 0)) {
-                return;
-            }
-            patc_mb_wait(&aggb4[psl37], ((unsigned int)((pk36 / 9) & 1)));
-            unsigned int pep39 = ep7[0];
-            unsigned int ptot40 = agg8[psl37];
-            unsigned int pacc41 = 65536u;
-            bool pfound42 = ((pt38 == 0) || (pprev34 == (pt38 - 1)));
-            for (patc_int pr43 = 0; ((!pfound42) && ((pt38 - 128 * pr43 - 1) > pprev34)); pr43 += 1) {
-                unsigned long long pwd44 = 0ull;
-                unsigned long long pwd45 = 0ull;
-                unsigned long long pwd46 = 0ull;
-                unsigned long long pwd47 = 0ull;
-                for (;;) {
-                    bool punset48 = false;
-                    pwd44 = (((-lane + pt38 - 128 * pr43 - 1) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 1)]) : 0ull);
-                    unsigned int phi49 = ((unsigned int)(pwd44 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((phi49 >> 2u) != pep39) || ((phi49 & 3u) == 0u))));
-                    pwd45 = (((-lane + pt38 - 128 * pr43 - 33) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 33)]) : 0ull);
-                    unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((phi50 >> 2u) != pep39) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt38 - 128 * pr43 - 65) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 65)]) : 0ull);
-                    unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((phi51 >> 2u) != pep39) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt38 - 128 * pr43 - 97) > pprev34) ? patc_peek(&pipestate12[(-lane + pt38 - 128 * pr43 - 97)]) : 0ull);
-                    unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
-                    punset48 = (punset48 || (((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((phi52 >> 2u) != pep39) || ((phi52 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset48))) {
-                        break;
-                    }
-                    __nanosleep(20);
-                }
-                unsigned int pnear53 = 4294967295u;
-                if ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && ((((unsigned int)(pwd44 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)lane));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && ((((unsigned int)(pwd45 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 32)));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && ((((unsigned int)(pwd46 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 64)));
-                }
-                if ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && ((((unsigned int)(pwd47 >> 32ull)) & 3u) == 2u))) {
-                    pnear53 = min(pnear53, ((unsigned int)(lane + 96)));
-                }
-                pnear53 = __reduce_min_sync(0xffffffffu, pnear53);
-                unsigned int pg54 = ((((-lane + pt38 - 128 * pr43 - 1) > pprev34) && (((unsigned int)lane) <= pnear53)) ? ((unsigned int)pwd44) : 65536u);
-                unsigned int pg55 = ((((-lane + pt38 - 128 * pr43 - 33) > pprev34) && (((unsigned int)(lane + 32)) <= pnear53)) ? ((unsigned int)pwd45) : 65536u);
-                unsigned int pg56 = ((((-lane + pt38 - 128 * pr43 - 65) > pprev34) && (((unsigned int)(lane + 64)) <= pnear53)) ? ((unsigned int)pwd46) : 65536u);
-                unsigned int pg57 = ((((-lane + pt38 - 128 * pr43 - 97) > pprev34) && (((unsigned int)(lane + 96)) <= pnear53)) ? ((unsigned int)pwd47) : 65536u);
-                unsigned int po58 = __shfl_down_sync(0xffffffffu, pg54, 1);
-                pg54 = (((lane + 1) < 32) ? (((((po58 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po58 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
-                unsigned int po59 = __shfl_down_sync(0xffffffffu, pg55, 1);
-                pg55 = (((lane + 1) < 32) ? (((((po59 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po59 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
-                unsigned int po60 = __shfl_down_sync(0xffffffffu, pg56, 1);
-                pg56 = (((lane + 1) < 32) ? (((((po60 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po60 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
-                unsigned int po61 = __shfl_down_sync(0xffffffffu, pg57, 1);
-                pg57 = (((lane + 1) < 32) ? (((((po61 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po61 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po62 = __shfl_down_sync(0xffffffffu, pg54, 2);
-                pg54 = (((lane + 2) < 32) ? (((((po62 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po62 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
-                unsigned int po63 = __shfl_down_sync(0xffffffffu, pg55, 2);
-                pg55 = (((lane + 2) < 32) ? (((((po63 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po63 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
-                unsigned int po64 = __shfl_down_sync(0xffffffffu, pg56, 2);
-                pg56 = (((lane + 2) < 32) ? (((((po64 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po64 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
-                unsigned int po65 = __shfl_down_sync(0xffffffffu, pg57, 2);
-                pg57 = (((lane + 2) < 32) ? (((((po65 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po65 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po66 = __shfl_down_sync(0xffffffffu, pg54, 4);
-                pg54 = (((lane + 4) < 32) ? (((((po66 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po66 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
-                unsigned int po67 = __shfl_down_sync(0xffffffffu, pg55, 4);
-                pg55 = (((lane + 4) < 32) ? (((((po67 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po67 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
-                unsigned int po68 = __shfl_down_sync(0xffffffffu, pg56, 4);
-                pg56 = (((lane + 4) < 32) ? (((((po68 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po68 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
-                unsigned int po69 = __shfl_down_sync(0xffffffffu, pg57, 4);
-                pg57 = (((lane + 4) < 32) ? (((((po69 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po69 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po70 = __shfl_down_sync(0xffffffffu, pg54, 8);
-                pg54 = (((lane + 8) < 32) ? (((((po70 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po70 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
-                unsigned int po71 = __shfl_down_sync(0xffffffffu, pg55, 8);
-                pg55 = (((lane + 8) < 32) ? (((((po71 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po71 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
-                unsigned int po72 = __shfl_down_sync(0xffffffffu, pg56, 8);
-                pg56 = (((lane + 8) < 32) ? (((((po72 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po72 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
-                unsigned int po73 = __shfl_down_sync(0xffffffffu, pg57, 8);
-                pg57 = (((lane + 8) < 32) ? (((((po73 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po73 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int po74 = __shfl_down_sync(0xffffffffu, pg54, 16);
-                pg54 = (((lane + 16) < 32) ? (((((po74 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (po74 % 65536u)) + (pg54 % 65536u)) % 65536u)) : pg54);
-                unsigned int po75 = __shfl_down_sync(0xffffffffu, pg55, 16);
-                pg55 = (((lane + 16) < 32) ? (((((po75 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (po75 % 65536u)) + (pg55 % 65536u)) % 65536u)) : pg55);
-                unsigned int po76 = __shfl_down_sync(0xffffffffu, pg56, 16);
-                pg56 = (((lane + 16) < 32) ? (((((po76 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (po76 % 65536u)) + (pg56 % 65536u)) % 65536u)) : pg56);
-                unsigned int po77 = __shfl_down_sync(0xffffffffu, pg57, 16);
-                pg57 = (((lane + 16) < 32) ? (((((po77 / 65536u) * (pg57 / 65536u)) % 65536u) * 65536u) + ((((pg57 / 65536u) * (po77 % 65536u)) + (pg57 % 65536u)) % 65536u)) : pg57);
-                unsigned int pa78 = (((((pg57 / 65536u) * (pg56 / 65536u)) % 65536u) * 65536u) + ((((pg56 / 65536u) * (pg57 % 65536u)) + (pg56 % 65536u)) % 65536u));
-                unsigned int pa79 = (((((pa78 / 65536u) * (pg55 / 65536u)) % 65536u) * 65536u) + ((((pg55 / 65536u) * (pa78 % 65536u)) + (pg55 % 65536u)) % 65536u));
-                unsigned int pall80 = (((((pa79 / 65536u) * (pg54 / 65536u)) % 65536u) * 65536u) + ((((pg54 / 65536u) * (pa79 % 65536u)) + (pg54 % 65536u)) % 65536u));
-                unsigned int pw081 = __shfl_sync(0xffffffffu, pall80, 0);
-                pacc41 = (((((pw081 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pw081 % 65536u)) + (pacc41 % 65536u)) % 65536u));
-                pfound42 = (pnear53 != 4294967295u);
-            }
-            if (((!pfound42) || (pprev34 == (pt38 - 1)))) {
-                pacc41 = (((((pprevp35 / 65536u) * (pacc41 / 65536u)) % 65536u) * 65536u) + ((((pacc41 / 65536u) * (pprevp35 % 65536u)) + (pacc41 % 65536u)) % 65536u));
-            }
-            if ((pt38 == 0)) {
-                pacc41 = 65536u;
-            }
-            unsigned int pinc82 = (((((pacc41 / 65536u) * (ptot40 / 65536u)) % 65536u) * 65536u) + ((((ptot40 / 65536u) * (pacc41 % 65536u)) + (ptot40 % 65536u)) % 65536u));
-            if (((lane == 0) && (pt38 != 0))) {
-                patc_poke(&pipestate12[pt38], ((((unsigned long long)((pep39 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc82)));
-            }
-            if ((lane < 16)) {
-                unsigned int pb83 = woff10[(lane + 16 * psl37)];
-                off11[(lane + 16 * psl37)] = (((((pacc41 / 65536u) * (pb83 / 65536u)) % 65536u) * 65536u) + ((((pb83 / 65536u) * (pacc41 % 65536u)) + (pb83 % 65536u)) % 65536u));
-            }
-            patc_mb_arrive(&pref5[psl37]);
-            pprev34 = pt38;
-            pprevp35 = pinc82;
-        }
-    }
-    if ((warp < 16)) {
-        int pnext84 = 0;
-        int pold85 = 0;
-        bool pdone86 = false;
-        for (;;) {
-            const patc_int pnx87 = pnext84;
-            const patc_int pod88 = pold85;
-            if ((((!pdone86) && ((pnx87 - pod88) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full1[(pnx87 % 9)], ((unsigned int)((pnx87 / 9) & 1)))))) {
-                const patc_int psl89 = (pnx87 % 9);
-                const patc_int pt90 = tid6[psl89];
-                if ((pt90 < 0)) {
-                    pdone86 = true;
-                    continue;
-                }
-                pnext84 = (pnx87 + 1);
-                const patc_int pcnt91 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt90)));
-                __align__(16) unsigned int px92[4];
-                *(uint4 *)px92 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89));
-                __align__(16) unsigned int px93[4];
-                *(uint4 *)px93 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4));
-                __align__(16) unsigned int px94[4];
-                *(uint4 *)px94 = *(const uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8));
-                if ((pcnt91 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[0] = (((12 * lane) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90)] : 65536u);
-                    }
-                    if (((12 * lane + 1) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[1] = (((12 * lane + 1) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 1)] : 65536u);
-                    }
-                    if (((12 * lane + 2) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[2] = (((12 * lane + 2) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 2)] : 65536u);
-                    }
-                    if (((12 * lane + 3) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px92[3] = (((12 * lane + 3) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 3)] : 65536u);
-                    }
-                    if (((12 * lane + 4) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[0] = (((12 * lane + 4) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 4)] : 65536u);
-                    }
-                    if (((12 * lane + 5) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[1] = (((12 * lane + 5) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 5)] : 65536u);
-                    }
-                    if (((12 * lane + 6) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[2] = (((12 * lane + 6) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 6)] : 65536u);
-                    }
-                    if (((12 * lane + 7) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px93[3] = (((12 * lane + 7) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 7)] : 65536u);
-                    }
-                    if (((12 * lane + 8) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[0] = (((12 * lane + 8) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 8)] : 65536u);
-                    }
-                    if (((12 * lane + 9) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[1] = (((12 * lane + 9) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 9)] : 65536u);
-                    }
-                    if (((12 * lane + 10) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[2] = (((12 * lane + 10) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 10)] : 65536u);
-                    }
-                    if (((12 * lane + 11) >= (-384 * warp - 6144 * pt90 + 4 * (n / 4)))) {
-                        px94[3] = (((12 * lane + 11) < pcnt91) ? xs[(12 * lane + 384 * warp + 6144 * pt90 + 11)] : 65536u);
-                    }
-                }
-                unsigned int pa95 = px92[0];
-                unsigned int pb96 = px92[1];
-                px92[1] = (((((pa95 / 65536u) * (pb96 / 65536u)) % 65536u) * 65536u) + ((((pb96 / 65536u) * (pa95 % 65536u)) + (pb96 % 65536u)) % 65536u));
-                unsigned int pa97 = px92[1];
-                unsigned int pb98 = px92[2];
-                px92[2] = (((((pa97 / 65536u) * (pb98 / 65536u)) % 65536u) * 65536u) + ((((pb98 / 65536u) * (pa97 % 65536u)) + (pb98 % 65536u)) % 65536u));
-                unsigned int pa99 = px92[2];
-                unsigned int pb100 = px92[3];
-                px92[3] = (((((pa99 / 65536u) * (pb100 / 65536u)) % 65536u) * 65536u) + ((((pb100 / 65536u) * (pa99 % 65536u)) + (pb100 % 65536u)) % 65536u));
-                unsigned int pa101 = px92[3];
-                unsigned int pb102 = px93[0];
-                px93[0] = (((((pa101 / 65536u) * (pb102 / 65536u)) % 65536u) * 65536u) + ((((pb102 / 65536u) * (pa101 % 65536u)) + (pb102 % 65536u)) % 65536u));
-                unsigned int pa103 = px93[0];
-                unsigned int pb104 = px93[1];
-                px93[1] = (((((pa103 / 65536u) * (pb104 / 65536u)) % 65536u) * 65536u) + ((((pb104 / 65536u) * (pa103 % 65536u)) + (pb104 % 65536u)) % 65536u));
-                unsigned int pa105 = px93[1];
-                unsigned int pb106 = px93[2];
-                px93[2] = (((((pa105 / 65536u) * (pb106 / 65536u)) % 65536u) * 65536u) + ((((pb106 / 65536u) * (pa105 % 65536u)) + (pb106 % 65536u)) % 65536u));
-                unsigned int pa107 = px93[2];
-                unsigned int pb108 = px93[3];
-                px93[3] = (((((pa107 / 65536u) * (pb108 / 65536u)) % 65536u) * 65536u) + ((((pb108 / 65536u) * (pa107 % 65536u)) + (pb108 % 65536u)) % 65536u));
-                unsigned int pa109 = px93[3];
-                unsigned int pb110 = px94[0];
-                px94[0] = (((((pa109 / 65536u) * (pb110 / 65536u)) % 65536u) * 65536u) + ((((pb110 / 65536u) * (pa109 % 65536u)) + (pb110 % 65536u)) % 65536u));
-                unsigned int pa111 = px94[0];
-                unsigned int pb112 = px94[1];
-                px94[1] = (((((pa111 / 65536u) * (pb112 / 65536u)) % 65536u) * 65536u) + ((((pb112 / 65536u) * (pa111 % 65536u)) + (pb112 % 65536u)) % 65536u));
-                unsigned int pa113 = px94[1];
-                unsigned int pb114 = px94[2];
-                px94[2] = (((((pa113 / 65536u) * (pb114 / 65536u)) % 65536u) * 65536u) + ((((pb114 / 65536u) * (pa113 % 65536u)) + (pb114 % 65536u)) % 65536u));
-                unsigned int pa115 = px94[2];
-                unsigned int pb116 = px94[3];
-                px94[3] = (((((pa115 / 65536u) * (pb116 / 65536u)) % 65536u) * 65536u) + ((((pb116 / 65536u) * (pa115 % 65536u)) + (pb116 % 65536u)) % 65536u));
-                unsigned int pv117 = px94[3];
-                unsigned int po118 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                pv117 = ((lane >= 1) ? (((((po118 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po118 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po119 = __shfl_up_sync(0xffffffffu, pv117, 2);
-                pv117 = ((lane >= 2) ? (((((po119 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po119 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po120 = __shfl_up_sync(0xffffffffu, pv117, 4);
-                pv117 = ((lane >= 4) ? (((((po120 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po120 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po121 = __shfl_up_sync(0xffffffffu, pv117, 8);
-                pv117 = ((lane >= 8) ? (((((po121 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po121 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int po122 = __shfl_up_sync(0xffffffffu, pv117, 16);
-                pv117 = ((lane >= 16) ? (((((po122 / 65536u) * (pv117 / 65536u)) % 65536u) * 65536u) + ((((pv117 / 65536u) * (po122 % 65536u)) + (pv117 % 65536u)) % 65536u)) : pv117);
-                unsigned int pup123 = __shfl_up_sync(0xffffffffu, pv117, 1);
-                unsigned int pex124 = ((lane == 0) ? 65536u : pup123);
-                unsigned int pb125 = px94[2];
-                px94[3] = (((((pex124 / 65536u) * (pb125 / 65536u)) % 65536u) * 65536u) + ((((pb125 / 65536u) * (pex124 % 65536u)) + (pb125 % 65536u)) % 65536u));
-                unsigned int pb126 = px94[1];
-                px94[2] = (((((pex124 / 65536u) * (pb126 / 65536u)) % 65536u) * 65536u) + ((((pb126 / 65536u) * (pex124 % 65536u)) + (pb126 % 65536u)) % 65536u));
-                unsigned int pb127 = px94[0];
-                px94[1] = (((((pex124 / 65536u) * (pb127 / 65536u)) % 65536u) * 65536u) + ((((pb127 / 65536u) * (pex124 % 65536u)) + (pb127 % 65536u)) % 65536u));
-                unsigned int pb128 = px93[3];
-                px94[0] = (((((pex124 / 65536u) * (pb128 / 65536u)) % 65536u) * 65536u) + ((((pb128 / 65536u) * (pex124 % 65536u)) + (pb128 % 65536u)) % 65536u));
-                unsigned int pb129 = px93[2];
-                px93[3] = (((((pex124 / 65536u) * (pb129 / 65536u)) % 65536u) * 65536u) + ((((pb129 / 65536u) * (pex124 % 65536u)) + (pb129 % 65536u)) % 65536u));
-                unsigned int pb130 = px93[1];
-                px93[2] = (((((pex124 / 65536u) * (pb130 / 65536u)) % 65536u) * 65536u) + ((((pb130 / 65536u) * (pex124 % 65536u)) + (pb130 % 65536u)) % 65536u));
-                unsigned int pb131 = px93[0];
-                px93[1] = (((((pex124 / 65536u) * (pb131 / 65536u)) % 65536u) * 65536u) + ((((pb131 / 65536u) * (pex124 % 65536u)) + (pb131 % 65536u)) % 65536u));
-                unsigned int pb132 = px92[3];
-                px93[0] = (((((pex124 / 65536u) * (pb132 / 65536u)) % 65536u) * 65536u) + ((((pb132 / 65536u) * (pex124 % 65536u)) + (pb132 % 65536u)) % 65536u));
-                unsigned int pb133 = px92[2];
-                px92[3] = (((((pex124 / 65536u) * (pb133 / 65536u)) % 65536u) * 65536u) + ((((pb133 / 65536u) * (pex124 % 65536u)) + (pb133 % 65536u)) % 65536u));
-                unsigned int pb134 = px92[1];
-                px92[2] = (((((pex124 / 65536u) * (pb134 / 65536u)) % 65536u) * 65536u) + ((((pb134 / 65536u) * (pex124 % 65536u)) + (pb134 % 65536u)) % 65536u));
-                unsigned int pb135 = px92[0];
-                px92[1] = (((((pex124 / 65536u) * (pb135 / 65536u)) % 65536u) * 65536u) + ((((pb135 / 65536u) * (pex124 % 65536u)) + (pb135 % 65536u)) % 65536u));
-                px92[0] = pex124;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89)) = *(const uint4 *)px92;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 4)) = *(const uint4 *)px93;
-                *(uint4 *)(ring0 + (12 * lane + 384 * warp + 6144 * psl89 + 8)) = *(const uint4 *)px94;
-                __syncwarp();
-                if ((lane == 31)) {
-                    wtot9[(warp + 16 * psl89)] = pv117;
-                    patc_mb_arrive(&tots3[psl89]);
-                }
-                continue;
-            }
-            if (((pod88 < pnx87) && __all_sync(0xffffffffu, patc_mb_test(&pref5[(pod88 % 9)], ((unsigned int)((pod88 / 9) & 1)))))) {
-                const patc_int psl136 = (pod88 % 9);
-                const patc_int pt137 = tid6[psl136];
-                unsigned int poff138 = off11[(warp + 16 * psl136)];
-                const patc_int pcnt139 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * pt137)));
-                __align__(16) unsigned int pu140[4];
-                *(uint4 *)pu140 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136));
-                unsigned int pb141 = pu140[0];
-                pu140[0] = (((((poff138 / 65536u) * (pb141 / 65536u)) % 65536u) * 65536u) + ((((pb141 / 65536u) * (poff138 % 65536u)) + (pb141 % 65536u)) % 65536u));
-                unsigned int pb142 = pu140[1];
-                pu140[1] = (((((poff138 / 65536u) * (pb142 / 65536u)) % 65536u) * 65536u) + ((((pb142 / 65536u) * (poff138 % 65536u)) + (pb142 % 65536u)) % 65536u));
-                unsigned int pb143 = pu140[2];
-                pu140[2] = (((((poff138 / 65536u) * (pb143 / 65536u)) % 65536u) * 65536u) + ((((pb143 / 65536u) * (poff138 % 65536u)) + (pb143 % 65536u)) % 65536u));
-                unsigned int pb144 = pu140[3];
-                pu140[3] = (((((poff138 / 65536u) * (pb144 / 65536u)) % 65536u) * 65536u) + ((((pb144 / 65536u) * (poff138 % 65536u)) + (pb144 % 65536u)) % 65536u));
-                if (((4 * lane + 4) <= pcnt139)) {
-                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137)) = *(const uint4 *)pu140;
-                }
-                if (((4 * lane + 4) > pcnt139)) {
-                    if (((4 * lane) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137)] = pu140[0];
-                    }
-                    if (((4 * lane + 1) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 1)] = pu140[1];
-                    }
-                    if (((4 * lane + 2) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 2)] = pu140[2];
-                    }
-                }
-                __align__(16) unsigned int pu145[4];
-                *(uint4 *)pu145 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 128));
-                unsigned int pb146 = pu145[0];
-                pu145[0] = (((((poff138 / 65536u) * (pb146 / 65536u)) % 65536u) * 65536u) + ((((pb146 / 65536u) * (poff138 % 65536u)) + (pb146 % 65536u)) % 65536u));
-                unsigned int pb147 = pu145[1];
-                pu145[1] = (((((poff138 / 65536u) * (pb147 / 65536u)) % 65536u) * 65536u) + ((((pb147 / 65536u) * (poff138 % 65536u)) + (pb147 % 65536u)) % 65536u));
-                unsigned int pb148 = pu145[2];
-                pu145[2] = (((((poff138 / 65536u) * (pb148 / 65536u)) % 65536u) * 65536u) + ((((pb148 / 65536u) * (poff138 % 65536u)) + (pb148 % 65536u)) % 65536u));
-                unsigned int pb149 = pu145[3];
-                pu145[3] = (((((poff138 / 65536u) * (pb149 / 65536u)) % 65536u) * 65536u) + ((((pb149 / 65536u) * (poff138 % 65536u)) + (pb149 % 65536u)) % 65536u));
-                if (((4 * lane + 132) <= pcnt139)) {
-                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 128)) = *(const uint4 *)pu145;
-                }
-                if (((4 * lane + 132) > pcnt139)) {
-                    if (((4 * lane + 128) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 128)] = pu145[0];
-                    }
-                    if (((4 * lane + 129) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 129)] = pu145[1];
-                    }
-                    if (((4 * lane + 130) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 130)] = pu145[2];
-                    }
-                }
-                __align__(16) unsigned int pu150[4];
-                *(uint4 *)pu150 = *(const uint4 *)(ring0 + (4 * lane + 384 * warp + 6144 * psl136 + 256));
-                unsigned int pb151 = pu150[0];
-                pu150[0] = (((((poff138 / 65536u) * (pb151 / 65536u)) % 65536u) * 65536u) + ((((pb151 / 65536u) * (poff138 % 65536u)) + (pb151 % 65536u)) % 65536u));
-                unsigned int pb152 = pu150[1];
-                pu150[1] = (((((poff138 / 65536u) * (pb152 / 65536u)) % 65536u) * 65536u) + ((((pb152 / 65536u) * (poff138 % 65536u)) + (pb152 % 65536u)) % 65536u));
-                unsigned int pb153 = pu150[2];
-                pu150[2] = (((((poff138 / 65536u) * (pb153 / 65536u)) % 65536u) * 65536u) + ((((pb153 / 65536u) * (poff138 % 65536u)) + (pb153 % 65536u)) % 65536u));
-                unsigned int pb154 = pu150[3];
-                pu150[3] = (((((poff138 / 65536u) * (pb154 / 65536u)) % 65536u) * 65536u) + ((((pb154 / 65536u) * (poff138 % 65536u)) + (pb154 % 65536u)) % 65536u));
-                if (((4 * lane + 260) <= pcnt139)) {
-                    *(uint4 *)(out + (4 * lane + 384 * warp + 6144 * pt137 + 256)) = *(const uint4 *)pu150;
-                }
-                if (((4 * lane + 260) > pcnt139)) {
-                    if (((4 * lane + 256) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 256)] = pu150[0];
-                    }
-                    if (((4 * lane + 257) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 257)] = pu150[1];
-                    }
-                    if (((4 * lane + 258) < pcnt139)) {
-                        out[(4 * lane + 384 * warp + 6144 * pt137 + 258)] = pu150[2];
-                    }
-                }
-                patc_fence_proxy_async();
-                patc_mb_arrive(&empty2[psl136]);
-                pold85 = (pod88 + 1);
-                continue;
-            }
-            if ((pdone86 && (pod88 == pnx87))) {
+            if ((pdone87 && (pod89 == pnx88))) {
                 return;
             }
             __nanosleep(20);

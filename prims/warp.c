@@ -1216,7 +1216,11 @@ static void pipe_producer(Pipe *p, bool stable, Buffer *in, Buffer *ctr)
     w->cur = isaved;
     lw_store(w, p->sm[PS_TID], sl, pnat(p, t));
     Nat *tt = stable ? nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t) : t;
-    Nat *left = nat_min(a, nat_sub(a, p->n, nat_mul(a, tt, pn(p, p->TILE))), pn(p, p->TILE));
+    /* the tile's elements, 1..TILE past the return above: a let whose range says so, for
+     * width.c, which bounds a min by its larger side (n + TILE*(tiles + gridDim), 4 of
+     * them made every launch from n = 2^28 use 64-bit indices) */
+    Nat *left = plet(p, "pleft", pnat(p, nat_min(a, nat_sub(a, p->n, nat_mul(a, tt, pn(p, p->TILE))), pn(p, p->TILE))), 1,
+                     pn(p, p->TILE + 1));
     Buffer *bb;
     X *bytes = pcast(p, SK_U32, x_bin(a, OP_BAND, SK_I32, pnat(p, nat_mul(a, left, pn(p, 4))), plit(p, SK_I32, -16)));
     lw_emit(w, lw_scalar_decl(w, "pbytes", SK_U32, bytes, &bb));
@@ -1907,6 +1911,7 @@ static void write_pipe(Lw *w, Expr *e, Acc *c)
     for (int i = 0; i < PS_COUNT; i++) {
         if (i == PS_OWN && !sel) continue;
         sm[i] = lw_shared_buffer(w, pname[i], psk[i], nat_cst(a, pcount[i]), e->sp);
+        if (i == PS_RING) sm[i]->align = 128; /* the bulk copies' target (smem.c) */
         bytes += (pcount[i] * scalar_info[psk[i]].size + 15) / 16 * 16;
     }
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))

@@ -1,0 +1,127 @@
+/* module.c: a program's CUDA C translation unit: its kernels (cuda.c's cu_emit_kernel),
+ * then, in front of them, the preludes: the helper functions the kernels' text calls
+ * (floor division, index types, relaxed and release accesses of the look-back's words,
+ * the pipe kernels' mbarriers and bulk copy), each printed only where used. The helpers
+ * are the printer's vocabulary for the IR's ordered accesses and mbarrier statements;
+ * tests/emu/cuda_emu.h defines the same names for the CPU emulator. */
+#include "codegen.h"
+
+#include <string.h>
+
+static const char prelude_fdiv[] =
+    "/* floor division and remainder for numerators that may be negative */\n"
+    "static __device__ __forceinline__ int patc_fdiv(int a, int b) { int q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+    "static __device__ __forceinline__ int patc_fmod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
+
+static const char prelude_fdiv64[] =
+    "static __device__ __forceinline__ long long patc_fdiv(long long a, long long b) { long long q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+    "static __device__ __forceinline__ long long patc_fmod(long long a, long long b) { long long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
+
+/* One text for both builds of a kernel whose index width is chosen at launch; without
+ * the runtime's -DPATC_INDEX32 (nvcc on the emitted file) it is the 64-bit one, which is
+ * right at every size. */
+static const char prelude_index[] =
+    "/* index arithmetic of kernels sized at launch: see \"index arithmetic\" below */\n"
+    "#ifdef PATC_INDEX32\n"
+    "typedef int patc_int;\n"
+    "#else\n"
+    "typedef long long patc_int;\n"
+    "#endif\n";
+
+/* lastBlock's and lookback's flagged words, each helper printed only where the kernels call it
+ * (a static helper never called is a warning under nvcc: "declared but never referenced") */
+static const char prelude_flags[] =
+    "/* lastBlock's flagged partials: one 64-bit word each, stored and loaded whole (single-copy atomic) */\n";
+static const char prelude_peek[] =
+    "static __device__ __forceinline__ unsigned long long patc_peek(const unsigned long long *p) { unsigned long long w; "
+    "asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(w) : \"l\"(p) : \"memory\"); return w; }\n";
+static const char prelude_poke[] =
+    "static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned long long w) { "
+    "asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), \"l\"(w) : \"memory\"); }\n";
+static const char prelude_wait[] =
+    "/* the value of a flagged word, once its flag is set: the first load is not volatile, so that the\n"
+    " * compiler may issue several together; the loop re-reads until the flag is there */\n"
+    "static __device__ __forceinline__ unsigned int patc_wait(const unsigned long long *p) { unsigned long long w; "
+    "asm(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(w) : \"l\"(p)); "
+    "while (!(w >> 32)) w = patc_peek(p); return (unsigned int)w; }\n";
+
+static const char prelude_flags32[] =
+    "/* lookback's flags of values wider than 32 bits: relaxed 32-bit words */\n"
+    "static __device__ __forceinline__ unsigned int patc_peek32(const unsigned int *p) { unsigned int w; "
+    "asm volatile(\"ld.relaxed.gpu.global.u32 %0, [%1];\" : \"=r\"(w) : \"l\"(p) : \"memory\"); return w; }\n"
+    "/* the release orders the value stored before it ahead of the flag */\n"
+    "static __device__ __forceinline__ void patc_poke32(unsigned int *p, unsigned int w) { "
+    "asm volatile(\"st.release.gpu.global.u32 [%0], %1;\" :: \"l\"(p), \"r\"(w) : \"memory\"); }\n\n";
+
+/* an atomic add of acq_rel order at gpu scope (X_ATOMIC of MO_ACQ_REL): lastBlock's ticket */
+static const char prelude_acq_rel[] =
+    "static __device__ __forceinline__ unsigned int patc_atom_add_acq_rel(unsigned int *p, unsigned int v) { unsigned int o; "
+    "asm volatile(\"atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;\" : \"=r\"(o) : \"l\"(p), \"r\"(v) : \"memory\"); return o; }\n\n";
+
+static const char prelude_pipe[] =
+    "/* scanPipe's mbarriers (shared memory, CTA scope) and 1-D bulk copy (the TMA), sm_90 */\n"
+    "static __device__ __forceinline__ unsigned int patc_sa(const void *p) { return (unsigned int)__cvta_generic_to_shared(p); }\n"
+    "static __device__ __forceinline__ void patc_mb_init(unsigned long long *b, unsigned int count) { "
+    "asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(patc_sa(b)), \"r\"(count) : \"memory\"); }\n"
+    "static __device__ __forceinline__ void patc_mb_arrive(unsigned long long *b) { "
+    "asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: \"r\"(patc_sa(b)) : \"memory\"); }\n"
+    "/* an arrival that also expects `bytes` of bulk copies to complete the phase */\n"
+    "static __device__ __forceinline__ void patc_mb_expect(unsigned long long *b, unsigned int bytes) { "
+    "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(patc_sa(b)), \"r\"(bytes) : \"memory\"); }\n"
+    "/* whether the phase of parity par has completed (acquire), without waiting */\n"
+    "static __device__ __forceinline__ bool patc_mb_test(unsigned long long *b, unsigned int par) { unsigned int ok; "
+    "asm volatile(\"{ .reg .pred q; mbarrier.test_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }\" "
+    ": \"=r\"(ok) : \"r\"(patc_sa(b)), \"r\"(par) : \"memory\"); return ok != 0u; }\n"
+    "static __device__ __forceinline__ void patc_mb_wait(unsigned long long *b, unsigned int par) { unsigned int ok; "
+    "do { asm volatile(\"{ .reg .pred q; mbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2; selp.u32 %0, 1, 0, q; }\" "
+    ": \"=r\"(ok) : \"r\"(patc_sa(b)), \"r\"(par) : \"memory\"); } while (!ok); }\n"
+    "/* bytes (a multiple of 16) from src (16-byte aligned) to dst in shared memory, completing on b */\n"
+    "static __device__ __forceinline__ void patc_bulk_load(void *dst, const void *src, unsigned int bytes, unsigned long long *b) { "
+    "asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\" "
+    ":: \"r\"(patc_sa(dst)), \"l\"(src), \"r\"(bytes), \"r\"(patc_sa(b)) : \"memory\"); }\n"
+    "/* orders the generic proxy's accesses to shared memory before the async proxy's (a bulk copy's) */\n"
+    "static __device__ __forceinline__ void patc_fence_proxy_async(void) { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n\n";
+
+void cu_emit_module(Arena *a, StrBuf *out, Kernel **ks, int n)
+{
+    /* the kernels straight into out (a program's text is not copied again), then the
+     * header and the preludes they need in front of them */
+    size_t at = out->len;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= ks[i]->npre; j++) { /* a kernel's launches, in order */
+            if (i || j) sb_putc(out, '\n');
+            cu_emit_kernel(a, out, j < ks[i]->npre ? ks[i]->pre[j] : ks[i]);
+        }
+    const char *body = sb_str(out) + at;
+    StrBuf h = {.a = a};
+    sb_printf(&h, "/* generated by patc %s; do not edit (or load an edited copy with patc run --cuda) */\n", PATC_VERSION);
+    bool fdiv = strstr(body, "patc_fdiv(") || strstr(body, "patc_fmod(");
+    bool wait = strstr(body, "patc_wait("), poke = strstr(body, "patc_poke("), peek = wait || strstr(body, "patc_peek(");
+    bool flags = wait || poke || peek;
+    bool flags32 = strstr(body, "patc_poke32(") || strstr(body, "patc_peek32(");
+    bool acq_rel = strstr(body, "patc_atom_add_acq_rel(");
+    bool pipe = strstr(body, "patc_mb_");
+    bool launch = false, wide = false;
+    for (int i = 0; i < n; i++) {
+        launch |= ks[i]->iw == IW_LAUNCH;
+        wide |= ks[i]->iw != IW_32;
+    }
+    if (launch) sb_puts(&h, prelude_index);
+    if (fdiv) {
+        sb_puts(&h, prelude_fdiv);
+        if (wide) sb_puts(&h, prelude_fdiv64);
+        sb_putc(&h, '\n');
+    }
+    if (flags) {
+        sb_puts(&h, prelude_flags);
+        if (peek) sb_puts(&h, prelude_peek);
+        if (poke) sb_puts(&h, prelude_poke);
+        if (wait) sb_puts(&h, prelude_wait);
+        sb_putc(&h, '\n');
+    }
+    if (flags32) sb_puts(&h, prelude_flags32);
+    if (acq_rel) sb_puts(&h, prelude_acq_rel);
+    if (pipe) sb_puts(&h, prelude_pipe);
+    if (!fdiv && !flags && !flags32 && !acq_rel && !pipe) sb_putc(&h, '\n');
+    sb_insert(out, at, sb_str(&h));
+}
