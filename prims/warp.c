@@ -1071,12 +1071,7 @@ static void pmbar(Pipe *p, MbarOp op, int which, Nat *index, X *arg)
     lw_emit(p->w, s);
 }
 
-static void pjump(Pipe *p, JumpKind k)
-{
-    Stmt *s = lw_snew(p->w, S_JUMP);
-    s->jump.k = k;
-    lw_emit(p->w, s);
-}
+static void pjump(Pipe *p, JumpKind k) { emit_jump(p->w, k); }
 
 /* const var = val, a nat variable of range [lb, ub) (ub NULL: unknown) */
 static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub)
@@ -1091,13 +1086,9 @@ static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub)
 /* for (var = 0;; var++) with var < ub, its body opened (lw_close with *saved) */
 static Nat *popen_while(Pipe *p, const char *prefix, Nat *ub, Stmt **saved)
 {
-    Stmt *s = lw_snew(p->w, S_WHILE);
-    s->wloop.var = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), 0, ub);
-    s->wloop.body = stmt_seq(p->a);
-    lw_emit(p->w, s);
-    *saved = p->w->cur;
-    p->w->cur = s->wloop.body;
-    return nat_var(p->a, s->wloop.var);
+    NatVar *v = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), 0, ub);
+    open_while(p->w, v, saved);
+    return nat_var(p->a, v);
 }
 
 /* op(a)(b), the user's operator inlined (its body lowered with its parameters bound to
