@@ -696,17 +696,17 @@ static bool map_seq_link(const Expr *e, const Binder *x)
 }
 
 const PrimOps prims_map[P_COUNT] = {
-    [P_MAPSEQ] = {infer_map, lower_map_seq, eval_map, write_map, .through = through_map_seq, .chain_arg = 1,
+    [P_MAPSEQ] = {.infer = infer_map, .lower = lower_map_seq, .eval = eval_map, .write = write_map, .through = through_map_seq, .chain_arg = 1,
                   .chain_ok = map_seq_link},
-    [P_MAPSEQUNROLL] = {infer_map, lower_map_seq, eval_map, write_map, .through = through_map_seq, .chain_arg = 1,
+    [P_MAPSEQUNROLL] = {.infer = infer_map, .lower = lower_map_seq, .eval = eval_map, .write = write_map, .through = through_map_seq, .chain_arg = 1,
                         .chain_ok = map_seq_link},
-    [P_MAPGLOBAL] = {infer_map, lower_parallel_map, eval_map, write_map},
-    [P_MAPBLOCK] = {infer_map, lower_parallel_map, eval_map, write_map},
-    [P_MAPTHREADS] = {infer_map, lower_parallel_map, eval_map, write_map},
-    [P_MAPWARP] = {infer_map, lower_parallel_map, eval_map, write_map},
-    [P_MAPLANE] = {infer_map, lower_map_lane, eval_map, write_map},
-    [P_REDUCESEQ] = {infer_reduce, lower_reduce, eval_reduce, NULL},
-    [P_REDUCESEQUNROLL] = {infer_reduce, lower_reduce, eval_reduce, NULL},
-    [P_SCANSEQ] = {infer_scan, lower_scan_read, eval_scan, lower_scan},
-    [P_SCANSEQEXCL] = {infer_scan, lower_scan_read, eval_scan, lower_scan},
+    [P_MAPGLOBAL] = {.infer = infer_map, .lower = lower_parallel_map, .eval = eval_map, .write = write_map},
+    [P_MAPBLOCK] = {.infer = infer_map, .lower = lower_parallel_map, .eval = eval_map, .write = write_map},
+    [P_MAPTHREADS] = {.infer = infer_map, .lower = lower_parallel_map, .eval = eval_map, .write = write_map},
+    [P_MAPWARP] = {.infer = infer_map, .lower = lower_parallel_map, .eval = eval_map, .write = write_map},
+    [P_MAPLANE] = {.infer = infer_map, .lower = lower_map_lane, .eval = eval_map, .write = write_map},
+    [P_REDUCESEQ] = {.infer = infer_reduce, .lower = lower_reduce, .eval = eval_reduce},
+    [P_REDUCESEQUNROLL] = {.infer = infer_reduce, .lower = lower_reduce, .eval = eval_reduce},
+    [P_SCANSEQ] = {.infer = infer_scan, .lower = lower_scan_read, .eval = eval_scan, .write = lower_scan},
+    [P_SCANSEQEXCL] = {.infer = infer_scan, .lower = lower_scan_read, .eval = eval_scan, .write = lower_scan},
 };

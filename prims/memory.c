@@ -679,15 +679,15 @@ void prims_atomic_store(Lw *w, Acc *c, LwVal *v, Span sp)
 }
 
 const PrimOps prims_memory[P_COUNT] = {
-    [P_TOGLOBAL] = {prim_infer_same, lower_to_global, prim_eval_same, NULL},
-    [P_TOSHARED] = {prim_infer_same, lower_to_shared, prim_eval_same, NULL},
-    [P_TOPRIVATE] = {prim_infer_same, lower_to_private, prim_eval_same, NULL},
-    [P_TOPRIVATEFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
-    [P_TOSHAREDFUN] = {infer_fun_form, lower_fun_form, eval_fun_form, NULL},
-    [P_SCATTER] = {infer_scatter, lower_scatter_read, eval_scatter, write_scatter},
-    [P_COMPACTTO] = {infer_compact, lower_compact_read, eval_compact, write_compact, .count_result = CR_PREFIX},
-    [P_PARTITIONTO] = {infer_compact, lower_compact_read, eval_compact, write_compact, .count_result = CR_SPLIT},
-    [P_PARTITIONSTABLETO] = {infer_compact, lower_compact_read, eval_compact, write_compact,
+    [P_TOGLOBAL] = {.infer = prim_infer_same, .lower = lower_to_global, .eval = prim_eval_same},
+    [P_TOSHARED] = {.infer = prim_infer_same, .lower = lower_to_shared, .eval = prim_eval_same},
+    [P_TOPRIVATE] = {.infer = prim_infer_same, .lower = lower_to_private, .eval = prim_eval_same},
+    [P_TOPRIVATEFUN] = {.infer = infer_fun_form, .lower = lower_fun_form, .eval = eval_fun_form},
+    [P_TOSHAREDFUN] = {.infer = infer_fun_form, .lower = lower_fun_form, .eval = eval_fun_form},
+    [P_SCATTER] = {.infer = infer_scatter, .lower = lower_scatter_read, .eval = eval_scatter, .write = write_scatter},
+    [P_COMPACTTO] = {.infer = infer_compact, .lower = lower_compact_read, .eval = eval_compact, .write = write_compact, .count_result = CR_PREFIX},
+    [P_PARTITIONTO] = {.infer = infer_compact, .lower = lower_compact_read, .eval = eval_compact, .write = write_compact, .count_result = CR_SPLIT},
+    [P_PARTITIONSTABLETO] = {.infer = infer_compact, .lower = lower_compact_read, .eval = eval_compact, .write = write_compact,
                              .count_result = CR_SPLIT},
-    [P_ACCUMULATE] = {infer_accumulate, lower_accumulate_read, eval_accumulate, write_accumulate},
+    [P_ACCUMULATE] = {.infer = infer_accumulate, .lower = lower_accumulate_read, .eval = eval_accumulate, .write = write_accumulate},
 };

@@ -328,11 +328,11 @@ static void eval_scalar_form(IpCtx *c, const Code *e, IpVal *r)
 }
 
 const PrimOps prims_scalar[P_COUNT] = {
-    [P_ADD] = {infer_arith, lower_add_mul, eval_arith, NULL},
-    [P_MUL] = {infer_arith, lower_add_mul, eval_arith, NULL},
-    [P_MIN] = {infer_arith, lower_min_max, eval_arith, NULL},
-    [P_MAX] = {infer_arith, lower_min_max, eval_arith, NULL},
-#define FORM_ROW_(e, ...) [e] = {infer_form, lower_scalar_form, eval_scalar_form, NULL},
+    [P_ADD] = {.infer = infer_arith, .lower = lower_add_mul, .eval = eval_arith},
+    [P_MUL] = {.infer = infer_arith, .lower = lower_add_mul, .eval = eval_arith},
+    [P_MIN] = {.infer = infer_arith, .lower = lower_min_max, .eval = eval_arith},
+    [P_MAX] = {.infer = infer_arith, .lower = lower_min_max, .eval = eval_arith},
+#define FORM_ROW_(e, ...) [e] = {.infer = infer_form, .lower = lower_scalar_form, .eval = eval_scalar_form},
     SCALAR_FORMS(FORM_ROW_)
 #undef FORM_ROW_
 };
