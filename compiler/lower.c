@@ -152,6 +152,19 @@ void stmt_append(Arena *a, Stmt *seq, Stmt *s)
 
 void lw_emit(Lw *w, Stmt *s) { stmt_append(w->a, w->cur, s); }
 
+/* An S_WHILE emitted here (var: its counter or NULL), opened as lw_open_if opens an if:
+ * what is emitted next goes into it until w->cur = *saved */
+Stmt *lw_open_while(Lw *w, NatVar *var, Stmt **saved)
+{
+    Stmt *s = lw_snew(w, S_WHILE);
+    s->wloop.var = var;
+    s->wloop.body = stmt_seq(w->a);
+    lw_emit(w, s);
+    *saved = w->cur;
+    w->cur = s->wloop.body;
+    return s;
+}
+
 Stmt *lw_open_if(Lw *w, X *cond, Stmt **saved)
 {
     Stmt *g = lw_snew(w, S_IF);

@@ -163,6 +163,8 @@ Stmt *lw_snew(Lw *w, StmtKind k);
 void lw_emit(Lw *w, Stmt *s);
 /* An S_IF on cond emitted here; what is emitted next goes into it until w->cur = *saved */
 Stmt *lw_open_if(Lw *w, X *cond, Stmt **saved);
+/* An S_WHILE (var: its counter or NULL) emitted here, opened as lw_open_if opens an if */
+Stmt *lw_open_while(Lw *w, NatVar *var, Stmt **saved);
 Buffer *lw_new_buffer(Lw *w, const char *prefix, AddrSpace as, ScalarKind sk, Nat *count);
 Buffer *lw_shared_buffer(Lw *w, const char *prefix, ScalarKind sk, Nat *count, Span sp);
 /* Buffer b read (a view) or written (an acceptor) as row-major storage of ty from element 0 */

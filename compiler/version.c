@@ -328,7 +328,7 @@ static Stmt *copy(const Ver *v, const Stmt *s)
     case S_BULK: t->bulk.bytes = fold(v, s->bulk.bytes); return t;
     case S_VSTORE: return t;
     }
-    return t;
+    unreachable();
 }
 
 /* ---------------------------------------------------------------- the pass */

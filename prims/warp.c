@@ -591,19 +591,6 @@ static void emit_jump(Lw *w, JumpKind k)
     lw_emit(w, s);
 }
 
-/* An S_WHILE emitted here (var: its counter or NULL); what is emitted next goes into
- * it until w->cur = *saved */
-static Stmt *open_while(Lw *w, NatVar *var, Stmt **saved)
-{
-    Stmt *s = lw_snew(w, S_WHILE);
-    s->wloop.var = var;
-    s->wloop.body = stmt_seq(w->a);
-    lw_emit(w, s);
-    *saved = w->cur;
-    w->cur = s->wloop.body;
-    return s;
-}
-
 /* What the look-back's code needs of its lowering. */
 typedef struct Look {
     int n;                      /* leaves: 1 or 2 */
@@ -745,7 +732,7 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
     look_publish(w, L, 1, L->agg);
     w->cur = s_in;
     NatVar *rv = nat_newvar(a, arena_printf(a, "lbr%d", w->names++), 0, L->tiles);
-    open_while(w, rv, &s_win);
+    lw_open_while(w, rv, &s_win);
     Nat *k = nat_add(a, nat_mul(a, nat_cst(a, 32), nat_var(a, rv)), ln);
     Nat *j = nat_sub(a, t, nat_add(a, k, nat_cst(a, 1)));
     X *valid = xnat_lt(w, k, t);
@@ -755,7 +742,7 @@ static void look_back(Lw *w, const Look *L, Buffer *const *res)
         vx[i] = xreg(w, v[i]);
     }
     Stmt *win = w->cur;
-    open_while(w, NULL, &s_poll);
+    lw_open_while(w, NULL, &s_poll);
     if (L->packed) {
         X *word = xsel(w, valid, xordered(w, L->state, j, MO_RELAXED), lit_of(w, SK_U64, 0));
         lw_emit(w, lw_scalar_decl(w, "lbsw", SK_U64, word, &sw));
@@ -1087,7 +1074,7 @@ static Nat *plet(Pipe *p, const char *prefix, X *val, int64_t lb, Nat *ub)
 static Nat *popen_while(Pipe *p, const char *prefix, Nat *ub, Stmt **saved)
 {
     NatVar *v = nat_newvar(p->a, arena_printf(p->a, "%s%d", prefix, p->w->names++), 0, ub);
-    open_while(p->w, v, saved);
+    lw_open_while(p->w, v, saved);
     return nat_var(p->a, v);
 }
 

@@ -9,20 +9,12 @@ import numpy as np
 import pytest
 
 import patc
+from programs import MINMAX, SAXPY  # the tests' folder is on sys.path
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SIZES = [1, 2, 31, 33, 1000, 4097, 100003]
 DTYPES = ["float32", "float64", "int32", "uint32", "int64", "uint64"]
 
-SAXPY = """kernel saxpy = nFun(n =>
-  fun(f32)(a => fun(n.f32)(xs => fun(n.f32)(ys =>
-    zip(xs)(ys) |> mapGlobal(fun(p => a * fst(p) + snd(p)))))))
-"""
-MINMAX = """kernel minmax = nFun(m => fun((m * 4).i32)(xs =>
-  pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(min)(1000))))
-      (pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(max)(-1000))))
-           (xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(add)(0)))))))
-"""
 BAD = """kernel bad = nFun(n =>
   fun(n.f32)(xs => xs |> mapGlobal(fun(x => x * undefined_name))))
 """

@@ -30,20 +30,12 @@ except ImportError:
 import numpy as np
 
 import patc
+from programs import MINMAX, SAXPY  # the tests' folder is on sys.path
 
 if pytest is not None:
     pytestmark = pytest.mark.skipif(not HAVE_GPU, reason="needs PyTorch and a CUDA GPU")
 
 SIZES = [1, 31, 33, 1000, 4097, (1 << 20) + 7, 12345679]
-SAXPY = """kernel saxpy = nFun(n =>
-  fun(f32)(a => fun(n.f32)(xs => fun(n.f32)(ys =>
-    zip(xs)(ys) |> mapGlobal(fun(p => a * fst(p) + snd(p)))))))
-"""
-MINMAX = """kernel minmax = nFun(m => fun((m * 4).i32)(xs =>
-  pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(min)(1000))))
-      (pair(xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(max)(-1000))))
-           (xs |> split(4) |> mapGlobal(fun(c => c |> reduceSeq(add)(0)))))))
-"""
 
 
 def raises(exc, fn, *a, **kw):

@@ -340,29 +340,44 @@ if [ -n "$QS" ] && { [ -z "${EMU_ONLY:-}" ] || [[ quicksort =~ $EMU_ONLY ]]; }; 
         fails=$((fails + 1))
     fi
 fi
-# issue 33 item 2: the histogram's global bins are left zero for the next launch (three
-# launches on the same buffers, each against the interpreter: tests/emu/relaunch.c,
-# built here against the libpatrt beside PATC)
-if [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; then
+# tests/emu/relaunch.c (several launches of one kernel on the same buffers, each against
+# the interpreter), built once against the libpatrt beside PATC; relaunch_check NAME RISE
+# "BUILD ARGS" "RUN ARGS" builds RISE's kernels with tests/emu/build.sh and runs it on
+# them, counting a pass or a fail
+relaunch_built=
+relaunch_check() {
+    local name=$1 rise=$2 bargs=$3 rargs=$4 rtlib
     rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
-    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/relaunch" tests/emu/relaunch.c -L"$rtlib" -lpatrt 2>"$TMP/build.err"; then
-        for ng in "1 1" "4097 3" "100003 7"; do
-            set -- $ng
-            if bash tests/emu/build.sh "$PATC" "$TMP/rl.so" examples/histogram.rise -D n=$1 -D g=$2 2>"$TMP/build.err" &&
-                FAKECUDA_EMULATE="$TMP/rl.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
-                    "$TMP/relaunch" examples/histogram.rise histU32 $1 $2 >"$TMP/out" 2>&1; then
-                passes=$((passes + 1))
-            else
-                echo "FAIL: relaunch histogram.rise histU32 -D n=$1 -D g=$2"
-                cat "$TMP/build.err" "$TMP/out" | grep -v 'swapcontext' | tail -5 | sed 's/^/    /'
-                fails=$((fails + 1))
-            fi
-        done
+    if [ -z "$relaunch_built" ]; then
+        if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/relaunch" tests/emu/relaunch.c -L"$rtlib" -lpatrt 2>"$TMP/build.err"; then
+            relaunch_built=ok
+        else
+            relaunch_built=failed
+            echo "FAIL: building tests/emu/relaunch.c"
+            sed 's/^/    /' "$TMP/build.err" | head -10
+        fi
+    fi
+    if [ "$relaunch_built" != ok ]; then
+        fails=$((fails + 1))
+        return
+    fi
+    if bash tests/emu/build.sh "$PATC" "$TMP/rl.so" $rise $bargs 2>"$TMP/build.err" &&
+        FAKECUDA_EMULATE="$TMP/rl.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
+            "$TMP/relaunch" $rise $rargs >"$TMP/out" 2>&1; then
+        passes=$((passes + 1))
     else
-        echo "FAIL: building tests/emu/relaunch.c"
-        sed 's/^/    /' "$TMP/build.err" | head -10
+        echo "FAIL: relaunch $name"
+        cat "$TMP/build.err" "$TMP/out" | grep -v 'swapcontext' | tail -5 | sed 's/^/    /'
         fails=$((fails + 1))
     fi
+}
+# issue 33 item 2: the histogram's global bins are left zero for the next launch (three
+# launches on the same buffers)
+if [ -z "${EMU_ONLY:-}" ] || [[ "histogram relaunch" =~ $EMU_ONLY ]]; then
+    for ng in "1 1" "4097 3" "100003 7"; do
+        set -- $ng
+        relaunch_check "histogram.rise histU32 -D n=$1 -D g=$2" examples/histogram.rise "-D n=$1 -D g=$2" "histU32 $1 $2"
+    done
 fi
 # issue 34 item 3: the emulated pipe kernels are checked, not merely run. A scanPipe
 # kernel with one block at a time (EMU_RESIDENT=1: block 0's producer draws every tile,
@@ -435,28 +450,13 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe faults" =~ $EMU_ONLY ]]; then
 fi
 # issue 34 item 3: the pipe kernels leave their tile counter at the next epoch, and a
 # later launch on the same scratch takes the earlier launch's tile words for unset:
-# three scanPipe launches on the same buffers, each against the interpreter
-# (tests/emu/relaunch.c)
+# three scanPipe launches on the same buffers
 if [ -z "${EMU_ONLY:-}" ] || [[ "scan_pipe relaunch" =~ $EMU_ONLY ]]; then
-    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
-    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/relaunch" tests/emu/relaunch.c -L"$rtlib" -lpatrt 2>"$TMP/build.err"; then
-        for kn in "exclMinU32 4097" "inclSumI32 100003"; do
-            set -- $kn
-            if bash tests/emu/build.sh "$PATC" "$TMP/rlp.so" examples/scan_pipe.rise --kernel $1 -D n=$2 -D w=2 -D ipt=4 -D s=2 \
-                2>"$TMP/build.err" && FAKECUDA_EMULATE="$TMP/rlp.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
-                "$TMP/relaunch" examples/scan_pipe.rise $1 $2 0 w=2 ipt=4 s=2 >"$TMP/out" 2>&1; then
-                passes=$((passes + 1))
-            else
-                echo "FAIL: relaunch scan_pipe.rise $1 -D n=$2 -D w=2 -D ipt=4 -D s=2"
-                cat "$TMP/build.err" "$TMP/out" | grep -v 'swapcontext' | tail -5 | sed 's/^/    /'
-                fails=$((fails + 1))
-            fi
-        done
-    else
-        echo "FAIL: building tests/emu/relaunch.c"
-        sed 's/^/    /' "$TMP/build.err" | head -10
-        fails=$((fails + 1))
-    fi
+    for kn in "exclMinU32 4097" "inclSumI32 100003"; do
+        set -- $kn
+        relaunch_check "scan_pipe.rise $1 -D n=$2 -D w=2 -D ipt=4 -D s=2" examples/scan_pipe.rise \
+            "--kernel $1 -D n=$2 -D w=2 -D ipt=4 -D s=2" "$1 $2 0 w=2 ipt=4 s=2"
+    done
 fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]
