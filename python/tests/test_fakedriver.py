@@ -25,10 +25,7 @@ if FAKE:
 
 import patc  # noqa: E402 (after the stand-in driver is loaded)
 
-SAXPY = """kernel saxpy = nFun(n =>
-  fun(f32)(a => fun(n.f32)(xs => fun(n.f32)(ys =>
-    zip(xs)(ys) |> mapGlobal(fun(p => a * fst(p) + snd(p)))))))
-"""
+from programs import SAXPY  # noqa: E402 (the tests' folder is on sys.path)
 
 
 class Dev:
