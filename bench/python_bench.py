@@ -13,8 +13,12 @@ and a device-to-device copy of the input's bytes (out.copy_(x)), the ceiling. to
 is not compared: patc has no sort. Each call is timed alone, Python included, with CUDA
 events on the current stream around it (the GPU is idle before it, so the time covers
 the host's work until the last launch, then the kernels); after warm-up, implementations
-interleaved run by run, the median of --reps runs (more at small n). Every result is
-checked against torch's before timing (filter: 50% of uniform [0, 1) selected, t = 0.5).
+interleaved run by run, the median of --reps runs (more at small n). Then each is timed
+streamed: CUDA events around K calls back to back (K = 100 up to 2^20, 10 above), the
+time per call, so that the host's work of one call overlaps the GPU's of the one before
+(what a loop of calls sees), the median of 15 rounds, implementations interleaved. Every
+result is checked against torch's before timing (filter: 50% of uniform [0, 1) selected,
+t = 0.5).
 
 Then the per-call overhead of a small kernel: examples/saxpy.rise's saxpy called
 back to back at n = 1..1024 (host time per call, out= given and not), beside
@@ -92,6 +96,17 @@ class Gpu:
         b.synchronize()
         return a.elapsed_time(b)
 
+    def batch_ms(self, fn, k):
+        t = self.torch
+        a, b = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
+        t.cuda.synchronize()
+        a.record()
+        for _ in range(k):
+            fn()
+        b.record()
+        b.synchronize()
+        return a.elapsed_time(b) / k
+
     def impls(self, op, x, dtype):
         t, cp = self.torch, self.cp(x)
         thr = 0.5 if dtype.startswith("float") else 50
@@ -163,7 +178,9 @@ class Gpu:
                      "torch.add (out=)": lambda: t.add(y, x, alpha=2.0, out=out),
                      "torch.add": lambda: t.add(y, x, alpha=2.0),
                      "patc.reduce": lambda: patc.reduce(x),
-                     "torch.sum": lambda: t.sum(x)}
+                     "torch.sum": lambda: t.sum(x),
+                     "patc.inclusive_scan": lambda: patc.inclusive_scan(x),
+                     "torch.cumsum": lambda: t.cumsum(x, 0)}
             assert t.allclose(k(2.0, x, y, n=n), 2.0 * x + y)
             for name, fn in cases.items():
                 for _ in range(50):
@@ -196,6 +213,12 @@ class Cpu:
         t0 = time.perf_counter()
         fn()
         return (time.perf_counter() - t0) * 1e3
+
+    def batch_ms(self, fn, k):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            fn()
+        return (time.perf_counter() - t0) * 1e3 / k
 
     def impls(self, op, x, dtype):
         thr = 0.5 if dtype.startswith("float") else 50
@@ -254,14 +277,21 @@ def run(args):
                 for _ in range(reps):
                     for name, fn in impls.items():
                         times[name].append(be.time_ms(fn))
+                kb = (100 if n <= 1 << 20 else 10) if not args.dry_run else 3
+                streamed = {name: [] for name in impls}
+                for _ in range(15 if not args.dry_run else 2):
+                    for name, fn in impls.items():
+                        streamed[name].append(be.batch_ms(fn, kb))
                 bytes_in = x.numel() * x.element_size() if hasattr(x, "numel") else x.nbytes
                 for name, ts in times.items():
                     med = statistics.median(ts)
                     rows.append({"op": op, "dtype": dname, "n": n, "impl": name, "median_us": med * 1e3,
                                  "min_us": min(ts) * 1e3, "reps": reps,
-                                 "gbps_in": bytes_in / (med * 1e-3) / 1e9})
+                                 "gbps_in": bytes_in / (med * 1e-3) / 1e9,
+                                 "streamed_us": statistics.median(streamed[name]) * 1e3})
                 print("%-15s %s n=2^%-2d %s" % (op, dname, n.bit_length() - 1,
-                                                "  ".join("%s %.1f us" % (k, statistics.median(v) * 1e3)
+                                                "  ".join("%s %.1f/%.1f us" % (k, statistics.median(v) * 1e3,
+                                                                               statistics.median(streamed[k]) * 1e3)
                                                           for k, v in times.items())), flush=True)
             del x
     over = be.overhead()
@@ -273,21 +303,24 @@ def write(args, be, rows, over):
     out = pathlib.Path(args.out or HERE / "results" / ("%s-%s-python" % (datetime.date.today().isoformat(), slug)))
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "python_bench.csv", "w") as f:
-        f.write("op,dtype,n,impl,median_us,min_us,reps,gbps_in\n")
+        f.write("op,dtype,n,impl,median_us,min_us,reps,gbps_in,streamed_us\n")
         for r in rows:
-            f.write("%s,%s,%d,%s,%.3f,%.3f,%d,%.2f\n" % (r["op"], r["dtype"], r["n"], r["impl"], r["median_us"],
-                                                         r["min_us"], r["reps"], r["gbps_in"]))
+            f.write("%s,%s,%d,%s,%.3f,%.3f,%d,%.2f,%.3f\n" % (r["op"], r["dtype"], r["n"], r["impl"], r["median_us"],
+                                                              r["min_us"], r["reps"], r["gbps_in"], r["streamed_us"]))
         f.write("\noverhead,n,host_us_per_call,event_us_one_call\n")
         for name, n, us, ev in over:
             f.write("%s,%d,%.3f,%.3f\n" % (name, n, us, ev))
     lines = ["# patc from Python against PyTorch%s: %s" % (" and CuPy" if be.cupy else "", be.name), "",
-             "Median time of one call, Python included (CUDA events around the call), in us; "
-             "torch / patc above 1 means patc is faster. copy: a device-to-device copy of the input's bytes.", ""]
+             "Each cell: alone / streamed, in us. Alone: the median time of one call, Python included (CUDA "
+             "events around the call, the GPU idle before it). Streamed: the time per call of 100 calls back to "
+             "back (10 above 2^20), CUDA events around them, the median of 15 rounds. torch / patc above 1 means "
+             "patc is faster. copy: a device-to-device copy of the input's bytes.", ""]
     impl_names = []
     for r in rows:
         if r["impl"] not in impl_names:
             impl_names.append(r["impl"])
     keyed = {(r["op"], r["dtype"], r["n"], r["impl"]): r["median_us"] for r in rows}
+    skeyed = {(r["op"], r["dtype"], r["n"], r["impl"]): r["streamed_us"] for r in rows}
     for op in dict.fromkeys(r["op"] for r in rows):
         for dname in dict.fromkeys(r["dtype"] for r in rows):
             ns = sorted({r["n"] for r in rows if r["op"] == op and r["dtype"] == dname})
@@ -296,11 +329,13 @@ def write(args, be, rows, over):
                 continue
             lines.append("## %s %s" % (op, dname))
             lines.append("")
-            lines.append("| n | " + " | ".join(impls) + (" | torch / patc |" if "torch" in impls else " |"))
-            lines.append("|---" * (len(impls) + 1 + ("torch" in impls)) + "|")
+            lines.append("| n | " + " | ".join(impls) + (" | torch / patc alone | streamed |" if "torch" in impls
+                                                         else " |"))
+            lines.append("|---" * (len(impls) + 1 + 2 * ("torch" in impls)) + "|")
             for n in ns:
-                cells = ["%.1f" % keyed[(op, dname, n, i)] for i in impls]
-                ratio = " | %.2f" % (keyed[(op, dname, n, "torch")] / keyed[(op, dname, n, "patc")]) \
+                cells = ["%.1f / %.1f" % (keyed[(op, dname, n, i)], skeyed[(op, dname, n, i)]) for i in impls]
+                ratio = " | %.2f | %.2f" % (keyed[(op, dname, n, "torch")] / keyed[(op, dname, n, "patc")],
+                                            skeyed[(op, dname, n, "torch")] / skeyed[(op, dname, n, "patc")]) \
                     if "torch" in impls else ""
                 lines.append("| 2^%d | %s%s |" % (n.bit_length() - 1, " | ".join(cells), ratio))
             lines.append("")

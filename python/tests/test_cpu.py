@@ -325,5 +325,5 @@ def test_bench_dry_run(tmp_path):
     md = (tmp_path / "python_bench.md").read_text()
     assert "## inclusive_scan f32" in md and "| 2^12 |" in md and "Per-call overhead" in md
     csv = (tmp_path / "python_bench.csv").read_text().splitlines()
-    assert csv[0] == "op,dtype,n,impl,median_us,min_us,reps,gbps_in" and len(csv) > 20
+    assert csv[0] == "op,dtype,n,impl,median_us,min_us,reps,gbps_in,streamed_us" and len(csv) > 20
     assert "run: python3" in (tmp_path / "command.txt").read_text()
