@@ -11,6 +11,10 @@
 // timing.cuh's method (warm-up, interleaved rounds, alone and queued, medians).
 //   pipe_ab_bench OUTDIR BEFORE_LIB AFTER_LIB EXAMPLES_DIR [n ...]
 // Writes OUTDIR/pipe_ab.csv and OUTDIR/pipe_ab.md (after/before per case and n).
+// PIPE_AB_BEFORE_CUDA=DIR / PIPE_AB_AFTER_CUDA=DIR: a side's kernel K is DIR/K.cu when
+// that file exists (hand-edited CUDA C, as patc run --cuda), for experiments on one
+// library: give the same BEFORE_LIB and AFTER_LIB. PIPE_AB_ONLY=S runs only the cases
+// whose label contains S.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <cmath>
@@ -72,10 +76,27 @@ struct Side { patc_kernel *k; std::vector<void *> outs; std::vector<size_t> byte
 static cudaStream_t s;
 static HoldFlag holdf;
 
-static Side prepare(Lib &l, const Case &c, const std::string &dir, long long maxn) {
+// $env, when set, names a folder of hand-edited CUDA texts: KERNEL.cu there, when it
+// exists, is that side's kernel (patc_compile_options.cuda_file; metadata from the .rise).
+static std::string edited(const char *env, const Case &c) {
+    const char *d = getenv(env);
+    if (!d) return "";
+    std::string f = std::string(d) + "/" + c.kernel + ".cu";
+    FILE *fp = fopen(f.c_str(), "r");
+    if (!fp) return "";
+    fclose(fp);
+    return f;
+}
+
+static Side prepare(Lib &l, const Case &c, const std::string &dir, long long maxn, const std::string &cuda) {
     std::string path = dir + "/" + c.file;
     patc_program *prog;
-    LK(l, l.compile(l.ctx, path.c_str(), c.defs.data(), (int)c.defs.size(), nullptr, &prog));
+    patc_compile_options o;
+    memset(&o, 0, sizeof o);
+    o.cuda_file = cuda.c_str();
+    o.kernel = c.kernel; // the text holds this kernel alone
+    if (!cuda.empty()) printf("%s: %s from %s\n", l.path, c.kernel, cuda.c_str());
+    LK(l, l.compile(l.ctx, path.c_str(), c.defs.data(), (int)c.defs.size(), cuda.empty() ? nullptr : &o, &prog));
     Side sd;
     LK(l, l.get_kernel(prog, c.kernel, &sd.k));
     int no = l.num_outputs(sd.k);
@@ -143,8 +164,11 @@ int main(int argc, char **argv) {
     int wrong = 0;
     float worst = 0;
     const float t = 0.5f;
+    const char *only = getenv("PIPE_AB_ONLY"); // a label's substring: only those cases
     for (const Case &c : cases) {
-        Side sb = prepare(lb, c, dir, maxn), sa = prepare(la, c, dir, maxn);
+        if (only && !strstr(c.label, only)) continue;
+        Side sb = prepare(lb, c, dir, maxn, edited("PIPE_AB_BEFORE_CUDA", c)),
+             sa = prepare(la, c, dir, maxn, edited("PIPE_AB_AFTER_CUDA", c));
         for (long long n : sizes) {
             patc_arg ab[2], aa[2];
             int na = 0;
