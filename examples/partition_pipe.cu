@@ -154,17 +154,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -615,17 +615,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -1076,17 +1076,17 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -1561,17 +1561,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                 unsigned long long pwd112 = 0ull;
                 unsigned long long pwd113 = 0ull;
                 for (;;) {
-                    bool punset114 = false;
                     pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
+                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
+                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
+                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    bool punset114 = false;
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
-                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
                     unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset114))) {
@@ -2156,17 +2156,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                 unsigned long long pwd112 = 0ull;
                 unsigned long long pwd113 = 0ull;
                 for (;;) {
-                    bool punset114 = false;
                     pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
+                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
+                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
+                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    bool punset114 = false;
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
-                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
                     unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset114))) {
@@ -2751,17 +2751,17 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                 unsigned long long pwd112 = 0ull;
                 unsigned long long pwd113 = 0ull;
                 for (;;) {
-                    bool punset114 = false;
                     pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
+                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
+                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
+                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    bool punset114 = false;
                     unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
-                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
                     unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
                     punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset114))) {

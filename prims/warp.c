@@ -1354,11 +1354,16 @@ static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer
     lw_emit(w, poll);
     psaved = w->cur;
     w->cur = poll->wloop.body;
-    X *unset = preg(p, "punset", x_bool(a, false), &ub);
+    /* the four loads first, then the tests: a test between them (its || a branch) made
+     * nvcc issue the fourth load only after the first had come back, two round trips to
+     * L2 a poll where the hand-written template had one */
     for (int u = 0; u < 4; u++) {
         X *ld = lw_xload(w, state, nat_sub(a, top, dist[u]));
         ld->load.order = MO_RELAXED;
         lw_store(w, wb[u], pn(p, 0), psel(p, live[u], ld, plit(p, SK_U64, 0)));
+    }
+    X *unset = preg(p, "punset", x_bool(a, false), &ub);
+    for (int u = 0; u < 4; u++) {
         X *hi = lw_materialise(w, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, wd[u], plit(p, SK_U64, 32))), "phi");
         X *other = x_bin(a, OP_NE, SK_BOOL, x_bin(a, OP_SHR, SK_U32, hi, plit(p, SK_U32, 2)), ep);
         X *zero = x_bin(a, OP_EQ, SK_BOOL, x_bin(a, OP_BAND, SK_U32, hi, plit(p, SK_U32, 3)), plit(p, SK_U32, 0));
