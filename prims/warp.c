@@ -1145,6 +1145,15 @@ static void pipe_init(Pipe *p)
     p->w->cur = saved;
 }
 
+/* A stable partition's tile t counted from the end, tiles - 1 - t for a drawn tile t
+ * (0 <= t < tiles), as a let of range [0, tiles): spelt out inside the indices it made
+ * width.c add n for each of tiles and t (TILE * tiles is about n), so that from n = 2^28
+ * every launch used 64-bit indices (5n + ... >= 2^31) */
+static Nat *pipe_from_end(Pipe *p, Nat *t)
+{
+    return plet(p, "ptt", pnat(p, nat_sub(p->a, nat_sub(p->a, p->tiles, pn(p, 1)), t)), 0, p->tiles);
+}
+
 /* The producer (lane 0 of warp W + 2): slot iteration k draws tile t from the counter
  * {epoch, count} in launch order, once slot k % S is free (empty's phase of iteration
  * k - S), and bulk-copies the tile's whole 16-byte vectors into it (the compute warps
@@ -1193,7 +1202,7 @@ static void pipe_producer(Pipe *p, bool stable, Buffer *in, Buffer *ctr)
     pjump(p, JK_RETURN);
     w->cur = isaved;
     lw_store(w, p->sm[PS_TID], sl, pnat(p, t));
-    Nat *tt = stable ? nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t) : t;
+    Nat *tt = stable ? pipe_from_end(p, t) : t;
     /* the tile's elements, 1..TILE past the return above: a let whose range says so, for
      * width.c, which bounds a min by its larger side (n + TILE*(tiles + gridDim), 4 of
      * them made every launch from n = 2^28 use 64-bit indices) */
@@ -1659,7 +1668,7 @@ static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
     lw_store(w, db, pn(p, 0), x_bool(a, true));
     pjump(p, JK_CONTINUE);
     w->cur = jsaved;
-    if (p->given) t = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t); /* drawn from the end */
+    if (p->given) t = pipe_from_end(p, t); /* drawn from the end */
     lw_store(w, nb, pn(p, 0), pnat(p, nat_add(a, nx, pn(p, 1))));
     if (p->pred) pipe_select_chunk(p, in, sl, t);
     else pipe_scan_chunk(p, in, excl, sl, t);
@@ -1673,7 +1682,7 @@ static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
     Nat *fsl = plet(p, "psl", pnat(p, nat_mod(a, od, pn(p, p->S))), 0, pn(p, p->S));
     Nat *ft = NULL; /* a filter's finish does not need the tile (nvcc would warn) */
     if (!p->pred || p->part) ft = plet(p, "pt", lw_xload(w, p->sm[PS_TID], fsl), 0, p->tiles);
-    if (p->given) ft = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), ft);
+    if (p->given) ft = pipe_from_end(p, ft);
     if (p->pred) pipe_select_finish(p, out, fsl, ft);
     else pipe_scan_finish(p, out, fsl, ft);
     pmbar(p, MB_FENCE, 0, NULL, NULL); /* before the slot's next bulk copy */
@@ -1820,8 +1829,15 @@ static void pipe_select_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t)
     Nat *r = plet(p, "pr", pnat(p, nat_sub(a, nat_max(a, pn(p, 0), nat_min(a, cnt, pn(p, CH))), sc)), 0, pn(p, CH + 1));
     Nat *before = nat_sub(a, nat_add(a, nat_mul(a, t, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH))), off);
     if (p->given) {
+        /* the others before the chunk (its elements before, less its selected before, off),
+         * and their place after the m selected, each a let of a range width.c can use:
+         * the sums spelt out (m + t * TILE + ... - off, n - that) made it bound the indices
+         * by 5n. The clamps change nothing for the right count (the others before are
+         * >= 0, m + them < n); for a count too small (off clamped to n) they keep dst
+         * from going below 0, which it did (tests/emu: a write before the output). */
+        Nat *oth = plet(p, "poth", pnat(p, nat_max(a, pn(p, 0), before)), 0, nat_mul(a, p->tiles, pn(p, p->TILE)));
         Nat *m = plet(p, "pm", pmin_n(p, lw_xload(w, p->given, pn(p, 0))), 0, nat_add(a, p->n, pn(p, 1)));
-        Nat *dst = nat_add(a, m, before); /* after the others before */
+        Nat *dst = plet(p, "pdst", pnat(p, nat_min(a, p->n, nat_add(a, m, oth))), 0, nat_add(a, p->n, pn(p, 1)));
         Nat *room = nat_sub(a, p->n, dst);
         pipe_copy_out(p, out, dst, nat_add(a, chw, sc), nat_max(a, pn(p, 0), nat_min(a, r, room)));
     } else {
