@@ -355,101 +355,101 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                 unsigned int po113 = __shfl_up_sync(0xffffffffu, pv108, 16);
                 pv108 = ((lane >= 16) ? (po113 + pv108) : pv108);
                 __syncwarp();
-                const patc_int pq114 = (pv108 - pc107);
+                const patc_int pq114 = ((384 * warp + 6144 * psl87) + ((int)(pv108 - pc107)));
                 if ((((pm94 >> 0u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq114)] = px90[0];
+                    ring0[pq114] = px90[0];
                 }
                 const patc_int pq115 = (pq114 + ((int)((pm94 >> 0u) & 1u)));
                 if ((((pm94 >> 1u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq115)] = px90[1];
+                    ring0[pq115] = px90[1];
                 }
                 const patc_int pq116 = (pq115 + ((int)((pm94 >> 1u) & 1u)));
                 if ((((pm94 >> 2u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq116)] = px90[2];
+                    ring0[pq116] = px90[2];
                 }
                 const patc_int pq117 = (pq116 + ((int)((pm94 >> 2u) & 1u)));
                 if ((((pm94 >> 3u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq117)] = px90[3];
+                    ring0[pq117] = px90[3];
                 }
                 const patc_int pq118 = (pq117 + ((int)((pm94 >> 3u) & 1u)));
                 if ((((pm94 >> 4u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq118)] = px91[0];
+                    ring0[pq118] = px91[0];
                 }
                 const patc_int pq119 = (pq118 + ((int)((pm94 >> 4u) & 1u)));
                 if ((((pm94 >> 5u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq119)] = px91[1];
+                    ring0[pq119] = px91[1];
                 }
                 const patc_int pq120 = (pq119 + ((int)((pm94 >> 5u) & 1u)));
                 if ((((pm94 >> 6u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq120)] = px91[2];
+                    ring0[pq120] = px91[2];
                 }
                 const patc_int pq121 = (pq120 + ((int)((pm94 >> 6u) & 1u)));
                 if ((((pm94 >> 7u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq121)] = px91[3];
+                    ring0[pq121] = px91[3];
                 }
                 const patc_int pq122 = (pq121 + ((int)((pm94 >> 7u) & 1u)));
                 if ((((pm94 >> 8u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq122)] = px92[0];
+                    ring0[pq122] = px92[0];
                 }
                 const patc_int pq123 = (pq122 + ((int)((pm94 >> 8u) & 1u)));
                 if ((((pm94 >> 9u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq123)] = px92[1];
+                    ring0[pq123] = px92[1];
                 }
                 const patc_int pq124 = (pq123 + ((int)((pm94 >> 9u) & 1u)));
                 if ((((pm94 >> 10u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq124)] = px92[2];
+                    ring0[pq124] = px92[2];
                 }
                 const patc_int pq125 = (pq124 + ((int)((pm94 >> 10u) & 1u)));
                 if ((((pm94 >> 11u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq125)] = px92[3];
+                    ring0[pq125] = px92[3];
                 }
-                const patc_int pr126 = (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107)));
+                const patc_int pr126 = ((384 * warp + 6144 * psl87 + 383) - (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107))));
                 if ((((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr126 + 383)] = px90[0];
+                    ring0[pr126] = px90[0];
                 }
-                const patc_int pr127 = (pr126 + ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
+                const patc_int pr127 = (pr126 - ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
                 if ((((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr127 + 383)] = px90[1];
+                    ring0[pr127] = px90[1];
                 }
-                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
+                const patc_int pr128 = (pr127 - ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
                 if ((((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr128 + 383)] = px90[2];
+                    ring0[pr128] = px90[2];
                 }
-                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
+                const patc_int pr129 = (pr128 - ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
                 if ((((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr129 + 383)] = px90[3];
+                    ring0[pr129] = px90[3];
                 }
-                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
+                const patc_int pr130 = (pr129 - ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
                 if ((((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr130 + 383)] = px91[0];
+                    ring0[pr130] = px91[0];
                 }
-                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
+                const patc_int pr131 = (pr130 - ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
                 if ((((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr131 + 383)] = px91[1];
+                    ring0[pr131] = px91[1];
                 }
-                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
+                const patc_int pr132 = (pr131 - ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
                 if ((((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr132 + 383)] = px91[2];
+                    ring0[pr132] = px91[2];
                 }
-                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
+                const patc_int pr133 = (pr132 - ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
                 if ((((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr133 + 383)] = px91[3];
+                    ring0[pr133] = px91[3];
                 }
-                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
+                const patc_int pr134 = (pr133 - ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
                 if ((((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr134 + 383)] = px92[0];
+                    ring0[pr134] = px92[0];
                 }
-                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
+                const patc_int pr135 = (pr134 - ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
                 if ((((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr135 + 383)] = px92[1];
+                    ring0[pr135] = px92[1];
                 }
-                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
+                const patc_int pr136 = (pr135 - ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
                 if ((((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr136 + 383)] = px92[2];
+                    ring0[pr136] = px92[2];
                 }
-                const patc_int pr137 = (pr136 + ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
+                const patc_int pr137 = (pr136 - ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
                 if ((((12 * lane + 11) < pvc93) && (((pm94 >> 11u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr137 + 383)] = px92[3];
+                    ring0[pr137] = px92[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 16 * psl87)] = pv108;
@@ -816,101 +816,101 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                 unsigned int po113 = __shfl_up_sync(0xffffffffu, pv108, 16);
                 pv108 = ((lane >= 16) ? (po113 + pv108) : pv108);
                 __syncwarp();
-                const patc_int pq114 = (pv108 - pc107);
+                const patc_int pq114 = ((384 * warp + 6144 * psl87) + ((int)(pv108 - pc107)));
                 if ((((pm94 >> 0u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq114)] = px90[0];
+                    ring0[pq114] = px90[0];
                 }
                 const patc_int pq115 = (pq114 + ((int)((pm94 >> 0u) & 1u)));
                 if ((((pm94 >> 1u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq115)] = px90[1];
+                    ring0[pq115] = px90[1];
                 }
                 const patc_int pq116 = (pq115 + ((int)((pm94 >> 1u) & 1u)));
                 if ((((pm94 >> 2u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq116)] = px90[2];
+                    ring0[pq116] = px90[2];
                 }
                 const patc_int pq117 = (pq116 + ((int)((pm94 >> 2u) & 1u)));
                 if ((((pm94 >> 3u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq117)] = px90[3];
+                    ring0[pq117] = px90[3];
                 }
                 const patc_int pq118 = (pq117 + ((int)((pm94 >> 3u) & 1u)));
                 if ((((pm94 >> 4u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq118)] = px91[0];
+                    ring0[pq118] = px91[0];
                 }
                 const patc_int pq119 = (pq118 + ((int)((pm94 >> 4u) & 1u)));
                 if ((((pm94 >> 5u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq119)] = px91[1];
+                    ring0[pq119] = px91[1];
                 }
                 const patc_int pq120 = (pq119 + ((int)((pm94 >> 5u) & 1u)));
                 if ((((pm94 >> 6u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq120)] = px91[2];
+                    ring0[pq120] = px91[2];
                 }
                 const patc_int pq121 = (pq120 + ((int)((pm94 >> 6u) & 1u)));
                 if ((((pm94 >> 7u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq121)] = px91[3];
+                    ring0[pq121] = px91[3];
                 }
                 const patc_int pq122 = (pq121 + ((int)((pm94 >> 7u) & 1u)));
                 if ((((pm94 >> 8u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq122)] = px92[0];
+                    ring0[pq122] = px92[0];
                 }
                 const patc_int pq123 = (pq122 + ((int)((pm94 >> 8u) & 1u)));
                 if ((((pm94 >> 9u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq123)] = px92[1];
+                    ring0[pq123] = px92[1];
                 }
                 const patc_int pq124 = (pq123 + ((int)((pm94 >> 9u) & 1u)));
                 if ((((pm94 >> 10u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq124)] = px92[2];
+                    ring0[pq124] = px92[2];
                 }
                 const patc_int pq125 = (pq124 + ((int)((pm94 >> 10u) & 1u)));
                 if ((((pm94 >> 11u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq125)] = px92[3];
+                    ring0[pq125] = px92[3];
                 }
-                const patc_int pr126 = (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107)));
+                const patc_int pr126 = ((384 * warp + 6144 * psl87 + 383) - (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107))));
                 if ((((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr126 + 383)] = px90[0];
+                    ring0[pr126] = px90[0];
                 }
-                const patc_int pr127 = (pr126 + ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
+                const patc_int pr127 = (pr126 - ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
                 if ((((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr127 + 383)] = px90[1];
+                    ring0[pr127] = px90[1];
                 }
-                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
+                const patc_int pr128 = (pr127 - ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
                 if ((((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr128 + 383)] = px90[2];
+                    ring0[pr128] = px90[2];
                 }
-                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
+                const patc_int pr129 = (pr128 - ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
                 if ((((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr129 + 383)] = px90[3];
+                    ring0[pr129] = px90[3];
                 }
-                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
+                const patc_int pr130 = (pr129 - ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
                 if ((((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr130 + 383)] = px91[0];
+                    ring0[pr130] = px91[0];
                 }
-                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
+                const patc_int pr131 = (pr130 - ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
                 if ((((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr131 + 383)] = px91[1];
+                    ring0[pr131] = px91[1];
                 }
-                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
+                const patc_int pr132 = (pr131 - ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
                 if ((((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr132 + 383)] = px91[2];
+                    ring0[pr132] = px91[2];
                 }
-                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
+                const patc_int pr133 = (pr132 - ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
                 if ((((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr133 + 383)] = px91[3];
+                    ring0[pr133] = px91[3];
                 }
-                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
+                const patc_int pr134 = (pr133 - ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
                 if ((((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr134 + 383)] = px92[0];
+                    ring0[pr134] = px92[0];
                 }
-                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
+                const patc_int pr135 = (pr134 - ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
                 if ((((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr135 + 383)] = px92[1];
+                    ring0[pr135] = px92[1];
                 }
-                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
+                const patc_int pr136 = (pr135 - ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
                 if ((((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr136 + 383)] = px92[2];
+                    ring0[pr136] = px92[2];
                 }
-                const patc_int pr137 = (pr136 + ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
+                const patc_int pr137 = (pr136 - ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
                 if ((((12 * lane + 11) < pvc93) && (((pm94 >> 11u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr137 + 383)] = px92[3];
+                    ring0[pr137] = px92[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 16 * psl87)] = pv108;
@@ -1233,37 +1233,37 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                 unsigned int po103 = __shfl_up_sync(0xffffffffu, pv98, 16);
                 pv98 = ((lane >= 16) ? (po103 + pv98) : pv98);
                 __syncwarp();
-                const patc_int pq104 = (pv98 - pc97);
+                const patc_int pq104 = ((128 * warp + 512 * psl87) + ((int)(pv98 - pc97)));
                 if ((((pm92 >> 0u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq104)] = px90[0];
+                    ring0[pq104] = px90[0];
                 }
                 const patc_int pq105 = (pq104 + ((int)((pm92 >> 0u) & 1u)));
                 if ((((pm92 >> 1u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq105)] = px90[1];
+                    ring0[pq105] = px90[1];
                 }
                 const patc_int pq106 = (pq105 + ((int)((pm92 >> 1u) & 1u)));
                 if ((((pm92 >> 2u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq106)] = px90[2];
+                    ring0[pq106] = px90[2];
                 }
                 const patc_int pq107 = (pq106 + ((int)((pm92 >> 2u) & 1u)));
                 if ((((pm92 >> 3u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq107)] = px90[3];
+                    ring0[pq107] = px90[3];
                 }
-                const patc_int pr108 = (min((patc_int)pvc91, (patc_int)(4 * lane)) - ((int)(pv98 - pc97)));
+                const patc_int pr108 = ((128 * warp + 512 * psl87 + 127) - (min((patc_int)pvc91, (patc_int)(4 * lane)) - ((int)(pv98 - pc97))));
                 if ((((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr108 + 127)] = px90[0];
+                    ring0[pr108] = px90[0];
                 }
-                const patc_int pr109 = (pr108 + ((int)(((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))));
+                const patc_int pr109 = (pr108 - ((int)(((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))));
                 if ((((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr109 + 127)] = px90[1];
+                    ring0[pr109] = px90[1];
                 }
-                const patc_int pr110 = (pr109 + ((int)(((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))));
+                const patc_int pr110 = (pr109 - ((int)(((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))));
                 if ((((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr110 + 127)] = px90[2];
+                    ring0[pr110] = px90[2];
                 }
-                const patc_int pr111 = (pr110 + ((int)(((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))));
+                const patc_int pr111 = (pr110 - ((int)(((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))));
                 if ((((4 * lane + 3) < pvc91) && (((pm92 >> 3u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr111 + 127)] = px90[3];
+                    ring0[pr111] = px90[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 4 * psl87)] = pv98;
@@ -1445,7 +1445,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6145, max(384 * nwarps + 56066, max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(gridDim.x + 2 * ((n + 6142) / 6144) + 3, ((n + 6142) / 6144 + 1) / 9 + 2)))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(384 * nwarps + min(385, 2 * n + 1) + 55681, max(n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6145, max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(gridDim.x + 2 * ((n + 6142) / 6144) + 3, ((n + 6142) / 6144 + 1) / 9 + 2))))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
@@ -1764,102 +1764,102 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                 unsigned int po180 = __shfl_up_sync(0xffffffffu, pv175, 16);
                 pv175 = ((lane >= 16) ? (po180 + pv175) : pv175);
                 __syncwarp();
-                const patc_int pq181 = (pv175 - pc174);
+                const patc_int pq181 = ((384 * warp + 6144 * psl153) + ((int)(pv175 - pc174)));
                 if ((((pm161 >> 0u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq181)] = px157[0];
+                    ring65[pq181] = px157[0];
                 }
                 const patc_int pq182 = (pq181 + ((int)((pm161 >> 0u) & 1u)));
                 if ((((pm161 >> 1u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq182)] = px157[1];
+                    ring65[pq182] = px157[1];
                 }
                 const patc_int pq183 = (pq182 + ((int)((pm161 >> 1u) & 1u)));
                 if ((((pm161 >> 2u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq183)] = px157[2];
+                    ring65[pq183] = px157[2];
                 }
                 const patc_int pq184 = (pq183 + ((int)((pm161 >> 2u) & 1u)));
                 if ((((pm161 >> 3u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq184)] = px157[3];
+                    ring65[pq184] = px157[3];
                 }
                 const patc_int pq185 = (pq184 + ((int)((pm161 >> 3u) & 1u)));
                 if ((((pm161 >> 4u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq185)] = px158[0];
+                    ring65[pq185] = px158[0];
                 }
                 const patc_int pq186 = (pq185 + ((int)((pm161 >> 4u) & 1u)));
                 if ((((pm161 >> 5u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq186)] = px158[1];
+                    ring65[pq186] = px158[1];
                 }
                 const patc_int pq187 = (pq186 + ((int)((pm161 >> 5u) & 1u)));
                 if ((((pm161 >> 6u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq187)] = px158[2];
+                    ring65[pq187] = px158[2];
                 }
                 const patc_int pq188 = (pq187 + ((int)((pm161 >> 6u) & 1u)));
                 if ((((pm161 >> 7u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq188)] = px158[3];
+                    ring65[pq188] = px158[3];
                 }
                 const patc_int pq189 = (pq188 + ((int)((pm161 >> 7u) & 1u)));
                 if ((((pm161 >> 8u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq189)] = px159[0];
+                    ring65[pq189] = px159[0];
                 }
                 const patc_int pq190 = (pq189 + ((int)((pm161 >> 8u) & 1u)));
                 if ((((pm161 >> 9u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq190)] = px159[1];
+                    ring65[pq190] = px159[1];
                 }
                 const patc_int pq191 = (pq190 + ((int)((pm161 >> 9u) & 1u)));
                 if ((((pm161 >> 10u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq191)] = px159[2];
+                    ring65[pq191] = px159[2];
                 }
                 const patc_int pq192 = (pq191 + ((int)((pm161 >> 10u) & 1u)));
                 if ((((pm161 >> 11u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq192)] = px159[3];
+                    ring65[pq192] = px159[3];
                 }
-                const patc_int pr193 = (min((patc_int)pvc160, (patc_int)(12 * lane)) - ((int)(pv175 - pc174)));
-                const patc_int psc194 = ((int)__shfl_sync(0xffffffffu, pv175, 31));
+                const patc_int psc193 = ((int)__shfl_sync(0xffffffffu, pv175, 31));
+                const patc_int pr194 = ((384 * warp + 6144 * psl153 + psc193) + (min((patc_int)pvc160, (patc_int)(12 * lane)) - ((int)(pv175 - pc174))));
                 if ((((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + pr193 + psc194)] = px157[0];
+                    ring65[pr194] = px157[0];
                 }
-                const patc_int pr195 = (pr193 + ((int)(((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))));
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))));
                 if ((((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr195)] = px157[1];
+                    ring65[pr195] = px157[1];
                 }
                 const patc_int pr196 = (pr195 + ((int)(((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))));
                 if ((((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr196)] = px157[2];
+                    ring65[pr196] = px157[2];
                 }
                 const patc_int pr197 = (pr196 + ((int)(((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))));
                 if ((((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr197)] = px157[3];
+                    ring65[pr197] = px157[3];
                 }
                 const patc_int pr198 = (pr197 + ((int)(((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))));
                 if ((((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr198)] = px158[0];
+                    ring65[pr198] = px158[0];
                 }
                 const patc_int pr199 = (pr198 + ((int)(((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))));
                 if ((((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr199)] = px158[1];
+                    ring65[pr199] = px158[1];
                 }
                 const patc_int pr200 = (pr199 + ((int)(((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))));
                 if ((((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr200)] = px158[2];
+                    ring65[pr200] = px158[2];
                 }
                 const patc_int pr201 = (pr200 + ((int)(((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))));
                 if ((((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr201)] = px158[3];
+                    ring65[pr201] = px158[3];
                 }
                 const patc_int pr202 = (pr201 + ((int)(((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))));
                 if ((((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr202)] = px159[0];
+                    ring65[pr202] = px159[0];
                 }
                 const patc_int pr203 = (pr202 + ((int)(((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))));
                 if ((((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr203)] = px159[1];
+                    ring65[pr203] = px159[1];
                 }
                 const patc_int pr204 = (pr203 + ((int)(((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))));
                 if ((((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr204)] = px159[2];
+                    ring65[pr204] = px159[2];
                 }
                 const patc_int pr205 = (pr204 + ((int)(((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))));
                 if ((((12 * lane + 11) < pvc160) && (((pm161 >> 11u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr205)] = px159[3];
+                    ring65[pr205] = px159[3];
                 }
                 if ((lane == 31)) {
                     own77[(warp + 16 * psl153)] = pv175;
@@ -2045,7 +2045,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6145, max(384 * nwarps + 56066, max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(gridDim.x + 2 * ((n + 6142) / 6144) + 3, ((n + 6142) / 6144 + 1) / 9 + 2)))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(384 * nwarps + min(385, 2 * n + 1) + 55681, max(n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6145, max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(gridDim.x + 2 * ((n + 6142) / 6144) + 3, ((n + 6142) / 6144 + 1) / 9 + 2))))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
@@ -2364,102 +2364,102 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                 unsigned int po180 = __shfl_up_sync(0xffffffffu, pv175, 16);
                 pv175 = ((lane >= 16) ? (po180 + pv175) : pv175);
                 __syncwarp();
-                const patc_int pq181 = (pv175 - pc174);
+                const patc_int pq181 = ((384 * warp + 6144 * psl153) + ((int)(pv175 - pc174)));
                 if ((((pm161 >> 0u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq181)] = px157[0];
+                    ring65[pq181] = px157[0];
                 }
                 const patc_int pq182 = (pq181 + ((int)((pm161 >> 0u) & 1u)));
                 if ((((pm161 >> 1u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq182)] = px157[1];
+                    ring65[pq182] = px157[1];
                 }
                 const patc_int pq183 = (pq182 + ((int)((pm161 >> 1u) & 1u)));
                 if ((((pm161 >> 2u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq183)] = px157[2];
+                    ring65[pq183] = px157[2];
                 }
                 const patc_int pq184 = (pq183 + ((int)((pm161 >> 2u) & 1u)));
                 if ((((pm161 >> 3u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq184)] = px157[3];
+                    ring65[pq184] = px157[3];
                 }
                 const patc_int pq185 = (pq184 + ((int)((pm161 >> 3u) & 1u)));
                 if ((((pm161 >> 4u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq185)] = px158[0];
+                    ring65[pq185] = px158[0];
                 }
                 const patc_int pq186 = (pq185 + ((int)((pm161 >> 4u) & 1u)));
                 if ((((pm161 >> 5u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq186)] = px158[1];
+                    ring65[pq186] = px158[1];
                 }
                 const patc_int pq187 = (pq186 + ((int)((pm161 >> 5u) & 1u)));
                 if ((((pm161 >> 6u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq187)] = px158[2];
+                    ring65[pq187] = px158[2];
                 }
                 const patc_int pq188 = (pq187 + ((int)((pm161 >> 6u) & 1u)));
                 if ((((pm161 >> 7u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq188)] = px158[3];
+                    ring65[pq188] = px158[3];
                 }
                 const patc_int pq189 = (pq188 + ((int)((pm161 >> 7u) & 1u)));
                 if ((((pm161 >> 8u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq189)] = px159[0];
+                    ring65[pq189] = px159[0];
                 }
                 const patc_int pq190 = (pq189 + ((int)((pm161 >> 8u) & 1u)));
                 if ((((pm161 >> 9u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq190)] = px159[1];
+                    ring65[pq190] = px159[1];
                 }
                 const patc_int pq191 = (pq190 + ((int)((pm161 >> 9u) & 1u)));
                 if ((((pm161 >> 10u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq191)] = px159[2];
+                    ring65[pq191] = px159[2];
                 }
                 const patc_int pq192 = (pq191 + ((int)((pm161 >> 10u) & 1u)));
                 if ((((pm161 >> 11u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl153 + pq192)] = px159[3];
+                    ring65[pq192] = px159[3];
                 }
-                const patc_int pr193 = (min((patc_int)pvc160, (patc_int)(12 * lane)) - ((int)(pv175 - pc174)));
-                const patc_int psc194 = ((int)__shfl_sync(0xffffffffu, pv175, 31));
+                const patc_int psc193 = ((int)__shfl_sync(0xffffffffu, pv175, 31));
+                const patc_int pr194 = ((384 * warp + 6144 * psl153 + psc193) + (min((patc_int)pvc160, (patc_int)(12 * lane)) - ((int)(pv175 - pc174))));
                 if ((((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + pr193 + psc194)] = px157[0];
+                    ring65[pr194] = px157[0];
                 }
-                const patc_int pr195 = (pr193 + ((int)(((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))));
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))));
                 if ((((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr195)] = px157[1];
+                    ring65[pr195] = px157[1];
                 }
                 const patc_int pr196 = (pr195 + ((int)(((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))));
                 if ((((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr196)] = px157[2];
+                    ring65[pr196] = px157[2];
                 }
                 const patc_int pr197 = (pr196 + ((int)(((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))));
                 if ((((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr197)] = px157[3];
+                    ring65[pr197] = px157[3];
                 }
                 const patc_int pr198 = (pr197 + ((int)(((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))));
                 if ((((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr198)] = px158[0];
+                    ring65[pr198] = px158[0];
                 }
                 const patc_int pr199 = (pr198 + ((int)(((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))));
                 if ((((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr199)] = px158[1];
+                    ring65[pr199] = px158[1];
                 }
                 const patc_int pr200 = (pr199 + ((int)(((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))));
                 if ((((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr200)] = px158[2];
+                    ring65[pr200] = px158[2];
                 }
                 const patc_int pr201 = (pr200 + ((int)(((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))));
                 if ((((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr201)] = px158[3];
+                    ring65[pr201] = px158[3];
                 }
                 const patc_int pr202 = (pr201 + ((int)(((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))));
                 if ((((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr202)] = px159[0];
+                    ring65[pr202] = px159[0];
                 }
                 const patc_int pr203 = (pr202 + ((int)(((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))));
                 if ((((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr203)] = px159[1];
+                    ring65[pr203] = px159[1];
                 }
                 const patc_int pr204 = (pr203 + ((int)(((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))));
                 if ((((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr204)] = px159[2];
+                    ring65[pr204] = px159[2];
                 }
                 const patc_int pr205 = (pr204 + ((int)(((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))));
                 if ((((12 * lane + 11) < pvc160) && (((pm161 >> 11u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl153 + psc194 + pr205)] = px159[3];
+                    ring65[pr205] = px159[3];
                 }
                 if ((lane == 31)) {
                     own77[(warp + 16 * psl153)] = pv175;
@@ -2645,7 +2645,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(n + 128 * nwarps + 512 * ((n + 510) / 512) + 513, max(128 * nwarps + 1282, max(128 * nwarps + 512 * ((n + 510) / 512) + 643, max(128 * nwarps + 4 * ((n + 3) / 4) + 512 * ((n + 510) / 512) + 512, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(gridDim.x + 2 * ((n + 510) / 512) + 3, ((n + 510) / 512 + 1) / 2 + 2)))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(128 * nwarps + min(129, 2 * n + 1) + 1153, max(n + 128 * nwarps + 512 * ((n + 510) / 512) + 513, max(128 * nwarps + 512 * ((n + 510) / 512) + 643, max(128 * nwarps + 4 * ((n + 3) / 4) + 512 * ((n + 510) / 512) + 512, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(gridDim.x + 2 * ((n + 510) / 512) + 3, ((n + 510) / 512 + 1) / 2 + 2)))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
@@ -2920,38 +2920,38 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                 unsigned int po170 = __shfl_up_sync(0xffffffffu, pv165, 16);
                 pv165 = ((lane >= 16) ? (po170 + pv165) : pv165);
                 __syncwarp();
-                const patc_int pq171 = (pv165 - pc164);
+                const patc_int pq171 = ((128 * warp + 512 * psl153) + ((int)(pv165 - pc164)));
                 if ((((pm159 >> 0u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl153 + pq171)] = px157[0];
+                    ring65[pq171] = px157[0];
                 }
                 const patc_int pq172 = (pq171 + ((int)((pm159 >> 0u) & 1u)));
                 if ((((pm159 >> 1u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl153 + pq172)] = px157[1];
+                    ring65[pq172] = px157[1];
                 }
                 const patc_int pq173 = (pq172 + ((int)((pm159 >> 1u) & 1u)));
                 if ((((pm159 >> 2u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl153 + pq173)] = px157[2];
+                    ring65[pq173] = px157[2];
                 }
                 const patc_int pq174 = (pq173 + ((int)((pm159 >> 2u) & 1u)));
                 if ((((pm159 >> 3u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl153 + pq174)] = px157[3];
+                    ring65[pq174] = px157[3];
                 }
-                const patc_int pr175 = (min((patc_int)pvc158, (patc_int)(4 * lane)) - ((int)(pv165 - pc164)));
-                const patc_int psc176 = ((int)__shfl_sync(0xffffffffu, pv165, 31));
+                const patc_int psc175 = ((int)__shfl_sync(0xffffffffu, pv165, 31));
+                const patc_int pr176 = ((128 * warp + 512 * psl153 + psc175) + (min((patc_int)pvc158, (patc_int)(4 * lane)) - ((int)(pv165 - pc164))));
                 if ((((4 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl153 + pr175 + psc176)] = px157[0];
+                    ring65[pr176] = px157[0];
                 }
-                const patc_int pr177 = (pr175 + ((int)(((4 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))));
+                const patc_int pr177 = (pr176 + ((int)(((4 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))));
                 if ((((4 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl153 + psc176 + pr177)] = px157[1];
+                    ring65[pr177] = px157[1];
                 }
                 const patc_int pr178 = (pr177 + ((int)(((4 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))));
                 if ((((4 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl153 + psc176 + pr178)] = px157[2];
+                    ring65[pr178] = px157[2];
                 }
                 const patc_int pr179 = (pr178 + ((int)(((4 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))));
                 if ((((4 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl153 + psc176 + pr179)] = px157[3];
+                    ring65[pr179] = px157[3];
                 }
                 if ((lane == 31)) {
                     own77[(warp + 4 * psl153)] = pv165;

@@ -1747,28 +1747,39 @@ static void pipe_select_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t)
     sw->barrier.level = LVL_WARP;
     lw_emit(w, sw);
     X *before = x_bin(a, OP_SUB, SK_U32, v, c);
-    Nat *q = plet(p, "pq", before, 0, pn(p, CH + 1));
+    /* the running places are the ring's indices, chw included, as the template's chw[q++]:
+     * with chw added at each store (chw + q) nvcc recomputed sl * TILE + warp * CH and
+     * the address for every store, three instructions where one does (a fifth more in
+     * the partition's chunk). Ranges: chw + 0..CH, within the ring (and -1 for the
+     * others counted down from a chunk's end) */
+    Nat *ring = pn(p, p->S * p->TILE + 1);
+    Nat *q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, chw), pcast(p, SK_I32, before)), 0, ring);
     for (int i = 0; i < p->IPT; i++) {
         X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
         lw_open_if(w, x_bin(a, OP_NE, SK_BOOL, f, plit(p, SK_U32, 0)), &isaved);
-        lw_store(w, p->sm[PS_RING], nat_add(a, chw, q), xi[i]);
+        lw_store(w, p->sm[PS_RING], q, xi[i]);
         w->cur = isaved;
-        if (i + 1 < p->IPT) q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, q), pcast(p, SK_I32, f)), 0, pn(p, CH + 1));
+        if (i + 1 < p->IPT) q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, q), pcast(p, SK_I32, f)), 0, ring);
     }
     if (p->part) {
         /* the others of the lanes before */
         Nat *mine = nat_mul(a, p->lane, pn(p, p->IPT));
-        Nat *r = plet(p, "pr", x_bin(a, OP_SUB, SK_I32, pnat(p, nat_min(a, mine, vc)), pcast(p, SK_I32, before)), 0, pn(p, CH + 1));
+        X *others = x_bin(a, OP_SUB, SK_I32, pnat(p, nat_min(a, mine, vc)), pcast(p, SK_I32, before));
+        /* the place of the lane's next other: chw + sc + r counting up (stable: after the
+         * chunk's sc selected), or chw + CH - 1 - r counting down, for the r others before */
         Nat *sc = p->given ? plet(p, "psc", pcast(p, SK_I32, pshfl(p, SHFL_IDX, v, 31)), 0, pn(p, CH + 1)) : NULL;
+        X *first = sc ? x_bin(a, OP_ADD, SK_I32, pnat(p, nat_add(a, chw, sc)), others)
+                      : x_bin(a, OP_SUB, SK_I32, pnat(p, nat_add(a, chw, pn(p, CH - 1))), others);
+        Nat *r = plet(p, "pr", first, -1, ring);
         for (int i = 0; i < p->IPT; i++) {
             X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
             X *other = x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, nat_add(a, mine, pn(p, i)), vc),
                              x_bin(a, OP_EQ, SK_BOOL, f, plit(p, SK_U32, 0)));
             lw_open_if(w, other, &isaved);
-            Nat *at = sc ? nat_add(a, sc, r) : nat_sub(a, pn(p, CH - 1), r);
-            lw_store(w, p->sm[PS_RING], nat_add(a, chw, at), xi[i]);
+            lw_store(w, p->sm[PS_RING], r, xi[i]);
             w->cur = isaved;
-            if (i + 1 < p->IPT) r = plet(p, "pr", x_bin(a, OP_ADD, SK_I32, pnat(p, r), pcast(p, SK_I32, other)), 0, pn(p, CH + 1));
+            if (i + 1 < p->IPT)
+                r = plet(p, "pr", x_bin(a, sc ? OP_ADD : OP_SUB, SK_I32, pnat(p, r), pcast(p, SK_I32, other)), -1, ring);
         }
     }
     Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp);
