@@ -52,6 +52,7 @@ static Nat *cst(W *w, int64_t c) { return nat_cst(w->a, c); }
  * runtime knows them); a thread or block id is below its dimension; any other variable
  * (a loop index) is below its upper bound. */
 static Nat *mag(W *w, const Nat *x, int depth);
+static Nat *upper(W *w, const Nat *x, int depth);
 
 static Nat *mag_var(W *w, NatVar *v, int depth)
 {
@@ -64,7 +65,7 @@ static Nat *mag_var(W *w, NatVar *v, int depth)
     if (v == h->nwarps) return nat_var(w->a, v);
     for (int i = 0; i < w->k->def->nnats; i++)
         if (v == w->k->def->nats[i]) return nat_var(w->a, v); /* lb >= 1 */
-    if (v->ub && v->lb >= 0) return mag(w, v->ub, depth + 1);
+    if (v->ub && v->lb >= 0) return upper(w, v->ub, depth + 1);
     /* a variable that may be negative (a tile id of -1: none) is at most |lb| or ub */
     if (v->ub && v->lb > INT64_MIN) return nat_max(w->a, cst(w, -v->lb), mag(w, v->ub, depth + 1));
     w->unbounded = true;
@@ -106,7 +107,8 @@ static bool known(W *w, const Nat *x)
  *   M(l / r) = (M(l) + r - 1) / r when the runtime knows r (a constant, or nat
  *   parameters: r >= 1 where defined; a negative l's floor rounds away from zero),
  *   M(l / r) = M(l) otherwise;
- *   M(min(l, r)) = M(max(l, r)) = max(M(l), M(r)). */
+ *   M(min(l, r)) = M(max(l, r)) = max(M(l), M(r));
+ *   M(v) of a variable v >= 0 below ub: U(ub) (upper, below). */
 static Nat *mag(W *w, const Nat *x, int depth)
 {
     Arena *a = w->a;
@@ -145,6 +147,31 @@ static Nat *mag(W *w, const Nat *x, int depth)
     }
     need(w, m);
     return m;
+}
+
+/* U(x) >= x, the value (not the magnitude) of an upper bound x of a variable v >= 0,
+ * so that 0 <= v < x gives |v| <= U(x): U(min(l, r)) = min(U(l), U(r)) and
+ * U(max(l, r)) = max(U(l), U(r)) (the value is one of the two, each at most its U),
+ * else U(x) = M(x) >= |x| >= x. A loop of min(c, n - off) iterations (a chunk's
+ * elements, clamped to the output's end) so has its index below c, where M alone said
+ * n + off. The intermediate values are recorded by mag on each side, and min's or
+ * max's own value is one of theirs. */
+static Nat *upper(W *w, const Nat *x, int depth)
+{
+    if (depth > MAX_DEPTH) {
+        w->unbounded = true;
+        return cst(w, 0);
+    }
+    switch (x->kind) {
+    case N_MIN: return nat_min(w->a, upper(w, x->bin.l, depth + 1), upper(w, x->bin.r, depth + 1));
+    case N_MAX: return nat_max(w->a, upper(w, x->bin.l, depth + 1), upper(w, x->bin.r, depth + 1));
+    case N_CST:
+    case N_VAR:
+    case N_SUM:
+    case N_PROD:
+    case N_DIV: return mag(w, x, depth);
+    }
+    unreachable();
 }
 
 /* A nat of the kernel's text: its value and every intermediate one must fit. A lone

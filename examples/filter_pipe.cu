@@ -151,17 +151,17 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -396,85 +396,85 @@ extern "C" __global__ void __launch_bounds__(608) filterGtF32(unsigned int *__re
                 unsigned int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
                 pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
                 __syncwarp();
-                const patc_int pq124 = (pv118 - pc117);
+                const patc_int pq124 = ((640 * warp + 10240 * psl87) + ((int)(pv118 - pc117)));
                 if ((((pm96 >> 0u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq124)] = px90[0];
+                    ring0[pq124] = px90[0];
                 }
                 const patc_int pq125 = (pq124 + ((int)((pm96 >> 0u) & 1u)));
                 if ((((pm96 >> 1u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq125)] = px90[1];
+                    ring0[pq125] = px90[1];
                 }
                 const patc_int pq126 = (pq125 + ((int)((pm96 >> 1u) & 1u)));
                 if ((((pm96 >> 2u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq126)] = px90[2];
+                    ring0[pq126] = px90[2];
                 }
                 const patc_int pq127 = (pq126 + ((int)((pm96 >> 2u) & 1u)));
                 if ((((pm96 >> 3u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq127)] = px90[3];
+                    ring0[pq127] = px90[3];
                 }
                 const patc_int pq128 = (pq127 + ((int)((pm96 >> 3u) & 1u)));
                 if ((((pm96 >> 4u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq128)] = px91[0];
+                    ring0[pq128] = px91[0];
                 }
                 const patc_int pq129 = (pq128 + ((int)((pm96 >> 4u) & 1u)));
                 if ((((pm96 >> 5u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq129)] = px91[1];
+                    ring0[pq129] = px91[1];
                 }
                 const patc_int pq130 = (pq129 + ((int)((pm96 >> 5u) & 1u)));
                 if ((((pm96 >> 6u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq130)] = px91[2];
+                    ring0[pq130] = px91[2];
                 }
                 const patc_int pq131 = (pq130 + ((int)((pm96 >> 6u) & 1u)));
                 if ((((pm96 >> 7u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq131)] = px91[3];
+                    ring0[pq131] = px91[3];
                 }
                 const patc_int pq132 = (pq131 + ((int)((pm96 >> 7u) & 1u)));
                 if ((((pm96 >> 8u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq132)] = px92[0];
+                    ring0[pq132] = px92[0];
                 }
                 const patc_int pq133 = (pq132 + ((int)((pm96 >> 8u) & 1u)));
                 if ((((pm96 >> 9u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq133)] = px92[1];
+                    ring0[pq133] = px92[1];
                 }
                 const patc_int pq134 = (pq133 + ((int)((pm96 >> 9u) & 1u)));
                 if ((((pm96 >> 10u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq134)] = px92[2];
+                    ring0[pq134] = px92[2];
                 }
                 const patc_int pq135 = (pq134 + ((int)((pm96 >> 10u) & 1u)));
                 if ((((pm96 >> 11u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq135)] = px92[3];
+                    ring0[pq135] = px92[3];
                 }
                 const patc_int pq136 = (pq135 + ((int)((pm96 >> 11u) & 1u)));
                 if ((((pm96 >> 12u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq136)] = px93[0];
+                    ring0[pq136] = px93[0];
                 }
                 const patc_int pq137 = (pq136 + ((int)((pm96 >> 12u) & 1u)));
                 if ((((pm96 >> 13u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq137)] = px93[1];
+                    ring0[pq137] = px93[1];
                 }
                 const patc_int pq138 = (pq137 + ((int)((pm96 >> 13u) & 1u)));
                 if ((((pm96 >> 14u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq138)] = px93[2];
+                    ring0[pq138] = px93[2];
                 }
                 const patc_int pq139 = (pq138 + ((int)((pm96 >> 14u) & 1u)));
                 if ((((pm96 >> 15u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq139)] = px93[3];
+                    ring0[pq139] = px93[3];
                 }
                 const patc_int pq140 = (pq139 + ((int)((pm96 >> 15u) & 1u)));
                 if ((((pm96 >> 16u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq140)] = px94[0];
+                    ring0[pq140] = px94[0];
                 }
                 const patc_int pq141 = (pq140 + ((int)((pm96 >> 16u) & 1u)));
                 if ((((pm96 >> 17u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq141)] = px94[1];
+                    ring0[pq141] = px94[1];
                 }
                 const patc_int pq142 = (pq141 + ((int)((pm96 >> 17u) & 1u)));
                 if ((((pm96 >> 18u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq142)] = px94[2];
+                    ring0[pq142] = px94[2];
                 }
                 const patc_int pq143 = (pq142 + ((int)((pm96 >> 18u) & 1u)));
                 if ((((pm96 >> 19u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq143)] = px94[3];
+                    ring0[pq143] = px94[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 16 * psl87)] = pv118;
@@ -634,17 +634,17 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -879,85 +879,85 @@ extern "C" __global__ void __launch_bounds__(608) filterGtI32(unsigned int *__re
                 unsigned int po123 = __shfl_up_sync(0xffffffffu, pv118, 16);
                 pv118 = ((lane >= 16) ? (po123 + pv118) : pv118);
                 __syncwarp();
-                const patc_int pq124 = (pv118 - pc117);
+                const patc_int pq124 = ((640 * warp + 10240 * psl87) + ((int)(pv118 - pc117)));
                 if ((((pm96 >> 0u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq124)] = px90[0];
+                    ring0[pq124] = px90[0];
                 }
                 const patc_int pq125 = (pq124 + ((int)((pm96 >> 0u) & 1u)));
                 if ((((pm96 >> 1u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq125)] = px90[1];
+                    ring0[pq125] = px90[1];
                 }
                 const patc_int pq126 = (pq125 + ((int)((pm96 >> 1u) & 1u)));
                 if ((((pm96 >> 2u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq126)] = px90[2];
+                    ring0[pq126] = px90[2];
                 }
                 const patc_int pq127 = (pq126 + ((int)((pm96 >> 2u) & 1u)));
                 if ((((pm96 >> 3u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq127)] = px90[3];
+                    ring0[pq127] = px90[3];
                 }
                 const patc_int pq128 = (pq127 + ((int)((pm96 >> 3u) & 1u)));
                 if ((((pm96 >> 4u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq128)] = px91[0];
+                    ring0[pq128] = px91[0];
                 }
                 const patc_int pq129 = (pq128 + ((int)((pm96 >> 4u) & 1u)));
                 if ((((pm96 >> 5u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq129)] = px91[1];
+                    ring0[pq129] = px91[1];
                 }
                 const patc_int pq130 = (pq129 + ((int)((pm96 >> 5u) & 1u)));
                 if ((((pm96 >> 6u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq130)] = px91[2];
+                    ring0[pq130] = px91[2];
                 }
                 const patc_int pq131 = (pq130 + ((int)((pm96 >> 6u) & 1u)));
                 if ((((pm96 >> 7u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq131)] = px91[3];
+                    ring0[pq131] = px91[3];
                 }
                 const patc_int pq132 = (pq131 + ((int)((pm96 >> 7u) & 1u)));
                 if ((((pm96 >> 8u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq132)] = px92[0];
+                    ring0[pq132] = px92[0];
                 }
                 const patc_int pq133 = (pq132 + ((int)((pm96 >> 8u) & 1u)));
                 if ((((pm96 >> 9u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq133)] = px92[1];
+                    ring0[pq133] = px92[1];
                 }
                 const patc_int pq134 = (pq133 + ((int)((pm96 >> 9u) & 1u)));
                 if ((((pm96 >> 10u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq134)] = px92[2];
+                    ring0[pq134] = px92[2];
                 }
                 const patc_int pq135 = (pq134 + ((int)((pm96 >> 10u) & 1u)));
                 if ((((pm96 >> 11u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq135)] = px92[3];
+                    ring0[pq135] = px92[3];
                 }
                 const patc_int pq136 = (pq135 + ((int)((pm96 >> 11u) & 1u)));
                 if ((((pm96 >> 12u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq136)] = px93[0];
+                    ring0[pq136] = px93[0];
                 }
                 const patc_int pq137 = (pq136 + ((int)((pm96 >> 12u) & 1u)));
                 if ((((pm96 >> 13u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq137)] = px93[1];
+                    ring0[pq137] = px93[1];
                 }
                 const patc_int pq138 = (pq137 + ((int)((pm96 >> 13u) & 1u)));
                 if ((((pm96 >> 14u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq138)] = px93[2];
+                    ring0[pq138] = px93[2];
                 }
                 const patc_int pq139 = (pq138 + ((int)((pm96 >> 14u) & 1u)));
                 if ((((pm96 >> 15u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq139)] = px93[3];
+                    ring0[pq139] = px93[3];
                 }
                 const patc_int pq140 = (pq139 + ((int)((pm96 >> 15u) & 1u)));
                 if ((((pm96 >> 16u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq140)] = px94[0];
+                    ring0[pq140] = px94[0];
                 }
                 const patc_int pq141 = (pq140 + ((int)((pm96 >> 16u) & 1u)));
                 if ((((pm96 >> 17u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq141)] = px94[1];
+                    ring0[pq141] = px94[1];
                 }
                 const patc_int pq142 = (pq141 + ((int)((pm96 >> 17u) & 1u)));
                 if ((((pm96 >> 18u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq142)] = px94[2];
+                    ring0[pq142] = px94[2];
                 }
                 const patc_int pq143 = (pq142 + ((int)((pm96 >> 18u) & 1u)));
                 if ((((pm96 >> 19u) & 1u) != 0u)) {
-                    ring0[(640 * warp + 10240 * psl87 + pq143)] = px94[3];
+                    ring0[pq143] = px94[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 16 * psl87)] = pv118;
@@ -1117,17 +1117,17 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -1274,21 +1274,21 @@ extern "C" __global__ void __launch_bounds__(224) filterGtF32Small(unsigned int 
                 unsigned int po103 = __shfl_up_sync(0xffffffffu, pv98, 16);
                 pv98 = ((lane >= 16) ? (po103 + pv98) : pv98);
                 __syncwarp();
-                const patc_int pq104 = (pv98 - pc97);
+                const patc_int pq104 = ((128 * warp + 512 * psl87) + ((int)(pv98 - pc97)));
                 if ((((pm92 >> 0u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq104)] = px90[0];
+                    ring0[pq104] = px90[0];
                 }
                 const patc_int pq105 = (pq104 + ((int)((pm92 >> 0u) & 1u)));
                 if ((((pm92 >> 1u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq105)] = px90[1];
+                    ring0[pq105] = px90[1];
                 }
                 const patc_int pq106 = (pq105 + ((int)((pm92 >> 1u) & 1u)));
                 if ((((pm92 >> 2u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq106)] = px90[2];
+                    ring0[pq106] = px90[2];
                 }
                 const patc_int pq107 = (pq106 + ((int)((pm92 >> 2u) & 1u)));
                 if ((((pm92 >> 3u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq107)] = px90[3];
+                    ring0[pq107] = px90[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 4 * psl87)] = pv98;

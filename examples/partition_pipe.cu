@@ -154,17 +154,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -355,101 +355,101 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtF32(unsigned int *_
                 unsigned int po113 = __shfl_up_sync(0xffffffffu, pv108, 16);
                 pv108 = ((lane >= 16) ? (po113 + pv108) : pv108);
                 __syncwarp();
-                const patc_int pq114 = (pv108 - pc107);
+                const patc_int pq114 = ((384 * warp + 6144 * psl87) + ((int)(pv108 - pc107)));
                 if ((((pm94 >> 0u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq114)] = px90[0];
+                    ring0[pq114] = px90[0];
                 }
                 const patc_int pq115 = (pq114 + ((int)((pm94 >> 0u) & 1u)));
                 if ((((pm94 >> 1u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq115)] = px90[1];
+                    ring0[pq115] = px90[1];
                 }
                 const patc_int pq116 = (pq115 + ((int)((pm94 >> 1u) & 1u)));
                 if ((((pm94 >> 2u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq116)] = px90[2];
+                    ring0[pq116] = px90[2];
                 }
                 const patc_int pq117 = (pq116 + ((int)((pm94 >> 2u) & 1u)));
                 if ((((pm94 >> 3u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq117)] = px90[3];
+                    ring0[pq117] = px90[3];
                 }
                 const patc_int pq118 = (pq117 + ((int)((pm94 >> 3u) & 1u)));
                 if ((((pm94 >> 4u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq118)] = px91[0];
+                    ring0[pq118] = px91[0];
                 }
                 const patc_int pq119 = (pq118 + ((int)((pm94 >> 4u) & 1u)));
                 if ((((pm94 >> 5u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq119)] = px91[1];
+                    ring0[pq119] = px91[1];
                 }
                 const patc_int pq120 = (pq119 + ((int)((pm94 >> 5u) & 1u)));
                 if ((((pm94 >> 6u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq120)] = px91[2];
+                    ring0[pq120] = px91[2];
                 }
                 const patc_int pq121 = (pq120 + ((int)((pm94 >> 6u) & 1u)));
                 if ((((pm94 >> 7u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq121)] = px91[3];
+                    ring0[pq121] = px91[3];
                 }
                 const patc_int pq122 = (pq121 + ((int)((pm94 >> 7u) & 1u)));
                 if ((((pm94 >> 8u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq122)] = px92[0];
+                    ring0[pq122] = px92[0];
                 }
                 const patc_int pq123 = (pq122 + ((int)((pm94 >> 8u) & 1u)));
                 if ((((pm94 >> 9u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq123)] = px92[1];
+                    ring0[pq123] = px92[1];
                 }
                 const patc_int pq124 = (pq123 + ((int)((pm94 >> 9u) & 1u)));
                 if ((((pm94 >> 10u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq124)] = px92[2];
+                    ring0[pq124] = px92[2];
                 }
                 const patc_int pq125 = (pq124 + ((int)((pm94 >> 10u) & 1u)));
                 if ((((pm94 >> 11u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq125)] = px92[3];
+                    ring0[pq125] = px92[3];
                 }
-                const patc_int pr126 = (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107)));
+                const patc_int pr126 = ((384 * warp + 6144 * psl87 + 383) - (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107))));
                 if ((((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr126 + 383)] = px90[0];
+                    ring0[pr126] = px90[0];
                 }
-                const patc_int pr127 = (pr126 + ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
+                const patc_int pr127 = (pr126 - ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
                 if ((((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr127 + 383)] = px90[1];
+                    ring0[pr127] = px90[1];
                 }
-                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
+                const patc_int pr128 = (pr127 - ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
                 if ((((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr128 + 383)] = px90[2];
+                    ring0[pr128] = px90[2];
                 }
-                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
+                const patc_int pr129 = (pr128 - ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
                 if ((((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr129 + 383)] = px90[3];
+                    ring0[pr129] = px90[3];
                 }
-                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
+                const patc_int pr130 = (pr129 - ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
                 if ((((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr130 + 383)] = px91[0];
+                    ring0[pr130] = px91[0];
                 }
-                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
+                const patc_int pr131 = (pr130 - ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
                 if ((((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr131 + 383)] = px91[1];
+                    ring0[pr131] = px91[1];
                 }
-                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
+                const patc_int pr132 = (pr131 - ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
                 if ((((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr132 + 383)] = px91[2];
+                    ring0[pr132] = px91[2];
                 }
-                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
+                const patc_int pr133 = (pr132 - ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
                 if ((((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr133 + 383)] = px91[3];
+                    ring0[pr133] = px91[3];
                 }
-                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
+                const patc_int pr134 = (pr133 - ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
                 if ((((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr134 + 383)] = px92[0];
+                    ring0[pr134] = px92[0];
                 }
-                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
+                const patc_int pr135 = (pr134 - ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
                 if ((((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr135 + 383)] = px92[1];
+                    ring0[pr135] = px92[1];
                 }
-                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
+                const patc_int pr136 = (pr135 - ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
                 if ((((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr136 + 383)] = px92[2];
+                    ring0[pr136] = px92[2];
                 }
-                const patc_int pr137 = (pr136 + ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
+                const patc_int pr137 = (pr136 - ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
                 if ((((12 * lane + 11) < pvc93) && (((pm94 >> 11u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr137 + 383)] = px92[3];
+                    ring0[pr137] = px92[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 16 * psl87)] = pv108;
@@ -615,17 +615,17 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -816,101 +816,101 @@ extern "C" __global__ void __launch_bounds__(608) partitionGtI32(unsigned int *_
                 unsigned int po113 = __shfl_up_sync(0xffffffffu, pv108, 16);
                 pv108 = ((lane >= 16) ? (po113 + pv108) : pv108);
                 __syncwarp();
-                const patc_int pq114 = (pv108 - pc107);
+                const patc_int pq114 = ((384 * warp + 6144 * psl87) + ((int)(pv108 - pc107)));
                 if ((((pm94 >> 0u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq114)] = px90[0];
+                    ring0[pq114] = px90[0];
                 }
                 const patc_int pq115 = (pq114 + ((int)((pm94 >> 0u) & 1u)));
                 if ((((pm94 >> 1u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq115)] = px90[1];
+                    ring0[pq115] = px90[1];
                 }
                 const patc_int pq116 = (pq115 + ((int)((pm94 >> 1u) & 1u)));
                 if ((((pm94 >> 2u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq116)] = px90[2];
+                    ring0[pq116] = px90[2];
                 }
                 const patc_int pq117 = (pq116 + ((int)((pm94 >> 2u) & 1u)));
                 if ((((pm94 >> 3u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq117)] = px90[3];
+                    ring0[pq117] = px90[3];
                 }
                 const patc_int pq118 = (pq117 + ((int)((pm94 >> 3u) & 1u)));
                 if ((((pm94 >> 4u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq118)] = px91[0];
+                    ring0[pq118] = px91[0];
                 }
                 const patc_int pq119 = (pq118 + ((int)((pm94 >> 4u) & 1u)));
                 if ((((pm94 >> 5u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq119)] = px91[1];
+                    ring0[pq119] = px91[1];
                 }
                 const patc_int pq120 = (pq119 + ((int)((pm94 >> 5u) & 1u)));
                 if ((((pm94 >> 6u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq120)] = px91[2];
+                    ring0[pq120] = px91[2];
                 }
                 const patc_int pq121 = (pq120 + ((int)((pm94 >> 6u) & 1u)));
                 if ((((pm94 >> 7u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq121)] = px91[3];
+                    ring0[pq121] = px91[3];
                 }
                 const patc_int pq122 = (pq121 + ((int)((pm94 >> 7u) & 1u)));
                 if ((((pm94 >> 8u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq122)] = px92[0];
+                    ring0[pq122] = px92[0];
                 }
                 const patc_int pq123 = (pq122 + ((int)((pm94 >> 8u) & 1u)));
                 if ((((pm94 >> 9u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq123)] = px92[1];
+                    ring0[pq123] = px92[1];
                 }
                 const patc_int pq124 = (pq123 + ((int)((pm94 >> 9u) & 1u)));
                 if ((((pm94 >> 10u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq124)] = px92[2];
+                    ring0[pq124] = px92[2];
                 }
                 const patc_int pq125 = (pq124 + ((int)((pm94 >> 10u) & 1u)));
                 if ((((pm94 >> 11u) & 1u) != 0u)) {
-                    ring0[(384 * warp + 6144 * psl87 + pq125)] = px92[3];
+                    ring0[pq125] = px92[3];
                 }
-                const patc_int pr126 = (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107)));
+                const patc_int pr126 = ((384 * warp + 6144 * psl87 + 383) - (min((patc_int)pvc93, (patc_int)(12 * lane)) - ((int)(pv108 - pc107))));
                 if ((((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr126 + 383)] = px90[0];
+                    ring0[pr126] = px90[0];
                 }
-                const patc_int pr127 = (pr126 + ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
+                const patc_int pr127 = (pr126 - ((int)(((12 * lane) < pvc93) && (((pm94 >> 0u) & 1u) == 0u))));
                 if ((((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr127 + 383)] = px90[1];
+                    ring0[pr127] = px90[1];
                 }
-                const patc_int pr128 = (pr127 + ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
+                const patc_int pr128 = (pr127 - ((int)(((12 * lane + 1) < pvc93) && (((pm94 >> 1u) & 1u) == 0u))));
                 if ((((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr128 + 383)] = px90[2];
+                    ring0[pr128] = px90[2];
                 }
-                const patc_int pr129 = (pr128 + ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
+                const patc_int pr129 = (pr128 - ((int)(((12 * lane + 2) < pvc93) && (((pm94 >> 2u) & 1u) == 0u))));
                 if ((((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr129 + 383)] = px90[3];
+                    ring0[pr129] = px90[3];
                 }
-                const patc_int pr130 = (pr129 + ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
+                const patc_int pr130 = (pr129 - ((int)(((12 * lane + 3) < pvc93) && (((pm94 >> 3u) & 1u) == 0u))));
                 if ((((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr130 + 383)] = px91[0];
+                    ring0[pr130] = px91[0];
                 }
-                const patc_int pr131 = (pr130 + ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
+                const patc_int pr131 = (pr130 - ((int)(((12 * lane + 4) < pvc93) && (((pm94 >> 4u) & 1u) == 0u))));
                 if ((((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr131 + 383)] = px91[1];
+                    ring0[pr131] = px91[1];
                 }
-                const patc_int pr132 = (pr131 + ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
+                const patc_int pr132 = (pr131 - ((int)(((12 * lane + 5) < pvc93) && (((pm94 >> 5u) & 1u) == 0u))));
                 if ((((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr132 + 383)] = px91[2];
+                    ring0[pr132] = px91[2];
                 }
-                const patc_int pr133 = (pr132 + ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
+                const patc_int pr133 = (pr132 - ((int)(((12 * lane + 6) < pvc93) && (((pm94 >> 6u) & 1u) == 0u))));
                 if ((((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr133 + 383)] = px91[3];
+                    ring0[pr133] = px91[3];
                 }
-                const patc_int pr134 = (pr133 + ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
+                const patc_int pr134 = (pr133 - ((int)(((12 * lane + 7) < pvc93) && (((pm94 >> 7u) & 1u) == 0u))));
                 if ((((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr134 + 383)] = px92[0];
+                    ring0[pr134] = px92[0];
                 }
-                const patc_int pr135 = (pr134 + ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
+                const patc_int pr135 = (pr134 - ((int)(((12 * lane + 8) < pvc93) && (((pm94 >> 8u) & 1u) == 0u))));
                 if ((((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr135 + 383)] = px92[1];
+                    ring0[pr135] = px92[1];
                 }
-                const patc_int pr136 = (pr135 + ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
+                const patc_int pr136 = (pr135 - ((int)(((12 * lane + 9) < pvc93) && (((pm94 >> 9u) & 1u) == 0u))));
                 if ((((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr136 + 383)] = px92[2];
+                    ring0[pr136] = px92[2];
                 }
-                const patc_int pr137 = (pr136 + ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
+                const patc_int pr137 = (pr136 - ((int)(((12 * lane + 10) < pvc93) && (((pm94 >> 10u) & 1u) == 0u))));
                 if ((((12 * lane + 11) < pvc93) && (((pm94 >> 11u) & 1u) == 0u))) {
-                    ring0[(384 * warp + 6144 * psl87 - pr137 + 383)] = px92[3];
+                    ring0[pr137] = px92[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 16 * psl87)] = pv108;
@@ -1076,17 +1076,17 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate13[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -1233,37 +1233,37 @@ extern "C" __global__ void __launch_bounds__(224) partitionGtF32Small(unsigned i
                 unsigned int po103 = __shfl_up_sync(0xffffffffu, pv98, 16);
                 pv98 = ((lane >= 16) ? (po103 + pv98) : pv98);
                 __syncwarp();
-                const patc_int pq104 = (pv98 - pc97);
+                const patc_int pq104 = ((128 * warp + 512 * psl87) + ((int)(pv98 - pc97)));
                 if ((((pm92 >> 0u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq104)] = px90[0];
+                    ring0[pq104] = px90[0];
                 }
                 const patc_int pq105 = (pq104 + ((int)((pm92 >> 0u) & 1u)));
                 if ((((pm92 >> 1u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq105)] = px90[1];
+                    ring0[pq105] = px90[1];
                 }
                 const patc_int pq106 = (pq105 + ((int)((pm92 >> 1u) & 1u)));
                 if ((((pm92 >> 2u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq106)] = px90[2];
+                    ring0[pq106] = px90[2];
                 }
                 const patc_int pq107 = (pq106 + ((int)((pm92 >> 2u) & 1u)));
                 if ((((pm92 >> 3u) & 1u) != 0u)) {
-                    ring0[(128 * warp + 512 * psl87 + pq107)] = px90[3];
+                    ring0[pq107] = px90[3];
                 }
-                const patc_int pr108 = (min((patc_int)pvc91, (patc_int)(4 * lane)) - ((int)(pv98 - pc97)));
+                const patc_int pr108 = ((128 * warp + 512 * psl87 + 127) - (min((patc_int)pvc91, (patc_int)(4 * lane)) - ((int)(pv98 - pc97))));
                 if ((((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr108 + 127)] = px90[0];
+                    ring0[pr108] = px90[0];
                 }
-                const patc_int pr109 = (pr108 + ((int)(((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))));
+                const patc_int pr109 = (pr108 - ((int)(((4 * lane) < pvc91) && (((pm92 >> 0u) & 1u) == 0u))));
                 if ((((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr109 + 127)] = px90[1];
+                    ring0[pr109] = px90[1];
                 }
-                const patc_int pr110 = (pr109 + ((int)(((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))));
+                const patc_int pr110 = (pr109 - ((int)(((4 * lane + 1) < pvc91) && (((pm92 >> 1u) & 1u) == 0u))));
                 if ((((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr110 + 127)] = px90[2];
+                    ring0[pr110] = px90[2];
                 }
-                const patc_int pr111 = (pr110 + ((int)(((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))));
+                const patc_int pr111 = (pr110 - ((int)(((4 * lane + 2) < pvc91) && (((pm92 >> 2u) & 1u) == 0u))));
                 if ((((4 * lane + 3) < pvc91) && (((pm92 >> 3u) & 1u) == 0u))) {
-                    ring0[(128 * warp + 512 * psl87 - pr111 + 127)] = px90[3];
+                    ring0[pr111] = px90[3];
                 }
                 if ((lane == 31)) {
                     own12[(warp + 4 * psl87)] = pv98;
@@ -1445,7 +1445,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 12288 * ((n + 6142) / 6144) + 18432, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(384 * nwarps + min(385, 2 * n + 1) + 55681, max(n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6145, max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(gridDim.x + 2 * ((n + 6142) / 6144) + 3, ((n + 6142) / 6144 + 1) / 9 + 2))))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
@@ -1498,397 +1498,402 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtF32(unsigned 
                 return;
             }
             tid71[psl83] = pt85;
-            const patc_int pleft86 = min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144));
-            unsigned int pbytes87 = ((unsigned int)((4 * pleft86) & -16));
+            const patc_int ptt86 = (-pt85 + ((n + 6143) / 6144) - 1);
+            const patc_int pleft87 = min((patc_int)6144, (patc_int)(n - 6144 * ptt86));
+            unsigned int pbytes88 = ((unsigned int)((4 * pleft87) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full66[psl83], pbytes87);
-            if ((pbytes87 != 0u)) {
-                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes87, &full66[psl83]);
+            patc_mb_expect(&full66[psl83], pbytes88);
+            if ((pbytes88 != 0u)) {
+                patc_bulk_load(ring65 + (6144 * psl83), xs + (6144 * ptt86), pbytes88, &full66[psl83]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk88 = 0; ; pk88 += 1) {
-            const patc_int psl89 = (pk88 % 9);
-            patc_mb_wait(&full66[psl89], ((unsigned int)((pk88 / 9) & 1)));
-            const patc_int pt90 = tid71[psl89];
-            if ((pt90 < 0)) {
+        for (patc_int pk89 = 0; ; pk89 += 1) {
+            const patc_int psl90 = (pk89 % 9);
+            patc_mb_wait(&full66[psl90], ((unsigned int)((pk89 / 9) & 1)));
+            const patc_int pt91 = tid71[psl90];
+            if ((pt91 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots68[psl89], ((unsigned int)((pk88 / 9) & 1)));
-            unsigned int pep91 = ep72[0];
-            unsigned int pinc92 = ((lane < 16) ? wtot74[(lane + 16 * psl89)] : 0u);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc92, 1);
-            pinc92 = ((lane >= 1) ? (po93 + pinc92) : pinc92);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc92, 2);
-            pinc92 = ((lane >= 2) ? (po94 + pinc92) : pinc92);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc92, 4);
-            pinc92 = ((lane >= 4) ? (po95 + pinc92) : pinc92);
-            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc92, 8);
-            pinc92 = ((lane >= 8) ? (po96 + pinc92) : pinc92);
-            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc92, 16);
-            pinc92 = ((lane >= 16) ? (po97 + pinc92) : pinc92);
-            unsigned int ptot98 = __shfl_sync(0xffffffffu, pinc92, 31);
-            unsigned int pup99 = __shfl_up_sync(0xffffffffu, pinc92, 1);
+            patc_mb_wait(&tots68[psl90], ((unsigned int)((pk89 / 9) & 1)));
+            unsigned int pep92 = ep72[0];
+            unsigned int pinc93 = ((lane < 16) ? wtot74[(lane + 16 * psl90)] : 0u);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc93, 1);
+            pinc93 = ((lane >= 1) ? (po94 + pinc93) : pinc93);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc93, 2);
+            pinc93 = ((lane >= 2) ? (po95 + pinc93) : pinc93);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc93, 4);
+            pinc93 = ((lane >= 4) ? (po96 + pinc93) : pinc93);
+            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc93, 8);
+            pinc93 = ((lane >= 8) ? (po97 + pinc93) : pinc93);
+            unsigned int po98 = __shfl_up_sync(0xffffffffu, pinc93, 16);
+            pinc93 = ((lane >= 16) ? (po98 + pinc93) : pinc93);
+            unsigned int ptot99 = __shfl_sync(0xffffffffu, pinc93, 31);
+            unsigned int pup100 = __shfl_up_sync(0xffffffffu, pinc93, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate78[pt90], ((((unsigned long long)((pep91 << 2u) | ((pt90 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot98)));
-                agg73[psl89] = ptot98;
+                patc_poke(&pipestate78[pt91], ((((unsigned long long)((pep92 << 2u) | ((pt91 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot99)));
+                agg73[psl90] = ptot99;
             }
             if ((lane < 16)) {
-                woff75[(lane + 16 * psl89)] = ((lane == 0) ? 0u : pup99);
+                woff75[(lane + 16 * psl90)] = ((lane == 0) ? 0u : pup100);
             }
-            patc_mb_arrive(&aggb69[psl89]);
+            patc_mb_arrive(&aggb69[psl90]);
         }
     }
     if ((warp == 17)) {
-        long long pprev100 = -1ll;
-        unsigned int pprevp101 = 0u;
-        for (patc_int pk102 = 0; ; pk102 += 1) {
-            const patc_int psl103 = (pk102 % 9);
-            patc_mb_wait(&full66[psl103], ((unsigned int)((pk102 / 9) & 1)));
-            const patc_int pt104 = tid71[psl103];
-            if ((pt104 < 0)) {
+        long long pprev101 = -1ll;
+        unsigned int pprevp102 = 0u;
+        for (patc_int pk103 = 0; ; pk103 += 1) {
+            const patc_int psl104 = (pk103 % 9);
+            patc_mb_wait(&full66[psl104], ((unsigned int)((pk103 / 9) & 1)));
+            const patc_int pt105 = tid71[psl104];
+            if ((pt105 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb69[psl103], ((unsigned int)((pk102 / 9) & 1)));
-            unsigned int pep105 = ep72[0];
-            unsigned int ptot106 = agg73[psl103];
-            unsigned int pacc107 = 0u;
-            bool pfound108 = ((pt104 == 0) || (pprev100 == (pt104 - 1)));
-            for (patc_int pr109 = 0; ((!pfound108) && ((pt104 - 128 * pr109 - 1) > pprev100)); pr109 += 1) {
-                unsigned long long pwd110 = 0ull;
+            patc_mb_wait(&aggb69[psl104], ((unsigned int)((pk103 / 9) & 1)));
+            unsigned int pep106 = ep72[0];
+            unsigned int ptot107 = agg73[psl104];
+            unsigned int pacc108 = 0u;
+            bool pfound109 = ((pt105 == 0) || (pprev101 == (pt105 - 1)));
+            for (patc_int pr110 = 0; ((!pfound109) && ((pt105 - 128 * pr110 - 1) > pprev101)); pr110 += 1) {
                 unsigned long long pwd111 = 0ull;
                 unsigned long long pwd112 = 0ull;
                 unsigned long long pwd113 = 0ull;
+                unsigned long long pwd114 = 0ull;
                 for (;;) {
-                    bool punset114 = false;
-                    pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
-                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
+                    pwd111 = (((-lane + pt105 - 128 * pr110 - 1) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 1)]) : 0ull);
+                    pwd112 = (((-lane + pt105 - 128 * pr110 - 33) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 33)]) : 0ull);
+                    pwd113 = (((-lane + pt105 - 128 * pr110 - 65) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 65)]) : 0ull);
+                    pwd114 = (((-lane + pt105 - 128 * pr110 - 97) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 97)]) : 0ull);
+                    bool punset115 = false;
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 1) > pprev101) && (((phi116 >> 2u) != pep106) || ((phi116 & 3u) == 0u))));
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
-                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 33) > pprev101) && (((phi117 >> 2u) != pep106) || ((phi117 & 3u) == 0u))));
                     unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset114))) {
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 65) > pprev101) && (((phi118 >> 2u) != pep106) || ((phi118 & 3u) == 0u))));
+                    unsigned int phi119 = ((unsigned int)(pwd114 >> 32ull));
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 97) > pprev101) && (((phi119 >> 2u) != pep106) || ((phi119 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset115))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear119 = 4294967295u;
-                if ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)lane));
+                unsigned int pnear120 = 4294967295u;
+                if ((((-lane + pt105 - 128 * pr110 - 1) > pprev101) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)lane));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt105 - 128 * pr110 - 33) > pprev101) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt105 - 128 * pr110 - 65) > pprev101) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt105 - 128 * pr110 - 97) > pprev101) && ((((unsigned int)(pwd114 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 96)));
                 }
-                pnear119 = __reduce_min_sync(0xffffffffu, pnear119);
-                unsigned int pg120 = ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((unsigned int)lane) <= pnear119)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((unsigned int)(lane + 32)) <= pnear119)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int pg122 = ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((unsigned int)(lane + 64)) <= pnear119)) ? ((unsigned int)pwd112) : 0u);
-                unsigned int pg123 = ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((unsigned int)(lane + 96)) <= pnear119)) ? ((unsigned int)pwd113) : 0u);
-                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
-                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                pnear120 = __reduce_min_sync(0xffffffffu, pnear120);
+                unsigned int pg121 = ((((-lane + pt105 - 128 * pr110 - 1) > pprev101) && (((unsigned int)lane) <= pnear120)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt105 - 128 * pr110 - 33) > pprev101) && (((unsigned int)(lane + 32)) <= pnear120)) ? ((unsigned int)pwd112) : 0u);
+                unsigned int pg123 = ((((-lane + pt105 - 128 * pr110 - 65) > pprev101) && (((unsigned int)(lane + 64)) <= pnear120)) ? ((unsigned int)pwd113) : 0u);
+                unsigned int pg124 = ((((-lane + pt105 - 128 * pr110 - 97) > pprev101) && (((unsigned int)(lane + 96)) <= pnear120)) ? ((unsigned int)pwd114) : 0u);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
                 unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
                 pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
                 unsigned int po127 = __shfl_down_sync(0xffffffffu, pg123, 1);
                 pg123 = (((lane + 1) < 32) ? (po127 + pg123) : pg123);
-                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
-                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg124, 1);
+                pg124 = (((lane + 1) < 32) ? (po128 + pg124) : pg124);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
                 unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
                 pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
                 unsigned int po131 = __shfl_down_sync(0xffffffffu, pg123, 2);
                 pg123 = (((lane + 2) < 32) ? (po131 + pg123) : pg123);
-                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
-                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg124, 2);
+                pg124 = (((lane + 2) < 32) ? (po132 + pg124) : pg124);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
                 unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
                 pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
                 unsigned int po135 = __shfl_down_sync(0xffffffffu, pg123, 4);
                 pg123 = (((lane + 4) < 32) ? (po135 + pg123) : pg123);
-                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
-                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg124, 4);
+                pg124 = (((lane + 4) < 32) ? (po136 + pg124) : pg124);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
                 unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
                 pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
                 unsigned int po139 = __shfl_down_sync(0xffffffffu, pg123, 8);
                 pg123 = (((lane + 8) < 32) ? (po139 + pg123) : pg123);
-                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
-                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg124, 8);
+                pg124 = (((lane + 8) < 32) ? (po140 + pg124) : pg124);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
                 unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
                 pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
                 unsigned int po143 = __shfl_down_sync(0xffffffffu, pg123, 16);
                 pg123 = (((lane + 16) < 32) ? (po143 + pg123) : pg123);
-                unsigned int pall144 = (((pg123 + pg122) + pg121) + pg120);
-                unsigned int pw0145 = __shfl_sync(0xffffffffu, pall144, 0);
-                pacc107 = (pw0145 + pacc107);
-                pfound108 = (pnear119 != 4294967295u);
+                unsigned int po144 = __shfl_down_sync(0xffffffffu, pg124, 16);
+                pg124 = (((lane + 16) < 32) ? (po144 + pg124) : pg124);
+                unsigned int pall145 = (((pg124 + pg123) + pg122) + pg121);
+                unsigned int pw0146 = __shfl_sync(0xffffffffu, pall145, 0);
+                pacc108 = (pw0146 + pacc108);
+                pfound109 = (pnear120 != 4294967295u);
             }
-            if (((!pfound108) || (pprev100 == (pt104 - 1)))) {
-                pacc107 = (pprevp101 + pacc107);
+            if (((!pfound109) || (pprev101 == (pt105 - 1)))) {
+                pacc108 = (pprevp102 + pacc108);
             }
-            if ((pt104 == 0)) {
-                pacc107 = 0u;
+            if ((pt105 == 0)) {
+                pacc108 = 0u;
             }
-            unsigned int pinc146 = (pacc107 + ptot106);
-            if (((lane == 0) && (pt104 != 0))) {
-                patc_poke(&pipestate78[pt104], ((((unsigned long long)((pep105 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc146)));
+            unsigned int pinc147 = (pacc108 + ptot107);
+            if (((lane == 0) && (pt105 != 0))) {
+                patc_poke(&pipestate78[pt105], ((((unsigned long long)((pep106 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc147)));
             }
-            if (((lane == 0) && (pt104 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc146;
+            if (((lane == 0) && (pt105 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc147;
             }
             if ((lane < 16)) {
-                off76[(lane + 16 * psl103)] = (((glob0[0] - pacc107) - ptot106) + woff75[(lane + 16 * psl103)]);
+                off76[(lane + 16 * psl104)] = (((glob0[0] - pacc108) - ptot107) + woff75[(lane + 16 * psl104)]);
             }
-            patc_mb_arrive(&pref70[psl103]);
-            pprev100 = pt104;
-            pprevp101 = pinc146;
+            patc_mb_arrive(&pref70[psl104]);
+            pprev101 = pt105;
+            pprevp102 = pinc147;
         }
     }
     if ((warp < 16)) {
-        int pnext147 = 0;
-        int pold148 = 0;
-        bool pdone149 = false;
+        int pnext148 = 0;
+        int pold149 = 0;
+        bool pdone150 = false;
         for (;;) {
-            const patc_int pnx150 = pnext147;
-            const patc_int pod151 = pold148;
-            if ((((!pdone149) && ((pnx150 - pod151) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx150 % 9)], ((unsigned int)((pnx150 / 9) & 1)))))) {
-                const patc_int psl152 = (pnx150 % 9);
-                const patc_int pt153 = tid71[psl152];
-                if ((pt153 < 0)) {
-                    pdone149 = true;
+            const patc_int pnx151 = pnext148;
+            const patc_int pod152 = pold149;
+            if ((((!pdone150) && ((pnx151 - pod152) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx151 % 9)], ((unsigned int)((pnx151 / 9) & 1)))))) {
+                const patc_int psl153 = (pnx151 % 9);
+                const patc_int pt154 = tid71[psl153];
+                if ((pt154 < 0)) {
+                    pdone150 = true;
                     continue;
                 }
-                pnext147 = (pnx150 + 1);
-                const patc_int pcnt154 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt153 - 6144 * ((n + 6143) / 6144) + 6144)));
-                __align__(16) float px155[4];
-                *(float4 *)px155 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152));
-                __align__(16) float px156[4];
-                *(float4 *)px156 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 4));
+                const patc_int ptt155 = (-pt154 + ((n + 6143) / 6144) - 1);
+                pnext148 = (pnx151 + 1);
+                const patc_int pcnt156 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * ptt155)));
                 __align__(16) float px157[4];
-                *(float4 *)px157 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 8));
-                if ((pcnt154 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[0] = (((12 * lane) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6144)] : 0.0f);
+                *(float4 *)px157 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl153));
+                __align__(16) float px158[4];
+                *(float4 *)px158 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl153 + 4));
+                __align__(16) float px159[4];
+                *(float4 *)px159 = *(const float4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl153 + 8));
+                if ((pcnt156 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[0] = (((12 * lane) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155)] : 0.0f);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[1] = (((12 * lane + 1) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6143)] : 0.0f);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[1] = (((12 * lane + 1) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 1)] : 0.0f);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[2] = (((12 * lane + 2) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6142)] : 0.0f);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[2] = (((12 * lane + 2) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 2)] : 0.0f);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[3] = (((12 * lane + 3) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6141)] : 0.0f);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[3] = (((12 * lane + 3) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 3)] : 0.0f);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[0] = (((12 * lane + 4) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6140)] : 0.0f);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[0] = (((12 * lane + 4) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 4)] : 0.0f);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[1] = (((12 * lane + 5) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6139)] : 0.0f);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[1] = (((12 * lane + 5) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 5)] : 0.0f);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[2] = (((12 * lane + 6) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6138)] : 0.0f);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[2] = (((12 * lane + 6) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 6)] : 0.0f);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[3] = (((12 * lane + 7) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6137)] : 0.0f);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[3] = (((12 * lane + 7) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 7)] : 0.0f);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[0] = (((12 * lane + 8) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6136)] : 0.0f);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[0] = (((12 * lane + 8) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 8)] : 0.0f);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[1] = (((12 * lane + 9) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6135)] : 0.0f);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[1] = (((12 * lane + 9) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 9)] : 0.0f);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[2] = (((12 * lane + 10) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6134)] : 0.0f);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[2] = (((12 * lane + 10) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 10)] : 0.0f);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[3] = (((12 * lane + 11) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6133)] : 0.0f);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[3] = (((12 * lane + 11) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 11)] : 0.0f);
                     }
                 }
-                const patc_int pvc158 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt154));
-                unsigned int pm159 = 0u;
-                float pa160 = px155[0];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane) < pvc158) && (pa160 > t))) << 0u));
-                float pa161 = px155[1];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 1) < pvc158) && (pa161 > t))) << 1u));
-                float pa162 = px155[2];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 2) < pvc158) && (pa162 > t))) << 2u));
-                float pa163 = px155[3];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 3) < pvc158) && (pa163 > t))) << 3u));
-                float pa164 = px156[0];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 4) < pvc158) && (pa164 > t))) << 4u));
-                float pa165 = px156[1];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 5) < pvc158) && (pa165 > t))) << 5u));
-                float pa166 = px156[2];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 6) < pvc158) && (pa166 > t))) << 6u));
-                float pa167 = px156[3];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 7) < pvc158) && (pa167 > t))) << 7u));
-                float pa168 = px157[0];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 8) < pvc158) && (pa168 > t))) << 8u));
-                float pa169 = px157[1];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 9) < pvc158) && (pa169 > t))) << 9u));
-                float pa170 = px157[2];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 10) < pvc158) && (pa170 > t))) << 10u));
-                float pa171 = px157[3];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 11) < pvc158) && (pa171 > t))) << 11u));
-                unsigned int pc172 = __popc(pm159);
-                unsigned int pv173 = pc172;
-                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv173, 1);
-                pv173 = ((lane >= 1) ? (po174 + pv173) : pv173);
-                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv173, 2);
-                pv173 = ((lane >= 2) ? (po175 + pv173) : pv173);
-                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv173, 4);
-                pv173 = ((lane >= 4) ? (po176 + pv173) : pv173);
-                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv173, 8);
-                pv173 = ((lane >= 8) ? (po177 + pv173) : pv173);
-                unsigned int po178 = __shfl_up_sync(0xffffffffu, pv173, 16);
-                pv173 = ((lane >= 16) ? (po178 + pv173) : pv173);
+                const patc_int pvc160 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt156));
+                unsigned int pm161 = 0u;
+                float pa162 = px157[0];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane) < pvc160) && (pa162 > t))) << 0u));
+                float pa163 = px157[1];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 1) < pvc160) && (pa163 > t))) << 1u));
+                float pa164 = px157[2];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 2) < pvc160) && (pa164 > t))) << 2u));
+                float pa165 = px157[3];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 3) < pvc160) && (pa165 > t))) << 3u));
+                float pa166 = px158[0];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 4) < pvc160) && (pa166 > t))) << 4u));
+                float pa167 = px158[1];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 5) < pvc160) && (pa167 > t))) << 5u));
+                float pa168 = px158[2];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 6) < pvc160) && (pa168 > t))) << 6u));
+                float pa169 = px158[3];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 7) < pvc160) && (pa169 > t))) << 7u));
+                float pa170 = px159[0];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 8) < pvc160) && (pa170 > t))) << 8u));
+                float pa171 = px159[1];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 9) < pvc160) && (pa171 > t))) << 9u));
+                float pa172 = px159[2];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 10) < pvc160) && (pa172 > t))) << 10u));
+                float pa173 = px159[3];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 11) < pvc160) && (pa173 > t))) << 11u));
+                unsigned int pc174 = __popc(pm161);
+                unsigned int pv175 = pc174;
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv175, 1);
+                pv175 = ((lane >= 1) ? (po176 + pv175) : pv175);
+                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv175, 2);
+                pv175 = ((lane >= 2) ? (po177 + pv175) : pv175);
+                unsigned int po178 = __shfl_up_sync(0xffffffffu, pv175, 4);
+                pv175 = ((lane >= 4) ? (po178 + pv175) : pv175);
+                unsigned int po179 = __shfl_up_sync(0xffffffffu, pv175, 8);
+                pv175 = ((lane >= 8) ? (po179 + pv175) : pv175);
+                unsigned int po180 = __shfl_up_sync(0xffffffffu, pv175, 16);
+                pv175 = ((lane >= 16) ? (po180 + pv175) : pv175);
                 __syncwarp();
-                const patc_int pq179 = (pv173 - pc172);
-                if ((((pm159 >> 0u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq179)] = px155[0];
+                const patc_int pq181 = ((384 * warp + 6144 * psl153) + ((int)(pv175 - pc174)));
+                if ((((pm161 >> 0u) & 1u) != 0u)) {
+                    ring65[pq181] = px157[0];
                 }
-                const patc_int pq180 = (pq179 + ((int)((pm159 >> 0u) & 1u)));
-                if ((((pm159 >> 1u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq180)] = px155[1];
+                const patc_int pq182 = (pq181 + ((int)((pm161 >> 0u) & 1u)));
+                if ((((pm161 >> 1u) & 1u) != 0u)) {
+                    ring65[pq182] = px157[1];
                 }
-                const patc_int pq181 = (pq180 + ((int)((pm159 >> 1u) & 1u)));
-                if ((((pm159 >> 2u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq181)] = px155[2];
+                const patc_int pq183 = (pq182 + ((int)((pm161 >> 1u) & 1u)));
+                if ((((pm161 >> 2u) & 1u) != 0u)) {
+                    ring65[pq183] = px157[2];
                 }
-                const patc_int pq182 = (pq181 + ((int)((pm159 >> 2u) & 1u)));
-                if ((((pm159 >> 3u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq182)] = px155[3];
+                const patc_int pq184 = (pq183 + ((int)((pm161 >> 2u) & 1u)));
+                if ((((pm161 >> 3u) & 1u) != 0u)) {
+                    ring65[pq184] = px157[3];
                 }
-                const patc_int pq183 = (pq182 + ((int)((pm159 >> 3u) & 1u)));
-                if ((((pm159 >> 4u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq183)] = px156[0];
+                const patc_int pq185 = (pq184 + ((int)((pm161 >> 3u) & 1u)));
+                if ((((pm161 >> 4u) & 1u) != 0u)) {
+                    ring65[pq185] = px158[0];
                 }
-                const patc_int pq184 = (pq183 + ((int)((pm159 >> 4u) & 1u)));
-                if ((((pm159 >> 5u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq184)] = px156[1];
+                const patc_int pq186 = (pq185 + ((int)((pm161 >> 4u) & 1u)));
+                if ((((pm161 >> 5u) & 1u) != 0u)) {
+                    ring65[pq186] = px158[1];
                 }
-                const patc_int pq185 = (pq184 + ((int)((pm159 >> 5u) & 1u)));
-                if ((((pm159 >> 6u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq185)] = px156[2];
+                const patc_int pq187 = (pq186 + ((int)((pm161 >> 5u) & 1u)));
+                if ((((pm161 >> 6u) & 1u) != 0u)) {
+                    ring65[pq187] = px158[2];
                 }
-                const patc_int pq186 = (pq185 + ((int)((pm159 >> 6u) & 1u)));
-                if ((((pm159 >> 7u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq186)] = px156[3];
+                const patc_int pq188 = (pq187 + ((int)((pm161 >> 6u) & 1u)));
+                if ((((pm161 >> 7u) & 1u) != 0u)) {
+                    ring65[pq188] = px158[3];
                 }
-                const patc_int pq187 = (pq186 + ((int)((pm159 >> 7u) & 1u)));
-                if ((((pm159 >> 8u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq187)] = px157[0];
+                const patc_int pq189 = (pq188 + ((int)((pm161 >> 7u) & 1u)));
+                if ((((pm161 >> 8u) & 1u) != 0u)) {
+                    ring65[pq189] = px159[0];
                 }
-                const patc_int pq188 = (pq187 + ((int)((pm159 >> 8u) & 1u)));
-                if ((((pm159 >> 9u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq188)] = px157[1];
+                const patc_int pq190 = (pq189 + ((int)((pm161 >> 8u) & 1u)));
+                if ((((pm161 >> 9u) & 1u) != 0u)) {
+                    ring65[pq190] = px159[1];
                 }
-                const patc_int pq189 = (pq188 + ((int)((pm159 >> 9u) & 1u)));
-                if ((((pm159 >> 10u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq189)] = px157[2];
+                const patc_int pq191 = (pq190 + ((int)((pm161 >> 9u) & 1u)));
+                if ((((pm161 >> 10u) & 1u) != 0u)) {
+                    ring65[pq191] = px159[2];
                 }
-                const patc_int pq190 = (pq189 + ((int)((pm159 >> 10u) & 1u)));
-                if ((((pm159 >> 11u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq190)] = px157[3];
+                const patc_int pq192 = (pq191 + ((int)((pm161 >> 10u) & 1u)));
+                if ((((pm161 >> 11u) & 1u) != 0u)) {
+                    ring65[pq192] = px159[3];
                 }
-                const patc_int pr191 = (min((patc_int)pvc158, (patc_int)(12 * lane)) - ((int)(pv173 - pc172)));
-                const patc_int psc192 = ((int)__shfl_sync(0xffffffffu, pv173, 31));
-                if ((((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + pr191 + psc192)] = px155[0];
+                const patc_int psc193 = ((int)__shfl_sync(0xffffffffu, pv175, 31));
+                const patc_int pr194 = ((384 * warp + 6144 * psl153 + psc193) + (min((patc_int)pvc160, (patc_int)(12 * lane)) - ((int)(pv175 - pc174))));
+                if ((((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))) {
+                    ring65[pr194] = px157[0];
                 }
-                const patc_int pr193 = (pr191 + ((int)(((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr193)] = px155[1];
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))) {
+                    ring65[pr195] = px157[1];
                 }
-                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr194)] = px155[2];
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))) {
+                    ring65[pr196] = px157[2];
                 }
-                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr195)] = px155[3];
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))) {
+                    ring65[pr197] = px157[3];
                 }
-                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr196)] = px156[0];
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))) {
+                    ring65[pr198] = px158[0];
                 }
-                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr197)] = px156[1];
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))) {
+                    ring65[pr199] = px158[1];
                 }
-                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr198)] = px156[2];
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))) {
+                    ring65[pr200] = px158[2];
                 }
-                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr199)] = px156[3];
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))) {
+                    ring65[pr201] = px158[3];
                 }
-                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr200)] = px157[0];
+                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))) {
+                    ring65[pr202] = px159[0];
                 }
-                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr201)] = px157[1];
+                const patc_int pr203 = (pr202 + ((int)(((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))) {
+                    ring65[pr203] = px159[1];
                 }
-                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr202)] = px157[2];
+                const patc_int pr204 = (pr203 + ((int)(((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))) {
+                    ring65[pr204] = px159[2];
                 }
-                const patc_int pr203 = (pr202 + ((int)(((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc158) && (((pm159 >> 11u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr203)] = px157[3];
+                const patc_int pr205 = (pr204 + ((int)(((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc160) && (((pm161 >> 11u) & 1u) == 0u))) {
+                    ring65[pr205] = px159[3];
                 }
                 if ((lane == 31)) {
-                    own77[(warp + 16 * psl152)] = pv173;
+                    own77[(warp + 16 * psl153)] = pv175;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot74[(warp + 16 * psl152)] = pv173;
-                    patc_mb_arrive(&tots68[psl152]);
+                    wtot74[(warp + 16 * psl153)] = pv175;
+                    patc_mb_arrive(&tots68[psl153]);
                 }
                 continue;
             }
-            if (((pod151 < pnx150) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod151 % 9)], ((unsigned int)((pod151 / 9) & 1)))))) {
-                const patc_int psl204 = (pod151 % 9);
-                const patc_int pt205 = tid71[psl204];
-                const patc_int poff206 = min(off76[(warp + 16 * psl204)], ((unsigned int)n));
-                const patc_int psc207 = own77[(warp + 16 * psl204)];
-                for (patc_int l208 = lane; l208 < min((patc_int)psc207, (patc_int)(n - poff206)); l208 += 32) {
-                    out1[(poff206 + l208)] = ring65[(384 * warp + 6144 * psl204 + l208)];
+            if (((pod152 < pnx151) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod152 % 9)], ((unsigned int)((pod152 / 9) & 1)))))) {
+                const patc_int psl206 = (pod152 % 9);
+                const patc_int pt207 = tid71[psl206];
+                const patc_int ptt208 = (-pt207 + ((n + 6143) / 6144) - 1);
+                const patc_int poff209 = min(off76[(warp + 16 * psl206)], ((unsigned int)n));
+                const patc_int psc210 = own77[(warp + 16 * psl206)];
+                for (patc_int l211 = lane; l211 < min((patc_int)psc210, (patc_int)(n - poff209)); l211 += 32) {
+                    out1[(poff209 + l211)] = ring65[(384 * warp + 6144 * psl206 + l211)];
                 }
-                const patc_int pcnt209 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt205 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr210 = (-psc207 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt209)));
-                const patc_int pm211 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l212 = lane; l212 < max((patc_int)0, (patc_int)min((patc_int)pr210, (patc_int)(n - 384 * warp + 6144 * pt205 + poff206 - pm211 - 6144 * ((n + 6143) / 6144) + 6144))); l212 += 32) {
-                    out1[(384 * warp - 6144 * pt205 - poff206 + pm211 + l212 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl204 + psc207 + l212)];
+                const patc_int pcnt212 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * ptt208)));
+                const patc_int pr213 = (-psc210 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt212)));
+                const patc_int poth214 = max((patc_int)0, (patc_int)(384 * warp + 6144 * ptt208 - poff209));
+                const patc_int pm215 = min(glob0[0], ((unsigned int)n));
+                const patc_int pdst216 = min((patc_int)n, (patc_int)(poth214 + pm215));
+                for (patc_int l217 = lane; l217 < min((patc_int)pr213, (patc_int)(n - pdst216)); l217 += 32) {
+                    out1[(pdst216 + l217)] = ring65[(384 * warp + 6144 * psl206 + psc210 + l217)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty67[psl204]);
-                pold148 = (pod151 + 1);
+                patc_mb_arrive(&empty67[psl206]);
+                pold149 = (pod152 + 1);
                 continue;
             }
-            if ((pdone149 && (pod151 == pnx150))) {
+            if ((pdone150 && (pod152 == pnx151))) {
                 return;
             }
             __nanosleep(20);
@@ -2040,7 +2045,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtI32_launch0(u
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   224032 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(3 * n + 768 * nwarps + 12288 * ((n + 6142) / 6144) + 74115, max(5 * n + 768 * nwarps + 24576 * ((n + 6142) / 6144) + 36868, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(n + 6144 * gridDim.x + 12288 * ((n + 6142) / 6144) + 18432, ((n + 6142) / 6144 + 1) / 9 + 2)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(384 * nwarps + min(385, 2 * n + 1) + 55681, max(n + 384 * nwarps + 6144 * ((n + 6142) / 6144) + 6145, max(384 * nwarps + 6144 * ((n + 6142) / 6144) + 6539, max(384 * nwarps + 4 * ((n + 3) / 4) + 6144 * ((n + 6142) / 6144) + 6144, max(384 * nwarps + 55688, max((n + 6142) / 6144 + 128 * ((n + 6142) / 786432) + 514, max(786432, max(gridDim.x + 2 * ((n + 6142) / 6144) + 3, ((n + 6142) / 6144 + 1) / 9 + 2))))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned int *__restrict__ out0, int *__restrict__ out1, const int t, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
@@ -2093,397 +2098,402 @@ extern "C" __global__ void __launch_bounds__(608) partitionStableGtI32(unsigned 
                 return;
             }
             tid71[psl83] = pt85;
-            const patc_int pleft86 = min((patc_int)6144, (patc_int)(n + 6144 * pt85 - 6144 * ((n + 6143) / 6144) + 6144));
-            unsigned int pbytes87 = ((unsigned int)((4 * pleft86) & -16));
+            const patc_int ptt86 = (-pt85 + ((n + 6143) / 6144) - 1);
+            const patc_int pleft87 = min((patc_int)6144, (patc_int)(n - 6144 * ptt86));
+            unsigned int pbytes88 = ((unsigned int)((4 * pleft87) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full66[psl83], pbytes87);
-            if ((pbytes87 != 0u)) {
-                patc_bulk_load(ring65 + (6144 * psl83), xs + (-6144 * pt85 + 6144 * ((n + 6143) / 6144) - 6144), pbytes87, &full66[psl83]);
+            patc_mb_expect(&full66[psl83], pbytes88);
+            if ((pbytes88 != 0u)) {
+                patc_bulk_load(ring65 + (6144 * psl83), xs + (6144 * ptt86), pbytes88, &full66[psl83]);
             }
         }
     }
     if ((warp == 16)) {
-        for (patc_int pk88 = 0; ; pk88 += 1) {
-            const patc_int psl89 = (pk88 % 9);
-            patc_mb_wait(&full66[psl89], ((unsigned int)((pk88 / 9) & 1)));
-            const patc_int pt90 = tid71[psl89];
-            if ((pt90 < 0)) {
+        for (patc_int pk89 = 0; ; pk89 += 1) {
+            const patc_int psl90 = (pk89 % 9);
+            patc_mb_wait(&full66[psl90], ((unsigned int)((pk89 / 9) & 1)));
+            const patc_int pt91 = tid71[psl90];
+            if ((pt91 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots68[psl89], ((unsigned int)((pk88 / 9) & 1)));
-            unsigned int pep91 = ep72[0];
-            unsigned int pinc92 = ((lane < 16) ? wtot74[(lane + 16 * psl89)] : 0u);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc92, 1);
-            pinc92 = ((lane >= 1) ? (po93 + pinc92) : pinc92);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc92, 2);
-            pinc92 = ((lane >= 2) ? (po94 + pinc92) : pinc92);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc92, 4);
-            pinc92 = ((lane >= 4) ? (po95 + pinc92) : pinc92);
-            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc92, 8);
-            pinc92 = ((lane >= 8) ? (po96 + pinc92) : pinc92);
-            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc92, 16);
-            pinc92 = ((lane >= 16) ? (po97 + pinc92) : pinc92);
-            unsigned int ptot98 = __shfl_sync(0xffffffffu, pinc92, 31);
-            unsigned int pup99 = __shfl_up_sync(0xffffffffu, pinc92, 1);
+            patc_mb_wait(&tots68[psl90], ((unsigned int)((pk89 / 9) & 1)));
+            unsigned int pep92 = ep72[0];
+            unsigned int pinc93 = ((lane < 16) ? wtot74[(lane + 16 * psl90)] : 0u);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc93, 1);
+            pinc93 = ((lane >= 1) ? (po94 + pinc93) : pinc93);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc93, 2);
+            pinc93 = ((lane >= 2) ? (po95 + pinc93) : pinc93);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc93, 4);
+            pinc93 = ((lane >= 4) ? (po96 + pinc93) : pinc93);
+            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc93, 8);
+            pinc93 = ((lane >= 8) ? (po97 + pinc93) : pinc93);
+            unsigned int po98 = __shfl_up_sync(0xffffffffu, pinc93, 16);
+            pinc93 = ((lane >= 16) ? (po98 + pinc93) : pinc93);
+            unsigned int ptot99 = __shfl_sync(0xffffffffu, pinc93, 31);
+            unsigned int pup100 = __shfl_up_sync(0xffffffffu, pinc93, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate78[pt90], ((((unsigned long long)((pep91 << 2u) | ((pt90 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot98)));
-                agg73[psl89] = ptot98;
+                patc_poke(&pipestate78[pt91], ((((unsigned long long)((pep92 << 2u) | ((pt91 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot99)));
+                agg73[psl90] = ptot99;
             }
             if ((lane < 16)) {
-                woff75[(lane + 16 * psl89)] = ((lane == 0) ? 0u : pup99);
+                woff75[(lane + 16 * psl90)] = ((lane == 0) ? 0u : pup100);
             }
-            patc_mb_arrive(&aggb69[psl89]);
+            patc_mb_arrive(&aggb69[psl90]);
         }
     }
     if ((warp == 17)) {
-        long long pprev100 = -1ll;
-        unsigned int pprevp101 = 0u;
-        for (patc_int pk102 = 0; ; pk102 += 1) {
-            const patc_int psl103 = (pk102 % 9);
-            patc_mb_wait(&full66[psl103], ((unsigned int)((pk102 / 9) & 1)));
-            const patc_int pt104 = tid71[psl103];
-            if ((pt104 < 0)) {
+        long long pprev101 = -1ll;
+        unsigned int pprevp102 = 0u;
+        for (patc_int pk103 = 0; ; pk103 += 1) {
+            const patc_int psl104 = (pk103 % 9);
+            patc_mb_wait(&full66[psl104], ((unsigned int)((pk103 / 9) & 1)));
+            const patc_int pt105 = tid71[psl104];
+            if ((pt105 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb69[psl103], ((unsigned int)((pk102 / 9) & 1)));
-            unsigned int pep105 = ep72[0];
-            unsigned int ptot106 = agg73[psl103];
-            unsigned int pacc107 = 0u;
-            bool pfound108 = ((pt104 == 0) || (pprev100 == (pt104 - 1)));
-            for (patc_int pr109 = 0; ((!pfound108) && ((pt104 - 128 * pr109 - 1) > pprev100)); pr109 += 1) {
-                unsigned long long pwd110 = 0ull;
+            patc_mb_wait(&aggb69[psl104], ((unsigned int)((pk103 / 9) & 1)));
+            unsigned int pep106 = ep72[0];
+            unsigned int ptot107 = agg73[psl104];
+            unsigned int pacc108 = 0u;
+            bool pfound109 = ((pt105 == 0) || (pprev101 == (pt105 - 1)));
+            for (patc_int pr110 = 0; ((!pfound109) && ((pt105 - 128 * pr110 - 1) > pprev101)); pr110 += 1) {
                 unsigned long long pwd111 = 0ull;
                 unsigned long long pwd112 = 0ull;
                 unsigned long long pwd113 = 0ull;
+                unsigned long long pwd114 = 0ull;
                 for (;;) {
-                    bool punset114 = false;
-                    pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
-                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
+                    pwd111 = (((-lane + pt105 - 128 * pr110 - 1) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 1)]) : 0ull);
+                    pwd112 = (((-lane + pt105 - 128 * pr110 - 33) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 33)]) : 0ull);
+                    pwd113 = (((-lane + pt105 - 128 * pr110 - 65) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 65)]) : 0ull);
+                    pwd114 = (((-lane + pt105 - 128 * pr110 - 97) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 97)]) : 0ull);
+                    bool punset115 = false;
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 1) > pprev101) && (((phi116 >> 2u) != pep106) || ((phi116 & 3u) == 0u))));
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
-                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 33) > pprev101) && (((phi117 >> 2u) != pep106) || ((phi117 & 3u) == 0u))));
                     unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset114))) {
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 65) > pprev101) && (((phi118 >> 2u) != pep106) || ((phi118 & 3u) == 0u))));
+                    unsigned int phi119 = ((unsigned int)(pwd114 >> 32ull));
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 97) > pprev101) && (((phi119 >> 2u) != pep106) || ((phi119 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset115))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear119 = 4294967295u;
-                if ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)lane));
+                unsigned int pnear120 = 4294967295u;
+                if ((((-lane + pt105 - 128 * pr110 - 1) > pprev101) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)lane));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt105 - 128 * pr110 - 33) > pprev101) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt105 - 128 * pr110 - 65) > pprev101) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt105 - 128 * pr110 - 97) > pprev101) && ((((unsigned int)(pwd114 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 96)));
                 }
-                pnear119 = __reduce_min_sync(0xffffffffu, pnear119);
-                unsigned int pg120 = ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((unsigned int)lane) <= pnear119)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((unsigned int)(lane + 32)) <= pnear119)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int pg122 = ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((unsigned int)(lane + 64)) <= pnear119)) ? ((unsigned int)pwd112) : 0u);
-                unsigned int pg123 = ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((unsigned int)(lane + 96)) <= pnear119)) ? ((unsigned int)pwd113) : 0u);
-                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
-                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                pnear120 = __reduce_min_sync(0xffffffffu, pnear120);
+                unsigned int pg121 = ((((-lane + pt105 - 128 * pr110 - 1) > pprev101) && (((unsigned int)lane) <= pnear120)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt105 - 128 * pr110 - 33) > pprev101) && (((unsigned int)(lane + 32)) <= pnear120)) ? ((unsigned int)pwd112) : 0u);
+                unsigned int pg123 = ((((-lane + pt105 - 128 * pr110 - 65) > pprev101) && (((unsigned int)(lane + 64)) <= pnear120)) ? ((unsigned int)pwd113) : 0u);
+                unsigned int pg124 = ((((-lane + pt105 - 128 * pr110 - 97) > pprev101) && (((unsigned int)(lane + 96)) <= pnear120)) ? ((unsigned int)pwd114) : 0u);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
                 unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
                 pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
                 unsigned int po127 = __shfl_down_sync(0xffffffffu, pg123, 1);
                 pg123 = (((lane + 1) < 32) ? (po127 + pg123) : pg123);
-                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
-                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg124, 1);
+                pg124 = (((lane + 1) < 32) ? (po128 + pg124) : pg124);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
                 unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
                 pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
                 unsigned int po131 = __shfl_down_sync(0xffffffffu, pg123, 2);
                 pg123 = (((lane + 2) < 32) ? (po131 + pg123) : pg123);
-                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
-                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg124, 2);
+                pg124 = (((lane + 2) < 32) ? (po132 + pg124) : pg124);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
                 unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
                 pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
                 unsigned int po135 = __shfl_down_sync(0xffffffffu, pg123, 4);
                 pg123 = (((lane + 4) < 32) ? (po135 + pg123) : pg123);
-                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
-                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg124, 4);
+                pg124 = (((lane + 4) < 32) ? (po136 + pg124) : pg124);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
                 unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
                 pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
                 unsigned int po139 = __shfl_down_sync(0xffffffffu, pg123, 8);
                 pg123 = (((lane + 8) < 32) ? (po139 + pg123) : pg123);
-                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
-                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg124, 8);
+                pg124 = (((lane + 8) < 32) ? (po140 + pg124) : pg124);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
                 unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
                 pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
                 unsigned int po143 = __shfl_down_sync(0xffffffffu, pg123, 16);
                 pg123 = (((lane + 16) < 32) ? (po143 + pg123) : pg123);
-                unsigned int pall144 = (((pg123 + pg122) + pg121) + pg120);
-                unsigned int pw0145 = __shfl_sync(0xffffffffu, pall144, 0);
-                pacc107 = (pw0145 + pacc107);
-                pfound108 = (pnear119 != 4294967295u);
+                unsigned int po144 = __shfl_down_sync(0xffffffffu, pg124, 16);
+                pg124 = (((lane + 16) < 32) ? (po144 + pg124) : pg124);
+                unsigned int pall145 = (((pg124 + pg123) + pg122) + pg121);
+                unsigned int pw0146 = __shfl_sync(0xffffffffu, pall145, 0);
+                pacc108 = (pw0146 + pacc108);
+                pfound109 = (pnear120 != 4294967295u);
             }
-            if (((!pfound108) || (pprev100 == (pt104 - 1)))) {
-                pacc107 = (pprevp101 + pacc107);
+            if (((!pfound109) || (pprev101 == (pt105 - 1)))) {
+                pacc108 = (pprevp102 + pacc108);
             }
-            if ((pt104 == 0)) {
-                pacc107 = 0u;
+            if ((pt105 == 0)) {
+                pacc108 = 0u;
             }
-            unsigned int pinc146 = (pacc107 + ptot106);
-            if (((lane == 0) && (pt104 != 0))) {
-                patc_poke(&pipestate78[pt104], ((((unsigned long long)((pep105 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc146)));
+            unsigned int pinc147 = (pacc108 + ptot107);
+            if (((lane == 0) && (pt105 != 0))) {
+                patc_poke(&pipestate78[pt105], ((((unsigned long long)((pep106 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc147)));
             }
-            if (((lane == 0) && (pt104 == (((n + 6143) / 6144) - 1)))) {
-                out0[0] = pinc146;
+            if (((lane == 0) && (pt105 == (((n + 6143) / 6144) - 1)))) {
+                out0[0] = pinc147;
             }
             if ((lane < 16)) {
-                off76[(lane + 16 * psl103)] = (((glob0[0] - pacc107) - ptot106) + woff75[(lane + 16 * psl103)]);
+                off76[(lane + 16 * psl104)] = (((glob0[0] - pacc108) - ptot107) + woff75[(lane + 16 * psl104)]);
             }
-            patc_mb_arrive(&pref70[psl103]);
-            pprev100 = pt104;
-            pprevp101 = pinc146;
+            patc_mb_arrive(&pref70[psl104]);
+            pprev101 = pt105;
+            pprevp102 = pinc147;
         }
     }
     if ((warp < 16)) {
-        int pnext147 = 0;
-        int pold148 = 0;
-        bool pdone149 = false;
+        int pnext148 = 0;
+        int pold149 = 0;
+        bool pdone150 = false;
         for (;;) {
-            const patc_int pnx150 = pnext147;
-            const patc_int pod151 = pold148;
-            if ((((!pdone149) && ((pnx150 - pod151) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx150 % 9)], ((unsigned int)((pnx150 / 9) & 1)))))) {
-                const patc_int psl152 = (pnx150 % 9);
-                const patc_int pt153 = tid71[psl152];
-                if ((pt153 < 0)) {
-                    pdone149 = true;
+            const patc_int pnx151 = pnext148;
+            const patc_int pod152 = pold149;
+            if ((((!pdone150) && ((pnx151 - pod152) < 9)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx151 % 9)], ((unsigned int)((pnx151 / 9) & 1)))))) {
+                const patc_int psl153 = (pnx151 % 9);
+                const patc_int pt154 = tid71[psl153];
+                if ((pt154 < 0)) {
+                    pdone150 = true;
                     continue;
                 }
-                pnext147 = (pnx150 + 1);
-                const patc_int pcnt154 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt153 - 6144 * ((n + 6143) / 6144) + 6144)));
-                __align__(16) int px155[4];
-                *(int4 *)px155 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152));
-                __align__(16) int px156[4];
-                *(int4 *)px156 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 4));
+                const patc_int ptt155 = (-pt154 + ((n + 6143) / 6144) - 1);
+                pnext148 = (pnx151 + 1);
+                const patc_int pcnt156 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * ptt155)));
                 __align__(16) int px157[4];
-                *(int4 *)px157 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl152 + 8));
-                if ((pcnt154 < (12 * lane + 12))) {
-                    if (((12 * lane) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[0] = (((12 * lane) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6144)] : 0);
+                *(int4 *)px157 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl153));
+                __align__(16) int px158[4];
+                *(int4 *)px158 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl153 + 4));
+                __align__(16) int px159[4];
+                *(int4 *)px159 = *(const int4 *)(ring65 + (12 * lane + 384 * warp + 6144 * psl153 + 8));
+                if ((pcnt156 < (12 * lane + 12))) {
+                    if (((12 * lane) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[0] = (((12 * lane) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155)] : 0);
                     }
-                    if (((12 * lane + 1) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[1] = (((12 * lane + 1) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6143)] : 0);
+                    if (((12 * lane + 1) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[1] = (((12 * lane + 1) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 1)] : 0);
                     }
-                    if (((12 * lane + 2) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[2] = (((12 * lane + 2) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6142)] : 0);
+                    if (((12 * lane + 2) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[2] = (((12 * lane + 2) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 2)] : 0);
                     }
-                    if (((12 * lane + 3) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px155[3] = (((12 * lane + 3) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6141)] : 0);
+                    if (((12 * lane + 3) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px157[3] = (((12 * lane + 3) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 3)] : 0);
                     }
-                    if (((12 * lane + 4) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[0] = (((12 * lane + 4) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6140)] : 0);
+                    if (((12 * lane + 4) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[0] = (((12 * lane + 4) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 4)] : 0);
                     }
-                    if (((12 * lane + 5) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[1] = (((12 * lane + 5) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6139)] : 0);
+                    if (((12 * lane + 5) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[1] = (((12 * lane + 5) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 5)] : 0);
                     }
-                    if (((12 * lane + 6) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[2] = (((12 * lane + 6) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6138)] : 0);
+                    if (((12 * lane + 6) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[2] = (((12 * lane + 6) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 6)] : 0);
                     }
-                    if (((12 * lane + 7) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px156[3] = (((12 * lane + 7) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6137)] : 0);
+                    if (((12 * lane + 7) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px158[3] = (((12 * lane + 7) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 7)] : 0);
                     }
-                    if (((12 * lane + 8) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[0] = (((12 * lane + 8) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6136)] : 0);
+                    if (((12 * lane + 8) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[0] = (((12 * lane + 8) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 8)] : 0);
                     }
-                    if (((12 * lane + 9) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[1] = (((12 * lane + 9) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6135)] : 0);
+                    if (((12 * lane + 9) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[1] = (((12 * lane + 9) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 9)] : 0);
                     }
-                    if (((12 * lane + 10) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[2] = (((12 * lane + 10) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6134)] : 0);
+                    if (((12 * lane + 10) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[2] = (((12 * lane + 10) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 10)] : 0);
                     }
-                    if (((12 * lane + 11) >= (-384 * warp + 6144 * pt153 + 4 * (n / 4) - 6144 * ((n + 6143) / 6144) + 6144))) {
-                        px157[3] = (((12 * lane + 11) < pcnt154) ? xs[(12 * lane + 384 * warp - 6144 * pt153 + 6144 * ((n + 6143) / 6144) - 6133)] : 0);
+                    if (((12 * lane + 11) >= (-384 * warp - 6144 * ptt155 + 4 * (n / 4)))) {
+                        px159[3] = (((12 * lane + 11) < pcnt156) ? xs[(12 * lane + 384 * warp + 6144 * ptt155 + 11)] : 0);
                     }
                 }
-                const patc_int pvc158 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt154));
-                unsigned int pm159 = 0u;
-                int pa160 = px155[0];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane) < pvc158) && (pa160 > t))) << 0u));
-                int pa161 = px155[1];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 1) < pvc158) && (pa161 > t))) << 1u));
-                int pa162 = px155[2];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 2) < pvc158) && (pa162 > t))) << 2u));
-                int pa163 = px155[3];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 3) < pvc158) && (pa163 > t))) << 3u));
-                int pa164 = px156[0];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 4) < pvc158) && (pa164 > t))) << 4u));
-                int pa165 = px156[1];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 5) < pvc158) && (pa165 > t))) << 5u));
-                int pa166 = px156[2];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 6) < pvc158) && (pa166 > t))) << 6u));
-                int pa167 = px156[3];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 7) < pvc158) && (pa167 > t))) << 7u));
-                int pa168 = px157[0];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 8) < pvc158) && (pa168 > t))) << 8u));
-                int pa169 = px157[1];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 9) < pvc158) && (pa169 > t))) << 9u));
-                int pa170 = px157[2];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 10) < pvc158) && (pa170 > t))) << 10u));
-                int pa171 = px157[3];
-                pm159 = (pm159 | (((unsigned int)(((12 * lane + 11) < pvc158) && (pa171 > t))) << 11u));
-                unsigned int pc172 = __popc(pm159);
-                unsigned int pv173 = pc172;
-                unsigned int po174 = __shfl_up_sync(0xffffffffu, pv173, 1);
-                pv173 = ((lane >= 1) ? (po174 + pv173) : pv173);
-                unsigned int po175 = __shfl_up_sync(0xffffffffu, pv173, 2);
-                pv173 = ((lane >= 2) ? (po175 + pv173) : pv173);
-                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv173, 4);
-                pv173 = ((lane >= 4) ? (po176 + pv173) : pv173);
-                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv173, 8);
-                pv173 = ((lane >= 8) ? (po177 + pv173) : pv173);
-                unsigned int po178 = __shfl_up_sync(0xffffffffu, pv173, 16);
-                pv173 = ((lane >= 16) ? (po178 + pv173) : pv173);
+                const patc_int pvc160 = max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt156));
+                unsigned int pm161 = 0u;
+                int pa162 = px157[0];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane) < pvc160) && (pa162 > t))) << 0u));
+                int pa163 = px157[1];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 1) < pvc160) && (pa163 > t))) << 1u));
+                int pa164 = px157[2];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 2) < pvc160) && (pa164 > t))) << 2u));
+                int pa165 = px157[3];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 3) < pvc160) && (pa165 > t))) << 3u));
+                int pa166 = px158[0];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 4) < pvc160) && (pa166 > t))) << 4u));
+                int pa167 = px158[1];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 5) < pvc160) && (pa167 > t))) << 5u));
+                int pa168 = px158[2];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 6) < pvc160) && (pa168 > t))) << 6u));
+                int pa169 = px158[3];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 7) < pvc160) && (pa169 > t))) << 7u));
+                int pa170 = px159[0];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 8) < pvc160) && (pa170 > t))) << 8u));
+                int pa171 = px159[1];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 9) < pvc160) && (pa171 > t))) << 9u));
+                int pa172 = px159[2];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 10) < pvc160) && (pa172 > t))) << 10u));
+                int pa173 = px159[3];
+                pm161 = (pm161 | (((unsigned int)(((12 * lane + 11) < pvc160) && (pa173 > t))) << 11u));
+                unsigned int pc174 = __popc(pm161);
+                unsigned int pv175 = pc174;
+                unsigned int po176 = __shfl_up_sync(0xffffffffu, pv175, 1);
+                pv175 = ((lane >= 1) ? (po176 + pv175) : pv175);
+                unsigned int po177 = __shfl_up_sync(0xffffffffu, pv175, 2);
+                pv175 = ((lane >= 2) ? (po177 + pv175) : pv175);
+                unsigned int po178 = __shfl_up_sync(0xffffffffu, pv175, 4);
+                pv175 = ((lane >= 4) ? (po178 + pv175) : pv175);
+                unsigned int po179 = __shfl_up_sync(0xffffffffu, pv175, 8);
+                pv175 = ((lane >= 8) ? (po179 + pv175) : pv175);
+                unsigned int po180 = __shfl_up_sync(0xffffffffu, pv175, 16);
+                pv175 = ((lane >= 16) ? (po180 + pv175) : pv175);
                 __syncwarp();
-                const patc_int pq179 = (pv173 - pc172);
-                if ((((pm159 >> 0u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq179)] = px155[0];
+                const patc_int pq181 = ((384 * warp + 6144 * psl153) + ((int)(pv175 - pc174)));
+                if ((((pm161 >> 0u) & 1u) != 0u)) {
+                    ring65[pq181] = px157[0];
                 }
-                const patc_int pq180 = (pq179 + ((int)((pm159 >> 0u) & 1u)));
-                if ((((pm159 >> 1u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq180)] = px155[1];
+                const patc_int pq182 = (pq181 + ((int)((pm161 >> 0u) & 1u)));
+                if ((((pm161 >> 1u) & 1u) != 0u)) {
+                    ring65[pq182] = px157[1];
                 }
-                const patc_int pq181 = (pq180 + ((int)((pm159 >> 1u) & 1u)));
-                if ((((pm159 >> 2u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq181)] = px155[2];
+                const patc_int pq183 = (pq182 + ((int)((pm161 >> 1u) & 1u)));
+                if ((((pm161 >> 2u) & 1u) != 0u)) {
+                    ring65[pq183] = px157[2];
                 }
-                const patc_int pq182 = (pq181 + ((int)((pm159 >> 2u) & 1u)));
-                if ((((pm159 >> 3u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq182)] = px155[3];
+                const patc_int pq184 = (pq183 + ((int)((pm161 >> 2u) & 1u)));
+                if ((((pm161 >> 3u) & 1u) != 0u)) {
+                    ring65[pq184] = px157[3];
                 }
-                const patc_int pq183 = (pq182 + ((int)((pm159 >> 3u) & 1u)));
-                if ((((pm159 >> 4u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq183)] = px156[0];
+                const patc_int pq185 = (pq184 + ((int)((pm161 >> 3u) & 1u)));
+                if ((((pm161 >> 4u) & 1u) != 0u)) {
+                    ring65[pq185] = px158[0];
                 }
-                const patc_int pq184 = (pq183 + ((int)((pm159 >> 4u) & 1u)));
-                if ((((pm159 >> 5u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq184)] = px156[1];
+                const patc_int pq186 = (pq185 + ((int)((pm161 >> 4u) & 1u)));
+                if ((((pm161 >> 5u) & 1u) != 0u)) {
+                    ring65[pq186] = px158[1];
                 }
-                const patc_int pq185 = (pq184 + ((int)((pm159 >> 5u) & 1u)));
-                if ((((pm159 >> 6u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq185)] = px156[2];
+                const patc_int pq187 = (pq186 + ((int)((pm161 >> 5u) & 1u)));
+                if ((((pm161 >> 6u) & 1u) != 0u)) {
+                    ring65[pq187] = px158[2];
                 }
-                const patc_int pq186 = (pq185 + ((int)((pm159 >> 6u) & 1u)));
-                if ((((pm159 >> 7u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq186)] = px156[3];
+                const patc_int pq188 = (pq187 + ((int)((pm161 >> 6u) & 1u)));
+                if ((((pm161 >> 7u) & 1u) != 0u)) {
+                    ring65[pq188] = px158[3];
                 }
-                const patc_int pq187 = (pq186 + ((int)((pm159 >> 7u) & 1u)));
-                if ((((pm159 >> 8u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq187)] = px157[0];
+                const patc_int pq189 = (pq188 + ((int)((pm161 >> 7u) & 1u)));
+                if ((((pm161 >> 8u) & 1u) != 0u)) {
+                    ring65[pq189] = px159[0];
                 }
-                const patc_int pq188 = (pq187 + ((int)((pm159 >> 8u) & 1u)));
-                if ((((pm159 >> 9u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq188)] = px157[1];
+                const patc_int pq190 = (pq189 + ((int)((pm161 >> 8u) & 1u)));
+                if ((((pm161 >> 9u) & 1u) != 0u)) {
+                    ring65[pq190] = px159[1];
                 }
-                const patc_int pq189 = (pq188 + ((int)((pm159 >> 9u) & 1u)));
-                if ((((pm159 >> 10u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq189)] = px157[2];
+                const patc_int pq191 = (pq190 + ((int)((pm161 >> 9u) & 1u)));
+                if ((((pm161 >> 10u) & 1u) != 0u)) {
+                    ring65[pq191] = px159[2];
                 }
-                const patc_int pq190 = (pq189 + ((int)((pm159 >> 10u) & 1u)));
-                if ((((pm159 >> 11u) & 1u) != 0u)) {
-                    ring65[(384 * warp + 6144 * psl152 + pq190)] = px157[3];
+                const patc_int pq192 = (pq191 + ((int)((pm161 >> 10u) & 1u)));
+                if ((((pm161 >> 11u) & 1u) != 0u)) {
+                    ring65[pq192] = px159[3];
                 }
-                const patc_int pr191 = (min((patc_int)pvc158, (patc_int)(12 * lane)) - ((int)(pv173 - pc172)));
-                const patc_int psc192 = ((int)__shfl_sync(0xffffffffu, pv173, 31));
-                if ((((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + pr191 + psc192)] = px155[0];
+                const patc_int psc193 = ((int)__shfl_sync(0xffffffffu, pv175, 31));
+                const patc_int pr194 = ((384 * warp + 6144 * psl153 + psc193) + (min((patc_int)pvc160, (patc_int)(12 * lane)) - ((int)(pv175 - pc174))));
+                if ((((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))) {
+                    ring65[pr194] = px157[0];
                 }
-                const patc_int pr193 = (pr191 + ((int)(((12 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))));
-                if ((((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr193)] = px155[1];
+                const patc_int pr195 = (pr194 + ((int)(((12 * lane) < pvc160) && (((pm161 >> 0u) & 1u) == 0u))));
+                if ((((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))) {
+                    ring65[pr195] = px157[1];
                 }
-                const patc_int pr194 = (pr193 + ((int)(((12 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))));
-                if ((((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr194)] = px155[2];
+                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 1) < pvc160) && (((pm161 >> 1u) & 1u) == 0u))));
+                if ((((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))) {
+                    ring65[pr196] = px157[2];
                 }
-                const patc_int pr195 = (pr194 + ((int)(((12 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))));
-                if ((((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr195)] = px155[3];
+                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 2) < pvc160) && (((pm161 >> 2u) & 1u) == 0u))));
+                if ((((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))) {
+                    ring65[pr197] = px157[3];
                 }
-                const patc_int pr196 = (pr195 + ((int)(((12 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))));
-                if ((((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr196)] = px156[0];
+                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 3) < pvc160) && (((pm161 >> 3u) & 1u) == 0u))));
+                if ((((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))) {
+                    ring65[pr198] = px158[0];
                 }
-                const patc_int pr197 = (pr196 + ((int)(((12 * lane + 4) < pvc158) && (((pm159 >> 4u) & 1u) == 0u))));
-                if ((((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr197)] = px156[1];
+                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 4) < pvc160) && (((pm161 >> 4u) & 1u) == 0u))));
+                if ((((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))) {
+                    ring65[pr199] = px158[1];
                 }
-                const patc_int pr198 = (pr197 + ((int)(((12 * lane + 5) < pvc158) && (((pm159 >> 5u) & 1u) == 0u))));
-                if ((((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr198)] = px156[2];
+                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 5) < pvc160) && (((pm161 >> 5u) & 1u) == 0u))));
+                if ((((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))) {
+                    ring65[pr200] = px158[2];
                 }
-                const patc_int pr199 = (pr198 + ((int)(((12 * lane + 6) < pvc158) && (((pm159 >> 6u) & 1u) == 0u))));
-                if ((((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr199)] = px156[3];
+                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 6) < pvc160) && (((pm161 >> 6u) & 1u) == 0u))));
+                if ((((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))) {
+                    ring65[pr201] = px158[3];
                 }
-                const patc_int pr200 = (pr199 + ((int)(((12 * lane + 7) < pvc158) && (((pm159 >> 7u) & 1u) == 0u))));
-                if ((((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr200)] = px157[0];
+                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 7) < pvc160) && (((pm161 >> 7u) & 1u) == 0u))));
+                if ((((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))) {
+                    ring65[pr202] = px159[0];
                 }
-                const patc_int pr201 = (pr200 + ((int)(((12 * lane + 8) < pvc158) && (((pm159 >> 8u) & 1u) == 0u))));
-                if ((((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr201)] = px157[1];
+                const patc_int pr203 = (pr202 + ((int)(((12 * lane + 8) < pvc160) && (((pm161 >> 8u) & 1u) == 0u))));
+                if ((((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))) {
+                    ring65[pr203] = px159[1];
                 }
-                const patc_int pr202 = (pr201 + ((int)(((12 * lane + 9) < pvc158) && (((pm159 >> 9u) & 1u) == 0u))));
-                if ((((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr202)] = px157[2];
+                const patc_int pr204 = (pr203 + ((int)(((12 * lane + 9) < pvc160) && (((pm161 >> 9u) & 1u) == 0u))));
+                if ((((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))) {
+                    ring65[pr204] = px159[2];
                 }
-                const patc_int pr203 = (pr202 + ((int)(((12 * lane + 10) < pvc158) && (((pm159 >> 10u) & 1u) == 0u))));
-                if ((((12 * lane + 11) < pvc158) && (((pm159 >> 11u) & 1u) == 0u))) {
-                    ring65[(384 * warp + 6144 * psl152 + psc192 + pr203)] = px157[3];
+                const patc_int pr205 = (pr204 + ((int)(((12 * lane + 10) < pvc160) && (((pm161 >> 10u) & 1u) == 0u))));
+                if ((((12 * lane + 11) < pvc160) && (((pm161 >> 11u) & 1u) == 0u))) {
+                    ring65[pr205] = px159[3];
                 }
                 if ((lane == 31)) {
-                    own77[(warp + 16 * psl152)] = pv173;
+                    own77[(warp + 16 * psl153)] = pv175;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot74[(warp + 16 * psl152)] = pv173;
-                    patc_mb_arrive(&tots68[psl152]);
+                    wtot74[(warp + 16 * psl153)] = pv175;
+                    patc_mb_arrive(&tots68[psl153]);
                 }
                 continue;
             }
-            if (((pod151 < pnx150) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod151 % 9)], ((unsigned int)((pod151 / 9) & 1)))))) {
-                const patc_int psl204 = (pod151 % 9);
-                const patc_int pt205 = tid71[psl204];
-                const patc_int poff206 = min(off76[(warp + 16 * psl204)], ((unsigned int)n));
-                const patc_int psc207 = own77[(warp + 16 * psl204)];
-                for (patc_int l208 = lane; l208 < min((patc_int)psc207, (patc_int)(n - poff206)); l208 += 32) {
-                    out1[(poff206 + l208)] = ring65[(384 * warp + 6144 * psl204 + l208)];
+            if (((pod152 < pnx151) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod152 % 9)], ((unsigned int)((pod152 / 9) & 1)))))) {
+                const patc_int psl206 = (pod152 % 9);
+                const patc_int pt207 = tid71[psl206];
+                const patc_int ptt208 = (-pt207 + ((n + 6143) / 6144) - 1);
+                const patc_int poff209 = min(off76[(warp + 16 * psl206)], ((unsigned int)n));
+                const patc_int psc210 = own77[(warp + 16 * psl206)];
+                for (patc_int l211 = lane; l211 < min((patc_int)psc210, (patc_int)(n - poff209)); l211 += 32) {
+                    out1[(poff209 + l211)] = ring65[(384 * warp + 6144 * psl206 + l211)];
                 }
-                const patc_int pcnt209 = (-384 * warp + min((patc_int)6144, (patc_int)(n + 6144 * pt205 - 6144 * ((n + 6143) / 6144) + 6144)));
-                const patc_int pr210 = (-psc207 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt209)));
-                const patc_int pm211 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l212 = lane; l212 < max((patc_int)0, (patc_int)min((patc_int)pr210, (patc_int)(n - 384 * warp + 6144 * pt205 + poff206 - pm211 - 6144 * ((n + 6143) / 6144) + 6144))); l212 += 32) {
-                    out1[(384 * warp - 6144 * pt205 - poff206 + pm211 + l212 + 6144 * ((n + 6143) / 6144) - 6144)] = ring65[(384 * warp + 6144 * psl204 + psc207 + l212)];
+                const patc_int pcnt212 = (-384 * warp + min((patc_int)6144, (patc_int)(n - 6144 * ptt208)));
+                const patc_int pr213 = (-psc210 + max((patc_int)0, (patc_int)min((patc_int)384, (patc_int)pcnt212)));
+                const patc_int poth214 = max((patc_int)0, (patc_int)(384 * warp + 6144 * ptt208 - poff209));
+                const patc_int pm215 = min(glob0[0], ((unsigned int)n));
+                const patc_int pdst216 = min((patc_int)n, (patc_int)(poth214 + pm215));
+                for (patc_int l217 = lane; l217 < min((patc_int)pr213, (patc_int)(n - pdst216)); l217 += 32) {
+                    out1[(pdst216 + l217)] = ring65[(384 * warp + 6144 * psl206 + psc210 + l217)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty67[psl204]);
-                pold148 = (pod151 + 1);
+                patc_mb_arrive(&empty67[psl206]);
+                pold149 = (pod152 + 1);
                 continue;
             }
-            if ((pdone149 && (pod151 == pnx150))) {
+            if ((pdone150 && (pod152 == pnx151))) {
                 return;
             }
             __nanosleep(20);
@@ -2635,7 +2645,7 @@ extern "C" __global__ void __launch_bounds__(512) partitionStableGtF32Small_laun
  *                    SM count: the blocks loop over the tiles)
  *   shared memory:   4352 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(5 * n + 256 * nwarps + 2048 * ((n + 510) / 512) + 3076, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(n + 512 * gridDim.x + 1024 * ((n + 510) / 512) + 1536, ((n + 510) / 512 + 1) / 2 + 2))))) < 2^31), else long long
+ *                    for a launch where max(g, max(128 * nwarps + min(129, 2 * n + 1) + 1153, max(n + 128 * nwarps + 512 * ((n + 510) / 512) + 513, max(128 * nwarps + 512 * ((n + 510) / 512) + 643, max(128 * nwarps + 4 * ((n + 3) / 4) + 512 * ((n + 510) / 512) + 512, max((n + 510) / 512 + 128 * ((n + 510) / 65536) + 514, max(65536, max(gridDim.x + 2 * ((n + 510) / 512) + 3, ((n + 510) / 512 + 1) / 2 + 2)))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsigned int *__restrict__ out0, float *__restrict__ out1, const float t, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned long long *__restrict__ partial1, unsigned long long *__restrict__ pipestate78, unsigned long long *__restrict__ pipectr79, patc_int n, patc_int g)
 {
@@ -2688,289 +2698,294 @@ extern "C" __global__ void __launch_bounds__(224) partitionStableGtF32Small(unsi
                 return;
             }
             tid71[psl83] = pt85;
-            const patc_int pleft86 = min((patc_int)512, (patc_int)(n + 512 * pt85 - 512 * ((n + 511) / 512) + 512));
-            unsigned int pbytes87 = ((unsigned int)((4 * pleft86) & -16));
+            const patc_int ptt86 = (-pt85 + ((n + 511) / 512) - 1);
+            const patc_int pleft87 = min((patc_int)512, (patc_int)(n - 512 * ptt86));
+            unsigned int pbytes88 = ((unsigned int)((4 * pleft87) & -16));
             patc_fence_proxy_async();
-            patc_mb_expect(&full66[psl83], pbytes87);
-            if ((pbytes87 != 0u)) {
-                patc_bulk_load(ring65 + (512 * psl83), xs + (-512 * pt85 + 512 * ((n + 511) / 512) - 512), pbytes87, &full66[psl83]);
+            patc_mb_expect(&full66[psl83], pbytes88);
+            if ((pbytes88 != 0u)) {
+                patc_bulk_load(ring65 + (512 * psl83), xs + (512 * ptt86), pbytes88, &full66[psl83]);
             }
         }
     }
     if ((warp == 4)) {
-        for (patc_int pk88 = 0; ; pk88 += 1) {
-            const patc_int psl89 = (pk88 % 2);
-            patc_mb_wait(&full66[psl89], ((unsigned int)((pk88 / 2) & 1)));
-            const patc_int pt90 = tid71[psl89];
-            if ((pt90 < 0)) {
+        for (patc_int pk89 = 0; ; pk89 += 1) {
+            const patc_int psl90 = (pk89 % 2);
+            patc_mb_wait(&full66[psl90], ((unsigned int)((pk89 / 2) & 1)));
+            const patc_int pt91 = tid71[psl90];
+            if ((pt91 < 0)) {
                 return;
             }
-            patc_mb_wait(&tots68[psl89], ((unsigned int)((pk88 / 2) & 1)));
-            unsigned int pep91 = ep72[0];
-            unsigned int pinc92 = ((lane < 4) ? wtot74[(lane + 4 * psl89)] : 0u);
-            unsigned int po93 = __shfl_up_sync(0xffffffffu, pinc92, 1);
-            pinc92 = ((lane >= 1) ? (po93 + pinc92) : pinc92);
-            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc92, 2);
-            pinc92 = ((lane >= 2) ? (po94 + pinc92) : pinc92);
-            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc92, 4);
-            pinc92 = ((lane >= 4) ? (po95 + pinc92) : pinc92);
-            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc92, 8);
-            pinc92 = ((lane >= 8) ? (po96 + pinc92) : pinc92);
-            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc92, 16);
-            pinc92 = ((lane >= 16) ? (po97 + pinc92) : pinc92);
-            unsigned int ptot98 = __shfl_sync(0xffffffffu, pinc92, 31);
-            unsigned int pup99 = __shfl_up_sync(0xffffffffu, pinc92, 1);
+            patc_mb_wait(&tots68[psl90], ((unsigned int)((pk89 / 2) & 1)));
+            unsigned int pep92 = ep72[0];
+            unsigned int pinc93 = ((lane < 4) ? wtot74[(lane + 4 * psl90)] : 0u);
+            unsigned int po94 = __shfl_up_sync(0xffffffffu, pinc93, 1);
+            pinc93 = ((lane >= 1) ? (po94 + pinc93) : pinc93);
+            unsigned int po95 = __shfl_up_sync(0xffffffffu, pinc93, 2);
+            pinc93 = ((lane >= 2) ? (po95 + pinc93) : pinc93);
+            unsigned int po96 = __shfl_up_sync(0xffffffffu, pinc93, 4);
+            pinc93 = ((lane >= 4) ? (po96 + pinc93) : pinc93);
+            unsigned int po97 = __shfl_up_sync(0xffffffffu, pinc93, 8);
+            pinc93 = ((lane >= 8) ? (po97 + pinc93) : pinc93);
+            unsigned int po98 = __shfl_up_sync(0xffffffffu, pinc93, 16);
+            pinc93 = ((lane >= 16) ? (po98 + pinc93) : pinc93);
+            unsigned int ptot99 = __shfl_sync(0xffffffffu, pinc93, 31);
+            unsigned int pup100 = __shfl_up_sync(0xffffffffu, pinc93, 1);
             if ((lane == 0)) {
-                patc_poke(&pipestate78[pt90], ((((unsigned long long)((pep91 << 2u) | ((pt90 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot98)));
-                agg73[psl89] = ptot98;
+                patc_poke(&pipestate78[pt91], ((((unsigned long long)((pep92 << 2u) | ((pt91 == 0) ? 2u : 1u))) << 32ull) | ((unsigned long long)ptot99)));
+                agg73[psl90] = ptot99;
             }
             if ((lane < 4)) {
-                woff75[(lane + 4 * psl89)] = ((lane == 0) ? 0u : pup99);
+                woff75[(lane + 4 * psl90)] = ((lane == 0) ? 0u : pup100);
             }
-            patc_mb_arrive(&aggb69[psl89]);
+            patc_mb_arrive(&aggb69[psl90]);
         }
     }
     if ((warp == 5)) {
-        long long pprev100 = -1ll;
-        unsigned int pprevp101 = 0u;
-        for (patc_int pk102 = 0; ; pk102 += 1) {
-            const patc_int psl103 = (pk102 % 2);
-            patc_mb_wait(&full66[psl103], ((unsigned int)((pk102 / 2) & 1)));
-            const patc_int pt104 = tid71[psl103];
-            if ((pt104 < 0)) {
+        long long pprev101 = -1ll;
+        unsigned int pprevp102 = 0u;
+        for (patc_int pk103 = 0; ; pk103 += 1) {
+            const patc_int psl104 = (pk103 % 2);
+            patc_mb_wait(&full66[psl104], ((unsigned int)((pk103 / 2) & 1)));
+            const patc_int pt105 = tid71[psl104];
+            if ((pt105 < 0)) {
                 return;
             }
-            patc_mb_wait(&aggb69[psl103], ((unsigned int)((pk102 / 2) & 1)));
-            unsigned int pep105 = ep72[0];
-            unsigned int ptot106 = agg73[psl103];
-            unsigned int pacc107 = 0u;
-            bool pfound108 = ((pt104 == 0) || (pprev100 == (pt104 - 1)));
-            for (patc_int pr109 = 0; ((!pfound108) && ((pt104 - 128 * pr109 - 1) > pprev100)); pr109 += 1) {
-                unsigned long long pwd110 = 0ull;
+            patc_mb_wait(&aggb69[psl104], ((unsigned int)((pk103 / 2) & 1)));
+            unsigned int pep106 = ep72[0];
+            unsigned int ptot107 = agg73[psl104];
+            unsigned int pacc108 = 0u;
+            bool pfound109 = ((pt105 == 0) || (pprev101 == (pt105 - 1)));
+            for (patc_int pr110 = 0; ((!pfound109) && ((pt105 - 128 * pr110 - 1) > pprev101)); pr110 += 1) {
                 unsigned long long pwd111 = 0ull;
                 unsigned long long pwd112 = 0ull;
                 unsigned long long pwd113 = 0ull;
+                unsigned long long pwd114 = 0ull;
                 for (;;) {
-                    bool punset114 = false;
-                    pwd110 = (((-lane + pt104 - 128 * pr109 - 1) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 1)]) : 0ull);
-                    unsigned int phi115 = ((unsigned int)(pwd110 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((phi115 >> 2u) != pep105) || ((phi115 & 3u) == 0u))));
-                    pwd111 = (((-lane + pt104 - 128 * pr109 - 33) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 33)]) : 0ull);
+                    pwd111 = (((-lane + pt105 - 128 * pr110 - 1) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 1)]) : 0ull);
+                    pwd112 = (((-lane + pt105 - 128 * pr110 - 33) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 33)]) : 0ull);
+                    pwd113 = (((-lane + pt105 - 128 * pr110 - 65) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 65)]) : 0ull);
+                    pwd114 = (((-lane + pt105 - 128 * pr110 - 97) > pprev101) ? patc_peek(&pipestate78[(-lane + pt105 - 128 * pr110 - 97)]) : 0ull);
+                    bool punset115 = false;
                     unsigned int phi116 = ((unsigned int)(pwd111 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((phi116 >> 2u) != pep105) || ((phi116 & 3u) == 0u))));
-                    pwd112 = (((-lane + pt104 - 128 * pr109 - 65) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 65)]) : 0ull);
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 1) > pprev101) && (((phi116 >> 2u) != pep106) || ((phi116 & 3u) == 0u))));
                     unsigned int phi117 = ((unsigned int)(pwd112 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((phi117 >> 2u) != pep105) || ((phi117 & 3u) == 0u))));
-                    pwd113 = (((-lane + pt104 - 128 * pr109 - 97) > pprev100) ? patc_peek(&pipestate78[(-lane + pt104 - 128 * pr109 - 97)]) : 0ull);
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 33) > pprev101) && (((phi117 >> 2u) != pep106) || ((phi117 & 3u) == 0u))));
                     unsigned int phi118 = ((unsigned int)(pwd113 >> 32ull));
-                    punset114 = (punset114 || (((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((phi118 >> 2u) != pep105) || ((phi118 & 3u) == 0u))));
-                    if ((!__any_sync(0xffffffffu, punset114))) {
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 65) > pprev101) && (((phi118 >> 2u) != pep106) || ((phi118 & 3u) == 0u))));
+                    unsigned int phi119 = ((unsigned int)(pwd114 >> 32ull));
+                    punset115 = (punset115 || (((-lane + pt105 - 128 * pr110 - 97) > pprev101) && (((phi119 >> 2u) != pep106) || ((phi119 & 3u) == 0u))));
+                    if ((!__any_sync(0xffffffffu, punset115))) {
                         break;
                     }
                     __nanosleep(20);
                 }
-                unsigned int pnear119 = 4294967295u;
-                if ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && ((((unsigned int)(pwd110 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)lane));
+                unsigned int pnear120 = 4294967295u;
+                if ((((-lane + pt105 - 128 * pr110 - 1) > pprev101) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)lane));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && ((((unsigned int)(pwd111 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 32)));
+                if ((((-lane + pt105 - 128 * pr110 - 33) > pprev101) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 32)));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && ((((unsigned int)(pwd112 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 64)));
+                if ((((-lane + pt105 - 128 * pr110 - 65) > pprev101) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 64)));
                 }
-                if ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && ((((unsigned int)(pwd113 >> 32ull)) & 3u) == 2u))) {
-                    pnear119 = min(pnear119, ((unsigned int)(lane + 96)));
+                if ((((-lane + pt105 - 128 * pr110 - 97) > pprev101) && ((((unsigned int)(pwd114 >> 32ull)) & 3u) == 2u))) {
+                    pnear120 = min(pnear120, ((unsigned int)(lane + 96)));
                 }
-                pnear119 = __reduce_min_sync(0xffffffffu, pnear119);
-                unsigned int pg120 = ((((-lane + pt104 - 128 * pr109 - 1) > pprev100) && (((unsigned int)lane) <= pnear119)) ? ((unsigned int)pwd110) : 0u);
-                unsigned int pg121 = ((((-lane + pt104 - 128 * pr109 - 33) > pprev100) && (((unsigned int)(lane + 32)) <= pnear119)) ? ((unsigned int)pwd111) : 0u);
-                unsigned int pg122 = ((((-lane + pt104 - 128 * pr109 - 65) > pprev100) && (((unsigned int)(lane + 64)) <= pnear119)) ? ((unsigned int)pwd112) : 0u);
-                unsigned int pg123 = ((((-lane + pt104 - 128 * pr109 - 97) > pprev100) && (((unsigned int)(lane + 96)) <= pnear119)) ? ((unsigned int)pwd113) : 0u);
-                unsigned int po124 = __shfl_down_sync(0xffffffffu, pg120, 1);
-                pg120 = (((lane + 1) < 32) ? (po124 + pg120) : pg120);
+                pnear120 = __reduce_min_sync(0xffffffffu, pnear120);
+                unsigned int pg121 = ((((-lane + pt105 - 128 * pr110 - 1) > pprev101) && (((unsigned int)lane) <= pnear120)) ? ((unsigned int)pwd111) : 0u);
+                unsigned int pg122 = ((((-lane + pt105 - 128 * pr110 - 33) > pprev101) && (((unsigned int)(lane + 32)) <= pnear120)) ? ((unsigned int)pwd112) : 0u);
+                unsigned int pg123 = ((((-lane + pt105 - 128 * pr110 - 65) > pprev101) && (((unsigned int)(lane + 64)) <= pnear120)) ? ((unsigned int)pwd113) : 0u);
+                unsigned int pg124 = ((((-lane + pt105 - 128 * pr110 - 97) > pprev101) && (((unsigned int)(lane + 96)) <= pnear120)) ? ((unsigned int)pwd114) : 0u);
                 unsigned int po125 = __shfl_down_sync(0xffffffffu, pg121, 1);
                 pg121 = (((lane + 1) < 32) ? (po125 + pg121) : pg121);
                 unsigned int po126 = __shfl_down_sync(0xffffffffu, pg122, 1);
                 pg122 = (((lane + 1) < 32) ? (po126 + pg122) : pg122);
                 unsigned int po127 = __shfl_down_sync(0xffffffffu, pg123, 1);
                 pg123 = (((lane + 1) < 32) ? (po127 + pg123) : pg123);
-                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg120, 2);
-                pg120 = (((lane + 2) < 32) ? (po128 + pg120) : pg120);
+                unsigned int po128 = __shfl_down_sync(0xffffffffu, pg124, 1);
+                pg124 = (((lane + 1) < 32) ? (po128 + pg124) : pg124);
                 unsigned int po129 = __shfl_down_sync(0xffffffffu, pg121, 2);
                 pg121 = (((lane + 2) < 32) ? (po129 + pg121) : pg121);
                 unsigned int po130 = __shfl_down_sync(0xffffffffu, pg122, 2);
                 pg122 = (((lane + 2) < 32) ? (po130 + pg122) : pg122);
                 unsigned int po131 = __shfl_down_sync(0xffffffffu, pg123, 2);
                 pg123 = (((lane + 2) < 32) ? (po131 + pg123) : pg123);
-                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg120, 4);
-                pg120 = (((lane + 4) < 32) ? (po132 + pg120) : pg120);
+                unsigned int po132 = __shfl_down_sync(0xffffffffu, pg124, 2);
+                pg124 = (((lane + 2) < 32) ? (po132 + pg124) : pg124);
                 unsigned int po133 = __shfl_down_sync(0xffffffffu, pg121, 4);
                 pg121 = (((lane + 4) < 32) ? (po133 + pg121) : pg121);
                 unsigned int po134 = __shfl_down_sync(0xffffffffu, pg122, 4);
                 pg122 = (((lane + 4) < 32) ? (po134 + pg122) : pg122);
                 unsigned int po135 = __shfl_down_sync(0xffffffffu, pg123, 4);
                 pg123 = (((lane + 4) < 32) ? (po135 + pg123) : pg123);
-                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg120, 8);
-                pg120 = (((lane + 8) < 32) ? (po136 + pg120) : pg120);
+                unsigned int po136 = __shfl_down_sync(0xffffffffu, pg124, 4);
+                pg124 = (((lane + 4) < 32) ? (po136 + pg124) : pg124);
                 unsigned int po137 = __shfl_down_sync(0xffffffffu, pg121, 8);
                 pg121 = (((lane + 8) < 32) ? (po137 + pg121) : pg121);
                 unsigned int po138 = __shfl_down_sync(0xffffffffu, pg122, 8);
                 pg122 = (((lane + 8) < 32) ? (po138 + pg122) : pg122);
                 unsigned int po139 = __shfl_down_sync(0xffffffffu, pg123, 8);
                 pg123 = (((lane + 8) < 32) ? (po139 + pg123) : pg123);
-                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg120, 16);
-                pg120 = (((lane + 16) < 32) ? (po140 + pg120) : pg120);
+                unsigned int po140 = __shfl_down_sync(0xffffffffu, pg124, 8);
+                pg124 = (((lane + 8) < 32) ? (po140 + pg124) : pg124);
                 unsigned int po141 = __shfl_down_sync(0xffffffffu, pg121, 16);
                 pg121 = (((lane + 16) < 32) ? (po141 + pg121) : pg121);
                 unsigned int po142 = __shfl_down_sync(0xffffffffu, pg122, 16);
                 pg122 = (((lane + 16) < 32) ? (po142 + pg122) : pg122);
                 unsigned int po143 = __shfl_down_sync(0xffffffffu, pg123, 16);
                 pg123 = (((lane + 16) < 32) ? (po143 + pg123) : pg123);
-                unsigned int pall144 = (((pg123 + pg122) + pg121) + pg120);
-                unsigned int pw0145 = __shfl_sync(0xffffffffu, pall144, 0);
-                pacc107 = (pw0145 + pacc107);
-                pfound108 = (pnear119 != 4294967295u);
+                unsigned int po144 = __shfl_down_sync(0xffffffffu, pg124, 16);
+                pg124 = (((lane + 16) < 32) ? (po144 + pg124) : pg124);
+                unsigned int pall145 = (((pg124 + pg123) + pg122) + pg121);
+                unsigned int pw0146 = __shfl_sync(0xffffffffu, pall145, 0);
+                pacc108 = (pw0146 + pacc108);
+                pfound109 = (pnear120 != 4294967295u);
             }
-            if (((!pfound108) || (pprev100 == (pt104 - 1)))) {
-                pacc107 = (pprevp101 + pacc107);
+            if (((!pfound109) || (pprev101 == (pt105 - 1)))) {
+                pacc108 = (pprevp102 + pacc108);
             }
-            if ((pt104 == 0)) {
-                pacc107 = 0u;
+            if ((pt105 == 0)) {
+                pacc108 = 0u;
             }
-            unsigned int pinc146 = (pacc107 + ptot106);
-            if (((lane == 0) && (pt104 != 0))) {
-                patc_poke(&pipestate78[pt104], ((((unsigned long long)((pep105 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc146)));
+            unsigned int pinc147 = (pacc108 + ptot107);
+            if (((lane == 0) && (pt105 != 0))) {
+                patc_poke(&pipestate78[pt105], ((((unsigned long long)((pep106 << 2u) | 2u)) << 32ull) | ((unsigned long long)pinc147)));
             }
-            if (((lane == 0) && (pt104 == (((n + 511) / 512) - 1)))) {
-                out0[0] = pinc146;
+            if (((lane == 0) && (pt105 == (((n + 511) / 512) - 1)))) {
+                out0[0] = pinc147;
             }
             if ((lane < 4)) {
-                off76[(lane + 4 * psl103)] = (((glob0[0] - pacc107) - ptot106) + woff75[(lane + 4 * psl103)]);
+                off76[(lane + 4 * psl104)] = (((glob0[0] - pacc108) - ptot107) + woff75[(lane + 4 * psl104)]);
             }
-            patc_mb_arrive(&pref70[psl103]);
-            pprev100 = pt104;
-            pprevp101 = pinc146;
+            patc_mb_arrive(&pref70[psl104]);
+            pprev101 = pt105;
+            pprevp102 = pinc147;
         }
     }
     if ((warp < 4)) {
-        int pnext147 = 0;
-        int pold148 = 0;
-        bool pdone149 = false;
+        int pnext148 = 0;
+        int pold149 = 0;
+        bool pdone150 = false;
         for (;;) {
-            const patc_int pnx150 = pnext147;
-            const patc_int pod151 = pold148;
-            if ((((!pdone149) && ((pnx150 - pod151) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx150 % 2)], ((unsigned int)((pnx150 / 2) & 1)))))) {
-                const patc_int psl152 = (pnx150 % 2);
-                const patc_int pt153 = tid71[psl152];
-                if ((pt153 < 0)) {
-                    pdone149 = true;
+            const patc_int pnx151 = pnext148;
+            const patc_int pod152 = pold149;
+            if ((((!pdone150) && ((pnx151 - pod152) < 2)) && __all_sync(0xffffffffu, patc_mb_test(&full66[(pnx151 % 2)], ((unsigned int)((pnx151 / 2) & 1)))))) {
+                const patc_int psl153 = (pnx151 % 2);
+                const patc_int pt154 = tid71[psl153];
+                if ((pt154 < 0)) {
+                    pdone150 = true;
                     continue;
                 }
-                pnext147 = (pnx150 + 1);
-                const patc_int pcnt154 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt153 - 512 * ((n + 511) / 512) + 512)));
-                __align__(16) float px155[4];
-                *(float4 *)px155 = *(const float4 *)(ring65 + (4 * lane + 128 * warp + 512 * psl152));
-                if ((pcnt154 < (4 * lane + 4))) {
-                    if (((4 * lane) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px155[0] = (((4 * lane) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 512)] : 0.0f);
+                const patc_int ptt155 = (-pt154 + ((n + 511) / 512) - 1);
+                pnext148 = (pnx151 + 1);
+                const patc_int pcnt156 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * ptt155)));
+                __align__(16) float px157[4];
+                *(float4 *)px157 = *(const float4 *)(ring65 + (4 * lane + 128 * warp + 512 * psl153));
+                if ((pcnt156 < (4 * lane + 4))) {
+                    if (((4 * lane) >= (-128 * warp - 512 * ptt155 + 4 * (n / 4)))) {
+                        px157[0] = (((4 * lane) < pcnt156) ? xs[(4 * lane + 128 * warp + 512 * ptt155)] : 0.0f);
                     }
-                    if (((4 * lane + 1) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px155[1] = (((4 * lane + 1) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 511)] : 0.0f);
+                    if (((4 * lane + 1) >= (-128 * warp - 512 * ptt155 + 4 * (n / 4)))) {
+                        px157[1] = (((4 * lane + 1) < pcnt156) ? xs[(4 * lane + 128 * warp + 512 * ptt155 + 1)] : 0.0f);
                     }
-                    if (((4 * lane + 2) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px155[2] = (((4 * lane + 2) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 510)] : 0.0f);
+                    if (((4 * lane + 2) >= (-128 * warp - 512 * ptt155 + 4 * (n / 4)))) {
+                        px157[2] = (((4 * lane + 2) < pcnt156) ? xs[(4 * lane + 128 * warp + 512 * ptt155 + 2)] : 0.0f);
                     }
-                    if (((4 * lane + 3) >= (-128 * warp + 512 * pt153 + 4 * (n / 4) - 512 * ((n + 511) / 512) + 512))) {
-                        px155[3] = (((4 * lane + 3) < pcnt154) ? xs[(4 * lane + 128 * warp - 512 * pt153 + 512 * ((n + 511) / 512) - 509)] : 0.0f);
+                    if (((4 * lane + 3) >= (-128 * warp - 512 * ptt155 + 4 * (n / 4)))) {
+                        px157[3] = (((4 * lane + 3) < pcnt156) ? xs[(4 * lane + 128 * warp + 512 * ptt155 + 3)] : 0.0f);
                     }
                 }
-                const patc_int pvc156 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt154));
-                unsigned int pm157 = 0u;
-                float pa158 = px155[0];
-                pm157 = (pm157 | (((unsigned int)(((4 * lane) < pvc156) && (pa158 > t))) << 0u));
-                float pa159 = px155[1];
-                pm157 = (pm157 | (((unsigned int)(((4 * lane + 1) < pvc156) && (pa159 > t))) << 1u));
-                float pa160 = px155[2];
-                pm157 = (pm157 | (((unsigned int)(((4 * lane + 2) < pvc156) && (pa160 > t))) << 2u));
-                float pa161 = px155[3];
-                pm157 = (pm157 | (((unsigned int)(((4 * lane + 3) < pvc156) && (pa161 > t))) << 3u));
-                unsigned int pc162 = __popc(pm157);
-                unsigned int pv163 = pc162;
-                unsigned int po164 = __shfl_up_sync(0xffffffffu, pv163, 1);
-                pv163 = ((lane >= 1) ? (po164 + pv163) : pv163);
-                unsigned int po165 = __shfl_up_sync(0xffffffffu, pv163, 2);
-                pv163 = ((lane >= 2) ? (po165 + pv163) : pv163);
-                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv163, 4);
-                pv163 = ((lane >= 4) ? (po166 + pv163) : pv163);
-                unsigned int po167 = __shfl_up_sync(0xffffffffu, pv163, 8);
-                pv163 = ((lane >= 8) ? (po167 + pv163) : pv163);
-                unsigned int po168 = __shfl_up_sync(0xffffffffu, pv163, 16);
-                pv163 = ((lane >= 16) ? (po168 + pv163) : pv163);
+                const patc_int pvc158 = max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt156));
+                unsigned int pm159 = 0u;
+                float pa160 = px157[0];
+                pm159 = (pm159 | (((unsigned int)(((4 * lane) < pvc158) && (pa160 > t))) << 0u));
+                float pa161 = px157[1];
+                pm159 = (pm159 | (((unsigned int)(((4 * lane + 1) < pvc158) && (pa161 > t))) << 1u));
+                float pa162 = px157[2];
+                pm159 = (pm159 | (((unsigned int)(((4 * lane + 2) < pvc158) && (pa162 > t))) << 2u));
+                float pa163 = px157[3];
+                pm159 = (pm159 | (((unsigned int)(((4 * lane + 3) < pvc158) && (pa163 > t))) << 3u));
+                unsigned int pc164 = __popc(pm159);
+                unsigned int pv165 = pc164;
+                unsigned int po166 = __shfl_up_sync(0xffffffffu, pv165, 1);
+                pv165 = ((lane >= 1) ? (po166 + pv165) : pv165);
+                unsigned int po167 = __shfl_up_sync(0xffffffffu, pv165, 2);
+                pv165 = ((lane >= 2) ? (po167 + pv165) : pv165);
+                unsigned int po168 = __shfl_up_sync(0xffffffffu, pv165, 4);
+                pv165 = ((lane >= 4) ? (po168 + pv165) : pv165);
+                unsigned int po169 = __shfl_up_sync(0xffffffffu, pv165, 8);
+                pv165 = ((lane >= 8) ? (po169 + pv165) : pv165);
+                unsigned int po170 = __shfl_up_sync(0xffffffffu, pv165, 16);
+                pv165 = ((lane >= 16) ? (po170 + pv165) : pv165);
                 __syncwarp();
-                const patc_int pq169 = (pv163 - pc162);
-                if ((((pm157 >> 0u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl152 + pq169)] = px155[0];
+                const patc_int pq171 = ((128 * warp + 512 * psl153) + ((int)(pv165 - pc164)));
+                if ((((pm159 >> 0u) & 1u) != 0u)) {
+                    ring65[pq171] = px157[0];
                 }
-                const patc_int pq170 = (pq169 + ((int)((pm157 >> 0u) & 1u)));
-                if ((((pm157 >> 1u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl152 + pq170)] = px155[1];
+                const patc_int pq172 = (pq171 + ((int)((pm159 >> 0u) & 1u)));
+                if ((((pm159 >> 1u) & 1u) != 0u)) {
+                    ring65[pq172] = px157[1];
                 }
-                const patc_int pq171 = (pq170 + ((int)((pm157 >> 1u) & 1u)));
-                if ((((pm157 >> 2u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl152 + pq171)] = px155[2];
+                const patc_int pq173 = (pq172 + ((int)((pm159 >> 1u) & 1u)));
+                if ((((pm159 >> 2u) & 1u) != 0u)) {
+                    ring65[pq173] = px157[2];
                 }
-                const patc_int pq172 = (pq171 + ((int)((pm157 >> 2u) & 1u)));
-                if ((((pm157 >> 3u) & 1u) != 0u)) {
-                    ring65[(128 * warp + 512 * psl152 + pq172)] = px155[3];
+                const patc_int pq174 = (pq173 + ((int)((pm159 >> 2u) & 1u)));
+                if ((((pm159 >> 3u) & 1u) != 0u)) {
+                    ring65[pq174] = px157[3];
                 }
-                const patc_int pr173 = (min((patc_int)pvc156, (patc_int)(4 * lane)) - ((int)(pv163 - pc162)));
-                const patc_int psc174 = ((int)__shfl_sync(0xffffffffu, pv163, 31));
-                if ((((4 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl152 + pr173 + psc174)] = px155[0];
+                const patc_int psc175 = ((int)__shfl_sync(0xffffffffu, pv165, 31));
+                const patc_int pr176 = ((128 * warp + 512 * psl153 + psc175) + (min((patc_int)pvc158, (patc_int)(4 * lane)) - ((int)(pv165 - pc164))));
+                if ((((4 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))) {
+                    ring65[pr176] = px157[0];
                 }
-                const patc_int pr175 = (pr173 + ((int)(((4 * lane) < pvc156) && (((pm157 >> 0u) & 1u) == 0u))));
-                if ((((4 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl152 + psc174 + pr175)] = px155[1];
+                const patc_int pr177 = (pr176 + ((int)(((4 * lane) < pvc158) && (((pm159 >> 0u) & 1u) == 0u))));
+                if ((((4 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))) {
+                    ring65[pr177] = px157[1];
                 }
-                const patc_int pr176 = (pr175 + ((int)(((4 * lane + 1) < pvc156) && (((pm157 >> 1u) & 1u) == 0u))));
-                if ((((4 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl152 + psc174 + pr176)] = px155[2];
+                const patc_int pr178 = (pr177 + ((int)(((4 * lane + 1) < pvc158) && (((pm159 >> 1u) & 1u) == 0u))));
+                if ((((4 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))) {
+                    ring65[pr178] = px157[2];
                 }
-                const patc_int pr177 = (pr176 + ((int)(((4 * lane + 2) < pvc156) && (((pm157 >> 2u) & 1u) == 0u))));
-                if ((((4 * lane + 3) < pvc156) && (((pm157 >> 3u) & 1u) == 0u))) {
-                    ring65[(128 * warp + 512 * psl152 + psc174 + pr177)] = px155[3];
+                const patc_int pr179 = (pr178 + ((int)(((4 * lane + 2) < pvc158) && (((pm159 >> 2u) & 1u) == 0u))));
+                if ((((4 * lane + 3) < pvc158) && (((pm159 >> 3u) & 1u) == 0u))) {
+                    ring65[pr179] = px157[3];
                 }
                 if ((lane == 31)) {
-                    own77[(warp + 4 * psl152)] = pv163;
+                    own77[(warp + 4 * psl153)] = pv165;
                 }
                 __syncwarp();
                 if ((lane == 31)) {
-                    wtot74[(warp + 4 * psl152)] = pv163;
-                    patc_mb_arrive(&tots68[psl152]);
+                    wtot74[(warp + 4 * psl153)] = pv165;
+                    patc_mb_arrive(&tots68[psl153]);
                 }
                 continue;
             }
-            if (((pod151 < pnx150) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod151 % 2)], ((unsigned int)((pod151 / 2) & 1)))))) {
-                const patc_int psl178 = (pod151 % 2);
-                const patc_int pt179 = tid71[psl178];
-                const patc_int poff180 = min(off76[(warp + 4 * psl178)], ((unsigned int)n));
-                const patc_int psc181 = own77[(warp + 4 * psl178)];
-                for (patc_int l182 = lane; l182 < min((patc_int)psc181, (patc_int)(n - poff180)); l182 += 32) {
-                    out1[(poff180 + l182)] = ring65[(128 * warp + 512 * psl178 + l182)];
+            if (((pod152 < pnx151) && __all_sync(0xffffffffu, patc_mb_test(&pref70[(pod152 % 2)], ((unsigned int)((pod152 / 2) & 1)))))) {
+                const patc_int psl180 = (pod152 % 2);
+                const patc_int pt181 = tid71[psl180];
+                const patc_int ptt182 = (-pt181 + ((n + 511) / 512) - 1);
+                const patc_int poff183 = min(off76[(warp + 4 * psl180)], ((unsigned int)n));
+                const patc_int psc184 = own77[(warp + 4 * psl180)];
+                for (patc_int l185 = lane; l185 < min((patc_int)psc184, (patc_int)(n - poff183)); l185 += 32) {
+                    out1[(poff183 + l185)] = ring65[(128 * warp + 512 * psl180 + l185)];
                 }
-                const patc_int pcnt183 = (-128 * warp + min((patc_int)512, (patc_int)(n + 512 * pt179 - 512 * ((n + 511) / 512) + 512)));
-                const patc_int pr184 = (-psc181 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt183)));
-                const patc_int pm185 = min(glob0[0], ((unsigned int)n));
-                for (patc_int l186 = lane; l186 < max((patc_int)0, (patc_int)min((patc_int)pr184, (patc_int)(n - 128 * warp + 512 * pt179 + poff180 - pm185 - 512 * ((n + 511) / 512) + 512))); l186 += 32) {
-                    out1[(128 * warp - 512 * pt179 - poff180 + pm185 + l186 + 512 * ((n + 511) / 512) - 512)] = ring65[(128 * warp + 512 * psl178 + psc181 + l186)];
+                const patc_int pcnt186 = (-128 * warp + min((patc_int)512, (patc_int)(n - 512 * ptt182)));
+                const patc_int pr187 = (-psc184 + max((patc_int)0, (patc_int)min((patc_int)128, (patc_int)pcnt186)));
+                const patc_int poth188 = max((patc_int)0, (patc_int)(128 * warp + 512 * ptt182 - poff183));
+                const patc_int pm189 = min(glob0[0], ((unsigned int)n));
+                const patc_int pdst190 = min((patc_int)n, (patc_int)(poth188 + pm189));
+                for (patc_int l191 = lane; l191 < min((patc_int)pr187, (patc_int)(n - pdst190)); l191 += 32) {
+                    out1[(pdst190 + l191)] = ring65[(128 * warp + 512 * psl180 + psc184 + l191)];
                 }
                 patc_fence_proxy_async();
-                patc_mb_arrive(&empty67[psl178]);
-                pold148 = (pod151 + 1);
+                patc_mb_arrive(&empty67[psl180]);
+                pold149 = (pod152 + 1);
                 continue;
             }
-            if ((pdone149 && (pod151 == pnx150))) {
+            if ((pdone150 && (pod152 == pnx151))) {
                 return;
             }
             __nanosleep(20);

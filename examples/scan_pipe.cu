@@ -149,17 +149,17 @@ extern "C" __global__ void __launch_bounds__(608) inclSumF32(float *__restrict__
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -607,17 +607,17 @@ extern "C" __global__ void __launch_bounds__(608) exclSumF32(float *__restrict__
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -1064,17 +1064,17 @@ extern "C" __global__ void __launch_bounds__(608) inclSumI32(int *__restrict__ o
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -1522,17 +1522,17 @@ extern "C" __global__ void __launch_bounds__(608) exclSumI32(int *__restrict__ o
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -1979,17 +1979,17 @@ extern "C" __global__ void __launch_bounds__(608) inclMaxI32(int *__restrict__ o
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -2437,17 +2437,17 @@ extern "C" __global__ void __launch_bounds__(608) exclMinU32(unsigned int *__res
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -2894,17 +2894,17 @@ extern "C" __global__ void __launch_bounds__(608) affineU32(unsigned int *__rest
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {
@@ -3352,17 +3352,17 @@ extern "C" __global__ void __launch_bounds__(608) affineExclU32(unsigned int *__
                 unsigned long long pwd47 = 0ull;
                 unsigned long long pwd48 = 0ull;
                 for (;;) {
-                    bool punset49 = false;
                     pwd45 = (((-lane + pt39 - 128 * pr44 - 1) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 1)]) : 0ull);
+                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
+                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
+                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
+                    bool punset49 = false;
                     unsigned int phi50 = ((unsigned int)(pwd45 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 1) > pprev35) && (((phi50 >> 2u) != pep40) || ((phi50 & 3u) == 0u))));
-                    pwd46 = (((-lane + pt39 - 128 * pr44 - 33) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 33)]) : 0ull);
                     unsigned int phi51 = ((unsigned int)(pwd46 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 33) > pprev35) && (((phi51 >> 2u) != pep40) || ((phi51 & 3u) == 0u))));
-                    pwd47 = (((-lane + pt39 - 128 * pr44 - 65) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 65)]) : 0ull);
                     unsigned int phi52 = ((unsigned int)(pwd47 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 65) > pprev35) && (((phi52 >> 2u) != pep40) || ((phi52 & 3u) == 0u))));
-                    pwd48 = (((-lane + pt39 - 128 * pr44 - 97) > pprev35) ? patc_peek(&pipestate12[(-lane + pt39 - 128 * pr44 - 97)]) : 0ull);
                     unsigned int phi53 = ((unsigned int)(pwd48 >> 32ull));
                     punset49 = (punset49 || (((-lane + pt39 - 128 * pr44 - 97) > pprev35) && (((phi53 >> 2u) != pep40) || ((phi53 & 3u) == 0u))));
                     if ((!__any_sync(0xffffffffu, punset49))) {

@@ -1145,6 +1145,15 @@ static void pipe_init(Pipe *p)
     p->w->cur = saved;
 }
 
+/* A stable partition's tile t counted from the end, tiles - 1 - t for a drawn tile t
+ * (0 <= t < tiles), as a let of range [0, tiles): spelt out inside the indices it made
+ * width.c add n for each of tiles and t (TILE * tiles is about n), so that from n = 2^28
+ * every launch used 64-bit indices (5n + ... >= 2^31) */
+static Nat *pipe_from_end(Pipe *p, Nat *t)
+{
+    return plet(p, "ptt", pnat(p, nat_sub(p->a, nat_sub(p->a, p->tiles, pn(p, 1)), t)), 0, p->tiles);
+}
+
 /* The producer (lane 0 of warp W + 2): slot iteration k draws tile t from the counter
  * {epoch, count} in launch order, once slot k % S is free (empty's phase of iteration
  * k - S), and bulk-copies the tile's whole 16-byte vectors into it (the compute warps
@@ -1193,7 +1202,7 @@ static void pipe_producer(Pipe *p, bool stable, Buffer *in, Buffer *ctr)
     pjump(p, JK_RETURN);
     w->cur = isaved;
     lw_store(w, p->sm[PS_TID], sl, pnat(p, t));
-    Nat *tt = stable ? nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t) : t;
+    Nat *tt = stable ? pipe_from_end(p, t) : t;
     /* the tile's elements, 1..TILE past the return above: a let whose range says so, for
      * width.c, which bounds a min by its larger side (n + TILE*(tiles + gridDim), 4 of
      * them made every launch from n = 2^28 use 64-bit indices) */
@@ -1354,11 +1363,16 @@ static void pipe_window(Pipe *p, Buffer *state, Nat *top, X *prev, X *ep, Buffer
     lw_emit(w, poll);
     psaved = w->cur;
     w->cur = poll->wloop.body;
-    X *unset = preg(p, "punset", x_bool(a, false), &ub);
+    /* the four loads first, then the tests: a test between them (its || a branch) made
+     * nvcc issue the fourth load only after the first had come back, two round trips to
+     * L2 a poll where the hand-written template had one */
     for (int u = 0; u < 4; u++) {
         X *ld = lw_xload(w, state, nat_sub(a, top, dist[u]));
         ld->load.order = MO_RELAXED;
         lw_store(w, wb[u], pn(p, 0), psel(p, live[u], ld, plit(p, SK_U64, 0)));
+    }
+    X *unset = preg(p, "punset", x_bool(a, false), &ub);
+    for (int u = 0; u < 4; u++) {
         X *hi = lw_materialise(w, pcast(p, SK_U32, x_bin(a, OP_SHR, SK_U64, wd[u], plit(p, SK_U64, 32))), "phi");
         X *other = x_bin(a, OP_NE, SK_BOOL, x_bin(a, OP_SHR, SK_U32, hi, plit(p, SK_U32, 2)), ep);
         X *zero = x_bin(a, OP_EQ, SK_BOOL, x_bin(a, OP_BAND, SK_U32, hi, plit(p, SK_U32, 3)), plit(p, SK_U32, 0));
@@ -1654,7 +1668,7 @@ static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
     lw_store(w, db, pn(p, 0), x_bool(a, true));
     pjump(p, JK_CONTINUE);
     w->cur = jsaved;
-    if (p->given) t = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), t); /* drawn from the end */
+    if (p->given) t = pipe_from_end(p, t); /* drawn from the end */
     lw_store(w, nb, pn(p, 0), pnat(p, nat_add(a, nx, pn(p, 1))));
     if (p->pred) pipe_select_chunk(p, in, sl, t);
     else pipe_scan_chunk(p, in, excl, sl, t);
@@ -1668,7 +1682,7 @@ static void pipe_compute(Pipe *p, Buffer *in, Buffer *out, bool excl)
     Nat *fsl = plet(p, "psl", pnat(p, nat_mod(a, od, pn(p, p->S))), 0, pn(p, p->S));
     Nat *ft = NULL; /* a filter's finish does not need the tile (nvcc would warn) */
     if (!p->pred || p->part) ft = plet(p, "pt", lw_xload(w, p->sm[PS_TID], fsl), 0, p->tiles);
-    if (p->given) ft = nat_sub(a, nat_sub(a, p->tiles, pn(p, 1)), ft);
+    if (p->given) ft = pipe_from_end(p, ft);
     if (p->pred) pipe_select_finish(p, out, fsl, ft);
     else pipe_scan_finish(p, out, fsl, ft);
     pmbar(p, MB_FENCE, 0, NULL, NULL); /* before the slot's next bulk copy */
@@ -1733,28 +1747,39 @@ static void pipe_select_chunk(Pipe *p, Buffer *in, Nat *sl, Nat *t)
     sw->barrier.level = LVL_WARP;
     lw_emit(w, sw);
     X *before = x_bin(a, OP_SUB, SK_U32, v, c);
-    Nat *q = plet(p, "pq", before, 0, pn(p, CH + 1));
+    /* the running places are the ring's indices, chw included, as the template's chw[q++]:
+     * with chw added at each store (chw + q) nvcc recomputed sl * TILE + warp * CH and
+     * the address for every store, three instructions where one does (a fifth more in
+     * the partition's chunk). Ranges: chw + 0..CH, within the ring (and -1 for the
+     * others counted down from a chunk's end) */
+    Nat *ring = pn(p, p->S * p->TILE + 1);
+    Nat *q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, chw), pcast(p, SK_I32, before)), 0, ring);
     for (int i = 0; i < p->IPT; i++) {
         X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
         lw_open_if(w, x_bin(a, OP_NE, SK_BOOL, f, plit(p, SK_U32, 0)), &isaved);
-        lw_store(w, p->sm[PS_RING], nat_add(a, chw, q), xi[i]);
+        lw_store(w, p->sm[PS_RING], q, xi[i]);
         w->cur = isaved;
-        if (i + 1 < p->IPT) q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, q), pcast(p, SK_I32, f)), 0, pn(p, CH + 1));
+        if (i + 1 < p->IPT) q = plet(p, "pq", x_bin(a, OP_ADD, SK_I32, pnat(p, q), pcast(p, SK_I32, f)), 0, ring);
     }
     if (p->part) {
         /* the others of the lanes before */
         Nat *mine = nat_mul(a, p->lane, pn(p, p->IPT));
-        Nat *r = plet(p, "pr", x_bin(a, OP_SUB, SK_I32, pnat(p, nat_min(a, mine, vc)), pcast(p, SK_I32, before)), 0, pn(p, CH + 1));
+        X *others = x_bin(a, OP_SUB, SK_I32, pnat(p, nat_min(a, mine, vc)), pcast(p, SK_I32, before));
+        /* the place of the lane's next other: chw + sc + r counting up (stable: after the
+         * chunk's sc selected), or chw + CH - 1 - r counting down, for the r others before */
         Nat *sc = p->given ? plet(p, "psc", pcast(p, SK_I32, pshfl(p, SHFL_IDX, v, 31)), 0, pn(p, CH + 1)) : NULL;
+        X *first = sc ? x_bin(a, OP_ADD, SK_I32, pnat(p, nat_add(a, chw, sc)), others)
+                      : x_bin(a, OP_SUB, SK_I32, pnat(p, nat_add(a, chw, pn(p, CH - 1))), others);
+        Nat *r = plet(p, "pr", first, -1, ring);
         for (int i = 0; i < p->IPT; i++) {
             X *f = x_bin(a, OP_BAND, SK_U32, x_bin(a, OP_SHR, SK_U32, m, plit(p, SK_U32, i)), plit(p, SK_U32, 1));
             X *other = x_bin(a, OP_AND, SK_BOOL, pcmp(p, OP_LT, nat_add(a, mine, pn(p, i)), vc),
                              x_bin(a, OP_EQ, SK_BOOL, f, plit(p, SK_U32, 0)));
             lw_open_if(w, other, &isaved);
-            Nat *at = sc ? nat_add(a, sc, r) : nat_sub(a, pn(p, CH - 1), r);
-            lw_store(w, p->sm[PS_RING], nat_add(a, chw, at), xi[i]);
+            lw_store(w, p->sm[PS_RING], r, xi[i]);
             w->cur = isaved;
-            if (i + 1 < p->IPT) r = plet(p, "pr", x_bin(a, OP_ADD, SK_I32, pnat(p, r), pcast(p, SK_I32, other)), 0, pn(p, CH + 1));
+            if (i + 1 < p->IPT)
+                r = plet(p, "pr", x_bin(a, sc ? OP_ADD : OP_SUB, SK_I32, pnat(p, r), pcast(p, SK_I32, other)), -1, ring);
         }
     }
     Nat *mine = nat_add(a, nat_mul(a, sl, pn(p, p->W)), p->warp);
@@ -1815,8 +1840,15 @@ static void pipe_select_finish(Pipe *p, Buffer *out, Nat *sl, Nat *t)
     Nat *r = plet(p, "pr", pnat(p, nat_sub(a, nat_max(a, pn(p, 0), nat_min(a, cnt, pn(p, CH))), sc)), 0, pn(p, CH + 1));
     Nat *before = nat_sub(a, nat_add(a, nat_mul(a, t, pn(p, p->TILE)), nat_mul(a, p->warp, pn(p, CH))), off);
     if (p->given) {
+        /* the others before the chunk (its elements before, less its selected before, off),
+         * and their place after the m selected, each a let of a range width.c can use:
+         * the sums spelt out (m + t * TILE + ... - off, n - that) made it bound the indices
+         * by 5n. The clamps change nothing for the right count (the others before are
+         * >= 0, m + them < n); for a count too small (off clamped to n) they keep dst
+         * from going below 0, which it did (tests/emu: a write before the output). */
+        Nat *oth = plet(p, "poth", pnat(p, nat_max(a, pn(p, 0), before)), 0, nat_mul(a, p->tiles, pn(p, p->TILE)));
         Nat *m = plet(p, "pm", pmin_n(p, lw_xload(w, p->given, pn(p, 0))), 0, nat_add(a, p->n, pn(p, 1)));
-        Nat *dst = nat_add(a, m, before); /* after the others before */
+        Nat *dst = plet(p, "pdst", pnat(p, nat_min(a, p->n, nat_add(a, m, oth))), 0, nat_add(a, p->n, pn(p, 1)));
         Nat *room = nat_sub(a, p->n, dst);
         pipe_copy_out(p, out, dst, nat_add(a, chw, sc), nat_max(a, pn(p, 0), nat_min(a, r, room)));
     } else {

@@ -729,6 +729,37 @@ START_TEST(index_bits_by_size)
 }
 END_TEST
 
+/* issue 34 item 2: the pipe kernels as bench/pipe_ab_bench.cu compiles them are 32-bit
+ * at n = 2^28. partitionStablePipe's indices spelt out tiles - 1 - t and m + (t * TILE +
+ * ... - off), which width.c bounded by 5n + ...: 64-bit from n = 2^28 / 5 * 2 on (1.22x
+ * the template's time at 2^28 on an H200); with its lets about 2n, as the others. */
+START_TEST(pipe_index_bits)
+{
+    patc_ctx *c;
+    ck_assert_int_eq(patc_create(&c, 0, PATC_COMPILE_ONLY), PATC_OK);
+    const patc_define shape[] = {{"w", 16}, {"ipt", 12}, {"s", 9}}, g = {"g", 264};
+    const struct { const char *file, *kernel; const patc_define *defs; int ndefs; } ks[] = {
+        {"scan_pipe.rise", "inclSumF32", shape, 3},      {"scan_pipe.rise", "exclSumI32", shape, 3},
+        {"filter_pipe.rise", "filterGtF32", NULL, 0},    {"partition_pipe.rise", "partitionGtF32", NULL, 0},
+        {"partition_pipe.rise", "partitionStableGtF32", &g, 1},
+    };
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", PATC_EXAMPLES_DIR, ks[i].file);
+        patc_program *p;
+        patc_kernel *k;
+        ck_assert_msg(patc_program_from_file(c, path, ks[i].defs, ks[i].ndefs, &p) == PATC_OK, "%s", patc_last_error(c));
+        ck_assert_int_eq(patc_get_kernel(p, ks[i].kernel, &k), PATC_OK);
+        const long long n28 = 1LL << 28, n6 = 600000000, big = (1LL << 31) - 1;
+        ck_assert_msg(patc_kernel_index_bits(k, &n28) == 32, "%s at 2^28", ks[i].kernel);
+        ck_assert_msg(patc_kernel_index_bits(k, &n6) == 32, "%s at 6e8", ks[i].kernel);
+        ck_assert_msg(patc_kernel_index_bits(k, &big) == 64, "%s at 2^31 - 1", ks[i].kernel);
+        patc_program_free(p);
+    }
+    patc_destroy(c);
+}
+END_TEST
+
 START_TEST(reducer_settings_without_device)
 {
     patc_ctx *c;
@@ -1594,6 +1625,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, scan_settings_other_file);
         tcase_add_test(tc, tuning_lookup);
         tcase_add_test(tc, index_bits_by_size);
+        tcase_add_test(tc, pipe_index_bits);
         tcase_add_test(tc, shared_memory_checked_at_launch);
         tcase_add_test(tc, scalars_and_outputs_without_device);
     }
