@@ -105,9 +105,9 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   25616 bytes
+ *   shared memory:   43024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(24592, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(2048 * ((n + 2046) / 2048) + 4095, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(34832, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
 {
@@ -117,6 +117,9 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
     unsigned int *msval31 = (unsigned int *)(patc_smem + 8208);
     unsigned int *msinfo32 = (unsigned int *)(patc_smem + 16400);
     unsigned int *msbase30 = (unsigned int *)(patc_smem + 24592);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 25616);
+    unsigned int *mssval34 = (unsigned int *)(patc_smem + 26640);
+    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 34832);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -132,150 +135,211 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
     {
         const patc_int b24 = lbtile27;
         {
-            const patc_int t33 = threadIdx.x;
-            for (patc_int i34 = 0; i34 < 8; i34 += 1) {
-                if (((t33 + 256 * i34) < 2048)) {
-                    mshist29[(t33 + 256 * i34)] = 0u;
+            const patc_int t36 = threadIdx.x;
+            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
+                if (((t36 + 256 * i37) < 2048)) {
+                    mshist29[(t36 + 256 * i37)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                    bool msok37 = true;
-                    unsigned int msx38 = 0u;
-                    if (msok37) {
-                        msx38 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = true;
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min((msx38 & 255u), 255u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb39 >> 3u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 3u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb39 >> 4u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 4u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb39 >> 5u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 5u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb39 >> 6u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 6u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb39 >> 7u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 7u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msrk49 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct50 = __popc(mspm40);
-                    long long ix51 = ((long long)msb39);
-                    unsigned int msh52 = 0u;
-                    if (msok37) {
-                        msh52 = mshist29[(256 * warp + ix51)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk49 + 1u) == msct50))) {
-                        mshist29[(256 * warp + ix51)] = (msh52 + msct50);
+                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm43);
+                    long long ix54 = ((long long)msb42);
+                    unsigned int msh55 = 0u;
+                    if (msok40) {
+                        msh55 = mshist29[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 256 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh52 + msrk49)) : 4294901760u);
-                    msval31[(lane + 256 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
+                        mshist29[(256 * warp + ix54)] = (msh55 + msct53);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
+                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
                 }
             }
         } else {
             {
-                for (patc_int i36 = 0; i36 < 8; i36 += 1) {
-                    bool msok37 = ((lane + 256 * warp + 2048 * b24 + 32 * i36) < n);
-                    unsigned int msx38 = 0u;
-                    if (msok37) {
-                        msx38 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min((msx38 & 255u), 255u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb39 >> 3u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 3u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb39 >> 4u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 4u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb39 >> 5u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 5u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb39 >> 6u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 6u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb39 >> 7u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 7u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msrk49 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct50 = __popc(mspm40);
-                    long long ix51 = ((long long)msb39);
-                    unsigned int msh52 = 0u;
-                    if (msok37) {
-                        msh52 = mshist29[(256 * warp + ix51)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk49 + 1u) == msct50))) {
-                        mshist29[(256 * warp + ix51)] = (msh52 + msct50);
+                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct53 = __popc(mspm43);
+                    long long ix54 = ((long long)msb42);
+                    unsigned int msh55 = 0u;
+                    if (msok40) {
+                        msh55 = mshist29[(256 * warp + ix54)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 256 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh52 + msrk49)) : 4294901760u);
-                    msval31[(lane + 256 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
+                        mshist29[(256 * warp + ix54)] = (msh55 + msct53);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
+                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t53 = threadIdx.x;
+            const patc_int t56 = threadIdx.x;
             {
-                const patc_int i54 = 0;
-                if (((t53 + 256 * i54) < 256)) {
-                    unsigned int msrun55 = 0u;
-                    for (patc_int i56 = 0; i56 < 8; i56 += 1) {
-                        unsigned int msc57 = mshist29[(t53 + 256 * i54 + 256 * i56)];
-                        mshist29[(t53 + 256 * i54 + 256 * i56)] = msrun55;
-                        msrun55 = (msrun55 + msc57);
+                const patc_int i57 = 0;
+                if (((t56 + 256 * i57) < 256)) {
+                    unsigned int msrun58 = 0u;
+                    for (patc_int i59 = 0; i59 < 8; i59 += 1) {
+                        unsigned int msc60 = mshist29[(t56 + 256 * i57 + 256 * i59)];
+                        mshist29[(t56 + 256 * i57 + 256 * i59)] = msrun58;
+                        msrun58 = (msrun58 + msc60);
                     }
-                    unsigned int mspre58 = 0u;
+                    unsigned int mspre61 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(256 * b24 + t53 + 256 * i54)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun55)));
+                        patc_poke(&msstate22[(256 * b24 + t56 + 256 * i57)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun58)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(256 * b24 + t53 + 256 * i54)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun55)));
-                        for (patc_int msd59 = 0; ; msd59 += 1) {
-                            unsigned long long msw60;
-                            unsigned int mshi61;
+                        patc_poke(&msstate22[(256 * b24 + t56 + 256 * i57)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun58)));
+                        for (patc_int msd62 = 0; ; msd62 += 1) {
+                            unsigned long long msw63;
+                            unsigned int mshi64;
                             for (;;) {
-                                msw60 = patc_peek(&msstate22[(256 * b24 + t53 + 256 * i54 - 256 * msd59 - 256)]);
-                                mshi61 = ((unsigned int)(msw60 >> 32u));
-                                if ((((mshi61 >> 2u) == lbepoch28) && ((mshi61 & 3u) != 0u))) {
+                                msw63 = patc_peek(&msstate22[(256 * b24 + t56 + 256 * i57 - 256 * msd62 - 256)]);
+                                mshi64 = ((unsigned int)(msw63 >> 32u));
+                                if ((((mshi64 >> 2u) == lbepoch28) && ((mshi64 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre58 = (mspre58 + ((unsigned int)msw60));
-                            if (((mshi61 & 3u) == 2u)) {
+                            mspre61 = (mspre61 + ((unsigned int)msw63));
+                            if (((mshi64 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(256 * b24 + t53 + 256 * i54)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre58 + msrun55))));
+                        patc_poke(&msstate22[(256 * b24 + t56 + 256 * i57)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre61 + msrun58))));
                     }
-                    msbase30[(t53 + 256 * i54)] = (glob12[(t53 + 256 * i54)] + mspre58);
+                    msbase30[(t56 + 256 * i57)] = (glob12[(t56 + 256 * i57)] + mspre61);
+                    mststart33[(t56 + 256 * i57)] = msrun58;
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                unsigned int msi64 = msinfo32[(lane + 256 * warp + 32 * i63)];
-                unsigned int msbk65 = (msi64 >> 16u);
-                if ((msbk65 < 256u)) {
-                    long long ix66 = ((long long)msbk65);
-                    unsigned long long msdst67 = (((unsigned long long)msbase30[ix66]) + ((unsigned long long)(mshist29[(256 * warp + ix66)] + (msi64 & 65535u))));
-                    if ((msdst67 < ((unsigned long long)n))) {
-                        long long ix68 = ((long long)msdst67);
-                        out[ix68] = msval31[(lane + 256 * warp + 32 * i63)];
+            if ((warp == 0)) {
+                unsigned int mssum66 = 0u;
+                for (patc_int i67 = 0; i67 < 8; i67 += 1) {
+                    if (((8 * lane + i67) < 256)) {
+                        mssum66 = (mssum66 + mststart33[(8 * lane + i67)]);
+                    }
+                }
+                unsigned int msinc68 = mssum66;
+                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc68, 1);
+                msinc68 = ((lane >= 1) ? (msinc68 + msup69) : msinc68);
+                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc68, 2);
+                msinc68 = ((lane >= 2) ? (msinc68 + msup70) : msinc68);
+                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc68, 4);
+                msinc68 = ((lane >= 4) ? (msinc68 + msup71) : msinc68);
+                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc68, 8);
+                msinc68 = ((lane >= 8) ? (msinc68 + msup72) : msinc68);
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc68, 16);
+                msinc68 = ((lane >= 16) ? (msinc68 + msup73) : msinc68);
+                unsigned int msat74 = (msinc68 - mssum66);
+                for (patc_int i75 = 0; i75 < 8; i75 += 1) {
+                    if (((8 * lane + i75) < 256)) {
+                        unsigned int mscb76 = mststart33[(8 * lane + i75)];
+                        mststart33[(8 * lane + i75)] = msat74;
+                        msat74 = (msat74 + mscb76);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i78 = 0; i78 < 8; i78 += 1) {
+                unsigned int msi79 = msinfo32[(lane + 256 * warp + 32 * i78)];
+                unsigned int msbk80 = (msi79 >> 16u);
+                if ((msbk80 < 256u)) {
+                    long long ix81 = ((long long)msbk80);
+                    long long ix82 = ((long long)(mststart33[ix81] + (mshist29[(256 * warp + ix81)] + (msi79 & 65535u))));
+                    mssval34[ix82] = msval31[(lane + 256 * warp + 32 * i78)];
+                    mssbk35[ix82] = msbk80;
+                }
+            }
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                    {
+                        unsigned int msbk85 = mssbk35[(t83 + 256 * i84)];
+                        long long ix86 = ((long long)msbk85);
+                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t83 + 256 * i84) - mststart33[ix86])));
+                        if ((msdst87 < ((unsigned long long)n))) {
+                            long long ix88 = ((long long)msdst87);
+                            out[ix88] = mssval34[(t83 + 256 * i84)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t83 = threadIdx.x;
+                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
+                        unsigned int msbk85 = mssbk35[(t83 + 256 * i84)];
+                        long long ix86 = ((long long)msbk85);
+                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t83 + 256 * i84) - mststart33[ix86])));
+                        if ((msdst87 < ((unsigned long long)n))) {
+                            long long ix88 = ((long long)msdst87);
+                            out[ix88] = mssval34[(t83 + 256 * i84)];
+                        }
                     }
                 }
             }
@@ -379,9 +443,9 @@ extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ 
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 991) / 992, 1, 1) blocks
- *   shared memory:   8016 bytes
+ *   shared memory:   15984 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(7984, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
+ *                    for a launch where max(12016, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
 {
@@ -391,6 +455,9 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
     int *msval31 = (int *)(patc_smem + 48);
     unsigned int *msinfo32 = (unsigned int *)(patc_smem + 4016);
     unsigned int *msbase30 = (unsigned int *)(patc_smem + 7984);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 8016);
+    int *mssval34 = (int *)(patc_smem + 8048);
+    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 12016);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -406,132 +473,195 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
     {
         const patc_int b24 = lbtile27;
         {
-            const patc_int t33 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i34 = 0;
-                if (((t33 + 32 * i34) < 7)) {
-                    mshist29[(t33 + 32 * i34)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 32 * i37) < 7)) {
+                    mshist29[(t36 + 32 * i37)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
-                for (patc_int i36 = 0; i36 < 31; i36 += 1) {
-                    bool msok37 = true;
-                    int msx38 = 0;
-                    if (msok37) {
-                        msx38 = xs[(lane + 992 * warp + 992 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
+                    bool msok40 = true;
+                    int msx41 = 0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 % 7)), 6u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msrk44 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm40);
-                    long long ix46 = ((long long)msb39);
-                    unsigned int msh47 = 0u;
-                    if (msok37) {
-                        msh47 = mshist29[(7 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk44 + 1u) == msct45))) {
-                        mshist29[(7 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist29[(7 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 992 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh47 + msrk44)) : 4294901760u);
-                    msval31[(lane + 992 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist29[(7 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 992 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval31[(lane + 992 * warp + 32 * i39)] = msx41;
                 }
             }
         } else {
             {
-                for (patc_int i36 = 0; i36 < 31; i36 += 1) {
-                    bool msok37 = ((lane + 992 * warp + 992 * b24 + 32 * i36) < n);
-                    int msx38 = 0;
-                    if (msok37) {
-                        msx38 = xs[(lane + 992 * warp + 992 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
+                    bool msok40 = ((lane + 992 * warp + 992 * b24 + 32 * i39) < n);
+                    int msx41 = 0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 % 7)), 6u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msrk44 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm40);
-                    long long ix46 = ((long long)msb39);
-                    unsigned int msh47 = 0u;
-                    if (msok37) {
-                        msh47 = mshist29[(7 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk44 + 1u) == msct45))) {
-                        mshist29[(7 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist29[(7 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 992 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh47 + msrk44)) : 4294901760u);
-                    msval31[(lane + 992 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist29[(7 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 992 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval31[(lane + 992 * warp + 32 * i39)] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t51 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 32 * i49) < 7)) {
-                    unsigned int msrun50 = 0u;
+                const patc_int i52 = 0;
+                if (((t51 + 32 * i52) < 7)) {
+                    unsigned int msrun53 = 0u;
                     {
-                        const patc_int i51 = 0;
-                        unsigned int msc52 = mshist29[(t48 + 32 * i49 + 7 * i51)];
-                        mshist29[(t48 + 32 * i49 + 7 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                        const patc_int i54 = 0;
+                        unsigned int msc55 = mshist29[(t51 + 32 * i52 + 7 * i54)];
+                        mshist29[(t51 + 32 * i52 + 7 * i54)] = msrun53;
+                        msrun53 = (msrun53 + msc55);
                     }
-                    unsigned int mspre53 = 0u;
+                    unsigned int mspre56 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(7 * b24 + t48 + 32 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun50)));
+                        patc_poke(&msstate22[(7 * b24 + t51 + 32 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun53)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(7 * b24 + t48 + 32 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun50)));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned long long msw55;
-                            unsigned int mshi56;
+                        patc_poke(&msstate22[(7 * b24 + t51 + 32 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun53)));
+                        for (patc_int msd57 = 0; ; msd57 += 1) {
+                            unsigned long long msw58;
+                            unsigned int mshi59;
                             for (;;) {
-                                msw55 = patc_peek(&msstate22[(7 * b24 + t48 + 32 * i49 - 7 * msd54 - 7)]);
-                                mshi56 = ((unsigned int)(msw55 >> 32u));
-                                if ((((mshi56 >> 2u) == lbepoch28) && ((mshi56 & 3u) != 0u))) {
+                                msw58 = patc_peek(&msstate22[(7 * b24 + t51 + 32 * i52 - 7 * msd57 - 7)]);
+                                mshi59 = ((unsigned int)(msw58 >> 32u));
+                                if ((((mshi59 >> 2u) == lbepoch28) && ((mshi59 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre53 = (mspre53 + ((unsigned int)msw55));
-                            if (((mshi56 & 3u) == 2u)) {
+                            mspre56 = (mspre56 + ((unsigned int)msw58));
+                            if (((mshi59 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(7 * b24 + t48 + 32 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre53 + msrun50))));
+                        patc_poke(&msstate22[(7 * b24 + t51 + 32 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre56 + msrun53))));
                     }
-                    msbase30[(t48 + 32 * i49)] = (glob12[(t48 + 32 * i49)] + mspre53);
+                    msbase30[(t51 + 32 * i52)] = (glob12[(t51 + 32 * i52)] + mspre56);
+                    mststart33[(t51 + 32 * i52)] = msrun53;
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i58 = 0; i58 < 31; i58 += 1) {
-                unsigned int msi59 = msinfo32[(lane + 992 * warp + 32 * i58)];
-                unsigned int msbk60 = (msi59 >> 16u);
-                if ((msbk60 < 7u)) {
-                    long long ix61 = ((long long)msbk60);
-                    unsigned long long msdst62 = (((unsigned long long)msbase30[ix61]) + ((unsigned long long)(mshist29[(7 * warp + ix61)] + (msi59 & 65535u))));
-                    if ((msdst62 < ((unsigned long long)n))) {
-                        long long ix63 = ((long long)msdst62);
-                        out[ix63] = msval31[(lane + 992 * warp + 32 * i58)];
+            if ((warp == 0)) {
+                unsigned int mssum61 = 0u;
+                {
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 7)) {
+                        mssum61 = (mssum61 + mststart33[(lane + i62)]);
+                    }
+                }
+                unsigned int msinc63 = mssum61;
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
+                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
+                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
+                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
+                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
+                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
+                unsigned int msat69 = (msinc63 - mssum61);
+                {
+                    const patc_int i70 = 0;
+                    if (((lane + i70) < 7)) {
+                        unsigned int mscb71 = mststart33[(lane + i70)];
+                        mststart33[(lane + i70)] = msat69;
+                        msat69 = (msat69 + mscb71);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i73 = 0; i73 < 31; i73 += 1) {
+                unsigned int msi74 = msinfo32[(lane + 992 * warp + 32 * i73)];
+                unsigned int msbk75 = (msi74 >> 16u);
+                if ((msbk75 < 7u)) {
+                    long long ix76 = ((long long)msbk75);
+                    long long ix77 = ((long long)(mststart33[ix76] + (mshist29[(7 * warp + ix76)] + (msi74 & 65535u))));
+                    mssval34[ix77] = msval31[(lane + 992 * warp + 32 * i73)];
+                    mssbk35[ix77] = msbk75;
+                }
+            }
+        }
+        __syncthreads();
+        if (((992 * b24 + 991) < n)) {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
+                    {
+                        unsigned int msbk80 = mssbk35[(t78 + 32 * i79)];
+                        long long ix81 = ((long long)msbk80);
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 32 * i79) - mststart33[ix81])));
+                        if ((msdst82 < ((unsigned long long)n))) {
+                            long long ix83 = ((long long)msdst82);
+                            out[ix83] = mssval34[(t78 + 32 * i79)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
+                    if (((992 * b24 + t78 + 32 * i79) < n)) {
+                        unsigned int msbk80 = mssbk35[(t78 + 32 * i79)];
+                        long long ix81 = ((long long)msbk80);
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 32 * i79) - mststart33[ix81])));
+                        if ((msdst82 < ((unsigned long long)n))) {
+                            long long ix83 = ((long long)msdst82);
+                            out[ix83] = mssval34[(t78 + 32 * i79)];
+                        }
                     }
                 }
             }
@@ -635,9 +765,9 @@ extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 639) / 640, 1, 1) blocks
- *   shared memory:   5456 bytes
+ *   shared memory:   10640 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(5392, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(640 * ((n + 638) / 640) + 1279, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(8080, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
 {
@@ -647,6 +777,9 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
     float *msval31 = (float *)(patc_smem + 272);
     unsigned int *msinfo32 = (unsigned int *)(patc_smem + 2832);
     unsigned int *msbase30 = (unsigned int *)(patc_smem + 5392);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 5456);
+    float *mssval34 = (float *)(patc_smem + 5520);
+    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 8080);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -662,135 +795,198 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
     {
         const patc_int b24 = lbtile27;
         {
-            const patc_int t33 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i34 = 0;
-                if (((t33 + 128 * i34) < 64)) {
-                    mshist29[(t33 + 128 * i34)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 128 * i37) < 64)) {
+                    mshist29[(t36 + 128 * i37)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
-                for (patc_int i36 = 0; i36 < 5; i36 += 1) {
-                    bool msok37 = true;
-                    float msx38 = 0.0f;
-                    if (msok37) {
-                        msx38 = xs[(lane + 160 * warp + 640 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
+                    bool msok40 = true;
+                    float msx41 = 0.0f;
+                    if (msok40) {
+                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb39 >> 3u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 3u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msrk45 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm40);
-                    long long ix47 = ((long long)msb39);
-                    unsigned int msh48 = 0u;
-                    if (msok37) {
-                        msh48 = mshist29[(16 * warp + ix47)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk45 + 1u) == msct46))) {
-                        mshist29[(16 * warp + ix47)] = (msh48 + msct46);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm43);
+                    long long ix50 = ((long long)msb42);
+                    unsigned int msh51 = 0u;
+                    if (msok40) {
+                        msh51 = mshist29[(16 * warp + ix50)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 160 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh48 + msrk45)) : 4294901760u);
-                    msval31[(lane + 160 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
+                        mshist29[(16 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 160 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
+                    msval31[(lane + 160 * warp + 32 * i39)] = msx41;
                 }
             }
         } else {
             {
-                for (patc_int i36 = 0; i36 < 5; i36 += 1) {
-                    bool msok37 = ((lane + 160 * warp + 640 * b24 + 32 * i36) < n);
-                    float msx38 = 0.0f;
-                    if (msok37) {
-                        msx38 = xs[(lane + 160 * warp + 640 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
+                    bool msok40 = ((lane + 160 * warp + 640 * b24 + 32 * i39) < n);
+                    float msx41 = 0.0f;
+                    if (msok40) {
+                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb39 >> 3u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 3u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msrk45 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm40);
-                    long long ix47 = ((long long)msb39);
-                    unsigned int msh48 = 0u;
-                    if (msok37) {
-                        msh48 = mshist29[(16 * warp + ix47)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk45 + 1u) == msct46))) {
-                        mshist29[(16 * warp + ix47)] = (msh48 + msct46);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct49 = __popc(mspm43);
+                    long long ix50 = ((long long)msb42);
+                    unsigned int msh51 = 0u;
+                    if (msok40) {
+                        msh51 = mshist29[(16 * warp + ix50)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 160 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh48 + msrk45)) : 4294901760u);
-                    msval31[(lane + 160 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
+                        mshist29[(16 * warp + ix50)] = (msh51 + msct49);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 160 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
+                    msval31[(lane + 160 * warp + 32 * i39)] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t49 = threadIdx.x;
+            const patc_int t52 = threadIdx.x;
             {
-                const patc_int i50 = 0;
-                if (((t49 + 128 * i50) < 16)) {
-                    unsigned int msrun51 = 0u;
-                    for (patc_int i52 = 0; i52 < 4; i52 += 1) {
-                        unsigned int msc53 = mshist29[(t49 + 128 * i50 + 16 * i52)];
-                        mshist29[(t49 + 128 * i50 + 16 * i52)] = msrun51;
-                        msrun51 = (msrun51 + msc53);
+                const patc_int i53 = 0;
+                if (((t52 + 128 * i53) < 16)) {
+                    unsigned int msrun54 = 0u;
+                    for (patc_int i55 = 0; i55 < 4; i55 += 1) {
+                        unsigned int msc56 = mshist29[(t52 + 128 * i53 + 16 * i55)];
+                        mshist29[(t52 + 128 * i53 + 16 * i55)] = msrun54;
+                        msrun54 = (msrun54 + msc56);
                     }
-                    unsigned int mspre54 = 0u;
+                    unsigned int mspre57 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(16 * b24 + t49 + 128 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun51)));
+                        patc_poke(&msstate22[(16 * b24 + t52 + 128 * i53)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun54)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(16 * b24 + t49 + 128 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun51)));
-                        for (patc_int msd55 = 0; ; msd55 += 1) {
-                            unsigned long long msw56;
-                            unsigned int mshi57;
+                        patc_poke(&msstate22[(16 * b24 + t52 + 128 * i53)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun54)));
+                        for (patc_int msd58 = 0; ; msd58 += 1) {
+                            unsigned long long msw59;
+                            unsigned int mshi60;
                             for (;;) {
-                                msw56 = patc_peek(&msstate22[(16 * b24 + t49 + 128 * i50 - 16 * msd55 - 16)]);
-                                mshi57 = ((unsigned int)(msw56 >> 32u));
-                                if ((((mshi57 >> 2u) == lbepoch28) && ((mshi57 & 3u) != 0u))) {
+                                msw59 = patc_peek(&msstate22[(16 * b24 + t52 + 128 * i53 - 16 * msd58 - 16)]);
+                                mshi60 = ((unsigned int)(msw59 >> 32u));
+                                if ((((mshi60 >> 2u) == lbepoch28) && ((mshi60 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre54 = (mspre54 + ((unsigned int)msw56));
-                            if (((mshi57 & 3u) == 2u)) {
+                            mspre57 = (mspre57 + ((unsigned int)msw59));
+                            if (((mshi60 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(16 * b24 + t49 + 128 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre54 + msrun51))));
+                        patc_poke(&msstate22[(16 * b24 + t52 + 128 * i53)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre57 + msrun54))));
                     }
-                    msbase30[(t49 + 128 * i50)] = (glob12[(t49 + 128 * i50)] + mspre54);
+                    msbase30[(t52 + 128 * i53)] = (glob12[(t52 + 128 * i53)] + mspre57);
+                    mststart33[(t52 + 128 * i53)] = msrun54;
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i59 = 0; i59 < 5; i59 += 1) {
-                unsigned int msi60 = msinfo32[(lane + 160 * warp + 32 * i59)];
-                unsigned int msbk61 = (msi60 >> 16u);
-                if ((msbk61 < 16u)) {
-                    long long ix62 = ((long long)msbk61);
-                    unsigned long long msdst63 = (((unsigned long long)msbase30[ix62]) + ((unsigned long long)(mshist29[(16 * warp + ix62)] + (msi60 & 65535u))));
-                    if ((msdst63 < ((unsigned long long)n))) {
-                        long long ix64 = ((long long)msdst63);
-                        out[ix64] = msval31[(lane + 160 * warp + 32 * i59)];
+            if ((warp == 0)) {
+                unsigned int mssum62 = 0u;
+                {
+                    const patc_int i63 = 0;
+                    if (((lane + i63) < 16)) {
+                        mssum62 = (mssum62 + mststart33[(lane + i63)]);
+                    }
+                }
+                unsigned int msinc64 = mssum62;
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc64, 1);
+                msinc64 = ((lane >= 1) ? (msinc64 + msup65) : msinc64);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc64, 2);
+                msinc64 = ((lane >= 2) ? (msinc64 + msup66) : msinc64);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc64, 4);
+                msinc64 = ((lane >= 4) ? (msinc64 + msup67) : msinc64);
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc64, 8);
+                msinc64 = ((lane >= 8) ? (msinc64 + msup68) : msinc64);
+                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc64, 16);
+                msinc64 = ((lane >= 16) ? (msinc64 + msup69) : msinc64);
+                unsigned int msat70 = (msinc64 - mssum62);
+                {
+                    const patc_int i71 = 0;
+                    if (((lane + i71) < 16)) {
+                        unsigned int mscb72 = mststart33[(lane + i71)];
+                        mststart33[(lane + i71)] = msat70;
+                        msat70 = (msat70 + mscb72);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i74 = 0; i74 < 5; i74 += 1) {
+                unsigned int msi75 = msinfo32[(lane + 160 * warp + 32 * i74)];
+                unsigned int msbk76 = (msi75 >> 16u);
+                if ((msbk76 < 16u)) {
+                    long long ix77 = ((long long)msbk76);
+                    long long ix78 = ((long long)(mststart33[ix77] + (mshist29[(16 * warp + ix77)] + (msi75 & 65535u))));
+                    mssval34[ix78] = msval31[(lane + 160 * warp + 32 * i74)];
+                    mssbk35[ix78] = msbk76;
+                }
+            }
+        }
+        __syncthreads();
+        if (((640 * b24 + 639) < n)) {
+            {
+                const patc_int t79 = threadIdx.x;
+                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
+                    {
+                        unsigned int msbk81 = mssbk35[(t79 + 128 * i80)];
+                        long long ix82 = ((long long)msbk81);
+                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t79 + 128 * i80) - mststart33[ix82])));
+                        if ((msdst83 < ((unsigned long long)n))) {
+                            long long ix84 = ((long long)msdst83);
+                            out[ix84] = mssval34[(t79 + 128 * i80)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t79 = threadIdx.x;
+                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
+                    if (((640 * b24 + t79 + 128 * i80) < n)) {
+                        unsigned int msbk81 = mssbk35[(t79 + 128 * i80)];
+                        long long ix82 = ((long long)msbk81);
+                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t79 + 128 * i80) - mststart33[ix82])));
+                        if ((msdst83 < ((unsigned long long)n))) {
+                            long long ix84 = ((long long)msdst83);
+                            out[ix84] = mssval34[(t79 + 128 * i80)];
+                        }
                     }
                 }
             }
@@ -894,9 +1090,9 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long l
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
- *   shared memory:   48304 bytes
+ *   shared memory:   64592 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(44304, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(60496, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
 {
@@ -906,6 +1102,9 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
     unsigned long long *msval31 = (unsigned long long *)(patc_smem + 32016);
     unsigned int *msinfo32 = (unsigned int *)(patc_smem + 40208);
     unsigned int *msbase30 = (unsigned int *)(patc_smem + 44304);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 48304);
+    unsigned long long *mssval34 = (unsigned long long *)(patc_smem + 52304);
+    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 60496);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -921,157 +1120,218 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
     {
         const patc_int b24 = lbtile27;
         {
-            const patc_int t33 = threadIdx.x;
-            for (patc_int i34 = 0; i34 < 32; i34 += 1) {
-                if (((t33 + 256 * i34) < 8000)) {
-                    mshist29[(t33 + 256 * i34)] = 0u;
+            const patc_int t36 = threadIdx.x;
+            for (patc_int i37 = 0; i37 < 32; i37 += 1) {
+                if (((t36 + 256 * i37) < 8000)) {
+                    mshist29[(t36 + 256 * i37)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
-                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                    bool msok37 = true;
-                    unsigned long long msx38 = 0ull;
-                    if (msok37) {
-                        msx38 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                    bool msok40 = true;
+                    unsigned long long msx41 = 0ull;
+                    if (msok40) {
+                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min((((unsigned int)((msx38 * ((unsigned long long)10)) + (msx38 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb39 >> 3u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 3u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb39 >> 4u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 4u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb39 >> 5u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 5u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb39 >> 6u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 6u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb39 >> 7u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 7u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb39 >> 8u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 8u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb39 >> 9u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 9u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msrk51 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm40);
-                    long long ix53 = ((long long)msb39);
-                    unsigned int msh54 = 0u;
-                    if (msok37) {
-                        msh54 = mshist29[(1000 * warp + ix53)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk51 + 1u) == msct52))) {
-                        mshist29[(1000 * warp + ix53)] = (msh54 + msct52);
+                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm43);
+                    long long ix56 = ((long long)msb42);
+                    unsigned int msh57 = 0u;
+                    if (msok40) {
+                        msh57 = mshist29[(1000 * warp + ix56)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 128 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh54 + msrk51)) : 4294901760u);
-                    msval31[(lane + 128 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
+                        mshist29[(1000 * warp + ix56)] = (msh57 + msct55);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 128 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
+                    msval31[(lane + 128 * warp + 32 * i39)] = msx41;
                 }
             }
         } else {
             {
-                for (patc_int i36 = 0; i36 < 4; i36 += 1) {
-                    bool msok37 = ((lane + 128 * warp + 1024 * b24 + 32 * i36) < n);
-                    unsigned long long msx38 = 0ull;
-                    if (msok37) {
-                        msx38 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
+                    bool msok40 = ((lane + 128 * warp + 1024 * b24 + 32 * i39) < n);
+                    unsigned long long msx41 = 0ull;
+                    if (msok40) {
+                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min((((unsigned int)((msx38 * ((unsigned long long)10)) + (msx38 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb39 >> 3u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 3u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb39 >> 4u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 4u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb39 >> 5u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 5u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb39 >> 6u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 6u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb39 >> 7u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 7u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb39 >> 8u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 8u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb39 >> 9u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 9u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msrk51 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct52 = __popc(mspm40);
-                    long long ix53 = ((long long)msb39);
-                    unsigned int msh54 = 0u;
-                    if (msok37) {
-                        msh54 = mshist29[(1000 * warp + ix53)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk51 + 1u) == msct52))) {
-                        mshist29[(1000 * warp + ix53)] = (msh54 + msct52);
+                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct55 = __popc(mspm43);
+                    long long ix56 = ((long long)msb42);
+                    unsigned int msh57 = 0u;
+                    if (msok40) {
+                        msh57 = mshist29[(1000 * warp + ix56)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 128 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh54 + msrk51)) : 4294901760u);
-                    msval31[(lane + 128 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
+                        mshist29[(1000 * warp + ix56)] = (msh57 + msct55);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 128 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
+                    msval31[(lane + 128 * warp + 32 * i39)] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t55 = threadIdx.x;
-            for (patc_int i56 = 0; i56 < 4; i56 += 1) {
-                if (((t55 + 256 * i56) < 1000)) {
-                    unsigned int msrun57 = 0u;
-                    for (patc_int i58 = 0; i58 < 8; i58 += 1) {
-                        unsigned int msc59 = mshist29[(t55 + 256 * i56 + 1000 * i58)];
-                        mshist29[(t55 + 256 * i56 + 1000 * i58)] = msrun57;
-                        msrun57 = (msrun57 + msc59);
+            const patc_int t58 = threadIdx.x;
+            for (patc_int i59 = 0; i59 < 4; i59 += 1) {
+                if (((t58 + 256 * i59) < 1000)) {
+                    unsigned int msrun60 = 0u;
+                    for (patc_int i61 = 0; i61 < 8; i61 += 1) {
+                        unsigned int msc62 = mshist29[(t58 + 256 * i59 + 1000 * i61)];
+                        mshist29[(t58 + 256 * i59 + 1000 * i61)] = msrun60;
+                        msrun60 = (msrun60 + msc62);
                     }
-                    unsigned int mspre60 = 0u;
+                    unsigned int mspre63 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(1000 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun57)));
+                        patc_poke(&msstate22[(1000 * b24 + t58 + 256 * i59)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun60)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(1000 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun57)));
-                        for (patc_int msd61 = 0; ; msd61 += 1) {
-                            unsigned long long msw62;
-                            unsigned int mshi63;
+                        patc_poke(&msstate22[(1000 * b24 + t58 + 256 * i59)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun60)));
+                        for (patc_int msd64 = 0; ; msd64 += 1) {
+                            unsigned long long msw65;
+                            unsigned int mshi66;
                             for (;;) {
-                                msw62 = patc_peek(&msstate22[(1000 * b24 + t55 + 256 * i56 - 1000 * msd61 - 1000)]);
-                                mshi63 = ((unsigned int)(msw62 >> 32u));
-                                if ((((mshi63 >> 2u) == lbepoch28) && ((mshi63 & 3u) != 0u))) {
+                                msw65 = patc_peek(&msstate22[(1000 * b24 + t58 + 256 * i59 - 1000 * msd64 - 1000)]);
+                                mshi66 = ((unsigned int)(msw65 >> 32u));
+                                if ((((mshi66 >> 2u) == lbepoch28) && ((mshi66 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre60 = (mspre60 + ((unsigned int)msw62));
-                            if (((mshi63 & 3u) == 2u)) {
+                            mspre63 = (mspre63 + ((unsigned int)msw65));
+                            if (((mshi66 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(1000 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre60 + msrun57))));
+                        patc_poke(&msstate22[(1000 * b24 + t58 + 256 * i59)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre63 + msrun60))));
                     }
-                    msbase30[(t55 + 256 * i56)] = (glob12[(t55 + 256 * i56)] + mspre60);
+                    msbase30[(t58 + 256 * i59)] = (glob12[(t58 + 256 * i59)] + mspre63);
+                    mststart33[(t58 + 256 * i59)] = msrun60;
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i65 = 0; i65 < 4; i65 += 1) {
-                unsigned int msi66 = msinfo32[(lane + 128 * warp + 32 * i65)];
-                unsigned int msbk67 = (msi66 >> 16u);
-                if ((msbk67 < 1000u)) {
-                    long long ix68 = ((long long)msbk67);
-                    unsigned long long msdst69 = (((unsigned long long)msbase30[ix68]) + ((unsigned long long)(mshist29[(1000 * warp + ix68)] + (msi66 & 65535u))));
-                    if ((msdst69 < ((unsigned long long)n))) {
-                        long long ix70 = ((long long)msdst69);
-                        out[ix70] = msval31[(lane + 128 * warp + 32 * i65)];
+            if ((warp == 0)) {
+                unsigned int mssum68 = 0u;
+                for (patc_int i69 = 0; i69 < 32; i69 += 1) {
+                    if (((32 * lane + i69) < 1000)) {
+                        mssum68 = (mssum68 + mststart33[(32 * lane + i69)]);
+                    }
+                }
+                unsigned int msinc70 = mssum68;
+                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc70, 1);
+                msinc70 = ((lane >= 1) ? (msinc70 + msup71) : msinc70);
+                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc70, 2);
+                msinc70 = ((lane >= 2) ? (msinc70 + msup72) : msinc70);
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc70, 4);
+                msinc70 = ((lane >= 4) ? (msinc70 + msup73) : msinc70);
+                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc70, 8);
+                msinc70 = ((lane >= 8) ? (msinc70 + msup74) : msinc70);
+                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc70, 16);
+                msinc70 = ((lane >= 16) ? (msinc70 + msup75) : msinc70);
+                unsigned int msat76 = (msinc70 - mssum68);
+                for (patc_int i77 = 0; i77 < 32; i77 += 1) {
+                    if (((32 * lane + i77) < 1000)) {
+                        unsigned int mscb78 = mststart33[(32 * lane + i77)];
+                        mststart33[(32 * lane + i77)] = msat76;
+                        msat76 = (msat76 + mscb78);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i80 = 0; i80 < 4; i80 += 1) {
+                unsigned int msi81 = msinfo32[(lane + 128 * warp + 32 * i80)];
+                unsigned int msbk82 = (msi81 >> 16u);
+                if ((msbk82 < 1000u)) {
+                    long long ix83 = ((long long)msbk82);
+                    long long ix84 = ((long long)(mststart33[ix83] + (mshist29[(1000 * warp + ix83)] + (msi81 & 65535u))));
+                    mssval34[ix84] = msval31[(lane + 128 * warp + 32 * i80)];
+                    mssbk35[ix84] = msbk82;
+                }
+            }
+        }
+        __syncthreads();
+        if (((1024 * b24 + 1023) < n)) {
+            {
+                const patc_int t85 = threadIdx.x;
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                    {
+                        unsigned int msbk87 = mssbk35[(t85 + 256 * i86)];
+                        long long ix88 = ((long long)msbk87);
+                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t85 + 256 * i86) - mststart33[ix88])));
+                        if ((msdst89 < ((unsigned long long)n))) {
+                            long long ix90 = ((long long)msdst89);
+                            out[ix90] = mssval34[(t85 + 256 * i86)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t85 = threadIdx.x;
+                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                    if (((1024 * b24 + t85 + 256 * i86) < n)) {
+                        unsigned int msbk87 = mssbk35[(t85 + 256 * i86)];
+                        long long ix88 = ((long long)msbk87);
+                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t85 + 256 * i86) - mststart33[ix88])));
+                        if ((msdst89 < ((unsigned long long)n))) {
+                            long long ix90 = ((long long)msdst89);
+                            out[ix90] = mssval34[(t85 + 256 * i86)];
+                        }
                     }
                 }
             }
@@ -1175,9 +1435,9 @@ extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restr
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (64, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
- *   shared memory:   2352 bytes
+ *   shared memory:   4672 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(2336, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
+ *                    for a launch where max(3904, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
 {
@@ -1187,6 +1447,9 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
     long long *msval31 = (long long *)(patc_smem + 32);
     unsigned int *msinfo32 = (unsigned int *)(patc_smem + 1568);
     unsigned int *msbase30 = (unsigned int *)(patc_smem + 2336);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 2352);
+    long long *mssval34 = (long long *)(patc_smem + 2368);
+    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 3904);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1202,123 +1465,186 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
     {
         const patc_int b24 = lbtile27;
         {
-            const patc_int t33 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i34 = 0;
-                if (((t33 + 64 * i34) < 4)) {
-                    mshist29[(t33 + 64 * i34)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 64 * i37) < 4)) {
+                    mshist29[(t36 + 64 * i37)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                for (patc_int i36 = 0; i36 < 3; i36 += 1) {
-                    bool msok37 = true;
-                    long long msx38 = 0ll;
-                    if (msok37) {
-                        msx38 = xs[(lane + 96 * warp + 192 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
+                    bool msok40 = true;
+                    long long msx41 = 0ll;
+                    if (msok40) {
+                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msrk42 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct43 = __popc(mspm40);
-                    long long ix44 = ((long long)msb39);
-                    unsigned int msh45 = 0u;
-                    if (msok37) {
-                        msh45 = mshist29[(2 * warp + ix44)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk42 + 1u) == msct43))) {
-                        mshist29[(2 * warp + ix44)] = (msh45 + msct43);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct46 = __popc(mspm43);
+                    long long ix47 = ((long long)msb42);
+                    unsigned int msh48 = 0u;
+                    if (msok40) {
+                        msh48 = mshist29[(2 * warp + ix47)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 96 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh45 + msrk42)) : 4294901760u);
-                    msval31[(lane + 96 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
+                        mshist29[(2 * warp + ix47)] = (msh48 + msct46);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 96 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
+                    msval31[(lane + 96 * warp + 32 * i39)] = msx41;
                 }
             }
         } else {
             {
-                for (patc_int i36 = 0; i36 < 3; i36 += 1) {
-                    bool msok37 = ((lane + 96 * warp + 192 * b24 + 32 * i36) < n);
-                    long long msx38 = 0ll;
-                    if (msok37) {
-                        msx38 = xs[(lane + 96 * warp + 192 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
+                    bool msok40 = ((lane + 96 * warp + 192 * b24 + 32 * i39) < n);
+                    long long msx41 = 0ll;
+                    if (msok40) {
+                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msrk42 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct43 = __popc(mspm40);
-                    long long ix44 = ((long long)msb39);
-                    unsigned int msh45 = 0u;
-                    if (msok37) {
-                        msh45 = mshist29[(2 * warp + ix44)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk42 + 1u) == msct43))) {
-                        mshist29[(2 * warp + ix44)] = (msh45 + msct43);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct46 = __popc(mspm43);
+                    long long ix47 = ((long long)msb42);
+                    unsigned int msh48 = 0u;
+                    if (msok40) {
+                        msh48 = mshist29[(2 * warp + ix47)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 96 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh45 + msrk42)) : 4294901760u);
-                    msval31[(lane + 96 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
+                        mshist29[(2 * warp + ix47)] = (msh48 + msct46);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 96 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
+                    msval31[(lane + 96 * warp + 32 * i39)] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t46 = threadIdx.x;
+            const patc_int t49 = threadIdx.x;
             {
-                const patc_int i47 = 0;
-                if (((t46 + 64 * i47) < 2)) {
-                    unsigned int msrun48 = 0u;
-                    for (patc_int i49 = 0; i49 < 2; i49 += 1) {
-                        unsigned int msc50 = mshist29[(t46 + 64 * i47 + 2 * i49)];
-                        mshist29[(t46 + 64 * i47 + 2 * i49)] = msrun48;
-                        msrun48 = (msrun48 + msc50);
+                const patc_int i50 = 0;
+                if (((t49 + 64 * i50) < 2)) {
+                    unsigned int msrun51 = 0u;
+                    for (patc_int i52 = 0; i52 < 2; i52 += 1) {
+                        unsigned int msc53 = mshist29[(t49 + 64 * i50 + 2 * i52)];
+                        mshist29[(t49 + 64 * i50 + 2 * i52)] = msrun51;
+                        msrun51 = (msrun51 + msc53);
                     }
-                    unsigned int mspre51 = 0u;
+                    unsigned int mspre54 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(2 * b24 + t46 + 64 * i47)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun48)));
+                        patc_poke(&msstate22[(2 * b24 + t49 + 64 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun51)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(2 * b24 + t46 + 64 * i47)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun48)));
-                        for (patc_int msd52 = 0; ; msd52 += 1) {
-                            unsigned long long msw53;
-                            unsigned int mshi54;
+                        patc_poke(&msstate22[(2 * b24 + t49 + 64 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun51)));
+                        for (patc_int msd55 = 0; ; msd55 += 1) {
+                            unsigned long long msw56;
+                            unsigned int mshi57;
                             for (;;) {
-                                msw53 = patc_peek(&msstate22[(2 * b24 + t46 + 64 * i47 - 2 * msd52 - 2)]);
-                                mshi54 = ((unsigned int)(msw53 >> 32u));
-                                if ((((mshi54 >> 2u) == lbepoch28) && ((mshi54 & 3u) != 0u))) {
+                                msw56 = patc_peek(&msstate22[(2 * b24 + t49 + 64 * i50 - 2 * msd55 - 2)]);
+                                mshi57 = ((unsigned int)(msw56 >> 32u));
+                                if ((((mshi57 >> 2u) == lbepoch28) && ((mshi57 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre51 = (mspre51 + ((unsigned int)msw53));
-                            if (((mshi54 & 3u) == 2u)) {
+                            mspre54 = (mspre54 + ((unsigned int)msw56));
+                            if (((mshi57 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(2 * b24 + t46 + 64 * i47)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre51 + msrun48))));
+                        patc_poke(&msstate22[(2 * b24 + t49 + 64 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre54 + msrun51))));
                     }
-                    msbase30[(t46 + 64 * i47)] = (glob12[(t46 + 64 * i47)] + mspre51);
+                    msbase30[(t49 + 64 * i50)] = (glob12[(t49 + 64 * i50)] + mspre54);
+                    mststart33[(t49 + 64 * i50)] = msrun51;
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i56 = 0; i56 < 3; i56 += 1) {
-                unsigned int msi57 = msinfo32[(lane + 96 * warp + 32 * i56)];
-                unsigned int msbk58 = (msi57 >> 16u);
-                if ((msbk58 < 2u)) {
-                    long long ix59 = ((long long)msbk58);
-                    unsigned long long msdst60 = (((unsigned long long)msbase30[ix59]) + ((unsigned long long)(mshist29[(2 * warp + ix59)] + (msi57 & 65535u))));
-                    if ((msdst60 < ((unsigned long long)n))) {
-                        long long ix61 = ((long long)msdst60);
-                        out[ix61] = msval31[(lane + 96 * warp + 32 * i56)];
+            if ((warp == 0)) {
+                unsigned int mssum59 = 0u;
+                {
+                    const patc_int i60 = 0;
+                    if (((lane + i60) < 2)) {
+                        mssum59 = (mssum59 + mststart33[(lane + i60)]);
+                    }
+                }
+                unsigned int msinc61 = mssum59;
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc61, 1);
+                msinc61 = ((lane >= 1) ? (msinc61 + msup62) : msinc61);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc61, 2);
+                msinc61 = ((lane >= 2) ? (msinc61 + msup63) : msinc61);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc61, 4);
+                msinc61 = ((lane >= 4) ? (msinc61 + msup64) : msinc61);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc61, 8);
+                msinc61 = ((lane >= 8) ? (msinc61 + msup65) : msinc61);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc61, 16);
+                msinc61 = ((lane >= 16) ? (msinc61 + msup66) : msinc61);
+                unsigned int msat67 = (msinc61 - mssum59);
+                {
+                    const patc_int i68 = 0;
+                    if (((lane + i68) < 2)) {
+                        unsigned int mscb69 = mststart33[(lane + i68)];
+                        mststart33[(lane + i68)] = msat67;
+                        msat67 = (msat67 + mscb69);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i71 = 0; i71 < 3; i71 += 1) {
+                unsigned int msi72 = msinfo32[(lane + 96 * warp + 32 * i71)];
+                unsigned int msbk73 = (msi72 >> 16u);
+                if ((msbk73 < 2u)) {
+                    long long ix74 = ((long long)msbk73);
+                    long long ix75 = ((long long)(mststart33[ix74] + (mshist29[(2 * warp + ix74)] + (msi72 & 65535u))));
+                    mssval34[ix75] = msval31[(lane + 96 * warp + 32 * i71)];
+                    mssbk35[ix75] = msbk73;
+                }
+            }
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                const patc_int t76 = threadIdx.x;
+                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
+                    {
+                        unsigned int msbk78 = mssbk35[(t76 + 64 * i77)];
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t76 + 64 * i77) - mststart33[ix79])));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = mssval34[(t76 + 64 * i77)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t76 = threadIdx.x;
+                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
+                    if (((192 * b24 + t76 + 64 * i77) < n)) {
+                        unsigned int msbk78 = mssbk35[(t76 + 64 * i77)];
+                        long long ix79 = ((long long)msbk78);
+                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t76 + 64 * i77) - mststart33[ix79])));
+                        if ((msdst80 < ((unsigned long long)n))) {
+                            long long ix81 = ((long long)msdst80);
+                            out[ix81] = mssval34[(t76 + 64 * i77)];
+                        }
                     }
                 }
             }
@@ -1422,9 +1748,9 @@ extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (96, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
- *   shared memory:   2416 bytes
+ *   shared memory:   4752 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(2384, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(192 * ((n + 190) / 192) + 383, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(3984, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
 {
@@ -1434,6 +1760,9 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
     double *msval31 = (double *)(patc_smem + 80);
     unsigned int *msinfo32 = (unsigned int *)(patc_smem + 1616);
     unsigned int *msbase30 = (unsigned int *)(patc_smem + 2384);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 2416);
+    double *mssval34 = (double *)(patc_smem + 2448);
+    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 3984);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1449,131 +1778,194 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
     {
         const patc_int b24 = lbtile27;
         {
-            const patc_int t33 = threadIdx.x;
+            const patc_int t36 = threadIdx.x;
             {
-                const patc_int i34 = 0;
-                if (((t33 + 96 * i34) < 15)) {
-                    mshist29[(t33 + 96 * i34)] = 0u;
+                const patc_int i37 = 0;
+                if (((t36 + 96 * i37) < 15)) {
+                    mshist29[(t36 + 96 * i37)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                for (patc_int i36 = 0; i36 < 2; i36 += 1) {
-                    bool msok37 = true;
-                    double msx38 = 0.0;
-                    if (msok37) {
-                        msx38 = xs[(lane + 64 * warp + 192 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
+                    bool msok40 = true;
+                    double msx41 = 0.0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 * 5.0)), 4u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msrk44 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm40);
-                    long long ix46 = ((long long)msb39);
-                    unsigned int msh47 = 0u;
-                    if (msok37) {
-                        msh47 = mshist29[(5 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk44 + 1u) == msct45))) {
-                        mshist29[(5 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist29[(5 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 64 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh47 + msrk44)) : 4294901760u);
-                    msval31[(lane + 64 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist29[(5 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 64 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval31[(lane + 64 * warp + 32 * i39)] = msx41;
                 }
             }
         } else {
             {
-                for (patc_int i36 = 0; i36 < 2; i36 += 1) {
-                    bool msok37 = ((lane + 64 * warp + 192 * b24 + 32 * i36) < n);
-                    double msx38 = 0.0;
-                    if (msok37) {
-                        msx38 = xs[(lane + 64 * warp + 192 * b24 + 32 * i36)];
+                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
+                    bool msok40 = ((lane + 64 * warp + 192 * b24 + 32 * i39) < n);
+                    double msx41 = 0.0;
+                    if (msok40) {
+                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
                     }
-                    unsigned int msb39 = (msok37 ? min(((unsigned int)(msx38 * 5.0)), 4u) : 0u);
-                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
-                    unsigned int msv41 = __ballot_sync(0xffffffffu, (((msb39 >> 0u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 0u) & 1u) == 1u) ? msv41 : (~msv41)));
-                    unsigned int msv42 = __ballot_sync(0xffffffffu, (((msb39 >> 1u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 1u) & 1u) == 1u) ? msv42 : (~msv42)));
-                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb39 >> 2u) & 1u) == 1u));
-                    mspm40 = (mspm40 & ((((msb39 >> 2u) & 1u) == 1u) ? msv43 : (~msv43)));
-                    unsigned int msrk44 = __popc((mspm40 & ((1u << lane) - 1u)));
-                    unsigned int msct45 = __popc(mspm40);
-                    long long ix46 = ((long long)msb39);
-                    unsigned int msh47 = 0u;
-                    if (msok37) {
-                        msh47 = mshist29[(5 * warp + ix46)];
-                    }
-                    __syncwarp();
-                    if ((msok37 && ((msrk44 + 1u) == msct45))) {
-                        mshist29[(5 * warp + ix46)] = (msh47 + msct45);
+                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm43);
+                    long long ix49 = ((long long)msb42);
+                    unsigned int msh50 = 0u;
+                    if (msok40) {
+                        msh50 = mshist29[(5 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 64 * warp + 32 * i36)] = (msok37 ? ((msb39 << 16u) | (msh47 + msrk44)) : 4294901760u);
-                    msval31[(lane + 64 * warp + 32 * i36)] = msx38;
+                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
+                        mshist29[(5 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 64 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval31[(lane + 64 * warp + 32 * i39)] = msx41;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t48 = threadIdx.x;
+            const patc_int t51 = threadIdx.x;
             {
-                const patc_int i49 = 0;
-                if (((t48 + 96 * i49) < 5)) {
-                    unsigned int msrun50 = 0u;
-                    for (patc_int i51 = 0; i51 < 3; i51 += 1) {
-                        unsigned int msc52 = mshist29[(t48 + 96 * i49 + 5 * i51)];
-                        mshist29[(t48 + 96 * i49 + 5 * i51)] = msrun50;
-                        msrun50 = (msrun50 + msc52);
+                const patc_int i52 = 0;
+                if (((t51 + 96 * i52) < 5)) {
+                    unsigned int msrun53 = 0u;
+                    for (patc_int i54 = 0; i54 < 3; i54 += 1) {
+                        unsigned int msc55 = mshist29[(t51 + 96 * i52 + 5 * i54)];
+                        mshist29[(t51 + 96 * i52 + 5 * i54)] = msrun53;
+                        msrun53 = (msrun53 + msc55);
                     }
-                    unsigned int mspre53 = 0u;
+                    unsigned int mspre56 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(5 * b24 + t48 + 96 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun50)));
+                        patc_poke(&msstate22[(5 * b24 + t51 + 96 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun53)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(5 * b24 + t48 + 96 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun50)));
-                        for (patc_int msd54 = 0; ; msd54 += 1) {
-                            unsigned long long msw55;
-                            unsigned int mshi56;
+                        patc_poke(&msstate22[(5 * b24 + t51 + 96 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun53)));
+                        for (patc_int msd57 = 0; ; msd57 += 1) {
+                            unsigned long long msw58;
+                            unsigned int mshi59;
                             for (;;) {
-                                msw55 = patc_peek(&msstate22[(5 * b24 + t48 + 96 * i49 - 5 * msd54 - 5)]);
-                                mshi56 = ((unsigned int)(msw55 >> 32u));
-                                if ((((mshi56 >> 2u) == lbepoch28) && ((mshi56 & 3u) != 0u))) {
+                                msw58 = patc_peek(&msstate22[(5 * b24 + t51 + 96 * i52 - 5 * msd57 - 5)]);
+                                mshi59 = ((unsigned int)(msw58 >> 32u));
+                                if ((((mshi59 >> 2u) == lbepoch28) && ((mshi59 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre53 = (mspre53 + ((unsigned int)msw55));
-                            if (((mshi56 & 3u) == 2u)) {
+                            mspre56 = (mspre56 + ((unsigned int)msw58));
+                            if (((mshi59 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(5 * b24 + t48 + 96 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre53 + msrun50))));
+                        patc_poke(&msstate22[(5 * b24 + t51 + 96 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre56 + msrun53))));
                     }
-                    msbase30[(t48 + 96 * i49)] = (glob12[(t48 + 96 * i49)] + mspre53);
+                    msbase30[(t51 + 96 * i52)] = (glob12[(t51 + 96 * i52)] + mspre56);
+                    mststart33[(t51 + 96 * i52)] = msrun53;
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i58 = 0; i58 < 2; i58 += 1) {
-                unsigned int msi59 = msinfo32[(lane + 64 * warp + 32 * i58)];
-                unsigned int msbk60 = (msi59 >> 16u);
-                if ((msbk60 < 5u)) {
-                    long long ix61 = ((long long)msbk60);
-                    unsigned long long msdst62 = (((unsigned long long)msbase30[ix61]) + ((unsigned long long)(mshist29[(5 * warp + ix61)] + (msi59 & 65535u))));
-                    if ((msdst62 < ((unsigned long long)n))) {
-                        long long ix63 = ((long long)msdst62);
-                        out[ix63] = msval31[(lane + 64 * warp + 32 * i58)];
+            if ((warp == 0)) {
+                unsigned int mssum61 = 0u;
+                {
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 5)) {
+                        mssum61 = (mssum61 + mststart33[(lane + i62)]);
+                    }
+                }
+                unsigned int msinc63 = mssum61;
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
+                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
+                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
+                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
+                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
+                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
+                unsigned int msat69 = (msinc63 - mssum61);
+                {
+                    const patc_int i70 = 0;
+                    if (((lane + i70) < 5)) {
+                        unsigned int mscb71 = mststart33[(lane + i70)];
+                        mststart33[(lane + i70)] = msat69;
+                        msat69 = (msat69 + mscb71);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i73 = 0; i73 < 2; i73 += 1) {
+                unsigned int msi74 = msinfo32[(lane + 64 * warp + 32 * i73)];
+                unsigned int msbk75 = (msi74 >> 16u);
+                if ((msbk75 < 5u)) {
+                    long long ix76 = ((long long)msbk75);
+                    long long ix77 = ((long long)(mststart33[ix76] + (mshist29[(5 * warp + ix76)] + (msi74 & 65535u))));
+                    mssval34[ix77] = msval31[(lane + 64 * warp + 32 * i73)];
+                    mssbk35[ix77] = msbk75;
+                }
+            }
+        }
+        __syncthreads();
+        if (((192 * b24 + 191) < n)) {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                    {
+                        unsigned int msbk80 = mssbk35[(t78 + 96 * i79)];
+                        long long ix81 = ((long long)msbk80);
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 96 * i79) - mststart33[ix81])));
+                        if ((msdst82 < ((unsigned long long)n))) {
+                            long long ix83 = ((long long)msdst82);
+                            out[ix83] = mssval34[(t78 + 96 * i79)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                    if (((192 * b24 + t78 + 96 * i79) < n)) {
+                        unsigned int msbk80 = mssbk35[(t78 + 96 * i79)];
+                        long long ix81 = ((long long)msbk80);
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 96 * i79) - mststart33[ix81])));
+                        if ((msdst82 < ((unsigned long long)n))) {
+                            long long ix83 = ((long long)msdst82);
+                            out[ix83] = mssval34[(t78 + 96 * i79)];
+                        }
                     }
                 }
             }
@@ -1676,9 +2068,9 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 31) / 32, 1, 1) blocks
- *   shared memory:   304 bytes
+ *   shared memory:   576 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(288, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
+ *                    for a launch where max(448, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n)
 {
@@ -1688,6 +2080,9 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
     unsigned int *msval29 = (unsigned int *)(patc_smem + 32);
     unsigned int *msinfo30 = (unsigned int *)(patc_smem + 160);
     unsigned int *msbase28 = (unsigned int *)(patc_smem + 288);
+    unsigned int *mststart31 = (unsigned int *)(patc_smem + 304);
+    unsigned int *mssval32 = (unsigned int *)(patc_smem + 320);
+    unsigned int *mssbk33 = (unsigned int *)(patc_smem + 448);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1703,11 +2098,11 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
     {
         const patc_int b22 = lbtile25;
         {
-            const patc_int t31 = threadIdx.x;
+            const patc_int t34 = threadIdx.x;
             {
-                const patc_int i32 = 0;
-                if (((t31 + 32 * i32) < 1)) {
-                    mshist27[(t31 + 32 * i32)] = 0u;
+                const patc_int i35 = 0;
+                if (((t34 + 32 * i35) < 1)) {
+                    mshist27[(t34 + 32 * i35)] = 0u;
                 }
             }
         }
@@ -1715,111 +2110,176 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    const patc_int i34 = 0;
-                    bool msok35 = true;
-                    unsigned int msx36 = 0u;
-                    if (msok35) {
-                        msx36 = xs[(lane + 32 * warp + 32 * b22 + 32 * i34)];
+                    const patc_int i37 = 0;
+                    bool msok38 = true;
+                    unsigned int msx39 = 0u;
+                    if (msok38) {
+                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
                     }
-                    unsigned int msb37 = (msok35 ? min(0u, 0u) : 0u);
-                    unsigned int mspm38 = __ballot_sync(0xffffffffu, msok35);
-                    unsigned int msrk39 = __popc((mspm38 & ((1u << lane) - 1u)));
-                    unsigned int msct40 = __popc(mspm38);
-                    long long ix41 = ((long long)msb37);
-                    unsigned int msh42 = 0u;
-                    if (msok35) {
-                        msh42 = mshist27[(warp + ix41)];
-                    }
-                    __syncwarp();
-                    if ((msok35 && ((msrk39 + 1u) == msct40))) {
-                        mshist27[(warp + ix41)] = (msh42 + msct40);
+                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
+                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
+                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
+                    unsigned int msct43 = __popc(mspm41);
+                    long long ix44 = ((long long)msb40);
+                    unsigned int msh45 = 0u;
+                    if (msok38) {
+                        msh45 = mshist27[(warp + ix44)];
                     }
                     __syncwarp();
-                    msinfo30[(lane + 32 * warp + 32 * i34)] = (msok35 ? ((msb37 << 16u) | (msh42 + msrk39)) : 4294901760u);
-                    msval29[(lane + 32 * warp + 32 * i34)] = msx36;
+                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
+                        mshist27[(warp + ix44)] = (msh45 + msct43);
+                    }
+                    __syncwarp();
+                    msinfo30[(lane + 32 * warp + 32 * i37)] = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
+                    msval29[(lane + 32 * warp + 32 * i37)] = msx39;
                 }
             }
         } else {
             {
                 {
-                    const patc_int i34 = 0;
-                    bool msok35 = ((lane + 32 * warp + 32 * b22 + 32 * i34) < n);
-                    unsigned int msx36 = 0u;
-                    if (msok35) {
-                        msx36 = xs[(lane + 32 * warp + 32 * b22 + 32 * i34)];
+                    const patc_int i37 = 0;
+                    bool msok38 = ((lane + 32 * warp + 32 * b22 + 32 * i37) < n);
+                    unsigned int msx39 = 0u;
+                    if (msok38) {
+                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
                     }
-                    unsigned int msb37 = (msok35 ? min(0u, 0u) : 0u);
-                    unsigned int mspm38 = __ballot_sync(0xffffffffu, msok35);
-                    unsigned int msrk39 = __popc((mspm38 & ((1u << lane) - 1u)));
-                    unsigned int msct40 = __popc(mspm38);
-                    long long ix41 = ((long long)msb37);
-                    unsigned int msh42 = 0u;
-                    if (msok35) {
-                        msh42 = mshist27[(warp + ix41)];
-                    }
-                    __syncwarp();
-                    if ((msok35 && ((msrk39 + 1u) == msct40))) {
-                        mshist27[(warp + ix41)] = (msh42 + msct40);
+                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
+                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
+                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
+                    unsigned int msct43 = __popc(mspm41);
+                    long long ix44 = ((long long)msb40);
+                    unsigned int msh45 = 0u;
+                    if (msok38) {
+                        msh45 = mshist27[(warp + ix44)];
                     }
                     __syncwarp();
-                    msinfo30[(lane + 32 * warp + 32 * i34)] = (msok35 ? ((msb37 << 16u) | (msh42 + msrk39)) : 4294901760u);
-                    msval29[(lane + 32 * warp + 32 * i34)] = msx36;
+                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
+                        mshist27[(warp + ix44)] = (msh45 + msct43);
+                    }
+                    __syncwarp();
+                    msinfo30[(lane + 32 * warp + 32 * i37)] = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
+                    msval29[(lane + 32 * warp + 32 * i37)] = msx39;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t43 = threadIdx.x;
+            const patc_int t46 = threadIdx.x;
             {
-                const patc_int i44 = 0;
-                if (((t43 + 32 * i44) < 1)) {
-                    unsigned int msrun45 = 0u;
+                const patc_int i47 = 0;
+                if (((t46 + 32 * i47) < 1)) {
+                    unsigned int msrun48 = 0u;
                     {
-                        const patc_int i46 = 0;
-                        unsigned int msc47 = mshist27[(t43 + 32 * i44 + i46)];
-                        mshist27[(t43 + 32 * i44 + i46)] = msrun45;
-                        msrun45 = (msrun45 + msc47);
+                        const patc_int i49 = 0;
+                        unsigned int msc50 = mshist27[(t46 + 32 * i47 + i49)];
+                        mshist27[(t46 + 32 * i47 + i49)] = msrun48;
+                        msrun48 = (msrun48 + msc50);
                     }
-                    unsigned int mspre48 = 0u;
+                    unsigned int mspre51 = 0u;
                     if ((b22 < 1)) {
-                        patc_poke(&msstate20[(b22 + t43 + 32 * i44)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun45)));
+                        patc_poke(&msstate20[(b22 + t46 + 32 * i47)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun48)));
                     }
                     if ((!(b22 < 1))) {
-                        patc_poke(&msstate20[(b22 + t43 + 32 * i44)], ((((unsigned long long)((lbepoch26 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun45)));
-                        for (patc_int msd49 = 0; ; msd49 += 1) {
-                            unsigned long long msw50;
-                            unsigned int mshi51;
+                        patc_poke(&msstate20[(b22 + t46 + 32 * i47)], ((((unsigned long long)((lbepoch26 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun48)));
+                        for (patc_int msd52 = 0; ; msd52 += 1) {
+                            unsigned long long msw53;
+                            unsigned int mshi54;
                             for (;;) {
-                                msw50 = patc_peek(&msstate20[(b22 + t43 + 32 * i44 - msd49 - 1)]);
-                                mshi51 = ((unsigned int)(msw50 >> 32u));
-                                if ((((mshi51 >> 2u) == lbepoch26) && ((mshi51 & 3u) != 0u))) {
+                                msw53 = patc_peek(&msstate20[(b22 + t46 + 32 * i47 - msd52 - 1)]);
+                                mshi54 = ((unsigned int)(msw53 >> 32u));
+                                if ((((mshi54 >> 2u) == lbepoch26) && ((mshi54 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre48 = (mspre48 + ((unsigned int)msw50));
-                            if (((mshi51 & 3u) == 2u)) {
+                            mspre51 = (mspre51 + ((unsigned int)msw53));
+                            if (((mshi54 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate20[(b22 + t43 + 32 * i44)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre48 + msrun45))));
+                        patc_poke(&msstate20[(b22 + t46 + 32 * i47)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre51 + msrun48))));
                     }
-                    msbase28[(t43 + 32 * i44)] = (glob10[(t43 + 32 * i44)] + mspre48);
+                    msbase28[(t46 + 32 * i47)] = (glob10[(t46 + 32 * i47)] + mspre51);
+                    mststart31[(t46 + 32 * i47)] = msrun48;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int mssum56 = 0u;
+                {
+                    const patc_int i57 = 0;
+                    if (((lane + i57) < 1)) {
+                        mssum56 = (mssum56 + mststart31[(lane + i57)]);
+                    }
+                }
+                unsigned int msinc58 = mssum56;
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc58, 1);
+                msinc58 = ((lane >= 1) ? (msinc58 + msup59) : msinc58);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc58, 2);
+                msinc58 = ((lane >= 2) ? (msinc58 + msup60) : msinc58);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc58, 4);
+                msinc58 = ((lane >= 4) ? (msinc58 + msup61) : msinc58);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc58, 8);
+                msinc58 = ((lane >= 8) ? (msinc58 + msup62) : msinc58);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc58, 16);
+                msinc58 = ((lane >= 16) ? (msinc58 + msup63) : msinc58);
+                unsigned int msat64 = (msinc58 - mssum56);
+                {
+                    const patc_int i65 = 0;
+                    if (((lane + i65) < 1)) {
+                        unsigned int mscb66 = mststart31[(lane + i65)];
+                        mststart31[(lane + i65)] = msat64;
+                        msat64 = (msat64 + mscb66);
+                    }
                 }
             }
         }
         __syncthreads();
         {
             {
-                const patc_int i53 = 0;
-                unsigned int msi54 = msinfo30[(lane + 32 * warp + 32 * i53)];
-                unsigned int msbk55 = (msi54 >> 16u);
-                if ((msbk55 < 1u)) {
-                    long long ix56 = ((long long)msbk55);
-                    unsigned long long msdst57 = (((unsigned long long)msbase28[ix56]) + ((unsigned long long)(mshist27[(warp + ix56)] + (msi54 & 65535u))));
-                    if ((msdst57 < ((unsigned long long)n))) {
-                        long long ix58 = ((long long)msdst57);
-                        out[ix58] = msval29[(lane + 32 * warp + 32 * i53)];
+                const patc_int i68 = 0;
+                unsigned int msi69 = msinfo30[(lane + 32 * warp + 32 * i68)];
+                unsigned int msbk70 = (msi69 >> 16u);
+                if ((msbk70 < 1u)) {
+                    long long ix71 = ((long long)msbk70);
+                    long long ix72 = ((long long)(mststart31[ix71] + (mshist27[(warp + ix71)] + (msi69 & 65535u))));
+                    mssval32[ix72] = msval29[(lane + 32 * warp + 32 * i68)];
+                    mssbk33[ix72] = msbk70;
+                }
+            }
+        }
+        __syncthreads();
+        if (((32 * b22 + 31) < n)) {
+            {
+                const patc_int t73 = threadIdx.x;
+                {
+                    const patc_int i74 = 0;
+                    {
+                        unsigned int msbk75 = mssbk33[(t73 + 32 * i74)];
+                        long long ix76 = ((long long)msbk75);
+                        unsigned long long msdst77 = (((unsigned long long)msbase28[ix76]) + ((unsigned long long)((t73 + 32 * i74) - mststart31[ix76])));
+                        if ((msdst77 < ((unsigned long long)n))) {
+                            long long ix78 = ((long long)msdst77);
+                            out[ix78] = mssval32[(t73 + 32 * i74)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t73 = threadIdx.x;
+                {
+                    const patc_int i74 = 0;
+                    if (((32 * b22 + t73 + 32 * i74) < n)) {
+                        unsigned int msbk75 = mssbk33[(t73 + 32 * i74)];
+                        long long ix76 = ((long long)msbk75);
+                        unsigned long long msdst77 = (((unsigned long long)msbase28[ix76]) + ((unsigned long long)((t73 + 32 * i74) - mststart31[ix76])));
+                        if ((msdst77 < ((unsigned long long)n))) {
+                            long long ix78 = ((long long)msdst77);
+                            out[ix78] = mssval32[(t73 + 32 * i74)];
+                        }
                     }
                 }
             }

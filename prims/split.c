@@ -132,8 +132,9 @@ static LwVal *lower_multisplit_read(Lw *w, Expr *e)
  * lane, tiles of TILE = 32*W*IPT elements), n, the tile this block drew and the epoch,
  * and the shared buffers: hist (a count per warp and bucket, then the warp's offset in
  * the tile's part of the bucket), base (per bucket: where the tile's part of it starts
- * in the output), val and info (the tile's elements, and per element its bucket << 16 |
- * its rank in its warp's part of the bucket; 0xffff0000 past n). */
+ * in the output), val and info (the tile's elements in input order, and per element
+ * its bucket << 16 | its rank in its warp's part of the bucket; 0xffff0000 past n),
+ * tstart, sval and sbk (below). */
 typedef struct Ms {
     Lw *w;
     Arena *a;
@@ -142,6 +143,8 @@ typedef struct Ms {
     Nat *n, *tile, *tiles;
     Buffer *epoch;
     Buffer *hist, *base, *val, *info;
+    Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
+    Buffer *sval, *sbk;      /* the tile in bucket order, and each element's bucket */
     Expr *f;       /* the bucket function */
     ScalarKind sk; /* the elements' */
 } Ms;
@@ -322,8 +325,8 @@ static void ms_publish(Ms *m, Buffer *state, Nat *at, int st, X *count)
  * lookback (prims/warp.c) but one thread per counter, the thread reads the words of the
  * tiles before it, nearest first, each polled (relaxed 64-bit loads, __nanosleep(32)
  * between) until this launch's epoch is in it, adding their counts until one holds a
- * prefix; it publishes prefix + c as this tile's prefix, and base[b] = offs[b] +
- * prefix. Count and flag are one word, so no fence orders them. A tile waits only for
+ * prefix; it publishes prefix + c as this tile's prefix, base[b] = offs[b] + prefix and
+ * tstart[b] = c. Count and flag are one word, so no fence orders them. A tile waits only for
  * tiles drawn before it (the draw is in launch order), which do not wait for it. */
 static void ms_look(Ms *m, Buffer *offs, Buffer *state)
 {
@@ -382,19 +385,65 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
     w->cur = t0;
     lw_store(w, m->base, b, mbin(m, OP_ADD, SK_U32, lw_xload(w, offs, b), px));
+    lw_store(w, m->tstart, b, rx);
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
 
-/* 4. Each element to its place: its bucket's base for the tile, plus its warp's offset
- * in the tile's part of the bucket, plus its rank there (a place past n, which only a
- * wrong offs gives, is not written). */
-static void ms_scatter(Ms *m, Buffer *out)
+/* 4. Where each bucket's part starts in the tile: the exclusive scan of the tile's k
+ * counts (tstart, which ms_look left holding the counts) by warp 0, lane l over the
+ * buckets l*C .. l*C + C - 1 (C = ceil(k / 32)): its sum, the warp's scan of the sums
+ * (shuffles up), then its buckets' starts in order. */
+static void ms_tile_scan(Ms *m)
 {
     Lw *w = m->w;
     Arena *a = m->a;
-    Stmt *tl, *ts, *sl, *ss, *is, *js;
+    Stmt *tl, *ts, *sl, *ss, *is, *ws, *gs;
+    mthreads(m, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, warp), lw_xnat(w, mc(m, 0))), &ws);
+    int64_t C = (m->K + 31) / 32;
+    Buffer *sum, *inc;
+    X *sx = mdecl(m, "mssum", SK_U32, mlit(m, SK_U32, 0), &sum);
+    Nat *j = mseq(m, C, &sl, &ss);
+    Nat *b = nat_add(a, nat_mul(a, lane, mc(m, C)), j);
+    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &gs);
+    lw_store(w, sum, mc(m, 0), mbin(m, OP_ADD, SK_U32, sx, lw_xload(w, m->tstart, b)));
+    w->cur = gs;
+    lw_close_loop(w, sl, ss);
+    X *ix = mdecl(m, "msinc", SK_U32, sx, &inc);
+    for (int d = 1; d < 32; d <<= 1) {
+        X *up = lw_xnew(w, X_SHFL, SK_U32);
+        up->shfl.k = SHFL_UP;
+        up->shfl.val = ix;
+        up->shfl.arg = lw_xnat(w, mc(m, d));
+        X *o = lw_materialise(w, up, "msup");
+        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, mc(m, d)));
+        lw_store(w, inc, mc(m, 0), msel(m, ge, mbin(m, OP_ADD, SK_U32, ix, o), ix));
+    }
+    Buffer *at;
+    X *ax = mdecl(m, "msat", SK_U32, mbin(m, OP_SUB, SK_U32, ix, sx), &at);
+    j = mseq(m, C, &sl, &ss);
+    b = nat_add(a, nat_mul(a, lane, mc(m, C)), j);
+    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    X *cb = lw_materialise(w, lw_xload(w, m->tstart, b), "mscb");
+    lw_store(w, m->tstart, b, ax);
+    lw_store(w, at, mc(m, 0), mbin(m, OP_ADD, SK_U32, ax, cb));
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    w->cur = ws;
+    lw_close_loop(w, tl, ts);
+}
+
+/* 5. The tile in bucket order, in shared memory: each element at its bucket's start in
+ * the tile, plus its warp's offset in the tile's part of the bucket, plus its rank
+ * there; its bucket beside it. */
+static void ms_order(Ms *m)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
     mthreads(m, &tl, &ts);
     Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
     Nat *r = mseq(m, m->IPT, &sl, &ss);
@@ -403,12 +452,37 @@ static void ms_scatter(Ms *m, Buffer *out)
     X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, b, mlit(m, SK_U32, (uint64_t)m->K)), &is);
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
-    X *dst = mbin(m, OP_ADD, SK_U64, mun(m, X_CAST, SK_U64, lw_xload(w, m->base, bi)),
-                  mun(m, X_CAST, SK_U64, mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
-                                              mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff)))));
+    X *q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->tstart, bi),
+                mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
+                     mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff))));
+    Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
+    lw_store(w, m->sval, qi, lw_xload(w, m->val, p));
+    lw_store(w, m->sbk, qi, b);
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* 6. The tile out, coalesced: thread t writes the tile's places t, t + nt, ... (those
+ * below n - tile*TILE: the tile's elements), place q of bucket b to base[b] + q -
+ * tstart[b], so the threads of a warp write consecutive words of a bucket's part. A
+ * place past n, which only wrong offsets give, is not written. */
+static void ms_scatter(Ms *m, Buffer *out)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is, *js;
+    Nat *tid = mthreads(m, &tl, &ts);
+    Nat *j = mseq(m, m->IPT, &sl, &ss);
+    Nat *q = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
+    lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), q), m->n), &is);
+    X *b = lw_materialise(w, lw_xload(w, m->sbk, q), "msbk");
+    Nat *bi = lw_data_index(w, b, mc(m, m->K));
+    X *within = mbin(m, OP_SUB, SK_U32, lw_xnat(w, q), lw_xload(w, m->tstart, bi));
+    X *dst = mbin(m, OP_ADD, SK_U64, mun(m, X_CAST, SK_U64, lw_xload(w, m->base, bi)), mun(m, X_CAST, SK_U64, within));
     X *d = lw_materialise(w, dst, "msdst");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->n))), &js);
-    lw_store(w, out, lw_data_index(w, d, m->n), lw_xload(w, m->val, p));
+    lw_store(w, out, lw_data_index(w, d, m->n), lw_xload(w, m->sval, q));
     w->cur = is;
     (void)js;
     lw_close_loop(w, sl, ss);
@@ -419,8 +493,8 @@ static void ms_scatter(Ms *m, Buffer *out)
  * (earlier ones may compute offs), nothing else computed in it; xs and offs arrays in
  * global memory as they are (data parameters or earlier launches' results). A block per
  * tile, drawn in launch order (lw_draw_tile, as a mapBlock with a lookback), nt
- * threads: ms_clear, ms_rank, ms_look, ms_scatter, the barrier pass putting the
- * __syncthreads between them. */
+ * threads: ms_clear, ms_rank, ms_look, ms_tile_scan, ms_order, ms_scatter, the barrier
+ * pass putting the __syncthreads between them. */
 static void write_multisplit(Lw *w, Expr *e, Acc *c)
 {
     Arena *a = w->a;
@@ -449,13 +523,14 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.W = m.NT / 32;
     m.TILE = m.NT * m.IPT;
     while ((int64_t)1 << m.bits < m.K) m.bits++;
-    int64_t bytes = (m.W + 1) * m.K * 4 + m.TILE * (scalar_info[m.sk].size + 4) + 64;
+    /* the shared buffers (below), each rounded up to 16 bytes by smem.c */
+    int64_t bytes = (m.W + 2) * m.K * 4 + 2 * m.TILE * (scalar_info[m.sk].size + 4) + 8 * 16;
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
-        diag_error(w->d, e->sp, "multisplit(%lld, %lld, %lld): its counts (%lld per warp and bucket) and its tile of "
-                   "%lld elements take %lld bytes of shared memory, more than the %lld a block can have (227 KiB, the "
-                   "opt-in maximum on sm_90); give it fewer buckets, threads or items", (long long)m.K, (long long)m.NT,
-                   (long long)m.IPT, (long long)m.K, (long long)m.TILE, (long long)bytes,
-                   (long long)smem_budget(k, SMEM_OPTIN_MAX));
+        diag_error(w->d, e->sp, "multisplit(%lld, %lld, %lld): its counts (%lld a bucket: one per warp and two) and its "
+                   "tile of %lld elements (twice, with their buckets) take %lld bytes of shared memory, more than the %lld "
+                   "a block can have (227 KiB, the opt-in maximum on sm_90); give it fewer buckets, threads or items",
+                   (long long)m.K, (long long)m.NT, (long long)m.IPT, (long long)(m.W + 2), (long long)m.TILE,
+                   (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
     /* the bucket function is inlined where it is used (mbucket): here it is lowered once,
      * to a list of its own, only to see that it is a function of scalars */
     Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1));
@@ -480,9 +555,14 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.base = lw_shared_buffer(w, "msbase", SK_U32, nat_cst(a, m.K), e->sp);
     m.val = lw_shared_buffer(w, "msval", m.sk, nat_cst(a, m.TILE), e->sp);
     m.info = lw_shared_buffer(w, "msinfo", SK_U32, nat_cst(a, m.TILE), e->sp);
+    m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
+    m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);
+    m.sbk = lw_shared_buffer(w, "mssbk", SK_U32, nat_cst(a, m.TILE), e->sp);
     ms_clear(&m);
     ms_rank(&m, bufs[1]);
     ms_look(&m, bufs[0], state);
+    ms_tile_scan(&m);
+    ms_order(&m);
     ms_scatter(&m, c->buf);
     lw_close_loop(w, blk, bsaved);
 }

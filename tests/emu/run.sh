@@ -467,7 +467,8 @@ fi
 # issue 35 item 1: multisplit. Three launches on the same buffers (the tile counter and
 # the look-back words move to the next epoch), and faults put in by hand: a tile that
 # does not wait for the earlier tiles' words, ranks in a round reversed (not stable),
-# a prefix that stops at an aggregate; each must fail the check where the unedited passes.
+# a prefix that stops at an aggregate, a tile scan of the bucket starts without its
+# first shuffle; each must fail the check where the unedited kernel passes.
 if [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; then
     for n in 4097 100003; do
         relaunch_check "multisplit.rise msU32 -D n=$n" examples/multisplit.rise "--kernel msU32 -D n=$n" "msU32 $n 0"
@@ -494,6 +495,7 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; th
     ms_fault "no wait for the earlier tiles' words" 's/if \(\(\(\(mshi([0-9]+) >> 2u\) == lbepoch([0-9]+)\) && \(\(mshi[0-9]+ & 3u\) != 0u\)\)\)/if (true)/'
     ms_fault "ranks in a round reversed" 's/\(msh([0-9]+) \+ msrk([0-9]+)\)\)/(msh\1 + 31u - msrk\2))/'
     ms_fault "the look-back stops at an aggregate" 's/if \(\(\(mshi([0-9]+) & 3u\) == 2u\)\)/if (((mshi\1 \& 3u) != 0u))/'
+    ms_fault "the tile's bucket starts not carried across lanes" 's/__shfl_up_sync\(0xffffffffu, (msinc[0-9]+), 1\)/0u/'
 fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]
