@@ -360,7 +360,6 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     lw_open_while(w, dv, &wl);
     /* the tile d + 1 before this one */
     Nat *at = nat_add(a, nat_mul(a, nat_sub(a, m->tile, nat_add(a, nat_var(a, dv), mc(m, 1))), mc(m, m->K)), b);
-    Stmt *win = w->cur;
     X *wx = mdecl(m, "msw", SK_U64, NULL, &wd);
     X *hx = mdecl(m, "mshi", SK_U32, NULL, &hi);
     lw_open_while(w, NULL, &pl);
@@ -376,8 +375,7 @@ static void ms_look(Ms *m, Buffer *offs, Buffer *state)
     Stmt *sl2 = lw_snew(w, S_SLEEP);
     sl2->sleep.ns = 32;
     lw_emit(w, sl2);
-    w->cur = win;
-    (void)pl;
+    w->cur = pl;
     lw_store(w, pre, mc(m, 0), mbin(m, OP_ADD, SK_U32, px, mun(m, X_CAST, SK_U32, wx)));
     lw_open_if(w, mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_BAND, SK_U32, hx, mlit(m, SK_U32, 3)), mlit(m, SK_U32, 2)), &ib);
     mjump(m, JK_BREAK);
@@ -483,8 +481,7 @@ static void ms_scatter(Ms *m, Buffer *out)
     X *d = lw_materialise(w, dst, "msdst");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->n))), &js);
     lw_store(w, out, lw_data_index(w, d, m->n), lw_xload(w, m->sval, q));
-    w->cur = is;
-    (void)js;
+    w->cur = is; /* out of both ifs */
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
