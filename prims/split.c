@@ -91,7 +91,7 @@ static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
     ip_eval(c, e->args[1], &ov);
     ip_eval(c, e->args[2], &xs);
     int64_t n = xs.ty->n;
-    int64_t cnt[MS_KMAX] = {0}, at[MS_KMAX];
+    int64_t *cnt = ip_pool_alloc(c, sizeof *cnt * (size_t)k, true), *at = ip_pool_alloc(c, sizeof *at * (size_t)k, false);
     for (int64_t i = 0; i < n; i++) {
         Mark mk = ip_pool_mark(c);
         cnt[ms_bucket(c, e, &xs, i)]++;
