@@ -13,17 +13,17 @@ static __device__ __forceinline__ void patc_poke(unsigned long long *p, unsigned
  *   launch 1 of 3:   msU32_launch0, then msU32_launch1, then msU32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * ((n + 4095) / 4096) x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   grid size:       (g, 1, 1) blocks
  *   shared memory:   1024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 4096 * ((n + 4094) / 4096) + 8208 < 2^31), else long long
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -36,11 +36,11 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__
         __syncthreads();
         {
             const patc_int t4 = threadIdx.x;
-            for (patc_int i5 = 0; i5 < 16; i5 += 1) {
-                unsigned int v6 = xs[min((patc_int)(n - 1), (patc_int)(4096 * b1 + 16 * t4 + i5))];
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                unsigned int v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
                 unsigned int s7 = (v6 & 255u);
                 unsigned int s8 = ((unsigned int)256);
-                unsigned int bin9 = ((((int)(4096 * b1 + 16 * t4 + i5)) < n) ? s7 : s8);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
                 if ((bin9 < ((unsigned int)256))) {
                     long long ix10 = ((long long)bin9);
                     atomicAdd(&s2[ix10], 1u);
@@ -59,17 +59,17 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch0(unsigned int *__
  *   launch 2 of 3:   msU32_launch0, then msU32_launch1, then msU32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * ((n + 4095) / 4096) x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   1024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n + 4095, 256 * ((n + 4094) / 4096) + 512) < 2^31), else long long
+ *                    for a launch where max(n, max(768, 256 * g + 256)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -78,7 +78,7 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
         {
             const patc_int t15 = threadIdx.x;
             unsigned int acc16 = 0u;
-            for (patc_int i17 = 0; i17 < ((n + 4095) / 4096); i17 += 1) {
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
                 acc16 = (acc16 + glob0[(t15 + 256 * i17)]);
             }
             s14[t15] = acc16;
@@ -99,17 +99,17 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *   launch 3 of 3:   msU32_launch0, then msU32_launch1, then msU32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: 256 * ((n + 4095) / 4096) x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 256 * g x unsigned int, glob12: 256 x unsigned int, msstate22: 256 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
  *   shared memory:   43024 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(34832, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(34832, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
@@ -351,17 +351,17 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
  *   launch 1 of 3:   msI32_launch0, then msI32_launch1, then msI32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.i32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * ((n + 511) / 512) x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 511) / 512, 1, 1) blocks
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 512 * ((n + 510) / 512) + 1028 < 2^31), else long long
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) msI32_launch0(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msI32_launch0(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -374,11 +374,11 @@ extern "C" __global__ void __launch_bounds__(128) msI32_launch0(int *__restrict_
         __syncthreads();
         {
             const patc_int t4 = threadIdx.x;
-            for (patc_int i5 = 0; i5 < 4; i5 += 1) {
-                int v6 = xs[min((patc_int)(n - 1), (patc_int)(512 * b1 + 4 * t4 + i5))];
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                int v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
                 unsigned int s7 = ((unsigned int)(v6 % 7));
                 unsigned int s8 = ((unsigned int)7);
-                unsigned int bin9 = ((((int)(512 * b1 + 4 * t4 + i5)) < n) ? s7 : s8);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
                 if ((bin9 < ((unsigned int)7))) {
                     long long ix10 = ((long long)bin9);
                     atomicAdd(&s2[ix10], 1u);
@@ -397,17 +397,17 @@ extern "C" __global__ void __launch_bounds__(128) msI32_launch0(int *__restrict_
  *   launch 2 of 3:   msI32_launch0, then msI32_launch1, then msI32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.i32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * ((n + 511) / 512) x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (7, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n + 511, 7 * ((n + 510) / 512) + 14) < 2^31), else long long
+ *                    for a launch where max(n, max(21, 7 * g + 7)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -416,7 +416,7 @@ extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ 
         {
             const patc_int t15 = threadIdx.x;
             unsigned int acc16 = 0u;
-            for (patc_int i17 = 0; i17 < ((n + 511) / 512); i17 += 1) {
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
                 acc16 = (acc16 + glob0[(t15 + 7 * i17)]);
             }
             s14[t15] = acc16;
@@ -437,17 +437,17 @@ extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ 
  *   launch 3 of 3:   msI32_launch0, then msI32_launch1, then msI32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.i32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.i32 (n x int)
- *   scratch:         glob0: 7 * ((n + 511) / 512) x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 7 * g x unsigned int, glob12: 7 x unsigned int, msstate22: 7 * ((n + 991) / 992) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 991) / 992, 1, 1) blocks
  *   shared memory:   15984 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(12016, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
+ *                    for a launch where max(g, max(12016, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
@@ -673,17 +673,17 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
  *   launch 1 of 3:   msF32_launch0, then msF32_launch1, then msF32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.f32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * ((n + 2047) / 2048) x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
+ *   grid size:       (g, 1, 1) blocks
  *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 2048 * ((n + 2046) / 2048) + 4104 < 2^31), else long long
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -696,11 +696,11 @@ extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restric
         __syncthreads();
         {
             const patc_int t4 = threadIdx.x;
-            for (patc_int i5 = 0; i5 < 8; i5 += 1) {
-                float v6 = xs[min((patc_int)(n - 1), (patc_int)(2048 * b1 + 8 * t4 + i5))];
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                float v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
                 unsigned int s7 = ((unsigned int)(v6 * 16.0f));
                 unsigned int s8 = ((unsigned int)16);
-                unsigned int bin9 = ((((int)(2048 * b1 + 8 * t4 + i5)) < n) ? s7 : s8);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
                 if ((bin9 < ((unsigned int)16))) {
                     long long ix10 = ((long long)bin9);
                     atomicAdd(&s2[ix10], 1u);
@@ -719,17 +719,17 @@ extern "C" __global__ void __launch_bounds__(256) msF32_launch0(float *__restric
  *   launch 2 of 3:   msF32_launch0, then msF32_launch1, then msF32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.f32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * ((n + 2047) / 2048) x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (16, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   64 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n + 2047, 16 * ((n + 2046) / 2048) + 32) < 2^31), else long long
+ *                    for a launch where max(n, max(48, 16 * g + 16)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -738,7 +738,7 @@ extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict
         {
             const patc_int t15 = threadIdx.x;
             unsigned int acc16 = 0u;
-            for (patc_int i17 = 0; i17 < ((n + 2047) / 2048); i17 += 1) {
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
                 acc16 = (acc16 + glob0[(t15 + 16 * i17)]);
             }
             s14[t15] = acc16;
@@ -759,17 +759,17 @@ extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict
  *   launch 3 of 3:   msF32_launch0, then msF32_launch1, then msF32, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.f32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.f32 (n x float)
- *   scratch:         glob0: 16 * ((n + 2047) / 2048) x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 16 * g x unsigned int, glob12: 16 x unsigned int, msstate22: 16 * ((n + 639) / 640) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 639) / 640, 1, 1) blocks
  *   shared memory:   10640 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(8080, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(8080, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
@@ -998,17 +998,17 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
  *   launch 1 of 3:   msU64_launch0, then msU64_launch1, then msU64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * ((n + 2047) / 2048) x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1000, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
+ *   grid size:       (g, 1, 1) blocks
  *   shared memory:   4000 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 2048 * ((n + 2046) / 2048) + 4104 < 2^31), else long long
+ *                    for a launch where max(n / (256 * g) + 3, max(768 * g + 256 * g * (n / (256 * g)) + 256, 1000 * g + 1000)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -1021,11 +1021,11 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long l
         __syncthreads();
         if (threadIdx.x < 256) {
             const patc_int t4 = threadIdx.x;
-            for (patc_int i5 = 0; i5 < 8; i5 += 1) {
-                unsigned long long v6 = xs[min((patc_int)(n - 1), (patc_int)(2048 * b1 + 8 * t4 + i5))];
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                unsigned long long v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
                 unsigned int s7 = (((unsigned int)((v6 * ((unsigned long long)10)) + (v6 / ((unsigned long long)10)))) % 1000u);
                 unsigned int s8 = ((unsigned int)1000);
-                unsigned int bin9 = ((((int)(2048 * b1 + 8 * t4 + i5)) < n) ? s7 : s8);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
                 if ((bin9 < ((unsigned int)1000))) {
                     long long ix10 = ((long long)bin9);
                     atomicAdd(&s2[ix10], 1u);
@@ -1044,17 +1044,17 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch0(unsigned long l
  *   launch 2 of 3:   msU64_launch0, then msU64_launch1, then msU64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * ((n + 2047) / 2048) x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1000, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   4000 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(3000, max(n + 2047, 1000 * ((n + 2046) / 2048) + 2000)) < 2^31), else long long
+ *                    for a launch where max(n, max(3000, 1000 * g + 1000)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -1063,7 +1063,7 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long l
         {
             const patc_int t15 = threadIdx.x;
             unsigned int acc16 = 0u;
-            for (patc_int i17 = 0; i17 < ((n + 2047) / 2048); i17 += 1) {
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
                 acc16 = (acc16 + glob0[(t15 + 1000 * i17)]);
             }
             s14[t15] = acc16;
@@ -1084,17 +1084,17 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long l
  *   launch 3 of 3:   msU64_launch0, then msU64_launch1, then msU64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u64 (n x unsigned long long)
- *   scratch:         glob0: 1000 * ((n + 2047) / 2048) x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 1000 * g x unsigned int, glob12: 1000 x unsigned int, msstate22: 1000 * ((n + 1023) / 1024) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
  *   shared memory:   64592 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(60496, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(60496, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
@@ -1343,17 +1343,17 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
  *   launch 1 of 3:   msI64_launch0, then msI64_launch1, then msI64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.i64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * ((n + 511) / 512) x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 511) / 512, 1, 1) blocks
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 512 * ((n + 510) / 512) + 1028 < 2^31), else long long
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) msI64_launch0(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msI64_launch0(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -1366,11 +1366,11 @@ extern "C" __global__ void __launch_bounds__(128) msI64_launch0(long long *__res
         __syncthreads();
         {
             const patc_int t4 = threadIdx.x;
-            for (patc_int i5 = 0; i5 < 4; i5 += 1) {
-                long long v6 = xs[min((patc_int)(n - 1), (patc_int)(512 * b1 + 4 * t4 + i5))];
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                long long v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
                 unsigned int s7 = ((unsigned int)(v6 & ((long long)1)));
                 unsigned int s8 = ((unsigned int)2);
-                unsigned int bin9 = ((((int)(512 * b1 + 4 * t4 + i5)) < n) ? s7 : s8);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
                 if ((bin9 < ((unsigned int)2))) {
                     long long ix10 = ((long long)bin9);
                     atomicAdd(&s2[ix10], 1u);
@@ -1389,17 +1389,17 @@ extern "C" __global__ void __launch_bounds__(128) msI64_launch0(long long *__res
  *   launch 2 of 3:   msI64_launch0, then msI64_launch1, then msI64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.i64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * ((n + 511) / 512) x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (2, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n + 511, 2 * ((n + 510) / 512) + 4) < 2^31), else long long
+ *                    for a launch where max(n, max(6, 2 * g + 2)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -1408,7 +1408,7 @@ extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restr
         {
             const patc_int t15 = threadIdx.x;
             unsigned int acc16 = 0u;
-            for (patc_int i17 = 0; i17 < ((n + 511) / 512); i17 += 1) {
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
                 acc16 = (acc16 + glob0[(t15 + 2 * i17)]);
             }
             s14[t15] = acc16;
@@ -1429,17 +1429,17 @@ extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restr
  *   launch 3 of 3:   msI64_launch0, then msI64_launch1, then msI64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.i64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.i64 (n x long long)
- *   scratch:         glob0: 2 * ((n + 511) / 512) x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 2 * g x unsigned int, glob12: 2 x unsigned int, msstate22: 2 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (64, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
  *   shared memory:   4672 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(3904, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(3904, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
@@ -1656,17 +1656,17 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
  *   launch 1 of 3:   msF64_launch0, then msF64_launch1, then msF64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.f64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * ((n + 511) / 512) x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 511) / 512, 1, 1) blocks
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 512 * ((n + 510) / 512) + 1028 < 2^31), else long long
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) msF64_launch0(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msF64_launch0(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -1679,11 +1679,11 @@ extern "C" __global__ void __launch_bounds__(128) msF64_launch0(double *__restri
         __syncthreads();
         {
             const patc_int t4 = threadIdx.x;
-            for (patc_int i5 = 0; i5 < 4; i5 += 1) {
-                double v6 = xs[min((patc_int)(n - 1), (patc_int)(512 * b1 + 4 * t4 + i5))];
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                double v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
                 unsigned int s7 = ((unsigned int)(v6 * 5.0));
                 unsigned int s8 = ((unsigned int)5);
-                unsigned int bin9 = ((((int)(512 * b1 + 4 * t4 + i5)) < n) ? s7 : s8);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
                 if ((bin9 < ((unsigned int)5))) {
                     long long ix10 = ((long long)bin9);
                     atomicAdd(&s2[ix10], 1u);
@@ -1702,17 +1702,17 @@ extern "C" __global__ void __launch_bounds__(128) msF64_launch0(double *__restri
  *   launch 2 of 3:   msF64_launch0, then msF64_launch1, then msF64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.f64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * ((n + 511) / 512) x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (5, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   32 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n + 511, 5 * ((n + 510) / 512) + 10) < 2^31), else long long
+ *                    for a launch where max(n, max(15, 5 * g + 5)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s14 = (unsigned int *)(patc_smem + 0);
@@ -1721,7 +1721,7 @@ extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict
         {
             const patc_int t15 = threadIdx.x;
             unsigned int acc16 = 0u;
-            for (patc_int i17 = 0; i17 < ((n + 511) / 512); i17 += 1) {
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
                 acc16 = (acc16 + glob0[(t15 + 5 * i17)]);
             }
             s14[t15] = acc16;
@@ -1742,17 +1742,17 @@ extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict
  *   launch 3 of 3:   msF64_launch0, then msF64_launch1, then msF64, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.f64
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.f64 (n x double)
- *   scratch:         glob0: 5 * ((n + 511) / 512) x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
+ *   scratch:         glob0: 5 * g x unsigned int, glob12: 5 x unsigned int, msstate22: 5 * ((n + 191) / 192) x unsigned long long, msctr23: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (96, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
  *   shared memory:   4752 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(3984, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(3984, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n)
+extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
@@ -1977,17 +1977,17 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
  *   launch 1 of 3:   msOne_launch0, then msOne_launch1, then msOne, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: (n + 511) / 512 x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
- *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
- *   grid size:       ((n + 511) / 512, 1, 1) blocks
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where 512 * ((n + 510) / 512) + 1028 < 2^31), else long long
+ *                    for a launch where max(768 * g + 256 * g * (n / (256 * g)) + 256, n / (256 * g) + 3) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(128) msOne_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n)
+extern "C" __global__ void __launch_bounds__(256) msOne_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s2 = (unsigned int *)(patc_smem + 0);
@@ -2000,9 +2000,9 @@ extern "C" __global__ void __launch_bounds__(128) msOne_launch0(unsigned int *__
         __syncthreads();
         {
             const patc_int t4 = threadIdx.x;
-            for (patc_int i5 = 0; i5 < 4; i5 += 1) {
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
                 unsigned int s6 = ((unsigned int)1);
-                unsigned int bin7 = ((((int)(512 * b1 + 4 * t4 + i5)) < n) ? 0u : s6);
+                unsigned int bin7 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? 0u : s6);
                 if ((bin7 < ((unsigned int)1))) {
                     long long ix8 = ((long long)bin7);
                     atomicAdd(&s2[ix8], 1u);
@@ -2021,17 +2021,17 @@ extern "C" __global__ void __launch_bounds__(128) msOne_launch0(unsigned int *__
  *   launch 2 of 3:   msOne_launch0, then msOne_launch1, then msOne, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: (n + 511) / 512 x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (1, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       (1, 1, 1) blocks
  *   shared memory:   16 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(n + 511, (n + 510) / 512 + 2) < 2^31), else long long
+ *                    for a launch where max(n, max(3, g + 1)) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n)
+extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned int *s12 = (unsigned int *)(patc_smem + 0);
@@ -2040,7 +2040,7 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
         {
             const patc_int t13 = threadIdx.x;
             unsigned int acc14 = 0u;
-            for (patc_int i15 = 0; i15 < ((n + 511) / 512); i15 += 1) {
+            for (patc_int i15 = 0; i15 < g; i15 += 1) {
                 acc14 = (acc14 + glob0[(t13 + i15)]);
             }
             s12[t13] = acc14;
@@ -2062,17 +2062,17 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
  *   launch 3 of 3:   msOne_launch0, then msOne_launch1, then msOne, on one stream, with the same arguments
  *                    (the glob buffers carry the toGlobal results from one launch to the next)
  *   data parameters: xs: n.u32
- *   nat parameters:  n
+ *   nat parameters:  n, g
  *   output:          out: n.u32 (n x unsigned int)
- *   scratch:         glob0: (n + 511) / 512 x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
+ *   scratch:         glob0: g x unsigned int, glob10: 1 x unsigned int, msstate20: (n + 31) / 32 x unsigned long long, msctr21: 1 x unsigned long long
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 31) / 32, 1, 1) blocks
  *   shared memory:   576 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(448, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
+ *                    for a launch where max(g, max(448, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
-extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n)
+extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw23 = (unsigned long long *)(patc_smem + 0);

@@ -302,11 +302,12 @@ done
 echo "filter_pipe.rise filterGtF32Small --input value:0.5 --input random -D n=100003"
 echo "partition_pipe.rise partitionGtI32 --input value:49 --input random -D n=100003"
 echo "partition_pipe.rise partitionGtF32Small --input value:0.5 --input random -D n=100003"
-# issue 35 item 1: multisplit (three launches: counts, offsets, the one-pass multisplit
-# whose blocks run three at a time here, build.sh, so that tiles wait for one another's
-# look-back words), every element type, k = 1, 2, 5, 7, 16, 256, 1000
-for n in 1 31 33 1000 4097 100003; do
-    for k in msU32 msI32 msF32 msU64 msI64 msF64 msOne; do echo "multisplit.rise $k $r1 -D n=$n"; done
+# issue 35 item 1: multisplit (three launches: counts on g blocks, offsets, the one-pass
+# multisplit whose blocks run three at a time here, build.sh, so that tiles wait for one
+# another's look-back words), every element type, k = 1, 2, 5, 7, 16, 256, 1000
+for ng in "1 1" "31 2" "33 1" "1000 3" "4097 5" "100003 7"; do
+    set -- $ng
+    for k in msU32 msI32 msF32 msU64 msI64 msF64 msOne; do echo "multisplit.rise $k $r1 -D n=$1 -D g=$2"; done
 done
 }
 
@@ -471,9 +472,9 @@ fi
 # first shuffle; each must fail the check where the unedited kernel passes.
 if [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; then
     for n in 4097 100003; do
-        relaunch_check "multisplit.rise msU32 -D n=$n" examples/multisplit.rise "--kernel msU32 -D n=$n" "msU32 $n 0"
+        relaunch_check "multisplit.rise msU32 -D n=$n -D g=3" examples/multisplit.rise "--kernel msU32 -D n=$n -D g=3" "msU32 $n 3"
     done
-    mf=(examples/multisplit.rise --kernel msI32 -D n=100003)
+    mf=(examples/multisplit.rise --kernel msI32 -D n=100003 -D g=7)
     "$PATC" --emit-cuda "${mf[@]}" >"$TMP/ms.cu"
     ms_fault() { # NAME SED-EXPRESSION
         sed -E -e "$2" "$TMP/ms.cu" >"$TMP/msf.cu"

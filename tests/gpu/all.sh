@@ -916,18 +916,18 @@ fi # section h
 if sec m; then
 for n in 1 31 33 1000 4097 1048583 16777219; do
   bg_check gpu multisplit.rise msU32 "$n/0:65535" 'max relative error: [^ ]*' \
-    "$PATC" run examples/multisplit.rise --kernel msU32 --input random:0:65535 --check-against-cpu -D n=$n
+    "$PATC" run examples/multisplit.rise --kernel msU32 --input random:0:65535 --check-against-cpu -D n=$n -D g=264
   for k in msI32 msF32 msU64 msI64 msF64 msOne; do
     [ $n = 16777219 ] && [ $k != msF32 ] && [ $k != msI32 ] && continue
-    run_case gpu multisplit.rise $k $n 1 -D n=$n
+    run_case gpu multisplit.rise $k $n 1 -D n=$n -D g=264
   done
 done
 collect
 for tool in memcheck racecheck synccheck; do
-  for n in 1 4097 100003; do san $tool multisplit.rise msU32 1 -D n=$n; done
-  san $tool multisplit.rise msI32 1 -D n=100003
-  san $tool multisplit.rise msU64 1 -D n=100003
-  san $tool multisplit.rise msF64 1 -D n=33
+  for n in 1 4097 100003; do san $tool multisplit.rise msU32 1 -D n=$n -D g=7; done
+  san $tool multisplit.rise msI32 1 -D n=100003 -D g=7
+  san $tool multisplit.rise msU64 1 -D n=100003 -D g=7
+  san $tool multisplit.rise msF64 1 -D n=33 -D g=1
 done
 fi # section m
 
