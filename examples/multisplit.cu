@@ -2286,3 +2286,353 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         }
     }
 }
+
+/* kernel msWide_launch0
+ *   launch 1 of 3:   msWide_launch0, then msWide_launch1, then msWide, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (g, 1, 1) blocks
+ *   shared memory:   16384 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n / (256 * g) + 3, max(blockDim.x + 4096, max(768 * g + 256 * g * (n / (256 * g)) + 256, 4096 * g + 4096))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) msWide_launch0(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s2 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b1 = blockIdx.x;
+        for (patc_int t3 = threadIdx.x; t3 < 4096; t3 += 1024) {
+            s2[t3] = 0u;
+        }
+        __syncthreads();
+        if (threadIdx.x < 256) {
+            const patc_int t4 = threadIdx.x;
+            for (patc_int i5 = 0; i5 < ((n + 256 * g - 1) / (256 * g)); i5 += 1) {
+                unsigned int v6 = xs[min((patc_int)(n - 1), (patc_int)(256 * g * i5 + 256 * b1 + t4))];
+                unsigned int s7 = (v6 & 4095u);
+                unsigned int s8 = ((unsigned int)4096);
+                unsigned int bin9 = ((((int)(256 * g * i5 + 256 * b1 + t4)) < n) ? s7 : s8);
+                if ((bin9 < ((unsigned int)4096))) {
+                    long long ix10 = ((long long)bin9);
+                    atomicAdd(&s2[ix10], 1u);
+                }
+            }
+        }
+        __syncthreads();
+        for (patc_int t11 = threadIdx.x; t11 < 4096; t11 += 1024) {
+            glob0[(4096 * b1 + t11)] = s2[t11];
+        }
+    }
+}
+
+/* kernel msWide_launch1
+ *   launch 2 of 3:   msWide_launch0, then msWide_launch1, then msWide, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       (1, 1, 1) blocks
+ *   shared memory:   16384 bytes
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(n, max(blockDim.x + 4096, max(12288, 4096 * g + 4096))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) msWide_launch1(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *s14 = (unsigned int *)(patc_smem + 0);
+    {
+        const patc_int b13 = blockIdx.x;
+        for (patc_int t15 = threadIdx.x; t15 < 4096; t15 += 1024) {
+            unsigned int acc16 = 0u;
+            for (patc_int i17 = 0; i17 < g; i17 += 1) {
+                acc16 = (acc16 + glob0[(t15 + 4096 * i17)]);
+            }
+            s14[t15] = acc16;
+        }
+        __syncthreads();
+        if (threadIdx.x < 1) {
+            const patc_int t18 = threadIdx.x;
+            unsigned int acc19 = 0u;
+            for (patc_int i20 = 0; i20 < 4096; i20 += 1) {
+                glob12[(4096 * b13 + 4096 * t18 + i20)] = acc19;
+                acc19 = (acc19 + s14[i20]);
+            }
+        }
+    }
+}
+
+/* kernel msWide
+ *   launch 3 of 3:   msWide_launch0, then msWide_launch1, then msWide, on one stream, with the same arguments
+ *                    (the glob buffers carry the toGlobal results from one launch to the next)
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n, g
+ *   output:          out: n.u32 (n x unsigned int)
+ *   scratch:         glob0: 4096 * g x unsigned int, glob12: 4096 x unsigned int, msstate22: 4096 * ((n + 2047) / 2048) x unsigned long long, msctr23: 1 x unsigned long long
+ *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
+ *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
+ *   shared memory:   196624 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max(g, max(188432, max(8192 * ((n + 2046) / 2048) + 16640, max(4096 * nwarps + 4096, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
+    unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
+    unsigned int *msval31 = (unsigned int *)(patc_smem + 131088);
+    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 139280);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 147472);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 163856);
+    unsigned int *mssval34 = (unsigned int *)(patc_smem + 180240);
+    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 188432);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
+        unsigned long long lbd26 = atomicAdd(&msctr23[0], 1ull);
+        if ((((unsigned int)lbd26) == (((patc_int)gridDim.x) * ((patc_int)gridDim.y) * ((patc_int)gridDim.z) - 1))) {
+            msctr23[0] = (((lbd26 >> 32u) << 32u) + 4294967296ull);
+        }
+        lbdraw25[0] = lbd26;
+    }
+    __syncthreads();
+    unsigned int lbtile27 = ((unsigned int)lbdraw25[0]);
+    unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
+    {
+        const patc_int b24 = lbtile27;
+        {
+            const patc_int t36 = threadIdx.x;
+            for (patc_int i37 = 0; i37 < 128; i37 += 1) {
+                if (((t36 + 256 * i37) < 32768)) {
+                    mshist29[(t36 + 256 * i37)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = true;
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                    }
+                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
+                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
+                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct57 = __popc(mspm43);
+                    long long ix58 = ((long long)msb42);
+                    unsigned int msh59 = 0u;
+                    if (msok40) {
+                        msh59 = mshist29[(4096 * warp + ix58)];
+                    }
+                    __syncwarp();
+                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
+                        mshist29[(4096 * warp + ix58)] = (msh59 + msct57);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
+                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
+                }
+            }
+        } else {
+            {
+                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
+                    unsigned int msx41 = 0u;
+                    if (msok40) {
+                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                    }
+                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
+                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
+                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
+                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
+                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
+                    unsigned int msct57 = __popc(mspm43);
+                    long long ix58 = ((long long)msb42);
+                    unsigned int msh59 = 0u;
+                    if (msok40) {
+                        msh59 = mshist29[(4096 * warp + ix58)];
+                    }
+                    __syncwarp();
+                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
+                        mshist29[(4096 * warp + ix58)] = (msh59 + msct57);
+                    }
+                    __syncwarp();
+                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
+                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t60 = threadIdx.x;
+            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
+                if (((t60 + 256 * i61) < 4096)) {
+                    unsigned int msrun62 = 0u;
+                    for (patc_int i63 = 0; i63 < 8; i63 += 1) {
+                        unsigned int msc64 = mshist29[(t60 + 256 * i61 + 4096 * i63)];
+                        mshist29[(t60 + 256 * i61 + 4096 * i63)] = msrun62;
+                        msrun62 = (msrun62 + msc64);
+                    }
+                    unsigned int mspre65 = 0u;
+                    if ((b24 < 1)) {
+                        patc_poke(&msstate22[(4096 * b24 + t60 + 256 * i61)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun62)));
+                    }
+                    if ((!(b24 < 1))) {
+                        patc_poke(&msstate22[(4096 * b24 + t60 + 256 * i61)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun62)));
+                        for (patc_int msd66 = 0; ; msd66 += 1) {
+                            unsigned long long msw67;
+                            unsigned int mshi68;
+                            for (;;) {
+                                msw67 = patc_peek(&msstate22[(4096 * b24 + t60 + 256 * i61 - 4096 * msd66 - 4096)]);
+                                mshi68 = ((unsigned int)(msw67 >> 32u));
+                                if ((((mshi68 >> 2u) == lbepoch28) && ((mshi68 & 3u) != 0u))) {
+                                    break;
+                                }
+                                __nanosleep(32);
+                            }
+                            mspre65 = (mspre65 + ((unsigned int)msw67));
+                            if (((mshi68 & 3u) == 2u)) {
+                                break;
+                            }
+                        }
+                        patc_poke(&msstate22[(4096 * b24 + t60 + 256 * i61)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre65 + msrun62))));
+                    }
+                    msbase30[(t60 + 256 * i61)] = (glob12[(t60 + 256 * i61)] + mspre65);
+                    mststart33[(t60 + 256 * i61)] = msrun62;
+                }
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int mssum70 = 0u;
+                for (patc_int i71 = 0; i71 < 128; i71 += 1) {
+                    if (((128 * lane + i71) < 4096)) {
+                        mssum70 = (mssum70 + mststart33[(128 * lane + i71)]);
+                    }
+                }
+                unsigned int msinc72 = mssum70;
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc72, 1);
+                msinc72 = ((lane >= 1) ? (msinc72 + msup73) : msinc72);
+                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc72, 2);
+                msinc72 = ((lane >= 2) ? (msinc72 + msup74) : msinc72);
+                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc72, 4);
+                msinc72 = ((lane >= 4) ? (msinc72 + msup75) : msinc72);
+                unsigned int msup76 = __shfl_up_sync(0xffffffffu, msinc72, 8);
+                msinc72 = ((lane >= 8) ? (msinc72 + msup76) : msinc72);
+                unsigned int msup77 = __shfl_up_sync(0xffffffffu, msinc72, 16);
+                msinc72 = ((lane >= 16) ? (msinc72 + msup77) : msinc72);
+                unsigned int msat78 = (msinc72 - mssum70);
+                for (patc_int i79 = 0; i79 < 128; i79 += 1) {
+                    if (((128 * lane + i79) < 4096)) {
+                        unsigned int mscb80 = mststart33[(128 * lane + i79)];
+                        mststart33[(128 * lane + i79)] = msat78;
+                        msat78 = (msat78 + mscb80);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
+                unsigned int msi83 = msinfo32[(lane + 256 * warp + 32 * i82)];
+                unsigned int msbk84 = (msi83 >> 16u);
+                if ((msbk84 < 4096u)) {
+                    long long ix85 = ((long long)msbk84);
+                    long long ix86 = ((long long)(mststart33[ix85] + (mshist29[(4096 * warp + ix85)] + (msi83 & 65535u))));
+                    mssval34[ix86] = msval31[(lane + 256 * warp + 32 * i82)];
+                    mssbk35[ix86] = msbk84;
+                }
+            }
+        }
+        __syncthreads();
+        if (((2048 * b24 + 2047) < n)) {
+            {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                    {
+                        unsigned int msbk89 = mssbk35[(t87 + 256 * i88)];
+                        long long ix90 = ((long long)msbk89);
+                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t87 + 256 * i88) - mststart33[ix90])));
+                        if ((msdst91 < ((unsigned long long)n))) {
+                            long long ix92 = ((long long)msdst91);
+                            out[ix92] = mssval34[(t87 + 256 * i88)];
+                        }
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t87 = threadIdx.x;
+                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                    if (((2048 * b24 + t87 + 256 * i88) < n)) {
+                        unsigned int msbk89 = mssbk35[(t87 + 256 * i88)];
+                        long long ix90 = ((long long)msbk89);
+                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t87 + 256 * i88) - mststart33[ix90])));
+                        if ((msdst91 < ((unsigned long long)n))) {
+                            long long ix92 = ((long long)msdst91);
+                            out[ix92] = mssval34[(t87 + 256 * i88)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

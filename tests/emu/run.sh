@@ -304,11 +304,12 @@ echo "partition_pipe.rise partitionGtI32 --input value:49 --input random -D n=10
 echo "partition_pipe.rise partitionGtF32Small --input value:0.5 --input random -D n=100003"
 # issue 35 item 1: multisplit (three launches: counts on g blocks, offsets, the one-pass
 # multisplit whose blocks run three at a time here, build.sh, so that tiles wait for one
-# another's look-back words), every element type, k = 1, 2, 5, 7, 16, 256, 1000
+# another's look-back words), every element type, k = 1, 2, 5, 7, 16, 256, 1000, 4096
 for ng in "1 1" "31 2" "33 1" "1000 3" "4097 5" "100003 7"; do
     set -- $ng
     for k in msU32 msI32 msF32 msU64 msI64 msF64 msOne; do echo "multisplit.rise $k $r1 -D n=$1 -D g=$2"; done
 done
+for n in 4097 100003; do echo "multisplit.rise msWide --input random:0:65535 -D n=$n -D g=3"; done
 }
 
 echo "0 0" >"$TMP/counts"

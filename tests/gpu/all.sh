@@ -911,12 +911,15 @@ fi # section h
 
 # issue 35 item 1: multisplit. The stable k-way partition (examples/multisplit.rise,
 # three launches) of every element type against the interpreter: u32 keys over all 256
-# buckets of their low byte (random:0:65535), the others `random` (integers 0..99,
-# floats in [0, 1)) into 1 to 1000 buckets; then the sanitizers at several n.
+# buckets of their low byte and msWide's over 4096 (random:0:65535), the others `random`
+# (integers 0..99, floats in [0, 1)) into 1 to 1000 buckets; then the sanitizers at
+# several n.
 if sec m; then
 for n in 1 31 33 1000 4097 1048583 16777219; do
-  bg_check gpu multisplit.rise msU32 "$n/0:65535" 'max relative error: [^ ]*' \
-    "$PATC" run examples/multisplit.rise --kernel msU32 --input random:0:65535 --check-against-cpu -D n=$n -D g=264
+  for k in msU32 msWide; do
+    bg_check gpu multisplit.rise $k "$n/0:65535" 'max relative error: [^ ]*' \
+      "$PATC" run examples/multisplit.rise --kernel $k --input random:0:65535 --check-against-cpu -D n=$n -D g=264
+  done
   for k in msI32 msF32 msU64 msI64 msF64 msOne; do
     [ $n = 16777219 ] && [ $k != msF32 ] && [ $k != msI32 ] && continue
     run_case gpu multisplit.rise $k $n 1 -D n=$n -D g=264
@@ -928,6 +931,7 @@ for tool in memcheck racecheck synccheck; do
   san $tool multisplit.rise msI32 1 -D n=100003 -D g=7
   san $tool multisplit.rise msU64 1 -D n=100003 -D g=7
   san $tool multisplit.rise msF64 1 -D n=33 -D g=1
+  san $tool multisplit.rise msWide 1 -D n=100003 -D g=7
 done
 fi # section m
 
