@@ -44,6 +44,7 @@ typedef enum {
     PF_WARP,   /* a warp shuffle of a warp array */
     PF_GRID,   /* a grid-wide step (the grid's last block) */
     PF_SCALAR, /* an operation on scalars */
+    PF_SPLIT,  /* a kernel of its own that partitions by a computed bucket (multisplit) */
 } PrimFamily;
 
 /* "none" in the level and shuffle columns */
@@ -123,6 +124,8 @@ typedef enum {
     X(P_PARTITIONSTABLETO, "partitionStableTo", 0, 2, 0, NOLVL,   NOSHFL,    (0, 0),    PF_MEMORY) \
     /* atomics (issue 33 item 2): accumulate(k)(op)(init)(pairs of (bin, value)) : k.t */     \
     X(P_ACCUMULATE,      "accumulate",      1, 3, 0, NOLVL,       NOSHFL,    (2, 0, 0), PF_MEMORY) \
+    /* the stable k-way partition (issue 35 item 1): multisplit(k, nt, ipt)(bucket)(offs)(xs) */ \
+    X(P_MULTISPLIT,      "multisplit",      3, 3, 0, NOLVL,       NOSHFL,    (1, 0, 0), PF_SPLIT)  \
     SCALAR_FORMS(X)
 
 /* The scalar forms of issue 11 (RISE names): select, the casts (named by their target

@@ -181,6 +181,9 @@ X *lw_materialise(Lw *w, X *x, const char *prefix);
  * the scratch for the next launch and returns to saved, the list open returned */
 Stmt *lw_last_open(Lw *w, Buffer *part, Buffer *ticket, Span sp);
 void lw_last_close(Lw *w, Buffer *part, Buffer *ticket, Stmt *saved);
+/* prims/warp.c: blk (a mapBlock's loop in the kernel's body) draws its tile from the
+ * counter ctr in launch order, as a mapBlock with a lookback; *epoch: the launch's epoch */
+void lw_draw_tile(Lw *w, Stmt *blk, Buffer *ctr, Span sp, Buffer **epoch);
 void lw_store(Lw *w, Buffer *b, Nat *i, X *x);
 Nat *lw_data_index(Lw *w, X *x, Nat *len);
 void lw_bind(Lw *w, Binder *b, LwVal *v);

@@ -695,6 +695,9 @@ static void draw_tile(Lw *w, Stmt *blk, Buffer *ctr, Span sp, Buffer **epoch)
     blk->loop.draw = tile;
 }
 
+/* draw_tile for a lowering that opens its mapBlock's loop itself (prims/split.c) */
+void lw_draw_tile(Lw *w, Stmt *blk, Buffer *ctr, Span sp, Buffer **epoch) { draw_tile(w, blk, ctr, sp, epoch); }
+
 /* The decoupled look-back (seed 001, Merrill & Garland), run by warp 0 of the block:
  * tile 0 publishes its aggregate as its inclusive prefix at once; another tile
  * publishes its aggregate (A), then reads windows of the 32 tiles before it, lane l of

@@ -1476,6 +1476,100 @@ START_TEST(test_select_pipe)
 }
 END_TEST
 
+/* multisplit's meaning (issue 35 item 1): the elements by bucket, buckets in order, each
+ * bucket's elements in input order, from the given offsets; checked at ragged sizes and
+ * for each element type against a counting sort written here. A bucket out of range and
+ * offsets that are not the exclusive scan of the counts are errors. */
+typedef struct MsCase {
+    const char *ty, *bucket; /* the element type; bucket(x) for x >= 0 */
+    ScalarKind sk;
+    int k;
+} MsCase;
+
+/* element i of the test input: a value 0..999, as sk, into p */
+static void ms_put(ScalarKind sk, void *p, int64_t i, uint32_t v)
+{
+    switch (sk) {
+    case SK_U32: ((uint32_t *)p)[i] = v; return;
+    case SK_I32: ((int32_t *)p)[i] = (int32_t)v; return;
+    case SK_F32: ((float *)p)[i] = (float)v / 1000.0f; return;
+    case SK_U64: ((uint64_t *)p)[i] = (uint64_t)v << 33 | v; return;
+    case SK_I64: ((int64_t *)p)[i] = (int64_t)v; return;
+    case SK_F64: ((double *)p)[i] = (double)v / 1000.0; return;
+    default: ck_abort_msg("ms_put: no such case");
+    }
+}
+
+START_TEST(test_multisplit)
+{
+    static const MsCase cases[] = {
+        {"u32", "fun(x => x & 255u)", SK_U32, 256},        {"i32", "fun(x => u32(x % 7))", SK_I32, 7},
+        {"f32", "fun(x => u32(x * 16.0f))", SK_F32, 16},   {"u64", "fun(x => u32(x % u64(1000)))", SK_U64, 1000},
+        {"i64", "fun(x => u32(x & i64(1)))", SK_I64, 2},   {"f64", "fun(x => u32(x * 5.0))", SK_F64, 5},
+    };
+    static const int64_t sizes[] = {1, 31, 33, 1000, 4097};
+    char err[256] = "", src[512];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const MsCase *m = &cases[c];
+        size_t es = scalar_info[m->sk].size;
+        snprintf(src, sizeof src, "kernel k = nFun(n => fun(%d.u32)(offs => fun(n.%s)(xs => "
+                 "xs |> multisplit(%d, 64, 3)(%s)(offs))))", m->k, m->ty, m->k, m->bucket);
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int64_t n = sizes[si];
+            unsigned char *xs = malloc((size_t)n * es), *out = malloc((size_t)n * es), *want = malloc((size_t)n * es);
+            uint32_t *vals = malloc((size_t)n * sizeof *vals), offs[1000] = {0}, at[1000];
+            uint32_t r = 12345u + (uint32_t)c;
+            for (int64_t i = 0; i < n; i++) {
+                r = r * 1103515245u + 12345u;
+                vals[i] = (r >> 8) % 1000u;
+                ms_put(m->sk, xs, i, vals[i]);
+            }
+            /* the buckets as the kernel's functions compute them, from the values */
+            uint32_t *bk = malloc((size_t)n * sizeof *bk);
+            for (int64_t i = 0; i < n; i++) {
+                uint32_t v = vals[i];
+                bk[i] = m->sk == SK_U32 ? v & 255u : m->sk == SK_I32 ? v % 7u : m->sk == SK_F32 ? (uint32_t)((float)v / 1000.0f * 16.0f)
+                        : m->sk == SK_U64 ? (uint32_t)((((uint64_t)v << 33) | v) % 1000u) : m->sk == SK_I64 ? v & 1u
+                        : (uint32_t)((double)v / 1000.0 * 5.0);
+                offs[bk[i]]++;
+            }
+            uint32_t sum = 0;
+            for (int b = 0; b < m->k; b++) {
+                uint32_t cb = offs[b];
+                offs[b] = at[b] = sum;
+                sum += cb;
+            }
+            for (int64_t i = 0; i < n; i++) memcpy(want + (size_t)at[bk[i]]++ * es, xs + (size_t)i * es, es);
+            const Define dn[] = {{"n", n}};
+            const void *in[2] = {offs, xs};
+            ck_assert_msg(run_src(src, dn, 1, in, out, err, sizeof err), "%s n=%lld: %s", m->ty, (long long)n, err);
+            ck_assert_msg(!memcmp(out, want, (size_t)n * es), "%s n=%lld: not the stable split", m->ty, (long long)n);
+            /* offsets one off: an error */
+            if (m->k > 1) {
+                offs[1]++;
+                ck_assert(!run_src(src, dn, 1, in, out, err, sizeof err));
+                ck_assert_msg(strstr(err, "multisplit: the offsets given are not the exclusive scan of the buckets' counts"),
+                              "%s", err);
+            }
+            free(xs);
+            free(out);
+            free(want);
+            free(vals);
+            free(bk);
+        }
+    }
+    /* a bucket past k: an error naming the element */
+    static const uint32_t ys[3] = {1, 2, 9}, yo[4] = {0, 1, 2, 3};
+    const void *in[2] = {yo, ys};
+    const Define d3[] = {{"n", 3}};
+    uint32_t o3[3];
+    ck_assert(!run_src("kernel k = nFun(n => fun(4.u32)(offs => fun(n.u32)(xs => xs |> multisplit(4, 32, 1)(fun(x => x))(offs))))",
+                       d3, 1, in, o3, err, sizeof err));
+    ck_assert_msg(strstr(err, "multisplit: the bucket function gives 9 for element 2, but there are 4 buckets (0..3)"), "%s",
+                  err);
+}
+END_TEST
+
 START_TEST(test_concat_padempty_generate)
 {
     float out[10];
@@ -1545,6 +1639,7 @@ static Suite *interp_suite(void)
     tcase_add_test(tc, test_lookback);
     tcase_add_test(tc, test_scan_pipe);
     tcase_add_test(tc, test_select_pipe);
+    tcase_add_test(tc, test_multisplit);
     tcase_add_test(tc, test_concat_padempty_generate);
     tcase_add_test(tc, test_nested_views);
     tcase_add_test(tc, test_pairs_as_data);

@@ -27,11 +27,15 @@ if [ -n "${EMU_CUDA:-}" ]; then cp "$EMU_CUDA" "$tmp/k.cu"; else "$PATC" --emit-
     echo 'PATC_EMU_KERNELS_BEGIN'
     # each kernel with how many blocks run at once: 3 for one with mbarriers (the pipe
     # kernels' persistent blocks share the tiles, so their look-back waits for another
-    # block's tiles) and only dynamic shared memory, 1 for the rest (a static __shared__
-    # array is one copy, which blocks at once would share)
+    # block's tiles) or with multisplit's look-back words among its parameters (msstate:
+    # its tiles' look-back over k counters then waits for tiles still running; the
+    # launches before it share the parameters, and run so too) and only dynamic shared
+    # memory, 1 for the rest (a static __shared__ array is one copy, which blocks at once
+    # would share)
     awk 'function emit() { if (k != "") print "PATC_EMU_KERNEL(" k ", " (mb && !st ? 3 : 1) ")" }
          /__global__ void/ { emit(); k = $0; sub(/__launch_bounds__\([0-9, ]*\)/, "", k); sub(/\(.*/, "", k); sub(/.* /, "", k); mb = st = 0 }
          /patc_mb_init\(/ && k != "" { mb = 1 }
+         /__global__ void.*msstate[0-9]+,/ { mb = 1 }
          /__shared__/ && !/extern __shared__/ && k != "" { st = 1 }
          END { emit() }' "$tmp/k.cu"
     echo 'PATC_EMU_KERNELS_END'

@@ -302,6 +302,14 @@ done
 echo "filter_pipe.rise filterGtF32Small --input value:0.5 --input random -D n=100003"
 echo "partition_pipe.rise partitionGtI32 --input value:49 --input random -D n=100003"
 echo "partition_pipe.rise partitionGtF32Small --input value:0.5 --input random -D n=100003"
+# issue 35 item 1: multisplit (three launches: counts on g blocks, offsets, the one-pass
+# multisplit whose blocks run three at a time here, build.sh, so that tiles wait for one
+# another's look-back words), every element type, k = 1, 2, 5, 7, 16, 256, 1000, 4096
+for ng in "1 1" "31 2" "33 1" "1000 3" "4097 5" "100003 7"; do
+    set -- $ng
+    for k in msU32 msI32 msF32 msU64 msI64 msF64 msOne; do echo "multisplit.rise $k $r1 -D n=$1 -D g=$2"; done
+done
+for n in 4097 100003; do echo "multisplit.rise msWide --input random:0:65535 -D n=$n -D g=3"; done
 }
 
 echo "0 0" >"$TMP/counts"
@@ -481,6 +489,39 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "partition_given wrong count" =~ $EMU_ONLY ]]; t
         sed 's/^/    /' "$TMP/build.err" | head -5
         fails=$((fails + 1))
     fi
+fi
+# issue 35 item 1: multisplit. Three launches on the same buffers (the tile counter and
+# the look-back words move to the next epoch), and faults put in by hand: a tile that
+# does not wait for the earlier tiles' words, ranks in a round reversed (not stable),
+# a prefix that stops at an aggregate, a tile scan of the bucket starts without its
+# first shuffle; each must fail the check where the unedited kernel passes.
+if [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; then
+    for n in 4097 100003; do
+        relaunch_check "multisplit.rise msU32 -D n=$n -D g=3" examples/multisplit.rise "--kernel msU32 -D n=$n -D g=3" "msU32 $n 3"
+    done
+    mf=(examples/multisplit.rise --kernel msI32 -D n=100003 -D g=7)
+    "$PATC" --emit-cuda "${mf[@]}" >"$TMP/ms.cu"
+    ms_fault() { # NAME SED-EXPRESSION
+        sed -E -e "$2" "$TMP/ms.cu" >"$TMP/msf.cu"
+        if cmp -s "$TMP/ms.cu" "$TMP/msf.cu"; then
+            echo "FAIL: multisplit fault $1: the edit changed nothing"
+            fails=$((fails + 1))
+        elif ! EMU_CUDA="$TMP/msf.cu" bash tests/emu/build.sh "$PATC" "$TMP/msf.so" "${mf[@]}" 2>"$TMP/build.err"; then
+            echo "FAIL: multisplit fault $1: the edited kernel does not build"
+            fails=$((fails + 1))
+        elif (FAKECUDA_EMULATE="$TMP/msf.so" LD_LIBRARY_PATH=$FAKE "${preload[@]}" "$PATC" run "${mf[@]}" --input random \
+                --check-against-cpu >"$TMP/out" 2>&1; exit $?) 2>/dev/null; then
+            echo "FAIL: multisplit fault $1: not caught (the check passed)"
+            fails=$((fails + 1))
+        else
+            echo "multisplit fault $1: caught"
+            passes=$((passes + 1))
+        fi
+    }
+    ms_fault "no wait for the earlier tiles' words" 's/if \(\(\(\(mshi([0-9]+) >> 2u\) == lbepoch([0-9]+)\) && \(\(mshi[0-9]+ & 3u\) != 0u\)\)\)/if (true)/'
+    ms_fault "ranks in a round reversed" 's/\(msh([0-9]+) \+ msrk([0-9]+)\)\)/(msh\1 + 31u - msrk\2))/'
+    ms_fault "the look-back stops at an aggregate" 's/if \(\(\(mshi([0-9]+) & 3u\) == 2u\)\)/if (((mshi\1 \& 3u) != 0u))/'
+    ms_fault "the tile's bucket starts not carried across lanes" 's/__shfl_up_sync\(0xffffffffu, (msinc[0-9]+), 1\)/0u/'
 fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]

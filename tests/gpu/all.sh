@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdahw: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdahwm: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
 # --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
@@ -32,6 +32,9 @@
 #    patc_algo_* filter and partitions) of every type against CUB (tests/gpu/algo_check.cu),
 #    aligned and unaligned, the pipe kernels through tuning files, 1000 back-to-back scans,
 #    and the sanitizers;
+# m. (issue 35 item 1) multisplit (examples/multisplit.rise: counts, offsets and the
+#    one-pass multisplit with its look-back over k counters) of every element type
+#    against the interpreter at 1 .. 2^24+3, and its sanitizers.
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
@@ -49,7 +52,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345pxycdahw want=
+bench=1 quick=0 scans_only=0 sections=1et2345pxycdahwm want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -916,6 +919,32 @@ for tool in memcheck racecheck synccheck; do
   record $tool histogram.rise histU32 "skewed -D n=100003 -D g=9" $rc "$(echo "$o" | grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY')"
 done
 fi # section h
+
+# issue 35 item 1: multisplit. The stable k-way partition (examples/multisplit.rise,
+# three launches) of every element type against the interpreter: u32 keys over all 256
+# buckets of their low byte and msWide's over 4096 (random:0:65535), the others `random`
+# (integers 0..99, floats in [0, 1)) into 1 to 1000 buckets; then the sanitizers at
+# several n.
+if sec m; then
+for n in 1 31 33 1000 4097 1048583 16777219; do
+  for k in msU32 msWide; do
+    bg_check gpu multisplit.rise $k "$n/0:65535" 'max relative error: [^ ]*' \
+      "$PATC" run examples/multisplit.rise --kernel $k --input random:0:65535 --check-against-cpu -D n=$n -D g=264
+  done
+  for k in msI32 msF32 msU64 msI64 msF64 msOne; do
+    [ $n = 16777219 ] && [ $k != msF32 ] && [ $k != msI32 ] && continue
+    run_case gpu multisplit.rise $k $n 1 -D n=$n -D g=264
+  done
+done
+collect
+for tool in memcheck racecheck synccheck; do
+  for n in 1 4097 100003; do san $tool multisplit.rise msU32 1 -D n=$n -D g=7; done
+  san $tool multisplit.rise msI32 1 -D n=100003 -D g=7
+  san $tool multisplit.rise msU64 1 -D n=100003 -D g=7
+  san $tool multisplit.rise msF64 1 -D n=33 -D g=1
+  san $tool multisplit.rise msWide 1 -D n=100003 -D g=7
+done
+fi # section m
 
 if sec w; then # issue 36: the Python package (python/) on PyTorch and CuPy
   if [ -n "${PATC_WHEEL:-}" ]; then

@@ -1,0 +1,570 @@
+/* split.c: multisplit (PF_SPLIT), the stable k-way partition of issue 35: each element
+ * goes to the bucket a function of it names, the buckets one after another in the
+ * output, the elements of a bucket in input order. One launch, given where each bucket
+ * starts (an exclusive scan of the buckets' counts from an earlier launch, as
+ * partitionStableTo is given its count); the tiles hand their per-bucket counts to one
+ * another through a look-back over k counters. */
+#include "prims.h"
+
+/* The most buckets: the kernel keeps a count per warp and bucket in shared memory
+ * ((w + 1) * k words), and the tile words of the look-back are k per tile. */
+#define MS_KMAX 4096
+
+/* ---------------------------------------------------------------- the type rule */
+
+/* multisplit(k, nt, ipt)(bucket)(offs)(xs) : (t -> u32) -> k.u32 -> n.t -> n.t, t a
+ * scalar (f32 i32 u32 f64 i64 u64): element xs[i] goes to offs[b] + (the number of j < i
+ * with bucket(xs[j]) = b), b = bucket(xs[i]) in 0..k-1; offs must be the exclusive scan
+ * of the buckets' counts (an earlier launch's result: a histogram, then a scan). k (1 to
+ * MS_KMAX buckets), nt (threads a block, a multiple of 32 up to 1024) and ipt (items a
+ * thread, 1 to 32) are constants: the kernel's tiles are nt*ipt elements. It is a kernel
+ * (the last launch) of its own: outside every map and function. */
+static Expr *infer_multisplit(Tc *t, const TcApp *ap)
+{
+    Arena *a = t->a;
+    Ast **arg = ap->arg;
+    if (t->ctx.n || t->fdepth)
+        diag_error(t->d, ap->sp, "multisplit is a kernel of its own (a block per tile and a look-back between "
+                   "them): it must be the kernel's whole result, outside every map and function");
+    static const char *const what[3] = {"number of buckets", "number of threads a block", "number of items a thread"};
+    const int64_t lo[3] = {1, 32, 1}, hi[3] = {MS_KMAX, 1024, 32};
+    Nat *ns[3];
+    for (int i = 0; i < 3; i++) {
+        ns[i] = tc_nat_of(t, ap->nat[i], ap->sc);
+        int64_t v;
+        if (!nat_is_const(ns[i], &v) || v < lo[i] || v > hi[i] || (i == 1 && v % 32)) {
+            hint_const(t->d, t->a, ns[i], lo[i], hi[i]);
+            diag_error(t->d, ap->nat[i]->sp, "multisplit: the %s must be a constant in %lld..%lld%s", what[i],
+                       (long long)lo[i], (long long)hi[i], i == 1 ? ", a multiple of 32 (whole warps)" : "");
+        }
+    }
+    Type *u32 = ty_scalar(a, SK_U32);
+    Expr *offs = tc_infer(t, arg[1], ap->sc, NULL);
+    Type *want = ty_array(a, ns[0], u32);
+    if (!ty_equal(offs->ty, want))
+        diag_error(t->d, offs->sp, "multisplit's second argument is where each of the %s buckets starts, of type %s "
+                   "(an exclusive scan of the buckets' counts, from an earlier launch), but this has type %s",
+                   nat_str(a, ns[0]), tc_tstr(t, want), tc_tstr(t, offs->ty));
+    Expr *x = tc_infer(t, arg[2], ap->sc, NULL);
+    Type *tx = tc_want_array(t, x, "multisplit");
+    Type *ty = tx->arr.elem;
+    ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
+    if (sk != SK_F32 && sk != SK_I32 && sk != SK_U32 && sk != SK_F64 && sk != SK_I64 && sk != SK_U64)
+        diag_error(t->d, x->sp, "multisplit of %s: the elements must be scalars (f32, i32, u32, f64, i64 or u64)",
+                   tc_tstr(t, tx));
+    Type *ps[1] = {ty};
+    Expr *f = tc_check_fun(t, arg[0], ps, 1, ap->sc, u32, ap->sp);
+    Type *rt = tc_fun_result(f, 1);
+    if (!ty_equal(rt, u32))
+        diag_error(t->d, arg[0]->sp, "multisplit: the bucket function returns %s, not u32 (a bucket 0..%s; convert "
+                   "with u32(...))", tc_tstr(t, rt), nat_str(a, nat_sub(a, ns[0], nat_cst(a, 1))));
+    Expr *e = tc_prim_expr(t, ap->p, tx, ap->sp);
+    for (int i = 0; i < 3; i++) e->prim.nats[i] = ns[i];
+    e->prim.args[0] = f;
+    e->prim.args[1] = offs;
+    e->prim.args[2] = x;
+    return e;
+}
+
+/* ---------------------------------------------------------------- the interpreter */
+
+/* bucket(xs[i]) in the interpreter, checked against k */
+static uint64_t ms_bucket(IpCtx *c, const Code *e, const IpVal *xs, int64_t i)
+{
+    const Code *f = e->args[0];
+    IpVal x, r;
+    ip_val_sel(c, xs, i, xs->ty->elem, &x);
+    ip_val_set(&c->env[f->slot], &x);
+    ip_eval(c, f->args[0], &r);
+    if (r.s.u >= (uint64_t)e->k[0])
+        ip_fail(c, e->sp, "multisplit: the bucket function gives %llu for element %lld, but there are %lld buckets "
+                "(0..%lld)", (unsigned long long)r.s.u, (long long)i, (long long)e->k[0], (long long)e->k[0] - 1);
+    return r.s.u;
+}
+
+/* The buckets' counts first (each bucket checked to be below k), then offs checked to be
+ * their exclusive scan, then each element placed at its bucket's next place, in order. */
+static void eval_multisplit(IpCtx *c, const Code *e, IpVal *res)
+{
+    int64_t k = e->k[0];
+    IpVal xs, ov, o;
+    ip_eval(c, e->args[1], &ov);
+    ip_eval(c, e->args[2], &xs);
+    int64_t n = xs.ty->n;
+    int64_t *cnt = ip_pool_alloc(c, sizeof *cnt * (size_t)k, true), *at = ip_pool_alloc(c, sizeof *at * (size_t)k, false);
+    for (int64_t i = 0; i < n; i++) {
+        Mark mk = ip_pool_mark(c);
+        cnt[ms_bucket(c, e, &xs, i)]++;
+        ip_pool_release(c, mk);
+    }
+    int64_t sum = 0;
+    for (int64_t b = 0; b < k; b++) {
+        ip_val_sel(c, &ov, b, ov.ty->elem, &o);
+        if ((int64_t)o.s.u != sum)
+            ip_fail(c, e->sp, "multisplit: the offsets given are not the exclusive scan of the buckets' counts: "
+                    "bucket %lld's is %llu, but the buckets before it hold %lld elements", (long long)b,
+                    (unsigned long long)o.s.u, (long long)sum);
+        at[b] = sum;
+        sum += cnt[b];
+    }
+    Node *out = ip_store_new(c, e->ty, NULL);
+    for (int64_t i = 0; i < n; i++) {
+        Mark mk = ip_pool_mark(c);
+        IpVal x;
+        uint64_t b = ms_bucket(c, e, &xs, i);
+        ip_val_sel(c, &xs, i, xs.ty->elem, &x);
+        ip_store_put(c, out, at[b]++, &x);
+        ip_pool_release(c, mk);
+    }
+    ip_val_node(res, e->ty, out);
+}
+
+/* ---------------------------------------------------------------- the kernel as kernel IR */
+
+/* Read rather than written to the kernel's output: an error */
+static LwVal *lower_multisplit_read(Lw *w, Expr *e)
+{
+    diag_error(w->d, e->sp, "multisplit is a kernel of its own: its result must be written to the kernel's output "
+               "as it is (the kernel's whole result), not read");
+}
+
+/* What the parts of the kernel share: the shape (k buckets, W warps of IPT items a
+ * lane, tiles of TILE = 32*W*IPT elements), n, the tile this block drew and the epoch,
+ * and the shared buffers: hist (a count per warp and bucket, then the warp's offset in
+ * the tile's part of the bucket), base (per bucket: where the tile's part of it starts
+ * in the output), val and info (the tile's elements in input order, and per element
+ * its bucket << 16 | its rank in its warp's part of the bucket; 0xffff0000 past n),
+ * tstart, sval and sbk (below). */
+typedef struct Ms {
+    Lw *w;
+    Arena *a;
+    int64_t K, W, IPT, TILE, NT;
+    int bits;      /* the bits of a bucket 0..K-1 the warp votes on */
+    Nat *n, *tile, *tiles;
+    Buffer *epoch;
+    Buffer *hist, *base, *val, *info;
+    Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
+    Buffer *sval, *sbk;      /* the tile in bucket order, and each element's bucket */
+    Expr *f;       /* the bucket function */
+    ScalarKind sk; /* the elements' */
+} Ms;
+
+static Nat *mc(Ms *m, int64_t v) { return nat_cst(m->a, v); }
+static X *mlit(Ms *m, ScalarKind sk, uint64_t v)
+{
+    X *x = lw_xnew(m->w, X_LIT, sk);
+    x->lit.u = v;
+    return x;
+}
+static X *mun(Ms *m, XKind k, ScalarKind sk, X *e)
+{
+    X *x = lw_xnew(m->w, k, sk);
+    x->un.e = e;
+    return x;
+}
+static X *mbin(Ms *m, BinOp op, ScalarKind sk, X *l, X *r) { return lw_xbin(m->w, op, sk, l, r); }
+static X *msel(Ms *m, X *c, X *p, X *q)
+{
+    X *x = lw_xnew(m->w, X_SELECT, p->sk);
+    x->sel.c = c;
+    x->sel.a = p;
+    x->sel.b = q;
+    return x;
+}
+static X *mreg(Ms *m, Buffer *b) { return lw_xload(m->w, b, mc(m, 0)); }
+static X *mnat_lt(Ms *m, Nat *l, Nat *r) { return lw_xbin(m->w, OP_LT, SK_BOOL, lw_xnat(m->w, l), lw_xnat(m->w, r)); }
+static X *mballot(Ms *m, X *v)
+{
+    X *x = lw_xnew(m->w, X_SHFL, SK_U32);
+    x->shfl.k = SHFL_BALLOT;
+    x->shfl.val = v;
+    return x;
+}
+static X *mpopc(Ms *m, X *v)
+{
+    X *x = lw_xnew(m->w, X_CALL, SK_U32);
+    x->call.p = P_POPC;
+    x->call.n = 1;
+    x->call.args[0] = v;
+    return x;
+}
+static X *mdecl(Ms *m, const char *prefix, ScalarKind sk, X *init, Buffer **b)
+{
+    lw_emit(m->w, lw_scalar_decl(m->w, prefix, sk, init, b));
+    return mreg(m, *b);
+}
+static void mbarrier(Ms *m, Level l)
+{
+    Stmt *s = lw_snew(m->w, S_BARRIER);
+    s->barrier.level = l;
+    lw_emit(m->w, s);
+}
+static void mjump(Ms *m, JumpKind k)
+{
+    Stmt *s = lw_snew(m->w, S_JUMP);
+    s->jump.k = k;
+    lw_emit(m->w, s);
+}
+/* a loop over the block's nt threads (one trip each: the launch rule's block is nt) */
+static Nat *mthreads(Ms *m, Stmt **loop, Stmt **saved)
+{
+    NatVar *iv;
+    *loop = lw_open_loop(m->w, LVL_THREADS, 0, mc(m, m->NT), &iv, saved);
+    return nat_var(m->a, iv);
+}
+static Nat *mseq(Ms *m, int64_t trips, Stmt **loop, Stmt **saved)
+{
+    NatVar *iv;
+    *loop = lw_open_loop(m->w, LVL_SEQ, 0, mc(m, trips), &iv, saved);
+    return nat_var(m->a, iv);
+}
+/* bucket(x): the user's function inlined, capped at K - 1 (an out-of-range bucket is
+ * the interpreter's error; the kernel puts the element in the last bucket rather than
+ * index past its counts) */
+static X *mbucket(Ms *m, X *x)
+{
+    lw_bind(m->w, m->f->lam.param, lw_scalar(m->w, x));
+    X *b = lw_lower_exp(m->w, m->f->lam.body)->x;
+    X *mn = lw_xnew(m->w, X_MINMAX, SK_U32);
+    mn->bin.op = OP_LT;
+    mn->bin.l = b;
+    mn->bin.r = mlit(m, SK_U32, (uint64_t)m->K - 1);
+    return mn;
+}
+
+/* 1. Every warp's counts start at 0. */
+static void ms_clear(Ms *m)
+{
+    Stmt *tl, *ts, *sl, *ss, *is;
+    Nat *tid = mthreads(m, &tl, &ts);
+    int64_t words = m->W * m->K;
+    Nat *j = mseq(m, (words + m->NT - 1) / m->NT, &sl, &ss);
+    Nat *i = nat_add(m->a, nat_mul(m->a, j, mc(m, m->NT)), tid);
+    lw_open_if(m->w, mnat_lt(m, i, mc(m, words)), &is);
+    lw_store(m->w, m->hist, i, mlit(m, SK_U32, 0));
+    m->w->cur = is;
+    lw_close_loop(m->w, sl, ss);
+    lw_close_loop(m->w, tl, ts);
+}
+
+/* 2. Warp v ranks its part of the tile, elements v*32*IPT .. (v+1)*32*IPT - 1, 32 at a
+ * time in order (lane l the element r*32 + l of round r): the lanes of one bucket find
+ * one another by voting on the bucket's bits (a ballot per bit), each lane's rank is its
+ * bucket's count so far plus the lanes of its bucket below it, and the bucket's highest
+ * lane adds the round's count to the warp's count (hist, the warp's own row, between
+ * two __syncwarp). Each element and its bucket and rank go to shared memory. */
+static void ms_rank(Ms *m, Buffer *in)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
+    mthreads(m, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *r = mseq(m, m->IPT, &sl, &ss);
+    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, mc(m, 32 * m->IPT)), nat_mul(a, r, mc(m, 32))), lane);
+    Nat *gi = nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p);
+    Buffer *xb, *bb, *pm, *hb;
+    X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
+    X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb);
+    lw_open_if(w, valid, &is);
+    lw_store(w, xb, mc(m, 0), lw_xload(w, in, gi));
+    w->cur = is;
+    X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x), mlit(m, SK_U32, 0)), &bb);
+    X *peers = mdecl(m, "mspm", SK_U32, mballot(m, valid), &pm);
+    for (int i = 0; i < m->bits; i++) {
+        X *bit = mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_BAND, SK_U32, mbin(m, OP_SHR, SK_U32, b, mlit(m, SK_U32, (uint64_t)i)),
+                                              mlit(m, SK_U32, 1)), mlit(m, SK_U32, 1));
+        X *vote = lw_materialise(w, mballot(m, bit), "msv");
+        X *nvote = mun(m, X_UN, SK_U32, vote);
+        nvote->un.op = UOP_BNOT;
+        lw_store(w, pm, mc(m, 0), mbin(m, OP_BAND, SK_U32, peers, msel(m, bit, vote, nvote)));
+    }
+    X *below = mbin(m, OP_SUB, SK_U32, mbin(m, OP_SHL, SK_U32, mlit(m, SK_U32, 1), lw_xnat(w, lane)), mlit(m, SK_U32, 1));
+    X *rk = lw_materialise(w, mpopc(m, mbin(m, OP_BAND, SK_U32, peers, below)), "msrk");
+    X *ct = lw_materialise(w, mpopc(m, peers), "msct");
+    Nat *hi = nat_add(a, nat_mul(a, warp, mc(m, m->K)), lw_data_index(w, b, mc(m, m->K)));
+    X *h = mdecl(m, "msh", SK_U32, mlit(m, SK_U32, 0), &hb);
+    lw_open_if(w, valid, &is);
+    lw_store(w, hb, mc(m, 0), lw_xload(w, m->hist, hi));
+    w->cur = is;
+    mbarrier(m, LVL_WARP);
+    X *top = mbin(m, OP_AND, SK_BOOL, valid, mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_ADD, SK_U32, rk, mlit(m, SK_U32, 1)), ct));
+    lw_open_if(w, top, &is);
+    lw_store(w, m->hist, hi, mbin(m, OP_ADD, SK_U32, h, ct));
+    w->cur = is;
+    mbarrier(m, LVL_WARP);
+    X *info = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, b, mlit(m, SK_U32, 16)), mbin(m, OP_ADD, SK_U32, h, rk));
+    lw_store(w, m->info, p, msel(m, valid, info, mlit(m, SK_U32, 0xffff0000u)));
+    lw_store(w, m->val, p, x);
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* A tile word: (epoch << 2 | status) << 32 | count, status 1 the tile's own count
+ * (aggregate), 2 the count of this and every earlier tile (inclusive prefix) */
+static X *ms_word(Ms *m, int st, X *count)
+{
+    X *s = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, mreg(m, m->epoch), mlit(m, SK_U32, 2)),
+                mlit(m, SK_U32, (uint64_t)st));
+    X *hi = mbin(m, OP_SHL, SK_U64, mun(m, X_CAST, SK_U64, s), mlit(m, SK_U32, 32));
+    return mbin(m, OP_BOR, SK_U64, hi, mun(m, X_CAST, SK_U64, count));
+}
+static void ms_publish(Ms *m, Buffer *state, Nat *at, int st, X *count)
+{
+    Stmt *s = lw_snew(m->w, S_STORE);
+    s->store.buf = state;
+    s->store.index = at;
+    s->store.val = ms_word(m, st, count);
+    s->store.order = MO_RELAXED;
+    lw_emit(m->w, s);
+}
+
+/* 3. Per bucket b (thread b % nt): the warps' counts become their offsets in the tile's
+ * part of b (an exclusive scan over the warps) and the tile's count c of b is published
+ * in its tile word (tile 0: as its prefix at once); then, as the single look-back of
+ * lookback (prims/warp.c) but one thread per counter, the thread reads the words of the
+ * tiles before it, nearest first, each polled (relaxed 64-bit loads, __nanosleep(32)
+ * between) until this launch's epoch is in it, adding their counts until one holds a
+ * prefix; it publishes prefix + c as this tile's prefix, base[b] = offs[b] + prefix and
+ * tstart[b] = c. Count and flag are one word, so no fence orders them. A tile waits only for
+ * tiles drawn before it (the draw is in launch order), which do not wait for it. */
+static void ms_look(Ms *m, Buffer *offs, Buffer *state)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is, *vl, *vs, *t0, *wl, *pl, *ib;
+    Nat *tid = mthreads(m, &tl, &ts);
+    Nat *j = mseq(m, (m->K + m->NT - 1) / m->NT, &sl, &ss);
+    Nat *b = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
+    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    Buffer *run, *pre, *wd, *hi;
+    X *rx = mdecl(m, "msrun", SK_U32, mlit(m, SK_U32, 0), &run);
+    Nat *v = mseq(m, m->W, &vl, &vs);
+    Nat *hv = nat_add(a, nat_mul(a, v, mc(m, m->K)), b);
+    X *c = lw_materialise(w, lw_xload(w, m->hist, hv), "msc");
+    lw_store(w, m->hist, hv, rx);
+    lw_store(w, run, mc(m, 0), mbin(m, OP_ADD, SK_U32, rx, c));
+    lw_close_loop(w, vl, vs);
+    X *px = mdecl(m, "mspre", SK_U32, mlit(m, SK_U32, 0), &pre);
+    Nat *mine = nat_add(a, nat_mul(a, m->tile, mc(m, m->K)), b);
+    X *first = mnat_lt(m, m->tile, mc(m, 1));
+    lw_open_if(w, first, &t0);
+    ms_publish(m, state, mine, 2, rx);
+    w->cur = t0;
+    X *nf = lw_xnew(w, X_UN, SK_BOOL);
+    nf->un.op = UOP_NOT;
+    nf->un.e = first;
+    lw_open_if(w, nf, &t0);
+    ms_publish(m, state, mine, 1, rx);
+    NatVar *dv = nat_newvar(a, arena_printf(a, "msd%d", w->names++), 0, m->tiles);
+    lw_open_while(w, dv, &wl);
+    /* the tile d + 1 before this one */
+    Nat *at = nat_add(a, nat_mul(a, nat_sub(a, m->tile, nat_add(a, nat_var(a, dv), mc(m, 1))), mc(m, m->K)), b);
+    X *wx = mdecl(m, "msw", SK_U64, NULL, &wd);
+    X *hx = mdecl(m, "mshi", SK_U32, NULL, &hi);
+    lw_open_while(w, NULL, &pl);
+    X *ld = lw_xload(w, state, at);
+    ld->load.order = MO_RELAXED;
+    lw_store(w, wd, mc(m, 0), ld);
+    lw_store(w, hi, mc(m, 0), mun(m, X_CAST, SK_U32, mbin(m, OP_SHR, SK_U64, wx, mlit(m, SK_U32, 32))));
+    X *ours = mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_SHR, SK_U32, hx, mlit(m, SK_U32, 2)), mreg(m, m->epoch));
+    X *some = mbin(m, OP_NE, SK_BOOL, mbin(m, OP_BAND, SK_U32, hx, mlit(m, SK_U32, 3)), mlit(m, SK_U32, 0));
+    lw_open_if(w, mbin(m, OP_AND, SK_BOOL, ours, some), &ib);
+    mjump(m, JK_BREAK);
+    w->cur = ib;
+    Stmt *sl2 = lw_snew(w, S_SLEEP);
+    sl2->sleep.ns = 32;
+    lw_emit(w, sl2);
+    w->cur = pl;
+    lw_store(w, pre, mc(m, 0), mbin(m, OP_ADD, SK_U32, px, mun(m, X_CAST, SK_U32, wx)));
+    lw_open_if(w, mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_BAND, SK_U32, hx, mlit(m, SK_U32, 3)), mlit(m, SK_U32, 2)), &ib);
+    mjump(m, JK_BREAK);
+    w->cur = wl;
+    ms_publish(m, state, mine, 2, mbin(m, OP_ADD, SK_U32, px, rx));
+    w->cur = t0;
+    lw_store(w, m->base, b, mbin(m, OP_ADD, SK_U32, lw_xload(w, offs, b), px));
+    lw_store(w, m->tstart, b, rx);
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* 4. Where each bucket's part starts in the tile: the exclusive scan of the tile's k
+ * counts (tstart, which ms_look left holding the counts) by warp 0, lane l over the
+ * buckets l*C .. l*C + C - 1 (C = ceil(k / 32)): its sum, the warp's scan of the sums
+ * (shuffles up), then its buckets' starts in order. */
+static void ms_tile_scan(Ms *m)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is, *ws, *gs;
+    mthreads(m, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    lw_open_if(w, lw_xbin(w, OP_EQ, SK_BOOL, lw_xnat(w, warp), lw_xnat(w, mc(m, 0))), &ws);
+    int64_t C = (m->K + 31) / 32;
+    Buffer *sum, *inc;
+    X *sx = mdecl(m, "mssum", SK_U32, mlit(m, SK_U32, 0), &sum);
+    Nat *j = mseq(m, C, &sl, &ss);
+    Nat *b = nat_add(a, nat_mul(a, lane, mc(m, C)), j);
+    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &gs);
+    lw_store(w, sum, mc(m, 0), mbin(m, OP_ADD, SK_U32, sx, lw_xload(w, m->tstart, b)));
+    w->cur = gs;
+    lw_close_loop(w, sl, ss);
+    X *ix = mdecl(m, "msinc", SK_U32, sx, &inc);
+    for (int d = 1; d < 32; d <<= 1) {
+        X *up = lw_xnew(w, X_SHFL, SK_U32);
+        up->shfl.k = SHFL_UP;
+        up->shfl.val = ix;
+        up->shfl.arg = lw_xnat(w, mc(m, d));
+        X *o = lw_materialise(w, up, "msup");
+        X *ge = lw_xbin(w, OP_GE, SK_BOOL, lw_xnat(w, lane), lw_xnat(w, mc(m, d)));
+        lw_store(w, inc, mc(m, 0), msel(m, ge, mbin(m, OP_ADD, SK_U32, ix, o), ix));
+    }
+    Buffer *at;
+    X *ax = mdecl(m, "msat", SK_U32, mbin(m, OP_SUB, SK_U32, ix, sx), &at);
+    j = mseq(m, C, &sl, &ss);
+    b = nat_add(a, nat_mul(a, lane, mc(m, C)), j);
+    lw_open_if(w, mnat_lt(m, b, mc(m, m->K)), &is);
+    X *cb = lw_materialise(w, lw_xload(w, m->tstart, b), "mscb");
+    lw_store(w, m->tstart, b, ax);
+    lw_store(w, at, mc(m, 0), mbin(m, OP_ADD, SK_U32, ax, cb));
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    w->cur = ws;
+    lw_close_loop(w, tl, ts);
+}
+
+/* 5. The tile in bucket order, in shared memory: each element at its bucket's start in
+ * the tile, plus its warp's offset in the tile's part of the bucket, plus its rank
+ * there; its bucket beside it. */
+static void ms_order(Ms *m)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is;
+    mthreads(m, &tl, &ts);
+    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *r = mseq(m, m->IPT, &sl, &ss);
+    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, mc(m, 32 * m->IPT)), nat_mul(a, r, mc(m, 32))), lane);
+    X *info = lw_materialise(w, lw_xload(w, m->info, p), "msi");
+    X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
+    lw_open_if(w, mbin(m, OP_LT, SK_BOOL, b, mlit(m, SK_U32, (uint64_t)m->K)), &is);
+    Nat *bi = lw_data_index(w, b, mc(m, m->K));
+    X *q = mbin(m, OP_ADD, SK_U32, lw_xload(w, m->tstart, bi),
+                mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
+                     mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff))));
+    Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
+    lw_store(w, m->sval, qi, lw_xload(w, m->val, p));
+    lw_store(w, m->sbk, qi, b);
+    w->cur = is;
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* 6. The tile out, coalesced: thread t writes the tile's places t, t + nt, ... (those
+ * below n - tile*TILE: the tile's elements), place q of bucket b to base[b] + q -
+ * tstart[b], so the threads of a warp write consecutive words of a bucket's part. A
+ * place past n, which only wrong offsets give, is not written. */
+static void ms_scatter(Ms *m, Buffer *out)
+{
+    Lw *w = m->w;
+    Arena *a = m->a;
+    Stmt *tl, *ts, *sl, *ss, *is, *js;
+    Nat *tid = mthreads(m, &tl, &ts);
+    Nat *j = mseq(m, m->IPT, &sl, &ss);
+    Nat *q = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
+    lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), q), m->n), &is);
+    X *b = lw_materialise(w, lw_xload(w, m->sbk, q), "msbk");
+    Nat *bi = lw_data_index(w, b, mc(m, m->K));
+    X *within = mbin(m, OP_SUB, SK_U32, lw_xnat(w, q), lw_xload(w, m->tstart, bi));
+    X *dst = mbin(m, OP_ADD, SK_U64, mun(m, X_CAST, SK_U64, lw_xload(w, m->base, bi)), mun(m, X_CAST, SK_U64, within));
+    X *d = lw_materialise(w, dst, "msdst");
+    lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->n))), &js);
+    lw_store(w, out, lw_data_index(w, d, m->n), lw_xload(w, m->sval, q));
+    w->cur = is; /* out of both ifs */
+    lw_close_loop(w, sl, ss);
+    lw_close_loop(w, tl, ts);
+}
+
+/* multisplit written to acc c: the kernel's output from element 0, the last launch
+ * (earlier ones may compute offs), nothing else computed in it; xs and offs arrays in
+ * global memory as they are (data parameters or earlier launches' results). A block per
+ * tile, drawn in launch order (lw_draw_tile, as a mapBlock with a lookback), nt
+ * threads: ms_clear, ms_rank, ms_look, ms_tile_scan, ms_order, ms_scatter, the barrier
+ * pass putting the __syncthreads between them. */
+static void write_multisplit(Lw *w, Expr *e, Acc *c)
+{
+    Arena *a = w->a;
+    Kernel *k = w->k;
+    Expr **arg = e->prim.args;
+    int64_t base;
+    if (w->nloops || c->kind != W_MEM || c->buf->param != -1 || !nat_is_const(c->base, &base) || base || k->main ||
+        k->body->seq.n || k->nouts != 1)
+        diag_error(w->d, e->sp, "multisplit is a kernel of its own: it must be the kernel's whole result (one "
+                   "output, its last launch, nothing else computed)");
+    Buffer *bufs[2];
+    for (int i = 0; i < 2; i++) {
+        LwVal *v = lw_lower_exp(w, arg[i + 1]);
+        View *g = v->k == VAL_ARRAY ? v->v : NULL;
+        if (!g || g->kind != V_MEM || g->buf->as != AS_GLOBAL || g->buf->scalar || !nat_is_const(g->base, &base) ||
+            base || k->body->seq.n)
+            diag_error(w->d, arg[i + 1]->sp, "multisplit: %s must be an array in global memory as it is (a data "
+                       "parameter, or an earlier launch's result through toGlobal), not a view or a computed value",
+                       i ? "the input" : "the offsets");
+        bufs[i] = g->buf;
+    }
+    Ms m = {.w = w, .a = a, .f = arg[0], .sk = lw_sk_of(arg[2]->ty->arr.elem), .n = arg[2]->ty->arr.n};
+    nat_is_const(e->prim.nats[0], &m.K);
+    nat_is_const(e->prim.nats[1], &m.NT);
+    nat_is_const(e->prim.nats[2], &m.IPT);
+    m.W = m.NT / 32;
+    m.TILE = m.NT * m.IPT;
+    while ((int64_t)1 << m.bits < m.K) m.bits++;
+    /* the shared buffers (below), each rounded up to 16 bytes by smem.c */
+    int64_t bytes = (m.W + 2) * m.K * 4 + 2 * m.TILE * (scalar_info[m.sk].size + 4) + 8 * 16;
+    if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
+        diag_error(w->d, e->sp, "multisplit(%lld, %lld, %lld): its counts (%lld a bucket: one per warp and two) and its "
+                   "tile of %lld elements (twice, with their buckets) take %lld bytes of shared memory, more than the %lld "
+                   "a block can have (227 KiB, the opt-in maximum on sm_90); give it fewer buckets, threads or items",
+                   (long long)m.K, (long long)m.NT, (long long)m.IPT, (long long)(m.W + 2), (long long)m.TILE,
+                   (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
+    /* the bucket function is inlined where it is used (mbucket): here it is lowered once,
+     * to a list of its own, only to see that it is a function of scalars */
+    Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1));
+    pa->scalar = true;
+    Stmt *saved = w->cur, *ops = w->cur = stmt_seq(a);
+    lw_bind(w, m.f->lam.param, lw_scalar(w, lw_xload(w, pa, nat_cst(a, 0))));
+    LwVal *r = lw_lower_exp(w, m.f->lam.body);
+    w->cur = saved;
+    for (int i = 0; i < ops->seq.n; i++)
+        if (ops->seq.items[i]->kind != S_DECL)
+            diag_error(w->d, arg[0]->sp, "multisplit: the bucket function must be a function of scalars without loops "
+                       "or memory");
+    if (r->k != VAL_SCALAR) die("multisplit: the type rule let a bucket function through that is not a scalar");
+    m.tiles = nat_div(a, nat_add(a, m.n, nat_cst(a, m.TILE - 1)), nat_cst(a, m.TILE));
+    Buffer *state = lw_scratch_buffer(w, "msstate", SK_U64, nat_mul(a, m.tiles, nat_cst(a, m.K)));
+    Buffer *ctr = k->draw = lw_scratch_buffer(w, "msctr", SK_U64, nat_cst(a, 1));
+    NatVar *bv;
+    Stmt *bsaved, *blk = lw_open_loop(w, LVL_BLOCK, 0, m.tiles, &bv, &bsaved);
+    m.tile = nat_var(a, bv);
+    lw_draw_tile(w, blk, ctr, e->sp, &m.epoch);
+    m.hist = lw_shared_buffer(w, "mshist", SK_U32, nat_cst(a, m.W * m.K), e->sp);
+    m.base = lw_shared_buffer(w, "msbase", SK_U32, nat_cst(a, m.K), e->sp);
+    m.val = lw_shared_buffer(w, "msval", m.sk, nat_cst(a, m.TILE), e->sp);
+    m.info = lw_shared_buffer(w, "msinfo", SK_U32, nat_cst(a, m.TILE), e->sp);
+    m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
+    m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);
+    m.sbk = lw_shared_buffer(w, "mssbk", SK_U32, nat_cst(a, m.TILE), e->sp);
+    ms_clear(&m);
+    ms_rank(&m, bufs[1]);
+    ms_look(&m, bufs[0], state);
+    ms_tile_scan(&m);
+    ms_order(&m);
+    ms_scatter(&m, c->buf);
+    lw_close_loop(w, blk, bsaved);
+}
+
+const PrimOps prims_split[P_COUNT] = {
+    [P_MULTISPLIT] = {.infer = infer_multisplit, .lower = lower_multisplit_read, .eval = eval_multisplit,
+                      .write = write_multisplit},
+};
