@@ -41,7 +41,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistU32(unsigned int *__res
                 for (patc_int i7 = 0; i7 < 4; i7 += 1) {
                     unsigned int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
                     unsigned int s9 = ((((unsigned int)i7) * 256u) + ((v8 >> (((unsigned int)i7) * 8u)) & 255u));
-                    unsigned int bin10 = ((((int)(1024 * g * i6 + 1024 * b2 + t5)) < n) ? s9 : 1024u);
+                    unsigned int bin10 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s9 : 1024u);
                     if ((bin10 < ((unsigned int)1024))) {
                         long long ix11 = ((long long)bin10);
                         atomicAdd(&s3[ix11], 1u);
@@ -112,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistI32(unsigned int *__res
                     int v8 = xs[min((patc_int)(n - 1), (patc_int)(1024 * g * i6 + 1024 * b2 + t5))];
                     unsigned int v9 = (((unsigned int)v8) ^ 2147483648u);
                     unsigned int s10 = ((((unsigned int)i7) * 256u) + ((v9 >> (((unsigned int)i7) * 8u)) & 255u));
-                    unsigned int bin11 = ((((int)(1024 * g * i6 + 1024 * b2 + t5)) < n) ? s10 : 1024u);
+                    unsigned int bin11 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s10 : 1024u);
                     if ((bin11 < ((unsigned int)1024))) {
                         long long ix12 = ((long long)bin11);
                         atomicAdd(&s3[ix12], 1u);
@@ -186,7 +186,7 @@ extern "C" __global__ void __launch_bounds__(1024) rsHistF32(unsigned int *__res
                     unsigned int s11 = (((v8 & 2147483648u) != 0u) ? s9 : s10);
                     unsigned int v12 = ((v8 == 2147483648u) ? 2147483648u : s11);
                     unsigned int s13 = ((((unsigned int)i7) * 256u) + ((v12 >> (((unsigned int)i7) * 8u)) & 255u));
-                    unsigned int bin14 = ((((int)(1024 * g * i6 + 1024 * b2 + t5)) < n) ? s13 : 1024u);
+                    unsigned int bin14 = ((((long long)(1024 * g * i6 + 1024 * b2 + t5)) < ((long long)n)) ? s13 : 1024u);
                     if ((bin14 < ((unsigned int)1024))) {
                         long long ix15 = ((long long)bin14);
                         atomicAdd(&s3[ix15], 1u);

@@ -1,9 +1,11 @@
-/* test_radixsort.c: the radix sort of keys of patterns/radixsort.rise (issue 35 item 2)
- * on the CPU interpreter, no GPU: examples/radixsort.rise's kernels chained as libpatrt
- * chains them (histogram, scan, four passes ping-ponging between two buffers), for u32,
- * i32 and f32 keys at ragged sizes, against qsort with the type's own order (f32 in
- * CUB's order, written here from the float values, not from the pattern's bit flip),
- * and the histogram against a plain count. */
+/* test_radixsort.c: the radix sort of keys of patterns/radixsort.rise (issue 35 items 2
+ * and 4) on the CPU interpreter, no GPU: examples/radixsort.rise's kernels chained as
+ * libpatrt chains them (histogram, scan, four passes ping-ponging between two buffers),
+ * and libpatrt's patc_sort_keys_cpu, for u32, i32 and f32 keys at ragged sizes, against
+ * qsort with the type's own order (f32 in CUB's order, written here from the float
+ * values, not from the pattern's bit flip), and the histogram against a plain count;
+ * then the sorter's argument checks and its temporary-memory query. The GPU runs of
+ * patc_sort_keys are tests/gpu/all.sh's section r (tests/gpu/sort_check.c). */
 #include "../runtime/patc.h"
 
 #include <check.h>
@@ -161,11 +163,25 @@ static void make_input(int kind, int input, uint32_t *k, long long n)
     }
 }
 
-static void check_sort(int kind, int input, long long n, long long g)
+static const patc_type key_type[] = {PATC_U32, PATC_I32, PATC_F32};
+
+/* via 0: the example's kernels chained here (and the histogram checked); 1: libpatrt's
+ * patc_sort_keys_cpu into another array; 2: the same in place. */
+static void check_sort(int kind, int input, long long n, long long g, int via)
 {
     uint32_t *keys = calloc((size_t)n, 4), hist[1024];
     make_input(kind, input, keys, n);
-    uint32_t *got = sort_interp(kind, keys, n, g, hist);
+    uint32_t *got;
+    if (via == 0) {
+        got = sort_interp(kind, keys, n, g, hist);
+    } else {
+        patc_sorter *so;
+        ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
+        got = malloc((size_t)n * 4);
+        if (via == 2) memcpy(got, keys, (size_t)n * 4);
+        ck_assert_msg(patc_sort_keys_cpu(so, via == 2 ? got : keys, got, n) == PATC_OK, "%s", patc_last_error(ctx));
+        patc_sorter_free(so);
+    }
 
     /* the histogram: digit d of the order bits, counted here from the comparison order
      * (the rank of each key's class is not needed: only the totals per digit of bits
@@ -178,7 +194,7 @@ static void check_sort(int kind, int input, long long n, long long g)
         else o = x == 0x80000000u ? 0x80000000u : (x >> 31) ? ~x : x ^ 0x80000000u;
         for (int d = 0; d < 4; d++) want_h[256 * d + ((o >> (8 * d)) & 255)]++;
     }
-    for (int j = 0; j < 1024; j++)
+    for (int j = 0; via == 0 && j < 1024; j++)
         ck_assert_msg(hist[j] == want_h[j], "%s input %d n=%lld: histogram bin %d is %u, want %u", suffix[kind], input,
                       n, j, hist[j], want_h[j]);
 
@@ -220,7 +236,75 @@ START_TEST(sorts_every_type_and_input)
 {
     int kind = _i / NUM_INPUTS, input = _i % NUM_INPUTS;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        check_sort(kind, input, sizes[s], s % 2 ? 2 : 1);
+        check_sort(kind, input, sizes[s], s % 2 ? 2 : 1, 0);
+}
+END_TEST
+
+START_TEST(sorter_cpu_every_type_and_input)
+{
+    int kind = _i / NUM_INPUTS, input = _i % NUM_INPUTS;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) check_sort(kind, input, sizes[s], 0, 1 + (int)(s % 2));
+}
+END_TEST
+
+/* The sorter's checks: key types, n, NULLs; and a GPU call without a device fails with
+ * a message instead of touching memory. */
+START_TEST(sorter_arguments)
+{
+    patc_sorter *so = (patc_sorter *)1;
+    patc_type bad[] = {PATC_F64, PATC_I64, PATC_U64, PATC_BOOL, (patc_type)99};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(patc_sorter_create(ctx, bad[i], &so), PATC_ERR_INVALID);
+        ck_assert_ptr_null(so);
+        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "u32, i32 or f32"));
+        so = (patc_sorter *)1;
+    }
+    ck_assert_int_eq(patc_sorter_create(ctx, PATC_U32, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sorter_create(ctx, PATC_U32, &so), PATC_OK);
+    uint32_t k[4] = {3, 1, 2, 0};
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 0), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "at least 1"));
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 4294967296LL), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "2^32-1"));
+    ck_assert_int_eq(patc_sort_keys_cpu(so, NULL, k, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, NULL, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_cpu(NULL, k, k, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys(so, NULL, NULL, 4, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_ptr(so, 0, 256, 4, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_ptr(so, 256, 512, -1, NULL), PATC_ERR_INVALID);
+    /* no device in this context: refused before anything is enqueued */
+    ck_assert_int_ne(patc_sort_keys_ptr(so, 256, 4096, 4, NULL), PATC_OK);
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 4), PATC_OK);
+    ck_assert_uint_eq(k[0], 0);
+    ck_assert_uint_eq(k[3], 3);
+    patc_sorter_free(so);
+    patc_sorter_free(NULL);
+}
+END_TEST
+
+/* The temporary memory: the second buffer of keys (n * 4 rounded up to 256), the 8 KiB
+ * of counts, and the kernels' scratch, which for the multisplit pass is 8 bytes per
+ * bucket per tile of 4096 keys (256 * ceil(n / 4096) words) and a little more (tile
+ * counter, the histogram's 1024 global bins): so between n*4 + 8192 + 2048 * tiles and
+ * that plus 64 KiB, for every key type. */
+START_TEST(sorter_temp_bytes)
+{
+    static const long long ns[] = {1, 4096, 4097, 1000000, 1LL << 28, 4294967295LL};
+    for (int kind = 0; kind < 3; kind++) {
+        patc_sorter *so;
+        ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            size_t b = 0, n = (size_t)ns[i], tiles = (n + 4095) / 4096;
+            ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
+            size_t lo = (n * 4 + 255) / 256 * 256 + 8192 + 2048 * tiles;
+            ck_assert_msg(b >= lo && b <= lo + 65536, "n = %zu: %zu bytes, expected %zu to %zu", n, b, lo, lo + 65536);
+        }
+        size_t b;
+        ck_assert_int_eq(patc_sorter_temp_bytes(so, 0, &b), PATC_ERR_INVALID);
+        ck_assert_int_eq(patc_sorter_temp_bytes(so, 4294967296LL, &b), PATC_ERR_SIZE);
+        ck_assert_int_eq(patc_sorter_temp_bytes(so, 5, NULL), PATC_ERR_INVALID);
+        patc_sorter_free(so);
+    }
 }
 END_TEST
 
@@ -248,6 +332,9 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, sorts_every_type_and_input, 0, 3 * NUM_INPUTS);
     tcase_add_test(tc, f32_order_pinned);
+    tcase_add_loop_test(tc, sorter_cpu_every_type_and_input, 0, 3 * NUM_INPUTS);
+    tcase_add_test(tc, sorter_arguments);
+    tcase_add_test(tc, sorter_temp_bytes);
     suite_add_tcase(s, tc);
     return s;
 }
