@@ -606,6 +606,9 @@ patc_status patc_sort_keys_ptr(patc_sorter *s, unsigned long long in, unsigned l
 /* The same sort on the CPU interpreter, on host arrays (in == out allowed): the kernels
  * patc_sort_keys launches, interpreted. Needs no driver and no NVRTC. */
 patc_status patc_sort_keys_cpu(patc_sorter *s, const void *in, void *out, long long n);
+/* The generated .rise program of the sorter (owned by it): kernels sortHist, sortScan
+ * and sortPass. */
+const char *patc_sorter_source(const patc_sorter *s);
 
 /* One-call forms for the built-in operators: the algorithm is made on first use and
  * kept by the context (one per algorithm, type and operator) until patc_destroy. */

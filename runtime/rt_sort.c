@@ -77,6 +77,8 @@ patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out)
     return PATC_OK;
 }
 
+const char *patc_sorter_source(const patc_sorter *s) { return s ? s->source : NULL; }
+
 void patc_sorter_free(patc_sorter *s)
 {
     if (!s) return;

@@ -533,5 +533,40 @@ PY
         done
     done
 fi
+# issue 35 item 4: libpatrt's patc_sort_keys through its real launch path on the
+# emulated kernels: tests/gpu/sort_check.c (section r of tests/gpu/all.sh) built against
+# the libpatrt.so beside PATC, the sorter's generated program (sort_check --source)
+# built by build.sh, every result checked against a reference sort and qsort.
+if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; then
+    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
+    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
+        for t in u32 i32 f32; do
+            if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $t >"$TMP/sort_$t.rise" ||
+                ! bash tests/emu/build.sh "$PATC" "$TMP/sort_$t.so" "$TMP/sort_$t.rise" 2>"$TMP/build.err"; then
+                echo "FAIL: sort_check $t: building the sorter's kernels"
+                sed 's/^/    /' "$TMP/build.err" | head -10
+                fails=$((fails + 1))
+                continue
+            fi
+            runs=("1 uniform" "31 special" "1000 few" "4097 uniform" "4097 special" "4097 sorted" "4097 reverse"
+                  "4097 equal" "100003 uniform" "many 40 5000")
+            for r in "${runs[@]}"; do
+                # shellcheck disable=SC2086
+                if FAKECUDA_EMULATE="$TMP/sort_$t.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
+                    "$TMP/sort_check" $t $r >"$TMP/out" 2>&1; then
+                    passes=$((passes + 1))
+                else
+                    echo "FAIL: sort_check $t $r"
+                    grep -v swapcontext "$TMP/out" | tail -4 | sed 's/^/    /'
+                    fails=$((fails + 1))
+                fi
+            done
+        done
+    else
+        echo "FAIL: building tests/gpu/sort_check.c"
+        sed 's/^/    /' "$TMP/build.err" | head -10
+        fails=$((fails + 1))
+    fi
+fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]
