@@ -1,4 +1,4 @@
-# driver_run.sh: what algo_run.sh, argmax_run.sh and histogram_run.sh share, sourced by
+# driver_run.sh: what algo_run.sh, argmax_run.sh, histogram_run.sh and sort_run.sh share, sourced by
 # each: build bench/NAME_bench.cu with nvcc against patc's build (build/runtime/libpatrt.a,
 # carried from the CPU machine), run it with its console kept in OUTDIR/NAME.txt, and
 # write OUTDIR/command.txt (the exact commands, the GPU, driver and nvcc).

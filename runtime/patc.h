@@ -572,6 +572,44 @@ const char *patc_algo_source(const patc_algo *a);
 patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void *const *scalars, const long long *sizes,
                            int count, int reps, const char *out_file, FILE *log);
 
+/* ---------------------------------------------------------------- sorting keys */
+
+/* The ready-made radix sort of keys, ascending (issue 35; patterns/radixsort.rise,
+ * docs/api.md "Sorting keys"): u32, i32 or f32 keys, f32 in CUB DeviceRadixSort's order
+ * (NaNs with the sign bit set first, -inf, ..., -0.0 and +0.0 as equals in their input
+ * order, ..., +inf, then the other NaNs). Six launches a sort (a histogram of all four
+ * 8-bit digits, their scan, four multisplit passes). A sorter is made once per key
+ * type and called many times; its program is compiled on the first call that needs
+ * it. Calls of one sorter must not run concurrently on different streams (they share
+ * its temporary memory and the kernels' look-back state): one sorter per stream.
+ * Not supported yet: key-value pairs, descending order, bit ranges, 64-bit keys,
+ * n of 2^32 or more. */
+typedef struct patc_sorter patc_sorter;
+/* PATC_ERR_INVALID for a key type other than U32, I32 and F32. */
+patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out);
+/* Frees the sorter's temporary memory too; call it before patc_destroy. */
+void patc_sorter_free(patc_sorter *s);
+/* The temporary device memory a sort of n keys uses: the sorter's second buffer of n
+ * keys (rounded up to 256 bytes) and 8 KiB of counts, which it allocates on the first
+ * call that needs more and keeps, plus the kernels' scratch (multisplit's look-back,
+ * 8 bytes per 256 buckets per tile of 4096 keys: about n/2 bytes), which they keep. */
+patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
+/* Sort n keys (1 <= n < 2^32) of `in` into `out` on `stream` (NULL the default stream;
+ * it becomes the context's stream) and return without waiting. in == out sorts in
+ * place; otherwise they must not overlap, and in is not changed. A call that needs more
+ * temporary memory than the sorter holds allocates it first (cuMemAlloc), which may
+ * synchronise the device: size it once with the largest n to avoid that. */
+patc_status patc_sort_keys(patc_sorter *s, patc_buffer *in, patc_buffer *out, long long n, void *stream);
+/* patc_sort_keys on raw device addresses (CUdeviceptr) in the device's primary context. */
+patc_status patc_sort_keys_ptr(patc_sorter *s, unsigned long long in, unsigned long long out, long long n,
+                               void *stream);
+/* The same sort on the CPU interpreter, on host arrays (in == out allowed): the kernels
+ * patc_sort_keys launches, interpreted. Needs no driver and no NVRTC. */
+patc_status patc_sort_keys_cpu(patc_sorter *s, const void *in, void *out, long long n);
+/* The generated .rise program of the sorter (owned by it): kernels sortHist, sortScan
+ * and sortPass. */
+const char *patc_sorter_source(const patc_sorter *s);
+
 /* One-call forms for the built-in operators: the algorithm is made on first use and
  * kept by the context (one per algorithm, type and operator) until patc_destroy. */
 patc_status patc_reduce(patc_ctx *ctx, patc_type type, patc_op op, patc_buffer *in, patc_buffer *out, long long n,

@@ -523,5 +523,76 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "multisplit relaunch faults" =~ $EMU_ONLY ]]; th
     ms_fault "the look-back stops at an aggregate" 's/if \(\(\(mshi([0-9]+) & 3u\) == 2u\)\)/if (((mshi\1 \& 3u) != 0u))/'
     ms_fault "the tile's bucket starts not carried across lanes" 's/__shfl_up_sync\(0xffffffffu, (msinc[0-9]+), 1\)/0u/'
 fi
+# issue 35 item 2: the radix sort's kernels (examples/radixsort.rise). The histogram of
+# all four digits on 1 to 3 blocks (several trips at the larger n) and the scan against
+# the interpreter on random words; each pass (digit d = 0..3) on one set of keys with
+# digit d's offsets, which the interpreter computes from the same keys (a pass's
+# offsets depend only on the keys' digit counts, so the unsorted keys serve every d).
+if [ -z "${EMU_ONLY:-}" ] || [[ "radixsort.rise" =~ $EMU_ONLY ]]; then
+    for t in U32 I32 F32; do
+        for n in 1 31 1000 4097 100003; do
+            python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$n))" >"$TMP/rs_keys.bin"
+            [ $t = F32 ] && python3 - "$TMP/rs_keys.bin" <<'PY'
+import struct, sys
+p = sys.argv[1]
+w = list(struct.unpack("<%dI" % (len(open(p, "rb").read()) // 4), open(p, "rb").read()))
+# f32 keys: a few of the special words in place (+-0, +-inf, NaNs of both signs)
+for i, v in enumerate([0x80000000, 0, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000]):
+    if i < len(w): w[(i * 7919) % len(w)] = v
+open(p, "wb").write(struct.pack("<%dI" % len(w), *w))
+PY
+            g=$(( n > 4097 ? 3 : n > 31 ? 2 : 1 ))
+            check radixsort.rise rsHist$t "--input $TMP/rs_keys.bin" -D n=$n -D g=$g
+            if "$PATC" run examples/radixsort.rise --kernel rsHist$t --cpu -D n=$n -D g=$g --input "$TMP/rs_keys.bin" \
+                    --output "$TMP/rs_hist.bin" >/dev/null 2>&1 &&
+                "$PATC" run examples/radixsort.rise --kernel rsScanAll --cpu --input "$TMP/rs_hist.bin" \
+                    --output "$TMP/rs_offs.bin" >/dev/null 2>&1; then
+                [ $t = U32 ] && [ $n = 4097 ] && check radixsort.rise rsScanAll "--input $TMP/rs_hist.bin"
+                for d in 0 1 2 3; do
+                    dd if="$TMP/rs_offs.bin" of="$TMP/rs_offs$d.bin" bs=1024 skip=$d count=1 2>/dev/null
+                    check radixsort.rise rsPass$t "--input value:$d --input $TMP/rs_offs$d.bin --input $TMP/rs_keys.bin" -D n=$n
+                done
+            else
+                echo "FAIL: radixsort.rise rsHist$t/rsScanAll on the interpreter, n=$n"
+                fails=$((fails + 1))
+            fi
+        done
+    done
+fi
+# issue 35 item 4: libpatrt's patc_sort_keys through its real launch path on the
+# emulated kernels: tests/gpu/sort_check.c (section r of tests/gpu/all.sh) built against
+# the libpatrt.so beside PATC, the sorter's generated program (sort_check --source)
+# built by build.sh, every result checked against a reference sort and qsort.
+if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; then
+    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
+    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
+        for t in u32 i32 f32; do
+            if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $t >"$TMP/sort_$t.rise" ||
+                ! bash tests/emu/build.sh "$PATC" "$TMP/sort_$t.so" "$TMP/sort_$t.rise" 2>"$TMP/build.err"; then
+                echo "FAIL: sort_check $t: building the sorter's kernels"
+                sed 's/^/    /' "$TMP/build.err" | head -10
+                fails=$((fails + 1))
+                continue
+            fi
+            runs=("1 uniform" "31 special" "1000 few" "4097 uniform" "4097 special" "4097 sorted" "4097 reverse"
+                  "4097 equal" "100003 uniform" "many 40 5000")
+            for r in "${runs[@]}"; do
+                # shellcheck disable=SC2086
+                if FAKECUDA_EMULATE="$TMP/sort_$t.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
+                    "$TMP/sort_check" $t $r >"$TMP/out" 2>&1; then
+                    passes=$((passes + 1))
+                else
+                    echo "FAIL: sort_check $t $r"
+                    grep -v swapcontext "$TMP/out" | tail -4 | sed 's/^/    /'
+                    fails=$((fails + 1))
+                fi
+            done
+        done
+    else
+        echo "FAIL: building tests/gpu/sort_check.c"
+        sed 's/^/    /' "$TMP/build.err" | head -10
+        fails=$((fails + 1))
+    fi
+fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -4,7 +4,7 @@
 #
 #   bash tests/gpu/all.sh [--no-bench] [--quick] [--sections LIST] [--scans | --no-scans]
 #
-# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdahwm: section 1 is
+# --sections 1, et, 2345, p, c, ... runs only those sections (default 1et2345pxycdahwmr: section 1 is
 # in three parts, 1, e (the examples of issue 11) and t (the rest); section c's largest
 # size is section d; the benchmark, section 6, runs unless --no-bench). --scans is
 # --sections 5p with only the scan benchmark; --no-scans is --sections 1et234. "1",
@@ -35,6 +35,10 @@
 # m. (issue 35 item 1) multisplit (examples/multisplit.rise: counts, offsets and the
 #    one-pass multisplit with its look-back over k counters) of every element type
 #    against the interpreter at 1 .. 2^24+3, and its sanitizers.
+# r. (issue 35 items 2 and 4) the radix sort: libpatrt's patc_sort_keys (u32, i32, f32
+#    keys) through tests/gpu/sort_check.c at 1 .. 2^28, every element checked against a
+#    stable reference sort (and qsort to 2^21), 1000 back-to-back sorts, the histogram
+#    kernel of examples/radixsort.rise against the interpreter, and the sanitizers.
 # 6. the benchmark (bench/run.sh): patc tune, then patc against CUB.
 # w. (issue 36, in the default list) the Python package with PyTorch and CuPy:
 #    python/tests/test_gpu.py (and test_cpu.py) under pytest, or the file alone without
@@ -52,7 +56,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 # the GPU machine lacks Check's libsubunit: the build carries a copy (see the note below)
 export LD_LIBRARY_PATH=$PWD/build/extra-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PATC=${PATC_BIN:-$PWD/build/cli/patc} # PATC_BIN: another patc (tests of this script)
-bench=1 quick=0 scans_only=0 sections=1et2345pxycdahwm want=
+bench=1 quick=0 scans_only=0 sections=1et2345pxycdahwmr want=
 for a in "$@"; do
   if [ "$want" = sections ]; then sections=$a; want=; continue; fi
   case $a in
@@ -945,6 +949,65 @@ for tool in memcheck racecheck synccheck; do
   san $tool multisplit.rise msWide 1 -D n=100003 -D g=7
 done
 fi # section m
+
+# issue 35 items 2 and 4: the radix sort of keys (patterns/radixsort.rise, libpatrt's
+# patc_sort_keys). tests/gpu/sort_check.c, built here by cc against libpatrt.a, sorts n
+# keys on the GPU (six launches: the four-digit histogram, the scan, four multisplit
+# passes), then sorts the result again in place, and checks every element of both bit
+# for bit against a stable LSD radix sort of its own (and against qsort under the type's
+# order up to 2^21 keys), and that the input is unchanged: u32, i32 and f32 keys, uniform
+# random words (f32: every bit pattern, NaNs included), few unique values (the AND of 3
+# random words) and sorted input at 1, 31, 1000, 4097, 2^20+7, 2^24+3 and 2^28; reverse,
+# special values (extremes, +-0, +-inf, NaNs) and all-equal at 33 .. 2^20+7; 1000
+# back-to-back sorts of 1..100000 keys on one stream per type; the histogram kernel
+# against the interpreter; then memcheck, racecheck and synccheck at a few n.
+if sec r; then
+rdir=$(mktemp -d)
+o=$(${CC:-cc} -std=c11 -O2 -Iruntime -o "$rdir/sort_check" tests/gpu/sort_check.c build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
+echo "$o" >>"$log"
+record build sort_check.c cc - $rc "$(echo "$o" | grep -m1 -i 'error')"
+if [ $rc = 0 ]; then
+  rre='sort_check: [0-9]+ passed, [0-9]+ failed'
+  rsizes="1 31 1000 4097 1048583 16777219 268435456"
+  [ $quick = 1 ] && rsizes="1 31 1000 4097 1048583"
+  for ty in u32 i32 f32; do
+    for n in $rsizes; do
+      for k in uniform few sorted; do
+        bg_check sort sort_check.c "$ty $k" "$n" "$rre" "$rdir/sort_check" $ty $n $k
+      done
+    done
+    for n in 33 4097 1048583; do
+      for k in reverse special equal; do
+        bg_check sort sort_check.c "$ty $k" "$n" "$rre" "$rdir/sort_check" $ty $n $k
+      done
+    done
+    bg_check sort sort_check.c "$ty 1000 back-to-back" "1..100000" "$rre" "$rdir/sort_check" $ty many 1000 100000
+  done
+  for t in U32 I32 F32; do
+    for n in 4097 1048583; do
+      bg_check gpu radixsort.rise rsHist$t "$n/g=264" 'max relative error: [^ ]*' \
+        "$PATC" run examples/radixsort.rise --kernel rsHist$t --input random:0:2000000000 --check-against-cpu -D n=$n -D g=264
+    done
+  done
+  collect
+  # sort_san TOOL ARGS...: sort_check under the sanitizer, with a last line "== " giving
+  # its count and the sanitizer's summary (the detail bg_check records)
+  sort_san() {
+    local o rc
+    o=$(compute-sanitizer --tool "$1" --error-exitcode 1 "$rdir/sort_check" "${@:2}" 2>&1); rc=$?
+    echo "$o"
+    echo "== $(echo "$o" | grep -m1 -oE "$rre"); $(echo "$o" | grep -m1 -oE '(ERROR|RACECHECK) SUMMARY.*')"
+    return $rc
+  }
+  for tool in memcheck racecheck synccheck; do
+    bg_check $tool sort_check.c "u32 uniform" 1 '^== .*' sort_san $tool u32 1 uniform
+    bg_check $tool sort_check.c "f32 special" 4097 '^== .*' sort_san $tool f32 4097 special
+    bg_check $tool sort_check.c "i32 few" 100003 '^== .*' sort_san $tool i32 100003 few
+  done
+  collect
+fi
+rm -rf "$rdir"
+fi # section r
 
 if sec w; then # issue 36: the Python package (python/) on PyTorch and CuPy
   if [ -n "${PATC_WHEEL:-}" ]; then

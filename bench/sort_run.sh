@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# sort_run.sh: on the GPU machine, build bench/sort_bench.cu with nvcc against patc's
+# build (build/runtime/libpatrt.a, carried from the CPU machine) and run it: libpatrt's
+# radix sort (patc_sort_keys) against CUB's DeviceRadixSort::SortKeys (see
+# sort_bench.cu's header).
+#   bash bench/sort_run.sh [OUTDIR] [n ...]
+# OUTDIR: default $OUT when set, else bench/results/<YYYY-MM-DD>-<gpu-name-slug>-sort.
+# Writes OUTDIR/sort.csv, sort.md, sort.txt (the console) and command.txt (the exact
+# commands, the GPU, driver and nvcc); the build and the environment are driver_run.sh's.
+# Exit status: sort_bench's (1: a result differed from CUB's), 3 when the build fails.
+. "$(dirname "$0")/driver_run.sh"
+OUTDIR=${1:-$(bench_outdir sort)}
+[ $# -gt 0 ] && shift
+bench_build_run sort "$OUTDIR" "$BUILD/sort_bench" --root "$ROOT" "$OUTDIR" "$@"

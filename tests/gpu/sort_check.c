@@ -1,0 +1,250 @@
+/* sort_check.c: libpatrt's radix sort (patc_sort_keys, issue 35) on the GPU, every
+ * element checked. tests/gpu/all.sh's section r builds it against libpatrt.a; tests/emu
+ * runs it on the emulated kernels (libpatrt.so and tests/fakecuda).
+ *
+ *   sort_check TYPE N INPUT        sort N keys (u32, i32 or f32) of an input kind:
+ *                                  uniform (random words; f32: every bit pattern, NaNs
+ *                                  included), few (the AND of 3 random words), sorted,
+ *                                  reverse, special (the type's extreme values, +-0,
+ *                                  +-inf and NaNs mixed in), equal
+ *   sort_check TYPE many COUNT MAX COUNT back-to-back sorts of 1..MAX keys (varying) on
+ *                                  one stream, each into its own part of one output,
+ *                                  then every one checked
+ *   sort_check --source TYPE       print the sorter's generated program
+ *
+ * Each result is compared bit for bit with a stable LSD radix sort written here on the
+ * type's order bits (so -0.0 and +0.0 keep their input order, as CUB's sort keeps
+ * them), and for N <= 2^21 also element by element with qsort under the type's order
+ * written from the values (f32: NaNs with the sign bit first, larger payloads first;
+ * numbers by value, -0.0 == +0.0; then the other NaNs, smaller payloads first). The
+ * sort also runs in place on its result (sorting sorted keys), checked the same way.
+ * Prints "sort_check: P passed, F failed"; exits 1 on any failure. */
+#include "patc.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { KU32, KI32, KF32 };
+static int kind;
+static int passed, failed;
+
+static uint32_t order_bits(uint32_t x)
+{
+    if (kind == KU32) return x;
+    if (kind == KI32) return x ^ 0x80000000u;
+    if (x == 0x80000000u) x = 0; /* -0.0 is +0.0 */
+    return (x >> 31) ? ~x : x ^ 0x80000000u;
+}
+
+static float u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    if (kind == KU32) return a < b ? -1 : a > b;
+    if (kind == KI32) return (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
+    float x = u2f(a), y = u2f(b);
+    int ca = isnan(x) ? ((a >> 31) ? 0 : 2) : 1, cb = isnan(y) ? ((b >> 31) ? 0 : 2) : 1;
+    if (ca != cb) return ca < cb ? -1 : 1;
+    if (ca == 1) return x < y ? -1 : x > y ? 1 : 0;
+    if (a == b) return 0;
+    return (ca == 0) == (a > b) ? -1 : 1;
+}
+
+/* The reference: a stable LSD radix sort by 8-bit digits of the order bits. */
+static void ref_sort(uint32_t *k, long long n)
+{
+    uint32_t *t = malloc((size_t)n * 4);
+    for (int d = 0; d < 4; d++) {
+        long long cnt[257] = {0};
+        for (long long i = 0; i < n; i++) cnt[((order_bits(k[i]) >> (8 * d)) & 255) + 1]++;
+        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
+        for (long long i = 0; i < n; i++) t[cnt[(order_bits(k[i]) >> (8 * d)) & 255]++] = k[i];
+        memcpy(k, t, (size_t)n * 4);
+    }
+    free(t);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t next(void)
+{
+    rng += 0x9e3779b97f4a7c15ull;
+    uint64_t z = rng;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (uint32_t)((z ^ (z >> 31)) >> 16);
+}
+
+static void make_input(const char *input, uint32_t *k, long long n)
+{
+    static const uint32_t sf[] = {0x80000000u, 0u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u,
+                                  0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu, 1u, 0x80000001u};
+    static const uint32_t si[] = {0x80000000u, 0x7fffffffu, 0u, 0xffffffffu, 1u, 0x80000001u, 0x7ffffffeu};
+    for (long long i = 0; i < n; i++) {
+        uint32_t x;
+        if (strcmp(input, "few") == 0) x = next() & next() & next();
+        else if (strcmp(input, "equal") == 0) x = kind == KF32 ? 0xc0200000u : 0x80003039u;
+        else if (strcmp(input, "sorted") == 0 || strcmp(input, "reverse") == 0) {
+            long long j = input[0] == 's' ? i : n - 1 - i;
+            float f = (float)(j - n / 2) * 0.37f;
+            if (kind == KF32) memcpy(&x, &f, 4);
+            else x = kind == KU32 ? (uint32_t)j * 7u : (uint32_t)(int32_t)((j - n / 2) * 7);
+        } else if (strcmp(input, "special") == 0) {
+            x = next() % 3 ? next() : kind == KF32 ? sf[next() % 12] : si[next() % 7];
+            if (kind == KF32 && next() % 2) {
+                float f = (float)(int)(next() % 64) - 32.0f;
+                memcpy(&x, &f, 4);
+            }
+        } else x = next();
+        k[i] = x;
+    }
+}
+
+/* got against the reference (bit for bit) and, for n <= 2^21, qsort (by the order). */
+static int check(const char *what, const uint32_t *keys, const uint32_t *got, long long n)
+{
+    uint32_t *want = malloc((size_t)n * 4);
+    memcpy(want, keys, (size_t)n * 4);
+    ref_sort(want, n);
+    int ok = 1;
+    for (long long i = 0; i < n && ok; i++)
+        if (got[i] != want[i]) {
+            printf("%s: element %lld of %lld is 0x%08x, the reference's 0x%08x\n", what, i, n, got[i], want[i]);
+            ok = 0;
+        }
+    if (ok && n <= (1LL << 21)) {
+        memcpy(want, keys, (size_t)n * 4);
+        qsort(want, (size_t)n, 4, cmp_key);
+        for (long long i = 0; i < n && ok; i++)
+            if (cmp_key(&got[i], &want[i]) != 0) {
+                printf("%s: element %lld of %lld is 0x%08x, qsort's 0x%08x\n", what, i, n, got[i], want[i]);
+                ok = 0;
+            }
+    }
+    free(want);
+    if (ok) passed++;
+    else failed++;
+    return ok;
+}
+
+#define TRY(call)                                                                                       \
+    do {                                                                                                \
+        if ((call) != PATC_OK) {                                                                        \
+            printf("%s: %s\n", #call, patc_last_error(ctx));                                            \
+            failed++;                                                                                   \
+            goto done;                                                                                  \
+        }                                                                                               \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    static const patc_type types[] = {PATC_U32, PATC_I32, PATC_F32};
+    static const char *const names[] = {"u32", "i32", "f32"};
+    int src = argc > 1 && strcmp(argv[1], "--source") == 0;
+    const char *tn = argc > 1 + src ? argv[1 + src] : "";
+    kind = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(tn, names[i]) == 0) kind = i;
+    if (kind < 0 || (!src && argc < 4)) {
+        fprintf(stderr, "usage: sort_check (u32|i32|f32) N INPUT | TYPE many COUNT MAX | --source TYPE\n");
+        return 2;
+    }
+    patc_ctx *ctx;
+    if (patc_create(&ctx, 0, src ? PATC_COMPILE_ONLY : 0) != PATC_OK) {
+        printf("patc_create: %s\n", ctx ? patc_last_error(ctx) : "failed");
+        return 1;
+    }
+    patc_sorter *so = NULL;
+    patc_buffer *in = NULL, *out = NULL;
+    uint32_t *keys = NULL, *got = NULL;
+    long long *ns = NULL;
+    TRY(patc_sorter_create(ctx, types[kind], &so));
+    if (src) {
+        fputs(patc_sorter_source(so), stdout);
+        goto done;
+    }
+    if (strcmp(argv[2], "many") == 0) {
+        int count = argc > 3 ? atoi(argv[3]) : 1000;
+        long long most = argc > 4 ? atoll(argv[4]) : 100000, total = 0;
+        ns = malloc((size_t)count * sizeof *ns);
+        for (int i = 0; i < count; i++) total += ns[i] = 1 + (long long)(next() % (uint32_t)most);
+        keys = malloc((size_t)total * 4);
+        got = malloc((size_t)total * 4);
+        make_input("uniform", keys, total);
+        TRY(patc_buffer_alloc(ctx, (size_t)total * 4, &in));
+        TRY(patc_buffer_alloc(ctx, (size_t)total * 4, &out));
+        TRY(patc_buffer_upload(in, keys, (size_t)total * 4));
+        size_t tb;
+        TRY(patc_sorter_temp_bytes(so, most, &tb));
+        long long at = 0;
+        for (int i = 0; i < count; i++) {
+            TRY(patc_sort_keys_ptr(so, patc_buffer_device_ptr(in) + (unsigned long long)at * 4,
+                                   patc_buffer_device_ptr(out) + (unsigned long long)at * 4, ns[i], NULL));
+            at += ns[i];
+        }
+        TRY(patc_buffer_download(out, got, (size_t)total * 4));
+        at = 0;
+        int before = failed;
+        for (int i = 0; i < count; i++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s many: sort %d (n = %lld)", names[kind], i, ns[i]);
+            check(what, keys + at, got + at, ns[i]);
+            at += ns[i];
+        }
+        printf("%s: %d back-to-back sorts of 1..%lld keys (%lld in all, temp %zu bytes at n = %lld): %s\n", names[kind],
+               count, most, total, tb, most, failed == before ? "all sorted" : "FAILED");
+        goto done;
+    }
+    long long n = atoll(argv[2]);
+    const char *input = argv[3];
+    if (n < 1) {
+        fprintf(stderr, "sort_check: N must be at least 1\n");
+        return 2;
+    }
+    keys = malloc((size_t)n * 4);
+    got = malloc((size_t)n * 4);
+    make_input(input, keys, n);
+    TRY(patc_buffer_alloc(ctx, (size_t)n * 4, &in));
+    TRY(patc_buffer_alloc(ctx, (size_t)n * 4, &out));
+    TRY(patc_buffer_upload(in, keys, (size_t)n * 4));
+    TRY(patc_sort_keys(so, in, out, n, NULL));
+    TRY(patc_buffer_download(out, got, (size_t)n * 4));
+    char what[96];
+    snprintf(what, sizeof what, "%s n=%lld %s", names[kind], n, input);
+    int ok = check(what, keys, got, n);
+    /* the input unchanged */
+    uint32_t *again = malloc((size_t)n * 4);
+    TRY(patc_buffer_download(in, again, (size_t)n * 4));
+    if (memcmp(again, keys, (size_t)n * 4) != 0) {
+        printf("%s: the input was changed\n", what);
+        failed++;
+        ok = 0;
+    }
+    /* in place, on the sorted keys */
+    TRY(patc_sort_keys(so, out, out, n, NULL));
+    TRY(patc_buffer_download(out, again, (size_t)n * 4));
+    snprintf(what, sizeof what, "%s n=%lld %s (in place, again)", names[kind], n, input);
+    ok = check(what, got, again, n) && ok;
+    free(again);
+    size_t tb = 0;
+    TRY(patc_sorter_temp_bytes(so, n, &tb));
+    printf("%s n=%lld %s: %s (temp %zu bytes)\n", names[kind], n, input, ok ? "sorted" : "FAILED", tb);
+done:
+    if (!src) printf("sort_check: %d passed, %d failed\n", passed, failed);
+    free(ns);
+    free(keys);
+    free(got);
+    patc_buffer_free(in);
+    patc_buffer_free(out);
+    patc_sorter_free(so);
+    patc_destroy(ctx);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,349 @@
+/* test_radixsort.c: the radix sort of keys of patterns/radixsort.rise (issue 35 items 2
+ * and 4) on the CPU interpreter, no GPU: examples/radixsort.rise's kernels chained as
+ * libpatrt chains them (histogram, scan, four passes ping-ponging between two buffers),
+ * and libpatrt's patc_sort_keys_cpu, for u32, i32 and f32 keys at ragged sizes, against
+ * qsort with the type's own order (f32 in CUB's order, written here from the float
+ * values, not from the pattern's bit flip), and the histogram against a plain count;
+ * then the sorter's argument checks and its temporary-memory query. The GPU runs of
+ * patc_sort_keys are tests/gpu/all.sh's section r (tests/gpu/sort_check.c). */
+#include "../runtime/patc.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PATC_EXAMPLES_DIR
+#define PATC_EXAMPLES_DIR "examples"
+#endif
+
+static patc_ctx *ctx;
+static patc_program *prog;
+
+static void setup(void)
+{
+    ck_assert_int_eq(patc_create(&ctx, 0, PATC_COMPILE_ONLY | PATC_NO_CACHE), PATC_OK);
+    patc_compile_options o = {.no_cubin = 1};
+    ck_assert_msg(patc_program_compile(ctx, PATC_EXAMPLES_DIR "/radixsort.rise", NULL, 0, &o, &prog) == PATC_OK, "%s",
+                  patc_last_error(ctx));
+}
+
+static void teardown(void)
+{
+    patc_program_free(prog);
+    patc_destroy(ctx);
+    ctx = NULL;
+}
+
+enum { KU32, KI32, KF32 };
+static const char *const suffix[] = {"U32", "I32", "F32"};
+
+static uint32_t f2u(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* CUB's ascending order of f32 keys, from the values: negative NaNs (sign bit set)
+ * first, the larger payload first; then the numbers by value (-0.0 == +0.0); then the
+ * positive NaNs, the smaller payload first. */
+static int cmp_f32(uint32_t a, uint32_t b)
+{
+    float x = u2f(a), y = u2f(b);
+    int ca = isnan(x) ? ((a >> 31) ? 0 : 2) : 1, cb = isnan(y) ? ((b >> 31) ? 0 : 2) : 1;
+    if (ca != cb) return ca < cb ? -1 : 1;
+    if (ca == 1) return x < y ? -1 : x > y ? 1 : 0;
+    if (a == b) return 0;
+    return (ca == 0) == (a > b) ? -1 : 1;
+}
+
+static int kind_now;
+static int cmp_key(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    switch (kind_now) {
+    case KU32: return a < b ? -1 : a > b;
+    case KI32: return (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
+    default: return cmp_f32(a, b);
+    }
+}
+
+static int cmp_bits(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static patc_kernel *kern(const char *base, int kind)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", base, kind < 0 ? "" : suffix[kind]);
+    patc_kernel *k;
+    ck_assert_msg(patc_get_kernel(prog, name, &k) == PATC_OK, "%s", patc_last_error(ctx));
+    return k;
+}
+
+/* The sort as libpatrt chains it: histogram (g blocks), scan, passes d = 0..3 from a
+ * into b and back. Returns the sorted keys (in a fresh array). */
+static uint32_t *sort_interp(int kind, const uint32_t *keys, long long n, long long g, uint32_t *hist_out)
+{
+    uint32_t hist[1024], offs[1024];
+    long long nats[2] = {n, g};
+    ck_assert_msg(patc_interp_run(kern("rsHist", kind), nats, (const void *[]){keys}, hist) == PATC_OK, "%s",
+                  patc_last_error(ctx));
+    if (hist_out) memcpy(hist_out, hist, sizeof hist);
+    ck_assert_msg(patc_interp_run(kern("rsScanAll", -1), NULL, (const void *[]){hist}, offs) == PATC_OK, "%s",
+                  patc_last_error(ctx));
+    uint32_t *a = malloc((size_t)n * 4), *b = malloc((size_t)n * 4);
+    memcpy(a, keys, (size_t)n * 4);
+    patc_kernel *pass = kern("rsPass", kind);
+    for (uint32_t d = 0; d < 4; d++) {
+        ck_assert_msg(patc_interp_run(pass, nats, (const void *[]){&d, offs + 256 * d, a}, b) == PATC_OK, "%s",
+                      patc_last_error(ctx));
+        uint32_t *t = a;
+        a = b;
+        b = t;
+    }
+    free(b);
+    return a;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+/* Input kinds: uniform, few unique (AND of 3 words), all equal, sorted, reverse sorted,
+ * and the special values of the type (INT_MIN/INT_MAX, 0, -0.0, +-inf, NaNs) mixed in. */
+enum { UNIFORM, FEW, EQUAL, SORTED, REVERSE, SPECIAL, NUM_INPUTS };
+
+static void make_input(int kind, int input, uint32_t *k, long long n)
+{
+    static const uint32_t special_f[] = {0x80000000u, 0u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u,
+                                         0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu, 0x00000001u,
+                                         0x80000001u, 0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu};
+    static const uint32_t special_i[] = {0x80000000u, 0x7fffffffu, 0u, 0xffffffffu, 1u, 0x80000001u, 0x7ffffffeu};
+    for (long long i = 0; i < n; i++) {
+        uint32_t x;
+        switch (input) {
+        case UNIFORM: x = next(); break;
+        case FEW: x = next() & next() & next(); break;
+        case EQUAL: x = kind == KF32 ? f2u(-2.5f) : 0x80000000u + 12345u; break;
+        case SORTED:
+        case REVERSE: {
+            long long j = input == SORTED ? i : n - 1 - i;
+            x = kind == KU32 ? (uint32_t)(j * 977) : kind == KI32 ? (uint32_t)(int32_t)((j - n / 2) * 977)
+                                                                   : f2u((float)(j - n / 2) * 0.37f);
+            break;
+        }
+        default:
+            x = next() % 3 ? next()
+                           : (kind == KF32 ? special_f[next() % 16] : special_i[next() % 7]);
+            if (kind == KF32 && next() % 2) x = f2u((float)(int)(next() % 64) - 32.0f); /* duplicates, +-0 */
+            break;
+        }
+        if (kind == KF32 && (input == UNIFORM || input == FEW) && (x & 0x7f800000u) == 0x7f800000u)
+            x &= 0xbfffffffu; /* random words: keep a few NaNs (SPECIAL has them), mostly numbers */
+        k[i] = x;
+    }
+}
+
+static const patc_type key_type[] = {PATC_U32, PATC_I32, PATC_F32};
+
+/* via 0: the example's kernels chained here (and the histogram checked); 1: libpatrt's
+ * patc_sort_keys_cpu into another array; 2: the same in place. */
+static void check_sort(int kind, int input, long long n, long long g, int via)
+{
+    uint32_t *keys = calloc((size_t)n, 4), hist[1024];
+    make_input(kind, input, keys, n);
+    uint32_t *got;
+    if (via == 0) {
+        got = sort_interp(kind, keys, n, g, hist);
+    } else {
+        patc_sorter *so;
+        ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
+        got = malloc((size_t)n * 4);
+        if (via == 2) memcpy(got, keys, (size_t)n * 4);
+        ck_assert_msg(patc_sort_keys_cpu(so, via == 2 ? got : keys, got, n) == PATC_OK, "%s", patc_last_error(ctx));
+        patc_sorter_free(so);
+    }
+
+    /* the histogram: digit d of the order bits, counted here from the comparison order
+     * (the rank of each key's class is not needed: only the totals per digit of bits
+     * are checked, so the bits are recomputed here plainly) */
+    uint32_t want_h[1024] = {0};
+    for (long long i = 0; i < n; i++) {
+        uint32_t x = keys[i], o;
+        if (kind == KU32) o = x;
+        else if (kind == KI32) o = x ^ 0x80000000u;
+        else o = x == 0x80000000u ? 0x80000000u : (x >> 31) ? ~x : x ^ 0x80000000u;
+        for (int d = 0; d < 4; d++) want_h[256 * d + ((o >> (8 * d)) & 255)]++;
+    }
+    for (int j = 0; via == 0 && j < 1024; j++)
+        ck_assert_msg(hist[j] == want_h[j], "%s input %d n=%lld: histogram bin %d is %u, want %u", suffix[kind], input,
+                      n, j, hist[j], want_h[j]);
+
+    /* the order: element by element equal under the type's order to qsort's result */
+    uint32_t *ref = malloc((size_t)n * 4);
+    memcpy(ref, keys, (size_t)n * 4);
+    kind_now = kind;
+    qsort(ref, (size_t)n, 4, cmp_key);
+    for (long long i = 0; i < n; i++)
+        ck_assert_msg(cmp_key(&got[i], &ref[i]) == 0, "%s input %d n=%lld: element %lld is 0x%08x, qsort's 0x%08x",
+                      suffix[kind], input, n, i, got[i], ref[i]);
+    /* a permutation of the input, bit for bit */
+    uint32_t *a = malloc((size_t)n * 4);
+    memcpy(a, got, (size_t)n * 4);
+    qsort(a, (size_t)n, 4, cmp_bits);
+    qsort(ref, (size_t)n, 4, cmp_bits);
+    ck_assert_msg(memcmp(a, ref, (size_t)n * 4) == 0, "%s input %d n=%lld: not a permutation of the input",
+                  suffix[kind], input, n);
+    /* stable: equal keys (of the order) keep their input order; for f32 this is -0.0
+     * and +0.0's order among themselves */
+    if (kind == KF32) {
+        long long j = 0;
+        for (long long i = 0; i < n; i++) {
+            if ((got[i] & 0x7fffffffu) != 0) continue;
+            while (j < n && (keys[j] & 0x7fffffffu) != 0) j++;
+            ck_assert_msg(j < n && keys[j] == got[i], "f32 input %d n=%lld: the zeros lost their input order", input, n);
+            j++;
+        }
+    }
+    free(a);
+    free(ref);
+    free(got);
+    free(keys);
+}
+
+static const long long sizes[] = {1, 31, 33, 1000, 4097};
+
+START_TEST(sorts_every_type_and_input)
+{
+    int kind = _i / NUM_INPUTS, input = _i % NUM_INPUTS;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        check_sort(kind, input, sizes[s], s % 2 ? 2 : 1, 0);
+}
+END_TEST
+
+START_TEST(sorter_cpu_every_type_and_input)
+{
+    int kind = _i / NUM_INPUTS, input = _i % NUM_INPUTS;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) check_sort(kind, input, sizes[s], 0, 1 + (int)(s % 2));
+}
+END_TEST
+
+/* The sorter's checks: key types, n, NULLs; and a GPU call without a device fails with
+ * a message instead of touching memory. */
+START_TEST(sorter_arguments)
+{
+    patc_sorter *so = (patc_sorter *)1;
+    patc_type bad[] = {PATC_F64, PATC_I64, PATC_U64, PATC_BOOL, (patc_type)99};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(patc_sorter_create(ctx, bad[i], &so), PATC_ERR_INVALID);
+        ck_assert_ptr_null(so);
+        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "u32, i32 or f32"));
+        so = (patc_sorter *)1;
+    }
+    ck_assert_int_eq(patc_sorter_create(ctx, PATC_U32, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sorter_create(ctx, PATC_U32, &so), PATC_OK);
+    uint32_t k[4] = {3, 1, 2, 0};
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 0), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "at least 1"));
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 4294967296LL), PATC_ERR_SIZE);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "2^32-1"));
+    ck_assert_int_eq(patc_sort_keys_cpu(so, NULL, k, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, NULL, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_cpu(NULL, k, k, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys(so, NULL, NULL, 4, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_ptr(so, 0, 256, 4, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_keys_ptr(so, 256, 512, -1, NULL), PATC_ERR_INVALID);
+    /* no device in this context: refused before anything is enqueued */
+    ck_assert_int_ne(patc_sort_keys_ptr(so, 256, 4096, 4, NULL), PATC_OK);
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 4), PATC_OK);
+    ck_assert_uint_eq(k[0], 0);
+    ck_assert_uint_eq(k[3], 3);
+    patc_sorter_free(so);
+    patc_sorter_free(NULL);
+}
+END_TEST
+
+/* The temporary memory: the second buffer of keys (n * 4 rounded up to 256), the 8 KiB
+ * of counts, and the kernels' scratch, which for the multisplit pass is 8 bytes per
+ * bucket per tile of 4096 keys (256 * ceil(n / 4096) words) and a little more (tile
+ * counter, the histogram's 1024 global bins): so between n*4 + 8192 + 2048 * tiles and
+ * that plus 64 KiB, for every key type. */
+START_TEST(sorter_temp_bytes)
+{
+    static const long long ns[] = {1, 4096, 4097, 1000000, 1LL << 28, 4294967295LL};
+    for (int kind = 0; kind < 3; kind++) {
+        patc_sorter *so;
+        ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            size_t b = 0, n = (size_t)ns[i], tiles = (n + 4095) / 4096;
+            ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
+            size_t lo = (n * 4 + 255) / 256 * 256 + 8192 + 2048 * tiles;
+            ck_assert_msg(b >= lo && b <= lo + 65536, "n = %zu: %zu bytes, expected %zu to %zu", n, b, lo, lo + 65536);
+        }
+        size_t b;
+        ck_assert_int_eq(patc_sorter_temp_bytes(so, 0, &b), PATC_ERR_INVALID);
+        ck_assert_int_eq(patc_sorter_temp_bytes(so, 4294967296LL, &b), PATC_ERR_SIZE);
+        ck_assert_int_eq(patc_sorter_temp_bytes(so, 5, NULL), PATC_ERR_INVALID);
+        patc_sorter_free(so);
+    }
+}
+END_TEST
+
+/* The f32 order pinned on a few keys, written out: -NaN < -inf < -1 < -0.0 = +0.0 (in
+ * input order) < denormal < 1 < FLT_MAX < inf < NaN. */
+START_TEST(f32_order_pinned)
+{
+    uint32_t keys[] = {0x7fc00000u, 0x3f800000u, 0u, 0x7f800000u, 0x80000000u, 0xff800000u, 0xbf800000u,
+                       0x00000001u, 0xffc00000u, 0x7f7fffffu, 0x80000000u, 0u};
+    uint32_t want[] = {0xffc00000u, 0xff800000u, 0xbf800000u, 0u, 0x80000000u, 0x80000000u, 0u,
+                       0x00000001u, 0x3f800000u, 0x7f7fffffu, 0x7f800000u, 0x7fc00000u};
+    long long n = 12;
+    uint32_t *got = sort_interp(KF32, keys, n, 1, NULL);
+    for (long long i = 0; i < n; i++)
+        ck_assert_msg(got[i] == want[i], "element %lld is 0x%08x, want 0x%08x", i, got[i], want[i]);
+    free(got);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("radixsort");
+    TCase *tc = tcase_create("interp");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, sorts_every_type_and_input, 0, 3 * NUM_INPUTS);
+    tcase_add_test(tc, f32_order_pinned);
+    tcase_add_loop_test(tc, sorter_cpu_every_type_and_input, 0, 3 * NUM_INPUTS);
+    tcase_add_test(tc, sorter_arguments);
+    tcase_add_test(tc, sorter_temp_bytes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
