@@ -587,7 +587,7 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
 typedef struct patc_sorter patc_sorter;
 /* PATC_ERR_INVALID for a key type other than U32, I32 and F32. */
 patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out);
-/* Frees the sorter's temporary memory too; call it before patc_destroy. */
+/* Frees the sorter and its temporary memory; patc_destroy frees the sorters still alive. */
 void patc_sorter_free(patc_sorter *s);
 /* The temporary device memory a sort of n keys uses: the sorter's second buffer of n
  * keys (rounded up to 256 bytes) and 8 KiB of counts, which it allocates on the first

@@ -142,6 +142,7 @@ patc_status patc_create(patc_ctx **out, int device, unsigned flags)
 void patc_destroy(patc_ctx *c)
 {
     if (!c) return;
+    while (c->sorters) patc_sorter_free(c->sorters); /* before the programs and buffers they own */
     while (c->algos) patc_algo_free(c->algos); /* before the programs: they own some */
     while (c->programs) patc_program_free(c->programs);
     while (c->buffers) patc_buffer_free(c->buffers);

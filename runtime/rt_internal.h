@@ -180,6 +180,7 @@ struct patc_ctx {
     patc_buffer *buffers;
     void *stream;           /* CUstream of launches and timing events; NULL: the default stream */
     patc_algo *algos;       /* every live algorithm (rt_algo.c), freed by patc_destroy */
+    patc_sorter *sorters;   /* every live sorter (rt_sort.c), freed by patc_destroy */
     patc_algo *algo_slot[RT_ALGO_SLOTS];
 };
 

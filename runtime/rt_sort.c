@@ -32,6 +32,7 @@ struct patc_sorter {
     size_t tmp_bytes;
     /* views into counts and of patc_sort_keys_ptr's addresses, never on a list */
     struct patc_buffer hist_view, offs_view[4], raw[2];
+    patc_sorter *prev, *next; /* the context's list of live sorters (patc_destroy frees them) */
 };
 
 /* The order bits of the key type (patterns/radixsort.rise) and the kernels' key type:
@@ -58,7 +59,7 @@ patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out)
     if ((unsigned)type > PATC_BOOL || key_names(type, &ord, &kt) != PATC_OK)
         return rt_fail(ctx, PATC_ERR_INVALID, "patc_sorter_create: the keys must be u32, i32 or f32 (64-bit keys are not "
                        "supported yet)");
-    patc_sorter *s = calloc(1, sizeof *s);
+    patc_sorter *s = lang_calloc(1, sizeof *s);
     if (!s) return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     s->ctx = ctx;
     s->type = type;
@@ -73,6 +74,9 @@ patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out)
         free(s);
         return rt_fail(ctx, PATC_ERR_NO_MEMORY, "out of memory");
     }
+    s->next = ctx->sorters;
+    if (ctx->sorters) ctx->sorters->prev = s;
+    ctx->sorters = s;
     *out = s;
     return PATC_OK;
 }
@@ -82,6 +86,9 @@ const char *patc_sorter_source(const patc_sorter *s) { return s ? s->source : NU
 void patc_sorter_free(patc_sorter *s)
 {
     if (!s) return;
+    if (s->prev) s->prev->next = s->next;
+    else s->ctx->sorters = s->next;
+    if (s->next) s->next->prev = s->prev;
     for (int i = 0; i < 2; i++) patc_program_free(s->prog[i]);
     patc_buffer_free(s->tmp);
     patc_buffer_free(s->counts);
