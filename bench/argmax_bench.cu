@@ -49,13 +49,6 @@ static HoldFlag holdf;
 static int sms;
 static const char *rise, *tuning_file;
 
-static inline uint64_t splitmix64(uint64_t &x) {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 // ------------------------------------------------------------------ settings
 
 // One setting of patc's argmax: the OneBlock kernel (one) or the grid with bps blocks per SM

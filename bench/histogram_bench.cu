@@ -40,13 +40,6 @@ static int fails;
 struct Row { std::string impl, type, data; long long n; float alone, queued, copy; bool ok; };
 static std::vector<Row> rows;
 
-static inline uint64_t splitmix64(uint64_t &x) {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 // Runs cub_op and patc_op once each and compares the 256 bins.
 static bool check(const char *ty, const char *data, long long n, const std::function<void()> &cub_op,
                   const std::function<void()> &patc_op, const char *when) {

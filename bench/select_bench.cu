@@ -64,13 +64,6 @@ struct Impl { std::string name; std::function<void()> op; };
 
 static float median(const std::vector<float> &v) { return median_us(v); }
 
-static inline uint64_t splitmix64(uint64_t &x) {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 // ------------------------------------------------------------------ settings and variants
 
 // The tuning file (nullptr: none), read through libpatrt's patc_tuning_lookup: the lines

@@ -47,13 +47,6 @@ __global__ void differ(const unsigned *a, const unsigned *b, long long n, unsign
     if (c) { atomicAdd(&bad[0], c); atomicMin(&bad[1], first); }
 }
 
-static inline uint64_t splitmix64(uint64_t &x) {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static cudaStream_t s;
 static patc_ctx *ctx;
 static HoldFlag holdf;
