@@ -9,8 +9,8 @@ For each n = 2^min-log .. 2^max-log (steps of 2^step-log) and element type:
   exclusive_scan  patc.exclusive_scan(x)                (torch.cumsum(x, 0), the nearest)
   filter          patc.filter(x, "fun(x => x > t)")     torch.masked_select(x, x > t)  x[x > t] (CuPy)
   partition       patc.partition(x, ..., stable=True)   (none in torch)
-and a device-to-device copy of the input's bytes (out.copy_(x)), the ceiling. torch.sort
-is not compared: patc has no sort. Each call is timed alone, Python included, with CUDA
+  sort            patc.sort(x)                          torch.sort(x).values   cupy.sort(x)
+and a device-to-device copy of the input's bytes (out.copy_(x)), the ceiling. Each call is timed alone, Python included, with CUDA
 events on the current stream around it (the GPU is idle before it, so the time covers
 the host's work until the last launch, then the kernels); after warm-up, implementations
 interleaved run by run, the median of --reps runs (more at small n). Then each is timed
@@ -133,6 +133,11 @@ class Gpu:
                 r["cupy"] = lambda: cp[cp > thr]
         elif op == "partition":
             r["patc"] = lambda: patc.partition(x, "fun(x => x > t)", t=thr, stable=True)
+        elif op == "sort":
+            r["patc"] = lambda: patc.sort(x)
+            r["torch"] = lambda: t.sort(x).values
+            if cupy is not None:
+                r["cupy"] = lambda: cupy.sort(cp)
         r["copy"] = lambda: out.copy_(x)
         return r
 
@@ -159,6 +164,8 @@ class Gpu:
                 ok = bool((wrap(got.long() - want) == 0).all())
         elif op == "filter":
             ok = t.equal(patc.filter(x, "fun(x => x > t)", t=thr), t.masked_select(x, x > thr))
+        elif op == "sort":
+            ok = t.equal(patc.sort(x), t.sort(x).values)
         else:
             o, m = patc.partition(x, "fun(x => x > t)", t=thr, stable=True)
             ok = m == int((x > thr).sum()) and t.equal(o[:m], x[x > thr]) and t.equal(o[m:], x[x <= thr])
@@ -227,7 +234,8 @@ class Cpu:
              "inclusive_scan": {"patc": lambda: patc.inclusive_scan(x), "torch": lambda: np.cumsum(x)},
              "exclusive_scan": {"patc": lambda: patc.exclusive_scan(x), "torch": lambda: np.cumsum(x)},
              "filter": {"patc": lambda: patc.filter(x, "fun(x => x > t)", t=thr), "torch": lambda: x[x > thr]},
-             "partition": {"patc": lambda: patc.partition(x, "fun(x => x > t)", t=thr, stable=True)}}[op]
+             "partition": {"patc": lambda: patc.partition(x, "fun(x => x > t)", t=thr, stable=True)},
+             "sort": {"patc": lambda: patc.sort(x), "torch": lambda: np.sort(x)}}[op]
         r["copy"] = lambda: np.copyto(out, x)
         return r
 
@@ -237,6 +245,8 @@ class Cpu:
             assert np.array_equal(patc.filter(x, "fun(x => x > t)", t=thr), x[x > thr])
         elif op == "inclusive_scan":
             assert np.allclose(patc.inclusive_scan(x), np.cumsum(x, dtype=np.float64), rtol=1e-4)
+        elif op == "sort":
+            assert np.array_equal(patc.sort(x), np.sort(x))
 
     def overhead(self, reps=200):
         k = patc.compile(ROOT / "examples" / "saxpy.rise").kernel("saxpy")
@@ -260,7 +270,7 @@ def run(args):
     be = Cpu() if args.dry_run else Gpu()
     hi = min(args.max_log, 14) if args.dry_run else args.max_log
     sizes = [1 << k for k in range(args.min_log, hi + 1, args.step_log)]
-    ops = ["reduce", "inclusive_scan", "exclusive_scan", "filter", "partition"]
+    ops = ["reduce", "inclusive_scan", "exclusive_scan", "filter", "partition", "sort"]
     rows = []
     for dname in args.dtypes.split(","):
         dtype = DTYPES[dname]

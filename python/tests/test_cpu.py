@@ -184,6 +184,67 @@ def test_algorithm_errors():
         patc.filter(np.arange(4, dtype="i4"), "fun(x => x > t)", t=2**40)
 
 
+def sort_reference(x):
+    """x sorted stably by the sort's order, written here: for float32, CUB's (by the
+    order bits: -0.0 as +0.0, a negative key's bits complemented, a positive key's sign
+    bit set)."""
+    if x.dtype == np.float32:
+        b = x.view(np.uint32).astype(np.uint64)
+        b = np.where(b == 0x80000000, 0, b)
+        o = np.where(b & 0x80000000, 0xFFFFFFFF ^ b, b | 0x80000000)
+        return x[np.argsort(o, kind="stable")]
+    return np.sort(x, kind="stable")
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "int32", "float32"])
+@pytest.mark.parametrize("n", [1, 31, 33, 1000, 4097])
+def test_sort(dtype, n):
+    rng = np.random.default_rng(n)
+    if dtype == "float32":
+        x = (rng.random(n) * 200 - 100).astype(dtype)
+    else:
+        x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
+    y = patc.sort(x)
+    assert y.dtype == x.dtype and y.shape == (n,)
+    assert np.array_equal(y.view(np.uint32), sort_reference(x).view(np.uint32))
+    few = x & x[::-1] if dtype != "float32" else np.round(x / 50).astype(dtype)  # few unique values
+    assert np.array_equal(patc.sort(few).view(np.uint32), sort_reference(few).view(np.uint32))
+
+
+def test_sort_special_keys_out_and_in_place():
+    nan, inf = float("nan"), float("inf")
+    f = np.array([0.5, -0.0, nan, -1.0, 0.0, inf, -inf, 2.0, -0.0, 1e-45, -1e-45], dtype="float32")
+    neg_nan = np.array([0xFFC00000], dtype=np.uint32).view(np.float32)
+    f = np.concatenate([f, neg_nan])
+    got = patc.sort(f)
+    assert np.array_equal(got.view(np.uint32), sort_reference(f).view(np.uint32))
+    assert np.isnan(got[0]) and np.signbit(got[0]) and np.isnan(got[-1]) and not np.signbit(got[-1])
+    # -0.0 and +0.0 are equals, in their input order
+    zeros = got[(got == 0)]
+    assert [bool(np.signbit(z)) for z in zeros] == [True, False, True]
+    i = np.array([5, -3, 2**31 - 1, -2**31, 0, -3], dtype="int32")
+    out = np.empty_like(i)
+    assert patc.sort(i, out=out) is out
+    assert out.tolist() == [-2**31, -3, -3, 0, 5, 2**31 - 1]
+    u = np.arange(1000, dtype="uint32")[::-1].copy()
+    assert patc.sort(u, out=u) is u  # in place
+    assert np.array_equal(u, np.arange(1000, dtype="uint32"))
+    assert patc.sort(np.zeros(0, dtype="float32")).shape == (0,)
+
+
+def test_sort_errors():
+    with pytest.raises(patc.DtypeError, match="uint32, int32 and float32"):
+        patc.sort(np.zeros(3, dtype="float64"))
+    with pytest.raises(patc.ContiguityError):
+        patc.sort(np.zeros(8, dtype="uint32")[::2])
+    with pytest.raises(patc.SizeError):
+        patc.sort(np.zeros(4, dtype="uint32"), out=np.zeros(5, dtype="uint32"))
+    with pytest.raises(patc.DtypeError):
+        patc.sort(np.zeros(4, dtype="uint32"), out=np.zeros(4, dtype="int32"))
+    with pytest.raises(patc.ArrayError):
+        patc.sort([3, 1, 2, "x"])
+
+
 def test_describe_algorithm():
     assert "scan." in patc.describe_algorithm("inclusive_scan", "float32", 1 << 20)
 

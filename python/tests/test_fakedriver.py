@@ -79,6 +79,17 @@ def test_algorithms_enqueue():
         patc.inclusive_scan(x, out=x)
 
 
+def test_sort_enqueues():
+    """patc.sort on __cuda_array_interface__ arrays: the six launches enqueued through
+    patc_sort_keys_ptr (the stand-in driver checks them), to another array and in place."""
+    for typestr in ("<u4", "<i4", "<f4"):
+        x, out = Dev(5000, typestr), Dev(5000, typestr)
+        assert patc.sort(x, out=out) is out
+        assert patc.sort(x, out=x) is x
+    with pytest.raises(patc.DtypeError):
+        patc.sort(Dev(10, "<f8", 8), out=Dev(10, "<f8", 8))
+
+
 def test_call_overhead(capsys):
     """The host time of a small kernel's call and of a ready-made call, the driver's
     launch being a function that returns (what is left is patc's and Python's)."""

@@ -270,6 +270,35 @@ def test_cupy():
     np.testing.assert_allclose(cupy.asnumpy(r), np.cumsum(np.arange(1000.0)), rtol=1e-6)
 
 
+def test_torch_and_cupy_sort():
+    """patc.sort against torch.sort's values (and the interpreter's sort of the same keys,
+    bit for bit, for float32's NaNs and zeros), and on CuPy arrays."""
+    for dt in (torch.int32, torch.float32) + ((torch.uint32,) if hasattr(torch, "uint32") else ()):
+        for n in SIZES:
+            g = torch.Generator(device="cuda").manual_seed(n)
+            if dt == torch.float32:
+                x = torch.rand(n, device="cuda", generator=g) * 200 - 100
+            elif dt == torch.int32:
+                x = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", dtype=dt, generator=g)
+            else:
+                x = torch.randint(0, 2**31 - 1, (n,), device="cuda", dtype=torch.int64, generator=g).to(dt)
+            y = patc.sort(x)
+            assert y.dtype == dt and y.shape == (n,)
+            if dt == torch.uint32:
+                assert np.array_equal(y.cpu().numpy(), np.sort(x.cpu().numpy()))
+            else:
+                assert torch.equal(y, torch.sort(x).values)
+            z = x.clone()
+            assert patc.sort(z, out=z) is z and torch.equal(z, y)
+    h = np.array([0.5, -0.0, float("nan"), -1.0, 0.0, float("inf"), -float("inf"), 2.0], dtype="float32")
+    got = patc.sort(torch.from_numpy(h).cuda()).cpu().numpy()
+    assert np.array_equal(got.view(np.uint32), patc.sort(h).view(np.uint32))  # the interpreter's
+    if cupy is not None:
+        c = cupy.asarray(np.random.default_rng(7).integers(0, 1000, 4097).astype("uint32"))
+        r = patc.sort(c)
+        assert isinstance(r, cupy.ndarray) and np.array_equal(cupy.asnumpy(r), np.sort(cupy.asnumpy(c)))
+
+
 # ---------------------------------------------------------------- the call's overhead
 
 

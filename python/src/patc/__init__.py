@@ -1,5 +1,5 @@
 """patc from Python: compile .rise kernels and call them on PyTorch, CuPy and NumPy arrays,
-and the ready-made device algorithms (reduce, scans, filter, partition).
+and the ready-made device algorithms (reduce, scans, filter, partition, sort).
 
     import patc, torch
     prog = patc.compile("examples/saxpy.rise")
@@ -15,13 +15,13 @@ from ._lib import (PatcError, InvalidArgumentError, OutOfMemoryError, FileError,
                    InterpreterError, ArrayError, DtypeError, ContiguityError, DeviceMismatchError)
 from ._lib import patc_version as _version
 from ._core import (Program, Kernel, compile, emit_cuda, reduce, inclusive_scan, exclusive_scan, filter, partition,
-                    describe_algorithm)
+                    sort, describe_algorithm)
 
 __version__ = "0.1.0"
 library_version = _version().decode()
 
 __all__ = ["compile", "emit_cuda", "Program", "Kernel", "reduce", "inclusive_scan", "exclusive_scan", "filter",
-           "partition", "describe_algorithm", "PatcError", "InvalidArgumentError", "OutOfMemoryError", "FileError",
+           "partition", "sort", "describe_algorithm", "PatcError", "InvalidArgumentError", "OutOfMemoryError", "FileError",
            "CompileError", "NvrtcError", "DriverError", "NoDriverError", "NoDeviceError", "NotFoundError",
            "SizeError", "LaunchConfigError", "InterpreterError", "ArrayError", "DtypeError", "ContiguityError",
            "DeviceMismatchError"]

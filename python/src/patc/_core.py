@@ -741,6 +741,76 @@ def partition(x, pred, *, stable=False, out=None, count=None, sync=True, stream=
     return _algo(alg, x, None, None, pred, out, count, sync, stream, device, scalars, scalar_types, kw, "partition")
 
 
+_sorters = {}  # (device, patc_type, stream) -> patc_sorter: one sorter per stream (patc.h's rule)
+_SORT_TYPES = (L.U32, L.I32, L.F32)
+
+
+def _sorter(ctx, dev, t, s):
+    key = (dev, t, s)
+    h = _sorters.get(key)
+    if h is None:
+        hp = c_void_p()
+        with ctx.lock:
+            ctx.check(L.patc_sorter_create(ctx.h, t, byref(hp)), "patc.sort")
+        h = _sorters[key] = hp.value  # freed with its context (patc_destroy)
+    return h
+
+
+def sort(x, *, out=None, stream=None, device=None):
+    """x's elements in ascending order (patc_sort_keys: a radix sort of uint32, int32 or
+    float32 keys, six launches on the current stream, no wait), a new 1-D array of x's
+    library on x's device, or written into out= (which may be x itself: an in-place
+    sort). float32 keys in CUB's order: NaNs with the sign bit set first, -inf, ...,
+    -0.0 and +0.0 as equals (in their input order), ..., +inf, then the other NaNs.
+    NumPy arrays are sorted by the same kernels on the CPU interpreter."""
+    s = A.stream_handle(stream) if stream is not None else 0
+    h = A._handlers.get(type(x))
+    d = h(x, s) if h is not None else A.describe(x, s)
+    if d is None:
+        raise ArrayError("patc.sort: the input is %s, not an array" % type(x).__name__)
+    if not (d[3] and d[1] >= 0):
+        A.check(d, -1, -1, "patc.sort: the input")
+    t, n, dev, lib = d[1], d[2], d[4], d[5]
+    if t not in _SORT_TYPES:
+        raise DtypeError("patc.sort: %s keys; the sort takes uint32, int32 and float32 (64-bit keys and key-value "
+                         "pairs are not supported yet)" % A.type_name(d))
+    if n >= 2**32:
+        raise SizeError("patc.sort: at most 2^32-1 keys; %d given" % n)
+    if device is not None:
+        want = _as_device(device)
+        if want is not None and want != dev:
+            raise DeviceMismatchError("patc.sort: device=%r, but the input is on %s" % (device, _dev_name(dev)))
+    if dev >= 0 and stream is None:
+        s = A.current_stream(lib, dev)
+    if out is None:
+        o = x.new_empty(n) if lib == A.TORCH else A.empty(lib, t, n, dev)
+        od = A.describe(o, s)
+    else:
+        o = out
+        od = A.describe(o, s)
+        if od is None:
+            raise ArrayError("patc.sort: out= is %s, not an array" % type(o).__name__)
+        A.check(od, t, n, "patc.sort: out=")
+        if od[4] != dev:
+            raise DeviceMismatchError("patc.sort: out= is on %s, the input on %s" % (_dev_name(od[4]), _dev_name(dev)))
+    if n == 0:
+        return o
+    ctx = _algo_ctx(dev)
+    so = _sorter(ctx, dev, t, s)
+    if dev >= 0 and A.multi_gpu(lib):
+        with A.device_guard(lib, dev), ctx.lock:
+            rc = L.patc_sort_keys_ptr(so, d[0], od[0], n, s)
+    elif dev >= 0:
+        with ctx.lock:
+            rc = L.patc_sort_keys_ptr(so, d[0], od[0], n, s)
+    else:
+        with ctx.lock:
+            rc = L.patc_sort_keys_cpu(so, d[0], od[0], n)
+    if rc:
+        ctx.check(rc, "patc.sort")
+    return o
+
+
 def describe_algorithm(name, dtype="float32", n=1 << 20, op="add", pred=None, device=-1):
     """The settings a ready-made call uses at n (patc_algo_describe), e.g.
     "scan.pipe w=16 ipt=12 s=9 (built-in h100)"."""
