@@ -525,7 +525,7 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
         (pairs && (!c2 || c2->kind != W_MEM || c2->buf->param != -1 || !nat_is_const(c2->base, &base) || base)) ||
         k->main || k->body->seq.n || k->nouts != (pairs ? 2 : 1))
         diag_error(w->d, e->sp, "multisplit is a kernel of its own: it must be the kernel's whole result (one "
-                   "output, its last launch, nothing else computed)");
+                   "output, or for pairs two through unzip; its last launch, nothing else computed)");
     Buffer *bufs[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 2; i++) {
         LwVal *v = lw_lower_exp(w, arg[i + 1]);
