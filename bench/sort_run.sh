@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # sort_run.sh: on the GPU machine, build bench/sort_bench.cu with nvcc against patc's
 # build (build/runtime/libpatrt.a, carried from the CPU machine) and run it: libpatrt's
-# radix sort (patc_sort_keys) against CUB's DeviceRadixSort::SortKeys (see
-# sort_bench.cu's header).
+# radix sort (patc_sort_keys; patc_sort_pairs of f32 keys with u32 values) against
+# CUB's DeviceRadixSort::SortKeys and SortPairs (see sort_bench.cu's header).
 #   bash bench/sort_run.sh [OUTDIR] [n ...]
 # OUTDIR: default $OUT when set, else bench/results/<YYYY-MM-DD>-<gpu-name-slug>-sort.
 # Writes OUTDIR/sort.csv, sort.md, sort.txt (the console) and command.txt (the exact

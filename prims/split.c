@@ -13,12 +13,20 @@
 /* ---------------------------------------------------------------- the type rule */
 
 /* multisplit(k, nt, ipt)(bucket)(offs)(xs) : (t -> u32) -> k.u32 -> n.t -> n.t, t a
- * scalar (f32 i32 u32 f64 i64 u64): element xs[i] goes to offs[b] + (the number of j < i
+ * scalar (f32 i32 u32 f64 i64 u64) or a pair of them (a key and the value it carries,
+ * zip(keys)(values): the sort of pairs, issue 35 item 2; the bucket function of the
+ * pair, the result an array of pairs, two outputs): element xs[i] goes to offs[b] + (the number of j < i
  * with bucket(xs[j]) = b), b = bucket(xs[i]) in 0..k-1; offs must be the exclusive scan
  * of the buckets' counts (an earlier launch's result: a histogram, then a scan). k (1 to
  * MS_KMAX buckets), nt (threads a block, a multiple of 32 up to 1024) and ipt (items a
  * thread, 1 to 32) are constants: the kernel's tiles are nt*ipt elements. It is a kernel
  * (the last launch) of its own: outside every map and function. */
+static bool ms_elem_ok(Type *ty)
+{
+    ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
+    return sk == SK_F32 || sk == SK_I32 || sk == SK_U32 || sk == SK_F64 || sk == SK_I64 || sk == SK_U64;
+}
+
 static Expr *infer_multisplit(Tc *t, const TcApp *ap)
 {
     Arena *a = t->a;
@@ -48,10 +56,9 @@ static Expr *infer_multisplit(Tc *t, const TcApp *ap)
     Expr *x = tc_infer(t, arg[2], ap->sc, NULL);
     Type *tx = tc_want_array(t, x, "multisplit");
     Type *ty = tx->arr.elem;
-    ScalarKind sk = ty->kind == T_SCALAR ? tc_num_kind(ty) : SK_COUNT;
-    if (sk != SK_F32 && sk != SK_I32 && sk != SK_U32 && sk != SK_F64 && sk != SK_I64 && sk != SK_U64)
-        diag_error(t->d, x->sp, "multisplit of %s: the elements must be scalars (f32, i32, u32, f64, i64 or u64)",
-                   tc_tstr(t, tx));
+    if (!ms_elem_ok(ty) && !(ty->kind == T_PAIR && ms_elem_ok(ty->pair.a) && ms_elem_ok(ty->pair.b)))
+        diag_error(t->d, x->sp, "multisplit of %s: the elements must be scalars (f32, i32, u32, f64, i64 or u64) or "
+                   "pairs of them (a key and its value, zip(keys)(values))", tc_tstr(t, tx));
     Type *ps[1] = {ty};
     Expr *f = tc_check_fun(t, arg[0], ps, 1, ap->sc, u32, ap->sp);
     Type *rt = tc_fun_result(f, 1);
@@ -146,7 +153,10 @@ typedef struct Ms {
     Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
     Buffer *sval, *sbk;      /* the tile in bucket order, and each element's bucket */
     Expr *f;       /* the bucket function */
-    ScalarKind sk; /* the elements' */
+    ScalarKind sk; /* the elements' (the keys' where they are pairs) */
+    bool pairs;    /* elements (key, value): the values ride along in val2 and sval2 */
+    ScalarKind sk2;          /* the values' */
+    Buffer *val2, *sval2;    /* as val and sval, the values */
 } Ms;
 
 static Nat *mc(Ms *m, int64_t v) { return nat_cst(m->a, v); }
@@ -221,9 +231,10 @@ static Nat *mseq(Ms *m, int64_t trips, Stmt **loop, Stmt **saved)
 /* bucket(x): the user's function inlined, capped at K - 1 (an out-of-range bucket is
  * the interpreter's error; the kernel puts the element in the last bucket rather than
  * index past its counts) */
-static X *mbucket(Ms *m, X *x)
+static X *mbucket(Ms *m, X *x, X *y)
 {
-    lw_bind(m->w, m->f->lam.param, lw_scalar(m->w, x));
+    LwVal *v = lw_scalar(m->w, x);
+    lw_bind(m->w, m->f->lam.param, y ? lw_pairv(m->w, v, lw_scalar(m->w, y)) : v);
     X *b = lw_lower_exp(m->w, m->f->lam.body)->x;
     X *mn = lw_xnew(m->w, X_MINMAX, SK_U32);
     mn->bin.op = OP_LT;
@@ -253,7 +264,7 @@ static void ms_clear(Ms *m)
  * bucket's count so far plus the lanes of its bucket below it, and the bucket's highest
  * lane adds the round's count to the warp's count (hist, the warp's own row, between
  * two __syncwarp). Each element and its bucket and rank go to shared memory. */
-static void ms_rank(Ms *m, Buffer *in)
+static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
 {
     Lw *w = m->w;
     Arena *a = m->a;
@@ -265,11 +276,14 @@ static void ms_rank(Ms *m, Buffer *in)
     Nat *gi = nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), p);
     Buffer *xb, *bb, *pm, *hb;
     X *valid = lw_materialise(w, mnat_lt(m, gi, m->n), "msok");
-    X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb);
+    X *x = mdecl(m, "msx", m->sk, mlit(m, m->sk, 0), &xb), *y = NULL;
+    Buffer *yb = NULL;
+    if (m->pairs) y = mdecl(m, "msy", m->sk2, mlit(m, m->sk2, 0), &yb);
     lw_open_if(w, valid, &is);
     lw_store(w, xb, mc(m, 0), lw_xload(w, in, gi));
+    if (m->pairs) lw_store(w, yb, mc(m, 0), lw_xload(w, in2, gi));
     w->cur = is;
-    X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x), mlit(m, SK_U32, 0)), &bb);
+    X *b = mdecl(m, "msb", SK_U32, msel(m, valid, mbucket(m, x, y), mlit(m, SK_U32, 0)), &bb);
     X *peers = mdecl(m, "mspm", SK_U32, mballot(m, valid), &pm);
     for (int i = 0; i < m->bits; i++) {
         X *bit = mbin(m, OP_EQ, SK_BOOL, mbin(m, OP_BAND, SK_U32, mbin(m, OP_SHR, SK_U32, b, mlit(m, SK_U32, (uint64_t)i)),
@@ -296,6 +310,7 @@ static void ms_rank(Ms *m, Buffer *in)
     X *info = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, b, mlit(m, SK_U32, 16)), mbin(m, OP_ADD, SK_U32, h, rk));
     lw_store(w, m->info, p, msel(m, valid, info, mlit(m, SK_U32, 0xffff0000u)));
     lw_store(w, m->val, p, x);
+    if (m->pairs) lw_store(w, m->val2, p, y);
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
@@ -456,6 +471,7 @@ static void ms_order(Ms *m)
     Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
     lw_store(w, m->sval, qi, lw_xload(w, m->val, p));
     lw_store(w, m->sbk, qi, b);
+    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->val2, p));
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
@@ -465,7 +481,7 @@ static void ms_order(Ms *m)
  * below n - tile*TILE: the tile's elements), place q of bucket b to base[b] + q -
  * tstart[b], so the threads of a warp write consecutive words of a bucket's part. A
  * place past n, which only wrong offsets give, is not written. */
-static void ms_scatter(Ms *m, Buffer *out)
+static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
 {
     Lw *w = m->w;
     Arena *a = m->a;
@@ -480,7 +496,9 @@ static void ms_scatter(Ms *m, Buffer *out)
     X *dst = mbin(m, OP_ADD, SK_U64, mun(m, X_CAST, SK_U64, lw_xload(w, m->base, bi)), mun(m, X_CAST, SK_U64, within));
     X *d = lw_materialise(w, dst, "msdst");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->n))), &js);
-    lw_store(w, out, lw_data_index(w, d, m->n), lw_xload(w, m->sval, q));
+    Nat *di = lw_data_index(w, d, m->n);
+    lw_store(w, out, di, lw_xload(w, m->sval, q));
+    if (m->pairs) lw_store(w, out2, di, lw_xload(w, m->sval2, q));
     w->cur = is; /* out of both ifs */
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
@@ -498,22 +516,39 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     Kernel *k = w->k;
     Expr **arg = e->prim.args;
     int64_t base;
-    if (w->nloops || c->kind != W_MEM || c->buf->param != -1 || !nat_is_const(c->base, &base) || base || k->main ||
-        k->body->seq.n || k->nouts != 1)
+    /* pairs: the output is two arrays (W_PAIRW of two W_MEM), the input zip(keys)(values)
+     * of two arrays as they are (V_ZIP of two V_MEM) */
+    Type *et = arg[2]->ty->arr.elem;
+    bool pairs = et->kind == T_PAIR;
+    Acc *c1 = pairs && c->kind == W_PAIRW ? c->in : c, *c2 = pairs && c->kind == W_PAIRW ? c->in2 : NULL;
+    if (w->nloops || c1->kind != W_MEM || c1->buf->param != -1 || !nat_is_const(c1->base, &base) || base ||
+        (pairs && (!c2 || c2->kind != W_MEM || c2->buf->param != -1 || !nat_is_const(c2->base, &base) || base)) ||
+        k->main || k->body->seq.n || k->nouts != (pairs ? 2 : 1))
         diag_error(w->d, e->sp, "multisplit is a kernel of its own: it must be the kernel's whole result (one "
-                   "output, its last launch, nothing else computed)");
-    Buffer *bufs[2];
+                   "output, or for pairs two through unzip; its last launch, nothing else computed)");
+    Buffer *bufs[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 2; i++) {
         LwVal *v = lw_lower_exp(w, arg[i + 1]);
         View *g = v->k == VAL_ARRAY ? v->v : NULL;
-        if (!g || g->kind != V_MEM || g->buf->as != AS_GLOBAL || g->buf->scalar || !nat_is_const(g->base, &base) ||
-            base || k->body->seq.n)
+        View *g2 = NULL;
+        if (i && pairs && g && g->kind == V_ZIP) {
+            g2 = g->in2;
+            g = g->in;
+        }
+        bool bad = !g || g->kind != V_MEM || g->buf->as != AS_GLOBAL || g->buf->scalar || !nat_is_const(g->base, &base) ||
+                   base || k->body->seq.n;
+        if (i && pairs)
+            bad = bad || !g2 || g2->kind != V_MEM || g2->buf->as != AS_GLOBAL || g2->buf->scalar ||
+                  !nat_is_const(g2->base, &base) || base;
+        if (bad)
             diag_error(w->d, arg[i + 1]->sp, "multisplit: %s must be an array in global memory as it is (a data "
                        "parameter, or an earlier launch's result through toGlobal), not a view or a computed value",
-                       i ? "the input" : "the offsets");
+                       i ? (pairs ? "the input (zip of the keys and the values)" : "the input") : "the offsets");
         bufs[i] = g->buf;
+        if (g2) bufs[2] = g2->buf;
     }
-    Ms m = {.w = w, .a = a, .f = arg[0], .sk = lw_sk_of(arg[2]->ty->arr.elem), .n = arg[2]->ty->arr.n};
+    Ms m = {.w = w, .a = a, .f = arg[0], .sk = lw_sk_of(pairs ? et->pair.a : et), .n = arg[2]->ty->arr.n,
+            .pairs = pairs, .sk2 = pairs ? lw_sk_of(et->pair.b) : SK_U32};
     nat_is_const(e->prim.nats[0], &m.K);
     nat_is_const(e->prim.nats[1], &m.NT);
     nat_is_const(e->prim.nats[2], &m.IPT);
@@ -521,7 +556,8 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.TILE = m.NT * m.IPT;
     while ((int64_t)1 << m.bits < m.K) m.bits++;
     /* the shared buffers (below), each rounded up to 16 bytes by smem.c */
-    int64_t bytes = (m.W + 2) * m.K * 4 + 2 * m.TILE * (scalar_info[m.sk].size + 4) + 8 * 16;
+    int64_t bytes = (m.W + 2) * m.K * 4 + 2 * m.TILE * (scalar_info[m.sk].size + 4) + 8 * 16 +
+                    (pairs ? 2 * m.TILE * scalar_info[m.sk2].size + 2 * 16 : 0);
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "multisplit(%lld, %lld, %lld): its counts (%lld a bucket: one per warp and two) and its "
                    "tile of %lld elements (twice, with their buckets) take %lld bytes of shared memory, more than the %lld "
@@ -533,7 +569,13 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     Buffer *pa = lw_new_buffer(w, "pa", AS_PRIVATE, m.sk, nat_cst(a, 1));
     pa->scalar = true;
     Stmt *saved = w->cur, *ops = w->cur = stmt_seq(a);
-    lw_bind(w, m.f->lam.param, lw_scalar(w, lw_xload(w, pa, nat_cst(a, 0))));
+    LwVal *pv = lw_scalar(w, lw_xload(w, pa, nat_cst(a, 0)));
+    if (pairs) {
+        Buffer *pb = lw_new_buffer(w, "pb", AS_PRIVATE, m.sk2, nat_cst(a, 1));
+        pb->scalar = true;
+        pv = lw_pairv(w, pv, lw_scalar(w, lw_xload(w, pb, nat_cst(a, 0))));
+    }
+    lw_bind(w, m.f->lam.param, pv);
     LwVal *r = lw_lower_exp(w, m.f->lam.body);
     w->cur = saved;
     for (int i = 0; i < ops->seq.n; i++)
@@ -555,12 +597,16 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
     m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);
     m.sbk = lw_shared_buffer(w, "mssbk", SK_U32, nat_cst(a, m.TILE), e->sp);
+    if (pairs) {
+        m.val2 = lw_shared_buffer(w, "msval2", m.sk2, nat_cst(a, m.TILE), e->sp);
+        m.sval2 = lw_shared_buffer(w, "mssval2", m.sk2, nat_cst(a, m.TILE), e->sp);
+    }
     ms_clear(&m);
-    ms_rank(&m, bufs[1]);
+    ms_rank(&m, bufs[1], bufs[2]);
     ms_look(&m, bufs[0], state);
     ms_tile_scan(&m);
     ms_order(&m);
-    ms_scatter(&m, c->buf);
+    ms_scatter(&m, c1->buf, pairs ? c2->buf : NULL);
     lw_close_loop(w, blk, bsaved);
 }
 

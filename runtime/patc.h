@@ -574,23 +574,39 @@ patc_status patc_algo_tune(patc_ctx *ctx, const patc_algo_spec *spec, const void
 
 /* ---------------------------------------------------------------- sorting keys */
 
-/* The ready-made radix sort of keys, ascending (issue 35; patterns/radixsort.rise,
- * docs/api.md "Sorting keys"): u32, i32 or f32 keys, f32 in CUB DeviceRadixSort's order
+/* The ready-made radix sort of keys, or of keys each carrying a value, ascending or
+ * descending (issue 35; patterns/radixsort.rise, docs/api.md "Sorting keys" and
+ * "Sorting pairs, descending order"): u32, i32 or f32 keys, f32 in CUB DeviceRadixSort's order
  * (NaNs with the sign bit set first, -inf, ..., -0.0 and +0.0 as equals in their input
  * order, ..., +inf, then the other NaNs). Six launches a sort (a histogram of all four
  * 8-bit digits, their scan, four multisplit passes). A sorter is made once per key
  * type and called many times; its program is compiled on the first call that needs
  * it. Calls of one sorter must not run concurrently on different streams (they share
  * its temporary memory and the kernels' look-back state): one sorter per stream.
- * Not supported yet: key-value pairs, descending order, bit ranges, 64-bit keys,
- * n of 2^32 or more. */
+ * The sort is stable: equal keys (-0.0 and +0.0 among them) keep their input order,
+ * ascending and descending alike (as CUB's). Descending order is the ascending order
+ * reversed but for the order among equal keys (NaNs with the sign bit clear first,
+ * then +inf, ..., -inf, then the other NaNs).
+ * Not supported yet: bit ranges, 64-bit keys, values of 8 bytes, n of 2^32 or more. */
 typedef struct patc_sorter patc_sorter;
-/* PATC_ERR_INVALID for a key type other than U32, I32 and F32. */
+/* A sorter of keys alone, ascending. PATC_ERR_INVALID for a key type other than U32,
+ * I32 and F32. */
 patc_status patc_sorter_create(patc_ctx *ctx, patc_type type, patc_sorter **out);
+/* What a sorter sorts. */
+typedef struct patc_sort_spec {
+    patc_type key_type;   /* PATC_U32, PATC_I32 or PATC_F32 */
+    int values;           /* nonzero: each key carries a value (patc_sort_pairs*); 0: keys alone */
+    patc_type value_type; /* with values: PATC_U32, PATC_I32 or PATC_F32, moved as the 4 bytes they are */
+    int descending;       /* nonzero: the largest key first */
+} patc_sort_spec;
+/* A sorter as spec says (PATC_ERR_INVALID for types other than those above). */
+patc_status patc_sorter_create_spec(patc_ctx *ctx, const patc_sort_spec *spec, patc_sorter **out);
+/* A sorter of pairs, ascending: patc_sorter_create_spec with values = 1. */
+patc_status patc_sorter_create_pairs(patc_ctx *ctx, patc_type key_type, patc_type value_type, patc_sorter **out);
 /* Frees the sorter and its temporary memory; patc_destroy frees the sorters still alive. */
 void patc_sorter_free(patc_sorter *s);
 /* The temporary device memory a sort of n keys uses: the sorter's second buffer of n
- * keys (rounded up to 256 bytes) and 8 KiB of counts, which it allocates on the first
+ * keys (rounded up to 256 bytes; for pairs, and another of n values) and 8 KiB of counts, which it allocates on the first
  * call that needs more and keeps, plus the kernels' scratch (multisplit's look-back,
  * 8 bytes per 256 buckets per tile of 4096 keys: about n/2 bytes), which they keep. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
@@ -606,8 +622,20 @@ patc_status patc_sort_keys_ptr(patc_sorter *s, unsigned long long in, unsigned l
 /* The same sort on the CPU interpreter, on host arrays (in == out allowed): the kernels
  * patc_sort_keys launches, interpreted. Needs no driver and no NVRTC. */
 patc_status patc_sort_keys_cpu(patc_sorter *s, const void *in, void *out, long long n);
+/* Sort n pairs by key (a sorter of pairs): keys_in[i] and values_in[i] are pair i; the
+ * sorted keys go to keys_out, each one's value at the same index of values_out. As
+ * patc_sort_keys otherwise: an input and its output may be one buffer (in place), and
+ * the four must not overlap otherwise. A keys call on a pairs sorter, or the reverse,
+ * is PATC_ERR_INVALID. */
+patc_status patc_sort_pairs(patc_sorter *s, patc_buffer *keys_in, patc_buffer *keys_out, patc_buffer *values_in,
+                            patc_buffer *values_out, long long n, void *stream);
+patc_status patc_sort_pairs_ptr(patc_sorter *s, unsigned long long keys_in, unsigned long long keys_out,
+                                unsigned long long values_in, unsigned long long values_out, long long n,
+                                void *stream);
+patc_status patc_sort_pairs_cpu(patc_sorter *s, const void *keys_in, void *keys_out, const void *values_in,
+                                void *values_out, long long n);
 /* The generated .rise program of the sorter (owned by it): kernels sortHist, sortScan
- * and sortPass. */
+ * and sortPass (for pairs, a pass over zip(keys)(values) with two outputs). */
 const char *patc_sorter_source(const patc_sorter *s);
 
 /* One-call forms for the built-in operators: the algorithm is made on first use and

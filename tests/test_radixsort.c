@@ -4,8 +4,11 @@
  * and libpatrt's patc_sort_keys_cpu, for u32, i32 and f32 keys at ragged sizes, against
  * qsort with the type's own order (f32 in CUB's order, written here from the float
  * values, not from the pattern's bit flip), and the histogram against a plain count;
- * then the sorter's argument checks and its temporary-memory query. The GPU runs of
- * patc_sort_keys are tests/gpu/all.sh's section r (tests/gpu/sort_check.c). */
+ * then the sorter's argument checks and its temporary-memory query. Then key-value
+ * pairs and descending order (issue 35 item 2): patc_sort_pairs_cpu and a descending
+ * patc_sort_keys_cpu against a stable sort written here (qsort by key, then by input
+ * index), every key and value type, and examples/radixsort_pairs.rise's kernels chained.
+ * The GPU runs of patc_sort_keys are tests/gpu/all.sh's section r (tests/gpu/sort_check.c). */
 #include "../runtime/patc.h"
 
 #include <check.h>
@@ -342,6 +345,194 @@ START_TEST(f32_order_pinned)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- pairs, descending */
+
+/* A pair of the stable reference: key, value and input index. */
+typedef struct {
+    uint32_t k, v;
+    long long i;
+} Kvi;
+static int desc_now;
+/* by key in the type's order (reversed if descending), then by input index: stable */
+static int cmp_kvi(const void *pa, const void *pb)
+{
+    const Kvi *a = pa, *b = pb;
+    int c = cmp_key(&a->k, &b->k);
+    if (desc_now) c = -c;
+    return c ? c : a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* values of type vkind (0 u32, 1 i32, 2 f32): distinct-ish words, so that a value moved
+ * with the wrong key or out of order among equal keys shows */
+static uint32_t make_value(int vkind, long long i)
+{
+    switch (vkind) {
+    case KU32: return (uint32_t)i * 2654435761u;
+    case KI32: return (uint32_t)(int32_t)(-(int32_t)i - 7);
+    default: return f2u((float)i * 0.5f - 3.0f);
+    }
+}
+
+/* via 0: patc_sort_pairs_cpu (or patc_sort_keys_cpu with values < 0) into other arrays;
+ * 1: in place; 2: examples/radixsort_pairs.rise's kernels chained (ascending pairs). The
+ * keys and values out must equal the reference's bit for bit. */
+static void check_pairs(int kind, int vkind, int input, long long n, int desc, int via)
+{
+    uint32_t *keys = calloc((size_t)n, 4), *vals = calloc((size_t)n, 4);
+    make_input(kind, input, keys, n);
+    for (long long i = 0; i < n; i++) vals[i] = make_value(vkind < 0 ? 0 : vkind, i);
+    uint32_t *gk = malloc((size_t)n * 4), *gv = malloc((size_t)n * 4);
+    if (via == 2) {
+        patc_program *pp;
+        patc_compile_options o = {.no_cubin = 1};
+        ck_assert_msg(patc_program_compile(ctx, PATC_EXAMPLES_DIR "/radixsort_pairs.rise", NULL, 0, &o, &pp) == PATC_OK,
+                      "%s", patc_last_error(ctx));
+        uint32_t hist[1024], offs[1024];
+        long long nats[2] = {n, 1};
+        ck_assert_msg(patc_interp_run(kern("rsHist", kind), nats, (const void *[]){keys}, hist) == PATC_OK, "%s",
+                      patc_last_error(ctx));
+        ck_assert_int_eq(patc_interp_run(kern("rsScanAll", -1), NULL, (const void *[]){hist}, offs), PATC_OK);
+        char name[64];
+        snprintf(name, sizeof name, "rsPassPairs%s", suffix[kind]);
+        patc_kernel *pass;
+        ck_assert_int_eq(patc_get_kernel(pp, name, &pass), PATC_OK);
+        uint32_t *ak = malloc((size_t)n * 4), *av = malloc((size_t)n * 4);
+        memcpy(gk, keys, (size_t)n * 4);
+        memcpy(gv, vals, (size_t)n * 4);
+        for (uint32_t d = 0; d < 4; d++) {
+            uint32_t *fk = d % 2 ? ak : gk, *fv = d % 2 ? av : gv, *tk = d % 2 ? gk : ak, *tv = d % 2 ? gv : av;
+            ck_assert_msg(patc_interp_run_outputs(pass, nats, (const void *[]){&d, offs + 256 * d, fk, fv},
+                                                  (void *[]){tk, tv}) == PATC_OK, "%s", patc_last_error(ctx));
+        }
+        free(ak);
+        free(av);
+        patc_program_free(pp);
+    } else {
+        patc_sorter *so;
+        patc_sort_spec sp = {.key_type = key_type[kind], .values = vkind >= 0, .value_type = key_type[vkind < 0 ? 0 : vkind],
+                             .descending = desc};
+        ck_assert_msg(patc_sorter_create_spec(ctx, &sp, &so) == PATC_OK, "%s", patc_last_error(ctx));
+        if (via == 1) {
+            memcpy(gk, keys, (size_t)n * 4);
+            memcpy(gv, vals, (size_t)n * 4);
+        }
+        const uint32_t *ik = via == 1 ? gk : keys, *iv = via == 1 ? gv : vals;
+        if (vkind >= 0)
+            ck_assert_msg(patc_sort_pairs_cpu(so, ik, gk, iv, gv, n) == PATC_OK, "%s", patc_last_error(ctx));
+        else
+            ck_assert_msg(patc_sort_keys_cpu(so, ik, gk, n) == PATC_OK, "%s", patc_last_error(ctx));
+        patc_sorter_free(so);
+    }
+    Kvi *ref = malloc(sizeof *ref * (size_t)n);
+    for (long long i = 0; i < n; i++) ref[i] = (Kvi){keys[i], vals[i], i};
+    kind_now = kind;
+    desc_now = desc;
+    qsort(ref, (size_t)n, sizeof *ref, cmp_kvi);
+    for (long long i = 0; i < n; i++) {
+        ck_assert_msg(gk[i] == ref[i].k, "%s%s input %d n=%lld: key %lld is 0x%08x, the stable sort's 0x%08x",
+                      suffix[kind], desc ? " descending" : "", input, n, i, gk[i], ref[i].k);
+        ck_assert_msg(vkind < 0 || gv[i] == ref[i].v, "%s%s input %d n=%lld: value %lld is 0x%08x, the stable sort's "
+                      "0x%08x (of input %lld)", suffix[kind], desc ? " descending" : "", input, n, i, gv[i], ref[i].v,
+                      ref[i].i);
+    }
+    free(ref);
+    free(gk);
+    free(gv);
+    free(keys);
+    free(vals);
+}
+
+/* every key type x input kind x order; the value type turns with the input kind, so that
+ * each key type meets each value type */
+START_TEST(pairs_every_type_and_input)
+{
+    int kind = _i / (2 * NUM_INPUTS), input = _i / 2 % NUM_INPUTS, desc = _i % 2;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        check_pairs(kind, (input + (int)s) % 3, input, sizes[s], desc, (int)(s % 2));
+}
+END_TEST
+
+START_TEST(keys_descending_every_type_and_input)
+{
+    int kind = _i / NUM_INPUTS, input = _i % NUM_INPUTS;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) check_pairs(kind, -1, input, sizes[s], 1, (int)(s % 2));
+}
+END_TEST
+
+START_TEST(pairs_example_kernels)
+{
+    int kind = _i / NUM_INPUTS, input = _i % NUM_INPUTS;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) check_pairs(kind, KU32, input, sizes[s], 0, 2);
+}
+END_TEST
+
+/* The f32 descending order pinned on a few keys, written out: +NaN > inf > FLT_MAX > 1 >
+ * denormal > +0.0 = -0.0 (in input order) > -1 > -inf > -NaN; each key's value its index. */
+START_TEST(f32_descending_pinned)
+{
+    uint32_t keys[] = {0x7fc00000u, 0x3f800000u, 0u, 0x7f800000u, 0x80000000u, 0xff800000u, 0xbf800000u,
+                       0x00000001u, 0xffc00000u, 0x7f7fffffu, 0x80000000u, 0u};
+    uint32_t want[] = {0x7fc00000u, 0x7f800000u, 0x7f7fffffu, 0x3f800000u, 0x00000001u, 0u, 0x80000000u,
+                       0x80000000u, 0u, 0xbf800000u, 0xff800000u, 0xffc00000u};
+    uint32_t wantv[] = {0, 3, 9, 1, 7, 2, 4, 10, 11, 6, 5, 8};
+    uint32_t vals[12], gk[12], gv[12];
+    for (int i = 0; i < 12; i++) vals[i] = (uint32_t)i;
+    patc_sorter *so;
+    patc_sort_spec sp = {.key_type = PATC_F32, .values = 1, .value_type = PATC_U32, .descending = 1};
+    ck_assert_int_eq(patc_sorter_create_spec(ctx, &sp, &so), PATC_OK);
+    ck_assert_msg(patc_sort_pairs_cpu(so, keys, gk, vals, gv, 12) == PATC_OK, "%s", patc_last_error(ctx));
+    for (int i = 0; i < 12; i++) {
+        ck_assert_msg(gk[i] == want[i], "key %d is 0x%08x, want 0x%08x", i, gk[i], want[i]);
+        ck_assert_msg(gv[i] == wantv[i], "value %d is %u, want %u", i, gv[i], wantv[i]);
+    }
+    patc_sorter_free(so);
+}
+END_TEST
+
+/* The pairs sorter's checks: value types, keys calls on it and pairs calls on a keys
+ * sorter, NULLs, overlapping buffers; its temporary memory holds a second buffer of
+ * values beside the keys'. */
+START_TEST(pairs_sorter_arguments)
+{
+    patc_sorter *so = (patc_sorter *)1, *ko;
+    patc_type bad[] = {PATC_F64, PATC_I64, PATC_U64, PATC_BOOL, (patc_type)99};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(patc_sorter_create_pairs(ctx, PATC_U32, bad[i], &so), PATC_ERR_INVALID);
+        ck_assert_ptr_null(so);
+        ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "values must be u32, i32 or f32"));
+        so = (patc_sorter *)1;
+    }
+    ck_assert_int_eq(patc_sorter_create_pairs(ctx, PATC_F64, PATC_U32, &so), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sorter_create_spec(ctx, NULL, &so), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sorter_create_pairs(ctx, PATC_I32, PATC_F32, &so), PATC_OK);
+    ck_assert_int_eq(patc_sorter_create(ctx, PATC_I32, &ko), PATC_OK);
+    uint32_t k[4] = {3, 1, 2, 0}, v[4] = {0, 1, 2, 3};
+    ck_assert_int_eq(patc_sort_keys_cpu(so, k, k, 4), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "patc_sort_pairs"));
+    ck_assert_int_eq(patc_sort_pairs_cpu(ko, k, k, v, v, 4), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "keys alone"));
+    ck_assert_int_eq(patc_sort_pairs_cpu(so, k, k, NULL, v, 4), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_pairs_cpu(so, k, k, v, v, 0), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_pairs(so, NULL, NULL, NULL, NULL, 4, NULL), PATC_ERR_INVALID);
+    ck_assert_int_eq(patc_sort_pairs_ptr(so, 256, 512, 0, 1024, 4, NULL), PATC_ERR_INVALID);
+    ck_assert_int_ne(patc_sort_pairs_ptr(so, 256, 4096, 8192, 12288, 4, NULL), PATC_OK); /* no device */
+    /* overlapping keys out and values in: refused before anything else */
+    ck_assert_int_eq(patc_sort_pairs_ptr(so, 256, 4096, 4096, 12288, 4, NULL), PATC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(patc_last_error(ctx), "overlap"));
+    ck_assert_int_eq(patc_sort_pairs_cpu(so, k, k, v, v, 4), PATC_OK);
+    ck_assert_uint_eq(k[0], 0);
+    ck_assert_uint_eq(v[0], 3);
+    ck_assert_uint_eq(k[3], 3);
+    ck_assert_uint_eq(v[3], 0);
+    size_t bk, bp;
+    ck_assert_int_eq(patc_sorter_temp_bytes(ko, 1000000, &bk), PATC_OK);
+    ck_assert_int_eq(patc_sorter_temp_bytes(so, 1000000, &bp), PATC_OK);
+    ck_assert_msg(bp == bk + 4000000, "pairs: %zu bytes, keys: %zu; want 4000000 more", bp, bk);
+    patc_sorter_free(so);
+    patc_sorter_free(ko);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("radixsort");
@@ -354,6 +545,11 @@ static Suite *suite(void)
     tcase_add_test(tc, sorter_arguments);
     tcase_add_test(tc, sorter_temp_bytes);
     tcase_add_test(tc, sorter_freed_by_destroy);
+    tcase_add_loop_test(tc, pairs_every_type_and_input, 0, 3 * NUM_INPUTS * 2);
+    tcase_add_loop_test(tc, keys_descending_every_type_and_input, 0, 3 * NUM_INPUTS);
+    tcase_add_loop_test(tc, pairs_example_kernels, 0, 3 * NUM_INPUTS);
+    tcase_add_test(tc, f32_descending_pinned);
+    tcase_add_test(tc, pairs_sorter_arguments);
     suite_add_tcase(s, tc);
     return s;
 }

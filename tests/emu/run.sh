@@ -594,5 +594,76 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; then
         fails=$((fails + 1))
     fi
 fi
+# issue 35 item 2 (sortpairs): the pairs' pass and the descending kernels of
+# examples/radixsort_pairs.rise against the interpreter, on random keys and values, the
+# offsets the interpreter's histogram and scan give (descending: of the complemented
+# order bits); then libpatrt's patc_sort_pairs and descending sorts through
+# tests/gpu/sort_check.c on the emulated kernels, as the block above.
+if [ -z "${EMU_ONLY:-}" ] || [[ "radixsort_pairs.rise" =~ $EMU_ONLY ]]; then
+    for n in 33 4097; do
+        python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$n))" >"$TMP/rp_keys.bin"
+        python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$n))" >"$TMP/rp_vals.bin"
+        for t in U32 I32 F32 F32Desc; do
+            hf=examples/radixsort.rise hk=rsHist$t
+            [ $t = F32Desc ] && hf=examples/radixsort_pairs.rise && hk=rsHistF32Desc
+            if "$PATC" run $hf --kernel $hk --cpu -D n=$n -D g=2 --input "$TMP/rp_keys.bin" \
+                    --output "$TMP/rp_hist.bin" >/dev/null 2>&1 &&
+                "$PATC" run examples/radixsort.rise --kernel rsScanAll --cpu --input "$TMP/rp_hist.bin" \
+                    --output "$TMP/rp_offs.bin" >/dev/null 2>&1; then
+                ds="1"
+                [ $n = 4097 ] && [ $t = U32 ] && ds="0 1 2 3"
+                [ $n = 4097 ] && [ $t = F32Desc ] && ds="0 3"
+                for d in 0 1 2 3; do
+                    dd if="$TMP/rp_offs.bin" of="$TMP/rp_offs$d.bin" bs=1024 skip=$d count=1 2>/dev/null
+                done
+                for d in $ds; do
+                    check radixsort_pairs.rise rsPassPairs$t \
+                        "--input value:$d --input $TMP/rp_offs$d.bin --input $TMP/rp_keys.bin --input $TMP/rp_vals.bin" -D n=$n
+                done
+                if [ $t = F32Desc ]; then
+                    check radixsort_pairs.rise rsPassF32Desc "--input value:2 --input $TMP/rp_offs2.bin --input $TMP/rp_keys.bin" -D n=$n
+                    check radixsort_pairs.rise rsHistF32Desc "--input $TMP/rp_keys.bin" -D n=$n -D g=2
+                fi
+            else
+                echo "FAIL: radixsort_pairs.rise $hk/rsScanAll on the interpreter, n=$n"
+                fails=$((fails + 1))
+            fi
+        done
+    done
+fi
+if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check_pairs" =~ $EMU_ONLY ]]; then
+    rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
+    if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
+        for f in "--pairs=u32 f32" "--pairs=f32 i32" "--desc f32" "--desc --pairs=i32 u32"; do
+            tag=$(echo "$f" | tr -c 'a-z0-9\n' _)
+            # shellcheck disable=SC2086
+            if ! LD_LIBRARY_PATH="$rtlib" "$TMP/sort_check" --source $f >"$TMP/sortp_$tag.rise" ||
+                ! bash tests/emu/build.sh "$PATC" "$TMP/sortp_$tag.so" "$TMP/sortp_$tag.rise" 2>"$TMP/build.err"; then
+                echo "FAIL: sort_check $f: building the sorter's kernels"
+                sed 's/^/    /' "$TMP/build.err" | head -10
+                fails=$((fails + 1))
+                continue
+            fi
+            # (kept short: about 40 s in all here)
+            runs=("31 special" "4097 equal" "many 8 5000")
+            case "$f" in *pairs=u32*) runs+=("4097 special") ;; esac
+            for r in "${runs[@]}"; do
+                # shellcheck disable=SC2086
+                if FAKECUDA_EMULATE="$TMP/sortp_$tag.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
+                    "$TMP/sort_check" $f $r >"$TMP/out" 2>&1; then
+                    passes=$((passes + 1))
+                else
+                    echo "FAIL: sort_check $f $r"
+                    grep -v swapcontext "$TMP/out" | tail -4 | sed 's/^/    /'
+                    fails=$((fails + 1))
+                fi
+            done
+        done
+    else
+        echo "FAIL: building tests/gpu/sort_check.c"
+        sed 's/^/    /' "$TMP/build.err" | head -10
+        fails=$((fails + 1))
+    fi
+fi
 echo "emulated kernels: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -960,7 +960,8 @@ fi # section m
 # random words) and sorted input at 1, 31, 1000, 4097, 2^20+7, 2^24+3 and 2^28; reverse,
 # special values (extremes, +-0, +-inf, NaNs) and all-equal at 33 .. 2^20+7; 1000
 # back-to-back sorts of 1..100000 keys on one stream per type; the histogram kernel
-# against the interpreter; then memcheck, racecheck and synccheck at a few n.
+# against the interpreter; then memcheck, racecheck and synccheck at a few n. Then the
+# same for key-value pairs and descending sorts (issue 35 item 2, sortpairs).
 if sec r; then
 rdir=$(mktemp -d)
 o=$(${CC:-cc} -std=c11 -O2 -Iruntime -o "$rdir/sort_check" tests/gpu/sort_check.c build/runtime/libpatrt.a -ldl -lm -lpthread 2>&1); rc=$?
@@ -1003,6 +1004,63 @@ if [ $rc = 0 ]; then
     bg_check $tool sort_check.c "u32 uniform" 1 '^== .*' sort_san $tool u32 1 uniform
     bg_check $tool sort_check.c "f32 special" 4097 '^== .*' sort_san $tool f32 4097 special
     bg_check $tool sort_check.c "i32 few" 100003 '^== .*' sort_san $tool i32 100003 few
+  done
+  # issue 35 item 2 (sortpairs): sorts of key-value pairs and descending sorts, the same
+  # checks (the values out bit for bit against the reference's, which carries each value
+  # with its key, so equal keys must keep their values' input order; descending: the
+  # reference by the complemented order bits, qsort by the reversed order). f32 keys
+  # with u32 values (the benchmark's) and descending f32 pairs at every size and input
+  # kind; the other key/value types and descending keys at up to 2^20+7; the pairs
+  # kernels against the interpreter; the sanitizers on pairs and descending sorts.
+  for f in "--pairs=u32 f32" "--desc --pairs=u32 f32"; do
+    for n in $rsizes; do
+      for k in uniform few sorted; do
+        bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
+      done
+    done
+    for n in 33 4097 1048583; do
+      for k in reverse special equal; do
+        bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
+      done
+    done
+    bg_check sort sort_check.c "$f 1000 back-to-back" "1..100000" "$rre" "$rdir/sort_check" $f many 1000 100000
+  done
+  # --pairs=VTYPE KTYPE: u32 keys with f32 values, i32 with i32 and u32, f32 with i32
+  for f in "--pairs=f32 u32" "--pairs=i32 i32" "--pairs=u32 i32" "--pairs=i32 f32" "--desc u32" "--desc i32" \
+           "--desc f32" "--desc --pairs=i32 u32"; do
+    for n in 1 31 1000 4097 1048583; do
+      for k in uniform few special equal; do
+        bg_check sort sort_check.c "$f $k" "$n" "$rre" "$rdir/sort_check" $f $n $k
+      done
+    done
+    bg_check sort sort_check.c "$f 200 back-to-back" "1..100000" "$rre" "$rdir/sort_check" $f many 200 100000
+  done
+  # sort_pairs_pass T N: rsPassPairsT (digit 1) on random keys and values against the
+  # interpreter, the offsets from the interpreter's histogram and scan of the keys
+  sort_pairs_pass() {
+    local d="$rdir/pp_$1_$2"
+    mkdir -p "$d"
+    python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$2))" >"$d/k.bin"
+    python3 -c "import os,sys; sys.stdout.buffer.write(os.urandom(4*$2))" >"$d/v.bin"
+    "$PATC" run examples/radixsort.rise --kernel "rsHist$1" --cpu -D n="$2" -D g=1 --input "$d/k.bin" --output "$d/h.bin" &&
+      "$PATC" run examples/radixsort.rise --kernel rsScanAll --cpu --input "$d/h.bin" --output "$d/o.bin" &&
+      dd if="$d/o.bin" of="$d/o1.bin" bs=1024 skip=1 count=1 2>/dev/null &&
+      "$PATC" run examples/radixsort_pairs.rise --kernel "rsPassPairs$1" --input value:1 --input "$d/o1.bin" \
+        --input "$d/k.bin" --input "$d/v.bin" --check-against-cpu -D n="$2"
+  }
+  for t in U32 I32 F32; do
+    for n in 4097 1048583; do
+      bg_check gpu radixsort_pairs.rise rsPassPairs$t "$n (d=1)" 'max relative error: [^ ]*' sort_pairs_pass $t $n
+    done
+  done
+  for n in 4097 1048583; do
+    bg_check gpu radixsort_pairs.rise rsHistF32Desc "$n/g=264" 'max relative error: [^ ]*' \
+      "$PATC" run examples/radixsort_pairs.rise --kernel rsHistF32Desc --input random --check-against-cpu -D n=$n -D g=264
+  done
+  for tool in memcheck racecheck synccheck; do
+    bg_check $tool sort_check.c "f32+u32 pairs special" 4097 '^== .*' sort_san $tool --pairs=u32 f32 4097 special
+    bg_check $tool sort_check.c "i32+f32 pairs desc few" 100003 '^== .*' sort_san $tool --desc --pairs=f32 i32 100003 few
+    bg_check $tool sort_check.c "u32 desc equal" 4097 '^== .*' sort_san $tool --desc u32 4097 equal
   done
   collect
 fi

@@ -1,5 +1,5 @@
-/* sort_check.c: libpatrt's radix sort (patc_sort_keys, issue 35) on the GPU, every
- * element checked. tests/gpu/all.sh's section r builds it against libpatrt.a; tests/emu
+/* sort_check.c: libpatrt's radix sort (patc_sort_keys and patc_sort_pairs, ascending
+ * and descending, issue 35) on the GPU, every element checked. tests/gpu/all.sh's section r builds it against libpatrt.a; tests/emu
  * runs it on the emulated kernels (libpatrt.so and tests/fakecuda).
  *
  *   sort_check TYPE N INPUT        sort N keys (u32, i32 or f32) of an input kind:
@@ -11,6 +11,9 @@
  *                                  one stream, each into its own part of one output,
  *                                  then every one checked
  *   sort_check --source TYPE       print the sorter's generated program
+ *   --desc, --pairs=VTYPE          (before TYPE, in any of the above) a descending
+ *                                  sorter; a sorter of pairs with values of VTYPE (u32,
+ *                                  i32 or f32), value i of the input a distinct word
  *
  * Each result is compared bit for bit with a stable LSD radix sort written here on the
  * type's order bits (so -0.0 and +0.0 keep their input order, as CUB's sort keeps
@@ -18,6 +21,10 @@
  * written from the values (f32: NaNs with the sign bit first, larger payloads first;
  * numbers by value, -0.0 == +0.0; then the other NaNs, smaller payloads first). The
  * sort also runs in place on its result (sorting sorted keys), checked the same way.
+ * Descending: the reference sorts by the complemented order bits (still stable), qsort
+ * by the reversed order. Pairs: the reference carries each value with its key, and the
+ * values out must equal its values bit for bit (so equal keys keep their values' input
+ * order).
  * Prints "sort_check: P passed, F failed"; exits 1 on any failure. */
 #include "patc.h"
 
@@ -28,15 +35,27 @@
 #include <string.h>
 
 enum { KU32, KI32, KF32 };
-static int kind;
+static int kind, desc, pairs, vkind;
 static int passed, failed;
 
 static uint32_t order_bits(uint32_t x)
 {
-    if (kind == KU32) return x;
-    if (kind == KI32) return x ^ 0x80000000u;
+    uint32_t m = desc ? 0xffffffffu : 0;
+    if (kind == KU32) return x ^ m;
+    if (kind == KI32) return x ^ 0x80000000u ^ m;
     if (x == 0x80000000u) x = 0; /* -0.0 is +0.0 */
-    return (x >> 31) ? ~x : x ^ 0x80000000u;
+    return ((x >> 31) ? ~x : x ^ 0x80000000u) ^ m;
+}
+
+/* value i of an input: distinct words (i * an odd constant), of the value type */
+static uint32_t value_of(long long i)
+{
+    uint32_t u = (uint32_t)i * 2654435761u;
+    if (vkind == KF32) {
+        float f = (float)(i % 1000003) - 500.0f;
+        memcpy(&u, &f, 4);
+    } else if (vkind == KI32) u = (uint32_t)(int32_t)(-(int32_t)(i % 2000000000) - 1);
+    return u;
 }
 
 static float u2f(uint32_t u)
@@ -46,7 +65,9 @@ static float u2f(uint32_t u)
     return f;
 }
 
-static int cmp_key(const void *pa, const void *pb)
+static int cmp_key_asc(const void *pa, const void *pb);
+static int cmp_key(const void *pa, const void *pb) { return desc ? -cmp_key_asc(pa, pb) : cmp_key_asc(pa, pb); }
+static int cmp_key_asc(const void *pa, const void *pb)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     if (kind == KU32) return a < b ? -1 : a > b;
@@ -59,18 +80,25 @@ static int cmp_key(const void *pa, const void *pb)
     return (ca == 0) == (a > b) ? -1 : 1;
 }
 
-/* The reference: a stable LSD radix sort by 8-bit digits of the order bits. */
-static void ref_sort(uint32_t *k, long long n)
+/* The reference: a stable LSD radix sort by 8-bit digits of the order bits, the values
+ * (v, NULL for keys alone) carried along. */
+static void ref_sort(uint32_t *k, uint32_t *v, long long n)
 {
-    uint32_t *t = malloc((size_t)n * 4);
+    uint32_t *t = malloc((size_t)n * 4), *tv = v ? malloc((size_t)n * 4) : NULL;
     for (int d = 0; d < 4; d++) {
         long long cnt[257] = {0};
         for (long long i = 0; i < n; i++) cnt[((order_bits(k[i]) >> (8 * d)) & 255) + 1]++;
         for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
-        for (long long i = 0; i < n; i++) t[cnt[(order_bits(k[i]) >> (8 * d)) & 255]++] = k[i];
+        for (long long i = 0; i < n; i++) {
+            long long at = cnt[(order_bits(k[i]) >> (8 * d)) & 255]++;
+            t[at] = k[i];
+            if (v) tv[at] = v[i];
+        }
         memcpy(k, t, (size_t)n * 4);
+        if (v) memcpy(v, tv, (size_t)n * 4);
     }
     free(t);
+    free(tv);
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -108,18 +136,26 @@ static void make_input(const char *input, uint32_t *k, long long n)
     }
 }
 
-/* got against the reference (bit for bit) and, for n <= 2^21, qsort (by the order). */
-static int check(const char *what, const uint32_t *keys, const uint32_t *got, long long n)
+/* got (and gotv, the values, for pairs) against the reference (bit for bit) and, for
+ * n <= 2^21, qsort (by the order). */
+static int check(const char *what, const uint32_t *keys, const uint32_t *vals, const uint32_t *got,
+                 const uint32_t *gotv, long long n)
 {
-    uint32_t *want = malloc((size_t)n * 4);
+    uint32_t *want = malloc((size_t)n * 4), *wantv = pairs ? malloc((size_t)n * 4) : NULL;
     memcpy(want, keys, (size_t)n * 4);
-    ref_sort(want, n);
+    if (pairs) memcpy(wantv, vals, (size_t)n * 4);
+    ref_sort(want, wantv, n);
     int ok = 1;
     for (long long i = 0; i < n && ok; i++)
         if (got[i] != want[i]) {
             printf("%s: element %lld of %lld is 0x%08x, the reference's 0x%08x\n", what, i, n, got[i], want[i]);
             ok = 0;
+        } else if (pairs && gotv[i] != wantv[i]) {
+            printf("%s: value %lld of %lld is 0x%08x, the reference's 0x%08x (key 0x%08x)\n", what, i, n, gotv[i],
+                   wantv[i], got[i]);
+            ok = 0;
         }
+    free(wantv);
     if (ok && n <= (1LL << 21)) {
         memcpy(want, keys, (size_t)n * 4);
         qsort(want, (size_t)n, 4, cmp_key);
@@ -144,106 +180,155 @@ static int check(const char *what, const uint32_t *keys, const uint32_t *got, lo
         }                                                                                               \
     } while (0)
 
+/* One sort on the device: keys alone or pairs (vin, vout) as the sorter is. */
+static patc_status sort_ptr(patc_sorter *so, unsigned long long kin, unsigned long long kout, unsigned long long vin,
+                            unsigned long long vout, long long n)
+{
+    return pairs ? patc_sort_pairs_ptr(so, kin, kout, vin, vout, n, NULL) : patc_sort_keys_ptr(so, kin, kout, n, NULL);
+}
+
 int main(int argc, char **argv)
 {
     static const patc_type types[] = {PATC_U32, PATC_I32, PATC_F32};
     static const char *const names[] = {"u32", "i32", "f32"};
     int src = argc > 1 && strcmp(argv[1], "--source") == 0;
-    const char *tn = argc > 1 + src ? argv[1 + src] : "";
+    int a0 = 1 + src;
+    vkind = KU32;
+    for (; a0 < argc && strncmp(argv[a0], "--", 2) == 0; a0++) {
+        if (strcmp(argv[a0], "--desc") == 0) desc = 1;
+        else if (strncmp(argv[a0], "--pairs=", 8) == 0) {
+            pairs = 1;
+            vkind = -1;
+            for (int i = 0; i < 3; i++)
+                if (strcmp(argv[a0] + 8, names[i]) == 0) vkind = i;
+        } else vkind = -1;
+    }
+    const char *tn = argc > a0 ? argv[a0] : "";
     kind = -1;
     for (int i = 0; i < 3; i++)
         if (strcmp(tn, names[i]) == 0) kind = i;
-    if (kind < 0 || (!src && argc < 4)) {
-        fprintf(stderr, "usage: sort_check (u32|i32|f32) N INPUT | TYPE many COUNT MAX | --source TYPE\n");
+    argv += a0 - 1; /* argv[1] is the type from here on */
+    argc -= a0 - 1;
+    if (kind < 0 || vkind < 0 || (!src && argc < 4)) {
+        fprintf(stderr, "usage: sort_check [--desc] [--pairs=(u32|i32|f32)] (u32|i32|f32) N INPUT | ... TYPE many "
+                        "COUNT MAX | --source [--desc] [--pairs=VTYPE] TYPE\n");
         return 2;
     }
+    char tag[40];
+    snprintf(tag, sizeof tag, "%s%s%s%s", names[kind], pairs ? "+" : "", pairs ? names[vkind] : "", desc ? " desc" : "");
     patc_ctx *ctx;
     if (patc_create(&ctx, 0, src ? PATC_COMPILE_ONLY : 0) != PATC_OK) {
         printf("patc_create: %s\n", ctx ? patc_last_error(ctx) : "failed");
         return 1;
     }
     patc_sorter *so = NULL;
-    patc_buffer *in = NULL, *out = NULL;
-    uint32_t *keys = NULL, *got = NULL;
+    patc_buffer *in = NULL, *out = NULL, *vin = NULL, *vout = NULL;
+    uint32_t *keys = NULL, *got = NULL, *vals = NULL, *gotv = NULL, *again = NULL, *againv = NULL;
     long long *ns = NULL;
-    TRY(patc_sorter_create(ctx, types[kind], &so));
+    patc_sort_spec spec = {.key_type = types[kind], .values = pairs, .value_type = types[vkind], .descending = desc};
+    TRY(patc_sorter_create_spec(ctx, &spec, &so));
     if (src) {
         fputs(patc_sorter_source(so), stdout);
         goto done;
     }
-    if (strcmp(argv[2], "many") == 0) {
-        int count = argc > 3 ? atoi(argv[3]) : 1000;
-        long long most = argc > 4 ? atoll(argv[4]) : 100000, total = 0;
+    long long total;
+    int many = strcmp(argv[2], "many") == 0, count = 1;
+    long long most = 0;
+    if (many) {
+        count = argc > 3 ? atoi(argv[3]) : 1000;
+        most = argc > 4 ? atoll(argv[4]) : 100000;
+        total = 0;
         ns = malloc((size_t)count * sizeof *ns);
         for (int i = 0; i < count; i++) total += ns[i] = 1 + (long long)(next() % (uint32_t)most);
-        keys = malloc((size_t)total * 4);
-        got = malloc((size_t)total * 4);
-        make_input("uniform", keys, total);
-        TRY(patc_buffer_alloc(ctx, (size_t)total * 4, &in));
-        TRY(patc_buffer_alloc(ctx, (size_t)total * 4, &out));
-        TRY(patc_buffer_upload(in, keys, (size_t)total * 4));
+    } else {
+        total = atoll(argv[2]);
+        if (total < 1) {
+            fprintf(stderr, "sort_check: N must be at least 1\n");
+            return 2;
+        }
+    }
+    size_t bytes = (size_t)total * 4;
+    keys = malloc(bytes);
+    got = malloc(bytes);
+    vals = malloc(bytes);
+    gotv = malloc(bytes);
+    make_input(many ? "uniform" : argv[3], keys, total);
+    for (long long i = 0; i < total; i++) vals[i] = value_of(i);
+    TRY(patc_buffer_alloc(ctx, bytes, &in));
+    TRY(patc_buffer_alloc(ctx, bytes, &out));
+    TRY(patc_buffer_upload(in, keys, bytes));
+    if (pairs) {
+        TRY(patc_buffer_alloc(ctx, bytes, &vin));
+        TRY(patc_buffer_alloc(ctx, bytes, &vout));
+        TRY(patc_buffer_upload(vin, vals, bytes));
+    }
+    unsigned long long pin = patc_buffer_device_ptr(in), pout = patc_buffer_device_ptr(out);
+    unsigned long long pvin = pairs ? patc_buffer_device_ptr(vin) : 0, pvout = pairs ? patc_buffer_device_ptr(vout) : 0;
+    if (many) {
         size_t tb;
         TRY(patc_sorter_temp_bytes(so, most, &tb));
         long long at = 0;
         for (int i = 0; i < count; i++) {
-            TRY(patc_sort_keys_ptr(so, patc_buffer_device_ptr(in) + (unsigned long long)at * 4,
-                                   patc_buffer_device_ptr(out) + (unsigned long long)at * 4, ns[i], NULL));
+            unsigned long long o = (unsigned long long)at * 4;
+            TRY(sort_ptr(so, pin + o, pout + o, pairs ? pvin + o : 0, pairs ? pvout + o : 0, ns[i]));
             at += ns[i];
         }
-        TRY(patc_buffer_download(out, got, (size_t)total * 4));
+        TRY(patc_buffer_download(out, got, bytes));
+        if (pairs) TRY(patc_buffer_download(vout, gotv, bytes));
         at = 0;
         int before = failed;
         for (int i = 0; i < count; i++) {
-            char what[96];
-            snprintf(what, sizeof what, "%s many: sort %d (n = %lld)", names[kind], i, ns[i]);
-            check(what, keys + at, got + at, ns[i]);
+            char what[120];
+            snprintf(what, sizeof what, "%s many: sort %d (n = %lld)", tag, i, ns[i]);
+            check(what, keys + at, vals + at, got + at, gotv + at, ns[i]);
             at += ns[i];
         }
-        printf("%s: %d back-to-back sorts of 1..%lld keys (%lld in all, temp %zu bytes at n = %lld): %s\n", names[kind],
-               count, most, total, tb, most, failed == before ? "all sorted" : "FAILED");
+        printf("%s: %d back-to-back sorts of 1..%lld keys (%lld in all, temp %zu bytes at n = %lld): %s\n", tag, count,
+               most, total, tb, most, failed == before ? "all sorted" : "FAILED");
         goto done;
     }
-    long long n = atoll(argv[2]);
+    long long n = total;
     const char *input = argv[3];
-    if (n < 1) {
-        fprintf(stderr, "sort_check: N must be at least 1\n");
-        return 2;
-    }
-    keys = malloc((size_t)n * 4);
-    got = malloc((size_t)n * 4);
-    make_input(input, keys, n);
-    TRY(patc_buffer_alloc(ctx, (size_t)n * 4, &in));
-    TRY(patc_buffer_alloc(ctx, (size_t)n * 4, &out));
-    TRY(patc_buffer_upload(in, keys, (size_t)n * 4));
-    TRY(patc_sort_keys(so, in, out, n, NULL));
-    TRY(patc_buffer_download(out, got, (size_t)n * 4));
-    char what[96];
-    snprintf(what, sizeof what, "%s n=%lld %s", names[kind], n, input);
-    int ok = check(what, keys, got, n);
-    /* the input unchanged */
-    uint32_t *again = malloc((size_t)n * 4);
-    TRY(patc_buffer_download(in, again, (size_t)n * 4));
-    if (memcmp(again, keys, (size_t)n * 4) != 0) {
+    if (pairs) TRY(patc_sort_pairs(so, in, out, vin, vout, n, NULL));
+    else TRY(patc_sort_keys(so, in, out, n, NULL));
+    TRY(patc_buffer_download(out, got, bytes));
+    if (pairs) TRY(patc_buffer_download(vout, gotv, bytes));
+    char what[120];
+    snprintf(what, sizeof what, "%s n=%lld %s", tag, n, input);
+    int ok = check(what, keys, vals, got, gotv, n);
+    /* the inputs unchanged */
+    again = malloc(bytes);
+    againv = malloc(bytes);
+    TRY(patc_buffer_download(in, again, bytes));
+    if (pairs) TRY(patc_buffer_download(vin, againv, bytes));
+    if (memcmp(again, keys, bytes) != 0 || (pairs && memcmp(againv, vals, bytes) != 0)) {
         printf("%s: the input was changed\n", what);
         failed++;
         ok = 0;
     }
-    /* in place, on the sorted keys */
-    TRY(patc_sort_keys(so, out, out, n, NULL));
-    TRY(patc_buffer_download(out, again, (size_t)n * 4));
-    snprintf(what, sizeof what, "%s n=%lld %s (in place, again)", names[kind], n, input);
-    ok = check(what, got, again, n) && ok;
-    free(again);
+    /* in place, on the sorted keys (and their values) */
+    if (pairs) TRY(patc_sort_pairs(so, out, out, vout, vout, n, NULL));
+    else TRY(patc_sort_keys(so, out, out, n, NULL));
+    TRY(patc_buffer_download(out, again, bytes));
+    if (pairs) TRY(patc_buffer_download(vout, againv, bytes));
+    snprintf(what, sizeof what, "%s n=%lld %s (in place, again)", tag, n, input);
+    ok = check(what, got, gotv, again, againv, n) && ok;
     size_t tb = 0;
     TRY(patc_sorter_temp_bytes(so, n, &tb));
-    printf("%s n=%lld %s: %s (temp %zu bytes)\n", names[kind], n, input, ok ? "sorted" : "FAILED", tb);
+    printf("%s n=%lld %s: %s (temp %zu bytes)\n", tag, n, input, ok ? "sorted" : "FAILED", tb);
 done:
     if (!src) printf("sort_check: %d passed, %d failed\n", passed, failed);
     free(ns);
     free(keys);
     free(got);
+    free(vals);
+    free(gotv);
+    free(again);
+    free(againv);
     patc_buffer_free(in);
     patc_buffer_free(out);
+    patc_buffer_free(vin);
+    patc_buffer_free(vout);
     patc_sorter_free(so);
     patc_destroy(ctx);
     return failed ? 1 : 0;
