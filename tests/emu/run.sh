@@ -563,6 +563,19 @@ fi
 # emulated kernels: tests/gpu/sort_check.c (section r of tests/gpu/all.sh) built against
 # the libpatrt.so beside PATC, the sorter's generated program (sort_check --source)
 # built by build.sh, every result checked against a reference sort and qsort.
+# sort_check_emu SO ARGS...: tests/gpu/sort_check ARGS on the kernels emulated from SO
+# (through libpatrt's launches, the stand-in driver running them), a pass or a fail.
+sort_check_emu() {
+    local so=$1
+    shift
+    if FAKECUDA_EMULATE="$so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" "$TMP/sort_check" "$@" >"$TMP/out" 2>&1; then
+        passes=$((passes + 1))
+    else
+        echo "FAIL: sort_check $*"
+        grep -v swapcontext "$TMP/out" | tail -4 | sed 's/^/    /'
+        fails=$((fails + 1))
+    fi
+}
 if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; then
     rtlib=$(cd "$(dirname "$PATC")/../runtime" && pwd)
     if ${CC:-cc} -std=c11 -Iruntime -o "$TMP/sort_check" tests/gpu/sort_check.c -L"$rtlib" -lpatrt -lm 2>"$TMP/build.err"; then
@@ -578,14 +591,7 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check" =~ $EMU_ONLY ]]; then
                   "4097 equal" "100003 uniform" "many 40 5000")
             for r in "${runs[@]}"; do
                 # shellcheck disable=SC2086
-                if FAKECUDA_EMULATE="$TMP/sort_$t.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
-                    "$TMP/sort_check" $t $r >"$TMP/out" 2>&1; then
-                    passes=$((passes + 1))
-                else
-                    echo "FAIL: sort_check $t $r"
-                    grep -v swapcontext "$TMP/out" | tail -4 | sed 's/^/    /'
-                    fails=$((fails + 1))
-                fi
+                sort_check_emu "$TMP/sort_$t.so" $t $r
             done
         done
     else
@@ -649,14 +655,7 @@ if [ -z "${EMU_ONLY:-}" ] || [[ "sort_check_pairs" =~ $EMU_ONLY ]]; then
             case "$f" in *pairs=u32*) runs+=("4097 special") ;; esac
             for r in "${runs[@]}"; do
                 # shellcheck disable=SC2086
-                if FAKECUDA_EMULATE="$TMP/sortp_$tag.so" LD_LIBRARY_PATH="$FAKE:$rtlib" "${preload[@]}" \
-                    "$TMP/sort_check" $f $r >"$TMP/out" 2>&1; then
-                    passes=$((passes + 1))
-                else
-                    echo "FAIL: sort_check $f $r"
-                    grep -v swapcontext "$TMP/out" | tail -4 | sed 's/^/    /'
-                    fails=$((fails + 1))
-                fi
+                sort_check_emu "$TMP/sortp_$tag.so" $f $r
             done
         done
     else
