@@ -51,14 +51,6 @@
 
 #define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
 
-// bad[0] += the number of i < n with a[i] != b[i]; bad[1] = min such i
-__global__ void differ(const unsigned *a, const unsigned *b, long long n, unsigned long long *bad) {
-    unsigned long long c = 0, first = ~0ull;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        if (a[i] != b[i]) { c++; if ((unsigned long long)i < first) first = i; }
-    if (c) { atomicAdd(&bad[0], c); atomicMin(&bad[1], first); }
-}
-
 struct GtF32 { float t; __host__ __device__ bool operator()(const float &x) const { return x > t; } };
 
 static cudaStream_t s;
@@ -106,7 +98,7 @@ static bool check(const Pair &p, long long n, const char *when, long long *m) {
     unsigned long long bad[2] = {0, ~0ull};
     // every copy on s: a non-blocking stream does not order with the legacy stream's copies
     CK(cudaMemcpyAsync(dbad, bad, sizeof bad, cudaMemcpyHostToDevice, s));
-    if (len > 0) differ<<<(unsigned)std::min<long long>((len + 255) / 256, 1024), 256, 0, s>>>(dout, dref, len, dbad);
+    if (len > 0) differ_words<<<(unsigned)std::min<long long>((len + 255) / 256, 1024), 256, 0, s>>>(dout, dref, len, dbad);
     CK(cudaMemcpyAsync(bad, dbad, sizeof bad, cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));
     CK(cudaGetLastError());

@@ -41,14 +41,6 @@
 
 #define PK(x) do { patc_status s_ = (x); if (s_ != PATC_OK) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, patc_last_error(ctx)); exit(1); } } while (0)
 
-// bad[0] += the number of i < n with a[i] != b[i]; bad[1] = min such i
-__global__ void differ(const unsigned *a, const unsigned *b, long long n, unsigned long long *bad) {
-    unsigned long long c = 0, first = ~0ull;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        if (a[i] != b[i]) { c++; if ((unsigned long long)i < first) first = i; }
-    if (c) { atomicAdd(&bad[0], c); atomicMin(&bad[1], first); }
-}
-
 static cudaStream_t s;
 static patc_ctx *ctx;
 static HoldFlag holdf;
@@ -95,7 +87,7 @@ static void patc_sort(const Case &c, patc_sorter *so, long long n) {
 static void count_differ(const unsigned *a, const unsigned *b, long long n, unsigned long long bad[2]) {
     bad[0] = 0; bad[1] = ~0ull;
     CK(cudaMemcpyAsync(dbad, bad, 16, cudaMemcpyHostToDevice, s));
-    differ<<<(unsigned)std::min<long long>((n + 255) / 256, 1024), 256, 0, s>>>(a, b, n, dbad);
+    differ_words<<<(unsigned)std::min<long long>((n + 255) / 256, 1024), 256, 0, s>>>(a, b, n, dbad);
     CK(cudaMemcpyAsync(bad, dbad, 16, cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));
     CK(cudaGetLastError());

@@ -22,6 +22,14 @@ __global__ void hold(volatile int *flag) {
     while (!*flag) { __nanosleep(200); if (clock64() - t0 > 4000000000ll) break; }
 }
 
+// The checks against CUB, word for word: bad[0] += the number of i < n with a[i] != b[i]; bad[1] = min such i
+__global__ void differ_words(const unsigned *a, const unsigned *b, long long n, unsigned long long *bad) {
+    unsigned long long c = 0, first = ~0ull;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        if (a[i] != b[i]) { c++; if ((unsigned long long)i < first) first = i; }
+    if (c) { atomicAdd(&bad[0], c); atomicMin(&bad[1], first); }
+}
+
 // The benchmarks' inputs: splitmix64, one 64-bit word per call from the state x.
 static inline uint64_t splitmix64(uint64_t &x) {
     uint64_t z = (x += 0x9E3779B97F4A7C15ull);

@@ -173,6 +173,11 @@ static patc_status scratch_bytes(patc_kernel *k, const long long *nats, size_t *
     return st;
 }
 
+/* n keys' bytes rounded up to 256: the sorter's second buffer of keys, and of values
+ * after it for pairs (tmp_need(s, n) in all). */
+static size_t half_bytes(long long n) { return ((size_t)n * 4 + 255) / 256 * 256; }
+static size_t tmp_need(const patc_sorter *s, long long n) { return half_bytes(n) * (s->pairs ? 2 : 1); }
+
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
 {
     if (!s || !bytes) return s ? rt_fail(s->ctx, PATC_ERR_INVALID, "patc_sorter_temp_bytes: a NULL argument") : PATC_ERR_INVALID;
@@ -180,7 +185,7 @@ patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes)
     int p = s->prog[1] ? 1 : 0;
     if (st == PATC_OK) st = program(s, p);
     if (st != PATC_OK) return st;
-    size_t sum = ((size_t)n * 4 + 255) / 256 * 256 * (s->pairs ? 2 : 1) + COUNTS_BYTES;
+    size_t sum = tmp_need(s, n) + COUNTS_BYTES;
     long long hn[2] = {n, hist_grid(s, n)}, pn[1] = {n};
     if ((st = scratch_bytes(s->hist[p], hn, &sum)) != PATC_OK || (st = scratch_bytes(s->pass[p], pn, &sum)) != PATC_OK)
         return st;
@@ -197,7 +202,7 @@ static bool overlap(const patc_buffer *a, size_t na, const patc_buffer *b, size_
 static patc_status temp_for(patc_sorter *s, long long n)
 {
     patc_status st;
-    size_t need = ((size_t)n * 4 + 255) / 256 * 256 * (s->pairs ? 2 : 1);
+    size_t need = tmp_need(s, n);
     if (!s->counts) {
         if ((st = patc_buffer_alloc(s->ctx, COUNTS_BYTES, &s->counts)) != PATC_OK) return st;
         s->hist_view = (struct patc_buffer){.ctx = s->ctx, .ptr = s->counts->ptr, .bytes = 4096, .wrapped = true};
@@ -255,7 +260,7 @@ static patc_status sort_dev(patc_sorter *s, patc_buffer *in, patc_buffer *out, p
 {
     patc_ctx *c = s->ctx;
     patc_status st;
-    size_t nb = (size_t)n * 4, half = (nb + 255) / 256 * 256;
+    size_t nb = (size_t)n * 4, half = half_bytes(n);
     if ((st = rt_need_device(c)) != PATC_OK || (st = program(s, 1)) != PATC_OK || (st = temp_for(s, n)) != PATC_OK)
         return st;
     patc_set_stream(c, stream);
@@ -338,7 +343,7 @@ static patc_status sort_cpu(patc_sorter *s, const void *in, void *out, const voi
     int w = vin ? 4 : 2;
     uint32_t *m[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < w; i++)
-        if (!(m[i] = malloc((size_t)n * 4))) {
+        if (!(m[i] = lang_malloc((size_t)n * 4))) {
             for (int j = 0; j < i; j++) free(m[j]);
             return rt_fail(s->ctx, PATC_ERR_NO_MEMORY, "out of memory");
         }

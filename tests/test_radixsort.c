@@ -10,6 +10,7 @@
  * index), every key and value type, and examples/radixsort_pairs.rise's kernels chained.
  * The GPU runs of patc_sort_keys are tests/gpu/all.sh's section r (tests/gpu/sort_check.c). */
 #include "../runtime/patc.h"
+#include "sort_order.h"
 
 #include <check.h>
 #include <math.h>
@@ -51,25 +52,6 @@ static uint32_t f2u(float f)
     return u;
 }
 
-static float u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* CUB's ascending order of f32 keys, from the values: negative NaNs (sign bit set)
- * first, the larger payload first; then the numbers by value (-0.0 == +0.0); then the
- * positive NaNs, the smaller payload first. */
-static int cmp_f32(uint32_t a, uint32_t b)
-{
-    float x = u2f(a), y = u2f(b);
-    int ca = isnan(x) ? ((a >> 31) ? 0 : 2) : 1, cb = isnan(y) ? ((b >> 31) ? 0 : 2) : 1;
-    if (ca != cb) return ca < cb ? -1 : 1;
-    if (ca == 1) return x < y ? -1 : x > y ? 1 : 0;
-    if (a == b) return 0;
-    return (ca == 0) == (a > b) ? -1 : 1;
-}
 
 static int kind_now;
 static int cmp_key(const void *pa, const void *pb)
@@ -78,7 +60,7 @@ static int cmp_key(const void *pa, const void *pb)
     switch (kind_now) {
     case KU32: return a < b ? -1 : a > b;
     case KI32: return (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
-    default: return cmp_f32(a, b);
+    default: return sort_order_cmp_f32(a, b);
     }
 }
 

@@ -27,6 +27,7 @@
  * order).
  * Prints "sort_check: P passed, F failed"; exits 1 on any failure. */
 #include "patc.h"
+#include "../sort_order.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -58,13 +59,6 @@ static uint32_t value_of(long long i)
     return u;
 }
 
-static float u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static int cmp_key_asc(const void *pa, const void *pb);
 static int cmp_key(const void *pa, const void *pb) { return desc ? -cmp_key_asc(pa, pb) : cmp_key_asc(pa, pb); }
 static int cmp_key_asc(const void *pa, const void *pb)
@@ -72,12 +66,7 @@ static int cmp_key_asc(const void *pa, const void *pb)
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     if (kind == KU32) return a < b ? -1 : a > b;
     if (kind == KI32) return (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
-    float x = u2f(a), y = u2f(b);
-    int ca = isnan(x) ? ((a >> 31) ? 0 : 2) : 1, cb = isnan(y) ? ((b >> 31) ? 0 : 2) : 1;
-    if (ca != cb) return ca < cb ? -1 : 1;
-    if (ca == 1) return x < y ? -1 : x > y ? 1 : 0;
-    if (a == b) return 0;
-    return (ca == 0) == (a > b) ? -1 : 1;
+    return sort_order_cmp_f32(a, b);
 }
 
 /* The reference: a stable LSD radix sort by 8-bit digits of the order bits, the values
