@@ -619,8 +619,9 @@ def _algo(alg, x, op, init, lam, out, count, sync, stream, device, scalars, scal
     nout = 1 if alg == L.ALGO_REDUCE else n
     if out is None:
         # a reduction's result is a 0-d array (a NumPy scalar for NumPy: one element);
-        # a tensor's new_empty is x's dtype and device, and 0.4-0.7 us cheaper than
-        # torch.empty with them as keywords (measured on an H200's host)
+        # a tensor's new_empty is x's dtype and device, and cheaper than torch.empty with
+        # them as keywords: 0.5-0.65 us for a 0-d result, 0.2-0.3 us for n elements
+        # (bench/results/2026-11-26-nvidia-h200-python-overhead/prof3.txt, first round)
         if lib == A.TORCH:
             o = x.new_empty(() if alg == L.ALGO_REDUCE else nout)
         else:
