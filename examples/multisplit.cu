@@ -105,21 +105,18 @@ extern "C" __global__ void __launch_bounds__(256) msU32_launch1(unsigned int *__
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   43024 bytes
+ *   shared memory:   18448 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(34832, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(10256, max(2048 * ((n + 2046) / 2048) + 4352, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msval31 = (unsigned int *)(patc_smem + 8208);
-    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 16400);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 24592);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 25616);
-    unsigned int *mssval34 = (unsigned int *)(patc_smem + 26640);
-    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 34832);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 8208);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 9232);
+    unsigned int *mssval34 = (unsigned int *)(patc_smem + 10256);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -134,211 +131,217 @@ extern "C" __global__ void __launch_bounds__(256) msU32(unsigned int *__restrict
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
+        unsigned int msval31[8];
+        unsigned int msinfo32[8];
         {
-            const patc_int t36 = threadIdx.x;
-            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
-                if (((t36 + 256 * i37) < 2048)) {
-                    mshist29[(t36 + 256 * i37)] = 0u;
+            const patc_int t35 = threadIdx.x;
+            for (patc_int i36 = 0; i36 < 8; i36 += 1) {
+                if (((t35 + 256 * i36) < 2048)) {
+                    mshist29[(t35 + 256 * i36)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = true;
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                    bool msok39 = true;
+                    unsigned int msx40 = 0u;
+                    if (msok39) {
+                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm43);
-                    long long ix54 = ((long long)msb42);
-                    unsigned int msh55 = 0u;
-                    if (msok40) {
-                        msh55 = mshist29[(256 * warp + ix54)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
-                        mshist29[(256 * warp + ix54)] = (msh55 + msct53);
+                    unsigned int msb41 = (msok39 ? min((msx40 & 255u), 255u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msrk51 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct52 = __popc(mspm42);
+                    long long ix53 = ((long long)msb41);
+                    unsigned int msh54 = 0u;
+                    if (msok39) {
+                        msh54 = mshist29[(256 * warp + ix53)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
-                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk51 + 1u) == msct52))) {
+                        mshist29[(256 * warp + ix53)] = (msh54 + msct52);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh54 + msrk51)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         } else {
             {
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                    bool msok39 = ((lane + 256 * warp + 2048 * b24 + 32 * i38) < n);
+                    unsigned int msx40 = 0u;
+                    if (msok39) {
+                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 255u), 255u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msrk52 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct53 = __popc(mspm43);
-                    long long ix54 = ((long long)msb42);
-                    unsigned int msh55 = 0u;
-                    if (msok40) {
-                        msh55 = mshist29[(256 * warp + ix54)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk52 + 1u) == msct53))) {
-                        mshist29[(256 * warp + ix54)] = (msh55 + msct53);
+                    unsigned int msb41 = (msok39 ? min((msx40 & 255u), 255u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msrk51 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct52 = __popc(mspm42);
+                    long long ix53 = ((long long)msb41);
+                    unsigned int msh54 = 0u;
+                    if (msok39) {
+                        msh54 = mshist29[(256 * warp + ix53)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh55 + msrk52)) : 4294901760u);
-                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk51 + 1u) == msct52))) {
+                        mshist29[(256 * warp + ix53)] = (msh54 + msct52);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh54 + msrk51)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t56 = threadIdx.x;
+            const patc_int t55 = threadIdx.x;
             {
-                const patc_int i57 = 0;
-                if (((t56 + 256 * i57) < 256)) {
-                    unsigned int msrun58 = 0u;
-                    for (patc_int i59 = 0; i59 < 8; i59 += 1) {
-                        unsigned int msc60 = mshist29[(t56 + 256 * i57 + 256 * i59)];
-                        mshist29[(t56 + 256 * i57 + 256 * i59)] = msrun58;
-                        msrun58 = (msrun58 + msc60);
+                const patc_int i56 = 0;
+                if (((t55 + 256 * i56) < 256)) {
+                    unsigned int msrun57 = 0u;
+                    for (patc_int i58 = 0; i58 < 8; i58 += 1) {
+                        unsigned int msc59 = mshist29[(t55 + 256 * i56 + 256 * i58)];
+                        mshist29[(t55 + 256 * i56 + 256 * i58)] = msrun57;
+                        msrun57 = (msrun57 + msc59);
                     }
-                    unsigned int mspre61 = 0u;
+                    unsigned int mspre60 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(256 * b24 + t56 + 256 * i57)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun58)));
+                        patc_poke(&msstate22[(256 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun57)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(256 * b24 + t56 + 256 * i57)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun58)));
-                        for (patc_int msd62 = 0; ; msd62 += 1) {
-                            unsigned long long msw63;
-                            unsigned int mshi64;
+                        patc_poke(&msstate22[(256 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun57)));
+                        for (patc_int msd61 = 0; ; msd61 += 1) {
+                            unsigned long long msw62;
+                            unsigned int mshi63;
                             for (;;) {
-                                msw63 = patc_peek(&msstate22[(256 * b24 + t56 + 256 * i57 - 256 * msd62 - 256)]);
-                                mshi64 = ((unsigned int)(msw63 >> 32u));
-                                if ((((mshi64 >> 2u) == lbepoch28) && ((mshi64 & 3u) != 0u))) {
+                                msw62 = patc_peek(&msstate22[(256 * b24 + t55 + 256 * i56 - 256 * msd61 - 256)]);
+                                mshi63 = ((unsigned int)(msw62 >> 32u));
+                                if ((((mshi63 >> 2u) == lbepoch28) && ((mshi63 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre61 = (mspre61 + ((unsigned int)msw63));
-                            if (((mshi64 & 3u) == 2u)) {
+                            mspre60 = (mspre60 + ((unsigned int)msw62));
+                            if (((mshi63 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(256 * b24 + t56 + 256 * i57)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre61 + msrun58))));
+                        patc_poke(&msstate22[(256 * b24 + t55 + 256 * i56)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre60 + msrun57))));
                     }
-                    msbase30[(t56 + 256 * i57)] = (glob12[(t56 + 256 * i57)] + mspre61);
-                    mststart33[(t56 + 256 * i57)] = msrun58;
+                    msbase30[(t55 + 256 * i56)] = (glob12[(t55 + 256 * i56)] + mspre60);
+                    mststart33[(t55 + 256 * i56)] = msrun57;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum66 = 0u;
-                for (patc_int i67 = 0; i67 < 8; i67 += 1) {
-                    if (((8 * lane + i67) < 256)) {
-                        mssum66 = (mssum66 + mststart33[(8 * lane + i67)]);
+                unsigned int mssum65 = 0u;
+                for (patc_int i66 = 0; i66 < 8; i66 += 1) {
+                    if (((8 * lane + i66) < 256)) {
+                        mssum65 = (mssum65 + mststart33[(8 * lane + i66)]);
                     }
                 }
-                unsigned int msinc68 = mssum66;
-                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc68, 1);
-                msinc68 = ((lane >= 1) ? (msinc68 + msup69) : msinc68);
-                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc68, 2);
-                msinc68 = ((lane >= 2) ? (msinc68 + msup70) : msinc68);
-                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc68, 4);
-                msinc68 = ((lane >= 4) ? (msinc68 + msup71) : msinc68);
-                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc68, 8);
-                msinc68 = ((lane >= 8) ? (msinc68 + msup72) : msinc68);
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc68, 16);
-                msinc68 = ((lane >= 16) ? (msinc68 + msup73) : msinc68);
-                unsigned int msat74 = (msinc68 - mssum66);
-                for (patc_int i75 = 0; i75 < 8; i75 += 1) {
-                    if (((8 * lane + i75) < 256)) {
-                        unsigned int mscb76 = mststart33[(8 * lane + i75)];
-                        mststart33[(8 * lane + i75)] = msat74;
-                        msat74 = (msat74 + mscb76);
+                unsigned int msinc67 = mssum65;
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc67, 1);
+                msinc67 = ((lane >= 1) ? (msinc67 + msup68) : msinc67);
+                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc67, 2);
+                msinc67 = ((lane >= 2) ? (msinc67 + msup69) : msinc67);
+                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc67, 4);
+                msinc67 = ((lane >= 4) ? (msinc67 + msup70) : msinc67);
+                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc67, 8);
+                msinc67 = ((lane >= 8) ? (msinc67 + msup71) : msinc67);
+                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc67, 16);
+                msinc67 = ((lane >= 16) ? (msinc67 + msup72) : msinc67);
+                unsigned int msat73 = (msinc67 - mssum65);
+                for (patc_int i74 = 0; i74 < 8; i74 += 1) {
+                    if (((8 * lane + i74) < 256)) {
+                        unsigned int mscb75 = mststart33[(8 * lane + i74)];
+                        mststart33[(8 * lane + i74)] = msat73;
+                        msat73 = (msat73 + mscb75);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i78 = 0; i78 < 8; i78 += 1) {
-                unsigned int msi79 = msinfo32[(lane + 256 * warp + 32 * i78)];
-                unsigned int msbk80 = (msi79 >> 16u);
-                if ((msbk80 < 256u)) {
-                    long long ix81 = ((long long)msbk80);
-                    long long ix82 = ((long long)(mststart33[ix81] + (mshist29[(256 * warp + ix81)] + (msi79 & 65535u))));
-                    mssval34[ix82] = msval31[(lane + 256 * warp + 32 * i78)];
-                    mssbk35[ix82] = msbk80;
+            #pragma unroll
+            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
+                unsigned int msi78 = msinfo32[i77];
+                unsigned int msbk79 = (msi78 >> 16u);
+                if ((msbk79 < 256u)) {
+                    long long ix80 = ((long long)msbk79);
+                    long long ix81 = ((long long)(mststart33[ix80] + (mshist29[(256 * warp + ix80)] + (msi78 & 65535u))));
+                    mssval34[ix81] = msval31[i77];
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
+                const patc_int t82 = threadIdx.x;
+                for (patc_int i83 = 0; i83 < 8; i83 += 1) {
                     {
-                        unsigned int msbk85 = mssbk35[(t83 + 256 * i84)];
+                        unsigned int msv84 = mssval34[(t82 + 256 * i83)];
+                        unsigned int msbk85 = min((msv84 & 255u), 255u);
                         long long ix86 = ((long long)msbk85);
-                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t83 + 256 * i84) - mststart33[ix86])));
+                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t82 + 256 * i83) - mststart33[ix86])));
                         if ((msdst87 < ((unsigned long long)n))) {
                             long long ix88 = ((long long)msdst87);
-                            out[ix88] = mssval34[(t83 + 256 * i84)];
+                            out[ix88] = msv84;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t83 = threadIdx.x;
-                for (patc_int i84 = 0; i84 < 8; i84 += 1) {
-                    if (((2048 * b24 + t83 + 256 * i84) < n)) {
-                        unsigned int msbk85 = mssbk35[(t83 + 256 * i84)];
+                const patc_int t82 = threadIdx.x;
+                for (patc_int i83 = 0; i83 < 8; i83 += 1) {
+                    if (((2048 * b24 + t82 + 256 * i83) < n)) {
+                        unsigned int msv84 = mssval34[(t82 + 256 * i83)];
+                        unsigned int msbk85 = min((msv84 & 255u), 255u);
                         long long ix86 = ((long long)msbk85);
-                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t83 + 256 * i84) - mststart33[ix86])));
+                        unsigned long long msdst87 = (((unsigned long long)msbase30[ix86]) + ((unsigned long long)((t82 + 256 * i83) - mststart33[ix86])));
                         if ((msdst87 < ((unsigned long long)n))) {
                             long long ix88 = ((long long)msdst87);
-                            out[ix88] = mssval34[(t83 + 256 * i84)];
+                            out[ix88] = msv84;
                         }
                     }
                 }
@@ -443,21 +446,18 @@ extern "C" __global__ void __launch_bounds__(7) msI32_launch1(int *__restrict__ 
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 991) / 992, 1, 1) blocks
- *   shared memory:   15984 bytes
+ *   shared memory:   4080 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(12016, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(992 * nwarps + 992 * ((n + 990) / 992) + 2016, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, const int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    int *msval31 = (int *)(patc_smem + 48);
-    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 4016);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 7984);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 8016);
-    int *mssval34 = (int *)(patc_smem + 8048);
-    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 12016);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 48);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 80);
+    int *mssval34 = (int *)(patc_smem + 112);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -472,195 +472,201 @@ extern "C" __global__ void __launch_bounds__(32) msI32(int *__restrict__ out, co
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
+        int msval31[31];
+        unsigned int msinfo32[31];
         {
-            const patc_int t36 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i37 = 0;
-                if (((t36 + 32 * i37) < 7)) {
-                    mshist29[(t36 + 32 * i37)] = 0u;
+                const patc_int i36 = 0;
+                if (((t35 + 32 * i36) < 7)) {
+                    mshist29[(t35 + 32 * i36)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
-                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
-                    bool msok40 = true;
-                    int msx41 = 0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 31; i38 += 1) {
+                    bool msok39 = true;
+                    int msx40 = 0;
+                    if (msok39) {
+                        msx40 = xs[(lane + 992 * warp + 992 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
-                    if (msok40) {
-                        msh50 = mshist29[(7 * warp + ix49)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist29[(7 * warp + ix49)] = (msh50 + msct48);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 % 7)), 6u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm42);
+                    long long ix48 = ((long long)msb41);
+                    unsigned int msh49 = 0u;
+                    if (msok39) {
+                        msh49 = mshist29[(7 * warp + ix48)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 992 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
-                    msval31[(lane + 992 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
+                        mshist29[(7 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         } else {
             {
-                for (patc_int i39 = 0; i39 < 31; i39 += 1) {
-                    bool msok40 = ((lane + 992 * warp + 992 * b24 + 32 * i39) < n);
-                    int msx41 = 0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 992 * warp + 992 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 31; i38 += 1) {
+                    bool msok39 = ((lane + 992 * warp + 992 * b24 + 32 * i38) < n);
+                    int msx40 = 0;
+                    if (msok39) {
+                        msx40 = xs[(lane + 992 * warp + 992 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 % 7)), 6u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
-                    if (msok40) {
-                        msh50 = mshist29[(7 * warp + ix49)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist29[(7 * warp + ix49)] = (msh50 + msct48);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 % 7)), 6u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm42);
+                    long long ix48 = ((long long)msb41);
+                    unsigned int msh49 = 0u;
+                    if (msok39) {
+                        msh49 = mshist29[(7 * warp + ix48)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 992 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
-                    msval31[(lane + 992 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
+                        mshist29[(7 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t51 = threadIdx.x;
+            const patc_int t50 = threadIdx.x;
             {
-                const patc_int i52 = 0;
-                if (((t51 + 32 * i52) < 7)) {
-                    unsigned int msrun53 = 0u;
+                const patc_int i51 = 0;
+                if (((t50 + 32 * i51) < 7)) {
+                    unsigned int msrun52 = 0u;
                     {
-                        const patc_int i54 = 0;
-                        unsigned int msc55 = mshist29[(t51 + 32 * i52 + 7 * i54)];
-                        mshist29[(t51 + 32 * i52 + 7 * i54)] = msrun53;
-                        msrun53 = (msrun53 + msc55);
+                        const patc_int i53 = 0;
+                        unsigned int msc54 = mshist29[(t50 + 32 * i51 + 7 * i53)];
+                        mshist29[(t50 + 32 * i51 + 7 * i53)] = msrun52;
+                        msrun52 = (msrun52 + msc54);
                     }
-                    unsigned int mspre56 = 0u;
+                    unsigned int mspre55 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(7 * b24 + t51 + 32 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun53)));
+                        patc_poke(&msstate22[(7 * b24 + t50 + 32 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun52)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(7 * b24 + t51 + 32 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun53)));
-                        for (patc_int msd57 = 0; ; msd57 += 1) {
-                            unsigned long long msw58;
-                            unsigned int mshi59;
+                        patc_poke(&msstate22[(7 * b24 + t50 + 32 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun52)));
+                        for (patc_int msd56 = 0; ; msd56 += 1) {
+                            unsigned long long msw57;
+                            unsigned int mshi58;
                             for (;;) {
-                                msw58 = patc_peek(&msstate22[(7 * b24 + t51 + 32 * i52 - 7 * msd57 - 7)]);
-                                mshi59 = ((unsigned int)(msw58 >> 32u));
-                                if ((((mshi59 >> 2u) == lbepoch28) && ((mshi59 & 3u) != 0u))) {
+                                msw57 = patc_peek(&msstate22[(7 * b24 + t50 + 32 * i51 - 7 * msd56 - 7)]);
+                                mshi58 = ((unsigned int)(msw57 >> 32u));
+                                if ((((mshi58 >> 2u) == lbepoch28) && ((mshi58 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre56 = (mspre56 + ((unsigned int)msw58));
-                            if (((mshi59 & 3u) == 2u)) {
+                            mspre55 = (mspre55 + ((unsigned int)msw57));
+                            if (((mshi58 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(7 * b24 + t51 + 32 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre56 + msrun53))));
+                        patc_poke(&msstate22[(7 * b24 + t50 + 32 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre55 + msrun52))));
                     }
-                    msbase30[(t51 + 32 * i52)] = (glob12[(t51 + 32 * i52)] + mspre56);
-                    mststart33[(t51 + 32 * i52)] = msrun53;
+                    msbase30[(t50 + 32 * i51)] = (glob12[(t50 + 32 * i51)] + mspre55);
+                    mststart33[(t50 + 32 * i51)] = msrun52;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum61 = 0u;
+                unsigned int mssum60 = 0u;
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 7)) {
-                        mssum61 = (mssum61 + mststart33[(lane + i62)]);
+                    const patc_int i61 = 0;
+                    if (((lane + i61) < 7)) {
+                        mssum60 = (mssum60 + mststart33[(lane + i61)]);
                     }
                 }
-                unsigned int msinc63 = mssum61;
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
-                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
-                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
-                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
-                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
-                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
-                unsigned int msat69 = (msinc63 - mssum61);
+                unsigned int msinc62 = mssum60;
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc62, 1);
+                msinc62 = ((lane >= 1) ? (msinc62 + msup63) : msinc62);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc62, 2);
+                msinc62 = ((lane >= 2) ? (msinc62 + msup64) : msinc62);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc62, 4);
+                msinc62 = ((lane >= 4) ? (msinc62 + msup65) : msinc62);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc62, 8);
+                msinc62 = ((lane >= 8) ? (msinc62 + msup66) : msinc62);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc62, 16);
+                msinc62 = ((lane >= 16) ? (msinc62 + msup67) : msinc62);
+                unsigned int msat68 = (msinc62 - mssum60);
                 {
-                    const patc_int i70 = 0;
-                    if (((lane + i70) < 7)) {
-                        unsigned int mscb71 = mststart33[(lane + i70)];
-                        mststart33[(lane + i70)] = msat69;
-                        msat69 = (msat69 + mscb71);
+                    const patc_int i69 = 0;
+                    if (((lane + i69) < 7)) {
+                        unsigned int mscb70 = mststart33[(lane + i69)];
+                        mststart33[(lane + i69)] = msat68;
+                        msat68 = (msat68 + mscb70);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i73 = 0; i73 < 31; i73 += 1) {
-                unsigned int msi74 = msinfo32[(lane + 992 * warp + 32 * i73)];
-                unsigned int msbk75 = (msi74 >> 16u);
-                if ((msbk75 < 7u)) {
-                    long long ix76 = ((long long)msbk75);
-                    long long ix77 = ((long long)(mststart33[ix76] + (mshist29[(7 * warp + ix76)] + (msi74 & 65535u))));
-                    mssval34[ix77] = msval31[(lane + 992 * warp + 32 * i73)];
-                    mssbk35[ix77] = msbk75;
+            #pragma unroll
+            for (patc_int i72 = 0; i72 < 31; i72 += 1) {
+                unsigned int msi73 = msinfo32[i72];
+                unsigned int msbk74 = (msi73 >> 16u);
+                if ((msbk74 < 7u)) {
+                    long long ix75 = ((long long)msbk74);
+                    long long ix76 = ((long long)(mststart33[ix75] + (mshist29[(7 * warp + ix75)] + (msi73 & 65535u))));
+                    mssval34[ix76] = msval31[i72];
                 }
             }
         }
         __syncthreads();
         if (((992 * b24 + 991) < n)) {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 31; i78 += 1) {
                     {
-                        unsigned int msbk80 = mssbk35[(t78 + 32 * i79)];
+                        int msv79 = mssval34[(t77 + 32 * i78)];
+                        unsigned int msbk80 = min(((unsigned int)(msv79 % 7)), 6u);
                         long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 32 * i79) - mststart33[ix81])));
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 32 * i78) - mststart33[ix81])));
                         if ((msdst82 < ((unsigned long long)n))) {
                             long long ix83 = ((long long)msdst82);
-                            out[ix83] = mssval34[(t78 + 32 * i79)];
+                            out[ix83] = msv79;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 31; i79 += 1) {
-                    if (((992 * b24 + t78 + 32 * i79) < n)) {
-                        unsigned int msbk80 = mssbk35[(t78 + 32 * i79)];
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 31; i78 += 1) {
+                    if (((992 * b24 + t77 + 32 * i78) < n)) {
+                        int msv79 = mssval34[(t77 + 32 * i78)];
+                        unsigned int msbk80 = min(((unsigned int)(msv79 % 7)), 6u);
                         long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 32 * i79) - mststart33[ix81])));
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 32 * i78) - mststart33[ix81])));
                         if ((msdst82 < ((unsigned long long)n))) {
                             long long ix83 = ((long long)msdst82);
-                            out[ix83] = mssval34[(t78 + 32 * i79)];
+                            out[ix83] = msv79;
                         }
                     }
                 }
@@ -765,21 +771,18 @@ extern "C" __global__ void __launch_bounds__(16) msF32_launch1(float *__restrict
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (128, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 639) / 640, 1, 1) blocks
- *   shared memory:   10640 bytes
+ *   shared memory:   2960 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(8080, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(640 * ((n + 638) / 640) + 1408, max(160 * nwarps + 640 * ((n + 638) / 640) + 832, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out, const float *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    float *msval31 = (float *)(patc_smem + 272);
-    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 2832);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 5392);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 5456);
-    float *mssval34 = (float *)(patc_smem + 5520);
-    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 8080);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 272);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 336);
+    float *mssval34 = (float *)(patc_smem + 400);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -794,198 +797,204 @@ extern "C" __global__ void __launch_bounds__(128) msF32(float *__restrict__ out,
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
+        float msval31[5];
+        unsigned int msinfo32[5];
         {
-            const patc_int t36 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i37 = 0;
-                if (((t36 + 128 * i37) < 64)) {
-                    mshist29[(t36 + 128 * i37)] = 0u;
+                const patc_int i36 = 0;
+                if (((t35 + 128 * i36) < 64)) {
+                    mshist29[(t35 + 128 * i36)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
-                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
-                    bool msok40 = true;
-                    float msx41 = 0.0f;
-                    if (msok40) {
-                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 5; i38 += 1) {
+                    bool msok39 = true;
+                    float msx40 = 0.0f;
+                    if (msok39) {
+                        msx40 = xs[(lane + 160 * warp + 640 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm43);
-                    long long ix50 = ((long long)msb42);
-                    unsigned int msh51 = 0u;
-                    if (msok40) {
-                        msh51 = mshist29[(16 * warp + ix50)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
-                        mshist29[(16 * warp + ix50)] = (msh51 + msct49);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 16.0f)), 15u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm42);
+                    long long ix49 = ((long long)msb41);
+                    unsigned int msh50 = 0u;
+                    if (msok39) {
+                        msh50 = mshist29[(16 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 160 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
-                    msval31[(lane + 160 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk47 + 1u) == msct48))) {
+                        mshist29[(16 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         } else {
             {
-                for (patc_int i39 = 0; i39 < 5; i39 += 1) {
-                    bool msok40 = ((lane + 160 * warp + 640 * b24 + 32 * i39) < n);
-                    float msx41 = 0.0f;
-                    if (msok40) {
-                        msx41 = xs[(lane + 160 * warp + 640 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 5; i38 += 1) {
+                    bool msok39 = ((lane + 160 * warp + 640 * b24 + 32 * i38) < n);
+                    float msx40 = 0.0f;
+                    if (msok39) {
+                        msx40 = xs[(lane + 160 * warp + 640 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 16.0f)), 15u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msrk48 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct49 = __popc(mspm43);
-                    long long ix50 = ((long long)msb42);
-                    unsigned int msh51 = 0u;
-                    if (msok40) {
-                        msh51 = mshist29[(16 * warp + ix50)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk48 + 1u) == msct49))) {
-                        mshist29[(16 * warp + ix50)] = (msh51 + msct49);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 16.0f)), 15u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msrk47 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct48 = __popc(mspm42);
+                    long long ix49 = ((long long)msb41);
+                    unsigned int msh50 = 0u;
+                    if (msok39) {
+                        msh50 = mshist29[(16 * warp + ix49)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 160 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh51 + msrk48)) : 4294901760u);
-                    msval31[(lane + 160 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk47 + 1u) == msct48))) {
+                        mshist29[(16 * warp + ix49)] = (msh50 + msct48);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh50 + msrk47)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t52 = threadIdx.x;
+            const patc_int t51 = threadIdx.x;
             {
-                const patc_int i53 = 0;
-                if (((t52 + 128 * i53) < 16)) {
-                    unsigned int msrun54 = 0u;
-                    for (patc_int i55 = 0; i55 < 4; i55 += 1) {
-                        unsigned int msc56 = mshist29[(t52 + 128 * i53 + 16 * i55)];
-                        mshist29[(t52 + 128 * i53 + 16 * i55)] = msrun54;
-                        msrun54 = (msrun54 + msc56);
+                const patc_int i52 = 0;
+                if (((t51 + 128 * i52) < 16)) {
+                    unsigned int msrun53 = 0u;
+                    for (patc_int i54 = 0; i54 < 4; i54 += 1) {
+                        unsigned int msc55 = mshist29[(t51 + 128 * i52 + 16 * i54)];
+                        mshist29[(t51 + 128 * i52 + 16 * i54)] = msrun53;
+                        msrun53 = (msrun53 + msc55);
                     }
-                    unsigned int mspre57 = 0u;
+                    unsigned int mspre56 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(16 * b24 + t52 + 128 * i53)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun54)));
+                        patc_poke(&msstate22[(16 * b24 + t51 + 128 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun53)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(16 * b24 + t52 + 128 * i53)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun54)));
-                        for (patc_int msd58 = 0; ; msd58 += 1) {
-                            unsigned long long msw59;
-                            unsigned int mshi60;
+                        patc_poke(&msstate22[(16 * b24 + t51 + 128 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun53)));
+                        for (patc_int msd57 = 0; ; msd57 += 1) {
+                            unsigned long long msw58;
+                            unsigned int mshi59;
                             for (;;) {
-                                msw59 = patc_peek(&msstate22[(16 * b24 + t52 + 128 * i53 - 16 * msd58 - 16)]);
-                                mshi60 = ((unsigned int)(msw59 >> 32u));
-                                if ((((mshi60 >> 2u) == lbepoch28) && ((mshi60 & 3u) != 0u))) {
+                                msw58 = patc_peek(&msstate22[(16 * b24 + t51 + 128 * i52 - 16 * msd57 - 16)]);
+                                mshi59 = ((unsigned int)(msw58 >> 32u));
+                                if ((((mshi59 >> 2u) == lbepoch28) && ((mshi59 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre57 = (mspre57 + ((unsigned int)msw59));
-                            if (((mshi60 & 3u) == 2u)) {
+                            mspre56 = (mspre56 + ((unsigned int)msw58));
+                            if (((mshi59 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(16 * b24 + t52 + 128 * i53)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre57 + msrun54))));
+                        patc_poke(&msstate22[(16 * b24 + t51 + 128 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre56 + msrun53))));
                     }
-                    msbase30[(t52 + 128 * i53)] = (glob12[(t52 + 128 * i53)] + mspre57);
-                    mststart33[(t52 + 128 * i53)] = msrun54;
+                    msbase30[(t51 + 128 * i52)] = (glob12[(t51 + 128 * i52)] + mspre56);
+                    mststart33[(t51 + 128 * i52)] = msrun53;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum62 = 0u;
+                unsigned int mssum61 = 0u;
                 {
-                    const patc_int i63 = 0;
-                    if (((lane + i63) < 16)) {
-                        mssum62 = (mssum62 + mststart33[(lane + i63)]);
+                    const patc_int i62 = 0;
+                    if (((lane + i62) < 16)) {
+                        mssum61 = (mssum61 + mststart33[(lane + i62)]);
                     }
                 }
-                unsigned int msinc64 = mssum62;
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc64, 1);
-                msinc64 = ((lane >= 1) ? (msinc64 + msup65) : msinc64);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc64, 2);
-                msinc64 = ((lane >= 2) ? (msinc64 + msup66) : msinc64);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc64, 4);
-                msinc64 = ((lane >= 4) ? (msinc64 + msup67) : msinc64);
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc64, 8);
-                msinc64 = ((lane >= 8) ? (msinc64 + msup68) : msinc64);
-                unsigned int msup69 = __shfl_up_sync(0xffffffffu, msinc64, 16);
-                msinc64 = ((lane >= 16) ? (msinc64 + msup69) : msinc64);
-                unsigned int msat70 = (msinc64 - mssum62);
+                unsigned int msinc63 = mssum61;
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
+                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
+                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
+                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
+                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
+                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
+                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
+                unsigned int msat69 = (msinc63 - mssum61);
                 {
-                    const patc_int i71 = 0;
-                    if (((lane + i71) < 16)) {
-                        unsigned int mscb72 = mststart33[(lane + i71)];
-                        mststart33[(lane + i71)] = msat70;
-                        msat70 = (msat70 + mscb72);
+                    const patc_int i70 = 0;
+                    if (((lane + i70) < 16)) {
+                        unsigned int mscb71 = mststart33[(lane + i70)];
+                        mststart33[(lane + i70)] = msat69;
+                        msat69 = (msat69 + mscb71);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i74 = 0; i74 < 5; i74 += 1) {
-                unsigned int msi75 = msinfo32[(lane + 160 * warp + 32 * i74)];
-                unsigned int msbk76 = (msi75 >> 16u);
-                if ((msbk76 < 16u)) {
-                    long long ix77 = ((long long)msbk76);
-                    long long ix78 = ((long long)(mststart33[ix77] + (mshist29[(16 * warp + ix77)] + (msi75 & 65535u))));
-                    mssval34[ix78] = msval31[(lane + 160 * warp + 32 * i74)];
-                    mssbk35[ix78] = msbk76;
+            #pragma unroll
+            for (patc_int i73 = 0; i73 < 5; i73 += 1) {
+                unsigned int msi74 = msinfo32[i73];
+                unsigned int msbk75 = (msi74 >> 16u);
+                if ((msbk75 < 16u)) {
+                    long long ix76 = ((long long)msbk75);
+                    long long ix77 = ((long long)(mststart33[ix76] + (mshist29[(16 * warp + ix76)] + (msi74 & 65535u))));
+                    mssval34[ix77] = msval31[i73];
                 }
             }
         }
         __syncthreads();
         if (((640 * b24 + 639) < n)) {
             {
-                const patc_int t79 = threadIdx.x;
-                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 5; i79 += 1) {
                     {
-                        unsigned int msbk81 = mssbk35[(t79 + 128 * i80)];
+                        float msv80 = mssval34[(t78 + 128 * i79)];
+                        unsigned int msbk81 = min(((unsigned int)(msv80 * 16.0f)), 15u);
                         long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t79 + 128 * i80) - mststart33[ix82])));
+                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t78 + 128 * i79) - mststart33[ix82])));
                         if ((msdst83 < ((unsigned long long)n))) {
                             long long ix84 = ((long long)msdst83);
-                            out[ix84] = mssval34[(t79 + 128 * i80)];
+                            out[ix84] = msv80;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t79 = threadIdx.x;
-                for (patc_int i80 = 0; i80 < 5; i80 += 1) {
-                    if (((640 * b24 + t79 + 128 * i80) < n)) {
-                        unsigned int msbk81 = mssbk35[(t79 + 128 * i80)];
+                const patc_int t78 = threadIdx.x;
+                for (patc_int i79 = 0; i79 < 5; i79 += 1) {
+                    if (((640 * b24 + t78 + 128 * i79) < n)) {
+                        float msv80 = mssval34[(t78 + 128 * i79)];
+                        unsigned int msbk81 = min(((unsigned int)(msv80 * 16.0f)), 15u);
                         long long ix82 = ((long long)msbk81);
-                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t79 + 128 * i80) - mststart33[ix82])));
+                        unsigned long long msdst83 = (((unsigned long long)msbase30[ix82]) + ((unsigned long long)((t78 + 128 * i79) - mststart33[ix82])));
                         if ((msdst83 < ((unsigned long long)n))) {
                             long long ix84 = ((long long)msdst83);
-                            out[ix84] = mssval34[(t79 + 128 * i80)];
+                            out[ix84] = msv80;
                         }
                     }
                 }
@@ -1090,21 +1099,18 @@ extern "C" __global__ void __launch_bounds__(1000) msU64_launch1(unsigned long l
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 1023) / 1024, 1, 1) blocks
- *   shared memory:   64592 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   48208 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(60496, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(40016, max(2000 * ((n + 1022) / 1024) + 4280, max(1000 * nwarps + 1000, max(128 * nwarps + 1024 * ((n + 1022) / 1024) + 1184, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__restrict__ out, const unsigned long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned long long *msval31 = (unsigned long long *)(patc_smem + 32016);
-    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 40208);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 44304);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 48304);
-    unsigned long long *mssval34 = (unsigned long long *)(patc_smem + 52304);
-    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 60496);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 32016);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 36016);
+    unsigned long long *mssval34 = (unsigned long long *)(patc_smem + 40016);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1119,218 +1125,224 @@ extern "C" __global__ void __launch_bounds__(256) msU64(unsigned long long *__re
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
+        unsigned long long msval31[4];
+        unsigned int msinfo32[4];
         {
-            const patc_int t36 = threadIdx.x;
-            for (patc_int i37 = 0; i37 < 32; i37 += 1) {
-                if (((t36 + 256 * i37) < 8000)) {
-                    mshist29[(t36 + 256 * i37)] = 0u;
+            const patc_int t35 = threadIdx.x;
+            for (patc_int i36 = 0; i36 < 32; i36 += 1) {
+                if (((t35 + 256 * i36) < 8000)) {
+                    mshist29[(t35 + 256 * i36)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
-                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                    bool msok40 = true;
-                    unsigned long long msx41 = 0ull;
-                    if (msok40) {
-                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    bool msok39 = true;
+                    unsigned long long msx40 = 0ull;
+                    if (msok39) {
+                        msx40 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm43);
-                    long long ix56 = ((long long)msb42);
-                    unsigned int msh57 = 0u;
-                    if (msok40) {
-                        msh57 = mshist29[(1000 * warp + ix56)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
-                        mshist29[(1000 * warp + ix56)] = (msh57 + msct55);
+                    unsigned int msb41 = (msok39 ? min((((unsigned int)((msx40 * ((unsigned long long)10)) + (msx40 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msrk53 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct54 = __popc(mspm42);
+                    long long ix55 = ((long long)msb41);
+                    unsigned int msh56 = 0u;
+                    if (msok39) {
+                        msh56 = mshist29[(1000 * warp + ix55)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 128 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
-                    msval31[(lane + 128 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk53 + 1u) == msct54))) {
+                        mshist29[(1000 * warp + ix55)] = (msh56 + msct54);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh56 + msrk53)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         } else {
             {
-                for (patc_int i39 = 0; i39 < 4; i39 += 1) {
-                    bool msok40 = ((lane + 128 * warp + 1024 * b24 + 32 * i39) < n);
-                    unsigned long long msx41 = 0ull;
-                    if (msok40) {
-                        msx41 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 4; i38 += 1) {
+                    bool msok39 = ((lane + 128 * warp + 1024 * b24 + 32 * i38) < n);
+                    unsigned long long msx40 = 0ull;
+                    if (msok39) {
+                        msx40 = xs[(lane + 128 * warp + 1024 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min((((unsigned int)((msx41 * ((unsigned long long)10)) + (msx41 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msrk54 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct55 = __popc(mspm43);
-                    long long ix56 = ((long long)msb42);
-                    unsigned int msh57 = 0u;
-                    if (msok40) {
-                        msh57 = mshist29[(1000 * warp + ix56)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk54 + 1u) == msct55))) {
-                        mshist29[(1000 * warp + ix56)] = (msh57 + msct55);
+                    unsigned int msb41 = (msok39 ? min((((unsigned int)((msx40 * ((unsigned long long)10)) + (msx40 / ((unsigned long long)10)))) % 1000u), 999u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msrk53 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct54 = __popc(mspm42);
+                    long long ix55 = ((long long)msb41);
+                    unsigned int msh56 = 0u;
+                    if (msok39) {
+                        msh56 = mshist29[(1000 * warp + ix55)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 128 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh57 + msrk54)) : 4294901760u);
-                    msval31[(lane + 128 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk53 + 1u) == msct54))) {
+                        mshist29[(1000 * warp + ix55)] = (msh56 + msct54);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh56 + msrk53)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t58 = threadIdx.x;
-            for (patc_int i59 = 0; i59 < 4; i59 += 1) {
-                if (((t58 + 256 * i59) < 1000)) {
-                    unsigned int msrun60 = 0u;
-                    for (patc_int i61 = 0; i61 < 8; i61 += 1) {
-                        unsigned int msc62 = mshist29[(t58 + 256 * i59 + 1000 * i61)];
-                        mshist29[(t58 + 256 * i59 + 1000 * i61)] = msrun60;
-                        msrun60 = (msrun60 + msc62);
+            const patc_int t57 = threadIdx.x;
+            for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                if (((t57 + 256 * i58) < 1000)) {
+                    unsigned int msrun59 = 0u;
+                    for (patc_int i60 = 0; i60 < 8; i60 += 1) {
+                        unsigned int msc61 = mshist29[(t57 + 256 * i58 + 1000 * i60)];
+                        mshist29[(t57 + 256 * i58 + 1000 * i60)] = msrun59;
+                        msrun59 = (msrun59 + msc61);
                     }
-                    unsigned int mspre63 = 0u;
+                    unsigned int mspre62 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(1000 * b24 + t58 + 256 * i59)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun60)));
+                        patc_poke(&msstate22[(1000 * b24 + t57 + 256 * i58)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun59)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(1000 * b24 + t58 + 256 * i59)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun60)));
-                        for (patc_int msd64 = 0; ; msd64 += 1) {
-                            unsigned long long msw65;
-                            unsigned int mshi66;
+                        patc_poke(&msstate22[(1000 * b24 + t57 + 256 * i58)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun59)));
+                        for (patc_int msd63 = 0; ; msd63 += 1) {
+                            unsigned long long msw64;
+                            unsigned int mshi65;
                             for (;;) {
-                                msw65 = patc_peek(&msstate22[(1000 * b24 + t58 + 256 * i59 - 1000 * msd64 - 1000)]);
-                                mshi66 = ((unsigned int)(msw65 >> 32u));
-                                if ((((mshi66 >> 2u) == lbepoch28) && ((mshi66 & 3u) != 0u))) {
+                                msw64 = patc_peek(&msstate22[(1000 * b24 + t57 + 256 * i58 - 1000 * msd63 - 1000)]);
+                                mshi65 = ((unsigned int)(msw64 >> 32u));
+                                if ((((mshi65 >> 2u) == lbepoch28) && ((mshi65 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre63 = (mspre63 + ((unsigned int)msw65));
-                            if (((mshi66 & 3u) == 2u)) {
+                            mspre62 = (mspre62 + ((unsigned int)msw64));
+                            if (((mshi65 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(1000 * b24 + t58 + 256 * i59)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre63 + msrun60))));
+                        patc_poke(&msstate22[(1000 * b24 + t57 + 256 * i58)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre62 + msrun59))));
                     }
-                    msbase30[(t58 + 256 * i59)] = (glob12[(t58 + 256 * i59)] + mspre63);
-                    mststart33[(t58 + 256 * i59)] = msrun60;
+                    msbase30[(t57 + 256 * i58)] = (glob12[(t57 + 256 * i58)] + mspre62);
+                    mststart33[(t57 + 256 * i58)] = msrun59;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum68 = 0u;
-                for (patc_int i69 = 0; i69 < 32; i69 += 1) {
-                    if (((32 * lane + i69) < 1000)) {
-                        mssum68 = (mssum68 + mststart33[(32 * lane + i69)]);
+                unsigned int mssum67 = 0u;
+                for (patc_int i68 = 0; i68 < 32; i68 += 1) {
+                    if (((32 * lane + i68) < 1000)) {
+                        mssum67 = (mssum67 + mststart33[(32 * lane + i68)]);
                     }
                 }
-                unsigned int msinc70 = mssum68;
-                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc70, 1);
-                msinc70 = ((lane >= 1) ? (msinc70 + msup71) : msinc70);
-                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc70, 2);
-                msinc70 = ((lane >= 2) ? (msinc70 + msup72) : msinc70);
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc70, 4);
-                msinc70 = ((lane >= 4) ? (msinc70 + msup73) : msinc70);
-                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc70, 8);
-                msinc70 = ((lane >= 8) ? (msinc70 + msup74) : msinc70);
-                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc70, 16);
-                msinc70 = ((lane >= 16) ? (msinc70 + msup75) : msinc70);
-                unsigned int msat76 = (msinc70 - mssum68);
-                for (patc_int i77 = 0; i77 < 32; i77 += 1) {
-                    if (((32 * lane + i77) < 1000)) {
-                        unsigned int mscb78 = mststart33[(32 * lane + i77)];
-                        mststart33[(32 * lane + i77)] = msat76;
-                        msat76 = (msat76 + mscb78);
+                unsigned int msinc69 = mssum67;
+                unsigned int msup70 = __shfl_up_sync(0xffffffffu, msinc69, 1);
+                msinc69 = ((lane >= 1) ? (msinc69 + msup70) : msinc69);
+                unsigned int msup71 = __shfl_up_sync(0xffffffffu, msinc69, 2);
+                msinc69 = ((lane >= 2) ? (msinc69 + msup71) : msinc69);
+                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc69, 4);
+                msinc69 = ((lane >= 4) ? (msinc69 + msup72) : msinc69);
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc69, 8);
+                msinc69 = ((lane >= 8) ? (msinc69 + msup73) : msinc69);
+                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc69, 16);
+                msinc69 = ((lane >= 16) ? (msinc69 + msup74) : msinc69);
+                unsigned int msat75 = (msinc69 - mssum67);
+                for (patc_int i76 = 0; i76 < 32; i76 += 1) {
+                    if (((32 * lane + i76) < 1000)) {
+                        unsigned int mscb77 = mststart33[(32 * lane + i76)];
+                        mststart33[(32 * lane + i76)] = msat75;
+                        msat75 = (msat75 + mscb77);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i80 = 0; i80 < 4; i80 += 1) {
-                unsigned int msi81 = msinfo32[(lane + 128 * warp + 32 * i80)];
-                unsigned int msbk82 = (msi81 >> 16u);
-                if ((msbk82 < 1000u)) {
-                    long long ix83 = ((long long)msbk82);
-                    long long ix84 = ((long long)(mststart33[ix83] + (mshist29[(1000 * warp + ix83)] + (msi81 & 65535u))));
-                    mssval34[ix84] = msval31[(lane + 128 * warp + 32 * i80)];
-                    mssbk35[ix84] = msbk82;
+            #pragma unroll
+            for (patc_int i79 = 0; i79 < 4; i79 += 1) {
+                unsigned int msi80 = msinfo32[i79];
+                unsigned int msbk81 = (msi80 >> 16u);
+                if ((msbk81 < 1000u)) {
+                    long long ix82 = ((long long)msbk81);
+                    long long ix83 = ((long long)(mststart33[ix82] + (mshist29[(1000 * warp + ix82)] + (msi80 & 65535u))));
+                    mssval34[ix83] = msval31[i79];
                 }
             }
         }
         __syncthreads();
         if (((1024 * b24 + 1023) < n)) {
             {
-                const patc_int t85 = threadIdx.x;
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
+                const patc_int t84 = threadIdx.x;
+                for (patc_int i85 = 0; i85 < 4; i85 += 1) {
                     {
-                        unsigned int msbk87 = mssbk35[(t85 + 256 * i86)];
+                        unsigned long long msv86 = mssval34[(t84 + 256 * i85)];
+                        unsigned int msbk87 = min((((unsigned int)((msv86 * ((unsigned long long)10)) + (msv86 / ((unsigned long long)10)))) % 1000u), 999u);
                         long long ix88 = ((long long)msbk87);
-                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t85 + 256 * i86) - mststart33[ix88])));
+                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t84 + 256 * i85) - mststart33[ix88])));
                         if ((msdst89 < ((unsigned long long)n))) {
                             long long ix90 = ((long long)msdst89);
-                            out[ix90] = mssval34[(t85 + 256 * i86)];
+                            out[ix90] = msv86;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t85 = threadIdx.x;
-                for (patc_int i86 = 0; i86 < 4; i86 += 1) {
-                    if (((1024 * b24 + t85 + 256 * i86) < n)) {
-                        unsigned int msbk87 = mssbk35[(t85 + 256 * i86)];
+                const patc_int t84 = threadIdx.x;
+                for (patc_int i85 = 0; i85 < 4; i85 += 1) {
+                    if (((1024 * b24 + t84 + 256 * i85) < n)) {
+                        unsigned long long msv86 = mssval34[(t84 + 256 * i85)];
+                        unsigned int msbk87 = min((((unsigned int)((msv86 * ((unsigned long long)10)) + (msv86 / ((unsigned long long)10)))) % 1000u), 999u);
                         long long ix88 = ((long long)msbk87);
-                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t85 + 256 * i86) - mststart33[ix88])));
+                        unsigned long long msdst89 = (((unsigned long long)msbase30[ix88]) + ((unsigned long long)((t84 + 256 * i85) - mststart33[ix88])));
                         if ((msdst89 < ((unsigned long long)n))) {
                             long long ix90 = ((long long)msdst89);
-                            out[ix90] = mssval34[(t85 + 256 * i86)];
+                            out[ix90] = msv86;
                         }
                     }
                 }
@@ -1435,21 +1447,18 @@ extern "C" __global__ void __launch_bounds__(2) msI64_launch1(long long *__restr
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (64, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
- *   shared memory:   4672 bytes
+ *   shared memory:   1600 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(3904, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(192 * ((n + 190) / 192) + 448, max(96 * nwarps + 192 * ((n + 190) / 192) + 320, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ out, const long long *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    long long *msval31 = (long long *)(patc_smem + 32);
-    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 1568);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 2336);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 2352);
-    long long *mssval34 = (long long *)(patc_smem + 2368);
-    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 3904);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 32);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 48);
+    long long *mssval34 = (long long *)(patc_smem + 64);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1464,186 +1473,192 @@ extern "C" __global__ void __launch_bounds__(64) msI64(long long *__restrict__ o
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
+        long long msval31[3];
+        unsigned int msinfo32[3];
         {
-            const patc_int t36 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i37 = 0;
-                if (((t36 + 64 * i37) < 4)) {
-                    mshist29[(t36 + 64 * i37)] = 0u;
+                const patc_int i36 = 0;
+                if (((t35 + 64 * i36) < 4)) {
+                    mshist29[(t35 + 64 * i36)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
-                    bool msok40 = true;
-                    long long msx41 = 0ll;
-                    if (msok40) {
-                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 3; i38 += 1) {
+                    bool msok39 = true;
+                    long long msx40 = 0ll;
+                    if (msok39) {
+                        msx40 = xs[(lane + 96 * warp + 192 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm43);
-                    long long ix47 = ((long long)msb42);
-                    unsigned int msh48 = 0u;
-                    if (msok40) {
-                        msh48 = mshist29[(2 * warp + ix47)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
-                        mshist29[(2 * warp + ix47)] = (msh48 + msct46);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 & ((long long)1))), 1u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msrk44 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm42);
+                    long long ix46 = ((long long)msb41);
+                    unsigned int msh47 = 0u;
+                    if (msok39) {
+                        msh47 = mshist29[(2 * warp + ix46)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 96 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
-                    msval31[(lane + 96 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk44 + 1u) == msct45))) {
+                        mshist29[(2 * warp + ix46)] = (msh47 + msct45);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh47 + msrk44)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         } else {
             {
-                for (patc_int i39 = 0; i39 < 3; i39 += 1) {
-                    bool msok40 = ((lane + 96 * warp + 192 * b24 + 32 * i39) < n);
-                    long long msx41 = 0ll;
-                    if (msok40) {
-                        msx41 = xs[(lane + 96 * warp + 192 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 3; i38 += 1) {
+                    bool msok39 = ((lane + 96 * warp + 192 * b24 + 32 * i38) < n);
+                    long long msx40 = 0ll;
+                    if (msok39) {
+                        msx40 = xs[(lane + 96 * warp + 192 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 & ((long long)1))), 1u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msrk45 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct46 = __popc(mspm43);
-                    long long ix47 = ((long long)msb42);
-                    unsigned int msh48 = 0u;
-                    if (msok40) {
-                        msh48 = mshist29[(2 * warp + ix47)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk45 + 1u) == msct46))) {
-                        mshist29[(2 * warp + ix47)] = (msh48 + msct46);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 & ((long long)1))), 1u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msrk44 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct45 = __popc(mspm42);
+                    long long ix46 = ((long long)msb41);
+                    unsigned int msh47 = 0u;
+                    if (msok39) {
+                        msh47 = mshist29[(2 * warp + ix46)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 96 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh48 + msrk45)) : 4294901760u);
-                    msval31[(lane + 96 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk44 + 1u) == msct45))) {
+                        mshist29[(2 * warp + ix46)] = (msh47 + msct45);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh47 + msrk44)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t49 = threadIdx.x;
+            const patc_int t48 = threadIdx.x;
             {
-                const patc_int i50 = 0;
-                if (((t49 + 64 * i50) < 2)) {
-                    unsigned int msrun51 = 0u;
-                    for (patc_int i52 = 0; i52 < 2; i52 += 1) {
-                        unsigned int msc53 = mshist29[(t49 + 64 * i50 + 2 * i52)];
-                        mshist29[(t49 + 64 * i50 + 2 * i52)] = msrun51;
-                        msrun51 = (msrun51 + msc53);
+                const patc_int i49 = 0;
+                if (((t48 + 64 * i49) < 2)) {
+                    unsigned int msrun50 = 0u;
+                    for (patc_int i51 = 0; i51 < 2; i51 += 1) {
+                        unsigned int msc52 = mshist29[(t48 + 64 * i49 + 2 * i51)];
+                        mshist29[(t48 + 64 * i49 + 2 * i51)] = msrun50;
+                        msrun50 = (msrun50 + msc52);
                     }
-                    unsigned int mspre54 = 0u;
+                    unsigned int mspre53 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(2 * b24 + t49 + 64 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun51)));
+                        patc_poke(&msstate22[(2 * b24 + t48 + 64 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun50)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(2 * b24 + t49 + 64 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun51)));
-                        for (patc_int msd55 = 0; ; msd55 += 1) {
-                            unsigned long long msw56;
-                            unsigned int mshi57;
+                        patc_poke(&msstate22[(2 * b24 + t48 + 64 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun50)));
+                        for (patc_int msd54 = 0; ; msd54 += 1) {
+                            unsigned long long msw55;
+                            unsigned int mshi56;
                             for (;;) {
-                                msw56 = patc_peek(&msstate22[(2 * b24 + t49 + 64 * i50 - 2 * msd55 - 2)]);
-                                mshi57 = ((unsigned int)(msw56 >> 32u));
-                                if ((((mshi57 >> 2u) == lbepoch28) && ((mshi57 & 3u) != 0u))) {
+                                msw55 = patc_peek(&msstate22[(2 * b24 + t48 + 64 * i49 - 2 * msd54 - 2)]);
+                                mshi56 = ((unsigned int)(msw55 >> 32u));
+                                if ((((mshi56 >> 2u) == lbepoch28) && ((mshi56 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre54 = (mspre54 + ((unsigned int)msw56));
-                            if (((mshi57 & 3u) == 2u)) {
+                            mspre53 = (mspre53 + ((unsigned int)msw55));
+                            if (((mshi56 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(2 * b24 + t49 + 64 * i50)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre54 + msrun51))));
+                        patc_poke(&msstate22[(2 * b24 + t48 + 64 * i49)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre53 + msrun50))));
                     }
-                    msbase30[(t49 + 64 * i50)] = (glob12[(t49 + 64 * i50)] + mspre54);
-                    mststart33[(t49 + 64 * i50)] = msrun51;
+                    msbase30[(t48 + 64 * i49)] = (glob12[(t48 + 64 * i49)] + mspre53);
+                    mststart33[(t48 + 64 * i49)] = msrun50;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum59 = 0u;
+                unsigned int mssum58 = 0u;
                 {
-                    const patc_int i60 = 0;
-                    if (((lane + i60) < 2)) {
-                        mssum59 = (mssum59 + mststart33[(lane + i60)]);
+                    const patc_int i59 = 0;
+                    if (((lane + i59) < 2)) {
+                        mssum58 = (mssum58 + mststart33[(lane + i59)]);
                     }
                 }
-                unsigned int msinc61 = mssum59;
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc61, 1);
-                msinc61 = ((lane >= 1) ? (msinc61 + msup62) : msinc61);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc61, 2);
-                msinc61 = ((lane >= 2) ? (msinc61 + msup63) : msinc61);
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc61, 4);
-                msinc61 = ((lane >= 4) ? (msinc61 + msup64) : msinc61);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc61, 8);
-                msinc61 = ((lane >= 8) ? (msinc61 + msup65) : msinc61);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc61, 16);
-                msinc61 = ((lane >= 16) ? (msinc61 + msup66) : msinc61);
-                unsigned int msat67 = (msinc61 - mssum59);
+                unsigned int msinc60 = mssum58;
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc60, 1);
+                msinc60 = ((lane >= 1) ? (msinc60 + msup61) : msinc60);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc60, 2);
+                msinc60 = ((lane >= 2) ? (msinc60 + msup62) : msinc60);
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc60, 4);
+                msinc60 = ((lane >= 4) ? (msinc60 + msup63) : msinc60);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc60, 8);
+                msinc60 = ((lane >= 8) ? (msinc60 + msup64) : msinc60);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc60, 16);
+                msinc60 = ((lane >= 16) ? (msinc60 + msup65) : msinc60);
+                unsigned int msat66 = (msinc60 - mssum58);
                 {
-                    const patc_int i68 = 0;
-                    if (((lane + i68) < 2)) {
-                        unsigned int mscb69 = mststart33[(lane + i68)];
-                        mststart33[(lane + i68)] = msat67;
-                        msat67 = (msat67 + mscb69);
+                    const patc_int i67 = 0;
+                    if (((lane + i67) < 2)) {
+                        unsigned int mscb68 = mststart33[(lane + i67)];
+                        mststart33[(lane + i67)] = msat66;
+                        msat66 = (msat66 + mscb68);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i71 = 0; i71 < 3; i71 += 1) {
-                unsigned int msi72 = msinfo32[(lane + 96 * warp + 32 * i71)];
-                unsigned int msbk73 = (msi72 >> 16u);
-                if ((msbk73 < 2u)) {
-                    long long ix74 = ((long long)msbk73);
-                    long long ix75 = ((long long)(mststart33[ix74] + (mshist29[(2 * warp + ix74)] + (msi72 & 65535u))));
-                    mssval34[ix75] = msval31[(lane + 96 * warp + 32 * i71)];
-                    mssbk35[ix75] = msbk73;
+            #pragma unroll
+            for (patc_int i70 = 0; i70 < 3; i70 += 1) {
+                unsigned int msi71 = msinfo32[i70];
+                unsigned int msbk72 = (msi71 >> 16u);
+                if ((msbk72 < 2u)) {
+                    long long ix73 = ((long long)msbk72);
+                    long long ix74 = ((long long)(mststart33[ix73] + (mshist29[(2 * warp + ix73)] + (msi71 & 65535u))));
+                    mssval34[ix74] = msval31[i70];
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t76 = threadIdx.x;
-                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
                     {
-                        unsigned int msbk78 = mssbk35[(t76 + 64 * i77)];
+                        long long msv77 = mssval34[(t75 + 64 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t76 + 64 * i77) - mststart33[ix79])));
+                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t75 + 64 * i76) - mststart33[ix79])));
                         if ((msdst80 < ((unsigned long long)n))) {
                             long long ix81 = ((long long)msdst80);
-                            out[ix81] = mssval34[(t76 + 64 * i77)];
+                            out[ix81] = msv77;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t76 = threadIdx.x;
-                for (patc_int i77 = 0; i77 < 3; i77 += 1) {
-                    if (((192 * b24 + t76 + 64 * i77) < n)) {
-                        unsigned int msbk78 = mssbk35[(t76 + 64 * i77)];
+                const patc_int t75 = threadIdx.x;
+                for (patc_int i76 = 0; i76 < 3; i76 += 1) {
+                    if (((192 * b24 + t75 + 64 * i76) < n)) {
+                        long long msv77 = mssval34[(t75 + 64 * i76)];
+                        unsigned int msbk78 = min(((unsigned int)(msv77 & ((long long)1))), 1u);
                         long long ix79 = ((long long)msbk78);
-                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t76 + 64 * i77) - mststart33[ix79])));
+                        unsigned long long msdst80 = (((unsigned long long)msbase30[ix79]) + ((unsigned long long)((t75 + 64 * i76) - mststart33[ix79])));
                         if ((msdst80 < ((unsigned long long)n))) {
                             long long ix81 = ((long long)msdst80);
-                            out[ix81] = mssval34[(t76 + 64 * i77)];
+                            out[ix81] = msv77;
                         }
                     }
                 }
@@ -1748,21 +1763,18 @@ extern "C" __global__ void __launch_bounds__(5) msF64_launch1(double *__restrict
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (96, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 191) / 192, 1, 1) blocks
- *   shared memory:   4752 bytes
+ *   shared memory:   1680 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(3984, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))))) < 2^31), else long long
+ *                    for a launch where max(g, max(192 * ((n + 190) / 192) + 480, max(64 * nwarps + 192 * ((n + 190) / 192) + 288, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out, const double *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    double *msval31 = (double *)(patc_smem + 80);
-    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 1616);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 2384);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 2416);
-    double *mssval34 = (double *)(patc_smem + 2448);
-    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 3984);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 80);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 112);
+    double *mssval34 = (double *)(patc_smem + 144);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -1777,194 +1789,200 @@ extern "C" __global__ void __launch_bounds__(96) msF64(double *__restrict__ out,
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
+        double msval31[2];
+        unsigned int msinfo32[2];
         {
-            const patc_int t36 = threadIdx.x;
+            const patc_int t35 = threadIdx.x;
             {
-                const patc_int i37 = 0;
-                if (((t36 + 96 * i37) < 15)) {
-                    mshist29[(t36 + 96 * i37)] = 0u;
+                const patc_int i36 = 0;
+                if (((t35 + 96 * i36) < 15)) {
+                    mshist29[(t35 + 96 * i36)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
-                    bool msok40 = true;
-                    double msx41 = 0.0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 2; i38 += 1) {
+                    bool msok39 = true;
+                    double msx40 = 0.0;
+                    if (msok39) {
+                        msx40 = xs[(lane + 64 * warp + 192 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
-                    if (msok40) {
-                        msh50 = mshist29[(5 * warp + ix49)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist29[(5 * warp + ix49)] = (msh50 + msct48);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 5.0)), 4u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm42);
+                    long long ix48 = ((long long)msb41);
+                    unsigned int msh49 = 0u;
+                    if (msok39) {
+                        msh49 = mshist29[(5 * warp + ix48)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 64 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
-                    msval31[(lane + 64 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
+                        mshist29[(5 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         } else {
             {
-                for (patc_int i39 = 0; i39 < 2; i39 += 1) {
-                    bool msok40 = ((lane + 64 * warp + 192 * b24 + 32 * i39) < n);
-                    double msx41 = 0.0;
-                    if (msok40) {
-                        msx41 = xs[(lane + 64 * warp + 192 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 2; i38 += 1) {
+                    bool msok39 = ((lane + 64 * warp + 192 * b24 + 32 * i38) < n);
+                    double msx40 = 0.0;
+                    if (msok39) {
+                        msx40 = xs[(lane + 64 * warp + 192 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min(((unsigned int)(msx41 * 5.0)), 4u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msrk47 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct48 = __popc(mspm43);
-                    long long ix49 = ((long long)msb42);
-                    unsigned int msh50 = 0u;
-                    if (msok40) {
-                        msh50 = mshist29[(5 * warp + ix49)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk47 + 1u) == msct48))) {
-                        mshist29[(5 * warp + ix49)] = (msh50 + msct48);
+                    unsigned int msb41 = (msok39 ? min(((unsigned int)(msx40 * 5.0)), 4u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msrk46 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct47 = __popc(mspm42);
+                    long long ix48 = ((long long)msb41);
+                    unsigned int msh49 = 0u;
+                    if (msok39) {
+                        msh49 = mshist29[(5 * warp + ix48)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 64 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh50 + msrk47)) : 4294901760u);
-                    msval31[(lane + 64 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk46 + 1u) == msct47))) {
+                        mshist29[(5 * warp + ix48)] = (msh49 + msct47);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh49 + msrk46)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t51 = threadIdx.x;
+            const patc_int t50 = threadIdx.x;
             {
-                const patc_int i52 = 0;
-                if (((t51 + 96 * i52) < 5)) {
-                    unsigned int msrun53 = 0u;
-                    for (patc_int i54 = 0; i54 < 3; i54 += 1) {
-                        unsigned int msc55 = mshist29[(t51 + 96 * i52 + 5 * i54)];
-                        mshist29[(t51 + 96 * i52 + 5 * i54)] = msrun53;
-                        msrun53 = (msrun53 + msc55);
+                const patc_int i51 = 0;
+                if (((t50 + 96 * i51) < 5)) {
+                    unsigned int msrun52 = 0u;
+                    for (patc_int i53 = 0; i53 < 3; i53 += 1) {
+                        unsigned int msc54 = mshist29[(t50 + 96 * i51 + 5 * i53)];
+                        mshist29[(t50 + 96 * i51 + 5 * i53)] = msrun52;
+                        msrun52 = (msrun52 + msc54);
                     }
-                    unsigned int mspre56 = 0u;
+                    unsigned int mspre55 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(5 * b24 + t51 + 96 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun53)));
+                        patc_poke(&msstate22[(5 * b24 + t50 + 96 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun52)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(5 * b24 + t51 + 96 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun53)));
-                        for (patc_int msd57 = 0; ; msd57 += 1) {
-                            unsigned long long msw58;
-                            unsigned int mshi59;
+                        patc_poke(&msstate22[(5 * b24 + t50 + 96 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun52)));
+                        for (patc_int msd56 = 0; ; msd56 += 1) {
+                            unsigned long long msw57;
+                            unsigned int mshi58;
                             for (;;) {
-                                msw58 = patc_peek(&msstate22[(5 * b24 + t51 + 96 * i52 - 5 * msd57 - 5)]);
-                                mshi59 = ((unsigned int)(msw58 >> 32u));
-                                if ((((mshi59 >> 2u) == lbepoch28) && ((mshi59 & 3u) != 0u))) {
+                                msw57 = patc_peek(&msstate22[(5 * b24 + t50 + 96 * i51 - 5 * msd56 - 5)]);
+                                mshi58 = ((unsigned int)(msw57 >> 32u));
+                                if ((((mshi58 >> 2u) == lbepoch28) && ((mshi58 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre56 = (mspre56 + ((unsigned int)msw58));
-                            if (((mshi59 & 3u) == 2u)) {
+                            mspre55 = (mspre55 + ((unsigned int)msw57));
+                            if (((mshi58 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(5 * b24 + t51 + 96 * i52)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre56 + msrun53))));
+                        patc_poke(&msstate22[(5 * b24 + t50 + 96 * i51)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre55 + msrun52))));
                     }
-                    msbase30[(t51 + 96 * i52)] = (glob12[(t51 + 96 * i52)] + mspre56);
-                    mststart33[(t51 + 96 * i52)] = msrun53;
+                    msbase30[(t50 + 96 * i51)] = (glob12[(t50 + 96 * i51)] + mspre55);
+                    mststart33[(t50 + 96 * i51)] = msrun52;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum61 = 0u;
+                unsigned int mssum60 = 0u;
                 {
-                    const patc_int i62 = 0;
-                    if (((lane + i62) < 5)) {
-                        mssum61 = (mssum61 + mststart33[(lane + i62)]);
+                    const patc_int i61 = 0;
+                    if (((lane + i61) < 5)) {
+                        mssum60 = (mssum60 + mststart33[(lane + i61)]);
                     }
                 }
-                unsigned int msinc63 = mssum61;
-                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc63, 1);
-                msinc63 = ((lane >= 1) ? (msinc63 + msup64) : msinc63);
-                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc63, 2);
-                msinc63 = ((lane >= 2) ? (msinc63 + msup65) : msinc63);
-                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc63, 4);
-                msinc63 = ((lane >= 4) ? (msinc63 + msup66) : msinc63);
-                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc63, 8);
-                msinc63 = ((lane >= 8) ? (msinc63 + msup67) : msinc63);
-                unsigned int msup68 = __shfl_up_sync(0xffffffffu, msinc63, 16);
-                msinc63 = ((lane >= 16) ? (msinc63 + msup68) : msinc63);
-                unsigned int msat69 = (msinc63 - mssum61);
+                unsigned int msinc62 = mssum60;
+                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc62, 1);
+                msinc62 = ((lane >= 1) ? (msinc62 + msup63) : msinc62);
+                unsigned int msup64 = __shfl_up_sync(0xffffffffu, msinc62, 2);
+                msinc62 = ((lane >= 2) ? (msinc62 + msup64) : msinc62);
+                unsigned int msup65 = __shfl_up_sync(0xffffffffu, msinc62, 4);
+                msinc62 = ((lane >= 4) ? (msinc62 + msup65) : msinc62);
+                unsigned int msup66 = __shfl_up_sync(0xffffffffu, msinc62, 8);
+                msinc62 = ((lane >= 8) ? (msinc62 + msup66) : msinc62);
+                unsigned int msup67 = __shfl_up_sync(0xffffffffu, msinc62, 16);
+                msinc62 = ((lane >= 16) ? (msinc62 + msup67) : msinc62);
+                unsigned int msat68 = (msinc62 - mssum60);
                 {
-                    const patc_int i70 = 0;
-                    if (((lane + i70) < 5)) {
-                        unsigned int mscb71 = mststart33[(lane + i70)];
-                        mststart33[(lane + i70)] = msat69;
-                        msat69 = (msat69 + mscb71);
+                    const patc_int i69 = 0;
+                    if (((lane + i69) < 5)) {
+                        unsigned int mscb70 = mststart33[(lane + i69)];
+                        mststart33[(lane + i69)] = msat68;
+                        msat68 = (msat68 + mscb70);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i73 = 0; i73 < 2; i73 += 1) {
-                unsigned int msi74 = msinfo32[(lane + 64 * warp + 32 * i73)];
-                unsigned int msbk75 = (msi74 >> 16u);
-                if ((msbk75 < 5u)) {
-                    long long ix76 = ((long long)msbk75);
-                    long long ix77 = ((long long)(mststart33[ix76] + (mshist29[(5 * warp + ix76)] + (msi74 & 65535u))));
-                    mssval34[ix77] = msval31[(lane + 64 * warp + 32 * i73)];
-                    mssbk35[ix77] = msbk75;
+            #pragma unroll
+            for (patc_int i72 = 0; i72 < 2; i72 += 1) {
+                unsigned int msi73 = msinfo32[i72];
+                unsigned int msbk74 = (msi73 >> 16u);
+                if ((msbk74 < 5u)) {
+                    long long ix75 = ((long long)msbk74);
+                    long long ix76 = ((long long)(mststart33[ix75] + (mshist29[(5 * warp + ix75)] + (msi73 & 65535u))));
+                    mssval34[ix76] = msval31[i72];
                 }
             }
         }
         __syncthreads();
         if (((192 * b24 + 191) < n)) {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 2; i78 += 1) {
                     {
-                        unsigned int msbk80 = mssbk35[(t78 + 96 * i79)];
+                        double msv79 = mssval34[(t77 + 96 * i78)];
+                        unsigned int msbk80 = min(((unsigned int)(msv79 * 5.0)), 4u);
                         long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 96 * i79) - mststart33[ix81])));
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 96 * i78) - mststart33[ix81])));
                         if ((msdst82 < ((unsigned long long)n))) {
                             long long ix83 = ((long long)msdst82);
-                            out[ix83] = mssval34[(t78 + 96 * i79)];
+                            out[ix83] = msv79;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t78 = threadIdx.x;
-                for (patc_int i79 = 0; i79 < 2; i79 += 1) {
-                    if (((192 * b24 + t78 + 96 * i79) < n)) {
-                        unsigned int msbk80 = mssbk35[(t78 + 96 * i79)];
+                const patc_int t77 = threadIdx.x;
+                for (patc_int i78 = 0; i78 < 2; i78 += 1) {
+                    if (((192 * b24 + t77 + 96 * i78) < n)) {
+                        double msv79 = mssval34[(t77 + 96 * i78)];
+                        unsigned int msbk80 = min(((unsigned int)(msv79 * 5.0)), 4u);
                         long long ix81 = ((long long)msbk80);
-                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t78 + 96 * i79) - mststart33[ix81])));
+                        unsigned long long msdst82 = (((unsigned long long)msbase30[ix81]) + ((unsigned long long)((t77 + 96 * i78) - mststart33[ix81])));
                         if ((msdst82 < ((unsigned long long)n))) {
                             long long ix83 = ((long long)msdst82);
-                            out[ix83] = mssval34[(t78 + 96 * i79)];
+                            out[ix83] = msv79;
                         }
                     }
                 }
@@ -2068,21 +2086,18 @@ extern "C" __global__ void __launch_bounds__(1) msOne_launch1(unsigned int *__re
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (32, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 31) / 32, 1, 1) blocks
- *   shared memory:   576 bytes
+ *   shared memory:   192 bytes
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(448, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))) < 2^31), else long long
+ *                    for a launch where max(g, max(32 * nwarps + 32 * ((n + 30) / 32) + 96, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y)))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob10, unsigned long long *__restrict__ msstate20, unsigned long long *__restrict__ msctr21, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw23 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist27 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msval29 = (unsigned int *)(patc_smem + 32);
-    unsigned int *msinfo30 = (unsigned int *)(patc_smem + 160);
-    unsigned int *msbase28 = (unsigned int *)(patc_smem + 288);
-    unsigned int *mststart31 = (unsigned int *)(patc_smem + 304);
-    unsigned int *mssval32 = (unsigned int *)(patc_smem + 320);
-    unsigned int *mssbk33 = (unsigned int *)(patc_smem + 448);
+    unsigned int *msbase28 = (unsigned int *)(patc_smem + 32);
+    unsigned int *mststart31 = (unsigned int *)(patc_smem + 48);
+    unsigned int *mssval32 = (unsigned int *)(patc_smem + 64);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -2097,12 +2112,14 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
     unsigned int lbepoch26 = (((unsigned int)(lbdraw23[0] >> 32u)) & 1073741823u);
     {
         const patc_int b22 = lbtile25;
+        unsigned int msval29;
+        unsigned int msinfo30;
         {
-            const patc_int t34 = threadIdx.x;
+            const patc_int t33 = threadIdx.x;
             {
-                const patc_int i35 = 0;
-                if (((t34 + 32 * i35) < 1)) {
-                    mshist27[(t34 + 32 * i35)] = 0u;
+                const patc_int i34 = 0;
+                if (((t33 + 32 * i34) < 1)) {
+                    mshist27[(t33 + 32 * i34)] = 0u;
                 }
             }
         }
@@ -2110,128 +2127,128 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         if (((32 * b22 + 31) < n)) {
             {
                 {
-                    const patc_int i37 = 0;
-                    bool msok38 = true;
-                    unsigned int msx39 = 0u;
-                    if (msok38) {
-                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
+                    const patc_int i36 = 0;
+                    bool msok37 = true;
+                    unsigned int msx38 = 0u;
+                    if (msok37) {
+                        msx38 = xs[(lane + 32 * warp + 32 * b22 + 32 * i36)];
                     }
-                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
-                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
-                    unsigned int msct43 = __popc(mspm41);
-                    long long ix44 = ((long long)msb40);
-                    unsigned int msh45 = 0u;
-                    if (msok38) {
-                        msh45 = mshist27[(warp + ix44)];
-                    }
-                    __syncwarp();
-                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
-                        mshist27[(warp + ix44)] = (msh45 + msct43);
+                    unsigned int msb39 = (msok37 ? min(0u, 0u) : 0u);
+                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
+                    unsigned int msrk41 = __popc((mspm40 & ((1u << lane) - 1u)));
+                    unsigned int msct42 = __popc(mspm40);
+                    long long ix43 = ((long long)msb39);
+                    unsigned int msh44 = 0u;
+                    if (msok37) {
+                        msh44 = mshist27[(warp + ix43)];
                     }
                     __syncwarp();
-                    msinfo30[(lane + 32 * warp + 32 * i37)] = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
-                    msval29[(lane + 32 * warp + 32 * i37)] = msx39;
+                    if ((msok37 && ((msrk41 + 1u) == msct42))) {
+                        mshist27[(warp + ix43)] = (msh44 + msct42);
+                    }
+                    __syncwarp();
+                    msinfo30 = (msok37 ? ((msb39 << 16u) | (msh44 + msrk41)) : 4294901760u);
+                    msval29 = msx38;
                 }
             }
         } else {
             {
                 {
-                    const patc_int i37 = 0;
-                    bool msok38 = ((lane + 32 * warp + 32 * b22 + 32 * i37) < n);
-                    unsigned int msx39 = 0u;
-                    if (msok38) {
-                        msx39 = xs[(lane + 32 * warp + 32 * b22 + 32 * i37)];
+                    const patc_int i36 = 0;
+                    bool msok37 = ((lane + 32 * warp + 32 * b22 + 32 * i36) < n);
+                    unsigned int msx38 = 0u;
+                    if (msok37) {
+                        msx38 = xs[(lane + 32 * warp + 32 * b22 + 32 * i36)];
                     }
-                    unsigned int msb40 = (msok38 ? min(0u, 0u) : 0u);
-                    unsigned int mspm41 = __ballot_sync(0xffffffffu, msok38);
-                    unsigned int msrk42 = __popc((mspm41 & ((1u << lane) - 1u)));
-                    unsigned int msct43 = __popc(mspm41);
-                    long long ix44 = ((long long)msb40);
-                    unsigned int msh45 = 0u;
-                    if (msok38) {
-                        msh45 = mshist27[(warp + ix44)];
-                    }
-                    __syncwarp();
-                    if ((msok38 && ((msrk42 + 1u) == msct43))) {
-                        mshist27[(warp + ix44)] = (msh45 + msct43);
+                    unsigned int msb39 = (msok37 ? min(0u, 0u) : 0u);
+                    unsigned int mspm40 = __ballot_sync(0xffffffffu, msok37);
+                    unsigned int msrk41 = __popc((mspm40 & ((1u << lane) - 1u)));
+                    unsigned int msct42 = __popc(mspm40);
+                    long long ix43 = ((long long)msb39);
+                    unsigned int msh44 = 0u;
+                    if (msok37) {
+                        msh44 = mshist27[(warp + ix43)];
                     }
                     __syncwarp();
-                    msinfo30[(lane + 32 * warp + 32 * i37)] = (msok38 ? ((msb40 << 16u) | (msh45 + msrk42)) : 4294901760u);
-                    msval29[(lane + 32 * warp + 32 * i37)] = msx39;
+                    if ((msok37 && ((msrk41 + 1u) == msct42))) {
+                        mshist27[(warp + ix43)] = (msh44 + msct42);
+                    }
+                    __syncwarp();
+                    msinfo30 = (msok37 ? ((msb39 << 16u) | (msh44 + msrk41)) : 4294901760u);
+                    msval29 = msx38;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t46 = threadIdx.x;
+            const patc_int t45 = threadIdx.x;
             {
-                const patc_int i47 = 0;
-                if (((t46 + 32 * i47) < 1)) {
-                    unsigned int msrun48 = 0u;
+                const patc_int i46 = 0;
+                if (((t45 + 32 * i46) < 1)) {
+                    unsigned int msrun47 = 0u;
                     {
-                        const patc_int i49 = 0;
-                        unsigned int msc50 = mshist27[(t46 + 32 * i47 + i49)];
-                        mshist27[(t46 + 32 * i47 + i49)] = msrun48;
-                        msrun48 = (msrun48 + msc50);
+                        const patc_int i48 = 0;
+                        unsigned int msc49 = mshist27[(t45 + 32 * i46 + i48)];
+                        mshist27[(t45 + 32 * i46 + i48)] = msrun47;
+                        msrun47 = (msrun47 + msc49);
                     }
-                    unsigned int mspre51 = 0u;
+                    unsigned int mspre50 = 0u;
                     if ((b22 < 1)) {
-                        patc_poke(&msstate20[(b22 + t46 + 32 * i47)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun48)));
+                        patc_poke(&msstate20[(b22 + t45 + 32 * i46)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun47)));
                     }
                     if ((!(b22 < 1))) {
-                        patc_poke(&msstate20[(b22 + t46 + 32 * i47)], ((((unsigned long long)((lbepoch26 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun48)));
-                        for (patc_int msd52 = 0; ; msd52 += 1) {
-                            unsigned long long msw53;
-                            unsigned int mshi54;
+                        patc_poke(&msstate20[(b22 + t45 + 32 * i46)], ((((unsigned long long)((lbepoch26 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun47)));
+                        for (patc_int msd51 = 0; ; msd51 += 1) {
+                            unsigned long long msw52;
+                            unsigned int mshi53;
                             for (;;) {
-                                msw53 = patc_peek(&msstate20[(b22 + t46 + 32 * i47 - msd52 - 1)]);
-                                mshi54 = ((unsigned int)(msw53 >> 32u));
-                                if ((((mshi54 >> 2u) == lbepoch26) && ((mshi54 & 3u) != 0u))) {
+                                msw52 = patc_peek(&msstate20[(b22 + t45 + 32 * i46 - msd51 - 1)]);
+                                mshi53 = ((unsigned int)(msw52 >> 32u));
+                                if ((((mshi53 >> 2u) == lbepoch26) && ((mshi53 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre51 = (mspre51 + ((unsigned int)msw53));
-                            if (((mshi54 & 3u) == 2u)) {
+                            mspre50 = (mspre50 + ((unsigned int)msw52));
+                            if (((mshi53 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate20[(b22 + t46 + 32 * i47)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre51 + msrun48))));
+                        patc_poke(&msstate20[(b22 + t45 + 32 * i46)], ((((unsigned long long)((lbepoch26 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre50 + msrun47))));
                     }
-                    msbase28[(t46 + 32 * i47)] = (glob10[(t46 + 32 * i47)] + mspre51);
-                    mststart31[(t46 + 32 * i47)] = msrun48;
+                    msbase28[(t45 + 32 * i46)] = (glob10[(t45 + 32 * i46)] + mspre50);
+                    mststart31[(t45 + 32 * i46)] = msrun47;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum56 = 0u;
+                unsigned int mssum55 = 0u;
                 {
-                    const patc_int i57 = 0;
-                    if (((lane + i57) < 1)) {
-                        mssum56 = (mssum56 + mststart31[(lane + i57)]);
+                    const patc_int i56 = 0;
+                    if (((lane + i56) < 1)) {
+                        mssum55 = (mssum55 + mststart31[(lane + i56)]);
                     }
                 }
-                unsigned int msinc58 = mssum56;
-                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc58, 1);
-                msinc58 = ((lane >= 1) ? (msinc58 + msup59) : msinc58);
-                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc58, 2);
-                msinc58 = ((lane >= 2) ? (msinc58 + msup60) : msinc58);
-                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc58, 4);
-                msinc58 = ((lane >= 4) ? (msinc58 + msup61) : msinc58);
-                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc58, 8);
-                msinc58 = ((lane >= 8) ? (msinc58 + msup62) : msinc58);
-                unsigned int msup63 = __shfl_up_sync(0xffffffffu, msinc58, 16);
-                msinc58 = ((lane >= 16) ? (msinc58 + msup63) : msinc58);
-                unsigned int msat64 = (msinc58 - mssum56);
+                unsigned int msinc57 = mssum55;
+                unsigned int msup58 = __shfl_up_sync(0xffffffffu, msinc57, 1);
+                msinc57 = ((lane >= 1) ? (msinc57 + msup58) : msinc57);
+                unsigned int msup59 = __shfl_up_sync(0xffffffffu, msinc57, 2);
+                msinc57 = ((lane >= 2) ? (msinc57 + msup59) : msinc57);
+                unsigned int msup60 = __shfl_up_sync(0xffffffffu, msinc57, 4);
+                msinc57 = ((lane >= 4) ? (msinc57 + msup60) : msinc57);
+                unsigned int msup61 = __shfl_up_sync(0xffffffffu, msinc57, 8);
+                msinc57 = ((lane >= 8) ? (msinc57 + msup61) : msinc57);
+                unsigned int msup62 = __shfl_up_sync(0xffffffffu, msinc57, 16);
+                msinc57 = ((lane >= 16) ? (msinc57 + msup62) : msinc57);
+                unsigned int msat63 = (msinc57 - mssum55);
                 {
-                    const patc_int i65 = 0;
-                    if (((lane + i65) < 1)) {
-                        unsigned int mscb66 = mststart31[(lane + i65)];
-                        mststart31[(lane + i65)] = msat64;
-                        msat64 = (msat64 + mscb66);
+                    const patc_int i64 = 0;
+                    if (((lane + i64) < 1)) {
+                        unsigned int mscb65 = mststart31[(lane + i64)];
+                        mststart31[(lane + i64)] = msat63;
+                        msat63 = (msat63 + mscb65);
                     }
                 }
             }
@@ -2239,46 +2256,46 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         __syncthreads();
         {
             {
-                const patc_int i68 = 0;
-                unsigned int msi69 = msinfo30[(lane + 32 * warp + 32 * i68)];
-                unsigned int msbk70 = (msi69 >> 16u);
-                if ((msbk70 < 1u)) {
-                    long long ix71 = ((long long)msbk70);
-                    long long ix72 = ((long long)(mststart31[ix71] + (mshist27[(warp + ix71)] + (msi69 & 65535u))));
-                    mssval32[ix72] = msval29[(lane + 32 * warp + 32 * i68)];
-                    mssbk33[ix72] = msbk70;
+                const patc_int i67 = 0;
+                unsigned int msbk68 = (msinfo30 >> 16u);
+                if ((msbk68 < 1u)) {
+                    long long ix69 = ((long long)msbk68);
+                    long long ix70 = ((long long)(mststart31[ix69] + (mshist27[(warp + ix69)] + (msinfo30 & 65535u))));
+                    mssval32[ix70] = msval29;
                 }
             }
         }
         __syncthreads();
         if (((32 * b22 + 31) < n)) {
             {
-                const patc_int t73 = threadIdx.x;
+                const patc_int t71 = threadIdx.x;
                 {
-                    const patc_int i74 = 0;
+                    const patc_int i72 = 0;
                     {
-                        unsigned int msbk75 = mssbk33[(t73 + 32 * i74)];
-                        long long ix76 = ((long long)msbk75);
-                        unsigned long long msdst77 = (((unsigned long long)msbase28[ix76]) + ((unsigned long long)((t73 + 32 * i74) - mststart31[ix76])));
-                        if ((msdst77 < ((unsigned long long)n))) {
-                            long long ix78 = ((long long)msdst77);
-                            out[ix78] = mssval32[(t73 + 32 * i74)];
+                        unsigned int msv73 = mssval32[(t71 + 32 * i72)];
+                        unsigned int msbk74 = min(0u, 0u);
+                        long long ix75 = ((long long)msbk74);
+                        unsigned long long msdst76 = (((unsigned long long)msbase28[ix75]) + ((unsigned long long)((t71 + 32 * i72) - mststart31[ix75])));
+                        if ((msdst76 < ((unsigned long long)n))) {
+                            long long ix77 = ((long long)msdst76);
+                            out[ix77] = msv73;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t73 = threadIdx.x;
+                const patc_int t71 = threadIdx.x;
                 {
-                    const patc_int i74 = 0;
-                    if (((32 * b22 + t73 + 32 * i74) < n)) {
-                        unsigned int msbk75 = mssbk33[(t73 + 32 * i74)];
-                        long long ix76 = ((long long)msbk75);
-                        unsigned long long msdst77 = (((unsigned long long)msbase28[ix76]) + ((unsigned long long)((t73 + 32 * i74) - mststart31[ix76])));
-                        if ((msdst77 < ((unsigned long long)n))) {
-                            long long ix78 = ((long long)msdst77);
-                            out[ix78] = mssval32[(t73 + 32 * i74)];
+                    const patc_int i72 = 0;
+                    if (((32 * b22 + t71 + 32 * i72) < n)) {
+                        unsigned int msv73 = mssval32[(t71 + 32 * i72)];
+                        unsigned int msbk74 = min(0u, 0u);
+                        long long ix75 = ((long long)msbk74);
+                        unsigned long long msdst76 = (((unsigned long long)msbase28[ix75]) + ((unsigned long long)((t71 + 32 * i72) - mststart31[ix75])));
+                        if ((msdst76 < ((unsigned long long)n))) {
+                            long long ix77 = ((long long)msdst76);
+                            out[ix77] = msv73;
                         }
                     }
                 }
@@ -2380,21 +2397,18 @@ extern "C" __global__ void __launch_bounds__(1024) msWide_launch1(unsigned int *
  *                    (global, zeroed once by the runtime; the kernel leaves them reusable)
  *   block size:      (256, 1, 1) threads, fixed: the code assumes exactly this many
  *   grid size:       ((n + 2047) / 2048, 1, 1) blocks
- *   shared memory:   196624 bytes (above the 48 KiB default: the runtime opts in)
+ *   shared memory:   172048 bytes (above the 48 KiB default: the runtime opts in)
  *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
- *                    for a launch where max(g, max(188432, max(8192 * ((n + 2046) / 2048) + 16640, max(4096 * nwarps + 4096, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
+ *                    for a launch where max(g, max(163856, max(8192 * ((n + 2046) / 2048) + 16640, max(4096 * nwarps + 4096, max(256 * nwarps + 2048 * ((n + 2046) / 2048) + 2336, max(gridDim.x * gridDim.y * gridDim.z + 1, max(blockDim.x + blockDim.y + blockDim.z, gridDim.x * gridDim.y))))))) < 2^31), else long long
  */
 extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, unsigned int *__restrict__ glob0, unsigned int *__restrict__ glob12, unsigned long long *__restrict__ msstate22, unsigned long long *__restrict__ msctr23, patc_int n, patc_int g)
 {
     extern __shared__ __align__(16) unsigned char patc_smem[];
     unsigned long long *lbdraw25 = (unsigned long long *)(patc_smem + 0);
     unsigned int *mshist29 = (unsigned int *)(patc_smem + 16);
-    unsigned int *msval31 = (unsigned int *)(patc_smem + 131088);
-    unsigned int *msinfo32 = (unsigned int *)(patc_smem + 139280);
-    unsigned int *msbase30 = (unsigned int *)(patc_smem + 147472);
-    unsigned int *mststart33 = (unsigned int *)(patc_smem + 163856);
-    unsigned int *mssval34 = (unsigned int *)(patc_smem + 180240);
-    unsigned int *mssbk35 = (unsigned int *)(patc_smem + 188432);
+    unsigned int *msbase30 = (unsigned int *)(patc_smem + 131088);
+    unsigned int *mststart33 = (unsigned int *)(patc_smem + 147472);
+    unsigned int *mssval34 = (unsigned int *)(patc_smem + 163856);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     if (((((patc_int)threadIdx.x) + ((patc_int)threadIdx.y) + ((patc_int)threadIdx.z)) == 0)) {
@@ -2409,226 +2423,232 @@ extern "C" __global__ void __launch_bounds__(256) msWide(unsigned int *__restric
     unsigned int lbepoch28 = (((unsigned int)(lbdraw25[0] >> 32u)) & 1073741823u);
     {
         const patc_int b24 = lbtile27;
+        unsigned int msval31[8];
+        unsigned int msinfo32[8];
         {
-            const patc_int t36 = threadIdx.x;
-            for (patc_int i37 = 0; i37 < 128; i37 += 1) {
-                if (((t36 + 256 * i37) < 32768)) {
-                    mshist29[(t36 + 256 * i37)] = 0u;
+            const patc_int t35 = threadIdx.x;
+            for (patc_int i36 = 0; i36 < 128; i36 += 1) {
+                if (((t35 + 256 * i36) < 32768)) {
+                    mshist29[(t35 + 256 * i36)] = 0u;
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = true;
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                    bool msok39 = true;
+                    unsigned int msx40 = 0u;
+                    if (msok39) {
+                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
-                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
-                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct57 = __popc(mspm43);
-                    long long ix58 = ((long long)msb42);
-                    unsigned int msh59 = 0u;
-                    if (msok40) {
-                        msh59 = mshist29[(4096 * warp + ix58)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
-                        mshist29[(4096 * warp + ix58)] = (msh59 + msct57);
+                    unsigned int msb41 = (msok39 ? min((msx40 & 4095u), 4095u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb41 >> 10u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 10u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb41 >> 11u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 11u) & 1u) == 1u) ? msv54 : (~msv54)));
+                    unsigned int msrk55 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct56 = __popc(mspm42);
+                    long long ix57 = ((long long)msb41);
+                    unsigned int msh58 = 0u;
+                    if (msok39) {
+                        msh58 = mshist29[(4096 * warp + ix57)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
-                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk55 + 1u) == msct56))) {
+                        mshist29[(4096 * warp + ix57)] = (msh58 + msct56);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh58 + msrk55)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         } else {
             {
-                for (patc_int i39 = 0; i39 < 8; i39 += 1) {
-                    bool msok40 = ((lane + 256 * warp + 2048 * b24 + 32 * i39) < n);
-                    unsigned int msx41 = 0u;
-                    if (msok40) {
-                        msx41 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i39)];
+                #pragma unroll
+                for (patc_int i38 = 0; i38 < 8; i38 += 1) {
+                    bool msok39 = ((lane + 256 * warp + 2048 * b24 + 32 * i38) < n);
+                    unsigned int msx40 = 0u;
+                    if (msok39) {
+                        msx40 = xs[(lane + 256 * warp + 2048 * b24 + 32 * i38)];
                     }
-                    unsigned int msb42 = (msok40 ? min((msx41 & 4095u), 4095u) : 0u);
-                    unsigned int mspm43 = __ballot_sync(0xffffffffu, msok40);
-                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb42 >> 0u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 0u) & 1u) == 1u) ? msv44 : (~msv44)));
-                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb42 >> 1u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 1u) & 1u) == 1u) ? msv45 : (~msv45)));
-                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb42 >> 2u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 2u) & 1u) == 1u) ? msv46 : (~msv46)));
-                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb42 >> 3u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 3u) & 1u) == 1u) ? msv47 : (~msv47)));
-                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb42 >> 4u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 4u) & 1u) == 1u) ? msv48 : (~msv48)));
-                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb42 >> 5u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 5u) & 1u) == 1u) ? msv49 : (~msv49)));
-                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb42 >> 6u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 6u) & 1u) == 1u) ? msv50 : (~msv50)));
-                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb42 >> 7u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 7u) & 1u) == 1u) ? msv51 : (~msv51)));
-                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb42 >> 8u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 8u) & 1u) == 1u) ? msv52 : (~msv52)));
-                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb42 >> 9u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 9u) & 1u) == 1u) ? msv53 : (~msv53)));
-                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb42 >> 10u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 10u) & 1u) == 1u) ? msv54 : (~msv54)));
-                    unsigned int msv55 = __ballot_sync(0xffffffffu, (((msb42 >> 11u) & 1u) == 1u));
-                    mspm43 = (mspm43 & ((((msb42 >> 11u) & 1u) == 1u) ? msv55 : (~msv55)));
-                    unsigned int msrk56 = __popc((mspm43 & ((1u << lane) - 1u)));
-                    unsigned int msct57 = __popc(mspm43);
-                    long long ix58 = ((long long)msb42);
-                    unsigned int msh59 = 0u;
-                    if (msok40) {
-                        msh59 = mshist29[(4096 * warp + ix58)];
-                    }
-                    __syncwarp();
-                    if ((msok40 && ((msrk56 + 1u) == msct57))) {
-                        mshist29[(4096 * warp + ix58)] = (msh59 + msct57);
+                    unsigned int msb41 = (msok39 ? min((msx40 & 4095u), 4095u) : 0u);
+                    unsigned int mspm42 = __ballot_sync(0xffffffffu, msok39);
+                    unsigned int msv43 = __ballot_sync(0xffffffffu, (((msb41 >> 0u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 0u) & 1u) == 1u) ? msv43 : (~msv43)));
+                    unsigned int msv44 = __ballot_sync(0xffffffffu, (((msb41 >> 1u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 1u) & 1u) == 1u) ? msv44 : (~msv44)));
+                    unsigned int msv45 = __ballot_sync(0xffffffffu, (((msb41 >> 2u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 2u) & 1u) == 1u) ? msv45 : (~msv45)));
+                    unsigned int msv46 = __ballot_sync(0xffffffffu, (((msb41 >> 3u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 3u) & 1u) == 1u) ? msv46 : (~msv46)));
+                    unsigned int msv47 = __ballot_sync(0xffffffffu, (((msb41 >> 4u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 4u) & 1u) == 1u) ? msv47 : (~msv47)));
+                    unsigned int msv48 = __ballot_sync(0xffffffffu, (((msb41 >> 5u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 5u) & 1u) == 1u) ? msv48 : (~msv48)));
+                    unsigned int msv49 = __ballot_sync(0xffffffffu, (((msb41 >> 6u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 6u) & 1u) == 1u) ? msv49 : (~msv49)));
+                    unsigned int msv50 = __ballot_sync(0xffffffffu, (((msb41 >> 7u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 7u) & 1u) == 1u) ? msv50 : (~msv50)));
+                    unsigned int msv51 = __ballot_sync(0xffffffffu, (((msb41 >> 8u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 8u) & 1u) == 1u) ? msv51 : (~msv51)));
+                    unsigned int msv52 = __ballot_sync(0xffffffffu, (((msb41 >> 9u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 9u) & 1u) == 1u) ? msv52 : (~msv52)));
+                    unsigned int msv53 = __ballot_sync(0xffffffffu, (((msb41 >> 10u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 10u) & 1u) == 1u) ? msv53 : (~msv53)));
+                    unsigned int msv54 = __ballot_sync(0xffffffffu, (((msb41 >> 11u) & 1u) == 1u));
+                    mspm42 = (mspm42 & ((((msb41 >> 11u) & 1u) == 1u) ? msv54 : (~msv54)));
+                    unsigned int msrk55 = __popc((mspm42 & ((1u << lane) - 1u)));
+                    unsigned int msct56 = __popc(mspm42);
+                    long long ix57 = ((long long)msb41);
+                    unsigned int msh58 = 0u;
+                    if (msok39) {
+                        msh58 = mshist29[(4096 * warp + ix57)];
                     }
                     __syncwarp();
-                    msinfo32[(lane + 256 * warp + 32 * i39)] = (msok40 ? ((msb42 << 16u) | (msh59 + msrk56)) : 4294901760u);
-                    msval31[(lane + 256 * warp + 32 * i39)] = msx41;
+                    if ((msok39 && ((msrk55 + 1u) == msct56))) {
+                        mshist29[(4096 * warp + ix57)] = (msh58 + msct56);
+                    }
+                    __syncwarp();
+                    msinfo32[i38] = (msok39 ? ((msb41 << 16u) | (msh58 + msrk55)) : 4294901760u);
+                    msval31[i38] = msx40;
                 }
             }
         }
         __syncthreads();
         {
-            const patc_int t60 = threadIdx.x;
-            for (patc_int i61 = 0; i61 < 16; i61 += 1) {
-                if (((t60 + 256 * i61) < 4096)) {
-                    unsigned int msrun62 = 0u;
-                    for (patc_int i63 = 0; i63 < 8; i63 += 1) {
-                        unsigned int msc64 = mshist29[(t60 + 256 * i61 + 4096 * i63)];
-                        mshist29[(t60 + 256 * i61 + 4096 * i63)] = msrun62;
-                        msrun62 = (msrun62 + msc64);
+            const patc_int t59 = threadIdx.x;
+            for (patc_int i60 = 0; i60 < 16; i60 += 1) {
+                if (((t59 + 256 * i60) < 4096)) {
+                    unsigned int msrun61 = 0u;
+                    for (patc_int i62 = 0; i62 < 8; i62 += 1) {
+                        unsigned int msc63 = mshist29[(t59 + 256 * i60 + 4096 * i62)];
+                        mshist29[(t59 + 256 * i60 + 4096 * i62)] = msrun61;
+                        msrun61 = (msrun61 + msc63);
                     }
-                    unsigned int mspre65 = 0u;
+                    unsigned int mspre64 = 0u;
                     if ((b24 < 1)) {
-                        patc_poke(&msstate22[(4096 * b24 + t60 + 256 * i61)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun62)));
+                        patc_poke(&msstate22[(4096 * b24 + t59 + 256 * i60)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)msrun61)));
                     }
                     if ((!(b24 < 1))) {
-                        patc_poke(&msstate22[(4096 * b24 + t60 + 256 * i61)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun62)));
-                        for (patc_int msd66 = 0; ; msd66 += 1) {
-                            unsigned long long msw67;
-                            unsigned int mshi68;
+                        patc_poke(&msstate22[(4096 * b24 + t59 + 256 * i60)], ((((unsigned long long)((lbepoch28 << 2u) | 1u)) << 32u) | ((unsigned long long)msrun61)));
+                        for (patc_int msd65 = 0; ; msd65 += 1) {
+                            unsigned long long msw66;
+                            unsigned int mshi67;
                             for (;;) {
-                                msw67 = patc_peek(&msstate22[(4096 * b24 + t60 + 256 * i61 - 4096 * msd66 - 4096)]);
-                                mshi68 = ((unsigned int)(msw67 >> 32u));
-                                if ((((mshi68 >> 2u) == lbepoch28) && ((mshi68 & 3u) != 0u))) {
+                                msw66 = patc_peek(&msstate22[(4096 * b24 + t59 + 256 * i60 - 4096 * msd65 - 4096)]);
+                                mshi67 = ((unsigned int)(msw66 >> 32u));
+                                if ((((mshi67 >> 2u) == lbepoch28) && ((mshi67 & 3u) != 0u))) {
                                     break;
                                 }
                                 __nanosleep(32);
                             }
-                            mspre65 = (mspre65 + ((unsigned int)msw67));
-                            if (((mshi68 & 3u) == 2u)) {
+                            mspre64 = (mspre64 + ((unsigned int)msw66));
+                            if (((mshi67 & 3u) == 2u)) {
                                 break;
                             }
                         }
-                        patc_poke(&msstate22[(4096 * b24 + t60 + 256 * i61)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre65 + msrun62))));
+                        patc_poke(&msstate22[(4096 * b24 + t59 + 256 * i60)], ((((unsigned long long)((lbepoch28 << 2u) | 2u)) << 32u) | ((unsigned long long)(mspre64 + msrun61))));
                     }
-                    msbase30[(t60 + 256 * i61)] = (glob12[(t60 + 256 * i61)] + mspre65);
-                    mststart33[(t60 + 256 * i61)] = msrun62;
+                    msbase30[(t59 + 256 * i60)] = (glob12[(t59 + 256 * i60)] + mspre64);
+                    mststart33[(t59 + 256 * i60)] = msrun61;
                 }
             }
         }
         __syncthreads();
         {
             if ((warp == 0)) {
-                unsigned int mssum70 = 0u;
-                for (patc_int i71 = 0; i71 < 128; i71 += 1) {
-                    if (((128 * lane + i71) < 4096)) {
-                        mssum70 = (mssum70 + mststart33[(128 * lane + i71)]);
+                unsigned int mssum69 = 0u;
+                for (patc_int i70 = 0; i70 < 128; i70 += 1) {
+                    if (((128 * lane + i70) < 4096)) {
+                        mssum69 = (mssum69 + mststart33[(128 * lane + i70)]);
                     }
                 }
-                unsigned int msinc72 = mssum70;
-                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc72, 1);
-                msinc72 = ((lane >= 1) ? (msinc72 + msup73) : msinc72);
-                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc72, 2);
-                msinc72 = ((lane >= 2) ? (msinc72 + msup74) : msinc72);
-                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc72, 4);
-                msinc72 = ((lane >= 4) ? (msinc72 + msup75) : msinc72);
-                unsigned int msup76 = __shfl_up_sync(0xffffffffu, msinc72, 8);
-                msinc72 = ((lane >= 8) ? (msinc72 + msup76) : msinc72);
-                unsigned int msup77 = __shfl_up_sync(0xffffffffu, msinc72, 16);
-                msinc72 = ((lane >= 16) ? (msinc72 + msup77) : msinc72);
-                unsigned int msat78 = (msinc72 - mssum70);
-                for (patc_int i79 = 0; i79 < 128; i79 += 1) {
-                    if (((128 * lane + i79) < 4096)) {
-                        unsigned int mscb80 = mststart33[(128 * lane + i79)];
-                        mststart33[(128 * lane + i79)] = msat78;
-                        msat78 = (msat78 + mscb80);
+                unsigned int msinc71 = mssum69;
+                unsigned int msup72 = __shfl_up_sync(0xffffffffu, msinc71, 1);
+                msinc71 = ((lane >= 1) ? (msinc71 + msup72) : msinc71);
+                unsigned int msup73 = __shfl_up_sync(0xffffffffu, msinc71, 2);
+                msinc71 = ((lane >= 2) ? (msinc71 + msup73) : msinc71);
+                unsigned int msup74 = __shfl_up_sync(0xffffffffu, msinc71, 4);
+                msinc71 = ((lane >= 4) ? (msinc71 + msup74) : msinc71);
+                unsigned int msup75 = __shfl_up_sync(0xffffffffu, msinc71, 8);
+                msinc71 = ((lane >= 8) ? (msinc71 + msup75) : msinc71);
+                unsigned int msup76 = __shfl_up_sync(0xffffffffu, msinc71, 16);
+                msinc71 = ((lane >= 16) ? (msinc71 + msup76) : msinc71);
+                unsigned int msat77 = (msinc71 - mssum69);
+                for (patc_int i78 = 0; i78 < 128; i78 += 1) {
+                    if (((128 * lane + i78) < 4096)) {
+                        unsigned int mscb79 = mststart33[(128 * lane + i78)];
+                        mststart33[(128 * lane + i78)] = msat77;
+                        msat77 = (msat77 + mscb79);
                     }
                 }
             }
         }
         __syncthreads();
         {
-            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
-                unsigned int msi83 = msinfo32[(lane + 256 * warp + 32 * i82)];
-                unsigned int msbk84 = (msi83 >> 16u);
-                if ((msbk84 < 4096u)) {
-                    long long ix85 = ((long long)msbk84);
-                    long long ix86 = ((long long)(mststart33[ix85] + (mshist29[(4096 * warp + ix85)] + (msi83 & 65535u))));
-                    mssval34[ix86] = msval31[(lane + 256 * warp + 32 * i82)];
-                    mssbk35[ix86] = msbk84;
+            #pragma unroll
+            for (patc_int i81 = 0; i81 < 8; i81 += 1) {
+                unsigned int msi82 = msinfo32[i81];
+                unsigned int msbk83 = (msi82 >> 16u);
+                if ((msbk83 < 4096u)) {
+                    long long ix84 = ((long long)msbk83);
+                    long long ix85 = ((long long)(mststart33[ix84] + (mshist29[(4096 * warp + ix84)] + (msi82 & 65535u))));
+                    mssval34[ix85] = msval31[i81];
                 }
             }
         }
         __syncthreads();
         if (((2048 * b24 + 2047) < n)) {
             {
-                const patc_int t87 = threadIdx.x;
-                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
                     {
-                        unsigned int msbk89 = mssbk35[(t87 + 256 * i88)];
+                        unsigned int msv88 = mssval34[(t86 + 256 * i87)];
+                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
                         long long ix90 = ((long long)msbk89);
-                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t87 + 256 * i88) - mststart33[ix90])));
+                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t86 + 256 * i87) - mststart33[ix90])));
                         if ((msdst91 < ((unsigned long long)n))) {
                             long long ix92 = ((long long)msdst91);
-                            out[ix92] = mssval34[(t87 + 256 * i88)];
+                            out[ix92] = msv88;
                         }
                     }
                 }
             }
         } else {
             {
-                const patc_int t87 = threadIdx.x;
-                for (patc_int i88 = 0; i88 < 8; i88 += 1) {
-                    if (((2048 * b24 + t87 + 256 * i88) < n)) {
-                        unsigned int msbk89 = mssbk35[(t87 + 256 * i88)];
+                const patc_int t86 = threadIdx.x;
+                for (patc_int i87 = 0; i87 < 8; i87 += 1) {
+                    if (((2048 * b24 + t86 + 256 * i87) < n)) {
+                        unsigned int msv88 = mssval34[(t86 + 256 * i87)];
+                        unsigned int msbk89 = min((msv88 & 4095u), 4095u);
                         long long ix90 = ((long long)msbk89);
-                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t87 + 256 * i88) - mststart33[ix90])));
+                        unsigned long long msdst91 = (((unsigned long long)msbase30[ix90]) + ((unsigned long long)((t86 + 256 * i87) - mststart33[ix90])));
                         if ((msdst91 < ((unsigned long long)n))) {
                             long long ix92 = ((long long)msdst91);
-                            out[ix92] = mssval34[(t87 + 256 * i88)];
+                            out[ix92] = msv88;
                         }
                     }
                 }

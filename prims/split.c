@@ -137,11 +137,11 @@ static LwVal *lower_multisplit_read(Lw *w, Expr *e)
 
 /* What the parts of the kernel share: the shape (k buckets, W warps of IPT items a
  * lane, tiles of TILE = 32*W*IPT elements), n, the tile this block drew and the epoch,
- * and the shared buffers: hist (a count per warp and bucket, then the warp's offset in
- * the tile's part of the bucket), base (per bucket: where the tile's part of it starts
- * in the output), val and info (the tile's elements in input order, and per element
- * its bucket << 16 | its rank in its warp's part of the bucket; 0xffff0000 past n),
- * tstart, sval and sbk (below). */
+ * and the buffers: hist (shared: a count per warp and bucket, then the warp's offset in
+ * the tile's part of the bucket), base (shared, per bucket: where the tile's part of it
+ * starts in the output), val and info (each thread's IPT elements in registers, and per
+ * element its bucket << 16 | its rank in its warp's part of the bucket; 0xffff0000 past
+ * n), tstart and sval (below). */
 typedef struct Ms {
     Lw *w;
     Arena *a;
@@ -151,7 +151,8 @@ typedef struct Ms {
     Buffer *epoch;
     Buffer *hist, *base, *val, *info;
     Buffer *tstart;          /* per bucket: where the tile's part of it starts in the tile */
-    Buffer *sval, *sbk;      /* the tile in bucket order, and each element's bucket */
+    Buffer *sval;            /* the tile in bucket order (ms_scatter applies the bucket
+                                function again rather than keep each element's bucket) */
     Expr *f;       /* the bucket function */
     ScalarKind sk; /* the elements' (the keys' where they are pairs) */
     bool pairs;    /* elements (key, value): the values ride along in val2 and sval2 */
@@ -160,6 +161,18 @@ typedef struct Ms {
 } Ms;
 
 static Nat *mc(Ms *m, int64_t v) { return nat_cst(m->a, v); }
+/* A thread's IPT elements in registers, declared at the block's level so that they live
+ * from ranking (ms_rank) to placing (ms_order): the thread loops between are one trip
+ * each (the block is nt threads), and the loops over the IPT elements unroll (loops.c) */
+static Buffer *mprivate(Ms *m, const char *prefix, ScalarKind sk)
+{
+    Buffer *b = lw_new_buffer(m->w, prefix, AS_PRIVATE, sk, nat_cst(m->a, m->IPT));
+    b->scalar = m->IPT == 1;
+    Stmt *d = lw_snew(m->w, S_DECL);
+    d->decl.buf = b;
+    lw_emit(m->w, d);
+    return b;
+}
 static X *mlit(Ms *m, ScalarKind sk, uint64_t v)
 {
     X *x = lw_xnew(m->w, X_LIT, sk);
@@ -308,9 +321,9 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     w->cur = is;
     mbarrier(m, LVL_WARP);
     X *info = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, b, mlit(m, SK_U32, 16)), mbin(m, OP_ADD, SK_U32, h, rk));
-    lw_store(w, m->info, p, msel(m, valid, info, mlit(m, SK_U32, 0xffff0000u)));
-    lw_store(w, m->val, p, x);
-    if (m->pairs) lw_store(w, m->val2, p, y);
+    lw_store(w, m->info, r, msel(m, valid, info, mlit(m, SK_U32, 0xffff0000u)));
+    lw_store(w, m->val, r, x);
+    if (m->pairs) lw_store(w, m->val2, r, y);
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
@@ -451,17 +464,16 @@ static void ms_tile_scan(Ms *m)
 
 /* 5. The tile in bucket order, in shared memory: each element at its bucket's start in
  * the tile, plus its warp's offset in the tile's part of the bucket, plus its rank
- * there; its bucket beside it. */
+ * there. */
 static void ms_order(Ms *m)
 {
     Lw *w = m->w;
     Arena *a = m->a;
     Stmt *tl, *ts, *sl, *ss, *is;
     mthreads(m, &tl, &ts);
-    Nat *warp = nat_var(a, w->k->hw.warp), *lane = nat_var(a, w->k->hw.lane);
+    Nat *warp = nat_var(a, w->k->hw.warp);
     Nat *r = mseq(m, m->IPT, &sl, &ss);
-    Nat *p = nat_add(a, nat_add(a, nat_mul(a, warp, mc(m, 32 * m->IPT)), nat_mul(a, r, mc(m, 32))), lane);
-    X *info = lw_materialise(w, lw_xload(w, m->info, p), "msi");
+    X *info = lw_materialise(w, lw_xload(w, m->info, r), "msi");
     X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, b, mlit(m, SK_U32, (uint64_t)m->K)), &is);
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
@@ -469,9 +481,8 @@ static void ms_order(Ms *m)
                 mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
                      mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff))));
     Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
-    lw_store(w, m->sval, qi, lw_xload(w, m->val, p));
-    lw_store(w, m->sbk, qi, b);
-    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->val2, p));
+    lw_store(w, m->sval, qi, lw_xload(w, m->val, r));
+    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->val2, r));
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
@@ -490,15 +501,17 @@ static void ms_scatter(Ms *m, Buffer *out, Buffer *out2)
     Nat *j = mseq(m, m->IPT, &sl, &ss);
     Nat *q = nat_add(a, nat_mul(a, j, mc(m, m->NT)), tid);
     lw_open_if(w, mnat_lt(m, nat_add(a, nat_mul(a, m->tile, mc(m, m->TILE)), q), m->n), &is);
-    X *b = lw_materialise(w, lw_xload(w, m->sbk, q), "msbk");
+    X *v = lw_materialise(w, lw_xload(w, m->sval, q), "msv"), *v2 = NULL;
+    if (m->pairs) v2 = lw_materialise(w, lw_xload(w, m->sval2, q), "msv");
+    X *b = lw_materialise(w, mbucket(m, v, v2), "msbk");
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
     X *within = mbin(m, OP_SUB, SK_U32, lw_xnat(w, q), lw_xload(w, m->tstart, bi));
     X *dst = mbin(m, OP_ADD, SK_U64, mun(m, X_CAST, SK_U64, lw_xload(w, m->base, bi)), mun(m, X_CAST, SK_U64, within));
     X *d = lw_materialise(w, dst, "msdst");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, d, mun(m, X_CAST, SK_U64, lw_xnat(w, m->n))), &js);
     Nat *di = lw_data_index(w, d, m->n);
-    lw_store(w, out, di, lw_xload(w, m->sval, q));
-    if (m->pairs) lw_store(w, out2, di, lw_xload(w, m->sval2, q));
+    lw_store(w, out, di, v);
+    if (m->pairs) lw_store(w, out2, di, v2);
     w->cur = is; /* out of both ifs */
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
@@ -556,11 +569,11 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     m.TILE = m.NT * m.IPT;
     while ((int64_t)1 << m.bits < m.K) m.bits++;
     /* the shared buffers (below), each rounded up to 16 bytes by smem.c */
-    int64_t bytes = (m.W + 2) * m.K * 4 + 2 * m.TILE * (scalar_info[m.sk].size + 4) + 8 * 16 +
-                    (pairs ? 2 * m.TILE * scalar_info[m.sk2].size + 2 * 16 : 0);
+    int64_t bytes = (m.W + 2) * m.K * 4 + m.TILE * scalar_info[m.sk].size + 8 * 16 +
+                    (pairs ? m.TILE * scalar_info[m.sk2].size + 16 : 0);
     if (bytes > smem_budget(k, SMEM_OPTIN_MAX))
         diag_error(w->d, e->sp, "multisplit(%lld, %lld, %lld): its counts (%lld a bucket: one per warp and two) and its "
-                   "tile of %lld elements (twice, with their buckets) take %lld bytes of shared memory, more than the %lld "
+                   "tile of %lld elements take %lld bytes of shared memory, more than the %lld "
                    "a block can have (227 KiB, the opt-in maximum on sm_90); give it fewer buckets, threads or items",
                    (long long)m.K, (long long)m.NT, (long long)m.IPT, (long long)(m.W + 2), (long long)m.TILE,
                    (long long)bytes, (long long)smem_budget(k, SMEM_OPTIN_MAX));
@@ -592,13 +605,12 @@ static void write_multisplit(Lw *w, Expr *e, Acc *c)
     lw_draw_tile(w, blk, ctr, e->sp, &m.epoch);
     m.hist = lw_shared_buffer(w, "mshist", SK_U32, nat_cst(a, m.W * m.K), e->sp);
     m.base = lw_shared_buffer(w, "msbase", SK_U32, nat_cst(a, m.K), e->sp);
-    m.val = lw_shared_buffer(w, "msval", m.sk, nat_cst(a, m.TILE), e->sp);
-    m.info = lw_shared_buffer(w, "msinfo", SK_U32, nat_cst(a, m.TILE), e->sp);
+    m.val = mprivate(&m, "msval", m.sk);
+    m.info = mprivate(&m, "msinfo", SK_U32);
     m.tstart = lw_shared_buffer(w, "mststart", SK_U32, nat_cst(a, m.K), e->sp);
     m.sval = lw_shared_buffer(w, "mssval", m.sk, nat_cst(a, m.TILE), e->sp);
-    m.sbk = lw_shared_buffer(w, "mssbk", SK_U32, nat_cst(a, m.TILE), e->sp);
     if (pairs) {
-        m.val2 = lw_shared_buffer(w, "msval2", m.sk2, nat_cst(a, m.TILE), e->sp);
+        m.val2 = mprivate(&m, "msval2", m.sk2);
         m.sval2 = lw_shared_buffer(w, "mssval2", m.sk2, nat_cst(a, m.TILE), e->sp);
     }
     ms_clear(&m);

@@ -608,7 +608,7 @@ void patc_sorter_free(patc_sorter *s);
 /* The temporary device memory a sort of n keys uses: the sorter's second buffer of n
  * keys (rounded up to 256 bytes; for pairs, and another of n values) and 8 KiB of counts, which it allocates on the first
  * call that needs more and keeps, plus the kernels' scratch (multisplit's look-back,
- * 8 bytes per 256 buckets per tile of 4096 keys: about n/2 bytes), which they keep. */
+ * 8 bytes per 256 buckets per tile of 6144 keys: about n/3 bytes), which they keep. */
 patc_status patc_sorter_temp_bytes(patc_sorter *s, long long n, size_t *bytes);
 /* Sort n keys (1 <= n < 2^32) of `in` into `out` on `stream` (NULL the default stream;
  * it becomes the context's stream) and return without waiting. in == out sorts in

@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The pass's tile: 256 threads of 16 keys (multisplit's shape in examples/radixsort.rise). */
-enum { PASS_NT = 256, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16, COUNTS_BYTES = 2 * 1024 * 4 };
+/* The pass's tile: 384 threads of 16 keys (multisplit's shape in examples/radixsort.rise):
+ * on an H100, one pass over 2^24 keys took 161 us at 384x16, 170 at 256x16, 165 at 512x16
+ * and 185 at 256x24; pairs 220 us at 384x16, 249 at 256x16 (bench/results/2026-11-26-nvidia-h100-msvar). */
+enum { PASS_NT = 384, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16, COUNTS_BYTES = 2 * 1024 * 4 };
 
 struct patc_sorter {
     patc_ctx *ctx;

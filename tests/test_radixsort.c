@@ -269,17 +269,18 @@ END_TEST
 
 /* The temporary memory: the second buffer of keys (n * 4 rounded up to 256), the 8 KiB
  * of counts, and the kernels' scratch, which for the multisplit pass is 8 bytes per
- * bucket per tile of 4096 keys (256 * ceil(n / 4096) words) and a little more (tile
+ * bucket per tile of 6144 keys (256 * ceil(n / 6144) words: rt_sort.c's 384 threads of
+ * 16 keys) and a little more (tile
  * counter, the histogram's 1024 global bins): so between n*4 + 8192 + 2048 * tiles and
  * that plus 64 KiB, for every key type. */
 START_TEST(sorter_temp_bytes)
 {
-    static const long long ns[] = {1, 4096, 4097, 1000000, 1LL << 28, 4294967295LL};
+    static const long long ns[] = {1, 6144, 6145, 1000000, 1LL << 28, 4294967295LL};
     for (int kind = 0; kind < 3; kind++) {
         patc_sorter *so;
         ck_assert_int_eq(patc_sorter_create(ctx, key_type[kind], &so), PATC_OK);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            size_t b = 0, n = (size_t)ns[i], tiles = (n + 4095) / 4096;
+            size_t b = 0, n = (size_t)ns[i], tiles = (n + 6143) / 6144;
             ck_assert_msg(patc_sorter_temp_bytes(so, ns[i], &b) == PATC_OK, "%s", patc_last_error(ctx));
             size_t lo = (n * 4 + 255) / 256 * 256 + 8192 + 2048 * tiles;
             ck_assert_msg(b >= lo && b <= lo + 65536, "n = %zu: %zu bytes, expected %zu to %zu", n, b, lo, lo + 65536);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Experiment (issue 35), after bench/msvar/2: the pass with early counts (the tile counted
+# by shared-memory atomics and published before ranking), the look-back's window of 4 and
+# the one-instruction bit tests (E_*), at tile shapes 256x16, 384x16, 512x16, 512x8 and
+# 256x16 with __launch_bounds__(256, 5); beside msvar's B_regs and msvar2's W4 texts.
+# One pass, digit 1 of 2^24 random u32 keys, `patc run --time`, median of 100. Run on the
+# GPU machine from the repository root: bash bench/msvar/3/run.sh OUTDIR
+set -u
+out=$1; n=16777216
+P=build/cli/patc
+mkdir -p "$out"
+d=$(mktemp -d)
+python3 - "$d" "$n" <<'PY'
+import sys, numpy as np
+d, n = sys.argv[1], int(sys.argv[2])
+k = np.random.default_rng(35).integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32)
+k.tofile(d + "/k.bin")
+c = np.bincount((k >> 8) & 255, minlength=256).astype(np.uint64)
+np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.uint32).tofile(d + "/o.bin")
+PY
+t() { # name, args...
+  local name=$1; shift
+  r=$("$P" run "$@" -D n=$n --input value:1 --input "$d/o.bin" --input "$d/k.bin" --time --repeat 100 2>&1)
+  echo "$name: $(echo "$r" | grep -iE 'median|error|fail' | head -3 | tr '\n' ' ')" | tee -a "$out/msvar3.txt"
+}
+for rep in 1 2; do
+  t B_regs examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/1/B_regs.cu
+  t W4_256x16 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/2/W4_256x16.cu
+  t W4_p512x16 bench/msvar/tiles.rise --kernel p512x16 --cuda bench/msvar/2/W4_p512x16.cu
+  t E_256x16 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/3/E_256x16.cu
+  t E_256x16_lb5 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/3/E_256x16_lb5.cu
+  t E_256x16_lb4 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/3/E_256x16_lb4.cu
+  t E_p512x16_lb2 bench/msvar/tiles.rise --kernel p512x16 --cuda bench/msvar/3/E_p512x16_lb2.cu
+  for k in p384x16 p512x16 p512x8; do t E_$k bench/msvar/tiles.rise --kernel $k --cuda bench/msvar/3/E_$k.cu; done
+done
+rm -rf "$d"
