@@ -213,6 +213,9 @@ def emit_cuda(path_or_source, defines=None, include=None, name=None):
     return Program(path_or_source, defines, include, name).cuda
 
 
+_F64 = L.F64
+_launch_enqueue = L.patc_launch_args_enqueue_raw
+
 _INT_RANGE = {L.I32: (-2**31, 2**31 - 1), L.U32: (0, 2**32 - 1), L.I64: (-2**63, 2**63 - 1), L.U64: (0, 2**64 - 1)}
 
 
@@ -279,9 +282,6 @@ class Kernel:
         self.count_of = tuple(L.patc_kernel_output_count_of(self._cpu, j) for j in range(self._nout))
         self._shapes = {}
         self._gk = {}
-        self._argv = (c_void_p * max(2 * self._nin, 1))()
-        self._outv = (c_void_p * max(self._nout, 1))()
-        self._scal = [None] * self._nin
         del ctx
 
     def __repr__(self):
@@ -289,7 +289,8 @@ class Kernel:
                                                                      self._nout)
 
     def _shape(self, natkey):
-        """(nat array, [(type, count, bytes)] per input, same per output) for these nats."""
+        """(nat array, (type, count, bytes) per input, same per output, (input, type,
+        count, bytes) per array input) for these nats."""
         ctx = self.program._cpu_ctx
         natarr = (c_longlong * max(len(natkey), 1))(*natkey)
         t, cnt, b = c_int(), c_longlong(), c_size_t()
@@ -303,11 +304,10 @@ class Kernel:
                 ctx.check(L.patc_kernel_output_info_at(self._cpu, j, natarr, byref(t), byref(cnt), byref(b)),
                           "kernel %s" % self.name)
                 outs.append((t.value, cnt.value, b.value))
-        for i in self._scalars:
-            if self._scal[i] is None:
-                self._scal[i] = L.TYPE_CTYPES[ins[i][0]]()
-                self._argv[2 * i + 1] = addressof(self._scal[i])
-        sh = (natarr, tuple(ins), tuple(outs))
+        # the arrays' (input, type, count, bytes), and the outputs' (type, count, bytes):
+        # the per-call loops read these, nothing else of the shape
+        arrs = tuple((i,) + ins[i] for i in self._arrays)
+        sh = (natarr, tuple(ins), tuple(outs), arrs)
         if len(self._shapes) > 256:
             self._shapes.clear()
         self._shapes[natkey] = sh
@@ -329,13 +329,29 @@ class Kernel:
         except TypeError:
             raise InvalidArgumentError("kernel %s: a nat's value is an integer (%r)" % (self.name, nats))
 
-    def _gpu_kernel(self, dev):
+    def _gpu_kernel(self, dev, ins):
+        """(context, kernel handle, patc_arg array, output array, scalars' storage) of
+        device dev. The arrays are the device's own, written under its context's lock:
+        argv holds a patc_arg per input (.buffer at 2i, .value at 2i+1, set here once to
+        the scalar's own storage, whose type no nat changes)."""
         ctx, prog = self.program._gpu_program(dev)
         h = c_void_p()
         ctx.check(L.patc_get_kernel(prog, self.name.encode(), byref(h)))
-        g = self._gk[dev] = (ctx, h.value)
+        argv = (c_void_p * max(2 * self._nin, 1))()
+        outv = (c_void_p * max(self._nout, 1))()
+        scal = [None] * self._nin
+        for i in self._scalars:
+            scal[i] = L.TYPE_CTYPES[ins[i][0]]()
+            argv[2 * i + 1] = addressof(scal[i])
+        g = self._gk[dev] = (ctx, h, argv, outv, scal)
         return g
 
+    # A GPU call's host time is most of a small kernel's time on an idle GPU, so the path
+    # of a call that passes its checks is written for it: the shape's tuples are read as
+    # they are, a tuple of an array's description is compared in place (A.check is called
+    # only to raise), kept wraps are looked up in the context's dict without a call, and
+    # the launch goes through a ctypes function without argtypes, handed ctypes objects
+    # (half the cost of converting through argtypes). bench/python_overhead.py times it.
     def __call__(self, *args, out=None, stream=None, device=None, **nats):
         if len(args) != self._nin:
             raise TypeError("kernel %s takes %d data parameters, %d given" % (self.name, self._nin, len(args)))
@@ -347,73 +363,96 @@ class Kernel:
         sh = self._shapes.get(natkey)
         if sh is None:
             sh = self._shape(natkey)
-        natarr, ins, outs = sh
-        s = A.stream_handle(stream) if stream is not None else 0
+        natarr, ins, outs, arrs = sh
+        if stream is None:
+            s = 0
+        elif type(stream) is int:
+            s = stream
+        else:
+            s = A.stream_handle(stream)
         descs = [None] * self._nin
         dev = lib = None
         handlers = A._handlers
-        for i in self._arrays:
+        for i, wt, wn, wb in arrs:
             a = args[i]
             h = handlers.get(type(a))
             d = h(a, s) if h is not None else A.describe(a, s)
             if d is None:
                 raise ArrayError("kernel %s: input %d is %s, not an array (PyTorch, CuPy, NumPy, "
                                  "__cuda_array_interface__ or __dlpack__)" % (self.name, i, type(a).__name__))
-            want = ins[i]
-            if not (d[3] and d[1] == want[0] and d[2] == want[1]):
-                A.check(d, want[0], want[1], "kernel %s: input %d", self.name, i)
+            if not (d[3] and d[1] == wt and d[2] == wn):
+                A.check(d, wt, wn, "kernel %s: input %d", self.name, i)
             if dev is None:
                 dev, lib = d[4], d[5]
             elif d[4] != dev:
                 raise DeviceMismatchError("kernel %s: input %d is on %s, an earlier input on %s" %
                                           (self.name, i, _dev_name(d[4]), _dev_name(dev)))
             descs[i] = d
-        want = _as_device(device) if device is not None else None
-        if want is not None and dev is not None and want != dev:
-            raise DeviceMismatchError("kernel %s: device=%r, but the arrays are on %s" % (self.name, device,
-                                                                                          _dev_name(dev)))
+        if device is not None:
+            want = _as_device(device)
+            if want is not None and dev is not None and want != dev:
+                raise DeviceMismatchError("kernel %s: device=%r, but the arrays are on %s" % (self.name, device,
+                                                                                              _dev_name(dev)))
+        else:
+            want = None
         if dev is None:
             dev = -1 if want is None else want
             lib = A.NUMPY if dev < 0 else A.TORCH
             if dev >= 0:
                 import torch
                 A._init_torch(torch)
-        outarrs = self._outputs(out, outs, lib, dev, s)
+        if out is not None and self._nout == 1 and not isinstance(out, (tuple, list)):
+            d = handlers.get(type(out))
+            d = d(out, s) if d is not None else A.describe(out, s)
+            t0 = outs[0]
+            if d is None or not (d[3] and d[1] == t0[0] and d[2] == t0[1] and d[4] == dev):
+                outarrs = self._outputs((out,), outs, lib, dev, s)  # raises
+            else:
+                outarrs = ((out, d),)
+        else:
+            outarrs = self._outputs(out, outs, lib, dev, s)
         if dev < 0:
             return self._run_cpu(args, descs, natarr, ins, outarrs)
-        if A.multi_gpu(lib):  # libpatrt makes dev's context current: the library's guard restores its own
+        g = self._gk.get(dev)
+        if g is None:
+            g = self._gpu_kernel(dev, ins)
+        if stream is None:
+            s = A.current_stream(lib, dev)
+        m = A._multi.get(lib)
+        if m is None:
+            m = A.multi_gpu(lib)
+        if m:  # libpatrt makes dev's context current: the library's guard restores its own
             with A.device_guard(lib, dev):
-                self._enqueue(dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs)
+                self._enqueue(g, s, args, arrs, descs, ins, natarr, outs, outarrs)
         else:
-            self._enqueue(dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs)
+            self._enqueue(g, s, args, arrs, descs, ins, natarr, outs, outarrs)
         if self._nout == 1:
             return outarrs[0][0]
         return tuple(o for o, d in outarrs)
 
-
-    def _enqueue(self, dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs):
-        g = self._gk.get(dev)
-        if g is None:
-            g = self._gpu_kernel(dev)
-        ctx, kh = g
-        if stream is None:
-            s = A.current_stream(lib, dev)
-        argv, outv, scal, wrap = self._argv, self._outv, self._scal, ctx.wrap
+    def _enqueue(self, g, s, args, arrs, descs, ins, natarr, outs, outarrs):
+        ctx, kh, argv, outv, scal = g
+        wraps = ctx.wraps
         with ctx.lock:
-            # argv holds a patc_arg per input: .buffer at 2i, .value at 2i+1 (set once, in
-            # _shape, to the scalar's own storage); only the used field is written
             for i in self._scalars:
                 v = args[i]
                 t = ins[i][0]
-                scal[i].value = v if type(v) is float and t <= L.F64 else _scalar(t, v, self.name, i)
-            for i in self._arrays:
-                argv[2 * i] = wrap(descs[i][0], ins[i][2])
-            for j, (o, d) in enumerate(outarrs):
-                outv[j] = wrap(d[0], outs[j][2])
+                scal[i].value = v if type(v) is float and t <= _F64 else _scalar(t, v, self.name, i)
+            for i, wt, wn, wb in arrs:
+                p = descs[i][0]
+                b = wraps.get((p, wb))
+                argv[2 * i] = b if b is not None else ctx.wrap(p, wb)
+            j = 0
+            for o, d in outarrs:
+                p = d[0]
+                wb = outs[j][2]
+                b = wraps.get((p, wb))
+                outv[j] = b if b is not None else ctx.wrap(p, wb)
+                j += 1
             if s != ctx.stream:  # a ctypes call saved per launch on the same stream
                 L.patc_set_stream(ctx.h, s)
                 ctx.stream = s
-            rc = L.patc_launch_args_enqueue(kh, natarr, argv, outv, None)
+            rc = _launch_enqueue(kh, natarr, argv, outv, None)
             if rc:
                 ctx.check(rc, "kernel %s" % self.name)
 

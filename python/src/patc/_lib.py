@@ -205,6 +205,19 @@ patc_buffer_download = _decl("patc_buffer_download", c_int, P, c_void_p, c_size_
 patc_set_stream = _decl("patc_set_stream", None, P, c_void_p)
 # the arrays of patc_arg / patc_buffer* are passed as ctypes arrays of c_void_p
 patc_launch_args_enqueue = _decl("patc_launch_args_enqueue", c_int, P, c_void_p, c_void_p, c_void_p, c_void_p)
+
+
+def _raw(name):
+    """The function without argtypes, for the calls of the hot path: handed ctypes objects
+    (a c_void_p, a ctypes array for a pointer; None for NULL) it only checks their types,
+    where argtypes' conversions cost as much again (0.25 us a call on this project's
+    CPU machine). Never handed a Python int: without argtypes that is a C int."""
+    f = lib[name]  # a new function object, not the one _decl set argtypes on
+    f.restype = c_int
+    return f
+
+
+patc_launch_args_enqueue_raw = _raw("patc_launch_args_enqueue")
 patc_interp_run_outputs = _decl("patc_interp_run_outputs", c_int, P, c_void_p, c_void_p, c_void_p)
 patc_algo_create = _decl("patc_algo_create", c_int, P, POINTER(AlgoSpec), POINTER(P))
 patc_algo_free = _decl("patc_algo_free", None, P)
