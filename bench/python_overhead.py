@@ -17,6 +17,11 @@ CuPy or PyTorch array; here the allocation is replaced by handing out a ready-ma
 array, so those rows are patc's work around an allocation, not the allocation (1.5-2.7
 us for torch.empty on an H200 host, bench/results/2026-11-26-nvidia-h200-python-overhead).
 
+Where the package has patc._fast (the C path of a small call, python/_fast.c), each kind
+is timed both ways, rounds interleaved: "C path" as the package runs, "ctypes path" with
+the C path switched off (what PATC_PURE_PYTHON=1 gives, and what a package built without
+Python's headers does).
+
 --profile KIND runs that kind under cProfile and prints the top of its profile.
 """
 import argparse
@@ -35,7 +40,7 @@ assert _drv.cuInit(0) == 0
 os.environ.setdefault("PATC_CACHE_DIR", "/tmp/patc-python-overhead-cache")
 
 import patc  # noqa: E402 (after the stand-in driver)
-from patc import _arrays  # noqa: E402
+from patc import _arrays, _core  # noqa: E402
 
 SAXPY = """kernel saxpy = nFun(n =>
   fun(f32)(a => fun(n.f32)(xs => fun(n.f32)(ys =>
@@ -92,6 +97,13 @@ def kinds(n):
     }
 
 
+_C_PATH = (_core._fast_kernel, _core._fast_algo, _core._fast_sort)
+
+
+def use_c_path(on):
+    _core._fast_kernel, _core._fast_algo, _core._fast_sort = _C_PATH if on else (None, None, None)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=20000)
@@ -120,18 +132,28 @@ def main():
         print("profile of %r, %d calls" % (name, a.reps))
         pstats.Stats(pr).sort_stats("tottime").print_stats(15)
         return
-    print("host time per call on the stand-in driver (no GPU), n=%d, %d calls x %d rounds, python %s"
-          % (a.n, a.reps, a.rounds, sys.version.split()[0]))
-    print("%-32s %9s %9s" % ("call", "median us", "min us"))
-    per = {name: [] for name in cases}
-    for _ in range(a.rounds):  # kinds interleaved round by round
+    paths = (True, False) if _C_PATH[0] is not None else (False,)
+    print("host time per call on the stand-in driver (no GPU), n=%d, %d calls x %d rounds, python %s, %s"
+          % (a.n, a.reps, a.rounds, sys.version.split()[0],
+             "patc._fast built" if len(paths) == 2 else "no patc._fast: the ctypes path only"))
+    print("%-32s %21s %21s" % ("", "C path (patc._fast)", "ctypes path"))
+    print("%-32s %10s %10s %10s %10s" % ("call", "median us", "min us", "median us", "min us"))
+    per = {(name, c): [] for name in cases for c in paths}
+    for _ in range(a.rounds):  # kinds and paths interleaved round by round
         for name, fn in cases.items():
-            t0 = time.perf_counter()
-            for _ in range(a.reps):
-                fn()
-            per[name].append((time.perf_counter() - t0) / a.reps * 1e6)
-    for name, v in per.items():
-        print("%-32s %9.2f %9.2f" % (name, statistics.median(v), min(v)))
+            for c in paths:
+                use_c_path(c)
+                t0 = time.perf_counter()
+                for _ in range(a.reps):
+                    fn()
+                per[(name, c)].append((time.perf_counter() - t0) / a.reps * 1e6)
+    use_c_path(True)
+    for name in cases:
+        cols = []
+        for c in (True, False):
+            v = per.get((name, c))
+            cols += ["%10.2f" % statistics.median(v), "%10.2f" % min(v)] if v else ["%10s" % "-", "%10s" % "-"]
+        print("%-32s %s" % (name, " ".join(cols)))
 
 
 if __name__ == "__main__":

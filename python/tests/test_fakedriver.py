@@ -8,6 +8,10 @@ build's build/runtime/fakecuda/libcuda.so.1); it is loaded before libpatrt opens
 driver, so libpatrt's dlopen("libcuda.so.1") finds it by its soname. Needs NVRTC (the
 GPU program is compiled to a cubin). Whether the kernels compute the right thing is
 test_gpu.py's question, on a GPU.
+
+Where the package has patc._fast (python/_fast.c), every test runs twice: on the C path
+and on the ctypes path (the C path switched off); test_c_path_launches_the_same checks
+that both hand the driver the same launches.
 """
 import ctypes
 import os
@@ -24,6 +28,7 @@ if FAKE:
     assert _drv.cuInit(0) == 0
 
 import patc  # noqa: E402 (after the stand-in driver is loaded)
+from patc import _core  # noqa: E402
 
 from programs import SAXPY  # noqa: E402 (the tests' folder is on sys.path)
 
@@ -42,6 +47,23 @@ class Dev:
 @pytest.fixture(autouse=True)
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PATC_CACHE_DIR", str(tmp_path))
+
+
+_C_PATH = (_core._fast_kernel, _core._fast_algo, _core._fast_sort)
+
+
+def use_c_path(monkeypatch, on):
+    for name, f in zip(("_fast_kernel", "_fast_algo", "_fast_sort"), _C_PATH):
+        monkeypatch.setattr(_core, name, f if on else None)
+
+
+@pytest.fixture(autouse=True, params=["c", "ctypes"])
+def call_path(request, monkeypatch):
+    """Each test on patc._fast's C path and on the ctypes path."""
+    if request.param == "c" and _C_PATH[0] is None:
+        pytest.skip("the package has no patc._fast (built without Python's headers, or PATC_PURE_PYTHON=1)")
+    use_c_path(monkeypatch, request.param == "c")
+    return request.param
 
 
 def test_kernel_launches():
@@ -77,6 +99,15 @@ def test_algorithms_enqueue():
     # overlap is refused by libpatrt before anything is enqueued
     with pytest.raises(patc.InvalidArgumentError, match="overlap"):
         patc.inclusive_scan(x, out=x)
+    assert patc.inclusive_scan(x, out=out) is out  # the context's lock was given back
+    with pytest.raises(patc.DtypeError):
+        patc.inclusive_scan(x, out=Dev(n, "<i4"))
+    with pytest.raises(patc.SizeError):
+        patc.inclusive_scan(x, out=Dev(n + 1))
+    with pytest.raises(patc.ContiguityError):
+        patc.inclusive_scan(Dev(n, strides=(8,)), out=out)
+    with pytest.raises(patc.InvalidArgumentError, match="init="):
+        patc.inclusive_scan(x, "max", init="0.0f", out=out)
 
 
 def test_sort_enqueues():
@@ -90,7 +121,111 @@ def test_sort_enqueues():
         patc.sort(Dev(10, "<f8", 8), out=Dev(10, "<f8", 8))
 
 
-def test_call_overhead(capsys):
+class _Launch(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p), ("args", ctypes.POINTER(ctypes.c_void_p))]
+
+
+_HOOK = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Launch), ctypes.c_void_p)
+
+
+def _stream():
+    """A stream of the stand-in driver, as an int."""
+    s = ctypes.c_void_p()
+    assert _drv.cuStreamCreate(ctypes.byref(s), 0) == 0
+    return s.value
+
+
+def _record(calls, arg_bytes=None):
+    """The launches the driver accepted during calls(): (name, grid, block, shared,
+    stream, and, with arg_bytes = (name prefix, sizes), the bytes of the first parameters
+    of that kernel's launches)."""
+    seen = []
+
+    def hook(lp, ud):
+        L = lp.contents
+        args = ()
+        if arg_bytes and L.name.startswith(arg_bytes[0]):
+            args = tuple(ctypes.string_at(L.args[i], b) for i, b in enumerate(arg_bytes[1]))
+        seen.append((L.name, tuple(L.grid), tuple(L.block), L.shared, L.stream, args))
+    h = _HOOK(hook)
+    _drv.fakecuda_on_launch(h, None)
+    try:
+        calls()
+    finally:
+        _drv.fakecuda_on_launch(None, None)
+    return seen
+
+
+def test_c_path_launches_the_same(monkeypatch, call_path):
+    """The C path and the ctypes path give the driver the same launches: kernels' grids,
+    streams and arguments (saxpy's: out, a, xs, ys, n), the ready-made calls' and the
+    sort's launches."""
+    if call_path == "ctypes":
+        pytest.skip("compares the two paths once")
+    k = patc.compile(SAXPY).kernel("saxpy")
+    n = 1000
+    x, y, out, u, uo = Dev(n), Dev(n), Dev(n), Dev(n, "<u4"), Dev(n, "<u4")
+    r = Dev(1)
+    st = _stream()
+
+    def calls():
+        k(2.5, x, y, n=n, out=out)
+        k(3, x, y, n=n, out=out, stream=st)  # an int for an f32
+        patc.reduce(x, out=r)
+        patc.inclusive_scan(x, out=out, stream=st)
+        patc.exclusive_scan(x, "max", out=out)
+        patc.sort(u, out=uo)
+    calls()  # the programs, plans and sorters made, on the Python path
+    got = {}
+    for c in (True, False):
+        use_c_path(monkeypatch, c)
+        got[c] = _record(calls, (b"saxpy", (8, 4, 8, 8, 4)))
+    assert got[True] == got[False]
+    assert len(got[True]) >= 9 and got[True][1][4] == st
+    saxpy = [g for g in got[True] if g[0].startswith(b"saxpy")]
+    assert [g[5][1] for g in saxpy] == [bytes(ctypes.c_float(2.5)), bytes(ctypes.c_float(3.0))]
+
+
+def test_c_path_taken(monkeypatch, call_path):
+    """With patc._fast, a small call that passes its checks never reaches the Python
+    path (which is made to fail here), and one that fails a check is raised by it."""
+    if call_path == "ctypes":
+        pytest.skip("the C path only")
+    k = patc.compile(SAXPY).kernel("saxpy")
+    n = 1000
+    x, y, out, r, u = Dev(n), Dev(n), Dev(n), Dev(1), Dev(n, "<u4")
+    k(2.0, x, y, n=n, out=out)
+    patc.reduce(x, out=r)
+    patc.inclusive_scan(x, out=out)
+    patc.exclusive_scan(x, out=out)
+    patc.sort(u, out=Dev(n, "<u4"))
+
+    def no(*a, **k):
+        raise AssertionError("the Python path was taken")
+    monkeypatch.setattr(_core.Kernel, "_enqueue", no)
+    monkeypatch.setattr(_core, "_algo", no)
+    monkeypatch.setattr(_core, "_algo_ctx", no)
+    assert k(2.0, x, y, n=n, out=out) is out
+    assert k(2, x, y, n=n, out=out, stream=_stream()) is out
+    assert patc.reduce(x, out=r) is r
+    assert patc.inclusive_scan(x, out=out) is out
+    assert patc.exclusive_scan(x, out=out) is out
+    uo = Dev(n, "<u4")
+    assert patc.sort(u, out=uo) is uo
+    with pytest.raises(AssertionError, match="Python path"):
+        k(2.0, Dev(n + 1), Dev(n + 1), n=n + 1, out=Dev(n + 1))  # a size not seen yet: the Python path's
+    monkeypatch.undo()
+    use_c_path(monkeypatch, True)
+    with pytest.raises(patc.SizeError):
+        k(2.0, x, y, n=n, out=Dev(n - 1))
+    with pytest.raises(patc.DtypeError):
+        k(2.0, x, Dev(n, "<i4"), n=n, out=out)
+    with pytest.raises(patc.DtypeError):
+        k("a", x, y, n=n, out=out)
+
+
+def test_call_overhead(capsys, call_path):
     """The host time of a small kernel's call and of a ready-made call, the driver's
     launch being a function that returns (what is left is patc's and Python's)."""
     k = patc.compile(SAXPY).kernel("saxpy")
@@ -109,6 +244,6 @@ def test_call_overhead(capsys):
         patc.inclusive_scan(x, out=s)
     t3 = time.perf_counter()
     with capsys.disabled():
-        print("\nhost time of a call (stand-in driver): kernel %.2f us, inclusive_scan %.2f us"
-              % ((t1 - t0) / reps * 1e6, (t3 - t2) / reps * 1e6))
+        print("\nhost time of a call (stand-in driver, %s path): kernel %.2f us, inclusive_scan %.2f us"
+              % (call_path, (t1 - t0) / reps * 1e6, (t3 - t2) / reps * 1e6))
     assert (t1 - t0) / reps < 1e-3

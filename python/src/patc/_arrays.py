@@ -54,6 +54,9 @@ def _init_torch(torch):
         if d is not None:
             _torch_types[d] = t
             _torch_dtypes[t] = d
+    if _lib._fast is not None:
+        _lib._fast.set_torch(torch.Tensor, _torch_types, getattr(torch._C, "_cuda_getCurrentRawStream", None) or
+                             (lambda d: torch.cuda.current_stream(d).cuda_stream))
 
 
 def _describe_torch(t, stream):

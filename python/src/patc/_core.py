@@ -282,6 +282,8 @@ class Kernel:
         self.count_of = tuple(L.patc_kernel_output_count_of(self._cpu, j) for j in range(self._nout))
         self._shapes = {}
         self._gk = {}
+        # what patc._fast reads of the kernel (python/_fast.c's fast_kernel)
+        self._fast = (self._nin, self.nat_names, self._shapes, self._gk, self._nout, name)
         del ctx
 
     def __repr__(self):
@@ -290,7 +292,7 @@ class Kernel:
 
     def _shape(self, natkey):
         """(nat array, (type, count, bytes) per input, same per output, (input, type,
-        count, bytes) per array input) for these nats."""
+        count, bytes) per array input, the nat array's address) for these nats."""
         ctx = self.program._cpu_ctx
         natarr = (c_longlong * max(len(natkey), 1))(*natkey)
         t, cnt, b = c_int(), c_longlong(), c_size_t()
@@ -307,7 +309,7 @@ class Kernel:
         # the arrays' (input, type, count, bytes), and the outputs' (type, count, bytes):
         # the per-call loops read these, nothing else of the shape
         arrs = tuple((i,) + ins[i] for i in self._arrays)
-        sh = (natarr, tuple(ins), tuple(outs), arrs)
+        sh = (natarr, tuple(ins), tuple(outs), arrs, addressof(natarr))
         if len(self._shapes) > 256:
             self._shapes.clear()
         self._shapes[natkey] = sh
@@ -330,8 +332,9 @@ class Kernel:
             raise InvalidArgumentError("kernel %s: a nat's value is an integer (%r)" % (self.name, nats))
 
     def _gpu_kernel(self, dev, ins):
-        """(context, kernel handle, patc_arg array, output array, scalars' storage) of
-        device dev. The arrays are the device's own, written under its context's lock:
+        """(context, kernel handle, patc_arg array, output array, scalars' storage, the
+        same as addresses for patc._fast: (argv, outv, kernel, ((input, type, storage)
+        per scalar))) of device dev. The arrays are the device's own, written under its context's lock:
         argv holds a patc_arg per input (.buffer at 2i, .value at 2i+1, set here once to
         the scalar's own storage, whose type no nat changes)."""
         ctx, prog = self.program._gpu_program(dev)
@@ -343,7 +346,9 @@ class Kernel:
         for i in self._scalars:
             scal[i] = L.TYPE_CTYPES[ins[i][0]]()
             argv[2 * i + 1] = addressof(scal[i])
-        g = self._gk[dev] = (ctx, h, argv, outv, scal)
+        fast = (addressof(argv), addressof(outv), h.value,
+                tuple((i, ins[i][0], addressof(scal[i])) for i in self._scalars))
+        g = self._gk[dev] = (ctx, h, argv, outv, scal, fast)
         return g
 
     # A GPU call's host time is most of a small kernel's time on an idle GPU, so the path
@@ -353,6 +358,10 @@ class Kernel:
     # the launch goes through a ctypes function without argtypes, handed ctypes objects
     # (half the cost of converting through argtypes). bench/python_overhead.py times it.
     def __call__(self, *args, out=None, stream=None, device=None, **nats):
+        if _fast_kernel is not None and device is None:  # the common case in C, where built
+            r = _fast_kernel(self._fast, args, nats, out, stream)
+            if r is not NotImplemented:
+                return r
         if len(args) != self._nin:
             raise TypeError("kernel %s takes %d data parameters, %d given" % (self.name, self._nin, len(args)))
         n1 = self._nat1
@@ -363,7 +372,7 @@ class Kernel:
         sh = self._shapes.get(natkey)
         if sh is None:
             sh = self._shape(natkey)
-        natarr, ins, outs, arrs = sh
+        natarr, ins, outs, arrs, _ = sh
         if stream is None:
             s = 0
         elif type(stream) is int:
@@ -431,7 +440,7 @@ class Kernel:
         return tuple(o for o, d in outarrs)
 
     def _enqueue(self, g, s, args, arrs, descs, ins, natarr, outs, outarrs):
-        ctx, kh, argv, outv, scal = g
+        ctx, kh, argv, outv, scal, _ = g
         wraps = ctx.wraps
         with ctx.lock:
             for i in self._scalars:
@@ -741,6 +750,10 @@ def reduce(x, op="add", *, init=None, out=None, stream=None, device=None, scalar
     else a 0-d array of x's library on x's device, written by a launch on the current
     stream (no wait). op: "add", "min", "max", "mul", or a .rise lambda of two elements
     with init= its neutral element; scalars the lambda names are given by keyword."""
+    if _fast_algo is not None and init is None and device is None and not scalars and not kw:
+        r = _fast_algo(_REDUCE, x, op, out, stream, "patc.reduce")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_REDUCE, x, op, init, None, out, None, True, stream, device, scalars, scalar_types, kw,
                  "reduce")
 
@@ -748,6 +761,10 @@ def reduce(x, op="add", *, init=None, out=None, stream=None, device=None, scalar
 def inclusive_scan(x, op="add", *, init=None, out=None, stream=None, device=None, scalars=None, scalar_types=None,
                    **kw):
     """out[i] = x[0] op ... op x[i], a new 1-D array of x's library (or out=)."""
+    if _fast_algo is not None and init is None and device is None and not scalars and not kw:
+        r = _fast_algo(_INCLUSIVE_SCAN, x, op, out, stream, "patc.inclusive_scan")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_INCLUSIVE_SCAN, x, op, init, None, out, None, True, stream, device, scalars, scalar_types,
                  kw, "inclusive_scan")
 
@@ -755,6 +772,10 @@ def inclusive_scan(x, op="add", *, init=None, out=None, stream=None, device=None
 def exclusive_scan(x, op="add", *, init=None, out=None, stream=None, device=None, scalars=None, scalar_types=None,
                    **kw):
     """out[0] = the operator's neutral element, out[i] = x[0] op ... op x[i-1]."""
+    if _fast_algo is not None and init is None and device is None and not scalars and not kw:
+        r = _fast_algo(_EXCLUSIVE_SCAN, x, op, out, stream, "patc.exclusive_scan")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_EXCLUSIVE_SCAN, x, op, init, None, out, None, True, stream, device, scalars, scalar_types,
                  kw, "exclusive_scan")
 
@@ -803,6 +824,10 @@ def sort(x, *, out=None, stream=None, device=None):
     sort). float32 keys in CUB's order: NaNs with the sign bit set first, -inf, ...,
     -0.0 and +0.0 as equals (in their input order), ..., +inf, then the other NaNs.
     NumPy arrays are sorted by the same kernels on the CPU interpreter."""
+    if _fast_sort is not None and device is None:
+        r = _fast_sort(x, out, stream)
+        if r is not NotImplemented:
+            return r
     s = A.stream_handle(stream) if stream is not None else 0
     h = A._handlers.get(type(x))
     d = h(x, s) if h is not None else A.describe(x, s)
@@ -872,3 +897,20 @@ def describe_algorithm(name, dtype="float32", n=1 << 20, op="add", pred=None, de
         ctx.check(L.patc_algo_describe(a, n, buf, 256))
     return buf.value.decode()
 
+
+
+# ---------------------------------------------------------------- patc._fast
+
+
+def _fast_fail(ctx, status, what):
+    """A failed call of patc._fast's raises as the Python path's: ctx.check."""
+    ctx.check(status, what)
+
+
+_REDUCE, _INCLUSIVE_SCAN, _EXCLUSIVE_SCAN = L.ALGO_REDUCE, L.ALGO_INCLUSIVE_SCAN, L.ALGO_EXCLUSIVE_SCAN
+_fast_kernel = _fast_algo = _fast_sort = None
+if L._fast is not None:
+    L._fast.setup(L.address_of(L.patc_algo_enqueue_ptr), L.address_of(L.patc_sort_keys_ptr),
+                  L.address_of(L.patc_launch_args_enqueue), L.address_of(L.patc_set_stream), A._handlers,
+                  A._describe_cai, A._TYPESTR, A._multi, A, _fast_fail, _plans, _sorters, _algo_ctxs)
+    _fast_kernel, _fast_algo, _fast_sort = L._fast.kernel, L._fast.algo, L._fast.sort

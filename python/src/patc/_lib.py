@@ -233,6 +233,22 @@ patc_sort_keys_ptr = _decl("patc_sort_keys_ptr", c_int, P, c_ulonglong, c_ulongl
 patc_sort_keys_cpu = _decl("patc_sort_keys_cpu", c_int, P, c_void_p, c_void_p, c_longlong)
 
 
+def address_of(f):
+    """A ctypes function's address, for patc._fast, which calls the library loaded here."""
+    return ctypes.cast(f, c_void_p).value
+
+
+# patc._fast: the checked path of a small GPU call in C (python/_fast.c), where the
+# package was built with it; the Python path does everything without it. PATC_PURE_PYTHON=1
+# in the environment leaves it out (the tests run both).
+_fast = None
+if not os.environ.get("PATC_PURE_PYTHON"):
+    try:
+        from . import _fast
+    except ImportError:
+        _fast = None
+
+
 def raise_status(status, ctx, what=None):
     """Raise the exception of a failed call, with patc_last_error(ctx) as its diagnostics."""
     name, cls = _STATUS.get(status, ("PATC_STATUS_%d" % status, PatcError))
