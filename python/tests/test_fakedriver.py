@@ -225,6 +225,88 @@ def test_c_path_taken(monkeypatch, call_path):
         k("a", x, y, n=n, out=out)
 
 
+class _TorchLike:
+    """A stand-in for a CUDA torch.Tensor, handed to patc._fast as PyTorch's tensor type
+    (set_torch): the methods and attribute the C path reads of a tensor, over the
+    stand-in driver's memory."""
+
+    def __init__(self, n):
+        self.dev = Dev(max(n, 1))
+        self.n = n
+        self.dtype = "f4"
+
+    def data_ptr(self):
+        return self.dev.__cuda_array_interface__["data"][0]
+
+    def numel(self):
+        return self.n
+
+    def is_contiguous(self):
+        return True
+
+    def get_device(self):
+        return 0
+
+    def new_empty(self, shape):
+        return _TorchLike(shape if isinstance(shape, int) else 1)
+
+
+def test_c_path_torch_tensors(monkeypatch, call_path):
+    """The C path's PyTorch branch (python/_fast.c describe_torch, new_empty, the current
+    stream asked of PyTorch, results allocated) on tensor-like objects: the launches are
+    those of the same calls on __cuda_array_interface__ arrays at the same addresses."""
+    if call_path == "ctypes":
+        pytest.skip("the C path only")
+    from patc import _arrays, _lib
+    n = 1000
+    st = _stream()
+    k = patc.compile(SAXPY).kernel("saxpy")
+    x, y, out, r = _TorchLike(n), _TorchLike(n), _TorchLike(n), _TorchLike(1)
+
+    def cai(t):  # the same memory as a __cuda_array_interface__ array
+        d = Dev(0)
+        d.__cuda_array_interface__ = dict(t.dev.__cuda_array_interface__, shape=(max(t.n, 1),))
+        return d
+    made = []
+
+    def empty(lib, t, count, dev):
+        assert lib == _arrays.TORCH and t == _lib.F32 and dev == 0
+        made.append(_TorchLike(count))
+        return made[-1]
+
+    def calls_cai():
+        k(2.0, cai(x), cai(y), n=n, out=cai(out), stream=st)
+        patc.reduce(cai(x), out=cai(r), stream=st)
+        patc.inclusive_scan(cai(x), out=cai(out), stream=st)
+    calls_cai()  # the shapes, kernels and plans, made by the Python path
+    want = _record(calls_cai, (b"saxpy", (8, 4, 8, 8, 4)))
+    monkeypatch.setattr(_arrays, "empty", empty)
+    monkeypatch.setitem(_arrays._multi, _arrays.TORCH, False)
+    monkeypatch.setattr(_core, "_algo", None)  # the Python path would fail: not taken
+    monkeypatch.setattr(_core.Kernel, "_enqueue", None)
+    _lib._fast.set_torch(_TorchLike, {"f4": _lib.F32}, lambda dev: st)
+    try:
+        res = []
+
+        def calls_torch():
+            res.append(k(2.0, x, y, n=n, out=out))
+            res.append(patc.reduce(x, out=r))
+            res.append(patc.inclusive_scan(x, out=out))
+        got = _record(calls_torch, (b"saxpy", (8, 4, 8, 8, 4)))
+        assert got == want and res == [out, r, out]
+        # results made: by _arrays.empty for a kernel, by new_empty for an algorithm
+        got = _record(lambda: res.extend([k(2.0, x, y, n=n), patc.reduce(x), patc.inclusive_scan(x)]),
+                      (b"saxpy", (8, 4, 8, 8, 4)))
+        assert len(made) == 1 and res[3] is made[0] and isinstance(res[4], _TorchLike) and res[4].n == 1
+        assert res[5].n == n and got[0][5][0] == ctypes.c_uint64(made[0].data_ptr()).value.to_bytes(8, "little")
+        assert all(g[4] == st for g in got)
+    finally:  # PyTorch's own, where this process has seen it, else none
+        if _arrays._torch is not None:
+            _arrays._init_torch(_arrays._torch)
+        else:
+            _lib._fast.set_torch(None, {}, None)
+
+
 def test_call_overhead(capsys, call_path):
     """The host time of a small kernel's call and of a ready-made call, the driver's
     launch being a function that returns (what is left is patc's and Python's)."""
