@@ -216,12 +216,13 @@ class Gpu:
         return rows
 
 
-C_PATH = (patc_core._fast_kernel, patc_core._fast_algo, patc_core._fast_sort)
+C_PATH = (patc_core._fast_kernel, patc_core._fast_algo, patc_core._fast_sort, patc_core._fast_select)
 
 
 def use_c_path(on):
     """patc._fast's C path of a small call on (as the package runs) or off (the ctypes path)."""
-    patc_core._fast_kernel, patc_core._fast_algo, patc_core._fast_sort = C_PATH if on else (None, None, None)
+    patc_core._fast_kernel, patc_core._fast_algo, patc_core._fast_sort, patc_core._fast_select = \
+        C_PATH if on else (None,) * 4
 
 
 class Cpu:

@@ -93,15 +93,17 @@ def kinds(n):
         "exclusive_scan out=": lambda: patc.exclusive_scan(x, out=s),
         "filter out= count= sync=False": lambda: patc.filter(x, "fun(x => x > t)", t=0.5, out=s, count=cnt,
                                                            sync=False),
+        "partition out= count= sync=False": lambda: patc.partition(x, "fun(x => x > t)", t=0.5, out=s, count=cnt,
+                                                                 sync=False),
         "sort out=": lambda: patc.sort(xu, out=so),
     }
 
 
-_C_PATH = (_core._fast_kernel, _core._fast_algo, _core._fast_sort)
+_C_PATH = (_core._fast_kernel, _core._fast_algo, _core._fast_sort, _core._fast_select)
 
 
 def use_c_path(on):
-    _core._fast_kernel, _core._fast_algo, _core._fast_sort = _C_PATH if on else (None, None, None)
+    _core._fast_kernel, _core._fast_algo, _core._fast_sort, _core._fast_select = _C_PATH if on else (None,) * 4
 
 
 def main():

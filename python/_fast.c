@@ -50,6 +50,7 @@ static struct {
     PyObject *plans;       /* _core._plans */
     PyObject *sorters;     /* _core._sorters */
     PyObject *algo_ctxs;   /* _core._algo_ctxs */
+    PyObject *core;        /* the module _core, whose _result(...) is looked up per call */
     PyObject *torch_type;  /* torch.Tensor, or NULL before PyTorch is seen */
     PyObject *torch_dtypes;/* torch dtype -> patc_type */
     PyObject *torch_stream;/* dev -> the current CUstream as an int */
@@ -58,7 +59,7 @@ static struct {
 
 static PyObject *S_data_ptr, *S_dtype, *S_numel, *S_is_contiguous, *S_get_device, *S_new_empty, *S_cai,
     *S_typestr, *S_shape, *S_strides, *S_data, *S_dlpack_device, *S_lock, *S_acquire, *S_release, *S_wraps,
-    *S_wrap, *S_empty, *S_dict, *S_h, *S_stream, *S_algo, *S_ctx, *S_empty_tuple;
+    *S_wrap, *S_empty, *S_dict, *S_count_array, *S_result, *S_h, *S_stream, *S_algo, *S_ctx, *S_empty_tuple;
 
 static const int TYPE_SIZES[] = {4, 8, 4, 4, 8, 8, 1}; /* per patc_type (patc.h's order) */
 
@@ -366,6 +367,103 @@ static void fail(PyObject *ctx, int rc, PyObject *what)
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "patc: a failed call raised nothing");
 }
 
+/* A scalar argument as _core._scalar converts it, for the values whose conversion
+ * cannot fail: a float for a float type, an int in range for an integer type. */
+typedef union {
+    float f;
+    double d;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+} Scalar;
+
+static int scalar_of(PyObject *v, int t, Scalar *out)
+{
+    if (t == PATC_F32 || t == PATC_F64) {
+        double x;
+        if (Py_TYPE(v) == &PyFloat_Type) x = PyFloat_AsDouble(v);
+        else if (PyLong_CheckExact(v)) {
+            x = PyLong_AsDouble(v);
+            if (x == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+        } else return 0;
+        if (t == PATC_F32) out->f = (float)x;
+        else out->d = x;
+        return 1;
+    }
+    if (!PyLong_CheckExact(v)) return 0;
+    long long x;
+    unsigned long long u;
+    switch (t) {
+    case PATC_I32:
+        if (!as_ll(v, &x) || x < INT32_MIN || x > INT32_MAX) return 0;
+        out->i32 = (int32_t)x;
+        return 1;
+    case PATC_U32:
+        if (!as_ull(v, &u) || u > UINT32_MAX) return 0;
+        out->u32 = (uint32_t)u;
+        return 1;
+    case PATC_I64:
+        if (!as_ll(v, &x)) return 0;
+        out->i64 = x;
+        return 1;
+    case PATC_U64:
+        if (!as_ull(v, &u)) return 0;
+        out->u64 = u;
+        return 1;
+    default:
+        return 0; /* bool: the Python path */
+    }
+}
+
+static void scalar_store(void *at, int t, const Scalar *v)
+{
+    memcpy(at, v, (size_t)TYPE_SIZES[t]);
+}
+
+/* The scalars of a predicate given by keyword (kw), as _core._scalars_of makes them when
+ * none has a type of its own: names sorted, each of the input's type t. 0: not for the
+ * fast path (nothing set). */
+static int select_scalars(PyObject *kw, int t, PyObject **names, PyObject **types, Scalar *vals, int *ns)
+{
+    Py_ssize_t n = PyDict_Size(kw);
+    if (n < 0 || n > PATC_ALGO_MAX_SCALARS) {
+        PyErr_Clear();
+        return 0; /* more than four: the Python path says so */
+    }
+    PyObject *keys = PyDict_Keys(kw);
+    if (!keys || PyList_Sort(keys) < 0) {
+        Py_XDECREF(keys);
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *ty = PyLong_FromLong(t);
+    *names = PyList_AsTuple(keys);
+    *types = PyTuple_New(n);
+    int ok = ty && *names && *types;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        PyObject *v = dget(kw, PyList_GetItem(keys, i));
+        ok = v && scalar_of(v, t, &vals[i]);
+        if (ok) {
+            Py_INCREF(ty);
+            PyTuple_SetItem(*types, i, ty);
+        }
+    }
+    Py_DECREF(keys);
+    Py_XDECREF(ty);
+    if (!ok) {
+        Py_CLEAR(*names);
+        Py_CLEAR(*types);
+        PyErr_Clear();
+        return 0;
+    }
+    *ns = (int)n;
+    return 1;
+}
+
 /* ------------------------------------------------------------------ the ready-made calls */
 
 /* algo(alg, x, op, out, stream, what): reduce, inclusive_scan or exclusive_scan with a
@@ -508,64 +606,109 @@ done:
     return res;
 }
 
+/* select(alg, x, pred, out, count, sync, stream, kw, what): filter or partition with the
+ * predicate's scalars by keyword (kw), device=, scalars= and scalar_types= not given
+ * (the caller checks). A PyTorch input, or a __cuda_array_interface__ one with out= and
+ * count= given (whose own outputs would be another library's). The result is
+ * _core._result's, which reads the count back when sync is true. */
+static PyObject *fast_select(PyObject *self, PyObject *args)
+{
+    (void)self;
+    long long alg;
+    if (!G.ready || !G.core || PyTuple_Size(args) != 9 || !as_ll(PyTuple_GetItem(args, 0), &alg))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *x = PyTuple_GetItem(args, 1), *pred = PyTuple_GetItem(args, 2), *out = PyTuple_GetItem(args, 3),
+             *count = PyTuple_GetItem(args, 4), *sync = PyTuple_GetItem(args, 5), *stream = PyTuple_GetItem(args, 6),
+             *kw = PyTuple_GetItem(args, 7), *what = PyTuple_GetItem(args, 8);
+    Desc d, od, cd;
+    unsigned long long s;
+    int given;
+    if (!PyDict_Check(kw) || !describe(x, &d) || !d.contig || d.type < 0 || d.type == PATC_BOOL || d.dev < 0 ||
+        d.n < 1 || d.n >= (1LL << 32) || !stream_of(stream, &s, &given) ||
+        (!given && !current_stream(d.lib, d.dev, &s)) || !single_gpu(d.lib) ||
+        (d.lib != TORCH && (out == Py_None || count == Py_None)))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *names = NULL, *types = NULL;
+    Scalar sv[PATC_ALGO_MAX_SCALARS];
+    const void *svp[PATC_ALGO_MAX_SCALARS];
+    int ns = 0;
+    if (!select_scalars(kw, d.type, &names, &types, sv, &ns)) Py_RETURN_NOTIMPLEMENTED;
+    for (int i = 0; i < ns; i++) svp[i] = &sv[i];
+    /* _core._plans' key: (alg, op, init, lam, t, dev, s, names, types) */
+    PyObject *key = Py_BuildValue("(LOOOiiKOO)", alg, Py_None, Py_None, pred, d.type, d.dev, s, names, types);
+    Py_DECREF(names);
+    Py_DECREF(types);
+    if (!key) return NULL;
+    PyObject *plan = dget(G.plans, key); /* an unhashable predicate: not found, the Python path says why */
+    Py_DECREF(key);
+    if (!plan) Py_RETURN_NOTIMPLEMENTED;
+    Py_INCREF(plan);
+    PyObject *ctx = NULL, *lock = NULL, *o = NULL, *cnt = NULL, *res = NULL;
+    unsigned long long ah;
+    PyObject *a = PyObject_GetAttr(plan, S_algo);
+    int ok = as_ull(a, &ah);
+    Py_XDECREF(a);
+    if (!ok || !(ctx = PyObject_GetAttr(plan, S_ctx)) || !(lock = PyObject_GetAttr(ctx, S_lock))) {
+        PyErr_Clear();
+        goto fallback;
+    }
+    /* the checks of out= and count= before anything is made */
+    if (out != Py_None && (!describe(out, &od) || !od.contig || od.type != d.type || od.n != d.n || od.dev != d.dev))
+        goto fallback;
+    if (count != Py_None && (!describe(count, &cd) || !(cd.type == PATC_I32 || cd.type == PATC_U32) || cd.n < 1 ||
+                             cd.dev != d.dev))
+        goto fallback;
+    if (out != Py_None) {
+        o = out;
+        Py_INCREF(o);
+    } else {
+        if (!(o = new_output(x, d.lib, d.type, d.n, 0, d.dev))) goto done;
+        if (!ptr_of(o, &od.ptr)) goto fallback;
+    }
+    if (count != Py_None) {
+        cnt = count;
+        Py_INCREF(cnt);
+    } else { /* _arrays.count_array(lib, dev), looked up per call as the Python path does */
+        PyObject *f = PyObject_GetAttr(G.arrays, S_count_array);
+        cnt = f ? PyObject_CallFunction(f, "ii", d.lib, d.dev) : NULL;
+        Py_XDECREF(f);
+        if (!cnt) goto done;
+        if (!describe(cnt, &cd) || !(cd.type == PATC_I32 || cd.type == PATC_U32) || cd.n < 1 || cd.dev != d.dev)
+            goto fallback;
+    }
+    if (!lock_call(lock, S_acquire)) goto done;
+    patc_status rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = G.algo_enqueue((patc_algo *)(uintptr_t)ah, d.ptr, od.ptr, cd.ptr, d.n, ns ? svp : NULL,
+                        (void *)(uintptr_t)s);
+    Py_END_ALLOW_THREADS
+    if (rc) fail(ctx, rc, what);
+    if (!release(lock)) goto done;
+    /* _core._result(alg, o, cnt, lib, sync, dev, given, stream given or None) */
+    {
+        PyObject *f = PyObject_GetAttr(G.core, S_result);
+        PyObject *sobj = given ? PyLong_FromUnsignedLongLong(s) : (Py_INCREF(Py_None), Py_None);
+        if (f && sobj)
+            res = PyObject_CallFunction(f, "LOOiOiOO", alg, o, cnt, d.lib, sync, d.dev, out != Py_None ? Py_True : Py_False,
+                                        sobj);
+        Py_XDECREF(f);
+        Py_XDECREF(sobj);
+    }
+    goto done;
+fallback:
+    PyErr_Clear();
+    res = Py_NotImplemented;
+    Py_INCREF(res);
+done:
+    Py_XDECREF(cnt);
+    Py_XDECREF(o);
+    Py_XDECREF(lock);
+    Py_XDECREF(ctx);
+    Py_DECREF(plan);
+    return res;
+}
+
 /* ------------------------------------------------------------------ a kernel's call */
-
-/* A scalar argument as _core._scalar converts it, for the values whose conversion
- * cannot fail: a float for a float type, an int in range for an integer type. */
-typedef union {
-    float f;
-    double d;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-} Scalar;
-
-static int scalar_of(PyObject *v, int t, Scalar *out)
-{
-    if (t == PATC_F32 || t == PATC_F64) {
-        double x;
-        if (Py_TYPE(v) == &PyFloat_Type) x = PyFloat_AsDouble(v);
-        else if (PyLong_CheckExact(v)) {
-            x = PyLong_AsDouble(v);
-            if (x == -1.0 && PyErr_Occurred()) {
-                PyErr_Clear();
-                return 0;
-            }
-        } else return 0;
-        if (t == PATC_F32) out->f = (float)x;
-        else out->d = x;
-        return 1;
-    }
-    if (!PyLong_CheckExact(v)) return 0;
-    long long x;
-    unsigned long long u;
-    switch (t) {
-    case PATC_I32:
-        if (!as_ll(v, &x) || x < INT32_MIN || x > INT32_MAX) return 0;
-        out->i32 = (int32_t)x;
-        return 1;
-    case PATC_U32:
-        if (!as_ull(v, &u) || u > UINT32_MAX) return 0;
-        out->u32 = (uint32_t)u;
-        return 1;
-    case PATC_I64:
-        if (!as_ll(v, &x)) return 0;
-        out->i64 = x;
-        return 1;
-    case PATC_U64:
-        if (!as_ull(v, &u)) return 0;
-        out->u64 = u;
-        return 1;
-    default:
-        return 0; /* bool: the Python path */
-    }
-}
-
-static void scalar_store(void *at, int t, const Scalar *v)
-{
-    memcpy(at, v, (size_t)TYPE_SIZES[t]);
-}
 
 /* The kept wrap of [p, p + bytes) in the context's dict, or ctx.wrap() making it (the
  * lock held). 0 with an exception set. */
@@ -812,14 +955,14 @@ static void keep(PyObject **slot, PyObject *o)
 }
 
 /* setup(algo_enqueue, sort_keys, launch, set_stream, handlers, describe_cai, typestrs,
- * multi, the module _arrays, fail, plans, sorters, algo_ctxs) */
+ * multi, the module _arrays, fail, plans, sorters, algo_ctxs, the module _core) */
 static PyObject *setup(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *f[4], *o[9];
-    if (!PyArg_ParseTuple(args, "OOOOO!OO!O!OOO!O!O!", &f[0], &f[1], &f[2], &f[3], &PyDict_Type, &o[0], &o[1],
+    PyObject *f[4], *o[10];
+    if (!PyArg_ParseTuple(args, "OOOOO!OO!O!OOO!O!O!O", &f[0], &f[1], &f[2], &f[3], &PyDict_Type, &o[0], &o[1],
                           &PyDict_Type, &o[2], &PyDict_Type, &o[3], &o[4], &o[5], &PyDict_Type, &o[6], &PyDict_Type,
-                          &o[7], &PyDict_Type, &o[8]))
+                          &o[7], &PyDict_Type, &o[8], &o[9]))
         return NULL;
     void *p[4];
     for (int i = 0; i < 4; i++)
@@ -837,6 +980,7 @@ static PyObject *setup(PyObject *self, PyObject *args)
     keep(&G.plans, o[6]);
     keep(&G.sorters, o[7]);
     keep(&G.algo_ctxs, o[8]);
+    keep(&G.core, o[9]);
     G.ready = 1;
     Py_RETURN_NONE;
 }
@@ -858,6 +1002,7 @@ static PyMethodDef methods[] = {
     {"set_torch", set_torch, METH_VARARGS, "Hand over PyTorch's tensor type, dtypes and stream query."},
     {"algo", fast_algo, METH_VARARGS, "A reduce or scan call, or NotImplemented."},
     {"sort", fast_sort, METH_VARARGS, "A sort call, or NotImplemented."},
+    {"select", fast_select, METH_VARARGS, "A filter or partition call, or NotImplemented."},
     {"kernel", fast_kernel, METH_VARARGS, "A kernel call, or NotImplemented."},
     {NULL, NULL, 0, NULL},
 };
@@ -874,7 +1019,8 @@ PyMODINIT_FUNC PyInit__fast(void)
         {&S_get_device, "get_device"}, {&S_new_empty, "new_empty"}, {&S_cai, "__cuda_array_interface__"},
         {&S_typestr, "typestr"}, {&S_shape, "shape"}, {&S_strides, "strides"}, {&S_data, "data"},
         {&S_dlpack_device, "__dlpack_device__"}, {&S_lock, "lock"}, {&S_acquire, "acquire"},
-        {&S_release, "release"}, {&S_wraps, "wraps"}, {&S_wrap, "wrap"}, {&S_empty, "empty"}, {&S_dict, "__dict__"}, {&S_h, "h"}, {&S_stream, "stream"},
+        {&S_release, "release"}, {&S_wraps, "wraps"}, {&S_wrap, "wrap"}, {&S_empty, "empty"}, {&S_dict, "__dict__"},
+        {&S_count_array, "count_array"}, {&S_result, "_result"}, {&S_h, "h"}, {&S_stream, "stream"},
         {&S_algo, "algo"}, {&S_ctx, "ctx"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -49,11 +49,11 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PATC_CACHE_DIR", str(tmp_path))
 
 
-_C_PATH = (_core._fast_kernel, _core._fast_algo, _core._fast_sort)
+_C_PATH = (_core._fast_kernel, _core._fast_algo, _core._fast_sort, _core._fast_select)
 
 
 def use_c_path(monkeypatch, on):
-    for name, f in zip(("_fast_kernel", "_fast_algo", "_fast_sort"), _C_PATH):
+    for name, f in zip(("_fast_kernel", "_fast_algo", "_fast_sort", "_fast_select"), _C_PATH):
         monkeypatch.setattr(_core, name, f if on else None)
 
 
@@ -166,7 +166,7 @@ def test_c_path_launches_the_same(monkeypatch, call_path):
     k = patc.compile(SAXPY).kernel("saxpy")
     n = 1000
     x, y, out, u, uo = Dev(n), Dev(n), Dev(n), Dev(n, "<u4"), Dev(n, "<u4")
-    r = Dev(1)
+    r, cnt = Dev(1), Dev(1, "<u4")
     st = _stream()
 
     def calls():
@@ -176,13 +176,17 @@ def test_c_path_launches_the_same(monkeypatch, call_path):
         patc.inclusive_scan(x, out=out, stream=st)
         patc.exclusive_scan(x, "max", out=out)
         patc.sort(u, out=uo)
+        patc.filter(x, "fun(x => x > t)", t=0.5, out=out, count=cnt, sync=False)
+        patc.filter(x, "fun(x => x > t)", t=2, out=out, count=cnt, sync=False, stream=st)  # an int for an f32
+        patc.partition(x, "fun(x => x > a && x < b)", b=0.75, a=0.25, out=out, count=cnt, sync=False, stable=True)
+        patc.filter(x, "fun(x => x > 0.5f)", out=out, count=cnt, sync=False)
     calls()  # the programs, plans and sorters made, on the Python path
     got = {}
     for c in (True, False):
         use_c_path(monkeypatch, c)
         got[c] = _record(calls, (b"saxpy", (8, 4, 8, 8, 4)))
     assert got[True] == got[False]
-    assert len(got[True]) >= 9 and got[True][1][4] == st
+    assert len(got[True]) >= 13 and got[True][1][4] == st
     saxpy = [g for g in got[True] if g[0].startswith(b"saxpy")]
     assert [g[5][1] for g in saxpy] == [bytes(ctypes.c_float(2.5)), bytes(ctypes.c_float(3.0))]
 
@@ -200,6 +204,9 @@ def test_c_path_taken(monkeypatch, call_path):
     patc.inclusive_scan(x, out=out)
     patc.exclusive_scan(x, out=out)
     patc.sort(u, out=Dev(n, "<u4"))
+    cnt = Dev(1, "<u4")
+    patc.filter(x, "fun(x => x > t)", t=0.5, out=out, count=cnt, sync=False)
+    patc.partition(x, "fun(x => x > t)", t=0.5, out=out, count=cnt, sync=False)
 
     def no(*a, **k):
         raise AssertionError("the Python path was taken")
@@ -213,6 +220,10 @@ def test_c_path_taken(monkeypatch, call_path):
     assert patc.exclusive_scan(x, out=out) is out
     uo = Dev(n, "<u4")
     assert patc.sort(u, out=uo) is uo
+    assert patc.filter(x, "fun(x => x > t)", t=0.25, out=out, count=cnt, sync=False) == (out, cnt)
+    assert patc.partition(x, "fun(x => x > t)", t=1, out=out, count=cnt, sync=False) == (out, cnt)
+    with pytest.raises(AssertionError, match="Python path"):
+        patc.filter(x, "fun(x => x > t)", t=0.5, out=out, count=Dev(1, "<f4"), sync=False)  # the Python path raises
     with pytest.raises(AssertionError, match="Python path"):
         k(2.0, Dev(n + 1), Dev(n + 1), n=n + 1, out=Dev(n + 1))  # a size not seen yet: the Python path's
     monkeypatch.undo()
@@ -223,6 +234,12 @@ def test_c_path_taken(monkeypatch, call_path):
         k(2.0, x, Dev(n, "<i4"), n=n, out=out)
     with pytest.raises(patc.DtypeError):
         k("a", x, y, n=n, out=out)
+    with pytest.raises(patc.ArrayError, match="count="):
+        patc.filter(x, "fun(x => x > t)", t=0.5, out=out, count=Dev(1, "<f4"), sync=False)
+    with pytest.raises(patc.DtypeError):
+        patc.filter(x, "fun(x => x > t)", t="a", out=out, count=cnt, sync=False)
+    with pytest.raises(patc.InvalidArgumentError, match="at most 4"):
+        patc.filter(x, "fun(x => x > t)", t=1.0, a=1.0, b=1.0, c=1.0, d=1.0, out=out, count=cnt, sync=False)
 
 
 class _TorchLike:
@@ -279,6 +296,7 @@ def test_c_path_torch_tensors(monkeypatch, call_path):
         patc.reduce(cai(x), out=cai(r), stream=st)
         patc.inclusive_scan(cai(x), out=cai(out), stream=st)
     calls_cai()  # the shapes, kernels and plans, made by the Python path
+    patc.filter(cai(x), "fun(x => x > t)", t=0.5, out=cai(out), count=Dev(1, "<i4"), stream=st, sync=False)
     want = _record(calls_cai, (b"saxpy", (8, 4, 8, 8, 4)))
     monkeypatch.setattr(_arrays, "empty", empty)
     monkeypatch.setitem(_arrays._multi, _arrays.TORCH, False)
@@ -300,6 +318,19 @@ def test_c_path_torch_tensors(monkeypatch, call_path):
         assert len(made) == 1 and res[3] is made[0] and isinstance(res[4], _TorchLike) and res[4].n == 1
         assert res[5].n == n and got[0][5][0] == ctypes.c_uint64(made[0].data_ptr()).value.to_bytes(8, "little")
         assert all(g[4] == st for g in got)
+        # a filter: its count made by _arrays.count_array, the result _core._result's
+        counts = []
+
+        def count_array(lib, dev):
+            c = _TorchLike(1)
+            c.dtype = "i4"
+            counts.append(c)
+            return c
+        monkeypatch.setattr(_arrays, "count_array", count_array)
+        _lib._fast.set_torch(_TorchLike, {"f4": _lib.F32, "i4": _lib.I32}, lambda dev: st)
+        monkeypatch.setattr(_core, "_result", lambda alg, o, cnt, lib, sync, dev, given, stream: (o, cnt, sync, given))
+        o, c, sync, given = patc.filter(x, "fun(x => x > t)", t=0.5, sync=False)
+        assert c is counts[0] and isinstance(o, _TorchLike) and o.n == n and sync is False and given is False
     finally:  # PyTorch's own, where this process has seen it, else none
         if _arrays._torch is not None:
             _arrays._init_torch(_arrays._torch)

@@ -789,6 +789,10 @@ def filter(x, pred, *, out=None, count=None, sync=True, stream=None, device=None
     the first m elements of the output; with sync=False the call does not wait and
     returns (out, count): all n elements of out, of which the first count[0] are the
     result (count: one int32 for PyTorch, uint32 otherwise)."""
+    if _fast_select is not None and device is None and not scalars and scalar_types is None:
+        r = _fast_select(_FILTER, x, pred, out, count, sync, stream, kw, "patc.filter")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_FILTER, x, None, None, pred, out, count, sync, stream, device, scalars, scalar_types, kw,
                  "filter")
 
@@ -799,6 +803,10 @@ def partition(x, pred, *, stable=False, out=None, count=None, sync=True, stream=
     reverse order (stable=False, as CUB's DevicePartition::If) or in order (stable=True).
     pred and sync as for filter; with sync=False, m is the one-element count array."""
     alg = L.ALGO_PARTITION_STABLE if stable else L.ALGO_PARTITION
+    if _fast_select is not None and device is None and not scalars and scalar_types is None:
+        r = _fast_select(alg, x, pred, out, count, sync, stream, kw, "patc.partition")
+        if r is not NotImplemented:
+            return r
     return _algo(alg, x, None, None, pred, out, count, sync, stream, device, scalars, scalar_types, kw, "partition")
 
 
@@ -908,9 +916,11 @@ def _fast_fail(ctx, status, what):
 
 
 _REDUCE, _INCLUSIVE_SCAN, _EXCLUSIVE_SCAN = L.ALGO_REDUCE, L.ALGO_INCLUSIVE_SCAN, L.ALGO_EXCLUSIVE_SCAN
-_fast_kernel = _fast_algo = _fast_sort = None
+_FILTER = L.ALGO_FILTER
+_fast_kernel = _fast_algo = _fast_sort = _fast_select = None
 if L._fast is not None:
     L._fast.setup(L.address_of(L.patc_algo_enqueue_ptr), L.address_of(L.patc_sort_keys_ptr),
                   L.address_of(L.patc_launch_args_enqueue), L.address_of(L.patc_set_stream), A._handlers,
-                  A._describe_cai, A._TYPESTR, A._multi, A, _fast_fail, _plans, _sorters, _algo_ctxs)
-    _fast_kernel, _fast_algo, _fast_sort = L._fast.kernel, L._fast.algo, L._fast.sort
+                  A._describe_cai, A._TYPESTR, A._multi, A, _fast_fail, _plans, _sorters, _algo_ctxs,
+                  sys.modules[__name__])
+    _fast_kernel, _fast_algo, _fast_sort, _fast_select = L._fast.kernel, L._fast.algo, L._fast.sort, L._fast.select
