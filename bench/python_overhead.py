@@ -99,10 +99,13 @@ def kinds(n):
     }
 
 
-_C_PATH = (_core._fast_kernel, _core._fast_algo, _core._fast_sort, _core._fast_select)
+# (none before the package had patc._fast: the script times such a package too)
+_C_PATH = tuple(getattr(_core, f, None) for f in ("_fast_kernel", "_fast_algo", "_fast_sort", "_fast_select"))
 
 
 def use_c_path(on):
+    if _C_PATH[0] is None:
+        return
     _core._fast_kernel, _core._fast_algo, _core._fast_sort, _core._fast_select = _C_PATH if on else (None,) * 4
 
 
