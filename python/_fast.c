@@ -58,8 +58,8 @@ static struct {
 } G;
 
 static PyObject *S_data_ptr, *S_dtype, *S_numel, *S_is_contiguous, *S_get_device, *S_new_empty, *S_cai,
-    *S_typestr, *S_shape, *S_strides, *S_data, *S_dlpack_device, *S_lock, *S_acquire, *S_release, *S_wraps,
-    *S_wrap, *S_empty, *S_dict, *S_count_array, *S_result, *S_h, *S_stream, *S_algo, *S_ctx, *S_empty_tuple;
+    *S_typestr, *S_shape, *S_strides, *S_data, *S_dlpack_device, *S_lock, *S_acquire, *S_release,
+    *S_empty, *S_dict, *S_count_array, *S_result, *S_stream, *S_algo, *S_ctx, *S_empty_tuple;
 
 static const int TYPE_SIZES[] = {4, 8, 4, 4, 8, 8, 1}; /* per patc_type (patc.h's order) */
 
@@ -803,15 +803,17 @@ static PyObject *fast_kernel(PyObject *self, PyObject *cargs)
     if (dev < 0 || !single_gpu(lib) || (!given && !current_stream(lib, dev, &s))) Py_RETURN_NOTIMPLEMENTED;
     PyObject *dk = PyLong_FromLong(dev);
     if (!dk) return NULL;
-    PyObject *g = dget(gks, dk); /* (ctx, kh, argv, outv, scal, (argv, outv, kh addresses, scalars)) */
+    PyObject *g = dget(gks, dk); /* (ctx, kh, argv, outv, scal, (argv, outv, kh addresses, scalars, the
+                                  * context's lock, wraps and handle)) */
     Py_DECREF(dk);
     if (!g || PyTuple_Size(g) != 6) Py_RETURN_NOTIMPLEMENTED;
     PyObject *ctx = PyTuple_GetItem(g, 0), *gf = PyTuple_GetItem(g, 5);
-    unsigned long long argvp, outvp, kh;
+    unsigned long long argvp, outvp, kh, ch;
     PyObject *scals;
-    if (!gf || PyTuple_Size(gf) != 4 || !as_ull(PyTuple_GetItem(gf, 0), &argvp) ||
+    if (!gf || PyTuple_Size(gf) != 7 || !as_ull(PyTuple_GetItem(gf, 0), &argvp) ||
         !as_ull(PyTuple_GetItem(gf, 1), &outvp) || !as_ull(PyTuple_GetItem(gf, 2), &kh) ||
-        !PyTuple_Check(scals = PyTuple_GetItem(gf, 3)) || PyTuple_Size(scals) > MAX_SCALARS)
+        !PyTuple_Check(scals = PyTuple_GetItem(gf, 3)) || PyTuple_Size(scals) > MAX_SCALARS ||
+        !PyDict_Check(PyTuple_GetItem(gf, 5)) || !as_ull(PyTuple_GetItem(gf, 6), &ch))
         Py_RETURN_NOTIMPLEMENTED;
     /* the scalars, converted before anything is done: (input, type, storage address) */
     Scalar sv[MAX_SCALARS];
@@ -873,8 +875,11 @@ static PyObject *fast_kernel(PyObject *self, PyObject *cargs)
             else PyTuple_SetItem(res, j, o);
         }
     }
-    if (!(lock = PyObject_GetAttr(ctx, S_lock)) || !(wraps = PyObject_GetAttr(ctx, S_wraps)) ||
-        !PyDict_Check(wraps) || !lock_call(lock, S_acquire)) {
+    lock = PyTuple_GetItem(gf, 4);
+    wraps = PyTuple_GetItem(gf, 5);
+    Py_INCREF(lock);
+    Py_INCREF(wraps);
+    if (!lock_call(lock, S_acquire)) {
         Py_CLEAR(res);
         goto out;
     }
@@ -891,13 +896,10 @@ static PyObject *fast_kernel(PyObject *self, PyObject *cargs)
         if (!h) err = 1;
         outv[j] = (void *)(uintptr_t)h;
     }
-    unsigned long long ch, cs;
+    unsigned long long cs;
     if (!err) { /* patc_set_stream when the stream is another than the context's last */
-        PyObject *hobj = PyObject_GetAttr(ctx, S_h);
-        int ok = as_ull(hobj, &ch);
-        Py_XDECREF(hobj);
         cur = PyObject_GetAttr(ctx, S_stream);
-        if (!ok || !cur || !as_ull(cur, &cs)) {
+        if (!cur || !as_ull(cur, &cs)) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "patc: a context without its handle");
             err = 1;
         } else if (cs != s) {
@@ -1019,8 +1021,8 @@ PyMODINIT_FUNC PyInit__fast(void)
         {&S_get_device, "get_device"}, {&S_new_empty, "new_empty"}, {&S_cai, "__cuda_array_interface__"},
         {&S_typestr, "typestr"}, {&S_shape, "shape"}, {&S_strides, "strides"}, {&S_data, "data"},
         {&S_dlpack_device, "__dlpack_device__"}, {&S_lock, "lock"}, {&S_acquire, "acquire"},
-        {&S_release, "release"}, {&S_wraps, "wraps"}, {&S_wrap, "wrap"}, {&S_empty, "empty"}, {&S_dict, "__dict__"},
-        {&S_count_array, "count_array"}, {&S_result, "_result"}, {&S_h, "h"}, {&S_stream, "stream"},
+        {&S_release, "release"}, {&S_empty, "empty"}, {&S_dict, "__dict__"},
+        {&S_count_array, "count_array"}, {&S_result, "_result"}, {&S_stream, "stream"},
         {&S_algo, "algo"}, {&S_ctx, "ctx"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

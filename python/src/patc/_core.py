@@ -334,7 +334,7 @@ class Kernel:
     def _gpu_kernel(self, dev, ins):
         """(context, kernel handle, patc_arg array, output array, scalars' storage, the
         same as addresses for patc._fast: (argv, outv, kernel, ((input, type, storage)
-        per scalar))) of device dev. The arrays are the device's own, written under its context's lock:
+        per scalar), the context's lock, wraps and handle)) of device dev. The arrays are the device's own, written under its context's lock:
         argv holds a patc_arg per input (.buffer at 2i, .value at 2i+1, set here once to
         the scalar's own storage, whose type no nat changes)."""
         ctx, prog = self.program._gpu_program(dev)
@@ -347,7 +347,7 @@ class Kernel:
             scal[i] = L.TYPE_CTYPES[ins[i][0]]()
             argv[2 * i + 1] = addressof(scal[i])
         fast = (addressof(argv), addressof(outv), h.value,
-                tuple((i, ins[i][0], addressof(scal[i])) for i in self._scalars))
+                tuple((i, ins[i][0], addressof(scal[i])) for i in self._scalars), ctx.lock, ctx.wraps, ctx.h)
         g = self._gk[dev] = (ctx, h, argv, outv, scal, fast)
         return g
 
