@@ -27,6 +27,7 @@
 
 enum { TORCH, CUPY, NUMPY, OTHER };      /* _arrays.py's library numbers */
 enum { MAX_ARRAYS = 32, MAX_SCALARS = 32 }; /* more: the Python path */
+enum { MAX_WRAPS = 1024 };                  /* _core._MAX_WRAPS */
 
 typedef patc_status (*algo_enqueue_fn)(patc_algo *, unsigned long long, unsigned long long, unsigned long long,
                                        long long, const void *const *, void *);
@@ -886,6 +887,11 @@ static PyObject *fast_kernel(PyObject *self, PyObject *cargs)
     void **argv = (void **)(uintptr_t)argvp, **outv = (void **)(uintptr_t)outvp;
     for (Py_ssize_t k = 0; k < ns; k++) scalar_store((void *)(uintptr_t)sat[k], st[k], &sv[k]);
     int err = 0;
+    if (PyDict_Size(wraps) + na + nout > MAX_WRAPS) { /* ctx.room(): no wrap of this launch freed under it */
+        PyObject *r = PyObject_CallMethod(ctx, "room", "n", na + nout);
+        if (!r) err = 1;
+        Py_XDECREF(r);
+    }
     for (Py_ssize_t k = 0; k < na && !err; k++) {
         unsigned long long h = wrap_of(ctx, wraps, ptr[k], bytes[k]);
         if (!h) err = 1;

@@ -121,6 +121,29 @@ def test_sort_enqueues():
         patc.sort(Dev(10, "<f8", 8), out=Dev(10, "<f8", 8))
 
 
+def test_wraps_kept_for_the_launch(call_path):
+    """A context keeps at most 1024 wraps and frees them all when a launch would take it
+    past that: before the launch's first wrap, never between two of them (which would
+    free a wrap the launch then reads)."""
+    k = patc.compile(SAXPY).kernel("saxpy")
+    n = 16
+    x, y = Dev(n), Dev(n)
+    k(2.0, x, y, n=n, out=Dev(n))
+    ctx = k._gk[0][0]
+    mem = Dev(1024)
+    base = mem.__cuda_array_interface__["data"][0]
+    with ctx.lock:  # one place left: the next launch (y kept, a new x and out) needs two
+        for i in range(1023 - len(ctx.wraps)):
+            ctx.wrap(base + 4 * i, 4)
+    assert len(ctx.wraps) == 1023
+    out = Dev(n)
+    x2 = Dev(n)
+    k(2.0, x2, y, n=n, out=out)
+    keys = {(x2.__cuda_array_interface__["data"][0], 4 * n), (y.__cuda_array_interface__["data"][0], 4 * n),
+            (out.__cuda_array_interface__["data"][0], 4 * n)}
+    assert set(ctx.wraps) == keys
+
+
 class _Launch(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
                 ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p), ("args", ctypes.POINTER(ctypes.c_void_p))]

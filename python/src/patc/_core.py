@@ -23,6 +23,9 @@ from . import _lib as L
 from ._lib import ArrayError, DeviceMismatchError, DtypeError, InvalidArgumentError, SizeError
 
 
+_MAX_WRAPS = 1024  # kept wraps per context
+
+
 class _Ctx:
     """A patc_ctx with the lock that keeps it to one thread at a time (patc.h's rule) and
     its kept buffer wraps."""
@@ -53,15 +56,21 @@ class _Ctx:
         if rc:
             L.raise_status(rc, self.h, what)
 
+    def room(self, n):
+        """Free the kept wraps when n more could take them past _MAX_WRAPS: called before a
+        launch's first wrap (the lock held), so that no wrap of the launch is freed before
+        it is enqueued (an enqueued launch holds the addresses, not the wraps)."""
+        if len(self.wraps) + n > _MAX_WRAPS:
+            for old in self.wraps.values():
+                L.patc_buffer_free(old)
+            self.wraps.clear()
+
     def wrap(self, ptr, nbytes):
-        """A patc_buffer over device memory [ptr, ptr + nbytes); the caller holds the lock."""
+        """A patc_buffer over device memory [ptr, ptr + nbytes); the caller holds the lock
+        and has made room()."""
         key = (ptr, nbytes)
         b = self.wraps.get(key)
         if b is None:
-            if len(self.wraps) >= 1024:
-                for old in self.wraps.values():
-                    L.patc_buffer_free(old)
-                self.wraps.clear()
             hb = c_void_p()
             self.check(L.patc_buffer_wrap(self.h, ptr, nbytes, byref(hb)), "patc_buffer_wrap")
             b = self.wraps[key] = hb.value
@@ -443,6 +452,8 @@ class Kernel:
         ctx, kh, argv, outv, scal, _ = g
         wraps = ctx.wraps
         with ctx.lock:
+            if len(wraps) + len(arrs) + len(outarrs) > _MAX_WRAPS:
+                ctx.room(len(arrs) + len(outarrs))
             for i in self._scalars:
                 v = args[i]
                 t = ins[i][0]
