@@ -1,11 +1,13 @@
-/* patc._fast: the checked path of a small GPU call (a kernel, reduce, the scans, sort)
- * in C, beside the ctypes binding (python/src/patc/_core.py), which stays the whole
- * package without it.
+/* patc._fast: the checked path of a small GPU call (a kernel, reduce, the scans, filter,
+ * partition, sort) in C, beside the ctypes binding (python/src/patc/_core.py), which
+ * stays the whole package without it.
  *
  * Each entry point takes one call as the Python function got it and either makes it
  * (the same checks, the same arrays, the same libpatrt calls as _core.py's path, with
- * the same context lock) or returns NotImplemented before doing anything, and the caller
- * goes on with the Python path, which then does everything, raising its own errors.
+ * the same context lock) or returns NotImplemented before anything is enqueued or kept
+ * (at most a new output made and dropped: one the fast path cannot read), and the
+ * caller goes on with the Python path, which then does everything, raising its own
+ * errors.
  * So this file knows only the common case: PyTorch tensors and __cuda_array_interface__
  * objects on one GPU, a call whose plan, kernel or sorter the Python path has made
  * before (kept in _core.py's dicts, which are read here), a stream given as an int or
@@ -690,8 +692,8 @@ static PyObject *fast_select(PyObject *self, PyObject *args)
         PyObject *f = PyObject_GetAttr(G.core, S_result);
         PyObject *sobj = given ? PyLong_FromUnsignedLongLong(s) : (Py_INCREF(Py_None), Py_None);
         if (f && sobj)
-            res = PyObject_CallFunction(f, "LOOiOiOO", alg, o, cnt, d.lib, sync, d.dev, out != Py_None ? Py_True : Py_False,
-                                        sobj);
+            res = PyObject_CallFunction(f, "LOOiOiOO", alg, o, cnt, d.lib, sync, d.dev,
+                                        out != Py_None ? Py_True : Py_False, sobj);
         Py_XDECREF(f);
         Py_XDECREF(sobj);
     }

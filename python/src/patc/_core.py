@@ -343,9 +343,10 @@ class Kernel:
     def _gpu_kernel(self, dev, ins):
         """(context, kernel handle, patc_arg array, output array, scalars' storage, the
         same as addresses for patc._fast: (argv, outv, kernel, ((input, type, storage)
-        per scalar), the context's lock, wraps and handle)) of device dev. The arrays are the device's own, written under its context's lock:
-        argv holds a patc_arg per input (.buffer at 2i, .value at 2i+1, set here once to
-        the scalar's own storage, whose type no nat changes)."""
+        per scalar), the context's lock, wraps and handle)) of device dev. The arrays are
+        the device's own, written under its context's lock: argv holds a patc_arg per
+        input (.buffer at 2i, .value at 2i+1, set here once to the scalar's own storage,
+        whose type no nat changes)."""
         ctx, prog = self.program._gpu_program(dev)
         h = c_void_p()
         ctx.check(L.patc_get_kernel(prog, self.name.encode(), byref(h)))
@@ -915,7 +916,6 @@ def describe_algorithm(name, dtype="float32", n=1 << 20, op="add", pred=None, de
     with ctx.lock:
         ctx.check(L.patc_algo_describe(a, n, buf, 256))
     return buf.value.decode()
-
 
 
 # ---------------------------------------------------------------- patc._fast
