@@ -8,8 +8,8 @@
  * (at most a new output made and dropped: one the fast path cannot read), and the
  * caller goes on with the Python path, which then does everything, raising its own
  * errors.
- * So this file knows only the common case: PyTorch tensors and __cuda_array_interface__
- * objects on one GPU, a call whose plan, kernel or sorter the Python path has made
+ * So this file knows only the common case: PyTorch tensors, CuPy arrays and
+ * __cuda_array_interface__ objects on one GPU, a call whose plan, kernel or sorter the Python path has made
  * before (kept in _core.py's dicts, which are read here), a stream given as an int or
  * not at all. Errors that the Python path raises after an allocation or a wrap (the
  * allocator's, patc_buffer_wrap's, the launch's status) are raised by the same Python
@@ -57,10 +57,13 @@ static struct {
     PyObject *torch_type;  /* torch.Tensor, or NULL before PyTorch is seen */
     PyObject *torch_dtypes;/* torch dtype -> patc_type */
     PyObject *torch_stream;/* dev -> the current CUstream as an int */
+    PyObject *cupy_type;   /* cupy.ndarray, or NULL before CuPy is seen */
+    PyObject *np_dtypes;   /* NumPy dtype -> patc_type (CuPy's dtypes are NumPy's) */
+    PyObject *cupy_stream; /* dev -> CuPy's current CUstream as an int */
     int ready;
 } G;
 
-static PyObject *S_data_ptr, *S_dtype, *S_numel, *S_is_contiguous, *S_get_device, *S_new_empty, *S_cai,
+static PyObject *S_ptr, *S_size, *S_flags, *S_c_contiguous, *S_device, *S_id, *S_data_ptr, *S_dtype, *S_numel, *S_is_contiguous, *S_get_device, *S_new_empty, *S_cai,
     *S_typestr, *S_shape, *S_strides, *S_data, *S_dlpack_device, *S_lock, *S_acquire, *S_release,
     *S_empty, *S_dict, *S_count_array, *S_result, *S_stream, *S_algo, *S_ctx, *S_empty_tuple;
 
@@ -250,10 +253,52 @@ done:
     return ok;
 }
 
+/* o.a.b as a C value, 0 with no error left set */
+static int attr2(PyObject *o, PyObject *a, PyObject *b, PyObject **out)
+{
+    PyObject *m = PyObject_GetAttr(o, a);
+    *out = m ? PyObject_GetAttr(m, b) : NULL;
+    Py_XDECREF(m);
+    if (!*out) PyErr_Clear();
+    return *out != NULL;
+}
+
+/* _arrays._describe_cupy */
+static int describe_cupy(PyObject *x, Desc *d)
+{
+    PyObject *v;
+    long long t;
+    if (!attr2(x, S_data, S_ptr, &v)) return 0;
+    int ok = as_ull(v, &d->ptr);
+    Py_DECREF(v);
+    if (!ok) return 0;
+    PyObject *dt = PyObject_GetAttr(x, S_dtype);
+    if (!dt) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *tt = dget(G.np_dtypes, dt);
+    Py_DECREF(dt);
+    if (!tt || !as_ll(tt, &t)) return 0;
+    d->type = (int)t;
+    v = PyObject_GetAttr(x, S_size);
+    if (!v) PyErr_Clear();
+    if (!ll_of(v, &d->n)) return 0;
+    if (!attr2(x, S_flags, S_c_contiguous, &v)) return 0;
+    d->contig = v == Py_True;
+    Py_DECREF(v);
+    if (!attr2(x, S_device, S_id, &v)) return 0;
+    if (!ll_of(v, &t)) return 0;
+    d->dev = (int)t;
+    d->lib = CUPY;
+    return 1;
+}
+
 /* 1: x described; 0: not one the fast path takes (nothing set) */
 static int describe(PyObject *x, Desc *d)
 {
     if (G.torch_type && (PyObject *)Py_TYPE(x) == G.torch_type) return describe_torch(x, d);
+    if (G.cupy_type && (PyObject *)Py_TYPE(x) == G.cupy_type) return describe_cupy(x, d);
     PyObject *h = dget(G.handlers, (PyObject *)Py_TYPE(x));
     if (h && h == G.cai_fn) return describe_cai(x, d);
     return 0;
@@ -275,13 +320,14 @@ static int current_stream(int lib, int dev, unsigned long long *s)
         *s = 0;
         return 1;
     }
-    if (lib != TORCH || !G.torch_stream) return 0;
+    PyObject *fn = lib == TORCH ? G.torch_stream : lib == CUPY ? G.cupy_stream : NULL;
+    if (!fn) return 0;
     PyObject *d = PyLong_FromLong(dev);
     if (!d) {
         PyErr_Clear();
         return 0;
     }
-    PyObject *r = PyObject_CallFunctionObjArgs(G.torch_stream, d, NULL);
+    PyObject *r = PyObject_CallFunctionObjArgs(fn, d, NULL);
     Py_DECREF(d);
     if (!r) {
         PyErr_Clear();
@@ -629,7 +675,7 @@ static PyObject *fast_select(PyObject *self, PyObject *args)
     if (!PyDict_Check(kw) || !describe(x, &d) || !d.contig || d.type < 0 || d.type == PATC_BOOL || d.dev < 0 ||
         d.n < 1 || d.n >= (1LL << 32) || !stream_of(stream, &s, &given) ||
         (!given && !current_stream(d.lib, d.dev, &s)) || !single_gpu(d.lib) ||
-        (d.lib != TORCH && (out == Py_None || count == Py_None)))
+        (d.lib == OTHER && (out == Py_None || count == Py_None)))
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *names = NULL, *types = NULL;
     Scalar sv[PATC_ALGO_MAX_SCALARS];
@@ -1007,9 +1053,22 @@ static PyObject *set_torch(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* set_cupy(cupy.ndarray, {NumPy dtype: patc_type}, current stream function of dev) */
+static PyObject *set_cupy(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *t, *dt, *st;
+    if (!PyArg_ParseTuple(args, "OO!O", &t, &PyDict_Type, &dt, &st)) return NULL;
+    keep(&G.cupy_type, t);
+    keep(&G.np_dtypes, dt);
+    keep(&G.cupy_stream, st);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Hand over libpatrt's functions and _core's tables."},
     {"set_torch", set_torch, METH_VARARGS, "Hand over PyTorch's tensor type, dtypes and stream query."},
+    {"set_cupy", set_cupy, METH_VARARGS, "Hand over CuPy's array type, NumPy's dtypes and CuPy's stream query."},
     {"algo", fast_algo, METH_VARARGS, "A reduce or scan call, or NotImplemented."},
     {"sort", fast_sort, METH_VARARGS, "A sort call, or NotImplemented."},
     {"select", fast_select, METH_VARARGS, "A filter or partition call, or NotImplemented."},
@@ -1025,7 +1084,8 @@ PyMODINIT_FUNC PyInit__fast(void)
         PyObject **slot;
         const char *s;
     } names[] = {
-        {&S_data_ptr, "data_ptr"}, {&S_dtype, "dtype"}, {&S_numel, "numel"}, {&S_is_contiguous, "is_contiguous"},
+        {&S_ptr, "ptr"}, {&S_size, "size"}, {&S_flags, "flags"}, {&S_c_contiguous, "c_contiguous"},
+        {&S_device, "device"}, {&S_id, "id"}, {&S_data_ptr, "data_ptr"}, {&S_dtype, "dtype"}, {&S_numel, "numel"}, {&S_is_contiguous, "is_contiguous"},
         {&S_get_device, "get_device"}, {&S_new_empty, "new_empty"}, {&S_cai, "__cuda_array_interface__"},
         {&S_typestr, "typestr"}, {&S_shape, "shape"}, {&S_strides, "strides"}, {&S_data, "data"},
         {&S_dlpack_device, "__dlpack_device__"}, {&S_lock, "lock"}, {&S_acquire, "acquire"},

@@ -361,6 +361,74 @@ def test_c_path_torch_tensors(monkeypatch, call_path):
             _lib._fast.set_torch(None, {}, None)
 
 
+class _CupyLike:
+    """A stand-in for a cupy.ndarray, handed to patc._fast as CuPy's array type
+    (set_cupy): the attributes the C path reads of an array."""
+
+    def __init__(self, n, dtype="f4"):
+        import types
+        self.dev = Dev(max(n, 1), "<" + dtype, 4)
+        self.size, self.dtype = n, dtype
+        self.data = types.SimpleNamespace(ptr=self.dev.__cuda_array_interface__["data"][0])
+        self.flags = types.SimpleNamespace(c_contiguous=True)
+        self.device = types.SimpleNamespace(id=0)
+
+
+def test_c_path_cupy_arrays(monkeypatch, call_path):
+    """The C path's CuPy branch (python/_fast.c describe_cupy, CuPy's current stream,
+    results and counts made by _arrays.empty) on array-like objects: the launches are
+    those of the same calls on __cuda_array_interface__ arrays at the same addresses."""
+    if call_path == "ctypes":
+        pytest.skip("the C path only")
+    from patc import _arrays, _lib
+    n = 1000
+    st = _stream()
+    k = patc.compile(SAXPY).kernel("saxpy")
+    x, y, out, r, cnt = _CupyLike(n), _CupyLike(n), _CupyLike(n), _CupyLike(1), _CupyLike(1, "u4")
+
+    def cai(a):  # the same memory as a __cuda_array_interface__ array
+        d = Dev(0)
+        d.__cuda_array_interface__ = dict(a.dev.__cuda_array_interface__, shape=(max(a.size, 1),))
+        return d
+
+    def calls(f):
+        k(2.0, f(x), f(y), n=n, out=f(out))
+        patc.reduce(f(x), out=f(r))
+        patc.inclusive_scan(f(x), out=f(out))
+        patc.filter(f(x), "fun(x => x > t)", t=0.5, out=f(out), count=f(cnt), sync=False)
+
+    def calls_cai():
+        k(2.0, cai(x), cai(y), n=n, out=cai(out), stream=st)
+        patc.reduce(cai(x), out=cai(r), stream=st)
+        patc.inclusive_scan(cai(x), out=cai(out), stream=st)
+        patc.filter(cai(x), "fun(x => x > t)", t=0.5, out=cai(out), count=cai(cnt), stream=st, sync=False)
+    calls_cai()  # the shapes, kernels and plans, made by the Python path
+    want = _record(calls_cai, (b"saxpy", (8, 4, 8, 8, 4)))
+    made = []
+
+    def empty(lib, t, count, dev):
+        assert lib == _arrays.CUPY and dev == 0
+        made.append(_CupyLike(1 if count == () else count, "f4" if t == _lib.F32 else "u4"))
+        return made[-1]
+    monkeypatch.setattr(_arrays, "empty", empty)
+    monkeypatch.setitem(_arrays._multi, _arrays.CUPY, False)
+    monkeypatch.setattr(_core, "_algo", None)  # the Python path would fail: not taken
+    monkeypatch.setattr(_core.Kernel, "_enqueue", None)
+    _lib._fast.set_cupy(_CupyLike, {"f4": _lib.F32, "u4": _lib.U32}, lambda dev: st)
+    try:
+        got = _record(lambda: calls(lambda a: a), (b"saxpy", (8, 4, 8, 8, 4)))
+        assert got == want
+        res = [k(2.0, x, y, n=n), patc.reduce(x), patc.inclusive_scan(x)]
+        assert res == made[:3] and made[1].size == 1 and made[2].size == n
+        o, c = patc.filter(x, "fun(x => x > t)", t=0.5, sync=False)  # the count made by count_array
+        assert o is made[3] and c is made[4] and c.dtype == "u4"
+    finally:  # CuPy's own, where this process has seen it, else none
+        if _arrays._cupy is not None:
+            _arrays._init_cupy(_arrays._cupy)
+        else:
+            _lib._fast.set_cupy(None, {}, None)
+
+
 def test_call_overhead(capsys, call_path):
     """The host time of a small kernel's call and of a ready-made call, the driver's
     launch being a function that returns (what is left is patc's and Python's)."""
