@@ -216,11 +216,13 @@ class Gpu:
         return rows
 
 
-C_PATH = (patc_core._fast_kernel, patc_core._fast_algo, patc_core._fast_sort, patc_core._fast_select)
+C_PATH = tuple(getattr(patc_core, f, None) for f in ("_fast_kernel", "_fast_algo", "_fast_sort", "_fast_select"))
 
 
 def use_c_path(on):
     """patc._fast's C path of a small call on (as the package runs) or off (the ctypes path)."""
+    if C_PATH[0] is None:  # a package without it
+        return
     patc_core._fast_kernel, patc_core._fast_algo, patc_core._fast_sort, patc_core._fast_select = \
         C_PATH if on else (None,) * 4
 
