@@ -784,6 +784,9 @@ static unsigned long long wrap_of(PyObject *ctx, PyObject *wraps, unsigned long 
     return h;
 }
 
+static PyObject *kernel_call(PyObject *sh, long long nin, PyObject *args, PyObject *out, PyObject *stream,
+                             PyObject *gks, PyObject *name);
+
 /* kernel(fast, args, nats, out, stream): a Kernel's call with device= not given; fast is
  * the Kernel's _fast tuple (nin, nat names, shapes, gpu kernels, nout, name). */
 static PyObject *fast_kernel(PyObject *self, PyObject *cargs)
@@ -818,7 +821,18 @@ static PyObject *fast_kernel(PyObject *self, PyObject *cargs)
     PyObject *sh = dget(shapes, key); /* (natarr, ins, outs, arrs, natarr address) */
     Py_DECREF(key);
     if (!sh || PyTuple_Size(sh) != 5) Py_RETURN_NOTIMPLEMENTED;
-    PyObject *ins = PyTuple_GetItem(sh, 1), *outs = PyTuple_GetItem(sh, 2), *arrs = PyTuple_GetItem(sh, 3);
+    Py_INCREF(sh); /* held: an array's description may run Python code, which may drop it from shapes */
+    PyObject *r = kernel_call(sh, nin, args, out, stream, gks, name);
+    Py_DECREF(sh);
+    return r;
+}
+
+/* fast_kernel's call of a shape sh: nin inputs args, out=, stream=, the kernel's
+ * per-device tuples gks and its name */
+static PyObject *kernel_call(PyObject *sh, long long nin, PyObject *args, PyObject *out, PyObject *stream,
+                             PyObject *gks, PyObject *name)
+{
+    PyObject *outs = PyTuple_GetItem(sh, 2), *arrs = PyTuple_GetItem(sh, 3);
     unsigned long long natp;
     if (!as_ull(PyTuple_GetItem(sh, 4), &natp)) Py_RETURN_NOTIMPLEMENTED;
     Py_ssize_t na = PyTuple_Size(arrs), nout = PyTuple_Size(outs);
@@ -880,7 +894,6 @@ static PyObject *fast_kernel(PyObject *self, PyObject *cargs)
         }
         st[k] = (int)t;
     }
-    (void)ins;
     /* the outputs: out= (one array) checked, or new ones */
     PyObject *res = NULL, *lock = NULL, *wraps = NULL, *cur = NULL;
     if (out != Py_None) {
