@@ -843,7 +843,8 @@ static PyObject *kernel_call(PyObject *sh, long long nin, PyObject *args, PyObje
     /* the inputs: (input, type, count, bytes) per array */
     unsigned long long ptr[MAX_ARRAYS], bytes[MAX_ARRAYS], optr[MAX_ARRAYS], obytes[MAX_ARRAYS];
     long long argi[MAX_ARRAYS];
-    int dev = 0, lib = 0;
+    int dev = 0, lib = 0, type0 = -1;
+    PyObject *x0 = NULL; /* the first array input */
     for (Py_ssize_t k = 0; k < na; k++) {
         PyObject *w = PyTuple_GetItem(arrs, k);
         long long i, wt, wn, wb;
@@ -858,6 +859,8 @@ static PyObject *kernel_call(PyObject *sh, long long nin, PyObject *args, PyObje
         if (k == 0) {
             dev = d.dev;
             lib = d.lib;
+            type0 = d.type;
+            x0 = PyTuple_GetItem(args, (Py_ssize_t)i);
         } else if (d.dev != dev) Py_RETURN_NOTIMPLEMENTED;
         ptr[k] = d.ptr;
         bytes[k] = (unsigned long long)wb;
@@ -922,7 +925,8 @@ static PyObject *kernel_call(PyObject *sh, long long nin, PyObject *args, PyObje
                 Py_XDECREF(res);
                 Py_RETURN_NOTIMPLEMENTED;
             }
-            PyObject *o = new_output(NULL, lib, (int)wt, wn, 0, dev);
+            /* a tensor of the first input's type: its new_empty, as _core's _outputs */
+            PyObject *o = new_output(lib == TORCH && wt == type0 ? x0 : NULL, lib, (int)wt, wn, 0, dev);
             if (!o) {
                 Py_XDECREF(res);
                 return NULL;

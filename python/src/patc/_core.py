@@ -429,7 +429,7 @@ class Kernel:
             else:
                 outarrs = ((out, d),)
         else:
-            outarrs = self._outputs(out, outs, lib, dev, s)
+            outarrs = self._outputs(out, outs, lib, dev, s, args[arrs[0][0]] if arrs else None)
         if dev < 0:
             return self._run_cpu(args, descs, natarr, ins, outarrs)
         g = self._gk.get(dev)
@@ -477,12 +477,17 @@ class Kernel:
             if rc:
                 ctx.check(rc, "kernel %s" % self.name)
 
-    def _outputs(self, out, outs, lib, dev, s):
-        """[(array, description)] per output: out='s, checked, or new ones."""
+    def _outputs(self, out, outs, lib, dev, s, like=None):
+        """[(array, description)] per output: out='s, checked, or new ones. A new output
+        of a torch.Tensor input's dtype is like.new_empty(count) (like: the first array
+        input), which costs a fraction of torch.empty with dtype and device as keywords."""
         if out is None:
             res = []
             for t, cnt, b in outs:
-                o = A.empty(lib, t, cnt, dev)
+                if lib == A.TORCH and type(like) is A._torch.Tensor and like.dtype == A._torch_dtypes[t]:
+                    o = like.new_empty(cnt)
+                else:
+                    o = A.empty(lib, t, cnt, dev)
                 res.append((o, (A.data_ptr(lib, o),)))
             return res
         if self._nout == 1 and not isinstance(out, (tuple, list)):
