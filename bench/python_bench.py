@@ -22,7 +22,8 @@ t = 0.5).
 
 Then the per-call overhead of a small kernel: examples/saxpy.rise's saxpy called
 back to back at n = 1..1024 (host time per call, out= given and not), beside
-torch.add(y, x, alpha=a), the same operation as one torch op.
+torch.add(y, x, alpha=a), the same operation as one torch op; where the package has
+patc._fast (the C path of a small call), each patc row again on the ctypes path.
 
 Writes DIR/python_bench.csv, DIR/python_bench.md (the tables) and DIR/command.txt. DIR
 defaults to bench/results/<date>-<gpu>-python. --dry-run needs no GPU: the same loops on
@@ -43,6 +44,7 @@ import time
 import numpy as np
 
 import patc
+from patc import _core as patc_core
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -188,12 +190,19 @@ class Gpu:
                      "torch.sum": lambda: t.sum(x),
                      "patc.inclusive_scan": lambda: patc.inclusive_scan(x),
                      "torch.cumsum": lambda: t.cumsum(x, 0)}
+            c_path = {name: True for name in cases}
+            if C_PATH[0] is not None:  # the same patc calls with patc._fast switched off
+                for name in [c for c in cases if c.startswith("patc")]:
+                    cases[name + " [ctypes path]"] = cases[name]
+                    c_path[name + " [ctypes path]"] = False
             assert t.allclose(k(2.0, x, y, n=n), 2.0 * x + y)
             for name, fn in cases.items():
+                use_c_path(c_path[name])
                 for _ in range(50):
                     fn()
             t.cuda.synchronize()
             for name, fn in cases.items():
+                use_c_path(c_path[name])
                 per = []
                 for _ in range(5):
                     t0 = time.perf_counter()
@@ -203,7 +212,19 @@ class Gpu:
                     t.cuda.synchronize()
                     per.append((t1 - t0) / reps * 1e6)
                 rows.append((name, n, statistics.median(per), self.time_ms(fn) * 1e3))
+            use_c_path(True)
         return rows
+
+
+C_PATH = tuple(getattr(patc_core, f, None) for f in ("_fast_kernel", "_fast_algo", "_fast_sort", "_fast_select"))
+
+
+def use_c_path(on):
+    """patc._fast's C path of a small call on (as the package runs) or off (the ctypes path)."""
+    if C_PATH[0] is None:  # a package without it
+        return
+    patc_core._fast_kernel, patc_core._fast_algo, patc_core._fast_sort, patc_core._fast_select = \
+        C_PATH if on else (None,) * 4
 
 
 class Cpu:
@@ -356,8 +377,9 @@ def write(args, be, rows, over):
     lines.append("")
     text = "\n".join(lines)
     (out / "python_bench.md").write_text(text)
-    versions = ["patc %s (%s)" % (patc.__version__, patc.library_version), "python %s" % platform.python_version(),
-                "numpy %s" % np.__version__]
+    versions = ["patc %s (%s)" % (patc.__version__, patc.library_version),
+                "patc._fast %s" % ("built" if C_PATH[0] is not None else "not built (the ctypes path only)"),
+                "python %s" % platform.python_version(), "numpy %s" % np.__version__]
     if not args.dry_run:
         versions.append("torch %s (CUDA %s)" % (be.torch.__version__, be.torch.version.cuda))
         if be.cupy is not None:

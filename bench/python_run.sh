@@ -6,7 +6,7 @@
 # (pip wheel ./python) into a temporary folder first; without it `import patc` must work
 # as it is. Results: bench/results/<date>-<gpu>-python/ (python_bench.md, .csv,
 # command.txt), or --out DIR.
-#   PATC_WHEEL=/path/patc-0.1.0-py3-none-linux_x86_64.whl bash bench/python_run.sh [ARGS of python_bench.py]
+#   PATC_WHEEL=/path/patc-0.1.0-cp38-abi3-linux_x86_64.whl bash bench/python_run.sh [ARGS of python_bench.py]
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -n "${PATC_WHEEL:-}" ]; then

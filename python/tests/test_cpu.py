@@ -368,6 +368,8 @@ def test_host_objects_and_torch_cpu():
     r = patc.inclusive_scan(t)
     assert isinstance(r, torch.Tensor) and r.tolist() == [0, 1, 3, 6, 10, 15]
     assert float(patc.reduce(t)) == 15.0
+    y = patc.compile(SAXPY).kernel("saxpy")(2.0, t, t, n=6)  # its output made by t.new_empty
+    assert isinstance(y, torch.Tensor) and y.dtype == torch.float32 and y.tolist() == [0, 3, 6, 9, 12, 15]
 
 
 def test_version():

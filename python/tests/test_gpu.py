@@ -6,6 +6,9 @@ out=, streams, the array protocols and the argument errors.
 Skips itself without a CUDA GPU (or without PyTorch). Runs under pytest, or alone
 (`python3 python/tests/test_gpu.py`, for a machine without pytest), ending with the line
 "N passed, M failed". tests/gpu/all.sh section w runs it with the carried wheel.
+
+Where the package has patc._fast (python/_fast.c, the C path of a small call), every
+test runs on it and again with it switched off (the ctypes path).
 """
 import sys
 import time
@@ -30,10 +33,31 @@ except ImportError:
 import numpy as np
 
 import patc
+from patc import _core
 from programs import MINMAX, SAXPY  # the tests' folder is on sys.path
 
 if pytest is not None:
     pytestmark = pytest.mark.skipif(not HAVE_GPU, reason="needs PyTorch and a CUDA GPU")
+
+_C_PATH = tuple(getattr(_core, f, None) for f in ("_fast_kernel", "_fast_algo", "_fast_sort", "_fast_select"))
+PATHS = ("c", "ctypes") if _C_PATH[0] is not None else ("ctypes",)
+_path = [PATHS[0]]
+
+
+def use_path(p):
+    """patc._fast's C path ("c") or the ctypes path ("ctypes") for the calls that follow."""
+    _path[0] = p
+    if _C_PATH[0] is not None:
+        _core._fast_kernel, _core._fast_algo, _core._fast_sort, _core._fast_select = \
+            _C_PATH if p == "c" else (None,) * 4
+
+
+if pytest is not None:
+    @pytest.fixture(autouse=True, params=PATHS)
+    def call_path(request):
+        use_path(request.param)
+        yield request.param
+        use_path(PATHS[0])
 
 SIZES = [1, 31, 33, 1000, 4097, (1 << 20) + 7, 12345679]
 
@@ -325,8 +349,8 @@ def test_call_overhead_is_measured():
     t3 = time.perf_counter()
     torch.cuda.synchronize()
     us = lambda a, b: (b - a) / reps * 1e6
-    print("\ncall overhead: patc kernel %.2f us (out=), %.2f us (allocating); torch.add %.2f us"
-          % (us(t0, t1), us(t1, t2), us(t2, t3)))
+    print("\ncall overhead (%s path): patc kernel %.2f us (out=), %.2f us (allocating); torch.add %.2f us"
+          % (_path[0], us(t0, t1), us(t1, t2), us(t2, t3)))
     assert us(t0, t1) < 100
 
 
@@ -337,13 +361,14 @@ if __name__ == "__main__":
         sys.exit(0)
     passed = failed = 0
     for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
+        for p in PATHS if name.startswith("test_") and callable(fn) else ():
+            use_path(p)
             try:
                 fn()
                 passed += 1
-                print("PASS", name)
+                print("PASS", name, p)
             except Exception as e:  # report every test, then fail
                 failed += 1
-                print("FAIL", name, type(e).__name__, e)
+                print("FAIL", name, p, type(e).__name__, e)
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)

@@ -54,6 +54,17 @@ def _init_torch(torch):
         if d is not None:
             _torch_types[d] = t
             _torch_dtypes[t] = d
+    if _lib._fast is not None:
+        _lib._fast.set_torch(torch.Tensor, _torch_types, getattr(torch._C, "_cuda_getCurrentRawStream", None) or
+                             (lambda d: torch.cuda.current_stream(d).cuda_stream))
+
+
+def _init_cupy(cupy):
+    global _cupy
+    _cupy = cupy
+    _numpy()
+    if _lib._fast is not None:
+        _lib._fast.set_cupy(cupy.ndarray, _np_types, lambda dev: cupy.cuda.get_current_stream().ptr)
 
 
 def _describe_torch(t, stream):
@@ -153,7 +164,6 @@ def _describe_host(obj, stream):
 
 def _handler_for(obj):
     """The describing function for obj's type, found once per type."""
-    global _cupy
     mod = type(obj).__module__ or ""
     if mod.startswith("torch"):
         import torch
@@ -164,8 +174,7 @@ def _handler_for(obj):
     if mod.startswith("cupy"):
         import cupy
         if isinstance(obj, cupy.ndarray):
-            _cupy = cupy
-            _numpy()
+            _init_cupy(cupy)
             return _describe_cupy
     if mod.startswith("numpy"):
         np = _numpy()
@@ -257,9 +266,7 @@ def empty(lib, t, count, dev):
     if lib == OTHER:  # a CUDA array of another library: CuPy's, else PyTorch's
         try:
             import cupy
-            global _cupy
-            _cupy = cupy
-            _numpy()
+            _init_cupy(cupy)
             lib = CUPY
         except ImportError:
             try:

@@ -23,6 +23,9 @@ from . import _lib as L
 from ._lib import ArrayError, DeviceMismatchError, DtypeError, InvalidArgumentError, SizeError
 
 
+_MAX_WRAPS = 1024  # kept wraps per context
+
+
 class _Ctx:
     """A patc_ctx with the lock that keeps it to one thread at a time (patc.h's rule) and
     its kept buffer wraps."""
@@ -53,15 +56,21 @@ class _Ctx:
         if rc:
             L.raise_status(rc, self.h, what)
 
+    def room(self, n):
+        """Free the kept wraps when n more could take them past _MAX_WRAPS: called before a
+        launch's first wrap (the lock held), so that no wrap of the launch is freed before
+        it is enqueued (an enqueued launch holds the addresses, not the wraps)."""
+        if len(self.wraps) + n > _MAX_WRAPS:
+            for old in self.wraps.values():
+                L.patc_buffer_free(old)
+            self.wraps.clear()
+
     def wrap(self, ptr, nbytes):
-        """A patc_buffer over device memory [ptr, ptr + nbytes); the caller holds the lock."""
+        """A patc_buffer over device memory [ptr, ptr + nbytes); the caller holds the lock
+        and has made room()."""
         key = (ptr, nbytes)
         b = self.wraps.get(key)
         if b is None:
-            if len(self.wraps) >= 1024:
-                for old in self.wraps.values():
-                    L.patc_buffer_free(old)
-                self.wraps.clear()
             hb = c_void_p()
             self.check(L.patc_buffer_wrap(self.h, ptr, nbytes, byref(hb)), "patc_buffer_wrap")
             b = self.wraps[key] = hb.value
@@ -213,6 +222,9 @@ def emit_cuda(path_or_source, defines=None, include=None, name=None):
     return Program(path_or_source, defines, include, name).cuda
 
 
+_F64 = L.F64
+_launch_enqueue = L.patc_launch_args_enqueue_raw
+
 _INT_RANGE = {L.I32: (-2**31, 2**31 - 1), L.U32: (0, 2**32 - 1), L.I64: (-2**63, 2**63 - 1), L.U64: (0, 2**64 - 1)}
 
 
@@ -279,9 +291,8 @@ class Kernel:
         self.count_of = tuple(L.patc_kernel_output_count_of(self._cpu, j) for j in range(self._nout))
         self._shapes = {}
         self._gk = {}
-        self._argv = (c_void_p * max(2 * self._nin, 1))()
-        self._outv = (c_void_p * max(self._nout, 1))()
-        self._scal = [None] * self._nin
+        # what patc._fast reads of the kernel (python/_fast.c's fast_kernel)
+        self._fast = (self._nin, self.nat_names, self._shapes, self._gk, self._nout, name)
         del ctx
 
     def __repr__(self):
@@ -289,7 +300,8 @@ class Kernel:
                                                                      self._nout)
 
     def _shape(self, natkey):
-        """(nat array, [(type, count, bytes)] per input, same per output) for these nats."""
+        """(nat array, (type, count, bytes) per input, same per output, (input, type,
+        count, bytes) per array input, the nat array's address) for these nats."""
         ctx = self.program._cpu_ctx
         natarr = (c_longlong * max(len(natkey), 1))(*natkey)
         t, cnt, b = c_int(), c_longlong(), c_size_t()
@@ -303,11 +315,10 @@ class Kernel:
                 ctx.check(L.patc_kernel_output_info_at(self._cpu, j, natarr, byref(t), byref(cnt), byref(b)),
                           "kernel %s" % self.name)
                 outs.append((t.value, cnt.value, b.value))
-        for i in self._scalars:
-            if self._scal[i] is None:
-                self._scal[i] = L.TYPE_CTYPES[ins[i][0]]()
-                self._argv[2 * i + 1] = addressof(self._scal[i])
-        sh = (natarr, tuple(ins), tuple(outs))
+        # the arrays' (input, type, count, bytes), and the outputs' (type, count, bytes):
+        # the per-call loops read these, nothing else of the shape
+        arrs = tuple((i,) + ins[i] for i in self._arrays)
+        sh = (natarr, tuple(ins), tuple(outs), arrs, addressof(natarr))
         if len(self._shapes) > 256:
             self._shapes.clear()
         self._shapes[natkey] = sh
@@ -329,14 +340,38 @@ class Kernel:
         except TypeError:
             raise InvalidArgumentError("kernel %s: a nat's value is an integer (%r)" % (self.name, nats))
 
-    def _gpu_kernel(self, dev):
+    def _gpu_kernel(self, dev, ins):
+        """(context, kernel handle, patc_arg array, output array, scalars' storage, the
+        same as addresses for patc._fast: (argv, outv, kernel, ((input, type, storage)
+        per scalar), the context's lock, wraps and handle)) of device dev. The arrays are
+        the device's own, written under its context's lock: argv holds a patc_arg per
+        input (.buffer at 2i, .value at 2i+1, set here once to the scalar's own storage,
+        whose type no nat changes)."""
         ctx, prog = self.program._gpu_program(dev)
         h = c_void_p()
         ctx.check(L.patc_get_kernel(prog, self.name.encode(), byref(h)))
-        g = self._gk[dev] = (ctx, h.value)
+        argv = (c_void_p * max(2 * self._nin, 1))()
+        outv = (c_void_p * max(self._nout, 1))()
+        scal = [None] * self._nin
+        for i in self._scalars:
+            scal[i] = L.TYPE_CTYPES[ins[i][0]]()
+            argv[2 * i + 1] = addressof(scal[i])
+        fast = (addressof(argv), addressof(outv), h.value,
+                tuple((i, ins[i][0], addressof(scal[i])) for i in self._scalars), ctx.lock, ctx.wraps, ctx.h)
+        g = self._gk[dev] = (ctx, h, argv, outv, scal, fast)
         return g
 
+    # A GPU call's host time is most of a small kernel's time on an idle GPU, so the path
+    # of a call that passes its checks is written for it: the shape's tuples are read as
+    # they are, a tuple of an array's description is compared in place (A.check is called
+    # only to raise), kept wraps are looked up in the context's dict without a call, and
+    # the launch goes through a ctypes function without argtypes, handed ctypes objects
+    # (half the cost of converting through argtypes). bench/python_overhead.py times it.
     def __call__(self, *args, out=None, stream=None, device=None, **nats):
+        if _fast_kernel is not None and device is None:  # the common case in C, where built
+            r = _fast_kernel(self._fast, args, nats, out, stream)
+            if r is not NotImplemented:
+                return r
         if len(args) != self._nin:
             raise TypeError("kernel %s takes %d data parameters, %d given" % (self.name, self._nin, len(args)))
         n1 = self._nat1
@@ -347,82 +382,112 @@ class Kernel:
         sh = self._shapes.get(natkey)
         if sh is None:
             sh = self._shape(natkey)
-        natarr, ins, outs = sh
-        s = A.stream_handle(stream) if stream is not None else 0
+        natarr, ins, outs, arrs, _ = sh
+        if stream is None:
+            s = 0
+        elif type(stream) is int:
+            s = stream
+        else:
+            s = A.stream_handle(stream)
         descs = [None] * self._nin
         dev = lib = None
         handlers = A._handlers
-        for i in self._arrays:
+        for i, wt, wn, wb in arrs:
             a = args[i]
             h = handlers.get(type(a))
             d = h(a, s) if h is not None else A.describe(a, s)
             if d is None:
                 raise ArrayError("kernel %s: input %d is %s, not an array (PyTorch, CuPy, NumPy, "
                                  "__cuda_array_interface__ or __dlpack__)" % (self.name, i, type(a).__name__))
-            want = ins[i]
-            if not (d[3] and d[1] == want[0] and d[2] == want[1]):
-                A.check(d, want[0], want[1], "kernel %s: input %d", self.name, i)
+            if not (d[3] and d[1] == wt and d[2] == wn):
+                A.check(d, wt, wn, "kernel %s: input %d", self.name, i)
             if dev is None:
                 dev, lib = d[4], d[5]
             elif d[4] != dev:
                 raise DeviceMismatchError("kernel %s: input %d is on %s, an earlier input on %s" %
                                           (self.name, i, _dev_name(d[4]), _dev_name(dev)))
             descs[i] = d
-        want = _as_device(device) if device is not None else None
-        if want is not None and dev is not None and want != dev:
-            raise DeviceMismatchError("kernel %s: device=%r, but the arrays are on %s" % (self.name, device,
-                                                                                          _dev_name(dev)))
+        if device is not None:
+            want = _as_device(device)
+            if want is not None and dev is not None and want != dev:
+                raise DeviceMismatchError("kernel %s: device=%r, but the arrays are on %s" % (self.name, device,
+                                                                                              _dev_name(dev)))
+        else:
+            want = None
         if dev is None:
             dev = -1 if want is None else want
             lib = A.NUMPY if dev < 0 else A.TORCH
             if dev >= 0:
                 import torch
                 A._init_torch(torch)
-        outarrs = self._outputs(out, outs, lib, dev, s)
+        if out is not None and self._nout == 1 and not isinstance(out, (tuple, list)):
+            d = handlers.get(type(out))
+            d = d(out, s) if d is not None else A.describe(out, s)
+            t0 = outs[0]
+            if d is None or not (d[3] and d[1] == t0[0] and d[2] == t0[1] and d[4] == dev):
+                outarrs = self._outputs((out,), outs, lib, dev, s)  # raises
+            else:
+                outarrs = ((out, d),)
+        else:
+            outarrs = self._outputs(out, outs, lib, dev, s, args[arrs[0][0]] if arrs else None)
         if dev < 0:
             return self._run_cpu(args, descs, natarr, ins, outarrs)
-        if A.multi_gpu(lib):  # libpatrt makes dev's context current: the library's guard restores its own
+        g = self._gk.get(dev)
+        if g is None:
+            g = self._gpu_kernel(dev, ins)
+        if stream is None:
+            s = A.current_stream(lib, dev)
+        m = A._multi.get(lib)
+        if m is None:
+            m = A.multi_gpu(lib)
+        if m:  # libpatrt makes dev's context current: the library's guard restores its own
             with A.device_guard(lib, dev):
-                self._enqueue(dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs)
+                self._enqueue(g, s, args, arrs, descs, ins, natarr, outs, outarrs)
         else:
-            self._enqueue(dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs)
+            self._enqueue(g, s, args, arrs, descs, ins, natarr, outs, outarrs)
         if self._nout == 1:
             return outarrs[0][0]
         return tuple(o for o, d in outarrs)
 
-
-    def _enqueue(self, dev, lib, stream, s, args, descs, natarr, ins, outs, outarrs):
-        g = self._gk.get(dev)
-        if g is None:
-            g = self._gpu_kernel(dev)
-        ctx, kh = g
-        if stream is None:
-            s = A.current_stream(lib, dev)
-        argv, outv, scal, wrap = self._argv, self._outv, self._scal, ctx.wrap
+    def _enqueue(self, g, s, args, arrs, descs, ins, natarr, outs, outarrs):
+        ctx, kh, argv, outv, scal, _ = g
+        wraps = ctx.wraps
         with ctx.lock:
-            # argv holds a patc_arg per input: .buffer at 2i, .value at 2i+1 (set once, in
-            # _shape, to the scalar's own storage); only the used field is written
+            if len(wraps) + len(arrs) + len(outarrs) > _MAX_WRAPS:
+                ctx.room(len(arrs) + len(outarrs))
             for i in self._scalars:
                 v = args[i]
                 t = ins[i][0]
-                scal[i].value = v if type(v) is float and t <= L.F64 else _scalar(t, v, self.name, i)
-            for i in self._arrays:
-                argv[2 * i] = wrap(descs[i][0], ins[i][2])
-            for j, (o, d) in enumerate(outarrs):
-                outv[j] = wrap(d[0], outs[j][2])
+                scal[i].value = v if type(v) is float and t <= _F64 else _scalar(t, v, self.name, i)
+            for i, wt, wn, wb in arrs:
+                p = descs[i][0]
+                b = wraps.get((p, wb))
+                argv[2 * i] = b if b is not None else ctx.wrap(p, wb)
+            j = 0
+            for o, d in outarrs:
+                p = d[0]
+                wb = outs[j][2]
+                b = wraps.get((p, wb))
+                outv[j] = b if b is not None else ctx.wrap(p, wb)
+                j += 1
             if s != ctx.stream:  # a ctypes call saved per launch on the same stream
                 L.patc_set_stream(ctx.h, s)
                 ctx.stream = s
-            rc = L.patc_launch_args_enqueue(kh, natarr, argv, outv, None)
+            rc = _launch_enqueue(kh, natarr, argv, outv, None)
             if rc:
                 ctx.check(rc, "kernel %s" % self.name)
 
-    def _outputs(self, out, outs, lib, dev, s):
-        """[(array, description)] per output: out='s, checked, or new ones."""
+    def _outputs(self, out, outs, lib, dev, s, like=None):
+        """[(array, description)] per output: out='s, checked, or new ones. A new output
+        of a torch.Tensor input's dtype is like.new_empty(count) (like: the first array
+        input), which costs a fraction of torch.empty with dtype and device as keywords."""
         if out is None:
             res = []
             for t, cnt, b in outs:
-                o = A.empty(lib, t, cnt, dev)
+                if lib == A.TORCH and type(like) is A._torch.Tensor and like.dtype == A._torch_dtypes[t]:
+                    o = like.new_empty(cnt)
+                else:
+                    o = A.empty(lib, t, cnt, dev)
                 res.append((o, (A.data_ptr(lib, o),)))
             return res
         if self._nout == 1 and not isinstance(out, (tuple, list)):
@@ -702,6 +767,10 @@ def reduce(x, op="add", *, init=None, out=None, stream=None, device=None, scalar
     else a 0-d array of x's library on x's device, written by a launch on the current
     stream (no wait). op: "add", "min", "max", "mul", or a .rise lambda of two elements
     with init= its neutral element; scalars the lambda names are given by keyword."""
+    if _fast_algo is not None and init is None and device is None and not scalars and not kw:
+        r = _fast_algo(_REDUCE, x, op, out, stream, "patc.reduce")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_REDUCE, x, op, init, None, out, None, True, stream, device, scalars, scalar_types, kw,
                  "reduce")
 
@@ -709,6 +778,10 @@ def reduce(x, op="add", *, init=None, out=None, stream=None, device=None, scalar
 def inclusive_scan(x, op="add", *, init=None, out=None, stream=None, device=None, scalars=None, scalar_types=None,
                    **kw):
     """out[i] = x[0] op ... op x[i], a new 1-D array of x's library (or out=)."""
+    if _fast_algo is not None and init is None and device is None and not scalars and not kw:
+        r = _fast_algo(_INCLUSIVE_SCAN, x, op, out, stream, "patc.inclusive_scan")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_INCLUSIVE_SCAN, x, op, init, None, out, None, True, stream, device, scalars, scalar_types,
                  kw, "inclusive_scan")
 
@@ -716,6 +789,10 @@ def inclusive_scan(x, op="add", *, init=None, out=None, stream=None, device=None
 def exclusive_scan(x, op="add", *, init=None, out=None, stream=None, device=None, scalars=None, scalar_types=None,
                    **kw):
     """out[0] = the operator's neutral element, out[i] = x[0] op ... op x[i-1]."""
+    if _fast_algo is not None and init is None and device is None and not scalars and not kw:
+        r = _fast_algo(_EXCLUSIVE_SCAN, x, op, out, stream, "patc.exclusive_scan")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_EXCLUSIVE_SCAN, x, op, init, None, out, None, True, stream, device, scalars, scalar_types,
                  kw, "exclusive_scan")
 
@@ -729,6 +806,10 @@ def filter(x, pred, *, out=None, count=None, sync=True, stream=None, device=None
     the first m elements of the output; with sync=False the call does not wait and
     returns (out, count): all n elements of out, of which the first count[0] are the
     result (count: one int32 for PyTorch, uint32 otherwise)."""
+    if _fast_select is not None and device is None and not scalars and scalar_types is None:
+        r = _fast_select(_FILTER, x, pred, out, count, sync, stream, kw, "patc.filter")
+        if r is not NotImplemented:
+            return r
     return _algo(L.ALGO_FILTER, x, None, None, pred, out, count, sync, stream, device, scalars, scalar_types, kw,
                  "filter")
 
@@ -739,6 +820,10 @@ def partition(x, pred, *, stable=False, out=None, count=None, sync=True, stream=
     reverse order (stable=False, as CUB's DevicePartition::If) or in order (stable=True).
     pred and sync as for filter; with sync=False, m is the one-element count array."""
     alg = L.ALGO_PARTITION_STABLE if stable else L.ALGO_PARTITION
+    if _fast_select is not None and device is None and not scalars and scalar_types is None:
+        r = _fast_select(alg, x, pred, out, count, sync, stream, kw, "patc.partition")
+        if r is not NotImplemented:
+            return r
     return _algo(alg, x, None, None, pred, out, count, sync, stream, device, scalars, scalar_types, kw, "partition")
 
 
@@ -764,6 +849,10 @@ def sort(x, *, out=None, stream=None, device=None):
     sort). float32 keys in CUB's order: NaNs with the sign bit set first, -inf, ...,
     -0.0 and +0.0 as equals (in their input order), ..., +inf, then the other NaNs.
     NumPy arrays are sorted by the same kernels on the CPU interpreter."""
+    if _fast_sort is not None and device is None:
+        r = _fast_sort(x, out, stream)
+        if r is not NotImplemented:
+            return r
     s = A.stream_handle(stream) if stream is not None else 0
     h = A._handlers.get(type(x))
     d = h(x, s) if h is not None else A.describe(x, s)
@@ -833,3 +922,21 @@ def describe_algorithm(name, dtype="float32", n=1 << 20, op="add", pred=None, de
         ctx.check(L.patc_algo_describe(a, n, buf, 256))
     return buf.value.decode()
 
+
+# ---------------------------------------------------------------- patc._fast
+
+
+def _fast_fail(ctx, status, what):
+    """A failed call of patc._fast's raises as the Python path's: ctx.check."""
+    ctx.check(status, what)
+
+
+_REDUCE, _INCLUSIVE_SCAN, _EXCLUSIVE_SCAN = L.ALGO_REDUCE, L.ALGO_INCLUSIVE_SCAN, L.ALGO_EXCLUSIVE_SCAN
+_FILTER = L.ALGO_FILTER
+_fast_kernel = _fast_algo = _fast_sort = _fast_select = None
+if L._fast is not None:
+    L._fast.setup(L.address_of(L.patc_algo_enqueue_ptr), L.address_of(L.patc_sort_keys_ptr),
+                  L.address_of(L.patc_launch_args_enqueue), L.address_of(L.patc_set_stream), A._handlers,
+                  A._describe_cai, A._TYPESTR, A._multi, A, _fast_fail, _plans, _sorters, _algo_ctxs,
+                  sys.modules[__name__])
+    _fast_kernel, _fast_algo, _fast_sort, _fast_select = L._fast.kernel, L._fast.algo, L._fast.sort, L._fast.select

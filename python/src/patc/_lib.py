@@ -205,6 +205,19 @@ patc_buffer_download = _decl("patc_buffer_download", c_int, P, c_void_p, c_size_
 patc_set_stream = _decl("patc_set_stream", None, P, c_void_p)
 # the arrays of patc_arg / patc_buffer* are passed as ctypes arrays of c_void_p
 patc_launch_args_enqueue = _decl("patc_launch_args_enqueue", c_int, P, c_void_p, c_void_p, c_void_p, c_void_p)
+
+
+def _raw(name):
+    """The function without argtypes, for the calls of the hot path: handed ctypes objects
+    (a c_void_p, a ctypes array for a pointer; None for NULL) it only checks their types,
+    where argtypes' conversions cost as much again (0.25 us a call on this project's
+    CPU machine). Never handed a Python int: without argtypes that is a C int."""
+    f = lib[name]  # a new function object, not the one _decl set argtypes on
+    f.restype = c_int
+    return f
+
+
+patc_launch_args_enqueue_raw = _raw("patc_launch_args_enqueue")
 patc_interp_run_outputs = _decl("patc_interp_run_outputs", c_int, P, c_void_p, c_void_p, c_void_p)
 patc_algo_create = _decl("patc_algo_create", c_int, P, POINTER(AlgoSpec), POINTER(P))
 patc_algo_free = _decl("patc_algo_free", None, P)
@@ -218,6 +231,22 @@ patc_sorter_free = _decl("patc_sorter_free", None, P)
 patc_sorter_temp_bytes = _decl("patc_sorter_temp_bytes", c_int, P, c_longlong, POINTER(c_size_t))
 patc_sort_keys_ptr = _decl("patc_sort_keys_ptr", c_int, P, c_ulonglong, c_ulonglong, c_longlong, c_void_p)
 patc_sort_keys_cpu = _decl("patc_sort_keys_cpu", c_int, P, c_void_p, c_void_p, c_longlong)
+
+
+def address_of(f):
+    """A ctypes function's address, for patc._fast, which calls the library loaded here."""
+    return ctypes.cast(f, c_void_p).value
+
+
+# patc._fast: the checked path of a small GPU call in C (python/_fast.c), where the
+# package was built with it; the Python path does everything without it. PATC_PURE_PYTHON=1
+# in the environment leaves it out (the tests run both).
+_fast = None
+if not os.environ.get("PATC_PURE_PYTHON"):
+    try:
+        from . import _fast
+    except ImportError:
+        _fast = None
 
 
 def raise_status(status, ctx, what=None):
