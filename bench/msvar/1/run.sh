@@ -23,6 +23,8 @@ c = np.bincount((k >> 8) & 255, minlength=256).astype(np.uint64)
 o = np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.uint32)
 o.tofile(d + "/o.bin")
 PY
+# lb FILE K: FILE with __launch_bounds__(T) made (T, K), written to the run's temp folder
+lb() { local o="$d/$(basename "$1" .cu)_lb$2.cu"; sed -E "s/__launch_bounds__\(([0-9]+)\)/__launch_bounds__(\1, $2)/" "$1" >"$o"; echo "$o"; }
 t() { # name, args...
   local name=$1; shift
   r=$("$P" run "$@" -D n=$n --input value:1 --input "$d/o.bin" --input "$d/k.bin" --time --repeat 100 2>&1)
@@ -30,7 +32,8 @@ t() { # name, args...
 }
 for rep in 1 2; do
 for v in A_shared B_regs B_regs_lb4 C_match C_match_lb4 C_match_lb5; do
-  t $v examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/1/$v.cu
+  case $v in *_lb*) f=$(lb bench/msvar/1/${v%_lb*}.cu ${v##*_lb}) ;; *) f=bench/msvar/1/$v.cu ;; esac
+  t $v examples/radixsort.rise --kernel rsPassU32 --cuda "$f"
 done
 for k in p256x8 p512x8 p256x24 p384x16 p512x16 p256x32; do
   t $k bench/msvar/tiles.rise --kernel $k

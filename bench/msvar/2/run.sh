@@ -18,6 +18,8 @@ k.tofile(d + "/k.bin")
 c = np.bincount((k >> 8) & 255, minlength=256).astype(np.uint64)
 np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.uint32).tofile(d + "/o.bin")
 PY
+# lb FILE K: FILE with __launch_bounds__(T) made (T, K), written to the run's temp folder
+lb() { local o="$d/$(basename "$1" .cu)_lb$2.cu"; sed -E "s/__launch_bounds__\(([0-9]+)\)/__launch_bounds__(\1, $2)/" "$1" >"$o"; echo "$o"; }
 t() { # name, args...
   local name=$1; shift
   r=$("$P" run "$@" -D n=$n --input value:1 --input "$d/o.bin" --input "$d/k.bin" --time --repeat 100 2>&1)
@@ -29,7 +31,7 @@ for rep in 1 2; do
     t W${W}_256x16 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/2/W${W}_256x16.cu
     for k in p384x16 p512x16 p256x24; do t W${W}_$k bench/msvar/tiles.rise --kernel $k --cuda bench/msvar/2/W${W}_$k.cu; done
   done
-  t W4_256x16_lb5 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/2/W4_256x16_lb5.cu
-  t W4_p384x16_lb3 bench/msvar/tiles.rise --kernel p384x16 --cuda bench/msvar/2/W4_p384x16_lb3.cu
+  t W4_256x16_lb5 examples/radixsort.rise --kernel rsPassU32 --cuda $(lb bench/msvar/2/W4_256x16.cu 5)
+  t W4_p384x16_lb3 bench/msvar/tiles.rise --kernel p384x16 --cuda $(lb bench/msvar/2/W4_p384x16.cu 3)
 done
 rm -rf "$d"

@@ -18,6 +18,8 @@ k.tofile(d + "/k.bin")
 c = np.bincount((k >> 8) & 255, minlength=256).astype(np.uint64)
 np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.uint32).tofile(d + "/o.bin")
 PY
+# lb FILE K: FILE with __launch_bounds__(T) made (T, K), written to the run's temp folder
+lb() { local o="$d/$(basename "$1" .cu)_lb$2.cu"; sed -E "s/__launch_bounds__\(([0-9]+)\)/__launch_bounds__(\1, $2)/" "$1" >"$o"; echo "$o"; }
 t() { # name, args...
   local name=$1; shift
   r=$("$P" run "$@" -D n=$n --input value:1 --input "$d/o.bin" --input "$d/k.bin" --time --repeat 100 2>&1)
@@ -28,9 +30,9 @@ for rep in 1 2; do
   t W4_256x16 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/2/W4_256x16.cu
   t W4_p512x16 bench/msvar/tiles.rise --kernel p512x16 --cuda bench/msvar/2/W4_p512x16.cu
   t E_256x16 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/3/E_256x16.cu
-  t E_256x16_lb5 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/3/E_256x16_lb5.cu
-  t E_256x16_lb4 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/3/E_256x16_lb4.cu
-  t E_p512x16_lb2 bench/msvar/tiles.rise --kernel p512x16 --cuda bench/msvar/3/E_p512x16_lb2.cu
+  t E_256x16_lb5 examples/radixsort.rise --kernel rsPassU32 --cuda $(lb bench/msvar/3/E_256x16.cu 5)
+  t E_256x16_lb4 examples/radixsort.rise --kernel rsPassU32 --cuda $(lb bench/msvar/3/E_256x16.cu 4)
+  t E_p512x16_lb2 bench/msvar/tiles.rise --kernel p512x16 --cuda $(lb bench/msvar/3/E_p512x16.cu 2)
   for k in p384x16 p512x16 p512x8; do t E_$k bench/msvar/tiles.rise --kernel $k --cuda bench/msvar/3/E_$k.cu; done
 done
 rm -rf "$d"

@@ -25,6 +25,8 @@ np.concatenate([[0], np.cumsum(c)[:-1]]).astype(np.uint32).tofile(d + "/o.bin")
 h = np.concatenate([np.bincount((k >> (8 * j)) & 255, minlength=256) for j in range(4)]).astype(np.uint32)
 h.tofile(d + "/h.bin")
 PY
+# lb FILE K: FILE with __launch_bounds__(T) made (T, K), written to the run's temp folder
+lb() { local o="$d/$(basename "$1" .cu)_lb$2.cu"; sed -E "s/__launch_bounds__\(([0-9]+)\)/__launch_bounds__(\1, $2)/" "$1" >"$o"; echo "$o"; }
 t() { # name, args...
   local name=$1; shift
   r=$("$P" run "$@" --time --repeat 100 2>&1)
@@ -34,8 +36,8 @@ K=(-D n=$n --input value:1 --input "$d/o.bin" --input "$d/k.bin")
 for rep in 1 2; do
   t B_regs examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/1/B_regs.cu "${K[@]}"
   t F_256x16 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/4/F_256x16.cu "${K[@]}"
-  t F_256x16_lb4 examples/radixsort.rise --kernel rsPassU32 --cuda bench/msvar/4/F_256x16_lb4.cu "${K[@]}"
-  t F_p384x16_lb3 bench/msvar/tiles.rise --kernel p384x16 --cuda bench/msvar/4/F_p384x16_lb3.cu "${K[@]}"
+  t F_256x16_lb4 examples/radixsort.rise --kernel rsPassU32 --cuda $(lb bench/msvar/4/F_256x16.cu 4) "${K[@]}"
+  t F_p384x16_lb3 bench/msvar/tiles.rise --kernel p384x16 --cuda $(lb bench/msvar/4/F_p384x16.cu 3) "${K[@]}"
   for k in p384x16 p512x16 p512x8 p256x24; do t F_$k bench/msvar/tiles.rise --kernel $k --cuda bench/msvar/4/F_$k.cu "${K[@]}"; done
   for k in pp256x16 pp384x16 pp512x16 pp512x8; do
     t F_$k bench/msvar/tiles.rise --kernel $k --cuda bench/msvar/4/F_$k.cu "${K[@]}" --input "$d/v.bin"
