@@ -2256,7 +2256,6 @@ extern "C" __global__ void __launch_bounds__(32) msOne(unsigned int *__restrict_
         __syncthreads();
         {
             {
-                const patc_int i67 = 0;
                 unsigned int msbk68 = (msinfo30 >> 16u);
                 if ((msbk68 < 1u)) {
                     long long ix69 = ((long long)msbk68);

@@ -173,6 +173,10 @@ static Buffer *mprivate(Ms *m, const char *prefix, ScalarKind sk)
     lw_emit(m->w, d);
     return b;
 }
+/* Where round r's element is in such an array: index r, or 0 where IPT is 1 and the
+ * array is a scalar (printed without an index, so r must not be mentioned: nvcc would
+ * warn of the loop's unused variable) */
+static Nat *mreg_at(Ms *m, Nat *r) { return m->IPT == 1 ? mc(m, 0) : r; }
 static X *mlit(Ms *m, ScalarKind sk, uint64_t v)
 {
     X *x = lw_xnew(m->w, X_LIT, sk);
@@ -321,9 +325,9 @@ static void ms_rank(Ms *m, Buffer *in, Buffer *in2)
     w->cur = is;
     mbarrier(m, LVL_WARP);
     X *info = mbin(m, OP_BOR, SK_U32, mbin(m, OP_SHL, SK_U32, b, mlit(m, SK_U32, 16)), mbin(m, OP_ADD, SK_U32, h, rk));
-    lw_store(w, m->info, r, msel(m, valid, info, mlit(m, SK_U32, 0xffff0000u)));
-    lw_store(w, m->val, r, x);
-    if (m->pairs) lw_store(w, m->val2, r, y);
+    lw_store(w, m->info, mreg_at(m, r), msel(m, valid, info, mlit(m, SK_U32, 0xffff0000u)));
+    lw_store(w, m->val, mreg_at(m, r), x);
+    if (m->pairs) lw_store(w, m->val2, mreg_at(m, r), y);
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
 }
@@ -473,7 +477,7 @@ static void ms_order(Ms *m)
     mthreads(m, &tl, &ts);
     Nat *warp = nat_var(a, w->k->hw.warp);
     Nat *r = mseq(m, m->IPT, &sl, &ss);
-    X *info = lw_materialise(w, lw_xload(w, m->info, r), "msi");
+    X *info = lw_materialise(w, lw_xload(w, m->info, mreg_at(m, r)), "msi");
     X *b = lw_materialise(w, mbin(m, OP_SHR, SK_U32, info, mlit(m, SK_U32, 16)), "msbk");
     lw_open_if(w, mbin(m, OP_LT, SK_BOOL, b, mlit(m, SK_U32, (uint64_t)m->K)), &is);
     Nat *bi = lw_data_index(w, b, mc(m, m->K));
@@ -481,8 +485,8 @@ static void ms_order(Ms *m)
                 mbin(m, OP_ADD, SK_U32, lw_xload(w, m->hist, nat_add(a, nat_mul(a, warp, mc(m, m->K)), bi)),
                      mbin(m, OP_BAND, SK_U32, info, mlit(m, SK_U32, 0xffff))));
     Nat *qi = lw_data_index(w, q, mc(m, m->TILE));
-    lw_store(w, m->sval, qi, lw_xload(w, m->val, r));
-    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->val2, r));
+    lw_store(w, m->sval, qi, lw_xload(w, m->val, mreg_at(m, r)));
+    if (m->pairs) lw_store(w, m->sval2, qi, lw_xload(w, m->val2, mreg_at(m, r)));
     w->cur = is;
     lw_close_loop(w, sl, ss);
     lw_close_loop(w, tl, ts);
