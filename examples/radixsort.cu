@@ -1002,3 +1002,2088 @@ extern "C" __global__ void __launch_bounds__(256) rsPassF32(unsigned int *__rest
         }
     }
 }
+
+/* kernel rsSmallU32
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n
+ *   output:          out: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallU32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey2 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    bool stok13 = true;
+                    unsigned int stx14 = 0u;
+                    if (stok13) {
+                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
+                    }
+                    unsigned int stb15 = (stok13 ? (stx14 & 255u) : 0u);
+                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
+                    unsigned int stct26 = __popc(stpm16);
+                    long long ix27 = ((long long)stb15);
+                    unsigned int sth28 = 0u;
+                    if (stok13) {
+                        sth28 = sthist5[(257 * warp + ix27)];
+                    }
+                    __syncwarp();
+                    if ((stok13 && ((strk25 + 1u) == stct26))) {
+                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                    unsigned int stx14 = 0u;
+                    if (stok13) {
+                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
+                    }
+                    unsigned int stb15 = (stok13 ? (stx14 & 255u) : 0u);
+                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
+                    unsigned int stct26 = __popc(stpm16);
+                    long long ix27 = ((long long)stb15);
+                    unsigned int sth28 = 0u;
+                    if (stok13) {
+                        sth28 = sthist5[(257 * warp + ix27)];
+                    }
+                    __syncwarp();
+                    if ((stok13 && ((strk25 + 1u) == stct26))) {
+                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t29 = threadIdx.x;
+            unsigned int stsum30 = 0u;
+            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
+                stsum30 = (stsum30 + sthist5[(2056 * t29 + 257 * i31 - 8223 * ((8 * t29 + i31) / 32))]);
+            }
+            unsigned int stinc32 = stsum30;
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
+            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
+            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
+            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
+            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
+            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
+            unsigned int stat38 = (stinc32 - stsum30);
+            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                unsigned int stcb40 = sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))];
+                sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))] = stat38;
+                stat38 = (stat38 + stcb40);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc32;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw42 = 0u;
+                if ((lane < 32)) {
+                    stw42 = stwsum6[lane];
+                }
+                unsigned int stwinc43 = stw42;
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc43, 1);
+                stwinc43 = ((lane >= 1) ? (stwinc43 + stup44) : stwinc43);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc43, 2);
+                stwinc43 = ((lane >= 2) ? (stwinc43 + stup45) : stwinc43);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc43, 4);
+                stwinc43 = ((lane >= 4) ? (stwinc43 + stup46) : stwinc43);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc43, 8);
+                stwinc43 = ((lane >= 8) ? (stwinc43 + stup47) : stwinc43);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc43, 16);
+                stwinc43 = ((lane >= 16) ? (stwinc43 + stup48) : stwinc43);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc43 - stw42);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i50 = 0; i50 < 4; i50 += 1) {
+                unsigned int sti51 = stinfo4[(lane + 128 * warp + 32 * i50)];
+                unsigned int stbk52 = (sti51 >> 16u);
+                if ((stbk52 < 256u)) {
+                    long long ix53 = ((long long)stbk52);
+                    long long ix54 = ((long long)(stwsum6[((warp + 32 * ix53) / 256)] + (sthist5[(257 * warp + ix53)] + (sti51 & 65535u))));
+                    stkey3[ix54] = stkey2[(lane + 128 * warp + 32 * i50)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t55 = threadIdx.x;
+            for (patc_int i56 = 0; i56 < 9; i56 += 1) {
+                if (((t55 + 1024 * i56) < 8224)) {
+                    sthist5[(t55 + 1024 * i56)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    bool stok59 = true;
+                    unsigned int stx60 = 0u;
+                    if (stok59) {
+                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
+                    }
+                    unsigned int stb61 = (stok59 ? ((stx60 >> 8u) & 255u) : 0u);
+                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
+                    unsigned int stct72 = __popc(stpm62);
+                    long long ix73 = ((long long)stb61);
+                    unsigned int sth74 = 0u;
+                    if (stok59) {
+                        sth74 = sthist5[(257 * warp + ix73)];
+                    }
+                    __syncwarp();
+                    if ((stok59 && ((strk71 + 1u) == stct72))) {
+                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    bool stok59 = ((lane + 128 * warp + 4096 * b1 + 32 * i58) < n);
+                    unsigned int stx60 = 0u;
+                    if (stok59) {
+                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
+                    }
+                    unsigned int stb61 = (stok59 ? ((stx60 >> 8u) & 255u) : 0u);
+                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
+                    unsigned int stct72 = __popc(stpm62);
+                    long long ix73 = ((long long)stb61);
+                    unsigned int sth74 = 0u;
+                    if (stok59) {
+                        sth74 = sthist5[(257 * warp + ix73)];
+                    }
+                    __syncwarp();
+                    if ((stok59 && ((strk71 + 1u) == stct72))) {
+                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t75 = threadIdx.x;
+            unsigned int stsum76 = 0u;
+            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
+                stsum76 = (stsum76 + sthist5[(2056 * t75 + 257 * i77 - 8223 * ((8 * t75 + i77) / 32))]);
+            }
+            unsigned int stinc78 = stsum76;
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc78, 1);
+            stinc78 = ((lane >= 1) ? (stinc78 + stup79) : stinc78);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc78, 2);
+            stinc78 = ((lane >= 2) ? (stinc78 + stup80) : stinc78);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc78, 4);
+            stinc78 = ((lane >= 4) ? (stinc78 + stup81) : stinc78);
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc78, 8);
+            stinc78 = ((lane >= 8) ? (stinc78 + stup82) : stinc78);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc78, 16);
+            stinc78 = ((lane >= 16) ? (stinc78 + stup83) : stinc78);
+            unsigned int stat84 = (stinc78 - stsum76);
+            for (patc_int i85 = 0; i85 < 8; i85 += 1) {
+                unsigned int stcb86 = sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))];
+                sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))] = stat84;
+                stat84 = (stat84 + stcb86);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc78;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw88 = 0u;
+                if ((lane < 32)) {
+                    stw88 = stwsum6[lane];
+                }
+                unsigned int stwinc89 = stw88;
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc89, 1);
+                stwinc89 = ((lane >= 1) ? (stwinc89 + stup90) : stwinc89);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc89, 2);
+                stwinc89 = ((lane >= 2) ? (stwinc89 + stup91) : stwinc89);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc89, 4);
+                stwinc89 = ((lane >= 4) ? (stwinc89 + stup92) : stwinc89);
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc89, 8);
+                stwinc89 = ((lane >= 8) ? (stwinc89 + stup93) : stwinc89);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc89, 16);
+                stwinc89 = ((lane >= 16) ? (stwinc89 + stup94) : stwinc89);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc89 - stw88);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i96 = 0; i96 < 4; i96 += 1) {
+                unsigned int sti97 = stinfo4[(lane + 128 * warp + 32 * i96)];
+                unsigned int stbk98 = (sti97 >> 16u);
+                if ((stbk98 < 256u)) {
+                    long long ix99 = ((long long)stbk98);
+                    long long ix100 = ((long long)(stwsum6[((warp + 32 * ix99) / 256)] + (sthist5[(257 * warp + ix99)] + (sti97 & 65535u))));
+                    stkey2[ix100] = stkey3[(lane + 128 * warp + 32 * i96)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t101 = threadIdx.x;
+            for (patc_int i102 = 0; i102 < 9; i102 += 1) {
+                if (((t101 + 1024 * i102) < 8224)) {
+                    sthist5[(t101 + 1024 * i102)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                    bool stok105 = true;
+                    unsigned int stx106 = 0u;
+                    if (stok105) {
+                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
+                    }
+                    unsigned int stb107 = (stok105 ? ((stx106 >> 16u) & 255u) : 0u);
+                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
+                    unsigned int stct118 = __popc(stpm108);
+                    long long ix119 = ((long long)stb107);
+                    unsigned int sth120 = 0u;
+                    if (stok105) {
+                        sth120 = sthist5[(257 * warp + ix119)];
+                    }
+                    __syncwarp();
+                    if ((stok105 && ((strk117 + 1u) == stct118))) {
+                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                    bool stok105 = ((lane + 128 * warp + 4096 * b1 + 32 * i104) < n);
+                    unsigned int stx106 = 0u;
+                    if (stok105) {
+                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
+                    }
+                    unsigned int stb107 = (stok105 ? ((stx106 >> 16u) & 255u) : 0u);
+                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
+                    unsigned int stct118 = __popc(stpm108);
+                    long long ix119 = ((long long)stb107);
+                    unsigned int sth120 = 0u;
+                    if (stok105) {
+                        sth120 = sthist5[(257 * warp + ix119)];
+                    }
+                    __syncwarp();
+                    if ((stok105 && ((strk117 + 1u) == stct118))) {
+                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t121 = threadIdx.x;
+            unsigned int stsum122 = 0u;
+            for (patc_int i123 = 0; i123 < 8; i123 += 1) {
+                stsum122 = (stsum122 + sthist5[(2056 * t121 + 257 * i123 - 8223 * ((8 * t121 + i123) / 32))]);
+            }
+            unsigned int stinc124 = stsum122;
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc124, 1);
+            stinc124 = ((lane >= 1) ? (stinc124 + stup125) : stinc124);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc124, 2);
+            stinc124 = ((lane >= 2) ? (stinc124 + stup126) : stinc124);
+            unsigned int stup127 = __shfl_up_sync(0xffffffffu, stinc124, 4);
+            stinc124 = ((lane >= 4) ? (stinc124 + stup127) : stinc124);
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc124, 8);
+            stinc124 = ((lane >= 8) ? (stinc124 + stup128) : stinc124);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc124, 16);
+            stinc124 = ((lane >= 16) ? (stinc124 + stup129) : stinc124);
+            unsigned int stat130 = (stinc124 - stsum122);
+            for (patc_int i131 = 0; i131 < 8; i131 += 1) {
+                unsigned int stcb132 = sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))];
+                sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))] = stat130;
+                stat130 = (stat130 + stcb132);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc124;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw134 = 0u;
+                if ((lane < 32)) {
+                    stw134 = stwsum6[lane];
+                }
+                unsigned int stwinc135 = stw134;
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc135, 1);
+                stwinc135 = ((lane >= 1) ? (stwinc135 + stup136) : stwinc135);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc135, 2);
+                stwinc135 = ((lane >= 2) ? (stwinc135 + stup137) : stwinc135);
+                unsigned int stup138 = __shfl_up_sync(0xffffffffu, stwinc135, 4);
+                stwinc135 = ((lane >= 4) ? (stwinc135 + stup138) : stwinc135);
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc135, 8);
+                stwinc135 = ((lane >= 8) ? (stwinc135 + stup139) : stwinc135);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc135, 16);
+                stwinc135 = ((lane >= 16) ? (stwinc135 + stup140) : stwinc135);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc135 - stw134);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i142 = 0; i142 < 4; i142 += 1) {
+                unsigned int sti143 = stinfo4[(lane + 128 * warp + 32 * i142)];
+                unsigned int stbk144 = (sti143 >> 16u);
+                if ((stbk144 < 256u)) {
+                    long long ix145 = ((long long)stbk144);
+                    long long ix146 = ((long long)(stwsum6[((warp + 32 * ix145) / 256)] + (sthist5[(257 * warp + ix145)] + (sti143 & 65535u))));
+                    stkey3[ix146] = stkey2[(lane + 128 * warp + 32 * i142)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t147 = threadIdx.x;
+            for (patc_int i148 = 0; i148 < 9; i148 += 1) {
+                if (((t147 + 1024 * i148) < 8224)) {
+                    sthist5[(t147 + 1024 * i148)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
+                    bool stok151 = true;
+                    unsigned int stx152 = 0u;
+                    if (stok151) {
+                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
+                    }
+                    unsigned int stb153 = (stok151 ? ((stx152 >> 24u) & 255u) : 0u);
+                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
+                    unsigned int stct164 = __popc(stpm154);
+                    long long ix165 = ((long long)stb153);
+                    unsigned int sth166 = 0u;
+                    if (stok151) {
+                        sth166 = sthist5[(257 * warp + ix165)];
+                    }
+                    __syncwarp();
+                    if ((stok151 && ((strk163 + 1u) == stct164))) {
+                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
+                    bool stok151 = ((lane + 128 * warp + 4096 * b1 + 32 * i150) < n);
+                    unsigned int stx152 = 0u;
+                    if (stok151) {
+                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
+                    }
+                    unsigned int stb153 = (stok151 ? ((stx152 >> 24u) & 255u) : 0u);
+                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
+                    unsigned int stct164 = __popc(stpm154);
+                    long long ix165 = ((long long)stb153);
+                    unsigned int sth166 = 0u;
+                    if (stok151) {
+                        sth166 = sthist5[(257 * warp + ix165)];
+                    }
+                    __syncwarp();
+                    if ((stok151 && ((strk163 + 1u) == stct164))) {
+                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t167 = threadIdx.x;
+            unsigned int stsum168 = 0u;
+            for (patc_int i169 = 0; i169 < 8; i169 += 1) {
+                stsum168 = (stsum168 + sthist5[(2056 * t167 + 257 * i169 - 8223 * ((8 * t167 + i169) / 32))]);
+            }
+            unsigned int stinc170 = stsum168;
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc170, 1);
+            stinc170 = ((lane >= 1) ? (stinc170 + stup171) : stinc170);
+            unsigned int stup172 = __shfl_up_sync(0xffffffffu, stinc170, 2);
+            stinc170 = ((lane >= 2) ? (stinc170 + stup172) : stinc170);
+            unsigned int stup173 = __shfl_up_sync(0xffffffffu, stinc170, 4);
+            stinc170 = ((lane >= 4) ? (stinc170 + stup173) : stinc170);
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc170, 8);
+            stinc170 = ((lane >= 8) ? (stinc170 + stup174) : stinc170);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc170, 16);
+            stinc170 = ((lane >= 16) ? (stinc170 + stup175) : stinc170);
+            unsigned int stat176 = (stinc170 - stsum168);
+            for (patc_int i177 = 0; i177 < 8; i177 += 1) {
+                unsigned int stcb178 = sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))];
+                sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))] = stat176;
+                stat176 = (stat176 + stcb178);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc170;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw180 = 0u;
+                if ((lane < 32)) {
+                    stw180 = stwsum6[lane];
+                }
+                unsigned int stwinc181 = stw180;
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc181, 1);
+                stwinc181 = ((lane >= 1) ? (stwinc181 + stup182) : stwinc181);
+                unsigned int stup183 = __shfl_up_sync(0xffffffffu, stwinc181, 2);
+                stwinc181 = ((lane >= 2) ? (stwinc181 + stup183) : stwinc181);
+                unsigned int stup184 = __shfl_up_sync(0xffffffffu, stwinc181, 4);
+                stwinc181 = ((lane >= 4) ? (stwinc181 + stup184) : stwinc181);
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc181, 8);
+                stwinc181 = ((lane >= 8) ? (stwinc181 + stup185) : stwinc181);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc181, 16);
+                stwinc181 = ((lane >= 16) ? (stwinc181 + stup186) : stwinc181);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc181 - stw180);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                unsigned int sti189 = stinfo4[(lane + 128 * warp + 32 * i188)];
+                unsigned int stbk190 = (sti189 >> 16u);
+                if ((stbk190 < 256u)) {
+                    long long ix191 = ((long long)stbk190);
+                    long long ix192 = ((long long)(stwsum6[((warp + 32 * ix191) / 256)] + (sthist5[(257 * warp + ix191)] + (sti189 & 65535u))));
+                    stkey2[ix192] = stkey3[(lane + 128 * warp + 32 * i188)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t193 = threadIdx.x;
+                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                    {
+                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t193 = threadIdx.x;
+                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                    if (((4096 * b1 + t193 + 1024 * i194) < n)) {
+                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallI32
+ *   data parameters: xs: n.i32
+ *   nat parameters:  n
+ *   output:          out: n.i32 (n x int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallI32(int *__restrict__ out, const int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *stkey2 = (int *)(patc_smem + 0);
+    unsigned int *sthist5 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo4 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum6 = (unsigned int *)(patc_smem + 65664);
+    int *stkey3 = (int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b1 = blockIdx.x;
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t7 = threadIdx.x;
+                for (patc_int i8 = 0; i8 < 4; i8 += 1) {
+                    if (((4096 * b1 + t7 + 1024 * i8) < n)) {
+                        stkey2[(t7 + 1024 * i8)] = xs[(4096 * b1 + t7 + 1024 * i8)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t9 = threadIdx.x;
+            for (patc_int i10 = 0; i10 < 9; i10 += 1) {
+                if (((t9 + 1024 * i10) < 8224)) {
+                    sthist5[(t9 + 1024 * i10)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    bool stok13 = true;
+                    int stx14 = 0;
+                    if (stok13) {
+                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
+                    }
+                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
+                    unsigned int stct26 = __popc(stpm16);
+                    long long ix27 = ((long long)stb15);
+                    unsigned int sth28 = 0u;
+                    if (stok13) {
+                        sth28 = sthist5[(257 * warp + ix27)];
+                    }
+                    __syncwarp();
+                    if ((stok13 && ((strk25 + 1u) == stct26))) {
+                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i12 = 0; i12 < 4; i12 += 1) {
+                    bool stok13 = ((lane + 128 * warp + 4096 * b1 + 32 * i12) < n);
+                    int stx14 = 0;
+                    if (stok13) {
+                        stx14 = stkey2[(lane + 128 * warp + 32 * i12)];
+                    }
+                    unsigned int stb15 = (stok13 ? ((((unsigned int)stx14) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm16 = __ballot_sync(0xffffffffu, stok13);
+                    unsigned int stv17 = __ballot_sync(0xffffffffu, ((stb15 & 1u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 1u) != 0u) ? stv17 : (~stv17)));
+                    unsigned int stv18 = __ballot_sync(0xffffffffu, ((stb15 & 2u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 2u) != 0u) ? stv18 : (~stv18)));
+                    unsigned int stv19 = __ballot_sync(0xffffffffu, ((stb15 & 4u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 4u) != 0u) ? stv19 : (~stv19)));
+                    unsigned int stv20 = __ballot_sync(0xffffffffu, ((stb15 & 8u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 8u) != 0u) ? stv20 : (~stv20)));
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb15 & 16u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 16u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb15 & 32u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 32u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb15 & 64u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 64u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb15 & 128u) != 0u));
+                    stpm16 = (stpm16 & (((stb15 & 128u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int strk25 = __popc((stpm16 & ((1u << lane) - 1u)));
+                    unsigned int stct26 = __popc(stpm16);
+                    long long ix27 = ((long long)stb15);
+                    unsigned int sth28 = 0u;
+                    if (stok13) {
+                        sth28 = sthist5[(257 * warp + ix27)];
+                    }
+                    __syncwarp();
+                    if ((stok13 && ((strk25 + 1u) == stct26))) {
+                        sthist5[(257 * warp + ix27)] = (sth28 + stct26);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i12)] = (stok13 ? ((stb15 << 16u) | (sth28 + strk25)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t29 = threadIdx.x;
+            unsigned int stsum30 = 0u;
+            for (patc_int i31 = 0; i31 < 8; i31 += 1) {
+                stsum30 = (stsum30 + sthist5[(2056 * t29 + 257 * i31 - 8223 * ((8 * t29 + i31) / 32))]);
+            }
+            unsigned int stinc32 = stsum30;
+            unsigned int stup33 = __shfl_up_sync(0xffffffffu, stinc32, 1);
+            stinc32 = ((lane >= 1) ? (stinc32 + stup33) : stinc32);
+            unsigned int stup34 = __shfl_up_sync(0xffffffffu, stinc32, 2);
+            stinc32 = ((lane >= 2) ? (stinc32 + stup34) : stinc32);
+            unsigned int stup35 = __shfl_up_sync(0xffffffffu, stinc32, 4);
+            stinc32 = ((lane >= 4) ? (stinc32 + stup35) : stinc32);
+            unsigned int stup36 = __shfl_up_sync(0xffffffffu, stinc32, 8);
+            stinc32 = ((lane >= 8) ? (stinc32 + stup36) : stinc32);
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc32, 16);
+            stinc32 = ((lane >= 16) ? (stinc32 + stup37) : stinc32);
+            unsigned int stat38 = (stinc32 - stsum30);
+            for (patc_int i39 = 0; i39 < 8; i39 += 1) {
+                unsigned int stcb40 = sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))];
+                sthist5[(2056 * t29 + 257 * i39 - 8223 * ((8 * t29 + i39) / 32))] = stat38;
+                stat38 = (stat38 + stcb40);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc32;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw42 = 0u;
+                if ((lane < 32)) {
+                    stw42 = stwsum6[lane];
+                }
+                unsigned int stwinc43 = stw42;
+                unsigned int stup44 = __shfl_up_sync(0xffffffffu, stwinc43, 1);
+                stwinc43 = ((lane >= 1) ? (stwinc43 + stup44) : stwinc43);
+                unsigned int stup45 = __shfl_up_sync(0xffffffffu, stwinc43, 2);
+                stwinc43 = ((lane >= 2) ? (stwinc43 + stup45) : stwinc43);
+                unsigned int stup46 = __shfl_up_sync(0xffffffffu, stwinc43, 4);
+                stwinc43 = ((lane >= 4) ? (stwinc43 + stup46) : stwinc43);
+                unsigned int stup47 = __shfl_up_sync(0xffffffffu, stwinc43, 8);
+                stwinc43 = ((lane >= 8) ? (stwinc43 + stup47) : stwinc43);
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc43, 16);
+                stwinc43 = ((lane >= 16) ? (stwinc43 + stup48) : stwinc43);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc43 - stw42);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i50 = 0; i50 < 4; i50 += 1) {
+                unsigned int sti51 = stinfo4[(lane + 128 * warp + 32 * i50)];
+                unsigned int stbk52 = (sti51 >> 16u);
+                if ((stbk52 < 256u)) {
+                    long long ix53 = ((long long)stbk52);
+                    long long ix54 = ((long long)(stwsum6[((warp + 32 * ix53) / 256)] + (sthist5[(257 * warp + ix53)] + (sti51 & 65535u))));
+                    stkey3[ix54] = stkey2[(lane + 128 * warp + 32 * i50)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t55 = threadIdx.x;
+            for (patc_int i56 = 0; i56 < 9; i56 += 1) {
+                if (((t55 + 1024 * i56) < 8224)) {
+                    sthist5[(t55 + 1024 * i56)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    bool stok59 = true;
+                    int stx60 = 0;
+                    if (stok59) {
+                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
+                    }
+                    unsigned int stb61 = (stok59 ? (((((unsigned int)stx60) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
+                    unsigned int stct72 = __popc(stpm62);
+                    long long ix73 = ((long long)stb61);
+                    unsigned int sth74 = 0u;
+                    if (stok59) {
+                        sth74 = sthist5[(257 * warp + ix73)];
+                    }
+                    __syncwarp();
+                    if ((stok59 && ((strk71 + 1u) == stct72))) {
+                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i58 = 0; i58 < 4; i58 += 1) {
+                    bool stok59 = ((lane + 128 * warp + 4096 * b1 + 32 * i58) < n);
+                    int stx60 = 0;
+                    if (stok59) {
+                        stx60 = stkey3[(lane + 128 * warp + 32 * i58)];
+                    }
+                    unsigned int stb61 = (stok59 ? (((((unsigned int)stx60) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm62 = __ballot_sync(0xffffffffu, stok59);
+                    unsigned int stv63 = __ballot_sync(0xffffffffu, ((stb61 & 1u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 1u) != 0u) ? stv63 : (~stv63)));
+                    unsigned int stv64 = __ballot_sync(0xffffffffu, ((stb61 & 2u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 2u) != 0u) ? stv64 : (~stv64)));
+                    unsigned int stv65 = __ballot_sync(0xffffffffu, ((stb61 & 4u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 4u) != 0u) ? stv65 : (~stv65)));
+                    unsigned int stv66 = __ballot_sync(0xffffffffu, ((stb61 & 8u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 8u) != 0u) ? stv66 : (~stv66)));
+                    unsigned int stv67 = __ballot_sync(0xffffffffu, ((stb61 & 16u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 16u) != 0u) ? stv67 : (~stv67)));
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb61 & 32u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 32u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb61 & 64u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 64u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb61 & 128u) != 0u));
+                    stpm62 = (stpm62 & (((stb61 & 128u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int strk71 = __popc((stpm62 & ((1u << lane) - 1u)));
+                    unsigned int stct72 = __popc(stpm62);
+                    long long ix73 = ((long long)stb61);
+                    unsigned int sth74 = 0u;
+                    if (stok59) {
+                        sth74 = sthist5[(257 * warp + ix73)];
+                    }
+                    __syncwarp();
+                    if ((stok59 && ((strk71 + 1u) == stct72))) {
+                        sthist5[(257 * warp + ix73)] = (sth74 + stct72);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i58)] = (stok59 ? ((stb61 << 16u) | (sth74 + strk71)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t75 = threadIdx.x;
+            unsigned int stsum76 = 0u;
+            for (patc_int i77 = 0; i77 < 8; i77 += 1) {
+                stsum76 = (stsum76 + sthist5[(2056 * t75 + 257 * i77 - 8223 * ((8 * t75 + i77) / 32))]);
+            }
+            unsigned int stinc78 = stsum76;
+            unsigned int stup79 = __shfl_up_sync(0xffffffffu, stinc78, 1);
+            stinc78 = ((lane >= 1) ? (stinc78 + stup79) : stinc78);
+            unsigned int stup80 = __shfl_up_sync(0xffffffffu, stinc78, 2);
+            stinc78 = ((lane >= 2) ? (stinc78 + stup80) : stinc78);
+            unsigned int stup81 = __shfl_up_sync(0xffffffffu, stinc78, 4);
+            stinc78 = ((lane >= 4) ? (stinc78 + stup81) : stinc78);
+            unsigned int stup82 = __shfl_up_sync(0xffffffffu, stinc78, 8);
+            stinc78 = ((lane >= 8) ? (stinc78 + stup82) : stinc78);
+            unsigned int stup83 = __shfl_up_sync(0xffffffffu, stinc78, 16);
+            stinc78 = ((lane >= 16) ? (stinc78 + stup83) : stinc78);
+            unsigned int stat84 = (stinc78 - stsum76);
+            for (patc_int i85 = 0; i85 < 8; i85 += 1) {
+                unsigned int stcb86 = sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))];
+                sthist5[(2056 * t75 + 257 * i85 - 8223 * ((8 * t75 + i85) / 32))] = stat84;
+                stat84 = (stat84 + stcb86);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc78;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw88 = 0u;
+                if ((lane < 32)) {
+                    stw88 = stwsum6[lane];
+                }
+                unsigned int stwinc89 = stw88;
+                unsigned int stup90 = __shfl_up_sync(0xffffffffu, stwinc89, 1);
+                stwinc89 = ((lane >= 1) ? (stwinc89 + stup90) : stwinc89);
+                unsigned int stup91 = __shfl_up_sync(0xffffffffu, stwinc89, 2);
+                stwinc89 = ((lane >= 2) ? (stwinc89 + stup91) : stwinc89);
+                unsigned int stup92 = __shfl_up_sync(0xffffffffu, stwinc89, 4);
+                stwinc89 = ((lane >= 4) ? (stwinc89 + stup92) : stwinc89);
+                unsigned int stup93 = __shfl_up_sync(0xffffffffu, stwinc89, 8);
+                stwinc89 = ((lane >= 8) ? (stwinc89 + stup93) : stwinc89);
+                unsigned int stup94 = __shfl_up_sync(0xffffffffu, stwinc89, 16);
+                stwinc89 = ((lane >= 16) ? (stwinc89 + stup94) : stwinc89);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc89 - stw88);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i96 = 0; i96 < 4; i96 += 1) {
+                unsigned int sti97 = stinfo4[(lane + 128 * warp + 32 * i96)];
+                unsigned int stbk98 = (sti97 >> 16u);
+                if ((stbk98 < 256u)) {
+                    long long ix99 = ((long long)stbk98);
+                    long long ix100 = ((long long)(stwsum6[((warp + 32 * ix99) / 256)] + (sthist5[(257 * warp + ix99)] + (sti97 & 65535u))));
+                    stkey2[ix100] = stkey3[(lane + 128 * warp + 32 * i96)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t101 = threadIdx.x;
+            for (patc_int i102 = 0; i102 < 9; i102 += 1) {
+                if (((t101 + 1024 * i102) < 8224)) {
+                    sthist5[(t101 + 1024 * i102)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                    bool stok105 = true;
+                    int stx106 = 0;
+                    if (stok105) {
+                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
+                    }
+                    unsigned int stb107 = (stok105 ? (((((unsigned int)stx106) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
+                    unsigned int stct118 = __popc(stpm108);
+                    long long ix119 = ((long long)stb107);
+                    unsigned int sth120 = 0u;
+                    if (stok105) {
+                        sth120 = sthist5[(257 * warp + ix119)];
+                    }
+                    __syncwarp();
+                    if ((stok105 && ((strk117 + 1u) == stct118))) {
+                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i104 = 0; i104 < 4; i104 += 1) {
+                    bool stok105 = ((lane + 128 * warp + 4096 * b1 + 32 * i104) < n);
+                    int stx106 = 0;
+                    if (stok105) {
+                        stx106 = stkey2[(lane + 128 * warp + 32 * i104)];
+                    }
+                    unsigned int stb107 = (stok105 ? (((((unsigned int)stx106) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm108 = __ballot_sync(0xffffffffu, stok105);
+                    unsigned int stv109 = __ballot_sync(0xffffffffu, ((stb107 & 1u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 1u) != 0u) ? stv109 : (~stv109)));
+                    unsigned int stv110 = __ballot_sync(0xffffffffu, ((stb107 & 2u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 2u) != 0u) ? stv110 : (~stv110)));
+                    unsigned int stv111 = __ballot_sync(0xffffffffu, ((stb107 & 4u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 4u) != 0u) ? stv111 : (~stv111)));
+                    unsigned int stv112 = __ballot_sync(0xffffffffu, ((stb107 & 8u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 8u) != 0u) ? stv112 : (~stv112)));
+                    unsigned int stv113 = __ballot_sync(0xffffffffu, ((stb107 & 16u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 16u) != 0u) ? stv113 : (~stv113)));
+                    unsigned int stv114 = __ballot_sync(0xffffffffu, ((stb107 & 32u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 32u) != 0u) ? stv114 : (~stv114)));
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb107 & 64u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 64u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb107 & 128u) != 0u));
+                    stpm108 = (stpm108 & (((stb107 & 128u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int strk117 = __popc((stpm108 & ((1u << lane) - 1u)));
+                    unsigned int stct118 = __popc(stpm108);
+                    long long ix119 = ((long long)stb107);
+                    unsigned int sth120 = 0u;
+                    if (stok105) {
+                        sth120 = sthist5[(257 * warp + ix119)];
+                    }
+                    __syncwarp();
+                    if ((stok105 && ((strk117 + 1u) == stct118))) {
+                        sthist5[(257 * warp + ix119)] = (sth120 + stct118);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i104)] = (stok105 ? ((stb107 << 16u) | (sth120 + strk117)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t121 = threadIdx.x;
+            unsigned int stsum122 = 0u;
+            for (patc_int i123 = 0; i123 < 8; i123 += 1) {
+                stsum122 = (stsum122 + sthist5[(2056 * t121 + 257 * i123 - 8223 * ((8 * t121 + i123) / 32))]);
+            }
+            unsigned int stinc124 = stsum122;
+            unsigned int stup125 = __shfl_up_sync(0xffffffffu, stinc124, 1);
+            stinc124 = ((lane >= 1) ? (stinc124 + stup125) : stinc124);
+            unsigned int stup126 = __shfl_up_sync(0xffffffffu, stinc124, 2);
+            stinc124 = ((lane >= 2) ? (stinc124 + stup126) : stinc124);
+            unsigned int stup127 = __shfl_up_sync(0xffffffffu, stinc124, 4);
+            stinc124 = ((lane >= 4) ? (stinc124 + stup127) : stinc124);
+            unsigned int stup128 = __shfl_up_sync(0xffffffffu, stinc124, 8);
+            stinc124 = ((lane >= 8) ? (stinc124 + stup128) : stinc124);
+            unsigned int stup129 = __shfl_up_sync(0xffffffffu, stinc124, 16);
+            stinc124 = ((lane >= 16) ? (stinc124 + stup129) : stinc124);
+            unsigned int stat130 = (stinc124 - stsum122);
+            for (patc_int i131 = 0; i131 < 8; i131 += 1) {
+                unsigned int stcb132 = sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))];
+                sthist5[(2056 * t121 + 257 * i131 - 8223 * ((8 * t121 + i131) / 32))] = stat130;
+                stat130 = (stat130 + stcb132);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc124;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw134 = 0u;
+                if ((lane < 32)) {
+                    stw134 = stwsum6[lane];
+                }
+                unsigned int stwinc135 = stw134;
+                unsigned int stup136 = __shfl_up_sync(0xffffffffu, stwinc135, 1);
+                stwinc135 = ((lane >= 1) ? (stwinc135 + stup136) : stwinc135);
+                unsigned int stup137 = __shfl_up_sync(0xffffffffu, stwinc135, 2);
+                stwinc135 = ((lane >= 2) ? (stwinc135 + stup137) : stwinc135);
+                unsigned int stup138 = __shfl_up_sync(0xffffffffu, stwinc135, 4);
+                stwinc135 = ((lane >= 4) ? (stwinc135 + stup138) : stwinc135);
+                unsigned int stup139 = __shfl_up_sync(0xffffffffu, stwinc135, 8);
+                stwinc135 = ((lane >= 8) ? (stwinc135 + stup139) : stwinc135);
+                unsigned int stup140 = __shfl_up_sync(0xffffffffu, stwinc135, 16);
+                stwinc135 = ((lane >= 16) ? (stwinc135 + stup140) : stwinc135);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc135 - stw134);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i142 = 0; i142 < 4; i142 += 1) {
+                unsigned int sti143 = stinfo4[(lane + 128 * warp + 32 * i142)];
+                unsigned int stbk144 = (sti143 >> 16u);
+                if ((stbk144 < 256u)) {
+                    long long ix145 = ((long long)stbk144);
+                    long long ix146 = ((long long)(stwsum6[((warp + 32 * ix145) / 256)] + (sthist5[(257 * warp + ix145)] + (sti143 & 65535u))));
+                    stkey3[ix146] = stkey2[(lane + 128 * warp + 32 * i142)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t147 = threadIdx.x;
+            for (patc_int i148 = 0; i148 < 9; i148 += 1) {
+                if (((t147 + 1024 * i148) < 8224)) {
+                    sthist5[(t147 + 1024 * i148)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
+                    bool stok151 = true;
+                    int stx152 = 0;
+                    if (stok151) {
+                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
+                    }
+                    unsigned int stb153 = (stok151 ? (((((unsigned int)stx152) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
+                    unsigned int stct164 = __popc(stpm154);
+                    long long ix165 = ((long long)stb153);
+                    unsigned int sth166 = 0u;
+                    if (stok151) {
+                        sth166 = sthist5[(257 * warp + ix165)];
+                    }
+                    __syncwarp();
+                    if ((stok151 && ((strk163 + 1u) == stct164))) {
+                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i150 = 0; i150 < 4; i150 += 1) {
+                    bool stok151 = ((lane + 128 * warp + 4096 * b1 + 32 * i150) < n);
+                    int stx152 = 0;
+                    if (stok151) {
+                        stx152 = stkey3[(lane + 128 * warp + 32 * i150)];
+                    }
+                    unsigned int stb153 = (stok151 ? (((((unsigned int)stx152) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm154 = __ballot_sync(0xffffffffu, stok151);
+                    unsigned int stv155 = __ballot_sync(0xffffffffu, ((stb153 & 1u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 1u) != 0u) ? stv155 : (~stv155)));
+                    unsigned int stv156 = __ballot_sync(0xffffffffu, ((stb153 & 2u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 2u) != 0u) ? stv156 : (~stv156)));
+                    unsigned int stv157 = __ballot_sync(0xffffffffu, ((stb153 & 4u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 4u) != 0u) ? stv157 : (~stv157)));
+                    unsigned int stv158 = __ballot_sync(0xffffffffu, ((stb153 & 8u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 8u) != 0u) ? stv158 : (~stv158)));
+                    unsigned int stv159 = __ballot_sync(0xffffffffu, ((stb153 & 16u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 16u) != 0u) ? stv159 : (~stv159)));
+                    unsigned int stv160 = __ballot_sync(0xffffffffu, ((stb153 & 32u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 32u) != 0u) ? stv160 : (~stv160)));
+                    unsigned int stv161 = __ballot_sync(0xffffffffu, ((stb153 & 64u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 64u) != 0u) ? stv161 : (~stv161)));
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb153 & 128u) != 0u));
+                    stpm154 = (stpm154 & (((stb153 & 128u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int strk163 = __popc((stpm154 & ((1u << lane) - 1u)));
+                    unsigned int stct164 = __popc(stpm154);
+                    long long ix165 = ((long long)stb153);
+                    unsigned int sth166 = 0u;
+                    if (stok151) {
+                        sth166 = sthist5[(257 * warp + ix165)];
+                    }
+                    __syncwarp();
+                    if ((stok151 && ((strk163 + 1u) == stct164))) {
+                        sthist5[(257 * warp + ix165)] = (sth166 + stct164);
+                    }
+                    __syncwarp();
+                    stinfo4[(lane + 128 * warp + 32 * i150)] = (stok151 ? ((stb153 << 16u) | (sth166 + strk163)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t167 = threadIdx.x;
+            unsigned int stsum168 = 0u;
+            for (patc_int i169 = 0; i169 < 8; i169 += 1) {
+                stsum168 = (stsum168 + sthist5[(2056 * t167 + 257 * i169 - 8223 * ((8 * t167 + i169) / 32))]);
+            }
+            unsigned int stinc170 = stsum168;
+            unsigned int stup171 = __shfl_up_sync(0xffffffffu, stinc170, 1);
+            stinc170 = ((lane >= 1) ? (stinc170 + stup171) : stinc170);
+            unsigned int stup172 = __shfl_up_sync(0xffffffffu, stinc170, 2);
+            stinc170 = ((lane >= 2) ? (stinc170 + stup172) : stinc170);
+            unsigned int stup173 = __shfl_up_sync(0xffffffffu, stinc170, 4);
+            stinc170 = ((lane >= 4) ? (stinc170 + stup173) : stinc170);
+            unsigned int stup174 = __shfl_up_sync(0xffffffffu, stinc170, 8);
+            stinc170 = ((lane >= 8) ? (stinc170 + stup174) : stinc170);
+            unsigned int stup175 = __shfl_up_sync(0xffffffffu, stinc170, 16);
+            stinc170 = ((lane >= 16) ? (stinc170 + stup175) : stinc170);
+            unsigned int stat176 = (stinc170 - stsum168);
+            for (patc_int i177 = 0; i177 < 8; i177 += 1) {
+                unsigned int stcb178 = sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))];
+                sthist5[(2056 * t167 + 257 * i177 - 8223 * ((8 * t167 + i177) / 32))] = stat176;
+                stat176 = (stat176 + stcb178);
+            }
+            if ((lane == 31)) {
+                stwsum6[warp] = stinc170;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw180 = 0u;
+                if ((lane < 32)) {
+                    stw180 = stwsum6[lane];
+                }
+                unsigned int stwinc181 = stw180;
+                unsigned int stup182 = __shfl_up_sync(0xffffffffu, stwinc181, 1);
+                stwinc181 = ((lane >= 1) ? (stwinc181 + stup182) : stwinc181);
+                unsigned int stup183 = __shfl_up_sync(0xffffffffu, stwinc181, 2);
+                stwinc181 = ((lane >= 2) ? (stwinc181 + stup183) : stwinc181);
+                unsigned int stup184 = __shfl_up_sync(0xffffffffu, stwinc181, 4);
+                stwinc181 = ((lane >= 4) ? (stwinc181 + stup184) : stwinc181);
+                unsigned int stup185 = __shfl_up_sync(0xffffffffu, stwinc181, 8);
+                stwinc181 = ((lane >= 8) ? (stwinc181 + stup185) : stwinc181);
+                unsigned int stup186 = __shfl_up_sync(0xffffffffu, stwinc181, 16);
+                stwinc181 = ((lane >= 16) ? (stwinc181 + stup186) : stwinc181);
+                if ((lane < 32)) {
+                    stwsum6[lane] = (stwinc181 - stw180);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i188 = 0; i188 < 4; i188 += 1) {
+                unsigned int sti189 = stinfo4[(lane + 128 * warp + 32 * i188)];
+                unsigned int stbk190 = (sti189 >> 16u);
+                if ((stbk190 < 256u)) {
+                    long long ix191 = ((long long)stbk190);
+                    long long ix192 = ((long long)(stwsum6[((warp + 32 * ix191) / 256)] + (sthist5[(257 * warp + ix191)] + (sti189 & 65535u))));
+                    stkey2[ix192] = stkey3[(lane + 128 * warp + 32 * i188)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b1 + 4095) < n)) {
+            {
+                const patc_int t193 = threadIdx.x;
+                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                    {
+                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t193 = threadIdx.x;
+                for (patc_int i194 = 0; i194 < 4; i194 += 1) {
+                    if (((4096 * b1 + t193 + 1024 * i194) < n)) {
+                        out[(4096 * b1 + t193 + 1024 * i194)] = stkey2[(t193 + 1024 * i194)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallF32
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n
+ *   output:          out: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallF32(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b4 = blockIdx.x;
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = true;
+                    unsigned int stx17 = 0u;
+                    if (stok16) {
+                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int s18 = (~stx17);
+                    unsigned int s19 = (stx17 ^ 2147483648u);
+                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
+                    unsigned int stb21 = (stok16 ? (((stx17 == 2147483648u) ? 2147483648u : s20) & 255u) : 0u);
+                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
+                    unsigned int stct32 = __popc(stpm22);
+                    long long ix33 = ((long long)stb21);
+                    unsigned int sth34 = 0u;
+                    if (stok16) {
+                        sth34 = sthist8[(257 * warp + ix33)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk31 + 1u) == stct32))) {
+                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                    unsigned int stx17 = 0u;
+                    if (stok16) {
+                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int s18 = (~stx17);
+                    unsigned int s19 = (stx17 ^ 2147483648u);
+                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
+                    unsigned int stb21 = (stok16 ? (((stx17 == 2147483648u) ? 2147483648u : s20) & 255u) : 0u);
+                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
+                    unsigned int stct32 = __popc(stpm22);
+                    long long ix33 = ((long long)stb21);
+                    unsigned int sth34 = 0u;
+                    if (stok16) {
+                        sth34 = sthist8[(257 * warp + ix33)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk31 + 1u) == stct32))) {
+                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t35 = threadIdx.x;
+            unsigned int stsum36 = 0u;
+            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
+                stsum36 = (stsum36 + sthist8[(2056 * t35 + 257 * i37 - 8223 * ((8 * t35 + i37) / 32))]);
+            }
+            unsigned int stinc38 = stsum36;
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc38, 1);
+            stinc38 = ((lane >= 1) ? (stinc38 + stup39) : stinc38);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc38, 2);
+            stinc38 = ((lane >= 2) ? (stinc38 + stup40) : stinc38);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc38, 4);
+            stinc38 = ((lane >= 4) ? (stinc38 + stup41) : stinc38);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc38, 8);
+            stinc38 = ((lane >= 8) ? (stinc38 + stup42) : stinc38);
+            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc38, 16);
+            stinc38 = ((lane >= 16) ? (stinc38 + stup43) : stinc38);
+            unsigned int stat44 = (stinc38 - stsum36);
+            for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                unsigned int stcb46 = sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))];
+                sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))] = stat44;
+                stat44 = (stat44 + stcb46);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc38;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw48 = 0u;
+                if ((lane < 32)) {
+                    stw48 = stwsum9[lane];
+                }
+                unsigned int stwinc49 = stw48;
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc49, 1);
+                stwinc49 = ((lane >= 1) ? (stwinc49 + stup50) : stwinc49);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc49, 2);
+                stwinc49 = ((lane >= 2) ? (stwinc49 + stup51) : stwinc49);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc49, 4);
+                stwinc49 = ((lane >= 4) ? (stwinc49 + stup52) : stwinc49);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc49, 8);
+                stwinc49 = ((lane >= 8) ? (stwinc49 + stup53) : stwinc49);
+                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc49, 16);
+                stwinc49 = ((lane >= 16) ? (stwinc49 + stup54) : stwinc49);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc49 - stw48);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i56 = 0; i56 < 4; i56 += 1) {
+                unsigned int sti57 = stinfo7[(lane + 128 * warp + 32 * i56)];
+                unsigned int stbk58 = (sti57 >> 16u);
+                if ((stbk58 < 256u)) {
+                    long long ix59 = ((long long)stbk58);
+                    long long ix60 = ((long long)(stwsum9[((warp + 32 * ix59) / 256)] + (sthist8[(257 * warp + ix59)] + (sti57 & 65535u))));
+                    stkey6[ix60] = stkey5[(lane + 128 * warp + 32 * i56)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t61 = threadIdx.x;
+            for (patc_int i62 = 0; i62 < 9; i62 += 1) {
+                if (((t61 + 1024 * i62) < 8224)) {
+                    sthist8[(t61 + 1024 * i62)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
+                    bool stok65 = true;
+                    unsigned int stx66 = 0u;
+                    if (stok65) {
+                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
+                    }
+                    unsigned int s67 = (~stx66);
+                    unsigned int s68 = (stx66 ^ 2147483648u);
+                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
+                    unsigned int stb70 = (stok65 ? ((((stx66 == 2147483648u) ? 2147483648u : s69) >> 8u) & 255u) : 0u);
+                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
+                    unsigned int stct81 = __popc(stpm71);
+                    long long ix82 = ((long long)stb70);
+                    unsigned int sth83 = 0u;
+                    if (stok65) {
+                        sth83 = sthist8[(257 * warp + ix82)];
+                    }
+                    __syncwarp();
+                    if ((stok65 && ((strk80 + 1u) == stct81))) {
+                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
+                    bool stok65 = ((lane + 128 * warp + 4096 * b4 + 32 * i64) < n);
+                    unsigned int stx66 = 0u;
+                    if (stok65) {
+                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
+                    }
+                    unsigned int s67 = (~stx66);
+                    unsigned int s68 = (stx66 ^ 2147483648u);
+                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
+                    unsigned int stb70 = (stok65 ? ((((stx66 == 2147483648u) ? 2147483648u : s69) >> 8u) & 255u) : 0u);
+                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
+                    unsigned int stct81 = __popc(stpm71);
+                    long long ix82 = ((long long)stb70);
+                    unsigned int sth83 = 0u;
+                    if (stok65) {
+                        sth83 = sthist8[(257 * warp + ix82)];
+                    }
+                    __syncwarp();
+                    if ((stok65 && ((strk80 + 1u) == stct81))) {
+                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t84 = threadIdx.x;
+            unsigned int stsum85 = 0u;
+            for (patc_int i86 = 0; i86 < 8; i86 += 1) {
+                stsum85 = (stsum85 + sthist8[(2056 * t84 + 257 * i86 - 8223 * ((8 * t84 + i86) / 32))]);
+            }
+            unsigned int stinc87 = stsum85;
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc87, 1);
+            stinc87 = ((lane >= 1) ? (stinc87 + stup88) : stinc87);
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc87, 2);
+            stinc87 = ((lane >= 2) ? (stinc87 + stup89) : stinc87);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc87, 4);
+            stinc87 = ((lane >= 4) ? (stinc87 + stup90) : stinc87);
+            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc87, 8);
+            stinc87 = ((lane >= 8) ? (stinc87 + stup91) : stinc87);
+            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc87, 16);
+            stinc87 = ((lane >= 16) ? (stinc87 + stup92) : stinc87);
+            unsigned int stat93 = (stinc87 - stsum85);
+            for (patc_int i94 = 0; i94 < 8; i94 += 1) {
+                unsigned int stcb95 = sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))];
+                sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))] = stat93;
+                stat93 = (stat93 + stcb95);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc87;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw97 = 0u;
+                if ((lane < 32)) {
+                    stw97 = stwsum9[lane];
+                }
+                unsigned int stwinc98 = stw97;
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc98, 1);
+                stwinc98 = ((lane >= 1) ? (stwinc98 + stup99) : stwinc98);
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc98, 2);
+                stwinc98 = ((lane >= 2) ? (stwinc98 + stup100) : stwinc98);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc98, 4);
+                stwinc98 = ((lane >= 4) ? (stwinc98 + stup101) : stwinc98);
+                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc98, 8);
+                stwinc98 = ((lane >= 8) ? (stwinc98 + stup102) : stwinc98);
+                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc98, 16);
+                stwinc98 = ((lane >= 16) ? (stwinc98 + stup103) : stwinc98);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc98 - stw97);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                unsigned int sti106 = stinfo7[(lane + 128 * warp + 32 * i105)];
+                unsigned int stbk107 = (sti106 >> 16u);
+                if ((stbk107 < 256u)) {
+                    long long ix108 = ((long long)stbk107);
+                    long long ix109 = ((long long)(stwsum9[((warp + 32 * ix108) / 256)] + (sthist8[(257 * warp + ix108)] + (sti106 & 65535u))));
+                    stkey5[ix109] = stkey6[(lane + 128 * warp + 32 * i105)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t110 = threadIdx.x;
+            for (patc_int i111 = 0; i111 < 9; i111 += 1) {
+                if (((t110 + 1024 * i111) < 8224)) {
+                    sthist8[(t110 + 1024 * i111)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
+                    bool stok114 = true;
+                    unsigned int stx115 = 0u;
+                    if (stok114) {
+                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
+                    }
+                    unsigned int s116 = (~stx115);
+                    unsigned int s117 = (stx115 ^ 2147483648u);
+                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
+                    unsigned int stb119 = (stok114 ? ((((stx115 == 2147483648u) ? 2147483648u : s118) >> 16u) & 255u) : 0u);
+                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
+                    unsigned int stct130 = __popc(stpm120);
+                    long long ix131 = ((long long)stb119);
+                    unsigned int sth132 = 0u;
+                    if (stok114) {
+                        sth132 = sthist8[(257 * warp + ix131)];
+                    }
+                    __syncwarp();
+                    if ((stok114 && ((strk129 + 1u) == stct130))) {
+                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
+                    bool stok114 = ((lane + 128 * warp + 4096 * b4 + 32 * i113) < n);
+                    unsigned int stx115 = 0u;
+                    if (stok114) {
+                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
+                    }
+                    unsigned int s116 = (~stx115);
+                    unsigned int s117 = (stx115 ^ 2147483648u);
+                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
+                    unsigned int stb119 = (stok114 ? ((((stx115 == 2147483648u) ? 2147483648u : s118) >> 16u) & 255u) : 0u);
+                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
+                    unsigned int stct130 = __popc(stpm120);
+                    long long ix131 = ((long long)stb119);
+                    unsigned int sth132 = 0u;
+                    if (stok114) {
+                        sth132 = sthist8[(257 * warp + ix131)];
+                    }
+                    __syncwarp();
+                    if ((stok114 && ((strk129 + 1u) == stct130))) {
+                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t133 = threadIdx.x;
+            unsigned int stsum134 = 0u;
+            for (patc_int i135 = 0; i135 < 8; i135 += 1) {
+                stsum134 = (stsum134 + sthist8[(2056 * t133 + 257 * i135 - 8223 * ((8 * t133 + i135) / 32))]);
+            }
+            unsigned int stinc136 = stsum134;
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc136, 1);
+            stinc136 = ((lane >= 1) ? (stinc136 + stup137) : stinc136);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc136, 2);
+            stinc136 = ((lane >= 2) ? (stinc136 + stup138) : stinc136);
+            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc136, 4);
+            stinc136 = ((lane >= 4) ? (stinc136 + stup139) : stinc136);
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc136, 8);
+            stinc136 = ((lane >= 8) ? (stinc136 + stup140) : stinc136);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc136, 16);
+            stinc136 = ((lane >= 16) ? (stinc136 + stup141) : stinc136);
+            unsigned int stat142 = (stinc136 - stsum134);
+            for (patc_int i143 = 0; i143 < 8; i143 += 1) {
+                unsigned int stcb144 = sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))];
+                sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))] = stat142;
+                stat142 = (stat142 + stcb144);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc136;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw146 = 0u;
+                if ((lane < 32)) {
+                    stw146 = stwsum9[lane];
+                }
+                unsigned int stwinc147 = stw146;
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc147, 1);
+                stwinc147 = ((lane >= 1) ? (stwinc147 + stup148) : stwinc147);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc147, 2);
+                stwinc147 = ((lane >= 2) ? (stwinc147 + stup149) : stwinc147);
+                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc147, 4);
+                stwinc147 = ((lane >= 4) ? (stwinc147 + stup150) : stwinc147);
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc147, 8);
+                stwinc147 = ((lane >= 8) ? (stwinc147 + stup151) : stwinc147);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc147, 16);
+                stwinc147 = ((lane >= 16) ? (stwinc147 + stup152) : stwinc147);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc147 - stw146);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                unsigned int sti155 = stinfo7[(lane + 128 * warp + 32 * i154)];
+                unsigned int stbk156 = (sti155 >> 16u);
+                if ((stbk156 < 256u)) {
+                    long long ix157 = ((long long)stbk156);
+                    long long ix158 = ((long long)(stwsum9[((warp + 32 * ix157) / 256)] + (sthist8[(257 * warp + ix157)] + (sti155 & 65535u))));
+                    stkey6[ix158] = stkey5[(lane + 128 * warp + 32 * i154)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t159 = threadIdx.x;
+            for (patc_int i160 = 0; i160 < 9; i160 += 1) {
+                if (((t159 + 1024 * i160) < 8224)) {
+                    sthist8[(t159 + 1024 * i160)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
+                    bool stok163 = true;
+                    unsigned int stx164 = 0u;
+                    if (stok163) {
+                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
+                    }
+                    unsigned int s165 = (~stx164);
+                    unsigned int s166 = (stx164 ^ 2147483648u);
+                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
+                    unsigned int stb168 = (stok163 ? ((((stx164 == 2147483648u) ? 2147483648u : s167) >> 24u) & 255u) : 0u);
+                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
+                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
+                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
+                    unsigned int stct179 = __popc(stpm169);
+                    long long ix180 = ((long long)stb168);
+                    unsigned int sth181 = 0u;
+                    if (stok163) {
+                        sth181 = sthist8[(257 * warp + ix180)];
+                    }
+                    __syncwarp();
+                    if ((stok163 && ((strk178 + 1u) == stct179))) {
+                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
+                    bool stok163 = ((lane + 128 * warp + 4096 * b4 + 32 * i162) < n);
+                    unsigned int stx164 = 0u;
+                    if (stok163) {
+                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
+                    }
+                    unsigned int s165 = (~stx164);
+                    unsigned int s166 = (stx164 ^ 2147483648u);
+                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
+                    unsigned int stb168 = (stok163 ? ((((stx164 == 2147483648u) ? 2147483648u : s167) >> 24u) & 255u) : 0u);
+                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
+                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
+                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
+                    unsigned int stct179 = __popc(stpm169);
+                    long long ix180 = ((long long)stb168);
+                    unsigned int sth181 = 0u;
+                    if (stok163) {
+                        sth181 = sthist8[(257 * warp + ix180)];
+                    }
+                    __syncwarp();
+                    if ((stok163 && ((strk178 + 1u) == stct179))) {
+                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t182 = threadIdx.x;
+            unsigned int stsum183 = 0u;
+            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
+                stsum183 = (stsum183 + sthist8[(2056 * t182 + 257 * i184 - 8223 * ((8 * t182 + i184) / 32))]);
+            }
+            unsigned int stinc185 = stsum183;
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc185, 1);
+            stinc185 = ((lane >= 1) ? (stinc185 + stup186) : stinc185);
+            unsigned int stup187 = __shfl_up_sync(0xffffffffu, stinc185, 2);
+            stinc185 = ((lane >= 2) ? (stinc185 + stup187) : stinc185);
+            unsigned int stup188 = __shfl_up_sync(0xffffffffu, stinc185, 4);
+            stinc185 = ((lane >= 4) ? (stinc185 + stup188) : stinc185);
+            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc185, 8);
+            stinc185 = ((lane >= 8) ? (stinc185 + stup189) : stinc185);
+            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc185, 16);
+            stinc185 = ((lane >= 16) ? (stinc185 + stup190) : stinc185);
+            unsigned int stat191 = (stinc185 - stsum183);
+            for (patc_int i192 = 0; i192 < 8; i192 += 1) {
+                unsigned int stcb193 = sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))];
+                sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))] = stat191;
+                stat191 = (stat191 + stcb193);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc185;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw195 = 0u;
+                if ((lane < 32)) {
+                    stw195 = stwsum9[lane];
+                }
+                unsigned int stwinc196 = stw195;
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc196, 1);
+                stwinc196 = ((lane >= 1) ? (stwinc196 + stup197) : stwinc196);
+                unsigned int stup198 = __shfl_up_sync(0xffffffffu, stwinc196, 2);
+                stwinc196 = ((lane >= 2) ? (stwinc196 + stup198) : stwinc196);
+                unsigned int stup199 = __shfl_up_sync(0xffffffffu, stwinc196, 4);
+                stwinc196 = ((lane >= 4) ? (stwinc196 + stup199) : stwinc196);
+                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc196, 8);
+                stwinc196 = ((lane >= 8) ? (stwinc196 + stup200) : stwinc196);
+                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc196, 16);
+                stwinc196 = ((lane >= 16) ? (stwinc196 + stup201) : stwinc196);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc196 - stw195);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i203 = 0; i203 < 4; i203 += 1) {
+                unsigned int sti204 = stinfo7[(lane + 128 * warp + 32 * i203)];
+                unsigned int stbk205 = (sti204 >> 16u);
+                if ((stbk205 < 256u)) {
+                    long long ix206 = ((long long)stbk205);
+                    long long ix207 = ((long long)(stwsum9[((warp + 32 * ix206) / 256)] + (sthist8[(257 * warp + ix206)] + (sti204 & 65535u))));
+                    stkey5[ix207] = stkey6[(lane + 128 * warp + 32 * i203)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t208 = threadIdx.x;
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    {
+                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t208 = threadIdx.x;
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    if (((4096 * b4 + t208 + 1024 * i209) < n)) {
+                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                    }
+                }
+            }
+        }
+    }
+}

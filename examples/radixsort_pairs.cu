@@ -1400,3 +1400,3618 @@ extern "C" __global__ void __launch_bounds__(256) rsPassPairsF32Desc(unsigned in
         }
     }
 }
+
+/* kernel rsSmallPairsU32
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsU32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey3 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey5 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval6 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = true;
+                    unsigned int stx17 = 0u;
+                    unsigned int sty18 = 0u;
+                    if (stok16) {
+                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int stb19 = (stok16 ? (stx17 & 255u) : 0u);
+                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
+                    unsigned int stct30 = __popc(stpm20);
+                    long long ix31 = ((long long)stb19);
+                    unsigned int sth32 = 0u;
+                    if (stok16) {
+                        sth32 = sthist8[(257 * warp + ix31)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk29 + 1u) == stct30))) {
+                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                    unsigned int stx17 = 0u;
+                    unsigned int sty18 = 0u;
+                    if (stok16) {
+                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int stb19 = (stok16 ? (stx17 & 255u) : 0u);
+                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
+                    unsigned int stct30 = __popc(stpm20);
+                    long long ix31 = ((long long)stb19);
+                    unsigned int sth32 = 0u;
+                    if (stok16) {
+                        sth32 = sthist8[(257 * warp + ix31)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk29 + 1u) == stct30))) {
+                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t33 = threadIdx.x;
+            unsigned int stsum34 = 0u;
+            for (patc_int i35 = 0; i35 < 8; i35 += 1) {
+                stsum34 = (stsum34 + sthist8[(2056 * t33 + 257 * i35 - 8223 * ((8 * t33 + i35) / 32))]);
+            }
+            unsigned int stinc36 = stsum34;
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc36, 1);
+            stinc36 = ((lane >= 1) ? (stinc36 + stup37) : stinc36);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc36, 2);
+            stinc36 = ((lane >= 2) ? (stinc36 + stup38) : stinc36);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc36, 4);
+            stinc36 = ((lane >= 4) ? (stinc36 + stup39) : stinc36);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc36, 8);
+            stinc36 = ((lane >= 8) ? (stinc36 + stup40) : stinc36);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc36, 16);
+            stinc36 = ((lane >= 16) ? (stinc36 + stup41) : stinc36);
+            unsigned int stat42 = (stinc36 - stsum34);
+            for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                unsigned int stcb44 = sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))];
+                sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))] = stat42;
+                stat42 = (stat42 + stcb44);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc36;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw46 = 0u;
+                if ((lane < 32)) {
+                    stw46 = stwsum9[lane];
+                }
+                unsigned int stwinc47 = stw46;
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc47, 1);
+                stwinc47 = ((lane >= 1) ? (stwinc47 + stup48) : stwinc47);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc47, 2);
+                stwinc47 = ((lane >= 2) ? (stwinc47 + stup49) : stwinc47);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc47, 4);
+                stwinc47 = ((lane >= 4) ? (stwinc47 + stup50) : stwinc47);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc47, 8);
+                stwinc47 = ((lane >= 8) ? (stwinc47 + stup51) : stwinc47);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc47, 16);
+                stwinc47 = ((lane >= 16) ? (stwinc47 + stup52) : stwinc47);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc47 - stw46);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i54 = 0; i54 < 4; i54 += 1) {
+                unsigned int sti55 = stinfo7[(lane + 128 * warp + 32 * i54)];
+                unsigned int stbk56 = (sti55 >> 16u);
+                if ((stbk56 < 256u)) {
+                    long long ix57 = ((long long)stbk56);
+                    long long ix58 = ((long long)(stwsum9[((warp + 32 * ix57) / 256)] + (sthist8[(257 * warp + ix57)] + (sti55 & 65535u))));
+                    stkey5[ix58] = stkey3[(lane + 128 * warp + 32 * i54)];
+                    stval6[ix58] = stval4[(lane + 128 * warp + 32 * i54)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t59 = threadIdx.x;
+            for (patc_int i60 = 0; i60 < 9; i60 += 1) {
+                if (((t59 + 1024 * i60) < 8224)) {
+                    sthist8[(t59 + 1024 * i60)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                    bool stok63 = true;
+                    unsigned int stx64 = 0u;
+                    unsigned int sty65 = 0u;
+                    if (stok63) {
+                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
+                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
+                    }
+                    unsigned int stb66 = (stok63 ? ((stx64 >> 8u) & 255u) : 0u);
+                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
+                    unsigned int stct77 = __popc(stpm67);
+                    long long ix78 = ((long long)stb66);
+                    unsigned int sth79 = 0u;
+                    if (stok63) {
+                        sth79 = sthist8[(257 * warp + ix78)];
+                    }
+                    __syncwarp();
+                    if ((stok63 && ((strk76 + 1u) == stct77))) {
+                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                    bool stok63 = ((lane + 128 * warp + 4096 * b2 + 32 * i62) < n);
+                    unsigned int stx64 = 0u;
+                    unsigned int sty65 = 0u;
+                    if (stok63) {
+                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
+                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
+                    }
+                    unsigned int stb66 = (stok63 ? ((stx64 >> 8u) & 255u) : 0u);
+                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
+                    unsigned int stct77 = __popc(stpm67);
+                    long long ix78 = ((long long)stb66);
+                    unsigned int sth79 = 0u;
+                    if (stok63) {
+                        sth79 = sthist8[(257 * warp + ix78)];
+                    }
+                    __syncwarp();
+                    if ((stok63 && ((strk76 + 1u) == stct77))) {
+                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t80 = threadIdx.x;
+            unsigned int stsum81 = 0u;
+            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
+                stsum81 = (stsum81 + sthist8[(2056 * t80 + 257 * i82 - 8223 * ((8 * t80 + i82) / 32))]);
+            }
+            unsigned int stinc83 = stsum81;
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc83, 1);
+            stinc83 = ((lane >= 1) ? (stinc83 + stup84) : stinc83);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc83, 2);
+            stinc83 = ((lane >= 2) ? (stinc83 + stup85) : stinc83);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc83, 4);
+            stinc83 = ((lane >= 4) ? (stinc83 + stup86) : stinc83);
+            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc83, 8);
+            stinc83 = ((lane >= 8) ? (stinc83 + stup87) : stinc83);
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc83, 16);
+            stinc83 = ((lane >= 16) ? (stinc83 + stup88) : stinc83);
+            unsigned int stat89 = (stinc83 - stsum81);
+            for (patc_int i90 = 0; i90 < 8; i90 += 1) {
+                unsigned int stcb91 = sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))];
+                sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))] = stat89;
+                stat89 = (stat89 + stcb91);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc83;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw93 = 0u;
+                if ((lane < 32)) {
+                    stw93 = stwsum9[lane];
+                }
+                unsigned int stwinc94 = stw93;
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc94, 1);
+                stwinc94 = ((lane >= 1) ? (stwinc94 + stup95) : stwinc94);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc94, 2);
+                stwinc94 = ((lane >= 2) ? (stwinc94 + stup96) : stwinc94);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc94, 4);
+                stwinc94 = ((lane >= 4) ? (stwinc94 + stup97) : stwinc94);
+                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc94, 8);
+                stwinc94 = ((lane >= 8) ? (stwinc94 + stup98) : stwinc94);
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc94, 16);
+                stwinc94 = ((lane >= 16) ? (stwinc94 + stup99) : stwinc94);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc94 - stw93);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                unsigned int sti102 = stinfo7[(lane + 128 * warp + 32 * i101)];
+                unsigned int stbk103 = (sti102 >> 16u);
+                if ((stbk103 < 256u)) {
+                    long long ix104 = ((long long)stbk103);
+                    long long ix105 = ((long long)(stwsum9[((warp + 32 * ix104) / 256)] + (sthist8[(257 * warp + ix104)] + (sti102 & 65535u))));
+                    stkey3[ix105] = stkey5[(lane + 128 * warp + 32 * i101)];
+                    stval4[ix105] = stval6[(lane + 128 * warp + 32 * i101)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t106 = threadIdx.x;
+            for (patc_int i107 = 0; i107 < 9; i107 += 1) {
+                if (((t106 + 1024 * i107) < 8224)) {
+                    sthist8[(t106 + 1024 * i107)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
+                    bool stok110 = true;
+                    unsigned int stx111 = 0u;
+                    unsigned int sty112 = 0u;
+                    if (stok110) {
+                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
+                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
+                    }
+                    unsigned int stb113 = (stok110 ? ((stx111 >> 16u) & 255u) : 0u);
+                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
+                    unsigned int stct124 = __popc(stpm114);
+                    long long ix125 = ((long long)stb113);
+                    unsigned int sth126 = 0u;
+                    if (stok110) {
+                        sth126 = sthist8[(257 * warp + ix125)];
+                    }
+                    __syncwarp();
+                    if ((stok110 && ((strk123 + 1u) == stct124))) {
+                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
+                    bool stok110 = ((lane + 128 * warp + 4096 * b2 + 32 * i109) < n);
+                    unsigned int stx111 = 0u;
+                    unsigned int sty112 = 0u;
+                    if (stok110) {
+                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
+                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
+                    }
+                    unsigned int stb113 = (stok110 ? ((stx111 >> 16u) & 255u) : 0u);
+                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
+                    unsigned int stct124 = __popc(stpm114);
+                    long long ix125 = ((long long)stb113);
+                    unsigned int sth126 = 0u;
+                    if (stok110) {
+                        sth126 = sthist8[(257 * warp + ix125)];
+                    }
+                    __syncwarp();
+                    if ((stok110 && ((strk123 + 1u) == stct124))) {
+                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t127 = threadIdx.x;
+            unsigned int stsum128 = 0u;
+            for (patc_int i129 = 0; i129 < 8; i129 += 1) {
+                stsum128 = (stsum128 + sthist8[(2056 * t127 + 257 * i129 - 8223 * ((8 * t127 + i129) / 32))]);
+            }
+            unsigned int stinc130 = stsum128;
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc130, 1);
+            stinc130 = ((lane >= 1) ? (stinc130 + stup131) : stinc130);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc130, 2);
+            stinc130 = ((lane >= 2) ? (stinc130 + stup132) : stinc130);
+            unsigned int stup133 = __shfl_up_sync(0xffffffffu, stinc130, 4);
+            stinc130 = ((lane >= 4) ? (stinc130 + stup133) : stinc130);
+            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc130, 8);
+            stinc130 = ((lane >= 8) ? (stinc130 + stup134) : stinc130);
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc130, 16);
+            stinc130 = ((lane >= 16) ? (stinc130 + stup135) : stinc130);
+            unsigned int stat136 = (stinc130 - stsum128);
+            for (patc_int i137 = 0; i137 < 8; i137 += 1) {
+                unsigned int stcb138 = sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))];
+                sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))] = stat136;
+                stat136 = (stat136 + stcb138);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc130;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw140 = 0u;
+                if ((lane < 32)) {
+                    stw140 = stwsum9[lane];
+                }
+                unsigned int stwinc141 = stw140;
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc141, 1);
+                stwinc141 = ((lane >= 1) ? (stwinc141 + stup142) : stwinc141);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc141, 2);
+                stwinc141 = ((lane >= 2) ? (stwinc141 + stup143) : stwinc141);
+                unsigned int stup144 = __shfl_up_sync(0xffffffffu, stwinc141, 4);
+                stwinc141 = ((lane >= 4) ? (stwinc141 + stup144) : stwinc141);
+                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc141, 8);
+                stwinc141 = ((lane >= 8) ? (stwinc141 + stup145) : stwinc141);
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc141, 16);
+                stwinc141 = ((lane >= 16) ? (stwinc141 + stup146) : stwinc141);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc141 - stw140);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i148 = 0; i148 < 4; i148 += 1) {
+                unsigned int sti149 = stinfo7[(lane + 128 * warp + 32 * i148)];
+                unsigned int stbk150 = (sti149 >> 16u);
+                if ((stbk150 < 256u)) {
+                    long long ix151 = ((long long)stbk150);
+                    long long ix152 = ((long long)(stwsum9[((warp + 32 * ix151) / 256)] + (sthist8[(257 * warp + ix151)] + (sti149 & 65535u))));
+                    stkey5[ix152] = stkey3[(lane + 128 * warp + 32 * i148)];
+                    stval6[ix152] = stval4[(lane + 128 * warp + 32 * i148)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t153 = threadIdx.x;
+            for (patc_int i154 = 0; i154 < 9; i154 += 1) {
+                if (((t153 + 1024 * i154) < 8224)) {
+                    sthist8[(t153 + 1024 * i154)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
+                    bool stok157 = true;
+                    unsigned int stx158 = 0u;
+                    unsigned int sty159 = 0u;
+                    if (stok157) {
+                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
+                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
+                    }
+                    unsigned int stb160 = (stok157 ? ((stx158 >> 24u) & 255u) : 0u);
+                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
+                    unsigned int stct171 = __popc(stpm161);
+                    long long ix172 = ((long long)stb160);
+                    unsigned int sth173 = 0u;
+                    if (stok157) {
+                        sth173 = sthist8[(257 * warp + ix172)];
+                    }
+                    __syncwarp();
+                    if ((stok157 && ((strk170 + 1u) == stct171))) {
+                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
+                    bool stok157 = ((lane + 128 * warp + 4096 * b2 + 32 * i156) < n);
+                    unsigned int stx158 = 0u;
+                    unsigned int sty159 = 0u;
+                    if (stok157) {
+                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
+                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
+                    }
+                    unsigned int stb160 = (stok157 ? ((stx158 >> 24u) & 255u) : 0u);
+                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
+                    unsigned int stct171 = __popc(stpm161);
+                    long long ix172 = ((long long)stb160);
+                    unsigned int sth173 = 0u;
+                    if (stok157) {
+                        sth173 = sthist8[(257 * warp + ix172)];
+                    }
+                    __syncwarp();
+                    if ((stok157 && ((strk170 + 1u) == stct171))) {
+                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t174 = threadIdx.x;
+            unsigned int stsum175 = 0u;
+            for (patc_int i176 = 0; i176 < 8; i176 += 1) {
+                stsum175 = (stsum175 + sthist8[(2056 * t174 + 257 * i176 - 8223 * ((8 * t174 + i176) / 32))]);
+            }
+            unsigned int stinc177 = stsum175;
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc177, 1);
+            stinc177 = ((lane >= 1) ? (stinc177 + stup178) : stinc177);
+            unsigned int stup179 = __shfl_up_sync(0xffffffffu, stinc177, 2);
+            stinc177 = ((lane >= 2) ? (stinc177 + stup179) : stinc177);
+            unsigned int stup180 = __shfl_up_sync(0xffffffffu, stinc177, 4);
+            stinc177 = ((lane >= 4) ? (stinc177 + stup180) : stinc177);
+            unsigned int stup181 = __shfl_up_sync(0xffffffffu, stinc177, 8);
+            stinc177 = ((lane >= 8) ? (stinc177 + stup181) : stinc177);
+            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc177, 16);
+            stinc177 = ((lane >= 16) ? (stinc177 + stup182) : stinc177);
+            unsigned int stat183 = (stinc177 - stsum175);
+            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
+                unsigned int stcb185 = sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))];
+                sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))] = stat183;
+                stat183 = (stat183 + stcb185);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc177;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw187 = 0u;
+                if ((lane < 32)) {
+                    stw187 = stwsum9[lane];
+                }
+                unsigned int stwinc188 = stw187;
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc188, 1);
+                stwinc188 = ((lane >= 1) ? (stwinc188 + stup189) : stwinc188);
+                unsigned int stup190 = __shfl_up_sync(0xffffffffu, stwinc188, 2);
+                stwinc188 = ((lane >= 2) ? (stwinc188 + stup190) : stwinc188);
+                unsigned int stup191 = __shfl_up_sync(0xffffffffu, stwinc188, 4);
+                stwinc188 = ((lane >= 4) ? (stwinc188 + stup191) : stwinc188);
+                unsigned int stup192 = __shfl_up_sync(0xffffffffu, stwinc188, 8);
+                stwinc188 = ((lane >= 8) ? (stwinc188 + stup192) : stwinc188);
+                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc188, 16);
+                stwinc188 = ((lane >= 16) ? (stwinc188 + stup193) : stwinc188);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc188 - stw187);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                unsigned int sti196 = stinfo7[(lane + 128 * warp + 32 * i195)];
+                unsigned int stbk197 = (sti196 >> 16u);
+                if ((stbk197 < 256u)) {
+                    long long ix198 = ((long long)stbk197);
+                    long long ix199 = ((long long)(stwsum9[((warp + 32 * ix198) / 256)] + (sthist8[(257 * warp + ix198)] + (sti196 & 65535u))));
+                    stkey3[ix199] = stkey5[(lane + 128 * warp + 32 * i195)];
+                    stval4[ix199] = stval6[(lane + 128 * warp + 32 * i195)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t200 = threadIdx.x;
+                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
+                    {
+                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
+                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t200 = threadIdx.x;
+                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
+                    if (((4096 * b2 + t200 + 1024 * i201) < n)) {
+                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
+                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallPairsI32
+ *   data parameters: ks: n.i32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.i32 (n x int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsI32(int *__restrict__ out0, unsigned int *__restrict__ out1, const int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    int *stkey3 = (int *)(patc_smem + 0);
+    unsigned int *stval4 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 82048);
+    int *stkey5 = (int *)(patc_smem + 82176);
+    unsigned int *stval6 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b2 = blockIdx.x;
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b2 + t10 + 1024 * i11) < n)) {
+                        stkey3[(t10 + 1024 * i11)] = ks[(4096 * b2 + t10 + 1024 * i11)];
+                        stval4[(t10 + 1024 * i11)] = vs[(4096 * b2 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = true;
+                    int stx17 = 0;
+                    unsigned int sty18 = 0u;
+                    if (stok16) {
+                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int stb19 = (stok16 ? ((((unsigned int)stx17) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
+                    unsigned int stct30 = __popc(stpm20);
+                    long long ix31 = ((long long)stb19);
+                    unsigned int sth32 = 0u;
+                    if (stok16) {
+                        sth32 = sthist8[(257 * warp + ix31)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk29 + 1u) == stct30))) {
+                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = ((lane + 128 * warp + 4096 * b2 + 32 * i15) < n);
+                    int stx17 = 0;
+                    unsigned int sty18 = 0u;
+                    if (stok16) {
+                        stx17 = stkey3[(lane + 128 * warp + 32 * i15)];
+                        sty18 = stval4[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int stb19 = (stok16 ? ((((unsigned int)stx17) ^ 2147483648u) & 255u) : 0u);
+                    unsigned int stpm20 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv21 = __ballot_sync(0xffffffffu, ((stb19 & 1u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 1u) != 0u) ? stv21 : (~stv21)));
+                    unsigned int stv22 = __ballot_sync(0xffffffffu, ((stb19 & 2u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 2u) != 0u) ? stv22 : (~stv22)));
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb19 & 4u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 4u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb19 & 8u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 8u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb19 & 16u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 16u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb19 & 32u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 32u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb19 & 64u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 64u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb19 & 128u) != 0u));
+                    stpm20 = (stpm20 & (((stb19 & 128u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int strk29 = __popc((stpm20 & ((1u << lane) - 1u)));
+                    unsigned int stct30 = __popc(stpm20);
+                    long long ix31 = ((long long)stb19);
+                    unsigned int sth32 = 0u;
+                    if (stok16) {
+                        sth32 = sthist8[(257 * warp + ix31)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk29 + 1u) == stct30))) {
+                        sthist8[(257 * warp + ix31)] = (sth32 + stct30);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb19 << 16u) | (sth32 + strk29)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t33 = threadIdx.x;
+            unsigned int stsum34 = 0u;
+            for (patc_int i35 = 0; i35 < 8; i35 += 1) {
+                stsum34 = (stsum34 + sthist8[(2056 * t33 + 257 * i35 - 8223 * ((8 * t33 + i35) / 32))]);
+            }
+            unsigned int stinc36 = stsum34;
+            unsigned int stup37 = __shfl_up_sync(0xffffffffu, stinc36, 1);
+            stinc36 = ((lane >= 1) ? (stinc36 + stup37) : stinc36);
+            unsigned int stup38 = __shfl_up_sync(0xffffffffu, stinc36, 2);
+            stinc36 = ((lane >= 2) ? (stinc36 + stup38) : stinc36);
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc36, 4);
+            stinc36 = ((lane >= 4) ? (stinc36 + stup39) : stinc36);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc36, 8);
+            stinc36 = ((lane >= 8) ? (stinc36 + stup40) : stinc36);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc36, 16);
+            stinc36 = ((lane >= 16) ? (stinc36 + stup41) : stinc36);
+            unsigned int stat42 = (stinc36 - stsum34);
+            for (patc_int i43 = 0; i43 < 8; i43 += 1) {
+                unsigned int stcb44 = sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))];
+                sthist8[(2056 * t33 + 257 * i43 - 8223 * ((8 * t33 + i43) / 32))] = stat42;
+                stat42 = (stat42 + stcb44);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc36;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw46 = 0u;
+                if ((lane < 32)) {
+                    stw46 = stwsum9[lane];
+                }
+                unsigned int stwinc47 = stw46;
+                unsigned int stup48 = __shfl_up_sync(0xffffffffu, stwinc47, 1);
+                stwinc47 = ((lane >= 1) ? (stwinc47 + stup48) : stwinc47);
+                unsigned int stup49 = __shfl_up_sync(0xffffffffu, stwinc47, 2);
+                stwinc47 = ((lane >= 2) ? (stwinc47 + stup49) : stwinc47);
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc47, 4);
+                stwinc47 = ((lane >= 4) ? (stwinc47 + stup50) : stwinc47);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc47, 8);
+                stwinc47 = ((lane >= 8) ? (stwinc47 + stup51) : stwinc47);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc47, 16);
+                stwinc47 = ((lane >= 16) ? (stwinc47 + stup52) : stwinc47);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc47 - stw46);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i54 = 0; i54 < 4; i54 += 1) {
+                unsigned int sti55 = stinfo7[(lane + 128 * warp + 32 * i54)];
+                unsigned int stbk56 = (sti55 >> 16u);
+                if ((stbk56 < 256u)) {
+                    long long ix57 = ((long long)stbk56);
+                    long long ix58 = ((long long)(stwsum9[((warp + 32 * ix57) / 256)] + (sthist8[(257 * warp + ix57)] + (sti55 & 65535u))));
+                    stkey5[ix58] = stkey3[(lane + 128 * warp + 32 * i54)];
+                    stval6[ix58] = stval4[(lane + 128 * warp + 32 * i54)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t59 = threadIdx.x;
+            for (patc_int i60 = 0; i60 < 9; i60 += 1) {
+                if (((t59 + 1024 * i60) < 8224)) {
+                    sthist8[(t59 + 1024 * i60)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                    bool stok63 = true;
+                    int stx64 = 0;
+                    unsigned int sty65 = 0u;
+                    if (stok63) {
+                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
+                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
+                    }
+                    unsigned int stb66 = (stok63 ? (((((unsigned int)stx64) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
+                    unsigned int stct77 = __popc(stpm67);
+                    long long ix78 = ((long long)stb66);
+                    unsigned int sth79 = 0u;
+                    if (stok63) {
+                        sth79 = sthist8[(257 * warp + ix78)];
+                    }
+                    __syncwarp();
+                    if ((stok63 && ((strk76 + 1u) == stct77))) {
+                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i62 = 0; i62 < 4; i62 += 1) {
+                    bool stok63 = ((lane + 128 * warp + 4096 * b2 + 32 * i62) < n);
+                    int stx64 = 0;
+                    unsigned int sty65 = 0u;
+                    if (stok63) {
+                        stx64 = stkey5[(lane + 128 * warp + 32 * i62)];
+                        sty65 = stval6[(lane + 128 * warp + 32 * i62)];
+                    }
+                    unsigned int stb66 = (stok63 ? (((((unsigned int)stx64) ^ 2147483648u) >> 8u) & 255u) : 0u);
+                    unsigned int stpm67 = __ballot_sync(0xffffffffu, stok63);
+                    unsigned int stv68 = __ballot_sync(0xffffffffu, ((stb66 & 1u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 1u) != 0u) ? stv68 : (~stv68)));
+                    unsigned int stv69 = __ballot_sync(0xffffffffu, ((stb66 & 2u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 2u) != 0u) ? stv69 : (~stv69)));
+                    unsigned int stv70 = __ballot_sync(0xffffffffu, ((stb66 & 4u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 4u) != 0u) ? stv70 : (~stv70)));
+                    unsigned int stv71 = __ballot_sync(0xffffffffu, ((stb66 & 8u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 8u) != 0u) ? stv71 : (~stv71)));
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb66 & 16u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 16u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb66 & 32u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 32u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb66 & 64u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 64u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb66 & 128u) != 0u));
+                    stpm67 = (stpm67 & (((stb66 & 128u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int strk76 = __popc((stpm67 & ((1u << lane) - 1u)));
+                    unsigned int stct77 = __popc(stpm67);
+                    long long ix78 = ((long long)stb66);
+                    unsigned int sth79 = 0u;
+                    if (stok63) {
+                        sth79 = sthist8[(257 * warp + ix78)];
+                    }
+                    __syncwarp();
+                    if ((stok63 && ((strk76 + 1u) == stct77))) {
+                        sthist8[(257 * warp + ix78)] = (sth79 + stct77);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i62)] = (stok63 ? ((stb66 << 16u) | (sth79 + strk76)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t80 = threadIdx.x;
+            unsigned int stsum81 = 0u;
+            for (patc_int i82 = 0; i82 < 8; i82 += 1) {
+                stsum81 = (stsum81 + sthist8[(2056 * t80 + 257 * i82 - 8223 * ((8 * t80 + i82) / 32))]);
+            }
+            unsigned int stinc83 = stsum81;
+            unsigned int stup84 = __shfl_up_sync(0xffffffffu, stinc83, 1);
+            stinc83 = ((lane >= 1) ? (stinc83 + stup84) : stinc83);
+            unsigned int stup85 = __shfl_up_sync(0xffffffffu, stinc83, 2);
+            stinc83 = ((lane >= 2) ? (stinc83 + stup85) : stinc83);
+            unsigned int stup86 = __shfl_up_sync(0xffffffffu, stinc83, 4);
+            stinc83 = ((lane >= 4) ? (stinc83 + stup86) : stinc83);
+            unsigned int stup87 = __shfl_up_sync(0xffffffffu, stinc83, 8);
+            stinc83 = ((lane >= 8) ? (stinc83 + stup87) : stinc83);
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc83, 16);
+            stinc83 = ((lane >= 16) ? (stinc83 + stup88) : stinc83);
+            unsigned int stat89 = (stinc83 - stsum81);
+            for (patc_int i90 = 0; i90 < 8; i90 += 1) {
+                unsigned int stcb91 = sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))];
+                sthist8[(2056 * t80 + 257 * i90 - 8223 * ((8 * t80 + i90) / 32))] = stat89;
+                stat89 = (stat89 + stcb91);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc83;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw93 = 0u;
+                if ((lane < 32)) {
+                    stw93 = stwsum9[lane];
+                }
+                unsigned int stwinc94 = stw93;
+                unsigned int stup95 = __shfl_up_sync(0xffffffffu, stwinc94, 1);
+                stwinc94 = ((lane >= 1) ? (stwinc94 + stup95) : stwinc94);
+                unsigned int stup96 = __shfl_up_sync(0xffffffffu, stwinc94, 2);
+                stwinc94 = ((lane >= 2) ? (stwinc94 + stup96) : stwinc94);
+                unsigned int stup97 = __shfl_up_sync(0xffffffffu, stwinc94, 4);
+                stwinc94 = ((lane >= 4) ? (stwinc94 + stup97) : stwinc94);
+                unsigned int stup98 = __shfl_up_sync(0xffffffffu, stwinc94, 8);
+                stwinc94 = ((lane >= 8) ? (stwinc94 + stup98) : stwinc94);
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc94, 16);
+                stwinc94 = ((lane >= 16) ? (stwinc94 + stup99) : stwinc94);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc94 - stw93);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i101 = 0; i101 < 4; i101 += 1) {
+                unsigned int sti102 = stinfo7[(lane + 128 * warp + 32 * i101)];
+                unsigned int stbk103 = (sti102 >> 16u);
+                if ((stbk103 < 256u)) {
+                    long long ix104 = ((long long)stbk103);
+                    long long ix105 = ((long long)(stwsum9[((warp + 32 * ix104) / 256)] + (sthist8[(257 * warp + ix104)] + (sti102 & 65535u))));
+                    stkey3[ix105] = stkey5[(lane + 128 * warp + 32 * i101)];
+                    stval4[ix105] = stval6[(lane + 128 * warp + 32 * i101)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t106 = threadIdx.x;
+            for (patc_int i107 = 0; i107 < 9; i107 += 1) {
+                if (((t106 + 1024 * i107) < 8224)) {
+                    sthist8[(t106 + 1024 * i107)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
+                    bool stok110 = true;
+                    int stx111 = 0;
+                    unsigned int sty112 = 0u;
+                    if (stok110) {
+                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
+                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
+                    }
+                    unsigned int stb113 = (stok110 ? (((((unsigned int)stx111) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
+                    unsigned int stct124 = __popc(stpm114);
+                    long long ix125 = ((long long)stb113);
+                    unsigned int sth126 = 0u;
+                    if (stok110) {
+                        sth126 = sthist8[(257 * warp + ix125)];
+                    }
+                    __syncwarp();
+                    if ((stok110 && ((strk123 + 1u) == stct124))) {
+                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i109 = 0; i109 < 4; i109 += 1) {
+                    bool stok110 = ((lane + 128 * warp + 4096 * b2 + 32 * i109) < n);
+                    int stx111 = 0;
+                    unsigned int sty112 = 0u;
+                    if (stok110) {
+                        stx111 = stkey3[(lane + 128 * warp + 32 * i109)];
+                        sty112 = stval4[(lane + 128 * warp + 32 * i109)];
+                    }
+                    unsigned int stb113 = (stok110 ? (((((unsigned int)stx111) ^ 2147483648u) >> 16u) & 255u) : 0u);
+                    unsigned int stpm114 = __ballot_sync(0xffffffffu, stok110);
+                    unsigned int stv115 = __ballot_sync(0xffffffffu, ((stb113 & 1u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 1u) != 0u) ? stv115 : (~stv115)));
+                    unsigned int stv116 = __ballot_sync(0xffffffffu, ((stb113 & 2u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 2u) != 0u) ? stv116 : (~stv116)));
+                    unsigned int stv117 = __ballot_sync(0xffffffffu, ((stb113 & 4u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 4u) != 0u) ? stv117 : (~stv117)));
+                    unsigned int stv118 = __ballot_sync(0xffffffffu, ((stb113 & 8u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 8u) != 0u) ? stv118 : (~stv118)));
+                    unsigned int stv119 = __ballot_sync(0xffffffffu, ((stb113 & 16u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 16u) != 0u) ? stv119 : (~stv119)));
+                    unsigned int stv120 = __ballot_sync(0xffffffffu, ((stb113 & 32u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 32u) != 0u) ? stv120 : (~stv120)));
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb113 & 64u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 64u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb113 & 128u) != 0u));
+                    stpm114 = (stpm114 & (((stb113 & 128u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int strk123 = __popc((stpm114 & ((1u << lane) - 1u)));
+                    unsigned int stct124 = __popc(stpm114);
+                    long long ix125 = ((long long)stb113);
+                    unsigned int sth126 = 0u;
+                    if (stok110) {
+                        sth126 = sthist8[(257 * warp + ix125)];
+                    }
+                    __syncwarp();
+                    if ((stok110 && ((strk123 + 1u) == stct124))) {
+                        sthist8[(257 * warp + ix125)] = (sth126 + stct124);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i109)] = (stok110 ? ((stb113 << 16u) | (sth126 + strk123)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t127 = threadIdx.x;
+            unsigned int stsum128 = 0u;
+            for (patc_int i129 = 0; i129 < 8; i129 += 1) {
+                stsum128 = (stsum128 + sthist8[(2056 * t127 + 257 * i129 - 8223 * ((8 * t127 + i129) / 32))]);
+            }
+            unsigned int stinc130 = stsum128;
+            unsigned int stup131 = __shfl_up_sync(0xffffffffu, stinc130, 1);
+            stinc130 = ((lane >= 1) ? (stinc130 + stup131) : stinc130);
+            unsigned int stup132 = __shfl_up_sync(0xffffffffu, stinc130, 2);
+            stinc130 = ((lane >= 2) ? (stinc130 + stup132) : stinc130);
+            unsigned int stup133 = __shfl_up_sync(0xffffffffu, stinc130, 4);
+            stinc130 = ((lane >= 4) ? (stinc130 + stup133) : stinc130);
+            unsigned int stup134 = __shfl_up_sync(0xffffffffu, stinc130, 8);
+            stinc130 = ((lane >= 8) ? (stinc130 + stup134) : stinc130);
+            unsigned int stup135 = __shfl_up_sync(0xffffffffu, stinc130, 16);
+            stinc130 = ((lane >= 16) ? (stinc130 + stup135) : stinc130);
+            unsigned int stat136 = (stinc130 - stsum128);
+            for (patc_int i137 = 0; i137 < 8; i137 += 1) {
+                unsigned int stcb138 = sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))];
+                sthist8[(2056 * t127 + 257 * i137 - 8223 * ((8 * t127 + i137) / 32))] = stat136;
+                stat136 = (stat136 + stcb138);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc130;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw140 = 0u;
+                if ((lane < 32)) {
+                    stw140 = stwsum9[lane];
+                }
+                unsigned int stwinc141 = stw140;
+                unsigned int stup142 = __shfl_up_sync(0xffffffffu, stwinc141, 1);
+                stwinc141 = ((lane >= 1) ? (stwinc141 + stup142) : stwinc141);
+                unsigned int stup143 = __shfl_up_sync(0xffffffffu, stwinc141, 2);
+                stwinc141 = ((lane >= 2) ? (stwinc141 + stup143) : stwinc141);
+                unsigned int stup144 = __shfl_up_sync(0xffffffffu, stwinc141, 4);
+                stwinc141 = ((lane >= 4) ? (stwinc141 + stup144) : stwinc141);
+                unsigned int stup145 = __shfl_up_sync(0xffffffffu, stwinc141, 8);
+                stwinc141 = ((lane >= 8) ? (stwinc141 + stup145) : stwinc141);
+                unsigned int stup146 = __shfl_up_sync(0xffffffffu, stwinc141, 16);
+                stwinc141 = ((lane >= 16) ? (stwinc141 + stup146) : stwinc141);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc141 - stw140);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i148 = 0; i148 < 4; i148 += 1) {
+                unsigned int sti149 = stinfo7[(lane + 128 * warp + 32 * i148)];
+                unsigned int stbk150 = (sti149 >> 16u);
+                if ((stbk150 < 256u)) {
+                    long long ix151 = ((long long)stbk150);
+                    long long ix152 = ((long long)(stwsum9[((warp + 32 * ix151) / 256)] + (sthist8[(257 * warp + ix151)] + (sti149 & 65535u))));
+                    stkey5[ix152] = stkey3[(lane + 128 * warp + 32 * i148)];
+                    stval6[ix152] = stval4[(lane + 128 * warp + 32 * i148)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t153 = threadIdx.x;
+            for (patc_int i154 = 0; i154 < 9; i154 += 1) {
+                if (((t153 + 1024 * i154) < 8224)) {
+                    sthist8[(t153 + 1024 * i154)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
+                    bool stok157 = true;
+                    int stx158 = 0;
+                    unsigned int sty159 = 0u;
+                    if (stok157) {
+                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
+                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
+                    }
+                    unsigned int stb160 = (stok157 ? (((((unsigned int)stx158) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
+                    unsigned int stct171 = __popc(stpm161);
+                    long long ix172 = ((long long)stb160);
+                    unsigned int sth173 = 0u;
+                    if (stok157) {
+                        sth173 = sthist8[(257 * warp + ix172)];
+                    }
+                    __syncwarp();
+                    if ((stok157 && ((strk170 + 1u) == stct171))) {
+                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i156 = 0; i156 < 4; i156 += 1) {
+                    bool stok157 = ((lane + 128 * warp + 4096 * b2 + 32 * i156) < n);
+                    int stx158 = 0;
+                    unsigned int sty159 = 0u;
+                    if (stok157) {
+                        stx158 = stkey5[(lane + 128 * warp + 32 * i156)];
+                        sty159 = stval6[(lane + 128 * warp + 32 * i156)];
+                    }
+                    unsigned int stb160 = (stok157 ? (((((unsigned int)stx158) ^ 2147483648u) >> 24u) & 255u) : 0u);
+                    unsigned int stpm161 = __ballot_sync(0xffffffffu, stok157);
+                    unsigned int stv162 = __ballot_sync(0xffffffffu, ((stb160 & 1u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 1u) != 0u) ? stv162 : (~stv162)));
+                    unsigned int stv163 = __ballot_sync(0xffffffffu, ((stb160 & 2u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 2u) != 0u) ? stv163 : (~stv163)));
+                    unsigned int stv164 = __ballot_sync(0xffffffffu, ((stb160 & 4u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 4u) != 0u) ? stv164 : (~stv164)));
+                    unsigned int stv165 = __ballot_sync(0xffffffffu, ((stb160 & 8u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 8u) != 0u) ? stv165 : (~stv165)));
+                    unsigned int stv166 = __ballot_sync(0xffffffffu, ((stb160 & 16u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 16u) != 0u) ? stv166 : (~stv166)));
+                    unsigned int stv167 = __ballot_sync(0xffffffffu, ((stb160 & 32u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 32u) != 0u) ? stv167 : (~stv167)));
+                    unsigned int stv168 = __ballot_sync(0xffffffffu, ((stb160 & 64u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 64u) != 0u) ? stv168 : (~stv168)));
+                    unsigned int stv169 = __ballot_sync(0xffffffffu, ((stb160 & 128u) != 0u));
+                    stpm161 = (stpm161 & (((stb160 & 128u) != 0u) ? stv169 : (~stv169)));
+                    unsigned int strk170 = __popc((stpm161 & ((1u << lane) - 1u)));
+                    unsigned int stct171 = __popc(stpm161);
+                    long long ix172 = ((long long)stb160);
+                    unsigned int sth173 = 0u;
+                    if (stok157) {
+                        sth173 = sthist8[(257 * warp + ix172)];
+                    }
+                    __syncwarp();
+                    if ((stok157 && ((strk170 + 1u) == stct171))) {
+                        sthist8[(257 * warp + ix172)] = (sth173 + stct171);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i156)] = (stok157 ? ((stb160 << 16u) | (sth173 + strk170)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t174 = threadIdx.x;
+            unsigned int stsum175 = 0u;
+            for (patc_int i176 = 0; i176 < 8; i176 += 1) {
+                stsum175 = (stsum175 + sthist8[(2056 * t174 + 257 * i176 - 8223 * ((8 * t174 + i176) / 32))]);
+            }
+            unsigned int stinc177 = stsum175;
+            unsigned int stup178 = __shfl_up_sync(0xffffffffu, stinc177, 1);
+            stinc177 = ((lane >= 1) ? (stinc177 + stup178) : stinc177);
+            unsigned int stup179 = __shfl_up_sync(0xffffffffu, stinc177, 2);
+            stinc177 = ((lane >= 2) ? (stinc177 + stup179) : stinc177);
+            unsigned int stup180 = __shfl_up_sync(0xffffffffu, stinc177, 4);
+            stinc177 = ((lane >= 4) ? (stinc177 + stup180) : stinc177);
+            unsigned int stup181 = __shfl_up_sync(0xffffffffu, stinc177, 8);
+            stinc177 = ((lane >= 8) ? (stinc177 + stup181) : stinc177);
+            unsigned int stup182 = __shfl_up_sync(0xffffffffu, stinc177, 16);
+            stinc177 = ((lane >= 16) ? (stinc177 + stup182) : stinc177);
+            unsigned int stat183 = (stinc177 - stsum175);
+            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
+                unsigned int stcb185 = sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))];
+                sthist8[(2056 * t174 + 257 * i184 - 8223 * ((8 * t174 + i184) / 32))] = stat183;
+                stat183 = (stat183 + stcb185);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc177;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw187 = 0u;
+                if ((lane < 32)) {
+                    stw187 = stwsum9[lane];
+                }
+                unsigned int stwinc188 = stw187;
+                unsigned int stup189 = __shfl_up_sync(0xffffffffu, stwinc188, 1);
+                stwinc188 = ((lane >= 1) ? (stwinc188 + stup189) : stwinc188);
+                unsigned int stup190 = __shfl_up_sync(0xffffffffu, stwinc188, 2);
+                stwinc188 = ((lane >= 2) ? (stwinc188 + stup190) : stwinc188);
+                unsigned int stup191 = __shfl_up_sync(0xffffffffu, stwinc188, 4);
+                stwinc188 = ((lane >= 4) ? (stwinc188 + stup191) : stwinc188);
+                unsigned int stup192 = __shfl_up_sync(0xffffffffu, stwinc188, 8);
+                stwinc188 = ((lane >= 8) ? (stwinc188 + stup192) : stwinc188);
+                unsigned int stup193 = __shfl_up_sync(0xffffffffu, stwinc188, 16);
+                stwinc188 = ((lane >= 16) ? (stwinc188 + stup193) : stwinc188);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc188 - stw187);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i195 = 0; i195 < 4; i195 += 1) {
+                unsigned int sti196 = stinfo7[(lane + 128 * warp + 32 * i195)];
+                unsigned int stbk197 = (sti196 >> 16u);
+                if ((stbk197 < 256u)) {
+                    long long ix198 = ((long long)stbk197);
+                    long long ix199 = ((long long)(stwsum9[((warp + 32 * ix198) / 256)] + (sthist8[(257 * warp + ix198)] + (sti196 & 65535u))));
+                    stkey3[ix199] = stkey5[(lane + 128 * warp + 32 * i195)];
+                    stval4[ix199] = stval6[(lane + 128 * warp + 32 * i195)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b2 + 4095) < n)) {
+            {
+                const patc_int t200 = threadIdx.x;
+                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
+                    {
+                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
+                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t200 = threadIdx.x;
+                for (patc_int i201 = 0; i201 < 4; i201 += 1) {
+                    if (((4096 * b2 + t200 + 1024 * i201) < n)) {
+                        out0[(4096 * b2 + t200 + 1024 * i201)] = stkey3[(t200 + 1024 * i201)];
+                        out1[(4096 * b2 + t200 + 1024 * i201)] = stval4[(t200 + 1024 * i201)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallPairsF32
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval7 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist11 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo10 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum12 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey8 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval9 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b5 = blockIdx.x;
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    if (((4096 * b5 + t13 + 1024 * i14) < n)) {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t15 = threadIdx.x;
+            for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+                if (((t15 + 1024 * i16) < 8224)) {
+                    sthist11[(t15 + 1024 * i16)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    bool stok19 = true;
+                    unsigned int stx20 = 0u;
+                    unsigned int sty21 = 0u;
+                    if (stok19) {
+                        stx20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        sty21 = stval7[(lane + 128 * warp + 32 * i18)];
+                    }
+                    unsigned int s22 = (~stx20);
+                    unsigned int s23 = (stx20 ^ 2147483648u);
+                    unsigned int s24 = (((stx20 & 2147483648u) != 0u) ? s22 : s23);
+                    unsigned int stb25 = (stok19 ? (((stx20 == 2147483648u) ? 2147483648u : s24) & 255u) : 0u);
+                    unsigned int stpm26 = __ballot_sync(0xffffffffu, stok19);
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb25 & 1u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 1u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb25 & 2u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 2u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb25 & 4u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 4u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb25 & 8u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 8u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb25 & 16u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 16u) != 0u) ? stv31 : (~stv31)));
+                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb25 & 32u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 32u) != 0u) ? stv32 : (~stv32)));
+                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb25 & 64u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 64u) != 0u) ? stv33 : (~stv33)));
+                    unsigned int stv34 = __ballot_sync(0xffffffffu, ((stb25 & 128u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 128u) != 0u) ? stv34 : (~stv34)));
+                    unsigned int strk35 = __popc((stpm26 & ((1u << lane) - 1u)));
+                    unsigned int stct36 = __popc(stpm26);
+                    long long ix37 = ((long long)stb25);
+                    unsigned int sth38 = 0u;
+                    if (stok19) {
+                        sth38 = sthist11[(257 * warp + ix37)];
+                    }
+                    __syncwarp();
+                    if ((stok19 && ((strk35 + 1u) == stct36))) {
+                        sthist11[(257 * warp + ix37)] = (sth38 + stct36);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb25 << 16u) | (sth38 + strk35)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
+                    unsigned int stx20 = 0u;
+                    unsigned int sty21 = 0u;
+                    if (stok19) {
+                        stx20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        sty21 = stval7[(lane + 128 * warp + 32 * i18)];
+                    }
+                    unsigned int s22 = (~stx20);
+                    unsigned int s23 = (stx20 ^ 2147483648u);
+                    unsigned int s24 = (((stx20 & 2147483648u) != 0u) ? s22 : s23);
+                    unsigned int stb25 = (stok19 ? (((stx20 == 2147483648u) ? 2147483648u : s24) & 255u) : 0u);
+                    unsigned int stpm26 = __ballot_sync(0xffffffffu, stok19);
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb25 & 1u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 1u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb25 & 2u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 2u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb25 & 4u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 4u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb25 & 8u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 8u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb25 & 16u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 16u) != 0u) ? stv31 : (~stv31)));
+                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb25 & 32u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 32u) != 0u) ? stv32 : (~stv32)));
+                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb25 & 64u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 64u) != 0u) ? stv33 : (~stv33)));
+                    unsigned int stv34 = __ballot_sync(0xffffffffu, ((stb25 & 128u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 128u) != 0u) ? stv34 : (~stv34)));
+                    unsigned int strk35 = __popc((stpm26 & ((1u << lane) - 1u)));
+                    unsigned int stct36 = __popc(stpm26);
+                    long long ix37 = ((long long)stb25);
+                    unsigned int sth38 = 0u;
+                    if (stok19) {
+                        sth38 = sthist11[(257 * warp + ix37)];
+                    }
+                    __syncwarp();
+                    if ((stok19 && ((strk35 + 1u) == stct36))) {
+                        sthist11[(257 * warp + ix37)] = (sth38 + stct36);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb25 << 16u) | (sth38 + strk35)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t39 = threadIdx.x;
+            unsigned int stsum40 = 0u;
+            for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                stsum40 = (stsum40 + sthist11[(2056 * t39 + 257 * i41 - 8223 * ((8 * t39 + i41) / 32))]);
+            }
+            unsigned int stinc42 = stsum40;
+            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc42, 1);
+            stinc42 = ((lane >= 1) ? (stinc42 + stup43) : stinc42);
+            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc42, 2);
+            stinc42 = ((lane >= 2) ? (stinc42 + stup44) : stinc42);
+            unsigned int stup45 = __shfl_up_sync(0xffffffffu, stinc42, 4);
+            stinc42 = ((lane >= 4) ? (stinc42 + stup45) : stinc42);
+            unsigned int stup46 = __shfl_up_sync(0xffffffffu, stinc42, 8);
+            stinc42 = ((lane >= 8) ? (stinc42 + stup46) : stinc42);
+            unsigned int stup47 = __shfl_up_sync(0xffffffffu, stinc42, 16);
+            stinc42 = ((lane >= 16) ? (stinc42 + stup47) : stinc42);
+            unsigned int stat48 = (stinc42 - stsum40);
+            for (patc_int i49 = 0; i49 < 8; i49 += 1) {
+                unsigned int stcb50 = sthist11[(2056 * t39 + 257 * i49 - 8223 * ((8 * t39 + i49) / 32))];
+                sthist11[(2056 * t39 + 257 * i49 - 8223 * ((8 * t39 + i49) / 32))] = stat48;
+                stat48 = (stat48 + stcb50);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc42;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw52 = 0u;
+                if ((lane < 32)) {
+                    stw52 = stwsum12[lane];
+                }
+                unsigned int stwinc53 = stw52;
+                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc53, 1);
+                stwinc53 = ((lane >= 1) ? (stwinc53 + stup54) : stwinc53);
+                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc53, 2);
+                stwinc53 = ((lane >= 2) ? (stwinc53 + stup55) : stwinc53);
+                unsigned int stup56 = __shfl_up_sync(0xffffffffu, stwinc53, 4);
+                stwinc53 = ((lane >= 4) ? (stwinc53 + stup56) : stwinc53);
+                unsigned int stup57 = __shfl_up_sync(0xffffffffu, stwinc53, 8);
+                stwinc53 = ((lane >= 8) ? (stwinc53 + stup57) : stwinc53);
+                unsigned int stup58 = __shfl_up_sync(0xffffffffu, stwinc53, 16);
+                stwinc53 = ((lane >= 16) ? (stwinc53 + stup58) : stwinc53);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc53 - stw52);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i60 = 0; i60 < 4; i60 += 1) {
+                unsigned int sti61 = stinfo10[(lane + 128 * warp + 32 * i60)];
+                unsigned int stbk62 = (sti61 >> 16u);
+                if ((stbk62 < 256u)) {
+                    long long ix63 = ((long long)stbk62);
+                    long long ix64 = ((long long)(stwsum12[((warp + 32 * ix63) / 256)] + (sthist11[(257 * warp + ix63)] + (sti61 & 65535u))));
+                    stkey8[ix64] = stkey6[(lane + 128 * warp + 32 * i60)];
+                    stval9[ix64] = stval7[(lane + 128 * warp + 32 * i60)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t65 = threadIdx.x;
+            for (patc_int i66 = 0; i66 < 9; i66 += 1) {
+                if (((t65 + 1024 * i66) < 8224)) {
+                    sthist11[(t65 + 1024 * i66)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    bool stok69 = true;
+                    unsigned int stx70 = 0u;
+                    unsigned int sty71 = 0u;
+                    if (stok69) {
+                        stx70 = stkey8[(lane + 128 * warp + 32 * i68)];
+                        sty71 = stval9[(lane + 128 * warp + 32 * i68)];
+                    }
+                    unsigned int s72 = (~stx70);
+                    unsigned int s73 = (stx70 ^ 2147483648u);
+                    unsigned int s74 = (((stx70 & 2147483648u) != 0u) ? s72 : s73);
+                    unsigned int stb75 = (stok69 ? ((((stx70 == 2147483648u) ? 2147483648u : s74) >> 8u) & 255u) : 0u);
+                    unsigned int stpm76 = __ballot_sync(0xffffffffu, stok69);
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb75 & 1u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 1u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb75 & 2u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 2u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb75 & 4u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 4u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb75 & 8u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 8u) != 0u) ? stv80 : (~stv80)));
+                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb75 & 16u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 16u) != 0u) ? stv81 : (~stv81)));
+                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb75 & 32u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 32u) != 0u) ? stv82 : (~stv82)));
+                    unsigned int stv83 = __ballot_sync(0xffffffffu, ((stb75 & 64u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 64u) != 0u) ? stv83 : (~stv83)));
+                    unsigned int stv84 = __ballot_sync(0xffffffffu, ((stb75 & 128u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 128u) != 0u) ? stv84 : (~stv84)));
+                    unsigned int strk85 = __popc((stpm76 & ((1u << lane) - 1u)));
+                    unsigned int stct86 = __popc(stpm76);
+                    long long ix87 = ((long long)stb75);
+                    unsigned int sth88 = 0u;
+                    if (stok69) {
+                        sth88 = sthist11[(257 * warp + ix87)];
+                    }
+                    __syncwarp();
+                    if ((stok69 && ((strk85 + 1u) == stct86))) {
+                        sthist11[(257 * warp + ix87)] = (sth88 + stct86);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i68)] = (stok69 ? ((stb75 << 16u) | (sth88 + strk85)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    bool stok69 = ((lane + 128 * warp + 4096 * b5 + 32 * i68) < n);
+                    unsigned int stx70 = 0u;
+                    unsigned int sty71 = 0u;
+                    if (stok69) {
+                        stx70 = stkey8[(lane + 128 * warp + 32 * i68)];
+                        sty71 = stval9[(lane + 128 * warp + 32 * i68)];
+                    }
+                    unsigned int s72 = (~stx70);
+                    unsigned int s73 = (stx70 ^ 2147483648u);
+                    unsigned int s74 = (((stx70 & 2147483648u) != 0u) ? s72 : s73);
+                    unsigned int stb75 = (stok69 ? ((((stx70 == 2147483648u) ? 2147483648u : s74) >> 8u) & 255u) : 0u);
+                    unsigned int stpm76 = __ballot_sync(0xffffffffu, stok69);
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb75 & 1u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 1u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb75 & 2u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 2u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb75 & 4u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 4u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb75 & 8u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 8u) != 0u) ? stv80 : (~stv80)));
+                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb75 & 16u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 16u) != 0u) ? stv81 : (~stv81)));
+                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb75 & 32u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 32u) != 0u) ? stv82 : (~stv82)));
+                    unsigned int stv83 = __ballot_sync(0xffffffffu, ((stb75 & 64u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 64u) != 0u) ? stv83 : (~stv83)));
+                    unsigned int stv84 = __ballot_sync(0xffffffffu, ((stb75 & 128u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 128u) != 0u) ? stv84 : (~stv84)));
+                    unsigned int strk85 = __popc((stpm76 & ((1u << lane) - 1u)));
+                    unsigned int stct86 = __popc(stpm76);
+                    long long ix87 = ((long long)stb75);
+                    unsigned int sth88 = 0u;
+                    if (stok69) {
+                        sth88 = sthist11[(257 * warp + ix87)];
+                    }
+                    __syncwarp();
+                    if ((stok69 && ((strk85 + 1u) == stct86))) {
+                        sthist11[(257 * warp + ix87)] = (sth88 + stct86);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i68)] = (stok69 ? ((stb75 << 16u) | (sth88 + strk85)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t89 = threadIdx.x;
+            unsigned int stsum90 = 0u;
+            for (patc_int i91 = 0; i91 < 8; i91 += 1) {
+                stsum90 = (stsum90 + sthist11[(2056 * t89 + 257 * i91 - 8223 * ((8 * t89 + i91) / 32))]);
+            }
+            unsigned int stinc92 = stsum90;
+            unsigned int stup93 = __shfl_up_sync(0xffffffffu, stinc92, 1);
+            stinc92 = ((lane >= 1) ? (stinc92 + stup93) : stinc92);
+            unsigned int stup94 = __shfl_up_sync(0xffffffffu, stinc92, 2);
+            stinc92 = ((lane >= 2) ? (stinc92 + stup94) : stinc92);
+            unsigned int stup95 = __shfl_up_sync(0xffffffffu, stinc92, 4);
+            stinc92 = ((lane >= 4) ? (stinc92 + stup95) : stinc92);
+            unsigned int stup96 = __shfl_up_sync(0xffffffffu, stinc92, 8);
+            stinc92 = ((lane >= 8) ? (stinc92 + stup96) : stinc92);
+            unsigned int stup97 = __shfl_up_sync(0xffffffffu, stinc92, 16);
+            stinc92 = ((lane >= 16) ? (stinc92 + stup97) : stinc92);
+            unsigned int stat98 = (stinc92 - stsum90);
+            for (patc_int i99 = 0; i99 < 8; i99 += 1) {
+                unsigned int stcb100 = sthist11[(2056 * t89 + 257 * i99 - 8223 * ((8 * t89 + i99) / 32))];
+                sthist11[(2056 * t89 + 257 * i99 - 8223 * ((8 * t89 + i99) / 32))] = stat98;
+                stat98 = (stat98 + stcb100);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc92;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw102 = 0u;
+                if ((lane < 32)) {
+                    stw102 = stwsum12[lane];
+                }
+                unsigned int stwinc103 = stw102;
+                unsigned int stup104 = __shfl_up_sync(0xffffffffu, stwinc103, 1);
+                stwinc103 = ((lane >= 1) ? (stwinc103 + stup104) : stwinc103);
+                unsigned int stup105 = __shfl_up_sync(0xffffffffu, stwinc103, 2);
+                stwinc103 = ((lane >= 2) ? (stwinc103 + stup105) : stwinc103);
+                unsigned int stup106 = __shfl_up_sync(0xffffffffu, stwinc103, 4);
+                stwinc103 = ((lane >= 4) ? (stwinc103 + stup106) : stwinc103);
+                unsigned int stup107 = __shfl_up_sync(0xffffffffu, stwinc103, 8);
+                stwinc103 = ((lane >= 8) ? (stwinc103 + stup107) : stwinc103);
+                unsigned int stup108 = __shfl_up_sync(0xffffffffu, stwinc103, 16);
+                stwinc103 = ((lane >= 16) ? (stwinc103 + stup108) : stwinc103);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc103 - stw102);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i110 = 0; i110 < 4; i110 += 1) {
+                unsigned int sti111 = stinfo10[(lane + 128 * warp + 32 * i110)];
+                unsigned int stbk112 = (sti111 >> 16u);
+                if ((stbk112 < 256u)) {
+                    long long ix113 = ((long long)stbk112);
+                    long long ix114 = ((long long)(stwsum12[((warp + 32 * ix113) / 256)] + (sthist11[(257 * warp + ix113)] + (sti111 & 65535u))));
+                    stkey6[ix114] = stkey8[(lane + 128 * warp + 32 * i110)];
+                    stval7[ix114] = stval9[(lane + 128 * warp + 32 * i110)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t115 = threadIdx.x;
+            for (patc_int i116 = 0; i116 < 9; i116 += 1) {
+                if (((t115 + 1024 * i116) < 8224)) {
+                    sthist11[(t115 + 1024 * i116)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i118 = 0; i118 < 4; i118 += 1) {
+                    bool stok119 = true;
+                    unsigned int stx120 = 0u;
+                    unsigned int sty121 = 0u;
+                    if (stok119) {
+                        stx120 = stkey6[(lane + 128 * warp + 32 * i118)];
+                        sty121 = stval7[(lane + 128 * warp + 32 * i118)];
+                    }
+                    unsigned int s122 = (~stx120);
+                    unsigned int s123 = (stx120 ^ 2147483648u);
+                    unsigned int s124 = (((stx120 & 2147483648u) != 0u) ? s122 : s123);
+                    unsigned int stb125 = (stok119 ? ((((stx120 == 2147483648u) ? 2147483648u : s124) >> 16u) & 255u) : 0u);
+                    unsigned int stpm126 = __ballot_sync(0xffffffffu, stok119);
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb125 & 1u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 1u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb125 & 2u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 2u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb125 & 4u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 4u) != 0u) ? stv129 : (~stv129)));
+                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb125 & 8u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 8u) != 0u) ? stv130 : (~stv130)));
+                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb125 & 16u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 16u) != 0u) ? stv131 : (~stv131)));
+                    unsigned int stv132 = __ballot_sync(0xffffffffu, ((stb125 & 32u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 32u) != 0u) ? stv132 : (~stv132)));
+                    unsigned int stv133 = __ballot_sync(0xffffffffu, ((stb125 & 64u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 64u) != 0u) ? stv133 : (~stv133)));
+                    unsigned int stv134 = __ballot_sync(0xffffffffu, ((stb125 & 128u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 128u) != 0u) ? stv134 : (~stv134)));
+                    unsigned int strk135 = __popc((stpm126 & ((1u << lane) - 1u)));
+                    unsigned int stct136 = __popc(stpm126);
+                    long long ix137 = ((long long)stb125);
+                    unsigned int sth138 = 0u;
+                    if (stok119) {
+                        sth138 = sthist11[(257 * warp + ix137)];
+                    }
+                    __syncwarp();
+                    if ((stok119 && ((strk135 + 1u) == stct136))) {
+                        sthist11[(257 * warp + ix137)] = (sth138 + stct136);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i118)] = (stok119 ? ((stb125 << 16u) | (sth138 + strk135)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i118 = 0; i118 < 4; i118 += 1) {
+                    bool stok119 = ((lane + 128 * warp + 4096 * b5 + 32 * i118) < n);
+                    unsigned int stx120 = 0u;
+                    unsigned int sty121 = 0u;
+                    if (stok119) {
+                        stx120 = stkey6[(lane + 128 * warp + 32 * i118)];
+                        sty121 = stval7[(lane + 128 * warp + 32 * i118)];
+                    }
+                    unsigned int s122 = (~stx120);
+                    unsigned int s123 = (stx120 ^ 2147483648u);
+                    unsigned int s124 = (((stx120 & 2147483648u) != 0u) ? s122 : s123);
+                    unsigned int stb125 = (stok119 ? ((((stx120 == 2147483648u) ? 2147483648u : s124) >> 16u) & 255u) : 0u);
+                    unsigned int stpm126 = __ballot_sync(0xffffffffu, stok119);
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb125 & 1u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 1u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb125 & 2u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 2u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb125 & 4u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 4u) != 0u) ? stv129 : (~stv129)));
+                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb125 & 8u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 8u) != 0u) ? stv130 : (~stv130)));
+                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb125 & 16u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 16u) != 0u) ? stv131 : (~stv131)));
+                    unsigned int stv132 = __ballot_sync(0xffffffffu, ((stb125 & 32u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 32u) != 0u) ? stv132 : (~stv132)));
+                    unsigned int stv133 = __ballot_sync(0xffffffffu, ((stb125 & 64u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 64u) != 0u) ? stv133 : (~stv133)));
+                    unsigned int stv134 = __ballot_sync(0xffffffffu, ((stb125 & 128u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 128u) != 0u) ? stv134 : (~stv134)));
+                    unsigned int strk135 = __popc((stpm126 & ((1u << lane) - 1u)));
+                    unsigned int stct136 = __popc(stpm126);
+                    long long ix137 = ((long long)stb125);
+                    unsigned int sth138 = 0u;
+                    if (stok119) {
+                        sth138 = sthist11[(257 * warp + ix137)];
+                    }
+                    __syncwarp();
+                    if ((stok119 && ((strk135 + 1u) == stct136))) {
+                        sthist11[(257 * warp + ix137)] = (sth138 + stct136);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i118)] = (stok119 ? ((stb125 << 16u) | (sth138 + strk135)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t139 = threadIdx.x;
+            unsigned int stsum140 = 0u;
+            for (patc_int i141 = 0; i141 < 8; i141 += 1) {
+                stsum140 = (stsum140 + sthist11[(2056 * t139 + 257 * i141 - 8223 * ((8 * t139 + i141) / 32))]);
+            }
+            unsigned int stinc142 = stsum140;
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc142, 1);
+            stinc142 = ((lane >= 1) ? (stinc142 + stup143) : stinc142);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc142, 2);
+            stinc142 = ((lane >= 2) ? (stinc142 + stup144) : stinc142);
+            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc142, 4);
+            stinc142 = ((lane >= 4) ? (stinc142 + stup145) : stinc142);
+            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc142, 8);
+            stinc142 = ((lane >= 8) ? (stinc142 + stup146) : stinc142);
+            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc142, 16);
+            stinc142 = ((lane >= 16) ? (stinc142 + stup147) : stinc142);
+            unsigned int stat148 = (stinc142 - stsum140);
+            for (patc_int i149 = 0; i149 < 8; i149 += 1) {
+                unsigned int stcb150 = sthist11[(2056 * t139 + 257 * i149 - 8223 * ((8 * t139 + i149) / 32))];
+                sthist11[(2056 * t139 + 257 * i149 - 8223 * ((8 * t139 + i149) / 32))] = stat148;
+                stat148 = (stat148 + stcb150);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc142;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw152 = 0u;
+                if ((lane < 32)) {
+                    stw152 = stwsum12[lane];
+                }
+                unsigned int stwinc153 = stw152;
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc153, 1);
+                stwinc153 = ((lane >= 1) ? (stwinc153 + stup154) : stwinc153);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc153, 2);
+                stwinc153 = ((lane >= 2) ? (stwinc153 + stup155) : stwinc153);
+                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc153, 4);
+                stwinc153 = ((lane >= 4) ? (stwinc153 + stup156) : stwinc153);
+                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc153, 8);
+                stwinc153 = ((lane >= 8) ? (stwinc153 + stup157) : stwinc153);
+                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc153, 16);
+                stwinc153 = ((lane >= 16) ? (stwinc153 + stup158) : stwinc153);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc153 - stw152);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i160 = 0; i160 < 4; i160 += 1) {
+                unsigned int sti161 = stinfo10[(lane + 128 * warp + 32 * i160)];
+                unsigned int stbk162 = (sti161 >> 16u);
+                if ((stbk162 < 256u)) {
+                    long long ix163 = ((long long)stbk162);
+                    long long ix164 = ((long long)(stwsum12[((warp + 32 * ix163) / 256)] + (sthist11[(257 * warp + ix163)] + (sti161 & 65535u))));
+                    stkey8[ix164] = stkey6[(lane + 128 * warp + 32 * i160)];
+                    stval9[ix164] = stval7[(lane + 128 * warp + 32 * i160)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t165 = threadIdx.x;
+            for (patc_int i166 = 0; i166 < 9; i166 += 1) {
+                if (((t165 + 1024 * i166) < 8224)) {
+                    sthist11[(t165 + 1024 * i166)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i168 = 0; i168 < 4; i168 += 1) {
+                    bool stok169 = true;
+                    unsigned int stx170 = 0u;
+                    unsigned int sty171 = 0u;
+                    if (stok169) {
+                        stx170 = stkey8[(lane + 128 * warp + 32 * i168)];
+                        sty171 = stval9[(lane + 128 * warp + 32 * i168)];
+                    }
+                    unsigned int s172 = (~stx170);
+                    unsigned int s173 = (stx170 ^ 2147483648u);
+                    unsigned int s174 = (((stx170 & 2147483648u) != 0u) ? s172 : s173);
+                    unsigned int stb175 = (stok169 ? ((((stx170 == 2147483648u) ? 2147483648u : s174) >> 24u) & 255u) : 0u);
+                    unsigned int stpm176 = __ballot_sync(0xffffffffu, stok169);
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb175 & 1u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 1u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb175 & 2u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 2u) != 0u) ? stv178 : (~stv178)));
+                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb175 & 4u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 4u) != 0u) ? stv179 : (~stv179)));
+                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb175 & 8u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 8u) != 0u) ? stv180 : (~stv180)));
+                    unsigned int stv181 = __ballot_sync(0xffffffffu, ((stb175 & 16u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 16u) != 0u) ? stv181 : (~stv181)));
+                    unsigned int stv182 = __ballot_sync(0xffffffffu, ((stb175 & 32u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 32u) != 0u) ? stv182 : (~stv182)));
+                    unsigned int stv183 = __ballot_sync(0xffffffffu, ((stb175 & 64u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 64u) != 0u) ? stv183 : (~stv183)));
+                    unsigned int stv184 = __ballot_sync(0xffffffffu, ((stb175 & 128u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 128u) != 0u) ? stv184 : (~stv184)));
+                    unsigned int strk185 = __popc((stpm176 & ((1u << lane) - 1u)));
+                    unsigned int stct186 = __popc(stpm176);
+                    long long ix187 = ((long long)stb175);
+                    unsigned int sth188 = 0u;
+                    if (stok169) {
+                        sth188 = sthist11[(257 * warp + ix187)];
+                    }
+                    __syncwarp();
+                    if ((stok169 && ((strk185 + 1u) == stct186))) {
+                        sthist11[(257 * warp + ix187)] = (sth188 + stct186);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i168)] = (stok169 ? ((stb175 << 16u) | (sth188 + strk185)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i168 = 0; i168 < 4; i168 += 1) {
+                    bool stok169 = ((lane + 128 * warp + 4096 * b5 + 32 * i168) < n);
+                    unsigned int stx170 = 0u;
+                    unsigned int sty171 = 0u;
+                    if (stok169) {
+                        stx170 = stkey8[(lane + 128 * warp + 32 * i168)];
+                        sty171 = stval9[(lane + 128 * warp + 32 * i168)];
+                    }
+                    unsigned int s172 = (~stx170);
+                    unsigned int s173 = (stx170 ^ 2147483648u);
+                    unsigned int s174 = (((stx170 & 2147483648u) != 0u) ? s172 : s173);
+                    unsigned int stb175 = (stok169 ? ((((stx170 == 2147483648u) ? 2147483648u : s174) >> 24u) & 255u) : 0u);
+                    unsigned int stpm176 = __ballot_sync(0xffffffffu, stok169);
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb175 & 1u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 1u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb175 & 2u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 2u) != 0u) ? stv178 : (~stv178)));
+                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb175 & 4u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 4u) != 0u) ? stv179 : (~stv179)));
+                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb175 & 8u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 8u) != 0u) ? stv180 : (~stv180)));
+                    unsigned int stv181 = __ballot_sync(0xffffffffu, ((stb175 & 16u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 16u) != 0u) ? stv181 : (~stv181)));
+                    unsigned int stv182 = __ballot_sync(0xffffffffu, ((stb175 & 32u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 32u) != 0u) ? stv182 : (~stv182)));
+                    unsigned int stv183 = __ballot_sync(0xffffffffu, ((stb175 & 64u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 64u) != 0u) ? stv183 : (~stv183)));
+                    unsigned int stv184 = __ballot_sync(0xffffffffu, ((stb175 & 128u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 128u) != 0u) ? stv184 : (~stv184)));
+                    unsigned int strk185 = __popc((stpm176 & ((1u << lane) - 1u)));
+                    unsigned int stct186 = __popc(stpm176);
+                    long long ix187 = ((long long)stb175);
+                    unsigned int sth188 = 0u;
+                    if (stok169) {
+                        sth188 = sthist11[(257 * warp + ix187)];
+                    }
+                    __syncwarp();
+                    if ((stok169 && ((strk185 + 1u) == stct186))) {
+                        sthist11[(257 * warp + ix187)] = (sth188 + stct186);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i168)] = (stok169 ? ((stb175 << 16u) | (sth188 + strk185)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t189 = threadIdx.x;
+            unsigned int stsum190 = 0u;
+            for (patc_int i191 = 0; i191 < 8; i191 += 1) {
+                stsum190 = (stsum190 + sthist11[(2056 * t189 + 257 * i191 - 8223 * ((8 * t189 + i191) / 32))]);
+            }
+            unsigned int stinc192 = stsum190;
+            unsigned int stup193 = __shfl_up_sync(0xffffffffu, stinc192, 1);
+            stinc192 = ((lane >= 1) ? (stinc192 + stup193) : stinc192);
+            unsigned int stup194 = __shfl_up_sync(0xffffffffu, stinc192, 2);
+            stinc192 = ((lane >= 2) ? (stinc192 + stup194) : stinc192);
+            unsigned int stup195 = __shfl_up_sync(0xffffffffu, stinc192, 4);
+            stinc192 = ((lane >= 4) ? (stinc192 + stup195) : stinc192);
+            unsigned int stup196 = __shfl_up_sync(0xffffffffu, stinc192, 8);
+            stinc192 = ((lane >= 8) ? (stinc192 + stup196) : stinc192);
+            unsigned int stup197 = __shfl_up_sync(0xffffffffu, stinc192, 16);
+            stinc192 = ((lane >= 16) ? (stinc192 + stup197) : stinc192);
+            unsigned int stat198 = (stinc192 - stsum190);
+            for (patc_int i199 = 0; i199 < 8; i199 += 1) {
+                unsigned int stcb200 = sthist11[(2056 * t189 + 257 * i199 - 8223 * ((8 * t189 + i199) / 32))];
+                sthist11[(2056 * t189 + 257 * i199 - 8223 * ((8 * t189 + i199) / 32))] = stat198;
+                stat198 = (stat198 + stcb200);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc192;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw202 = 0u;
+                if ((lane < 32)) {
+                    stw202 = stwsum12[lane];
+                }
+                unsigned int stwinc203 = stw202;
+                unsigned int stup204 = __shfl_up_sync(0xffffffffu, stwinc203, 1);
+                stwinc203 = ((lane >= 1) ? (stwinc203 + stup204) : stwinc203);
+                unsigned int stup205 = __shfl_up_sync(0xffffffffu, stwinc203, 2);
+                stwinc203 = ((lane >= 2) ? (stwinc203 + stup205) : stwinc203);
+                unsigned int stup206 = __shfl_up_sync(0xffffffffu, stwinc203, 4);
+                stwinc203 = ((lane >= 4) ? (stwinc203 + stup206) : stwinc203);
+                unsigned int stup207 = __shfl_up_sync(0xffffffffu, stwinc203, 8);
+                stwinc203 = ((lane >= 8) ? (stwinc203 + stup207) : stwinc203);
+                unsigned int stup208 = __shfl_up_sync(0xffffffffu, stwinc203, 16);
+                stwinc203 = ((lane >= 16) ? (stwinc203 + stup208) : stwinc203);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc203 - stw202);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i210 = 0; i210 < 4; i210 += 1) {
+                unsigned int sti211 = stinfo10[(lane + 128 * warp + 32 * i210)];
+                unsigned int stbk212 = (sti211 >> 16u);
+                if ((stbk212 < 256u)) {
+                    long long ix213 = ((long long)stbk212);
+                    long long ix214 = ((long long)(stwsum12[((warp + 32 * ix213) / 256)] + (sthist11[(257 * warp + ix213)] + (sti211 & 65535u))));
+                    stkey6[ix214] = stkey8[(lane + 128 * warp + 32 * i210)];
+                    stval7[ix214] = stval9[(lane + 128 * warp + 32 * i210)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t215 = threadIdx.x;
+                for (patc_int i216 = 0; i216 < 4; i216 += 1) {
+                    {
+                        out0[(4096 * b5 + t215 + 1024 * i216)] = stkey6[(t215 + 1024 * i216)];
+                        out1[(4096 * b5 + t215 + 1024 * i216)] = stval7[(t215 + 1024 * i216)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t215 = threadIdx.x;
+                for (patc_int i216 = 0; i216 < 4; i216 += 1) {
+                    if (((4096 * b5 + t215 + 1024 * i216) < n)) {
+                        out0[(4096 * b5 + t215 + 1024 * i216)] = stkey6[(t215 + 1024 * i216)];
+                        out1[(4096 * b5 + t215 + 1024 * i216)] = stval7[(t215 + 1024 * i216)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallF32Desc
+ *   data parameters: xs: n.u32
+ *   nat parameters:  n
+ *   output:          out: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   82176 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallF32Desc(unsigned int *__restrict__ out, const unsigned int *__restrict__ xs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey5 = (unsigned int *)(patc_smem + 0);
+    unsigned int *sthist8 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *stinfo7 = (unsigned int *)(patc_smem + 49280);
+    unsigned int *stwsum9 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 65792);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b4 = blockIdx.x;
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t10 = threadIdx.x;
+                for (patc_int i11 = 0; i11 < 4; i11 += 1) {
+                    if (((4096 * b4 + t10 + 1024 * i11) < n)) {
+                        stkey5[(t10 + 1024 * i11)] = xs[(4096 * b4 + t10 + 1024 * i11)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t12 = threadIdx.x;
+            for (patc_int i13 = 0; i13 < 9; i13 += 1) {
+                if (((t12 + 1024 * i13) < 8224)) {
+                    sthist8[(t12 + 1024 * i13)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = true;
+                    unsigned int stx17 = 0u;
+                    if (stok16) {
+                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int s18 = (~stx17);
+                    unsigned int s19 = (stx17 ^ 2147483648u);
+                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
+                    unsigned int stb21 = (stok16 ? ((~((stx17 == 2147483648u) ? 2147483648u : s20)) & 255u) : 0u);
+                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
+                    unsigned int stct32 = __popc(stpm22);
+                    long long ix33 = ((long long)stb21);
+                    unsigned int sth34 = 0u;
+                    if (stok16) {
+                        sth34 = sthist8[(257 * warp + ix33)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk31 + 1u) == stct32))) {
+                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i15 = 0; i15 < 4; i15 += 1) {
+                    bool stok16 = ((lane + 128 * warp + 4096 * b4 + 32 * i15) < n);
+                    unsigned int stx17 = 0u;
+                    if (stok16) {
+                        stx17 = stkey5[(lane + 128 * warp + 32 * i15)];
+                    }
+                    unsigned int s18 = (~stx17);
+                    unsigned int s19 = (stx17 ^ 2147483648u);
+                    unsigned int s20 = (((stx17 & 2147483648u) != 0u) ? s18 : s19);
+                    unsigned int stb21 = (stok16 ? ((~((stx17 == 2147483648u) ? 2147483648u : s20)) & 255u) : 0u);
+                    unsigned int stpm22 = __ballot_sync(0xffffffffu, stok16);
+                    unsigned int stv23 = __ballot_sync(0xffffffffu, ((stb21 & 1u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 1u) != 0u) ? stv23 : (~stv23)));
+                    unsigned int stv24 = __ballot_sync(0xffffffffu, ((stb21 & 2u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 2u) != 0u) ? stv24 : (~stv24)));
+                    unsigned int stv25 = __ballot_sync(0xffffffffu, ((stb21 & 4u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 4u) != 0u) ? stv25 : (~stv25)));
+                    unsigned int stv26 = __ballot_sync(0xffffffffu, ((stb21 & 8u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 8u) != 0u) ? stv26 : (~stv26)));
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb21 & 16u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 16u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb21 & 32u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 32u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb21 & 64u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 64u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb21 & 128u) != 0u));
+                    stpm22 = (stpm22 & (((stb21 & 128u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int strk31 = __popc((stpm22 & ((1u << lane) - 1u)));
+                    unsigned int stct32 = __popc(stpm22);
+                    long long ix33 = ((long long)stb21);
+                    unsigned int sth34 = 0u;
+                    if (stok16) {
+                        sth34 = sthist8[(257 * warp + ix33)];
+                    }
+                    __syncwarp();
+                    if ((stok16 && ((strk31 + 1u) == stct32))) {
+                        sthist8[(257 * warp + ix33)] = (sth34 + stct32);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i15)] = (stok16 ? ((stb21 << 16u) | (sth34 + strk31)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t35 = threadIdx.x;
+            unsigned int stsum36 = 0u;
+            for (patc_int i37 = 0; i37 < 8; i37 += 1) {
+                stsum36 = (stsum36 + sthist8[(2056 * t35 + 257 * i37 - 8223 * ((8 * t35 + i37) / 32))]);
+            }
+            unsigned int stinc38 = stsum36;
+            unsigned int stup39 = __shfl_up_sync(0xffffffffu, stinc38, 1);
+            stinc38 = ((lane >= 1) ? (stinc38 + stup39) : stinc38);
+            unsigned int stup40 = __shfl_up_sync(0xffffffffu, stinc38, 2);
+            stinc38 = ((lane >= 2) ? (stinc38 + stup40) : stinc38);
+            unsigned int stup41 = __shfl_up_sync(0xffffffffu, stinc38, 4);
+            stinc38 = ((lane >= 4) ? (stinc38 + stup41) : stinc38);
+            unsigned int stup42 = __shfl_up_sync(0xffffffffu, stinc38, 8);
+            stinc38 = ((lane >= 8) ? (stinc38 + stup42) : stinc38);
+            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc38, 16);
+            stinc38 = ((lane >= 16) ? (stinc38 + stup43) : stinc38);
+            unsigned int stat44 = (stinc38 - stsum36);
+            for (patc_int i45 = 0; i45 < 8; i45 += 1) {
+                unsigned int stcb46 = sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))];
+                sthist8[(2056 * t35 + 257 * i45 - 8223 * ((8 * t35 + i45) / 32))] = stat44;
+                stat44 = (stat44 + stcb46);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc38;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw48 = 0u;
+                if ((lane < 32)) {
+                    stw48 = stwsum9[lane];
+                }
+                unsigned int stwinc49 = stw48;
+                unsigned int stup50 = __shfl_up_sync(0xffffffffu, stwinc49, 1);
+                stwinc49 = ((lane >= 1) ? (stwinc49 + stup50) : stwinc49);
+                unsigned int stup51 = __shfl_up_sync(0xffffffffu, stwinc49, 2);
+                stwinc49 = ((lane >= 2) ? (stwinc49 + stup51) : stwinc49);
+                unsigned int stup52 = __shfl_up_sync(0xffffffffu, stwinc49, 4);
+                stwinc49 = ((lane >= 4) ? (stwinc49 + stup52) : stwinc49);
+                unsigned int stup53 = __shfl_up_sync(0xffffffffu, stwinc49, 8);
+                stwinc49 = ((lane >= 8) ? (stwinc49 + stup53) : stwinc49);
+                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc49, 16);
+                stwinc49 = ((lane >= 16) ? (stwinc49 + stup54) : stwinc49);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc49 - stw48);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i56 = 0; i56 < 4; i56 += 1) {
+                unsigned int sti57 = stinfo7[(lane + 128 * warp + 32 * i56)];
+                unsigned int stbk58 = (sti57 >> 16u);
+                if ((stbk58 < 256u)) {
+                    long long ix59 = ((long long)stbk58);
+                    long long ix60 = ((long long)(stwsum9[((warp + 32 * ix59) / 256)] + (sthist8[(257 * warp + ix59)] + (sti57 & 65535u))));
+                    stkey6[ix60] = stkey5[(lane + 128 * warp + 32 * i56)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t61 = threadIdx.x;
+            for (patc_int i62 = 0; i62 < 9; i62 += 1) {
+                if (((t61 + 1024 * i62) < 8224)) {
+                    sthist8[(t61 + 1024 * i62)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
+                    bool stok65 = true;
+                    unsigned int stx66 = 0u;
+                    if (stok65) {
+                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
+                    }
+                    unsigned int s67 = (~stx66);
+                    unsigned int s68 = (stx66 ^ 2147483648u);
+                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
+                    unsigned int stb70 = (stok65 ? (((~((stx66 == 2147483648u) ? 2147483648u : s69)) >> 8u) & 255u) : 0u);
+                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
+                    unsigned int stct81 = __popc(stpm71);
+                    long long ix82 = ((long long)stb70);
+                    unsigned int sth83 = 0u;
+                    if (stok65) {
+                        sth83 = sthist8[(257 * warp + ix82)];
+                    }
+                    __syncwarp();
+                    if ((stok65 && ((strk80 + 1u) == stct81))) {
+                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i64 = 0; i64 < 4; i64 += 1) {
+                    bool stok65 = ((lane + 128 * warp + 4096 * b4 + 32 * i64) < n);
+                    unsigned int stx66 = 0u;
+                    if (stok65) {
+                        stx66 = stkey6[(lane + 128 * warp + 32 * i64)];
+                    }
+                    unsigned int s67 = (~stx66);
+                    unsigned int s68 = (stx66 ^ 2147483648u);
+                    unsigned int s69 = (((stx66 & 2147483648u) != 0u) ? s67 : s68);
+                    unsigned int stb70 = (stok65 ? (((~((stx66 == 2147483648u) ? 2147483648u : s69)) >> 8u) & 255u) : 0u);
+                    unsigned int stpm71 = __ballot_sync(0xffffffffu, stok65);
+                    unsigned int stv72 = __ballot_sync(0xffffffffu, ((stb70 & 1u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 1u) != 0u) ? stv72 : (~stv72)));
+                    unsigned int stv73 = __ballot_sync(0xffffffffu, ((stb70 & 2u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 2u) != 0u) ? stv73 : (~stv73)));
+                    unsigned int stv74 = __ballot_sync(0xffffffffu, ((stb70 & 4u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 4u) != 0u) ? stv74 : (~stv74)));
+                    unsigned int stv75 = __ballot_sync(0xffffffffu, ((stb70 & 8u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 8u) != 0u) ? stv75 : (~stv75)));
+                    unsigned int stv76 = __ballot_sync(0xffffffffu, ((stb70 & 16u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 16u) != 0u) ? stv76 : (~stv76)));
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb70 & 32u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 32u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb70 & 64u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 64u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb70 & 128u) != 0u));
+                    stpm71 = (stpm71 & (((stb70 & 128u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int strk80 = __popc((stpm71 & ((1u << lane) - 1u)));
+                    unsigned int stct81 = __popc(stpm71);
+                    long long ix82 = ((long long)stb70);
+                    unsigned int sth83 = 0u;
+                    if (stok65) {
+                        sth83 = sthist8[(257 * warp + ix82)];
+                    }
+                    __syncwarp();
+                    if ((stok65 && ((strk80 + 1u) == stct81))) {
+                        sthist8[(257 * warp + ix82)] = (sth83 + stct81);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i64)] = (stok65 ? ((stb70 << 16u) | (sth83 + strk80)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t84 = threadIdx.x;
+            unsigned int stsum85 = 0u;
+            for (patc_int i86 = 0; i86 < 8; i86 += 1) {
+                stsum85 = (stsum85 + sthist8[(2056 * t84 + 257 * i86 - 8223 * ((8 * t84 + i86) / 32))]);
+            }
+            unsigned int stinc87 = stsum85;
+            unsigned int stup88 = __shfl_up_sync(0xffffffffu, stinc87, 1);
+            stinc87 = ((lane >= 1) ? (stinc87 + stup88) : stinc87);
+            unsigned int stup89 = __shfl_up_sync(0xffffffffu, stinc87, 2);
+            stinc87 = ((lane >= 2) ? (stinc87 + stup89) : stinc87);
+            unsigned int stup90 = __shfl_up_sync(0xffffffffu, stinc87, 4);
+            stinc87 = ((lane >= 4) ? (stinc87 + stup90) : stinc87);
+            unsigned int stup91 = __shfl_up_sync(0xffffffffu, stinc87, 8);
+            stinc87 = ((lane >= 8) ? (stinc87 + stup91) : stinc87);
+            unsigned int stup92 = __shfl_up_sync(0xffffffffu, stinc87, 16);
+            stinc87 = ((lane >= 16) ? (stinc87 + stup92) : stinc87);
+            unsigned int stat93 = (stinc87 - stsum85);
+            for (patc_int i94 = 0; i94 < 8; i94 += 1) {
+                unsigned int stcb95 = sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))];
+                sthist8[(2056 * t84 + 257 * i94 - 8223 * ((8 * t84 + i94) / 32))] = stat93;
+                stat93 = (stat93 + stcb95);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc87;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw97 = 0u;
+                if ((lane < 32)) {
+                    stw97 = stwsum9[lane];
+                }
+                unsigned int stwinc98 = stw97;
+                unsigned int stup99 = __shfl_up_sync(0xffffffffu, stwinc98, 1);
+                stwinc98 = ((lane >= 1) ? (stwinc98 + stup99) : stwinc98);
+                unsigned int stup100 = __shfl_up_sync(0xffffffffu, stwinc98, 2);
+                stwinc98 = ((lane >= 2) ? (stwinc98 + stup100) : stwinc98);
+                unsigned int stup101 = __shfl_up_sync(0xffffffffu, stwinc98, 4);
+                stwinc98 = ((lane >= 4) ? (stwinc98 + stup101) : stwinc98);
+                unsigned int stup102 = __shfl_up_sync(0xffffffffu, stwinc98, 8);
+                stwinc98 = ((lane >= 8) ? (stwinc98 + stup102) : stwinc98);
+                unsigned int stup103 = __shfl_up_sync(0xffffffffu, stwinc98, 16);
+                stwinc98 = ((lane >= 16) ? (stwinc98 + stup103) : stwinc98);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc98 - stw97);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i105 = 0; i105 < 4; i105 += 1) {
+                unsigned int sti106 = stinfo7[(lane + 128 * warp + 32 * i105)];
+                unsigned int stbk107 = (sti106 >> 16u);
+                if ((stbk107 < 256u)) {
+                    long long ix108 = ((long long)stbk107);
+                    long long ix109 = ((long long)(stwsum9[((warp + 32 * ix108) / 256)] + (sthist8[(257 * warp + ix108)] + (sti106 & 65535u))));
+                    stkey5[ix109] = stkey6[(lane + 128 * warp + 32 * i105)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t110 = threadIdx.x;
+            for (patc_int i111 = 0; i111 < 9; i111 += 1) {
+                if (((t110 + 1024 * i111) < 8224)) {
+                    sthist8[(t110 + 1024 * i111)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
+                    bool stok114 = true;
+                    unsigned int stx115 = 0u;
+                    if (stok114) {
+                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
+                    }
+                    unsigned int s116 = (~stx115);
+                    unsigned int s117 = (stx115 ^ 2147483648u);
+                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
+                    unsigned int stb119 = (stok114 ? (((~((stx115 == 2147483648u) ? 2147483648u : s118)) >> 16u) & 255u) : 0u);
+                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
+                    unsigned int stct130 = __popc(stpm120);
+                    long long ix131 = ((long long)stb119);
+                    unsigned int sth132 = 0u;
+                    if (stok114) {
+                        sth132 = sthist8[(257 * warp + ix131)];
+                    }
+                    __syncwarp();
+                    if ((stok114 && ((strk129 + 1u) == stct130))) {
+                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i113 = 0; i113 < 4; i113 += 1) {
+                    bool stok114 = ((lane + 128 * warp + 4096 * b4 + 32 * i113) < n);
+                    unsigned int stx115 = 0u;
+                    if (stok114) {
+                        stx115 = stkey5[(lane + 128 * warp + 32 * i113)];
+                    }
+                    unsigned int s116 = (~stx115);
+                    unsigned int s117 = (stx115 ^ 2147483648u);
+                    unsigned int s118 = (((stx115 & 2147483648u) != 0u) ? s116 : s117);
+                    unsigned int stb119 = (stok114 ? (((~((stx115 == 2147483648u) ? 2147483648u : s118)) >> 16u) & 255u) : 0u);
+                    unsigned int stpm120 = __ballot_sync(0xffffffffu, stok114);
+                    unsigned int stv121 = __ballot_sync(0xffffffffu, ((stb119 & 1u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 1u) != 0u) ? stv121 : (~stv121)));
+                    unsigned int stv122 = __ballot_sync(0xffffffffu, ((stb119 & 2u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 2u) != 0u) ? stv122 : (~stv122)));
+                    unsigned int stv123 = __ballot_sync(0xffffffffu, ((stb119 & 4u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 4u) != 0u) ? stv123 : (~stv123)));
+                    unsigned int stv124 = __ballot_sync(0xffffffffu, ((stb119 & 8u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 8u) != 0u) ? stv124 : (~stv124)));
+                    unsigned int stv125 = __ballot_sync(0xffffffffu, ((stb119 & 16u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 16u) != 0u) ? stv125 : (~stv125)));
+                    unsigned int stv126 = __ballot_sync(0xffffffffu, ((stb119 & 32u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 32u) != 0u) ? stv126 : (~stv126)));
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb119 & 64u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 64u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb119 & 128u) != 0u));
+                    stpm120 = (stpm120 & (((stb119 & 128u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int strk129 = __popc((stpm120 & ((1u << lane) - 1u)));
+                    unsigned int stct130 = __popc(stpm120);
+                    long long ix131 = ((long long)stb119);
+                    unsigned int sth132 = 0u;
+                    if (stok114) {
+                        sth132 = sthist8[(257 * warp + ix131)];
+                    }
+                    __syncwarp();
+                    if ((stok114 && ((strk129 + 1u) == stct130))) {
+                        sthist8[(257 * warp + ix131)] = (sth132 + stct130);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i113)] = (stok114 ? ((stb119 << 16u) | (sth132 + strk129)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t133 = threadIdx.x;
+            unsigned int stsum134 = 0u;
+            for (patc_int i135 = 0; i135 < 8; i135 += 1) {
+                stsum134 = (stsum134 + sthist8[(2056 * t133 + 257 * i135 - 8223 * ((8 * t133 + i135) / 32))]);
+            }
+            unsigned int stinc136 = stsum134;
+            unsigned int stup137 = __shfl_up_sync(0xffffffffu, stinc136, 1);
+            stinc136 = ((lane >= 1) ? (stinc136 + stup137) : stinc136);
+            unsigned int stup138 = __shfl_up_sync(0xffffffffu, stinc136, 2);
+            stinc136 = ((lane >= 2) ? (stinc136 + stup138) : stinc136);
+            unsigned int stup139 = __shfl_up_sync(0xffffffffu, stinc136, 4);
+            stinc136 = ((lane >= 4) ? (stinc136 + stup139) : stinc136);
+            unsigned int stup140 = __shfl_up_sync(0xffffffffu, stinc136, 8);
+            stinc136 = ((lane >= 8) ? (stinc136 + stup140) : stinc136);
+            unsigned int stup141 = __shfl_up_sync(0xffffffffu, stinc136, 16);
+            stinc136 = ((lane >= 16) ? (stinc136 + stup141) : stinc136);
+            unsigned int stat142 = (stinc136 - stsum134);
+            for (patc_int i143 = 0; i143 < 8; i143 += 1) {
+                unsigned int stcb144 = sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))];
+                sthist8[(2056 * t133 + 257 * i143 - 8223 * ((8 * t133 + i143) / 32))] = stat142;
+                stat142 = (stat142 + stcb144);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc136;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw146 = 0u;
+                if ((lane < 32)) {
+                    stw146 = stwsum9[lane];
+                }
+                unsigned int stwinc147 = stw146;
+                unsigned int stup148 = __shfl_up_sync(0xffffffffu, stwinc147, 1);
+                stwinc147 = ((lane >= 1) ? (stwinc147 + stup148) : stwinc147);
+                unsigned int stup149 = __shfl_up_sync(0xffffffffu, stwinc147, 2);
+                stwinc147 = ((lane >= 2) ? (stwinc147 + stup149) : stwinc147);
+                unsigned int stup150 = __shfl_up_sync(0xffffffffu, stwinc147, 4);
+                stwinc147 = ((lane >= 4) ? (stwinc147 + stup150) : stwinc147);
+                unsigned int stup151 = __shfl_up_sync(0xffffffffu, stwinc147, 8);
+                stwinc147 = ((lane >= 8) ? (stwinc147 + stup151) : stwinc147);
+                unsigned int stup152 = __shfl_up_sync(0xffffffffu, stwinc147, 16);
+                stwinc147 = ((lane >= 16) ? (stwinc147 + stup152) : stwinc147);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc147 - stw146);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i154 = 0; i154 < 4; i154 += 1) {
+                unsigned int sti155 = stinfo7[(lane + 128 * warp + 32 * i154)];
+                unsigned int stbk156 = (sti155 >> 16u);
+                if ((stbk156 < 256u)) {
+                    long long ix157 = ((long long)stbk156);
+                    long long ix158 = ((long long)(stwsum9[((warp + 32 * ix157) / 256)] + (sthist8[(257 * warp + ix157)] + (sti155 & 65535u))));
+                    stkey6[ix158] = stkey5[(lane + 128 * warp + 32 * i154)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t159 = threadIdx.x;
+            for (patc_int i160 = 0; i160 < 9; i160 += 1) {
+                if (((t159 + 1024 * i160) < 8224)) {
+                    sthist8[(t159 + 1024 * i160)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
+                    bool stok163 = true;
+                    unsigned int stx164 = 0u;
+                    if (stok163) {
+                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
+                    }
+                    unsigned int s165 = (~stx164);
+                    unsigned int s166 = (stx164 ^ 2147483648u);
+                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
+                    unsigned int stb168 = (stok163 ? (((~((stx164 == 2147483648u) ? 2147483648u : s167)) >> 24u) & 255u) : 0u);
+                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
+                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
+                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
+                    unsigned int stct179 = __popc(stpm169);
+                    long long ix180 = ((long long)stb168);
+                    unsigned int sth181 = 0u;
+                    if (stok163) {
+                        sth181 = sthist8[(257 * warp + ix180)];
+                    }
+                    __syncwarp();
+                    if ((stok163 && ((strk178 + 1u) == stct179))) {
+                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i162 = 0; i162 < 4; i162 += 1) {
+                    bool stok163 = ((lane + 128 * warp + 4096 * b4 + 32 * i162) < n);
+                    unsigned int stx164 = 0u;
+                    if (stok163) {
+                        stx164 = stkey6[(lane + 128 * warp + 32 * i162)];
+                    }
+                    unsigned int s165 = (~stx164);
+                    unsigned int s166 = (stx164 ^ 2147483648u);
+                    unsigned int s167 = (((stx164 & 2147483648u) != 0u) ? s165 : s166);
+                    unsigned int stb168 = (stok163 ? (((~((stx164 == 2147483648u) ? 2147483648u : s167)) >> 24u) & 255u) : 0u);
+                    unsigned int stpm169 = __ballot_sync(0xffffffffu, stok163);
+                    unsigned int stv170 = __ballot_sync(0xffffffffu, ((stb168 & 1u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 1u) != 0u) ? stv170 : (~stv170)));
+                    unsigned int stv171 = __ballot_sync(0xffffffffu, ((stb168 & 2u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 2u) != 0u) ? stv171 : (~stv171)));
+                    unsigned int stv172 = __ballot_sync(0xffffffffu, ((stb168 & 4u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 4u) != 0u) ? stv172 : (~stv172)));
+                    unsigned int stv173 = __ballot_sync(0xffffffffu, ((stb168 & 8u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 8u) != 0u) ? stv173 : (~stv173)));
+                    unsigned int stv174 = __ballot_sync(0xffffffffu, ((stb168 & 16u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 16u) != 0u) ? stv174 : (~stv174)));
+                    unsigned int stv175 = __ballot_sync(0xffffffffu, ((stb168 & 32u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 32u) != 0u) ? stv175 : (~stv175)));
+                    unsigned int stv176 = __ballot_sync(0xffffffffu, ((stb168 & 64u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 64u) != 0u) ? stv176 : (~stv176)));
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb168 & 128u) != 0u));
+                    stpm169 = (stpm169 & (((stb168 & 128u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int strk178 = __popc((stpm169 & ((1u << lane) - 1u)));
+                    unsigned int stct179 = __popc(stpm169);
+                    long long ix180 = ((long long)stb168);
+                    unsigned int sth181 = 0u;
+                    if (stok163) {
+                        sth181 = sthist8[(257 * warp + ix180)];
+                    }
+                    __syncwarp();
+                    if ((stok163 && ((strk178 + 1u) == stct179))) {
+                        sthist8[(257 * warp + ix180)] = (sth181 + stct179);
+                    }
+                    __syncwarp();
+                    stinfo7[(lane + 128 * warp + 32 * i162)] = (stok163 ? ((stb168 << 16u) | (sth181 + strk178)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t182 = threadIdx.x;
+            unsigned int stsum183 = 0u;
+            for (patc_int i184 = 0; i184 < 8; i184 += 1) {
+                stsum183 = (stsum183 + sthist8[(2056 * t182 + 257 * i184 - 8223 * ((8 * t182 + i184) / 32))]);
+            }
+            unsigned int stinc185 = stsum183;
+            unsigned int stup186 = __shfl_up_sync(0xffffffffu, stinc185, 1);
+            stinc185 = ((lane >= 1) ? (stinc185 + stup186) : stinc185);
+            unsigned int stup187 = __shfl_up_sync(0xffffffffu, stinc185, 2);
+            stinc185 = ((lane >= 2) ? (stinc185 + stup187) : stinc185);
+            unsigned int stup188 = __shfl_up_sync(0xffffffffu, stinc185, 4);
+            stinc185 = ((lane >= 4) ? (stinc185 + stup188) : stinc185);
+            unsigned int stup189 = __shfl_up_sync(0xffffffffu, stinc185, 8);
+            stinc185 = ((lane >= 8) ? (stinc185 + stup189) : stinc185);
+            unsigned int stup190 = __shfl_up_sync(0xffffffffu, stinc185, 16);
+            stinc185 = ((lane >= 16) ? (stinc185 + stup190) : stinc185);
+            unsigned int stat191 = (stinc185 - stsum183);
+            for (patc_int i192 = 0; i192 < 8; i192 += 1) {
+                unsigned int stcb193 = sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))];
+                sthist8[(2056 * t182 + 257 * i192 - 8223 * ((8 * t182 + i192) / 32))] = stat191;
+                stat191 = (stat191 + stcb193);
+            }
+            if ((lane == 31)) {
+                stwsum9[warp] = stinc185;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw195 = 0u;
+                if ((lane < 32)) {
+                    stw195 = stwsum9[lane];
+                }
+                unsigned int stwinc196 = stw195;
+                unsigned int stup197 = __shfl_up_sync(0xffffffffu, stwinc196, 1);
+                stwinc196 = ((lane >= 1) ? (stwinc196 + stup197) : stwinc196);
+                unsigned int stup198 = __shfl_up_sync(0xffffffffu, stwinc196, 2);
+                stwinc196 = ((lane >= 2) ? (stwinc196 + stup198) : stwinc196);
+                unsigned int stup199 = __shfl_up_sync(0xffffffffu, stwinc196, 4);
+                stwinc196 = ((lane >= 4) ? (stwinc196 + stup199) : stwinc196);
+                unsigned int stup200 = __shfl_up_sync(0xffffffffu, stwinc196, 8);
+                stwinc196 = ((lane >= 8) ? (stwinc196 + stup200) : stwinc196);
+                unsigned int stup201 = __shfl_up_sync(0xffffffffu, stwinc196, 16);
+                stwinc196 = ((lane >= 16) ? (stwinc196 + stup201) : stwinc196);
+                if ((lane < 32)) {
+                    stwsum9[lane] = (stwinc196 - stw195);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i203 = 0; i203 < 4; i203 += 1) {
+                unsigned int sti204 = stinfo7[(lane + 128 * warp + 32 * i203)];
+                unsigned int stbk205 = (sti204 >> 16u);
+                if ((stbk205 < 256u)) {
+                    long long ix206 = ((long long)stbk205);
+                    long long ix207 = ((long long)(stwsum9[((warp + 32 * ix206) / 256)] + (sthist8[(257 * warp + ix206)] + (sti204 & 65535u))));
+                    stkey5[ix207] = stkey6[(lane + 128 * warp + 32 * i203)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b4 + 4095) < n)) {
+            {
+                const patc_int t208 = threadIdx.x;
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    {
+                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t208 = threadIdx.x;
+                for (patc_int i209 = 0; i209 < 4; i209 += 1) {
+                    if (((4096 * b4 + t208 + 1024 * i209) < n)) {
+                        out[(4096 * b4 + t208 + 1024 * i209)] = stkey5[(t208 + 1024 * i209)];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* kernel rsSmallPairsF32Desc
+ *   data parameters: ks: n.u32, vs: n.u32
+ *   nat parameters:  n
+ *   outputs:         out0: n.u32 (n x unsigned int)
+ *                    out1: n.u32 (n x unsigned int)
+ *   block size:      (1024, 1, 1) threads, fixed: the code assumes exactly this many
+ *   grid size:       ((n + 4095) / 4096, 1, 1) blocks
+ *   shared memory:   114944 bytes (above the 48 KiB default: the runtime opts in)
+ *   index arithmetic: patc_int, int when compiled with -DPATC_INDEX32 (the runtime does so
+ *                    for a launch where max((nwarps + 255) / 256 + 32, max(nwarps + 8192, max(4220711, max(128 * nwarps + 4096 * ((n + 4094) / 4096) + 4256, max(257 * nwarps + 256, 4096 * ((n + 4094) / 4096) + 9216))))) < 2^31), else long long
+ */
+extern "C" __global__ void __launch_bounds__(1024) rsSmallPairsF32Desc(unsigned int *__restrict__ out0, unsigned int *__restrict__ out1, const unsigned int *__restrict__ ks, const unsigned int *__restrict__ vs, patc_int n)
+{
+    extern __shared__ __align__(16) unsigned char patc_smem[];
+    unsigned int *stkey6 = (unsigned int *)(patc_smem + 0);
+    unsigned int *stval7 = (unsigned int *)(patc_smem + 16384);
+    unsigned int *sthist11 = (unsigned int *)(patc_smem + 32768);
+    unsigned int *stinfo10 = (unsigned int *)(patc_smem + 65664);
+    unsigned int *stwsum12 = (unsigned int *)(patc_smem + 82048);
+    unsigned int *stkey8 = (unsigned int *)(patc_smem + 82176);
+    unsigned int *stval9 = (unsigned int *)(patc_smem + 98560);
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    {
+        const patc_int b5 = blockIdx.x;
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t13 = threadIdx.x;
+                for (patc_int i14 = 0; i14 < 4; i14 += 1) {
+                    if (((4096 * b5 + t13 + 1024 * i14) < n)) {
+                        stkey6[(t13 + 1024 * i14)] = ks[(4096 * b5 + t13 + 1024 * i14)];
+                        stval7[(t13 + 1024 * i14)] = vs[(4096 * b5 + t13 + 1024 * i14)];
+                    }
+                }
+            }
+        }
+        {
+            const patc_int t15 = threadIdx.x;
+            for (patc_int i16 = 0; i16 < 9; i16 += 1) {
+                if (((t15 + 1024 * i16) < 8224)) {
+                    sthist11[(t15 + 1024 * i16)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    bool stok19 = true;
+                    unsigned int stx20 = 0u;
+                    unsigned int sty21 = 0u;
+                    if (stok19) {
+                        stx20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        sty21 = stval7[(lane + 128 * warp + 32 * i18)];
+                    }
+                    unsigned int s22 = (~stx20);
+                    unsigned int s23 = (stx20 ^ 2147483648u);
+                    unsigned int s24 = (((stx20 & 2147483648u) != 0u) ? s22 : s23);
+                    unsigned int stb25 = (stok19 ? ((~((stx20 == 2147483648u) ? 2147483648u : s24)) & 255u) : 0u);
+                    unsigned int stpm26 = __ballot_sync(0xffffffffu, stok19);
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb25 & 1u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 1u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb25 & 2u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 2u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb25 & 4u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 4u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb25 & 8u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 8u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb25 & 16u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 16u) != 0u) ? stv31 : (~stv31)));
+                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb25 & 32u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 32u) != 0u) ? stv32 : (~stv32)));
+                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb25 & 64u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 64u) != 0u) ? stv33 : (~stv33)));
+                    unsigned int stv34 = __ballot_sync(0xffffffffu, ((stb25 & 128u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 128u) != 0u) ? stv34 : (~stv34)));
+                    unsigned int strk35 = __popc((stpm26 & ((1u << lane) - 1u)));
+                    unsigned int stct36 = __popc(stpm26);
+                    long long ix37 = ((long long)stb25);
+                    unsigned int sth38 = 0u;
+                    if (stok19) {
+                        sth38 = sthist11[(257 * warp + ix37)];
+                    }
+                    __syncwarp();
+                    if ((stok19 && ((strk35 + 1u) == stct36))) {
+                        sthist11[(257 * warp + ix37)] = (sth38 + stct36);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb25 << 16u) | (sth38 + strk35)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i18 = 0; i18 < 4; i18 += 1) {
+                    bool stok19 = ((lane + 128 * warp + 4096 * b5 + 32 * i18) < n);
+                    unsigned int stx20 = 0u;
+                    unsigned int sty21 = 0u;
+                    if (stok19) {
+                        stx20 = stkey6[(lane + 128 * warp + 32 * i18)];
+                        sty21 = stval7[(lane + 128 * warp + 32 * i18)];
+                    }
+                    unsigned int s22 = (~stx20);
+                    unsigned int s23 = (stx20 ^ 2147483648u);
+                    unsigned int s24 = (((stx20 & 2147483648u) != 0u) ? s22 : s23);
+                    unsigned int stb25 = (stok19 ? ((~((stx20 == 2147483648u) ? 2147483648u : s24)) & 255u) : 0u);
+                    unsigned int stpm26 = __ballot_sync(0xffffffffu, stok19);
+                    unsigned int stv27 = __ballot_sync(0xffffffffu, ((stb25 & 1u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 1u) != 0u) ? stv27 : (~stv27)));
+                    unsigned int stv28 = __ballot_sync(0xffffffffu, ((stb25 & 2u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 2u) != 0u) ? stv28 : (~stv28)));
+                    unsigned int stv29 = __ballot_sync(0xffffffffu, ((stb25 & 4u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 4u) != 0u) ? stv29 : (~stv29)));
+                    unsigned int stv30 = __ballot_sync(0xffffffffu, ((stb25 & 8u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 8u) != 0u) ? stv30 : (~stv30)));
+                    unsigned int stv31 = __ballot_sync(0xffffffffu, ((stb25 & 16u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 16u) != 0u) ? stv31 : (~stv31)));
+                    unsigned int stv32 = __ballot_sync(0xffffffffu, ((stb25 & 32u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 32u) != 0u) ? stv32 : (~stv32)));
+                    unsigned int stv33 = __ballot_sync(0xffffffffu, ((stb25 & 64u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 64u) != 0u) ? stv33 : (~stv33)));
+                    unsigned int stv34 = __ballot_sync(0xffffffffu, ((stb25 & 128u) != 0u));
+                    stpm26 = (stpm26 & (((stb25 & 128u) != 0u) ? stv34 : (~stv34)));
+                    unsigned int strk35 = __popc((stpm26 & ((1u << lane) - 1u)));
+                    unsigned int stct36 = __popc(stpm26);
+                    long long ix37 = ((long long)stb25);
+                    unsigned int sth38 = 0u;
+                    if (stok19) {
+                        sth38 = sthist11[(257 * warp + ix37)];
+                    }
+                    __syncwarp();
+                    if ((stok19 && ((strk35 + 1u) == stct36))) {
+                        sthist11[(257 * warp + ix37)] = (sth38 + stct36);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i18)] = (stok19 ? ((stb25 << 16u) | (sth38 + strk35)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t39 = threadIdx.x;
+            unsigned int stsum40 = 0u;
+            for (patc_int i41 = 0; i41 < 8; i41 += 1) {
+                stsum40 = (stsum40 + sthist11[(2056 * t39 + 257 * i41 - 8223 * ((8 * t39 + i41) / 32))]);
+            }
+            unsigned int stinc42 = stsum40;
+            unsigned int stup43 = __shfl_up_sync(0xffffffffu, stinc42, 1);
+            stinc42 = ((lane >= 1) ? (stinc42 + stup43) : stinc42);
+            unsigned int stup44 = __shfl_up_sync(0xffffffffu, stinc42, 2);
+            stinc42 = ((lane >= 2) ? (stinc42 + stup44) : stinc42);
+            unsigned int stup45 = __shfl_up_sync(0xffffffffu, stinc42, 4);
+            stinc42 = ((lane >= 4) ? (stinc42 + stup45) : stinc42);
+            unsigned int stup46 = __shfl_up_sync(0xffffffffu, stinc42, 8);
+            stinc42 = ((lane >= 8) ? (stinc42 + stup46) : stinc42);
+            unsigned int stup47 = __shfl_up_sync(0xffffffffu, stinc42, 16);
+            stinc42 = ((lane >= 16) ? (stinc42 + stup47) : stinc42);
+            unsigned int stat48 = (stinc42 - stsum40);
+            for (patc_int i49 = 0; i49 < 8; i49 += 1) {
+                unsigned int stcb50 = sthist11[(2056 * t39 + 257 * i49 - 8223 * ((8 * t39 + i49) / 32))];
+                sthist11[(2056 * t39 + 257 * i49 - 8223 * ((8 * t39 + i49) / 32))] = stat48;
+                stat48 = (stat48 + stcb50);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc42;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw52 = 0u;
+                if ((lane < 32)) {
+                    stw52 = stwsum12[lane];
+                }
+                unsigned int stwinc53 = stw52;
+                unsigned int stup54 = __shfl_up_sync(0xffffffffu, stwinc53, 1);
+                stwinc53 = ((lane >= 1) ? (stwinc53 + stup54) : stwinc53);
+                unsigned int stup55 = __shfl_up_sync(0xffffffffu, stwinc53, 2);
+                stwinc53 = ((lane >= 2) ? (stwinc53 + stup55) : stwinc53);
+                unsigned int stup56 = __shfl_up_sync(0xffffffffu, stwinc53, 4);
+                stwinc53 = ((lane >= 4) ? (stwinc53 + stup56) : stwinc53);
+                unsigned int stup57 = __shfl_up_sync(0xffffffffu, stwinc53, 8);
+                stwinc53 = ((lane >= 8) ? (stwinc53 + stup57) : stwinc53);
+                unsigned int stup58 = __shfl_up_sync(0xffffffffu, stwinc53, 16);
+                stwinc53 = ((lane >= 16) ? (stwinc53 + stup58) : stwinc53);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc53 - stw52);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i60 = 0; i60 < 4; i60 += 1) {
+                unsigned int sti61 = stinfo10[(lane + 128 * warp + 32 * i60)];
+                unsigned int stbk62 = (sti61 >> 16u);
+                if ((stbk62 < 256u)) {
+                    long long ix63 = ((long long)stbk62);
+                    long long ix64 = ((long long)(stwsum12[((warp + 32 * ix63) / 256)] + (sthist11[(257 * warp + ix63)] + (sti61 & 65535u))));
+                    stkey8[ix64] = stkey6[(lane + 128 * warp + 32 * i60)];
+                    stval9[ix64] = stval7[(lane + 128 * warp + 32 * i60)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t65 = threadIdx.x;
+            for (patc_int i66 = 0; i66 < 9; i66 += 1) {
+                if (((t65 + 1024 * i66) < 8224)) {
+                    sthist11[(t65 + 1024 * i66)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    bool stok69 = true;
+                    unsigned int stx70 = 0u;
+                    unsigned int sty71 = 0u;
+                    if (stok69) {
+                        stx70 = stkey8[(lane + 128 * warp + 32 * i68)];
+                        sty71 = stval9[(lane + 128 * warp + 32 * i68)];
+                    }
+                    unsigned int s72 = (~stx70);
+                    unsigned int s73 = (stx70 ^ 2147483648u);
+                    unsigned int s74 = (((stx70 & 2147483648u) != 0u) ? s72 : s73);
+                    unsigned int stb75 = (stok69 ? (((~((stx70 == 2147483648u) ? 2147483648u : s74)) >> 8u) & 255u) : 0u);
+                    unsigned int stpm76 = __ballot_sync(0xffffffffu, stok69);
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb75 & 1u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 1u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb75 & 2u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 2u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb75 & 4u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 4u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb75 & 8u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 8u) != 0u) ? stv80 : (~stv80)));
+                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb75 & 16u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 16u) != 0u) ? stv81 : (~stv81)));
+                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb75 & 32u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 32u) != 0u) ? stv82 : (~stv82)));
+                    unsigned int stv83 = __ballot_sync(0xffffffffu, ((stb75 & 64u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 64u) != 0u) ? stv83 : (~stv83)));
+                    unsigned int stv84 = __ballot_sync(0xffffffffu, ((stb75 & 128u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 128u) != 0u) ? stv84 : (~stv84)));
+                    unsigned int strk85 = __popc((stpm76 & ((1u << lane) - 1u)));
+                    unsigned int stct86 = __popc(stpm76);
+                    long long ix87 = ((long long)stb75);
+                    unsigned int sth88 = 0u;
+                    if (stok69) {
+                        sth88 = sthist11[(257 * warp + ix87)];
+                    }
+                    __syncwarp();
+                    if ((stok69 && ((strk85 + 1u) == stct86))) {
+                        sthist11[(257 * warp + ix87)] = (sth88 + stct86);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i68)] = (stok69 ? ((stb75 << 16u) | (sth88 + strk85)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i68 = 0; i68 < 4; i68 += 1) {
+                    bool stok69 = ((lane + 128 * warp + 4096 * b5 + 32 * i68) < n);
+                    unsigned int stx70 = 0u;
+                    unsigned int sty71 = 0u;
+                    if (stok69) {
+                        stx70 = stkey8[(lane + 128 * warp + 32 * i68)];
+                        sty71 = stval9[(lane + 128 * warp + 32 * i68)];
+                    }
+                    unsigned int s72 = (~stx70);
+                    unsigned int s73 = (stx70 ^ 2147483648u);
+                    unsigned int s74 = (((stx70 & 2147483648u) != 0u) ? s72 : s73);
+                    unsigned int stb75 = (stok69 ? (((~((stx70 == 2147483648u) ? 2147483648u : s74)) >> 8u) & 255u) : 0u);
+                    unsigned int stpm76 = __ballot_sync(0xffffffffu, stok69);
+                    unsigned int stv77 = __ballot_sync(0xffffffffu, ((stb75 & 1u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 1u) != 0u) ? stv77 : (~stv77)));
+                    unsigned int stv78 = __ballot_sync(0xffffffffu, ((stb75 & 2u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 2u) != 0u) ? stv78 : (~stv78)));
+                    unsigned int stv79 = __ballot_sync(0xffffffffu, ((stb75 & 4u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 4u) != 0u) ? stv79 : (~stv79)));
+                    unsigned int stv80 = __ballot_sync(0xffffffffu, ((stb75 & 8u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 8u) != 0u) ? stv80 : (~stv80)));
+                    unsigned int stv81 = __ballot_sync(0xffffffffu, ((stb75 & 16u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 16u) != 0u) ? stv81 : (~stv81)));
+                    unsigned int stv82 = __ballot_sync(0xffffffffu, ((stb75 & 32u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 32u) != 0u) ? stv82 : (~stv82)));
+                    unsigned int stv83 = __ballot_sync(0xffffffffu, ((stb75 & 64u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 64u) != 0u) ? stv83 : (~stv83)));
+                    unsigned int stv84 = __ballot_sync(0xffffffffu, ((stb75 & 128u) != 0u));
+                    stpm76 = (stpm76 & (((stb75 & 128u) != 0u) ? stv84 : (~stv84)));
+                    unsigned int strk85 = __popc((stpm76 & ((1u << lane) - 1u)));
+                    unsigned int stct86 = __popc(stpm76);
+                    long long ix87 = ((long long)stb75);
+                    unsigned int sth88 = 0u;
+                    if (stok69) {
+                        sth88 = sthist11[(257 * warp + ix87)];
+                    }
+                    __syncwarp();
+                    if ((stok69 && ((strk85 + 1u) == stct86))) {
+                        sthist11[(257 * warp + ix87)] = (sth88 + stct86);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i68)] = (stok69 ? ((stb75 << 16u) | (sth88 + strk85)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t89 = threadIdx.x;
+            unsigned int stsum90 = 0u;
+            for (patc_int i91 = 0; i91 < 8; i91 += 1) {
+                stsum90 = (stsum90 + sthist11[(2056 * t89 + 257 * i91 - 8223 * ((8 * t89 + i91) / 32))]);
+            }
+            unsigned int stinc92 = stsum90;
+            unsigned int stup93 = __shfl_up_sync(0xffffffffu, stinc92, 1);
+            stinc92 = ((lane >= 1) ? (stinc92 + stup93) : stinc92);
+            unsigned int stup94 = __shfl_up_sync(0xffffffffu, stinc92, 2);
+            stinc92 = ((lane >= 2) ? (stinc92 + stup94) : stinc92);
+            unsigned int stup95 = __shfl_up_sync(0xffffffffu, stinc92, 4);
+            stinc92 = ((lane >= 4) ? (stinc92 + stup95) : stinc92);
+            unsigned int stup96 = __shfl_up_sync(0xffffffffu, stinc92, 8);
+            stinc92 = ((lane >= 8) ? (stinc92 + stup96) : stinc92);
+            unsigned int stup97 = __shfl_up_sync(0xffffffffu, stinc92, 16);
+            stinc92 = ((lane >= 16) ? (stinc92 + stup97) : stinc92);
+            unsigned int stat98 = (stinc92 - stsum90);
+            for (patc_int i99 = 0; i99 < 8; i99 += 1) {
+                unsigned int stcb100 = sthist11[(2056 * t89 + 257 * i99 - 8223 * ((8 * t89 + i99) / 32))];
+                sthist11[(2056 * t89 + 257 * i99 - 8223 * ((8 * t89 + i99) / 32))] = stat98;
+                stat98 = (stat98 + stcb100);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc92;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw102 = 0u;
+                if ((lane < 32)) {
+                    stw102 = stwsum12[lane];
+                }
+                unsigned int stwinc103 = stw102;
+                unsigned int stup104 = __shfl_up_sync(0xffffffffu, stwinc103, 1);
+                stwinc103 = ((lane >= 1) ? (stwinc103 + stup104) : stwinc103);
+                unsigned int stup105 = __shfl_up_sync(0xffffffffu, stwinc103, 2);
+                stwinc103 = ((lane >= 2) ? (stwinc103 + stup105) : stwinc103);
+                unsigned int stup106 = __shfl_up_sync(0xffffffffu, stwinc103, 4);
+                stwinc103 = ((lane >= 4) ? (stwinc103 + stup106) : stwinc103);
+                unsigned int stup107 = __shfl_up_sync(0xffffffffu, stwinc103, 8);
+                stwinc103 = ((lane >= 8) ? (stwinc103 + stup107) : stwinc103);
+                unsigned int stup108 = __shfl_up_sync(0xffffffffu, stwinc103, 16);
+                stwinc103 = ((lane >= 16) ? (stwinc103 + stup108) : stwinc103);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc103 - stw102);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i110 = 0; i110 < 4; i110 += 1) {
+                unsigned int sti111 = stinfo10[(lane + 128 * warp + 32 * i110)];
+                unsigned int stbk112 = (sti111 >> 16u);
+                if ((stbk112 < 256u)) {
+                    long long ix113 = ((long long)stbk112);
+                    long long ix114 = ((long long)(stwsum12[((warp + 32 * ix113) / 256)] + (sthist11[(257 * warp + ix113)] + (sti111 & 65535u))));
+                    stkey6[ix114] = stkey8[(lane + 128 * warp + 32 * i110)];
+                    stval7[ix114] = stval9[(lane + 128 * warp + 32 * i110)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t115 = threadIdx.x;
+            for (patc_int i116 = 0; i116 < 9; i116 += 1) {
+                if (((t115 + 1024 * i116) < 8224)) {
+                    sthist11[(t115 + 1024 * i116)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i118 = 0; i118 < 4; i118 += 1) {
+                    bool stok119 = true;
+                    unsigned int stx120 = 0u;
+                    unsigned int sty121 = 0u;
+                    if (stok119) {
+                        stx120 = stkey6[(lane + 128 * warp + 32 * i118)];
+                        sty121 = stval7[(lane + 128 * warp + 32 * i118)];
+                    }
+                    unsigned int s122 = (~stx120);
+                    unsigned int s123 = (stx120 ^ 2147483648u);
+                    unsigned int s124 = (((stx120 & 2147483648u) != 0u) ? s122 : s123);
+                    unsigned int stb125 = (stok119 ? (((~((stx120 == 2147483648u) ? 2147483648u : s124)) >> 16u) & 255u) : 0u);
+                    unsigned int stpm126 = __ballot_sync(0xffffffffu, stok119);
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb125 & 1u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 1u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb125 & 2u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 2u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb125 & 4u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 4u) != 0u) ? stv129 : (~stv129)));
+                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb125 & 8u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 8u) != 0u) ? stv130 : (~stv130)));
+                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb125 & 16u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 16u) != 0u) ? stv131 : (~stv131)));
+                    unsigned int stv132 = __ballot_sync(0xffffffffu, ((stb125 & 32u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 32u) != 0u) ? stv132 : (~stv132)));
+                    unsigned int stv133 = __ballot_sync(0xffffffffu, ((stb125 & 64u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 64u) != 0u) ? stv133 : (~stv133)));
+                    unsigned int stv134 = __ballot_sync(0xffffffffu, ((stb125 & 128u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 128u) != 0u) ? stv134 : (~stv134)));
+                    unsigned int strk135 = __popc((stpm126 & ((1u << lane) - 1u)));
+                    unsigned int stct136 = __popc(stpm126);
+                    long long ix137 = ((long long)stb125);
+                    unsigned int sth138 = 0u;
+                    if (stok119) {
+                        sth138 = sthist11[(257 * warp + ix137)];
+                    }
+                    __syncwarp();
+                    if ((stok119 && ((strk135 + 1u) == stct136))) {
+                        sthist11[(257 * warp + ix137)] = (sth138 + stct136);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i118)] = (stok119 ? ((stb125 << 16u) | (sth138 + strk135)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i118 = 0; i118 < 4; i118 += 1) {
+                    bool stok119 = ((lane + 128 * warp + 4096 * b5 + 32 * i118) < n);
+                    unsigned int stx120 = 0u;
+                    unsigned int sty121 = 0u;
+                    if (stok119) {
+                        stx120 = stkey6[(lane + 128 * warp + 32 * i118)];
+                        sty121 = stval7[(lane + 128 * warp + 32 * i118)];
+                    }
+                    unsigned int s122 = (~stx120);
+                    unsigned int s123 = (stx120 ^ 2147483648u);
+                    unsigned int s124 = (((stx120 & 2147483648u) != 0u) ? s122 : s123);
+                    unsigned int stb125 = (stok119 ? (((~((stx120 == 2147483648u) ? 2147483648u : s124)) >> 16u) & 255u) : 0u);
+                    unsigned int stpm126 = __ballot_sync(0xffffffffu, stok119);
+                    unsigned int stv127 = __ballot_sync(0xffffffffu, ((stb125 & 1u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 1u) != 0u) ? stv127 : (~stv127)));
+                    unsigned int stv128 = __ballot_sync(0xffffffffu, ((stb125 & 2u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 2u) != 0u) ? stv128 : (~stv128)));
+                    unsigned int stv129 = __ballot_sync(0xffffffffu, ((stb125 & 4u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 4u) != 0u) ? stv129 : (~stv129)));
+                    unsigned int stv130 = __ballot_sync(0xffffffffu, ((stb125 & 8u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 8u) != 0u) ? stv130 : (~stv130)));
+                    unsigned int stv131 = __ballot_sync(0xffffffffu, ((stb125 & 16u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 16u) != 0u) ? stv131 : (~stv131)));
+                    unsigned int stv132 = __ballot_sync(0xffffffffu, ((stb125 & 32u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 32u) != 0u) ? stv132 : (~stv132)));
+                    unsigned int stv133 = __ballot_sync(0xffffffffu, ((stb125 & 64u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 64u) != 0u) ? stv133 : (~stv133)));
+                    unsigned int stv134 = __ballot_sync(0xffffffffu, ((stb125 & 128u) != 0u));
+                    stpm126 = (stpm126 & (((stb125 & 128u) != 0u) ? stv134 : (~stv134)));
+                    unsigned int strk135 = __popc((stpm126 & ((1u << lane) - 1u)));
+                    unsigned int stct136 = __popc(stpm126);
+                    long long ix137 = ((long long)stb125);
+                    unsigned int sth138 = 0u;
+                    if (stok119) {
+                        sth138 = sthist11[(257 * warp + ix137)];
+                    }
+                    __syncwarp();
+                    if ((stok119 && ((strk135 + 1u) == stct136))) {
+                        sthist11[(257 * warp + ix137)] = (sth138 + stct136);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i118)] = (stok119 ? ((stb125 << 16u) | (sth138 + strk135)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t139 = threadIdx.x;
+            unsigned int stsum140 = 0u;
+            for (patc_int i141 = 0; i141 < 8; i141 += 1) {
+                stsum140 = (stsum140 + sthist11[(2056 * t139 + 257 * i141 - 8223 * ((8 * t139 + i141) / 32))]);
+            }
+            unsigned int stinc142 = stsum140;
+            unsigned int stup143 = __shfl_up_sync(0xffffffffu, stinc142, 1);
+            stinc142 = ((lane >= 1) ? (stinc142 + stup143) : stinc142);
+            unsigned int stup144 = __shfl_up_sync(0xffffffffu, stinc142, 2);
+            stinc142 = ((lane >= 2) ? (stinc142 + stup144) : stinc142);
+            unsigned int stup145 = __shfl_up_sync(0xffffffffu, stinc142, 4);
+            stinc142 = ((lane >= 4) ? (stinc142 + stup145) : stinc142);
+            unsigned int stup146 = __shfl_up_sync(0xffffffffu, stinc142, 8);
+            stinc142 = ((lane >= 8) ? (stinc142 + stup146) : stinc142);
+            unsigned int stup147 = __shfl_up_sync(0xffffffffu, stinc142, 16);
+            stinc142 = ((lane >= 16) ? (stinc142 + stup147) : stinc142);
+            unsigned int stat148 = (stinc142 - stsum140);
+            for (patc_int i149 = 0; i149 < 8; i149 += 1) {
+                unsigned int stcb150 = sthist11[(2056 * t139 + 257 * i149 - 8223 * ((8 * t139 + i149) / 32))];
+                sthist11[(2056 * t139 + 257 * i149 - 8223 * ((8 * t139 + i149) / 32))] = stat148;
+                stat148 = (stat148 + stcb150);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc142;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw152 = 0u;
+                if ((lane < 32)) {
+                    stw152 = stwsum12[lane];
+                }
+                unsigned int stwinc153 = stw152;
+                unsigned int stup154 = __shfl_up_sync(0xffffffffu, stwinc153, 1);
+                stwinc153 = ((lane >= 1) ? (stwinc153 + stup154) : stwinc153);
+                unsigned int stup155 = __shfl_up_sync(0xffffffffu, stwinc153, 2);
+                stwinc153 = ((lane >= 2) ? (stwinc153 + stup155) : stwinc153);
+                unsigned int stup156 = __shfl_up_sync(0xffffffffu, stwinc153, 4);
+                stwinc153 = ((lane >= 4) ? (stwinc153 + stup156) : stwinc153);
+                unsigned int stup157 = __shfl_up_sync(0xffffffffu, stwinc153, 8);
+                stwinc153 = ((lane >= 8) ? (stwinc153 + stup157) : stwinc153);
+                unsigned int stup158 = __shfl_up_sync(0xffffffffu, stwinc153, 16);
+                stwinc153 = ((lane >= 16) ? (stwinc153 + stup158) : stwinc153);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc153 - stw152);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i160 = 0; i160 < 4; i160 += 1) {
+                unsigned int sti161 = stinfo10[(lane + 128 * warp + 32 * i160)];
+                unsigned int stbk162 = (sti161 >> 16u);
+                if ((stbk162 < 256u)) {
+                    long long ix163 = ((long long)stbk162);
+                    long long ix164 = ((long long)(stwsum12[((warp + 32 * ix163) / 256)] + (sthist11[(257 * warp + ix163)] + (sti161 & 65535u))));
+                    stkey8[ix164] = stkey6[(lane + 128 * warp + 32 * i160)];
+                    stval9[ix164] = stval7[(lane + 128 * warp + 32 * i160)];
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t165 = threadIdx.x;
+            for (patc_int i166 = 0; i166 < 9; i166 += 1) {
+                if (((t165 + 1024 * i166) < 8224)) {
+                    sthist11[(t165 + 1024 * i166)] = 0u;
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                for (patc_int i168 = 0; i168 < 4; i168 += 1) {
+                    bool stok169 = true;
+                    unsigned int stx170 = 0u;
+                    unsigned int sty171 = 0u;
+                    if (stok169) {
+                        stx170 = stkey8[(lane + 128 * warp + 32 * i168)];
+                        sty171 = stval9[(lane + 128 * warp + 32 * i168)];
+                    }
+                    unsigned int s172 = (~stx170);
+                    unsigned int s173 = (stx170 ^ 2147483648u);
+                    unsigned int s174 = (((stx170 & 2147483648u) != 0u) ? s172 : s173);
+                    unsigned int stb175 = (stok169 ? (((~((stx170 == 2147483648u) ? 2147483648u : s174)) >> 24u) & 255u) : 0u);
+                    unsigned int stpm176 = __ballot_sync(0xffffffffu, stok169);
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb175 & 1u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 1u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb175 & 2u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 2u) != 0u) ? stv178 : (~stv178)));
+                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb175 & 4u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 4u) != 0u) ? stv179 : (~stv179)));
+                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb175 & 8u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 8u) != 0u) ? stv180 : (~stv180)));
+                    unsigned int stv181 = __ballot_sync(0xffffffffu, ((stb175 & 16u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 16u) != 0u) ? stv181 : (~stv181)));
+                    unsigned int stv182 = __ballot_sync(0xffffffffu, ((stb175 & 32u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 32u) != 0u) ? stv182 : (~stv182)));
+                    unsigned int stv183 = __ballot_sync(0xffffffffu, ((stb175 & 64u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 64u) != 0u) ? stv183 : (~stv183)));
+                    unsigned int stv184 = __ballot_sync(0xffffffffu, ((stb175 & 128u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 128u) != 0u) ? stv184 : (~stv184)));
+                    unsigned int strk185 = __popc((stpm176 & ((1u << lane) - 1u)));
+                    unsigned int stct186 = __popc(stpm176);
+                    long long ix187 = ((long long)stb175);
+                    unsigned int sth188 = 0u;
+                    if (stok169) {
+                        sth188 = sthist11[(257 * warp + ix187)];
+                    }
+                    __syncwarp();
+                    if ((stok169 && ((strk185 + 1u) == stct186))) {
+                        sthist11[(257 * warp + ix187)] = (sth188 + stct186);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i168)] = (stok169 ? ((stb175 << 16u) | (sth188 + strk185)) : 4294901760u);
+                }
+            }
+        } else {
+            {
+                for (patc_int i168 = 0; i168 < 4; i168 += 1) {
+                    bool stok169 = ((lane + 128 * warp + 4096 * b5 + 32 * i168) < n);
+                    unsigned int stx170 = 0u;
+                    unsigned int sty171 = 0u;
+                    if (stok169) {
+                        stx170 = stkey8[(lane + 128 * warp + 32 * i168)];
+                        sty171 = stval9[(lane + 128 * warp + 32 * i168)];
+                    }
+                    unsigned int s172 = (~stx170);
+                    unsigned int s173 = (stx170 ^ 2147483648u);
+                    unsigned int s174 = (((stx170 & 2147483648u) != 0u) ? s172 : s173);
+                    unsigned int stb175 = (stok169 ? (((~((stx170 == 2147483648u) ? 2147483648u : s174)) >> 24u) & 255u) : 0u);
+                    unsigned int stpm176 = __ballot_sync(0xffffffffu, stok169);
+                    unsigned int stv177 = __ballot_sync(0xffffffffu, ((stb175 & 1u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 1u) != 0u) ? stv177 : (~stv177)));
+                    unsigned int stv178 = __ballot_sync(0xffffffffu, ((stb175 & 2u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 2u) != 0u) ? stv178 : (~stv178)));
+                    unsigned int stv179 = __ballot_sync(0xffffffffu, ((stb175 & 4u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 4u) != 0u) ? stv179 : (~stv179)));
+                    unsigned int stv180 = __ballot_sync(0xffffffffu, ((stb175 & 8u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 8u) != 0u) ? stv180 : (~stv180)));
+                    unsigned int stv181 = __ballot_sync(0xffffffffu, ((stb175 & 16u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 16u) != 0u) ? stv181 : (~stv181)));
+                    unsigned int stv182 = __ballot_sync(0xffffffffu, ((stb175 & 32u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 32u) != 0u) ? stv182 : (~stv182)));
+                    unsigned int stv183 = __ballot_sync(0xffffffffu, ((stb175 & 64u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 64u) != 0u) ? stv183 : (~stv183)));
+                    unsigned int stv184 = __ballot_sync(0xffffffffu, ((stb175 & 128u) != 0u));
+                    stpm176 = (stpm176 & (((stb175 & 128u) != 0u) ? stv184 : (~stv184)));
+                    unsigned int strk185 = __popc((stpm176 & ((1u << lane) - 1u)));
+                    unsigned int stct186 = __popc(stpm176);
+                    long long ix187 = ((long long)stb175);
+                    unsigned int sth188 = 0u;
+                    if (stok169) {
+                        sth188 = sthist11[(257 * warp + ix187)];
+                    }
+                    __syncwarp();
+                    if ((stok169 && ((strk185 + 1u) == stct186))) {
+                        sthist11[(257 * warp + ix187)] = (sth188 + stct186);
+                    }
+                    __syncwarp();
+                    stinfo10[(lane + 128 * warp + 32 * i168)] = (stok169 ? ((stb175 << 16u) | (sth188 + strk185)) : 4294901760u);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            const patc_int t189 = threadIdx.x;
+            unsigned int stsum190 = 0u;
+            for (patc_int i191 = 0; i191 < 8; i191 += 1) {
+                stsum190 = (stsum190 + sthist11[(2056 * t189 + 257 * i191 - 8223 * ((8 * t189 + i191) / 32))]);
+            }
+            unsigned int stinc192 = stsum190;
+            unsigned int stup193 = __shfl_up_sync(0xffffffffu, stinc192, 1);
+            stinc192 = ((lane >= 1) ? (stinc192 + stup193) : stinc192);
+            unsigned int stup194 = __shfl_up_sync(0xffffffffu, stinc192, 2);
+            stinc192 = ((lane >= 2) ? (stinc192 + stup194) : stinc192);
+            unsigned int stup195 = __shfl_up_sync(0xffffffffu, stinc192, 4);
+            stinc192 = ((lane >= 4) ? (stinc192 + stup195) : stinc192);
+            unsigned int stup196 = __shfl_up_sync(0xffffffffu, stinc192, 8);
+            stinc192 = ((lane >= 8) ? (stinc192 + stup196) : stinc192);
+            unsigned int stup197 = __shfl_up_sync(0xffffffffu, stinc192, 16);
+            stinc192 = ((lane >= 16) ? (stinc192 + stup197) : stinc192);
+            unsigned int stat198 = (stinc192 - stsum190);
+            for (patc_int i199 = 0; i199 < 8; i199 += 1) {
+                unsigned int stcb200 = sthist11[(2056 * t189 + 257 * i199 - 8223 * ((8 * t189 + i199) / 32))];
+                sthist11[(2056 * t189 + 257 * i199 - 8223 * ((8 * t189 + i199) / 32))] = stat198;
+                stat198 = (stat198 + stcb200);
+            }
+            if ((lane == 31)) {
+                stwsum12[warp] = stinc192;
+            }
+        }
+        __syncthreads();
+        {
+            if ((warp == 0)) {
+                unsigned int stw202 = 0u;
+                if ((lane < 32)) {
+                    stw202 = stwsum12[lane];
+                }
+                unsigned int stwinc203 = stw202;
+                unsigned int stup204 = __shfl_up_sync(0xffffffffu, stwinc203, 1);
+                stwinc203 = ((lane >= 1) ? (stwinc203 + stup204) : stwinc203);
+                unsigned int stup205 = __shfl_up_sync(0xffffffffu, stwinc203, 2);
+                stwinc203 = ((lane >= 2) ? (stwinc203 + stup205) : stwinc203);
+                unsigned int stup206 = __shfl_up_sync(0xffffffffu, stwinc203, 4);
+                stwinc203 = ((lane >= 4) ? (stwinc203 + stup206) : stwinc203);
+                unsigned int stup207 = __shfl_up_sync(0xffffffffu, stwinc203, 8);
+                stwinc203 = ((lane >= 8) ? (stwinc203 + stup207) : stwinc203);
+                unsigned int stup208 = __shfl_up_sync(0xffffffffu, stwinc203, 16);
+                stwinc203 = ((lane >= 16) ? (stwinc203 + stup208) : stwinc203);
+                if ((lane < 32)) {
+                    stwsum12[lane] = (stwinc203 - stw202);
+                }
+            }
+        }
+        __syncthreads();
+        {
+            for (patc_int i210 = 0; i210 < 4; i210 += 1) {
+                unsigned int sti211 = stinfo10[(lane + 128 * warp + 32 * i210)];
+                unsigned int stbk212 = (sti211 >> 16u);
+                if ((stbk212 < 256u)) {
+                    long long ix213 = ((long long)stbk212);
+                    long long ix214 = ((long long)(stwsum12[((warp + 32 * ix213) / 256)] + (sthist11[(257 * warp + ix213)] + (sti211 & 65535u))));
+                    stkey6[ix214] = stkey8[(lane + 128 * warp + 32 * i210)];
+                    stval7[ix214] = stval9[(lane + 128 * warp + 32 * i210)];
+                }
+            }
+        }
+        __syncthreads();
+        if (((4096 * b5 + 4095) < n)) {
+            {
+                const patc_int t215 = threadIdx.x;
+                for (patc_int i216 = 0; i216 < 4; i216 += 1) {
+                    {
+                        out0[(4096 * b5 + t215 + 1024 * i216)] = stkey6[(t215 + 1024 * i216)];
+                        out1[(4096 * b5 + t215 + 1024 * i216)] = stval7[(t215 + 1024 * i216)];
+                    }
+                }
+            }
+        } else {
+            {
+                const patc_int t215 = threadIdx.x;
+                for (patc_int i216 = 0; i216 < 4; i216 += 1) {
+                    if (((4096 * b5 + t215 + 1024 * i216) < n)) {
+                        out0[(4096 * b5 + t215 + 1024 * i216)] = stkey6[(t215 + 1024 * i216)];
+                        out1[(4096 * b5 + t215 + 1024 * i216)] = stval7[(t215 + 1024 * i216)];
+                    }
+                }
+            }
+        }
+    }
+}
