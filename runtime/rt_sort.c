@@ -33,7 +33,7 @@ enum { PASS_NT = 256, PASS_IPT = 16, HIST_KEYS_PER_THREAD = 16, COUNTS_BYTES = 2
  * keys. Six launches cost 41-47 us on an H100 at n = 1000..4096 against CUB's 14-16
  * (bench/results/2026-11-26-nvidia-h100-sort/sort.md: CUB sorts such n in one block), so
  * up to a few thousand keys one launch of one block is the aim; 4096 keys take 82 KB of
- * shared memory (116 KB for pairs: sortTiles keeps the tile twice), the most threads a
+ * shared memory (115 KB for pairs: sortTiles keeps the tile twice), the most threads a
  * block can have, and four rounds of ranking per pass. A bigger tile would cover more n
  * in one launch but make every small sort slower (more rounds per warp, one SM). */
 enum { SMALL_NT = 1024, SMALL_IPT = 4, SMALL_MAX = SMALL_NT * SMALL_IPT };
